@@ -1,0 +1,53 @@
+/**
+ * The functions' environment, read and validated once when a container loads: a missing or bad
+ * value fails the cold start, never a request.
+ */
+import { z } from 'zod';
+import { STAGES } from './routes.js';
+import { TABLE_KEYS, tableEnvVar, type TableKey } from './store/tables.js';
+
+const positiveNumber = (fallback: number) => z.coerce.number().positive().default(fallback);
+
+const envSchema = z.object({
+  STAGE: z.enum(STAGES),
+  /** Origin the hosted checkout is served from; invoice links are `{PUBLIC_BASE_URL}/checkout/{id}`. */
+  PUBLIC_BASE_URL: z.url().transform((url) => url.replace(/\/+$/, '')),
+  GATEWAY_INVOICE_LIFETIME_S: positiveNumber(900),
+  /** Account-level extended public keys: m/44'/60'/0' (EVM), m/84'/0'/0' (BTC), m/44'/195'/0' (TRON). */
+  WALLET_EVM_XPUB: z.string().min(1),
+  WALLET_BTC_XPUB: z.string().min(1),
+  WALLET_TRON_XPUB: z.string().min(1),
+  ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), z.string().min(1)])),
+});
+
+export interface Config {
+  stage: (typeof STAGES)[number];
+  publicBaseUrl: string;
+  invoiceLifetimeSeconds: number;
+  walletXpubs: { evm: string; btc: string; tron: string };
+  tables: Record<TableKey, string>;
+}
+
+export function parseConfig(env: NodeJS.ProcessEnv): Config {
+  const result = envSchema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid environment: ${problems}`);
+  }
+  const e = result.data as z.infer<typeof envSchema> & Record<string, string>;
+  return {
+    stage: e.STAGE,
+    publicBaseUrl: e.PUBLIC_BASE_URL,
+    invoiceLifetimeSeconds: e.GATEWAY_INVOICE_LIFETIME_S,
+    walletXpubs: { evm: e.WALLET_EVM_XPUB, btc: e.WALLET_BTC_XPUB, tron: e.WALLET_TRON_XPUB },
+    tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, e[tableEnvVar(key)]])) as Record<TableKey, string>,
+  };
+}
+
+let loaded: Config | undefined;
+
+/** The container's config, parsed on first use (module load of the function that needs it). */
+export function config(): Config {
+  loaded ??= parseConfig(process.env);
+  return loaded;
+}

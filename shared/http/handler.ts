@@ -1,0 +1,142 @@
+/**
+ * The one middy chain every HTTP function uses, in middy's documented order: logging context,
+ * request id, authentication, body parsing, validation, and the error handler last.
+ */
+import { randomUUID } from 'node:crypto';
+import middy from '@middy/core';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { z } from 'zod';
+import { ApiError, UNAUTHORIZED_MESSAGE } from '../errors.js';
+import { DEFAULT_MAX_BODY_BYTES, type HttpRoute } from '../routes.js';
+import { apiErrorResponse, internalErrorResponse, successResponse, type Headers } from './envelope.js';
+import { logger } from './logger.js';
+import { parseOrThrow } from './validation.js';
+
+export interface RouteRequest<Body> {
+  body: Body;
+  pathParameters: Record<string, string>;
+  queryParameters: Record<string, string>;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  /** The authenticated merchant; empty on routes without auth. */
+  merchantId: string;
+  requestId: string;
+}
+
+export type RouteResult =
+  | { status?: number; data: unknown; headers?: Headers }
+  | { status?: number; raw: string; contentType: string; headers?: Headers };
+
+/** What the middlewares learn about a request, kept on the event for the handler. */
+interface GatewayEvent extends APIGatewayProxyEvent {
+  gateway?: { requestId?: string; merchantId?: string; body?: unknown };
+}
+
+type Request = middy.Request<GatewayEvent, APIGatewayProxyResult, Error, Context>;
+type Middleware = middy.MiddlewareObj<GatewayEvent, APIGatewayProxyResult, Error, Context>;
+
+const lowerCaseKeys = (record: Record<string, string | undefined> | null): Record<string, string> =>
+  Object.fromEntries(Object.entries(record ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k.toLowerCase(), v]])));
+
+const gatewayOf = (event: GatewayEvent) => (event.gateway ??= {});
+
+const requestIdOf = (request: Request): string =>
+  (gatewayOf(request.event).requestId ??= request.event.requestContext?.requestId ?? randomUUID());
+
+const withRequestId = (request: Request, response: APIGatewayProxyResult): APIGatewayProxyResult => ({
+  ...response,
+  headers: { ...response.headers, 'x-request-id': requestIdOf(request) },
+});
+
+const requestIdMiddleware = (): Middleware => ({
+  before: (request) => {
+    logger.appendKeys({ requestId: requestIdOf(request) });
+  },
+  after: (request) => {
+    request.response = withRequestId(request as Request, request.response!);
+  },
+});
+
+/** The authorizer (API Gateway's, or the local runtime's) resolved the key to a merchant. */
+const merchantMiddleware = (): Middleware => ({
+  before: (request) => {
+    const merchantId = request.event.requestContext?.authorizer?.merchantId;
+    if (typeof merchantId !== 'string' || merchantId === '') throw new ApiError('unauthorized', UNAUTHORIZED_MESSAGE);
+    gatewayOf(request.event).merchantId = merchantId;
+  },
+});
+
+const isJsonContentType = (value: string | undefined): boolean => {
+  const mediaType = value?.split(';')[0]?.trim().toLowerCase() ?? '';
+  return mediaType === 'application/json' || /^application\/[\w.-]+\+json$/.test(mediaType);
+};
+
+const jsonBodyMiddleware = (maxBytes: number): Middleware => ({
+  before: (request) => {
+    const { event } = request;
+    const raw = event.body === null || event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+    if (raw.length > maxBytes) throw new ApiError('payload_too_large', `Request body exceeds ${maxBytes} bytes`);
+    if (!isJsonContentType(lowerCaseKeys(event.headers)['content-type'])) {
+      throw new ApiError('unsupported_media_type', 'Content-Type must be application/json');
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new ApiError('bad_request', 'Request body is not valid JSON');
+    }
+    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+      throw new ApiError('bad_request', 'Request body must be a JSON object');
+    }
+    gatewayOf(request.event).body = body;
+  },
+});
+
+const errorHandlerMiddleware = (): Middleware => ({
+  onError: (request) => {
+    const req = request;
+    const { error } = req;
+    if (error instanceof ApiError) {
+      if (error.status >= 500) logger.error('Request failed', { code: error.code });
+      req.response = withRequestId(req, apiErrorResponse(error));
+      return;
+    }
+    logger.error('Unexpected failure', error instanceof Error ? error : String(error));
+    req.response = withRequestId(req, internalErrorResponse(requestIdOf(req)));
+  },
+});
+
+function toProxyResult(result: RouteResult): APIGatewayProxyResult {
+  if ('raw' in result) {
+    return { statusCode: result.status ?? 200, headers: { 'content-type': result.contentType, ...result.headers }, body: result.raw };
+  }
+  return successResponse(result.data, result.status, result.headers);
+}
+
+/** Builds a route's Lambda handler: parse, call `fn` (which calls the domain), envelope. */
+export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
+  route: HttpRoute,
+  options: { body?: S },
+  fn: (request: RouteRequest<z.output<S>>) => Promise<RouteResult>,
+) {
+  const chain = middy<GatewayEvent, APIGatewayProxyResult, Error, Context>()
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(requestIdMiddleware());
+  if (route.auth === 'apiKey') chain.use(merchantMiddleware());
+  if (options.body) chain.use(jsonBodyMiddleware(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+  chain.use(errorHandlerMiddleware());
+
+  return chain.handler(async (event) => {
+    const gateway = gatewayOf(event);
+    const result = await fn({
+      body: (options.body ? parseOrThrow(options.body, gateway.body) : undefined) as z.output<S>,
+      pathParameters: { ...(event.pathParameters as Record<string, string> | null) },
+      queryParameters: { ...(event.queryStringParameters as Record<string, string> | null) },
+      headers: lowerCaseKeys(event.headers),
+      merchantId: gateway.merchantId ?? '',
+      requestId: gateway.requestId ?? randomUUID(),
+    });
+    return toProxyResult(result);
+  });
+}

@@ -1,0 +1,117 @@
+/**
+ * Every function of the gateway, defined once: the HTTP routes and the functions that run on a
+ * schedule or a queue. The CDK stacks and the local runtime are both built from this table. A
+ * function's code is `functions/{name}.ts`, exporting `handler`.
+ */
+import type { TableKey } from './store/tables.js';
+
+export const STAGES = ['prod', 'demo'] as const;
+export type Stage = (typeof STAGES)[number];
+
+export type TableAccess = 'read' | 'readWrite';
+
+interface FunctionDefinition {
+  /** verb-noun; also the file name under `functions/`. */
+  name: string;
+  /** Stages that deploy this function; the local runtime runs the `demo` set. */
+  stages: readonly Stage[];
+  /** Least privilege: the tables this function touches, and how. */
+  tables: Partial<Record<TableKey, TableAccess>>;
+  /** Whether the function sends to the callbacks queue. */
+  sendsCallbacks?: boolean;
+  timeoutSeconds?: number;
+  memoryMb?: number;
+}
+
+export type HttpMethod = 'GET' | 'POST';
+
+export interface HttpRoute extends FunctionDefinition {
+  kind: 'http';
+  method: HttpMethod;
+  /** API Gateway path template, e.g. `/api/v2/invoices/{invoiceId}`. */
+  path: string;
+  /** `apiKey`: the request passes the authorizer, which resolves the merchant. */
+  auth: 'apiKey' | 'none';
+  /** Largest request body accepted, in bytes (413 above). */
+  maxBodyBytes?: number;
+}
+
+export interface AuthorizerFunction extends FunctionDefinition {
+  kind: 'authorizer';
+}
+
+export interface ScheduledFunction extends FunctionDefinition {
+  kind: 'schedule';
+  /** Every this many seconds (EventBridge rate in AWS, a timer locally). */
+  everySeconds: number;
+}
+
+export type GatewayFunction = HttpRoute | AuthorizerFunction | ScheduledFunction;
+
+const BOTH: readonly Stage[] = STAGES;
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+
+export const FUNCTIONS = [
+  {
+    kind: 'authorizer',
+    name: 'authorize-merchant',
+    stages: BOTH,
+    tables: { apiKeys: 'read' },
+  },
+  {
+    kind: 'http',
+    name: 'create-invoice',
+    method: 'POST',
+    path: '/api/v2/invoices',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: { invoices: 'readWrite', uniques: 'readWrite', idempotency: 'readWrite', wallets: 'readWrite' },
+  },
+  {
+    kind: 'http',
+    name: 'get-invoice',
+    method: 'GET',
+    path: '/api/v2/invoices/{invoiceId}',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: { invoices: 'read' },
+  },
+  {
+    kind: 'http',
+    name: 'get-openapi',
+    method: 'GET',
+    path: '/api/v2/openapi.json',
+    auth: 'none',
+    stages: BOTH,
+    tables: {},
+  },
+  {
+    kind: 'http',
+    name: 'get-docs',
+    method: 'GET',
+    path: '/docs',
+    auth: 'none',
+    stages: BOTH,
+    tables: {},
+  },
+  {
+    kind: 'schedule',
+    name: 'expire-invoices',
+    everySeconds: 60,
+    stages: BOTH,
+    tables: { invoices: 'readWrite' },
+    timeoutSeconds: 60,
+  },
+] as const satisfies readonly GatewayFunction[];
+
+export const HTTP_ROUTES: readonly HttpRoute[] = FUNCTIONS.filter((f): f is Extract<(typeof FUNCTIONS)[number], { kind: 'http' }> => f.kind === 'http');
+
+export function functionsForStage(stage: Stage): GatewayFunction[] {
+  return FUNCTIONS.filter((f) => (f.stages as readonly Stage[]).includes(stage));
+}
+
+export function routeByName(name: string): HttpRoute {
+  const route = HTTP_ROUTES.find((r) => r.name === name);
+  if (!route) throw new Error(`No route named ${name}`);
+  return route;
+}

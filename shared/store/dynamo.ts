@@ -1,0 +1,23 @@
+/**
+ * The container's DynamoDB document client. The endpoint comes from the SDK's own settings
+ * (`AWS_ENDPOINT_URL_DYNAMODB` points it at DynamoDB Local).
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+
+export const dynamoClient = new DynamoDBClient({});
+
+export const documentClient = DynamoDBDocumentClient.from(dynamoClient, {
+  marshallOptions: { removeUndefinedValues: true },
+});
+
+/** True when a conditional write (alone or in a transaction) lost its condition. */
+export function isConditionFailure(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'ConditionalCheckFailedException') return true;
+  if (error.name === 'TransactionCanceledException') {
+    const reasons = (error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+    return reasons.some((r) => r.Code === 'ConditionalCheckFailed');
+  }
+  return false;
+}

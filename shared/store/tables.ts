@@ -1,0 +1,92 @@
+/**
+ * The DynamoDB tables, defined once. The CDK stacks and the local runtime both create their
+ * tables from this list, and every function finds a table's name in the environment variable
+ * `tableEnvVar(key)`.
+ */
+export type AttributeType = 'S' | 'N';
+
+export interface KeyAttribute {
+  name: string;
+  type: AttributeType;
+}
+
+export interface IndexDefinition {
+  name: string;
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+  /** Attributes copied into the index besides the keys; `all` copies the whole item. */
+  projection: 'all' | 'keys' | readonly string[];
+}
+
+export interface TableDefinition {
+  partitionKey: KeyAttribute;
+  sortKey?: KeyAttribute;
+  indexes?: readonly IndexDefinition[];
+  /** Epoch-seconds attribute after which DynamoDB deletes the item. */
+  ttlAttribute?: string;
+}
+
+export const TABLES = {
+  /** Merchant profiles: callback URL and secret, fee, checkout settings. */
+  merchants: {
+    partitionKey: { name: 'id', type: 'S' },
+  },
+  /** API keys by SHA-256 digest; the key text itself is never stored. */
+  apiKeys: {
+    partitionKey: { name: 'digest', type: 'S' },
+    indexes: [
+      {
+        name: 'byMerchant',
+        partitionKey: { name: 'merchantId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+    ],
+  },
+  invoices: {
+    partitionKey: { name: 'id', type: 'S' },
+    indexes: [
+      {
+        // Sparse: only open invoices carry `expiryShard`, so the expiry sweep reads what is due
+        // and nothing else.
+        name: 'openByExpiry',
+        partitionKey: { name: 'expiryShard', type: 'S' },
+        sortKey: { name: 'expiresAt', type: 'S' },
+        projection: 'keys',
+      },
+    ],
+  },
+  transactions: {
+    partitionKey: { name: 'id', type: 'S' },
+    indexes: [
+      {
+        name: 'byInvoice',
+        partitionKey: { name: 'invoiceId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+    ],
+  },
+  /** Uniqueness claims (a merchant's orderId, a UTR), written in the same transaction as the record they guard. */
+  uniques: {
+    partitionKey: { name: 'id', type: 'S' },
+  },
+  /** Idempotency records in the layout of Powertools for AWS Lambda. */
+  idempotency: {
+    partitionKey: { name: 'id', type: 'S' },
+    ttlAttribute: 'expiration',
+  },
+  /** Permanent deposit addresses per (merchant, customer) and the derivation-index counter. */
+  wallets: {
+    partitionKey: { name: 'id', type: 'S' },
+  },
+} as const satisfies Record<string, TableDefinition>;
+
+export type TableKey = keyof typeof TABLES;
+
+export const TABLE_KEYS = Object.keys(TABLES) as TableKey[];
+
+/** `invoices` -> `TABLE_INVOICES`, `apiKeys` -> `TABLE_API_KEYS`. */
+export function tableEnvVar(key: TableKey): string {
+  return `TABLE_${key.replace(/([a-z])([A-Z])/g, '$1_$2').toUpperCase()}`;
+}
