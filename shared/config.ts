@@ -3,10 +3,29 @@
  * value fails the cold start, never a request.
  */
 import { z } from 'zod';
+import { FIAT_METHODS, FIAT_METHOD_LIMITS, LOCAL_FIAT_CURRENCIES, type AmountLimit, type FiatMethod, type LocalFiatCurrency } from './domain/currencies.js';
+import { parseWalletXpubs, type WalletKeys } from './domain/wallets.js';
 import { STAGES } from './routes.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from './store/tables.js';
 
 const positiveNumber = (fallback: number) => z.coerce.number().positive().default(fallback);
+
+const decimalText = z.string().regex(/^\d+(\.\d+)?$/);
+const limitSchema = z.strictObject({ min: decimalText, max: decimalText.optional(), step: decimalText.optional() });
+
+/** Per-deployment overrides of the fiat limits, e.g. `{"AZN":{"p2p":{"min":"10","max":"5000"}}}`. */
+const fiatLimitsSchema = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.partialRecord(z.enum(LOCAL_FIAT_CURRENCIES), z.partialRecord(z.enum(FIAT_METHODS), limitSchema)))
+  .optional();
 
 const envSchema = z.object({
   STAGE: z.enum(STAGES),
@@ -14,6 +33,7 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: z.url().transform((url) => url.replace(/\/+$/, '')),
   GATEWAY_INVOICE_LIFETIME_S: positiveNumber(900),
   /** Account-level extended public keys: m/44'/60'/0' (EVM), m/84'/0'/0' (BTC), m/44'/195'/0' (TRON). */
+  GATEWAY_FIAT_LIMITS: fiatLimitsSchema,
   WALLET_EVM_XPUB: z.string().min(1),
   WALLET_BTC_XPUB: z.string().min(1),
   WALLET_TRON_XPUB: z.string().min(1),
@@ -24,7 +44,9 @@ export interface Config {
   stage: (typeof STAGES)[number];
   publicBaseUrl: string;
   invoiceLifetimeSeconds: number;
-  walletXpubs: { evm: string; btc: string; tron: string };
+  fiatLimits: Record<LocalFiatCurrency, Partial<Record<FiatMethod, AmountLimit>>>;
+  /** Parsed here so that a wrong or private key fails the cold start. */
+  walletKeys: WalletKeys;
   tables: Record<TableKey, string>;
 }
 
@@ -39,7 +61,10 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     stage: e.STAGE,
     publicBaseUrl: e.PUBLIC_BASE_URL,
     invoiceLifetimeSeconds: e.GATEWAY_INVOICE_LIFETIME_S,
-    walletXpubs: { evm: e.WALLET_EVM_XPUB, btc: e.WALLET_BTC_XPUB, tron: e.WALLET_TRON_XPUB },
+    fiatLimits: Object.fromEntries(
+      LOCAL_FIAT_CURRENCIES.map((currency) => [currency, { ...FIAT_METHOD_LIMITS[currency], ...e.GATEWAY_FIAT_LIMITS?.[currency] }]),
+    ) as Config['fiatLimits'],
+    walletKeys: parseWalletXpubs({ evm: e.WALLET_EVM_XPUB, btc: e.WALLET_BTC_XPUB, tron: e.WALLET_TRON_XPUB }),
     tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, e[tableEnvVar(key)]])) as Record<TableKey, string>,
   };
 }

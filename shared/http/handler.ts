@@ -10,6 +10,7 @@ import type { z } from 'zod';
 import { ApiError, UNAUTHORIZED_MESSAGE } from '../errors.js';
 import { DEFAULT_MAX_BODY_BYTES, type HttpRoute } from '../routes.js';
 import { apiErrorResponse, internalErrorResponse, successResponse, type Headers } from './envelope.js';
+import { IDEMPOTENCY_HEADER, idempotentByHeader } from './idempotency.js';
 import { logger } from './logger.js';
 import { parseOrThrow } from './validation.js';
 
@@ -127,16 +128,21 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
   if (options.body) chain.use(jsonBodyMiddleware(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
   chain.use(errorHandlerMiddleware());
 
-  return chain.handler(async (event) => {
+  const idempotent = route.method === 'POST' ? idempotentByHeader<APIGatewayProxyResult>(route.name) : undefined;
+
+  return chain.handler(async (event, context) => {
     const gateway = gatewayOf(event);
-    const result = await fn({
+    const headers = lowerCaseKeys(event.headers);
+    const run = async () => toProxyResult(await fn({
       body: (options.body ? parseOrThrow(options.body, gateway.body) : undefined) as z.output<S>,
       pathParameters: { ...(event.pathParameters as Record<string, string> | null) },
       queryParameters: { ...(event.queryStringParameters as Record<string, string> | null) },
-      headers: lowerCaseKeys(event.headers),
+      headers,
       merchantId: gateway.merchantId ?? '',
       requestId: gateway.requestId ?? randomUUID(),
-    });
-    return toProxyResult(result);
+    }));
+    const key = headers[IDEMPOTENCY_HEADER];
+    if (!idempotent || key === undefined) return run();
+    return idempotent({ merchantId: gateway.merchantId ?? '', key, body: gateway.body ?? null }, context, run);
   });
 }

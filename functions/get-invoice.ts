@@ -1,0 +1,7 @@
+import { httpHandler } from '../shared/http/handler.js';
+import { routeByName } from '../shared/routes.js';
+import { invoiceService } from './commons/invoices.js';
+
+export const handler = httpHandler(routeByName('get-invoice'), {}, async ({ pathParameters, merchantId }) => ({
+  data: await invoiceService.get(merchantId, pathParameters.invoiceId ?? ''),
+}));

@@ -1,0 +1,93 @@
+import { Decimal } from './money.js';
+
+/**
+ * Currencies, crypto networks and deposit methods with their limits (merchant-api.md "Limits",
+ * decisions 3 and 4).
+ */
+export const CRYPTO_NETWORKS = ['bitcoin', 'ethereum', 'bsc', 'polygon', 'tron', 'bahamut'] as const;
+export type CryptoNetwork = (typeof CRYPTO_NETWORKS)[number];
+
+interface CryptoAsset {
+  decimals: number;
+  /** Networks that carry the asset, the default first; each with its minimum deposit. */
+  networks: Partial<Record<CryptoNetwork, string>>;
+}
+
+export const CRYPTO_ASSETS = {
+  BTC: { decimals: 8, networks: { bitcoin: '0.000082' } },
+  ETH: { decimals: 18, networks: { ethereum: '0.002' } },
+  BNB: { decimals: 18, networks: { bsc: '0.001' } },
+  POL: { decimals: 18, networks: { polygon: '12' } },
+  TRX: { decimals: 6, networks: { tron: '25' } },
+  FTN: { decimals: 18, networks: { bahamut: '2' } },
+  USDT: { decimals: 6, networks: { ethereum: '5', bsc: '5', tron: '5' } },
+  USDC: { decimals: 6, networks: { ethereum: '5', polygon: '5', tron: '5' } },
+} as const satisfies Record<string, CryptoAsset>;
+export type CryptoAssetCode = keyof typeof CRYPTO_ASSETS;
+
+export const LOCAL_FIAT_CURRENCIES = ['TRY', 'INR', 'PKR', 'AZN'] as const;
+export type LocalFiatCurrency = (typeof LOCAL_FIAT_CURRENCIES)[number];
+
+/** Currencies an invoice may be denominated in without being paid in them. */
+export const REFERENCE_CURRENCIES = ['USD', 'EUR'] as const;
+
+export const FIAT_DECIMALS = 2;
+
+export type DepositFamily = 'crypto' | 'fiat';
+
+export const isCryptoAsset = (code: string): code is CryptoAssetCode => Object.hasOwn(CRYPTO_ASSETS, code);
+export const isLocalFiat = (code: string): code is LocalFiatCurrency => (LOCAL_FIAT_CURRENCIES as readonly string[]).includes(code);
+
+export function decimalsOf(currency: string): number {
+  return isCryptoAsset(currency) ? CRYPTO_ASSETS[currency].decimals : FIAT_DECIMALS;
+}
+
+export function networksOf(asset: CryptoAssetCode): CryptoNetwork[] {
+  return Object.keys(CRYPTO_ASSETS[asset].networks) as CryptoNetwork[];
+}
+
+/** The smallest deposit accepted on any of the asset's networks (they share one figure today). */
+export function cryptoMinimum(asset: CryptoAssetCode): string {
+  const minimums: string[] = Object.values(CRYPTO_ASSETS[asset].networks);
+  return Decimal.min(...minimums).toFixed();
+}
+
+export function familyOf(currency: string): DepositFamily | undefined {
+  if (isCryptoAsset(currency)) return 'crypto';
+  if (isLocalFiat(currency)) return 'fiat';
+  return undefined;
+}
+
+export const FIAT_METHODS = ['wallet', 'bankpay', 'iban', 'p2p', 'intent'] as const;
+export type FiatMethod = (typeof FIAT_METHODS)[number];
+export type PaymentMethod = FiatMethod | 'crypto';
+
+export interface AmountLimit {
+  min: string;
+  /** Absent: no maximum. */
+  max?: string;
+  /** The amount must be a multiple of this. */
+  step?: string;
+}
+
+/** Methods per local currency with their limits, the default (used when the request names none) first. */
+export const FIAT_METHOD_LIMITS: Record<LocalFiatCurrency, Partial<Record<FiatMethod, AmountLimit>>> = {
+  TRY: {
+    iban: { min: '100', max: '500000' },
+    wallet: { min: '1000', max: '10000', step: '50' },
+    bankpay: { min: '500', max: '500000', step: '50' },
+  },
+  INR: {
+    p2p: { min: '300', max: '49000' },
+    intent: { min: '300', max: '49000' },
+  },
+  PKR: {
+    wallet: { min: '500', max: '1000000' },
+  },
+  AZN: {
+    p2p: { min: '10', max: '5000' },
+  },
+};
+
+/** INR's minimum in the demo environment (merchant-api.md: 500 in the sandbox). */
+export const INR_DEMO_MIN = '500';

@@ -1,0 +1,74 @@
+/**
+ * Invoice use cases over small ports (repository, customer wallets, rates), so the rules stay
+ * free of AWS and every store can be swapped in tests.
+ */
+import { notFound } from '../errors.js';
+import {
+  buildInvoice,
+  invoiceView,
+  invoiceWallet,
+  type CreateInvoiceRequest,
+  type Invoice,
+  type InvoicePolicy,
+  type InvoiceView,
+} from './invoices.js';
+import type { RateSource } from './rates.js';
+import { addressForNetwork, type CustomerAddresses } from './wallets.js';
+
+export type CreateOutcome = { invoice: Invoice; created: boolean };
+
+export interface InvoiceRepository {
+  /**
+   * Stores the invoice and claims its orderId for the merchant in one transaction. When the
+   * orderId is taken by an invoice created from the same request, that invoice is returned
+   * instead; by another request, a 409 conflict.
+   */
+  create(invoice: Invoice): Promise<CreateOutcome>;
+  get(id: string): Promise<Invoice | undefined>;
+}
+
+export interface ExpiringInvoiceRepository {
+  /** Ids of open invoices whose lifetime ended at or before `now`. */
+  listDue(now: Date): Promise<string[]>;
+  /** Cancels the invoice as expired if it is still open and due; false when it no longer is. */
+  expire(id: string, now: Date): Promise<boolean>;
+}
+
+/** A customer's permanent deposit addresses, allocated on first use. */
+export interface CustomerWallets {
+  addressesFor(merchantId: string, customerId: string): Promise<{ addresses: CustomerAddresses }>;
+}
+
+export interface InvoiceServiceDeps {
+  invoices: InvoiceRepository;
+  wallets: CustomerWallets;
+  rates: RateSource;
+  policy: InvoicePolicy;
+  publicBaseUrl: string;
+  clock: () => Date;
+  newId: () => string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export class InvoiceService {
+  constructor(private readonly deps: InvoiceServiceDeps) {}
+
+  async create(merchantId: string, request: CreateInvoiceRequest): Promise<InvoiceView> {
+    const { invoices, wallets, rates, policy, clock, newId } = this.deps;
+    const invoice = buildInvoice(request, { id: newId(), merchantId, now: clock() }, await rates.usdPrices(), policy);
+    if (invoice.family === 'crypto') {
+      const { addresses } = await wallets.addressesFor(merchantId, invoice.customerId);
+      invoice.wallet = invoiceWallet(invoice.paymentCurrency, (network) => addressForNetwork(addresses, network));
+    }
+    const outcome = await invoices.create(invoice);
+    return invoiceView(outcome.invoice, this.deps.publicBaseUrl);
+  }
+
+  /** The merchant's own invoice; another merchant's is as unknown as a missing one. */
+  async get(merchantId: string, id: string): Promise<InvoiceView> {
+    const invoice = UUID.test(id) ? await this.deps.invoices.get(id) : undefined;
+    if (!invoice || invoice.merchantId !== merchantId) throw notFound('Invoice');
+    return invoiceView(invoice, this.deps.publicBaseUrl);
+  }
+}

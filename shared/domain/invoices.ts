@@ -1,0 +1,355 @@
+/**
+ * Invoices: the creation request, the rules that turn it into an invoice (deposit family, method,
+ * conversion at a fixed rate, limits, direct-open), the invoice record and its merchant view.
+ * Pure: no I/O, no clock, no randomness of its own.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { ValidationError, type FieldProblem } from '../errors.js';
+import type { Stage } from '../routes.js';
+import {
+  FIAT_METHODS,
+  cryptoMinimum,
+  INR_DEMO_MIN,
+  decimalsOf,
+  familyOf,
+  isCryptoAsset,
+  networksOf,
+  type AmountLimit,
+  type CryptoAssetCode,
+  type CryptoNetwork,
+  type DepositFamily,
+  type FiatMethod,
+  type LocalFiatCurrency,
+  type PaymentMethod,
+} from './currencies.js';
+import { Decimal, formatAmount, formatRate, fromJsonNumber } from './money.js';
+import { crossRate, type UsdPrices } from './rates.js';
+
+const currencyCode = z
+  .string()
+  .trim()
+  .regex(/^[A-Za-z]{3,5}$/, 'must be a currency code')
+  .transform((code) => code.toUpperCase());
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+/** ISO 13616 IBAN check: country, check digits, and the mod-97 remainder of 1. */
+export function isValidIban(value: string): boolean {
+  const iban = value.replace(/\s+/g, '').toUpperCase();
+  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) return false;
+  const rearranged = iban.slice(4) + iban.slice(0, 4);
+  let remainder = 0;
+  for (const char of rearranged) {
+    const digits = /\d/.test(char) ? char : String(char.charCodeAt(0) - 55);
+    for (const digit of digits) remainder = (remainder * 10 + Number(digit)) % 97;
+  }
+  return remainder === 1;
+}
+
+export const createInvoiceRequestSchema = z
+  .object({
+    amount: z.number().positive().finite(),
+    baseCurrency: currencyCode,
+    displayCurrencies: text(64).optional(),
+    paymentCurrency: currencyCode.optional(),
+    customerId: text(128),
+    orderId: text(128),
+    applicationId: text(128).optional(),
+    invoiceStrategy: z.enum(['fixed']).optional(),
+    paymentMethod: z.enum([...FIAT_METHODS, 'crypto']).optional(),
+    customerFullName: text(200).optional(),
+    customerFirstName: text(100).optional(),
+    customerLastName: text(100).optional(),
+    customerEmail: z.email().max(254).optional(),
+    customerAccount: z
+      .string()
+      .transform((iban) => iban.replace(/\s+/g, '').toUpperCase())
+      .refine(isValidIban, 'must be a valid IBAN')
+      .optional(),
+    customerCountry: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
+      .transform((c) => c.toUpperCase())
+      .optional(),
+    customerPhone: z.string().regex(/^\d{10}$/, 'must be exactly 10 digits').optional(),
+    redirectUrl: z.string().max(2048).optional(),
+  })
+  .meta({ id: 'CreateInvoiceRequest' });
+
+export type CreateInvoiceRequest = z.output<typeof createInvoiceRequestSchema>;
+
+export type InvoiceStatus = 'created' | 'active' | 'completed' | 'canceled';
+export type CancelReason = 'expired' | 'rejected';
+
+export interface CustomerDetails {
+  fullName?: string;
+  firstName?: string;
+  lastName?: string;
+  email?: string;
+  account?: string;
+  country?: string;
+  phone?: string;
+}
+
+export interface InvoiceWallet {
+  /** The address of the first network. */
+  address: string;
+  networks: CryptoNetwork[];
+  /** Each network with the customer's address on it (EVM networks share one). */
+  addresses: { network: CryptoNetwork; address: string }[];
+}
+
+export interface Invoice {
+  id: string;
+  merchantId: string;
+  status: InvoiceStatus;
+  cancelReason?: CancelReason;
+  paidLate?: boolean;
+  family: DepositFamily;
+  amount: string;
+  baseCurrency: string;
+  paymentCurrency: string;
+  paymentAmount: string;
+  exchangeRate: string;
+  /** USD and EUR value of one unit of the payment currency, fixed with the exchange rate. */
+  usdRate: string;
+  eurRate: string;
+  paymentMethod: PaymentMethod;
+  directOpen: boolean;
+  customerId: string;
+  orderId: string;
+  applicationId: string | null;
+  redirectUrl: string | null;
+  displayCurrencies: string | null;
+  invoiceStrategy: 'fixed';
+  customer: CustomerDetails;
+  wallet?: InvoiceWallet;
+  /** SHA-256 of the creation request, to tell a retry from a different order with the same id. */
+  requestHash: string;
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What the merchant sees: `POST /api/v2/invoices` and `GET /api/v2/invoices/{id}`. */
+export interface InvoiceView {
+  id: string;
+  link: string;
+  status: InvoiceStatus;
+  cancelReason?: CancelReason;
+  paidLate?: boolean;
+  amount: string;
+  baseCurrency: string;
+  paymentCurrency: string;
+  paymentAmount: string;
+  exchangeRate: string;
+  paymentMethod: PaymentMethod;
+  directOpen: boolean;
+  customerId: string;
+  orderId: string;
+  applicationId: string | null;
+  redirectUrl: string | null;
+  expiresAt: string;
+  createdAt: string;
+  wallet?: InvoiceWallet;
+}
+
+export interface InvoicePolicy {
+  stage: Stage;
+  lifetimeSeconds: number;
+  /** Limits per local currency and method, in the payment currency. */
+  fiatLimits: Record<LocalFiatCurrency, Partial<Record<FiatMethod, AmountLimit>>>;
+}
+
+/** Hash of the request in a canonical form (sorted keys), so field order does not matter. */
+export function requestHash(request: unknown): string {
+  const canonical = (value: unknown): unknown =>
+    value && typeof value === 'object' && !Array.isArray(value)
+      ? Object.fromEntries(
+          Object.keys(value)
+            .sort()
+            .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+        )
+      : value;
+  return createHash('sha256').update(JSON.stringify(canonical(request))).digest('hex');
+}
+
+function redirectUrlProblem(value: string, stage: Stage): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'redirectUrl must be an absolute URL';
+  }
+  const allowed = stage === 'prod' ? ['https:'] : ['https:', 'http:'];
+  if (!allowed.includes(url.protocol)) return `redirectUrl must use ${allowed.map((p) => p.slice(0, -1)).join(' or ')}`;
+  return undefined;
+}
+
+/** The limit a payment is checked against, with the stage's exceptions applied. */
+function limitFor(currency: LocalFiatCurrency, method: FiatMethod, policy: InvoicePolicy): AmountLimit | undefined {
+  const limit = policy.fiatLimits[currency][method];
+  if (limit && currency === 'INR' && policy.stage === 'demo') return { ...limit, min: Decimal.max(limit.min, INR_DEMO_MIN).toFixed() };
+  return limit;
+}
+
+function amountProblem(amount: Decimal, currency: string, limit: AmountLimit, method: string): string | undefined {
+  const decimals = decimalsOf(currency);
+  const show = (value: string) => `${formatAmount(new Decimal(value), decimals)} ${currency}`;
+  const label = method === 'crypto' ? '' : ` for method ${method}`;
+  if (amount.lessThan(limit.min)) return `amount must be at least ${show(limit.min)}${label}`;
+  if (limit.max !== undefined && amount.greaterThan(limit.max)) return `amount must be at most ${show(limit.max)}${label}`;
+  if (limit.step !== undefined && !amount.mod(limit.step).isZero()) return `amount must be a multiple of ${limit.step} ${currency}${label}`;
+  return undefined;
+}
+
+/** Fields the checkout would otherwise collect; with all present the customer skips it. */
+function directOpenFields(method: FiatMethod, currency: LocalFiatCurrency): (keyof CreateInvoiceRequest)[] {
+  if (currency === 'INR') return ['customerFirstName', 'customerLastName', 'customerEmail'];
+  if (method === 'iban') return ['customerFullName', 'customerEmail', 'customerAccount'];
+  return ['customerFullName'];
+}
+
+export interface InvoiceIdentity {
+  id: string;
+  merchantId: string;
+  now: Date;
+}
+
+/**
+ * Applies every creation rule to a schema-valid request and returns the invoice, without its
+ * wallet (the caller attaches the customer's permanent address to crypto invoices). Throws a
+ * ValidationError listing every problem found.
+ */
+export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIdentity, prices: UsdPrices, policy: InvoicePolicy): Invoice {
+  const problems: FieldProblem[] = [];
+  const problem = (field: string, message: string) => problems.push({ field, message });
+
+  const familyField = request.paymentCurrency !== undefined ? 'paymentCurrency' : 'baseCurrency';
+  const paymentCurrency = request.paymentCurrency ?? request.baseCurrency;
+  const family = familyOf(paymentCurrency);
+  if (!family) problem(familyField, `${familyField} ${paymentCurrency} is not a supported crypto asset or local currency`);
+
+  const baseDecimals = decimalsOf(request.baseCurrency);
+  const amount = fromJsonNumber(request.amount);
+  if (amount.decimalPlaces() > baseDecimals) problem('amount', `amount must have at most ${baseDecimals} decimal places for ${request.baseCurrency}`);
+
+  const exchangeRate = crossRate(prices, request.baseCurrency, paymentCurrency);
+  if (family && !exchangeRate) problem('baseCurrency', `No exchange rate from ${request.baseCurrency} to ${paymentCurrency}`);
+
+  let method: PaymentMethod | undefined;
+  if (family === 'crypto') {
+    if (request.paymentMethod !== undefined && request.paymentMethod !== 'crypto') {
+      problem('paymentMethod', `paymentMethod ${request.paymentMethod} is not available for ${paymentCurrency}`);
+    } else method = 'crypto';
+  } else if (family === 'fiat') {
+    const currency = paymentCurrency as LocalFiatCurrency;
+    // The policy's methods, the default first.
+    const methods = Object.keys(policy.fiatLimits[currency]) as FiatMethod[];
+    const requested = request.paymentMethod;
+    if (requested === undefined) method = methods[0];
+    else if (requested === 'crypto' || !methods.includes(requested)) {
+      problem('paymentMethod', `paymentMethod must be one of ${methods.join(', ')} for ${currency}`);
+    } else if (requested === 'intent' && policy.stage === 'demo') {
+      problem('paymentMethod', 'paymentMethod intent is not available in the demo environment');
+    } else method = requested;
+  }
+
+  if (request.redirectUrl !== undefined) {
+    const message = redirectUrlProblem(request.redirectUrl, policy.stage);
+    if (message) problem('redirectUrl', message);
+  }
+
+  const paymentDecimals = decimalsOf(paymentCurrency);
+  const paymentAmount = exchangeRate ? amount.mul(exchangeRate.toDecimalPlaces(18)).toDecimalPlaces(paymentDecimals) : undefined;
+  if (paymentAmount && method) {
+    const limit =
+      method === 'crypto'
+        ? { min: cryptoMinimum(paymentCurrency as CryptoAssetCode) }
+        : limitFor(paymentCurrency as LocalFiatCurrency, method, policy);
+    const message = limit && amountProblem(paymentAmount, paymentCurrency, limit, method);
+    if (message) problem('amount', message);
+  }
+
+  if (problems.length > 0 || !family || !method || !exchangeRate || !paymentAmount) throw new ValidationError(problems);
+
+  const directOpen =
+    family === 'fiat' &&
+    request.paymentMethod !== undefined &&
+    directOpenFields(method as FiatMethod, paymentCurrency as LocalFiatCurrency).every((field) => request[field] !== undefined);
+
+  const createdAt = identity.now.toISOString();
+  const usdRate = crossRate(prices, paymentCurrency, 'USD');
+  const eurRate = crossRate(prices, paymentCurrency, 'EUR');
+  if (!usdRate || !eurRate) throw new Error(`Rate table lacks USD or EUR for ${paymentCurrency}`);
+
+  return {
+    id: identity.id,
+    merchantId: identity.merchantId,
+    status: 'created',
+    family,
+    amount: formatAmount(amount, baseDecimals),
+    baseCurrency: request.baseCurrency,
+    paymentCurrency,
+    paymentAmount: formatAmount(paymentAmount, paymentDecimals),
+    exchangeRate: formatRate(exchangeRate),
+    usdRate: formatRate(usdRate),
+    eurRate: formatRate(eurRate),
+    paymentMethod: method,
+    directOpen,
+    customerId: request.customerId,
+    orderId: request.orderId,
+    applicationId: request.applicationId ?? null,
+    redirectUrl: request.redirectUrl ?? null,
+    displayCurrencies: request.displayCurrencies ?? null,
+    invoiceStrategy: 'fixed',
+    customer: {
+      fullName: request.customerFullName,
+      firstName: request.customerFirstName,
+      lastName: request.customerLastName,
+      email: request.customerEmail,
+      account: request.customerAccount,
+      country: request.customerCountry,
+      phone: request.customerPhone,
+    },
+    requestHash: requestHash(request),
+    expiresAt: new Date(identity.now.getTime() + policy.lifetimeSeconds * 1000).toISOString(),
+    createdAt,
+    updatedAt: createdAt,
+  };
+}
+
+/** The networks a crypto invoice may be paid on, each with the customer's address there. */
+export function invoiceWallet(asset: string, addressOn: (network: CryptoNetwork) => string): InvoiceWallet {
+  if (!isCryptoAsset(asset)) throw new Error(`${asset} is not a crypto asset`);
+  const networks = networksOf(asset);
+  const addresses = networks.map((network) => ({ network, address: addressOn(network) }));
+  return { address: addresses[0]!.address, networks, addresses };
+}
+
+export const checkoutLink = (publicBaseUrl: string, invoiceId: string): string => `${publicBaseUrl}/checkout/${invoiceId}`;
+
+export function invoiceView(invoice: Invoice, publicBaseUrl: string): InvoiceView {
+  return {
+    id: invoice.id,
+    link: checkoutLink(publicBaseUrl, invoice.id),
+    status: invoice.status,
+    ...(invoice.cancelReason ? { cancelReason: invoice.cancelReason } : {}),
+    ...(invoice.paidLate ? { paidLate: true } : {}),
+    amount: invoice.amount,
+    baseCurrency: invoice.baseCurrency,
+    paymentCurrency: invoice.paymentCurrency,
+    paymentAmount: invoice.paymentAmount,
+    exchangeRate: invoice.exchangeRate,
+    paymentMethod: invoice.paymentMethod,
+    directOpen: invoice.directOpen,
+    customerId: invoice.customerId,
+    orderId: invoice.orderId,
+    applicationId: invoice.applicationId,
+    redirectUrl: invoice.redirectUrl,
+    expiresAt: invoice.expiresAt,
+    createdAt: invoice.createdAt,
+    ...(invoice.wallet ? { wallet: invoice.wallet } : {}),
+  };
+}

@@ -1,0 +1,144 @@
+/** Invoices in DynamoDB, with their per-merchant orderId claims and the sparse expiry index. */
+import { createHash } from 'node:crypto';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ApiError } from '../errors.js';
+import type { Invoice } from '../domain/invoices.js';
+import type { CreateOutcome, ExpiringInvoiceRepository, InvoiceRepository } from '../domain/invoice-service.js';
+import { isConditionFailure } from './dynamo.js';
+
+
+/**
+ * Open invoices spread over this many index partitions, so no single partition takes every write;
+ * the sweep reads each one.
+ */
+export const EXPIRY_SHARDS = 8;
+
+export function expiryShardOf(invoiceId: string): string {
+  return `open#${createHash('sha256').update(invoiceId).digest()[0]! % EXPIRY_SHARDS}`;
+}
+
+const orderClaimId = (merchantId: string, orderId: string): string => `order#${JSON.stringify([merchantId, orderId])}`;
+
+const TRANSACTION_ATTEMPTS = 5;
+
+const isTransactionConflict = (error: unknown): boolean =>
+  error instanceof Error &&
+  error.name === 'TransactionCanceledException' &&
+  ((error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Strips storage-only attributes from an item read back. */
+function toInvoice(item: Record<string, unknown>): Invoice {
+  const { expiryShard: _shard, ...invoice } = item;
+  return invoice as unknown as Invoice;
+}
+
+export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRepository {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tables: { invoices: string; uniques: string },
+  ) {}
+
+  async create(invoice: Invoice): Promise<CreateOutcome> {
+    const claimId = orderClaimId(invoice.merchantId, invoice.orderId);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.send(
+          new TransactWriteCommand({
+            TransactItems: [
+              {
+                Put: {
+                  TableName: this.tables.uniques,
+                  Item: { id: claimId, kind: 'order', invoiceId: invoice.id, requestHash: invoice.requestHash, createdAt: invoice.createdAt },
+                  ConditionExpression: 'attribute_not_exists(id)',
+                },
+              },
+              {
+                Put: {
+                  TableName: this.tables.invoices,
+                  Item: { ...invoice, expiryShard: expiryShardOf(invoice.id) },
+                  ConditionExpression: 'attribute_not_exists(id)',
+                },
+              },
+            ],
+          }),
+        );
+        return { invoice, created: true };
+      } catch (error) {
+        if (isTransactionConflict(error) && attempt < TRANSACTION_ATTEMPTS) {
+          await pause(20 * attempt + Math.random() * 30);
+          continue;
+        }
+        if (!isConditionFailure(error)) throw error;
+        return { invoice: await this.existingForOrder(claimId, invoice.requestHash), created: false };
+      }
+    }
+  }
+
+  private async existingForOrder(claimId: string, requestHash: string): Promise<Invoice> {
+    const { Item: claim } = await this.client.send(new GetCommand({ TableName: this.tables.uniques, Key: { id: claimId }, ConsistentRead: true }));
+    if (!claim) throw new Error(`Order claim ${claimId} vanished after a failed condition`);
+    if (claim.requestHash !== requestHash) {
+      throw new ApiError('conflict', 'An invoice with this orderId already exists with different details');
+    }
+    const existing = await this.get(claim.invoiceId as string);
+    if (!existing) throw new Error(`Invoice ${String(claim.invoiceId)} of an order claim is missing`);
+    return existing;
+  }
+
+  async get(id: string): Promise<Invoice | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.invoices, Key: { id }, ConsistentRead: true }));
+    return Item ? toInvoice(Item) : undefined;
+  }
+
+  async listDue(now: Date): Promise<string[]> {
+    const shards = Array.from({ length: EXPIRY_SHARDS }, (_, n) => `open#${n}`);
+    const pages = await Promise.all(shards.map((shard) => this.dueInShard(shard, now.toISOString())));
+    return pages.flat();
+  }
+
+  private async dueInShard(shard: string, nowIso: string): Promise<string[]> {
+    const ids: string[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.invoices,
+          IndexName: 'openByExpiry',
+          KeyConditionExpression: 'expiryShard = :shard AND expiresAt <= :now',
+          ExpressionAttributeValues: { ':shard': shard, ':now': nowIso },
+          ExclusiveStartKey,
+        }),
+      );
+      ids.push(...(page.Items ?? []).map((item) => item.id as string));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return ids;
+  }
+
+  async expire(id: string, now: Date): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.invoices,
+          Key: { id },
+          UpdateExpression: 'SET #status = :canceled, cancelReason = :expired, updatedAt = :now REMOVE expiryShard',
+          ConditionExpression: '#status IN (:created, :active) AND expiresAt <= :now',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: {
+            ':canceled': 'canceled',
+            ':expired': 'expired',
+            ':now': now.toISOString(),
+            ':created': 'created',
+            ':active': 'active',
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+}
