@@ -104,13 +104,15 @@ export const FUNCTIONS = [
   },
 ] as const satisfies readonly GatewayFunction[];
 
+export type HttpRouteName = Extract<(typeof FUNCTIONS)[number], { kind: 'http' }>['name'];
+
 export const HTTP_ROUTES: readonly HttpRoute[] = FUNCTIONS.filter((f): f is Extract<(typeof FUNCTIONS)[number], { kind: 'http' }> => f.kind === 'http');
 
 export function functionsForStage(stage: Stage): GatewayFunction[] {
   return FUNCTIONS.filter((f) => (f.stages as readonly Stage[]).includes(stage));
 }
 
-export function routeByName(name: string): HttpRoute {
+export function routeByName(name: HttpRouteName): HttpRoute {
   const route = HTTP_ROUTES.find((r) => r.name === name);
   if (!route) throw new Error(`No route named ${name}`);
   return route;

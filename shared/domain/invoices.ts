@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ValidationError, type FieldProblem } from '../errors.js';
 import type { Stage } from '../routes.js';
 import {
+  CRYPTO_NETWORKS,
   FIAT_METHODS,
   cryptoMinimum,
   INR_DEMO_MIN,
@@ -49,33 +50,34 @@ export function isValidIban(value: string): boolean {
 
 export const createInvoiceRequestSchema = z
   .object({
-    amount: z.number().positive().finite(),
-    baseCurrency: currencyCode,
-    displayCurrencies: text(64).optional(),
-    paymentCurrency: currencyCode.optional(),
-    customerId: text(128),
-    orderId: text(128),
-    applicationId: text(128).optional(),
-    invoiceStrategy: z.enum(['fixed']).optional(),
-    paymentMethod: z.enum([...FIAT_METHODS, 'crypto']).optional(),
-    customerFullName: text(200).optional(),
-    customerFirstName: text(100).optional(),
-    customerLastName: text(100).optional(),
-    customerEmail: z.email().max(254).optional(),
+    amount: z.number().positive().finite().describe('Amount in baseCurrency, a JSON number; limits apply to the amount in the payment currency'),
+    baseCurrency: currencyCode.describe('Currency of the invoice: a crypto asset, a local currency, or USD/EUR with paymentCurrency'),
+    displayCurrencies: text(64).optional().describe('Currency shown at checkout'),
+    paymentCurrency: currencyCode.optional().describe('Currency the customer pays in; decides the deposit family'),
+    customerId: text(128).describe("Merchant's identifier of the customer; crypto addresses are permanent per customer"),
+    orderId: text(128).describe("Merchant's order identifier, unique per merchant"),
+    applicationId: text(128).optional().describe('Application identifier when the merchant has several'),
+    invoiceStrategy: z.enum(['fixed']).optional().describe('Rate strategy; the rate is fixed at creation'),
+    paymentMethod: z.enum([...FIAT_METHODS, 'crypto']).optional().describe('Local method; with the customer fields it needs, the checkout is skipped'),
+    customerFullName: text(200).optional().describe('Wallet and bank-transfer methods'),
+    customerFirstName: text(100).optional().describe('INR'),
+    customerLastName: text(100).optional().describe('INR'),
+    customerEmail: z.email().max(254).optional().describe('INR and iban'),
     customerAccount: z
       .string()
       .transform((iban) => iban.replace(/\s+/g, '').toUpperCase())
       .refine(isValidIban, 'must be a valid IBAN')
-      .optional(),
+      .optional()
+      .describe("Customer's IBAN, for iban"),
     customerCountry: z
       .string()
       .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
       .transform((c) => c.toUpperCase())
-      .optional(),
-    customerPhone: z.string().regex(/^\d{10}$/, 'must be exactly 10 digits').optional(),
-    redirectUrl: z.string().max(2048).optional(),
-  })
-  .meta({ id: 'CreateInvoiceRequest' });
+      .optional()
+      .describe('ISO 3166-1 alpha-2'),
+    customerPhone: z.string().regex(/^\d{10}$/, 'must be exactly 10 digits').optional().describe('Exactly 10 digits'),
+    redirectUrl: z.string().max(2048).optional().describe('Absolute https URL the customer returns to (http allowed in demo)'),
+  });
 
 export type CreateInvoiceRequest = z.output<typeof createInvoiceRequestSchema>;
 
@@ -90,14 +92,6 @@ export interface CustomerDetails {
   account?: string;
   country?: string;
   phone?: string;
-}
-
-export interface InvoiceWallet {
-  /** The address of the first network. */
-  address: string;
-  networks: CryptoNetwork[];
-  /** Each network with the customer's address on it (EVM networks share one). */
-  addresses: { network: CryptoNetwork; address: string }[];
 }
 
 export interface Invoice {
@@ -132,28 +126,41 @@ export interface Invoice {
   updatedAt: string;
 }
 
+const decimalString = (description: string) => z.string().regex(/^\d+(\.\d+)?$/).describe(description);
+
+export const invoiceWalletSchema = z
+  .object({
+    address: z.string().describe("The customer's permanent address on the first network"),
+    networks: z.array(z.enum(CRYPTO_NETWORKS)).describe('Networks the invoice may be paid on'),
+    addresses: z.array(z.object({ network: z.enum(CRYPTO_NETWORKS), address: z.string() })).describe('The address on each network (EVM networks share one)'),
+  });
+
 /** What the merchant sees: `POST /api/v2/invoices` and `GET /api/v2/invoices/{id}`. */
-export interface InvoiceView {
-  id: string;
-  link: string;
-  status: InvoiceStatus;
-  cancelReason?: CancelReason;
-  paidLate?: boolean;
-  amount: string;
-  baseCurrency: string;
-  paymentCurrency: string;
-  paymentAmount: string;
-  exchangeRate: string;
-  paymentMethod: PaymentMethod;
-  directOpen: boolean;
-  customerId: string;
-  orderId: string;
-  applicationId: string | null;
-  redirectUrl: string | null;
-  expiresAt: string;
-  createdAt: string;
-  wallet?: InvoiceWallet;
-}
+export const invoiceViewSchema = z
+  .object({
+    id: z.uuid(),
+    link: z.url().describe('Hosted checkout page: redirect, new tab or iFrame'),
+    status: z.enum(['created', 'active', 'completed', 'canceled']),
+    cancelReason: z.enum(['expired', 'rejected']).optional(),
+    paidLate: z.literal(true).optional().describe('A deposit arrived after the invoice was canceled and was credited'),
+    amount: decimalString('Amount in baseCurrency'),
+    baseCurrency: z.string(),
+    paymentCurrency: z.string(),
+    paymentAmount: decimalString('amount x exchangeRate, rounded half-up to the payment currency precision'),
+    exchangeRate: decimalString('Units of paymentCurrency per one unit of baseCurrency, fixed at creation'),
+    paymentMethod: z.enum([...FIAT_METHODS, 'crypto']),
+    directOpen: z.boolean().describe('The checkout is skipped and the customer goes straight to the payment method'),
+    customerId: z.string(),
+    orderId: z.string(),
+    applicationId: z.string().nullable(),
+    redirectUrl: z.string().nullable(),
+    expiresAt: z.iso.datetime(),
+    createdAt: z.iso.datetime(),
+    wallet: invoiceWalletSchema.optional().describe('Crypto invoices: where the customer pays'),
+  });
+
+export type InvoiceView = z.output<typeof invoiceViewSchema>;
+export type InvoiceWallet = z.output<typeof invoiceWalletSchema>;
 
 export interface InvoicePolicy {
   stage: Stage;

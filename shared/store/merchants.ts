@@ -3,9 +3,14 @@ import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type 
 import type { ApiKey, Merchant } from '../domain/merchants.js';
 import { isConditionFailure } from './dynamo.js';
 
+/** The settings of a merchant that can change after creation. */
+export type MerchantChanges = Partial<Omit<Merchant, 'id' | 'createdAt'>>;
+
 export interface MerchantStore {
   createMerchant(merchant: Merchant): Promise<void>;
   getMerchant(id: string): Promise<Merchant | undefined>;
+  /** Applies the given changes; undefined when there is no such merchant. */
+  updateMerchant(id: string, changes: MerchantChanges): Promise<Merchant | undefined>;
   listMerchants(): Promise<Merchant[]>;
   addKey(key: ApiKey): Promise<void>;
   findKeyByDigest(digest: string): Promise<ApiKey | undefined>;
@@ -29,6 +34,28 @@ export class DynamoMerchantStore implements MerchantStore {
   async getMerchant(id: string): Promise<Merchant | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.merchants, Key: { id } }));
     return Item as Merchant | undefined;
+  }
+
+  async updateMerchant(id: string, changes: MerchantChanges): Promise<Merchant | undefined> {
+    const fields = Object.entries(changes).filter(([, value]) => value !== undefined);
+    if (fields.length === 0) return this.getMerchant(id);
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.merchants,
+          Key: { id },
+          UpdateExpression: `SET ${fields.map((_, i) => `#f${i} = :v${i}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(id)',
+          ExpressionAttributeNames: Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return Attributes as Merchant;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
   }
 
   async listMerchants(): Promise<Merchant[]> {

@@ -1,0 +1,14 @@
+import { config } from '../shared/config.js';
+import { renderDocsPage } from '../shared/docs-page.js';
+import { httpHandler } from '../shared/http/handler.js';
+import { buildOpenApiDocument } from '../shared/openapi.js';
+import { routeByName } from '../shared/routes.js';
+
+const { publicBaseUrl, stage, fiatLimits } = config();
+const page = renderDocsPage(buildOpenApiDocument(publicBaseUrl, stage), fiatLimits);
+
+export const handler = httpHandler(routeByName('get-docs'), {}, async () => ({
+  raw: page,
+  contentType: 'text/html; charset=utf-8',
+  headers: { 'cache-control': 'public, max-age=300', 'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'" },
+}));

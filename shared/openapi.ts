@@ -1,0 +1,141 @@
+/**
+ * The OpenAPI 3.0 document of the merchant API, generated from the route table and the same zod
+ * schemas that validate requests, so the document cannot describe an API other than the one served.
+ */
+import { z } from 'zod';
+import { ERROR_STATUS } from './errors.js';
+import { createInvoiceRequestSchema, invoiceViewSchema } from './domain/invoices.js';
+import { HTTP_ROUTES, type HttpRoute, type HttpRouteName, type Stage } from './routes.js';
+
+const errorItemSchema = z.object({
+  code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]),
+  message: z.string(),
+  field: z.string().optional().describe('422 only: dotted path of the request field at fault'),
+});
+
+const errorEnvelopeSchema = z.strictObject({ success: z.literal(false), errors: z.array(errorItemSchema).min(1) });
+
+const successEnvelope = (data: z.ZodType) => z.strictObject({ success: z.literal(true), data });
+
+interface RouteDoc {
+  summary: string;
+  /** Component name of the request and response schemas: `{schemaName}Request`, `{schemaName}Response`. */
+  schemaName?: string;
+  description: string;
+  request?: z.ZodType;
+  /** Schema of `data` in the success envelope; absent for routes that do not answer JSON envelopes. */
+  response?: z.ZodType;
+  /** Content type of a non-envelope success response. */
+  produces?: string;
+  errors: number[];
+}
+
+const AUTH_ERRORS = [401, 429, 500];
+const BODY_ERRORS = [400, 413, 415, 422];
+
+/** Every HTTP route documented; the type makes a route without an entry a compile error. */
+const ROUTE_DOCS: Record<HttpRouteName, RouteDoc> = {
+  'create-invoice': {
+    summary: 'Create an invoice',
+    description:
+      'Creates an invoice for a crypto or local-fiat deposit at a fixed exchange rate and returns the hosted checkout link. ' +
+      'The deposit family comes from paymentCurrency, else baseCurrency. An orderId is unique per merchant: the same body returns ' +
+      'the existing invoice, another body is a 409. Optional Idempotency-Key header (1-255 characters): the same key and body ' +
+      'within 24 h replay the first response.',
+    schemaName: 'CreateInvoice',
+    request: createInvoiceRequestSchema,
+    response: invoiceViewSchema,
+    errors: [...BODY_ERRORS, 409, ...AUTH_ERRORS],
+  },
+  'get-invoice': {
+    summary: 'Retrieve an invoice',
+    description: "Returns one of the merchant's invoices. Another merchant's invoice is a 404.",
+    schemaName: 'GetInvoice',
+    response: invoiceViewSchema,
+    errors: [404, ...AUTH_ERRORS],
+  },
+  'get-openapi': {
+    summary: 'This document',
+    description: 'The OpenAPI 3.0 description of the merchant API.',
+    produces: 'application/json',
+    errors: [],
+  },
+  'get-docs': {
+    summary: 'Readable API reference',
+    description: 'A self-contained HTML rendering of this document.',
+    produces: 'text/html',
+    errors: [],
+  },
+};
+
+const STATUS_TEXT: Record<number, string> = Object.fromEntries(
+  Object.entries(ERROR_STATUS).map(([code, status]) => [status, code.replace(/_/g, ' ')]),
+);
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+function operation(route: HttpRoute, doc: RouteDoc) {
+  const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
+  const parameters = [
+    ...pathParameters.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+    ...(route.method === 'POST'
+      ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } }]
+      : []),
+  ];
+  const success = doc.response
+    ? { description: 'Success', content: { 'application/json': { schema: ref(`${doc.schemaName}Response`) } } }
+    : { description: 'Success', content: { [doc.produces ?? 'application/json']: {} } };
+  return {
+    operationId: route.name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()),
+    summary: doc.summary,
+    description: doc.description,
+    security: route.auth === 'apiKey' ? [{ apiKey: [] }] : [],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(doc.request ? { requestBody: { required: true, content: { 'application/json': { schema: ref(`${doc.schemaName}Request`) } } } } : {}),
+    responses: {
+      200: success,
+      ...Object.fromEntries(
+        [...new Set(doc.errors)]
+          .sort()
+          .map((status) => [status, { description: STATUS_TEXT[status] ?? 'error', content: { 'application/json': { schema: ref('ErrorEnvelope') } } }]),
+      ),
+    },
+  };
+}
+
+/** Request schemas as clients send them (`io: 'input'`), responses as the gateway writes them. */
+function componentSchemas(docs: RouteDoc[]): Record<string, unknown> {
+  const registry = z.registry<{ id: string }>();
+  registry.add(errorEnvelopeSchema, { id: 'ErrorEnvelope' });
+  for (const doc of docs) {
+    if (doc.request) registry.add(doc.request, { id: `${doc.schemaName}Request` });
+    if (doc.response) registry.add(successEnvelope(doc.response), { id: `${doc.schemaName}Response` });
+  }
+  const { schemas } = z.toJSONSchema(registry, { target: 'openapi-3.0', io: 'input', uri: (id) => `#/components/schemas/${id}` });
+  return Object.fromEntries(Object.entries(schemas).map(([id, { $id: _id, ...schema }]) => [id, schema]));
+}
+
+export function buildOpenApiDocument(serverUrl: string, stage: Stage) {
+  const routes = HTTP_ROUTES.filter((r) => (r.stages as readonly Stage[]).includes(stage));
+  const docOf = (route: HttpRoute) => ROUTE_DOCS[route.name as HttpRouteName];
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, docOf(route));
+
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'Payment Gateway Merchant API',
+      version: '2',
+      description:
+        'Invoices for crypto and local-fiat deposits, transactions, deposit confirmation and callbacks. Every response is an ' +
+        'envelope: `{ success: true, data }` or `{ success: false, errors: [{ code, message, field? }] }`, and carries an ' +
+        '`x-request-id` header. Authenticate with the `x-api-key` header.',
+    },
+    servers: [{ url: serverUrl, description: stage }],
+    components: {
+      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      schemas: componentSchemas(routes.map(docOf)),
+    },
+    paths,
+  };
+}
