@@ -1,0 +1,206 @@
+import { describe, expect, it } from 'vitest';
+import { ValidationError } from '../../shared/errors.js';
+import { CRYPTO_ASSETS, FIAT_METHOD_LIMITS, decimalsOf } from '../../shared/domain/currencies.js';
+import { buildInvoice, createInvoiceRequestSchema, isValidIban, requestHash, type InvoicePolicy } from '../../shared/domain/invoices.js';
+import { Decimal } from '../../shared/domain/money.js';
+import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
+import type { Stage } from '../../shared/routes.js';
+
+const prices = await new StaticRateSource(DEMO_USD_PRICES).usdPrices();
+const NOW = new Date('2026-01-01T00:00:00.000Z');
+const policy = (stage: Stage = 'prod'): InvoicePolicy => ({ stage, lifetimeSeconds: 900, fiatLimits: FIAT_METHOD_LIMITS });
+
+function build(fields: Record<string, unknown>, stage: Stage = 'prod') {
+  const request = createInvoiceRequestSchema.parse({ orderId: 'o-1', customerId: 'c-1', ...fields });
+  return buildInvoice(request, { id: '00000000-0000-4000-8000-000000000001', merchantId: 'm-1', now: NOW }, prices, policy(stage));
+}
+
+function problems(fields: Record<string, unknown>, stage: Stage = 'prod') {
+  try {
+    build(fields, stage);
+  } catch (error) {
+    if (error instanceof ValidationError) return error.items;
+    throw error;
+  }
+  throw new Error('expected a validation error');
+}
+
+const unit = (decimals: number) => new Decimal(1).div(new Decimal(10).pow(decimals));
+
+describe('fiat limits, at every edge of every row', () => {
+  const rows = Object.entries(FIAT_METHOD_LIMITS).flatMap(([currency, methods]) =>
+    Object.entries(methods).map(([method, limit]) => ({ currency, method, ...limit! })),
+  );
+
+  it.each(rows)('$currency $method: min $min, max $max, step $step', ({ currency, method, min, max, step }) => {
+    const request = (amount: Decimal) => ({ amount: amount.toNumber(), baseCurrency: currency, paymentMethod: method });
+    const cent = unit(2);
+    expect(build(request(new Decimal(min))).paymentAmount).toBe(new Decimal(min).toFixed(2));
+    expect(build(request(new Decimal(max!))).paymentAmount).toBe(new Decimal(max!).toFixed(2));
+
+    const below = problems(request(new Decimal(min).minus(step ?? cent)));
+    expect(below[0]).toMatchObject({ code: 'unprocessable_content', field: 'amount' });
+    expect(below[0]!.message).toContain(`at least ${new Decimal(min).toFixed(2)}`);
+
+    const above = problems(request(new Decimal(max!).plus(step ?? cent)));
+    expect(above[0]).toMatchObject({ field: 'amount' });
+    expect(above[0]!.message).toContain(`at most ${new Decimal(max!).toFixed(2)}`);
+
+    if (step) {
+      const offStep = problems(request(new Decimal(min).plus(new Decimal(step).div(2))));
+      expect(offStep[0]).toMatchObject({ field: 'amount' });
+      expect(offStep[0]!.message).toContain(`multiple of ${step}`);
+    } else {
+      expect(build(request(new Decimal(min).plus(cent))).paymentAmount).toBe(new Decimal(min).plus(cent).toFixed(2));
+    }
+  });
+
+  it('raises the INR minimum to 500 in demo, for p2p', () => {
+    expect(problems({ amount: 499.99, baseCurrency: 'INR' }, 'demo')[0]!.message).toContain('at least 500.00 INR');
+    expect(build({ amount: 500, baseCurrency: 'INR' }, 'demo').paymentAmount).toBe('500.00');
+    expect(build({ amount: 300, baseCurrency: 'INR' }, 'prod').paymentAmount).toBe('300.00');
+  });
+
+  it('takes configured limits over the defaults', () => {
+    const request = createInvoiceRequestSchema.parse({ amount: 6000, baseCurrency: 'AZN', orderId: 'o', customerId: 'c' });
+    const identity = { id: 'i', merchantId: 'm', now: NOW };
+    expect(() => buildInvoice(request, identity, prices, policy())).toThrow(ValidationError);
+    const widened = { ...policy(), fiatLimits: { ...FIAT_METHOD_LIMITS, AZN: { p2p: { min: '10', max: '8000' } } } };
+    expect(buildInvoice(request, identity, prices, widened).paymentAmount).toBe('6000.00');
+  });
+});
+
+describe('crypto minimums', () => {
+  const rows = Object.entries(CRYPTO_ASSETS).flatMap(([asset, { decimals, networks }]) =>
+    Object.entries(networks).map(([network, min]) => ({ asset, network, min: min as string, decimals })),
+  );
+
+  it.each(rows)('$asset on $network: min $min, no maximum', ({ asset, min, decimals }) => {
+    const invoice = build({ amount: Number(min), baseCurrency: asset });
+    expect(invoice.paymentMethod).toBe('crypto');
+    expect(invoice.paymentAmount).toBe(new Decimal(min).toFixed(decimals));
+    const below = new Decimal(min).minus(unit(Math.min(decimals, 8)));
+    expect(problems({ amount: below.toNumber(), baseCurrency: asset })[0]).toMatchObject({ field: 'amount' });
+    expect(build({ amount: 1e9, baseCurrency: asset }).paymentAmount).toBe(new Decimal(1e9).toFixed(decimals));
+  });
+});
+
+describe('family, method and conversion', () => {
+  it('derives the family from paymentCurrency, else baseCurrency', () => {
+    expect(build({ amount: 100, baseCurrency: 'USD', paymentCurrency: 'USDT' }).family).toBe('crypto');
+    expect(build({ amount: 100, baseCurrency: 'EUR', paymentCurrency: 'TRY' }).family).toBe('fiat');
+    expect(build({ amount: 1000, baseCurrency: 'TRY' }).paymentMethod).toBe('iban');
+    expect(problems({ amount: 100, baseCurrency: 'USD' })[0]).toMatchObject({ field: 'baseCurrency' });
+    expect(problems({ amount: 100, baseCurrency: 'USD', paymentCurrency: 'GBP' })[0]).toMatchObject({ field: 'paymentCurrency' });
+  });
+
+  it('converts at the fixed rate, half-up at the payment precision, and checks limits after conversion', () => {
+    const invoice = build({ amount: 100, baseCurrency: 'USD', paymentCurrency: 'INR' });
+    expect(invoice.exchangeRate).toBe('83.333333333333333333');
+    expect(invoice.paymentAmount).toBe('8333.33');
+    expect(invoice.paymentAmount).toBe(new Decimal(invoice.amount).mul(invoice.exchangeRate).toDecimalPlaces(2).toFixed(2));
+
+    const btc = build({ amount: 100, baseCurrency: 'USD', paymentCurrency: 'BTC' });
+    expect(btc.exchangeRate).toBe('0.000015384615384615');
+    expect(btc.paymentAmount).toBe('0.00153846');
+
+    // 3 USD is 250 INR: under the INR minimum although 3 is a fine USD figure.
+    expect(problems({ amount: 3, baseCurrency: 'USD', paymentCurrency: 'INR' })[0]!.message).toContain('at least 300.00 INR');
+    expect(build({ amount: 1000, baseCurrency: 'TRY' }).exchangeRate).toBe('1');
+  });
+
+  it('refuses more decimal places than the base currency has', () => {
+    expect(problems({ amount: 100.001, baseCurrency: 'TRY' })[0]).toMatchObject({ field: 'amount' });
+    expect(build({ amount: 0.12345678, baseCurrency: 'BTC' }).amount).toBe('0.12345678');
+  });
+
+  it('checks paymentMethod against the currency and the stage', () => {
+    expect(problems({ amount: 1000, baseCurrency: 'TRY', paymentMethod: 'p2p' })[0]).toMatchObject({ field: 'paymentMethod' });
+    expect(problems({ amount: 10, baseCurrency: 'USDT', paymentMethod: 'iban' })[0]).toMatchObject({ field: 'paymentMethod' });
+    expect(build({ amount: 1000, baseCurrency: 'INR', paymentMethod: 'intent' }).paymentMethod).toBe('intent');
+    expect(problems({ amount: 1000, baseCurrency: 'INR', paymentMethod: 'intent' }, 'demo')[0]).toMatchObject({ field: 'paymentMethod' });
+  });
+
+  it('accepts https redirect URLs, http only outside prod, and nothing else', () => {
+    expect(build({ amount: 10, baseCurrency: 'USDT', redirectUrl: 'https://shop.example/back' }).redirectUrl).toBe('https://shop.example/back');
+    expect(build({ amount: 10, baseCurrency: 'USDT', redirectUrl: 'http://shop.example/back' }, 'demo').redirectUrl).toBe('http://shop.example/back');
+    expect(problems({ amount: 10, baseCurrency: 'USDT', redirectUrl: 'http://shop.example/back' })[0]).toMatchObject({ field: 'redirectUrl' });
+    expect(problems({ amount: 10, baseCurrency: 'USDT', redirectUrl: 'javascript:alert(1)' }, 'demo')[0]).toMatchObject({ field: 'redirectUrl' });
+    expect(problems({ amount: 10, baseCurrency: 'USDT', redirectUrl: '/relative' }, 'demo')[0]).toMatchObject({ field: 'redirectUrl' });
+  });
+
+  it('lists every problem, the first one first', () => {
+    const items = problems({ amount: 1, baseCurrency: 'TRY', paymentMethod: 'p2p', redirectUrl: 'ftp://x' });
+    expect(items.map((i) => i.field)).toEqual(['paymentMethod', 'redirectUrl']);
+  });
+});
+
+describe('direct open', () => {
+  const tryBase = { amount: 1000, baseCurrency: 'TRY' };
+  const inrBase = { amount: 1000, baseCurrency: 'INR', paymentMethod: 'p2p' };
+
+  it('needs the method and every field the method collects', () => {
+    expect(build({ ...tryBase, paymentMethod: 'wallet', customerFullName: 'Ada Lovelace' }).directOpen).toBe(true);
+    expect(build({ ...tryBase, paymentMethod: 'bankpay', customerFullName: 'Ada Lovelace' }).directOpen).toBe(true);
+    expect(build({ ...tryBase, paymentMethod: 'wallet' }).directOpen).toBe(false);
+    expect(build({ ...tryBase, customerFullName: 'Ada Lovelace' }).directOpen).toBe(false);
+    const iban = { ...tryBase, paymentMethod: 'iban', customerFullName: 'Ada', customerEmail: 'ada@example.com' };
+    expect(build(iban).directOpen).toBe(false);
+    expect(build({ ...iban, customerAccount: 'TR33 0006 1005 1978 6457 8413 26' }).directOpen).toBe(true);
+    expect(build({ ...inrBase, customerFirstName: 'Ada', customerLastName: 'L' }).directOpen).toBe(false);
+    expect(build({ ...inrBase, customerFirstName: 'Ada', customerLastName: 'L', customerEmail: 'a@example.com' }).directOpen).toBe(true);
+    expect(build({ amount: 10, baseCurrency: 'USDT', paymentMethod: 'crypto' }).directOpen).toBe(false);
+  });
+});
+
+describe('request fields', () => {
+  const base = { amount: 1000, baseCurrency: 'TRY', orderId: 'o', customerId: 'c' };
+  const fieldsOf = (body: Record<string, unknown>) => {
+    const result = createInvoiceRequestSchema.safeParse(body);
+    return result.success ? [] : result.error.issues.map((i) => i.path.join('.'));
+  };
+
+  it.each([
+    ['amount as a string', { amount: '1000' }, 'amount'],
+    ['negative amount', { amount: -1 }, 'amount'],
+    ['zero amount', { amount: 0 }, 'amount'],
+    ['missing orderId', { orderId: undefined }, 'orderId'],
+    ['empty customerId', { customerId: '' }, 'customerId'],
+    ['numeric customerId', { customerId: 42 }, 'customerId'],
+    ['phone of 9 digits', { customerPhone: '123456789' }, 'customerPhone'],
+    ['phone with a plus', { customerPhone: '+123456789' }, 'customerPhone'],
+    ['bad email', { customerEmail: 'not-an-email' }, 'customerEmail'],
+    ['bad IBAN check digits', { customerAccount: 'TR330006100519786457841327' }, 'customerAccount'],
+    ['unknown strategy', { invoiceStrategy: 'floating' }, 'invoiceStrategy'],
+    ['unknown method', { paymentMethod: 'cash' }, 'paymentMethod'],
+    ['bad currency code', { baseCurrency: 'T1' }, 'baseCurrency'],
+  ])('%s -> 422 on the field', (_name, change, field) => {
+    expect(fieldsOf({ ...base, ...change })).toContain(field);
+  });
+
+  it('accepts a 10-digit phone and a valid IBAN', () => {
+    expect(fieldsOf({ ...base, customerPhone: '9876543210', customerAccount: 'GB82 WEST 1234 5698 7654 32' })).toEqual([]);
+  });
+
+  it('checks IBANs with mod 97', () => {
+    expect(isValidIban('DE89370400440532013000')).toBe(true);
+    expect(isValidIban('DE89370400440532013001')).toBe(false);
+    expect(isValidIban('XX')).toBe(false);
+  });
+
+  it('hashes requests regardless of key order', () => {
+    expect(requestHash({ a: 1, b: { c: 2, d: 3 } })).toBe(requestHash({ b: { d: 3, c: 2 }, a: 1 }));
+    expect(requestHash({ a: 1 })).not.toBe(requestHash({ a: 2 }));
+  });
+});
+
+describe('the invoice record', () => {
+  it('starts created with a 15-minute lifetime, decimal strings and fixed reference rates', () => {
+    const invoice = build({ amount: 1000, baseCurrency: 'TRY', applicationId: 'app' });
+    expect(invoice).toMatchObject({ status: 'created', amount: '1000.00', paymentCurrency: 'TRY', applicationId: 'app', redirectUrl: null });
+    expect(invoice.expiresAt).toBe('2026-01-01T00:15:00.000Z');
+    expect(invoice.usdRate).toBe('0.03');
+    expect(invoice.eurRate).toBe('0.027777777777777778');
+    expect(decimalsOf('TRY')).toBe(2);
+  });
+});
