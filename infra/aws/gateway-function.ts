@@ -1,0 +1,97 @@
+/**
+ * The one Lambda construct of the project. Every function of the route table is deployed through
+ * it, so runtime, architecture, tracing, logging, bundling, environment and permissions are decided
+ * here once and cannot drift between functions.
+ */
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import type { GatewayFunction as FunctionDefinition, TableAccess } from '../../shared/routes.js';
+import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const DEFAULT_TIMEOUT_SECONDS = 10;
+const DEFAULT_MEMORY_MB = 512;
+
+/** Matches the logger's service name, so logs and traces group under one service. */
+export const SERVICE_NAME = 'payment-gateway';
+
+/** Bundled CommonJS dependencies still call `require`, which an ES module lacks. */
+const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+const GRANT_TABLE_ACCESS: Record<TableAccess, (table: ITable, grantee: IGrantable) => Grant> = {
+  read: (table, grantee) => table.grantReadData(grantee),
+  readWrite: (table, grantee) => table.grantReadWriteData(grantee),
+};
+
+export interface GatewayFunctionProps {
+  definition: FunctionDefinition;
+  /** Variables every function reads whatever its tables: stage, public URL, wallet keys. */
+  environment: Record<string, string>;
+  tables: Record<TableKey, ITable>;
+  callbacksQueue: IQueue;
+  logRetention: RetentionDays;
+  /** Applies to the function's log group. */
+  removalPolicy: RemovalPolicy;
+}
+
+export class GatewayFunction extends NodejsFunction {
+  readonly definition: FunctionDefinition;
+
+  constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
+    const { definition, tables, callbacksQueue } = props;
+    const environment: Record<string, string> = {
+      ...props.environment,
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      NODE_OPTIONS: '--enable-source-maps',
+      // Every name, not only the granted ones: the shared config validates them all at cold start.
+      ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), tables[key].tableName])),
+      ...(definition.sendsCallbacks ? { CALLBACK_QUEUE_URL: callbacksQueue.queueUrl } : {}),
+    };
+
+    super(scope, id, {
+      // The route-table name, by which operators and tests recognise a generated function name.
+      description: definition.name,
+      entry: join(PROJECT_ROOT, 'functions', `${definition.name}.ts`),
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: join(PROJECT_ROOT, 'package-lock.json'),
+      handler: 'handler',
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      tracing: Tracing.ACTIVE,
+      timeout: Duration.seconds(definition.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
+      memorySize: definition.memoryMb ?? DEFAULT_MEMORY_MB,
+      environment,
+      logGroup: new LogGroup(scope, `${id}Logs`, {
+        retention: props.logRetention,
+        removalPolicy: props.removalPolicy,
+      }),
+      bundling: {
+        target: 'node22',
+        format: OutputFormat.ESM,
+        banner: ESM_REQUIRE_BANNER,
+        // Prefer packages' ES module builds: they tree-shake.
+        mainFields: ['module', 'main'],
+        minify: true,
+        sourceMap: true,
+        sourcesContent: false,
+        // Ship the SDK version the code was tested with, not whichever one the runtime carries.
+        bundleAwsSDK: true,
+      },
+    });
+    this.definition = definition;
+
+    for (const [key, access] of Object.entries(definition.tables) as [TableKey, TableAccess][]) {
+      GRANT_TABLE_ACCESS[access](tables[key], this);
+    }
+    if (definition.sendsCallbacks) callbacksQueue.grantSendMessages(this);
+  }
+}

@@ -1,0 +1,457 @@
+/**
+ * One deployment of the gateway (a stage). Every function comes from the route table
+ * (shared/routes.ts) and every table from the table definitions (shared/store/tables.ts): adding a
+ * route or a table there is all it takes to deploy it.
+ */
+import { Aws, CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  ApiKeySourceType,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MockIntegration,
+  RequestAuthorizer,
+  ResponseType,
+  RestApi,
+  type IResource,
+} from 'aws-cdk-lib/aws-apigateway';
+import {
+  Alarm,
+  AlarmStatusWidget,
+  type AlarmProps,
+  ComparisonOperator,
+  Dashboard,
+  GraphWidget,
+  Stats,
+  TreatMissingData,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import { AttributeType, BillingMode, ProjectionType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import type { AddressFamily } from '../../shared/domain/wallets.js';
+import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
+import { ERROR_STATUS, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
+import { functionsForStage, type HttpRoute, type Stage } from '../../shared/routes.js';
+import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
+import { GatewayFunction, SERVICE_NAME } from './gateway-function.js';
+
+export const gatewayStackName = (stage: Stage): string => `PaymentGateway-${stage}`;
+
+interface StageSettings {
+  /** Tables and logs outlive the stack, tables refuse deletion, and so does the stack. */
+  protectData: boolean;
+  logRetention: RetentionDays;
+  /** Derive deposit addresses from the public test mnemonic instead of keys the operator supplies. */
+  testWalletKeys: boolean;
+}
+
+const STAGE_SETTINGS: Record<Stage, StageSettings> = {
+  prod: { protectData: true, logRetention: RetentionDays.ONE_YEAR, testWalletKeys: false },
+  demo: { protectData: false, logRetention: RetentionDays.TWO_WEEKS, testWalletKeys: true },
+};
+
+/** Invoice lifetime: 15 minutes (merchant-api.md). */
+const INVOICE_LIFETIME_SECONDS = 900;
+
+/** Per API key (decisions 12). */
+const PER_KEY_THROTTLE = { rateLimit: 50, burstLimit: 100 };
+
+/** How long an authorizer decision is reused for the same `x-api-key`; also how long a revoked key lingers. */
+const AUTHORIZER_CACHE_TTL = Duration.seconds(30);
+
+/** Longer than the callback consumer's timeout, so a delivery in progress is never handed out twice. */
+const CALLBACK_VISIBILITY_TIMEOUT = Duration.seconds(60);
+/**
+ * Above the ~28 deliveries of the 72-hour retry schedule (decisions 10): a message reaches the
+ * dead-letter queue only once retries are exhausted or it keeps crashing the consumer.
+ */
+const CALLBACK_MAX_RECEIVES = 40;
+/** The retry schedule runs 72 hours; messages must outlive it. */
+const CALLBACK_RETENTION = Duration.days(4);
+const DEAD_LETTER_RETENTION = Duration.days(14);
+
+const ALARM_PERIOD = Duration.minutes(5);
+
+/** Account-level extended public keys only: a private key (`xprv`) must never reach a parameter. */
+const XPUB_PATTERN = '^[xz]pub[1-9A-HJ-NP-Za-km-z]{107}$';
+
+const REQUEST_ID_HEADER = 'x-request-id';
+/** Parameter-mapping expression of the request id, the value `x-request-id` carries everywhere. */
+const REQUEST_ID_MAPPING = 'context.requestId';
+/** The request id inside a response template. */
+const REQUEST_ID_TEMPLATE = '$context.requestId';
+
+const ROUTE_NOT_FOUND = 'Route not found';
+const INTERNAL_ERROR = `Internal server error (request id ${REQUEST_ID_TEMPLATE})`;
+
+/** Failures API Gateway answers itself, rendered as the error envelope (decisions 1 and 2). */
+const GATEWAY_ERRORS: ReadonlyArray<{ type: ResponseType; code: ErrorCode; message: string }> = [
+  { type: ResponseType.UNAUTHORIZED, code: 'unauthorized', message: UNAUTHORIZED_MESSAGE },
+  { type: ResponseType.ACCESS_DENIED, code: 'unauthorized', message: UNAUTHORIZED_MESSAGE },
+  // The key's digest is not in the usage plan: a key API Gateway does not know.
+  { type: ResponseType.INVALID_API_KEY, code: 'unauthorized', message: UNAUTHORIZED_MESSAGE },
+  // API Gateway's answer to a path that has no method.
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, code: 'not_found', message: ROUTE_NOT_FOUND },
+  { type: ResponseType.RESOURCE_NOT_FOUND, code: 'not_found', message: ROUTE_NOT_FOUND },
+  { type: ResponseType.THROTTLED, code: 'too_many_requests', message: 'Too many requests' },
+  { type: ResponseType.QUOTA_EXCEEDED, code: 'too_many_requests', message: 'Too many requests' },
+  { type: ResponseType.REQUEST_TOO_LARGE, code: 'payload_too_large', message: 'Request body too large' },
+  { type: ResponseType.BAD_REQUEST_BODY, code: 'bad_request', message: 'Malformed request body' },
+  { type: ResponseType.BAD_REQUEST_PARAMETERS, code: 'bad_request', message: 'Malformed request parameters' },
+  { type: ResponseType.UNSUPPORTED_MEDIA_TYPE, code: 'unsupported_media_type', message: 'Unsupported media type' },
+  { type: ResponseType.AUTHORIZER_FAILURE, code: 'internal_server_error', message: INTERNAL_ERROR },
+  { type: ResponseType.AUTHORIZER_CONFIGURATION_ERROR, code: 'internal_server_error', message: INTERNAL_ERROR },
+  { type: ResponseType.INTEGRATION_TIMEOUT, code: 'gateway_timeout', message: `Gateway timeout (request id ${REQUEST_ID_TEMPLATE})` },
+  { type: ResponseType.DEFAULT_4XX, code: 'bad_request', message: 'Bad request' },
+  { type: ResponseType.DEFAULT_5XX, code: 'internal_server_error', message: INTERNAL_ERROR },
+];
+
+const PROJECTION_TYPE = { all: ProjectionType.ALL, keys: ProjectionType.KEYS_ONLY } as const;
+
+/** `create-invoice` -> `CreateInvoice`, `apiKeys` -> `ApiKeys`: construct and output ids. */
+const pascalCase = (name: string): string => name.replace(/(?:^|-)(\w)/g, (_, first: string) => first.toUpperCase());
+
+const errorEnvelope = (code: ErrorCode, message: string): string =>
+  JSON.stringify({ success: false, errors: [{ code, message }] });
+
+export interface GatewayStackProps extends StackProps {
+  stage: Stage;
+  /** Origin of the hosted checkout when the API is served from a custom domain. */
+  publicBaseUrl?: string;
+}
+
+export class GatewayStack extends Stack {
+  private readonly stage: Stage;
+  private readonly settings: StageSettings;
+
+  constructor(scope: Construct, id: string, { stage, publicBaseUrl, ...stackProps }: GatewayStackProps) {
+    const settings = STAGE_SETTINGS[stage];
+    super(scope, id, {
+      description: `Payment gateway merchant API (${stage})`,
+      terminationProtection: settings.protectData,
+      ...stackProps,
+    });
+    this.stage = stage;
+    this.settings = settings;
+    Tags.of(this).add('service', SERVICE_NAME);
+    Tags.of(this).add('stage', this.stage);
+
+    const tables = this.createTables();
+    const callbacks = this.createCallbackQueues();
+    const api = this.createRestApi();
+
+    const environment: Record<string, string> = {
+      STAGE: this.stage,
+      // From the API id rather than `api.url`: the stage depends on the functions, which would close a cycle.
+      PUBLIC_BASE_URL: publicBaseUrl ?? `https://${api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${this.stage}`,
+      GATEWAY_INVOICE_LIFETIME_S: String(INVOICE_LIFETIME_SECONDS),
+      ...this.walletXpubEnvironment(),
+    };
+    const functions = functionsForStage(this.stage).map(
+      (definition) =>
+        new GatewayFunction(this, pascalCase(definition.name), {
+          definition,
+          environment,
+          tables,
+          callbacksQueue: callbacks.queue,
+          logRetention: settings.logRetention,
+          removalPolicy: this.removalPolicy,
+        }),
+    );
+
+    this.addRoutes(api, functions);
+    this.addErrorResponses(api);
+    this.addSchedules(functions);
+    this.addMonitoring(api, functions, callbacks.deadLetterQueue);
+
+    const usagePlan = api.addUsagePlan('UsagePlan', {
+      name: `${SERVICE_NAME}-${this.stage}`,
+      description: 'Per-key throttling; the merchant admin CLI adds each key (by digest).',
+      throttle: PER_KEY_THROTTLE,
+      apiStages: [{ api, stage: api.deploymentStage }],
+    });
+
+    this.output('ApiUrl', api.url, 'Base URL of the merchant API');
+    this.output('RestApiId', api.restApiId);
+    this.output('UsagePlanId', usagePlan.usagePlanId, 'Usage plan the admin CLI adds API keys to');
+    this.output('CallbackQueueUrl', callbacks.queue.queueUrl);
+    this.output('Stage', this.stage);
+    for (const key of TABLE_KEYS) this.output(`Table${pascalCase(key)}`, tables[key].tableName);
+  }
+
+  private get removalPolicy(): RemovalPolicy {
+    return this.settings.protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+  }
+
+  private output(id: string, value: string, description?: string): void {
+    new CfnOutput(this, id, { value, description });
+  }
+
+  private createTables(): Record<TableKey, ITable> {
+    const attribute = ({ name, type }: KeyAttribute) => ({
+      name,
+      type: type === 'S' ? AttributeType.STRING : AttributeType.NUMBER,
+    });
+    const projection = (index: IndexDefinition) =>
+      typeof index.projection === 'string'
+        ? { projectionType: PROJECTION_TYPE[index.projection] }
+        : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] };
+
+    const tables = {} as Record<TableKey, ITable>;
+    for (const key of TABLE_KEYS) {
+      const definition: TableDefinition = TABLES[key];
+      const table = new Table(this, `${pascalCase(key)}Table`, {
+        partitionKey: attribute(definition.partitionKey),
+        sortKey: definition.sortKey && attribute(definition.sortKey),
+        timeToLiveAttribute: definition.ttlAttribute,
+        billingMode: BillingMode.PAY_PER_REQUEST,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        deletionProtection: this.settings.protectData,
+        removalPolicy: this.removalPolicy,
+      });
+      for (const index of definition.indexes ?? []) {
+        table.addGlobalSecondaryIndex({
+          indexName: index.name,
+          partitionKey: attribute(index.partitionKey),
+          sortKey: index.sortKey && attribute(index.sortKey),
+          ...projection(index),
+        });
+      }
+      tables[key] = table;
+    }
+    return tables;
+  }
+
+  private createCallbackQueues(): { queue: Queue; deadLetterQueue: Queue } {
+    const deadLetterQueue = new Queue(this, 'CallbacksDeadLetterQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: DEAD_LETTER_RETENTION,
+    });
+    const queue = new Queue(this, 'CallbacksQueue', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      visibilityTimeout: CALLBACK_VISIBILITY_TIMEOUT,
+      retentionPeriod: CALLBACK_RETENTION,
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: CALLBACK_MAX_RECEIVES },
+    });
+    return { queue, deadLetterQueue };
+  }
+
+  private createRestApi(): RestApi {
+    const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
+      retention: this.settings.logRetention,
+      removalPolicy: this.removalPolicy,
+    });
+    return new RestApi(this, 'Api', {
+      restApiName: `${SERVICE_NAME}-${this.stage}`,
+      description: `Payment gateway merchant API (${this.stage})`,
+      // Merchants call server to server; a regional endpoint takes a custom domain or WAF directly.
+      endpointTypes: [EndpointType.REGIONAL],
+      // The authorizer hands API Gateway the key's digest, so usage-plan throttling is per key.
+      apiKeySourceType: ApiKeySourceType.AUTHORIZER,
+      // Access logging needs the account-level API Gateway role; it is kept when a stack goes.
+      cloudWatchRole: true,
+      deployOptions: {
+        stageName: this.stage,
+        tracingEnabled: true,
+        metricsEnabled: true,
+        // Bodies are never logged: withdrawal requests carry card numbers.
+        dataTraceEnabled: false,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        // The merchant (authorizer principal) and the error type are what support asks about first.
+        accessLogFormat: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: AccessLogField.contextRequestId(),
+            requestTime: AccessLogField.contextRequestTime(),
+            ip: AccessLogField.contextIdentitySourceIp(),
+            httpMethod: AccessLogField.contextHttpMethod(),
+            resourcePath: AccessLogField.contextResourcePath(),
+            status: AccessLogField.contextStatus(),
+            errorType: AccessLogField.contextErrorResponseType(),
+            merchantId: AccessLogField.contextAuthorizerPrincipalId(),
+            responseLatency: AccessLogField.contextResponseLatency(),
+            integrationLatency: AccessLogField.contextIntegrationLatency(),
+            responseLength: AccessLogField.contextResponseLength(),
+          }),
+        ),
+      },
+    });
+  }
+
+  private walletXpubEnvironment(): Record<string, string> {
+    const families = Object.keys(TEST_WALLET_XPUBS) as AddressFamily[];
+    return Object.fromEntries(
+      families.map((family) => [
+        `WALLET_${family.toUpperCase()}_XPUB`,
+        this.settings.testWalletKeys
+          ? TEST_WALLET_XPUBS[family]
+          : // No default: deploying requires the operator's keys (`--parameters`), synthesis needs none.
+            new CfnParameter(this, `Wallet${pascalCase(family)}Xpub`, {
+              type: 'String',
+              description: `Account-level extended public key for ${family} deposit addresses`,
+              allowedPattern: XPUB_PATTERN,
+              constraintDescription: 'must be an extended public key (xpub..., or zpub... for BTC), never a private key',
+            }).valueAsString,
+      ]),
+    );
+  }
+
+  private addRoutes(api: RestApi, functions: readonly GatewayFunction[]): void {
+    const routes = functions.filter((fn): fn is GatewayFunction & { definition: HttpRoute } => fn.definition.kind === 'http');
+    const authorizer = routes.some((fn) => fn.definition.auth === 'apiKey') ? this.createAuthorizer(functions) : undefined;
+
+    const methodsByResource = new Map<IResource, string[]>();
+    for (const fn of routes) {
+      const { method, path, auth } = fn.definition;
+      const resource = api.root.resourceForPath(path);
+      resource.addMethod(
+        method,
+        new LambdaIntegration(fn, { allowTestInvoke: false }),
+        auth === 'apiKey'
+          ? { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true }
+          : { authorizationType: AuthorizationType.NONE },
+      );
+      methodsByResource.set(resource, [...(methodsByResource.get(resource) ?? []), method]);
+    }
+
+    // A known path with another method; specific resources win over the catch-all below.
+    for (const [resource, methods] of methodsByResource) {
+      addErrorMethod(resource, 'method_not_allowed', 'Method not allowed', { Allow: `'${methods.join(', ')}'` });
+    }
+    if (!methodsByResource.has(api.root)) addErrorMethod(api.root, 'not_found', ROUTE_NOT_FOUND);
+    addErrorMethod(api.root.addResource('{proxy+}'), 'not_found', ROUTE_NOT_FOUND);
+  }
+
+  private createAuthorizer(functions: readonly GatewayFunction[]): RequestAuthorizer {
+    const authorizers = functions.filter((fn) => fn.definition.kind === 'authorizer');
+    if (authorizers.length !== 1) {
+      throw new Error(`Stage ${this.stage} has apiKey routes, so it needs exactly one authorizer function; found ${authorizers.length}`);
+    }
+    return new RequestAuthorizer(this, 'MerchantAuthorizer', {
+      handler: authorizers[0]!,
+      identitySources: [IdentitySource.header('x-api-key')],
+      resultsCacheTtl: AUTHORIZER_CACHE_TTL,
+    });
+  }
+
+  private addErrorResponses(api: RestApi): void {
+    for (const { type, code, message } of GATEWAY_ERRORS) {
+      api.addGatewayResponse(type.responseType, {
+        type,
+        statusCode: String(ERROR_STATUS[code]),
+        responseHeaders: { [REQUEST_ID_HEADER]: REQUEST_ID_MAPPING },
+        templates: { 'application/json': errorEnvelope(code, message) },
+      });
+    }
+  }
+
+  private addSchedules(functions: readonly GatewayFunction[]): void {
+    for (const fn of functions) {
+      if (fn.definition.kind !== 'schedule') continue;
+      new Rule(this, `${pascalCase(fn.definition.name)}Schedule`, {
+        description: `Runs ${fn.definition.name} every ${fn.definition.everySeconds} s`,
+        schedule: Schedule.rate(Duration.seconds(fn.definition.everySeconds)),
+        targets: [new LambdaFunction(fn)],
+      });
+    }
+  }
+
+  private addMonitoring(api: RestApi, functions: readonly GatewayFunction[], deadLetterQueue: Queue): void {
+    const topic = new Topic(this, 'AlarmTopic', { displayName: `Payment gateway ${this.stage} alarms`, enforceSSL: true });
+    const notify = new SnsAction(topic);
+    const alarm = (id: string, props: Pick<AlarmProps, 'metric' | 'threshold' | 'comparisonOperator' | 'alarmDescription'>) => {
+      const created = new Alarm(this, id, { evaluationPeriods: 1, treatMissingData: TreatMissingData.NOT_BREACHING, ...props });
+      created.addAlarmAction(notify);
+      created.addOkAction(notify);
+      return created;
+    };
+
+    const errorsOf = (fn: GatewayFunction) => fn.metricErrors({ period: ALARM_PERIOD, statistic: Stats.SUM });
+    const deadLetters = deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: ALARM_PERIOD, statistic: Stats.MAXIMUM });
+    const serverErrors = api.metricServerError({ period: ALARM_PERIOD, statistic: Stats.SUM });
+
+    const atLeastOne = { threshold: 1, comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD };
+    const alarms = [
+      ...functions.map((fn) =>
+        alarm(`${pascalCase(fn.definition.name)}ErrorsAlarm`, { metric: errorsOf(fn), ...atLeastOne, alarmDescription: `${fn.definition.name} failed` }),
+      ),
+      alarm('Api5xxAlarm', { metric: serverErrors, ...atLeastOne, alarmDescription: 'The API answered 5XX' }),
+      alarm('CallbacksDeadLetterAlarm', {
+        metric: deadLetters,
+        threshold: 0,
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        alarmDescription: 'Merchant callbacks were given up on and wait in the dead-letter queue for redrive',
+      }),
+    ];
+
+    const width = 8;
+    new Dashboard(this, 'Dashboard', {
+      widgets: [
+        [
+          new GraphWidget({ title: 'API requests', width, left: [api.metricCount({ statistic: Stats.SUM, label: 'Requests' })] }),
+          new GraphWidget({
+            title: 'API latency (ms)',
+            width,
+            left: [
+              api.metricLatency({ statistic: Stats.percentile(50), label: 'p50' }),
+              api.metricLatency({ statistic: Stats.percentile(99), label: 'p99' }),
+              api.metricIntegrationLatency({ statistic: Stats.percentile(99), label: 'integration p99' }),
+            ],
+          }),
+          new GraphWidget({
+            title: 'API errors',
+            width,
+            left: [api.metricClientError({ statistic: Stats.SUM, label: '4XX' }), serverErrors.with({ label: '5XX' })],
+          }),
+        ],
+        [
+          new GraphWidget({ title: 'Function errors', width, left: functions.map((fn) => errorsOf(fn).with({ label: fn.definition.name })) }),
+          new GraphWidget({
+            title: 'Function duration p99 (ms)',
+            width,
+            left: functions.map((fn) => fn.metricDuration({ statistic: Stats.percentile(99), label: fn.definition.name })),
+          }),
+          new GraphWidget({ title: 'Callbacks awaiting redrive', width, left: [deadLetters.with({ label: 'Dead-letter queue' })] }),
+        ],
+        [new AlarmStatusWidget({ title: 'Alarms', width: 3 * width, alarms })],
+      ],
+    });
+
+    this.output('AlarmTopicArn', topic.topicArn, 'Subscribe on-call here');
+  }
+}
+
+/** An `ANY` method that API Gateway answers itself with the error envelope and the request id. */
+function addErrorMethod(resource: IResource, code: ErrorCode, message: string, staticHeaders: Record<string, string> = {}): void {
+  const statusCode = String(ERROR_STATUS[code]);
+  const headers = { [REQUEST_ID_HEADER]: REQUEST_ID_MAPPING, ...staticHeaders };
+  const headerKey = (name: string) => `method.response.header.${name}`;
+  resource.addMethod(
+    'ANY',
+    new MockIntegration({
+      requestTemplates: { 'application/json': JSON.stringify({ statusCode: ERROR_STATUS[code] }) },
+      // The only integration response, so it applies whatever the mock returns.
+      integrationResponses: [
+        {
+          statusCode,
+          responseTemplates: { 'application/json': errorEnvelope(code, message) },
+          responseParameters: Object.fromEntries(Object.entries(headers).map(([name, value]) => [headerKey(name), value])),
+        },
+      ],
+    }),
+    {
+      authorizationType: AuthorizationType.NONE,
+      methodResponses: [{ statusCode, responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [headerKey(name), true])) }],
+    },
+  );
+}

@@ -1,0 +1,483 @@
+/**
+ * The synthesized CloudFormation of both stages, checked against the route table, the table
+ * definitions and the contract. Expectations are computed from shared/routes.ts and
+ * shared/store/tables.ts, so they stay true as routes and tables are added.
+ *
+ * Bundling is skipped here (it changes nothing these assertions read); cdk-app.test.ts bundles
+ * every function through the real CLI.
+ */
+import { readFileSync } from 'node:fs';
+import { App } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js';
+import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
+import { FUNCTIONS, STAGES, functionsForStage, type GatewayFunction, type HttpRoute, type Stage } from '../../shared/routes.js';
+import { TABLES, TABLE_KEYS, tableEnvVar, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
+
+type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+
+const CUSTOM_DOMAIN = 'https://pay.example.com';
+const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+const REQUEST_ID_HEADER = { 'gatewayresponse.header.x-request-id': 'context.requestId' };
+
+/** What API Gateway itself answers (decisions 1 and 2), written out from the contract. */
+const GATEWAY_RESPONSES: ReadonlyArray<[type: string, status: number, code: string, message: string]> = [
+  ['UNAUTHORIZED', 401, 'unauthorized', 'You do not have permission to access this resource'],
+  ['ACCESS_DENIED', 401, 'unauthorized', 'You do not have permission to access this resource'],
+  ['INVALID_API_KEY', 401, 'unauthorized', 'You do not have permission to access this resource'],
+  ['MISSING_AUTHENTICATION_TOKEN', 404, 'not_found', 'Route not found'],
+  ['RESOURCE_NOT_FOUND', 404, 'not_found', 'Route not found'],
+  ['THROTTLED', 429, 'too_many_requests', 'Too many requests'],
+  ['QUOTA_EXCEEDED', 429, 'too_many_requests', 'Too many requests'],
+  ['REQUEST_TOO_LARGE', 413, 'payload_too_large', 'Request body too large'],
+  ['BAD_REQUEST_BODY', 400, 'bad_request', 'Malformed request body'],
+  ['BAD_REQUEST_PARAMETERS', 400, 'bad_request', 'Malformed request parameters'],
+  ['UNSUPPORTED_MEDIA_TYPE', 415, 'unsupported_media_type', 'Unsupported media type'],
+  ['AUTHORIZER_FAILURE', 500, 'internal_server_error', 'Internal server error (request id $context.requestId)'],
+  ['AUTHORIZER_CONFIGURATION_ERROR', 500, 'internal_server_error', 'Internal server error (request id $context.requestId)'],
+  ['DEFAULT_5XX', 500, 'internal_server_error', 'Internal server error (request id $context.requestId)'],
+  ['INTEGRATION_TIMEOUT', 504, 'gateway_timeout', 'Gateway timeout (request id $context.requestId)'],
+  ['DEFAULT_4XX', 400, 'bad_request', 'Bad request'],
+];
+
+const envelope = (code: string, message: string) => JSON.stringify({ success: false, errors: [{ code, message }] });
+const pascalCase = (name: string) => name.replace(/(?:^|-)(\w)/g, (_, first: string) => first.toUpperCase());
+const refersTo = (value: unknown, logicalId: string) => JSON.stringify(value).includes(`"${logicalId}"`);
+const actionsOf = (statement: Statement) => [statement.Action].flat();
+const sorted = (values: Iterable<string>) => [...values].sort();
+
+/** Read helpers over one synthesized template. */
+class StackView {
+  readonly json: { Resources: Record<string, Resource>; Outputs: Record<string, any>; Parameters?: Record<string, any> };
+
+  constructor(
+    readonly stage: Stage,
+    readonly stack: GatewayStack,
+    readonly template: Template,
+  ) {
+    this.json = template.toJSON() as StackView['json'];
+  }
+
+  resources(type: string): [string, Resource][] {
+    return Object.entries(this.json.Resources).filter(([, resource]) => resource.Type === type);
+  }
+
+  /** Function logical ids by route-table name (each function carries its name as description). */
+  functionIds(): Map<string, string> {
+    return new Map(this.resources('AWS::Lambda::Function').map(([id, fn]) => [fn.Properties.Description as string, id]));
+  }
+
+  functionNamed(name: string): Resource {
+    const id = this.functionIds().get(name);
+    if (!id) throw new Error(`No function ${name} in ${this.stage}`);
+    return this.json.Resources[id]!;
+  }
+
+  tableId(key: TableKey): string {
+    return this.json.Outputs[`Table${pascalCase(key)}`].Value.Ref;
+  }
+
+  statementsOf(functionName: string): Statement[] {
+    const roleId = this.functionNamed(functionName).Properties.Role['Fn::GetAtt'][0];
+    return this.resources('AWS::IAM::Policy')
+      .filter(([, policy]) => refersTo(policy.Properties.Roles, roleId))
+      .flatMap(([, policy]) => policy.Properties.PolicyDocument.Statement as Statement[]);
+  }
+
+  /** DynamoDB actions a function may take, per table. */
+  tableActionsOf(functionName: string): Map<TableKey, Set<string>> {
+    const access = new Map<TableKey, Set<string>>();
+    for (const statement of this.statementsOf(functionName)) {
+      for (const key of TABLE_KEYS) {
+        if (!refersTo(statement.Resource, this.tableId(key))) continue;
+        const actions = access.get(key) ?? new Set<string>();
+        actionsOf(statement).forEach((action) => actions.add(action));
+        access.set(key, actions);
+      }
+    }
+    return access;
+  }
+
+  /** Full path of every API resource, by logical id. */
+  resourcePaths(): Map<string, string> {
+    const parts = new Map(this.resources('AWS::ApiGateway::Resource').map(([id, r]) => [id, r.Properties]));
+    const pathOf = (id: string): string => {
+      const { ParentId, PathPart } = parts.get(id)!;
+      return `${ParentId.Ref ? pathOf(ParentId.Ref) : ''}/${PathPart}`;
+    };
+    return new Map([...parts.keys()].map((id) => [id, pathOf(id)]));
+  }
+
+  /** Methods by `VERB /path`; the root resource is `/`. */
+  methods(): Map<string, Record<string, any>> {
+    const paths = this.resourcePaths();
+    return new Map(
+      this.resources('AWS::ApiGateway::Method').map(([, method]) => {
+        const path = method.Properties.ResourceId.Ref ? paths.get(method.Properties.ResourceId.Ref) : '/';
+        return [`${method.Properties.HttpMethod} ${path}`, method.Properties];
+      }),
+    );
+  }
+
+  logRetentionOf(functionName: string): number {
+    const logGroupId = this.functionNamed(functionName).Properties.LoggingConfig.LogGroup.Ref;
+    return this.json.Resources[logGroupId]!.Properties.RetentionInDays;
+  }
+}
+
+let views: Record<Stage, StackView>;
+let customDomain: StackView;
+
+beforeAll(() => {
+  const { context } = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
+  const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  const view = (stage: Stage, stack: GatewayStack) => new StackView(stage, stack, Template.fromStack(stack));
+  const stacks = STAGES.map((stage) => [stage, new GatewayStack(app, gatewayStackName(stage), { stage })] as const);
+  const customDomainStack = new GatewayStack(app, 'PaymentGateway-demo-custom-domain', { stage: 'demo', publicBaseUrl: CUSTOM_DOMAIN });
+  views = Object.fromEntries(stacks.map(([stage, stack]) => [stage, view(stage, stack)])) as Record<Stage, StackView>;
+  customDomain = view('demo', customDomainStack);
+});
+
+describe.each(STAGES)('%s stack', (stage) => {
+  const definitions = functionsForStage(stage);
+  const routes = definitions.filter((f): f is HttpRoute => f.kind === 'http');
+  const v = () => views[stage];
+
+  describe('functions', () => {
+    it('deploys exactly one Lambda per function of the stage', () => {
+      v().template.resourceCountIs('AWS::Lambda::Function', definitions.length);
+      expect(sorted(v().functionIds().keys())).toEqual(sorted(definitions.map((f) => f.name)));
+    });
+
+    it.each(definitions.map((f) => [f.name, f] as const))('%s: nodejs22.x on arm64, traced, sized from the route table', (name, definition) => {
+      expect(v().functionNamed(name).Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        Handler: 'index.handler',
+        Timeout: definition.timeoutSeconds ?? 10,
+        MemorySize: definition.memoryMb ?? 512,
+        Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps', POWERTOOLS_SERVICE_NAME: 'payment-gateway' } },
+      });
+    });
+
+    it.each(definitions.map((f) => [f.name, f] as const))('%s: gets every variable the shared config parses', (name, definition) => {
+      const variables = v().functionNamed(name).Properties.Environment.Variables;
+      expect(variables).toMatchObject({ STAGE: stage, GATEWAY_INVOICE_LIFETIME_S: '900' });
+      expect(JSON.stringify(variables.PUBLIC_BASE_URL)).toContain('.execute-api.');
+      for (const family of ['EVM', 'BTC', 'TRON']) expect(variables[`WALLET_${family}_XPUB`]).toBeDefined();
+      for (const key of TABLE_KEYS) expect(variables[tableEnvVar(key)]).toEqual({ Ref: v().tableId(key) });
+      expect('CALLBACK_QUEUE_URL' in variables).toBe(Boolean(definition.sendsCallbacks));
+    });
+
+    it('writes each function to its own log group', () => {
+      const logGroups = definitions.map((f) => v().functionNamed(f.name).Properties.LoggingConfig.LogGroup.Ref);
+      expect(new Set(logGroups).size).toBe(definitions.length);
+    });
+  });
+
+  describe('least privilege', () => {
+    it.each(definitions.map((f) => [f.name, f] as const))('%s: only the tables of its route-table entry, at its access level', (name, definition) => {
+      const granted = v().tableActionsOf(name);
+      expect(sorted(granted.keys())).toEqual(sorted(Object.keys(definition.tables)));
+      for (const [key, access] of Object.entries(definition.tables) as [TableKey, string][]) {
+        const actions = [...granted.get(key)!];
+        expect(actions).toContain('dynamodb:GetItem');
+        if (access === 'read') expect(actions.filter((a) => WRITE_ACTIONS.includes(a))).toEqual([]);
+        else expect(actions).toEqual(expect.arrayContaining(WRITE_ACTIONS));
+      }
+    });
+
+    it.each(definitions.map((f) => [f.name, f] as const))('%s: may send callbacks only if the route table says so', (name, definition) => {
+      const sqsActions = v().statementsOf(name).flatMap(actionsOf).filter((a) => a.startsWith('sqs:'));
+      if (definition.sendsCallbacks) expect(sqsActions).toContain('sqs:SendMessage');
+      else expect(sqsActions).toEqual([]);
+    });
+
+    it('lets get-invoice read invoices and nothing else', () => {
+      const granted = v().tableActionsOf('get-invoice');
+      expect([...granted.keys()]).toEqual(['invoices']);
+      expect([...granted.get('invoices')!].filter((a) => !/^dynamodb:(Get|BatchGet|Query|Scan|Describe|ConditionCheck)/.test(a))).toEqual([]);
+    });
+
+    it('lets the authorizer read API keys and nothing else', () => {
+      const granted = v().tableActionsOf('authorize-merchant');
+      expect([...granted.keys()]).toEqual(['apiKeys']);
+      expect([...granted.get('apiKeys')!].filter((a) => WRITE_ACTIONS.includes(a))).toEqual([]);
+    });
+  });
+
+  describe('REST API', () => {
+    it('names the API and its stage after the stage, traced, with metrics and access logs', () => {
+      v().template.hasResourceProperties('AWS::ApiGateway::RestApi', {
+        Name: Match.stringLikeRegexp(stage),
+        ApiKeySourceType: 'AUTHORIZER',
+      });
+      v().template.hasResourceProperties('AWS::ApiGateway::Stage', {
+        StageName: stage,
+        TracingEnabled: true,
+        MethodSettings: [Match.objectLike({ MetricsEnabled: true, DataTraceEnabled: false })],
+        AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('\\$context.requestId') },
+      });
+    });
+
+    it('has one request authorizer: authorize-merchant on x-api-key, cached 30 s', () => {
+      v().template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
+      const [, authorizer] = v().resources('AWS::ApiGateway::Authorizer')[0]!;
+      expect(authorizer.Properties).toMatchObject({
+        Type: 'REQUEST',
+        IdentitySource: 'method.request.header.x-api-key',
+        AuthorizerResultTtlInSeconds: 30,
+      });
+      const authorizerFunction = definitions.find((f) => f.kind === 'authorizer')!;
+      expect(refersTo(authorizer.Properties.AuthorizerUri, v().functionIds().get(authorizerFunction.name)!)).toBe(true);
+    });
+
+    it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: integrates its own function with the auth of the route table', (key, route) => {
+      const method = v().methods().get(key);
+      expect(method).toBeDefined();
+      expect(method!.Integration).toMatchObject({ Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' });
+      expect(refersTo(method!.Integration.Uri, v().functionIds().get(route.name)!)).toBe(true);
+      if (route.auth === 'apiKey') {
+        const authorizerId = v().resources('AWS::ApiGateway::Authorizer')[0]![0];
+        expect(method).toMatchObject({ AuthorizationType: 'CUSTOM', AuthorizerId: { Ref: authorizerId }, ApiKeyRequired: true });
+      } else {
+        expect(method!.AuthorizationType).toBe('NONE');
+        expect(method!.AuthorizerId).toBeUndefined();
+        expect(method!.ApiKeyRequired).toBeFalsy();
+      }
+    });
+
+    it('answers any other method on a routed path with a 405 envelope', () => {
+      for (const path of new Set(routes.map((r) => r.path))) {
+        const allowed = routes.filter((r) => r.path === path).map((r) => r.method);
+        expect(v().methods().get(`ANY ${path}`)).toMatchObject(mockMethod(405, 'method_not_allowed', 'Method not allowed', { Allow: `'${allowed.join(', ')}'` }));
+      }
+    });
+
+    it('answers unknown paths, the root included, with a 404 envelope', () => {
+      for (const path of ['/', '/{proxy+}']) {
+        expect(v().methods().get(`ANY ${path}`)).toMatchObject(mockMethod(404, 'not_found', 'Route not found'));
+      }
+    });
+
+    it.each(GATEWAY_RESPONSES)('gateway response %s: %i %s envelope with x-request-id', (type, status, code, message) => {
+      v().template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
+        ResponseType: type,
+        StatusCode: String(status),
+        ResponseParameters: REQUEST_ID_HEADER,
+        ResponseTemplates: { 'application/json': envelope(code, message) },
+      });
+    });
+
+    it('customizes no gateway response beyond those', () => {
+      v().template.resourceCountIs('AWS::ApiGateway::GatewayResponse', GATEWAY_RESPONSES.length);
+    });
+
+    it('throttles each key at 50 requests/s, burst 100, on the stage', () => {
+      v().template.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
+      v().template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
+        Throttle: { RateLimit: 50, BurstLimit: 100 },
+        ApiStages: [Match.objectLike({ ApiId: { Ref: v().resources('AWS::ApiGateway::RestApi')[0]![0] }, Stage: Match.anyValue() })],
+      });
+    });
+  });
+
+  describe('tables', () => {
+    it.each(TABLE_KEYS.map((key) => [key, TABLES[key] as TableDefinition] as const))('%s: on demand, point-in-time recovery, keys and indexes of its definition', (key, definition) => {
+      const table = v().json.Resources[v().tableId(key)]!;
+      expect(table.Type).toBe('AWS::DynamoDB::Table');
+      expect(table.Properties).toMatchObject({
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        KeySchema: [{ AttributeName: definition.partitionKey.name, KeyType: 'HASH' }, ...(definition.sortKey ? [{ AttributeName: definition.sortKey.name, KeyType: 'RANGE' }] : [])],
+      });
+      if (definition.ttlAttribute) expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: definition.ttlAttribute, Enabled: true });
+      const indexes = (table.Properties.GlobalSecondaryIndexes ?? []) as Array<{ IndexName: string; Projection: Record<string, unknown> }>;
+      expect(indexes.map((i) => i.IndexName)).toEqual((definition.indexes ?? []).map((i) => i.name));
+      for (const index of definition.indexes ?? []) {
+        const projection = indexes.find((i) => i.IndexName === index.name)!.Projection;
+        if (index.projection === 'all') expect(projection).toEqual({ ProjectionType: 'ALL' });
+        else if (index.projection === 'keys') expect(projection).toEqual({ ProjectionType: 'KEYS_ONLY' });
+        else expect(projection).toEqual({ ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection] });
+      }
+    });
+
+    it('creates one table per definition', () => {
+      v().template.resourceCountIs('AWS::DynamoDB::Table', TABLE_KEYS.length);
+    });
+  });
+
+  describe('callbacks queue', () => {
+    const queues = () => {
+      const queue = v().json.Outputs.CallbackQueueUrl.Value.Ref as string;
+      const deadLetter = v().json.Resources[queue]!.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
+      return { queue, deadLetter };
+    };
+
+    it('redrives to a dead-letter queue kept 14 days; visibility timeout 60 s', () => {
+      const { queue, deadLetter } = queues();
+      expect(v().json.Resources[queue]!.Properties).toMatchObject({ VisibilityTimeout: 60, RedrivePolicy: { maxReceiveCount: expect.any(Number) } });
+      expect(v().json.Resources[deadLetter]!.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
+    });
+
+    it('encrypts both queues and refuses plain-HTTP access to them', () => {
+      for (const id of Object.values(queues())) {
+        expect(v().json.Resources[id]!.Properties.SqsManagedSseEnabled).toBe(true);
+        v().template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+          Queues: [{ Ref: id }],
+          PolicyDocument: {
+            Statement: Match.arrayWith([
+              Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            ]),
+          },
+        });
+      }
+    });
+
+    it('alarms as soon as one message waits in the dead-letter queue', () => {
+      const { deadLetter } = queues();
+      v().template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateNumberOfMessagesVisible',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetter, 'QueueName'] } }],
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        AlarmActions: [Match.anyValue()],
+      });
+    });
+  });
+
+  describe('schedules', () => {
+    const scheduled = definitions.filter((f) => f.kind === 'schedule');
+
+    it.each(scheduled.map((f) => [f.name, f] as const))('%s runs on its EventBridge rate', (name, definition) => {
+      const minutes = definition.everySeconds / 60;
+      v().template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: `rate(${minutes} minute${minutes === 1 ? '' : 's'})`,
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [v().functionIds().get(name), 'Arn'] } })],
+      });
+    });
+
+    it('targets expire-invoices every minute', () => {
+      v().template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: 'rate(1 minute)',
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [v().functionIds().get('expire-invoices'), 'Arn'] } })],
+      });
+      v().template.resourceCountIs('AWS::Events::Rule', scheduled.length);
+    });
+  });
+
+  describe('monitoring', () => {
+    it('alarms on errors of every function, on API 5XX, and on the dead-letter queue', () => {
+      for (const id of v().functionIds().values()) {
+        v().template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/Lambda',
+          MetricName: 'Errors',
+          Dimensions: [{ Name: 'FunctionName', Value: { Ref: id } }],
+          Statistic: 'Sum',
+          Period: 300,
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        });
+      }
+      v().template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError' });
+      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2);
+    });
+
+    it('sends every alarm to the alarm topic and has a dashboard', () => {
+      const topicId = v().json.Outputs.AlarmTopicArn.Value.Ref;
+      for (const [, alarm] of v().resources('AWS::CloudWatch::Alarm')) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+      v().template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    });
+  });
+
+  it('exports what the admin CLI reads, under stable names', () => {
+    const outputs = Object.keys(v().json.Outputs);
+    expect(outputs).toEqual(
+      expect.arrayContaining(['ApiUrl', 'UsagePlanId', 'RestApiId', 'CallbackQueueUrl', 'Stage', 'AlarmTopicArn', ...TABLE_KEYS.map((key) => `Table${pascalCase(key)}`)]),
+    );
+    // Spelled out: the admin CLI looks these up by name.
+    expect(outputs).toEqual(expect.arrayContaining(['TableMerchants', 'TableApiKeys', 'TableInvoices']));
+    expect(v().json.Outputs.Stage.Value).toBe(stage);
+  });
+});
+
+describe('stage differences', () => {
+  const demoOnly = FUNCTIONS.filter((f: GatewayFunction) => !f.stages.includes('prod')).map((f) => f.name);
+
+  it('deploys demo-only functions in demo and never in prod', () => {
+    const prod = views.prod.functionIds();
+    const demo = views.demo.functionIds();
+    for (const name of demoOnly) {
+      expect(prod.has(name)).toBe(false);
+      expect(demo.has(name)).toBe(true);
+    }
+  });
+
+  // Decisions 11, checked by path until the simulation routes land in the route table.
+  it('exposes no simulation path in prod', () => {
+    expect([...views.prod.resourcePaths().values()].filter((path) => path.includes('/simulate'))).toEqual([]);
+  });
+
+  it('retains and protects prod data; demo data goes with its stack', () => {
+    for (const [, table] of views.prod.resources('AWS::DynamoDB::Table')) {
+      expect(table).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: { DeletionProtectionEnabled: true } });
+    }
+    for (const [, table] of views.demo.resources('AWS::DynamoDB::Table')) {
+      expect(table).toMatchObject({ DeletionPolicy: 'Delete', Properties: { DeletionProtectionEnabled: false } });
+    }
+    for (const [, logGroup] of views.prod.resources('AWS::Logs::LogGroup')) expect(logGroup.DeletionPolicy).toBe('Retain');
+    expect(views.prod.stack.terminationProtection).toBe(true);
+    expect(views.demo.stack.terminationProtection).toBe(false);
+  });
+
+  it('keeps prod logs longer than demo logs', () => {
+    expect(views.prod.logRetentionOf('get-invoice')).toBeGreaterThan(views.demo.logRetentionOf('get-invoice'));
+  });
+
+  it('takes prod wallet keys as parameters without defaults; demo uses the test keys', () => {
+    const parameters = views.prod.json.Parameters!;
+    for (const [id, family] of [['WalletEvmXpub', 'EVM'], ['WalletBtcXpub', 'BTC'], ['WalletTronXpub', 'TRON']] as const) {
+      expect(parameters[id]).toMatchObject({ Type: 'String' });
+      expect(parameters[id].Default).toBeUndefined();
+      expect(views.prod.functionNamed('create-invoice').Properties.Environment.Variables[`WALLET_${family}_XPUB`]).toEqual({ Ref: id });
+    }
+    expect(Object.keys(views.demo.json.Parameters ?? {}).filter((id) => id.startsWith('Wallet'))).toEqual([]);
+    expect(views.demo.functionNamed('create-invoice').Properties.Environment.Variables).toMatchObject({
+      WALLET_EVM_XPUB: TEST_WALLET_XPUBS.evm,
+      WALLET_BTC_XPUB: TEST_WALLET_XPUBS.btc,
+      WALLET_TRON_XPUB: TEST_WALLET_XPUBS.tron,
+    });
+  });
+
+  it('builds PUBLIC_BASE_URL from the API id and stage, or takes the custom domain', () => {
+    const apiId = views.demo.resources('AWS::ApiGateway::RestApi')[0]![0];
+    const builtUrl = views.demo.functionNamed('create-invoice').Properties.Environment.Variables.PUBLIC_BASE_URL;
+    expect(refersTo(builtUrl, apiId)).toBe(true);
+    expect(JSON.stringify(builtUrl)).toMatch(/\/demo"/);
+    expect(customDomain.functionNamed('create-invoice').Properties.Environment.Variables.PUBLIC_BASE_URL).toBe(CUSTOM_DOMAIN);
+  });
+});
+
+function mockMethod(status: number, code: string, message: string, staticHeaders: Record<string, string> = {}) {
+  const headers = { 'x-request-id': 'context.requestId', ...staticHeaders };
+  const key = (name: string) => `method.response.header.${name}`;
+  return {
+    AuthorizationType: 'NONE',
+    Integration: {
+      Type: 'MOCK',
+      RequestTemplates: { 'application/json': JSON.stringify({ statusCode: status }) },
+      IntegrationResponses: [
+        {
+          StatusCode: String(status),
+          ResponseTemplates: { 'application/json': envelope(code, message) },
+          ResponseParameters: Object.fromEntries(Object.entries(headers).map(([name, value]) => [key(name), value])),
+        },
+      ],
+    },
+    MethodResponses: [{ StatusCode: String(status), ResponseParameters: Object.fromEntries(Object.keys(headers).map((name) => [key(name), true])) }],
+  };
+}
