@@ -15,8 +15,9 @@ const UNAUTHORIZED = 'Unauthorized';
 
 /** Allows every method of the API, so a cached decision serves all of the merchant's routes. */
 function apiWideResource(methodArn: string): string {
-  const [arnPrefix, apiId, stage] = methodArn.split('/');
-  return `${arnPrefix}/${apiId}/${stage}/*/*`;
+  // arn:aws:execute-api:{region}:{account}:{apiId}/{stage}/{METHOD}/{path...}
+  const [api, stage] = methodArn.split('/');
+  return `${api}/${stage}/*/*`;
 }
 
 export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {

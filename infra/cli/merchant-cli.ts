@@ -1,0 +1,240 @@
+/**
+ * `npm run merchant -- <command>`: creates merchants, issues, lists and revokes their keys
+ * (decisions 12). A new key and callback secret are printed once and never again.
+ */
+import { parseArgs } from 'node:util';
+import type { NewMerchantInput } from '../../shared/domain/merchants.js';
+import { STAGES, type Stage } from '../../shared/routes.js';
+import { DEFAULT_DATA_DIR, LOCAL_STAGE } from '../local/environment.js';
+import type { MerchantAdmin } from './merchant-admin.js';
+import { awsTarget, localTarget, type Target } from './targets.js';
+
+export const USAGE = `Usage: npm run merchant -- <command> [options]
+
+Commands:
+  create --name NAME [--callback-url URL] [--return-url URL] [--fee PERCENT] [--json]
+      Creates a merchant with one API key; prints the key and the callback secret once.
+  add-key --merchant MERCHANT_ID [--json]
+      Issues another key (rotation: add, switch over, then revoke the old one).
+  revoke-key --merchant MERCHANT_ID --key KEY_ID
+  list [--json]
+      Merchants and their keys (ids, hints and status; never the keys themselves).
+
+Where:
+  default                                the local gateway running from $GATEWAY_DATA_DIR (${DEFAULT_DATA_DIR})
+  --aws --stage prod|demo [--region R]   a deployed environment, with the usual AWS credentials
+`;
+
+const OPTIONS = {
+  name: { type: 'string' },
+  'callback-url': { type: 'string' },
+  'return-url': { type: 'string' },
+  fee: { type: 'string' },
+  merchant: { type: 'string' },
+  key: { type: 'string' },
+  json: { type: 'boolean' },
+  aws: { type: 'boolean' },
+  stage: { type: 'string' },
+  region: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+type OptionName = keyof typeof OPTIONS;
+type Values = { [K in OptionName]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
+
+const COMMAND_OPTIONS = {
+  create: ['name', 'callback-url', 'return-url', 'fee', 'json'],
+  'add-key': ['merchant', 'json'],
+  'revoke-key': ['merchant', 'key'],
+  list: ['json'],
+} as const satisfies Record<string, readonly OptionName[]>;
+const TARGET_OPTIONS: readonly OptionName[] = ['aws', 'stage', 'region', 'help'];
+
+type CommandName = keyof typeof COMMAND_OPTIONS;
+
+type Command =
+  | { name: 'create'; input: NewMerchantInput; json: boolean }
+  | { name: 'add-key'; merchantId: string; json: boolean }
+  | { name: 'revoke-key'; merchantId: string; keyId: string }
+  | { name: 'list'; json: boolean };
+
+type Where = { aws: false } | { aws: true; stage: Stage; region?: string };
+
+class UsageError extends Error {}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const FEE = /^\d{1,3}(\.\d{1,4})?$/;
+
+function required(values: Values, option: 'name' | 'merchant' | 'key'): string {
+  const value = values[option]?.trim();
+  if (!value) throw new UsageError(`--${option} is required`);
+  return value;
+}
+
+function id(values: Values, option: 'merchant' | 'key'): string {
+  const value = required(values, option);
+  if (!UUID.test(value)) throw new UsageError(`--${option} must be an id as printed by create or list`);
+  return value;
+}
+
+/** Production delivers callbacks over https only (decisions 10), so it takes https URLs only. */
+function url(values: Values, option: 'callback-url' | 'return-url', stage: Stage): string | undefined {
+  const value = values[option];
+  if (value === undefined) return undefined;
+  const protocols = stage === 'prod' ? ['https:'] : ['https:', 'http:'];
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new UsageError(`--${option} must be an absolute URL`);
+  }
+  if (!protocols.includes(parsed.protocol)) throw new UsageError(`--${option} must be an ${protocols.join(' or ').replaceAll(':', '')} URL`);
+  return value;
+}
+
+function fee(values: Values): string | undefined {
+  const value = values.fee;
+  if (value === undefined) return undefined;
+  if (!FEE.test(value) || Number(value) > 100) throw new UsageError('--fee must be a percentage from 0 to 100, e.g. 1.5');
+  return value;
+}
+
+function parseWhere(values: Values): Where {
+  if (!values.aws) {
+    if (values.stage !== undefined || values.region !== undefined) throw new UsageError('--stage and --region go with --aws');
+    return { aws: false };
+  }
+  const stage = values.stage;
+  if (!stage || !(STAGES as readonly string[]).includes(stage)) throw new UsageError(`--aws needs --stage ${STAGES.join('|')}`);
+  return { aws: true, stage: stage as Stage, region: values.region };
+}
+
+function parseCommand(name: CommandName, values: Values, stage: Stage): Command {
+  switch (name) {
+    case 'create':
+      return {
+        name,
+        input: {
+          name: required(values, 'name'),
+          callbackUrl: url(values, 'callback-url', stage),
+          returnUrl: url(values, 'return-url', stage),
+          processingFeePercent: fee(values),
+        },
+        json: values.json ?? false,
+      };
+    case 'add-key':
+      return { name, merchantId: id(values, 'merchant'), json: values.json ?? false };
+    case 'revoke-key':
+      return { name, merchantId: id(values, 'merchant'), keyId: id(values, 'key') };
+    case 'list':
+      return { name, json: values.json ?? false };
+  }
+}
+
+type Invocation = { help: true } | { help: false; where: Where; command: Command };
+
+function parseInvocation(argv: string[]): Invocation {
+  let parsed: { values: Values; positionals: string[] };
+  try {
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { help: true };
+  const [name, ...extra] = positionals;
+  if (name === undefined) throw new UsageError('a command is required');
+  if (!Object.hasOwn(COMMAND_OPTIONS, name)) throw new UsageError(`unknown command ${name}`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument ${extra[0]}`);
+  const commandName = name as CommandName;
+  const allowed: readonly OptionName[] = [...COMMAND_OPTIONS[commandName], ...TARGET_OPTIONS];
+  const stray = (Object.keys(values) as OptionName[]).find((option) => !allowed.includes(option));
+  if (stray) throw new UsageError(`--${stray} is not an option of ${commandName}`);
+  const where = parseWhere(values);
+  return { help: false, where, command: parseCommand(commandName, values, where.aws ? where.stage : LOCAL_STAGE) };
+}
+
+const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+async function run(command: Command, admin: MerchantAdmin, description: string): Promise<string> {
+  switch (command.name) {
+    case 'create': {
+      const { merchant, key } = await admin.createMerchant(command.input);
+      const created = { merchantId: merchant.id, apiKey: key.apiKey, callbackSecret: merchant.callbackSecret };
+      if (command.json) return json(created);
+      return [
+        `Created merchant ${merchant.id} (${merchant.name}) in ${description}.`,
+        `Key id:          ${key.keyId}`,
+        `API key:         ${key.apiKey}`,
+        `Callback secret: ${merchant.callbackSecret}`,
+        'The API key and the callback secret are shown this once; keep them now.',
+        '',
+      ].join('\n');
+    }
+    case 'add-key': {
+      const key = await admin.addKey(command.merchantId);
+      if (command.json) return json(key);
+      return [`Added key ${key.keyId} to merchant ${key.merchantId}.`, `API key: ${key.apiKey}`, 'It is shown this once; keep it now.', ''].join('\n');
+    }
+    case 'revoke-key':
+      await admin.revokeKey(command.merchantId, command.keyId);
+      return `Revoked key ${command.keyId} of merchant ${command.merchantId}.\n`;
+    case 'list': {
+      const merchants = (await admin.list()).map(({ merchant, keys }) => ({
+        merchantId: merchant.id,
+        name: merchant.name,
+        callbackUrl: merchant.callbackUrl,
+        returnUrl: merchant.returnUrl,
+        processingFeePercent: merchant.processingFeePercent,
+        createdAt: merchant.createdAt,
+        keys: keys.map(({ keyId, hint, status, createdAt, revokedAt }) => ({ keyId, hint, status, createdAt, revokedAt: revokedAt ?? null })),
+      }));
+      if (command.json) return json(merchants);
+      if (merchants.length === 0) return `No merchants in ${description}.\n`;
+      return merchants
+        .map((m) =>
+          [
+            `${m.merchantId}  ${m.name}  fee ${m.processingFeePercent}%  callback ${m.callbackUrl ?? 'none'}`,
+            ...m.keys.map((k) => `  key ${k.keyId}  ${k.hint}  ${k.status}${k.revokedAt ? ` ${k.revokedAt}` : ''}`),
+          ].join('\n'),
+        )
+        .join('\n')
+        .concat('\n');
+    }
+  }
+}
+
+export interface CliIo {
+  env: NodeJS.ProcessEnv;
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** Runs one command; resolves to the exit code (0 done, 1 failed, 2 usage error). */
+export async function runMerchantCli(argv: string[], io: CliIo): Promise<number> {
+  let invocation: Invocation;
+  try {
+    invocation = parseInvocation(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    io.err(`merchant: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (invocation.help) {
+    io.out(USAGE);
+    return 0;
+  }
+
+  let target: Target | undefined;
+  try {
+    const { where } = invocation;
+    target = where.aws ? await awsTarget(where.stage, where.region) : await localTarget(io.env.GATEWAY_DATA_DIR || DEFAULT_DATA_DIR);
+    io.out(await run(invocation.command, target.admin, target.description));
+    return 0;
+  } catch (error) {
+    io.err(`merchant: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  } finally {
+    target?.close();
+  }
+}

@@ -1,0 +1,77 @@
+/**
+ * Where the admin CLI works: the local stack running from a data directory, or a deployed
+ * environment found through its CloudFormation stack's outputs.
+ */
+import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
+import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Stage } from '../../shared/routes.js';
+import { DynamoMerchantStore } from '../../shared/store/merchants.js';
+import { localDynamoClient } from '../local/dynamodb.js';
+import { readRunningStack } from '../local/runtime-info.js';
+import { ApiGatewayKeyRegistry } from './api-gateway-keys.js';
+import { AdminError, localKeyRegistry, MerchantAdmin } from './merchant-admin.js';
+
+export interface Target {
+  /** For messages: which environment the CLI worked on. */
+  description: string;
+  admin: MerchantAdmin;
+  /** Releases the SDK clients' connections. */
+  close(): void;
+}
+
+/** Same marshalling as the functions' client: absent optional fields are left out. */
+const documentClient = (client: DynamoDBClient) =>
+  DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+
+export async function localTarget(dataDir: string): Promise<Target> {
+  const stack = await readRunningStack(dataDir);
+  if (!stack) throw new AdminError(`No local gateway is running from ${dataDir}; start it with npm start (or set GATEWAY_DATA_DIR)`);
+  const client = localDynamoClient(stack.dynamodbEndpoint);
+  const store = new DynamoMerchantStore(documentClient(client), stack.tables);
+  return {
+    description: `the local gateway at ${stack.baseUrl}`,
+    admin: new MerchantAdmin(store, localKeyRegistry, stack.stage),
+    close: () => client.destroy(),
+  };
+}
+
+/** The outputs of the stack that `infra/aws` deploys for `stage`. */
+export async function stackOutputs(client: Pick<CloudFormationClient, 'send'>, stage: Stage): Promise<Record<string, string>> {
+  const stackName = `PaymentGateway-${stage}`;
+  try {
+    const { Stacks } = await client.send(new DescribeStacksCommand({ StackName: stackName }));
+    const outputs = Stacks?.[0]?.Outputs ?? [];
+    return Object.fromEntries(outputs.flatMap((o) => (o.OutputKey && o.OutputValue ? [[o.OutputKey, o.OutputValue]] : [])));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new AdminError(`Could not read the stack ${stackName}: ${reason}`);
+  }
+}
+
+export async function awsTarget(stage: Stage, region: string | undefined): Promise<Target> {
+  const cloudFormation = new CloudFormationClient({ region });
+  let outputs: Record<string, string>;
+  try {
+    outputs = await stackOutputs(cloudFormation, stage);
+  } finally {
+    cloudFormation.destroy();
+  }
+  const required = ['TableMerchants', 'TableApiKeys', 'UsagePlanId', 'Stage'] as const;
+  const missing = required.filter((name) => !outputs[name]);
+  if (missing.length > 0) throw new AdminError(`The stack PaymentGateway-${stage} lacks the outputs ${missing.join(', ')}`);
+  if (outputs.Stage !== stage) throw new AdminError(`The stack PaymentGateway-${stage} serves the stage ${outputs.Stage}`);
+
+  const dynamo = new DynamoDBClient({ region });
+  const apiGateway = new APIGatewayClient({ region });
+  const store = new DynamoMerchantStore(documentClient(dynamo), { merchants: outputs.TableMerchants!, apiKeys: outputs.TableApiKeys! });
+  return {
+    description: `the ${stage} stage in AWS${outputs.RestApiId ? ` (REST API ${outputs.RestApiId})` : ''}`,
+    admin: new MerchantAdmin(store, new ApiGatewayKeyRegistry(apiGateway, outputs.UsagePlanId!), stage),
+    close: () => {
+      dynamo.destroy();
+      apiGateway.destroy();
+    },
+  };
+}

@@ -1,0 +1,399 @@
+/**
+ * API Gateway (REST, Lambda proxy integration, REQUEST authorizer, usage-plan throttling) in
+ * front of the same function handlers that run in AWS. The failures API Gateway answers itself
+ * are rendered as the error envelope, as the AWS stack's gateway responses render them.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type {
+  APIGatewayAuthorizerResult,
+  APIGatewayProxyEvent,
+  APIGatewayProxyResult,
+  APIGatewayRequestAuthorizerEvent,
+} from 'aws-lambda';
+import { ApiError, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
+import { apiErrorResponse, internalErrorResponse, type Headers } from '../../shared/http/envelope.js';
+import type { AuthorizerFunction, HttpRoute, Stage } from '../../shared/routes.js';
+import { LOCAL_ACCOUNT_ID } from './environment.js';
+import type { Invoke } from './functions.js';
+import type { RuntimeLog } from './log.js';
+import { TokenBucketThrottle } from './throttle.js';
+
+/** API Gateway's own limit on a request payload; routes set lower ones in their handlers. */
+export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
+
+const LOCAL_API_ID = 'local';
+/** What API Gateway expects an authorizer to throw for a key it refuses. */
+const AUTHORIZER_REFUSAL = 'Unauthorized';
+
+export interface GatewayRequest {
+  method: string;
+  /** Path and query string, as on the request line. */
+  target: string;
+  /** Name and value pairs in arrival order, names as the client sent them. */
+  headers: ReadonlyArray<readonly [string, string]>;
+  body: Buffer;
+  sourceIp: string;
+}
+
+export interface GatewayResponse {
+  statusCode: number;
+  /** Lower-cased names. */
+  headers: Record<string, string[]>;
+  body: Buffer;
+}
+
+export interface ApiGatewayOptions {
+  stage: Stage;
+  routes: readonly HttpRoute[];
+  authorizer: AuthorizerFunction;
+  invoke: Invoke;
+  throttle?: TokenBucketThrottle;
+  log: RuntimeLog;
+}
+
+interface CompiledRoute {
+  route: HttpRoute;
+  pattern: RegExp;
+  parameterNames: string[];
+}
+
+type RouteMatch =
+  | { kind: 'route'; route: HttpRoute; pathParameters: Record<string, string> }
+  | { kind: 'otherMethods'; allowed: string[] }
+  | { kind: 'none' };
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** `/api/v2/invoices/{invoiceId}` -> a pattern capturing one path segment per parameter. */
+function compileRoute(route: HttpRoute): CompiledRoute {
+  const parameterNames: string[] = [];
+  const source = route.path
+    .split('/')
+    .map((segment) => {
+      const parameter = /^\{(\w+)\}$/.exec(segment)?.[1];
+      if (parameter === undefined) return escapeRegExp(segment);
+      parameterNames.push(parameter);
+      return '([^/]+)';
+    })
+    .join('/');
+  return { route, pattern: new RegExp(`^${source}$`), parameterNames };
+}
+
+const decodeSegment = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+};
+
+/** IAM resource and action patterns: `*` is any run of characters, `?` any one. */
+const iamPattern = (pattern: string): RegExp =>
+  new RegExp(`^${pattern.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : escapeRegExp(c))).join('')}$`);
+
+const asStrings = (value: unknown): string[] =>
+  typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+
+/** Whether the authorizer's policy lets the caller invoke `methodArn`: an Allow and no Deny. */
+function policyAllows(result: APIGatewayAuthorizerResult, methodArn: string): boolean {
+  const statements = (result.policyDocument?.Statement ?? []) as unknown as Record<string, unknown>[];
+  const matches = (effect: string) =>
+    statements.some(
+      (statement) =>
+        statement.Effect === effect &&
+        asStrings(statement.Action).some((action) => iamPattern(action).test('execute-api:Invoke')) &&
+        asStrings(statement.Resource).some((resource) => iamPattern(resource).test(methodArn)),
+    );
+  return matches('Allow') && !matches('Deny');
+}
+
+function isAuthorizerResult(value: unknown): value is APIGatewayAuthorizerResult {
+  if (typeof value !== 'object' || value === null) return false;
+  const result = value as Partial<APIGatewayAuthorizerResult>;
+  return typeof result.principalId === 'string' && typeof result.policyDocument === 'object' && result.policyDocument !== null;
+}
+
+function isProxyResult(value: unknown): value is APIGatewayProxyResult {
+  if (typeof value !== 'object' || value === null) return false;
+  const result = value as Partial<APIGatewayProxyResult>;
+  return (
+    Number.isInteger(result.statusCode) &&
+    result.statusCode! >= 100 &&
+    result.statusCode! <= 599 &&
+    (result.body === undefined || typeof result.body === 'string')
+  );
+}
+
+/** Headers and multi-value headers merged as API Gateway merges them. */
+function toGatewayResponse(result: APIGatewayProxyResult, requestId: string): GatewayResponse {
+  const headers: Record<string, string[]> = {};
+  for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) {
+    headers[name.toLowerCase()] = values.map(String);
+  }
+  for (const [name, value] of Object.entries(result.headers ?? {})) {
+    const values = (headers[name.toLowerCase()] ??= []);
+    if (!values.includes(String(value))) values.push(String(value));
+  }
+  headers['content-type'] ??= ['application/json'];
+  headers['x-request-id'] ??= [requestId];
+  const body = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
+  return { statusCode: result.statusCode, headers, body };
+}
+
+type Authorization = { allowed: false } | { allowed: true; principalId: string; usageIdentifierKey: string; context: Record<string, string> };
+
+export class ApiGateway {
+  private readonly routes: CompiledRoute[];
+  private readonly throttle: TokenBucketThrottle;
+
+  constructor(private readonly options: ApiGatewayOptions) {
+    this.routes = options.routes.map(compileRoute);
+    this.throttle = options.throttle ?? new TokenBucketThrottle();
+  }
+
+  async handle(request: GatewayRequest): Promise<GatewayResponse> {
+    const requestId = randomUUID();
+    if (request.body.length > MAX_PAYLOAD_BYTES) return this.payloadTooLarge(requestId);
+    try {
+      return await this.dispatch(request, requestId);
+    } catch (error) {
+      this.options.log.error(`Request ${requestId} failed`, error);
+      return toGatewayResponse(internalErrorResponse(requestId), requestId);
+    }
+  }
+
+  /** For a body refused while it was still arriving. */
+  payloadTooLarge(requestId: string = randomUUID()): GatewayResponse {
+    return this.reject(requestId, 'payload_too_large', 'Request body too large');
+  }
+
+  private reject(requestId: string, code: ErrorCode, message: string, headers: Headers = {}): GatewayResponse {
+    return toGatewayResponse(apiErrorResponse(new ApiError(code, message), headers), requestId);
+  }
+
+  private match(method: string, path: string): RouteMatch {
+    const allowed: string[] = [];
+    for (const { route, pattern, parameterNames } of this.routes) {
+      const found = pattern.exec(path);
+      if (!found) continue;
+      if (route.method !== method) {
+        allowed.push(route.method);
+        continue;
+      }
+      const pathParameters = Object.fromEntries(parameterNames.map((name, i) => [name, decodeSegment(found[i + 1]!)]));
+      return { kind: 'route', route, pathParameters };
+    }
+    return allowed.length > 0 ? { kind: 'otherMethods', allowed } : { kind: 'none' };
+  }
+
+  private async dispatch(request: GatewayRequest, requestId: string): Promise<GatewayResponse> {
+    const queryStart = request.target.indexOf('?');
+    const rawPath = queryStart < 0 ? request.target : request.target.slice(0, queryStart);
+    const path = rawPath.length > 1 ? rawPath.replace(/\/+$/, '') : rawPath;
+    const query = new URLSearchParams(queryStart < 0 ? '' : request.target.slice(queryStart + 1));
+
+    const match = this.match(request.method, path);
+    if (match.kind === 'none') return this.reject(requestId, 'not_found', 'Route not found');
+    if (match.kind === 'otherMethods') {
+      return this.reject(requestId, 'method_not_allowed', 'Method not allowed', { allow: match.allowed.join(', ') });
+    }
+
+    const event = this.proxyEvent(request, match.route, match.pathParameters, query, path, requestId);
+    if (match.route.auth === 'apiKey') {
+      const authorization = await this.authorize(event);
+      if (!authorization.allowed) return this.reject(requestId, 'unauthorized', UNAUTHORIZED_MESSAGE);
+      if (!this.throttle.tryTake(authorization.usageIdentifierKey)) {
+        return this.reject(requestId, 'too_many_requests', 'Too many requests');
+      }
+      event.requestContext.authorizer = { ...authorization.context, principalId: authorization.principalId };
+    }
+
+    const result = await this.options.invoke(match.route, event);
+    if (!isProxyResult(result)) throw new Error(`${match.route.name} returned no valid proxy result`);
+    return toGatewayResponse(result, requestId);
+  }
+
+  private proxyEvent(
+    request: GatewayRequest,
+    route: HttpRoute,
+    pathParameters: Record<string, string>,
+    query: URLSearchParams,
+    path: string,
+    requestId: string,
+  ): APIGatewayProxyEvent {
+    const headers: Record<string, string> = {};
+    const multiValueHeaders: Record<string, string[]> = {};
+    for (const [name, value] of request.headers) {
+      headers[name] = value;
+      (multiValueHeaders[name] ??= []).push(value);
+    }
+    const queryStringParameters: Record<string, string> = {};
+    const multiValueQueryStringParameters: Record<string, string[]> = {};
+    for (const [name, value] of query) {
+      queryStringParameters[name] = value;
+      (multiValueQueryStringParameters[name] ??= []).push(value);
+    }
+    const hasQuery = Object.keys(queryStringParameters).length > 0;
+    const header = (name: string) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? null;
+    const now = Date.now();
+    return {
+      resource: route.path,
+      path,
+      httpMethod: request.method,
+      headers,
+      multiValueHeaders,
+      pathParameters: Object.keys(pathParameters).length > 0 ? pathParameters : null,
+      queryStringParameters: hasQuery ? queryStringParameters : null,
+      multiValueQueryStringParameters: hasQuery ? multiValueQueryStringParameters : null,
+      stageVariables: null,
+      body: request.body.length > 0 ? request.body.toString('utf8') : null,
+      isBase64Encoded: false,
+      requestContext: {
+        accountId: LOCAL_ACCOUNT_ID,
+        apiId: LOCAL_API_ID,
+        authorizer: null,
+        protocol: 'HTTP/1.1',
+        httpMethod: request.method,
+        path: `/${this.options.stage}${path}`,
+        stage: this.options.stage,
+        requestId,
+        requestTimeEpoch: now,
+        requestTime: new Date(now).toISOString(),
+        resourceId: route.name,
+        resourcePath: route.path,
+        domainName: header('host') ?? undefined,
+        identity: {
+          sourceIp: request.sourceIp,
+          userAgent: header('user-agent'),
+          accessKey: null,
+          accountId: null,
+          apiKey: null,
+          apiKeyId: null,
+          caller: null,
+          clientCert: null,
+          cognitoAuthenticationProvider: null,
+          cognitoAuthenticationType: null,
+          cognitoIdentityId: null,
+          cognitoIdentityPoolId: null,
+          principalOrgId: null,
+          user: null,
+          userArn: null,
+        },
+      },
+    };
+  }
+
+  /**
+   * Runs the REQUEST authorizer. A missing key is refused without calling it (the header is its
+   * identity source); an authorizer that throws `Unauthorized` or denies refuses the request,
+   * and one that fails otherwise fails the request, as in AWS.
+   */
+  private async authorize(event: APIGatewayProxyEvent): Promise<Authorization> {
+    const apiKey = Object.entries(event.headers).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
+    if (!apiKey) return { allowed: false };
+
+    const methodArn = `arn:aws:execute-api:local:${LOCAL_ACCOUNT_ID}:${LOCAL_API_ID}/${this.options.stage}/${event.httpMethod}${event.path}`;
+    const authorizerEvent: APIGatewayRequestAuthorizerEvent = {
+      type: 'REQUEST',
+      methodArn,
+      resource: event.resource,
+      path: event.path,
+      httpMethod: event.httpMethod,
+      headers: event.headers,
+      multiValueHeaders: event.multiValueHeaders,
+      pathParameters: event.pathParameters,
+      queryStringParameters: event.queryStringParameters,
+      multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+      stageVariables: event.stageVariables,
+      requestContext: { ...event.requestContext, authorizer: undefined },
+    };
+
+    let result: unknown;
+    try {
+      result = await this.options.invoke(this.options.authorizer, authorizerEvent);
+    } catch (error) {
+      if (error instanceof Error && error.message === AUTHORIZER_REFUSAL) return { allowed: false };
+      throw error;
+    }
+    if (!isAuthorizerResult(result)) throw new Error(`${this.options.authorizer.name} returned no valid authorizer result`);
+    if (!policyAllows(result, methodArn)) return { allowed: false };
+    if (!result.usageIdentifierKey) throw new Error(`${this.options.authorizer.name} returned no usageIdentifierKey to throttle by`);
+    // API Gateway hands the context to the integration with every value as a string.
+    const context = Object.fromEntries(
+      Object.entries(result.context ?? {}).flatMap(([name, value]) => (value === null || value === undefined ? [] : [[name, String(value)]])),
+    );
+    return { allowed: true, principalId: result.principalId, usageIdentifierKey: result.usageIdentifierKey, context };
+  }
+}
+
+/** Reads a body up to `limit` bytes; undefined once it is larger. */
+function readBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+  return new Promise((resolveBody, rejectBody) => {
+    if (Number(request.headers['content-length']) > limit) {
+      request.resume();
+      resolveBody(undefined);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        chunks.length = 0;
+        resolveBody(undefined);
+      } else {
+        chunks.push(chunk);
+      }
+    });
+    request.on('end', () => resolveBody(size > limit ? undefined : Buffer.concat(chunks)));
+    request.on('error', rejectBody);
+  });
+}
+
+function headerPairs(rawHeaders: string[]): Array<[string, string]> {
+  const pairs: Array<[string, string]> = [];
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) pairs.push([rawHeaders[i]!, rawHeaders[i + 1]!]);
+  return pairs;
+}
+
+function writeResponse(response: ServerResponse, answer: GatewayResponse, closeConnection: boolean): void {
+  response.writeHead(answer.statusCode, {
+    ...answer.headers,
+    'content-length': String(answer.body.length),
+    ...(closeConnection ? { connection: 'close' } : {}),
+  });
+  response.end(answer.body);
+}
+
+/**
+ * The HTTP side: reads the request, lets the gateway answer, writes the answer, logs one line.
+ * Given a promise, requests wait until the gateway is ready.
+ */
+export function httpListener(gateway: ApiGateway | Promise<ApiGateway>, log: RuntimeLog): RequestListener {
+  const serve = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const startedAt = performance.now();
+    const body = await readBody(request, MAX_PAYLOAD_BYTES);
+    const ready = await gateway;
+    const answer =
+      body === undefined
+        ? ready.payloadTooLarge()
+        : await ready.handle({
+            method: request.method ?? 'GET',
+            target: request.url ?? '/',
+            headers: headerPairs(request.rawHeaders),
+            body,
+            sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+          });
+    // The rest of an oversized body is not worth reading: answer, then drop the connection.
+    writeResponse(response, answer, body === undefined);
+    const elapsed = Math.round(performance.now() - startedAt);
+    log.info(`${request.method} ${request.url} ${answer.statusCode} ${elapsed} ms ${answer.headers['x-request-id']?.[0] ?? ''}`);
+  };
+  return (request, response) => {
+    serve(request, response).catch((error: unknown) => {
+      log.error(`Could not answer ${request.method} ${request.url}`, error);
+      response.destroy();
+    });
+  };
+}

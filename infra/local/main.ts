@@ -1,0 +1,63 @@
+/** `npm start`: the whole gateway on this machine until SIGINT or SIGTERM (decisions 13). */
+import type { LocalSettings } from './environment.js';
+import type { LocalGateway } from './runtime.js';
+
+// Set before the SDK loads: it warns that Node 20 support ends; the functions run on Node 22 in AWS.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+const [{ parseLocalSettings }, { startLocalGateway }] = await Promise.all([import('./environment.js'), import('./runtime.js')]);
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+function printBanner(gateway: LocalGateway): void {
+  const { baseUrl, demoMerchant } = gateway;
+  const rows: Array<[string, string]> = [
+    ['Base URL', baseUrl],
+    ['Demo API key', demoMerchant.apiKey],
+    ['Callback secret', demoMerchant.callbackSecret],
+    ['Callback URL', demoMerchant.callbackUrl ?? 'none (no callbacks sent)'],
+    ['Docs', `${baseUrl}/docs`],
+    ['OpenAPI', `${baseUrl}/api/v2/openapi.json`],
+    ['Data directory', gateway.dataDir],
+  ];
+  console.log('Payment gateway running locally (demo stage)');
+  for (const [label, value] of rows) console.log(`  ${label.padEnd(16)} ${value}`);
+  console.log('Press Ctrl+C to stop.');
+}
+
+let settings: LocalSettings;
+try {
+  settings = parseLocalSettings(process.env);
+} catch (error) {
+  console.error(messageOf(error));
+  process.exit(2);
+}
+
+const starting = startLocalGateway(settings);
+let stopRequested = false;
+
+async function stop(signal: NodeJS.Signals): Promise<void> {
+  if (stopRequested) return;
+  stopRequested = true;
+  console.log(`${signal}: stopping`);
+  let gateway: LocalGateway;
+  try {
+    gateway = await starting;
+  } catch {
+    return; // The start failure is reported below, and it exits.
+  }
+  await gateway.stop();
+  console.log('Stopped');
+  process.exit(0);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, (received) => void stop(received));
+
+starting.then(
+  (gateway) => {
+    if (!stopRequested) printBanner(gateway);
+  },
+  (error: unknown) => {
+    console.error(`Could not start the local gateway: ${messageOf(error)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,63 @@
+/**
+ * `{dataDir}/runtime.json`: where a running local stack can be reached. The runtime writes it
+ * once it serves and removes it when it stops; the merchant admin CLI finds the stack through it.
+ */
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { STAGES } from '../../shared/routes.js';
+import { TABLE_KEYS, type TableKey } from '../../shared/store/tables.js';
+
+const runtimeInfoSchema = z.object({
+  stage: z.enum(STAGES),
+  baseUrl: z.string(),
+  region: z.string(),
+  dynamodbEndpoint: z.string(),
+  sqsEndpoint: z.string(),
+  tables: z.object(Object.fromEntries(TABLE_KEYS.map((key) => [key, z.string()])) as Record<TableKey, z.ZodString>),
+  pid: z.number().int(),
+});
+
+export type RuntimeInfo = z.infer<typeof runtimeInfoSchema>;
+
+export const runtimeInfoFile = (dataDir: string): string => join(dataDir, 'runtime.json');
+
+export async function writeRuntimeInfo(dataDir: string, info: RuntimeInfo): Promise<void> {
+  await writeFile(runtimeInfoFile(dataDir), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+}
+
+export async function removeRuntimeInfo(dataDir: string): Promise<void> {
+  await rm(runtimeInfoFile(dataDir), { force: true });
+}
+
+/** Whether a process with this id exists (signal 0 only checks). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The stack serving from `dataDir`, or undefined when none is running there. */
+export async function readRunningStack(dataDir: string): Promise<RuntimeInfo | undefined> {
+  let text: string;
+  try {
+    text = await readFile(runtimeInfoFile(dataDir), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  const parsed = runtimeInfoSchema.safeParse(json);
+  if (!parsed.success) throw new Error(`${runtimeInfoFile(dataDir)} is not a runtime description; remove it`);
+  // A runtime killed without the chance to clean up leaves its file behind.
+  return isProcessAlive(parsed.data.pid) ? parsed.data : undefined;
+}

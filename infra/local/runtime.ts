@@ -1,0 +1,178 @@
+/**
+ * The whole AWS stack on one machine (decisions 13): DynamoDB Local, a local SQS, the API
+ * Gateway emulation in front of the same handlers, and the schedules as timers.
+ */
+import { mkdir } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { functionsForStage, type AuthorizerFunction, type GatewayFunction, type HttpRoute, type ScheduledFunction } from '../../shared/routes.js';
+import { ApiGateway, httpListener } from './api-gateway.js';
+import { ensureDemoMerchant, type DemoMerchant } from './demo-merchant.js';
+import { ensureTables, startDynamoDbLocal } from './dynamodb.js';
+import { handlerEnvironment, localTableNames, LOCAL_REGION, LOCAL_STAGE, type LocalSettings } from './environment.js';
+import { invoker, loadHandler, type LambdaHandler } from './functions.js';
+import { consoleLog, type RuntimeLog } from './log.js';
+import { readRunningStack, removeRuntimeInfo, writeRuntimeInfo } from './runtime-info.js';
+import { startScheduler } from './scheduler.js';
+import { startLocalSqs } from './sqs.js';
+
+/** How long requests in flight may take to finish once the runtime stops. */
+const SHUTDOWN_GRACE_MS = 5_000;
+
+export interface LocalGatewayOptions extends LocalSettings {
+  log?: RuntimeLog;
+}
+
+export interface LocalGateway {
+  baseUrl: string;
+  dataDir: string;
+  demoMerchant: DemoMerchant;
+  /** Stops everything it started, Java included; resolves once all of it has stopped. */
+  stop(): Promise<void>;
+}
+
+/** What has been started so far, stopped in reverse order, whatever fails on the way. */
+class Teardown {
+  private readonly steps: Array<() => unknown> = [];
+
+  constructor(private readonly log: RuntimeLog) {}
+
+  add(step: () => unknown): void {
+    this.steps.push(step);
+  }
+
+  async run(): Promise<void> {
+    for (const step of this.steps.splice(0).reverse()) {
+      try {
+        await step();
+      } catch (error) {
+        this.log.error('A part of the local gateway did not stop cleanly', error);
+      }
+    }
+  }
+}
+
+async function listen(server: Server, port: number): Promise<number> {
+  await new Promise<void>((resolveListen, rejectListen) => {
+    server.once('error', rejectListen);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', rejectListen);
+      resolveListen();
+    });
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+async function closeServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolveClose) => server.close(() => resolveClose()));
+  server.closeIdleConnections();
+  const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+  await closed;
+  clearTimeout(force);
+}
+
+/** Loads every function whose file exists; the others are reported and left out. */
+async function loadHandlers(functions: readonly GatewayFunction[], log: RuntimeLog): Promise<Map<string, LambdaHandler>> {
+  const handlers = new Map<string, LambdaHandler>();
+  for (const fn of functions) {
+    const handler = await loadHandler(fn.name);
+    if (handler) handlers.set(fn.name, handler);
+    else log.warn(`functions/${fn.name}.ts does not exist; ${fn.name} is not available`);
+  }
+  return handlers;
+}
+
+/**
+ * Starts the stack and resolves once it serves. Once per process: the function modules and the
+ * shared DynamoDB client take their settings from the environment when they first load.
+ */
+export async function startLocalGateway(options: LocalGatewayOptions): Promise<LocalGateway> {
+  const log = options.log ?? consoleLog;
+  const dataDir = resolve(options.dataDir);
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const running = await readRunningStack(dataDir);
+  // Two DynamoDB Locals on one database file would corrupt it.
+  if (running) throw new Error(`A local gateway (pid ${running.pid}) already serves from ${dataDir} at ${running.baseUrl}`);
+
+  const teardown = new Teardown(log);
+  try {
+    // Requests that arrive while the functions load wait for them, as during a cold start.
+    let gatewayReady!: (gateway: ApiGateway) => void;
+    let gatewayFailed!: (reason: unknown) => void;
+    const gateway = new Promise<ApiGateway>((resolveGateway, rejectGateway) => {
+      gatewayReady = resolveGateway;
+      gatewayFailed = rejectGateway;
+    });
+    gateway.catch(() => undefined);
+    const server = createServer(httpListener(gateway, log));
+    // First, so that a port in use fails the start before Java is started.
+    const port = await listen(server, options.port).catch((error: unknown) => {
+      throw new Error(`Could not listen on port ${options.port}: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    const [dynamo, sqs] = await Promise.allSettled([startDynamoDbLocal({ dataDir: join(dataDir, 'dynamodb') }), startLocalSqs()]);
+    if (dynamo.status === 'fulfilled') teardown.add(() => dynamo.value.stop());
+    if (sqs.status === 'fulfilled') teardown.add(() => sqs.value.stop());
+    // Added after the stores, so it closes before them: requests in flight still reach them.
+    teardown.add(() => closeServer(server));
+    teardown.add(() => gatewayFailed(new Error('The local gateway stopped while starting')));
+    if (dynamo.status === 'rejected') throw dynamo.reason;
+    if (sqs.status === 'rejected') throw sqs.reason;
+
+    const baseUrl = `http://localhost:${port}`;
+    const tables = localTableNames();
+    const services = {
+      publicBaseUrl: baseUrl,
+      dynamodbEndpoint: dynamo.value.endpoint,
+      sqsEndpoint: sqs.value.endpoint,
+      callbackQueueUrl: sqs.value.callbackQueueUrl,
+      callbackDlqUrl: sqs.value.callbackDlqUrl,
+      tables,
+    };
+    // Before the shared store modules load: they and the functions read it at load.
+    Object.assign(process.env, handlerEnvironment(services, options));
+    const [{ dynamoClient, documentClient }, { DynamoMerchantStore }] = await Promise.all([
+      import('../../shared/store/dynamo.js'),
+      import('../../shared/store/merchants.js'),
+    ]);
+
+    await ensureTables(dynamoClient, tables);
+    const demoMerchant = await ensureDemoMerchant(new DynamoMerchantStore(documentClient, tables), dataDir, {
+      apiKey: options.demoApiKey,
+      callbackUrl: options.demoCallbackUrl,
+      callbackSecret: options.demoCallbackSecret,
+    });
+
+    const functions = functionsForStage(LOCAL_STAGE);
+    const handlers = await loadHandlers(functions, log);
+    const invoke = invoker(async (name) => handlers.get(name));
+    const authorizer = functions.find((fn): fn is AuthorizerFunction => fn.kind === 'authorizer');
+    if (!authorizer) throw new Error('The route table has no authorizer');
+    gatewayReady(
+      new ApiGateway({ stage: LOCAL_STAGE, routes: functions.filter((fn): fn is HttpRoute => fn.kind === 'http'), authorizer, invoke, log }),
+    );
+
+    // GATEWAY_EXPIRY_SWEEP_S sets how often the expiry sweep runs (decisions 13).
+    const everySeconds = (fn: ScheduledFunction) => (fn.name === 'expire-invoices' ? options.expirySweepSeconds : fn.everySeconds);
+    const scheduled = functions.filter((fn): fn is ScheduledFunction => fn.kind === 'schedule' && handlers.has(fn.name));
+    const scheduler = startScheduler(scheduled.map((fn) => ({ fn, everySeconds: everySeconds(fn) })), invoke, log);
+    teardown.add(() => scheduler.stop());
+
+    await writeRuntimeInfo(dataDir, {
+      stage: LOCAL_STAGE,
+      baseUrl,
+      region: LOCAL_REGION,
+      dynamodbEndpoint: services.dynamodbEndpoint,
+      sqsEndpoint: services.sqsEndpoint,
+      tables,
+      pid: process.pid,
+    });
+    teardown.add(() => removeRuntimeInfo(dataDir));
+
+    let stopping: Promise<void> | undefined;
+    return { baseUrl, dataDir, demoMerchant, stop: () => (stopping ??= teardown.run()) };
+  } catch (error) {
+    await teardown.run();
+    throw error;
+  }
+}

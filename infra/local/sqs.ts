@@ -1,0 +1,59 @@
+/**
+ * An SQS-compatible server on a free loopback port with the callbacks queue and its dead-letter
+ * queue, configured like the AWS stack's. It keeps messages in memory only.
+ */
+import type { Server } from 'node:http';
+import { createSqsServer } from 'local-aws-sqs';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './environment.js';
+
+const CALLBACK_QUEUE_NAME = 'callbacks';
+const CALLBACK_DLQ_NAME = 'callbacks-dlq';
+
+/** As in the AWS stack: longer than a delivery attempt, so one in progress is not handed out twice. */
+const CALLBACK_VISIBILITY_TIMEOUT_S = 60;
+/** As in the AWS stack: above the ~28 deliveries of the 72-hour retry schedule (decisions 10). */
+const CALLBACK_MAX_RECEIVES = 40;
+
+export interface LocalSqs {
+  endpoint: string;
+  callbackQueueUrl: string;
+  callbackDlqUrl: string;
+  stop(): Promise<void>;
+}
+
+export async function startLocalSqs(): Promise<LocalSqs> {
+  const server: Server = await createSqsServer({
+    port: 0,
+    hostname: '127.0.0.1',
+    region: LOCAL_REGION,
+    accountId: LOCAL_ACCOUNT_ID,
+    queues: [
+      // The dead-letter queue first: a redrive policy must name a queue that exists.
+      { QueueName: CALLBACK_DLQ_NAME },
+      {
+        QueueName: CALLBACK_QUEUE_NAME,
+        Attributes: {
+          VisibilityTimeout: CALLBACK_VISIBILITY_TIMEOUT_S,
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn: `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${CALLBACK_DLQ_NAME}`,
+            maxReceiveCount: CALLBACK_MAX_RECEIVES,
+          }),
+        },
+      },
+    ],
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('The local SQS server has no TCP address');
+  const endpoint = `http://127.0.0.1:${address.port}`;
+  return {
+    endpoint,
+    callbackQueueUrl: `${endpoint}/${LOCAL_ACCOUNT_ID}/${CALLBACK_QUEUE_NAME}`,
+    callbackDlqUrl: `${endpoint}/${LOCAL_ACCOUNT_ID}/${CALLBACK_DLQ_NAME}`,
+    stop: () =>
+      new Promise<void>((resolveStop) => {
+        server.close(() => resolveStop());
+        // Long polls would hold the server open until their wait ends.
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,148 @@
+/**
+ * Transactions: the record of money that moved (merchant-api.md "Transaction"), its verification
+ * hash (decisions 7) and the views a merchant sees in retrieval and in callbacks. Pure.
+ */
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { decimalsOf, type CryptoNetwork } from './currencies.js';
+import type { Invoice } from './invoices.js';
+import { Decimal, formatAmount, formatRate } from './money.js';
+
+export const TRANSACTION_STATUSES = ['processing', 'confirmed', 'failed'] as const;
+export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
+export type TransactionType = 'deposit' | 'withdraw';
+
+/** States after which a transaction never changes, and the merchant is called back. */
+export const isFinalStatus = (status: TransactionStatus): boolean => status !== 'processing';
+
+const decimalString = z.string().regex(/^\d+(\.\d+)?$/);
+
+export const transactionViewSchema = z.object({
+  id: z.uuid(),
+  invoiceId: z.uuid().nullable().describe('Null for withdrawals'),
+  type: z.enum(['deposit', 'withdraw']),
+  status: z.enum(TRANSACTION_STATUSES),
+  amount: decimalString,
+  currency: z.string(),
+  network: z.string().nullable().describe('Blockchain network; null for fiat'),
+  transactionHash: z.string().nullable().describe('Blockchain transaction hash; null for fiat'),
+  customerId: z.string(),
+  orderId: z.string().nullable(),
+  applicationId: z.string().nullable(),
+  hash: z.string().describe('base64(SHA-512("{id}.{customerId|N/A}.{amount}.{currency}.{callbackSecret}"))'),
+  createdAt: z.iso.datetime(),
+  updatedAt: z.iso.datetime(),
+  info: z.object({
+    exchangeRate: decimalString,
+    referenceAmount: decimalString,
+    referenceCurrency: z.string(),
+    referenceExchangeRate: decimalString,
+    transactionAmount: decimalString,
+    transactionCurrency: z.string(),
+  }),
+  fees: z.object({ processing: decimalString, technical: decimalString.nullable() }),
+  eur: decimalString,
+  usd: decimalString,
+  senderDetails: z.object({ senderIban: z.string(), senderAccountNumber: z.string(), senderSortCode: z.string() }),
+});
+
+export type TransactionView = z.output<typeof transactionViewSchema>;
+
+/** The stored record: the view's fields (but `hash`, which depends on the merchant's secret) and the owner. */
+export interface Transaction extends Omit<TransactionView, 'hash'> {
+  merchantId: string;
+}
+
+/** The callback body: the transaction without the retrieval-only fields. */
+export type CallbackPayload = Omit<TransactionView, 'createdAt' | 'updatedAt' | 'senderDetails'> & { callbackType: 'transaction' };
+
+/** decisions 7: the value existing merchant integrations verify. */
+export function transactionHash(transaction: Pick<Transaction, 'id' | 'customerId' | 'amount' | 'currency'>, callbackSecret: string): string {
+  const customerId = transaction.customerId === '' ? 'N/A' : transaction.customerId;
+  const message = `${transaction.id}.${customerId}.${transaction.amount}.${transaction.currency}.${callbackSecret}`;
+  return createHash('sha512').update(message, 'utf8').digest('base64');
+}
+
+export function transactionView(transaction: Transaction, callbackSecret: string): TransactionView {
+  const { merchantId: _owner, ...fields } = transaction;
+  return { ...fields, hash: transactionHash(transaction, callbackSecret) };
+}
+
+export function callbackPayload(transaction: Transaction, callbackSecret: string): CallbackPayload {
+  const { createdAt: _c, updatedAt: _u, senderDetails: _s, ...fields } = transactionView(transaction, callbackSecret);
+  return { ...fields, callbackType: 'transaction' };
+}
+
+/** Processing fee: the merchant's percentage of the amount, half-up at the currency's precision. */
+export function processingFee(amount: Decimal, currency: string, feePercent: string): string {
+  return formatAmount(amount.mul(feePercent).div(100), decimalsOf(currency));
+}
+
+export interface DepositDetails {
+  id: string;
+  amount: Decimal;
+  currency: string;
+  status: TransactionStatus;
+  network: CryptoNetwork | null;
+  transactionHash: string | null;
+  senderDetails?: Partial<TransactionView['senderDetails']>;
+  now: Date;
+}
+
+/** A deposit into an invoice, valued at the invoice's fixed rates. */
+export function depositTransaction(invoice: Invoice, deposit: DepositDetails, feePercent: string): Transaction {
+  const decimals = decimalsOf(deposit.currency);
+  const rate = new Decimal(invoice.exchangeRate);
+  const at = deposit.now.toISOString();
+  return {
+    id: deposit.id,
+    merchantId: invoice.merchantId,
+    invoiceId: invoice.id,
+    type: 'deposit',
+    status: deposit.status,
+    amount: formatAmount(deposit.amount, decimals),
+    currency: deposit.currency,
+    network: deposit.network,
+    transactionHash: deposit.transactionHash,
+    customerId: invoice.customerId,
+    orderId: invoice.orderId,
+    applicationId: invoice.applicationId,
+    createdAt: at,
+    updatedAt: at,
+    info: {
+      exchangeRate: invoice.exchangeRate,
+      referenceAmount: formatAmount(deposit.amount.div(rate), decimalsOf(invoice.baseCurrency)),
+      referenceCurrency: invoice.baseCurrency,
+      referenceExchangeRate: formatRate(new Decimal(1).div(rate)),
+      transactionAmount: formatAmount(deposit.amount, decimals),
+      transactionCurrency: deposit.currency,
+    },
+    fees: { processing: processingFee(deposit.amount, deposit.currency, feePercent), technical: null },
+    usd: formatAmount(deposit.amount.mul(invoice.usdRate), 2),
+    eur: formatAmount(deposit.amount.mul(invoice.eurRate), 2),
+    senderDetails: { senderIban: '', senderAccountNumber: '', senderSortCode: '', ...deposit.senderDetails },
+  };
+}
+
+/** How an invoice moves when a deposit is recorded on it (decisions 5 and 11). */
+export type InvoiceChange = { status: 'completed'; paidLate?: true } | { status: 'canceled'; cancelReason: 'rejected' } | null;
+
+export type DepositRefusal = 'gone' | 'conflict';
+
+/**
+ * The invoice change a deposit in `status` brings, or why the invoice refuses it. Crypto money is
+ * never refused: a deposit after cancellation completes the invoice late, one after completion is
+ * credited without changing it. A local-fiat invoice takes one payment while open.
+ */
+export function depositOutcome(invoice: Pick<Invoice, 'family' | 'status'>, status: TransactionStatus): { change: InvoiceChange } | { refused: DepositRefusal } {
+  const open = invoice.status === 'created' || invoice.status === 'active';
+  if (invoice.family === 'crypto') {
+    if (status !== 'confirmed' || invoice.status === 'completed') return { change: null };
+    return { change: open ? { status: 'completed' } : { status: 'completed', paidLate: true } };
+  }
+  if (invoice.status === 'canceled') return { refused: 'gone' };
+  if (invoice.status === 'completed') return { refused: 'conflict' };
+  if (status === 'confirmed') return { change: { status: 'completed' } };
+  if (status === 'failed') return { change: { status: 'canceled', cancelReason: 'rejected' } };
+  return { change: null };
+}

@@ -1,0 +1,155 @@
+/**
+ * `npm start` as a person runs it: a child process on a free port, over HTTP, stopped with
+ * SIGTERM and started again on the same data directory.
+ */
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoMerchantFile } from '../../infra/local/demo-merchant.js';
+import { readRunningStack, runtimeInfoFile } from '../../infra/local/runtime-info.js';
+import { UNAUTHORIZED_MESSAGE } from '../../shared/errors.js';
+import { dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const ROOT = new URL('../../', import.meta.url);
+
+let dataDir: string;
+let gateway: GatewayProcess;
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'gateway-e2e-'));
+  gateway = await startGatewayProcess({ dataDir });
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function get(path: string, headers: Record<string, string> = {}) {
+  const response = await fetch(`${gateway.baseUrl}${path}`, { headers });
+  return { status: response.status, requestId: response.headers.get('x-request-id'), body: await response.json() };
+}
+
+const invoicePath = () => `/api/v2/invoices/${randomUUID()}`;
+
+describe('npm start', () => {
+  it('prints the base URL, the demo key, the callback secret, and the docs and OpenAPI URLs', () => {
+    expect(gateway.baseUrl).toMatch(/^http:\/\/localhost:\d+$/);
+    expect(gateway.apiKey).toMatch(/^gw_demo_[0-9A-Za-z]{32}$/);
+    expect(gateway.callbackSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(gateway.output()).toContain(`Docs             ${gateway.baseUrl}/docs\n`);
+    expect(gateway.output()).toContain(`OpenAPI          ${gateway.baseUrl}/api/v2/openapi.json\n`);
+  });
+
+  it('serves the OpenAPI document and the readable reference without a key', async () => {
+    const openapi = await fetch(`${gateway.baseUrl}/api/v2/openapi.json`);
+    expect(openapi.status).toBe(200);
+    expect(await openapi.json()).toHaveProperty('openapi');
+    const docs = await fetch(`${gateway.baseUrl}/docs`);
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get('content-type')).toMatch(/^text\/html/);
+  });
+
+  it('writes runtime.json for the admin CLI', async () => {
+    const stack = await readRunningStack(dataDir);
+    expect(stack).toMatchObject({ stage: 'demo', baseUrl: gateway.baseUrl, region: 'us-east-1', tables: { merchants: 'gateway-merchants' } });
+  });
+
+  it('refuses to start a second time on the same data directory', async () => {
+    await expect(startGatewayProcess({ dataDir })).rejects.toThrow(/exited with 1[\s\S]*already serves from/);
+    expect(dynamoDbLocalProcesses(dataDir)).toHaveLength(1);
+  });
+
+  it('answers an unknown path with the not_found envelope and a request id', async () => {
+    const response = await get('/api/v2/nowhere');
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ success: false, errors: [{ code: 'not_found', message: 'Route not found' }] });
+    expect(response.requestId).toMatch(UUID);
+  });
+
+  it('answers a known path with the wrong method with method_not_allowed', async () => {
+    const response = await fetch(`${gateway.baseUrl}/api/v2/invoices`, { method: 'PUT' });
+    expect(response.status).toBe(405);
+    expect(await response.json()).toEqual({ success: false, errors: [{ code: 'method_not_allowed', message: 'Method not allowed' }] });
+    expect(response.headers.get('x-request-id')).toMatch(UUID);
+  });
+
+  it.each([
+    ['missing', {}],
+    ['unknown', { 'x-api-key': 'gw_demo_ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ' }],
+    ['malformed', { 'x-api-key': 'let-me-in' }],
+  ])('refuses a %s key with 401 and the exact message', async (_, headers) => {
+    const response = await get(invoicePath(), headers);
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual({ success: false, errors: [{ code: 'unauthorized', message: UNAUTHORIZED_MESSAGE }] });
+    expect(response.requestId).toMatch(UUID);
+  });
+
+  it('lets the demo key through to the route handler', async () => {
+    const response = await get(invoicePath(), { 'x-api-key': gateway.apiKey });
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ success: false, errors: [{ code: 'not_found' }] });
+  });
+});
+
+describe('restarting on the same data directory', () => {
+  let cliMerchant: { merchantId: string; apiKey: string; callbackSecret: string };
+
+  it('serves a merchant created with npm run merchant', async () => {
+    const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'merchant', '--', 'create', '--name', 'E2E shop', '--json'], {
+      cwd: ROOT,
+      env: { ...process.env, GATEWAY_DATA_DIR: dataDir },
+    });
+    cliMerchant = JSON.parse(stdout);
+    expect((await get(invoicePath(), { 'x-api-key': cliMerchant.apiKey })).status).toBe(404);
+  });
+
+  it('stops on SIGTERM with exit code 0, removing runtime.json and leaving no DynamoDB Local behind', async () => {
+    expect(existsSync(runtimeInfoFile(dataDir))).toBe(true);
+    expect(dynamoDbLocalProcesses(dataDir)).toHaveLength(1);
+    expect(await gateway.stop()).toBe(0);
+    expect(gateway.output()).toContain('Stopped');
+    expect(existsSync(runtimeInfoFile(dataDir))).toBe(false);
+    expect(dynamoDbLocalProcesses(dataDir)).toEqual([]);
+  });
+
+  it('keeps the demo merchant, its key and secret, and the merchants created meanwhile', async () => {
+    const before = { apiKey: gateway.apiKey, callbackSecret: gateway.callbackSecret };
+    gateway = await startGatewayProcess({ dataDir, env: { GATEWAY_DEMO_CALLBACK_URL: 'http://localhost:9/callbacks' } });
+    expect({ apiKey: gateway.apiKey, callbackSecret: gateway.callbackSecret }).toEqual(before);
+    expect(gateway.output()).toContain('Callback URL     http://localhost:9/callbacks\n');
+    expect((await get(invoicePath(), { 'x-api-key': gateway.apiKey })).status).toBe(404);
+    expect((await get(invoicePath(), { 'x-api-key': cliMerchant.apiKey })).status).toBe(404);
+  });
+});
+
+describe('a start that fails', () => {
+  it('on a bad environment exits 2 before starting anything', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-e2e-env-'));
+    try {
+      await expect(startGatewayProcess({ dataDir: dir, env: { GATEWAY_DEMO_API_KEY: 'gw_prod_tooshort' } })).rejects.toThrow(
+        /exited with 2[\s\S]*GATEWAY_DEMO_API_KEY must be a demo key/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('half-way, after DynamoDB Local started, exits 1 and leaves no Java process', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-e2e-broken-'));
+    try {
+      await writeFile(demoMerchantFile(dir), 'not json');
+      await expect(startGatewayProcess({ dataDir: dir })).rejects.toThrow(/exited with 1[\s\S]*does not hold demo merchant credentials/);
+      expect(dynamoDbLocalProcesses(dir)).toEqual([]);
+      expect(existsSync(runtimeInfoFile(dir))).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,305 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpListener, MAX_PAYLOAD_BYTES } from '../../infra/local/api-gateway.js';
+import { lambdaContext, type Invoke } from '../../infra/local/functions.js';
+import { TokenBucketThrottle } from '../../infra/local/throttle.js';
+import { UNAUTHORIZED_MESSAGE } from '../../shared/errors.js';
+import type { GatewayFunction } from '../../shared/routes.js';
+import { createTestGateway, invoke, loadFunction, request } from '../support/invoke.js';
+import { silentLog } from '../support/logs.js';
+import { seedMerchant, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+interface Call {
+  fn: GatewayFunction;
+  event: unknown;
+  context: Context;
+}
+
+/** The real authorizer in front of a route handler the test supplies. */
+function stubbedGateway(route: (event: APIGatewayProxyEvent, context: Context) => Promise<unknown>, throttle?: TokenBucketThrottle) {
+  const calls: Call[] = [];
+  const invoke: Invoke = async (fn, event) => {
+    const context = lambdaContext(fn);
+    calls.push({ fn, event, context });
+    if (fn.kind === 'authorizer') return (await loadFunction(fn.name))!(event as never, context);
+    return route(event as APIGatewayProxyEvent, context);
+  };
+  return { gateway: createTestGateway({ invoke, throttle, log: silentLog }), calls };
+}
+
+const ok = async () => ({ statusCode: 200, body: JSON.stringify({ success: true, data: 'ok' }) });
+
+let merchant: SeededMerchant;
+
+beforeAll(async () => {
+  merchant = await seedMerchant();
+});
+
+describe('routing', () => {
+  it('answers an unknown path with the not_found envelope and a request id', async () => {
+    const response = await request('GET', '/api/v2/nothing-here');
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ success: false, errors: [{ code: 'not_found', message: 'Route not found' }] });
+    expect(response.headers['x-request-id']).toMatch(UUID);
+  });
+
+  it('answers a known path with another method with method_not_allowed, naming the allowed ones', async () => {
+    const response = await request('DELETE', '/api/v2/invoices');
+    expect(response.status).toBe(405);
+    expect(response.body).toEqual({ success: false, errors: [{ code: 'method_not_allowed', message: 'Method not allowed' }] });
+    expect(response.headers.allow).toBe('POST');
+    expect(response.headers['x-request-id']).toMatch(UUID);
+  });
+
+  it('serves routes without auth without asking for a key', async () => {
+    const { gateway, calls } = stubbedGateway(ok);
+    const response = await request('GET', '/api/v2/openapi.json', { gateway });
+    expect(response.status).toBe(200);
+    expect(calls.map((c) => c.fn.name)).toEqual(['get-openapi']);
+  });
+});
+
+describe('authentication', () => {
+  const unauthorized = { success: false, errors: [{ code: 'unauthorized', message: UNAUTHORIZED_MESSAGE }] };
+  const invoicePath = () => `/api/v2/invoices/${randomUUID()}`;
+
+  it('refuses a request without x-api-key without calling the authorizer', async () => {
+    const { gateway, calls } = stubbedGateway(ok);
+    const response = await request('GET', invoicePath(), { gateway });
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual(unauthorized);
+    expect(response.headers['x-request-id']).toMatch(UUID);
+    expect(calls).toEqual([]);
+  });
+
+  it.each([
+    ['malformed', 'not-a-key'],
+    ['unknown', 'gw_demo_0123456789abcdefghijABCDEFGHIJ01'],
+  ])('refuses a %s key', async (_, apiKey) => {
+    const { gateway, calls } = stubbedGateway(ok);
+    const response = await request('GET', invoicePath(), { gateway, apiKey });
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual(unauthorized);
+    expect(calls.map((c) => c.fn.kind)).toEqual(['authorizer']);
+  });
+
+  it('refuses a revoked key', async () => {
+    const revoked = await seedMerchant();
+    await testMerchantStore().revokeKey(revoked.merchant.id, revoked.key.keyId, new Date());
+    const response = await request('GET', invoicePath(), { apiKey: revoked.apiKey });
+    expect(response.status).toBe(401);
+    expect(response.body).toEqual(unauthorized);
+  });
+
+  it('refuses when the authorizer denies, and fails when the authorizer breaks', async () => {
+    const deny: Invoke = async () => ({
+      principalId: 'someone',
+      usageIdentifierKey: 'digest',
+      policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: '*' }] },
+    });
+    const denied = await request('GET', invoicePath(), { apiKey: merchant.apiKey, gateway: createTestGateway({ invoke: deny }) });
+    expect(denied.status).toBe(401);
+    expect(denied.body).toEqual(unauthorized);
+
+    const broken: Invoke = async () => {
+      throw new Error('connection refused');
+    };
+    const failed = await request('GET', invoicePath(), { apiKey: merchant.apiKey, gateway: createTestGateway({ invoke: broken, log: silentLog }) });
+    const requestId = failed.headers['x-request-id'];
+    expect(failed.status).toBe(500);
+    expect(failed.body).toEqual({
+      success: false,
+      errors: [{ code: 'internal_server_error', message: `Internal server error (request id ${requestId})` }],
+    });
+  });
+});
+
+describe('the proxy event and context', () => {
+  it('carries what API Gateway passes: path, parameters, headers, body, request context and the authorizer context', async () => {
+    let seen: { event: APIGatewayProxyEvent; remainingMs: number; context: Context } | undefined;
+    const { gateway } = stubbedGateway(async (event, context) => {
+      seen = { event, context, remainingMs: context.getRemainingTimeInMillis() };
+      return ok();
+    });
+    const response = await request('POST', '/api/v2/invoices/?tag=a&tag=b&plain=x%20y', {
+      gateway,
+      apiKey: merchant.apiKey,
+      headers: { 'Content-Type': 'application/json', 'X-Trace': 'one' },
+      body: { amount: 10, note: 'naïve' },
+    });
+
+    expect(response.status).toBe(200);
+    const { event, context, remainingMs } = seen!;
+    expect(event).toMatchObject({
+      resource: '/api/v2/invoices',
+      path: '/api/v2/invoices',
+      httpMethod: 'POST',
+      pathParameters: null,
+      queryStringParameters: { tag: 'b', plain: 'x y' },
+      multiValueQueryStringParameters: { tag: ['a', 'b'], plain: ['x y'] },
+      body: JSON.stringify({ amount: 10, note: 'naïve' }),
+      isBase64Encoded: false,
+      stageVariables: null,
+    });
+    expect(event.headers).toMatchObject({ 'Content-Type': 'application/json', 'X-Trace': 'one', 'x-api-key': merchant.apiKey });
+    expect(event.multiValueHeaders['X-Trace']).toEqual(['one']);
+    expect(event.requestContext).toMatchObject({
+      stage: 'demo',
+      httpMethod: 'POST',
+      resourcePath: '/api/v2/invoices',
+      path: '/demo/api/v2/invoices',
+      requestId: response.headers['x-request-id'],
+      identity: { sourceIp: '127.0.0.1' },
+      authorizer: { merchantId: merchant.merchant.id, keyId: merchant.key.keyId, principalId: merchant.merchant.id },
+    });
+    expect(context.awsRequestId).toMatch(UUID);
+    expect(context.functionName).toBe('create-invoice');
+    expect(remainingMs).toBeGreaterThan(9_000);
+    expect(remainingMs).toBeLessThanOrEqual(10_000);
+  });
+
+  it('decodes path parameters', async () => {
+    let pathParameters: unknown;
+    const { gateway } = stubbedGateway(async (event) => {
+      pathParameters = event.pathParameters;
+      return ok();
+    });
+    await request('GET', '/api/v2/invoices/a%20b', { gateway, apiKey: merchant.apiKey });
+    expect(pathParameters).toEqual({ invoiceId: 'a b' });
+  });
+
+  it('answers with what the handler returns: merged headers, base64 bodies', async () => {
+    const { gateway } = stubbedGateway(async () => ({
+      statusCode: 201,
+      headers: { 'Content-Type': 'application/octet-stream', 'X-One': '1' },
+      multiValueHeaders: { 'Set-Cookie': ['a=1', 'b=2'] },
+      body: Buffer.from([0, 1, 2, 255]).toString('base64'),
+      isBase64Encoded: true,
+    }));
+    const response = await request('GET', '/api/v2/openapi.json', { gateway });
+    expect(response.status).toBe(201);
+    expect(response.rawBody).toEqual(Buffer.from([0, 1, 2, 255]));
+    expect(response.headers).toMatchObject({ 'content-type': 'application/octet-stream', 'x-one': '1', 'set-cookie': 'a=1, b=2' });
+    expect(response.headers['x-request-id']).toMatch(UUID);
+  });
+
+  it.each([
+    [
+      'throws',
+      async () => {
+        throw new Error('database exploded at 10.0.0.7');
+      },
+    ],
+    ['returns no proxy result', async () => ({ hello: 'world' })],
+  ])('answers 500 without internals when the handler %s', async (_, handler) => {
+    const { gateway } = stubbedGateway(handler);
+    const response = await request('GET', '/api/v2/openapi.json', { gateway });
+    const requestId = response.headers['x-request-id'];
+    expect(response.status).toBe(500);
+    expect(requestId).toMatch(UUID);
+    expect(response.body).toEqual({
+      success: false,
+      errors: [{ code: 'internal_server_error', message: `Internal server error (request id ${requestId})` }],
+    });
+  });
+
+  it('refuses a body over 10 MB before the authorizer or the handler run', async () => {
+    const { gateway, calls } = stubbedGateway(ok);
+    const response = await request('POST', '/api/v2/invoices', {
+      gateway,
+      apiKey: merchant.apiKey,
+      body: Buffer.alloc(MAX_PAYLOAD_BYTES + 1, 'a'),
+    });
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ success: false, errors: [{ code: 'payload_too_large', message: 'Request body too large' }] });
+    expect(response.headers['x-request-id']).toMatch(UUID);
+    expect(calls).toEqual([]);
+  });
+});
+
+describe('the real handlers behind it', () => {
+  it('runs the authorizer and the route handler of the route table', async () => {
+    const response = await invoke('get-invoice', { pathParameters: { invoiceId: randomUUID() }, apiKey: merchant.apiKey });
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ success: false, errors: [{ code: 'not_found' }] });
+    expect(response.headers['x-request-id']).toMatch(UUID);
+  });
+});
+
+describe('throttling per key', () => {
+  it('lets a burst of 100 through, refuses the next with too_many_requests, and refills at 50 per second', async () => {
+    let nowMs = 0;
+    const throttle = new TokenBucketThrottle({ ratePerSecond: 50, burst: 100 }, () => nowMs);
+    const { gateway } = stubbedGateway(ok, throttle);
+    const other = await seedMerchant();
+    const send = (apiKey: string) => request('GET', `/api/v2/invoices/${randomUUID()}`, { gateway, apiKey });
+
+    const burst = await Promise.all(Array.from({ length: 100 }, () => send(merchant.apiKey)));
+    expect(burst.every((r) => r.status === 200)).toBe(true);
+
+    const throttled = await send(merchant.apiKey);
+    expect(throttled.status).toBe(429);
+    expect(throttled.body).toEqual({ success: false, errors: [{ code: 'too_many_requests', message: 'Too many requests' }] });
+    expect(throttled.headers['x-request-id']).toMatch(UUID);
+    expect((await send(other.apiKey)).status).toBe(200);
+
+    nowMs += 20; // one token at 50 per second
+    expect((await send(merchant.apiKey)).status).toBe(200);
+    expect((await send(merchant.apiKey)).status).toBe(429);
+  });
+});
+
+describe('over HTTP', () => {
+  let server: Server;
+  let port: number;
+
+  beforeAll(async () => {
+    const { gateway } = stubbedGateway(ok);
+    server = createServer(httpListener(gateway, silentLog)).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolveClose) => server.close(resolveClose));
+  });
+
+  /** Node's client rather than fetch: it reads an early answer to an upload it has not finished. */
+  const send = (method: string, path: string, headers: Record<string, string>, body?: Buffer) =>
+    new Promise<{ status: number; headers: Record<string, unknown>; body: string }>((resolveResponse, rejectResponse) => {
+      const req = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        res.on('end', () => resolveResponse({ status: res.statusCode!, headers: res.headers, body: text }));
+      });
+      req.on('error', rejectResponse);
+      req.end(body);
+    });
+
+  it('serves requests and sets content-length and x-request-id', async () => {
+    const response = await send('GET', '/api/v2/openapi.json', {});
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body)).toEqual({ success: true, data: 'ok' });
+    expect(response.headers['content-length']).toBe(String(Buffer.byteLength(response.body)));
+    expect(response.headers['x-request-id']).toMatch(UUID);
+  });
+
+  it('answers 413 to a declared oversized body without reading it, and closes the connection', async () => {
+    const response = await send('POST', '/api/v2/invoices', {
+      'content-type': 'application/json',
+      'content-length': String(MAX_PAYLOAD_BYTES + 1),
+      'x-api-key': merchant.apiKey,
+    });
+    expect(response.status).toBe(413);
+    expect(JSON.parse(response.body)).toEqual({ success: false, errors: [{ code: 'payload_too_large', message: 'Request body too large' }] });
+    expect(response.headers['x-request-id']).toMatch(UUID);
+    expect(response.headers.connection).toBe('close');
+  });
+});

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DescribeTimeToLiveCommand,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoMerchantFile, ensureDemoMerchant } from '../../infra/local/demo-merchant.js';
+import { ensureTables, localDynamoClient } from '../../infra/local/dynamodb.js';
+import { localTableNames } from '../../infra/local/environment.js';
+import { readRunningStack, removeRuntimeInfo, runtimeInfoFile, writeRuntimeInfo } from '../../infra/local/runtime-info.js';
+import { digestApiKey, generateApiKeyText, generateCallbackSecret, isCallbackSecret } from '../../shared/domain/merchants.js';
+import { TABLE_KEYS, TABLES, type TableKey } from '../../shared/store/tables.js';
+import { testMerchantStore } from '../support/merchants.js';
+
+let client: DynamoDBClient;
+let dataDir: string;
+
+beforeAll(async () => {
+  client = localDynamoClient(process.env.AWS_ENDPOINT_URL_DYNAMODB!);
+  dataDir = await mkdtemp(join(tmpdir(), 'gateway-local-'));
+});
+
+afterAll(async () => {
+  client.destroy();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+const uniqueNames = (): Record<TableKey, string> => {
+  const prefix = `it-${randomUUID().slice(0, 8)}`;
+  return Object.fromEntries(TABLE_KEYS.map((key) => [key, `${prefix}-${key}`])) as Record<TableKey, string>;
+};
+
+describe('the tables', () => {
+  it('are named gateway-<table> locally', () => {
+    expect(localTableNames()).toMatchObject({ invoices: 'gateway-invoices', apiKeys: 'gateway-api-keys' });
+    expect(process.env.TABLE_API_KEYS).toBe('gateway-api-keys');
+  });
+
+  it('are created from the table definitions, indexes and TTL included, and creating them again changes nothing', async () => {
+    const names = uniqueNames();
+    await ensureTables(client, names);
+    await ensureTables(client, names);
+
+    for (const key of TABLE_KEYS) {
+      const { Table } = await client.send(new DescribeTableCommand({ TableName: names[key] }));
+      const definition = TABLES[key];
+      expect(Table?.KeySchema).toEqual([{ AttributeName: definition.partitionKey.name, KeyType: 'HASH' }]);
+      const indexes = 'indexes' in definition ? definition.indexes : [];
+      expect((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName)).toEqual(indexes.map((i) => i.name));
+    }
+    const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: names.idempotency }));
+    expect(TimeToLiveDescription).toEqual({ TimeToLiveStatus: 'ENABLED', AttributeName: 'expiration' });
+    const invoices = await client.send(new DescribeTableCommand({ TableName: names.invoices }));
+    expect(invoices.Table?.GlobalSecondaryIndexes?.[0]?.Projection?.ProjectionType).toBe('KEYS_ONLY');
+  });
+
+  it('gain an index added to the definitions after they were first created', async () => {
+    const names = uniqueNames();
+    await client.send(
+      new CreateTableCommand({
+        TableName: names.apiKeys,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: 'digest', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'digest', KeyType: 'HASH' }],
+      }),
+    );
+    await ensureTables(client, names);
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: names.apiKeys }));
+    expect(Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(['byMerchant']);
+  });
+});
+
+describe('the callbacks queue', () => {
+  it('has the redrive policy of the AWS stack and delivers messages', async () => {
+    const sqs = new SQSClient({});
+    try {
+      const queueUrl = process.env.CALLBACK_QUEUE_URL!;
+      const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }));
+      expect(JSON.parse(Attributes!.RedrivePolicy!)).toEqual({
+        deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:callbacks-dlq',
+        maxReceiveCount: 40,
+      });
+      expect(Attributes!.VisibilityTimeout).toBe('60');
+
+      const body = JSON.stringify({ transactionId: randomUUID() });
+      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
+      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 1 }));
+      expect(Messages?.map((m) => m.Body)).toEqual([body]);
+      const deadLetters = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: process.env.CALLBACK_DLQ_URL!, AttributeNames: ['QueueArn'] }));
+      expect(deadLetters.Attributes?.QueueArn).toBe('arn:aws:sqs:us-east-1:000000000000:callbacks-dlq');
+    } finally {
+      sqs.destroy();
+    }
+  });
+});
+
+describe('the demo merchant', () => {
+  const store = testMerchantStore();
+
+  it('is created on the first start with a demo key and a callback secret kept in a 0600 file, and kept on the next', async () => {
+    const dir = await mkdtemp(join(dataDir, 'demo-'));
+    const first = await ensureDemoMerchant(store, dir, {});
+    expect(first.apiKey).toMatch(/^gw_demo_[0-9A-Za-z]{32}$/);
+    expect(isCallbackSecret(first.callbackSecret)).toBe(true);
+    expect(first.callbackUrl).toBeNull();
+    expect((await stat(demoMerchantFile(dir))).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(await readFile(demoMerchantFile(dir), 'utf8'))).toEqual({
+      merchantId: first.merchantId,
+      apiKey: first.apiKey,
+      callbackSecret: first.callbackSecret,
+    });
+    const key = await store.findKeyByDigest(digestApiKey(first.apiKey));
+    expect(key).toMatchObject({ merchantId: first.merchantId, status: 'active' });
+
+    const second = await ensureDemoMerchant(store, dir, {});
+    expect(second).toEqual(first);
+    expect(await store.listKeys(first.merchantId)).toHaveLength(1);
+  });
+
+  it('takes the key, callback URL and secret from the environment on every start, and keeps them', async () => {
+    const dir = await mkdtemp(join(dataDir, 'demo-'));
+    const first = await ensureDemoMerchant(store, dir, {});
+    const apiKey = generateApiKeyText('demo');
+    const callbackSecret = generateCallbackSecret();
+    const configured = await ensureDemoMerchant(store, dir, { apiKey, callbackSecret, callbackUrl: 'http://localhost:4000/callbacks' });
+    expect(configured).toEqual({ merchantId: first.merchantId, apiKey, callbackSecret, callbackUrl: 'http://localhost:4000/callbacks' });
+    expect(await store.getMerchant(first.merchantId)).toMatchObject({ callbackSecret, callbackUrl: 'http://localhost:4000/callbacks' });
+    expect((await store.listKeys(first.merchantId)).map((k) => k.status)).toEqual(['active', 'active']);
+
+    const later = await ensureDemoMerchant(store, dir, {});
+    expect(later).toEqual({ ...configured, callbackUrl: null });
+    expect((await store.getMerchant(first.merchantId))?.callbackUrl).toBeNull();
+  });
+
+  it('replaces a saved key that was revoked, and refuses a revoked key from the environment', async () => {
+    const dir = await mkdtemp(join(dataDir, 'demo-'));
+    const first = await ensureDemoMerchant(store, dir, {});
+    const [key] = await store.listKeys(first.merchantId);
+    await store.revokeKey(first.merchantId, key!.keyId, new Date());
+
+    const next = await ensureDemoMerchant(store, dir, {});
+    expect(next.apiKey).not.toBe(first.apiKey);
+    expect(await store.findKeyByDigest(digestApiKey(next.apiKey))).toMatchObject({ status: 'active', merchantId: first.merchantId });
+
+    await expect(ensureDemoMerchant(store, dir, { apiKey: first.apiKey })).rejects.toThrow('GATEWAY_DEMO_API_KEY has been revoked');
+  });
+
+  it('refuses a key of another merchant from the environment', async () => {
+    const other = await ensureDemoMerchant(store, await mkdtemp(join(dataDir, 'demo-')), {});
+    const dir = await mkdtemp(join(dataDir, 'demo-'));
+    await expect(ensureDemoMerchant(store, dir, { apiKey: other.apiKey })).rejects.toThrow('belongs to another merchant');
+  });
+
+  it('is made again under its old id and key when the store lost it', async () => {
+    const dir = await mkdtemp(join(dataDir, 'demo-'));
+    const saved = { merchantId: randomUUID(), apiKey: generateApiKeyText('demo'), callbackSecret: generateCallbackSecret() };
+    await writeFile(demoMerchantFile(dir), JSON.stringify(saved));
+    expect(await ensureDemoMerchant(store, dir, {})).toEqual({ ...saved, callbackUrl: null });
+    expect(await store.getMerchant(saved.merchantId)).toMatchObject({ name: 'Demo merchant' });
+  });
+
+  it('refuses a damaged credentials file rather than replacing it', async () => {
+    const dir = await mkdtemp(join(dataDir, 'demo-'));
+    await writeFile(demoMerchantFile(dir), '{"merchantId":');
+    await expect(ensureDemoMerchant(store, dir, {})).rejects.toThrow('does not hold demo merchant credentials');
+  });
+});
+
+describe('runtime.json', () => {
+  const info = {
+    stage: 'demo' as const,
+    baseUrl: 'http://localhost:3000',
+    region: 'us-east-1',
+    dynamodbEndpoint: 'http://127.0.0.1:1',
+    sqsEndpoint: 'http://127.0.0.1:2',
+    tables: localTableNames(),
+  };
+
+  it('names a running stack, and is ignored once its process is gone', async () => {
+    const dir = await mkdtemp(join(dataDir, 'info-'));
+    expect(await readRunningStack(dir)).toBeUndefined();
+    await writeRuntimeInfo(dir, { ...info, pid: process.pid });
+    expect(await readRunningStack(dir)).toEqual({ ...info, pid: process.pid });
+    expect((await stat(runtimeInfoFile(dir))).mode & 0o777).toBe(0o600);
+
+    await writeRuntimeInfo(dir, { ...info, pid: 2 ** 22 + 1 });
+    expect(await readRunningStack(dir)).toBeUndefined();
+    await removeRuntimeInfo(dir);
+    await removeRuntimeInfo(dir);
+  });
+});

@@ -1,0 +1,193 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { localTableNames } from '../../infra/local/environment.js';
+import { writeRuntimeInfo } from '../../infra/local/runtime-info.js';
+import { MerchantAdmin, type KeyRegistry } from '../../infra/cli/merchant-admin.js';
+import { runMerchantCli } from '../../infra/cli/merchant-cli.js';
+import { digestApiKey, type ApiKey } from '../../shared/domain/merchants.js';
+import { invoke } from '../support/invoke.js';
+import { testMerchantStore } from '../support/merchants.js';
+
+let dataDir: string;
+
+/** A stack description pointing at the test run's stores, as a running runtime writes it. */
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), 'gateway-cli-'));
+  await writeRuntimeInfo(dataDir, {
+    stage: 'demo',
+    baseUrl: 'http://localhost:3999',
+    region: 'us-east-1',
+    dynamodbEndpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB!,
+    sqsEndpoint: process.env.AWS_ENDPOINT_URL_SQS!,
+    tables: localTableNames(),
+    pid: process.pid,
+  });
+});
+
+afterAll(async () => {
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+async function cli(args: string[], env: NodeJS.ProcessEnv = { GATEWAY_DATA_DIR: dataDir }) {
+  let out = '';
+  let err = '';
+  const code = await runMerchantCli(args, { env, out: (text) => (out += text), err: (text) => (err += text) });
+  return { code, out, err };
+}
+
+/** 404 for a random invoice means the key got through; 401 that it did not. */
+const statusWithKey = async (apiKey: string) =>
+  (await invoke('get-invoice', { pathParameters: { invoiceId: randomUUID() }, apiKey })).status;
+
+describe('merchant create', () => {
+  it('prints merchantId, apiKey and callbackSecret as JSON, and the key works at once', async () => {
+    const { code, out, err } = await cli(['create', '--name', 'Shop', '--callback-url', 'https://shop.example/cb', '--return-url', 'https://shop.example/done', '--fee', '1.5', '--json']);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const created = JSON.parse(out);
+    expect(Object.keys(created)).toEqual(['merchantId', 'apiKey', 'callbackSecret']);
+    expect(created.apiKey).toMatch(/^gw_demo_[0-9A-Za-z]{32}$/);
+    expect(created.callbackSecret).toMatch(/^whsec_/);
+    expect(await testMerchantStore().getMerchant(created.merchantId)).toMatchObject({
+      name: 'Shop',
+      callbackUrl: 'https://shop.example/cb',
+      returnUrl: 'https://shop.example/done',
+      processingFeePercent: '1.5',
+      callbackSecret: created.callbackSecret,
+    });
+    expect(await statusWithKey(created.apiKey)).toBe(404);
+  });
+
+  it('prints the key and the secret for a person without --json', async () => {
+    const { code, out } = await cli(['create', '--name', 'Readable shop']);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^Created merchant [0-9a-f-]{36} \(Readable shop\) in the local gateway at http:\/\/localhost:3999\./);
+    expect(out).toMatch(/API key: +gw_demo_[0-9A-Za-z]{32}\n/);
+    expect(out).toMatch(/Callback secret: whsec_\S+\n/);
+  });
+});
+
+describe('key rotation', () => {
+  it('adds a key, revokes the old one, and lists keys by id, hint and status only', async () => {
+    const created = JSON.parse((await cli(['create', '--name', 'Rotating shop', '--json'])).out);
+    const [firstKey] = await testMerchantStore().listKeys(created.merchantId);
+
+    const added = await cli(['add-key', '--merchant', created.merchantId, '--json']);
+    expect(added.code).toBe(0);
+    const second = JSON.parse(added.out);
+    expect(second).toEqual({ merchantId: created.merchantId, keyId: expect.any(String), apiKey: expect.stringMatching(/^gw_demo_/) });
+
+    const revoked = await cli(['revoke-key', '--merchant', created.merchantId, '--key', firstKey!.keyId]);
+    expect(revoked).toEqual({ code: 0, out: `Revoked key ${firstKey!.keyId} of merchant ${created.merchantId}.\n`, err: '' });
+    expect(await statusWithKey(created.apiKey)).toBe(401);
+    expect(await statusWithKey(second.apiKey)).toBe(404);
+
+    const listed = await cli(['list', '--json']);
+    expect(listed.code).toBe(0);
+    const entry = JSON.parse(listed.out).find((m: { merchantId: string }) => m.merchantId === created.merchantId);
+    expect(entry).toMatchObject({ name: 'Rotating shop', callbackUrl: null, processingFeePercent: '0' });
+    expect(entry.keys).toEqual(
+      expect.arrayContaining([
+        { keyId: firstKey!.keyId, hint: created.apiKey.slice(0, 12) + '…', status: 'revoked', createdAt: expect.any(String), revokedAt: expect.any(String) },
+        { keyId: second.keyId, hint: second.apiKey.slice(0, 12) + '…', status: 'active', createdAt: expect.any(String), revokedAt: null },
+      ]),
+    );
+    for (const secret of [created.apiKey, second.apiKey, digestApiKey(created.apiKey), created.callbackSecret]) {
+      expect(listed.out).not.toContain(secret);
+    }
+
+    const readable = await cli(['list']);
+    expect(readable.out).toContain(`${created.merchantId}  Rotating shop  fee 0%  callback none\n`);
+    expect(readable.out).toContain(`  key ${second.keyId}  ${second.apiKey.slice(0, 12)}…  active\n`);
+    expect(readable.out).not.toContain(second.apiKey);
+  });
+
+  it('reports an unknown merchant or key with exit code 1', async () => {
+    const unknownMerchant = await cli(['add-key', '--merchant', randomUUID()]);
+    expect(unknownMerchant.code).toBe(1);
+    expect(unknownMerchant.err).toMatch(/^merchant: No merchant [0-9a-f-]{36}\n$/);
+
+    const created = JSON.parse((await cli(['create', '--name', 'Keyless', '--json'])).out);
+    const unknownKey = await cli(['revoke-key', '--merchant', created.merchantId, '--key', randomUUID()]);
+    expect(unknownKey.code).toBe(1);
+    expect(unknownKey.err).toContain(`Merchant ${created.merchantId} has no key`);
+  });
+});
+
+describe('usage', () => {
+  it.each([
+    [[], 'a command is required'],
+    [['delete'], 'unknown command delete'],
+    [['create'], '--name is required'],
+    [['create', '--name', 'x', '--callback-url', 'javascript:alert(1)'], '--callback-url must be an https or http URL'],
+    [['create', '--name', 'x', '--return-url', 'not a url'], '--return-url must be an absolute URL'],
+    [['create', '--name', 'x', '--fee', '101'], '--fee must be a percentage from 0 to 100'],
+    [['create', '--name', 'x', '--key', 'k'], '--key is not an option of create'],
+    [['create', '--name', 'x', '--nme', 'y'], "Unknown option '--nme'"],
+    [['add-key', '--merchant', 'abc'], '--merchant must be an id'],
+    [['revoke-key', '--merchant', randomUUID()], '--key is required'],
+    [['list', '--stage', 'prod'], '--stage and --region go with --aws'],
+    [['list', '--aws'], '--aws needs --stage prod|demo'],
+    [['create', '--name', 'x', '--callback-url', 'http://shop.example/cb', '--aws', '--stage', 'prod'], '--callback-url must be an https URL'],
+  ])('%j is a usage error (exit 2): %s', async (args, message) => {
+    const { code, out, err } = await cli(args);
+    expect(code).toBe(2);
+    expect(out).toBe('');
+    expect(err).toContain(`merchant: ${message}`);
+    expect(err).toContain('Usage: npm run merchant -- <command> [options]');
+  });
+
+  it('prints the usage on --help', async () => {
+    const { code, out } = await cli(['--help']);
+    expect(code).toBe(0);
+    expect(out).toContain('revoke-key --merchant MERCHANT_ID --key KEY_ID');
+  });
+
+  it('says clearly when no local gateway is running', async () => {
+    const empty = await mkdtemp(join(tmpdir(), 'gateway-cli-empty-'));
+    try {
+      const { code, err } = await cli(['list'], { GATEWAY_DATA_DIR: empty });
+      expect(code).toBe(1);
+      expect(err).toBe(`merchant: No local gateway is running from ${empty}; start it with npm start (or set GATEWAY_DATA_DIR)\n`);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('MerchantAdmin and the gateway key registry', () => {
+  it('registers a key at the gateway before storing it, and revokes it in the store before removing it there', async () => {
+    const store = testMerchantStore();
+    const events: string[] = [];
+    const registry: KeyRegistry = {
+      register: async (key: ApiKey) => {
+        events.push(`register ${key.keyId} stored=${(await store.findKeyByDigest(key.digest)) !== undefined}`);
+      },
+      unregister: async (key: ApiKey) => {
+        events.push(`unregister ${key.keyId} status=${(await store.findKeyByDigest(key.digest))?.status}`);
+      },
+    };
+    const admin = new MerchantAdmin(store, registry, 'prod');
+    const { merchant, key } = await admin.createMerchant({ name: 'Registry shop' });
+    expect(key.apiKey).toMatch(/^gw_prod_/);
+    await admin.revokeKey(merchant.id, key.keyId);
+    expect(events).toEqual([`register ${key.keyId} stored=false`, `unregister ${key.keyId} status=revoked`]);
+  });
+
+  it('stores no key the gateway refused', async () => {
+    const store = testMerchantStore();
+    const refusing: KeyRegistry = {
+      register: async () => {
+        throw new Error('LimitExceededException');
+      },
+      unregister: async () => undefined,
+    };
+    const admin = new MerchantAdmin(store, refusing, 'prod');
+    await expect(admin.createMerchant({ name: 'Refused shop' })).rejects.toThrow('LimitExceededException');
+    const refused = (await store.listMerchants()).find((m) => m.name === 'Refused shop');
+    expect(await store.listKeys(refused!.id)).toEqual([]);
+  });
+});

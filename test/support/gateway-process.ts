@@ -1,0 +1,85 @@
+/** The local runtime as `npm start` runs it: a child process, watched through its output. */
+import { execFileSync, spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const TSX_CLI = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
+const READY_LINE = 'Press Ctrl+C to stop.';
+
+export interface GatewayProcess {
+  pid: number;
+  baseUrl: string;
+  apiKey: string;
+  callbackSecret: string;
+  /** Everything printed so far, stdout and stderr. */
+  output(): string;
+  /** SIGTERM, then the exit code once the process has exited. */
+  stop(): Promise<number | null>;
+}
+
+export interface GatewayProcessOptions {
+  dataDir: string;
+  /** On top of this process's environment, PORT=0 (a free port) and GATEWAY_DATA_DIR. */
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+const printed = (output: string, label: string): string => {
+  const value = new RegExp(`^\\s*${label}\\s+(\\S+)$`, 'm').exec(output)?.[1];
+  if (value === undefined) throw new Error(`The runtime did not print its ${label}:\n${output}`);
+  return value;
+};
+
+/** Starts `tsx infra/local/main.ts`; resolves once it prints that it serves, rejects if it exits first. */
+export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
+  const child = spawn(process.execPath, [TSX_CLI, 'infra/local/main.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', GATEWAY_DATA_DIR: options.dataDir, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
+
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  await new Promise<void>((resolveReady, rejectReady) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGTERM');
+      rejectReady(new Error(`The runtime did not start within ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    const check = () => {
+      if (output.includes(READY_LINE)) {
+        clearTimeout(timer);
+        resolveReady();
+      }
+    };
+    child.stdout.on('data', check);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      rejectReady(new Error(`The runtime exited with ${code} before it was ready:\n${output}`));
+    });
+  });
+
+  return {
+    pid: child.pid!,
+    baseUrl: printed(output, 'Base URL'),
+    apiKey: printed(output, 'Demo API key'),
+    callbackSecret: printed(output, 'Callback secret'),
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return exited;
+    },
+  };
+}
+
+/** Ids of DynamoDB Local processes persisting under `dataDir`, from `ps`. */
+export function dynamoDbLocalProcesses(dataDir: string): number[] {
+  const table = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  return table
+    .split('\n')
+    .filter((line) => line.includes('DynamoDBLocal.jar') && line.includes(`-dbPath ${resolve(dataDir)}/`))
+    .map((line) => Number.parseInt(line.trim(), 10));
+}

@@ -1,0 +1,61 @@
+/**
+ * One DynamoDB Local and one local SQS for the whole test run, with the tables made by the same
+ * code as the local runtime's. Test files get the functions' environment through `provide`; the
+ * setup file `handler-env.ts` copies it into each worker's process.env before any test imports a
+ * handler module (which reads its configuration at load).
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { ensureTables, localDynamoClient, startDynamoDbLocal } from '../../infra/local/dynamodb.js';
+import { handlerEnvironment, localTableNames, type FunctionSettings } from '../../infra/local/environment.js';
+import { startLocalSqs } from '../../infra/local/sqs.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** The variables a function of the local stack sees, pointed at the test stores. */
+    gatewayEnv: Record<string, string>;
+  }
+}
+
+/** The origin invoice links carry in tests (PUBLIC_BASE_URL); nothing listens there. */
+const TEST_PUBLIC_BASE_URL = 'http://localhost:3999';
+
+/** Decisions 13's knobs, turned down so that retries and the simulated provider do not slow tests. */
+const TEST_FUNCTION_SETTINGS: FunctionSettings = { invoiceLifetimeSeconds: 900, providerDelaySeconds: 0.2, retryScale: 0.001 };
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const dataDir = await mkdtemp(join(tmpdir(), 'gateway-test-'));
+  const [dynamo, sqs] = await Promise.allSettled([startDynamoDbLocal({ dataDir }), startLocalSqs()]);
+  const teardown = async () => {
+    if (sqs.status === 'fulfilled') await sqs.value.stop();
+    if (dynamo.status === 'fulfilled') await dynamo.value.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  };
+  try {
+    if (dynamo.status === 'rejected') throw dynamo.reason;
+    if (sqs.status === 'rejected') throw sqs.reason;
+    const tables = localTableNames();
+    const client = localDynamoClient(dynamo.value.endpoint);
+    try {
+      await ensureTables(client, tables);
+    } finally {
+      client.destroy();
+    }
+    const services = {
+      publicBaseUrl: TEST_PUBLIC_BASE_URL,
+      dynamodbEndpoint: dynamo.value.endpoint,
+      sqsEndpoint: sqs.value.endpoint,
+      callbackQueueUrl: sqs.value.callbackQueueUrl,
+      callbackDlqUrl: sqs.value.callbackDlqUrl,
+      tables,
+    };
+    project.provide('gatewayEnv', handlerEnvironment(services, TEST_FUNCTION_SETTINGS));
+  } catch (error) {
+    await teardown();
+    throw error;
+  }
+  return teardown;
+}
