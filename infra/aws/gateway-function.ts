@@ -13,13 +13,12 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { FUNCTION_DEFAULTS } from '../../shared/platform.js';
 import type { GatewayFunction as FunctionDefinition, TableAccess } from '../../shared/routes.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-const DEFAULT_TIMEOUT_SECONDS = 10;
-const DEFAULT_MEMORY_MB = 512;
 
 /** Matches the logger's service name, so logs and traces group under one service. */
 export const SERVICE_NAME = 'payment-gateway';
@@ -67,8 +66,8 @@ export class GatewayFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       tracing: Tracing.ACTIVE,
-      timeout: Duration.seconds(definition.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS),
-      memorySize: definition.memoryMb ?? DEFAULT_MEMORY_MB,
+      timeout: Duration.seconds(definition.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds),
+      memorySize: definition.memoryMb ?? FUNCTION_DEFAULTS.memoryMb,
       environment,
       logGroup: new LogGroup(scope, `${id}Logs`, {
         retention: props.logRetention,

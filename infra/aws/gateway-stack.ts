@@ -40,6 +40,7 @@ import type { Construct } from 'constructs';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import { ERROR_STATUS, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
+import { CALLBACK_QUEUE, GATEWAY_MESSAGES, PER_KEY_THROTTLE } from '../../shared/platform.js';
 import { functionsForStage, type HttpRoute, type Stage } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 import { GatewayFunction, SERVICE_NAME } from './gateway-function.js';
@@ -62,19 +63,10 @@ const STAGE_SETTINGS: Record<Stage, StageSettings> = {
 /** Invoice lifetime: 15 minutes (merchant-api.md). */
 const INVOICE_LIFETIME_SECONDS = 900;
 
-/** Per API key (decisions 12). */
-const PER_KEY_THROTTLE = { rateLimit: 50, burstLimit: 100 };
 
 /** How long an authorizer decision is reused for the same `x-api-key`; also how long a revoked key lingers. */
 const AUTHORIZER_CACHE_TTL = Duration.seconds(30);
 
-/** Longer than the callback consumer's timeout, so a delivery in progress is never handed out twice. */
-const CALLBACK_VISIBILITY_TIMEOUT = Duration.seconds(60);
-/**
- * Above the ~28 deliveries of the 72-hour retry schedule (decisions 10): a message reaches the
- * dead-letter queue only once retries are exhausted or it keeps crashing the consumer.
- */
-const CALLBACK_MAX_RECEIVES = 40;
 /** The retry schedule runs 72 hours; messages must outlive it. */
 const CALLBACK_RETENTION = Duration.days(4);
 const DEAD_LETTER_RETENTION = Duration.days(14);
@@ -90,7 +82,6 @@ const REQUEST_ID_MAPPING = 'context.requestId';
 /** The request id inside a response template. */
 const REQUEST_ID_TEMPLATE = '$context.requestId';
 
-const ROUTE_NOT_FOUND = 'Route not found';
 const INTERNAL_ERROR = `Internal server error (request id ${REQUEST_ID_TEMPLATE})`;
 
 /** Failures API Gateway answers itself, rendered as the error envelope (decisions 1 and 2). */
@@ -100,11 +91,11 @@ const GATEWAY_ERRORS: ReadonlyArray<{ type: ResponseType; code: ErrorCode; messa
   // The key's digest is not in the usage plan: a key API Gateway does not know.
   { type: ResponseType.INVALID_API_KEY, code: 'unauthorized', message: UNAUTHORIZED_MESSAGE },
   // API Gateway's answer to a path that has no method.
-  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, code: 'not_found', message: ROUTE_NOT_FOUND },
-  { type: ResponseType.RESOURCE_NOT_FOUND, code: 'not_found', message: ROUTE_NOT_FOUND },
-  { type: ResponseType.THROTTLED, code: 'too_many_requests', message: 'Too many requests' },
-  { type: ResponseType.QUOTA_EXCEEDED, code: 'too_many_requests', message: 'Too many requests' },
-  { type: ResponseType.REQUEST_TOO_LARGE, code: 'payload_too_large', message: 'Request body too large' },
+  { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, code: 'not_found', message: GATEWAY_MESSAGES.routeNotFound },
+  { type: ResponseType.RESOURCE_NOT_FOUND, code: 'not_found', message: GATEWAY_MESSAGES.routeNotFound },
+  { type: ResponseType.THROTTLED, code: 'too_many_requests', message: GATEWAY_MESSAGES.tooManyRequests },
+  { type: ResponseType.QUOTA_EXCEEDED, code: 'too_many_requests', message: GATEWAY_MESSAGES.tooManyRequests },
+  { type: ResponseType.REQUEST_TOO_LARGE, code: 'payload_too_large', message: GATEWAY_MESSAGES.payloadTooLarge },
   { type: ResponseType.BAD_REQUEST_BODY, code: 'bad_request', message: 'Malformed request body' },
   { type: ResponseType.BAD_REQUEST_PARAMETERS, code: 'bad_request', message: 'Malformed request parameters' },
   { type: ResponseType.UNSUPPORTED_MEDIA_TYPE, code: 'unsupported_media_type', message: 'Unsupported media type' },
@@ -176,7 +167,7 @@ export class GatewayStack extends Stack {
     const usagePlan = api.addUsagePlan('UsagePlan', {
       name: `${SERVICE_NAME}-${this.stage}`,
       description: 'Per-key throttling; the merchant admin CLI adds each key (by digest).',
-      throttle: PER_KEY_THROTTLE,
+      throttle: { rateLimit: PER_KEY_THROTTLE.ratePerSecond, burstLimit: PER_KEY_THROTTLE.burst },
       apiStages: [{ api, stage: api.deploymentStage }],
     });
 
@@ -240,9 +231,9 @@ export class GatewayStack extends Stack {
     const queue = new Queue(this, 'CallbacksQueue', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
-      visibilityTimeout: CALLBACK_VISIBILITY_TIMEOUT,
+      visibilityTimeout: Duration.seconds(CALLBACK_QUEUE.visibilityTimeoutSeconds),
       retentionPeriod: CALLBACK_RETENTION,
-      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: CALLBACK_MAX_RECEIVES },
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: CALLBACK_QUEUE.maxReceiveCount },
     });
     return { queue, deadLetterQueue };
   }
@@ -326,10 +317,10 @@ export class GatewayStack extends Stack {
 
     // A known path with another method; specific resources win over the catch-all below.
     for (const [resource, methods] of methodsByResource) {
-      addErrorMethod(resource, 'method_not_allowed', 'Method not allowed', { Allow: `'${methods.join(', ')}'` });
+      addErrorMethod(resource, 'method_not_allowed', GATEWAY_MESSAGES.methodNotAllowed, { Allow: `'${methods.join(', ')}'` });
     }
-    if (!methodsByResource.has(api.root)) addErrorMethod(api.root, 'not_found', ROUTE_NOT_FOUND);
-    addErrorMethod(api.root.addResource('{proxy+}'), 'not_found', ROUTE_NOT_FOUND);
+    if (!methodsByResource.has(api.root)) addErrorMethod(api.root, 'not_found', GATEWAY_MESSAGES.routeNotFound);
+    addErrorMethod(api.root.addResource('{proxy+}'), 'not_found', GATEWAY_MESSAGES.routeNotFound);
   }
 
   private createAuthorizer(functions: readonly GatewayFunction[]): RequestAuthorizer {

@@ -13,14 +13,12 @@ import type {
 } from 'aws-lambda';
 import { ApiError, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
 import { apiErrorResponse, internalErrorResponse, type Headers } from '../../shared/http/envelope.js';
+import { GATEWAY_MESSAGES, MAX_PAYLOAD_BYTES } from '../../shared/platform.js';
 import type { AuthorizerFunction, HttpRoute, Stage } from '../../shared/routes.js';
 import { LOCAL_ACCOUNT_ID } from './environment.js';
 import type { Invoke } from './functions.js';
 import type { RuntimeLog } from './log.js';
 import { TokenBucketThrottle } from './throttle.js';
-
-/** API Gateway's own limit on a request payload; routes set lower ones in their handlers. */
-export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
 const LOCAL_API_ID = 'local';
 /** What API Gateway expects an authorizer to throw for a key it refuses. */
@@ -165,7 +163,7 @@ export class ApiGateway {
 
   /** For a body refused while it was still arriving. */
   payloadTooLarge(requestId: string = randomUUID()): GatewayResponse {
-    return this.reject(requestId, 'payload_too_large', 'Request body too large');
+    return this.reject(requestId, 'payload_too_large', GATEWAY_MESSAGES.payloadTooLarge);
   }
 
   private reject(requestId: string, code: ErrorCode, message: string, headers: Headers = {}): GatewayResponse {
@@ -194,9 +192,9 @@ export class ApiGateway {
     const query = new URLSearchParams(queryStart < 0 ? '' : request.target.slice(queryStart + 1));
 
     const match = this.match(request.method, path);
-    if (match.kind === 'none') return this.reject(requestId, 'not_found', 'Route not found');
+    if (match.kind === 'none') return this.reject(requestId, 'not_found', GATEWAY_MESSAGES.routeNotFound);
     if (match.kind === 'otherMethods') {
-      return this.reject(requestId, 'method_not_allowed', 'Method not allowed', { allow: match.allowed.join(', ') });
+      return this.reject(requestId, 'method_not_allowed', GATEWAY_MESSAGES.methodNotAllowed, { allow: match.allowed.join(', ') });
     }
 
     const event = this.proxyEvent(request, match.route, match.pathParameters, query, path, requestId);
@@ -204,7 +202,7 @@ export class ApiGateway {
       const authorization = await this.authorize(event);
       if (!authorization.allowed) return this.reject(requestId, 'unauthorized', UNAUTHORIZED_MESSAGE);
       if (!this.throttle.tryTake(authorization.usageIdentifierKey)) {
-        return this.reject(requestId, 'too_many_requests', 'Too many requests');
+        return this.reject(requestId, 'too_many_requests', GATEWAY_MESSAGES.tooManyRequests);
       }
       event.requestContext.authorizer = { ...authorization.context, principalId: authorization.principalId };
     }

@@ -6,12 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
+import { FUNCTION_DEFAULTS } from '../../shared/platform.js';
 import type { GatewayFunction } from '../../shared/routes.js';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './environment.js';
 
 /** The AWS stack's defaults for a function that names no timeout or memory size. */
-const DEFAULT_TIMEOUT_SECONDS = 10;
-const DEFAULT_MEMORY_MB = 512;
 
 const FUNCTIONS_DIR = fileURLToPath(new URL('../../functions/', import.meta.url));
 
@@ -39,13 +38,13 @@ const lambdaStyleOnly = (): never => {
 };
 
 export function lambdaContext(fn: GatewayFunction, startedAt = Date.now()): Context {
-  const deadline = startedAt + (fn.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000;
+  const deadline = startedAt + (fn.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds) * 1000;
   return {
     callbackWaitsForEmptyEventLoop: true,
     functionName: fn.name,
     functionVersion: '$LATEST',
     invokedFunctionArn: `arn:aws:lambda:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:function:${fn.name}`,
-    memoryLimitInMB: String(fn.memoryMb ?? DEFAULT_MEMORY_MB),
+    memoryLimitInMB: String(fn.memoryMb ?? FUNCTION_DEFAULTS.memoryMb),
     awsRequestId: randomUUID(),
     logGroupName: `/aws/lambda/${fn.name}`,
     logStreamName: 'local',

@@ -4,15 +4,12 @@
  */
 import type { Server } from 'node:http';
 import { createSqsServer } from 'local-aws-sqs';
+import { CALLBACK_QUEUE } from '../../shared/platform.js';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './environment.js';
 
 const CALLBACK_QUEUE_NAME = 'callbacks';
 const CALLBACK_DLQ_NAME = 'callbacks-dlq';
 
-/** As in the AWS stack: longer than a delivery attempt, so one in progress is not handed out twice. */
-const CALLBACK_VISIBILITY_TIMEOUT_S = 60;
-/** As in the AWS stack: above the ~28 deliveries of the 72-hour retry schedule (decisions 10). */
-const CALLBACK_MAX_RECEIVES = 40;
 
 export interface LocalSqs {
   endpoint: string;
@@ -33,10 +30,10 @@ export async function startLocalSqs(): Promise<LocalSqs> {
       {
         QueueName: CALLBACK_QUEUE_NAME,
         Attributes: {
-          VisibilityTimeout: CALLBACK_VISIBILITY_TIMEOUT_S,
+          VisibilityTimeout: CALLBACK_QUEUE.visibilityTimeoutSeconds,
           RedrivePolicy: JSON.stringify({
             deadLetterTargetArn: `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${CALLBACK_DLQ_NAME}`,
-            maxReceiveCount: CALLBACK_MAX_RECEIVES,
+            maxReceiveCount: CALLBACK_QUEUE.maxReceiveCount,
           }),
         },
       },

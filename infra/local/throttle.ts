@@ -3,8 +3,7 @@
  * that refills at a steady rate up to a burst size.
  */
 
-/** Decisions 12: 50 requests per second per key, bursts of 100. */
-export const PER_KEY_THROTTLE = { ratePerSecond: 50, burst: 100 } as const;
+import { PER_KEY_THROTTLE } from '../../shared/platform.js';
 
 interface Bucket {
   tokens: number;

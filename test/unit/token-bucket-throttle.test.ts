@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PER_KEY_THROTTLE, TokenBucketThrottle } from '../../infra/local/throttle.js';
+import { PER_KEY_THROTTLE } from '../../shared/platform.js';
+import { TokenBucketThrottle } from '../../infra/local/throttle.js';
 
 function throttleAt(startMs = 0) {
   const clock = { nowMs: startMs };
