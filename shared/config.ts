@@ -34,6 +34,12 @@ const envSchema = z.object({
   GATEWAY_INVOICE_LIFETIME_S: positiveNumber(900),
   /** Account-level extended public keys: m/44'/60'/0' (EVM), m/84'/0'/0' (BTC), m/44'/195'/0' (TRON). */
   GATEWAY_FIAT_LIMITS: fiatLimitsSchema,
+  /** Multiplies the callback retry schedule and its 72-hour window (tests run it in seconds). */
+  GATEWAY_RETRY_SCALE: positiveNumber(1),
+  /** How long the simulated fiat provider takes to decide (demo and local). */
+  GATEWAY_PROVIDER_DELAY_S: z.coerce.number().min(0).default(2),
+  CALLBACK_QUEUE_URL: z.url(),
+  CALLBACK_DLQ_URL: z.url(),
   WALLET_EVM_XPUB: z.string().min(1),
   WALLET_BTC_XPUB: z.string().min(1),
   WALLET_TRON_XPUB: z.string().min(1),
@@ -45,6 +51,10 @@ export interface Config {
   publicBaseUrl: string;
   invoiceLifetimeSeconds: number;
   fiatLimits: Record<LocalFiatCurrency, Partial<Record<FiatMethod, AmountLimit>>>;
+  retryScale: number;
+  providerDelaySeconds: number;
+  callbackQueueUrl: string;
+  callbackDlqUrl: string;
   /** Parsed here so that a wrong or private key fails the cold start. */
   walletKeys: WalletKeys;
   tables: Record<TableKey, string>;
@@ -64,6 +74,10 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     fiatLimits: Object.fromEntries(
       LOCAL_FIAT_CURRENCIES.map((currency) => [currency, { ...FIAT_METHOD_LIMITS[currency], ...e.GATEWAY_FIAT_LIMITS?.[currency] }]),
     ) as Config['fiatLimits'],
+    retryScale: e.GATEWAY_RETRY_SCALE,
+    providerDelaySeconds: e.GATEWAY_PROVIDER_DELAY_S,
+    callbackQueueUrl: e.CALLBACK_QUEUE_URL,
+    callbackDlqUrl: e.CALLBACK_DLQ_URL,
     walletKeys: parseWalletXpubs({ evm: e.WALLET_EVM_XPUB, btc: e.WALLET_BTC_XPUB, tron: e.WALLET_TRON_XPUB }),
     tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, e[tableEnvVar(key)]])) as Record<TableKey, string>,
   };

@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import { ERROR_STATUS } from './errors.js';
 import { createInvoiceRequestSchema, invoiceViewSchema } from './domain/invoices.js';
+import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from './domain/simulation.js';
+import { transactionViewSchema } from './domain/transactions.js';
 import { HTTP_ROUTES, type HttpRoute, type HttpRouteName, type Stage } from './routes.js';
 
 const errorItemSchema = z.object({
@@ -53,6 +55,34 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc> = {
     schemaName: 'GetInvoice',
     response: invoiceViewSchema,
     errors: [404, ...AUTH_ERRORS],
+  },
+  'get-transaction': {
+    summary: 'Retrieve a transaction',
+    description:
+      "Returns one of the merchant's transactions, with the same `hash` as its callback. Confirm every callback with this call " +
+      "before acting on it. Another merchant's transaction, an unknown id or one that is not a UUID is a 404.",
+    schemaName: 'GetTransaction',
+    response: transactionViewSchema,
+    errors: [404, ...AUTH_ERRORS],
+  },
+  'simulate-deposit': {
+    summary: 'Simulate a deposit (demo only)',
+    description:
+      "Creates a deposit on the merchant's own invoice: by default the invoice's payment amount and currency with status " +
+      '`confirmed`; crypto deposits get a made-up transaction hash and the first network of the invoice. The callback follows. ' +
+      'A canceled fiat invoice is a 410; a completed one a 409. A crypto deposit after cancellation is credited (`paidLate`).',
+    schemaName: 'SimulateDeposit',
+    request: simulateDepositRequestSchema,
+    response: transactionViewSchema,
+    errors: [...BODY_ERRORS, 404, 409, 410, ...AUTH_ERRORS],
+  },
+  'simulate-withdrawal': {
+    summary: 'Simulate a withdrawal outcome (demo only)',
+    description: 'Moves a processing withdrawal of the merchant to `confirmed` or `failed`; the `withdraw` callback follows.',
+    schemaName: 'SimulateWithdrawal',
+    request: simulateWithdrawalRequestSchema,
+    response: transactionViewSchema,
+    errors: [...BODY_ERRORS, 404, 409, ...AUTH_ERRORS],
   },
   'get-openapi': {
     summary: 'This document',

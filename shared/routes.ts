@@ -42,13 +42,25 @@ export interface AuthorizerFunction extends FunctionDefinition {
 
 export interface ScheduledFunction extends FunctionDefinition {
   kind: 'schedule';
-  /** Every this many seconds (EventBridge rate in AWS, a timer locally). */
+  /** Every this many seconds (EventBridge rate in AWS, a timer locally); whole minutes. */
   everySeconds: number;
+  /** How often the local runtime runs it, when more often than EventBridge could. */
+  localEverySeconds?: number;
 }
 
-export type GatewayFunction = HttpRoute | AuthorizerFunction | ScheduledFunction;
+/** Consumes the callbacks queue in batches, reporting partial batch failures. */
+export interface QueueFunction extends FunctionDefinition {
+  kind: 'queue';
+  queue: 'callbacks';
+  batchSize: number;
+  /** Whether the function moves messages to the queue's dead-letter queue itself. */
+  parksMessages?: boolean;
+}
+
+export type GatewayFunction = HttpRoute | AuthorizerFunction | ScheduledFunction | QueueFunction;
 
 const BOTH: readonly Stage[] = STAGES;
+const DEMO_ONLY: readonly Stage[] = ['demo'];
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
 export const FUNCTIONS = [
@@ -78,6 +90,35 @@ export const FUNCTIONS = [
   },
   {
     kind: 'http',
+    name: 'get-transaction',
+    method: 'GET',
+    path: '/api/v2/transaction/{transactionId}',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: { transactions: 'read', merchants: 'read' },
+  },
+  {
+    kind: 'http',
+    name: 'simulate-deposit',
+    method: 'POST',
+    path: '/api/v2/simulate/deposit',
+    auth: 'apiKey',
+    stages: DEMO_ONLY,
+    tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    sendsCallbacks: true,
+  },
+  {
+    kind: 'http',
+    name: 'simulate-withdrawal',
+    method: 'POST',
+    path: '/api/v2/simulate/withdrawal',
+    auth: 'apiKey',
+    stages: DEMO_ONLY,
+    tables: { transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    sendsCallbacks: true,
+  },
+  {
+    kind: 'http',
     name: 'get-openapi',
     method: 'GET',
     path: '/api/v2/openapi.json',
@@ -101,6 +142,28 @@ export const FUNCTIONS = [
     stages: BOTH,
     tables: { invoices: 'readWrite' },
     timeoutSeconds: 60,
+  },
+  {
+    // Hands to the queue any callback whose writer died before it could.
+    kind: 'schedule',
+    name: 'publish-callbacks',
+    everySeconds: 60,
+    localEverySeconds: 2,
+    stages: BOTH,
+    tables: { outbox: 'readWrite' },
+    sendsCallbacks: true,
+    timeoutSeconds: 60,
+  },
+  {
+    kind: 'queue',
+    name: 'send-callback',
+    queue: 'callbacks',
+    batchSize: 10,
+    parksMessages: true,
+    stages: BOTH,
+    tables: { outbox: 'readWrite', merchants: 'read' },
+    // Deliveries run in parallel, each at most DELIVERY_TIMEOUT_MS.
+    timeoutSeconds: 30,
   },
 ] as const satisfies readonly GatewayFunction[];
 

@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import type { TransactionStatus } from './transactions.js';
+import { callbackPayload, type Transaction, type TransactionStatus } from './transactions.js';
 
 /** Waits after the 1st, 2nd, ... failed attempt; the last one repeats. */
 export const RETRY_DELAYS_SECONDS = [60, 300, 900, 3600, 3 * 3600] as const;
@@ -14,6 +14,35 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 
 /** One id per transaction state, so a receiver can drop duplicates of the same event. */
 export const webhookId = (transactionId: string, status: TransactionStatus): string => `${transactionId}:${status}`;
+
+/** A callback to deliver. Its body is fixed when the state is written, so every attempt sends the same content. */
+export interface CallbackEntry {
+  /** The `webhook-id`. */
+  id: string;
+  merchantId: string;
+  transactionId: string;
+  body: string;
+  createdAt: string;
+}
+
+export interface DeliveryAttempt {
+  at: string;
+  /** The receiver's HTTP status; null when no response came (timeout, refused, guard). */
+  status: number | null;
+  latencyMs: number;
+  error?: string;
+}
+
+/** The callback announcing a transaction's final state. */
+export function callbackEntry(transaction: Transaction, callbackSecret: string, now: Date): CallbackEntry {
+  return {
+    id: webhookId(transaction.id, transaction.status),
+    merchantId: transaction.merchantId,
+    transactionId: transaction.id,
+    body: JSON.stringify(callbackPayload(transaction, callbackSecret)),
+    createdAt: now.toISOString(),
+  };
+}
 
 /** Seconds to wait after `failedAttempts` failures (1-based), scaled for tests. */
 export function retryDelaySeconds(failedAttempts: number, scale = 1): number {

@@ -146,3 +146,18 @@ export function depositOutcome(invoice: Pick<Invoice, 'family' | 'status'>, stat
   if (status === 'failed') return { change: { status: 'canceled', cancelReason: 'rejected' } };
   return { change: null };
 }
+
+/**
+ * The invoice change when a processing deposit (a UTR under review) reaches its final state.
+ * Confirmed money completes the invoice even if it lapsed meanwhile; a rejection cancels it only
+ * while it is still open.
+ */
+export function settlementChange(invoice: Pick<Invoice, 'status'>, status: TransactionStatus): InvoiceChange {
+  const open = invoice.status === 'created' || invoice.status === 'active';
+  if (status === 'confirmed') {
+    if (open) return { status: 'completed' };
+    return invoice.status === 'canceled' ? { status: 'completed', paidLate: true } : null;
+  }
+  if (status === 'failed' && open) return { status: 'canceled', cancelReason: 'rejected' };
+  return null;
+}

@@ -11,6 +11,15 @@ export const documentClient = DynamoDBDocumentClient.from(dynamoClient, {
   marshallOptions: { removeUndefinedValues: true },
 });
 
+/** True when a transaction lost a race with another writer of the same items; retrying may succeed. */
+export function isTransactionConflict(error: unknown): boolean {
+  return (
+    error instanceof Error &&
+    error.name === 'TransactionCanceledException' &&
+    ((error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict')
+  );
+}
+
 /** True when a conditional write (alone or in a transaction) lost its condition. */
 export function isConditionFailure(error: unknown): boolean {
   if (!(error instanceof Error)) return false;

@@ -4,7 +4,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type Dyn
 import { ApiError } from '../errors.js';
 import type { Invoice } from '../domain/invoices.js';
 import type { CreateOutcome, ExpiringInvoiceRepository, InvoiceRepository } from '../domain/invoice-service.js';
-import { isConditionFailure } from './dynamo.js';
+import { isConditionFailure, isTransactionConflict } from './dynamo.js';
 
 
 /**
@@ -20,11 +20,6 @@ export function expiryShardOf(invoiceId: string): string {
 const orderClaimId = (merchantId: string, orderId: string): string => `order#${JSON.stringify([merchantId, orderId])}`;
 
 const TRANSACTION_ATTEMPTS = 5;
-
-const isTransactionConflict = (error: unknown): boolean =>
-  error instanceof Error &&
-  error.name === 'TransactionCanceledException' &&
-  ((error as Error & { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? []).some((r) => r.Code === 'TransactionConflict');
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -76,6 +76,21 @@ export const TABLES = {
     partitionKey: { name: 'id', type: 'S' },
     ttlAttribute: 'expiration',
   },
+  /**
+   * Callbacks to deliver, written in the same transaction as the state they announce. Entries not
+   * yet handed to the queue carry `pendingShard`, so the publisher's sweep reads only those.
+   */
+  outbox: {
+    partitionKey: { name: 'id', type: 'S' },
+    indexes: [
+      {
+        name: 'unpublished',
+        partitionKey: { name: 'pendingShard', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'keys',
+      },
+    ],
+  },
   /** Permanent deposit addresses per (merchant, customer) and the derivation-index counter. */
   wallets: {
     partitionKey: { name: 'id', type: 'S' },

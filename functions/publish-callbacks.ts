@@ -1,0 +1,15 @@
+/**
+ * The outbox sweep: hands to the queue every callback whose writer committed it but died before
+ * enqueueing it. Entries younger than the grace period are left to their writer.
+ */
+import { logger } from '../shared/http/logger.js';
+import { callbackPublisher, outboxStore } from './commons/transactions.js';
+
+const GRACE_MS = 5_000;
+
+export const handler = async (): Promise<{ pending: number; published: number }> => {
+  const pending = await outboxStore.listUnpublished(new Date(Date.now() - GRACE_MS));
+  const published = pending.length > 0 ? await callbackPublisher.publish(pending) : 0;
+  if (pending.length > 0) logger.info('Published callbacks left in the outbox', { pending: pending.length, published });
+  return { pending: pending.length, published };
+};

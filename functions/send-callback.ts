@@ -1,0 +1,32 @@
+/**
+ * Consumes the callbacks queue. Each record is one delivery attempt; records that must be retried
+ * are reported as batch item failures (their visibility already set to the next attempt).
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { config } from '../shared/config.js';
+import { CallbackSender, httpDeliver } from '../shared/queue/callback-sender.js';
+import { sqsClient } from '../shared/queue/sqs.js';
+import { merchantStore, outboxStore } from './commons/transactions.js';
+
+const { stage, callbackQueueUrl, callbackDlqUrl, retryScale } = config();
+
+const sender = new CallbackSender({
+  outbox: outboxStore,
+  merchants: merchantStore,
+  // Production never calls loopback, private or link-local addresses (decisions 10).
+  deliver: httpDeliver({ publicOnly: stage === 'prod' }),
+  sqs: sqsClient,
+  queueUrl: callbackQueueUrl,
+  deadLetterQueueUrl: callbackDlqUrl,
+  retryScale,
+  clock: () => new Date(),
+});
+
+const processor = new BatchProcessor(EventType.SQS);
+
+export const handler = async (event: SQSEvent) =>
+  processPartialResponse(event, (record: SQSRecord) => sender.handle(record), processor, {
+    // A batch whose every callback is waiting for a retry is normal, not a function error.
+    throwOnFullBatchFailure: false,
+  });

@@ -1,0 +1,18 @@
+import { httpHandler } from '../shared/http/handler.js';
+import { simulateDepositRequestSchema, simulatedChainHash } from '../shared/domain/simulation.js';
+import { routeByName } from '../shared/routes.js';
+import { transactionService } from './commons/transactions.js';
+
+export const handler = httpHandler(routeByName('simulate-deposit'), { body: simulateDepositRequestSchema }, async ({ body, merchantId }) => {
+  const invoice = await transactionService.ownedInvoice(merchantId, body.invoiceId);
+  const network = invoice.family === 'crypto' ? (body.network ?? invoice.wallet?.networks[0]) : body.network;
+  const data = await transactionService.recordDeposit(merchantId, invoice.id, {
+    amount: body.amount,
+    currency: body.currency,
+    network,
+    status: body.status,
+    transactionHash: network && invoice.family === 'crypto' ? simulatedChainHash(network) : null,
+    senderDetails: invoice.customer.account ? { senderIban: invoice.customer.account } : undefined,
+  });
+  return { data };
+});

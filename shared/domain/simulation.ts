@@ -1,0 +1,28 @@
+/** Requests of the demo simulation API (decisions 11). */
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { CRYPTO_NETWORKS, type CryptoNetwork } from './currencies.js';
+import { Decimal, fromJsonNumber } from './money.js';
+
+const amountSchema = z
+  .union([z.number().positive().finite(), z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal number')])
+  .transform((value) => (typeof value === 'number' ? fromJsonNumber(value) : new Decimal(value)));
+
+export const simulateDepositRequestSchema = z.object({
+  invoiceId: z.string().min(1).describe("The merchant's own invoice"),
+  amount: amountSchema.optional().describe("Defaults to the invoice's payment amount"),
+  currency: z.string().trim().toUpperCase().optional().describe("Defaults to, and must be, the invoice's payment currency"),
+  network: z.enum(CRYPTO_NETWORKS).optional().describe("Crypto only; defaults to the invoice's first network"),
+  status: z.enum(['confirmed', 'failed']).default('confirmed'),
+});
+
+export const simulateWithdrawalRequestSchema = z.object({
+  transactionId: z.string().min(1).describe('A processing withdrawal of the merchant'),
+  status: z.enum(['confirmed', 'failed']),
+});
+
+/** A made-up transaction hash in the network's usual form. */
+export function simulatedChainHash(network: CryptoNetwork): string {
+  const hex = randomBytes(32).toString('hex');
+  return network === 'bitcoin' || network === 'tron' ? hex : `0x${hex}`;
+}

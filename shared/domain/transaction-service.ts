@@ -1,0 +1,161 @@
+/**
+ * Money movement over small ports: recording deposits against invoices, settling transactions,
+ * and the merchant's view of them. Every write is decided on a state read and committed only if
+ * that state still holds; a lost race is decided again on the new state.
+ */
+import { ApiError, ValidationError, notFound } from '../errors.js';
+import { callbackEntry, type CallbackEntry } from './callbacks.js';
+import { decimalsOf, type CryptoNetwork } from './currencies.js';
+import type { Invoice } from './invoices.js';
+import type { Merchant } from './merchants.js';
+import { Decimal } from './money.js';
+import {
+  depositOutcome,
+  depositTransaction,
+  isFinalStatus,
+  settlementChange,
+  transactionView,
+  type InvoiceChange,
+  type Transaction,
+  type TransactionStatus,
+  type TransactionView,
+} from './transactions.js';
+
+/** `stale`: a condition failed (the invoice or transaction moved on); re-read and decide again. */
+export type CommitResult = 'committed' | 'stale';
+
+export interface InvoiceGuard {
+  id: string;
+  /** The status the decision was made on; the write fails if the invoice has moved since. */
+  expectedStatus: Invoice['status'];
+  change: InvoiceChange;
+}
+
+export interface Ledger {
+  get(id: string): Promise<Transaction | undefined>;
+  insert(transaction: Transaction, options: { invoice?: InvoiceGuard; callback?: CallbackEntry }): Promise<CommitResult>;
+  transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceGuard; callback?: CallbackEntry }): Promise<CommitResult>;
+}
+
+export interface TransactionServiceDeps {
+  ledger: Ledger;
+  invoices: { get(id: string): Promise<Invoice | undefined> };
+  merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
+  callbacks: { publish(callbackIds: string[]): Promise<number> };
+  clock: () => Date;
+  newId: () => string;
+}
+
+export interface DepositInput {
+  amount?: Decimal;
+  currency?: string;
+  network?: CryptoNetwork | null;
+  status: TransactionStatus;
+  transactionHash?: string | null;
+  senderDetails?: Partial<TransactionView['senderDetails']>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Lost races are rare; a handful of re-decisions settles any of them. */
+const ATTEMPTS = 5;
+
+export class TransactionService {
+  constructor(private readonly deps: TransactionServiceDeps) {}
+
+  /** The merchant's own transaction; anything else is as unknown as a missing one. */
+  async view(merchantId: string, transactionId: string): Promise<TransactionView> {
+    const transaction = await this.owned(merchantId, transactionId);
+    return transactionView(transaction, (await this.merchant(merchantId)).callbackSecret);
+  }
+
+  async owned(merchantId: string, transactionId: string): Promise<Transaction> {
+    const transaction = UUID.test(transactionId) ? await this.deps.ledger.get(transactionId) : undefined;
+    if (!transaction || transaction.merchantId !== merchantId) throw notFound('Transaction');
+    return transaction;
+  }
+
+  async ownedInvoice(merchantId: string, invoiceId: string): Promise<Invoice> {
+    const invoice = UUID.test(invoiceId) ? await this.deps.invoices.get(invoiceId) : undefined;
+    if (!invoice || invoice.merchantId !== merchantId) throw notFound('Invoice');
+    return invoice;
+  }
+
+  /** Records a deposit on the merchant's invoice, moves the invoice, and owes the callback if final. */
+  async recordDeposit(merchantId: string, invoiceId: string, input: DepositInput): Promise<TransactionView> {
+    const merchant = await this.merchant(merchantId);
+    const id = this.deps.newId();
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const invoice = await this.ownedInvoice(merchantId, invoiceId);
+      const outcome = depositOutcome(invoice, input.status);
+      if ('refused' in outcome) {
+        throw outcome.refused === 'gone'
+          ? new ApiError('gone', `Invoice is canceled (${invoice.cancelReason ?? 'canceled'}) and takes no payment`)
+          : new ApiError('conflict', 'Invoice is already paid');
+      }
+      const transaction = depositTransaction(invoice, { id, now: this.deps.clock(), ...this.depositDetails(invoice, input) }, merchant.processingFeePercent);
+      const callback = isFinalStatus(transaction.status) ? callbackEntry(transaction, merchant.callbackSecret, this.deps.clock()) : undefined;
+      const result = await this.deps.ledger.insert(transaction, { invoice: { id: invoice.id, expectedStatus: invoice.status, change: outcome.change }, callback });
+      if (result === 'committed') {
+        if (callback) await this.deps.callbacks.publish([callback.id]);
+        return transactionView(transaction, merchant.callbackSecret);
+      }
+    }
+    throw new ApiError('conflict', 'The invoice kept changing; retry the request');
+  }
+
+  /**
+   * Moves a processing transaction to its final state (a provider's decision, a simulated
+   * withdrawal outcome). Asking for the state it already has answers it again.
+   */
+  async settle(merchantId: string, transactionId: string, status: 'confirmed' | 'failed', expectedType?: Transaction['type']): Promise<TransactionView> {
+    const merchant = await this.merchant(merchantId);
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const current = await this.owned(merchantId, transactionId);
+      if (expectedType && current.type !== expectedType) throw ValidationError.of('transactionId', `Transaction is not a ${expectedType}`);
+      if (current.status === status) return transactionView(current, merchant.callbackSecret);
+      if (current.status !== 'processing') throw new ApiError('conflict', `Transaction is already ${current.status}`);
+
+      const next: Transaction = { ...current, status, updatedAt: this.deps.clock().toISOString() };
+      const invoice = current.invoiceId ? await this.deps.invoices.get(current.invoiceId) : undefined;
+      const guard = invoice ? { id: invoice.id, expectedStatus: invoice.status, change: settlementChange(invoice, status) } : undefined;
+      const callback = callbackEntry(next, merchant.callbackSecret, this.deps.clock());
+      if ((await this.deps.ledger.transition(next, 'processing', { invoice: guard, callback })) === 'committed') {
+        await this.deps.callbacks.publish([callback.id]);
+        return transactionView(next, merchant.callbackSecret);
+      }
+    }
+    throw new ApiError('conflict', 'The transaction kept changing; retry the request');
+  }
+
+  private async merchant(merchantId: string): Promise<Merchant> {
+    const merchant = await this.deps.merchants.getMerchant(merchantId);
+    if (!merchant) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
+    return merchant;
+  }
+
+  /** Defaults a deposit to what the invoice asked for, and refuses one it cannot take. */
+  private depositDetails(invoice: Invoice, input: DepositInput) {
+    const currency = input.currency ?? invoice.paymentCurrency;
+    if (currency !== invoice.paymentCurrency) throw ValidationError.of('currency', `currency must be the invoice's payment currency ${invoice.paymentCurrency}`);
+    const amount = input.amount ?? new Decimal(invoice.paymentAmount);
+    if (!amount.isPositive() || amount.isZero() || amount.decimalPlaces() > decimalsOf(currency)) {
+      throw ValidationError.of('amount', `amount must be positive with at most ${decimalsOf(currency)} decimal places`);
+    }
+    const networks = invoice.wallet?.networks ?? [];
+    let network: CryptoNetwork | null = null;
+    if (invoice.family === 'crypto') {
+      network = input.network ?? networks[0]!;
+      if (!networks.includes(network)) throw ValidationError.of('network', `network must be one of ${networks.join(', ')}`);
+    } else if (input.network) {
+      throw ValidationError.of('network', 'network applies to crypto invoices only');
+    }
+    return {
+      amount,
+      currency,
+      network,
+      status: input.status,
+      transactionHash: invoice.family === 'crypto' ? (input.transactionHash ?? null) : null,
+      senderDetails: input.senderDetails,
+    };
+  }
+}

@@ -1,0 +1,152 @@
+/**
+ * Delivers one callback from the queue (decisions 10): signs it, posts it once, records the
+ * attempt, and on failure either schedules the next attempt through the message's visibility or,
+ * once the delivery window has closed, parks it in the dead-letter queue.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
+import {
+  DELIVERY_TIMEOUT_MS,
+  isNonPublicAddress,
+  retryDelaySeconds,
+  signCallback,
+  windowClosed,
+  type DeliveryAttempt,
+  type SignedCallback,
+} from '../domain/callbacks.js';
+import type { Merchant } from '../domain/merchants.js';
+import { logger } from '../http/logger.js';
+import type { DynamoOutboxStore } from '../store/outbox.js';
+import type { CallbackMessage } from './callbacks.js';
+
+export type DeliveryResult = Omit<DeliveryAttempt, 'at'>;
+export type Deliver = (url: string, callback: SignedCallback) => Promise<DeliveryResult>;
+
+/** Thrown to leave the message on the queue for its next attempt. */
+export class RetryLater extends Error {
+  constructor(callbackId: string, delaySeconds: number) {
+    super(`Callback ${callbackId} retries in ${delaySeconds} s`);
+    this.name = 'RetryLater';
+  }
+}
+
+const refuseNonPublic =
+  (hostname: string): LookupFunction =>
+  (host, options, callback) =>
+    dnsLookup(host, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const blocked = addresses.find((a) => isNonPublicAddress(a.address));
+      if (blocked) return callback(new Error(`${hostname} resolves to a non-public address`), '', 0);
+      if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, addresses);
+      callback(null, addresses[0]!.address, addresses[0]!.family);
+    });
+
+/**
+ * One POST, no redirects followed, 10 s for the whole exchange. With `publicOnly` (production)
+ * the URL must be https and every address it resolves to public, checked on the connection
+ * actually made, so a DNS answer cannot change between the check and the request.
+ */
+export function httpDeliver({ publicOnly }: { publicOnly: boolean }): Deliver {
+  return (url, callback) =>
+    new Promise((resolve) => {
+      const started = performance.now();
+      const done = (status: number | null, error?: string) =>
+        resolve({ status, latencyMs: Math.round(performance.now() - started), ...(error ? { error } : {}) });
+      let target: URL;
+      try {
+        target = new URL(url);
+      } catch {
+        return done(null, 'callback URL is not a URL');
+      }
+      const hostname = target.hostname.replace(/^\[|\]$/g, '');
+      if (publicOnly && target.protocol !== 'https:') return done(null, 'callback URL must use https');
+      if (publicOnly && isIP(hostname) && isNonPublicAddress(hostname)) return done(null, 'callback URL is a non-public address');
+      const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+      const request = send(
+        target,
+        {
+          method: 'POST',
+          headers: { ...callback.headers, 'content-length': Buffer.byteLength(callback.body), 'user-agent': 'payment-gateway-callbacks' },
+          timeout: DELIVERY_TIMEOUT_MS,
+          ...(publicOnly ? { lookup: refuseNonPublic(hostname) } : {}),
+        },
+        (response) => {
+          response.resume();
+          response.on('end', () => done(response.statusCode ?? null));
+          response.on('error', (error) => done(response.statusCode ?? null, error.message));
+        },
+      );
+      const deadline = setTimeout(() => request.destroy(new Error('no answer within 10 s')), DELIVERY_TIMEOUT_MS);
+      request.on('close', () => clearTimeout(deadline));
+      request.on('timeout', () => request.destroy(new Error('no answer within 10 s')));
+      request.on('error', (error) => done(null, error.message));
+      request.end(callback.body);
+    });
+}
+
+const isSuccess = (status: number | null) => status !== null && status >= 200 && status < 300;
+
+export interface CallbackSenderDeps {
+  outbox: DynamoOutboxStore;
+  merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
+  deliver: Deliver;
+  sqs: SQSClient;
+  queueUrl: string;
+  deadLetterQueueUrl: string;
+  retryScale: number;
+  clock: () => Date;
+}
+
+export class CallbackSender {
+  constructor(private readonly deps: CallbackSenderDeps) {}
+
+  /** Settles the record, or throws RetryLater after scheduling its next attempt. */
+  async handle(record: SQSRecord): Promise<void> {
+    const { outbox, merchants, deliver, retryScale, clock } = this.deps;
+    const { callbackId } = JSON.parse(record.body) as CallbackMessage;
+    const entry = await outbox.get(callbackId);
+    if (!entry) return logger.error('Callback message for an unknown outbox entry', { callbackId });
+    if (entry.deliveredAt || entry.skippedAt) return;
+
+    let windowStartedAt = entry.windowStartedAt;
+    if (entry.parkedAt) {
+      // A parked message came back: an operator redrove the dead-letter queue.
+      windowStartedAt = clock().toISOString();
+      await outbox.reopen(callbackId, clock());
+    }
+
+    const merchant = await merchants.getMerchant(entry.merchantId);
+    if (!merchant?.callbackUrl) {
+      await outbox.recordAttempt(callbackId, { at: clock().toISOString(), status: null, latencyMs: 0, error: 'merchant has no callback URL' }, 'skipped');
+      return;
+    }
+
+    const at = clock();
+    const result = await deliver(merchant.callbackUrl, signCallback(merchant.callbackSecret, entry.id, entry.body, at));
+    const attempt: DeliveryAttempt = { at: at.toISOString(), ...result };
+    if (isSuccess(result.status)) {
+      await outbox.recordAttempt(callbackId, attempt, 'delivered');
+      return;
+    }
+
+    const windowStart = new Date(windowStartedAt ?? attempt.at);
+    const failures = entry.attempts.filter((a) => a.at >= windowStart.toISOString()).length + 1;
+    const delaySeconds = retryDelaySeconds(failures, retryScale);
+    if (windowClosed(windowStart, at, delaySeconds, retryScale)) {
+      await this.deps.sqs.send(new SendMessageCommand({ QueueUrl: this.deps.deadLetterQueueUrl, MessageBody: record.body }));
+      await outbox.recordAttempt(callbackId, attempt, 'parked');
+      logger.warn('Callback parked in the dead-letter queue', { callbackId, failures });
+      return;
+    }
+    await outbox.recordAttempt(callbackId, attempt, 'retry');
+    const visibility = Math.ceil(delaySeconds);
+    await this.deps.sqs.send(
+      new ChangeMessageVisibilityCommand({ QueueUrl: this.deps.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: visibility }),
+    );
+    throw new RetryLater(callbackId, visibility);
+  }
+}

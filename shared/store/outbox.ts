@@ -1,0 +1,142 @@
+/**
+ * The callback outbox in DynamoDB. An entry is written in the same transaction as the state it
+ * announces, so a callback exists exactly when the state does; it then records its hand-off to
+ * the queue and every delivery attempt.
+ */
+import { GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CallbackEntry, DeliveryAttempt } from '../domain/callbacks.js';
+import { isConditionFailure } from './dynamo.js';
+
+/** Only entries not yet handed to the queue carry it (the sparse `unpublished` index). */
+const PENDING = 'pending';
+
+export interface OutboxItem extends CallbackEntry {
+  pendingShard?: string;
+  publishedAt?: string;
+  /** When the current delivery window opened: the first attempt, or the last redrive. */
+  windowStartedAt?: string;
+  attempts: DeliveryAttempt[];
+  deliveredAt?: string;
+  /** Nothing to deliver to: the merchant had no callback URL. */
+  skippedAt?: string;
+  parkedAt?: string;
+}
+
+/** The Put of a new entry, for the writer's transaction. */
+export function outboxPut(tableName: string, entry: CallbackEntry) {
+  const item: OutboxItem = { ...entry, pendingShard: PENDING, attempts: [] };
+  return { Put: { TableName: tableName, Item: item, ConditionExpression: 'attribute_not_exists(id)' } };
+}
+
+export class DynamoOutboxStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async get(id: string): Promise<OutboxItem | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }));
+    return Item as OutboxItem | undefined;
+  }
+
+  async markPublished(id: string, now: Date): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { id },
+        UpdateExpression: 'SET publishedAt = :now REMOVE pendingShard',
+        ConditionExpression: 'attribute_exists(id)',
+        ExpressionAttributeValues: { ':now': now.toISOString() },
+      }),
+    );
+  }
+
+  /** Ids of entries written before `before` and still not handed to the queue. */
+  async listUnpublished(before: Date): Promise<string[]> {
+    const ids: string[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'unpublished',
+          KeyConditionExpression: 'pendingShard = :pending AND createdAt < :before',
+          ExpressionAttributeValues: { ':pending': PENDING, ':before': before.toISOString() },
+          ExclusiveStartKey,
+        }),
+      );
+      ids.push(...(page.Items ?? []).map((item) => item.id as string));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return ids;
+  }
+
+  /**
+   * Records one attempt. `outcome` settles the entry: `delivered` and `skipped` end it, `parked`
+   * hands it to the operator. Returns false when the entry had already ended (a duplicate message).
+   */
+  async recordAttempt(id: string, attempt: DeliveryAttempt, outcome: 'delivered' | 'skipped' | 'retry' | 'parked'): Promise<boolean> {
+    const settle = outcome === 'retry' ? '' : `, ${outcome}At = :at`;
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: `SET attempts = list_append(attempts, :attempt), windowStartedAt = if_not_exists(windowStartedAt, :at)${settle}`,
+          ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(deliveredAt) AND attribute_not_exists(skippedAt)',
+          ExpressionAttributeValues: { ':attempt': [attempt], ':at': attempt.at },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  /** A parked entry is delivered again (an operator's redrive): it gets a fresh 72-hour window. */
+  async reopen(id: string, now: Date): Promise<void> {
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.tableName,
+        Key: { id },
+        UpdateExpression: 'SET windowStartedAt = :now REMOVE parkedAt',
+        ConditionExpression: 'attribute_exists(parkedAt)',
+        ExpressionAttributeValues: { ':now': now.toISOString() },
+      }),
+    ).catch((error: unknown) => {
+      if (!isConditionFailure(error)) throw error;
+    });
+  }
+
+  /**
+   * Marks for publishing again every entry matching `filter` that is neither delivered nor
+   * pending: the local queue lives in memory, and parked entries wait for an operator.
+   */
+  async requeue(which: 'inFlight' | 'parked', now: Date): Promise<number> {
+    const filter =
+      which === 'parked'
+        ? 'attribute_exists(parkedAt) AND attribute_not_exists(deliveredAt)'
+        : 'attribute_not_exists(parkedAt) AND attribute_not_exists(deliveredAt) AND attribute_not_exists(skippedAt) AND attribute_not_exists(pendingShard)';
+    let requeued = 0;
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({ TableName: this.tableName, FilterExpression: filter, ProjectionExpression: 'id', ExclusiveStartKey, ConsistentRead: true }),
+      );
+      for (const { id } of page.Items ?? []) {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { id },
+            UpdateExpression: `SET pendingShard = :pending, createdAt = if_not_exists(createdAt, :now)${which === 'parked' ? ', windowStartedAt = :now REMOVE parkedAt' : ''}`,
+            ExpressionAttributeValues: { ':pending': PENDING, ':now': now.toISOString() },
+          }),
+        );
+        requeued++;
+      }
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return requeued;
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * Transactions in DynamoDB. Every write that moves money is one transaction with the invoice
+ * change it causes (conditional on the invoice state it was decided on) and the callback it owes.
+ */
+import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CallbackEntry } from '../domain/callbacks.js';
+import type { CommitResult, InvoiceGuard, Ledger } from '../domain/transaction-service.js';
+import type { Transaction, TransactionStatus } from '../domain/transactions.js';
+import { isConditionFailure, isTransactionConflict } from './dynamo.js';
+import { outboxPut } from './outbox.js';
+
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+export interface TransactionTables {
+  transactions: string;
+  invoices: string;
+  outbox: string;
+}
+
+export class DynamoTransactionStore implements Ledger {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tables: TransactionTables,
+  ) {}
+
+  async get(id: string): Promise<Transaction | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.transactions, Key: { id }, ConsistentRead: true }));
+    return Item as Transaction | undefined;
+  }
+
+  async listByInvoice(invoiceId: string): Promise<Transaction[]> {
+    const { Items } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tables.transactions,
+        IndexName: 'byInvoice',
+        KeyConditionExpression: 'invoiceId = :invoice',
+        ExpressionAttributeValues: { ':invoice': invoiceId },
+      }),
+    );
+    return (Items ?? []) as Transaction[];
+  }
+
+  /** A new transaction, the invoice change it brings, its callback when it is final, and any extra writes (e.g. a uniqueness claim). */
+  async insert(transaction: Transaction, options: { invoice?: InvoiceGuard; callback?: CallbackEntry; extra?: TransactItem[] } = {}): Promise<CommitResult> {
+    return this.commit([
+      { Put: { TableName: this.tables.transactions, Item: transaction, ConditionExpression: 'attribute_not_exists(id)' } },
+      ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction.updatedAt)] : []),
+      ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
+      ...(options.extra ?? []),
+    ]);
+  }
+
+  /** Moves a transaction from `from` to its new state (already applied to `next`), with the invoice change and callback. */
+  async transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceGuard; callback?: CallbackEntry } = {}): Promise<CommitResult> {
+    return this.commit([
+      {
+        Put: {
+          TableName: this.tables.transactions,
+          Item: next,
+          ConditionExpression: '#status = :from',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':from': from },
+        },
+      },
+      ...(options.invoice ? [this.invoiceWrite(options.invoice, next.updatedAt)] : []),
+      ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
+    ]);
+  }
+
+  private invoiceWrite({ id, expectedStatus, change }: InvoiceGuard, at: string): TransactItem {
+    const guard = {
+      TableName: this.tables.invoices,
+      Key: { id },
+      ConditionExpression: '#status = :expected',
+      ExpressionAttributeNames: { '#status': 'status' },
+    };
+    if (!change) return { ConditionCheck: { ...guard, ExpressionAttributeValues: { ':expected': expectedStatus } } };
+    const set = ['#status = :next', 'updatedAt = :at'];
+    const values: Record<string, unknown> = { ':expected': expectedStatus, ':next': change.status, ':at': at };
+    if ('paidLate' in change && change.paidLate) {
+      set.push('paidLate = :late');
+      values[':late'] = true;
+    }
+    if ('cancelReason' in change) {
+      set.push('cancelReason = :reason');
+      values[':reason'] = change.cancelReason;
+    }
+    // Leaving the open states also leaves the expiry index.
+    return { Update: { ...guard, UpdateExpression: `SET ${set.join(', ')} REMOVE expiryShard`, ExpressionAttributeValues: values } };
+  }
+
+  private async commit(items: TransactItem[]): Promise<CommitResult> {
+    try {
+      await this.client.send(new TransactWriteCommand({ TransactItems: items }));
+      return 'committed';
+    } catch (error) {
+      if (isConditionFailure(error) || isTransactionConflict(error)) return 'stale';
+      throw error;
+    }
+  }
+}
