@@ -46,11 +46,11 @@ const refuseNonPublic =
     });
 
 /**
- * One POST, no redirects followed, 10 s for the whole exchange. With `publicOnly` (production)
+ * One POST, no redirects followed, 10 s for the whole exchange (decisions 10). With `publicOnly` (production)
  * the URL must be https and every address it resolves to public, checked on the connection
  * actually made, so a DNS answer cannot change between the check and the request.
  */
-export function httpDeliver({ publicOnly }: { publicOnly: boolean }): Deliver {
+export function httpDeliver({ publicOnly, timeoutMs = DELIVERY_TIMEOUT_MS }: { publicOnly: boolean; timeoutMs?: number }): Deliver {
   return (url, callback) =>
     new Promise((resolve) => {
       const started = performance.now();
@@ -71,7 +71,7 @@ export function httpDeliver({ publicOnly }: { publicOnly: boolean }): Deliver {
         {
           method: 'POST',
           headers: { ...callback.headers, 'content-length': Buffer.byteLength(callback.body), 'user-agent': 'payment-gateway-callbacks' },
-          timeout: DELIVERY_TIMEOUT_MS,
+          timeout: timeoutMs,
           ...(publicOnly ? { lookup: refuseNonPublic(hostname) } : {}),
         },
         (response) => {
@@ -80,9 +80,11 @@ export function httpDeliver({ publicOnly }: { publicOnly: boolean }): Deliver {
           response.on('error', (error) => done(response.statusCode ?? null, error.message));
         },
       );
-      const deadline = setTimeout(() => request.destroy(new Error('no answer within 10 s')), DELIVERY_TIMEOUT_MS);
+      const expire = () => request.destroy(new Error(`no answer within ${timeoutMs} ms`));
+      // `timeout` only covers idle sockets; the deadline covers a receiver that trickles.
+      const deadline = setTimeout(expire, timeoutMs);
       request.on('close', () => clearTimeout(deadline));
-      request.on('timeout', () => request.destroy(new Error('no answer within 10 s')));
+      request.on('timeout', expire);
       request.on('error', (error) => done(null, error.message));
       request.end(callback.body);
     });

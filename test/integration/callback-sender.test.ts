@@ -1,0 +1,189 @@
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SQSRecord } from 'aws-lambda';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { config } from '../../shared/config.js';
+import { generateCallbackSecret, newMerchant, type Merchant } from '../../shared/domain/merchants.js';
+import { CallbackSender, RetryLater, httpDeliver, type Deliver } from '../../shared/queue/callback-sender.js';
+import { sqsClient } from '../../shared/queue/sqs.js';
+import { documentClient } from '../../shared/store/dynamo.js';
+import { DynamoOutboxStore, outboxPut } from '../../shared/store/outbox.js';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { testMerchantStore } from '../support/merchants.js';
+
+interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  path: string;
+}
+
+let receiver: Server;
+let receiverUrl: string;
+const received: Received[] = [];
+/** Status the receiver answers with, per path. */
+const answers = new Map<string, number>();
+
+const outbox = () => new DynamoOutboxStore(documentClient, config().tables.outbox);
+let queueUrl: string;
+let deadLetterQueueUrl: string;
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    req.on('end', () => {
+      received.push({ headers: req.headers, body, path: req.url ?? '' });
+      const status = answers.get(req.url ?? '') ?? 200;
+      if (status === 0) return; // never answer
+      res.writeHead(status, status === 302 ? { location: `${receiverUrl}/elsewhere` } : {}).end();
+    });
+  });
+  receiver.listen(0, '127.0.0.1');
+  await once(receiver, 'listening');
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  const name = `sender-test-${randomUUID()}`;
+  queueUrl = (await sqsClient.send(new CreateQueueCommand({ QueueName: name }))).QueueUrl!;
+  deadLetterQueueUrl = (await sqsClient.send(new CreateQueueCommand({ QueueName: `${name}-dlq` }))).QueueUrl!;
+});
+
+afterAll(async () => {
+  receiver.closeAllConnections();
+  receiver.close();
+});
+
+async function merchantAt(path: string | null): Promise<Merchant> {
+  const merchant = newMerchant({ name: 'callbacks', callbackUrl: path === null ? null : `${receiverUrl}${path}`, callbackSecret: generateCallbackSecret() }, new Date());
+  await testMerchantStore().createMerchant(merchant);
+  return merchant;
+}
+
+/** An outbox entry and its message on the test queue, received as the consumer would see it. */
+async function queuedCallback(merchant: Merchant): Promise<{ id: string; record: SQSRecord; body: string }> {
+  const transactionId = randomUUID();
+  const id = `${transactionId}:confirmed`;
+  const body = JSON.stringify({ id: transactionId, status: 'confirmed', callbackType: 'transaction' });
+  await documentClient.send(
+    new TransactWriteCommand({
+      TransactItems: [outboxPut(config().tables.outbox, { id, merchantId: merchant.id, transactionId, body, createdAt: new Date().toISOString() })],
+    }),
+  );
+  await sqsClient.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ callbackId: id }) }));
+  const { Messages } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }));
+  const message = Messages![0]!;
+  return { id, body, record: { messageId: message.MessageId!, receiptHandle: message.ReceiptHandle!, body: message.Body! } as SQSRecord };
+}
+
+function sender(options: { clock?: () => Date; deliver?: Deliver } = {}) {
+  return new CallbackSender({
+    outbox: outbox(),
+    merchants: testMerchantStore(),
+    deliver: options.deliver ?? httpDeliver({ publicOnly: false, timeoutMs: 500 }),
+    sqs: sqsClient,
+    queueUrl,
+    deadLetterQueueUrl,
+    retryScale: 1,
+    clock: options.clock ?? (() => new Date()),
+  });
+}
+
+const deliveriesTo = (path: string) => received.filter((r) => r.path === path);
+
+describe('the callback sender', () => {
+  it('posts the signed body once and records the delivery', async () => {
+    const merchant = await merchantAt('/ok');
+    const { id, record, body } = await queuedCallback(merchant);
+    await sender().handle(record);
+    const [delivery] = deliveriesTo('/ok').filter((r) => r.headers['webhook-id'] === id);
+    expect(delivery!.body).toBe(body);
+    expect(new Webhook(merchant.callbackSecret).verify(delivery!.body, delivery!.headers as Record<string, string>)).toEqual(JSON.parse(body));
+    const entry = await outbox().get(id);
+    expect(entry?.deliveredAt).toBeTruthy();
+    expect(entry?.attempts).toEqual([{ at: expect.any(String), status: 200, latencyMs: expect.any(Number) }]);
+
+    // The same message again (at-least-once delivery) is not posted twice.
+    await sender().handle(record);
+    expect(deliveriesTo('/ok').filter((r) => r.headers['webhook-id'] === id)).toHaveLength(1);
+  });
+
+  it('schedules a retry after a failure, through the message visibility', async () => {
+    answers.set('/fails', 500);
+    const merchant = await merchantAt('/fails');
+    const { id, record } = await queuedCallback(merchant);
+    await expect(sender().handle(record)).rejects.toBeInstanceOf(RetryLater);
+    const entry = await outbox().get(id);
+    expect(entry?.attempts).toEqual([{ at: expect.any(String), status: 500, latencyMs: expect.any(Number) }]);
+    expect(entry?.deliveredAt).toBeUndefined();
+    // Hidden for the first retry delay (60 s), so not received again now.
+    const { Messages } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 1 }));
+    expect((Messages ?? []).filter((m) => m.Body === record.body)).toEqual([]);
+  });
+
+  it('counts a redirect as a failure and does not follow it', async () => {
+    answers.set('/moved', 302);
+    const merchant = await merchantAt('/moved');
+    const { record } = await queuedCallback(merchant);
+    await expect(sender().handle(record)).rejects.toBeInstanceOf(RetryLater);
+    expect(deliveriesTo('/elsewhere')).toEqual([]);
+  });
+
+  it('gives up on a receiver that does not answer in time', async () => {
+    answers.set('/silent', 0);
+    const merchant = await merchantAt('/silent');
+    const { id, record } = await queuedCallback(merchant);
+    await expect(sender().handle(record)).rejects.toBeInstanceOf(RetryLater);
+    const [attempt] = (await outbox().get(id))!.attempts;
+    expect(attempt).toMatchObject({ status: null, error: expect.stringContaining('no answer') });
+  });
+
+  it('parks the callback in the dead-letter queue once the window has closed', async () => {
+    answers.set('/down', 503);
+    const merchant = await merchantAt('/down');
+    const { id, record } = await queuedCallback(merchant);
+    await expect(sender().handle(record)).rejects.toBeInstanceOf(RetryLater);
+    // An attempt 71 h 57 min in finds its next retry (5 min) beyond the 72-hour window.
+    await sender({ clock: () => new Date(Date.now() + (72 * 60 - 3) * 60_000) }).handle(record);
+    const entry = await outbox().get(id);
+    expect(entry?.parkedAt).toBeTruthy();
+    const { Messages } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: deadLetterQueueUrl, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }));
+    const parked = (Messages ?? []).find((m) => m.Body === record.body);
+    expect(parked).toBeDefined();
+
+    // An operator's redrive brings it back with a fresh window; the receiver is up again.
+    answers.set('/down', 204);
+    await sender().handle({ ...record, receiptHandle: parked!.ReceiptHandle! });
+    const redriven = await outbox().get(id);
+    expect(redriven?.deliveredAt).toBeTruthy();
+    expect(redriven?.parkedAt).toBeUndefined();
+    expect(redriven?.attempts.map((a) => a.status)).toEqual([503, 503, 204]);
+    await sqsClient.send(new DeleteMessageCommand({ QueueUrl: deadLetterQueueUrl, ReceiptHandle: parked!.ReceiptHandle! }));
+  });
+
+  it('skips a merchant without a callback URL', async () => {
+    const merchant = await merchantAt(null);
+    const { id, record } = await queuedCallback(merchant);
+    await sender().handle(record);
+    expect((await outbox().get(id))?.skippedAt).toBeTruthy();
+  });
+
+  describe('in production', () => {
+    const guarded = httpDeliver({ publicOnly: true, timeoutMs: 500 });
+    const signed = { body: '{}', headers: { 'content-type': 'application/json' } };
+
+    it.each([
+      ['plain http', () => `${receiverUrl}/ok`, 'https'],
+      ['a loopback address', () => receiverUrl.replace('http:', 'https:'), 'non-public'],
+      ['a name that resolves to loopback', () => `https://localhost:1/ok`, 'non-public'],
+      ['a link-local address', () => 'https://169.254.169.254/latest', 'non-public'],
+    ])('refuses %s without sending anything', async (_name, url, reason) => {
+      const before = received.length;
+      const result = await guarded(url(), signed);
+      expect(result.status).toBeNull();
+      expect(result.error).toContain(reason);
+      expect(received.length).toBe(before);
+    });
+  });
+});
