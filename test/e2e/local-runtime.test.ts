@@ -33,7 +33,16 @@ afterAll(async () => {
 
 async function get(path: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${gateway.baseUrl}${path}`, { headers });
-  return { status: response.status, requestId: response.headers.get('x-request-id'), body: await response.json() };
+  return { status: response.status, requestId: response.headers.get('x-request-id'), body: (await response.json()) as any };
+}
+
+async function post(path: string, body: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${gateway.baseUrl}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  return { status: response.status, requestId: response.headers.get('x-request-id'), body: (await response.json()) as any };
 }
 
 const invoicePath = () => `/api/v2/invoices/${randomUUID()}`;
@@ -100,6 +109,8 @@ describe('npm start', () => {
 
 describe('restarting on the same data directory', () => {
   let cliMerchant: { merchantId: string; apiKey: string; callbackSecret: string };
+  const invoiceBody = { orderId: 'o-1', customerId: 'c-1', baseCurrency: 'USDT', invoiceStrategy: 'fixed', amount: 25 };
+  let invoice: { id: string; wallet: { address: string } } & Record<string, unknown>;
 
   it('serves a merchant created with npm run merchant', async () => {
     const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'merchant', '--', 'create', '--name', 'E2E shop', '--json'], {
@@ -108,6 +119,15 @@ describe('restarting on the same data directory', () => {
     });
     cliMerchant = JSON.parse(stdout);
     expect((await get(invoicePath(), { 'x-api-key': cliMerchant.apiKey })).status).toBe(404);
+  });
+
+  it('creates a crypto invoice with the demo key', async () => {
+    const response = await post('/api/v2/invoices', invoiceBody, { 'x-api-key': gateway.apiKey });
+    expect(response.status).toBe(200);
+    invoice = response.body.data;
+    expect(invoice).toMatchObject({ orderId: 'o-1', customerId: 'c-1', status: 'created', link: `${gateway.baseUrl}/checkout/${invoice.id}` });
+    expect(invoice.id).toMatch(UUID);
+    expect(invoice.wallet.address).toMatch(/^0x[0-9a-fA-F]{40}$/);
   });
 
   it('stops on SIGTERM with exit code 0, removing runtime.json and leaving no DynamoDB Local behind', async () => {
@@ -126,6 +146,19 @@ describe('restarting on the same data directory', () => {
     expect(gateway.output()).toContain('Callback URL     http://localhost:9/callbacks\n');
     expect((await get(invoicePath(), { 'x-api-key': gateway.apiKey })).status).toBe(404);
     expect((await get(invoicePath(), { 'x-api-key': cliMerchant.apiKey })).status).toBe(404);
+  });
+
+  it('keeps the invoice, its wallet address and its orderId claim', async () => {
+    const stored = await get(`/api/v2/invoices/${invoice.id}`, { 'x-api-key': gateway.apiKey });
+    expect(stored.status).toBe(200);
+    // Everything as created, but the link: it names the runtime's base URL, whose port is new.
+    expect(stored.body.data).toEqual({ ...invoice, link: `${gateway.baseUrl}/checkout/${invoice.id}` });
+    expect(stored.body.data.wallet.address).toBe(invoice.wallet.address);
+
+    const again = await post('/api/v2/invoices', invoiceBody, { 'x-api-key': gateway.apiKey });
+    expect(again.status).toBe(200);
+    expect(again.body.data.id).toBe(invoice.id);
+    expect(again.body.data.wallet.address).toBe(invoice.wallet.address);
   });
 });
 

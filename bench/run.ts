@@ -1,0 +1,60 @@
+/**
+ * `npm run bench -- [name] [options]`: runs one benchmark by name, or every benchmark in turn.
+ * Each benchmark prints its figures; none asserts on them.
+ *
+ *   npm run bench                                         every benchmark, default options
+ *   npm run bench -- create-invoices --count 200 --concurrency 20
+ */
+
+// Set before the SDK loads: it warns that Node 20 support ends, which says nothing about a benchmark.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+export {};
+
+interface Benchmark {
+  description: string;
+  /** Options after the benchmark's name; resolves once everything it started has stopped. */
+  run(args: string[]): Promise<void>;
+}
+
+const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
+  'create-invoices': async () => {
+    const { createInvoicesBenchmark, DESCRIPTION } = await import('./create-invoices.js');
+    return { description: DESCRIPTION, run: createInvoicesBenchmark };
+  },
+};
+
+function usage(): string {
+  return [
+    'Usage: npm run bench -- [name] [options]',
+    '',
+    'Benchmarks:',
+    ...Object.keys(BENCHMARKS).map((name) => `  ${name}`),
+    '',
+    'Without a name, every benchmark runs with the options given.',
+  ].join('\n');
+}
+
+const [first, ...rest] = process.argv.slice(2);
+if (first === '--help' || first === '-h') {
+  console.log(usage());
+  process.exit(0);
+}
+const named = first !== undefined && !first.startsWith('-');
+if (named && !Object.hasOwn(BENCHMARKS, first)) {
+  console.error(`Unknown benchmark ${first}\n\n${usage()}`);
+  process.exit(2);
+}
+const names = named ? [first] : Object.keys(BENCHMARKS);
+const args = named ? rest : process.argv.slice(2);
+
+try {
+  for (const name of names) {
+    const benchmark = await BENCHMARKS[name]!();
+    console.log(`== ${name}: ${benchmark.description}`);
+    await benchmark.run(args);
+  }
+} catch (error) {
+  console.error(error instanceof Error ? error.message : String(error));
+  process.exitCode = 1;
+}

@@ -1,0 +1,115 @@
+/**
+ * The REQUEST authorizer called the way API Gateway calls it, against the test run's key table:
+ * the policy it returns is cached by API Gateway, so it must cover every route of the API.
+ */
+import { createHash } from 'node:crypto';
+import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { handler } from '../../functions/authorize-merchant.js';
+import { config } from '../../shared/config.js';
+import { generateApiKeyText, newApiKey } from '../../shared/domain/merchants.js';
+import { seedMerchant, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
+
+const API_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123';
+const METHOD_ARN = `${API_ARN}/prod/GET/api/v2/invoices/x`;
+
+function authorizerEvent(headers: Record<string, string> | null, methodArn = METHOD_ARN): APIGatewayRequestAuthorizerEvent {
+  const [, stage = 'prod', httpMethod = 'GET', ...path] = methodArn.split(':').at(-1)!.split('/');
+  return {
+    type: 'REQUEST',
+    methodArn,
+    resource: `/${path.join('/')}`,
+    path: `/${path.join('/')}`,
+    httpMethod,
+    headers,
+    multiValueHeaders: headers && Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value]])),
+    pathParameters: null,
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    stageVariables: null,
+    requestContext: { accountId: '123456789012', apiId: 'abc123', stage, httpMethod, requestId: 'authorizer-test' } as APIGatewayRequestAuthorizerEvent['requestContext'],
+  };
+}
+
+/** What the handler threw; fails the test when it returned. */
+async function refusal(event: APIGatewayRequestAuthorizerEvent): Promise<unknown> {
+  const outcome = await handler(event).then(
+    (result) => ({ threw: false as const, result }),
+    (error: unknown) => ({ threw: true as const, error }),
+  );
+  if (!outcome.threw) throw new Error(`The authorizer allowed the request: ${JSON.stringify(outcome.result)}`);
+  return outcome.error;
+}
+
+/** API Gateway answers 401 only for exactly this error; any other failure becomes a 500. */
+function expectUnauthorized(error: unknown): void {
+  expect(error).toBeInstanceOf(Error);
+  expect((error as Error).constructor).toBe(Error);
+  expect((error as Error).message).toBe('Unauthorized');
+}
+
+let merchant: SeededMerchant;
+
+beforeAll(async () => {
+  merchant = await seedMerchant();
+});
+
+describe('authorize-merchant', () => {
+  it('allows a valid key for every method and path of the API, naming the merchant and the key', async () => {
+    const result = await handler(authorizerEvent({ 'x-api-key': merchant.apiKey }));
+    expect(result).toEqual({
+      principalId: merchant.merchant.id,
+      usageIdentifierKey: createHash('sha256').update(merchant.apiKey, 'utf8').digest('hex'),
+      policyDocument: {
+        Version: '2012-10-17',
+        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${API_ARN}/prod/*/*` }],
+      },
+      context: { merchantId: merchant.merchant.id, keyId: merchant.key.keyId },
+    });
+  });
+
+  it('returns the same API-wide resource whichever route asked, so a cached decision serves them all', async () => {
+    const resources = await Promise.all(
+      [`${API_ARN}/prod/POST/api/v2/invoices`, `${API_ARN}/prod/GET/api/v2/transaction/abc`, METHOD_ARN].map(async (arn) => {
+        const result = await handler(authorizerEvent({ 'x-api-key': merchant.apiKey }, arn));
+        return result.policyDocument.Statement.map((statement) => ('Resource' in statement ? statement.Resource : undefined));
+      }),
+    );
+    expect(resources).toEqual([[`${API_ARN}/prod/*/*`], [`${API_ARN}/prod/*/*`], [`${API_ARN}/prod/*/*`]]);
+    const demo = await handler(authorizerEvent({ 'x-api-key': merchant.apiKey }, `${API_ARN}/demo/GET/api/v2/invoices/x`));
+    expect(demo.policyDocument.Statement[0]).toMatchObject({ Resource: `${API_ARN}/demo/*/*` });
+  });
+
+  it.each(['x-api-key', 'X-API-Key', 'X-API-KEY'])('reads the key from the header %s', async (name) => {
+    const result = await handler(authorizerEvent({ [name]: merchant.apiKey, 'content-type': 'application/json' }));
+    expect(result.principalId).toBe(merchant.merchant.id);
+    expect(result.context).toEqual({ merchantId: merchant.merchant.id, keyId: merchant.key.keyId });
+  });
+
+  it.each([
+    ['no headers at all', null],
+    ['no x-api-key header', { 'content-type': 'application/json' }],
+    ['an empty key', { 'x-api-key': '' }],
+    ['a malformed key', { 'x-api-key': 'let-me-in' }],
+    ['a key with one character too many', { 'x-api-key': `${generateApiKeyText('demo')}Z` }],
+    ['a well-formed key nobody holds', { 'x-api-key': generateApiKeyText('demo') }],
+    ['a well-formed key of the other stage nobody holds', { 'x-api-key': generateApiKeyText('prod') }],
+  ])('refuses %s with exactly Error("Unauthorized")', async (_, headers) => {
+    expectUnauthorized(await refusal(authorizerEvent(headers)));
+  });
+
+  it("refuses a revoked key, while the same merchant's other key still works", async () => {
+    const revoked = await seedMerchant();
+    const store = testMerchantStore();
+    const second = newApiKey(revoked.merchant.id, config().stage, new Date());
+    await store.addKey(second.record);
+
+    expect((await handler(authorizerEvent({ 'x-api-key': revoked.apiKey }))).principalId).toBe(revoked.merchant.id);
+    expect(await store.revokeKey(revoked.merchant.id, revoked.key.keyId, new Date())).toBe(true);
+    expectUnauthorized(await refusal(authorizerEvent({ 'x-api-key': revoked.apiKey })));
+    expect(await handler(authorizerEvent({ 'x-api-key': second.text }))).toMatchObject({
+      principalId: revoked.merchant.id,
+      context: { merchantId: revoked.merchant.id, keyId: second.record.keyId },
+    });
+  });
+});
