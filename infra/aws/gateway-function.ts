@@ -9,12 +9,13 @@ import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { FUNCTION_DEFAULTS } from '../../shared/platform.js';
-import type { GatewayFunction as FunctionDefinition, TableAccess } from '../../shared/routes.js';
+import type { GatewayFunction as FunctionDefinition, QueueFunction, TableAccess } from '../../shared/routes.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -26,17 +27,30 @@ export const SERVICE_NAME = 'payment-gateway';
 /** Bundled CommonJS dependencies still call `require`, which an ES module lacks. */
 const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
+/**
+ * How long a queue consumer waits to fill a batch: callbacks are latency-sensitive, so short, but
+ * long enough to group a burst of transitions into one invocation.
+ */
+export const QUEUE_BATCHING_WINDOW = Duration.seconds(1);
+
 const GRANT_TABLE_ACCESS: Record<TableAccess, (table: ITable, grantee: IGrantable) => Grant> = {
   read: (table, grantee) => table.grantReadData(grantee),
   readWrite: (table, grantee) => table.grantReadWriteData(grantee),
 };
 
+/** A queue, its dead-letter queue, and how long a received message stays invisible. */
+export interface QueueWithDeadLetter {
+  queue: IQueue;
+  deadLetterQueue: IQueue;
+  visibilityTimeoutSeconds: number;
+}
+
 export interface GatewayFunctionProps {
   definition: FunctionDefinition;
-  /** Variables every function reads whatever its tables: stage, public URL, wallet keys. */
+  /** Variables every function reads whatever its tables: stage, public URL, wallet keys, retry scale. */
   environment: Record<string, string>;
   tables: Record<TableKey, ITable>;
-  callbacksQueue: IQueue;
+  callbacks: QueueWithDeadLetter;
   logRetention: RetentionDays;
   /** Applies to the function's log group. */
   removalPolicy: RemovalPolicy;
@@ -46,14 +60,21 @@ export class GatewayFunction extends NodejsFunction {
   readonly definition: FunctionDefinition;
 
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
-    const { definition, tables, callbacksQueue } = props;
+    const { definition, tables, callbacks } = props;
+    const timeoutSeconds = definition.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds;
+    // The route table names the queue a consumer reads; the type keeps this map complete.
+    const consumedQueues: Record<QueueFunction['queue'], QueueWithDeadLetter> = { callbacks };
+    if (definition.kind === 'queue') assertOutlivesInvocation(definition.name, consumedQueues[definition.queue], timeoutSeconds);
+
     const environment: Record<string, string> = {
       ...props.environment,
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       NODE_OPTIONS: '--enable-source-maps',
-      // Every name, not only the granted ones: the shared config validates them all at cold start.
+      // Every name and URL, not only the granted ones: the shared config validates them all at
+      // cold start, and a name grants nothing.
       ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), tables[key].tableName])),
-      ...(definition.sendsCallbacks ? { CALLBACK_QUEUE_URL: callbacksQueue.queueUrl } : {}),
+      CALLBACK_QUEUE_URL: callbacks.queue.queueUrl,
+      CALLBACK_DLQ_URL: callbacks.deadLetterQueue.queueUrl,
     };
 
     super(scope, id, {
@@ -66,7 +87,7 @@ export class GatewayFunction extends NodejsFunction {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       tracing: Tracing.ACTIVE,
-      timeout: Duration.seconds(definition.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds),
+      timeout: Duration.seconds(timeoutSeconds),
       memorySize: definition.memoryMb ?? FUNCTION_DEFAULTS.memoryMb,
       environment,
       logGroup: new LogGroup(scope, `${id}Logs`, {
@@ -91,6 +112,37 @@ export class GatewayFunction extends NodejsFunction {
     for (const [key, access] of Object.entries(definition.tables) as [TableKey, TableAccess][]) {
       GRANT_TABLE_ACCESS[access](tables[key], this);
     }
-    if (definition.sendsCallbacks) callbacksQueue.grantSendMessages(this);
+    if (definition.sendsCallbacks) callbacks.queue.grantSendMessages(this);
+    if (definition.kind === 'queue') {
+      const { queue, deadLetterQueue } = consumedQueues[definition.queue];
+      // Also grants consuming, ChangeMessageVisibility included: the consumer schedules a
+      // callback's next attempt by hiding its message until then.
+      this.addEventSource(
+        new SqsEventSource(queue, {
+          batchSize: definition.batchSize,
+          maxBatchingWindow: QUEUE_BATCHING_WINDOW,
+          // Only the failed deliveries of a batch come back, not the whole batch.
+          reportBatchItemFailures: true,
+        }),
+      );
+      // Parked by the consumer itself once a message's retry window closes, not by the redrive policy.
+      if (definition.parksMessages) deadLetterQueue.grantSendMessages(this);
+    }
+  }
+}
+
+/**
+ * A message must stay invisible for as long as the poller may hold it (batching window plus
+ * invocation), or another consumer receives it mid-delivery; AWS refuses the event source below
+ * the function timeout.
+ */
+function assertOutlivesInvocation(name: string, { visibilityTimeoutSeconds }: QueueWithDeadLetter, timeoutSeconds: number): void {
+  const heldSeconds = QUEUE_BATCHING_WINDOW.toSeconds() + timeoutSeconds;
+  if (visibilityTimeoutSeconds <= heldSeconds) {
+    throw new Error(
+      `${name} may hold a message ${heldSeconds} s (timeout ${timeoutSeconds} s + batching window ${QUEUE_BATCHING_WINDOW.toSeconds()} s), ` +
+        `so its queue's visibility timeout must be longer, and it is ${visibilityTimeoutSeconds} s: ` +
+        'raise the visibility timeout (shared/platform.ts) or lower the function timeout (shared/routes.ts)',
+    );
   }
 }

@@ -43,7 +43,7 @@ import { ERROR_STATUS, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared
 import { CALLBACK_QUEUE, GATEWAY_MESSAGES, PER_KEY_THROTTLE } from '../../shared/platform.js';
 import { functionsForStage, type HttpRoute, type Stage } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
-import { GatewayFunction, SERVICE_NAME } from './gateway-function.js';
+import { GatewayFunction, SERVICE_NAME, type QueueWithDeadLetter } from './gateway-function.js';
 
 export const gatewayStackName = (stage: Stage): string => `PaymentGateway-${stage}`;
 
@@ -63,6 +63,11 @@ const STAGE_SETTINGS: Record<Stage, StageSettings> = {
 /** Invoice lifetime: 15 minutes (merchant-api.md). */
 const INVOICE_LIFETIME_SECONDS = 900;
 
+/** The callback retry schedule of decisions 10 as written; only tests compress it. */
+const CALLBACK_RETRY_SCALE = 1;
+
+/** How long the simulated fiat provider takes to decide; nothing in prod simulates, so harmless there. */
+const SIMULATED_PROVIDER_DELAY_SECONDS = 2;
 
 /** How long an authorizer decision is reused for the same `x-api-key`; also how long a revoked key lingers. */
 const AUTHORIZER_CACHE_TTL = Duration.seconds(30);
@@ -70,6 +75,13 @@ const AUTHORIZER_CACHE_TTL = Duration.seconds(30);
 /** The retry schedule runs 72 hours; messages must outlive it. */
 const CALLBACK_RETENTION = Duration.days(4);
 const DEAD_LETTER_RETENTION = Duration.days(14);
+
+/**
+ * A callback nobody has received for this long means deliveries are not progressing. Messages
+ * waiting out a retry do not trip it: SQS leaves a message received three times out of the age
+ * metric, and a failing callback gets its third attempt within minutes.
+ */
+const CALLBACK_BACKLOG_AGE = Duration.hours(4);
 
 const ALARM_PERIOD = Duration.minutes(5);
 
@@ -145,6 +157,8 @@ export class GatewayStack extends Stack {
       // From the API id rather than `api.url`: the stage depends on the functions, which would close a cycle.
       PUBLIC_BASE_URL: publicBaseUrl ?? `https://${api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${this.stage}`,
       GATEWAY_INVOICE_LIFETIME_S: String(INVOICE_LIFETIME_SECONDS),
+      GATEWAY_RETRY_SCALE: String(CALLBACK_RETRY_SCALE),
+      GATEWAY_PROVIDER_DELAY_S: String(SIMULATED_PROVIDER_DELAY_SECONDS),
       ...this.walletXpubEnvironment(),
     };
     const functions = functionsForStage(this.stage).map(
@@ -153,7 +167,7 @@ export class GatewayStack extends Stack {
           definition,
           environment,
           tables,
-          callbacksQueue: callbacks.queue,
+          callbacks,
           logRetention: settings.logRetention,
           removalPolicy: this.removalPolicy,
         }),
@@ -162,7 +176,7 @@ export class GatewayStack extends Stack {
     this.addRoutes(api, functions);
     this.addErrorResponses(api);
     this.addSchedules(functions);
-    this.addMonitoring(api, functions, callbacks.deadLetterQueue);
+    this.addMonitoring(api, functions, callbacks);
 
     const usagePlan = api.addUsagePlan('UsagePlan', {
       name: `${SERVICE_NAME}-${this.stage}`,
@@ -175,6 +189,7 @@ export class GatewayStack extends Stack {
     this.output('RestApiId', api.restApiId);
     this.output('UsagePlanId', usagePlan.usagePlanId, 'Usage plan the admin CLI adds API keys to');
     this.output('CallbackQueueUrl', callbacks.queue.queueUrl);
+    this.output('CallbackDlqUrl', callbacks.deadLetterQueue.queueUrl, 'Parked callbacks, to redrive to CallbackQueueUrl');
     this.output('Stage', this.stage);
     for (const key of TABLE_KEYS) this.output(`Table${pascalCase(key)}`, tables[key].tableName);
   }
@@ -222,7 +237,7 @@ export class GatewayStack extends Stack {
     return tables;
   }
 
-  private createCallbackQueues(): { queue: Queue; deadLetterQueue: Queue } {
+  private createCallbackQueues(): QueueWithDeadLetter {
     const deadLetterQueue = new Queue(this, 'CallbacksDeadLetterQueue', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
@@ -235,7 +250,7 @@ export class GatewayStack extends Stack {
       retentionPeriod: CALLBACK_RETENTION,
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: CALLBACK_QUEUE.maxReceiveCount },
     });
-    return { queue, deadLetterQueue };
+    return { queue, deadLetterQueue, visibilityTimeoutSeconds: CALLBACK_QUEUE.visibilityTimeoutSeconds };
   }
 
   private createRestApi(): RestApi {
@@ -357,7 +372,7 @@ export class GatewayStack extends Stack {
     }
   }
 
-  private addMonitoring(api: RestApi, functions: readonly GatewayFunction[], deadLetterQueue: Queue): void {
+  private addMonitoring(api: RestApi, functions: readonly GatewayFunction[], callbacks: QueueWithDeadLetter): void {
     const topic = new Topic(this, 'AlarmTopic', { displayName: `Payment gateway ${this.stage} alarms`, enforceSSL: true });
     const notify = new SnsAction(topic);
     const alarm = (id: string, props: Pick<AlarmProps, 'metric' | 'threshold' | 'comparisonOperator' | 'alarmDescription'>) => {
@@ -368,7 +383,9 @@ export class GatewayStack extends Stack {
     };
 
     const errorsOf = (fn: GatewayFunction) => fn.metricErrors({ period: ALARM_PERIOD, statistic: Stats.SUM });
-    const deadLetters = deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: ALARM_PERIOD, statistic: Stats.MAXIMUM });
+    const queueMetric = { period: ALARM_PERIOD, statistic: Stats.MAXIMUM };
+    const deadLetters = callbacks.deadLetterQueue.metricApproximateNumberOfMessagesVisible(queueMetric);
+    const oldestCallback = callbacks.queue.metricApproximateAgeOfOldestMessage(queueMetric);
     const serverErrors = api.metricServerError({ period: ALARM_PERIOD, statistic: Stats.SUM });
 
     const atLeastOne = { threshold: 1, comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD };
@@ -383,16 +400,23 @@ export class GatewayStack extends Stack {
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         alarmDescription: 'Merchant callbacks were given up on and wait in the dead-letter queue for redrive',
       }),
+      alarm('CallbacksBacklogAlarm', {
+        metric: oldestCallback,
+        threshold: CALLBACK_BACKLOG_AGE.toSeconds(),
+        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+        alarmDescription: `A merchant callback has waited over ${CALLBACK_BACKLOG_AGE.toHours()} hours without being received: deliveries are not progressing`,
+      }),
     ];
 
-    const width = 8;
+    // Dashboard rows are 24 units wide.
+    const [third, half, full] = [8, 12, 24];
     new Dashboard(this, 'Dashboard', {
       widgets: [
         [
-          new GraphWidget({ title: 'API requests', width, left: [api.metricCount({ statistic: Stats.SUM, label: 'Requests' })] }),
+          new GraphWidget({ title: 'API requests', width: third, left: [api.metricCount({ statistic: Stats.SUM, label: 'Requests' })] }),
           new GraphWidget({
             title: 'API latency (ms)',
-            width,
+            width: third,
             left: [
               api.metricLatency({ statistic: Stats.percentile(50), label: 'p50' }),
               api.metricLatency({ statistic: Stats.percentile(99), label: 'p99' }),
@@ -401,20 +425,32 @@ export class GatewayStack extends Stack {
           }),
           new GraphWidget({
             title: 'API errors',
-            width,
+            width: third,
             left: [api.metricClientError({ statistic: Stats.SUM, label: '4XX' }), serverErrors.with({ label: '5XX' })],
           }),
         ],
         [
-          new GraphWidget({ title: 'Function errors', width, left: functions.map((fn) => errorsOf(fn).with({ label: fn.definition.name })) }),
+          new GraphWidget({ title: 'Function errors', width: half, left: functions.map((fn) => errorsOf(fn).with({ label: fn.definition.name })) }),
           new GraphWidget({
             title: 'Function duration p99 (ms)',
-            width,
+            width: half,
             left: functions.map((fn) => fn.metricDuration({ statistic: Stats.percentile(99), label: fn.definition.name })),
           }),
-          new GraphWidget({ title: 'Callbacks awaiting redrive', width, left: [deadLetters.with({ label: 'Dead-letter queue' })] }),
         ],
-        [new AlarmStatusWidget({ title: 'Alarms', width: 3 * width, alarms })],
+        [
+          new GraphWidget({
+            title: 'Callbacks queue depth',
+            width: third,
+            left: [
+              callbacks.queue.metricApproximateNumberOfMessagesVisible({ ...queueMetric, label: 'Due' }),
+              // Retries wait here too: the sender hides a message until its next attempt.
+              callbacks.queue.metricApproximateNumberOfMessagesNotVisible({ ...queueMetric, label: 'Being delivered or awaiting retry' }),
+            ],
+          }),
+          new GraphWidget({ title: 'Oldest callback waiting (s)', width: third, left: [oldestCallback.with({ label: 'Callbacks queue' })] }),
+          new GraphWidget({ title: 'Callbacks awaiting redrive', width: third, left: [deadLetters.with({ label: 'Dead-letter queue' })] }),
+        ],
+        [new AlarmStatusWidget({ title: 'Alarms', width: full, alarms })],
       ],
     });
 

@@ -63,9 +63,12 @@ export function transactionHash(transaction: Pick<Transaction, 'id' | 'customerI
   return createHash('sha512').update(message, 'utf8').digest('base64');
 }
 
+const VIEW_FIELDS = Object.keys(transactionViewSchema.shape) as (keyof TransactionView)[];
+
+/** Exactly the fields of merchant-api.md, in its order; whatever else the record holds stays inside. */
 export function transactionView(transaction: Transaction, callbackSecret: string): TransactionView {
-  const { merchantId: _owner, ...fields } = transaction;
-  return { ...fields, hash: transactionHash(transaction, callbackSecret) };
+  const hash = transactionHash(transaction, callbackSecret);
+  return Object.fromEntries(VIEW_FIELDS.map((field) => [field, field === 'hash' ? hash : transaction[field]])) as TransactionView;
 }
 
 export function callbackPayload(transaction: Transaction, callbackSecret: string): CallbackPayload {

@@ -7,12 +7,17 @@
  * every function through the real CLI.
  */
 import { readFileSync } from 'node:fs';
-import { App } from 'aws-cdk-lib';
+import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { GatewayFunction as GatewayFunctionConstruct, QUEUE_BATCHING_WINDOW } from '../../infra/aws/gateway-function.js';
 import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
-import { FUNCTIONS, STAGES, functionsForStage, type GatewayFunction, type HttpRoute, type Stage } from '../../shared/routes.js';
+import { CALLBACK_QUEUE } from '../../shared/platform.js';
+import { FUNCTIONS, STAGES, functionsForStage, type GatewayFunction, type HttpRoute, type QueueFunction, type Stage } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, tableEnvVar, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
@@ -20,6 +25,11 @@ type Statement = { Effect: string; Action: string | string[]; Resource: unknown 
 
 const CUSTOM_DOMAIN = 'https://pay.example.com';
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
+/** What sending to, and consuming from, an SQS queue take; nothing more. */
+const SQS_SEND = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
+const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
+/** Four hours: past every retry's third attempt, so only a stalled queue gets there. */
+const BACKLOG_AGE_SECONDS = 4 * 3600;
 const REQUEST_ID_HEADER = { 'gatewayresponse.header.x-request-id': 'context.requestId' };
 
 /** What API Gateway itself answers (decisions 1 and 2), written out from the contract. */
@@ -79,6 +89,13 @@ class StackView {
     return this.json.Outputs[`Table${pascalCase(key)}`].Value.Ref;
   }
 
+  /** Logical ids of the callbacks queue and of the dead-letter queue its redrive policy names. */
+  queueIds(): { queue: string; deadLetter: string } {
+    const queue = this.json.Outputs.CallbackQueueUrl.Value.Ref as string;
+    const deadLetter = this.json.Resources[queue]!.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
+    return { queue, deadLetter };
+  }
+
   statementsOf(functionName: string): Statement[] {
     const roleId = this.functionNamed(functionName).Properties.Role['Fn::GetAtt'][0];
     return this.resources('AWS::IAM::Policy')
@@ -98,6 +115,30 @@ class StackView {
       }
     }
     return access;
+  }
+
+  /** SQS actions a function may take (sorted), by queue logical id; any other resource by its JSON. */
+  queueActionsOf(functionName: string): Map<string, string[]> {
+    const access = new Map<string, string[]>();
+    const queueIds = Object.values(this.queueIds());
+    for (const statement of this.statementsOf(functionName)) {
+      const actions = actionsOf(statement).filter((action) => action.startsWith('sqs:'));
+      if (actions.length === 0) continue;
+      const key = queueIds.find((id) => refersTo(statement.Resource, id)) ?? JSON.stringify(statement.Resource);
+      access.set(key, sorted(new Set([...(access.get(key) ?? []), ...actions])));
+    }
+    return access;
+  }
+
+  /** The SQS metrics the dashboard plots, as `MetricName` and the logical id of the queue. */
+  dashboardQueueMetrics(): Array<[metric: string, queueId: string]> {
+    const [, dashboard] = this.resources('AWS::CloudWatch::Dashboard')[0]!;
+    const parts = dashboard.Properties.DashboardBody['Fn::Join'][1] as unknown[];
+    return parts.flatMap((part, i) => {
+      const metric = typeof part === 'string' ? /"AWS\/SQS","(\w+)","QueueName","$/.exec(part)?.[1] : undefined;
+      const queue = (parts[i + 1] as { 'Fn::GetAtt'?: [string, string] } | undefined)?.['Fn::GetAtt']?.[0];
+      return metric && queue ? [[metric, queue] as [string, string]] : [];
+    });
   }
 
   /** Full path of every API resource, by logical id. */
@@ -163,13 +204,21 @@ describe.each(STAGES)('%s stack', (stage) => {
       });
     });
 
-    it.each(definitions.map((f) => [f.name, f] as const))('%s: gets every variable the shared config parses', (name, definition) => {
+    it.each(definitions.map((f) => [f.name] as const))('%s: gets every variable the shared config parses', (name) => {
       const variables = v().functionNamed(name).Properties.Environment.Variables;
       expect(variables).toMatchObject({ STAGE: stage, GATEWAY_INVOICE_LIFETIME_S: '900' });
       expect(JSON.stringify(variables.PUBLIC_BASE_URL)).toContain('.execute-api.');
       for (const family of ['EVM', 'BTC', 'TRON']) expect(variables[`WALLET_${family}_XPUB`]).toBeDefined();
       for (const key of TABLE_KEYS) expect(variables[tableEnvVar(key)]).toEqual({ Ref: v().tableId(key) });
-      expect('CALLBACK_QUEUE_URL' in variables).toBe(Boolean(definition.sendsCallbacks));
+      // Both URLs everywhere, whatever the grants: the config requires them at every cold start.
+      const { queue, deadLetter } = v().queueIds();
+      expect(variables).toMatchObject({
+        CALLBACK_QUEUE_URL: { Ref: queue },
+        CALLBACK_DLQ_URL: { Ref: deadLetter },
+        // Real time in AWS: only tests compress the retry schedule.
+        GATEWAY_RETRY_SCALE: '1',
+        GATEWAY_PROVIDER_DELAY_S: '2',
+      });
     });
 
     it('writes each function to its own log group', () => {
@@ -190,10 +239,35 @@ describe.each(STAGES)('%s stack', (stage) => {
       }
     });
 
-    it.each(definitions.map((f) => [f.name, f] as const))('%s: may send callbacks only if the route table says so', (name, definition) => {
-      const sqsActions = v().statementsOf(name).flatMap(actionsOf).filter((a) => a.startsWith('sqs:'));
-      if (definition.sendsCallbacks) expect(sqsActions).toContain('sqs:SendMessage');
-      else expect(sqsActions).toEqual([]);
+    it.each(definitions.map((f) => [f.name, f] as const))('%s: sends to or consumes a queue only as its route-table entry says', (name, definition) => {
+      const { queue, deadLetter } = v().queueIds();
+      const onQueue = [...(definition.sendsCallbacks ? SQS_SEND : []), ...(definition.kind === 'queue' ? SQS_CONSUME : [])];
+      const expected = new Map<string, string[]>();
+      if (onQueue.length > 0) expected.set(queue, sorted(new Set(onQueue)));
+      if (definition.kind === 'queue' && definition.parksMessages) expected.set(deadLetter, sorted(SQS_SEND));
+      expect(v().queueActionsOf(name)).toEqual(expected);
+    });
+
+    it('lets send-callback consume the callbacks queue, park in the dead-letter queue, write the outbox, read merchants, and nothing else', () => {
+      const { queue, deadLetter } = v().queueIds();
+      const queues = v().queueActionsOf('send-callback');
+      // Its retry schedule is ChangeMessageVisibility on the message it received.
+      expect(queues.get(queue)).toContain('sqs:ChangeMessageVisibility');
+      expect(queues).toEqual(new Map([[queue, sorted(SQS_CONSUME)], [deadLetter, sorted(SQS_SEND)]]));
+
+      const granted = v().tableActionsOf('send-callback');
+      expect(sorted(granted.keys())).toEqual(['merchants', 'outbox']);
+      expect([...granted.get('outbox')!]).toEqual(expect.arrayContaining(WRITE_ACTIONS));
+      expect([...granted.get('merchants')!].filter((a) => WRITE_ACTIONS.includes(a))).toEqual([]);
+
+      const allowed = [queue, deadLetter, v().tableId('outbox'), v().tableId('merchants')];
+      for (const statement of v().statementsOf('send-callback')) {
+        expect(statement.Effect).toBe('Allow');
+        const resources = [statement.Resource].flat();
+        // Tracing is the one grant on every resource.
+        if (resources.includes('*')) expect(actionsOf(statement).filter((a) => !a.startsWith('xray:'))).toEqual([]);
+        else for (const resource of resources) expect(allowed.some((id) => refersTo(resource, id)), JSON.stringify(resource)).toBe(true);
+      }
     });
 
     it('lets get-invoice read invoices and nothing else', () => {
@@ -311,11 +385,43 @@ describe.each(STAGES)('%s stack', (stage) => {
   });
 
   describe('callbacks queue', () => {
-    const queues = () => {
-      const queue = v().json.Outputs.CallbackQueueUrl.Value.Ref as string;
-      const deadLetter = v().json.Resources[queue]!.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
-      return { queue, deadLetter };
+    const queues = () => v().queueIds();
+    const consumers = definitions.filter((f): f is QueueFunction => f.kind === 'queue');
+    const mappingOf = (name: string) => {
+      const functionId = v().functionIds().get(name);
+      const mappings = v().resources('AWS::Lambda::EventSourceMapping').filter(([, m]) => refersTo(m.Properties.FunctionName, functionId!));
+      expect(mappings).toHaveLength(1);
+      return mappings[0]![1].Properties;
     };
+
+    it('has send-callback among its consumers', () => {
+      expect(consumers.map((f) => f.name)).toContain('send-callback');
+      v().template.resourceCountIs('AWS::Lambda::EventSourceMapping', consumers.length);
+    });
+
+    it.each(consumers.map((f) => [f.name, f] as const))('%s: reads the callbacks queue in batches of its route-table size, reporting partial failures', (name, definition) => {
+      expect(mappingOf(name)).toMatchObject({
+        EventSourceArn: { 'Fn::GetAtt': [queues().queue, 'Arn'] },
+        FunctionName: { Ref: v().functionIds().get(name) },
+        BatchSize: definition.batchSize,
+        FunctionResponseTypes: ['ReportBatchItemFailures'],
+      });
+      // Short: a callback should not wait for a batch to fill.
+      expect(mappingOf(name).MaximumBatchingWindowInSeconds).toBeGreaterThan(0);
+      expect(mappingOf(name).MaximumBatchingWindowInSeconds).toBeLessThanOrEqual(5);
+    });
+
+    it('feeds send-callback 10 messages at a time', () => {
+      expect(mappingOf('send-callback').BatchSize).toBe(10);
+    });
+
+    it.each(consumers.map((f) => [f.name] as const))('%s: the queue hides a message longer than the consumer may hold it', (name) => {
+      const mapping = mappingOf(name);
+      const queue = v().json.Resources[mapping.EventSourceArn['Fn::GetAtt'][0]]!.Properties;
+      const heldSeconds = v().functionNamed(name).Properties.Timeout + mapping.MaximumBatchingWindowInSeconds;
+      expect(queue.VisibilityTimeout).toBe(CALLBACK_QUEUE.visibilityTimeoutSeconds);
+      expect(queue.VisibilityTimeout).toBeGreaterThan(heldSeconds);
+    });
 
     it('redrives to a dead-letter queue kept 14 days; visibility timeout 60 s', () => {
       const { queue, deadLetter } = queues();
@@ -335,6 +441,30 @@ describe.each(STAGES)('%s stack', (stage) => {
           },
         });
       }
+    });
+
+    it('alarms when the oldest callback has waited over 4 hours: deliveries are not progressing', () => {
+      v().template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queues().queue, 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Threshold: BACKLOG_AGE_SECONDS,
+        ComparisonOperator: 'GreaterThanThreshold',
+        AlarmActions: [Match.anyValue()],
+      });
+    });
+
+    it('plots the queue depth, in flight included, the oldest message and the dead letters', () => {
+      const { queue, deadLetter } = queues();
+      expect(v().dashboardQueueMetrics()).toEqual(
+        expect.arrayContaining([
+          ['ApproximateNumberOfMessagesVisible', queue],
+          ['ApproximateNumberOfMessagesNotVisible', queue],
+          ['ApproximateAgeOfOldestMessage', queue],
+          ['ApproximateNumberOfMessagesVisible', deadLetter],
+        ]),
+      );
     });
 
     it('alarms as soon as one message waits in the dead-letter queue', () => {
@@ -368,10 +498,21 @@ describe.each(STAGES)('%s stack', (stage) => {
       });
       v().template.resourceCountIs('AWS::Events::Rule', scheduled.length);
     });
+
+    it('runs publish-callbacks every minute, with the outbox and the callbacks queue and nothing more', () => {
+      v().template.hasResourceProperties('AWS::Events::Rule', {
+        ScheduleExpression: 'rate(1 minute)',
+        Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [v().functionIds().get('publish-callbacks'), 'Arn'] } })],
+      });
+      const granted = v().tableActionsOf('publish-callbacks');
+      expect([...granted.keys()]).toEqual(['outbox']);
+      expect([...granted.get('outbox')!]).toEqual(expect.arrayContaining(WRITE_ACTIONS));
+      expect(v().queueActionsOf('publish-callbacks')).toEqual(new Map([[v().queueIds().queue, sorted(SQS_SEND)]]));
+    });
   });
 
   describe('monitoring', () => {
-    it('alarms on errors of every function, on API 5XX, and on the dead-letter queue', () => {
+    it('alarms on errors of every function, on API 5XX, on the dead-letter queue and on the callbacks backlog', () => {
       for (const id of v().functionIds().values()) {
         v().template.hasResourceProperties('AWS::CloudWatch::Alarm', {
           Namespace: 'AWS/Lambda',
@@ -384,7 +525,7 @@ describe.each(STAGES)('%s stack', (stage) => {
         });
       }
       v().template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError' });
-      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2);
+      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 3);
     });
 
     it('sends every alarm to the alarm topic and has a dashboard', () => {
@@ -397,8 +538,18 @@ describe.each(STAGES)('%s stack', (stage) => {
   it('exports what the admin CLI reads, under stable names', () => {
     const outputs = Object.keys(v().json.Outputs);
     expect(outputs).toEqual(
-      expect.arrayContaining(['ApiUrl', 'UsagePlanId', 'RestApiId', 'CallbackQueueUrl', 'Stage', 'AlarmTopicArn', ...TABLE_KEYS.map((key) => `Table${pascalCase(key)}`)]),
+      expect.arrayContaining([
+        'ApiUrl',
+        'UsagePlanId',
+        'RestApiId',
+        'CallbackQueueUrl',
+        'CallbackDlqUrl',
+        'Stage',
+        'AlarmTopicArn',
+        ...TABLE_KEYS.map((key) => `Table${pascalCase(key)}`),
+      ]),
     );
+    expect(v().json.Outputs.CallbackDlqUrl.Value).toEqual({ Ref: v().queueIds().deadLetter });
     // Spelled out: the admin CLI looks these up by name.
     expect(outputs).toEqual(expect.arrayContaining(['TableMerchants', 'TableApiKeys', 'TableInvoices']));
     expect(v().json.Outputs.Stage.Value).toBe(stage);
@@ -411,13 +562,24 @@ describe('stage differences', () => {
   it('deploys demo-only functions in demo and never in prod', () => {
     const prod = views.prod.functionIds();
     const demo = views.demo.functionIds();
+    expect(demoOnly.length).toBeGreaterThan(0);
     for (const name of demoOnly) {
       expect(prod.has(name)).toBe(false);
       expect(demo.has(name)).toBe(true);
     }
   });
 
-  // Decisions 11, checked by path until the simulation routes land in the route table.
+  // Decisions 11: the simulation API exists in demo and not at all in prod.
+  it.each(['simulate-deposit', 'simulate-withdrawal'])('%s: routed in demo, absent from prod', (name) => {
+    const route = FUNCTIONS.find((f): f is Extract<(typeof FUNCTIONS)[number], { kind: 'http' }> => f.kind === 'http' && f.name === name)!;
+    expect(route.stages).toEqual(['demo']);
+    expect(views.demo.functionIds().has(name)).toBe(true);
+    expect(views.prod.functionIds().has(name)).toBe(false);
+    expect(views.demo.methods().has(`${route.method} ${route.path}`)).toBe(true);
+    expect(views.prod.methods().has(`${route.method} ${route.path}`)).toBe(false);
+  });
+
+  // By path as well, whatever the route table says: prod must not even know the resource.
   it('exposes no simulation path in prod', () => {
     expect([...views.prod.resourcePaths().values()].filter((path) => path.includes('/simulate'))).toEqual([]);
   });
@@ -459,6 +621,34 @@ describe('stage differences', () => {
     expect(refersTo(builtUrl, apiId)).toBe(true);
     expect(JSON.stringify(builtUrl)).toMatch(/\/demo"/);
     expect(customDomain.functionNamed('create-invoice').Properties.Environment.Variables.PUBLIC_BASE_URL).toBe(CUSTOM_DOMAIN);
+  });
+});
+
+describe('a queue consumer that could outlast the visibility timeout', () => {
+  const sendCallback = FUNCTIONS.find((f): f is Extract<(typeof FUNCTIONS)[number], { kind: 'queue' }> => f.name === 'send-callback')!;
+
+  // AWS refuses such an event source at deploy time; synthesis refuses it first, saying what to change.
+  it('fails synthesis, naming the function, both durations and where to change them', () => {
+    const stack = new Stack(new App(), 'VisibilityCheck');
+    const build = () =>
+      new GatewayFunctionConstruct(stack, 'SendCallback', {
+        definition: { ...sendCallback, timeoutSeconds: CALLBACK_QUEUE.visibilityTimeoutSeconds },
+        environment: {},
+        tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, Table.fromTableName(stack, `${key}Table`, key)])) as Record<TableKey, ITable>,
+        callbacks: {
+          queue: new Queue(stack, 'Queue'),
+          deadLetterQueue: new Queue(stack, 'DeadLetterQueue'),
+          visibilityTimeoutSeconds: CALLBACK_QUEUE.visibilityTimeoutSeconds,
+        },
+        logRetention: RetentionDays.ONE_DAY,
+        removalPolicy: RemovalPolicy.DESTROY,
+      });
+    expect(build).toThrow(
+      new RegExp(
+        `send-callback may hold a message ${CALLBACK_QUEUE.visibilityTimeoutSeconds + QUEUE_BATCHING_WINDOW.toSeconds()} s .*` +
+          `visibility timeout must be longer, and it is ${CALLBACK_QUEUE.visibilityTimeoutSeconds} s: .*shared/platform\\.ts.*shared/routes\\.ts`,
+      ),
+    );
   });
 });
 

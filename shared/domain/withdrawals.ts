@@ -1,0 +1,160 @@
+/**
+ * The deprecated peer-to-peer fiat withdrawal (merchant-api.md endpoint 4, decisions 9): the
+ * request with its three variants, card checks and masking, and the withdraw transaction. Pure.
+ */
+import { z } from 'zod';
+import { ValidationError } from '../errors.js';
+import { decimalsOf, familyOf } from './currencies.js';
+import { Decimal, formatAmount, formatRate } from './money.js';
+import { processingFee, type Transaction } from './transactions.js';
+import { crossRate, type UsdPrices } from './rates.js';
+
+/** Luhn check digit validation of a digits-only string. */
+export function passesLuhn(digits: string): boolean {
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let digit = Number(digits[digits.length - 1 - i]);
+    if (i % 2 === 1) {
+      digit *= 2;
+      if (digit > 9) digit -= 9;
+    }
+    sum += digit;
+  }
+  return sum % 10 === 0;
+}
+
+/** `4111111111111111` -> `411111******1111`: the first six and last four digits, as card schemes allow. */
+export const maskCardNumber = (digits: string): string => `${digits.slice(0, 6)}${'*'.repeat(Math.max(digits.length - 10, 0))}${digits.slice(-4)}`;
+
+const text = (max: number) => z.string().trim().min(1).max(max);
+
+export const withdrawalRequestSchema = z.strictObject({
+  customerId: text(128).describe('Unique id of the customer who initiated the withdrawal'),
+  amount: z
+    .string()
+    .regex(/^\d+(\.\d+)?$/, 'must be a decimal number written as a string')
+    .refine((value) => new Decimal(value).greaterThan(0), 'must be greater than zero')
+    .describe('Amount to withdraw, as a string'),
+  currency: z
+    .string()
+    .trim()
+    .toUpperCase()
+    .refine((code) => familyOf(code) === 'fiat', 'must be a supported local currency (TRY, INR, PKR, AZN)'),
+  orderId: text(128).optional().describe("Unique order id in the merchant's system"),
+  applicationId: text(128).optional(),
+  comment: z.string().max(255).optional(),
+  paymentSystem: text(64).optional().describe('Payment system that processes the withdrawal'),
+  cardHolderName: text(200).optional(),
+  cardNumber: z
+    .string()
+    .transform((value) => value.replace(/[\s-]/g, ''))
+    .refine((digits) => /^\d{12,19}$/.test(digits), 'must be 12 to 19 digits')
+    .refine(passesLuhn, 'fails the card number check (Luhn)')
+    .optional(),
+  phoneNumber: z.string().regex(/^\+?\d{7,15}$/, 'must be a phone number of 7 to 15 digits').optional(),
+  bankName: text(200).optional(),
+  bankAccountName: text(200).optional(),
+  bankAccountNumber: z.string().regex(/^[A-Za-z0-9]{5,34}$/, 'must be 5 to 34 letters or digits').optional(),
+});
+
+export type WithdrawalRequest = z.output<typeof withdrawalRequestSchema>;
+
+export type WithdrawalVariant = 'card' | 'phone' | 'bankAccount';
+
+/** The variant is the one whose required field is present; none or several is a 422. */
+export function withdrawalVariant(request: WithdrawalRequest): WithdrawalVariant {
+  const present = (
+    [
+      ['card', request.cardNumber],
+      ['phone', request.phoneNumber],
+      ['bankAccount', request.bankAccountNumber],
+    ] as const
+  ).filter(([, value]) => value !== undefined);
+  if (present.length !== 1) {
+    throw ValidationError.of(
+      present.length === 0 ? 'cardNumber' : present[1]![0] === 'phone' ? 'phoneNumber' : 'bankAccountNumber',
+      present.length === 0
+        ? 'One of cardNumber, phoneNumber or bankAccountNumber is required'
+        : 'Only one of cardNumber, phoneNumber and bankAccountNumber may be given',
+    );
+  }
+  const variant = present[0]![0];
+  if (variant === 'bankAccount' && !request.bankAccountName) throw ValidationError.of('bankAccountName', 'bankAccountName is required with bankAccountNumber');
+  return variant;
+}
+
+/** Where the money goes, as stored: the card number only in its encrypted form, elsewhere masked. */
+export interface WithdrawalRecipient {
+  variant: WithdrawalVariant;
+  cardHolderName?: string;
+  maskedCardNumber?: string;
+  phoneNumber?: string;
+  bankName?: string;
+  bankAccountName?: string;
+  bankAccountNumber?: string;
+}
+
+export function withdrawalRecipient(request: WithdrawalRequest, variant: WithdrawalVariant): WithdrawalRecipient {
+  return {
+    variant,
+    cardHolderName: request.cardHolderName,
+    maskedCardNumber: request.cardNumber ? maskCardNumber(request.cardNumber) : undefined,
+    phoneNumber: request.phoneNumber,
+    bankName: request.bankName,
+    bankAccountName: request.bankAccountName,
+    bankAccountNumber: request.bankAccountNumber,
+  };
+}
+
+export interface WithdrawTransaction extends Transaction {
+  recipient: WithdrawalRecipient;
+  comment: string | null;
+  paymentSystem: string | null;
+}
+
+/** A new withdraw transaction, processing, valued at the current rates. */
+export function withdrawTransaction(
+  request: WithdrawalRequest,
+  recipient: WithdrawalRecipient,
+  context: { id: string; merchantId: string; feePercent: string; prices: UsdPrices; now: Date },
+): WithdrawTransaction {
+  const decimals = decimalsOf(request.currency);
+  const amount = new Decimal(request.amount);
+  if (amount.decimalPlaces() > decimals) throw ValidationError.of('amount', `amount must have at most ${decimals} decimal places`);
+  const usdRate = crossRate(context.prices, request.currency, 'USD');
+  const eurRate = crossRate(context.prices, request.currency, 'EUR');
+  if (!usdRate || !eurRate) throw ValidationError.of('currency', `No exchange rate for ${request.currency}`);
+  const at = context.now.toISOString();
+  const written = formatAmount(amount, decimals);
+  return {
+    id: context.id,
+    merchantId: context.merchantId,
+    invoiceId: null,
+    type: 'withdraw',
+    status: 'processing',
+    amount: written,
+    currency: request.currency,
+    network: null,
+    transactionHash: null,
+    customerId: request.customerId,
+    orderId: request.orderId ?? null,
+    applicationId: request.applicationId ?? null,
+    createdAt: at,
+    updatedAt: at,
+    info: {
+      exchangeRate: '1',
+      referenceAmount: written,
+      referenceCurrency: request.currency,
+      referenceExchangeRate: '1',
+      transactionAmount: written,
+      transactionCurrency: request.currency,
+    },
+    fees: { processing: processingFee(amount, request.currency, context.feePercent), technical: null },
+    usd: formatAmount(amount.mul(formatRate(usdRate)), 2),
+    eur: formatAmount(amount.mul(formatRate(eurRate)), 2),
+    senderDetails: { senderIban: '', senderAccountNumber: '', senderSortCode: '' },
+    recipient,
+    comment: request.comment ?? null,
+    paymentSystem: request.paymentSystem ?? null,
+  };
+}
