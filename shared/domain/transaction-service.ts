@@ -31,9 +31,17 @@ export interface InvoiceGuard {
   change: InvoiceChange;
 }
 
+/** A value that may be taken once (a UTR, a merchant's withdrawal orderId), taken in the same write as the record it guards. */
+export interface UniqueClaim {
+  id: string;
+  /** What the claim points at, read back to tell a repeat from a clash. */
+  owner: Record<string, string>;
+}
+
 export interface Ledger {
   get(id: string): Promise<Transaction | undefined>;
-  insert(transaction: Transaction, options: { invoice?: InvoiceGuard; callback?: CallbackEntry }): Promise<CommitResult>;
+  getClaim(id: string): Promise<UniqueClaim | undefined>;
+  insert(transaction: Transaction, options: { invoice?: InvoiceGuard; callback?: CallbackEntry; claims?: UniqueClaim[] }): Promise<CommitResult>;
   transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceGuard; callback?: CallbackEntry }): Promise<CommitResult>;
 }
 

@@ -8,6 +8,7 @@ import { decimalsOf, familyOf } from './currencies.js';
 import { Decimal, formatAmount, formatRate } from './money.js';
 import { processingFee, type Transaction } from './transactions.js';
 import { crossRate, type UsdPrices } from './rates.js';
+import type { SealedSecret } from '../vault/envelope.js';
 
 /** Luhn check digit validation of a digits-only string. */
 export function passesLuhn(digits: string): boolean {
@@ -92,6 +93,8 @@ export interface WithdrawalRecipient {
   bankName?: string;
   bankAccountName?: string;
   bankAccountNumber?: string;
+  /** The full card number, encrypted; never leaves the store in any other form. */
+  sealedCardNumber?: SealedSecret;
 }
 
 export function withdrawalRecipient(request: WithdrawalRequest, variant: WithdrawalVariant): WithdrawalRecipient {

@@ -4,7 +4,7 @@
  */
 import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallbackEntry } from '../domain/callbacks.js';
-import type { CommitResult, InvoiceGuard, Ledger } from '../domain/transaction-service.js';
+import type { CommitResult, InvoiceGuard, Ledger, UniqueClaim } from '../domain/transaction-service.js';
 import type { Transaction, TransactionStatus } from '../domain/transactions.js';
 import { isConditionFailure, isTransactionConflict } from './dynamo.js';
 import { outboxPut } from './outbox.js';
@@ -15,6 +15,7 @@ export interface TransactionTables {
   transactions: string;
   invoices: string;
   outbox: string;
+  uniques: string;
 }
 
 export class DynamoTransactionStore implements Ledger {
@@ -40,13 +41,24 @@ export class DynamoTransactionStore implements Ledger {
     return (Items ?? []) as Transaction[];
   }
 
-  /** A new transaction, the invoice change it brings, its callback when it is final, and any extra writes (e.g. a uniqueness claim). */
-  async insert(transaction: Transaction, options: { invoice?: InvoiceGuard; callback?: CallbackEntry; extra?: TransactItem[] } = {}): Promise<CommitResult> {
+  async getClaim(id: string): Promise<UniqueClaim | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.uniques, Key: { id }, ConsistentRead: true }));
+    return Item ? { id, owner: Item.owner as Record<string, string> } : undefined;
+  }
+
+  /** A new transaction with the invoice change it brings, its callback when it is final, and the claims it takes. */
+  async insert(transaction: Transaction, options: { invoice?: InvoiceGuard; callback?: CallbackEntry; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
     return this.commit([
       { Put: { TableName: this.tables.transactions, Item: transaction, ConditionExpression: 'attribute_not_exists(id)' } },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction.updatedAt)] : []),
       ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
-      ...(options.extra ?? []),
+      ...(options.claims ?? []).map((claim) => ({
+        Put: {
+          TableName: this.tables.uniques,
+          Item: { id: claim.id, owner: claim.owner, createdAt: transaction.createdAt },
+          ConditionExpression: 'attribute_not_exists(id)',
+        },
+      })),
     ]);
   }
 

@@ -1,0 +1,136 @@
+/**
+ * Local-fiat money movement: deposit confirmation by UTR (decisions 8) and the deprecated
+ * withdrawal (decisions 9), over small ports. Both take a uniqueness claim in the same write as
+ * the transaction, so the database, not a read before the write, decides who wins.
+ */
+import { ApiError, ValidationError } from '../errors.js';
+import { decodeReceipt, type DepositConfirmationRequest, type Receipt } from './deposit-confirmation.js';
+import type { SealedSecret } from '../vault/envelope.js';
+import type { Merchant } from './merchants.js';
+import { Decimal } from './money.js';
+import type { RateSource } from './rates.js';
+import type { Ledger, TransactionService, UniqueClaim } from './transaction-service.js';
+import { depositOutcome, depositTransaction, transactionView, type Transaction, type TransactionView } from './transactions.js';
+import { withdrawTransaction, withdrawalRecipient, withdrawalVariant, type WithdrawalRequest } from './withdrawals.js';
+
+/** The payment provider of the local methods. Its decisions come back through `TransactionService.settle`. */
+export interface FiatProvider {
+  submitUtr(claim: { transactionId: string; merchantId: string; utr: string }): Promise<void>;
+  requestPayout(payout: { transactionId: string; merchantId: string }): Promise<void>;
+}
+
+/** The demo provider's rule: it rejects a UTR starting with `000` and confirms any other. */
+export const simulatedUtrDecision = (utr: string): 'confirmed' | 'failed' => (utr.startsWith('000') ? 'failed' : 'confirmed');
+
+export interface ReceiptStore {
+  /** Stores the receipt privately and returns its reference. */
+  put(key: string, receipt: Receipt): Promise<string>;
+}
+
+export interface CardVault {
+  seal(cardNumber: string, context: string): Promise<SealedSecret>;
+}
+
+export interface FiatServiceDeps {
+  transactions: TransactionService;
+  ledger: Ledger;
+  merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
+  receipts: ReceiptStore;
+  vault: CardVault;
+  provider: FiatProvider;
+  rates: RateSource;
+  clock: () => Date;
+  newId: () => string;
+}
+
+const utrClaimId = (utr: string) => `utr#${utr}`;
+/** One UTR per invoice: a second, different reference for the same invoice is a conflict. */
+const invoiceUtrClaimId = (invoiceId: string) => `invoice-utr#${invoiceId}`;
+const withdrawalOrderClaimId = (merchantId: string, orderId: string) => `withdrawal-order#${JSON.stringify([merchantId, orderId])}`;
+
+const ATTEMPTS = 5;
+
+export class FiatService {
+  constructor(private readonly deps: FiatServiceDeps) {}
+
+  /**
+   * Accepts the customer's UTR for an INR invoice: a `processing` deposit exists from then on and
+   * the provider decides. The same invoice and UTR again is accepted again, whatever happened since.
+   */
+  async confirmDeposit(merchantId: string, request: DepositConfirmationRequest): Promise<void> {
+    const { transactions, ledger, clock, newId } = this.deps;
+    const receipt = decodeReceipt(request);
+    const merchant = await this.merchant(merchantId);
+    const id = newId();
+    let receiptReference: string | undefined;
+
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const invoice = await transactions.ownedInvoice(merchantId, request.invoiceId);
+      const claim = await ledger.getClaim(utrClaimId(request.utr));
+      if (claim?.owner.invoiceId === invoice.id) return;
+      if (claim) throw new ApiError('db_unique_violation', 'This UTR was already used for another payment');
+      if (invoice.paymentCurrency !== 'INR') throw ValidationError.of('invoiceId', 'Deposit confirmation by UTR applies to INR invoices only');
+      const outcome = depositOutcome(invoice, 'processing');
+      if ('refused' in outcome) {
+        throw outcome.refused === 'gone'
+          ? new ApiError('gone', `Invoice is canceled (${invoice.cancelReason ?? 'canceled'}) and takes no payment`)
+          : new ApiError('conflict', 'Invoice is already paid');
+      }
+      const invoiceClaim = await ledger.getClaim(invoiceUtrClaimId(invoice.id));
+      if (invoiceClaim) throw new ApiError('conflict', 'Another UTR is already under review for this invoice');
+
+      if (receipt && !receiptReference) receiptReference = await this.deps.receipts.put(`${merchantId}/${invoice.id}/${request.utr}.${receipt.extension}`, receipt);
+      const transaction: Transaction & { utr: string; receipt?: unknown } = {
+        ...depositTransaction(
+          invoice,
+          { id, amount: new Decimal(invoice.paymentAmount), currency: invoice.paymentCurrency, status: 'processing', network: null, transactionHash: null, now: clock() },
+          merchant.processingFeePercent,
+        ),
+        utr: request.utr,
+        ...(receipt ? { receipt: { reference: receiptReference, extension: receipt.extension, name: receipt.name, bytes: receipt.content.length } } : {}),
+      };
+      const owner = { invoiceId: invoice.id, transactionId: id, merchantId };
+      const result = await ledger.insert(transaction, {
+        invoice: { id: invoice.id, expectedStatus: invoice.status, change: outcome.change },
+        claims: [
+          { id: utrClaimId(request.utr), owner },
+          { id: invoiceUtrClaimId(invoice.id), owner: { ...owner, utr: request.utr } },
+        ],
+      });
+      if (result === 'committed') {
+        await this.deps.provider.submitUtr({ transactionId: id, merchantId, utr: request.utr });
+        return;
+      }
+    }
+    throw new ApiError('conflict', 'The invoice kept changing; retry the request');
+  }
+
+  /** Records a payout request (processing); the card number is sealed before it is stored. */
+  async createWithdrawal(merchantId: string, request: WithdrawalRequest): Promise<TransactionView> {
+    const variant = withdrawalVariant(request);
+    const merchant = await this.merchant(merchantId);
+    const id = this.deps.newId();
+    const recipient = withdrawalRecipient(request, variant);
+    const transaction = withdrawTransaction(request, recipient, {
+      id,
+      merchantId,
+      feePercent: merchant.processingFeePercent,
+      prices: await this.deps.rates.usdPrices(),
+      now: this.deps.clock(),
+    });
+    if (request.cardNumber) transaction.recipient.sealedCardNumber = await this.deps.vault.seal(request.cardNumber, id);
+
+    const claims: UniqueClaim[] = request.orderId ? [{ id: withdrawalOrderClaimId(merchantId, request.orderId), owner: { transactionId: id, merchantId } }] : [];
+    if ((await this.deps.ledger.insert(transaction, { claims })) === 'stale') {
+      throw new ApiError('db_unique_violation', 'A withdrawal with this orderId already exists');
+    }
+    await this.deps.provider.requestPayout({ transactionId: id, merchantId });
+    return transactionView(transaction, merchant.callbackSecret);
+  }
+
+  private async merchant(merchantId: string): Promise<Merchant> {
+    const merchant = await this.deps.merchants.getMerchant(merchantId);
+    if (!merchant) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
+    return merchant;
+  }
+}

@@ -1,0 +1,53 @@
+/**
+ * Payment receipts, private and encrypted at rest: an S3 bucket (KMS-encrypted, no public access)
+ * in AWS; on one machine, files under the data directory sealed with the local data keys.
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { Receipt } from '../domain/deposit-confirmation.js';
+import type { ReceiptStore } from '../domain/fiat-service.js';
+import { aesGcmEncrypt, type DataKeySource } from '../vault/envelope.js';
+
+const CONTENT_TYPES: Record<Receipt['extension'], string> = { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', pdf: 'application/pdf' };
+
+export class S3ReceiptStore implements ReceiptStore {
+  constructor(
+    private readonly s3: S3Client,
+    private readonly bucket: string,
+  ) {}
+
+  async put(key: string, receipt: Receipt): Promise<string> {
+    await this.s3.send(
+      new PutObjectCommand({
+        Bucket: this.bucket,
+        Key: key,
+        Body: receipt.content,
+        ContentType: CONTENT_TYPES[receipt.extension],
+        ServerSideEncryption: 'aws:kms',
+        Metadata: receipt.name ? { 'original-name': encodeURIComponent(receipt.name) } : undefined,
+      }),
+    );
+    return `s3://${this.bucket}/${key}`;
+  }
+}
+
+/** Each file holds the encrypted data key, then IV, tag and ciphertext, as JSON. */
+export class FileReceiptStore implements ReceiptStore {
+  constructor(
+    private readonly directory: string,
+    private readonly keys: DataKeySource,
+  ) {}
+
+  async put(key: string, receipt: Receipt): Promise<string> {
+    const path = resolve(this.directory, `${key}.sealed`);
+    if (!path.startsWith(resolve(this.directory))) throw new Error('Receipt key escapes the receipts directory');
+    const dataKey = await this.keys.generate();
+    const { iv, tag, ciphertext } = aesGcmEncrypt(dataKey.plaintext, receipt.content, key);
+    dataKey.plaintext.fill(0);
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    const sealed = { encryptedKey: dataKey.encrypted, iv: iv.toString('base64'), tag: tag.toString('base64'), ciphertext: ciphertext.toString('base64'), contentType: CONTENT_TYPES[receipt.extension], name: receipt.name };
+    await writeFile(path, JSON.stringify(sealed), { mode: 0o600 });
+    return `file://${join(this.directory, `${key}.sealed`)}`;
+  }
+}
