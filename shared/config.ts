@@ -40,11 +40,27 @@ const envSchema = z.object({
   GATEWAY_PROVIDER_DELAY_S: z.coerce.number().min(0).default(2),
   CALLBACK_QUEUE_URL: z.url(),
   CALLBACK_DLQ_URL: z.url(),
+  /** The simulated provider's decision queue (demo). */
+  FIAT_DECISION_QUEUE_URL: z.url().optional(),
+  /** AWS: the KMS key for data keys and the receipts bucket. */
+  CARD_KMS_KEY_ID: z.string().min(1).optional(),
+  RECEIPTS_BUCKET: z.string().min(1).optional(),
+  /** One machine: the master key file and the receipts directory. */
+  GATEWAY_KEY_FILE: z.string().min(1).optional(),
+  GATEWAY_RECEIPTS_DIR: z.string().min(1).optional(),
   WALLET_EVM_XPUB: z.string().min(1),
   WALLET_BTC_XPUB: z.string().min(1),
   WALLET_TRON_XPUB: z.string().min(1),
   ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), z.string().min(1)])),
 });
+
+export type VaultConfig = { kind: 'aws'; kmsKeyId: string; receiptsBucket: string } | { kind: 'local'; keyFile: string; receiptsDirectory: string };
+
+function vaultConfig(e: { CARD_KMS_KEY_ID?: string; RECEIPTS_BUCKET?: string; GATEWAY_KEY_FILE?: string; GATEWAY_RECEIPTS_DIR?: string }): VaultConfig | undefined {
+  if (e.CARD_KMS_KEY_ID && e.RECEIPTS_BUCKET) return { kind: 'aws', kmsKeyId: e.CARD_KMS_KEY_ID, receiptsBucket: e.RECEIPTS_BUCKET };
+  if (e.GATEWAY_KEY_FILE && e.GATEWAY_RECEIPTS_DIR) return { kind: 'local', keyFile: e.GATEWAY_KEY_FILE, receiptsDirectory: e.GATEWAY_RECEIPTS_DIR };
+  return undefined;
+}
 
 export interface Config {
   stage: (typeof STAGES)[number];
@@ -53,6 +69,9 @@ export interface Config {
   fiatLimits: Record<LocalFiatCurrency, Partial<Record<FiatMethod, AmountLimit>>>;
   retryScale: number;
   providerDelaySeconds: number;
+  fiatDecisionQueueUrl?: string;
+  /** Where card numbers' data keys and receipts live; the functions that handle them require it. */
+  vault?: VaultConfig;
   callbackQueueUrl: string;
   callbackDlqUrl: string;
   /** Parsed here so that a wrong or private key fails the cold start. */
@@ -75,6 +94,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       LOCAL_FIAT_CURRENCIES.map((currency) => [currency, { ...FIAT_METHOD_LIMITS[currency], ...e.GATEWAY_FIAT_LIMITS?.[currency] }]),
     ) as Config['fiatLimits'],
     retryScale: e.GATEWAY_RETRY_SCALE,
+    fiatDecisionQueueUrl: e.FIAT_DECISION_QUEUE_URL,
+    vault: vaultConfig(e),
     providerDelaySeconds: e.GATEWAY_PROVIDER_DELAY_S,
     callbackQueueUrl: e.CALLBACK_QUEUE_URL,
     callbackDlqUrl: e.CALLBACK_DLQ_URL,

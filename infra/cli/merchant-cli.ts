@@ -1,12 +1,12 @@
 /**
  * `npm run merchant -- <command>`: creates merchants, issues, lists and revokes their keys
- * (decisions 12). A new key and callback secret are printed once and never again.
+ * (decisions 12). A new key and callback secret are printed once and never again. It also
+ * redelivers the callbacks parked in the local gateway's dead-letter queue (decisions 10).
  */
 import { parseArgs } from 'node:util';
 import type { NewMerchantInput } from '../../shared/domain/merchants.js';
 import { STAGES, type Stage } from '../../shared/routes.js';
 import { DEFAULT_DATA_DIR, LOCAL_STAGE } from '../local/environment.js';
-import type { MerchantAdmin } from './merchant-admin.js';
 import { awsTarget, localTarget, type Target } from './targets.js';
 
 export const USAGE = `Usage: npm run merchant -- <command> [options]
@@ -19,6 +19,16 @@ Commands:
   revoke-key --merchant MERCHANT_ID --key KEY_ID
   list [--json]
       Merchants and their keys (ids, hints and status; never the keys themselves).
+  redrive-callbacks [--json]
+      Delivers again every callback parked after its 72-hour retry window, each with a new
+      window. Local gateway only: its queues live in memory, so the callback outbox, which
+      records every parked callback, is the source; the gateway's outbox sweep publishes
+      them within seconds. Not with --aws: in AWS, move the messages of the dead-letter queue
+      (stack output CallbackDlqUrl) into the callbacks queue (CallbackQueueUrl) with SQS's own
+      redrive, StartMessageMoveTask, naming the callbacks queue as the destination (the sender
+      parks messages itself, so SQS knows no source queue for them):
+        aws sqs start-message-move-task --source-arn <DLQ ARN> --destination-arn <queue ARN>
+      The callback sender reopens each parked entry, with a new window, as it receives it.
 
 Where:
   default                                the local gateway running from $GATEWAY_DATA_DIR (${DEFAULT_DATA_DIR})
@@ -47,6 +57,7 @@ const COMMAND_OPTIONS = {
   'add-key': ['merchant', 'json'],
   'revoke-key': ['merchant', 'key'],
   list: ['json'],
+  'redrive-callbacks': ['json'],
 } as const satisfies Record<string, readonly OptionName[]>;
 const TARGET_OPTIONS: readonly OptionName[] = ['aws', 'stage', 'region', 'help'];
 
@@ -56,7 +67,8 @@ type Command =
   | { name: 'create'; input: NewMerchantInput; json: boolean }
   | { name: 'add-key'; merchantId: string; json: boolean }
   | { name: 'revoke-key'; merchantId: string; keyId: string }
-  | { name: 'list'; json: boolean };
+  | { name: 'list'; json: boolean }
+  | { name: 'redrive-callbacks'; json: boolean };
 
 type Where = { aws: false } | { aws: true; stage: Stage; region?: string };
 
@@ -127,6 +139,7 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
     case 'revoke-key':
       return { name, merchantId: id(values, 'merchant'), keyId: id(values, 'key') };
     case 'list':
+    case 'redrive-callbacks':
       return { name, json: values.json ?? false };
   }
 }
@@ -151,12 +164,16 @@ function parseInvocation(argv: string[]): Invocation {
   const stray = (Object.keys(values) as OptionName[]).find((option) => !allowed.includes(option));
   if (stray) throw new UsageError(`--${stray} is not an option of ${commandName}`);
   const where = parseWhere(values);
+  if (commandName === 'redrive-callbacks' && where.aws) {
+    throw new UsageError('redrive-callbacks works on the local gateway only; in AWS use SQS redrive (StartMessageMoveTask) from CallbackDlqUrl, see below');
+  }
   return { help: false, where, command: parseCommand(commandName, values, where.aws ? where.stage : LOCAL_STAGE) };
 }
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
-async function run(command: Command, admin: MerchantAdmin, description: string): Promise<string> {
+async function run(command: Command, target: Target): Promise<string> {
+  const { admin, description } = target;
   switch (command.name) {
     case 'create': {
       const { merchant, key } = await admin.createMerchant(command.input);
@@ -201,6 +218,13 @@ async function run(command: Command, admin: MerchantAdmin, description: string):
         .join('\n')
         .concat('\n');
     }
+    case 'redrive-callbacks': {
+      if (!target.callbacks) throw new Error(`redrive-callbacks is not available for ${description}`);
+      const requeued = await target.callbacks.redriveParked();
+      if (command.json) return json({ requeued });
+      if (requeued === 0) return `No parked callbacks in ${description}.\n`;
+      return `Handed ${requeued} parked callback${requeued === 1 ? '' : 's'} back for delivery in ${description}, each with a new 72-hour window; the outbox sweep publishes them within seconds.\n`;
+    }
   }
 }
 
@@ -229,7 +253,7 @@ export async function runMerchantCli(argv: string[], io: CliIo): Promise<number>
   try {
     const { where } = invocation;
     target = where.aws ? await awsTarget(where.stage, where.region) : await localTarget(io.env.GATEWAY_DATA_DIR || DEFAULT_DATA_DIR);
-    io.out(await run(invocation.command, target.admin, target.description));
+    io.out(await run(invocation.command, target));
     return 0;
   } catch (error) {
     io.err(`merchant: ${error instanceof Error ? error.message : String(error)}\n`);

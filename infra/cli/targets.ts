@@ -8,6 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Stage } from '../../shared/routes.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
+import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { localDynamoClient } from '../local/dynamodb.js';
 import { readRunningStack } from '../local/runtime-info.js';
 import { ApiGatewayKeyRegistry } from './api-gateway-keys.js';
@@ -17,8 +18,15 @@ export interface Target {
   /** For messages: which environment the CLI worked on. */
   description: string;
   admin: MerchantAdmin;
+  /** The callback outbox's operator commands; the local gateway only (AWS redrives with SQS). */
+  callbacks?: CallbackAdmin;
   /** Releases the SDK clients' connections. */
   close(): void;
+}
+
+export interface CallbackAdmin {
+  /** Marks every parked, undelivered callback for publishing again; resolves to how many. */
+  redriveParked(): Promise<number>;
 }
 
 /** Same marshalling as the functions' client: absent optional fields are left out. */
@@ -30,9 +38,11 @@ export async function localTarget(dataDir: string): Promise<Target> {
   if (!stack) throw new AdminError(`No local gateway is running from ${dataDir}; start it with npm start (or set GATEWAY_DATA_DIR)`);
   const client = localDynamoClient(stack.dynamodbEndpoint);
   const store = new DynamoMerchantStore(documentClient(client), stack.tables);
+  const outbox = new DynamoOutboxStore(documentClient(client), stack.tables.outbox);
   return {
     description: `the local gateway at ${stack.baseUrl}`,
     admin: new MerchantAdmin(store, localKeyRegistry, stack.stage),
+    callbacks: { redriveParked: () => outbox.requeue('parked', new Date()) },
     close: () => client.destroy(),
   };
 }

@@ -2,7 +2,7 @@
  * DynamoDB Local (AWS's own jar, run by Java) on a free loopback port, and the gateway's tables
  * in it, created from the same definitions the CDK stacks use.
  */
-import type { ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -33,6 +33,8 @@ const OUTPUT_TAIL_CHARS = 4_000;
 
 export interface DynamoDbLocal {
   endpoint: string;
+  /** Java's process id. */
+  pid: number | undefined;
   /** Stops Java and resolves once the process has exited. */
   stop(): Promise<void>;
 }
@@ -107,7 +109,49 @@ async function startOnPort(port: number, path: string | null): Promise<DynamoDbL
   } finally {
     probing.abort();
   }
-  return { endpoint, stop };
+  return { endpoint, pid: java.pid, stop };
+}
+
+/** A process's command line, from `ps`; undefined when no such process exists. */
+function commandLine(pid: number): string | undefined {
+  try {
+    return execFileSync('ps', ['-p', String(pid), '-o', 'args='], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Stops the DynamoDB Local `pid` if it still runs on `dataDir` (a runtime killed outright leaves
+ * its Java behind, and two on one database file would corrupt it). A process that is not
+ * DynamoDB Local on that directory (the id was reused) is left alone. Resolves to whether one
+ * was stopped.
+ */
+export async function stopLeftoverDynamoDbLocal(pid: number, dataDir: string): Promise<boolean> {
+  // By command line, not by signal 0: an exited child that nobody reaped still answers that.
+  const holdsDirectory = () => {
+    const args = commandLine(pid);
+    return args !== undefined && args.includes('DynamoDBLocal.jar') && args.includes(`-dbPath ${resolve(dataDir)} `);
+  };
+  const signal = (name: NodeJS.Signals) => {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // It has just exited.
+    }
+  };
+  if (!holdsDirectory()) return false;
+  signal('SIGTERM');
+  const deadline = Date.now() + STOP_GRACE_MS;
+  let killed = false;
+  while (holdsDirectory()) {
+    if (!killed && Date.now() > deadline) {
+      signal('SIGKILL');
+      killed = true;
+    }
+    await sleep(100);
+  }
+  return true;
 }
 
 async function waitUntilAnswering(endpoint: string, signal: AbortSignal): Promise<void> {

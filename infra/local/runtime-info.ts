@@ -16,6 +16,8 @@ const runtimeInfoSchema = z.object({
   sqsEndpoint: z.string(),
   tables: z.object(Object.fromEntries(TABLE_KEYS.map((key) => [key, z.string()])) as Record<TableKey, z.ZodString>),
   pid: z.number().int(),
+  /** The DynamoDB Local the runtime started: a runtime killed outright leaves it running. */
+  dynamodbPid: z.number().int().optional(),
 });
 
 export type RuntimeInfo = z.infer<typeof runtimeInfoSchema>;
@@ -43,6 +45,13 @@ export function isProcessAlive(pid: number): boolean {
 
 /** The stack serving from `dataDir`, or undefined when none is running there. */
 export async function readRunningStack(dataDir: string): Promise<RuntimeInfo | undefined> {
+  const info = await readRuntimeInfo(dataDir);
+  // A runtime killed without the chance to clean up leaves its file behind.
+  return info && isProcessAlive(info.pid) ? info : undefined;
+}
+
+/** What `{dataDir}/runtime.json` says, whether or not its runtime still runs. */
+export async function readRuntimeInfo(dataDir: string): Promise<RuntimeInfo | undefined> {
   let text: string;
   try {
     text = await readFile(runtimeInfoFile(dataDir), 'utf8');
@@ -58,6 +67,5 @@ export async function readRunningStack(dataDir: string): Promise<RuntimeInfo | u
   }
   const parsed = runtimeInfoSchema.safeParse(json);
   if (!parsed.success) throw new Error(`${runtimeInfoFile(dataDir)} is not a runtime description; remove it`);
-  // A runtime killed without the chance to clean up leaves its file behind.
-  return isProcessAlive(parsed.data.pid) ? parsed.data : undefined;
+  return parsed.data;
 }

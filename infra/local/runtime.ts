@@ -1,21 +1,30 @@
 /**
  * The whole AWS stack on one machine (decisions 13): DynamoDB Local, a local SQS, the API
- * Gateway emulation in front of the same handlers, and the schedules as timers.
+ * Gateway emulation in front of the same handlers, the schedules as timers, and the queue
+ * functions fed by pollers as Lambda's event source mappings feed them.
  */
 import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { functionsForStage, type AuthorizerFunction, type GatewayFunction, type HttpRoute, type ScheduledFunction } from '../../shared/routes.js';
+import {
+  functionsForStage,
+  type AuthorizerFunction,
+  type GatewayFunction,
+  type HttpRoute,
+  type QueueFunction,
+  type ScheduledFunction,
+} from '../../shared/routes.js';
 import { ApiGateway, httpListener } from './api-gateway.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo-merchant.js';
-import { ensureTables, startDynamoDbLocal } from './dynamodb.js';
+import { ensureTables, startDynamoDbLocal, stopLeftoverDynamoDbLocal } from './dynamodb.js';
 import { handlerEnvironment, localTableNames, LOCAL_REGION, LOCAL_STAGE, type LocalSettings } from './environment.js';
 import { invoker, loadHandler, type LambdaHandler } from './functions.js';
 import { consoleLog, type RuntimeLog } from './log.js';
-import { readRunningStack, removeRuntimeInfo, writeRuntimeInfo } from './runtime-info.js';
-import { startScheduler } from './scheduler.js';
-import { startLocalSqs } from './sqs.js';
+import { startQueueConsumers, type QueueSource } from './queue-consumer.js';
+import { readRunningStack, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-info.js';
+import { localEverySeconds, startScheduler } from './scheduler.js';
+import { localQueueArn, localSqsClient, LOCAL_QUEUE_NAMES, startLocalSqs } from './sqs.js';
 
 /** How long requests in flight may take to finish once the runtime stops. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -94,6 +103,11 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   const running = await readRunningStack(dataDir);
   // Two DynamoDB Locals on one database file would corrupt it.
   if (running) throw new Error(`A local gateway (pid ${running.pid}) already serves from ${dataDir} at ${running.baseUrl}`);
+  const dynamoDir = join(dataDir, 'dynamodb');
+  const leftover = (await readRuntimeInfo(dataDir))?.dynamodbPid;
+  if (leftover !== undefined && (await stopLeftoverDynamoDbLocal(leftover, dynamoDir))) {
+    log.warn(`The last run did not stop cleanly; stopped the DynamoDB Local (pid ${leftover}) it left running on ${dynamoDir}`);
+  }
 
   const teardown = new Teardown(log);
   try {
@@ -110,7 +124,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const port = await listen(server, options.port).catch((error: unknown) => {
       throw new Error(`Could not listen on port ${options.port}: ${error instanceof Error ? error.message : String(error)}`);
     });
-    const [dynamo, sqs] = await Promise.allSettled([startDynamoDbLocal({ dataDir: join(dataDir, 'dynamodb') }), startLocalSqs()]);
+    const [dynamo, sqs] = await Promise.allSettled([startDynamoDbLocal({ dataDir: dynamoDir }), startLocalSqs()]);
     if (dynamo.status === 'fulfilled') teardown.add(() => dynamo.value.stop());
     if (sqs.status === 'fulfilled') teardown.add(() => sqs.value.stop());
     // Added after the stores, so it closes before them: requests in flight still reach them.
@@ -131,9 +145,10 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     };
     // Before the shared store modules load: they and the functions read it at load.
     Object.assign(process.env, handlerEnvironment(services, options));
-    const [{ dynamoClient, documentClient }, { DynamoMerchantStore }] = await Promise.all([
+    const [{ dynamoClient, documentClient }, { DynamoMerchantStore }, { DynamoOutboxStore }] = await Promise.all([
       import('../../shared/store/dynamo.js'),
       import('../../shared/store/merchants.js'),
+      import('../../shared/store/outbox.js'),
     ]);
 
     await ensureTables(dynamoClient, tables);
@@ -142,6 +157,10 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       callbackUrl: options.demoCallbackUrl,
       callbackSecret: options.demoCallbackSecret,
     });
+    // The local queue keeps its messages in memory: the callbacks it held when the last run ended
+    // are gone, so every one handed to it and not delivered since goes back to the outbox sweep.
+    const requeued = await new DynamoOutboxStore(documentClient, tables.outbox).requeue('inFlight', new Date());
+    log.info(`Undelivered callbacks handed to the queue again: ${requeued}`);
 
     const functions = functionsForStage(LOCAL_STAGE);
     const handlers = await loadHandlers(functions, log);
@@ -152,11 +171,22 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       new ApiGateway({ stage: LOCAL_STAGE, routes: functions.filter((fn): fn is HttpRoute => fn.kind === 'http'), authorizer, invoke, log }),
     );
 
-    // GATEWAY_EXPIRY_SWEEP_S sets how often the expiry sweep runs (decisions 13).
-    const everySeconds = (fn: ScheduledFunction) => (fn.name === 'expire-invoices' ? options.expirySweepSeconds : fn.everySeconds);
     const scheduled = functions.filter((fn): fn is ScheduledFunction => fn.kind === 'schedule' && handlers.has(fn.name));
-    const scheduler = startScheduler(scheduled.map((fn) => ({ fn, everySeconds: everySeconds(fn) })), invoke, log);
+    const scheduler = startScheduler(scheduled.map((fn) => ({ fn, everySeconds: localEverySeconds(fn, options) })), invoke, log);
     teardown.add(() => scheduler.stop());
+
+    const queueSources: Record<QueueFunction['queue'], QueueSource> = {
+      callbacks: { url: services.callbackQueueUrl, arn: localQueueArn(LOCAL_QUEUE_NAMES.callbacks) },
+    };
+    const consumerSqs = localSqsClient(services.sqsEndpoint);
+    teardown.add(() => consumerSqs.destroy());
+    const consumed = functions.filter((fn): fn is QueueFunction => fn.kind === 'queue' && handlers.has(fn.name));
+    const consumers = startQueueConsumers(
+      consumed.map((fn) => ({ fn, source: queueSources[fn.queue] })),
+      { sqs: consumerSqs, invoke, log, region: LOCAL_REGION, stopGraceMs: SHUTDOWN_GRACE_MS },
+    );
+    // Added after the queue server, so the pollers stop before it does.
+    teardown.add(() => consumers.stop());
 
     await writeRuntimeInfo(dataDir, {
       stage: LOCAL_STAGE,
@@ -166,6 +196,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       sqsEndpoint: services.sqsEndpoint,
       tables,
       pid: process.pid,
+      dynamodbPid: dynamo.value.pid,
     });
     teardown.add(() => removeRuntimeInfo(dataDir));
 

@@ -19,6 +19,16 @@ export interface Scheduler {
   stop(): Promise<void>;
 }
 
+/**
+ * How often the local runtime runs a scheduled function: the expiry sweep as often as
+ * GATEWAY_EXPIRY_SWEEP_S says (decisions 13), any other as often as the route table allows
+ * locally, else at its AWS rate.
+ */
+export function localEverySeconds(fn: ScheduledFunction, settings: { expirySweepSeconds: number }): number {
+  if (fn.name === 'expire-invoices') return settings.expirySweepSeconds;
+  return fn.localEverySeconds ?? fn.everySeconds;
+}
+
 export function scheduledEvent(fn: ScheduledFunction, at: Date): ScheduledEvent {
   return {
     version: '0',

@@ -3,13 +3,28 @@
  * queue, configured like the AWS stack's. It keeps messages in memory only.
  */
 import type { Server } from 'node:http';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
 import { CALLBACK_QUEUE } from '../../shared/platform.js';
-import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './environment.js';
+import type { QueueFunction } from '../../shared/routes.js';
+import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from './environment.js';
 
-const CALLBACK_QUEUE_NAME = 'callbacks';
+/** The local name of each queue the route table's queue functions consume. */
+export const LOCAL_QUEUE_NAMES = { callbacks: 'callbacks' } as const satisfies Record<QueueFunction['queue'], string>;
+const CALLBACK_QUEUE_NAME = LOCAL_QUEUE_NAMES.callbacks;
 const CALLBACK_DLQ_NAME = 'callbacks-dlq';
 
+export const localQueueUrl = (endpoint: string, queueName: string): string => `${endpoint}/${LOCAL_ACCOUNT_ID}/${queueName}`;
+export const localQueueArn = (queueName: string): string => `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${queueName}`;
+
+/** The queue URLs of the local server at `endpoint` (runtime.json names the endpoint). */
+export function localCallbackQueueUrls(endpoint: string): { callbackQueueUrl: string; callbackDlqUrl: string } {
+  return { callbackQueueUrl: localQueueUrl(endpoint, CALLBACK_QUEUE_NAME), callbackDlqUrl: localQueueUrl(endpoint, CALLBACK_DLQ_NAME) };
+}
+
+export function localSqsClient(endpoint: string): SQSClient {
+  return new SQSClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+}
 
 export interface LocalSqs {
   endpoint: string;
@@ -32,7 +47,7 @@ export async function startLocalSqs(): Promise<LocalSqs> {
         Attributes: {
           VisibilityTimeout: CALLBACK_QUEUE.visibilityTimeoutSeconds,
           RedrivePolicy: JSON.stringify({
-            deadLetterTargetArn: `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${CALLBACK_DLQ_NAME}`,
+            deadLetterTargetArn: localQueueArn(CALLBACK_DLQ_NAME),
             maxReceiveCount: CALLBACK_QUEUE.maxReceiveCount,
           }),
         },
@@ -44,8 +59,7 @@ export async function startLocalSqs(): Promise<LocalSqs> {
   const endpoint = `http://127.0.0.1:${address.port}`;
   return {
     endpoint,
-    callbackQueueUrl: `${endpoint}/${LOCAL_ACCOUNT_ID}/${CALLBACK_QUEUE_NAME}`,
-    callbackDlqUrl: `${endpoint}/${LOCAL_ACCOUNT_ID}/${CALLBACK_DLQ_NAME}`,
+    ...localCallbackQueueUrls(endpoint),
     stop: () =>
       new Promise<void>((resolveStop) => {
         server.close(() => resolveStop());

@@ -2,6 +2,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { readRunningStack } from '../../infra/local/runtime-info.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const TSX_CLI = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
@@ -16,6 +17,12 @@ export interface GatewayProcess {
   output(): string;
   /** SIGTERM, then the exit code once the process has exited. */
   stop(): Promise<number | null>;
+  /**
+   * A crash: SIGKILL to the runtime itself (the process that wrote runtime.json, under tsx's
+   * launcher), which cleans up nothing: runtime.json and its DynamoDB Local stay behind, as
+   * after a real crash. Resolves once the runtime and its launcher have exited.
+   */
+  crash(): Promise<void>;
 }
 
 export interface GatewayProcessOptions {
@@ -71,6 +78,14 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
       return exited;
+    },
+    crash: async () => {
+      const runtime = await readRunningStack(options.dataDir);
+      if (runtime) process.kill(runtime.pid, 'SIGKILL');
+      // The launcher exits with its child; if it somehow does not, it goes the same way.
+      const launcherGone = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(launcherGone);
     },
   };
 }

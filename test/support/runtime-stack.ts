@@ -1,0 +1,96 @@
+/**
+ * The stores of a running local runtime (a child process), reached the way the admin CLI reaches
+ * them: through `{dataDir}/runtime.json`. For tests that look behind the API or write what a
+ * crashed writer would have left.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { demoMerchantFile } from '../../infra/local/demo-merchant.js';
+import { localDynamoClient } from '../../infra/local/dynamodb.js';
+import { readRunningStack, type RuntimeInfo } from '../../infra/local/runtime-info.js';
+import { localCallbackQueueUrls, localSqsClient } from '../../infra/local/sqs.js';
+import { callbackEntry, type CallbackEntry } from '../../shared/domain/callbacks.js';
+import { Decimal } from '../../shared/domain/money.js';
+import { depositTransaction, type Transaction } from '../../shared/domain/transactions.js';
+import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
+import { DynamoMerchantStore } from '../../shared/store/merchants.js';
+import { DynamoOutboxStore } from '../../shared/store/outbox.js';
+import { DynamoTransactionStore } from '../../shared/store/transactions.js';
+
+export interface RuntimeStack {
+  info: RuntimeInfo;
+  documentClient: DynamoDBDocumentClient;
+  /** A client of the runtime's SQS server. */
+  sqs: SQSClient;
+  callbackQueueUrl: string;
+  callbackDlqUrl: string;
+  invoices: DynamoInvoiceStore;
+  merchants: DynamoMerchantStore;
+  transactions: DynamoTransactionStore;
+  outbox: DynamoOutboxStore;
+  /** The demo merchant's id, from `{dataDir}/demo-merchant.json`. */
+  demoMerchantId: string;
+  close(): void;
+}
+
+/** Opens the stores of the runtime serving from `dataDir`; throws when none is running there. */
+export async function openRuntimeStack(dataDir: string): Promise<RuntimeStack> {
+  const info = await readRunningStack(dataDir);
+  if (!info) throw new Error(`No local runtime is running from ${dataDir}`);
+  const { merchantId } = JSON.parse(await readFile(demoMerchantFile(dataDir), 'utf8')) as { merchantId: string };
+  const dynamo = localDynamoClient(info.dynamodbEndpoint);
+  const documentClient = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
+  const sqs = localSqsClient(info.sqsEndpoint);
+  return {
+    info,
+    documentClient,
+    sqs,
+    ...localCallbackQueueUrls(info.sqsEndpoint),
+    invoices: new DynamoInvoiceStore(documentClient, info.tables),
+    merchants: new DynamoMerchantStore(documentClient, info.tables),
+    transactions: new DynamoTransactionStore(documentClient, info.tables),
+    outbox: new DynamoOutboxStore(documentClient, info.tables.outbox),
+    demoMerchantId: merchantId,
+    close: () => {
+      dynamo.destroy();
+      sqs.destroy();
+    },
+  };
+}
+
+/**
+ * What a writer that died between its database write and its enqueue leaves behind: a confirmed
+ * deposit for the whole payment amount of the invoice, the invoice completed, and the callback in
+ * the outbox, never handed to the queue.
+ */
+export async function recordDepositWithoutPublishing(stack: RuntimeStack, invoiceId: string): Promise<{ transaction: Transaction; callback: CallbackEntry }> {
+  const invoice = await stack.invoices.get(invoiceId);
+  if (!invoice) throw new Error(`No invoice ${invoiceId}`);
+  const merchant = await stack.merchants.getMerchant(invoice.merchantId);
+  if (!merchant) throw new Error(`No merchant ${invoice.merchantId}`);
+  const now = new Date();
+  const crypto = invoice.family === 'crypto';
+  const transaction = depositTransaction(
+    invoice,
+    {
+      id: randomUUID(),
+      amount: new Decimal(invoice.paymentAmount),
+      currency: invoice.paymentCurrency,
+      status: 'confirmed',
+      network: crypto ? (invoice.wallet?.networks[0] ?? null) : null,
+      transactionHash: crypto ? `0x${randomBytes(32).toString('hex')}` : null,
+      now,
+    },
+    merchant.processingFeePercent,
+  );
+  const callback = callbackEntry(transaction, merchant.callbackSecret, now);
+  const open = invoice.status === 'created' || invoice.status === 'active';
+  const result = await stack.transactions.insert(transaction, {
+    invoice: { id: invoice.id, expectedStatus: invoice.status, change: open ? { status: 'completed' } : { status: 'completed', paidLate: true } },
+    callback,
+  });
+  if (result !== 'committed') throw new Error(`The deposit on ${invoiceId} was not written (${result})`);
+  return { transaction, callback };
+}
