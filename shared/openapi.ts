@@ -7,6 +7,8 @@ import { ERROR_STATUS } from './errors.js';
 import { createInvoiceRequestSchema, invoiceViewSchema } from './domain/invoices.js';
 import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from './domain/simulation.js';
 import { transactionViewSchema } from './domain/transactions.js';
+import { CONFIRMATION_ACCEPTED, depositConfirmationRequestSchema } from './domain/deposit-confirmation.js';
+import { withdrawalRequestSchema } from './domain/withdrawals.js';
 import { HTTP_ROUTES, type HttpRoute, type HttpRouteName, type Stage } from './routes.js';
 
 const errorItemSchema = z.object({
@@ -83,6 +85,32 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc> = {
     request: simulateWithdrawalRequestSchema,
     response: transactionViewSchema,
     errors: [...BODY_ERRORS, 404, 409, ...AUTH_ERRORS],
+  },
+  'confirm-deposit': {
+    summary: 'Confirm a deposit by UTR (host to host)',
+    description:
+      "Confirms a customer's INR payment with its unique transaction reference. No property beyond the schema's is accepted. " +
+      'A `processing` deposit transaction exists from then on; the provider confirms it (invoice `completed`) or rejects it ' +
+      '(transaction `failed`, invoice `canceled`), and the merchant gets the callback. The same invoice and UTR again is ' +
+      'accepted again. A UTR already used by another invoice, of any merchant, is a 409 `db_unique_violation`; a canceled ' +
+      'invoice a 410; a completed one a 409; an invoice that is not INR a 422 on `invoiceId`. Receipts: base64, jpg, jpeg, ' +
+      'png or pdf matching their content, at most 5 MiB decoded (else 413).',
+    schemaName: 'ConfirmDeposit',
+    request: depositConfirmationRequestSchema,
+    response: z.literal(CONFIRMATION_ACCEPTED),
+    errors: [...BODY_ERRORS, 404, 409, 410, ...AUTH_ERRORS],
+  },
+  'create-withdrawal': {
+    summary: 'Initiate a fiat withdrawal (deprecated, peer to peer)',
+    description:
+      'Every field is a string. The variant is the one whose required field is present: `cardNumber` (12-19 digits, Luhn), ' +
+      '`phoneNumber`, or `bankAccountNumber` with `bankAccountName`; none or several is a 422. `orderId` is unique per merchant ' +
+      '(409 `db_unique_violation`). Answers the withdraw transaction, `processing`, with the header `Deprecation: true`; the ' +
+      '`withdraw` callback follows when it is settled. A card number is stored only encrypted and never returned.',
+    schemaName: 'CreateWithdrawal',
+    request: withdrawalRequestSchema,
+    response: transactionViewSchema,
+    errors: [...BODY_ERRORS, 409, ...AUTH_ERRORS],
   },
   'get-openapi': {
     summary: 'This document',

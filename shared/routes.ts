@@ -3,6 +3,7 @@
  * schedule or a queue. The CDK stacks and the local runtime are both built from this table. A
  * function's code is `functions/{name}.ts`, exporting `handler`.
  */
+import type { QueueName } from './platform.js';
 import type { TableKey } from './store/tables.js';
 
 export const STAGES = ['prod', 'demo'] as const;
@@ -17,8 +18,13 @@ interface FunctionDefinition {
   stages: readonly Stage[];
   /** Least privilege: the tables this function touches, and how. */
   tables: Partial<Record<TableKey, TableAccess>>;
-  /** Whether the function sends to the callbacks queue. */
-  sendsCallbacks?: boolean;
+  /** Queues the function sends to. */
+  sendsTo?: readonly QueueName[];
+  /**
+   * Whether the function seals secrets and stores receipts: the KMS key and the receipts bucket
+   * in AWS, the key file and receipts directory locally.
+   */
+  usesVault?: boolean;
   timeoutSeconds?: number;
   memoryMb?: number;
 }
@@ -51,7 +57,7 @@ export interface ScheduledFunction extends FunctionDefinition {
 /** Consumes the callbacks queue in batches, reporting partial batch failures. */
 export interface QueueFunction extends FunctionDefinition {
   kind: 'queue';
-  queue: 'callbacks';
+  queue: QueueName;
   batchSize: number;
   /** Whether the function moves messages to the queue's dead-letter queue itself. */
   parksMessages?: boolean;
@@ -105,7 +111,7 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: DEMO_ONLY,
     tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
-    sendsCallbacks: true,
+    sendsTo: ['callbacks'],
   },
   {
     kind: 'http',
@@ -115,7 +121,30 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: DEMO_ONLY,
     tables: { transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
-    sendsCallbacks: true,
+    sendsTo: ['callbacks'],
+  },
+  {
+    kind: 'http',
+    name: 'confirm-deposit',
+    method: 'POST',
+    path: '/api/v2/gateway9/deposit/confirm',
+    auth: 'apiKey',
+    stages: BOTH,
+    // A 5 MiB receipt is about 7 MiB of base64.
+    maxBodyBytes: 8 * 1024 * 1024,
+    tables: { invoices: 'read', transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    sendsTo: ['fiatDecisions'],
+    usesVault: true,
+  },
+  {
+    kind: 'http',
+    name: 'create-withdrawal',
+    method: 'POST',
+    path: '/api/v2/withdrawal',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: { transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    usesVault: true,
   },
   {
     kind: 'http',
@@ -151,7 +180,7 @@ export const FUNCTIONS = [
     localEverySeconds: 2,
     stages: BOTH,
     tables: { outbox: 'readWrite' },
-    sendsCallbacks: true,
+    sendsTo: ['callbacks'],
     timeoutSeconds: 60,
   },
   {
@@ -164,6 +193,15 @@ export const FUNCTIONS = [
     tables: { outbox: 'readWrite', merchants: 'read' },
     // Deliveries run in parallel, each at most DELIVERY_TIMEOUT_MS.
     timeoutSeconds: 30,
+  },
+  {
+    kind: 'queue',
+    name: 'decide-fiat-payments',
+    queue: 'fiatDecisions',
+    batchSize: 10,
+    stages: DEMO_ONLY,
+    tables: { transactions: 'readWrite', invoices: 'readWrite', outbox: 'readWrite', merchants: 'read' },
+    sendsTo: ['callbacks'],
   },
 ] as const satisfies readonly GatewayFunction[];
 
