@@ -1,0 +1,18 @@
+/**
+ * The demo's simulated provider answering UTRs: each delayed message is one decision, settled
+ * through the transaction service (which completes or cancels the invoice and owes the callback).
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import type { SQSEvent, SQSRecord } from 'aws-lambda';
+import { simulatedUtrDecision } from '../shared/domain/fiat-service.js';
+import type { UtrDecisionMessage } from '../shared/queue/fiat-provider.js';
+import { transactionService } from './commons/transactions.js';
+
+const processor = new BatchProcessor(EventType.SQS);
+
+async function decide(record: SQSRecord): Promise<void> {
+  const { transactionId, merchantId, utr } = JSON.parse(record.body) as UtrDecisionMessage;
+  await transactionService.settle(merchantId, transactionId, simulatedUtrDecision(utr), 'deposit');
+}
+
+export const handler = async (event: SQSEvent) => processPartialResponse(event, decide, processor);
