@@ -42,17 +42,16 @@ const lowerCaseKeys = (record: Record<string, string | undefined> | null): Recor
 
 const gatewayOf = (event: GatewayEvent) => (event.gateway ??= {});
 
-const requestIdOf = (request: Request): string =>
-  (gatewayOf(request.event).requestId ??= request.event.requestContext?.requestId ?? randomUUID());
+const requestIdOf = (event: GatewayEvent): string => (gatewayOf(event).requestId ??= event.requestContext?.requestId ?? randomUUID());
 
 const withRequestId = (request: Request, response: APIGatewayProxyResult): APIGatewayProxyResult => ({
   ...response,
-  headers: { ...response.headers, 'x-request-id': requestIdOf(request) },
+  headers: { ...response.headers, 'x-request-id': requestIdOf(request.event) },
 });
 
 const requestIdMiddleware = (): Middleware => ({
   before: (request) => {
-    logger.appendKeys({ requestId: requestIdOf(request) });
+    logger.appendKeys({ requestId: requestIdOf(request.event) });
   },
   after: (request) => {
     request.response = withRequestId(request as Request, request.response!);
@@ -96,15 +95,14 @@ const jsonBodyMiddleware = (maxBytes: number): Middleware => ({
 
 const errorHandlerMiddleware = (): Middleware => ({
   onError: (request) => {
-    const req = request;
-    const { error } = req;
+    const { error } = request;
     if (error instanceof ApiError) {
       if (error.status >= 500) logger.error('Request failed', { code: error.code });
-      req.response = withRequestId(req, apiErrorResponse(error));
+      request.response = withRequestId(request, apiErrorResponse(error));
       return;
     }
     logger.error('Unexpected failure', error instanceof Error ? error : String(error));
-    req.response = withRequestId(req, internalErrorResponse(requestIdOf(req)));
+    request.response = withRequestId(request, internalErrorResponse(requestIdOf(request.event)));
   },
 });
 
@@ -133,14 +131,17 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
   return chain.handler(async (event, context) => {
     const gateway = gatewayOf(event);
     const headers = lowerCaseKeys(event.headers);
-    const run = async () => toProxyResult(await fn({
-      body: (options.body ? parseOrThrow(options.body, gateway.body) : undefined) as z.output<S>,
-      pathParameters: { ...(event.pathParameters as Record<string, string> | null) },
-      queryParameters: { ...(event.queryStringParameters as Record<string, string> | null) },
-      headers,
-      merchantId: gateway.merchantId ?? '',
-      requestId: gateway.requestId ?? randomUUID(),
-    }));
+    const run = async () =>
+      toProxyResult(
+        await fn({
+          body: (options.body ? parseOrThrow(options.body, gateway.body) : undefined) as z.output<S>,
+          pathParameters: { ...(event.pathParameters as Record<string, string> | null) },
+          queryParameters: { ...(event.queryStringParameters as Record<string, string> | null) },
+          headers,
+          merchantId: gateway.merchantId ?? '',
+          requestId: requestIdOf(event),
+        }),
+      );
     const key = headers[IDEMPOTENCY_HEADER];
     if (!idempotent || key === undefined) return run();
     return idempotent({ merchantId: gateway.merchantId ?? '', key, body: gateway.body ?? null }, context, run);
