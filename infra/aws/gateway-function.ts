@@ -8,18 +8,19 @@ import { fileURLToPath } from 'node:url';
 import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { FUNCTION_DEFAULTS } from '../../shared/platform.js';
-import type { GatewayFunction as FunctionDefinition, QueueFunction, TableAccess } from '../../shared/routes.js';
+import { FUNCTION_DEFAULTS, QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
+import type { GatewayFunction as FunctionDefinition, TableAccess } from '../../shared/routes.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
 
 /** Matches the logger's service name, so logs and traces group under one service. */
 export const SERVICE_NAME = 'payment-gateway';
@@ -45,12 +46,24 @@ export interface QueueWithDeadLetter {
   visibilityTimeoutSeconds: number;
 }
 
+/** The queues of one stack: those of `QUEUES` whose stages include the stack's. */
+export type StageQueues = Partial<Record<QueueName, QueueWithDeadLetter>>;
+
+/** Where sealed secrets' data keys come from and receipts are kept (`usesVault` functions only). */
+export interface Vault {
+  key: IKey;
+  receipts: IBucket;
+}
+
 export interface GatewayFunctionProps {
   definition: FunctionDefinition;
   /** Variables every function reads whatever its tables: stage, public URL, wallet keys, retry scale. */
   environment: Record<string, string>;
   tables: Record<TableKey, ITable>;
-  callbacks: QueueWithDeadLetter;
+  /** Every queue of the stage; each function gets all their URLs, and grants only as its entry says. */
+  queues: StageQueues;
+  /** Required when some function of the stage has `usesVault`. */
+  vault?: Vault;
   logRetention: RetentionDays;
   /** Applies to the function's log group. */
   removalPolicy: RemovalPolicy;
@@ -60,11 +73,20 @@ export class GatewayFunction extends NodejsFunction {
   readonly definition: FunctionDefinition;
 
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
-    const { definition, tables, callbacks } = props;
+    const { definition, tables, queues } = props;
     const timeoutSeconds = definition.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds;
-    // The route table names the queue a consumer reads; the type keeps this map complete.
-    const consumedQueues: Record<QueueFunction['queue'], QueueWithDeadLetter> = { callbacks };
-    if (definition.kind === 'queue') assertOutlivesInvocation(definition.name, consumedQueues[definition.queue], timeoutSeconds);
+    const consumed = definition.kind === 'queue' ? queues[definition.queue] : undefined;
+    if (definition.kind === 'queue') {
+      if (!consumed) {
+        throw new Error(
+          `${definition.name} consumes the ${QUEUES[definition.queue].name} queue, which its stage does not have: ` +
+            "add the stage to that queue's stages (shared/platform.ts)",
+        );
+      }
+      assertOutlivesInvocation(definition.name, consumed, timeoutSeconds);
+    }
+    const vault = definition.usesVault ? props.vault : undefined;
+    if (definition.usesVault && !vault) throw new Error(`${definition.name} uses the vault, and no vault was given`);
 
     const environment: Record<string, string> = {
       ...props.environment,
@@ -73,8 +95,9 @@ export class GatewayFunction extends NodejsFunction {
       // Every name and URL, not only the granted ones: the shared config validates them all at
       // cold start, and a name grants nothing.
       ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), tables[key].tableName])),
-      CALLBACK_QUEUE_URL: callbacks.queue.queueUrl,
-      CALLBACK_DLQ_URL: callbacks.deadLetterQueue.queueUrl,
+      ...queueEnvironment(queues),
+      // Unlike the queues, only where it is used: the key and the bucket are what is protected.
+      ...(vault ? { CARD_KMS_KEY_ID: vault.key.keyArn, RECEIPTS_BUCKET: vault.receipts.bucketName } : {}),
     };
 
     super(scope, id, {
@@ -112,9 +135,17 @@ export class GatewayFunction extends NodejsFunction {
     for (const [key, access] of Object.entries(definition.tables) as [TableKey, TableAccess][]) {
       GRANT_TABLE_ACCESS[access](tables[key], this);
     }
-    if (definition.sendsCallbacks) callbacks.queue.grantSendMessages(this);
-    if (definition.kind === 'queue') {
-      const { queue, deadLetterQueue } = consumedQueues[definition.queue];
+    // A queue of another stage only is skipped: prod's confirm-deposit hands UTRs to the
+    // provider's integration, not to the demo's simulated provider.
+    for (const name of definition.sendsTo ?? []) queues[name]?.queue.grantSendMessages(this);
+    if (vault) {
+      // Decrypt, Encrypt, ReEncrypt* and GenerateDataKey*: data keys for sealed card numbers, and
+      // what S3 asks of the caller to write an object under SSE-KMS.
+      vault.key.grantEncryptDecrypt(this);
+      vault.receipts.grantPut(this);
+    }
+    if (definition.kind === 'queue' && consumed) {
+      const { queue, deadLetterQueue } = consumed;
       // Also grants consuming, ChangeMessageVisibility included: the consumer schedules a
       // callback's next attempt by hiding its message until then.
       this.addEventSource(
@@ -129,6 +160,19 @@ export class GatewayFunction extends NodejsFunction {
       if (definition.parksMessages) deadLetterQueue.grantSendMessages(this);
     }
   }
+}
+
+/** `{urlVariable}` and `{deadLetterUrlVariable}` of every queue. */
+export function queueEnvironment(queues: StageQueues): Record<string, string> {
+  return Object.fromEntries(
+    (Object.entries(queues) as [QueueName, QueueWithDeadLetter][]).flatMap(([name, { queue, deadLetterQueue }]) => {
+      const definition: QueueDefinition = QUEUES[name];
+      return [
+        [definition.urlVariable, queue.queueUrl],
+        [definition.deadLetterUrlVariable, deadLetterQueue.queueUrl],
+      ];
+    }),
+  );
 }
 
 /**

@@ -33,17 +33,19 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, BillingMode, ProjectionType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { Key } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import { ERROR_STATUS, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
-import { CALLBACK_QUEUE, GATEWAY_MESSAGES, PER_KEY_THROTTLE } from '../../shared/platform.js';
+import { GATEWAY_MESSAGES, PER_KEY_THROTTLE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
 import { functionsForStage, type HttpRoute, type Stage } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
-import { GatewayFunction, SERVICE_NAME, type QueueWithDeadLetter } from './gateway-function.js';
+import { GatewayFunction, SERVICE_NAME, type QueueWithDeadLetter, type StageQueues, type Vault } from './gateway-function.js';
 
 export const gatewayStackName = (stage: Stage): string => `PaymentGateway-${stage}`;
 
@@ -72,9 +74,12 @@ const SIMULATED_PROVIDER_DELAY_SECONDS = 2;
 /** How long an authorizer decision is reused for the same `x-api-key`; also how long a revoked key lingers. */
 const AUTHORIZER_CACHE_TTL = Duration.seconds(30);
 
-/** The retry schedule runs 72 hours; messages must outlive it. */
-const CALLBACK_RETENTION = Duration.days(4);
+/** The callback retry schedule runs 72 hours; messages must outlive it. */
+const QUEUE_RETENTION = Duration.days(4);
 const DEAD_LETTER_RETENTION = Duration.days(14);
+
+/** Receipts' multipart uploads left unfinished (a function that timed out) are removed after this. */
+const INCOMPLETE_UPLOAD_LIFETIME = Duration.days(1);
 
 /**
  * A callback nobody has received for this long means deliveries are not progressing. Messages
@@ -123,6 +128,18 @@ const PROJECTION_TYPE = { all: ProjectionType.ALL, keys: ProjectionType.KEYS_ONL
 /** `create-invoice` -> `CreateInvoice`, `apiKeys` -> `ApiKeys`: construct and output ids. */
 const pascalCase = (name: string): string => name.replace(/(?:^|-)(\w)/g, (_, first: string) => first.toUpperCase());
 
+/** `CALLBACK_DLQ_URL` -> `CallbackDlqUrl`: a queue's stack output is named after its variable. */
+const outputName = (variable: string): string =>
+  variable
+    .toLowerCase()
+    .split('_')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+
+/** The queues of `QUEUES` a stage has. */
+const queuesOfStage = (stage: Stage): Array<[QueueName, QueueDefinition]> =>
+  (Object.entries(QUEUES) as Array<[QueueName, QueueDefinition]>).filter(([, definition]) => definition.stages.includes(stage));
+
 const errorEnvelope = (code: ErrorCode, message: string): string =>
   JSON.stringify({ success: false, errors: [{ code, message }] });
 
@@ -149,7 +166,10 @@ export class GatewayStack extends Stack {
     Tags.of(this).add('stage', this.stage);
 
     const tables = this.createTables();
-    const callbacks = this.createCallbackQueues();
+    const queues = this.createQueues();
+    const definitions = functionsForStage(this.stage);
+    // One key and one bucket per stack, made only when some function of the stage needs them.
+    const vault = definitions.some((definition) => definition.usesVault) ? this.createVault() : undefined;
     const api = this.createRestApi();
 
     const environment: Record<string, string> = {
@@ -161,13 +181,14 @@ export class GatewayStack extends Stack {
       GATEWAY_PROVIDER_DELAY_S: String(SIMULATED_PROVIDER_DELAY_SECONDS),
       ...this.walletXpubEnvironment(),
     };
-    const functions = functionsForStage(this.stage).map(
+    const functions = definitions.map(
       (definition) =>
         new GatewayFunction(this, pascalCase(definition.name), {
           definition,
           environment,
           tables,
-          callbacks,
+          queues,
+          vault,
           logRetention: settings.logRetention,
           removalPolicy: this.removalPolicy,
         }),
@@ -176,7 +197,7 @@ export class GatewayStack extends Stack {
     this.addRoutes(api, functions);
     this.addErrorResponses(api);
     this.addSchedules(functions);
-    this.addMonitoring(api, functions, callbacks);
+    this.addMonitoring(api, functions, queues);
 
     const usagePlan = api.addUsagePlan('UsagePlan', {
       name: `${SERVICE_NAME}-${this.stage}`,
@@ -188,8 +209,17 @@ export class GatewayStack extends Stack {
     this.output('ApiUrl', api.url, 'Base URL of the merchant API');
     this.output('RestApiId', api.restApiId);
     this.output('UsagePlanId', usagePlan.usagePlanId, 'Usage plan the admin CLI adds API keys to');
-    this.output('CallbackQueueUrl', callbacks.queue.queueUrl);
-    this.output('CallbackDlqUrl', callbacks.deadLetterQueue.queueUrl, 'Parked callbacks, to redrive to CallbackQueueUrl');
+    for (const [name, definition] of queuesOfStage(this.stage)) {
+      const { queue, deadLetterQueue } = queues[name]!;
+      const queueOutput = outputName(definition.urlVariable);
+      this.output(queueOutput, queue.queueUrl, `The ${definition.name} queue`);
+      const description = `Messages of the ${definition.name} queue given up on, to redrive to ${queueOutput}`;
+      this.output(outputName(definition.deadLetterUrlVariable), deadLetterQueue.queueUrl, description);
+    }
+    if (vault) {
+      this.output('ReceiptsBucketName', vault.receipts.bucketName, 'Payment receipts (private, KMS-encrypted)');
+      this.output('VaultKeyArn', vault.key.keyArn, 'KMS key of sealed card numbers and of the receipts bucket');
+    }
     this.output('Stage', this.stage);
     for (const key of TABLE_KEYS) this.output(`Table${pascalCase(key)}`, tables[key].tableName);
   }
@@ -237,20 +267,55 @@ export class GatewayStack extends Stack {
     return tables;
   }
 
-  private createCallbackQueues(): QueueWithDeadLetter {
-    const deadLetterQueue = new Queue(this, 'CallbacksDeadLetterQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: DEAD_LETTER_RETENTION,
+  /** Every queue of the stage with its dead-letter queue, from `QUEUES`. */
+  private createQueues(): StageQueues {
+    const queues: StageQueues = {};
+    for (const [name, definition] of queuesOfStage(this.stage)) {
+      const id = pascalCase(definition.name);
+      const deadLetterQueue = new Queue(this, `${id}DeadLetterQueue`, {
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        retentionPeriod: DEAD_LETTER_RETENTION,
+      });
+      const queue = new Queue(this, `${id}Queue`, {
+        encryption: QueueEncryption.SQS_MANAGED,
+        enforceSSL: true,
+        visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
+        retentionPeriod: QUEUE_RETENTION,
+        deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
+      });
+      queues[name] = { queue, deadLetterQueue, visibilityTimeoutSeconds: definition.visibilityTimeoutSeconds };
+    }
+    return queues;
+  }
+
+  /**
+   * The customer-managed key that wraps the data keys of sealed card numbers and encrypts the
+   * receipts bucket, and that bucket: private, TLS only, versioned.
+   */
+  private createVault(): Vault {
+    const key = new Key(this, 'VaultKey', {
+      description: `Payment gateway ${this.stage}: data keys of sealed card numbers, and the receipts bucket`,
+      alias: `alias/${SERVICE_NAME}-${this.stage}`,
+      enableKeyRotation: true,
+      // Prod keeps it: deleting the key would make every sealed card number and receipt unreadable.
+      removalPolicy: this.removalPolicy,
     });
-    const queue = new Queue(this, 'CallbacksQueue', {
-      encryption: QueueEncryption.SQS_MANAGED,
+    const receipts = new Bucket(this, 'ReceiptsBucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       enforceSSL: true,
-      visibilityTimeout: Duration.seconds(CALLBACK_QUEUE.visibilityTimeoutSeconds),
-      retentionPeriod: CALLBACK_RETENTION,
-      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: CALLBACK_QUEUE.maxReceiveCount },
+      encryption: BucketEncryption.KMS,
+      encryptionKey: key,
+      // One data key per bucket and period instead of one KMS call per object.
+      bucketKeyEnabled: true,
+      versioned: true,
+      lifecycleRules: [{ abortIncompleteMultipartUploadAfter: INCOMPLETE_UPLOAD_LIFETIME }],
+      removalPolicy: this.removalPolicy,
+      // Demo receipts go with the stack; a bucket with objects in it could not.
+      autoDeleteObjects: !this.settings.protectData,
     });
-    return { queue, deadLetterQueue, visibilityTimeoutSeconds: CALLBACK_QUEUE.visibilityTimeoutSeconds };
+    return { key, receipts };
   }
 
   private createRestApi(): RestApi {
@@ -372,7 +437,7 @@ export class GatewayStack extends Stack {
     }
   }
 
-  private addMonitoring(api: RestApi, functions: readonly GatewayFunction[], callbacks: QueueWithDeadLetter): void {
+  private addMonitoring(api: RestApi, functions: readonly GatewayFunction[], queues: StageQueues): void {
     const topic = new Topic(this, 'AlarmTopic', { displayName: `Payment gateway ${this.stage} alarms`, enforceSSL: true });
     const notify = new SnsAction(topic);
     const alarm = (id: string, props: Pick<AlarmProps, 'metric' | 'threshold' | 'comparisonOperator' | 'alarmDescription'>) => {
@@ -384,8 +449,11 @@ export class GatewayStack extends Stack {
 
     const errorsOf = (fn: GatewayFunction) => fn.metricErrors({ period: ALARM_PERIOD, statistic: Stats.SUM });
     const queueMetric = { period: ALARM_PERIOD, statistic: Stats.MAXIMUM };
-    const deadLetters = callbacks.deadLetterQueue.metricApproximateNumberOfMessagesVisible(queueMetric);
-    const oldestCallback = callbacks.queue.metricApproximateAgeOfOldestMessage(queueMetric);
+    const stageQueues = queuesOfStage(this.stage).map(([name, definition]) => ({ definition, ...(queues[name] as QueueWithDeadLetter) }));
+    const deadLettersOf = ({ deadLetterQueue }: QueueWithDeadLetter) => deadLetterQueue.metricApproximateNumberOfMessagesVisible(queueMetric);
+    const oldestOf = ({ queue }: QueueWithDeadLetter) => queue.metricApproximateAgeOfOldestMessage(queueMetric);
+    const callbacks = queues.callbacks;
+    if (!callbacks) throw new Error(`Stage ${this.stage} has no callbacks queue`);
     const serverErrors = api.metricServerError({ period: ALARM_PERIOD, statistic: Stats.SUM });
 
     const atLeastOne = { threshold: 1, comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD };
@@ -394,14 +462,17 @@ export class GatewayStack extends Stack {
         alarm(`${pascalCase(fn.definition.name)}ErrorsAlarm`, { metric: errorsOf(fn), ...atLeastOne, alarmDescription: `${fn.definition.name} failed` }),
       ),
       alarm('Api5xxAlarm', { metric: serverErrors, ...atLeastOne, alarmDescription: 'The API answered 5XX' }),
-      alarm('CallbacksDeadLetterAlarm', {
-        metric: deadLetters,
-        threshold: 0,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        alarmDescription: 'Merchant callbacks were given up on and wait in the dead-letter queue for redrive',
-      }),
+      // One per queue: a message in any dead-letter queue was given up on.
+      ...stageQueues.map((queue) =>
+        alarm(`${pascalCase(queue.definition.name)}DeadLetterAlarm`, {
+          metric: deadLettersOf(queue),
+          threshold: 0,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          alarmDescription: `Messages of the ${queue.definition.name} queue were given up on and wait in its dead-letter queue for redrive`,
+        }),
+      ),
       alarm('CallbacksBacklogAlarm', {
-        metric: oldestCallback,
+        metric: oldestOf(callbacks),
         threshold: CALLBACK_BACKLOG_AGE.toSeconds(),
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         alarmDescription: `A merchant callback has waited over ${CALLBACK_BACKLOG_AGE.toHours()} hours without being received: deliveries are not progressing`,
@@ -437,19 +508,20 @@ export class GatewayStack extends Stack {
             left: functions.map((fn) => fn.metricDuration({ statistic: Stats.percentile(99), label: fn.definition.name })),
           }),
         ],
-        [
+        // A row per queue.
+        ...stageQueues.map((queue) => [
           new GraphWidget({
-            title: 'Callbacks queue depth',
+            title: `${queue.definition.name} queue depth`,
             width: third,
             left: [
-              callbacks.queue.metricApproximateNumberOfMessagesVisible({ ...queueMetric, label: 'Due' }),
-              // Retries wait here too: the sender hides a message until its next attempt.
-              callbacks.queue.metricApproximateNumberOfMessagesNotVisible({ ...queueMetric, label: 'Being delivered or awaiting retry' }),
+              queue.queue.metricApproximateNumberOfMessagesVisible({ ...queueMetric, label: 'Due' }),
+              // Callback retries wait here too: the sender hides a message until its next attempt.
+              queue.queue.metricApproximateNumberOfMessagesNotVisible({ ...queueMetric, label: 'Being handled or awaiting retry' }),
             ],
           }),
-          new GraphWidget({ title: 'Oldest callback waiting (s)', width: third, left: [oldestCallback.with({ label: 'Callbacks queue' })] }),
-          new GraphWidget({ title: 'Callbacks awaiting redrive', width: third, left: [deadLetters.with({ label: 'Dead-letter queue' })] }),
-        ],
+          new GraphWidget({ title: `Oldest ${queue.definition.name} message (s)`, width: third, left: [oldestOf(queue).with({ label: `${queue.definition.name} queue` })] }),
+          new GraphWidget({ title: `${queue.definition.name} awaiting redrive`, width: third, left: [deadLettersOf(queue).with({ label: 'Dead-letter queue' })] }),
+        ]),
         [new AlarmStatusWidget({ title: 'Alarms', width: full, alarms })],
       ],
     });

@@ -3,6 +3,7 @@
  * Lambda configuration carries in AWS, pointed at the local stores. The runtime and the test
  * setup both build it here, so the two cannot drift apart.
  */
+import { join } from 'node:path';
 import { z } from 'zod';
 import { isCallbackSecret, isWellFormedApiKey } from '../../shared/domain/merchants.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
@@ -30,16 +31,24 @@ export interface FunctionSettings {
   retryScale: number;
 }
 
+/** On one machine the vault is a master key file and a directory of sealed receipts. */
+export function localVaultPaths(dataDir: string): { keyFile: string; receiptsDirectory: string } {
+  return { keyFile: join(dataDir, 'keys', 'master.key'), receiptsDirectory: join(dataDir, 'receipts') };
+}
+
 export interface LocalServices {
   publicBaseUrl: string;
   dynamodbEndpoint: string;
   sqsEndpoint: string;
-  callbackQueueUrl: string;
-  callbackDlqUrl: string;
+  /** Every queue URL variable of the stage (`CALLBACK_QUEUE_URL`, `FIAT_DECISION_QUEUE_URL`, ...). */
+  queueEnvironment: Record<string, string>;
+  /** Where the vault's key file and the receipts live (see `localVaultPaths`). */
+  dataDir: string;
   tables: Record<TableKey, string>;
 }
 
 export function handlerEnvironment(services: LocalServices, settings: FunctionSettings): Record<string, string> {
+  const vault = localVaultPaths(services.dataDir);
   return {
     STAGE: LOCAL_STAGE,
     PUBLIC_BASE_URL: services.publicBaseUrl,
@@ -55,8 +64,9 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: services.dynamodbEndpoint,
     AWS_ENDPOINT_URL_SQS: services.sqsEndpoint,
-    CALLBACK_QUEUE_URL: services.callbackQueueUrl,
-    CALLBACK_DLQ_URL: services.callbackDlqUrl,
+    ...services.queueEnvironment,
+    GATEWAY_KEY_FILE: vault.keyFile,
+    GATEWAY_RECEIPTS_DIR: vault.receiptsDirectory,
     // The SDK warns once per process that Node 20 support ends; the Lambda runtime is Node 22.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };

@@ -24,7 +24,7 @@ import { consoleLog, type RuntimeLog } from './log.js';
 import { startQueueConsumers, type QueueSource } from './queue-consumer.js';
 import { readRunningStack, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-info.js';
 import { localEverySeconds, startScheduler } from './scheduler.js';
-import { localQueueArn, localSqsClient, LOCAL_QUEUE_NAMES, startLocalSqs } from './sqs.js';
+import { localQueueArn, localQueues, localQueueUrls, localSqsClient, startLocalSqs } from './sqs.js';
 
 /** How long requests in flight may take to finish once the runtime stops. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -139,8 +139,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       publicBaseUrl: baseUrl,
       dynamodbEndpoint: dynamo.value.endpoint,
       sqsEndpoint: sqs.value.endpoint,
-      callbackQueueUrl: sqs.value.callbackQueueUrl,
-      callbackDlqUrl: sqs.value.callbackDlqUrl,
+      queueEnvironment: sqs.value.queueEnvironment,
+      dataDir,
       tables,
     };
     // Before the shared store modules load: they and the functions read it at load.
@@ -175,14 +175,17 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const scheduler = startScheduler(scheduled.map((fn) => ({ fn, everySeconds: localEverySeconds(fn, options) })), invoke, log);
     teardown.add(() => scheduler.stop());
 
-    const queueSources: Record<QueueFunction['queue'], QueueSource> = {
-      callbacks: { url: services.callbackQueueUrl, arn: localQueueArn(LOCAL_QUEUE_NAMES.callbacks) },
+    // Each queue function on its own queue, as its event source mapping feeds it in AWS.
+    const sourceOf = (fn: QueueFunction): QueueSource => {
+      const definition = localQueues().find(([name]) => name === fn.queue)?.[1];
+      if (!definition) throw new Error(`${fn.name} consumes the ${fn.queue} queue, which the ${LOCAL_STAGE} stage does not have`);
+      return { url: localQueueUrls(services.sqsEndpoint, definition).queueUrl, arn: localQueueArn(definition.name) };
     };
     const consumerSqs = localSqsClient(services.sqsEndpoint);
     teardown.add(() => consumerSqs.destroy());
     const consumed = functions.filter((fn): fn is QueueFunction => fn.kind === 'queue' && handlers.has(fn.name));
     const consumers = startQueueConsumers(
-      consumed.map((fn) => ({ fn, source: queueSources[fn.queue] })),
+      consumed.map((fn) => ({ fn, source: sourceOf(fn) })),
       { sqs: consumerSqs, invoke, log, region: LOCAL_REGION, stopGraceMs: SHUTDOWN_GRACE_MS },
     );
     // Added after the queue server, so the pollers stop before it does.

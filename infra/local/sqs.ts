@@ -1,25 +1,54 @@
 /**
- * An SQS-compatible server on a free loopback port with the callbacks queue and its dead-letter
- * queue, configured like the AWS stack's. It keeps messages in memory only.
+ * An SQS-compatible server on a free loopback port with every queue of the local stage and its
+ * dead-letter queue, configured like the AWS stack's (shared/platform.ts). It keeps messages in
+ * memory only.
  */
 import type { Server } from 'node:http';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
-import { CALLBACK_QUEUE } from '../../shared/platform.js';
-import type { QueueFunction } from '../../shared/routes.js';
-import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION } from './environment.js';
-
-/** The local name of each queue the route table's queue functions consume. */
-export const LOCAL_QUEUE_NAMES = { callbacks: 'callbacks' } as const satisfies Record<QueueFunction['queue'], string>;
-const CALLBACK_QUEUE_NAME = LOCAL_QUEUE_NAMES.callbacks;
-const CALLBACK_DLQ_NAME = 'callbacks-dlq';
+import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
+import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_STAGE } from './environment.js';
 
 export const localQueueUrl = (endpoint: string, queueName: string): string => `${endpoint}/${LOCAL_ACCOUNT_ID}/${queueName}`;
 export const localQueueArn = (queueName: string): string => `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${queueName}`;
+export const deadLetterQueueName = (definition: QueueDefinition): string => `${definition.name}-dlq`;
 
-/** The queue URLs of the local server at `endpoint` (runtime.json names the endpoint). */
+/**
+ * The local server counts ChangeMessageVisibility as a receive, and the callback sender changes
+ * a message's visibility once per attempt to schedule the next one: with the AWS value a failing
+ * callback would reach maxReceiveCount after about 20 attempts, hours short of its 72-hour
+ * window, and be moved to the dead-letter queue by the server instead of parked by the sender.
+ * Doubling the count keeps the AWS meaning (a safety net above the sender's own parking).
+ */
+export const LOCAL_RECEIVE_COUNT_FACTOR = 2;
+
+/** The queues of the local stage, by route-table name. */
+export function localQueues(): Array<[QueueName, QueueDefinition]> {
+  return (Object.entries(QUEUES) as Array<[QueueName, QueueDefinition]>).filter(([, definition]) => definition.stages.includes(LOCAL_STAGE));
+}
+
+/** The queue's and its dead-letter queue's URLs on the local server at `endpoint`. */
+export function localQueueUrls(endpoint: string, definition: QueueDefinition): { queueUrl: string; deadLetterQueueUrl: string } {
+  return { queueUrl: localQueueUrl(endpoint, definition.name), deadLetterQueueUrl: localQueueUrl(endpoint, deadLetterQueueName(definition)) };
+}
+
+/** Every queue URL variable of the local stage (`CALLBACK_QUEUE_URL`, ...) for the server at `endpoint`. */
+export function localQueueEnvironment(endpoint: string): Record<string, string> {
+  return Object.fromEntries(
+    localQueues().flatMap(([, definition]) => {
+      const { queueUrl, deadLetterQueueUrl } = localQueueUrls(endpoint, definition);
+      return [
+        [definition.urlVariable, queueUrl],
+        [definition.deadLetterUrlVariable, deadLetterQueueUrl],
+      ];
+    }),
+  );
+}
+
+/** The callbacks queue's URLs on the local server at `endpoint` (runtime.json names the endpoint). */
 export function localCallbackQueueUrls(endpoint: string): { callbackQueueUrl: string; callbackDlqUrl: string } {
-  return { callbackQueueUrl: localQueueUrl(endpoint, CALLBACK_QUEUE_NAME), callbackDlqUrl: localQueueUrl(endpoint, CALLBACK_DLQ_NAME) };
+  const { queueUrl, deadLetterQueueUrl } = localQueueUrls(endpoint, QUEUES.callbacks);
+  return { callbackQueueUrl: queueUrl, callbackDlqUrl: deadLetterQueueUrl };
 }
 
 export function localSqsClient(endpoint: string): SQSClient {
@@ -28,8 +57,8 @@ export function localSqsClient(endpoint: string): SQSClient {
 
 export interface LocalSqs {
   endpoint: string;
-  callbackQueueUrl: string;
-  callbackDlqUrl: string;
+  /** Every queue URL variable of the local stage, as the functions' environment carries them. */
+  queueEnvironment: Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -39,27 +68,27 @@ export async function startLocalSqs(): Promise<LocalSqs> {
     hostname: '127.0.0.1',
     region: LOCAL_REGION,
     accountId: LOCAL_ACCOUNT_ID,
-    queues: [
+    queues: localQueues().flatMap(([, definition]) => [
       // The dead-letter queue first: a redrive policy must name a queue that exists.
-      { QueueName: CALLBACK_DLQ_NAME },
+      { QueueName: deadLetterQueueName(definition) },
       {
-        QueueName: CALLBACK_QUEUE_NAME,
+        QueueName: definition.name,
         Attributes: {
-          VisibilityTimeout: CALLBACK_QUEUE.visibilityTimeoutSeconds,
+          VisibilityTimeout: definition.visibilityTimeoutSeconds,
           RedrivePolicy: JSON.stringify({
-            deadLetterTargetArn: localQueueArn(CALLBACK_DLQ_NAME),
-            maxReceiveCount: CALLBACK_QUEUE.maxReceiveCount,
+            deadLetterTargetArn: localQueueArn(deadLetterQueueName(definition)),
+            maxReceiveCount: definition.maxReceiveCount * LOCAL_RECEIVE_COUNT_FACTOR,
           }),
         },
       },
-    ],
+    ]),
   });
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('The local SQS server has no TCP address');
   const endpoint = `http://127.0.0.1:${address.port}`;
   return {
     endpoint,
-    ...localCallbackQueueUrls(endpoint),
+    queueEnvironment: localQueueEnvironment(endpoint),
     stop: () =>
       new Promise<void>((resolveStop) => {
         server.close(() => resolveStop());

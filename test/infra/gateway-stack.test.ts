@@ -16,7 +16,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { GatewayFunction as GatewayFunctionConstruct, QUEUE_BATCHING_WINDOW } from '../../infra/aws/gateway-function.js';
 import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
-import { CALLBACK_QUEUE } from '../../shared/platform.js';
+import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
 import { FUNCTIONS, STAGES, functionsForStage, type GatewayFunction, type HttpRoute, type QueueFunction, type Stage } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, tableEnvVar, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 
@@ -28,6 +28,9 @@ const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Dele
 /** What sending to, and consuming from, an SQS queue take; nothing more. */
 const SQS_SEND = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
 const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
+/** What sealing card numbers and storing receipts take: data keys from the vault key, objects put in the bucket. */
+const KMS_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*', 'kms:ReEncrypt*'];
+const VAULT_VARIABLES = ['CARD_KMS_KEY_ID', 'RECEIPTS_BUCKET'];
 /** Four hours: past every retry's third attempt, so only a stalled queue gets there. */
 const BACKLOG_AGE_SECONDS = 4 * 3600;
 const REQUEST_ID_HEADER = { 'gatewayresponse.header.x-request-id': 'context.requestId' };
@@ -57,6 +60,10 @@ const pascalCase = (name: string) => name.replace(/(?:^|-)(\w)/g, (_, first: str
 const refersTo = (value: unknown, logicalId: string) => JSON.stringify(value).includes(`"${logicalId}"`);
 const actionsOf = (statement: Statement) => [statement.Action].flat();
 const sorted = (values: Iterable<string>) => [...values].sort();
+/** `CALLBACK_QUEUE_URL` -> `CallbackQueueUrl`: the stack output of a queue URL is named after its variable. */
+const outputName = (variable: string) => variable.toLowerCase().replace(/(?:^|_)(\w)/g, (_, first: string) => first.toUpperCase());
+const queuesOf = (stage: Stage) => (Object.entries(QUEUES) as Array<[QueueName, QueueDefinition]>).filter(([, q]) => q.stages.includes(stage));
+const routeTableNames = new Set<string>(FUNCTIONS.map((f) => f.name));
 
 /** Read helpers over one synthesized template. */
 class StackView {
@@ -74,9 +81,16 @@ class StackView {
     return Object.entries(this.json.Resources).filter(([, resource]) => resource.Type === type);
   }
 
-  /** Function logical ids by route-table name (each function carries its name as description). */
+  /**
+   * Function logical ids by route-table name (each function carries its name as description);
+   * CDK's own handlers (the demo bucket's object cleanup) are left out.
+   */
   functionIds(): Map<string, string> {
-    return new Map(this.resources('AWS::Lambda::Function').map(([id, fn]) => [fn.Properties.Description as string, id]));
+    return new Map(
+      this.resources('AWS::Lambda::Function')
+        .filter(([, fn]) => routeTableNames.has(fn.Properties.Description))
+        .map(([id, fn]) => [fn.Properties.Description as string, id]),
+    );
   }
 
   functionNamed(name: string): Resource {
@@ -89,11 +103,21 @@ class StackView {
     return this.json.Outputs[`Table${pascalCase(key)}`].Value.Ref;
   }
 
-  /** Logical ids of the callbacks queue and of the dead-letter queue its redrive policy names. */
-  queueIds(): { queue: string; deadLetter: string } {
-    const queue = this.json.Outputs.CallbackQueueUrl.Value.Ref as string;
+  /** Logical ids of a queue (the callbacks queue unless named) and of the dead-letter queue its redrive policy names. */
+  queueIds(name: QueueName = 'callbacks'): { queue: string; deadLetter: string } {
+    const queue = this.json.Outputs[outputName(QUEUES[name].urlVariable)].Value.Ref as string;
     const deadLetter = this.json.Resources[queue]!.Properties.RedrivePolicy.deadLetterTargetArn['Fn::GetAtt'][0] as string;
     return { queue, deadLetter };
+  }
+
+  /** Logical ids of every queue and dead-letter queue of the stage. */
+  allQueueIds(): string[] {
+    return queuesOf(this.stage).flatMap(([name]) => Object.values(this.queueIds(name)));
+  }
+
+  /** Logical ids of the vault key and the receipts bucket. */
+  vaultIds(): { key: string; bucket: string } {
+    return { key: this.json.Outputs.VaultKeyArn.Value['Fn::GetAtt'][0], bucket: this.json.Outputs.ReceiptsBucketName.Value.Ref };
   }
 
   statementsOf(functionName: string): Statement[] {
@@ -120,7 +144,7 @@ class StackView {
   /** SQS actions a function may take (sorted), by queue logical id; any other resource by its JSON. */
   queueActionsOf(functionName: string): Map<string, string[]> {
     const access = new Map<string, string[]>();
-    const queueIds = Object.values(this.queueIds());
+    const queueIds = this.allQueueIds();
     for (const statement of this.statementsOf(functionName)) {
       const actions = actionsOf(statement).filter((action) => action.startsWith('sqs:'));
       if (actions.length === 0) continue;
@@ -188,8 +212,10 @@ describe.each(STAGES)('%s stack', (stage) => {
 
   describe('functions', () => {
     it('deploys exactly one Lambda per function of the stage', () => {
-      v().template.resourceCountIs('AWS::Lambda::Function', definitions.length);
       expect(sorted(v().functionIds().keys())).toEqual(sorted(definitions.map((f) => f.name)));
+      // Besides them only CDK's handler that empties the demo receipts bucket when the stack goes.
+      const others = v().resources('AWS::Lambda::Function').filter(([, fn]) => !routeTableNames.has(fn.Properties.Description));
+      expect(others.map(([id]) => id)).toEqual(stage === 'demo' ? [expect.stringMatching(/^CustomS3AutoDeleteObjects/)] : []);
     });
 
     it.each(definitions.map((f) => [f.name, f] as const))('%s: nodejs22.x on arm64, traced, sized from the route table', (name, definition) => {
@@ -204,21 +230,32 @@ describe.each(STAGES)('%s stack', (stage) => {
       });
     });
 
-    it.each(definitions.map((f) => [f.name] as const))('%s: gets every variable the shared config parses', (name) => {
+    it.each(definitions.map((f) => [f.name, f] as const))('%s: gets every variable the shared config parses', (name, definition) => {
       const variables = v().functionNamed(name).Properties.Environment.Variables;
       expect(variables).toMatchObject({ STAGE: stage, GATEWAY_INVOICE_LIFETIME_S: '900' });
       expect(JSON.stringify(variables.PUBLIC_BASE_URL)).toContain('.execute-api.');
       for (const family of ['EVM', 'BTC', 'TRON']) expect(variables[`WALLET_${family}_XPUB`]).toBeDefined();
       for (const key of TABLE_KEYS) expect(variables[tableEnvVar(key)]).toEqual({ Ref: v().tableId(key) });
-      // Both URLs everywhere, whatever the grants: the config requires them at every cold start.
-      const { queue, deadLetter } = v().queueIds();
-      expect(variables).toMatchObject({
-        CALLBACK_QUEUE_URL: { Ref: queue },
-        CALLBACK_DLQ_URL: { Ref: deadLetter },
-        // Real time in AWS: only tests compress the retry schedule.
-        GATEWAY_RETRY_SCALE: '1',
-        GATEWAY_PROVIDER_DELAY_S: '2',
-      });
+      // Every queue's URLs everywhere, whatever the grants: the config validates them at every cold start.
+      for (const [queueName, queue] of Object.entries(QUEUES) as Array<[QueueName, QueueDefinition]>) {
+        if (queue.stages.includes(stage)) {
+          const { queue: queueId, deadLetter } = v().queueIds(queueName);
+          expect(variables[queue.urlVariable]).toEqual({ Ref: queueId });
+          expect(variables[queue.deadLetterUrlVariable]).toEqual({ Ref: deadLetter });
+        } else {
+          expect(variables[queue.urlVariable]).toBeUndefined();
+          expect(variables[queue.deadLetterUrlVariable]).toBeUndefined();
+        }
+      }
+      // Real time in AWS: only tests compress the retry schedule.
+      expect(variables).toMatchObject({ GATEWAY_RETRY_SCALE: '1', GATEWAY_PROVIDER_DELAY_S: '2' });
+      // The vault's names only where the route table says it is used.
+      if (definition.usesVault) {
+        const { key, bucket } = v().vaultIds();
+        expect(variables).toMatchObject({ CARD_KMS_KEY_ID: { 'Fn::GetAtt': [key, 'Arn'] }, RECEIPTS_BUCKET: { Ref: bucket } });
+      } else {
+        for (const variable of VAULT_VARIABLES) expect(variables[variable]).toBeUndefined();
+      }
     });
 
     it('writes each function to its own log group', () => {
@@ -240,12 +277,38 @@ describe.each(STAGES)('%s stack', (stage) => {
     });
 
     it.each(definitions.map((f) => [f.name, f] as const))('%s: sends to or consumes a queue only as its route-table entry says', (name, definition) => {
-      const { queue, deadLetter } = v().queueIds();
-      const onQueue = [...(definition.sendsCallbacks ? SQS_SEND : []), ...(definition.kind === 'queue' ? SQS_CONSUME : [])];
       const expected = new Map<string, string[]>();
-      if (onQueue.length > 0) expected.set(queue, sorted(new Set(onQueue)));
-      if (definition.kind === 'queue' && definition.parksMessages) expected.set(deadLetter, sorted(SQS_SEND));
+      const add = (id: string, actions: string[]) => expected.set(id, sorted(new Set([...(expected.get(id) ?? []), ...actions])));
+      // A queue the stage does not have grants nothing (prod's confirm-deposit and the demo's provider queue).
+      for (const queueName of (definition.sendsTo ?? []) as QueueName[]) {
+        if ((QUEUES[queueName] as QueueDefinition).stages.includes(stage)) add(v().queueIds(queueName).queue, SQS_SEND);
+      }
+      if (definition.kind === 'queue') {
+        const { queue, deadLetter } = v().queueIds(definition.queue);
+        add(queue, SQS_CONSUME);
+        if (definition.parksMessages) add(deadLetter, SQS_SEND);
+      }
       expect(v().queueActionsOf(name)).toEqual(expected);
+    });
+
+    it.each(definitions.map((f) => [f.name, f] as const))('%s: uses the KMS key and the receipts bucket only if its route-table entry says so', (name, definition) => {
+      const { key, bucket } = v().vaultIds();
+      const statements = v().statementsOf(name);
+      const kms = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('kms:')));
+      const s3 = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')));
+      if (!definition.usesVault) {
+        expect([...kms, ...s3]).toEqual([]);
+        return;
+      }
+      expect(sorted(new Set(kms.flatMap(actionsOf)))).toEqual(KMS_ACTIONS);
+      for (const statement of kms) expect(statement.Resource).toEqual({ 'Fn::GetAtt': [key, 'Arn'] });
+      // Writes receipts; never reads, lists or deletes them.
+      const s3Actions = sorted(new Set(s3.flatMap(actionsOf)));
+      expect(s3Actions).toContain('s3:PutObject');
+      expect(s3Actions.filter((a) => /^s3:(Get|List|Delete)/.test(a))).toEqual([]);
+      for (const statement of s3) {
+        for (const resource of [statement.Resource].flat()) expect(refersTo(resource, bucket), JSON.stringify(resource)).toBe(true);
+      }
     });
 
     it('lets send-callback consume the callbacks queue, park in the dead-letter queue, write the outbox, read merchants, and nothing else', () => {
@@ -384,9 +447,9 @@ describe.each(STAGES)('%s stack', (stage) => {
     });
   });
 
-  describe('callbacks queue', () => {
-    const queues = () => v().queueIds();
-    const consumers = definitions.filter((f): f is QueueFunction => f.kind === 'queue');
+  describe.each(queuesOf(stage).map(([name, queue]) => [queue.name, name, queue] as const))('%s queue', (_, queueName, definition) => {
+    const queues = () => v().queueIds(queueName);
+    const consumers = definitions.filter((f): f is QueueFunction => f.kind === 'queue' && f.queue === queueName);
     const mappingOf = (name: string) => {
       const functionId = v().functionIds().get(name);
       const mappings = v().resources('AWS::Lambda::EventSourceMapping').filter(([, m]) => refersTo(m.Properties.FunctionName, functionId!));
@@ -394,16 +457,15 @@ describe.each(STAGES)('%s stack', (stage) => {
       return mappings[0]![1].Properties;
     };
 
-    it('has send-callback among its consumers', () => {
-      expect(consumers.map((f) => f.name)).toContain('send-callback');
-      v().template.resourceCountIs('AWS::Lambda::EventSourceMapping', consumers.length);
+    it('has one consumer', () => {
+      expect(consumers).toHaveLength(1);
     });
 
-    it.each(consumers.map((f) => [f.name, f] as const))('%s: reads the callbacks queue in batches of its route-table size, reporting partial failures', (name, definition) => {
+    it.each(consumers.map((f) => [f.name, f] as const))('%s: reads its own queue in batches of its route-table size, reporting partial failures', (name, consumer) => {
       expect(mappingOf(name)).toMatchObject({
         EventSourceArn: { 'Fn::GetAtt': [queues().queue, 'Arn'] },
         FunctionName: { Ref: v().functionIds().get(name) },
-        BatchSize: definition.batchSize,
+        BatchSize: consumer.batchSize,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
       // Short: a callback should not wait for a batch to fill.
@@ -411,25 +473,24 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(mappingOf(name).MaximumBatchingWindowInSeconds).toBeLessThanOrEqual(5);
     });
 
-    it('feeds send-callback 10 messages at a time', () => {
-      expect(mappingOf('send-callback').BatchSize).toBe(10);
-    });
-
     it.each(consumers.map((f) => [f.name] as const))('%s: the queue hides a message longer than the consumer may hold it', (name) => {
       const mapping = mappingOf(name);
       const queue = v().json.Resources[mapping.EventSourceArn['Fn::GetAtt'][0]]!.Properties;
       const heldSeconds = v().functionNamed(name).Properties.Timeout + mapping.MaximumBatchingWindowInSeconds;
-      expect(queue.VisibilityTimeout).toBe(CALLBACK_QUEUE.visibilityTimeoutSeconds);
+      expect(queue.VisibilityTimeout).toBe(definition.visibilityTimeoutSeconds);
       expect(queue.VisibilityTimeout).toBeGreaterThan(heldSeconds);
     });
 
-    it('redrives to a dead-letter queue kept 14 days; visibility timeout 60 s', () => {
+    it('redrives after its maxReceiveCount to a dead-letter queue kept 14 days, with its visibility timeout', () => {
       const { queue, deadLetter } = queues();
-      expect(v().json.Resources[queue]!.Properties).toMatchObject({ VisibilityTimeout: 60, RedrivePolicy: { maxReceiveCount: expect.any(Number) } });
+      expect(v().json.Resources[queue]!.Properties).toMatchObject({
+        VisibilityTimeout: definition.visibilityTimeoutSeconds,
+        RedrivePolicy: { maxReceiveCount: definition.maxReceiveCount },
+      });
       expect(v().json.Resources[deadLetter]!.Properties.MessageRetentionPeriod).toBe(14 * 24 * 3600);
     });
 
-    it('encrypts both queues and refuses plain-HTTP access to them', () => {
+    it('encrypts the queue and its dead-letter queue and refuses plain-HTTP access to them', () => {
       for (const id of Object.values(queues())) {
         expect(v().json.Resources[id]!.Properties.SqsManagedSseEnabled).toBe(true);
         v().template.hasResourceProperties('AWS::SQS::QueuePolicy', {
@@ -441,18 +502,6 @@ describe.each(STAGES)('%s stack', (stage) => {
           },
         });
       }
-    });
-
-    it('alarms when the oldest callback has waited over 4 hours: deliveries are not progressing', () => {
-      v().template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-        Namespace: 'AWS/SQS',
-        MetricName: 'ApproximateAgeOfOldestMessage',
-        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queues().queue, 'QueueName'] } }],
-        Statistic: 'Maximum',
-        Threshold: BACKLOG_AGE_SECONDS,
-        ComparisonOperator: 'GreaterThanThreshold',
-        AlarmActions: [Match.anyValue()],
-      });
     });
 
     it('plots the queue depth, in flight included, the oldest message and the dead letters', () => {
@@ -477,6 +526,97 @@ describe.each(STAGES)('%s stack', (stage) => {
         ComparisonOperator: 'GreaterThanThreshold',
         AlarmActions: [Match.anyValue()],
       });
+    });
+
+    it('is exported with its dead-letter queue, as outputs named after their variables', () => {
+      const { queue, deadLetter } = queues();
+      expect(v().json.Outputs[outputName(definition.urlVariable)].Value).toEqual({ Ref: queue });
+      expect(v().json.Outputs[outputName(definition.deadLetterUrlVariable)].Value).toEqual({ Ref: deadLetter });
+    });
+  });
+
+  describe('callbacks queue', () => {
+    const queues = () => v().queueIds();
+    const mappingOf = (name: string) => {
+      const functionId = v().functionIds().get(name);
+      return v().resources('AWS::Lambda::EventSourceMapping').find(([, m]) => refersTo(m.Properties.FunctionName, functionId!))![1].Properties;
+    };
+
+    it('feeds send-callback 10 messages at a time; one event source per queue function of the stage', () => {
+      expect(mappingOf('send-callback')).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': [queues().queue, 'Arn'] }, BatchSize: 10 });
+      v().template.resourceCountIs('AWS::Lambda::EventSourceMapping', definitions.filter((f) => f.kind === 'queue').length);
+    });
+
+    it('has a visibility timeout of 60 s', () => {
+      expect(v().json.Resources[queues().queue]!.Properties.VisibilityTimeout).toBe(60);
+    });
+
+    it('alarms when the oldest callback has waited over 4 hours: deliveries are not progressing', () => {
+      v().template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [queues().queue, 'QueueName'] } }],
+        Statistic: 'Maximum',
+        Threshold: BACKLOG_AGE_SECONDS,
+        ComparisonOperator: 'GreaterThanThreshold',
+        AlarmActions: [Match.anyValue()],
+      });
+    });
+  });
+
+  describe('vault', () => {
+    const ids = () => v().vaultIds();
+    const bucket = () => v().json.Resources[ids().bucket]!;
+    const key = () => v().json.Resources[ids().key]!;
+
+    it('is one customer-managed KMS key with rotation, aliased after the stage', () => {
+      v().template.resourceCountIs('AWS::KMS::Key', 1);
+      expect(key().Properties.EnableKeyRotation).toBe(true);
+      v().template.hasResourceProperties('AWS::KMS::Alias', { AliasName: `alias/payment-gateway-${stage}`, TargetKeyId: { 'Fn::GetAtt': [ids().key, 'Arn'] } });
+    });
+
+    it('keeps receipts in one bucket that blocks every kind of public access', () => {
+      v().template.resourceCountIs('AWS::S3::Bucket', 1);
+      expect(bucket().Properties.PublicAccessBlockConfiguration).toEqual({
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      });
+    });
+
+    it('encrypts the bucket with the vault key (bucket key on) and versions it', () => {
+      expect(bucket().Properties.BucketEncryption).toEqual({
+        ServerSideEncryptionConfiguration: [
+          { BucketKeyEnabled: true, ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: { 'Fn::GetAtt': [ids().key, 'Arn'] } } },
+        ],
+      });
+      expect(bucket().Properties.VersioningConfiguration).toEqual({ Status: 'Enabled' });
+    });
+
+    it('refuses plain-HTTP access to the bucket', () => {
+      v().template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: ids().bucket },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    });
+
+    it('is used by exactly the functions whose entry says usesVault', () => {
+      const users = definitions.filter((f) => f.usesVault).map((f) => f.name);
+      expect(users).toEqual(expect.arrayContaining(['confirm-deposit', 'create-withdrawal']));
+      const withKms = definitions.filter((f) => v().statementsOf(f.name).some((st) => actionsOf(st).some((a) => a.startsWith('kms:')))).map((f) => f.name);
+      const withVariables = definitions.filter((f) => v().functionNamed(f.name).Properties.Environment.Variables.CARD_KMS_KEY_ID !== undefined).map((f) => f.name);
+      expect(sorted(withKms)).toEqual(sorted(users));
+      expect(sorted(withVariables)).toEqual(sorted(users));
+    });
+
+    it('exports the bucket name and the key ARN', () => {
+      expect(v().json.Outputs.ReceiptsBucketName.Value).toEqual({ Ref: ids().bucket });
+      expect(v().json.Outputs.VaultKeyArn.Value).toEqual({ 'Fn::GetAtt': [ids().key, 'Arn'] });
     });
   });
 
@@ -512,7 +652,7 @@ describe.each(STAGES)('%s stack', (stage) => {
   });
 
   describe('monitoring', () => {
-    it('alarms on errors of every function, on API 5XX, on the dead-letter queue and on the callbacks backlog', () => {
+    it('alarms on errors of every function, on API 5XX, on each dead-letter queue and on the callbacks backlog', () => {
       for (const id of v().functionIds().values()) {
         v().template.hasResourceProperties('AWS::CloudWatch::Alarm', {
           Namespace: 'AWS/Lambda',
@@ -525,7 +665,7 @@ describe.each(STAGES)('%s stack', (stage) => {
         });
       }
       v().template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError' });
-      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 3);
+      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length);
     });
 
     it('sends every alarm to the alarm topic and has a dashboard', () => {
@@ -544,6 +684,8 @@ describe.each(STAGES)('%s stack', (stage) => {
         'RestApiId',
         'CallbackQueueUrl',
         'CallbackDlqUrl',
+        'ReceiptsBucketName',
+        'VaultKeyArn',
         'Stage',
         'AlarmTopicArn',
         ...TABLE_KEYS.map((key) => `Table${pascalCase(key)}`),
@@ -596,6 +738,40 @@ describe('stage differences', () => {
     expect(views.demo.stack.terminationProtection).toBe(false);
   });
 
+  it('retains the prod vault key and receipts bucket; demo empties and deletes them with its stack', () => {
+    const [prodKey, demoKey] = [views.prod, views.demo].map((view) => view.json.Resources[view.vaultIds().key]!);
+    const [prodBucket, demoBucket] = [views.prod, views.demo].map((view) => view.json.Resources[view.vaultIds().bucket]!);
+    expect(prodKey).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    expect(prodBucket).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    views.prod.template.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
+    expect(demoKey).toMatchObject({ DeletionPolicy: 'Delete' });
+    expect(demoBucket).toMatchObject({ DeletionPolicy: 'Delete' });
+    views.demo.template.hasResourceProperties('Custom::S3AutoDeleteObjects', { BucketName: { Ref: views.demo.vaultIds().bucket } });
+  });
+
+  it('has the fiat-decisions queue and its dead-letter queue in demo only', () => {
+    expect(QUEUES.fiatDecisions.stages).toEqual(['demo']);
+    const { queue, deadLetter } = views.demo.queueIds('fiatDecisions');
+    expect(views.demo.json.Resources[queue]!.Type).toBe('AWS::SQS::Queue');
+    expect(views.demo.json.Resources[deadLetter]!.Type).toBe('AWS::SQS::Queue');
+    views.demo.template.resourceCountIs('AWS::SQS::Queue', 4);
+    views.prod.template.resourceCountIs('AWS::SQS::Queue', 2);
+    expect(Object.keys(views.prod.json.Outputs).filter((id) => id.startsWith('FiatDecision'))).toEqual([]);
+  });
+
+  it('feeds decide-fiat-payments from the fiat-decisions queue in demo; prod has neither', () => {
+    const functionId = views.demo.functionIds().get('decide-fiat-payments')!;
+    const [mapping] = views.demo.resources('AWS::Lambda::EventSourceMapping').filter(([, m]) => refersTo(m.Properties.FunctionName, functionId));
+    expect(mapping![1].Properties.EventSourceArn).toEqual({ 'Fn::GetAtt': [views.demo.queueIds('fiatDecisions').queue, 'Arn'] });
+    expect(views.prod.functionIds().has('decide-fiat-payments')).toBe(false);
+    expect(views.prod.resources('AWS::Lambda::EventSourceMapping')).toHaveLength(1);
+  });
+
+  it('lets confirm-deposit send to the fiat-decisions queue only, and in demo only', () => {
+    expect(views.demo.queueActionsOf('confirm-deposit')).toEqual(new Map([[views.demo.queueIds('fiatDecisions').queue, sorted(SQS_SEND)]]));
+    expect(views.prod.queueActionsOf('confirm-deposit')).toEqual(new Map());
+  });
+
   it('keeps prod logs longer than demo logs', () => {
     expect(views.prod.logRetentionOf('get-invoice')).toBeGreaterThan(views.demo.logRetentionOf('get-invoice'));
   });
@@ -626,29 +802,46 @@ describe('stage differences', () => {
 
 describe('a queue consumer that could outlast the visibility timeout', () => {
   const sendCallback = FUNCTIONS.find((f): f is Extract<(typeof FUNCTIONS)[number], { kind: 'queue' }> => f.name === 'send-callback')!;
+  const decideFiatPayments = FUNCTIONS.find((f): f is Extract<(typeof FUNCTIONS)[number], { kind: 'queue' }> => f.name === 'decide-fiat-payments')!;
+  const build = (stack: Stack, definition: QueueFunction, queues: Record<string, { queue: Queue; deadLetterQueue: Queue; visibilityTimeoutSeconds: number }>) =>
+    new GatewayFunctionConstruct(stack, pascalCase(definition.name), {
+      definition,
+      environment: {},
+      tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, Table.fromTableName(stack, `${key}Table`, key)])) as Record<TableKey, ITable>,
+      queues,
+      logRetention: RetentionDays.ONE_DAY,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+  const queueWithDeadLetter = (stack: Stack, id: string, visibilityTimeoutSeconds: number) => ({
+    queue: new Queue(stack, `${id}Queue`),
+    deadLetterQueue: new Queue(stack, `${id}DeadLetterQueue`),
+    visibilityTimeoutSeconds,
+  });
 
   // AWS refuses such an event source at deploy time; synthesis refuses it first, saying what to change.
   it('fails synthesis, naming the function, both durations and where to change them', () => {
     const stack = new Stack(new App(), 'VisibilityCheck');
-    const build = () =>
-      new GatewayFunctionConstruct(stack, 'SendCallback', {
-        definition: { ...sendCallback, timeoutSeconds: CALLBACK_QUEUE.visibilityTimeoutSeconds },
-        environment: {},
-        tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, Table.fromTableName(stack, `${key}Table`, key)])) as Record<TableKey, ITable>,
-        callbacks: {
-          queue: new Queue(stack, 'Queue'),
-          deadLetterQueue: new Queue(stack, 'DeadLetterQueue'),
-          visibilityTimeoutSeconds: CALLBACK_QUEUE.visibilityTimeoutSeconds,
-        },
-        logRetention: RetentionDays.ONE_DAY,
-        removalPolicy: RemovalPolicy.DESTROY,
-      });
-    expect(build).toThrow(
+    const queues = { callbacks: queueWithDeadLetter(stack, 'Callbacks', CALLBACK_QUEUE.visibilityTimeoutSeconds) };
+    expect(() => build(stack, { ...sendCallback, timeoutSeconds: CALLBACK_QUEUE.visibilityTimeoutSeconds }, queues)).toThrow(
       new RegExp(
         `send-callback may hold a message ${CALLBACK_QUEUE.visibilityTimeoutSeconds + QUEUE_BATCHING_WINDOW.toSeconds()} s .*` +
           `visibility timeout must be longer, and it is ${CALLBACK_QUEUE.visibilityTimeoutSeconds} s: .*shared/platform\\.ts.*shared/routes\\.ts`,
       ),
     );
+  });
+
+  it('checks each consumer against its own queue', () => {
+    const stack = new Stack(new App(), 'PerQueueCheck');
+    const long = QUEUES.fiatDecisions.visibilityTimeoutSeconds;
+    // The callbacks queue would allow this timeout; the fiat-decisions queue, which it reads, does not.
+    const queues = { callbacks: queueWithDeadLetter(stack, 'Callbacks', long * 10), fiatDecisions: queueWithDeadLetter(stack, 'FiatDecisions', long) };
+    expect(() => build(stack, { ...decideFiatPayments, timeoutSeconds: long }, queues)).toThrow(/^decide-fiat-payments may hold a message .* and it is 60 s/);
+  });
+
+  it('fails synthesis for a consumer of a queue its stage does not have', () => {
+    const stack = new Stack(new App(), 'MissingQueue');
+    const queues = { callbacks: queueWithDeadLetter(stack, 'Callbacks', CALLBACK_QUEUE.visibilityTimeoutSeconds) };
+    expect(() => build(stack, decideFiatPayments, queues)).toThrow(/decide-fiat-payments consumes the fiat-decisions queue, which its stage does not have/);
   });
 });
 

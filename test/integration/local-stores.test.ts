@@ -8,12 +8,15 @@ import {
   DescribeTimeToLiveCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoMerchantFile, ensureDemoMerchant } from '../../infra/local/demo-merchant.js';
 import { ensureTables, localDynamoClient } from '../../infra/local/dynamodb.js';
 import { localTableNames } from '../../infra/local/environment.js';
 import { readRunningStack, removeRuntimeInfo, runtimeInfoFile, writeRuntimeInfo } from '../../infra/local/runtime-info.js';
+import { LOCAL_RECEIVE_COUNT_FACTOR } from '../../infra/local/sqs.js';
+import { QUEUES, type QueueDefinition } from '../../shared/platform.js';
+import { retryDelaySeconds, windowClosed } from '../../shared/domain/callbacks.js';
 import { digestApiKey, generateApiKeyText, generateCallbackSecret, isCallbackSecret } from '../../shared/domain/merchants.js';
 import { TABLE_KEYS, TABLES, type TableKey } from '../../shared/store/tables.js';
 import { testMerchantStore } from '../support/merchants.js';
@@ -76,26 +79,62 @@ describe('the tables', () => {
   });
 });
 
-describe('the callbacks queue', () => {
-  it('has the redrive policy of the AWS stack and delivers messages', async () => {
-    const sqs = new SQSClient({});
-    try {
-      const queueUrl = process.env.CALLBACK_QUEUE_URL!;
-      const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['All'] }));
-      expect(JSON.parse(Attributes!.RedrivePolicy!)).toEqual({
-        deadLetterTargetArn: 'arn:aws:sqs:us-east-1:000000000000:callbacks-dlq',
-        maxReceiveCount: 40,
-      });
-      expect(Attributes!.VisibilityTimeout).toBe('60');
+describe('the queues', () => {
+  const demoQueues = (Object.values(QUEUES) as QueueDefinition[]).filter((queue) => queue.stages.includes('demo'));
+  let sqs: SQSClient;
+  beforeAll(() => {
+    sqs = new SQSClient({});
+  });
+  afterAll(() => sqs.destroy());
 
+  it('are every queue of the demo stage, the fiat decisions included, each in the environment with its dead-letter queue', () => {
+    expect(demoQueues.map((queue) => queue.name)).toEqual(['callbacks', 'fiat-decisions']);
+    for (const queue of demoQueues) {
+      expect(process.env[queue.urlVariable]).toBe(`${process.env.AWS_ENDPOINT_URL_SQS}/000000000000/${queue.name}`);
+      expect(process.env[queue.deadLetterUrlVariable]).toBe(`${process.env.AWS_ENDPOINT_URL_SQS}/000000000000/${queue.name}-dlq`);
+    }
+  });
+
+  it.each(demoQueues.map((queue) => [queue.name, queue] as const))(
+    '%s: has the visibility timeout of the AWS stack and redrives to its dead-letter queue after twice its receive count',
+    async (name, queue) => {
+      const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: process.env[queue.urlVariable]!, AttributeNames: ['All'] }));
+      // The local server counts each ChangeMessageVisibility as a receive (infra/local/sqs.ts).
+      expect(LOCAL_RECEIVE_COUNT_FACTOR).toBe(2);
+      expect(JSON.parse(Attributes!.RedrivePolicy!)).toEqual({
+        deadLetterTargetArn: `arn:aws:sqs:us-east-1:000000000000:${name}-dlq`,
+        maxReceiveCount: queue.maxReceiveCount * 2,
+      });
+      expect(Attributes!.VisibilityTimeout).toBe(String(queue.visibilityTimeoutSeconds));
+      const deadLetters = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: process.env[queue.deadLetterUrlVariable]!, AttributeNames: ['QueueArn'] }));
+      expect(deadLetters.Attributes?.QueueArn).toBe(`arn:aws:sqs:us-east-1:000000000000:${name}-dlq`);
+    },
+  );
+
+  it('lets a failing callback run its whole retry window before the server would move it', () => {
+    // The sender's attempts within 72 hours; each but the last also changes the message's visibility.
+    let attempts = 1;
+    for (let at = 0; ; attempts++) {
+      const delay = retryDelaySeconds(attempts);
+      if (windowClosed(new Date(0), new Date(at * 1000), delay)) break;
+      at += delay;
+    }
+    const countedLocally = attempts + (attempts - 1);
+    // With the AWS count the server would take the message before the sender parks it, without parkedAt.
+    expect(countedLocally).toBeGreaterThan(QUEUES.callbacks.maxReceiveCount);
+    expect(countedLocally).toBeLessThan(QUEUES.callbacks.maxReceiveCount * LOCAL_RECEIVE_COUNT_FACTOR);
+  });
+
+  it('are served by a server that delivers messages', async () => {
+    // A queue of this test's own: other test files publish to the shared callbacks queue meanwhile.
+    const { QueueUrl } = await sqs.send(new CreateQueueCommand({ QueueName: `it-delivery-${randomUUID().slice(0, 8)}` }));
+    try {
       const body = JSON.stringify({ transactionId: randomUUID() });
-      await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: body }));
-      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 1 }));
+      await sqs.send(new SendMessageCommand({ QueueUrl, MessageBody: body }));
+      const { Messages } = await sqs.send(new ReceiveMessageCommand({ QueueUrl, WaitTimeSeconds: 1 }));
       expect(Messages?.map((m) => m.Body)).toEqual([body]);
-      const deadLetters = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: process.env.CALLBACK_DLQ_URL!, AttributeNames: ['QueueArn'] }));
-      expect(deadLetters.Attributes?.QueueArn).toBe('arn:aws:sqs:us-east-1:000000000000:callbacks-dlq');
     } finally {
-      sqs.destroy();
+      await sqs.send(new DeleteQueueCommand({ QueueUrl }));
     }
   });
 });

@@ -1,8 +1,8 @@
 /**
- * One DynamoDB Local and one local SQS for the whole test run, with the tables made by the same
- * code as the local runtime's. Test files get the functions' environment through `provide`; the
- * setup file `handler-env.ts` copies it into each worker's process.env before any test imports a
- * handler module (which reads its configuration at load).
+ * One DynamoDB Local and one local SQS (every queue of the local stage) for the whole test run,
+ * with the tables made by the same code as the local runtime's. Test files get the functions'
+ * environment through `provide`; the setup file `handler-env.ts` copies it into each worker's
+ * process.env before any test imports a handler module (which reads its configuration at load).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -48,8 +48,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       publicBaseUrl: TEST_PUBLIC_BASE_URL,
       dynamodbEndpoint: dynamo.value.endpoint,
       sqsEndpoint: sqs.value.endpoint,
-      callbackQueueUrl: sqs.value.callbackQueueUrl,
-      callbackDlqUrl: sqs.value.callbackDlqUrl,
+      queueEnvironment: sqs.value.queueEnvironment,
+      // The vault's key file and the receipts, under the run's temporary directory.
+      dataDir,
       tables,
     };
     project.provide('gatewayEnv', handlerEnvironment(services, TEST_FUNCTION_SETTINGS));
