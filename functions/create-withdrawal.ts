@@ -1,10 +1,10 @@
-import { withdrawalRequestSchema } from '../shared/domain/withdrawals.js';
+import { withMaskedCard, withdrawalRequestSchema } from '../shared/domain/withdrawals.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { logger } from '../shared/http/logger.js';
 import { routeByName } from '../shared/routes.js';
 import { fiatService } from './commons/fiat.js';
 
-export const handler = httpHandler(routeByName('create-withdrawal'), { body: withdrawalRequestSchema }, async ({ body, merchantId }) => {
+export const handler = httpHandler(routeByName('create-withdrawal'), { body: withdrawalRequestSchema, idempotencyFingerprint: withMaskedCard }, async ({ body, merchantId }) => {
   const data = await fiatService.createWithdrawal(merchantId, body);
   logger.info('Withdrawal accepted', { transactionId: data.id, merchantId });
   // The endpoint is deprecated (merchant-api.md); clients are told so on every answer.

@@ -1,5 +1,5 @@
 import { httpHandler } from '../shared/http/handler.js';
-import { simulateDepositRequestSchema, simulatedChainHash } from '../shared/domain/simulation.js';
+import { simulateDepositRequestSchema, simulatedChainHash, simulatedSenderDetails } from '../shared/domain/simulation.js';
 import { routeByName } from '../shared/routes.js';
 import { transactionService } from './commons/transactions.js';
 
@@ -12,7 +12,7 @@ export const handler = httpHandler(routeByName('simulate-deposit'), { body: simu
     network,
     status: body.status,
     transactionHash: network && invoice.family === 'crypto' ? simulatedChainHash(network) : null,
-    senderDetails: invoice.customer.account ? { senderIban: invoice.customer.account } : undefined,
+    senderDetails: simulatedSenderDetails(invoice),
   });
   return { data };
 });

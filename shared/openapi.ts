@@ -34,11 +34,20 @@ interface RouteDoc {
   errors: number[];
 }
 
+/** A route outside the merchant API (the customer-facing checkout): left out of the document. */
+interface HiddenRoute {
+  hidden: true;
+}
+
+const HIDDEN: HiddenRoute = { hidden: true };
+
+const isDocumented = (doc: RouteDoc | HiddenRoute): doc is RouteDoc => !('hidden' in doc);
+
 const AUTH_ERRORS = [401, 429, 500];
 const BODY_ERRORS = [400, 413, 415, 422];
 
-/** Every HTTP route documented; the type makes a route without an entry a compile error. */
-const ROUTE_DOCS: Record<HttpRouteName, RouteDoc> = {
+/** Every HTTP route documented or hidden; the type makes a route without an entry a compile error. */
+const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
   'create-invoice': {
     summary: 'Create an invoice',
     description:
@@ -124,6 +133,12 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc> = {
     produces: 'text/html',
     errors: [],
   },
+  'get-checkout': HIDDEN,
+  'get-checkout-status': HIDDEN,
+  'submit-checkout-details': HIDDEN,
+  'get-checkout-provider': HIDDEN,
+  'submit-checkout-utr': HIDDEN,
+  'simulate-checkout-payment': HIDDEN,
 };
 
 const STATUS_TEXT: Record<number, string> = Object.fromEntries(
@@ -174,10 +189,12 @@ function componentSchemas(docs: RouteDoc[]): Record<string, unknown> {
 }
 
 export function buildOpenApiDocument(serverUrl: string, stage: Stage) {
-  const routes = HTTP_ROUTES.filter((r) => (r.stages as readonly Stage[]).includes(stage));
-  const docOf = (route: HttpRoute) => ROUTE_DOCS[route.name as HttpRouteName];
+  const routes = HTTP_ROUTES.flatMap((route) => {
+    const doc = ROUTE_DOCS[route.name as HttpRouteName];
+    return (route.stages as readonly Stage[]).includes(stage) && isDocumented(doc) ? [{ route, doc }] : [];
+  });
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const route of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, docOf(route));
+  for (const { route, doc } of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, doc);
 
   return {
     openapi: '3.0.3',
@@ -192,7 +209,7 @@ export function buildOpenApiDocument(serverUrl: string, stage: Stage) {
     servers: [{ url: serverUrl, description: stage }],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
-      schemas: componentSchemas(routes.map(docOf)),
+      schemas: componentSchemas(routes.map(({ doc }) => doc)),
     },
     paths,
   };

@@ -203,6 +203,68 @@ export const FUNCTIONS = [
     tables: { transactions: 'readWrite', invoices: 'readWrite', outbox: 'readWrite', merchants: 'read' },
     sendsTo: ['callbacks'],
   },
+  {
+    // The hosted checkout: customer-facing pages, no key; the invoice id in the link is the capability.
+    kind: 'http',
+    name: 'get-checkout',
+    method: 'GET',
+    path: '/checkout/{invoiceId}',
+    auth: 'none',
+    stages: BOTH,
+    // Opening the page activates a created invoice.
+    tables: { invoices: 'readWrite', merchants: 'read' },
+  },
+  {
+    kind: 'http',
+    name: 'get-checkout-status',
+    method: 'GET',
+    path: '/checkout/{invoiceId}/status',
+    auth: 'none',
+    stages: BOTH,
+    tables: { invoices: 'read', merchants: 'read' },
+  },
+  {
+    kind: 'http',
+    name: 'submit-checkout-details',
+    method: 'POST',
+    path: '/checkout/{invoiceId}/details',
+    auth: 'none',
+    stages: BOTH,
+    tables: { invoices: 'readWrite', merchants: 'read' },
+  },
+  {
+    kind: 'http',
+    name: 'get-checkout-provider',
+    method: 'GET',
+    path: '/checkout/{invoiceId}/provider',
+    auth: 'none',
+    stages: BOTH,
+    // Direct-open invoices arrive here first and are activated; the UTR claims tell a payment under review.
+    tables: { invoices: 'readWrite', merchants: 'read', uniques: 'read' },
+  },
+  {
+    // The demo provider's transaction-information form (merchant-api.md 10).
+    kind: 'http',
+    name: 'submit-checkout-utr',
+    method: 'POST',
+    path: '/checkout/{invoiceId}/utr',
+    auth: 'none',
+    stages: DEMO_ONLY,
+    tables: { invoices: 'read', transactions: 'readWrite', uniques: 'readWrite', merchants: 'read' },
+    sendsTo: ['fiatDecisions'],
+    usesVault: true,
+  },
+  {
+    // The demo provider's outcome buttons for the methods without a UTR.
+    kind: 'http',
+    name: 'simulate-checkout-payment',
+    method: 'POST',
+    path: '/checkout/{invoiceId}/simulate',
+    auth: 'none',
+    stages: DEMO_ONLY,
+    tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read' },
+    sendsTo: ['callbacks'],
+  },
 ] as const satisfies readonly GatewayFunction[];
 
 export type HttpRouteName = Extract<(typeof FUNCTIONS)[number], { kind: 'http' }>['name'];

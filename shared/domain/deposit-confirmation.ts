@@ -4,6 +4,10 @@
  */
 import { z } from 'zod';
 import { ApiError, ValidationError } from '../errors.js';
+import type { Invoice } from './invoices.js';
+
+/** The invoices a customer's UTR confirms: INR's. */
+export const isConfirmedByUtr = (invoice: Pick<Invoice, 'paymentCurrency'>): boolean => invoice.paymentCurrency === 'INR';
 
 export const RECEIPT_MAX_BYTES = 5 * 1024 * 1024;
 export const RECEIPT_EXTENSIONS = ['jpg', 'jpeg', 'png', 'pdf'] as const;

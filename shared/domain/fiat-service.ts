@@ -4,7 +4,7 @@
  * the transaction, so the database, not a read before the write, decides who wins.
  */
 import { ApiError, ValidationError } from '../errors.js';
-import { decodeReceipt, type DepositConfirmationRequest, type Receipt } from './deposit-confirmation.js';
+import { decodeReceipt, isConfirmedByUtr, type DepositConfirmationRequest, type Receipt } from './deposit-confirmation.js';
 import type { SealedSecret } from '../vault/envelope.js';
 import type { Merchant } from './merchants.js';
 import { Decimal } from './money.js';
@@ -46,6 +46,12 @@ export interface FiatServiceDeps {
 const utrClaimId = (utr: string) => `utr#${utr}`;
 /** One UTR per invoice: a second, different reference for the same invoice is a conflict. */
 const invoiceUtrClaimId = (invoiceId: string) => `invoice-utr#${invoiceId}`;
+
+/** Whether a UTR was accepted for the invoice: from then on the customer waits for the provider's decision. */
+export async function hasSubmittedUtr(claims: Pick<Ledger, 'getClaim'>, invoiceId: string): Promise<boolean> {
+  return (await claims.getClaim(invoiceUtrClaimId(invoiceId))) !== undefined;
+}
+
 const withdrawalOrderClaimId = (merchantId: string, orderId: string) => `withdrawal-order#${JSON.stringify([merchantId, orderId])}`;
 
 const ATTEMPTS = 5;
@@ -66,17 +72,19 @@ export class FiatService {
 
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const invoice = await transactions.ownedInvoice(merchantId, request.invoiceId);
+      // Both claims are written in one transaction. Reading the invoice's before the UTR's means a
+      // concurrent twin of this request that commits in between is still recognised as ours.
+      const invoiceClaim = await ledger.getClaim(invoiceUtrClaimId(invoice.id));
       const claim = await ledger.getClaim(utrClaimId(request.utr));
       if (claim?.owner.invoiceId === invoice.id) return;
       if (claim) throw new ApiError('db_unique_violation', 'This UTR was already used for another payment');
-      if (invoice.paymentCurrency !== 'INR') throw ValidationError.of('invoiceId', 'Deposit confirmation by UTR applies to INR invoices only');
+      if (!isConfirmedByUtr(invoice)) throw ValidationError.of('invoiceId', 'Deposit confirmation by UTR applies to INR invoices only');
       const outcome = depositOutcome(invoice, 'processing');
       if ('refused' in outcome) {
         throw outcome.refused === 'gone'
           ? new ApiError('gone', `Invoice is canceled (${invoice.cancelReason ?? 'canceled'}) and takes no payment`)
           : new ApiError('conflict', 'Invoice is already paid');
       }
-      const invoiceClaim = await ledger.getClaim(invoiceUtrClaimId(invoice.id));
       if (invoiceClaim) throw new ApiError('conflict', 'Another UTR is already under review for this invoice');
 
       if (receipt && !receiptReference) receiptReference = await this.deps.receipts.put(`${merchantId}/${invoice.id}/${request.utr}.${receipt.extension}`, receipt);

@@ -94,6 +94,26 @@ export interface CustomerDetails {
   phone?: string;
 }
 
+/** The customer fields of the creation request, each with where the invoice keeps it. */
+export const CUSTOMER_FIELDS = {
+  customerFullName: 'fullName',
+  customerFirstName: 'firstName',
+  customerLastName: 'lastName',
+  customerEmail: 'email',
+  customerAccount: 'account',
+  customerCountry: 'country',
+  customerPhone: 'phone',
+} as const satisfies Record<string, keyof CustomerDetails>;
+
+export type CustomerField = keyof typeof CUSTOMER_FIELDS;
+
+/** Request-named customer values as the invoice keeps them. */
+export function customerDetails(values: Partial<Record<CustomerField, string>>): CustomerDetails {
+  return Object.fromEntries(
+    (Object.entries(CUSTOMER_FIELDS) as [CustomerField, keyof CustomerDetails][]).map(([field, key]) => [key, values[field]]),
+  ) as CustomerDetails;
+}
+
 export interface Invoice {
   id: string;
   merchantId: string;
@@ -211,11 +231,27 @@ function amountProblem(amount: Decimal, currency: string, limit: AmountLimit, me
   return undefined;
 }
 
-/** Fields the checkout would otherwise collect; with all present the customer skips it. */
-function directOpenFields(method: FiatMethod, currency: LocalFiatCurrency): (keyof CreateInvoiceRequest)[] {
-  if (currency === 'INR') return ['customerFirstName', 'customerLastName', 'customerEmail'];
-  if (method === 'iban') return ['customerFullName', 'customerEmail', 'customerAccount'];
-  return ['customerFullName'];
+/** Fields the checkout would otherwise collect, per kind of method; with all present the customer skips it. */
+const DIRECT_OPEN_FIELDS = {
+  INR: ['customerFirstName', 'customerLastName', 'customerEmail'],
+  iban: ['customerFullName', 'customerEmail', 'customerAccount'],
+  named: ['customerFullName'],
+} as const satisfies Record<string, readonly CustomerField[]>;
+
+export type DirectOpenField = (typeof DIRECT_OPEN_FIELDS)[keyof typeof DIRECT_OPEN_FIELDS][number];
+
+export function directOpenFields(method: FiatMethod, currency: LocalFiatCurrency): readonly DirectOpenField[] {
+  if (currency === 'INR') return DIRECT_OPEN_FIELDS.INR;
+  if (method === 'iban') return DIRECT_OPEN_FIELDS.iban;
+  return DIRECT_OPEN_FIELDS.named;
+}
+
+/** The direct-open fields a fiat invoice still lacks: what the checkout asks the customer for. */
+export function missingCustomerFields(invoice: Pick<Invoice, 'family' | 'paymentMethod' | 'paymentCurrency' | 'customer'>): DirectOpenField[] {
+  if (invoice.family !== 'fiat') return [];
+  return directOpenFields(invoice.paymentMethod as FiatMethod, invoice.paymentCurrency as LocalFiatCurrency).filter(
+    (field) => invoice.customer[CUSTOMER_FIELDS[field]] === undefined,
+  );
 }
 
 export interface InvoiceIdentity {
@@ -311,15 +347,7 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
     redirectUrl: request.redirectUrl ?? null,
     displayCurrencies: request.displayCurrencies ?? null,
     invoiceStrategy: 'fixed',
-    customer: {
-      fullName: request.customerFullName,
-      firstName: request.customerFirstName,
-      lastName: request.customerLastName,
-      email: request.customerEmail,
-      account: request.customerAccount,
-      country: request.customerCountry,
-      phone: request.customerPhone,
-    },
+    customer: customerDetails(request),
     requestHash: requestHash(request),
     expiresAt: new Date(identity.now.getTime() + policy.lifetimeSeconds * 1000).toISOString(),
     createdAt,

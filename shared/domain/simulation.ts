@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { CRYPTO_NETWORKS, type CryptoNetwork } from './currencies.js';
+import type { Invoice } from './invoices.js';
 import { Decimal, fromJsonNumber } from './money.js';
 
 const amountSchema = z
@@ -26,3 +27,7 @@ export function simulatedChainHash(network: CryptoNetwork): string {
   const hex = randomBytes(32).toString('hex');
   return network === 'bitcoin' || network === 'tron' ? hex : `0x${hex}`;
 }
+
+/** The sender a simulated bank transfer shows: the customer's IBAN, when the invoice has one. */
+export const simulatedSenderDetails = (invoice: Pick<Invoice, 'customer'>): { senderIban: string } | undefined =>
+  invoice.customer.account ? { senderIban: invoice.customer.account } : undefined;

@@ -27,6 +27,14 @@ export function passesLuhn(digits: string): boolean {
 /** `4111111111111111` -> `411111******1111`: the first six and last four digits, as card schemes allow. */
 export const maskCardNumber = (digits: string): string => `${digits.slice(0, 6)}${'*'.repeat(Math.max(digits.length - 10, 0))}${digits.slice(-4)}`;
 
+/** The request with its card number masked, for anything kept beside the sealed number. */
+export function withMaskedCard(body: unknown): unknown {
+  if (typeof body !== 'object' || body === null || !('cardNumber' in body)) return body;
+  const { cardNumber } = body as { cardNumber: unknown };
+  const digits = typeof cardNumber === 'string' ? cardNumber.replace(/\D/g, '') : '';
+  return { ...body, cardNumber: `${maskCardNumber(digits)}/${digits.length}` };
+}
+
 const text = (max: number) => z.string().trim().min(1).max(max);
 
 export const withdrawalRequestSchema = z.strictObject({

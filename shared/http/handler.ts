@@ -67,29 +67,48 @@ const merchantMiddleware = (): Middleware => ({
   },
 });
 
-const isJsonContentType = (value: string | undefined): boolean => {
-  const mediaType = value?.split(';')[0]?.trim().toLowerCase() ?? '';
-  return mediaType === 'application/json' || /^application\/[\w.-]+\+json$/.test(mediaType);
+/** JSON for the merchant API; form-urlencoded for the hosted checkout's HTML forms. */
+export type BodyFormat = 'json' | 'form';
+
+interface BodyParser {
+  mediaType: string;
+  accepts: (mediaType: string) => boolean;
+  /** The body as an object of fields; throws a 400 when it is not one. */
+  parse: (text: string) => Record<string, unknown>;
+}
+
+const BODY_PARSERS: Record<BodyFormat, BodyParser> = {
+  json: {
+    mediaType: 'application/json',
+    accepts: (mediaType) => mediaType === 'application/json' || /^application\/[\w.-]+\+json$/.test(mediaType),
+    parse: (text) => {
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        throw new ApiError('bad_request', 'Request body is not valid JSON');
+      }
+      if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+        throw new ApiError('bad_request', 'Request body must be a JSON object');
+      }
+      return body as Record<string, unknown>;
+    },
+  },
+  form: {
+    mediaType: 'application/x-www-form-urlencoded',
+    accepts: (mediaType) => mediaType === 'application/x-www-form-urlencoded',
+    parse: (text) => Object.fromEntries(new URLSearchParams(text)),
+  },
 };
 
-const jsonBodyMiddleware = (maxBytes: number): Middleware => ({
+const bodyMiddleware = (maxBytes: number, parser: BodyParser): Middleware => ({
   before: (request) => {
     const { event } = request;
     const raw = event.body === null || event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
     if (raw.length > maxBytes) throw new ApiError('payload_too_large', `Request body exceeds ${maxBytes} bytes`);
-    if (!isJsonContentType(lowerCaseKeys(event.headers)['content-type'])) {
-      throw new ApiError('unsupported_media_type', 'Content-Type must be application/json');
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(raw.toString('utf8'));
-    } catch {
-      throw new ApiError('bad_request', 'Request body is not valid JSON');
-    }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-      throw new ApiError('bad_request', 'Request body must be a JSON object');
-    }
-    gatewayOf(request.event).body = body;
+    const mediaType = lowerCaseKeys(event.headers)['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
+    if (!parser.accepts(mediaType)) throw new ApiError('unsupported_media_type', `Content-Type must be ${parser.mediaType}`);
+    gatewayOf(request.event).body = parser.parse(raw.toString('utf8'));
   },
 });
 
@@ -113,20 +132,33 @@ function toProxyResult(result: RouteResult): APIGatewayProxyResult {
   return successResponse(result.data, result.status, result.headers);
 }
 
-/** Builds a route's Lambda handler: parse, call `fn` (which calls the domain), envelope. */
+/**
+ * Builds a route's Lambda handler: parse, call `fn` (which calls the domain), envelope. The body,
+ * when the route takes one, is validated with `body` after parsing as `bodyFormat` (JSON unless
+ * given).
+ */
 export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
   route: HttpRoute,
-  options: { body?: S },
+  options: {
+    body?: S;
+    bodyFormat?: BodyFormat;
+    /**
+     * What of the body the idempotency record keeps a hash of, to tell a repeat from another
+     * request: secrets (a card number) must be masked, as a hash of few candidates is reversible.
+     */
+    idempotencyFingerprint?: (body: unknown) => unknown;
+  },
   fn: (request: RouteRequest<z.output<S>>) => Promise<RouteResult>,
 ) {
   const chain = middy<GatewayEvent, APIGatewayProxyResult, Error, Context>()
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestIdMiddleware());
   if (route.auth === 'apiKey') chain.use(merchantMiddleware());
-  if (options.body) chain.use(jsonBodyMiddleware(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES));
+  if (options.body) chain.use(bodyMiddleware(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, BODY_PARSERS[options.bodyFormat ?? 'json']));
   chain.use(errorHandlerMiddleware());
 
-  const idempotent = route.method === 'POST' ? idempotentByHeader<APIGatewayProxyResult>(route.name) : undefined;
+  // Replays are kept per merchant (decisions 5): routes without a key have no merchant to keep them apart by.
+  const idempotent = route.method === 'POST' && route.auth === 'apiKey' ? idempotentByHeader<APIGatewayProxyResult>(route.name) : undefined;
 
   return chain.handler(async (event, context) => {
     const gateway = gatewayOf(event);
@@ -144,6 +176,7 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
       );
     const key = headers[IDEMPOTENCY_HEADER];
     if (!idempotent || key === undefined) return run();
-    return idempotent({ merchantId: gateway.merchantId ?? '', key, body: gateway.body ?? null }, context, run);
+    const fingerprint = options.idempotencyFingerprint ?? ((body: unknown) => body);
+    return idempotent({ merchantId: gateway.merchantId ?? '', key, body: fingerprint(gateway.body ?? null) }, context, run);
   });
 }

@@ -2,7 +2,8 @@
 import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '../errors.js';
-import type { Invoice } from '../domain/invoices.js';
+import type { CustomerDetails, Invoice } from '../domain/invoices.js';
+import type { CheckoutInvoices } from '../domain/checkout-service.js';
 import type { CreateOutcome, ExpiringInvoiceRepository, InvoiceRepository } from '../domain/invoice-service.js';
 import { isConditionFailure, isTransactionConflict } from './dynamo.js';
 
@@ -29,7 +30,7 @@ function toInvoice(item: Record<string, unknown>): Invoice {
   return invoice as unknown as Invoice;
 }
 
-export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRepository {
+export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRepository, CheckoutInvoices {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: { invoices: string; uniques: string },
@@ -112,24 +113,59 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
     return ids;
   }
 
+  async activate(id: string, now: Date): Promise<boolean> {
+    return this.updateIf({
+      TableName: this.tables.invoices,
+      Key: { id },
+      UpdateExpression: 'SET #status = :active, updatedAt = :now',
+      ConditionExpression: '#status = :created AND expiresAt > :now',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ':active': 'active', ':created': 'created', ':now': now.toISOString() },
+    });
+  }
+
+  async saveCustomerDetails(id: string, details: CustomerDetails, now: Date): Promise<boolean> {
+    const fields = Object.entries(details).filter(([, value]) => value !== undefined);
+    if (fields.length === 0) return false;
+    return this.updateIf({
+      TableName: this.tables.invoices,
+      Key: { id },
+      UpdateExpression: `SET ${fields.map((_, i) => `customer.#f${i} = :v${i}`).join(', ')}, updatedAt = :now`,
+      ConditionExpression: [
+        '#status IN (:created, :active) AND expiresAt > :now',
+        ...fields.map((_, i) => `attribute_not_exists(customer.#f${i})`),
+      ].join(' AND '),
+      ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])) },
+      ExpressionAttributeValues: {
+        ':created': 'created',
+        ':active': 'active',
+        ':now': now.toISOString(),
+        ...Object.fromEntries(fields.map(([, value], i) => [`:v${i}`, value])),
+      },
+    });
+  }
+
   async expire(id: string, now: Date): Promise<boolean> {
+    return this.updateIf({
+      TableName: this.tables.invoices,
+      Key: { id },
+      UpdateExpression: 'SET #status = :canceled, cancelReason = :expired, updatedAt = :now REMOVE expiryShard',
+      ConditionExpression: '#status IN (:created, :active) AND expiresAt <= :now',
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: {
+        ':canceled': 'canceled',
+        ':expired': 'expired',
+        ':now': now.toISOString(),
+        ':created': 'created',
+        ':active': 'active',
+      },
+    });
+  }
+
+  /** Applies a conditional update; false when its condition no longer holds. */
+  private async updateIf(input: ConstructorParameters<typeof UpdateCommand>[0]): Promise<boolean> {
     try {
-      await this.client.send(
-        new UpdateCommand({
-          TableName: this.tables.invoices,
-          Key: { id },
-          UpdateExpression: 'SET #status = :canceled, cancelReason = :expired, updatedAt = :now REMOVE expiryShard',
-          ConditionExpression: '#status IN (:created, :active) AND expiresAt <= :now',
-          ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: {
-            ':canceled': 'canceled',
-            ':expired': 'expired',
-            ':now': now.toISOString(),
-            ':created': 'created',
-            ':active': 'active',
-          },
-        }),
-      );
+      await this.client.send(new UpdateCommand(input));
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;

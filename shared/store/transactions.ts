@@ -18,6 +18,17 @@ export interface TransactionTables {
   uniques: string;
 }
 
+/**
+ * `invoiceId` keys the byInvoice index, which takes no null: a withdrawal (no invoice) is stored
+ * without the attribute, and so stays out of the index.
+ */
+function toItem(transaction: Transaction): Record<string, unknown> {
+  const { invoiceId, ...rest } = transaction;
+  return invoiceId === null ? rest : { ...transaction };
+}
+
+const fromItem = (item: Record<string, unknown>): Transaction => ({ ...item, invoiceId: (item.invoiceId as string | undefined) ?? null }) as Transaction;
+
 export class DynamoTransactionStore implements Ledger {
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -26,7 +37,7 @@ export class DynamoTransactionStore implements Ledger {
 
   async get(id: string): Promise<Transaction | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.transactions, Key: { id }, ConsistentRead: true }));
-    return Item as Transaction | undefined;
+    return Item ? fromItem(Item) : undefined;
   }
 
   async listByInvoice(invoiceId: string): Promise<Transaction[]> {
@@ -38,7 +49,7 @@ export class DynamoTransactionStore implements Ledger {
         ExpressionAttributeValues: { ':invoice': invoiceId },
       }),
     );
-    return (Items ?? []) as Transaction[];
+    return (Items ?? []).map(fromItem);
   }
 
   async getClaim(id: string): Promise<UniqueClaim | undefined> {
@@ -49,7 +60,7 @@ export class DynamoTransactionStore implements Ledger {
   /** A new transaction with the invoice change it brings, its callback when it is final, and the claims it takes. */
   async insert(transaction: Transaction, options: { invoice?: InvoiceGuard; callback?: CallbackEntry; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
     return this.commit([
-      { Put: { TableName: this.tables.transactions, Item: transaction, ConditionExpression: 'attribute_not_exists(id)' } },
+      { Put: { TableName: this.tables.transactions, Item: toItem(transaction), ConditionExpression: 'attribute_not_exists(id)' } },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction.updatedAt)] : []),
       ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
       ...(options.claims ?? []).map((claim) => ({
@@ -68,7 +79,7 @@ export class DynamoTransactionStore implements Ledger {
       {
         Put: {
           TableName: this.tables.transactions,
-          Item: next,
+          Item: toItem(next),
           ConditionExpression: '#status = :from',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':from': from },

@@ -6,7 +6,7 @@ import { ApiError, ValidationError } from '../../shared/errors.js';
 import { RECEIPT_MAX_BYTES, decodeReceipt, depositConfirmationRequestSchema } from '../../shared/domain/deposit-confirmation.js';
 import { simulatedUtrDecision } from '../../shared/domain/fiat-service.js';
 import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
-import { maskCardNumber, passesLuhn, withdrawTransaction, withdrawalRecipient, withdrawalRequestSchema, withdrawalVariant } from '../../shared/domain/withdrawals.js';
+import { maskCardNumber, passesLuhn, withMaskedCard, withdrawTransaction, withdrawalRecipient, withdrawalRequestSchema, withdrawalVariant } from '../../shared/domain/withdrawals.js';
 import { open, seal } from '../../shared/vault/envelope.js';
 import { KeyFileDataKeySource } from '../../shared/vault/key-sources.js';
 import { FileReceiptStore } from '../../shared/store/receipts.js';
@@ -73,6 +73,11 @@ describe('withdrawal request', () => {
     expect(parse({ cardNumber: '4111 1111 1111 1111' }).data?.cardNumber).toBe('4111111111111111');
     expect(parse({ cardNumber: '4111111111111112' }).success).toBe(false);
     expect(parse({ cardNumber: '41111111111' }).success).toBe(false);
+  });
+
+  it('masks the card number in what is kept to recognise a repeated request', () => {
+    expect(withMaskedCard({ amount: '1', cardNumber: '4111 1111 1111 1111' })).toEqual({ amount: '1', cardNumber: '411111******1111/16' });
+    expect(withMaskedCard({ phoneNumber: '+905551112233' })).toEqual({ phoneNumber: '+905551112233' });
   });
 
   it('wants every field as a string and a comment of at most 255 characters', () => {

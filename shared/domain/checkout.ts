@@ -1,0 +1,93 @@
+/**
+ * The hosted checkout's rules (merchant-api.md "What the service does" 1-5, decisions 5): the step
+ * an invoice is at for its customer, the customer details the checkout collects (by the creation
+ * request's own field rules), and where the customer returns to. Pure.
+ */
+import { z } from 'zod';
+import type { FieldProblem } from '../errors.js';
+import {
+  createInvoiceRequestSchema,
+  customerDetails,
+  missingCustomerFields,
+  type CancelReason,
+  type CustomerDetails,
+  type CustomerField,
+  type DirectOpenField,
+  type Invoice,
+  type InvoiceStatus,
+} from './invoices.js';
+import type { Merchant } from './merchants.js';
+
+export type CheckoutStep =
+  | { kind: 'completed' }
+  /** Canceled, or lapsed and not yet swept by the expiry schedule. */
+  | { kind: 'closed'; reason: CancelReason }
+  | { kind: 'crypto' }
+  /** Local fiat lacking customer details the method needs. */
+  | { kind: 'details'; fields: DirectOpenField[] }
+  /** Local fiat with every detail: the payment provider's turn. */
+  | { kind: 'payment' };
+
+export function checkoutStep(invoice: Invoice, now: Date): CheckoutStep {
+  if (invoice.status === 'completed') return { kind: 'completed' };
+  if (invoice.status === 'canceled') return { kind: 'closed', reason: invoice.cancelReason ?? 'expired' };
+  // The expiry schedule runs about once a minute; for the customer the invoice is over already.
+  if (Date.parse(invoice.expiresAt) <= now.getTime()) return { kind: 'closed', reason: 'expired' };
+  if (invoice.family === 'crypto') return { kind: 'crypto' };
+  const fields = missingCustomerFields(invoice);
+  return fields.length > 0 ? { kind: 'details', fields } : { kind: 'payment' };
+}
+
+const isWebUrl = (value: string): boolean => {
+  try {
+    return ['https:', 'http:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+};
+
+/** Where the customer goes after the deposit: the invoice's `redirectUrl`, else the merchant's static URL. */
+export function returnUrlOf(invoice: Pick<Invoice, 'redirectUrl'>, merchant: Pick<Merchant, 'returnUrl'>): string | null {
+  const url = invoice.redirectUrl ?? merchant.returnUrl;
+  // Merchant settings are not checked when set; only a web address may become a link or a redirect.
+  return url !== null && isWebUrl(url) ? url : null;
+}
+
+/** What the checkout page polls: no other invoice data. */
+export interface CheckoutStatus {
+  status: InvoiceStatus;
+  paidLate?: true;
+  redirectUrl: string | null;
+}
+
+export function checkoutStatus(invoice: Invoice, merchant: Pick<Merchant, 'returnUrl'>): CheckoutStatus {
+  return { status: invoice.status, ...(invoice.paidLate ? { paidLate: true } : {}), redirectUrl: returnUrlOf(invoice, merchant) };
+}
+
+/** Messages a customer reads beside a field, for the rules that carry none of their own. */
+const customerMessages = (issue: z.core.$ZodRawIssue): string | undefined => {
+  if (issue.code === 'invalid_type' && issue.input === undefined) return 'this field is required';
+  if (issue.code === 'too_big') return `must be at most ${String(issue.maximum)} characters`;
+  if (issue.code === 'invalid_format' && issue.format === 'email') return 'must be a valid email address';
+  return undefined;
+};
+
+export type CustomerDetailsForm = { details: CustomerDetails } | { problems: FieldProblem[] };
+
+/**
+ * Checks the submitted values of `fields` by the same rules as invoice creation; a blank field is
+ * a missing one. Problems come one per field, in the order of `fields`.
+ */
+export function parseCustomerDetails(fields: readonly DirectOpenField[], form: Record<string, string | undefined>): CustomerDetailsForm {
+  const shape = createInvoiceRequestSchema.shape;
+  const schema = z.object(Object.fromEntries(fields.map((field) => [field, shape[field].unwrap() as z.ZodType<string, string>])));
+  const input = Object.fromEntries(fields.map((field) => [field, form[field]?.trim() || undefined]));
+  const result = schema.safeParse(input, { error: customerMessages });
+  if (result.success) return { details: customerDetails(result.data as Partial<Record<CustomerField, string>>) };
+  const problems = new Map<string, string>();
+  for (const issue of result.error.issues) {
+    const field = String(issue.path[0]);
+    if (!problems.has(field)) problems.set(field, issue.message);
+  }
+  return { problems: fields.flatMap((field) => (problems.has(field) ? [{ field, message: problems.get(field)! }] : [])) };
+}

@@ -1,0 +1,191 @@
+/**
+ * The hosted checkout in a real browser (headless Chromium) against the local runtime as
+ * `npm start` runs it: what a customer sees and does, from the merchant's link back to the
+ * merchant's site, on a 320 px phone, on a desktop and inside a frame of another origin. Every
+ * test saves screenshots under test/artifacts/ and fails on any console error (a script or style
+ * the Content-Security-Policy refused shows up there).
+ */
+import { randomInt, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { newApiKey, newMerchant } from '../../shared/domain/merchants.js';
+import {
+  areLoadedImages,
+  collectPageErrors,
+  DESKTOP_VIEWPORT,
+  launchChromium,
+  PHONE_VIEWPORT,
+  saveScreenshot,
+  startMerchantSite,
+  type MerchantSite,
+} from '../support/browser.js';
+import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { openRuntimeStack } from '../support/runtime-stack.js';
+import { eventually } from '../support/wait.js';
+
+/** The provider decides a UTR after a second; the page polls every two. */
+const RETURN_TIMEOUT_MS = 20_000;
+
+let dataDir: string;
+let gateway: GatewayProcess;
+let site: MerchantSite;
+let browser: Browser;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  site = await startMerchantSite();
+  dataDir = await mkdtemp(join(tmpdir(), 'gateway-checkout-'));
+  gateway = await startGatewayProcess({ dataDir, env: { GATEWAY_PROVIDER_DELAY_S: '1' } });
+});
+
+afterEach(async () => {
+  await Promise.all(contexts.splice(0).map((context) => context.close()));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await site?.close();
+  await gateway?.stop();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+async function createInvoice(fields: Record<string, unknown>, apiKey = gateway.apiKey) {
+  const response = await fetch(`${gateway.baseUrl}/api/v2/invoices`, {
+    method: 'POST',
+    headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ orderId: randomUUID(), customerId: `c-${randomUUID()}`, ...fields }),
+  });
+  const body = (await response.json()) as { data: any };
+  expect(response.status, JSON.stringify(body)).toBe(200);
+  return body.data;
+}
+
+async function simulateDeposit(invoiceId: string): Promise<void> {
+  const response = await fetch(`${gateway.baseUrl}/api/v2/simulate/deposit`, {
+    method: 'POST',
+    headers: { 'x-api-key': gateway.apiKey, 'content-type': 'application/json' },
+    body: JSON.stringify({ invoiceId }),
+  });
+  expect(response.status).toBe(200);
+}
+
+async function openPage(viewport: { width: number; height: number }, permissions: string[] = []): Promise<{ page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport, permissions });
+  contexts.push(context);
+  const page = await context.newPage();
+  return { page, errors: collectPageErrors(page) };
+}
+
+describe('the hosted checkout in a browser', () => {
+  it('shows the crypto address with its QR code, counts down, copies, and returns to redirectUrl after the deposit', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'USDT', invoiceStrategy: 'fixed', amount: 25, redirectUrl: site.returnUrl('crypto') });
+    const { page, errors } = await openPage(PHONE_VIEWPORT, ['clipboard-read', 'clipboard-write']);
+    await page.goto(invoice.link);
+
+    await page.locator('.address', { hasText: invoice.wallet.address }).waitFor();
+    expect(await page.locator('img.qr').evaluateAll(areLoadedImages)).toEqual([true, true]);
+    // The server writes "15 min"; the script, if the policy let it run, the exact time left.
+    await eventually(async () => /^1[45]:\d\d$/.test((await page.locator('.countdown').textContent()) ?? ''), { what: 'the countdown' });
+    await page.getByRole('button', { name: 'Copy address' }).first().click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(invoice.wallet.address);
+    await saveScreenshot(page, 'checkout-crypto-phone');
+
+    const desktop = await openPage(DESKTOP_VIEWPORT);
+    await desktop.page.goto(invoice.link);
+    await desktop.page.locator('.address').first().waitFor();
+    await saveScreenshot(desktop.page, 'checkout-crypto-desktop');
+
+    await simulateDeposit(invoice.id);
+    await page.waitForURL(site.returnUrl('crypto'), { timeout: RETURN_TIMEOUT_MS });
+    expect(site.returns).toContain('/return/crypto');
+    await saveScreenshot(page, 'checkout-crypto-returned');
+    expect([...errors, ...desktop.errors]).toEqual([]);
+  });
+
+  it('takes an INR customer from the link through the demo provider and the UTR back to the merchant', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, redirectUrl: site.returnUrl('inr') });
+    const { page, errors } = await openPage(PHONE_VIEWPORT);
+    await page.goto(invoice.link);
+
+    await page.getByLabel('First name').fill('Asha');
+    await page.getByLabel('Last name').fill('Rao');
+    await page.getByLabel('Email').fill('asha@example.com');
+    await saveScreenshot(page, 'checkout-inr-details-phone');
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+
+    await page.getByRole('heading', { name: 'Choose a payment provider' }).waitFor();
+    await saveScreenshot(page, 'checkout-inr-providers-phone');
+    await page.getByRole('link', { name: 'UPI', exact: true }).click();
+
+    await page.getByRole('heading', { name: 'Transaction information' }).waitFor();
+    await page.getByLabel('UTR (12 digits)').fill(String(randomInt(100_000_000_000, 1_000_000_000_000)));
+    await saveScreenshot(page, 'checkout-inr-utr-phone');
+    await page.getByRole('button', { name: 'Submit' }).click();
+
+    await page.getByRole('heading', { name: 'Confirming your payment' }).waitFor();
+    await saveScreenshot(page, 'checkout-inr-waiting-phone');
+    await page.waitForURL(site.returnUrl('inr'), { timeout: RETURN_TIMEOUT_MS });
+    expect(site.returns).toContain('/return/inr');
+    expect(errors).toEqual([]);
+  });
+
+  it('renders inside an iFrame of another origin', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'BTC', amount: 0.001 });
+    expect(new URL(site.origin).origin).not.toBe(new URL(invoice.link).origin);
+    const { page, errors } = await openPage(DESKTOP_VIEWPORT);
+    await page.goto(site.embeddingUrl(invoice.link));
+
+    const checkout = page.frameLocator('iframe');
+    await checkout.locator('.address', { hasText: invoice.wallet.address }).waitFor();
+    expect(await checkout.locator('img.qr').evaluateAll(areLoadedImages)).toEqual([true]);
+    await saveScreenshot(page, 'checkout-in-frame');
+    expect(errors).toEqual([]);
+  });
+
+  it("is refused in a frame of an origin the merchant's frameAncestors leave out", async () => {
+    const stack = await openRuntimeStack(dataDir);
+    const now = new Date();
+    const merchant = newMerchant({ name: 'Framed shop', frameAncestors: ['https://shop.example'] }, now);
+    const key = newApiKey(merchant.id, 'demo', now);
+    try {
+      await stack.merchants.createMerchant(merchant);
+      await stack.merchants.addKey(key.record);
+    } finally {
+      stack.close();
+    }
+    const invoice = await createInvoice({ baseCurrency: 'USDT', amount: 25 }, key.text);
+    const { page, errors } = await openPage(DESKTOP_VIEWPORT);
+    await page.goto(site.embeddingUrl(invoice.link));
+
+    await eventually(() => errors.find((error) => error.includes('frame-ancestors https://shop.example')), { what: 'the refusal' });
+    expect(await page.frameLocator('iframe').locator('.address').count()).toBe(0);
+    await saveScreenshot(page, 'checkout-frame-refused');
+  });
+
+  it("renders a customer name holding a script as inert text, then simulates the TRY payment back to the merchant", async () => {
+    const name = '<script>alert(1)</script>';
+    const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: name, redirectUrl: site.returnUrl('try') });
+    const { page, errors } = await openPage(PHONE_VIEWPORT);
+    const dialogs: string[] = [];
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    await page.goto(invoice.link);
+
+    // Direct-open: straight to the provider, where the payer's name is shown.
+    expect(page.url()).toBe(`${invoice.link}/provider`);
+    await page.getByText(name, { exact: true }).waitFor();
+    await saveScreenshot(page, 'checkout-try-provider-phone');
+    await page.getByRole('button', { name: 'Simulate successful payment' }).click();
+
+    await page.waitForURL(site.returnUrl('try'), { timeout: RETURN_TIMEOUT_MS });
+    expect(dialogs).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});

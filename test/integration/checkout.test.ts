@@ -1,0 +1,455 @@
+/**
+ * The hosted checkout through the API Gateway emulation, in process: the pages a customer gets at
+ * each step, the status route they poll, the forms they post, and the headers that keep the
+ * pages self-contained and framed only where the merchant allows.
+ */
+import { randomUUID } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSEvent } from 'aws-lambda';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { config } from '../../shared/config.js';
+import { buildOpenApiDocument } from '../../shared/openapi.js';
+import { documentClient } from '../../shared/store/dynamo.js';
+import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
+import { DynamoOutboxStore } from '../../shared/store/outbox.js';
+import { DynamoTransactionStore } from '../../shared/store/transactions.js';
+import { invoke, loadFunction, request, type GatewayResult } from '../support/invoke.js';
+import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const SHOP = 'https://shop.example';
+const VALID_TR_IBAN = 'TR330006100519786457841326';
+
+let merchant: SeededMerchant;
+/** Frames allowed from two shop origins, one entry unusable; a static return URL. */
+let framedMerchant: SeededMerchant;
+
+beforeAll(async () => {
+  [merchant, framedMerchant] = await Promise.all([
+    seedMerchant({ name: 'Acme <Books> & "Co"' }),
+    seedMerchant({ returnUrl: `${SHOP}/thanks`, frameAncestors: [SHOP, 'https://*.shop.example', "https://evil.example; script-src *"] }),
+  ]);
+});
+
+const invoices = () => new DynamoInvoiceStore(documentClient, config().tables);
+const ledger = () => new DynamoTransactionStore(documentClient, config().tables);
+const outbox = () => new DynamoOutboxStore(documentClient, config().tables.outbox);
+
+async function createInvoice(fields: Record<string, unknown>, owner = merchant) {
+  const response = await invoke('create-invoice', {
+    apiKey: owner.apiKey,
+    body: { orderId: randomUUID(), customerId: `c-${randomUUID()}`, ...fields },
+  });
+  expect(response.status).toBe(200);
+  return response.body.data;
+}
+
+const crypto = (fields: Record<string, unknown> = {}, owner = merchant) =>
+  createInvoice({ baseCurrency: 'USDT', invoiceStrategy: 'fixed', amount: 25, ...fields }, owner);
+
+const checkoutPath = (invoiceId: string, step = '') => `/checkout/${invoiceId}${step}`;
+const checkoutLink = (invoiceId: string, step = '') => `${config().publicBaseUrl}${checkoutPath(invoiceId, step)}`;
+const open = (invoiceId: string, step = '') => request('GET', checkoutPath(invoiceId, step));
+const postForm = (invoiceId: string, step: string, fields: Record<string, string>) =>
+  request('POST', checkoutPath(invoiceId, step), {
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(fields).toString(),
+  });
+
+const invoiceView = async (invoiceId: string, owner = merchant) =>
+  (await invoke('get-invoice', { apiKey: owner.apiKey, pathParameters: { invoiceId } })).body.data;
+
+const simulateDeposit = (invoiceId: string, owner = merchant) => invoke('simulate-deposit', { apiKey: owner.apiKey, body: { invoiceId } });
+
+/** Lets the invoice's lifetime end without the expiry schedule noticing yet. */
+const lapse = (invoiceId: string) =>
+  documentClient.send(
+    new UpdateCommand({
+      TableName: config().tables.invoices,
+      Key: { id: invoiceId },
+      UpdateExpression: 'SET expiresAt = :past',
+      ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
+    }),
+  );
+
+/** The simulated provider's decision on the invoice's UTR, as its queue would deliver it. */
+async function decideUtr(invoiceId: string, owner = merchant): Promise<void> {
+  const [deposit] = await ledger().listByInvoice(invoiceId);
+  const decide = (await loadFunction('decide-fiat-payments'))!;
+  const utr = (deposit as unknown as { utr: string }).utr;
+  const event = { Records: [{ messageId: randomUUID(), body: JSON.stringify({ transactionId: deposit!.id, merchantId: owner.merchant.id, utr }) }] };
+  const { batchItemFailures } = (await decide(event as unknown as SQSEvent as never, {} as never)) as { batchItemFailures: unknown[] };
+  expect(batchItemFailures).toEqual([]);
+}
+
+const uniqueUtr = () => `${100_000_000_000 + Math.floor(Math.random() * 899_999_999_999)}`;
+
+const inputNames = (page: string) => [...page.matchAll(/<input\b[^>]*\bname="([^"]+)"/g)].map((match) => match[1]);
+
+function cspOf(response: GatewayResult): Record<string, string> {
+  const header = response.headers['content-security-policy'] ?? '';
+  return Object.fromEntries(
+    header.split(/;\s*/).map((directive) => {
+      const [name, ...sources] = directive.split(' ');
+      return [name, sources.join(' ')];
+    }),
+  );
+}
+
+/** Whatever in a page would make a browser fetch a script, style, font or image from elsewhere. */
+function externalReferences(page: string): string[] {
+  return [
+    ...page.matchAll(/<link\b(?![^>]*\bhref="data:)[^>]*>/gi),
+    ...page.matchAll(/<script\b[^>]*\bsrc=[^>]*>/gi),
+    ...page.matchAll(/\b(?:src|srcset|poster|data)="(?!data:)[^"]*"/gi),
+    ...page.matchAll(/@import|@font-face|url\(/gi),
+  ].map((match) => match[0]);
+}
+
+function expectHtmlPage(response: GatewayResult, status: number): string {
+  expect(response.status).toBe(status);
+  expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+  expect(response.headers['x-request-id']).toMatch(UUID);
+  expect(response.headers['cache-control']).toBe('no-store');
+  const page = response.body as string;
+  expect(externalReferences(page)).toEqual([]);
+  return page;
+}
+
+const expectRedirect = (response: GatewayResult, location: string) => {
+  expect(response.status).toBe(303);
+  expect(response.headers.location).toBe(location);
+};
+
+describe('GET /checkout/{invoiceId}', () => {
+  it('shows a crypto invoice: amount, every network with its address, a QR code per address, copy buttons', async () => {
+    const invoice = await crypto();
+    const page = expectHtmlPage(await open(invoice.id), 200);
+    expect(page).toContain('25 USDT');
+    expect(page).toContain('Acme &lt;Books&gt; &amp; &quot;Co&quot;');
+    const addresses: { network: string; address: string }[] = invoice.wallet.addresses;
+    const distinct = [...new Set(addresses.map((entry) => entry.address))];
+    expect(distinct).toHaveLength(2);
+    for (const address of distinct) {
+      expect(page).toContain(`<p class="address">${address}</p>`);
+      expect(page).toContain(`data-copy="${address}"`);
+    }
+    expect(page.match(/<img class="qr" src="data:image\/svg\+xml;base64,/g)).toHaveLength(2);
+    expect(page).toContain('Ethereum, BNB Smart Chain');
+    expect(page).toContain('Tron');
+    expect(page).toMatch(/data-seconds-left="(89\d|900)"/);
+    expect(page).toContain(`data-status-url="${checkoutLink(invoice.id, '/status')}"`);
+  });
+
+  it('makes a created invoice active, once', async () => {
+    const invoice = await crypto();
+    expect(invoice.status).toBe('created');
+    await open(invoice.id);
+    const opened = await invoices().get(invoice.id);
+    expect(opened).toMatchObject({ status: 'active' });
+    await open(invoice.id);
+    expect((await invoices().get(invoice.id))!.updatedAt).toBe(opened!.updatedAt);
+    expect(await invoices().activate(invoice.id, new Date())).toBe(false);
+  });
+
+  it.each([
+    ['an unknown invoice', randomUUID()],
+    ['a malformed id', 'not-an-invoice'],
+  ])('answers %s with a friendly 404 page', async (_, invoiceId) => {
+    const page = expectHtmlPage(await open(invoiceId), 404);
+    expect(page).toContain('Payment link not found');
+  });
+
+  it('shows a lapsed invoice as expired without activating it, before and after the expiry schedule', async () => {
+    const invoice = await crypto();
+    await lapse(invoice.id);
+    const lapsed = expectHtmlPage(await open(invoice.id), 200);
+    expect(lapsed).toContain('This invoice has expired');
+    expect(lapsed).not.toContain('class="address"');
+    expect(lapsed).toContain('it is still credited to you');
+    expect((await invoices().get(invoice.id))!.status).toBe('created');
+
+    expect(await invoices().expire(invoice.id, new Date())).toBe(true);
+    const expired = expectHtmlPage(await open(invoice.id), 200);
+    expect(expired).toContain('This invoice has expired');
+    expect(expired).toContain('data-status="canceled"');
+  });
+
+  it('shows a completed invoice with a link back to its redirectUrl, and no payment instructions', async () => {
+    const invoice = await crypto({ redirectUrl: `${SHOP}/orders/1?paid=1&x=<y>` });
+    expect((await simulateDeposit(invoice.id)).status).toBe(200);
+    const page = expectHtmlPage(await open(invoice.id), 200);
+    expect(page).toContain('Payment received');
+    expect(page).toContain(`href="${SHOP}/orders/1?paid=1&amp;x=&lt;y&gt;"`);
+    expect(page).not.toContain('class="address"');
+    expect(page).not.toContain('data-status-url="');
+  });
+
+  it("links a completed invoice without redirectUrl to the merchant's static URL, else says the page can be closed", async () => {
+    const framed = await crypto({}, framedMerchant);
+    await simulateDeposit(framed.id, framedMerchant);
+    expect(expectHtmlPage(await open(framed.id), 200)).toContain(`href="${SHOP}/thanks"`);
+
+    const plain = await crypto();
+    await simulateDeposit(plain.id);
+    expect(expectHtmlPage(await open(plain.id), 200)).toContain('You can close this page.');
+  });
+
+  it('escapes what the merchant and the customer supplied', async () => {
+    const invoice = await createInvoice({
+      orderId: `<img src=x onerror=alert(1)>-${randomUUID()}`,
+      baseCurrency: 'TRY',
+      amount: 1000,
+      paymentMethod: 'wallet',
+      customerFullName: '<script>alert(1)</script>',
+    });
+    const page = expectHtmlPage(await open(invoice.id, '/provider'), 200);
+    expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page).toContain('Order &lt;img src=x onerror=alert(1)&gt;');
+    expect(page).not.toContain('<script>alert(1)');
+    expect(page).not.toContain('<img src=x');
+  });
+});
+
+describe('the page headers', () => {
+  it('carry a strict Content-Security-Policy with a fresh nonce that the inline style and script carry', async () => {
+    const invoice = await crypto();
+    const first = await open(invoice.id);
+    const csp = cspOf(first);
+    const nonce = /^'nonce-([A-Za-z0-9+/=]{24})'$/.exec(csp['style-src']!)?.[1];
+    expect(nonce).toBeDefined();
+    expect(csp).toEqual({
+      'default-src': "'none'",
+      'img-src': "'self' data:",
+      'style-src': `'nonce-${nonce}'`,
+      'script-src': `'nonce-${nonce}'`,
+      'connect-src': "'self'",
+      'form-action': "'self'",
+      'frame-ancestors': '*',
+      'base-uri': "'none'",
+    });
+    const page = first.body as string;
+    expect(page.match(/<style\b[^>]*>/g)).toEqual([`<style nonce="${nonce}">`]);
+    expect(page.match(/<script\b[^>]*>/g)).toEqual([`<script nonce="${nonce}">`]);
+    expect(page).not.toMatch(/\sstyle="/);
+    expect(first.headers['referrer-policy']).toBe('no-referrer');
+    expect(first.headers['x-content-type-options']).toBe('nosniff');
+
+    expect(cspOf(await open(invoice.id))['style-src']).not.toBe(`'nonce-${nonce}'`);
+  });
+
+  it("take frame-ancestors from the merchant's settings, leaving out entries that are not sources", async () => {
+    const invoice = await crypto({}, framedMerchant);
+    expect(cspOf(await open(invoice.id))['frame-ancestors']).toBe('https://shop.example https://*.shop.example');
+  });
+
+  it("let forms end at the merchant's return origin", async () => {
+    const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Ada', redirectUrl: `${SHOP}:8443/done` });
+    expect(cspOf(await open(invoice.id, '/provider'))['form-action']).toBe("'self' https://shop.example:8443");
+  });
+
+  it('frame the 404 page anywhere: it holds nothing to protect', async () => {
+    expect(cspOf(await open(randomUUID()))['frame-ancestors']).toBe('*');
+  });
+});
+
+describe('GET /checkout/{invoiceId}/status', () => {
+  it('answers the status and the return URL, and no other invoice data', async () => {
+    const invoice = await crypto({ redirectUrl: `${SHOP}/r` });
+    const response = await open(invoice.id, '/status');
+    expect(response.status).toBe(200);
+    expect(response.headers['cache-control']).toBe('no-store');
+    expect(response.body).toEqual({ success: true, data: { status: 'created', redirectUrl: `${SHOP}/r` } });
+    await simulateDeposit(invoice.id);
+    expect((await open(invoice.id, '/status')).body).toEqual({ success: true, data: { status: 'completed', redirectUrl: `${SHOP}/r` } });
+  });
+
+  it("falls back to the merchant's static URL, and tells a late payment", async () => {
+    expect((await open((await crypto({}, framedMerchant)).id, '/status')).body.data).toEqual({ status: 'created', redirectUrl: `${SHOP}/thanks` });
+
+    const late = await crypto();
+    await lapse(late.id);
+    await invoices().expire(late.id, new Date());
+    expect((await open(late.id, '/status')).body.data).toEqual({ status: 'canceled', redirectUrl: null });
+    await simulateDeposit(late.id);
+    expect((await open(late.id, '/status')).body.data).toEqual({ status: 'completed', paidLate: true, redirectUrl: null });
+  });
+
+  it('answers an unknown or malformed invoice with the not_found envelope', async () => {
+    for (const invoiceId of [randomUUID(), 'nope']) {
+      const response = await open(invoiceId, '/status');
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ success: false, errors: [{ code: 'not_found', message: 'Invoice not found' }] });
+    }
+  });
+});
+
+describe('customer details', () => {
+  it('asks for exactly the fields the method still lacks', async () => {
+    const iban = await createInvoice({ baseCurrency: 'TRY', amount: 1000 });
+    expect(inputNames(expectHtmlPage(await open(iban.id), 200))).toEqual(['customerFullName', 'customerEmail', 'customerAccount']);
+
+    const inr = await createInvoice({ baseCurrency: 'INR', amount: 1000, customerFirstName: 'Asha' });
+    expect(inputNames(expectHtmlPage(await open(inr.id), 200))).toEqual(['customerLastName', 'customerEmail']);
+
+    const wallet = await createInvoice({ baseCurrency: 'PKR', amount: 1000 });
+    expect(inputNames(expectHtmlPage(await open(wallet.id), 200))).toEqual(['customerFullName']);
+  });
+
+  it("shows each problem beside its field, by the creation request's rules, keeping what was typed", async () => {
+    const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1000 });
+    const response = await postForm(invoice.id, '/details', { customerFullName: '  ', customerEmail: 'not-an-email', customerAccount: 'TR00 <b>' });
+    const page = expectHtmlPage(response, 422);
+    expect(page).toContain('<p class="error" id="customerFullName-error">This field is required</p>');
+    expect(page).toContain('<p class="error" id="customerEmail-error">Must be a valid email address</p>');
+    expect(page).toContain('<p class="error" id="customerAccount-error">Must be a valid IBAN</p>');
+    expect(page).toContain('value="TR00 &lt;b&gt;"');
+    expect(page).toMatch(/<input id="customerEmail"[^>]* aria-invalid="true" aria-describedby="customerEmail-error">/);
+    expect((await invoices().get(invoice.id))!.customer).toEqual({});
+  });
+
+  it('stores valid details on the invoice, then sends the customer to the provider', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1000 });
+    await open(invoice.id);
+    const response = await postForm(invoice.id, '/details', {
+      customerFullName: ' Ada Lovelace ',
+      customerEmail: 'ada@example.com',
+      customerAccount: 'tr33 0006 1005 1978 6457 8413 26',
+      customerPhone: '0000000000',
+    });
+    expectRedirect(response, checkoutLink(invoice.id, '/provider'));
+    expect((await invoices().get(invoice.id))!.customer).toEqual({ fullName: 'Ada Lovelace', email: 'ada@example.com', account: VALID_TR_IBAN });
+    expectRedirect(await open(invoice.id), checkoutLink(invoice.id, '/provider'));
+    // Sent again: nothing more to collect.
+    expectRedirect(await postForm(invoice.id, '/details', { customerFullName: 'Mallory' }), checkoutLink(invoice.id));
+    expect((await invoices().get(invoice.id))!.customer.fullName).toBe('Ada Lovelace');
+  });
+
+  it('never overwrites a detail the merchant gave, nor stores any on a closed invoice', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, customerFirstName: 'Asha' });
+    expect(await invoices().saveCustomerDetails(invoice.id, { firstName: 'Mallory', lastName: 'Rao' }, new Date())).toBe(false);
+    await lapse(invoice.id);
+    expect(await invoices().saveCustomerDetails(invoice.id, { lastName: 'Rao' }, new Date())).toBe(false);
+    expect((await invoices().get(invoice.id))!.customer).toEqual({ firstName: 'Asha' });
+  });
+
+  it('skips straight to the provider for a direct-open invoice, activating it', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Ada Lovelace' });
+    expect(invoice.directOpen).toBe(true);
+    expectRedirect(await open(invoice.id), checkoutLink(invoice.id, '/provider'));
+    expect((await invoices().get(invoice.id))!.status).toBe('active');
+  });
+});
+
+describe('the demo provider, INR', () => {
+  it('lets the customer choose a provider, then asks for the 12-digit UTR', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' });
+    const channels = expectHtmlPage(await open(invoice.id, '/provider'), 200);
+    expect(channels).toContain('Choose a payment provider');
+    expect(channels).toContain(`href="${checkoutLink(invoice.id, '/provider')}?channel=upi"`);
+    expect(channels).toContain(`href="${checkoutLink(invoice.id, '/provider')}?channel=imps"`);
+
+    const form = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?channel=upi`), 200);
+    expect(form).toContain('Transaction information');
+    expect(form).toContain(`action="${checkoutLink(invoice.id, '/utr')}"`);
+    expect(form).toMatch(/<input id="utr" name="utr" inputmode="numeric" pattern="\[0-9\]\{12\}"/);
+  });
+
+  it('confirms the UTR with the fiat service, waits for the provider, then returns the customer to the merchant', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, redirectUrl: `${SHOP}/inr` });
+    expectRedirect(
+      await postForm(invoice.id, '/details', { customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' }),
+      checkoutLink(invoice.id, '/provider'),
+    );
+    const utr = uniqueUtr();
+    expectRedirect(await postForm(invoice.id, '/utr', { channel: 'upi', utr }), checkoutLink(invoice.id, '/provider'));
+    const [deposit] = await ledger().listByInvoice(invoice.id);
+    expect(deposit).toMatchObject({ type: 'deposit', status: 'processing', amount: '1000.00', currency: 'INR', utr });
+
+    const waiting = expectHtmlPage(await open(invoice.id, '/provider'), 200);
+    expect(waiting).toContain('Confirming your payment');
+    expect(waiting).toContain('data-status="active"');
+    // The same UTR again is the same confirmation.
+    expectRedirect(await postForm(invoice.id, '/utr', { channel: 'upi', utr }), checkoutLink(invoice.id, '/provider'));
+
+    await decideUtr(invoice.id);
+    expect((await open(invoice.id, '/status')).body.data).toEqual({ status: 'completed', redirectUrl: `${SHOP}/inr` });
+    expectRedirect(await open(invoice.id, '/provider'), `${SHOP}/inr`);
+  });
+
+  it('shows a UTR problem beside the field: the API rules, and a UTR another invoice used', async () => {
+    const details = { customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' };
+    const first = await createInvoice({ baseCurrency: 'INR', amount: 1000, ...details });
+    const second = await createInvoice({ baseCurrency: 'INR', amount: 1000, ...details });
+
+    const malformed = expectHtmlPage(await postForm(first.id, '/utr', { channel: 'imps', utr: 'abc' }), 422);
+    expect(malformed).toContain('<p class="error" id="utr-error">Must be 12 to 22 letters or digits</p>');
+    expect(malformed).toContain('IMPS / NEFT bank transfer');
+    expect(malformed).toContain('value="abc"');
+
+    const utr = uniqueUtr();
+    await postForm(first.id, '/utr', { channel: 'upi', utr });
+    const reused = expectHtmlPage(await postForm(second.id, '/utr', { channel: 'upi', utr }), 422);
+    expect(reused).toContain('<p class="error" id="utr-error">This UTR was already used for another payment</p>');
+  });
+
+  it('shows the rejection when the provider rejects the UTR', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' });
+    await postForm(invoice.id, '/utr', { channel: 'upi', utr: `000${uniqueUtr().slice(3)}` });
+    await decideUtr(invoice.id);
+    const page = expectHtmlPage(await open(invoice.id, '/provider'), 200);
+    expect(page).toContain('Payment rejected');
+    expect(page).not.toContain('<form');
+  });
+});
+
+describe('the demo provider, other local methods', () => {
+  it('offers a simulated success and failure', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'AZN', amount: 100, customerFullName: 'Aysel Mammadova', paymentMethod: 'p2p' });
+    const page = expectHtmlPage(await open(invoice.id, '/provider'), 200);
+    expect(page).toContain(`action="${checkoutLink(invoice.id, '/simulate')}"`);
+    expect(page).toContain('<button type="submit" name="outcome" value="confirmed">Simulate successful payment</button>');
+    expect(page).toContain('value="failed" class="secondary">Simulate failed payment</button>');
+    expect(page).toContain('Aysel Mammadova');
+  });
+
+  it('records a confirmed deposit with its callback, then returns the customer to the merchant', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Ada', redirectUrl: `${SHOP}/try` });
+    expectRedirect(await postForm(invoice.id, '/simulate', { outcome: 'confirmed' }), checkoutLink(invoice.id, '/provider'));
+    const [deposit] = await ledger().listByInvoice(invoice.id);
+    expect(deposit).toMatchObject({ status: 'confirmed', amount: '1000.00', currency: 'TRY', network: null });
+    expect(await outbox().get(`${deposit!.id}:confirmed`)).toBeDefined();
+    expect(await invoiceView(invoice.id)).toMatchObject({ status: 'completed' });
+    expectRedirect(await open(invoice.id, '/provider'), `${SHOP}/try`);
+    // A second click changes nothing.
+    expectRedirect(await postForm(invoice.id, '/simulate', { outcome: 'failed' }), checkoutLink(invoice.id, '/provider'));
+    expect(await ledger().listByInvoice(invoice.id)).toHaveLength(1);
+  });
+
+  it('records a failed deposit: the invoice is canceled as rejected', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'PKR', amount: 1000, customerFullName: 'Sana' });
+    await postForm(invoice.id, '/simulate', { outcome: 'failed' });
+    expect(await invoiceView(invoice.id)).toMatchObject({ status: 'canceled', cancelReason: 'rejected' });
+    expect(expectHtmlPage(await open(invoice.id, '/provider'), 200)).toContain('Payment rejected');
+    expect(expectHtmlPage(await open(invoice.id), 200)).toContain('Payment rejected');
+  });
+
+  it('sends crypto invoices and invoices lacking details back to the checkout page', async () => {
+    const cryptoInvoice = await crypto();
+    expectRedirect(await open(cryptoInvoice.id, '/provider'), checkoutLink(cryptoInvoice.id));
+    const lacking = await createInvoice({ baseCurrency: 'PKR', amount: 1000 });
+    expectRedirect(await open(lacking.id, '/provider'), checkoutLink(lacking.id));
+    expectRedirect(await postForm(lacking.id, '/simulate', { outcome: 'confirmed' }), checkoutLink(lacking.id, '/provider'));
+    expect(await ledger().listByInvoice(lacking.id)).toEqual([]);
+  });
+});
+
+describe('the merchant API description', () => {
+  it('leaves the customer-facing checkout out of the OpenAPI document', () => {
+    for (const stage of ['demo', 'prod'] as const) {
+      const paths = Object.keys(buildOpenApiDocument('https://gateway.example', stage).paths);
+      expect(paths).toContain('/api/v2/invoices');
+      expect(paths.filter((path) => path.startsWith('/checkout'))).toEqual([]);
+    }
+  });
+});

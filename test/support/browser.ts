@@ -1,0 +1,113 @@
+/**
+ * A real browser for end-to-end tests of the hosted checkout: Debian's Chromium, headless, driven
+ * by playwright-core; screenshots under test/artifacts/; and a merchant's site on another origin
+ * that customers return to and that embeds the checkout in a frame.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import { escapeHtml } from '../../shared/http/html.js';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+/** No sandbox (CI runs as root), and nothing that reaches out to the network by itself. */
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const ARTIFACTS_DIR = fileURLToPath(new URL('../artifacts/', import.meta.url));
+
+export const PHONE_VIEWPORT = { width: 320, height: 640 };
+export const DESKTOP_VIEWPORT = { width: 1280, height: 800 };
+
+/** Fails, rather than skips, when Chromium is missing: a browser test that did not run passed nothing. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(`The browser tests need Chromium at ${CHROMIUM_PATH}, which is missing: apt-get install chromium`);
+  }
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+}
+
+/** Saves the whole page as test/artifacts/{name}.png. */
+export async function saveScreenshot(page: Page, name: string): Promise<void> {
+  await mkdir(ARTIFACTS_DIR, { recursive: true });
+  await page.screenshot({ path: `${ARTIFACTS_DIR}${name}.png`, fullPage: true });
+}
+
+/** The page's console errors and uncaught exceptions (a refused script or style shows up here), as they come. */
+export function collectPageErrors(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (message: ConsoleMessage) => {
+    if (message.type() === 'error') errors.push(message.text());
+  });
+  page.on('pageerror', (error) => errors.push(error.message));
+  return errors;
+}
+
+export interface MerchantSite {
+  /** `http://127.0.0.1:{port}`: another origin than the gateway's `http://localhost:{port}`. */
+  origin: string;
+  /** The customer's way back to the shop, as `redirectUrl` or a return URL. */
+  returnUrl(name: string): string;
+  /** Paths (with query) of the return pages customers arrived at, in order. */
+  readonly returns: string[];
+  /** A shop page that shows `src` in an iframe. */
+  embeddingUrl(src: string): string;
+  close(): Promise<void>;
+}
+
+export async function startMerchantSite(): Promise<MerchantSite> {
+  const returns: string[] = [];
+  const server = createServer((request, response) => {
+    const url = new URL(request.url ?? '/', 'http://shop');
+    const page = (title: string, body: string) =>
+      response
+        .writeHead(200, { 'content-type': 'text/html; charset=utf-8' })
+        .end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title><link rel="icon" href="data:,"></head><body>${body}</body></html>`);
+    if (url.pathname.startsWith('/return/')) {
+      returns.push(`${url.pathname}${url.search}`);
+      page('Back at the shop', '<h1>Back at the shop</h1><p>Thank you for your order.</p>');
+    } else if (url.pathname === '/embed') {
+      page(
+        'Checkout in a frame',
+        `<h1>The shop</h1><iframe src="${escapeHtml(url.searchParams.get('src'))}" title="Checkout" width="360" height="760"></iframe>`,
+      );
+    } else {
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    }
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    origin,
+    returns,
+    returnUrl: (name) => `${origin}/return/${name}`,
+    embeddingUrl: (src) => `${origin}/embed?src=${encodeURIComponent(src)}`,
+    close: async () => {
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}
+
+/**
+ * For `evaluateAll` over images, run in the page (so self-contained): whether each finished loading
+ * into something with a size, which a refused or broken source does not.
+ */
+export const areLoadedImages = (images: unknown[]): boolean[] =>
+  images.map((image) => {
+    const { complete, naturalWidth } = image as { complete: boolean; naturalWidth: number };
+    return complete && naturalWidth > 0;
+  });

@@ -1,0 +1,79 @@
+import { describe, expect, it } from 'vitest';
+import { checkoutStep, parseCustomerDetails, returnUrlOf } from '../../shared/domain/checkout.js';
+import { FIAT_METHOD_LIMITS } from '../../shared/domain/currencies.js';
+import { buildInvoice, createInvoiceRequestSchema, type Invoice } from '../../shared/domain/invoices.js';
+import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
+
+const prices = await new StaticRateSource(DEMO_USD_PRICES).usdPrices();
+const CREATED = new Date('2026-01-01T00:00:00.000Z');
+const LATER = new Date('2026-01-01T00:05:00.000Z');
+const LAPSED = new Date('2026-01-01T00:15:00.000Z');
+
+function invoice(fields: Record<string, unknown>): Invoice {
+  const request = createInvoiceRequestSchema.parse({ orderId: 'o-1', customerId: 'c-1', ...fields });
+  return buildInvoice(request, { id: '00000000-0000-4000-8000-000000000001', merchantId: 'm-1', now: CREATED }, prices, {
+    stage: 'demo',
+    lifetimeSeconds: 900,
+    fiatLimits: FIAT_METHOD_LIMITS,
+  });
+}
+
+describe('the checkout step of an invoice', () => {
+  it('follows the invoice: crypto, details to collect, the payment, completed, closed', () => {
+    expect(checkoutStep(invoice({ baseCurrency: 'ETH', amount: 0.01 }), LATER)).toEqual({ kind: 'crypto' });
+    expect(checkoutStep(invoice({ baseCurrency: 'TRY', amount: 1000 }), LATER)).toEqual({
+      kind: 'details',
+      fields: ['customerFullName', 'customerEmail', 'customerAccount'],
+    });
+    expect(checkoutStep(invoice({ baseCurrency: 'INR', amount: 1000, customerEmail: 'a@b.co' }), LATER)).toEqual({
+      kind: 'details',
+      fields: ['customerFirstName', 'customerLastName'],
+    });
+    expect(checkoutStep(invoice({ baseCurrency: 'PKR', amount: 1000, customerFullName: 'Sana' }), LATER)).toEqual({ kind: 'payment' });
+    expect(checkoutStep({ ...invoice({ baseCurrency: 'ETH', amount: 0.01 }), status: 'completed' }, LATER)).toEqual({ kind: 'completed' });
+    expect(checkoutStep({ ...invoice({ baseCurrency: 'PKR', amount: 1000 }), status: 'canceled', cancelReason: 'rejected' }, LATER)).toEqual({
+      kind: 'closed',
+      reason: 'rejected',
+    });
+  });
+
+  it('is closed as expired once the lifetime ends, before the expiry schedule cancels the invoice', () => {
+    expect(checkoutStep(invoice({ baseCurrency: 'ETH', amount: 0.01 }), LAPSED)).toEqual({ kind: 'closed', reason: 'expired' });
+  });
+});
+
+describe('the return URL', () => {
+  it("is the invoice's redirectUrl, else the merchant's static URL, else none", () => {
+    expect(returnUrlOf({ redirectUrl: 'https://shop.example/a' }, { returnUrl: 'https://shop.example/b' })).toBe('https://shop.example/a');
+    expect(returnUrlOf({ redirectUrl: null }, { returnUrl: 'https://shop.example/b' })).toBe('https://shop.example/b');
+    expect(returnUrlOf({ redirectUrl: null }, { returnUrl: null })).toBeNull();
+  });
+
+  it('is never anything but a web address', () => {
+    expect(returnUrlOf({ redirectUrl: null }, { returnUrl: 'javascript:alert(1)' })).toBeNull();
+    expect(returnUrlOf({ redirectUrl: null }, { returnUrl: '/relative' })).toBeNull();
+  });
+});
+
+describe('customer details from the checkout form', () => {
+  it('applies the creation rules, normalising as creation does', () => {
+    expect(
+      parseCustomerDetails(['customerFullName', 'customerEmail', 'customerAccount'], {
+        customerFullName: ' Ada ',
+        customerEmail: 'ada@example.com',
+        customerAccount: 'tr33 0006 1005 1978 6457 8413 26',
+        customerPhone: 'ignored: not asked for',
+      }),
+    ).toEqual({ details: expect.objectContaining({ fullName: 'Ada', email: 'ada@example.com', account: 'TR330006100519786457841326', phone: undefined }) });
+  });
+
+  it('names one problem per field, in the order asked, a blank field as missing', () => {
+    expect(parseCustomerDetails(['customerFirstName', 'customerLastName', 'customerEmail'], { customerFirstName: 'x'.repeat(101), customerEmail: ' ' })).toEqual({
+      problems: [
+        { field: 'customerFirstName', message: 'must be at most 100 characters' },
+        { field: 'customerLastName', message: 'this field is required' },
+        { field: 'customerEmail', message: 'this field is required' },
+      ],
+    });
+  });
+});
