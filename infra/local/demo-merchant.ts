@@ -3,12 +3,13 @@
  * `{dataDir}/demo-merchant.json` so every later start prints the same ones (decisions 13).
  * The GATEWAY_DEMO_* variables, when set, are applied on every start and kept from then on.
  */
-import { chmod, readFile, writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { digestApiKey, generateCallbackSecret, isCallbackSecret, isWellFormedApiKey, newApiKey, newMerchant } from '../../shared/domain/merchants.js';
 import type { MerchantStore } from '../../shared/store/merchants.js';
 import { LOCAL_STAGE } from './environment.js';
+import { readJsonFile } from './json-file.js';
 
 const DEMO_MERCHANT_NAME = 'Demo merchant';
 
@@ -32,24 +33,8 @@ export interface DemoOverrides {
 
 export const demoMerchantFile = (dataDir: string): string => join(dataDir, 'demo-merchant.json');
 
-async function readSavedCredentials(file: string): Promise<DemoCredentials | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  const parsed = credentialsSchema.safeParse(json);
-  if (!parsed.success) throw new Error(`${file} does not hold demo merchant credentials; remove it to start afresh`);
-  return parsed.data;
-}
+const readSavedCredentials = (file: string): Promise<DemoCredentials | undefined> =>
+  readJsonFile(file, credentialsSchema, 'does not hold demo merchant credentials; remove it to start afresh');
 
 /** Registers `text` as a key of the merchant unless it is known already; says whether it can be used. */
 async function adoptKey(store: MerchantStore, merchantId: string, text: string, now: Date): Promise<'usable' | 'revoked' | 'foreign'> {

@@ -2,11 +2,12 @@
  * `{dataDir}/runtime.json`: where a running local stack can be reached. The runtime writes it
  * once it serves and removes it when it stops; the merchant admin CLI finds the stack through it.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { STAGES } from '../../shared/routes.js';
 import { TABLE_KEYS, type TableKey } from '../../shared/store/tables.js';
+import { readJsonFile } from './json-file.js';
 
 const runtimeInfoSchema = z.object({
   stage: z.enum(STAGES),
@@ -51,21 +52,5 @@ export async function readRunningStack(dataDir: string): Promise<RuntimeInfo | u
 }
 
 /** What `{dataDir}/runtime.json` says, whether or not its runtime still runs. */
-export async function readRuntimeInfo(dataDir: string): Promise<RuntimeInfo | undefined> {
-  let text: string;
-  try {
-    text = await readFile(runtimeInfoFile(dataDir), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  const parsed = runtimeInfoSchema.safeParse(json);
-  if (!parsed.success) throw new Error(`${runtimeInfoFile(dataDir)} is not a runtime description; remove it`);
-  return parsed.data;
-}
+export const readRuntimeInfo = (dataDir: string): Promise<RuntimeInfo | undefined> =>
+  readJsonFile(runtimeInfoFile(dataDir), runtimeInfoSchema, 'is not a runtime description; remove it');
