@@ -54,7 +54,7 @@ export interface ScheduledFunction extends FunctionDefinition {
   localEverySeconds?: number;
 }
 
-/** Consumes the callbacks queue in batches, reporting partial batch failures. */
+/** Consumes its queue in batches, reporting partial batch failures. */
 export interface QueueFunction extends FunctionDefinition {
   kind: 'queue';
   queue: QueueName;
