@@ -6,7 +6,7 @@
 import { notFound } from '../errors.js';
 import { checkoutStatus, checkoutStep, type CheckoutStatus, type CheckoutStep } from './checkout.js';
 import { hasSubmittedUtr } from './fiat-service.js';
-import { isInvoiceId } from './invoice-service.js';
+import { isUuid } from './invoice-service.js';
 import type { CustomerDetails, Invoice } from './invoices.js';
 import type { Merchant } from './merchants.js';
 import type { Ledger } from './transaction-service.js';
@@ -39,7 +39,7 @@ export class CheckoutService {
 
   /** Undefined for an id that is malformed or unknown. */
   async find(invoiceId: string): Promise<Checkout | undefined> {
-    const invoice = isInvoiceId(invoiceId) ? await this.deps.invoices.get(invoiceId) : undefined;
+    const invoice = isUuid(invoiceId) ? await this.deps.invoices.get(invoiceId) : undefined;
     if (!invoice) return undefined;
     const merchant = await this.deps.merchants.getMerchant(invoice.merchantId);
     if (!merchant) throw new Error(`Invoice ${invoice.id} belongs to no merchant`);

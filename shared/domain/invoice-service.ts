@@ -49,10 +49,8 @@ export interface InvoiceServiceDeps {
   newId: () => string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Invoice ids are UUIDs: anything else is unknown without asking the store. */
-export const isInvoiceId = (id: string): boolean => UUID.test(id);
+/** Invoice and transaction ids are UUIDs: anything else is unknown without asking the store. */
+export const isUuid = (id: string): boolean => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
 export class InvoiceService {
   constructor(private readonly deps: InvoiceServiceDeps) {}
@@ -70,7 +68,7 @@ export class InvoiceService {
 
   /** The merchant's own invoice; another merchant's is as unknown as a missing one. */
   async get(merchantId: string, id: string): Promise<InvoiceView> {
-    const invoice = isInvoiceId(id) ? await this.deps.invoices.get(id) : undefined;
+    const invoice = isUuid(id) ? await this.deps.invoices.get(id) : undefined;
     if (!invoice || invoice.merchantId !== merchantId) throw notFound('Invoice');
     return invoiceView(invoice, this.deps.publicBaseUrl);
   }

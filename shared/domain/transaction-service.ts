@@ -6,6 +6,7 @@
 import { ApiError, ValidationError, notFound } from '../errors.js';
 import { callbackEntry, type CallbackEntry } from './callbacks.js';
 import { decimalsOf, type CryptoNetwork } from './currencies.js';
+import { isUuid } from './invoice-service.js';
 import type { Invoice } from './invoices.js';
 import type { Merchant } from './merchants.js';
 import { Decimal } from './money.js';
@@ -63,7 +64,6 @@ export interface DepositInput {
   senderDetails?: Partial<TransactionView['senderDetails']>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Lost races are rare; a handful of re-decisions settles any of them. */
 const ATTEMPTS = 5;
 
@@ -77,13 +77,13 @@ export class TransactionService {
   }
 
   async owned(merchantId: string, transactionId: string): Promise<Transaction> {
-    const transaction = UUID.test(transactionId) ? await this.deps.ledger.get(transactionId) : undefined;
+    const transaction = isUuid(transactionId) ? await this.deps.ledger.get(transactionId) : undefined;
     if (!transaction || transaction.merchantId !== merchantId) throw notFound('Transaction');
     return transaction;
   }
 
   async ownedInvoice(merchantId: string, invoiceId: string): Promise<Invoice> {
-    const invoice = UUID.test(invoiceId) ? await this.deps.invoices.get(invoiceId) : undefined;
+    const invoice = isUuid(invoiceId) ? await this.deps.invoices.get(invoiceId) : undefined;
     if (!invoice || invoice.merchantId !== merchantId) throw notFound('Invoice');
     return invoice;
   }

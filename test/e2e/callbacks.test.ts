@@ -31,7 +31,7 @@ import { batchOutcome, startQueueConsumers, uniqueMessages, type QueueConsumers 
 import { localSqsClient } from '../../infra/local/sqs.js';
 import type { QueueFunction } from '../../shared/routes.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
-import { dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { callApi, dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { openRuntimeStack, recordDepositWithoutPublishing, type RuntimeStack } from '../support/runtime-stack.js';
 import { eventually } from '../support/wait.js';
 
@@ -106,14 +106,7 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-async function api(method: 'GET' | 'POST', path: string, body?: unknown) {
-  const response = await fetch(`${gateway.baseUrl}${path}`, {
-    method,
-    headers: { 'x-api-key': gateway.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  return { status: response.status, body: (await response.json()) as any };
-}
+const api = (method: 'GET' | 'POST', path: string, body?: unknown) => callApi(gateway, method, path, body);
 
 async function createInvoice(fields: Record<string, unknown>): Promise<any> {
   const response = await api('POST', '/api/v2/invoices', { customerId: `cust-${randomUUID().slice(0, 8)}`, ...fields });

@@ -16,7 +16,7 @@ import { ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDynamoClient } from '../../infra/local/dynamodb.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
-import { dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { callApi, dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { openRuntimeStack, type RuntimeStack } from '../support/runtime-stack.js';
 import { eventually } from '../support/wait.js';
 
@@ -63,15 +63,7 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-async function api(method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const response = await fetch(`${gateway.baseUrl}${path}`, {
-    method,
-    headers: { 'x-api-key': gateway.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: JSON.parse(text) as any };
-}
+const api = (method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}) => callApi(gateway, method, path, body, headers);
 
 async function inrInvoice(): Promise<any> {
   const response = await api('POST', '/api/v2/invoices', { orderId: `fiat-${randomUUID()}`, customerId: `cust-${randomUUID().slice(0, 8)}`, baseCurrency: 'INR', amount: 1000 });

@@ -98,3 +98,21 @@ export function dynamoDbLocalProcesses(dataDir: string): number[] {
     .filter((line) => line.includes('DynamoDBLocal.jar') && line.includes(`-dbPath ${resolve(dataDir)}/`))
     .map((line) => Number.parseInt(line.trim(), 10));
 }
+
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  body: any;
+}
+
+/** A JSON request to the runtime with its demo key, as a merchant's client sends it. */
+export async function callApi(gateway: Pick<GatewayProcess, 'baseUrl' | 'apiKey'>, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+  const response = await fetch(`${gateway.baseUrl}${path}`, {
+    method,
+    headers: { 'x-api-key': gateway.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  return { status: response.status, headers: response.headers, text, body: JSON.parse(text) };
+}
