@@ -42,6 +42,32 @@ export function decimalsOf(currency: string): number {
   return isCryptoAsset(currency) ? CRYPTO_ASSETS[currency].decimals : FIAT_DECIMALS;
 }
 
+/**
+ * The largest amount any request may carry in each currency: worth roughly USD 100 million or more
+ * at any plausible rate, far beyond a real payment, and small enough that every amount stays
+ * exact through conversion (at most 30 significant digits).
+ */
+export const MAX_REQUEST_AMOUNTS = {
+  USD: '100000000',
+  EUR: '100000000',
+  TRY: '10000000000',
+  INR: '10000000000',
+  PKR: '100000000000',
+  AZN: '100000000',
+  BTC: '10000',
+  ETH: '100000',
+  BNB: '1000000',
+  POL: '1000000000',
+  TRX: '1000000000',
+  FTN: '100000000',
+  USDT: '100000000',
+  USDC: '100000000',
+} as const satisfies Record<(typeof REFERENCE_CURRENCIES)[number] | LocalFiatCurrency | CryptoAssetCode, string>;
+
+/** The maximum of a currency the gateway knows; undefined for any other code. */
+export const maxRequestAmount = (currency: string): string | undefined =>
+  Object.hasOwn(MAX_REQUEST_AMOUNTS, currency) ? MAX_REQUEST_AMOUNTS[currency as keyof typeof MAX_REQUEST_AMOUNTS] : undefined;
+
 export function networksOf(asset: CryptoAssetCode): CryptoNetwork[] {
   return Object.keys(CRYPTO_ASSETS[asset].networks) as CryptoNetwork[];
 }

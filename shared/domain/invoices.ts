@@ -24,7 +24,8 @@ import {
   type LocalFiatCurrency,
   type PaymentMethod,
 } from './currencies.js';
-import { Decimal, formatAmount, formatRate, fromJsonNumber } from './money.js';
+import { amountRuleProblem, jsonNumberAmount } from './amounts.js';
+import { Decimal, formatAmount, formatRate } from './money.js';
 import { crossRate, type UsdPrices } from './rates.js';
 
 const currencyCode = z
@@ -49,8 +50,8 @@ export function isValidIban(value: string): boolean {
 }
 
 export const createInvoiceRequestSchema = z
-  .object({
-    amount: z.number().positive().finite().describe('Amount in baseCurrency, a JSON number; limits apply to the amount in the payment currency'),
+  .strictObject({
+    amount: jsonNumberAmount('Amount in baseCurrency; method limits apply to the amount in the payment currency'),
     baseCurrency: currencyCode.describe('Currency of the invoice: a crypto asset, a local currency, or USD/EUR with paymentCurrency'),
     displayCurrencies: text(64).optional().describe('Currency shown at checkout'),
     paymentCurrency: currencyCode.optional().describe('Currency the customer pays in; decides the deposit family'),
@@ -275,8 +276,9 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
   if (!family) problem(familyField, `${familyField} ${paymentCurrency} is not a supported crypto asset or local currency`);
 
   const baseDecimals = decimalsOf(request.baseCurrency);
-  const amount = fromJsonNumber(request.amount);
-  if (amount.decimalPlaces() > baseDecimals) problem('amount', `amount must have at most ${baseDecimals} decimal places for ${request.baseCurrency}`);
+  const amount = request.amount;
+  const amountRule = amountRuleProblem(amount, request.baseCurrency);
+  if (amountRule) problem('amount', amountRule);
 
   const exchangeRate = crossRate(prices, request.baseCurrency, paymentCurrency);
   if (family && !exchangeRate) problem('baseCurrency', `No exchange rate from ${request.baseCurrency} to ${paymentCurrency}`);
@@ -306,7 +308,7 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
 
   const paymentDecimals = decimalsOf(paymentCurrency);
   const paymentAmount = exchangeRate ? amount.mul(exchangeRate.toDecimalPlaces(18)).toDecimalPlaces(paymentDecimals) : undefined;
-  if (paymentAmount && method) {
+  if (paymentAmount && method && !amountRule) {
     const limit =
       method === 'crypto'
         ? { min: cryptoMinimum(paymentCurrency as CryptoAssetCode) }

@@ -18,7 +18,40 @@ export const formatRate = (value: Decimal): string => value.toDecimalPlaces(RATE
 export const decimalPlaces = (value: Decimal): number => value.decimalPlaces();
 
 /**
- * A JSON number as the merchant wrote it. `String(n)` is the shortest text that reads back as the
- * same double, so `0.1` stays `0.1` rather than its binary expansion.
+ * A JSON number exactly as the client wrote it. Request bodies are parsed with every number kept
+ * as its text, so `4.99999999999999999999` is never read as the double `5`. Serialised as that
+ * text (e.g. in idempotency fingerprints).
  */
-export const fromJsonNumber = (value: number): Decimal => new Decimal(String(value));
+export class JsonNumber {
+  constructor(readonly text: string) {}
+
+  toJSON(): string {
+    return this.text;
+  }
+}
+
+/** JSON's number grammar, and the plain decimal strings amounts may also be written as. */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+const DECIMAL_STRING = /^\d+(?:\.\d+)?$/;
+
+/**
+ * An exponent this long puts a non-zero value beyond any amount or any precision; refusing it
+ * before decimal.js sees it keeps every later step exact and cheap.
+ */
+const MAX_EXPONENT_DIGITS = 4;
+
+export type DecimalTextResult = { value: Decimal } | { problem: 'format' | 'range' };
+
+/**
+ * The exact value of decimal text: a JSON number (`json`) or a plain decimal string (`decimal`).
+ * Never throws: bad text is a `format` problem, an absurd exponent a `range` problem.
+ */
+export function parseDecimalText(text: string, grammar: 'json' | 'decimal'): DecimalTextResult {
+  if (!(grammar === 'json' ? JSON_NUMBER : DECIMAL_STRING).test(text)) return { problem: 'format' };
+  const exponent = /[eE]([+-]?)(\d+)$/.exec(text)?.[2];
+  if (exponent !== undefined && exponent.replace(/^0+/, '').length > MAX_EXPONENT_DIGITS) {
+    // Zero is zero whatever its exponent.
+    return /[1-9]/.test(text.slice(0, text.search(/[eE]/))) ? { problem: 'range' } : { value: new Decimal(0) };
+  }
+  return { value: new Decimal(text) };
+}

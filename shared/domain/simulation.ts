@@ -3,21 +3,17 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { CRYPTO_NETWORKS, type CryptoNetwork } from './currencies.js';
 import type { Invoice } from './invoices.js';
-import { Decimal, fromJsonNumber } from './money.js';
+import { numberOrStringAmount } from './amounts.js';
 
-const amountSchema = z
-  .union([z.number().positive().finite(), z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal number')])
-  .transform((value) => (typeof value === 'number' ? fromJsonNumber(value) : new Decimal(value)));
-
-export const simulateDepositRequestSchema = z.object({
+export const simulateDepositRequestSchema = z.strictObject({
   invoiceId: z.string().min(1).describe("The merchant's own invoice"),
-  amount: amountSchema.optional().describe("Defaults to the invoice's payment amount"),
+  amount: numberOrStringAmount("Defaults to the invoice's payment amount").optional(),
   currency: z.string().trim().toUpperCase().optional().describe("Defaults to, and must be, the invoice's payment currency"),
   network: z.enum(CRYPTO_NETWORKS).optional().describe("Crypto only; defaults to the invoice's first network"),
   status: z.enum(['confirmed', 'failed']).default('confirmed'),
 });
 
-export const simulateWithdrawalRequestSchema = z.object({
+export const simulateWithdrawalRequestSchema = z.strictObject({
   transactionId: z.string().min(1).describe('A processing withdrawal of the merchant'),
   status: z.enum(['confirmed', 'failed']),
 });

@@ -5,7 +5,8 @@
  */
 import { ApiError, ValidationError, notFound } from '../errors.js';
 import { callbackEntry, type CallbackEntry } from './callbacks.js';
-import { decimalsOf, type CryptoNetwork } from './currencies.js';
+import { amountRuleProblem } from './amounts.js';
+import type { CryptoNetwork } from './currencies.js';
 import { isUuid } from './invoice-service.js';
 import type { Invoice } from './invoices.js';
 import type { Merchant } from './merchants.js';
@@ -146,9 +147,8 @@ export class TransactionService {
     const currency = input.currency ?? invoice.paymentCurrency;
     if (currency !== invoice.paymentCurrency) throw ValidationError.of('currency', `currency must be the invoice's payment currency ${invoice.paymentCurrency}`);
     const amount = input.amount ?? new Decimal(invoice.paymentAmount);
-    if (!amount.isPositive() || amount.isZero() || amount.decimalPlaces() > decimalsOf(currency)) {
-      throw ValidationError.of('amount', `amount must be positive with at most ${decimalsOf(currency)} decimal places`);
-    }
+    const amountRule = amount.greaterThan(0) ? amountRuleProblem(amount, currency) : 'amount must be greater than zero';
+    if (amountRule) throw ValidationError.of('amount', amountRule);
     const networks = invoice.wallet?.networks ?? [];
     let network: CryptoNetwork | null = null;
     if (invoice.family === 'crypto') {

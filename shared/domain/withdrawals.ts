@@ -4,8 +4,9 @@
  */
 import { z } from 'zod';
 import { ValidationError } from '../errors.js';
+import { amountRuleProblem, decimalStringAmount } from './amounts.js';
 import { decimalsOf, familyOf } from './currencies.js';
-import { Decimal, formatAmount, formatRate } from './money.js';
+import { formatAmount, formatRate } from './money.js';
 import { processingFee, type Transaction } from './transactions.js';
 import { crossRate, type UsdPrices } from './rates.js';
 import type { SealedSecret } from '../vault/envelope.js';
@@ -39,11 +40,7 @@ const text = (max: number) => z.string().trim().min(1).max(max);
 
 export const withdrawalRequestSchema = z.strictObject({
   customerId: text(128).describe('Unique id of the customer who initiated the withdrawal'),
-  amount: z
-    .string()
-    .regex(/^\d+(\.\d+)?$/, 'must be a decimal number written as a string')
-    .refine((value) => new Decimal(value).greaterThan(0), 'must be greater than zero')
-    .describe('Amount to withdraw, as a string'),
+  amount: decimalStringAmount('Amount to withdraw'),
   currency: z
     .string()
     .trim()
@@ -130,8 +127,9 @@ export function withdrawTransaction(
   context: { id: string; merchantId: string; feePercent: string; prices: UsdPrices; now: Date },
 ): WithdrawTransaction {
   const decimals = decimalsOf(request.currency);
-  const amount = new Decimal(request.amount);
-  if (amount.decimalPlaces() > decimals) throw ValidationError.of('amount', `amount must have at most ${decimals} decimal places`);
+  const amount = request.amount;
+  const amountRule = amountRuleProblem(amount, request.currency);
+  if (amountRule) throw ValidationError.of('amount', amountRule);
   const usdRate = crossRate(context.prices, request.currency, 'USD');
   const eurRate = crossRate(context.prices, request.currency, 'EUR');
   if (!usdRate || !eurRate) throw ValidationError.of('currency', `No exchange rate for ${request.currency}`);

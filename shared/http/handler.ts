@@ -12,6 +12,7 @@ import { DEFAULT_MAX_BODY_BYTES, type HttpRoute } from '../routes.js';
 import { apiErrorResponse, internalErrorResponse, successResponse, type Headers } from './envelope.js';
 import { IDEMPOTENCY_HEADER, idempotentByHeader } from './idempotency.js';
 import { logger } from './logger.js';
+import { parseJsonBody } from './json-body.js';
 import { parseOrThrow } from './validation.js';
 
 export interface RouteRequest<Body> {
@@ -82,12 +83,7 @@ const BODY_PARSERS: Record<BodyFormat, BodyParser> = {
     mediaType: 'application/json',
     accepts: (mediaType) => mediaType === 'application/json' || /^application\/[\w.-]+\+json$/.test(mediaType),
     parse: (text) => {
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        throw new ApiError('bad_request', 'Request body is not valid JSON');
-      }
+      const body = parseJsonBody(text);
       if (typeof body !== 'object' || body === null || Array.isArray(body)) {
         throw new ApiError('bad_request', 'Request body must be a JSON object');
       }

@@ -18,7 +18,8 @@ export function zodProblems(error: z.ZodError): FieldProblem[] {
 }
 
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
-  const result = schema.safeParse(input);
+  // With the input on each issue, a missing field is told apart from one of the wrong type.
+  const result = schema.safeParse(input, { reportInput: true });
   if (!result.success) throw new ValidationError(zodProblems(result.error));
   return result.data;
 }

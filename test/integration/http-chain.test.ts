@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { z } from 'zod';
+import { jsonNumberAmount } from '../../shared/domain/amounts.js';
 import { ApiError } from '../../shared/errors.js';
 import { httpHandler, type RouteRequest, type RouteResult } from '../../shared/http/handler.js';
 import { logger } from '../../shared/http/logger.js';
@@ -16,7 +17,7 @@ const MAX_BODY_BYTES = 1024;
 const MERCHANT_ID = 'merchant-http-chain';
 
 const bodySchema = z.strictObject({
-  amount: z.number().positive(),
+  amount: jsonNumberAmount('Amount'),
   currency: z.string().regex(/^[A-Z]{3}$/),
   customer: z.strictObject({ email: z.email(), name: z.string().min(1) }).optional(),
   note: z.string().optional(),
@@ -143,7 +144,7 @@ describe('the HTTP chain', () => {
     expect(response.headers?.['content-type']).toMatch(/^application\/json/);
     expect(parsed(response)).toEqual({
       success: true,
-      data: { received: { amount: 12.5, currency: 'EUR', customer: { email: 'a@example.com', name: 'A' } }, merchantId: MERCHANT_ID },
+      data: { received: { amount: '12.5', currency: 'EUR', customer: { email: 'a@example.com', name: 'A' } }, merchantId: MERCHANT_ID },
     });
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ merchantId: MERCHANT_ID, requestId: event.requestContext.requestId, headers: { 'x-custom': 'yes' } });
@@ -235,7 +236,7 @@ describe('the HTTP chain', () => {
     const { call } = chain();
     const response = await call(proxyEvent({ headers: { 'content-type': contentType } }));
     expect(response.statusCode).toBe(200);
-    expect(parsed(response)).toEqual({ success: true, data: { amount: 25, currency: 'USD' } });
+    expect(parsed(response)).toEqual({ success: true, data: { amount: '25', currency: 'USD' } });
   });
 
   it.each([
@@ -270,7 +271,7 @@ describe('the HTTP chain', () => {
     const json = JSON.stringify({ amount: 7, currency: 'TRY', customer: { email: 'sule@example.com', name: 'Şule Yılmaz' } });
     const response = await call(proxyEvent({ body: Buffer.from(json, 'utf8').toString('base64'), isBase64Encoded: true }));
     expect(response.statusCode).toBe(200);
-    expect(calls[0]?.body).toEqual({ amount: 7, currency: 'TRY', customer: { email: 'sule@example.com', name: 'Şule Yılmaz' } });
+    expect(JSON.parse(JSON.stringify(calls[0]?.body))).toEqual({ amount: '7', currency: 'TRY', customer: { email: 'sule@example.com', name: 'Şule Yılmaz' } });
   });
 
   it('measures a base64 body by its decoded size against the limit', async () => {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { checkoutStep, parseCustomerDetails, returnUrlOf } from '../../shared/domain/checkout.js';
 import { FIAT_METHOD_LIMITS } from '../../shared/domain/currencies.js';
 import { buildInvoice, createInvoiceRequestSchema, type Invoice } from '../../shared/domain/invoices.js';
+import { asRequestBody } from '../support/request-body.js';
 import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
 
 const prices = await new StaticRateSource(DEMO_USD_PRICES).usdPrices();
@@ -10,7 +11,7 @@ const LATER = new Date('2026-01-01T00:05:00.000Z');
 const LAPSED = new Date('2026-01-01T00:15:00.000Z');
 
 function invoice(fields: Record<string, unknown>): Invoice {
-  const request = createInvoiceRequestSchema.parse({ orderId: 'o-1', customerId: 'c-1', ...fields });
+  const request = createInvoiceRequestSchema.parse(asRequestBody({ orderId: 'o-1', customerId: 'c-1', ...fields }));
   return buildInvoice(request, { id: '00000000-0000-4000-8000-000000000001', merchantId: 'm-1', now: CREATED }, prices, {
     stage: 'demo',
     lifetimeSeconds: 900,

@@ -1,17 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../shared/errors.js';
-import { CRYPTO_ASSETS, FIAT_METHOD_LIMITS, decimalsOf } from '../../shared/domain/currencies.js';
+import { CRYPTO_ASSETS, FIAT_METHOD_LIMITS, MAX_REQUEST_AMOUNTS, decimalsOf } from '../../shared/domain/currencies.js';
 import { buildInvoice, createInvoiceRequestSchema, isValidIban, requestHash, type InvoicePolicy } from '../../shared/domain/invoices.js';
 import { Decimal } from '../../shared/domain/money.js';
 import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
 import type { Stage } from '../../shared/routes.js';
+import { asRequestBody } from '../support/request-body.js';
 
 const prices = await new StaticRateSource(DEMO_USD_PRICES).usdPrices();
 const NOW = new Date('2026-01-01T00:00:00.000Z');
 const policy = (stage: Stage = 'prod'): InvoicePolicy => ({ stage, lifetimeSeconds: 900, fiatLimits: FIAT_METHOD_LIMITS });
 
 function build(fields: Record<string, unknown>, stage: Stage = 'prod') {
-  const request = createInvoiceRequestSchema.parse({ orderId: 'o-1', customerId: 'c-1', ...fields });
+  const request = createInvoiceRequestSchema.parse(asRequestBody({ orderId: 'o-1', customerId: 'c-1', ...fields }));
   return buildInvoice(request, { id: '00000000-0000-4000-8000-000000000001', merchantId: 'm-1', now: NOW }, prices, policy(stage));
 }
 
@@ -62,7 +63,7 @@ describe('fiat limits, at every edge of every row', () => {
   });
 
   it('takes configured limits over the defaults', () => {
-    const request = createInvoiceRequestSchema.parse({ amount: 6000, baseCurrency: 'AZN', orderId: 'o', customerId: 'c' });
+    const request = createInvoiceRequestSchema.parse(asRequestBody({ amount: 6000, baseCurrency: 'AZN', orderId: 'o', customerId: 'c' }));
     const identity = { id: 'i', merchantId: 'm', now: NOW };
     expect(() => buildInvoice(request, identity, prices, policy())).toThrow(ValidationError);
     const widened = { ...policy(), fiatLimits: { ...FIAT_METHOD_LIMITS, AZN: { p2p: { min: '10', max: '8000' } } } };
@@ -81,7 +82,9 @@ describe('crypto minimums', () => {
     expect(invoice.paymentAmount).toBe(new Decimal(min).toFixed(decimals));
     const below = new Decimal(min).minus(unit(Math.min(decimals, 8)));
     expect(problems({ amount: below.toNumber(), baseCurrency: asset })[0]).toMatchObject({ field: 'amount' });
-    expect(build({ amount: 1e9, baseCurrency: asset }).paymentAmount).toBe(new Decimal(1e9).toFixed(decimals));
+    const max = MAX_REQUEST_AMOUNTS[asset as keyof typeof MAX_REQUEST_AMOUNTS];
+    expect(build({ amount: Number(max), baseCurrency: asset }).paymentAmount).toBe(new Decimal(max).toFixed(decimals));
+    expect(problems({ amount: Number(max) + 1, baseCurrency: asset })[0]!.message).toBe(`amount must be at most ${max} ${asset}, the largest amount accepted`);
   });
 });
 
@@ -156,7 +159,7 @@ describe('direct open', () => {
 describe('request fields', () => {
   const base = { amount: 1000, baseCurrency: 'TRY', orderId: 'o', customerId: 'c' };
   const fieldsOf = (body: Record<string, unknown>) => {
-    const result = createInvoiceRequestSchema.safeParse(body);
+    const result = createInvoiceRequestSchema.safeParse(asRequestBody(body));
     return result.success ? [] : result.error.issues.map((i) => i.path.join('.'));
   };
 
