@@ -3,10 +3,11 @@ import { httpHandler } from '../shared/http/handler.js';
 import { logger } from '../shared/http/logger.js';
 import { routeByName } from '../shared/routes.js';
 import { fiatService } from './commons/fiat.js';
+import { transactionViews } from './commons/transaction-views.js';
 
 export const handler = httpHandler(routeByName('create-withdrawal'), { body: withdrawalRequestSchema, idempotencyFingerprint: withMaskedCard }, async ({ body, merchantId }) => {
-  const data = await fiatService.createWithdrawal(merchantId, body);
-  logger.info('Withdrawal accepted', { transactionId: data.id, merchantId });
+  const withdrawal = await fiatService.createWithdrawal(merchantId, body);
+  logger.info('Withdrawal accepted', { transactionId: withdrawal.id, merchantId });
   // The endpoint is deprecated (merchant-api.md); clients are told so on every answer.
-  return { data, headers: { deprecation: 'true' } };
+  return { data: await transactionViews.present(withdrawal), headers: { deprecation: 'true' } };
 });

@@ -8,12 +8,14 @@ import { config } from '../shared/config.js';
 import { CallbackSender, httpDeliver } from '../shared/queue/callback-sender.js';
 import { sqsClient } from '../shared/queue/sqs.js';
 import { merchantStore, outboxStore } from './commons/transactions.js';
+import { requireVault } from './commons/vault.js';
 
 const { stage, callbackQueueUrl, callbackDlqUrl, retryScale } = config();
 
 const sender = new CallbackSender({
   outbox: outboxStore,
   merchants: merchantStore,
+  callbackSecrets: requireVault().callbackSecrets,
   // Production never calls loopback, private or link-local addresses (decisions 10).
   deliver: httpDeliver({ publicOnly: stage === 'prod' }),
   sqs: sqsClient,

@@ -1,12 +1,13 @@
 import { httpHandler } from '../shared/http/handler.js';
 import { simulateDepositRequestSchema, simulatedChainHash, simulatedSenderDetails } from '../shared/domain/simulation.js';
 import { routeByName } from '../shared/routes.js';
+import { transactionViews } from './commons/transaction-views.js';
 import { transactionService } from './commons/transactions.js';
 
 export const handler = httpHandler(routeByName('simulate-deposit'), { body: simulateDepositRequestSchema }, async ({ body, merchantId }) => {
   const invoice = await transactionService.ownedInvoice(merchantId, body.invoiceId);
   const network = invoice.family === 'crypto' ? (body.network ?? invoice.wallet?.networks[0]) : body.network;
-  const data = await transactionService.recordDeposit(merchantId, invoice.id, {
+  const deposit = await transactionService.recordDeposit(merchantId, invoice.id, {
     amount: body.amount,
     currency: body.currency,
     network,
@@ -14,5 +15,5 @@ export const handler = httpHandler(routeByName('simulate-deposit'), { body: simu
     transactionHash: network && invoice.family === 'crypto' ? simulatedChainHash(network) : null,
     senderDetails: simulatedSenderDetails(invoice),
   });
-  return { data };
+  return { data: await transactionViews.present(deposit) };
 });

@@ -42,11 +42,11 @@ const envSchema = z.object({
   CALLBACK_DLQ_URL: z.url(),
   /** The simulated provider's decision queue (demo). */
   FIAT_DECISION_QUEUE_URL: z.url().optional(),
-  /** AWS: the KMS key for data keys and the receipts bucket. */
-  CARD_KMS_KEY_ID: z.string().min(1).optional(),
-  RECEIPTS_BUCKET: z.string().min(1).optional(),
-  /** One machine: the master key file and the receipts directory. */
+  /** The vault's master key: a KMS key in AWS, a key file on one machine. */
+  VAULT_KMS_KEY_ID: z.string().min(1).optional(),
   GATEWAY_KEY_FILE: z.string().min(1).optional(),
+  /** Where receipts are kept: an S3 bucket in AWS, a directory on one machine. */
+  RECEIPTS_BUCKET: z.string().min(1).optional(),
   GATEWAY_RECEIPTS_DIR: z.string().min(1).optional(),
   WALLET_EVM_XPUB: z.string().min(1),
   WALLET_BTC_XPUB: z.string().min(1),
@@ -54,11 +54,18 @@ const envSchema = z.object({
   ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), z.string().min(1)])),
 });
 
-export type VaultConfig = { kind: 'aws'; kmsKeyId: string; receiptsBucket: string } | { kind: 'local'; keyFile: string; receiptsDirectory: string };
+export type VaultKeyConfig = { kind: 'aws'; kmsKeyId: string } | { kind: 'local'; keyFile: string };
+export type ReceiptsConfig = { kind: 'aws'; bucket: string } | { kind: 'local'; directory: string };
 
-function vaultConfig(e: { CARD_KMS_KEY_ID?: string; RECEIPTS_BUCKET?: string; GATEWAY_KEY_FILE?: string; GATEWAY_RECEIPTS_DIR?: string }): VaultConfig | undefined {
-  if (e.CARD_KMS_KEY_ID && e.RECEIPTS_BUCKET) return { kind: 'aws', kmsKeyId: e.CARD_KMS_KEY_ID, receiptsBucket: e.RECEIPTS_BUCKET };
-  if (e.GATEWAY_KEY_FILE && e.GATEWAY_RECEIPTS_DIR) return { kind: 'local', keyFile: e.GATEWAY_KEY_FILE, receiptsDirectory: e.GATEWAY_RECEIPTS_DIR };
+function vaultKeyConfig(e: { VAULT_KMS_KEY_ID?: string; GATEWAY_KEY_FILE?: string }): VaultKeyConfig | undefined {
+  if (e.VAULT_KMS_KEY_ID) return { kind: 'aws', kmsKeyId: e.VAULT_KMS_KEY_ID };
+  if (e.GATEWAY_KEY_FILE) return { kind: 'local', keyFile: e.GATEWAY_KEY_FILE };
+  return undefined;
+}
+
+function receiptsConfig(e: { RECEIPTS_BUCKET?: string; GATEWAY_RECEIPTS_DIR?: string }): ReceiptsConfig | undefined {
+  if (e.RECEIPTS_BUCKET) return { kind: 'aws', bucket: e.RECEIPTS_BUCKET };
+  if (e.GATEWAY_RECEIPTS_DIR) return { kind: 'local', directory: e.GATEWAY_RECEIPTS_DIR };
   return undefined;
 }
 
@@ -70,8 +77,10 @@ export interface Config {
   retryScale: number;
   providerDelaySeconds: number;
   fiatDecisionQueueUrl?: string;
-  /** Where card numbers' data keys and receipts live; the functions that handle them require it. */
-  vault?: VaultConfig;
+  /** The master key of sealed secrets (card numbers, callback secrets); the functions that seal or open them require it. */
+  vaultKeys?: VaultKeyConfig;
+  /** Where receipts are stored; the functions that take them require it. */
+  receipts?: ReceiptsConfig;
   callbackQueueUrl: string;
   callbackDlqUrl: string;
   /** Parsed here so that a wrong or private key fails the cold start. */
@@ -95,7 +104,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     ) as Config['fiatLimits'],
     retryScale: e.GATEWAY_RETRY_SCALE,
     fiatDecisionQueueUrl: e.FIAT_DECISION_QUEUE_URL,
-    vault: vaultConfig(e),
+    vaultKeys: vaultKeyConfig(e),
+    receipts: receiptsConfig(e),
     providerDelaySeconds: e.GATEWAY_PROVIDER_DELAY_S,
     callbackQueueUrl: e.CALLBACK_QUEUE_URL,
     callbackDlqUrl: e.CALLBACK_DLQ_URL,

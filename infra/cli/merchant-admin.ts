@@ -2,7 +2,7 @@
  * What the merchant admin CLI does, apart from where it does it: merchants, their keys, and
  * the gateway's own record of each key (an API Gateway usage-plan key in AWS).
  */
-import { newApiKey, newMerchant, type ApiKey, type Merchant, type NewMerchantInput } from '../../shared/domain/merchants.js';
+import { newApiKey, newMerchant, type ApiKey, type Merchant, type NewMerchantInput, type SecretSealer } from '../../shared/domain/merchants.js';
 import type { Stage } from '../../shared/routes.js';
 import type { MerchantStore } from '../../shared/store/merchants.js';
 
@@ -35,14 +35,17 @@ export class MerchantAdmin {
   constructor(
     private readonly store: MerchantStore,
     private readonly registry: KeyRegistry,
+    /** Seals each new merchant's callback secret: the vault's key of the target environment. */
+    private readonly sealer: SecretSealer,
     private readonly stage: Stage,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
-  async createMerchant(input: NewMerchantInput): Promise<{ merchant: Merchant; key: IssuedKey }> {
-    const merchant = newMerchant(input, this.clock());
+  /** The callback secret is returned in clear this once; the store keeps it sealed. */
+  async createMerchant(input: NewMerchantInput): Promise<{ merchant: Merchant; callbackSecret: string; key: IssuedKey }> {
+    const { merchant, callbackSecret } = await newMerchant(input, this.sealer, this.clock());
     await this.store.createMerchant(merchant);
-    return { merchant, key: await this.issueKey(merchant.id) };
+    return { merchant, callbackSecret, key: await this.issueKey(merchant.id) };
   }
 
   async addKey(merchantId: string): Promise<IssuedKey> {

@@ -176,14 +176,14 @@ async function run(command: Command, target: Target): Promise<string> {
   const { admin, description } = target;
   switch (command.name) {
     case 'create': {
-      const { merchant, key } = await admin.createMerchant(command.input);
-      const created = { merchantId: merchant.id, apiKey: key.apiKey, callbackSecret: merchant.callbackSecret };
+      const { merchant, callbackSecret, key } = await admin.createMerchant(command.input);
+      const created = { merchantId: merchant.id, apiKey: key.apiKey, callbackSecret };
       if (command.json) return json(created);
       return [
         `Created merchant ${merchant.id} (${merchant.name}) in ${description}.`,
         `Key id:          ${key.keyId}`,
         `API key:         ${key.apiKey}`,
-        `Callback secret: ${merchant.callbackSecret}`,
+        `Callback secret: ${callbackSecret}`,
         'The API key and the callback secret are shown this once; keep them now.',
         '',
       ].join('\n');

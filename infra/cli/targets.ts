@@ -5,11 +5,15 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Stage } from '../../shared/routes.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
+import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
+import { KeyFileDataKeySource, KmsDataKeySource } from '../../shared/vault/key-sources.js';
 import { localDynamoClient } from '../local/dynamodb.js';
+import { localVaultPaths } from '../local/environment.js';
 import { readRunningStack } from '../local/runtime-info.js';
 import { ApiGatewayKeyRegistry } from './api-gateway-keys.js';
 import { AdminError, localKeyRegistry, MerchantAdmin } from './merchant-admin.js';
@@ -41,7 +45,7 @@ export async function localTarget(dataDir: string): Promise<Target> {
   const outbox = new DynamoOutboxStore(documentClient(client), stack.tables.outbox);
   return {
     description: `the local gateway at ${stack.baseUrl}`,
-    admin: new MerchantAdmin(store, localKeyRegistry, stack.stage),
+    admin: new MerchantAdmin(store, localKeyRegistry, new CallbackSecretVault(new KeyFileDataKeySource(localVaultPaths(dataDir).keyFile)), stack.stage),
     callbacks: { redriveParked: () => outbox.requeue('parked', new Date()) },
     close: () => client.destroy(),
   };
@@ -68,20 +72,23 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
   } finally {
     cloudFormation.destroy();
   }
-  const required = ['TableMerchants', 'TableApiKeys', 'UsagePlanId', 'Stage'] as const;
+  const required = ['TableMerchants', 'TableApiKeys', 'UsagePlanId', 'VaultKeyArn', 'Stage'] as const;
   const missing = required.filter((name) => !outputs[name]);
   if (missing.length > 0) throw new AdminError(`The stack PaymentGateway-${stage} lacks the outputs ${missing.join(', ')}`);
   if (outputs.Stage !== stage) throw new AdminError(`The stack PaymentGateway-${stage} serves the stage ${outputs.Stage}`);
 
   const dynamo = new DynamoDBClient({ region });
   const apiGateway = new APIGatewayClient({ region });
+  const kms = new KMSClient({ region });
+  const secrets = new CallbackSecretVault(new KmsDataKeySource(kms, outputs.VaultKeyArn!));
   const store = new DynamoMerchantStore(documentClient(dynamo), { merchants: outputs.TableMerchants!, apiKeys: outputs.TableApiKeys! });
   return {
     description: `the ${stage} stage in AWS${outputs.RestApiId ? ` (REST API ${outputs.RestApiId})` : ''}`,
-    admin: new MerchantAdmin(store, new ApiGatewayKeyRegistry(apiGateway, outputs.UsagePlanId!), stage),
+    admin: new MerchantAdmin(store, new ApiGatewayKeyRegistry(apiGateway, outputs.UsagePlanId!), secrets, stage),
     close: () => {
       dynamo.destroy();
       apiGateway.destroy();
+      kms.destroy();
     },
   };
 }

@@ -6,22 +6,25 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { digestApiKey, generateCallbackSecret, isCallbackSecret, isWellFormedApiKey, newApiKey, newMerchant } from '../../shared/domain/merchants.js';
+import { digestApiKey, isWellFormedApiKey, newApiKey, newMerchant } from '../../shared/domain/merchants.js';
+import type { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
 import type { MerchantStore } from '../../shared/store/merchants.js';
 import { LOCAL_STAGE } from './environment.js';
 import { readJsonFile } from './json-file.js';
 
 const DEMO_MERCHANT_NAME = 'Demo merchant';
 
-const credentialsSchema = z.object({
+/** What is kept to print the same credentials every start: the key exists nowhere else in clear. */
+const savedSchema = z.object({
   merchantId: z.string().min(1),
   apiKey: z.string().refine(isWellFormedApiKey),
-  callbackSecret: z.string().refine(isCallbackSecret),
 });
 
-export type DemoCredentials = z.infer<typeof credentialsSchema>;
+type SavedCredentials = z.infer<typeof savedSchema>;
 
-export interface DemoMerchant extends DemoCredentials {
+export interface DemoMerchant extends SavedCredentials {
+  /** Opened from the merchant's sealed secret for the banner; never written to a file. */
+  callbackSecret: string;
   callbackUrl: string | null;
 }
 
@@ -33,8 +36,8 @@ export interface DemoOverrides {
 
 export const demoMerchantFile = (dataDir: string): string => join(dataDir, 'demo-merchant.json');
 
-const readSavedCredentials = (file: string): Promise<DemoCredentials | undefined> =>
-  readJsonFile(file, credentialsSchema, 'does not hold demo merchant credentials; remove it to start afresh');
+const readSavedCredentials = (file: string): Promise<SavedCredentials | undefined> =>
+  readJsonFile(file, savedSchema, 'does not hold demo merchant credentials; remove it to start afresh');
 
 /** Registers `text` as a key of the merchant unless it is known already; says whether it can be used. */
 async function adoptKey(store: MerchantStore, merchantId: string, text: string, now: Date): Promise<'usable' | 'revoked' | 'foreign'> {
@@ -69,24 +72,33 @@ async function demoApiKey(
 
 export async function ensureDemoMerchant(
   store: MerchantStore,
+  secrets: CallbackSecretVault,
   dataDir: string,
   overrides: DemoOverrides,
   now = new Date(),
 ): Promise<DemoMerchant> {
   const file = demoMerchantFile(dataDir);
   const saved = await readSavedCredentials(file);
-  const callbackSecret = overrides.callbackSecret ?? saved?.callbackSecret ?? generateCallbackSecret();
   const callbackUrl = overrides.callbackUrl ?? null;
 
-  const existing = saved && (await store.updateMerchant(saved.merchantId, { callbackUrl, callbackSecret }));
-  // Without its record (the store was wiped), the demo merchant is made again under its old id.
-  const merchant = existing ?? { ...newMerchant({ name: DEMO_MERCHANT_NAME, callbackUrl, callbackSecret }, now), ...(saved && { id: saved.merchantId }) };
-  if (!existing) await store.createMerchant(merchant);
+  let merchant = saved && (await store.getMerchant(saved.merchantId));
+  let callbackSecret: string;
+  if (merchant) {
+    callbackSecret = overrides.callbackSecret ?? (await secrets.open(merchant.id, merchant.sealedCallbackSecret));
+    const sealedCallbackSecret = overrides.callbackSecret ? await secrets.seal(merchant.id, callbackSecret) : undefined;
+    merchant = await store.updateMerchant(merchant.id, { callbackUrl, sealedCallbackSecret });
+  } else {
+    // Without its record (a first start, or the store was wiped), the demo merchant is made, under its old id if it had one.
+    const created = await newMerchant({ id: saved?.merchantId, name: DEMO_MERCHANT_NAME, callbackUrl, callbackSecret: overrides.callbackSecret }, secrets, now);
+    await store.createMerchant(created.merchant);
+    ({ merchant, callbackSecret } = created);
+  }
+  if (!merchant) throw new Error(`The demo merchant ${saved?.merchantId} vanished while it was being updated`);
 
   const apiKey = await demoApiKey(store, merchant.id, overrides.apiKey, saved?.apiKey, now);
-  const credentials: DemoCredentials = { merchantId: merchant.id, apiKey, callbackSecret };
+  const credentials: SavedCredentials = { merchantId: merchant.id, apiKey };
   await writeFile(file, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   // The mode above applies to a new file only.
   await chmod(file, 0o600);
-  return { ...credentials, callbackUrl };
+  return { ...credentials, callbackSecret, callbackUrl };
 }

@@ -63,7 +63,7 @@ class PortTakenError extends Error {}
  */
 export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Promise<DynamoDbLocal> {
   const path = options.dataDir === undefined ? null : resolve(options.dataDir);
-  if (path !== null) await mkdir(path, { recursive: true });
+  if (path !== null) await mkdir(path, { recursive: true, mode: 0o700 });
   // DynamoDB Local reports usage to AWS unless told not to; spawn() passes our environment on.
   process.env.DDB_LOCAL_TELEMETRY ??= '0';
   for (let attempt = 1; ; attempt++) {

@@ -2,6 +2,9 @@
 import type { LocalSettings } from './environment.js';
 import type { LocalGateway } from './runtime.js';
 
+// Everything the gateway and the Java it starts write under the data directory (the store with
+// sealed secrets, the vault's key, receipts, credentials) is for this user alone: 0600 files, 0700 directories.
+process.umask(0o077);
 // Set before the SDK loads: it warns that Node 20 support ends; the functions run on Node 22 in AWS.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const [{ parseLocalSettings }, { startLocalGateway }] = await Promise.all([import('./environment.js'), import('./runtime.js')]);

@@ -3,7 +3,7 @@
  * Gateway emulation in front of the same handlers, the schedules as timers, and the queue
  * functions fed by pollers as Lambda's event source mappings feed them.
  */
-import { mkdir } from 'node:fs/promises';
+import { chmod, mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
@@ -18,7 +18,9 @@ import {
 import { ApiGateway, httpListener } from './api-gateway.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo-merchant.js';
 import { ensureTables, startDynamoDbLocal, stopLeftoverDynamoDbLocal } from './dynamodb.js';
-import { handlerEnvironment, localTableNames, LOCAL_REGION, LOCAL_STAGE, type LocalSettings } from './environment.js';
+import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
+import { KeyFileDataKeySource } from '../../shared/vault/key-sources.js';
+import { handlerEnvironment, localTableNames, localVaultPaths, LOCAL_REGION, LOCAL_STAGE, type LocalSettings } from './environment.js';
 import { invoker, loadHandler, type LambdaHandler } from './functions.js';
 import { consoleLog, type RuntimeLog } from './log.js';
 import { startQueueConsumers, type QueueSource } from './queue-consumer.js';
@@ -100,6 +102,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   const log = options.log ?? consoleLog;
   const dataDir = resolve(options.dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  // A directory made by an earlier version, or by hand, is closed too.
+  await chmod(dataDir, 0o700);
   const running = await readRunningStack(dataDir);
   // Two DynamoDB Locals on one database file would corrupt it.
   if (running) throw new Error(`A local gateway (pid ${running.pid}) already serves from ${dataDir} at ${running.baseUrl}`);
@@ -152,7 +156,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     ]);
 
     await ensureTables(dynamoClient, tables);
-    const demoMerchant = await ensureDemoMerchant(new DynamoMerchantStore(documentClient, tables), dataDir, {
+    const secrets = new CallbackSecretVault(new KeyFileDataKeySource(localVaultPaths(dataDir).keyFile));
+    const demoMerchant = await ensureDemoMerchant(new DynamoMerchantStore(documentClient, tables), secrets, dataDir, {
       apiKey: options.demoApiKey,
       callbackUrl: options.demoCallbackUrl,
       callbackSecret: options.demoCallbackSecret,

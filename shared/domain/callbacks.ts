@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { callbackPayload, type Transaction, type TransactionStatus } from './transactions.js';
+import { callbackFields, callbackPayload, type CallbackFields, type Transaction, type TransactionStatus } from './transactions.js';
 
 /** Waits after the 1st, 2nd, ... failed attempt; the last one repeats. */
 export const RETRY_DELAYS_SECONDS = [60, 300, 900, 3600, 3 * 3600] as const;
@@ -15,13 +15,17 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 /** One id per transaction state, so a receiver can drop duplicates of the same event. */
 export const webhookId = (transactionId: string, status: TransactionStatus): string => `${transactionId}:${status}`;
 
-/** A callback to deliver. Its body is fixed when the state is written, so every attempt sends the same content. */
+/**
+ * A callback to deliver. What it announces is fixed when the state is written, so every attempt
+ * sends the same content; the sender adds the `hash` and the signatures, which need the secret.
+ */
 export interface CallbackEntry {
   /** The `webhook-id`. */
   id: string;
   merchantId: string;
   transactionId: string;
-  body: string;
+  /** JSON of the callback's fields (`CallbackFields`) in their order, without `hash`. */
+  payload: string;
   createdAt: string;
 }
 
@@ -34,15 +38,19 @@ export interface DeliveryAttempt {
 }
 
 /** The callback announcing a transaction's final state. */
-export function callbackEntry(transaction: Transaction, callbackSecret: string, now: Date): CallbackEntry {
+export function callbackEntry(transaction: Transaction, now: Date): CallbackEntry {
   return {
     id: webhookId(transaction.id, transaction.status),
     merchantId: transaction.merchantId,
     transactionId: transaction.id,
-    body: JSON.stringify(callbackPayload(transaction, callbackSecret)),
+    payload: JSON.stringify(callbackFields(transaction)),
     createdAt: now.toISOString(),
   };
 }
+
+/** The body a callback entry is sent with: its fields and the transaction's `hash`, in merchant-api.md's order. */
+export const callbackBody = (entry: Pick<CallbackEntry, 'payload'>, callbackSecret: string): string =>
+  JSON.stringify(callbackPayload(JSON.parse(entry.payload) as CallbackFields, callbackSecret));
 
 /** Seconds to wait after `failedAttempts` failures (1-based), scaled for tests. */
 export function retryDelaySeconds(failedAttempts: number, scale = 1): number {

@@ -10,7 +10,7 @@ import type { Merchant } from './merchants.js';
 import { Decimal } from './money.js';
 import type { RateSource } from './rates.js';
 import type { Ledger, TransactionService, UniqueClaim } from './transaction-service.js';
-import { depositOutcome, depositTransaction, transactionView, type Transaction, type TransactionView } from './transactions.js';
+import { depositOutcome, depositTransaction, type Transaction } from './transactions.js';
 import { withdrawTransaction, withdrawalRecipient, withdrawalVariant, type WithdrawalRequest } from './withdrawals.js';
 
 /** The payment provider of the local methods. Its decisions come back through `TransactionService.settle`. */
@@ -114,7 +114,7 @@ export class FiatService {
   }
 
   /** Records a payout request (processing); the card number is sealed before it is stored. */
-  async createWithdrawal(merchantId: string, request: WithdrawalRequest): Promise<TransactionView> {
+  async createWithdrawal(merchantId: string, request: WithdrawalRequest): Promise<Transaction> {
     const variant = withdrawalVariant(request);
     const merchant = await this.merchant(merchantId);
     const id = this.deps.newId();
@@ -133,7 +133,7 @@ export class FiatService {
       throw new ApiError('db_unique_violation', 'A withdrawal with this orderId already exists');
     }
     await this.deps.provider.requestPayout({ transactionId: id, merchantId });
-    return transactionView(transaction, merchant.callbackSecret);
+    return transaction;
   }
 
   private async merchant(merchantId: string): Promise<Merchant> {

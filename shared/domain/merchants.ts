@@ -1,14 +1,18 @@
 /** Merchants and their API keys: generation, digests and constant-time checks. No I/O. */
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { Stage } from '../routes.js';
+import type { SealedSecret } from '../vault/envelope.js';
 
 export interface Merchant {
   id: string;
   name: string;
   /** Where transaction callbacks go; null sends none. */
   callbackUrl: string | null;
-  /** `whsec_` + base64 of 32 random bytes: keys the callback signatures. */
-  callbackSecret: string;
+  /**
+   * `whsec_` + base64 of 32 random bytes, keying the callback signatures and transaction hashes;
+   * stored only sealed (see `SecretSealer`).
+   */
+  sealedCallbackSecret: SealedSecret;
   /** Processing fee as a decimal string of percent of the transaction amount. */
   processingFeePercent: string;
   /** Static URL the customer returns to when an invoice has no `redirectUrl`. */
@@ -70,6 +74,11 @@ export function newApiKey(merchantId: string, stage: Stage, now: Date, text = ge
   };
 }
 
+/** Seals a merchant's callback secret for storage, bound to the merchant. */
+export interface SecretSealer {
+  seal(merchantId: string, secret: string): Promise<SealedSecret>;
+}
+
 export interface NewMerchantInput {
   name: string;
   callbackUrl?: string | null;
@@ -79,15 +88,25 @@ export interface NewMerchantInput {
   frameAncestors?: string[];
 }
 
-export function newMerchant(input: NewMerchantInput, now: Date): Merchant {
+/** A new merchant record, and its callback secret in clear: to be shown once, never stored so. */
+export async function newMerchant(
+  input: NewMerchantInput & { id?: string },
+  sealer: SecretSealer,
+  now: Date,
+): Promise<{ merchant: Merchant; callbackSecret: string }> {
+  const id = input.id ?? randomUUID();
+  const callbackSecret = input.callbackSecret ?? generateCallbackSecret();
   return {
-    id: randomUUID(),
-    name: input.name,
-    callbackUrl: input.callbackUrl ?? null,
-    callbackSecret: input.callbackSecret ?? generateCallbackSecret(),
-    processingFeePercent: input.processingFeePercent ?? '0',
-    returnUrl: input.returnUrl ?? null,
-    frameAncestors: input.frameAncestors ?? ['*'],
-    createdAt: now.toISOString(),
+    callbackSecret,
+    merchant: {
+      id,
+      name: input.name,
+      callbackUrl: input.callbackUrl ?? null,
+      sealedCallbackSecret: await sealer.seal(id, callbackSecret),
+      processingFeePercent: input.processingFeePercent ?? '0',
+      returnUrl: input.returnUrl ?? null,
+      frameAncestors: input.frameAncestors ?? ['*'],
+      createdAt: now.toISOString(),
+    },
   };
 }

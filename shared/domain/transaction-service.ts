@@ -16,7 +16,6 @@ import {
   depositTransaction,
   isFinalStatus,
   settlementChange,
-  transactionView,
   type InvoiceChange,
   type Transaction,
   type TransactionStatus,
@@ -72,11 +71,6 @@ export class TransactionService {
   constructor(private readonly deps: TransactionServiceDeps) {}
 
   /** The merchant's own transaction; anything else is as unknown as a missing one. */
-  async view(merchantId: string, transactionId: string): Promise<TransactionView> {
-    const transaction = await this.owned(merchantId, transactionId);
-    return transactionView(transaction, (await this.merchant(merchantId)).callbackSecret);
-  }
-
   async owned(merchantId: string, transactionId: string): Promise<Transaction> {
     const transaction = isUuid(transactionId) ? await this.deps.ledger.get(transactionId) : undefined;
     if (!transaction || transaction.merchantId !== merchantId) throw notFound('Transaction');
@@ -90,7 +84,7 @@ export class TransactionService {
   }
 
   /** Records a deposit on the merchant's invoice, moves the invoice, and owes the callback if final. */
-  async recordDeposit(merchantId: string, invoiceId: string, input: DepositInput): Promise<TransactionView> {
+  async recordDeposit(merchantId: string, invoiceId: string, input: DepositInput): Promise<Transaction> {
     const merchant = await this.merchant(merchantId);
     const id = this.deps.newId();
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
@@ -102,11 +96,11 @@ export class TransactionService {
           : new ApiError('conflict', 'Invoice is already paid');
       }
       const transaction = depositTransaction(invoice, { id, now: this.deps.clock(), ...this.depositDetails(invoice, input) }, merchant.processingFeePercent);
-      const callback = isFinalStatus(transaction.status) ? callbackEntry(transaction, merchant.callbackSecret, this.deps.clock()) : undefined;
+      const callback = isFinalStatus(transaction.status) ? callbackEntry(transaction, this.deps.clock()) : undefined;
       const result = await this.deps.ledger.insert(transaction, { invoice: { id: invoice.id, expectedStatus: invoice.status, change: outcome.change }, callback });
       if (result === 'committed') {
         if (callback) await this.deps.callbacks.publish([callback.id]);
-        return transactionView(transaction, merchant.callbackSecret);
+        return transaction;
       }
     }
     throw new ApiError('conflict', 'The invoice kept changing; retry the request');
@@ -116,21 +110,20 @@ export class TransactionService {
    * Moves a processing transaction to its final state (a provider's decision, a simulated
    * withdrawal outcome). Asking for the state it already has answers it again.
    */
-  async settle(merchantId: string, transactionId: string, status: 'confirmed' | 'failed', expectedType?: Transaction['type']): Promise<TransactionView> {
-    const merchant = await this.merchant(merchantId);
+  async settle(merchantId: string, transactionId: string, status: 'confirmed' | 'failed', expectedType?: Transaction['type']): Promise<Transaction> {
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const current = await this.owned(merchantId, transactionId);
       if (expectedType && current.type !== expectedType) throw ValidationError.of('transactionId', `Transaction is not a ${expectedType}`);
-      if (current.status === status) return transactionView(current, merchant.callbackSecret);
+      if (current.status === status) return current;
       if (current.status !== 'processing') throw new ApiError('conflict', `Transaction is already ${current.status}`);
 
       const next: Transaction = { ...current, status, updatedAt: this.deps.clock().toISOString() };
       const invoice = current.invoiceId ? await this.deps.invoices.get(current.invoiceId) : undefined;
       const guard = invoice ? { id: invoice.id, expectedStatus: invoice.status, change: settlementChange(invoice, status) } : undefined;
-      const callback = callbackEntry(next, merchant.callbackSecret, this.deps.clock());
+      const callback = callbackEntry(next, this.deps.clock());
       if ((await this.deps.ledger.transition(next, 'processing', { invoice: guard, callback })) === 'committed') {
         await this.deps.callbacks.publish([callback.id]);
-        return transactionView(next, merchant.callbackSecret);
+        return next;
       }
     }
     throw new ApiError('conflict', 'The transaction kept changing; retry the request');

@@ -56,6 +56,9 @@ export interface Transaction extends Omit<TransactionView, 'hash'> {
 /** The callback body: the transaction without the retrieval-only fields. */
 export type CallbackPayload = Omit<TransactionView, 'createdAt' | 'updatedAt' | 'senderDetails'> & { callbackType: 'transaction' };
 
+/** What a callback announces, fixed when the state is written; `hash` is added when it is signed. */
+export type CallbackFields = Omit<CallbackPayload, 'hash'>;
+
 /** decisions 7: the value existing merchant integrations verify. */
 export function transactionHash(transaction: Pick<Transaction, 'id' | 'customerId' | 'amount' | 'currency'>, callbackSecret: string): string {
   const customerId = transaction.customerId === '' ? 'N/A' : transaction.customerId;
@@ -64,6 +67,8 @@ export function transactionHash(transaction: Pick<Transaction, 'id' | 'customerI
 }
 
 const VIEW_FIELDS = Object.keys(transactionViewSchema.shape) as (keyof TransactionView)[];
+const RETRIEVAL_ONLY: ReadonlySet<keyof TransactionView> = new Set(['createdAt', 'updatedAt', 'senderDetails']);
+const CALLBACK_FIELDS = VIEW_FIELDS.filter((field) => field !== 'hash' && !RETRIEVAL_ONLY.has(field)) as (keyof CallbackFields)[];
 
 /** Exactly the fields of merchant-api.md, in its order; whatever else the record holds stays inside. */
 export function transactionView(transaction: Transaction, callbackSecret: string): TransactionView {
@@ -71,9 +76,15 @@ export function transactionView(transaction: Transaction, callbackSecret: string
   return Object.fromEntries(VIEW_FIELDS.map((field) => [field, field === 'hash' ? hash : transaction[field]])) as TransactionView;
 }
 
-export function callbackPayload(transaction: Transaction, callbackSecret: string): CallbackPayload {
-  const { createdAt: _c, updatedAt: _u, senderDetails: _s, ...fields } = transactionView(transaction, callbackSecret);
-  return { ...fields, callbackType: 'transaction' };
+export function callbackFields(transaction: Transaction): CallbackFields {
+  return { ...Object.fromEntries(CALLBACK_FIELDS.map((field) => [field, transaction[field as keyof Transaction]])), callbackType: 'transaction' } as CallbackFields;
+}
+
+/** The callback body as sent: the fields in merchant-api.md's order with the record's `hash`. */
+export function callbackPayload(fields: CallbackFields, callbackSecret: string): CallbackPayload {
+  const hash = transactionHash(fields, callbackSecret);
+  const ordered = VIEW_FIELDS.filter((field) => !RETRIEVAL_ONLY.has(field)).map((field) => [field, field === 'hash' ? hash : fields[field as keyof CallbackFields]]);
+  return { ...Object.fromEntries(ordered), callbackType: fields.callbackType } as CallbackPayload;
 }
 
 /** Processing fee: the merchant's percentage of the amount, half-up at the currency's precision. */

@@ -10,6 +10,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import {
+  callbackBody,
   DELIVERY_TIMEOUT_MS,
   isNonPublicAddress,
   retryDelaySeconds,
@@ -19,6 +20,7 @@ import {
   type SignedCallback,
 } from '../domain/callbacks.js';
 import type { Merchant } from '../domain/merchants.js';
+import type { CallbackSecretOpener } from '../domain/transaction-views.js';
 import { logger } from '../http/logger.js';
 import type { DynamoOutboxStore } from '../store/outbox.js';
 import type { CallbackMessage } from './callbacks.js';
@@ -95,6 +97,7 @@ const isSuccess = (status: number | null) => status !== null && status >= 200 &&
 export interface CallbackSenderDeps {
   outbox: DynamoOutboxStore;
   merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
+  callbackSecrets: CallbackSecretOpener;
   deliver: Deliver;
   sqs: SQSClient;
   queueUrl: string;
@@ -108,7 +111,7 @@ export class CallbackSender {
 
   /** Settles the record, or throws RetryLater after scheduling its next attempt. */
   async handle(record: SQSRecord): Promise<void> {
-    const { outbox, merchants, deliver, retryScale, clock } = this.deps;
+    const { outbox, merchants, callbackSecrets, deliver, retryScale, clock } = this.deps;
     const { callbackId } = JSON.parse(record.body) as CallbackMessage;
     const entry = await outbox.get(callbackId);
     if (!entry) return logger.error('Callback message for an unknown outbox entry', { callbackId });
@@ -128,7 +131,8 @@ export class CallbackSender {
     }
 
     const at = clock();
-    const result = await deliver(merchant.callbackUrl, signCallback(merchant.callbackSecret, entry.id, entry.body, at));
+    const secret = await callbackSecrets.open(merchant.id, merchant.sealedCallbackSecret);
+    const result = await deliver(merchant.callbackUrl, signCallback(secret, entry.id, callbackBody(entry, secret), at));
     const attempt: DeliveryAttempt = { at: at.toISOString(), ...result };
     if (isSuccess(result.status)) {
       await outbox.recordAttempt(callbackId, attempt, 'delivered');

@@ -37,7 +37,7 @@ export class KeyFileDataKeySource implements DataKeySource {
     this.master ??= readFile(this.path).catch(async (error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
       const key = randomBytes(32);
-      await mkdir(dirname(this.path), { recursive: true });
+      await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
       // 'wx' so two processes racing to create it cannot both win; the loser reads the winner's.
       await writeFile(this.path, key, { mode: 0o600, flag: 'wx' }).catch(async (raced: NodeJS.ErrnoException) => {
         if (raced.code !== 'EEXIST') throw raced;

@@ -30,6 +30,7 @@ import type { RuntimeLog } from '../../infra/local/log.js';
 import { batchOutcome, startQueueConsumers, uniqueMessages, type QueueConsumers } from '../../infra/local/queue-consumer.js';
 import { localSqsClient } from '../../infra/local/sqs.js';
 import type { QueueFunction } from '../../shared/routes.js';
+import { callbackBody } from '../../shared/domain/callbacks.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
 import { callApi, dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { openRuntimeStack, recordDepositWithoutPublishing, type RuntimeStack } from '../support/runtime-stack.js';
@@ -241,7 +242,7 @@ describe('a writer that dies between its database write and its enqueue', () => 
     const { transaction, callback } = await recordDepositWithoutPublishing(stack, invoice.id);
     expect((await stack.outbox.get(callback.id))?.publishedAt).toBeUndefined();
     const delivered = await receiver.waitForDelivery((c) => c.webhookId === callback.id);
-    expect(delivered.body).toBe(callback.body);
+    expect(delivered.body).toBe(callbackBody(callback, CALLBACK_SECRET));
     await expectVerifiableCallback(delivered, transaction.id);
     expect((await stack.outbox.get(callback.id))?.publishedAt).toBeDefined();
   });
@@ -525,7 +526,7 @@ describe('a crash of the whole runtime', () => {
     ]);
     expect(afterRestart.body).toBe(receiver.byWebhookId(inQueueId)[0]!.body);
     await expectVerifiableCallback(afterRestart, inQueueDeposit.id);
-    expect(orphan.body).toBe(unpublished.body);
+    expect(orphan.body).toBe(callbackBody(unpublished, CALLBACK_SECRET));
     await expectVerifiableCallback(orphan, unpublished.transactionId);
   });
 });

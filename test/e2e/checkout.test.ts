@@ -150,7 +150,7 @@ describe('the hosted checkout in a browser', () => {
   it("is refused in a frame of an origin the merchant's frameAncestors leave out", async () => {
     const stack = await openRuntimeStack(dataDir);
     const now = new Date();
-    const merchant = newMerchant({ name: 'Framed shop', frameAncestors: ['https://shop.example'] }, now);
+    const { merchant } = await newMerchant({ name: 'Framed shop', frameAncestors: ['https://shop.example'] }, stack.secrets, now);
     const key = newApiKey(merchant.id, 'demo', now);
     try {
       await stack.merchants.createMerchant(merchant);

@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -137,6 +137,21 @@ describe('restarting on the same data directory', () => {
     expect(gateway.output()).toContain('Stopped');
     expect(existsSync(runtimeInfoFile(dataDir))).toBe(false);
     expect(dynamoDbLocalProcesses(dataDir)).toEqual([]);
+  });
+
+  it('left every file 0600 and every directory 0700, and no callback secret in clear anywhere', async () => {
+    const entries = await readdir(dataDir, { recursive: true, withFileTypes: true });
+    expect(entries.some((entry) => entry.isFile() && entry.name.endsWith('.db'))).toBe(true);
+    for (const entry of [{ path: dataDir, directory: true }, ...entries.map((e) => ({ path: join(e.parentPath, e.name), directory: e.isDirectory() }))]) {
+      expect({ path: entry.path, mode: (await stat(entry.path)).mode & 0o777 }).toEqual({ path: entry.path, mode: entry.directory ? 0o700 : 0o600 });
+      if (entry.directory) continue;
+      const content = await readFile(entry.path);
+      for (const secret of [gateway.callbackSecret, cliMerchant.callbackSecret]) {
+        // Both the text and the key bytes it encodes.
+        expect(content.includes(secret), `${secret} in ${entry.path}`).toBe(false);
+        expect(content.includes(Buffer.from(secret.slice('whsec_'.length), 'base64')), `secret bytes in ${entry.path}`).toBe(false);
+      }
+    }
   });
 
   it('keeps the demo merchant, its key and secret, and the merchants created meanwhile', async () => {

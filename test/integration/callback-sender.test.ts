@@ -7,13 +7,14 @@ import type { SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
-import { generateCallbackSecret, newMerchant, type Merchant } from '../../shared/domain/merchants.js';
+import { callbackBody } from '../../shared/domain/callbacks.js';
+import { transactionHash } from '../../shared/domain/transactions.js';
 import { CallbackSender, RetryLater, httpDeliver, type Deliver } from '../../shared/queue/callback-sender.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoOutboxStore, outboxPut } from '../../shared/store/outbox.js';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { testMerchantStore } from '../support/merchants.js';
+import { seedMerchant, testCallbackSecrets, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -55,20 +56,20 @@ afterAll(async () => {
   receiver.close();
 });
 
-async function merchantAt(path: string | null): Promise<Merchant> {
-  const merchant = newMerchant({ name: 'callbacks', callbackUrl: path === null ? null : `${receiverUrl}${path}`, callbackSecret: generateCallbackSecret() }, new Date());
-  await testMerchantStore().createMerchant(merchant);
-  return merchant;
+async function merchantAt(path: string | null): Promise<SeededMerchant> {
+  return seedMerchant({ name: 'callbacks', callbackUrl: path === null ? null : `${receiverUrl}${path}` });
 }
 
 /** An outbox entry and its message on the test queue, received as the consumer would see it. */
-async function queuedCallback(merchant: Merchant): Promise<{ id: string; record: SQSRecord; body: string }> {
+async function queuedCallback({ merchant, callbackSecret }: SeededMerchant): Promise<{ id: string; record: SQSRecord; body: string }> {
   const transactionId = randomUUID();
   const id = `${transactionId}:confirmed`;
-  const body = JSON.stringify({ id: transactionId, status: 'confirmed', callbackType: 'transaction' });
+  const payload = JSON.stringify({ id: transactionId, status: 'confirmed', amount: '25.000000', currency: 'USDT', customerId: 'c-1', callbackType: 'transaction' });
+  // What the receiver must get: the fields with the transaction's hash under the merchant's secret.
+  const body = callbackBody({ payload }, callbackSecret);
   await documentClient.send(
     new TransactWriteCommand({
-      TransactItems: [outboxPut(config().tables.outbox, { id, merchantId: merchant.id, transactionId, body, createdAt: new Date().toISOString() })],
+      TransactItems: [outboxPut(config().tables.outbox, { id, merchantId: merchant.id, transactionId, payload, createdAt: new Date().toISOString() })],
     }),
   );
   await sqsClient.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ callbackId: id }) }));
@@ -81,6 +82,7 @@ function sender(options: { clock?: () => Date; deliver?: Deliver } = {}) {
   return new CallbackSender({
     outbox: outbox(),
     merchants: testMerchantStore(),
+    callbackSecrets: testCallbackSecrets(),
     deliver: options.deliver ?? httpDeliver({ publicOnly: false, timeoutMs: 500 }),
     sqs: sqsClient,
     queueUrl,
@@ -99,6 +101,7 @@ describe('the callback sender', () => {
     await sender().handle(record);
     const [delivery] = deliveriesTo('/ok').filter((r) => r.headers['webhook-id'] === id);
     expect(delivery!.body).toBe(body);
+    expect(JSON.parse(body).hash).toBe(transactionHash({ id: id.split(':')[0]!, customerId: 'c-1', amount: '25.000000', currency: 'USDT' }, merchant.callbackSecret));
     expect(new Webhook(merchant.callbackSecret).verify(delivery!.body, delivery!.headers as Record<string, string>)).toEqual(JSON.parse(body));
     const entry = await outbox().get(id);
     expect(entry?.deliveredAt).toBeTruthy();

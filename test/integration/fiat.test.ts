@@ -77,7 +77,7 @@ describe('POST /api/v2/gateway9/deposit/confirm', () => {
     expect(failed!.status).toBe('failed');
     expect(await invoiceStatus(invoice.id)).toMatchObject({ status: 'canceled', cancelReason: 'rejected' });
     const entry = await outbox().get(`${failed!.id}:failed`);
-    expect(JSON.parse(entry!.body)).toMatchObject({ id: failed!.id, type: 'deposit', status: 'failed', callbackType: 'transaction' });
+    expect(JSON.parse(entry!.payload)).toMatchObject({ id: failed!.id, type: 'deposit', status: 'failed', callbackType: 'transaction' });
   });
 
   it('answers the same invoice and UTR again with 200, whatever happened since', async () => {
@@ -247,9 +247,9 @@ describe('POST /api/v2/withdrawal', () => {
     const settled = await invoke('simulate-withdrawal', { apiKey: merchant.apiKey, body: { transactionId: response.body.data.id, status: 'confirmed' } });
     expect(settled.body.data.status).toBe('confirmed');
     const entry = await outbox().get(`${response.body.data.id}:confirmed`);
-    expect(JSON.parse(entry!.body)).toMatchObject({ type: 'withdraw', status: 'confirmed', callbackType: 'transaction' });
+    expect(JSON.parse(entry!.payload)).toMatchObject({ type: 'withdraw', status: 'confirmed', callbackType: 'transaction' });
 
-    const everything = [JSON.stringify(response.body), JSON.stringify(settled.body), entry!.body, ...written, JSON.stringify(await scanAll())].join('\n');
+    const everything = [JSON.stringify(response.body), JSON.stringify(settled.body), entry!.payload, ...written, JSON.stringify(await scanAll())].join('\n');
     expect(everything).not.toContain('5555555555554444');
     expect(everything).not.toContain('5555 5555 5555 4444');
     const stored = await ledger().get(response.body.data.id);

@@ -19,7 +19,7 @@ import { QUEUES, type QueueDefinition } from '../../shared/platform.js';
 import { retryDelaySeconds, windowClosed } from '../../shared/domain/callbacks.js';
 import { digestApiKey, generateApiKeyText, generateCallbackSecret, isCallbackSecret } from '../../shared/domain/merchants.js';
 import { TABLE_KEYS, TABLES, type TableKey } from '../../shared/store/tables.js';
-import { testMerchantStore } from '../support/merchants.js';
+import { testCallbackSecrets, testMerchantStore } from '../support/merchants.js';
 
 let client: DynamoDBClient;
 let dataDir: string;
@@ -141,73 +141,77 @@ describe('the queues', () => {
 
 describe('the demo merchant', () => {
   const store = testMerchantStore();
+  const secrets = testCallbackSecrets();
 
-  it('is created on the first start with a demo key and a callback secret kept in a 0600 file, and kept on the next', async () => {
+  it('is created on the first start with a demo key kept in a 0600 file and a sealed callback secret, and kept on the next', async () => {
     const dir = await mkdtemp(join(dataDir, 'demo-'));
-    const first = await ensureDemoMerchant(store, dir, {});
+    const first = await ensureDemoMerchant(store, secrets, dir, {});
     expect(first.apiKey).toMatch(/^gw_demo_[0-9A-Za-z]{32}$/);
     expect(isCallbackSecret(first.callbackSecret)).toBe(true);
     expect(first.callbackUrl).toBeNull();
     expect((await stat(demoMerchantFile(dir))).mode & 0o777).toBe(0o600);
-    expect(JSON.parse(await readFile(demoMerchantFile(dir), 'utf8'))).toEqual({
-      merchantId: first.merchantId,
-      apiKey: first.apiKey,
-      callbackSecret: first.callbackSecret,
-    });
+    expect(JSON.parse(await readFile(demoMerchantFile(dir), 'utf8'))).toEqual({ merchantId: first.merchantId, apiKey: first.apiKey });
+    const stored = await store.getMerchant(first.merchantId);
+    expect(JSON.stringify(stored)).not.toContain(first.callbackSecret);
+    expect(await secrets.open(first.merchantId, stored!.sealedCallbackSecret)).toBe(first.callbackSecret);
     const key = await store.findKeyByDigest(digestApiKey(first.apiKey));
     expect(key).toMatchObject({ merchantId: first.merchantId, status: 'active' });
 
-    const second = await ensureDemoMerchant(store, dir, {});
+    const second = await ensureDemoMerchant(store, secrets, dir, {});
     expect(second).toEqual(first);
     expect(await store.listKeys(first.merchantId)).toHaveLength(1);
   });
 
   it('takes the key, callback URL and secret from the environment on every start, and keeps them', async () => {
     const dir = await mkdtemp(join(dataDir, 'demo-'));
-    const first = await ensureDemoMerchant(store, dir, {});
+    const first = await ensureDemoMerchant(store, secrets, dir, {});
     const apiKey = generateApiKeyText('demo');
     const callbackSecret = generateCallbackSecret();
-    const configured = await ensureDemoMerchant(store, dir, { apiKey, callbackSecret, callbackUrl: 'http://localhost:4000/callbacks' });
+    const configured = await ensureDemoMerchant(store, secrets, dir, { apiKey, callbackSecret, callbackUrl: 'http://localhost:4000/callbacks' });
     expect(configured).toEqual({ merchantId: first.merchantId, apiKey, callbackSecret, callbackUrl: 'http://localhost:4000/callbacks' });
-    expect(await store.getMerchant(first.merchantId)).toMatchObject({ callbackSecret, callbackUrl: 'http://localhost:4000/callbacks' });
+    const stored = await store.getMerchant(first.merchantId);
+    expect(stored).toMatchObject({ callbackUrl: 'http://localhost:4000/callbacks' });
+    expect(await secrets.open(first.merchantId, stored!.sealedCallbackSecret)).toBe(callbackSecret);
     expect((await store.listKeys(first.merchantId)).map((k) => k.status)).toEqual(['active', 'active']);
 
-    const later = await ensureDemoMerchant(store, dir, {});
+    const later = await ensureDemoMerchant(store, secrets, dir, {});
     expect(later).toEqual({ ...configured, callbackUrl: null });
     expect((await store.getMerchant(first.merchantId))?.callbackUrl).toBeNull();
   });
 
   it('replaces a saved key that was revoked, and refuses a revoked key from the environment', async () => {
     const dir = await mkdtemp(join(dataDir, 'demo-'));
-    const first = await ensureDemoMerchant(store, dir, {});
+    const first = await ensureDemoMerchant(store, secrets, dir, {});
     const [key] = await store.listKeys(first.merchantId);
     await store.revokeKey(first.merchantId, key!.keyId, new Date());
 
-    const next = await ensureDemoMerchant(store, dir, {});
+    const next = await ensureDemoMerchant(store, secrets, dir, {});
     expect(next.apiKey).not.toBe(first.apiKey);
     expect(await store.findKeyByDigest(digestApiKey(next.apiKey))).toMatchObject({ status: 'active', merchantId: first.merchantId });
 
-    await expect(ensureDemoMerchant(store, dir, { apiKey: first.apiKey })).rejects.toThrow('GATEWAY_DEMO_API_KEY has been revoked');
+    await expect(ensureDemoMerchant(store, secrets, dir, { apiKey: first.apiKey })).rejects.toThrow('GATEWAY_DEMO_API_KEY has been revoked');
   });
 
   it('refuses a key of another merchant from the environment', async () => {
-    const other = await ensureDemoMerchant(store, await mkdtemp(join(dataDir, 'demo-')), {});
+    const other = await ensureDemoMerchant(store, secrets, await mkdtemp(join(dataDir, 'demo-')), {});
     const dir = await mkdtemp(join(dataDir, 'demo-'));
-    await expect(ensureDemoMerchant(store, dir, { apiKey: other.apiKey })).rejects.toThrow('belongs to another merchant');
+    await expect(ensureDemoMerchant(store, secrets, dir, { apiKey: other.apiKey })).rejects.toThrow('belongs to another merchant');
   });
 
-  it('is made again under its old id and key when the store lost it', async () => {
+  it('is made again under its old id and key, with a new callback secret, when the store lost it', async () => {
     const dir = await mkdtemp(join(dataDir, 'demo-'));
-    const saved = { merchantId: randomUUID(), apiKey: generateApiKeyText('demo'), callbackSecret: generateCallbackSecret() };
+    const saved = { merchantId: randomUUID(), apiKey: generateApiKeyText('demo') };
     await writeFile(demoMerchantFile(dir), JSON.stringify(saved));
-    expect(await ensureDemoMerchant(store, dir, {})).toEqual({ ...saved, callbackUrl: null });
+    const remade = await ensureDemoMerchant(store, secrets, dir, {});
+    expect(remade).toEqual({ ...saved, callbackSecret: expect.any(String), callbackUrl: null });
+    expect(isCallbackSecret(remade.callbackSecret)).toBe(true);
     expect(await store.getMerchant(saved.merchantId)).toMatchObject({ name: 'Demo merchant' });
   });
 
   it('refuses a damaged credentials file rather than replacing it', async () => {
     const dir = await mkdtemp(join(dataDir, 'demo-'));
     await writeFile(demoMerchantFile(dir), '{"merchantId":');
-    await expect(ensureDemoMerchant(store, dir, {})).rejects.toThrow('does not hold demo merchant credentials');
+    await expect(ensureDemoMerchant(store, secrets, dir, {})).rejects.toThrow('does not hold demo merchant credentials');
   });
 });
 

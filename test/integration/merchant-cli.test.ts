@@ -9,7 +9,7 @@ import { MerchantAdmin, type KeyRegistry } from '../../infra/cli/merchant-admin.
 import { runMerchantCli } from '../../infra/cli/merchant-cli.js';
 import { digestApiKey, type ApiKey } from '../../shared/domain/merchants.js';
 import { invoke } from '../support/invoke.js';
-import { testMerchantStore } from '../support/merchants.js';
+import { testCallbackSecrets, testMerchantStore } from '../support/merchants.js';
 
 let dataDir: string;
 
@@ -51,13 +51,11 @@ describe('merchant create', () => {
     expect(Object.keys(created)).toEqual(['merchantId', 'apiKey', 'callbackSecret']);
     expect(created.apiKey).toMatch(/^gw_demo_[0-9A-Za-z]{32}$/);
     expect(created.callbackSecret).toMatch(/^whsec_/);
-    expect(await testMerchantStore().getMerchant(created.merchantId)).toMatchObject({
-      name: 'Shop',
-      callbackUrl: 'https://shop.example/cb',
-      returnUrl: 'https://shop.example/done',
-      processingFeePercent: '1.5',
-      callbackSecret: created.callbackSecret,
-    });
+    const stored = await testMerchantStore().getMerchant(created.merchantId);
+    expect(stored).toMatchObject({ name: 'Shop', callbackUrl: 'https://shop.example/cb', returnUrl: 'https://shop.example/done', processingFeePercent: '1.5' });
+    // Stored sealed, under the vault the functions open it with.
+    expect(JSON.stringify(stored)).not.toContain(created.callbackSecret);
+    expect(await testCallbackSecrets().open(created.merchantId, stored!.sealedCallbackSecret)).toBe(created.callbackSecret);
     expect(await statusWithKey(created.apiKey)).toBe(404);
   });
 
@@ -170,7 +168,7 @@ describe('MerchantAdmin and the gateway key registry', () => {
         events.push(`unregister ${key.keyId} status=${(await store.findKeyByDigest(key.digest))?.status}`);
       },
     };
-    const admin = new MerchantAdmin(store, registry, 'prod');
+    const admin = new MerchantAdmin(store, registry, testCallbackSecrets(), 'prod');
     const { merchant, key } = await admin.createMerchant({ name: 'Registry shop' });
     expect(key.apiKey).toMatch(/^gw_prod_/);
     await admin.revokeKey(merchant.id, key.keyId);
@@ -185,7 +183,7 @@ describe('MerchantAdmin and the gateway key registry', () => {
       },
       unregister: async () => undefined,
     };
-    const admin = new MerchantAdmin(store, refusing, 'prod');
+    const admin = new MerchantAdmin(store, refusing, testCallbackSecrets(), 'prod');
     await expect(admin.createMerchant({ name: 'Refused shop' })).rejects.toThrow('LimitExceededException');
     const refused = (await store.listMerchants()).find((m) => m.name === 'Refused shop');
     expect(await store.listKeys(refused!.id)).toEqual([]);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
+import { callbackBody } from '../../shared/domain/callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
@@ -65,15 +66,16 @@ describe('simulated deposits', () => {
       eur: '46.30',
       info: { exchangeRate: '1', referenceAmount: '50.00', referenceCurrency: 'USD', transactionAmount: '50.000000', transactionCurrency: 'USDT' },
     });
-    expect(tx.hash).toBe(transactionHash(tx, merchant.merchant.callbackSecret));
+    expect(tx.hash).toBe(transactionHash(tx, merchant.callbackSecret));
     expect((await getTransaction(tx.id)).body).toEqual({ success: true, data: tx });
     expect(await getInvoice(invoice.id)).toMatchObject({ status: 'completed' });
 
     const entry = await outbox().get(`${tx.id}:confirmed`);
     expect(entry?.publishedAt).toBeTruthy();
     expect(entry).not.toHaveProperty('pendingShard');
-    const { createdAt: _c, updatedAt: _u, senderDetails: _s, ...payload } = tx;
-    expect(JSON.parse(entry!.body)).toEqual({ ...payload, callbackType: 'transaction' });
+    const { createdAt: _c, updatedAt: _u, senderDetails: _s, hash: _h, ...payload } = tx;
+    expect(JSON.parse(entry!.payload)).toEqual({ ...payload, callbackType: 'transaction' });
+    expect(JSON.parse(callbackBody(entry!, merchant.callbackSecret))).toEqual({ ...payload, hash: tx.hash, callbackType: 'transaction' });
   });
 
   it('credits a fiat invoice with no network or chain hash, on the network given', async () => {

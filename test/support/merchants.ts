@@ -4,11 +4,22 @@ import { config } from '../../shared/config.js';
 import { newApiKey, newMerchant, type ApiKey, type Merchant, type NewMerchantInput } from '../../shared/domain/merchants.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
+import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
+import { KeyFileDataKeySource } from '../../shared/vault/key-sources.js';
 
 export const testMerchantStore = (): DynamoMerchantStore => new DynamoMerchantStore(documentClient, config().tables);
 
+/** The vault the test run's functions use (the key file under the run's directory). */
+export function testCallbackSecrets(): CallbackSecretVault {
+  const keys = config().vaultKeys;
+  if (keys?.kind !== 'local') throw new Error('The test environment has no local vault key file');
+  return new CallbackSecretVault(new KeyFileDataKeySource(keys.keyFile));
+}
+
 export interface SeededMerchant {
   merchant: Merchant;
+  /** The callback secret in clear, as the admin CLI shows it once. */
+  callbackSecret: string;
   /** The key text, for `x-api-key`. */
   apiKey: string;
   key: ApiKey;
@@ -18,9 +29,9 @@ export interface SeededMerchant {
 export async function seedMerchant(input: Partial<NewMerchantInput> = {}): Promise<SeededMerchant> {
   const store = testMerchantStore();
   const now = new Date();
-  const merchant = newMerchant({ name: `Test merchant ${randomUUID().slice(0, 8)}`, ...input }, now);
+  const { merchant, callbackSecret } = await newMerchant({ name: `Test merchant ${randomUUID().slice(0, 8)}`, ...input }, testCallbackSecrets(), now);
   const { text, record } = newApiKey(merchant.id, config().stage, now);
   await store.createMerchant(merchant);
   await store.addKey(record);
-  return { merchant, apiKey: text, key: record };
+  return { merchant, callbackSecret, apiKey: text, key: record };
 }

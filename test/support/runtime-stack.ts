@@ -9,6 +9,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { demoMerchantFile } from '../../infra/local/demo-merchant.js';
 import { localDynamoClient } from '../../infra/local/dynamodb.js';
+import { localVaultPaths } from '../../infra/local/environment.js';
 import { readRunningStack, type RuntimeInfo } from '../../infra/local/runtime-info.js';
 import { localCallbackQueueUrls, localSqsClient } from '../../infra/local/sqs.js';
 import { callbackEntry, type CallbackEntry } from '../../shared/domain/callbacks.js';
@@ -18,6 +19,8 @@ import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
+import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
+import { KeyFileDataKeySource } from '../../shared/vault/key-sources.js';
 
 export interface RuntimeStack {
   info: RuntimeInfo;
@@ -30,6 +33,8 @@ export interface RuntimeStack {
   merchants: DynamoMerchantStore;
   transactions: DynamoTransactionStore;
   outbox: DynamoOutboxStore;
+  /** The runtime's vault of callback secrets (its key file). */
+  secrets: CallbackSecretVault;
   /** The demo merchant's id, from `{dataDir}/demo-merchant.json`. */
   demoMerchantId: string;
   close(): void;
@@ -52,6 +57,7 @@ export async function openRuntimeStack(dataDir: string): Promise<RuntimeStack> {
     merchants: new DynamoMerchantStore(documentClient, info.tables),
     transactions: new DynamoTransactionStore(documentClient, info.tables),
     outbox: new DynamoOutboxStore(documentClient, info.tables.outbox),
+    secrets: new CallbackSecretVault(new KeyFileDataKeySource(localVaultPaths(dataDir).keyFile)),
     demoMerchantId: merchantId,
     close: () => {
       dynamo.destroy();
@@ -85,7 +91,7 @@ export async function recordDepositWithoutPublishing(stack: RuntimeStack, invoic
     },
     merchant.processingFeePercent,
   );
-  const callback = callbackEntry(transaction, merchant.callbackSecret, now);
+  const callback = callbackEntry(transaction, now);
   const open = invoice.status === 'created' || invoice.status === 'active';
   const result = await stack.transactions.insert(transaction, {
     invoice: { id: invoice.id, expectedStatus: invoice.status, change: open ? { status: 'completed' } : { status: 'completed', paidLate: true } },

@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import {
   DELIVERY_WINDOW_SECONDS,
+  callbackBody,
   callbackEntry,
   isNonPublicAddress,
   retryDelaySeconds,
@@ -13,6 +14,7 @@ import {
 import type { Invoice } from '../../shared/domain/invoices.js';
 import { Decimal } from '../../shared/domain/money.js';
 import {
+  callbackFields,
   callbackPayload,
   depositOutcome,
   depositTransaction,
@@ -109,7 +111,8 @@ describe('a deposit transaction', () => {
     expect(view).not.toHaveProperty('merchantId');
     expect(view.hash).toBe(transactionHash(tx, SECRET));
     expect(view.senderDetails).toEqual({ senderIban: '', senderAccountNumber: '', senderSortCode: '' });
-    const payload = callbackPayload(tx, SECRET);
+    const payload = callbackPayload(callbackFields(tx), SECRET);
+    expect(Object.keys(payload)).toEqual([...Object.keys(view).filter((k) => !['createdAt', 'updatedAt', 'senderDetails'].includes(k)), 'callbackType']);
     expect(payload).not.toHaveProperty('createdAt');
     expect(payload).not.toHaveProperty('updatedAt');
     expect(payload).not.toHaveProperty('senderDetails');
@@ -162,12 +165,14 @@ describe('callbacks (decisions 10)', () => {
 
   it('signs with the Standard Webhooks scheme, verifiable by its reference library', () => {
     const tx = deposit(invoice());
-    const entry = callbackEntry(tx, SECRET, NOW);
+    const entry = callbackEntry(tx, NOW);
     expect(entry.id).toBe(webhookId(tx.id, 'confirmed'));
     expect(entry.id).toBe(`${tx.id}:confirmed`);
-    const signed = signCallback(SECRET, entry.id, entry.body, new Date());
+    expect(entry.payload).not.toContain(SECRET);
+    const body = callbackBody(entry, SECRET);
+    const signed = signCallback(SECRET, entry.id, body, new Date());
     expect(signed.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
-    expect(new Webhook(SECRET).verify(signed.body, signed.headers)).toEqual(JSON.parse(entry.body));
+    expect(new Webhook(SECRET).verify(signed.body, signed.headers)).toEqual(JSON.parse(body));
     expect(() => new Webhook(SECRET).verify(signed.body.replace('8333.33', '9333.33'), signed.headers)).toThrow();
   });
 
