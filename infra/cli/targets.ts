@@ -13,7 +13,6 @@ import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
 import { KeyFileDataKeySource, KmsDataKeySource } from '../../shared/vault/key-sources.js';
 import { localDynamoClient } from '../local/dynamodb.js';
-import { localVaultPaths } from '../local/environment.js';
 import { readRunningStack } from '../local/runtime-info.js';
 import { ApiGatewayKeyRegistry } from './api-gateway-keys.js';
 import { AdminError, localKeyRegistry, MerchantAdmin } from './merchant-admin.js';
@@ -45,7 +44,7 @@ export async function localTarget(dataDir: string): Promise<Target> {
   const outbox = new DynamoOutboxStore(documentClient(client), stack.tables.outbox);
   return {
     description: `the local gateway at ${stack.baseUrl}`,
-    admin: new MerchantAdmin(store, localKeyRegistry, new CallbackSecretVault(new KeyFileDataKeySource(localVaultPaths(dataDir).keyFile)), stack.stage),
+    admin: new MerchantAdmin(store, localKeyRegistry, new CallbackSecretVault(new KeyFileDataKeySource(stack.vaultKeyFile)), stack.stage),
     callbacks: { redriveParked: () => outbox.requeue('parked', new Date()) },
     close: () => client.destroy(),
   };

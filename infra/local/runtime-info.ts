@@ -16,6 +16,8 @@ const runtimeInfoSchema = z.object({
   dynamodbEndpoint: z.string(),
   sqsEndpoint: z.string(),
   tables: z.object(Object.fromEntries(TABLE_KEYS.map((key) => [key, z.string()])) as Record<TableKey, z.ZodString>),
+  /** The vault's key file the functions seal and open secrets with. */
+  vaultKeyFile: z.string(),
   pid: z.number().int(),
   /** The DynamoDB Local the runtime started: a runtime killed outright leaves it running. */
   dynamodbPid: z.number().int().optional(),

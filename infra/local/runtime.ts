@@ -203,6 +203,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       dynamodbEndpoint: services.dynamodbEndpoint,
       sqsEndpoint: services.sqsEndpoint,
       tables,
+      vaultKeyFile: localVaultPaths(dataDir).keyFile,
       pid: process.pid,
       dynamodbPid: dynamo.value.pid,
     });

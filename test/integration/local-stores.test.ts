@@ -223,6 +223,7 @@ describe('runtime.json', () => {
     dynamodbEndpoint: 'http://127.0.0.1:1',
     sqsEndpoint: 'http://127.0.0.1:2',
     tables: localTableNames(),
+    vaultKeyFile: '/nowhere/master.key',
   };
 
   it('names a running stack, and is ignored once its process is gone', async () => {

@@ -23,6 +23,7 @@ beforeAll(async () => {
     dynamodbEndpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB!,
     sqsEndpoint: process.env.AWS_ENDPOINT_URL_SQS!,
     tables: localTableNames(),
+    vaultKeyFile: process.env.GATEWAY_KEY_FILE!,
     pid: process.pid,
   });
 });

@@ -9,7 +9,6 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { demoMerchantFile } from '../../infra/local/demo-merchant.js';
 import { localDynamoClient } from '../../infra/local/dynamodb.js';
-import { localVaultPaths } from '../../infra/local/environment.js';
 import { readRunningStack, type RuntimeInfo } from '../../infra/local/runtime-info.js';
 import { localCallbackQueueUrls, localSqsClient } from '../../infra/local/sqs.js';
 import { callbackEntry, type CallbackEntry } from '../../shared/domain/callbacks.js';
@@ -57,7 +56,7 @@ export async function openRuntimeStack(dataDir: string): Promise<RuntimeStack> {
     merchants: new DynamoMerchantStore(documentClient, info.tables),
     transactions: new DynamoTransactionStore(documentClient, info.tables),
     outbox: new DynamoOutboxStore(documentClient, info.tables.outbox),
-    secrets: new CallbackSecretVault(new KeyFileDataKeySource(localVaultPaths(dataDir).keyFile)),
+    secrets: new CallbackSecretVault(new KeyFileDataKeySource(info.vaultKeyFile)),
     demoMerchantId: merchantId,
     close: () => {
       dynamo.destroy();
