@@ -10,31 +10,40 @@ import { DynamoMerchantStore } from '../shared/store/merchants.js';
 
 const merchants = new DynamoMerchantStore(documentClient, config().tables);
 
-/** API Gateway answers 401 (rendered as the envelope) when an authorizer throws exactly this. */
-const UNAUTHORIZED = 'Unauthorized';
+/** Who a refused key is, in the access log: nobody. */
+const REFUSED_PRINCIPAL = 'anonymous';
 
-/** Allows every method of the API, so a cached decision serves all of the merchant's routes. */
+/** Every method of the API, so a cached decision serves all of the key's routes. */
 function apiWideResource(methodArn: string): string {
   // arn:aws:execute-api:{region}:{account}:{apiId}/{stage}/{METHOD}/{path...}
   const [api, stage] = methodArn.split('/');
   return `${api}/${stage}/*/*`;
 }
 
+const policy = (effect: 'Allow' | 'Deny', methodArn: string): APIGatewayAuthorizerResult['policyDocument'] => ({
+  Version: '2012-10-17',
+  Statement: [{ Action: 'execute-api:Invoke', Effect: effect, Resource: apiWideResource(methodArn) }],
+});
+
+/**
+ * A key that is malformed, unknown or revoked is denied (API Gateway answers 403 ACCESS_DENIED,
+ * rendered as the 401 envelope) rather than thrown at: a denial is an answer, not a failure of the
+ * function, so it counts in no error metric.
+ */
+const deny = (methodArn: string): APIGatewayAuthorizerResult => ({ principalId: REFUSED_PRINCIPAL, policyDocument: policy('Deny', methodArn) });
+
 export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
-  if (!header || !isWellFormedApiKey(header)) throw new Error(UNAUTHORIZED);
+  if (!header || !isWellFormedApiKey(header)) return deny(event.methodArn);
 
   const digest = digestApiKey(header);
   const key = await merchants.findKeyByDigest(digest);
-  if (!key || key.status !== 'active' || !digestsEqual(key.digest, digest)) throw new Error(UNAUTHORIZED);
+  if (!key || key.status !== 'active' || !digestsEqual(key.digest, digest)) return deny(event.methodArn);
 
   return {
     principalId: key.merchantId,
     usageIdentifierKey: digest,
-    policyDocument: {
-      Version: '2012-10-17',
-      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: apiWideResource(event.methodArn) }],
-    },
+    policyDocument: policy('Allow', event.methodArn),
     context: { merchantId: key.merchantId, keyId: key.keyId },
   };
 };

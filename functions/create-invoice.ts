@@ -1,7 +1,10 @@
 import { createInvoiceRequestSchema } from '../shared/domain/invoices.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
-import { invoiceService } from './commons/invoices.js';
+import { invoiceServiceWith } from './commons/invoices.js';
+import { customerWallets } from './commons/wallets.js';
+
+const invoiceService = invoiceServiceWith(customerWallets);
 
 export const handler = httpHandler(routeByName('create-invoice'), { body: createInvoiceRequestSchema }, async ({ body, merchantId }) => ({
   data: await invoiceService.create(merchantId, body),

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { FIAT_METHODS, FIAT_METHOD_LIMITS, LOCAL_FIAT_CURRENCIES, type AmountLimit, type FiatMethod, type LocalFiatCurrency } from './domain/currencies.js';
-import { parseWalletXpubs, type WalletKeys } from './domain/wallets.js';
+import type { AddressFamily, WalletXpubs } from './domain/wallets.js';
 import { STAGES } from './routes.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from './store/tables.js';
 
@@ -32,7 +32,6 @@ const envSchema = z.object({
   /** Origin the hosted checkout is served from; invoice links are `{PUBLIC_BASE_URL}/checkout/{id}`. */
   PUBLIC_BASE_URL: z.url().transform((url) => url.replace(/\/+$/, '')),
   GATEWAY_INVOICE_LIFETIME_S: positiveNumber(900),
-  /** Account-level extended public keys: m/44'/60'/0' (EVM), m/84'/0'/0' (BTC), m/44'/195'/0' (TRON). */
   GATEWAY_FIAT_LIMITS: fiatLimitsSchema,
   /** Multiplies the callback retry schedule and its 72-hour window (tests run it in seconds). */
   GATEWAY_RETRY_SCALE: positiveNumber(1),
@@ -48,11 +47,32 @@ const envSchema = z.object({
   /** Where receipts are kept: an S3 bucket in AWS, a directory on one machine. */
   RECEIPTS_BUCKET: z.string().min(1).optional(),
   GATEWAY_RECEIPTS_DIR: z.string().min(1).optional(),
-  WALLET_EVM_XPUB: z.string().min(1),
-  WALLET_BTC_XPUB: z.string().min(1),
-  WALLET_TRON_XPUB: z.string().min(1),
+  /**
+   * Account-level extended public keys: m/44'/60'/0' (EVM), m/84'/0'/0' (BTC), m/44'/195'/0' (TRON).
+   * One machine: the keys themselves, parsed by the functions that use them, on first use.
+   */
+  WALLET_EVM_XPUB: z.string().min(1).optional(),
+  WALLET_BTC_XPUB: z.string().min(1).optional(),
+  WALLET_TRON_XPUB: z.string().min(1).optional(),
+  /** AWS: the names of the SSM parameters holding them, given only to the functions that read them. */
+  WALLET_EVM_XPUB_PARAMETER: z.string().min(1).optional(),
+  WALLET_BTC_XPUB_PARAMETER: z.string().min(1).optional(),
+  WALLET_TRON_XPUB_PARAMETER: z.string().min(1).optional(),
   ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), z.string().min(1)])),
 });
+
+/** Where the wallets' extended public keys come from: the environment itself, or SSM parameters. */
+export type WalletKeysConfig = { kind: 'inline'; xpubs: WalletXpubs } | { kind: 'ssm'; parameterNames: Record<AddressFamily, string> };
+
+function walletKeysConfig(e: z.infer<typeof envSchema>): WalletKeysConfig | undefined {
+  if (e.WALLET_EVM_XPUB && e.WALLET_BTC_XPUB && e.WALLET_TRON_XPUB) {
+    return { kind: 'inline', xpubs: { evm: e.WALLET_EVM_XPUB, btc: e.WALLET_BTC_XPUB, tron: e.WALLET_TRON_XPUB } };
+  }
+  if (e.WALLET_EVM_XPUB_PARAMETER && e.WALLET_BTC_XPUB_PARAMETER && e.WALLET_TRON_XPUB_PARAMETER) {
+    return { kind: 'ssm', parameterNames: { evm: e.WALLET_EVM_XPUB_PARAMETER, btc: e.WALLET_BTC_XPUB_PARAMETER, tron: e.WALLET_TRON_XPUB_PARAMETER } };
+  }
+  return undefined;
+}
 
 export type VaultKeyConfig = { kind: 'aws'; kmsKeyId: string } | { kind: 'local'; keyFile: string };
 export type ReceiptsConfig = { kind: 'aws'; bucket: string } | { kind: 'local'; directory: string };
@@ -83,8 +103,8 @@ export interface Config {
   receipts?: ReceiptsConfig;
   callbackQueueUrl: string;
   callbackDlqUrl: string;
-  /** Parsed here so that a wrong or private key fails the cold start. */
-  walletKeys: WalletKeys;
+  /** Where the wallet keys are read from; the functions that derive addresses require it. */
+  walletKeys?: WalletKeysConfig;
   tables: Record<TableKey, string>;
 }
 
@@ -109,7 +129,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     providerDelaySeconds: e.GATEWAY_PROVIDER_DELAY_S,
     callbackQueueUrl: e.CALLBACK_QUEUE_URL,
     callbackDlqUrl: e.CALLBACK_DLQ_URL,
-    walletKeys: parseWalletXpubs({ evm: e.WALLET_EVM_XPUB, btc: e.WALLET_BTC_XPUB, tron: e.WALLET_TRON_XPUB }),
+    walletKeys: walletKeysConfig(e),
     tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, e[tableEnvVar(key)]])) as Record<TableKey, string>,
   };
 }

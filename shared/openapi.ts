@@ -7,9 +7,9 @@ import { ERROR_STATUS } from './errors.js';
 import { createInvoiceRequestSchema, invoiceViewSchema } from './domain/invoices.js';
 import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from './domain/simulation.js';
 import { transactionViewSchema } from './domain/transactions.js';
-import { CONFIRMATION_ACCEPTED, depositConfirmationRequestSchema } from './domain/deposit-confirmation.js';
+import { CONFIRMATION_ACCEPTED, RECEIPT_MAX_SIZE_TEXT, depositConfirmationRequestSchema } from './domain/deposit-confirmation.js';
 import { withdrawalRequestSchema } from './domain/withdrawals.js';
-import { HTTP_ROUTES, type HttpRoute, type HttpRouteName, type Stage } from './routes.js';
+import { HTTP_ROUTES, maxBodyBytesOf, type HttpRoute, type HttpRouteName, type Stage } from './routes.js';
 
 const errorItemSchema = z.object({
   code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]),
@@ -103,7 +103,7 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
       '(transaction `failed`, invoice `canceled`), and the merchant gets the callback. The same invoice and UTR again is ' +
       'accepted again. A UTR already used by another invoice, of any merchant, is a 409 `db_unique_violation`; a canceled ' +
       'invoice a 410; a completed one a 409; an invoice that is not INR a 422 on `invoiceId`. Receipts: base64, jpg, jpeg, ' +
-      'png or pdf matching their content, at most 5 MiB decoded (else 413).',
+      `png or pdf matching their content, at most ${RECEIPT_MAX_SIZE_TEXT} decoded (else 413).`,
     schemaName: 'ConfirmDeposit',
     request: depositConfirmationRequestSchema,
     response: z.literal(CONFIRMATION_ACCEPTED),
@@ -164,7 +164,15 @@ function operation(route: HttpRoute, doc: RouteDoc) {
     description: doc.description,
     security: route.auth === 'apiKey' ? [{ apiKey: [] }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
-    ...(doc.request ? { requestBody: { required: true, content: { 'application/json': { schema: ref(`${doc.schemaName}Request`) } } } } : {}),
+    ...(doc.request
+      ? {
+          requestBody: {
+            required: true,
+            description: `At most ${maxBodyBytesOf(route)} bytes; a larger body is refused with 413 before anything runs.`,
+            content: { 'application/json': { schema: ref(`${doc.schemaName}Request`) } },
+          },
+        }
+      : {}),
     responses: {
       200: success,
       ...Object.fromEntries(

@@ -22,6 +22,34 @@ export const GATEWAY_MESSAGES = {
 /** API Gateway's own ceiling on a request body. */
 export const MAX_PAYLOAD_BYTES = 10 * 1024 * 1024;
 
+/**
+ * The most a synchronous Lambda invocation carries: the whole event JSON, not only the body.
+ * API Gateway invokes every route's function synchronously; a larger event fails the request
+ * (a 5xx), so every route's body limit must leave the event below this.
+ */
+export const LAMBDA_SYNC_PAYLOAD_BYTES = 6_291_456;
+
+/**
+ * Allowance for everything in a proxy event besides the body: the headers (API Gateway takes at
+ * most 10,240 bytes of request line and headers) twice, as `headers` and `multiValueHeaders`, each
+ * possibly doubled by JSON escaping, plus the request context, the authorizer's context and the
+ * path and query parameters (a few KiB).
+ */
+export const EVENT_OVERHEAD_BYTES = 64 * 1024;
+
+/**
+ * How much a body can grow as the event's JSON string, assumed: the routes take JSON or form
+ * bodies, UTF-8 text in which JSON escapes only `"`, `\` and the whitespace controls tab, CR and LF
+ * (one byte becoming two), and keeps every other character, non-ASCII included, as its UTF-8 bytes.
+ * A body of other control characters could grow up to sixfold (`\u0001`); its event can then exceed
+ * the invocation limit and fail as Lambda fails it, and the local runtime checks the serialized
+ * event to fail it alike.
+ */
+export const BODY_ESCAPE_FACTOR = 2;
+
+/** The largest proxy event a body limit allows, by the assumptions above. */
+export const eventBytesBound = (maxBodyBytes: number): number => maxBodyBytes * BODY_ESCAPE_FACTOR + EVENT_OVERHEAD_BYTES;
+
 export interface QueueDefinition {
   /** Queue name (the dead-letter queue is `{name}-dlq`). */
   name: string;
@@ -29,7 +57,11 @@ export interface QueueDefinition {
   urlVariable: string;
   deadLetterUrlVariable: string;
   stages: readonly Stage[];
-  /** Longer than its consumer's timeout, so a message is never handled twice at once. */
+  /**
+   * At least six times its consumer's timeout plus the consumer's batching window (AWS's guidance
+   * for Lambda's SQS event sources: room for the poller's retries when the function is throttled),
+   * so a message is never handled twice at once.
+   */
   visibilityTimeoutSeconds: number;
   /** Receives after which SQS moves a message to the dead-letter queue. */
   maxReceiveCount: number;
@@ -42,7 +74,9 @@ export const QUEUES = {
     urlVariable: 'CALLBACK_QUEUE_URL',
     deadLetterUrlVariable: 'CALLBACK_DLQ_URL',
     stages: STAGES,
-    visibilityTimeoutSeconds: 60,
+    // send-callback: 6 x 30 s + 1 s batching window, rounded up. A callback's retry delay is set
+    // per message by the sender, so this only delays the redelivery of a batch whose invocation failed.
+    visibilityTimeoutSeconds: 190,
     // A safety net for messages that crash the sender: above the ~28 receives of the 72-hour
     // retry schedule, after which the sender parks a message itself.
     maxReceiveCount: 40,
@@ -53,7 +87,8 @@ export const QUEUES = {
     urlVariable: 'FIAT_DECISION_QUEUE_URL',
     deadLetterUrlVariable: 'FIAT_DECISION_DLQ_URL',
     stages: ['demo'],
-    visibilityTimeoutSeconds: 60,
+    // decide-fiat-payments: 6 x 10 s + 1 s batching window, rounded up.
+    visibilityTimeoutSeconds: 70,
     maxReceiveCount: 5,
   },
 } as const satisfies Record<string, QueueDefinition>;

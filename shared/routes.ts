@@ -25,6 +25,13 @@ interface FunctionDefinition {
    * in AWS, the key file and receipts directory locally.
    */
   usesVault?: boolean;
+  /**
+   * Whether the function opens merchants' sealed callback secrets (to sign callbacks or show a
+   * transaction's `hash`): decrypting with the vault's key, nothing more.
+   */
+  opensCallbackSecrets?: boolean;
+  /** Whether the function derives or looks up deposit addresses: it reads the wallets' extended public keys. */
+  readsWalletKeys?: boolean;
   timeoutSeconds?: number;
   memoryMb?: number;
 }
@@ -38,7 +45,10 @@ export interface HttpRoute extends FunctionDefinition {
   path: string;
   /** `apiKey`: the request passes the authorizer, which resolves the merchant. */
   auth: 'apiKey' | 'none';
-  /** Largest request body accepted, in bytes (413 above). */
+  /**
+   * Largest request body accepted, in bytes: above it the gateway tier answers 413 before any
+   * function runs. Its proxy event must fit a synchronous invocation (`eventBytesBound`).
+   */
   maxBodyBytes?: number;
 }
 
@@ -69,6 +79,8 @@ const BOTH: readonly Stage[] = STAGES;
 const DEMO_ONLY: readonly Stage[] = ['demo'];
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
 
+export const maxBodyBytesOf = (route: HttpRoute): number => route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+
 export const FUNCTIONS = [
   {
     kind: 'authorizer',
@@ -84,6 +96,7 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: BOTH,
     tables: { invoices: 'readWrite', uniques: 'readWrite', idempotency: 'readWrite', wallets: 'readWrite' },
+    readsWalletKeys: true,
   },
   {
     kind: 'http',
@@ -101,6 +114,7 @@ export const FUNCTIONS = [
     path: '/api/v2/transaction/{transactionId}',
     auth: 'apiKey',
     stages: BOTH,
+    opensCallbackSecrets: true,
     tables: { transactions: 'read', merchants: 'read' },
   },
   {
@@ -110,6 +124,7 @@ export const FUNCTIONS = [
     path: '/api/v2/simulate/deposit',
     auth: 'apiKey',
     stages: DEMO_ONLY,
+    opensCallbackSecrets: true,
     tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
     sendsTo: ['callbacks'],
   },
@@ -120,6 +135,7 @@ export const FUNCTIONS = [
     path: '/api/v2/simulate/withdrawal',
     auth: 'apiKey',
     stages: DEMO_ONLY,
+    opensCallbackSecrets: true,
     tables: { transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
     sendsTo: ['callbacks'],
   },
@@ -130,8 +146,8 @@ export const FUNCTIONS = [
     path: '/api/v2/gateway9/deposit/confirm',
     auth: 'apiKey',
     stages: BOTH,
-    // A 5 MiB receipt is about 7 MiB of base64.
-    maxBodyBytes: 8 * 1024 * 1024,
+    // A receipt of RECEIPT_MAX_BYTES (2 MiB) is 2.67 MiB of base64; the rest is room for the other fields.
+    maxBodyBytes: 2.75 * 1024 * 1024,
     tables: { invoices: 'read', transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
     sendsTo: ['fiatDecisions'],
     usesVault: true,
@@ -143,6 +159,7 @@ export const FUNCTIONS = [
     path: '/api/v2/withdrawal',
     auth: 'apiKey',
     stages: BOTH,
+    opensCallbackSecrets: true,
     tables: { transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
     usesVault: true,
   },
@@ -190,6 +207,7 @@ export const FUNCTIONS = [
     batchSize: 10,
     parksMessages: true,
     stages: BOTH,
+    opensCallbackSecrets: true,
     tables: { outbox: 'readWrite', merchants: 'read' },
     // Deliveries run in parallel, each at most DELIVERY_TIMEOUT_MS.
     timeoutSeconds: 30,

@@ -3,15 +3,18 @@
  *
  *   npx cdk synth                                   both stages
  *   npx cdk deploy PaymentGateway-demo -c stage=demo
- *   npx cdk deploy PaymentGateway-prod -c stage=prod -c publicBaseUrl=https://pay.example.com \
+ *   npx cdk deploy PaymentGateway-prod -c stage=prod \
+ *     -c domainName=pay.example.com -c certificateArn=arn:aws:acm:eu-west-1:123456789012:certificate/... \
  *     --parameters WalletEvmXpub=xpub... --parameters WalletBtcXpub=xpub... --parameters WalletTronXpub=xpub...
  *
- * `publicBaseUrl` is where the hosted checkout is served when the stage sits behind a custom domain;
- * without it invoice links point at the API's own execute-api URL.
+ * `domainName` with `certificateArn` serves the stage from that custom domain (TLS 1.2 at least;
+ * the execute-api endpoint is then disabled), and invoice links point there. `publicBaseUrl` sets
+ * the origin of invoice links explicitly (something else in front of the API); without either,
+ * links point at the API's own execute-api URL.
  */
 import { App } from 'aws-cdk-lib';
 import { STAGES, type Stage } from '../../shared/routes.js';
-import { GatewayStack, gatewayStackName } from './gateway-stack.js';
+import { GatewayStack, gatewayStackName, type CustomDomain } from './gateway-stack.js';
 
 function stagesFromContext(value: unknown): readonly Stage[] {
   if (value === undefined) return STAGES;
@@ -31,9 +34,28 @@ function publicBaseUrlFromContext(value: unknown, stages: readonly Stage[]): str
   return url.href.replace(/\/+$/, '');
 }
 
+/** Lower-case labels of letters, digits and hyphens: what API Gateway takes as a domain name. */
+const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/;
+
+function customDomainFromContext(domainName: unknown, certificateArn: unknown, stages: readonly Stage[]): CustomDomain | undefined {
+  if (domainName === undefined && certificateArn === undefined) return undefined;
+  if (stages.length !== 1) throw new Error('Context "domainName" and "certificateArn" belong to one deployment: pass "stage" with them');
+  if (domainName === undefined || certificateArn === undefined) throw new Error('Context "domainName" and "certificateArn" go together: pass both or neither');
+  if (typeof domainName !== 'string' || !HOST_NAME.test(domainName)) {
+    throw new Error(`Context "domainName" must be a lower-case host name such as pay.example.com (got ${JSON.stringify(domainName)})`);
+  }
+  if (typeof certificateArn !== 'string' || !ACM_CERTIFICATE_ARN.test(certificateArn)) {
+    throw new Error(`Context "certificateArn" must be the ARN of an ACM certificate in the stack's region (got ${JSON.stringify(certificateArn)})`);
+  }
+  return { domainName, certificateArn };
+}
+
 const app = new App();
-const stages = stagesFromContext(app.node.tryGetContext('stage'));
-const publicBaseUrl = publicBaseUrlFromContext(app.node.tryGetContext('publicBaseUrl'), stages);
+const context = (key: string): unknown => app.node.tryGetContext(key);
+const stages = stagesFromContext(context('stage'));
+const publicBaseUrl = publicBaseUrlFromContext(context('publicBaseUrl'), stages);
+const customDomain = customDomainFromContext(context('domainName'), context('certificateArn'), stages);
 for (const stage of stages) {
-  new GatewayStack(app, gatewayStackName(stage), { stage, publicBaseUrl });
+  new GatewayStack(app, gatewayStackName(stage), { stage, publicBaseUrl, customDomain });
 }

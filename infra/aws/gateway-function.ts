@@ -15,7 +15,9 @@ import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
+import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
+import type { AddressFamily } from '../../shared/domain/wallets.js';
 import { FUNCTION_DEFAULTS, QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
 import type { GatewayFunction as FunctionDefinition, TableAccess } from '../../shared/routes.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
@@ -26,7 +28,7 @@ const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SERVICE_NAME = 'payment-gateway';
 
 /** Bundled CommonJS dependencies still call `require`, which an ES module lacks. */
-const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+export const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
 
 /**
  * How long a queue consumer waits to fill a batch: callbacks are latency-sensitive, so short, but
@@ -49,21 +51,29 @@ export interface QueueWithDeadLetter {
 /** The queues of one stack: those of `QUEUES` whose stages include the stack's. */
 export type StageQueues = Partial<Record<QueueName, QueueWithDeadLetter>>;
 
-/** Where sealed secrets' data keys come from and receipts are kept (`usesVault` functions only). */
+/** Where sealed secrets' data keys come from and receipts are kept (`usesVault` and `opensCallbackSecrets` functions only). */
 export interface Vault {
   key: IKey;
   receipts: IBucket;
 }
 
+/** The SSM parameters holding the wallets' extended public keys (`readsWalletKeys` functions only). */
+export type WalletKeyParameters = Readonly<Record<AddressFamily, IStringParameter>>;
+
+/** `evm` -> `WALLET_EVM_XPUB_PARAMETER`: the variable naming a family's parameter. */
+export const walletKeyParameterVariable = (family: AddressFamily): string => `WALLET_${family.toUpperCase()}_XPUB_PARAMETER`;
+
 export interface GatewayFunctionProps {
   definition: FunctionDefinition;
-  /** Variables every function reads whatever its tables: stage, public URL, wallet keys, retry scale. */
+  /** Variables every function reads whatever its tables: stage, public URL, retry scale. */
   environment: Record<string, string>;
   tables: Record<TableKey, ITable>;
   /** Every queue of the stage; each function gets all their URLs, and grants only as its entry says. */
   queues: StageQueues;
   /** Required when some function of the stage has `usesVault`. */
   vault?: Vault;
+  /** Required when some function of the stage has `readsWalletKeys`. */
+  walletKeys?: WalletKeyParameters;
   logRetention: RetentionDays;
   /** Applies to the function's log group. */
   removalPolicy: RemovalPolicy;
@@ -83,10 +93,12 @@ export class GatewayFunction extends NodejsFunction {
             "add the stage to that queue's stages (shared/platform.ts)",
         );
       }
-      assertOutlivesInvocation(definition.name, consumed, timeoutSeconds);
+      assertVisibilityCoversRetries(definition.name, consumed, timeoutSeconds);
     }
-    const vault = definition.usesVault ? props.vault : undefined;
-    if (definition.usesVault && !vault) throw new Error(`${definition.name} uses the vault, and no vault was given`);
+    const vault = definition.usesVault || definition.opensCallbackSecrets ? props.vault : undefined;
+    if ((definition.usesVault || definition.opensCallbackSecrets) && !vault) throw new Error(`${definition.name} uses the vault, and no vault was given`);
+    const walletKeys = definition.readsWalletKeys ? props.walletKeys : undefined;
+    if (definition.readsWalletKeys && !walletKeys) throw new Error(`${definition.name} reads the wallet keys, and no wallet key parameters were given`);
 
     const environment: Record<string, string> = {
       ...props.environment,
@@ -97,7 +109,12 @@ export class GatewayFunction extends NodejsFunction {
       ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), tables[key].tableName])),
       ...queueEnvironment(queues),
       // Unlike the queues, only where it is used: the key and the bucket are what is protected.
-      ...(vault ? { CARD_KMS_KEY_ID: vault.key.keyArn, RECEIPTS_BUCKET: vault.receipts.bucketName } : {}),
+      ...(vault ? { VAULT_KMS_KEY_ID: vault.key.keyArn } : {}),
+      ...(vault && definition.usesVault ? { RECEIPTS_BUCKET: vault.receipts.bucketName } : {}),
+      // Names only, and only where addresses are derived: the function reads the values at run time.
+      ...(walletKeys
+        ? Object.fromEntries((Object.entries(walletKeys) as [AddressFamily, IStringParameter][]).map(([family, parameter]) => [walletKeyParameterVariable(family), parameter.parameterName]))
+        : {}),
     };
 
     super(scope, id, {
@@ -138,12 +155,16 @@ export class GatewayFunction extends NodejsFunction {
     // A queue of another stage only is skipped: prod's confirm-deposit hands UTRs to the
     // provider's integration, not to the demo's simulated provider.
     for (const name of definition.sendsTo ?? []) queues[name]?.queue.grantSendMessages(this);
-    if (vault) {
+    if (vault && definition.usesVault) {
       // Decrypt, Encrypt, ReEncrypt* and GenerateDataKey*: data keys for sealed card numbers, and
       // what S3 asks of the caller to write an object under SSE-KMS.
       vault.key.grantEncryptDecrypt(this);
       vault.receipts.grantPut(this);
+    } else if (vault) {
+      // Opening a sealed callback secret decrypts its data key; nothing else.
+      vault.key.grantDecrypt(this);
     }
+    for (const parameter of Object.values(walletKeys ?? {})) parameter.grantRead(this);
     if (definition.kind === 'queue' && consumed) {
       const { queue, deadLetterQueue } = consumed;
       // Also grants consuming, ChangeMessageVisibility included: the consumer schedules a
@@ -175,17 +196,21 @@ export function queueEnvironment(queues: StageQueues): Record<string, string> {
   );
 }
 
+/** AWS's guidance for SQS event sources: the visibility timeout is at least this many function timeouts. */
+export const VISIBILITY_TIMEOUTS_PER_INVOCATION = 6;
+
 /**
- * A message must stay invisible for as long as the poller may hold it (batching window plus
- * invocation), or another consumer receives it mid-delivery; AWS refuses the event source below
- * the function timeout.
+ * A message must stay invisible for as long as the poller may hold it, retries of a throttled
+ * invocation included (six function timeouts, plus the batching window), or another consumer
+ * receives it mid-delivery; AWS refuses the event source below one function timeout.
  */
-function assertOutlivesInvocation(name: string, { visibilityTimeoutSeconds }: QueueWithDeadLetter, timeoutSeconds: number): void {
-  const heldSeconds = QUEUE_BATCHING_WINDOW.toSeconds() + timeoutSeconds;
-  if (visibilityTimeoutSeconds <= heldSeconds) {
+function assertVisibilityCoversRetries(name: string, { visibilityTimeoutSeconds }: QueueWithDeadLetter, timeoutSeconds: number): void {
+  const batchingSeconds = QUEUE_BATCHING_WINDOW.toSeconds();
+  const requiredSeconds = VISIBILITY_TIMEOUTS_PER_INVOCATION * timeoutSeconds + batchingSeconds;
+  if (visibilityTimeoutSeconds < requiredSeconds) {
     throw new Error(
-      `${name} may hold a message ${heldSeconds} s (timeout ${timeoutSeconds} s + batching window ${QUEUE_BATCHING_WINDOW.toSeconds()} s), ` +
-        `so its queue's visibility timeout must be longer, and it is ${visibilityTimeoutSeconds} s: ` +
+      `${name} may hold a message ${requiredSeconds} s (${VISIBILITY_TIMEOUTS_PER_INVOCATION} x its ${timeoutSeconds} s timeout + ` +
+        `batching window ${batchingSeconds} s), so its queue's visibility timeout must be at least that, and it is ${visibilityTimeoutSeconds} s: ` +
         'raise the visibility timeout (shared/platform.ts) or lower the function timeout (shared/routes.ts)',
     );
   }

@@ -9,6 +9,7 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
+  CfnRestApi,
   EndpointType,
   IdentitySource,
   LambdaIntegration,
@@ -17,8 +18,10 @@ import {
   RequestAuthorizer,
   ResponseType,
   RestApi,
+  SecurityPolicy,
   type IResource,
 } from 'aws-cdk-lib/aws-apigateway';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   Alarm,
   AlarmStatusWidget,
@@ -38,6 +41,7 @@ import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
@@ -45,7 +49,8 @@ import { ERROR_STATUS, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared
 import { GATEWAY_MESSAGES, PER_KEY_THROTTLE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
 import { functionsForStage, type HttpRoute, type Stage } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
-import { GatewayFunction, SERVICE_NAME, type QueueWithDeadLetter, type StageQueues, type Vault } from './gateway-function.js';
+import { GatewayFunction, SERVICE_NAME, type QueueWithDeadLetter, type StageQueues, type Vault, type WalletKeyParameters } from './gateway-function.js';
+import { createStageWebAcl } from './web-acl.js';
 
 export const gatewayStackName = (stage: Stage): string => `PaymentGateway-${stage}`;
 
@@ -89,6 +94,13 @@ const INCOMPLETE_UPLOAD_LIFETIME = Duration.days(1);
 const CALLBACK_BACKLOG_AGE = Duration.hours(4);
 
 const ALARM_PERIOD = Duration.minutes(5);
+
+/**
+ * The authorizer is one DynamoDB read: a p99 above this means its table or its network is
+ * struggling, and every authenticated request waits on it. (Lambda's Duration leaves out cold
+ * starts' initialisation.)
+ */
+const AUTHORIZER_P99_DURATION = Duration.seconds(1);
 
 /** Account-level extended public keys only: a private key (`xprv`) must never reach a parameter. */
 const XPUB_PATTERN = '^[xz]pub[1-9A-HJ-NP-Za-km-z]{107}$';
@@ -136,6 +148,9 @@ const outputName = (variable: string): string =>
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
     .join('');
 
+/** `CALLBACK_DLQ_URL` -> `CallbackDlqArn`: the ARN next to the URL, which SQS's redrive takes. */
+const arnOutputName = (urlVariable: string): string => outputName(urlVariable).replace(/Url$/, 'Arn');
+
 /** The queues of `QUEUES` a stage has. */
 const queuesOfStage = (stage: Stage): Array<[QueueName, QueueDefinition]> =>
   (Object.entries(QUEUES) as Array<[QueueName, QueueDefinition]>).filter(([, definition]) => definition.stages.includes(stage));
@@ -143,17 +158,30 @@ const queuesOfStage = (stage: Stage): Array<[QueueName, QueueDefinition]> =>
 const errorEnvelope = (code: ErrorCode, message: string): string =>
   JSON.stringify({ success: false, errors: [{ code, message }] });
 
+/** A custom domain for the API: a regional API Gateway domain name with TLS 1.2 at least. */
+export interface CustomDomain {
+  /** e.g. `pay.example.com`; the DNS record (a CNAME or alias to the `CustomDomainTarget` output) is the operator's. */
+  domainName: string;
+  /** ARN of an ACM certificate for the domain, in the stack's region. */
+  certificateArn: string;
+}
+
 export interface GatewayStackProps extends StackProps {
   stage: Stage;
-  /** Origin of the hosted checkout when the API is served from a custom domain. */
+  /** Origin of the hosted checkout; by default the custom domain's, else the API's execute-api URL. */
   publicBaseUrl?: string;
+  /**
+   * Serves the stage at its root; the execute-api endpoint is then disabled, so that every client
+   * goes through the domain.
+   */
+  customDomain?: CustomDomain;
 }
 
 export class GatewayStack extends Stack {
   private readonly stage: Stage;
   private readonly settings: StageSettings;
 
-  constructor(scope: Construct, id: string, { stage, publicBaseUrl, ...stackProps }: GatewayStackProps) {
+  constructor(scope: Construct, id: string, { stage, publicBaseUrl, customDomain, ...stackProps }: GatewayStackProps) {
     const settings = STAGE_SETTINGS[stage];
     super(scope, id, {
       description: `Payment gateway merchant API (${stage})`,
@@ -169,17 +197,18 @@ export class GatewayStack extends Stack {
     const queues = this.createQueues();
     const definitions = functionsForStage(this.stage);
     // One key and one bucket per stack, made only when some function of the stage needs them.
-    const vault = definitions.some((definition) => definition.usesVault) ? this.createVault() : undefined;
-    const api = this.createRestApi();
+    const vault = definitions.some((definition) => definition.usesVault || definition.opensCallbackSecrets) ? this.createVault() : undefined;
+    const walletKeys = definitions.some((definition) => definition.readsWalletKeys) ? this.createWalletKeyParameters() : undefined;
+    const api = this.createRestApi(customDomain);
+    const customDomainUrl = customDomain && `https://${customDomain.domainName}`;
 
     const environment: Record<string, string> = {
       STAGE: this.stage,
       // From the API id rather than `api.url`: the stage depends on the functions, which would close a cycle.
-      PUBLIC_BASE_URL: publicBaseUrl ?? `https://${api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${this.stage}`,
+      PUBLIC_BASE_URL: publicBaseUrl ?? customDomainUrl ?? `https://${api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${this.stage}`,
       GATEWAY_INVOICE_LIFETIME_S: String(INVOICE_LIFETIME_SECONDS),
       GATEWAY_RETRY_SCALE: String(CALLBACK_RETRY_SCALE),
       GATEWAY_PROVIDER_DELAY_S: String(SIMULATED_PROVIDER_DELAY_SECONDS),
-      ...this.walletXpubEnvironment(),
     };
     const functions = definitions.map(
       (definition) =>
@@ -189,6 +218,7 @@ export class GatewayStack extends Stack {
           tables,
           queues,
           vault,
+          walletKeys,
           logRetention: settings.logRetention,
           removalPolicy: this.removalPolicy,
         }),
@@ -196,6 +226,12 @@ export class GatewayStack extends Stack {
 
     this.addRoutes(api, functions);
     this.addErrorResponses(api);
+    createStageWebAcl(this, 'WebAcl', {
+      stage: api.deploymentStage,
+      stageName: this.stage,
+      routes: definitions.filter((definition): definition is HttpRoute => definition.kind === 'http'),
+      payloadTooLargeBody: errorEnvelope('payload_too_large', GATEWAY_MESSAGES.payloadTooLarge),
+    });
     this.addSchedules(functions);
     this.addMonitoring(api, functions, queues);
 
@@ -206,19 +242,25 @@ export class GatewayStack extends Stack {
       apiStages: [{ api, stage: api.deploymentStage }],
     });
 
-    this.output('ApiUrl', api.url, 'Base URL of the merchant API');
+    this.output('ApiUrl', customDomainUrl ? `${customDomainUrl}/` : api.url, 'Base URL of the merchant API');
     this.output('RestApiId', api.restApiId);
+    if (api.domainName) {
+      this.output('CustomDomainTarget', api.domainName.domainNameAliasDomainName, `Point ${customDomain?.domainName} here (CNAME, or alias record with CustomDomainHostedZoneId)`);
+      this.output('CustomDomainHostedZoneId', api.domainName.domainNameAliasHostedZoneId);
+    }
     this.output('UsagePlanId', usagePlan.usagePlanId, 'Usage plan the admin CLI adds API keys to');
     for (const [name, definition] of queuesOfStage(this.stage)) {
       const { queue, deadLetterQueue } = queues[name]!;
       const queueOutput = outputName(definition.urlVariable);
       this.output(queueOutput, queue.queueUrl, `The ${definition.name} queue`);
+      this.output(arnOutputName(definition.urlVariable), queue.queueArn, `The ${definition.name} queue (redrive destination)`);
       const description = `Messages of the ${definition.name} queue given up on, to redrive to ${queueOutput}`;
       this.output(outputName(definition.deadLetterUrlVariable), deadLetterQueue.queueUrl, description);
+      this.output(arnOutputName(definition.deadLetterUrlVariable), deadLetterQueue.queueArn, `${description} (redrive source)`);
     }
     if (vault) {
       this.output('ReceiptsBucketName', vault.receipts.bucketName, 'Payment receipts (private, KMS-encrypted)');
-      this.output('VaultKeyArn', vault.key.keyArn, 'KMS key of sealed card numbers and of the receipts bucket');
+      this.output('VaultKeyArn', vault.key.keyArn, 'KMS key of sealed card numbers and callback secrets, and of the receipts bucket; the admin CLI seals with it');
     }
     this.output('Stage', this.stage);
     for (const key of TABLE_KEYS) this.output(`Table${pascalCase(key)}`, tables[key].tableName);
@@ -295,7 +337,7 @@ export class GatewayStack extends Stack {
    */
   private createVault(): Vault {
     const key = new Key(this, 'VaultKey', {
-      description: `Payment gateway ${this.stage}: data keys of sealed card numbers, and the receipts bucket`,
+      description: `Payment gateway ${this.stage}: data keys of sealed card numbers and callback secrets, and the receipts bucket`,
       alias: `alias/${SERVICE_NAME}-${this.stage}`,
       enableKeyRotation: true,
       // Prod keeps it: deleting the key would make every sealed card number and receipt unreadable.
@@ -318,16 +360,24 @@ export class GatewayStack extends Stack {
     return { key, receipts };
   }
 
-  private createRestApi(): RestApi {
+  private createRestApi(customDomain: CustomDomain | undefined): RestApi {
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
       retention: this.settings.logRetention,
       removalPolicy: this.removalPolicy,
     });
-    return new RestApi(this, 'Api', {
+    const api = new RestApi(this, 'Api', {
       restApiName: `${SERVICE_NAME}-${this.stage}`,
       description: `Payment gateway merchant API (${this.stage})`,
       // Merchants call server to server; a regional endpoint takes a custom domain or WAF directly.
       endpointTypes: [EndpointType.REGIONAL],
+      domainName: customDomain && {
+        domainName: customDomain.domainName,
+        certificate: Certificate.fromCertificateArn(this, 'CustomDomainCertificate', customDomain.certificateArn),
+        endpointType: EndpointType.REGIONAL,
+        securityPolicy: SecurityPolicy.TLS_1_2,
+      },
+      // One public origin: with a domain, the execute-api URL no longer answers.
+      disableExecuteApiEndpoint: customDomain !== undefined,
       // The authorizer hands API Gateway the key's digest, so usage-plan throttling is per key.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
       // Access logging needs the account-level API Gateway role; it is kept when a stack goes.
@@ -357,24 +407,39 @@ export class GatewayStack extends Stack {
         ),
       },
     });
+    // TLS 1.2 at least on the execute-api endpoint too (the construct does not expose it yet).
+    (api.node.defaultChild as CfnRestApi).securityPolicy = SecurityPolicy.TLS_1_2;
+    return api;
   }
 
-  private walletXpubEnvironment(): Record<string, string> {
+  /**
+   * The wallets' extended public keys as SSM String parameters, read at run time by the functions
+   * that derive addresses and by nothing else. (CloudFormation cannot create SecureStrings; an xpub
+   * spends nothing, but it discloses every address, so it stays out of the functions' environment
+   * and the template, and reading it takes a grant.)
+   */
+  private createWalletKeyParameters(): WalletKeyParameters {
     const families = Object.keys(TEST_WALLET_XPUBS) as AddressFamily[];
     return Object.fromEntries(
-      families.map((family) => [
-        `WALLET_${family.toUpperCase()}_XPUB`,
-        this.settings.testWalletKeys
+      families.map((family) => {
+        const value = this.settings.testWalletKeys
           ? TEST_WALLET_XPUBS[family]
           : // No default: deploying requires the operator's keys (`--parameters`), synthesis needs none.
             new CfnParameter(this, `Wallet${pascalCase(family)}Xpub`, {
               type: 'String',
               description: `Account-level extended public key for ${family} deposit addresses`,
+              noEcho: true,
               allowedPattern: XPUB_PATTERN,
               constraintDescription: 'must be an extended public key (xpub..., or zpub... for BTC), never a private key',
-            }).valueAsString,
-      ]),
-    );
+            }).valueAsString;
+        const parameter = new StringParameter(this, `Wallet${pascalCase(family)}XpubParameter`, {
+          parameterName: `/${SERVICE_NAME}/${this.stage}/wallet-xpub/${family}`,
+          description: `Account-level extended public key for ${family} deposit addresses`,
+          stringValue: value,
+        });
+        return [family, parameter];
+      }),
+    ) as Record<AddressFamily, StringParameter>;
   }
 
   private addRoutes(api: RestApi, functions: readonly GatewayFunction[]): void {
@@ -457,10 +522,30 @@ export class GatewayStack extends Stack {
     const serverErrors = api.metricServerError({ period: ALARM_PERIOD, statistic: Stats.SUM });
 
     const atLeastOne = { threshold: 1, comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD };
+    // A refused key is a Deny policy, not an error: the authorizer's errors are real failures.
+    const authorizerAlarms = functions
+      .filter((fn) => fn.definition.kind === 'authorizer')
+      .flatMap((fn) => {
+        const id = pascalCase(fn.definition.name);
+        return [
+          alarm(`${id}ThrottlesAlarm`, {
+            metric: fn.metricThrottles({ period: ALARM_PERIOD, statistic: Stats.SUM }),
+            ...atLeastOne,
+            alarmDescription: `${fn.definition.name} was throttled: requests with a key could not be authorized`,
+          }),
+          alarm(`${id}LatencyAlarm`, {
+            metric: fn.metricDuration({ period: ALARM_PERIOD, statistic: Stats.percentile(99) }),
+            threshold: AUTHORIZER_P99_DURATION.toMilliseconds(),
+            comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+            alarmDescription: `${fn.definition.name} took over ${AUTHORIZER_P99_DURATION.toMilliseconds()} ms at p99: every authenticated request waits on it`,
+          }),
+        ];
+      });
     const alarms = [
       ...functions.map((fn) =>
         alarm(`${pascalCase(fn.definition.name)}ErrorsAlarm`, { metric: errorsOf(fn), ...atLeastOne, alarmDescription: `${fn.definition.name} failed` }),
       ),
+      ...authorizerAlarms,
       alarm('Api5xxAlarm', { metric: serverErrors, ...atLeastOne, alarmDescription: 'The API answered 5XX' }),
       // One per queue: a message in any dead-letter queue was given up on.
       ...stageQueues.map((queue) =>
@@ -481,7 +566,7 @@ export class GatewayStack extends Stack {
 
     // Dashboard rows are 24 units wide.
     const [third, half, full] = [8, 12, 24];
-    new Dashboard(this, 'Dashboard', {
+    const dashboard = new Dashboard(this, 'Dashboard', {
       widgets: [
         [
           new GraphWidget({ title: 'API requests', width: third, left: [api.metricCount({ statistic: Stats.SUM, label: 'Requests' })] }),
@@ -527,6 +612,11 @@ export class GatewayStack extends Stack {
     });
 
     this.output('AlarmTopicArn', topic.topicArn, 'Subscribe on-call here');
+    this.output(
+      'DashboardUrl',
+      `https://console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}#dashboards:name=${dashboard.dashboardName}`,
+      'The CloudWatch dashboard of the stage',
+    );
   }
 }
 

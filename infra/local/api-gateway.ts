@@ -1,7 +1,8 @@
 /**
  * API Gateway (REST, Lambda proxy integration, REQUEST authorizer, usage-plan throttling) in
- * front of the same function handlers that run in AWS. The failures API Gateway answers itself
- * are rendered as the error envelope, as the AWS stack's gateway responses render them.
+ * front of the same function handlers that run in AWS, with the stage's web ACL's body limits.
+ * The failures API Gateway and the web ACL answer themselves are rendered as the error envelope,
+ * as the AWS stack's gateway responses and web ACL render them.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
@@ -14,7 +15,7 @@ import type {
 import { ApiError, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
 import { apiErrorResponse, internalErrorResponse, type Headers } from '../../shared/http/envelope.js';
 import { GATEWAY_MESSAGES, MAX_PAYLOAD_BYTES } from '../../shared/platform.js';
-import type { AuthorizerFunction, HttpRoute, Stage } from '../../shared/routes.js';
+import { maxBodyBytesOf, type AuthorizerFunction, type HttpRoute, type Stage } from '../../shared/routes.js';
 import { LOCAL_ACCOUNT_ID } from './environment.js';
 import type { Invoke } from './functions.js';
 import type { RuntimeLog } from './log.js';
@@ -196,6 +197,9 @@ export class ApiGateway {
     if (match.kind === 'otherMethods') {
       return this.reject(requestId, 'method_not_allowed', GATEWAY_MESSAGES.methodNotAllowed, { allow: match.allowed.join(', ') });
     }
+
+    // The web ACL refuses a body over the route's limit before API Gateway authorizes anything.
+    if (request.body.length > maxBodyBytesOf(match.route)) return this.payloadTooLarge(requestId);
 
     const event = this.proxyEvent(request, match.route, match.pathParameters, query, path, requestId);
     if (match.route.auth === 'apiKey') {

@@ -6,11 +6,9 @@ import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Context } from 'aws-lambda';
-import { FUNCTION_DEFAULTS } from '../../shared/platform.js';
+import { FUNCTION_DEFAULTS, LAMBDA_SYNC_PAYLOAD_BYTES } from '../../shared/platform.js';
 import type { GatewayFunction } from '../../shared/routes.js';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './environment.js';
-
-/** The AWS stack's defaults for a function that names no timeout or memory size. */
 
 const FUNCTIONS_DIR = fileURLToPath(new URL('../../functions/', import.meta.url));
 
@@ -57,12 +55,17 @@ export function lambdaContext(fn: GatewayFunction, startedAt = Date.now()): Cont
 
 /**
  * An `Invoke` over handlers found by `resolve`; a function whose handler is missing fails the
- * invocation, as an integration with no Lambda behind it would.
+ * invocation, as an integration with no Lambda behind it would, and so does an event larger than
+ * Lambda takes, as Lambda refuses it.
  */
 export function invoker(resolve: (name: string) => Promise<LambdaHandler | undefined>): Invoke {
   return async (fn, event) => {
     const handler = await resolve(fn.name);
     if (!handler) throw new Error(`Function ${fn.name} is not available: functions/${fn.name}.ts is missing`);
+    const payloadBytes = Buffer.byteLength(JSON.stringify(event));
+    if (payloadBytes > LAMBDA_SYNC_PAYLOAD_BYTES) {
+      throw new Error(`The event for ${fn.name} has ${payloadBytes} bytes; Lambda refuses more than ${LAMBDA_SYNC_PAYLOAD_BYTES}`);
+    }
     return handler(event as never, lambdaContext(fn));
   };
 }

@@ -9,7 +9,13 @@ import type { Invoice } from './invoices.js';
 /** The invoices a customer's UTR confirms: INR's. */
 export const isConfirmedByUtr = (invoice: Pick<Invoice, 'paymentCurrency'>): boolean => invoice.paymentCurrency === 'INR';
 
-export const RECEIPT_MAX_BYTES = 5 * 1024 * 1024;
+/**
+ * The largest receipt, decoded. The confirmation carries it as base64 inside one synchronous
+ * Lambda invocation (6 MB for the whole event), which is what bounds it.
+ */
+export const RECEIPT_MAX_BYTES = 2 * 1024 * 1024;
+/** `RECEIPT_MAX_BYTES` as the contract states it. */
+export const RECEIPT_MAX_SIZE_TEXT = `${RECEIPT_MAX_BYTES / 1024 / 1024} MiB`;
 export const RECEIPT_EXTENSIONS = ['jpg', 'jpeg', 'png', 'pdf'] as const;
 export type ReceiptExtension = (typeof RECEIPT_EXTENSIONS)[number];
 
@@ -21,7 +27,7 @@ export const depositConfirmationRequestSchema = z.strictObject({
     .regex(/^[A-Za-z0-9]{12,22}$/, 'must be 12 to 22 letters or digits')
     .transform((utr) => utr.toUpperCase())
     .describe('Unique transaction reference of the bank transfer; stored uppercase'),
-  receipt_file: z.string().min(1).regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64').optional().describe('The receipt, base64; at most 5 MiB decoded'),
+  receipt_file: z.string().min(1).regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64').optional().describe(`The receipt, base64; at most ${RECEIPT_MAX_SIZE_TEXT} decoded`),
   receipt_file_extension: z
     .string()
     .trim()

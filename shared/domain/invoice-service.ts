@@ -41,7 +41,8 @@ export interface CustomerWallets {
 
 export interface InvoiceServiceDeps {
   invoices: InvoiceRepository;
-  wallets: CustomerWallets;
+  /** Only functions that create invoices derive addresses: reading invoices needs no wallets. */
+  wallets?: CustomerWallets;
   rates: RateSource;
   policy: InvoicePolicy;
   publicBaseUrl: string;
@@ -59,6 +60,7 @@ export class InvoiceService {
     const { invoices, wallets, rates, policy, clock, newId } = this.deps;
     const invoice = buildInvoice(request, { id: newId(), merchantId, now: clock() }, await rates.usdPrices(), policy);
     if (invoice.family === 'crypto') {
+      if (!wallets) throw new Error('Creating a crypto invoice needs the customer wallets, which this service was given none of');
       const { addresses } = await wallets.addressesFor(merchantId, invoice.customerId);
       invoice.wallet = invoiceWallet(invoice.paymentCurrency, (network) => addressForNetwork(addresses, network));
     }

@@ -4,8 +4,9 @@
  * index, and the addresses derived from it, for good.
  */
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { deriveCustomerAddresses, type CustomerAddresses, type WalletKeys } from '../domain/wallets.js';
+import { deriveCustomerAddresses, type CustomerAddresses } from '../domain/wallets.js';
 import { isConditionFailure } from './dynamo.js';
+import type { WalletKeySource } from './wallet-keys.js';
 
 export interface CustomerWallet {
   /** Receiving-chain index; one index serves all three address families. */
@@ -37,7 +38,8 @@ export class DynamoWalletStore implements WalletStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    private readonly keys: WalletKeys,
+    /** Asked only when a customer's addresses are first derived. */
+    private readonly keys: WalletKeySource,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -46,13 +48,15 @@ export class DynamoWalletStore implements WalletStore {
     const existing = await this.read(id);
     if (existing) return existing;
 
+    // Keys first: no index is used up when they cannot be had.
+    const keys = await this.keys();
     const index = await this.allocateIndex();
     const item: CustomerWalletItem = {
       id,
       merchantId,
       customerId,
       index,
-      addresses: deriveCustomerAddresses(this.keys, index),
+      addresses: deriveCustomerAddresses(keys, index),
       createdAt: this.now().toISOString(),
     };
     try {

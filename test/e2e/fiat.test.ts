@@ -15,6 +15,8 @@ import { join } from 'node:path';
 import { ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDynamoClient } from '../../infra/local/dynamodb.js';
+import { RECEIPT_MAX_BYTES, RECEIPT_MAX_SIZE_TEXT } from '../../shared/domain/deposit-confirmation.js';
+import { maxBodyBytesOf, routeByName } from '../../shared/routes.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
 import { callApi, dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { openRuntimeStack, type RuntimeStack } from '../support/runtime-stack.js';
@@ -173,6 +175,40 @@ describe('deposit confirmation by UTR', () => {
     expect(envelope).toMatchObject({ contentType: 'image/png', encryptedKey: expect.any(String), iv: expect.any(String), tag: expect.any(String) });
     expect(Buffer.from(envelope.ciphertext, 'base64')).toHaveLength(PNG.length);
     expect(Buffer.from(envelope.ciphertext, 'base64').equals(PNG)).toBe(false);
+  });
+});
+
+describe('the size of a receipt, over HTTP', () => {
+  /** A PNG padded to exactly `bytes` bytes. */
+  const pngOfSize = (bytes: number) => Buffer.concat([PNG, Buffer.alloc(bytes - PNG.length)]);
+  const confirmWithReceipt = async (receipt: Buffer) => {
+    const invoice = await inrInvoice();
+    const response = await api('POST', '/api/v2/gateway9/deposit/confirm', { invoiceId: invoice.id, utr: utr(), receipt_file: receipt.toString('base64'), receipt_file_extension: 'png' });
+    return { invoice, response };
+  };
+
+  it(`accepts the largest receipt, ${RECEIPT_MAX_SIZE_TEXT}, whose request fits a synchronous Lambda invocation`, async () => {
+    const { invoice, response } = await confirmWithReceipt(pngOfSize(RECEIPT_MAX_BYTES));
+    expect(response.status, response.text).toBe(200);
+    expect(await stack.transactions.listByInvoice(invoice.id)).toHaveLength(1);
+    const receipts = await filesUnder(join(dataDir, 'receipts', stack.demoMerchantId, invoice.id));
+    expect(receipts).toHaveLength(1);
+  });
+
+  it('refuses a receipt one byte larger with 413 from the function, by its decoded size', async () => {
+    const { invoice, response } = await confirmWithReceipt(pngOfSize(RECEIPT_MAX_BYTES + 1));
+    expect(response.status).toBe(413);
+    expect(response.body.errors).toEqual([{ code: 'payload_too_large', message: `The receipt exceeds ${RECEIPT_MAX_BYTES} bytes` }]);
+    expect(await stack.transactions.listByInvoice(invoice.id)).toEqual([]);
+  });
+
+  it('refuses a body over the route limit with the 413 envelope before anything runs, as the web ACL does in AWS', async () => {
+    const limit = maxBodyBytesOf(routeByName('confirm-deposit'));
+    const { invoice, response } = await confirmWithReceipt(pngOfSize(Math.ceil((limit * 3) / 4)));
+    expect(response.status).toBe(413);
+    expect(response.body).toEqual({ success: false, errors: [{ code: 'payload_too_large', message: 'Request body too large' }] });
+    expect(response.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await stack.transactions.listByInvoice(invoice.id)).toEqual([]);
   });
 });
 

@@ -12,6 +12,7 @@ import { FUNCTIONS, STAGES } from '../../shared/routes.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STACK_NAMES = STAGES.map((stage) => `PaymentGateway-${stage}`);
+const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789';
 
 interface Run {
   code: number | null;
@@ -38,15 +39,19 @@ let synth: Run;
 let unknownStage: Run;
 let baseUrlWithoutStage: Run;
 let plainHttpBaseUrl: Run;
+let domainWithoutCertificate: Run;
+let badDomainName: Run;
 
 beforeAll(async () => {
   workdir = mkdtempSync(join(tmpdir(), 'cdk-app-test-'));
   // Concurrently: the full synth takes a while, the failures are over in seconds.
-  [synth, unknownStage, baseUrlWithoutStage, plainHttpBaseUrl] = await Promise.all([
+  [synth, unknownStage, baseUrlWithoutStage, plainHttpBaseUrl, domainWithoutCertificate, badDomainName] = await Promise.all([
     cdkSynth(join(workdir, 'all')),
     cdkSynth(join(workdir, 'unknown-stage'), 'stage=staging'),
     cdkSynth(join(workdir, 'base-url'), 'publicBaseUrl=https://pay.example.com'),
     cdkSynth(join(workdir, 'plain-http'), 'stage=demo', 'publicBaseUrl=http://pay.example.com'),
+    cdkSynth(join(workdir, 'domain-alone'), 'stage=prod', 'domainName=pay.example.com'),
+    cdkSynth(join(workdir, 'bad-domain'), 'stage=prod', 'domainName=https://pay.example.com', `certificateArn=${CERTIFICATE_ARN}`),
   ]);
 }, 300_000);
 
@@ -93,5 +98,15 @@ describe('cdk synth with bad context', () => {
   it('rejects a publicBaseUrl that is not https', () => {
     expect(plainHttpBaseUrl.code).not.toBe(0);
     expect(plainHttpBaseUrl.stderr).toContain('Context "publicBaseUrl" must be an https URL');
+  });
+
+  it('rejects a custom domain without its certificate', () => {
+    expect(domainWithoutCertificate.code).not.toBe(0);
+    expect(domainWithoutCertificate.stderr).toContain('Context "domainName" and "certificateArn" go together');
+  });
+
+  it('rejects a custom domain that is not a host name', () => {
+    expect(badDomainName.code).not.toBe(0);
+    expect(badDomainName.stderr).toContain('Context "domainName" must be a lower-case host name');
   });
 });

@@ -11,26 +11,31 @@ import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GatewayFunction as GatewayFunctionConstruct, QUEUE_BATCHING_WINDOW } from '../../infra/aws/gateway-function.js';
 import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
-import { FUNCTIONS, STAGES, functionsForStage, type GatewayFunction, type HttpRoute, type QueueFunction, type Stage } from '../../shared/routes.js';
+import { FUNCTIONS, STAGES, functionsForStage, maxBodyBytesOf, type GatewayFunction, type HttpRoute, type QueueFunction, type Stage } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, tableEnvVar, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
 
-const CUSTOM_DOMAIN = 'https://pay.example.com';
+const CUSTOM_DOMAIN = { domainName: 'pay.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789' };
+const EXPLICIT_BASE_URL = 'https://checkout.example.com';
+const WALLET_FAMILIES = ['evm', 'btc', 'tron'] as const;
+/** What reading an SSM parameter takes (StringParameter.grantRead); nothing that writes. */
+const SSM_READ = ['ssm:DescribeParameters', 'ssm:GetParameter', 'ssm:GetParameterHistory', 'ssm:GetParameters'];
 const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
 /** What sending to, and consuming from, an SQS queue take; nothing more. */
 const SQS_SEND = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
 const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
 /** What sealing card numbers and storing receipts take: data keys from the vault key, objects put in the bucket. */
 const KMS_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*', 'kms:ReEncrypt*'];
-const VAULT_VARIABLES = ['CARD_KMS_KEY_ID', 'RECEIPTS_BUCKET'];
 /** Four hours: past every retry's third attempt, so only a stalled queue gets there. */
 const BACKLOG_AGE_SECONDS = 4 * 3600;
 const REQUEST_ID_HEADER = { 'gatewayresponse.header.x-request-id': 'context.requestId' };
@@ -120,6 +125,17 @@ class StackView {
     return { key: this.json.Outputs.VaultKeyArn.Value['Fn::GetAtt'][0], bucket: this.json.Outputs.ReceiptsBucketName.Value.Ref };
   }
 
+  /** Logical ids of the SSM parameters of the wallet keys, by family (from their names). */
+  walletKeyParameterIds(): Record<(typeof WALLET_FAMILIES)[number], string> {
+    return Object.fromEntries(
+      WALLET_FAMILIES.map((family) => {
+        const found = this.resources('AWS::SSM::Parameter').find(([, p]) => p.Properties.Name === `/payment-gateway/${this.stage}/wallet-xpub/${family}`);
+        if (!found) throw new Error(`No ${family} wallet key parameter in ${this.stage}`);
+        return [family, found[0]];
+      }),
+    ) as Record<(typeof WALLET_FAMILIES)[number], string>;
+  }
+
   statementsOf(functionName: string): Statement[] {
     const roleId = this.functionNamed(functionName).Properties.Role['Fn::GetAtt'][0];
     return this.resources('AWS::IAM::Policy')
@@ -194,15 +210,18 @@ class StackView {
 
 let views: Record<Stage, StackView>;
 let customDomain: StackView;
+let explicitBaseUrl: StackView;
 
 beforeAll(() => {
   const { context } = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
   const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
   const view = (stage: Stage, stack: GatewayStack) => new StackView(stage, stack, Template.fromStack(stack));
   const stacks = STAGES.map((stage) => [stage, new GatewayStack(app, gatewayStackName(stage), { stage })] as const);
-  const customDomainStack = new GatewayStack(app, 'PaymentGateway-demo-custom-domain', { stage: 'demo', publicBaseUrl: CUSTOM_DOMAIN });
+  const customDomainStack = new GatewayStack(app, 'PaymentGateway-prod-custom-domain', { stage: 'prod', customDomain: CUSTOM_DOMAIN });
+  const explicitBaseUrlStack = new GatewayStack(app, 'PaymentGateway-demo-base-url', { stage: 'demo', customDomain: CUSTOM_DOMAIN, publicBaseUrl: EXPLICIT_BASE_URL });
   views = Object.fromEntries(stacks.map(([stage, stack]) => [stage, view(stage, stack)])) as Record<Stage, StackView>;
-  customDomain = view('demo', customDomainStack);
+  customDomain = view('prod', customDomainStack);
+  explicitBaseUrl = view('demo', explicitBaseUrlStack);
 });
 
 describe.each(STAGES)('%s stack', (stage) => {
@@ -234,7 +253,12 @@ describe.each(STAGES)('%s stack', (stage) => {
       const variables = v().functionNamed(name).Properties.Environment.Variables;
       expect(variables).toMatchObject({ STAGE: stage, GATEWAY_INVOICE_LIFETIME_S: '900' });
       expect(JSON.stringify(variables.PUBLIC_BASE_URL)).toContain('.execute-api.');
-      for (const family of ['EVM', 'BTC', 'TRON']) expect(variables[`WALLET_${family}_XPUB`]).toBeDefined();
+      // The keys themselves never; the names of their parameters only where addresses are derived.
+      const parameters = v().walletKeyParameterIds();
+      for (const family of WALLET_FAMILIES) {
+        expect(variables[`WALLET_${family.toUpperCase()}_XPUB`]).toBeUndefined();
+        expect(variables[`WALLET_${family.toUpperCase()}_XPUB_PARAMETER`]).toEqual(definition.readsWalletKeys ? { Ref: parameters[family] } : undefined);
+      }
       for (const key of TABLE_KEYS) expect(variables[tableEnvVar(key)]).toEqual({ Ref: v().tableId(key) });
       // Every queue's URLs everywhere, whatever the grants: the config validates them at every cold start.
       for (const [queueName, queue] of Object.entries(QUEUES) as Array<[QueueName, QueueDefinition]>) {
@@ -249,13 +273,12 @@ describe.each(STAGES)('%s stack', (stage) => {
       }
       // Real time in AWS: only tests compress the retry schedule.
       expect(variables).toMatchObject({ GATEWAY_RETRY_SCALE: '1', GATEWAY_PROVIDER_DELAY_S: '2' });
-      // The vault's names only where the route table says it is used.
-      if (definition.usesVault) {
-        const { key, bucket } = v().vaultIds();
-        expect(variables).toMatchObject({ CARD_KMS_KEY_ID: { 'Fn::GetAtt': [key, 'Arn'] }, RECEIPTS_BUCKET: { Ref: bucket } });
-      } else {
-        for (const variable of VAULT_VARIABLES) expect(variables[variable]).toBeUndefined();
-      }
+      // The vault's names only where the route table says it is used: the key to seal or open, the bucket to store receipts.
+      const { key, bucket } = v().vaultIds();
+      if (definition.usesVault || definition.opensCallbackSecrets) expect(variables.VAULT_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [key, 'Arn'] });
+      else expect(variables.VAULT_KMS_KEY_ID).toBeUndefined();
+      if (definition.usesVault) expect(variables.RECEIPTS_BUCKET).toEqual({ Ref: bucket });
+      else expect(variables.RECEIPTS_BUCKET).toBeUndefined();
     });
 
     it('writes each function to its own log group', () => {
@@ -297,7 +320,9 @@ describe.each(STAGES)('%s stack', (stage) => {
       const kms = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('kms:')));
       const s3 = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')));
       if (!definition.usesVault) {
-        expect([...kms, ...s3]).toEqual([]);
+        // Opening a callback secret is decrypting its data key with the vault's key, and no more.
+        expect(kms).toEqual(definition.opensCallbackSecrets ? [expect.objectContaining({ Action: 'kms:Decrypt', Resource: { 'Fn::GetAtt': [key, 'Arn'] } })] : []);
+        expect(s3).toEqual([]);
         return;
       }
       expect(sorted(new Set(kms.flatMap(actionsOf)))).toEqual(KMS_ACTIONS);
@@ -311,7 +336,25 @@ describe.each(STAGES)('%s stack', (stage) => {
       }
     });
 
-    it('lets send-callback consume the callbacks queue, park in the dead-letter queue, write the outbox, read merchants, and nothing else', () => {
+    it.each(definitions.map((f) => [f.name, f] as const))('%s: reads the wallet key parameters only if its route-table entry says so', (name, definition) => {
+      const ssm = v().statementsOf(name).filter((st) => actionsOf(st).some((a) => a.startsWith('ssm:')));
+      if (!definition.readsWalletKeys) {
+        expect(ssm).toEqual([]);
+        return;
+      }
+      expect(sorted(new Set(ssm.flatMap(actionsOf)))).toEqual(SSM_READ);
+      const parameters = Object.values(v().walletKeyParameterIds());
+      const resources = ssm.flatMap((st) => [st.Resource].flat());
+      // Each of the three parameters, and nothing else.
+      expect(resources).toHaveLength(parameters.length);
+      for (const id of parameters) expect(resources.filter((resource) => refersTo(resource, id))).toHaveLength(1);
+    });
+
+    it('lets create-invoice, which derives addresses, read the wallet keys', () => {
+      expect(definitions.filter((f) => f.readsWalletKeys).map((f) => f.name)).toContain('create-invoice');
+    });
+
+    it('lets send-callback consume the callbacks queue, park in the dead-letter queue, write the outbox, read merchants, open callback secrets, and nothing else', () => {
       const { queue, deadLetter } = v().queueIds();
       const queues = v().queueActionsOf('send-callback');
       // Its retry schedule is ChangeMessageVisibility on the message it received.
@@ -323,7 +366,7 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect([...granted.get('outbox')!]).toEqual(expect.arrayContaining(WRITE_ACTIONS));
       expect([...granted.get('merchants')!].filter((a) => WRITE_ACTIONS.includes(a))).toEqual([]);
 
-      const allowed = [queue, deadLetter, v().tableId('outbox'), v().tableId('merchants')];
+      const allowed = [queue, deadLetter, v().tableId('outbox'), v().tableId('merchants'), v().vaultIds().key];
       for (const statement of v().statementsOf('send-callback')) {
         expect(statement.Effect).toBe('Allow');
         const resources = [statement.Resource].flat();
@@ -413,12 +456,85 @@ describe.each(STAGES)('%s stack', (stage) => {
       v().template.resourceCountIs('AWS::ApiGateway::GatewayResponse', GATEWAY_RESPONSES.length);
     });
 
+    it('accepts TLS 1.2 at least on the execute-api endpoint', () => {
+      v().template.hasResourceProperties('AWS::ApiGateway::RestApi', { SecurityPolicy: 'TLS_1_2' });
+      expect(v().resources('AWS::ApiGateway::RestApi')[0]![1].Properties.DisableExecuteApiEndpoint).toBeFalsy();
+      v().template.resourceCountIs('AWS::ApiGateway::DomainName', 0);
+    });
+
     it('throttles each key at 50 requests/s, burst 100, on the stage', () => {
       v().template.resourceCountIs('AWS::ApiGateway::UsagePlan', 1);
       v().template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
         Throttle: { RateLimit: 50, BurstLimit: 100 },
         ApiStages: [Match.objectLike({ ApiId: { Ref: v().resources('AWS::ApiGateway::RestApi')[0]![0] }, Stage: Match.anyValue() })],
       });
+    });
+  });
+
+  describe('web ACL', () => {
+    type Rule = { Name: string; Action: unknown; Statement: any };
+    const webAcl = () => v().resources('AWS::WAFv2::WebACL')[0]![1];
+    const rules = () => webAcl().Properties.Rules as Rule[];
+    /** A body-limit rule read back: its content-length pattern and the methods and path patterns it covers. */
+    const shapeOf = (rule: Rule) => {
+      const [contentLength, routeStatement] = rule.Statement.AndStatement.Statements;
+      const routeStatements: any[] = routeStatement.OrStatement?.Statements ?? [routeStatement];
+      return {
+        header: contentLength.RegexMatchStatement.FieldToMatch.SingleHeader.Name as string,
+        contentLength: new RegExp(contentLength.RegexMatchStatement.RegexString),
+        routes: routeStatements.map((statement) => {
+          const [method, path] = statement.AndStatement.Statements;
+          expect(path.RegexMatchStatement.FieldToMatch).toEqual({ UriPath: {} });
+          return { method: method.ByteMatchStatement.SearchString as string, path: new RegExp(path.RegexMatchStatement.RegexString) };
+        }),
+      };
+    };
+    const rulesFor = (method: string, uriPath: string) => rules().filter((rule) => shapeOf(rule).routes.some((r) => r.method === method && r.path.test(uriPath)));
+    const concretePath = (route: HttpRoute) => route.path.replace(/\{\w+\}/g, '0b6c8f3e-5d4a-4c1b-9e2f-1a2b3c4d5e6f');
+
+    it('is one regional web ACL that allows by default, on the API stage', () => {
+      v().template.resourceCountIs('AWS::WAFv2::WebACL', 1);
+      expect(webAcl().Properties).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
+      const [, association] = v().resources('AWS::WAFv2::WebACLAssociation')[0]!;
+      expect(association.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [v().resources('AWS::WAFv2::WebACL')[0]![0], 'Arn'] });
+      const stageId = v().resources('AWS::ApiGateway::Stage')[0]![0];
+      expect(JSON.stringify(association.Properties.ResourceArn)).toContain(`"/stages/",{"Ref":"${stageId}"}`);
+      expect(v().json.Resources[stageId]!.Properties.StageName).toBe(stage);
+    });
+
+    it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: a declared body over the route limit gets the 413 envelope, on either endpoint', (_, route) => {
+      const limit = maxBodyBytesOf(route);
+      for (const uriPath of [concretePath(route), `/${stage}${concretePath(route)}`, `${concretePath(route)}/`]) {
+        const matching = rulesFor(route.method, uriPath);
+        expect(matching, uriPath).toHaveLength(1);
+        const { header, contentLength } = shapeOf(matching[0]!);
+        expect(header).toBe('content-length');
+        for (const length of [0, 1, limit - 1, limit]) expect(contentLength.test(String(length)), String(length)).toBe(false);
+        for (const length of [limit + 1, limit + 10, 10 * limit, 10 * 1024 * 1024]) expect(contentLength.test(String(length)), String(length)).toBe(true);
+        expect(contentLength.test(`000${limit + 1}`)).toBe(true);
+        expect(contentLength.test(`000${limit}`)).toBe(false);
+        expect(matching[0]!.Action).toEqual({ Block: { CustomResponse: { ResponseCode: 413, CustomResponseBodyKey: 'payload-too-large' } } });
+      }
+    });
+
+    it('leaves alone what no function answers: other methods on a routed path, and unknown paths', () => {
+      for (const route of routes) {
+        const otherMethod = route.method === 'GET' ? 'DELETE' : 'PUT';
+        expect(rulesFor(otherMethod, concretePath(route))).toEqual([]);
+      }
+      expect(rulesFor('POST', '/api/v2/unknown')).toEqual([]);
+      expect(rulesFor('POST', `/other${routes[0]!.path}`)).toEqual([]);
+    });
+
+    it('answers with the 413 envelope the gateway itself renders', () => {
+      expect(webAcl().Properties.CustomResponseBodies).toEqual({
+        'payload-too-large': { ContentType: 'APPLICATION_JSON', Content: envelope('payload_too_large', 'Request body too large') },
+      });
+    });
+
+    it('has one rule per body limit of the route table, each with metrics', () => {
+      expect(rules()).toHaveLength(new Set(routes.map(maxBodyBytesOf)).size);
+      for (const rule of rules()) expect((rule as Rule & { VisibilityConfig: unknown }).VisibilityConfig).toMatchObject({ CloudWatchMetricsEnabled: true, MetricName: rule.Name });
     });
   });
 
@@ -473,12 +589,12 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(mappingOf(name).MaximumBatchingWindowInSeconds).toBeLessThanOrEqual(5);
     });
 
-    it.each(consumers.map((f) => [f.name] as const))('%s: the queue hides a message longer than the consumer may hold it', (name) => {
+    it.each(consumers.map((f) => [f.name] as const))('%s: the queue hides a message for six of its timeouts plus the batching window', (name) => {
       const mapping = mappingOf(name);
       const queue = v().json.Resources[mapping.EventSourceArn['Fn::GetAtt'][0]]!.Properties;
-      const heldSeconds = v().functionNamed(name).Properties.Timeout + mapping.MaximumBatchingWindowInSeconds;
+      const requiredSeconds = 6 * v().functionNamed(name).Properties.Timeout + mapping.MaximumBatchingWindowInSeconds;
       expect(queue.VisibilityTimeout).toBe(definition.visibilityTimeoutSeconds);
-      expect(queue.VisibilityTimeout).toBeGreaterThan(heldSeconds);
+      expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(requiredSeconds);
     });
 
     it('redrives after its maxReceiveCount to a dead-letter queue kept 14 days, with its visibility timeout', () => {
@@ -528,10 +644,14 @@ describe.each(STAGES)('%s stack', (stage) => {
       });
     });
 
-    it('is exported with its dead-letter queue, as outputs named after their variables', () => {
+    it('is exported with its dead-letter queue, URLs and ARNs, as outputs named after their variables', () => {
       const { queue, deadLetter } = queues();
+      const arnOutput = (variable: string) => outputName(variable).replace(/Url$/, 'Arn');
       expect(v().json.Outputs[outputName(definition.urlVariable)].Value).toEqual({ Ref: queue });
       expect(v().json.Outputs[outputName(definition.deadLetterUrlVariable)].Value).toEqual({ Ref: deadLetter });
+      // What `aws sqs start-message-move-task` takes to redrive the dead-letter queue.
+      expect(v().json.Outputs[arnOutput(definition.urlVariable)].Value).toEqual({ 'Fn::GetAtt': [queue, 'Arn'] });
+      expect(v().json.Outputs[arnOutput(definition.deadLetterUrlVariable)].Value).toEqual({ 'Fn::GetAtt': [deadLetter, 'Arn'] });
     });
   });
 
@@ -547,8 +667,9 @@ describe.each(STAGES)('%s stack', (stage) => {
       v().template.resourceCountIs('AWS::Lambda::EventSourceMapping', definitions.filter((f) => f.kind === 'queue').length);
     });
 
-    it('has a visibility timeout of 60 s', () => {
-      expect(v().json.Resources[queues().queue]!.Properties.VisibilityTimeout).toBe(60);
+    it('has a visibility timeout of 190 s: six times send-callback\'s 30 s plus its batching window, rounded up', () => {
+      expect(v().json.Resources[queues().queue]!.Properties.VisibilityTimeout).toBe(190);
+      expect(v().functionNamed('send-callback').Properties.Timeout).toBe(30);
     });
 
     it('alarms when the oldest callback has waited over 4 hours: deliveries are not progressing', () => {
@@ -605,13 +726,15 @@ describe.each(STAGES)('%s stack', (stage) => {
       });
     });
 
-    it('is used by exactly the functions whose entry says usesVault', () => {
-      const users = definitions.filter((f) => f.usesVault).map((f) => f.name);
-      expect(users).toEqual(expect.arrayContaining(['confirm-deposit', 'create-withdrawal']));
-      const withKms = definitions.filter((f) => v().statementsOf(f.name).some((st) => actionsOf(st).some((a) => a.startsWith('kms:')))).map((f) => f.name);
-      const withVariables = definitions.filter((f) => v().functionNamed(f.name).Properties.Environment.Variables.CARD_KMS_KEY_ID !== undefined).map((f) => f.name);
+    it('is used by exactly the functions whose entry says usesVault or opensCallbackSecrets, the latter only to decrypt', () => {
+      const users = definitions.filter((f) => f.usesVault || f.opensCallbackSecrets).map((f) => f.name);
+      expect(users).toEqual(expect.arrayContaining(['confirm-deposit', 'create-withdrawal', 'send-callback', 'get-transaction']));
+      const kmsActionsOf = (name: string) => v().statementsOf(name).flatMap((st) => actionsOf(st).filter((a) => a.startsWith('kms:')));
+      const withKms = definitions.filter((f) => kmsActionsOf(f.name).length > 0).map((f) => f.name);
+      const withVariables = definitions.filter((f) => v().functionNamed(f.name).Properties.Environment.Variables.VAULT_KMS_KEY_ID !== undefined).map((f) => f.name);
       expect(sorted(withKms)).toEqual(sorted(users));
       expect(sorted(withVariables)).toEqual(sorted(users));
+      for (const opener of definitions.filter((f) => f.opensCallbackSecrets && !f.usesVault)) expect(kmsActionsOf(opener.name)).toEqual(['kms:Decrypt']);
     });
 
     it('exports the bucket name and the key ARN', () => {
@@ -665,7 +788,24 @@ describe.each(STAGES)('%s stack', (stage) => {
         });
       }
       v().template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError' });
-      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length);
+      // Plus the authorizer's throttles and latency.
+      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2);
+    });
+
+    it('watches the authorizer for real failures, throttles and p99 latency: a refused key raises none of them', () => {
+      const authorizerId = v().functionIds().get('authorize-merchant')!;
+      const alarmsOnAuthorizer = v()
+        .resources('AWS::CloudWatch::Alarm')
+        .filter(([, alarm]) => JSON.stringify(alarm.Properties.Dimensions) === JSON.stringify([{ Name: 'FunctionName', Value: { Ref: authorizerId } }]))
+        .map(([, alarm]) => alarm.Properties);
+      const byMetric = Object.fromEntries(alarmsOnAuthorizer.map((alarm) => [alarm.MetricName, alarm]));
+      expect(sorted(Object.keys(byMetric))).toEqual(['Duration', 'Errors', 'Throttles']);
+      for (const alarm of alarmsOnAuthorizer) expect(alarm).toMatchObject({ Namespace: 'AWS/Lambda', Period: 300 });
+      expect(byMetric.Errors).toMatchObject({ Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      expect(byMetric.Throttles).toMatchObject({ Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+      expect(byMetric.Duration).toMatchObject({ ExtendedStatistic: 'p99', Threshold: 1000, ComparisonOperator: 'GreaterThanThreshold' });
+      // A denial is a policy the function returns, which API Gateway answers with 401: a 4XX, not a 5XX.
+      v().template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'ACCESS_DENIED', StatusCode: '401' });
     });
 
     it('sends every alarm to the alarm topic and has a dashboard', () => {
@@ -688,10 +828,18 @@ describe.each(STAGES)('%s stack', (stage) => {
         'VaultKeyArn',
         'Stage',
         'AlarmTopicArn',
+        'DashboardUrl',
+        'CallbackQueueArn',
+        'CallbackDlqArn',
         ...TABLE_KEYS.map((key) => `Table${pascalCase(key)}`),
       ]),
     );
     expect(v().json.Outputs.CallbackDlqUrl.Value).toEqual({ Ref: v().queueIds().deadLetter });
+    const dashboardId = v().resources('AWS::CloudWatch::Dashboard')[0]![0];
+    const dashboardUrl = JSON.stringify(v().json.Outputs.DashboardUrl.Value);
+    expect(dashboardUrl).toContain('https://console.aws.amazon.com/cloudwatch/home?region=');
+    expect(dashboardUrl).toContain('#dashboards:name=');
+    expect(refersTo(v().json.Outputs.DashboardUrl.Value, dashboardId)).toBe(true);
     // Spelled out: the admin CLI looks these up by name.
     expect(outputs).toEqual(expect.arrayContaining(['TableMerchants', 'TableApiKeys', 'TableInvoices']));
     expect(v().json.Outputs.Stage.Value).toBe(stage);
@@ -776,27 +924,63 @@ describe('stage differences', () => {
     expect(views.prod.logRetentionOf('get-invoice')).toBeGreaterThan(views.demo.logRetentionOf('get-invoice'));
   });
 
-  it('takes prod wallet keys as parameters without defaults; demo uses the test keys', () => {
+  it('keeps the wallet keys in SSM String parameters: prod fills them from no-echo stack parameters without defaults, demo with the test keys', () => {
     const parameters = views.prod.json.Parameters!;
-    for (const [id, family] of [['WalletEvmXpub', 'EVM'], ['WalletBtcXpub', 'BTC'], ['WalletTronXpub', 'TRON']] as const) {
-      expect(parameters[id]).toMatchObject({ Type: 'String' });
+    const prodSsm = views.prod.walletKeyParameterIds();
+    for (const [id, family] of [['WalletEvmXpub', 'evm'], ['WalletBtcXpub', 'btc'], ['WalletTronXpub', 'tron']] as const) {
+      expect(parameters[id]).toMatchObject({ Type: 'String', NoEcho: true });
       expect(parameters[id].Default).toBeUndefined();
-      expect(views.prod.functionNamed('create-invoice').Properties.Environment.Variables[`WALLET_${family}_XPUB`]).toEqual({ Ref: id });
+      expect(views.prod.json.Resources[prodSsm[family]]!.Properties).toMatchObject({ Type: 'String', Value: { Ref: id } });
     }
     expect(Object.keys(views.demo.json.Parameters ?? {}).filter((id) => id.startsWith('Wallet'))).toEqual([]);
-    expect(views.demo.functionNamed('create-invoice').Properties.Environment.Variables).toMatchObject({
-      WALLET_EVM_XPUB: TEST_WALLET_XPUBS.evm,
-      WALLET_BTC_XPUB: TEST_WALLET_XPUBS.btc,
-      WALLET_TRON_XPUB: TEST_WALLET_XPUBS.tron,
-    });
+    const demoSsm = views.demo.walletKeyParameterIds();
+    for (const family of WALLET_FAMILIES) {
+      expect(views.demo.json.Resources[demoSsm[family]]!.Properties).toMatchObject({ Type: 'String', Value: TEST_WALLET_XPUBS[family] });
+    }
+    // Nowhere else in the template: not in any function's environment.
+    for (const view of [views.prod, views.demo]) {
+      for (const [, fn] of view.resources('AWS::Lambda::Function')) {
+        for (const xpub of Object.values(TEST_WALLET_XPUBS)) expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain(xpub);
+      }
+    }
   });
 
-  it('builds PUBLIC_BASE_URL from the API id and stage, or takes the custom domain', () => {
+  it('builds PUBLIC_BASE_URL from the API id and stage, or takes the custom domain, or an explicit base URL', () => {
     const apiId = views.demo.resources('AWS::ApiGateway::RestApi')[0]![0];
     const builtUrl = views.demo.functionNamed('create-invoice').Properties.Environment.Variables.PUBLIC_BASE_URL;
     expect(refersTo(builtUrl, apiId)).toBe(true);
     expect(JSON.stringify(builtUrl)).toMatch(/\/demo"/);
-    expect(customDomain.functionNamed('create-invoice').Properties.Environment.Variables.PUBLIC_BASE_URL).toBe(CUSTOM_DOMAIN);
+    expect(customDomain.functionNamed('create-invoice').Properties.Environment.Variables.PUBLIC_BASE_URL).toBe(`https://${CUSTOM_DOMAIN.domainName}`);
+    expect(explicitBaseUrl.functionNamed('create-invoice').Properties.Environment.Variables.PUBLIC_BASE_URL).toBe(EXPLICIT_BASE_URL);
+  });
+});
+
+describe('a custom domain', () => {
+  it('is a regional domain name with TLS 1.2 at least and the given certificate, mapped at its root to the stage', () => {
+    customDomain.template.resourceCountIs('AWS::ApiGateway::DomainName', 1);
+    const [domainId, domain] = customDomain.resources('AWS::ApiGateway::DomainName')[0]!;
+    expect(domain.Properties).toMatchObject({
+      DomainName: CUSTOM_DOMAIN.domainName,
+      RegionalCertificateArn: CUSTOM_DOMAIN.certificateArn,
+      EndpointConfiguration: { Types: ['REGIONAL'] },
+      SecurityPolicy: 'TLS_1_2',
+    });
+    const [, mapping] = customDomain.resources('AWS::ApiGateway::BasePathMapping')[0]!;
+    expect(mapping.Properties).toMatchObject({ DomainName: { Ref: domainId }, RestApiId: { Ref: customDomain.resources('AWS::ApiGateway::RestApi')[0]![0] } });
+    expect(mapping.Properties.BasePath).toBeUndefined();
+    expect(mapping.Properties.Stage).toEqual({ Ref: customDomain.resources('AWS::ApiGateway::Stage')[0]![0] });
+  });
+
+  it('disables the execute-api endpoint, keeping TLS 1.2 on the API itself', () => {
+    customDomain.template.hasResourceProperties('AWS::ApiGateway::RestApi', { DisableExecuteApiEndpoint: true, SecurityPolicy: 'TLS_1_2' });
+  });
+
+  it('is the API URL of the outputs, with what its DNS record points at', () => {
+    const [domainId] = customDomain.resources('AWS::ApiGateway::DomainName')[0]!;
+    expect(customDomain.json.Outputs.ApiUrl.Value).toBe(`https://${CUSTOM_DOMAIN.domainName}/`);
+    expect(customDomain.json.Outputs.CustomDomainTarget.Value).toEqual({ 'Fn::GetAtt': [domainId, 'RegionalDomainName'] });
+    expect(customDomain.json.Outputs.CustomDomainHostedZoneId.Value).toEqual({ 'Fn::GetAtt': [domainId, 'RegionalHostedZoneId'] });
+    expect(views.prod.json.Outputs.CustomDomainTarget).toBeUndefined();
   });
 });
 
@@ -809,6 +993,7 @@ describe('a queue consumer that could outlast the visibility timeout', () => {
       environment: {},
       tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, Table.fromTableName(stack, `${key}Table`, key)])) as Record<TableKey, ITable>,
       queues,
+      vault: { key: new Key(stack, 'VaultKey'), receipts: new Bucket(stack, 'Receipts') },
       logRetention: RetentionDays.ONE_DAY,
       removalPolicy: RemovalPolicy.DESTROY,
     });
@@ -818,24 +1003,34 @@ describe('a queue consumer that could outlast the visibility timeout', () => {
     visibilityTimeoutSeconds,
   });
 
-  // AWS refuses such an event source at deploy time; synthesis refuses it first, saying what to change.
-  it('fails synthesis, naming the function, both durations and where to change them', () => {
+  /** The longest timeout the six-times rule allows a consumer of a queue with this visibility timeout. */
+  const longestTimeout = (visibilityTimeoutSeconds: number) => Math.floor((visibilityTimeoutSeconds - QUEUE_BATCHING_WINDOW.toSeconds()) / 6);
+
+  // Below one timeout AWS refuses the event source; below six the poller's retries can overlap. Synthesis refuses it first, saying what to change.
+  it('fails synthesis below six timeouts plus the batching window, naming the function, the durations and where to change them', () => {
     const stack = new Stack(new App(), 'VisibilityCheck');
     const queues = { callbacks: queueWithDeadLetter(stack, 'Callbacks', CALLBACK_QUEUE.visibilityTimeoutSeconds) };
-    expect(() => build(stack, { ...sendCallback, timeoutSeconds: CALLBACK_QUEUE.visibilityTimeoutSeconds }, queues)).toThrow(
+    const tooLong = longestTimeout(CALLBACK_QUEUE.visibilityTimeoutSeconds) + 1;
+    expect(() => build(stack, { ...sendCallback, timeoutSeconds: tooLong }, queues)).toThrow(
       new RegExp(
-        `send-callback may hold a message ${CALLBACK_QUEUE.visibilityTimeoutSeconds + QUEUE_BATCHING_WINDOW.toSeconds()} s .*` +
-          `visibility timeout must be longer, and it is ${CALLBACK_QUEUE.visibilityTimeoutSeconds} s: .*shared/platform\\.ts.*shared/routes\\.ts`,
+        `send-callback may hold a message ${6 * tooLong + QUEUE_BATCHING_WINDOW.toSeconds()} s \\(6 x its ${tooLong} s timeout .*` +
+          `visibility timeout must be at least that, and it is ${CALLBACK_QUEUE.visibilityTimeoutSeconds} s: .*shared/platform\\.ts.*shared/routes\\.ts`,
       ),
     );
+    // The longest timeout the rule allows passes (bundling skipped: only the check is under test).
+    const fitting = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'VisibilityFits');
+    const fittingQueues = { callbacks: queueWithDeadLetter(fitting, 'Callbacks', CALLBACK_QUEUE.visibilityTimeoutSeconds) };
+    expect(() => build(fitting, { ...sendCallback, timeoutSeconds: tooLong - 1 }, fittingQueues)).not.toThrow();
   });
 
   it('checks each consumer against its own queue', () => {
     const stack = new Stack(new App(), 'PerQueueCheck');
-    const long = QUEUES.fiatDecisions.visibilityTimeoutSeconds;
+    const visibility = QUEUES.fiatDecisions.visibilityTimeoutSeconds;
     // The callbacks queue would allow this timeout; the fiat-decisions queue, which it reads, does not.
-    const queues = { callbacks: queueWithDeadLetter(stack, 'Callbacks', long * 10), fiatDecisions: queueWithDeadLetter(stack, 'FiatDecisions', long) };
-    expect(() => build(stack, { ...decideFiatPayments, timeoutSeconds: long }, queues)).toThrow(/^decide-fiat-payments may hold a message .* and it is 60 s/);
+    const queues = { callbacks: queueWithDeadLetter(stack, 'Callbacks', visibility * 10), fiatDecisions: queueWithDeadLetter(stack, 'FiatDecisions', visibility) };
+    expect(() => build(stack, { ...decideFiatPayments, timeoutSeconds: longestTimeout(visibility) + 1 }, queues)).toThrow(
+      new RegExp(`^decide-fiat-payments may hold a message .* and it is ${visibility} s`),
+    );
   });
 
   it('fails synthesis for a consumer of a queue its stage does not have', () => {

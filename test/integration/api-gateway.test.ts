@@ -5,11 +5,11 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpListener } from '../../infra/local/api-gateway.js';
-import { MAX_PAYLOAD_BYTES } from '../../shared/platform.js';
+import { LAMBDA_SYNC_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES, eventBytesBound } from '../../shared/platform.js';
 import { lambdaContext, type Invoke } from '../../infra/local/functions.js';
 import { TokenBucketThrottle } from '../../infra/local/throttle.js';
 import { UNAUTHORIZED_MESSAGE } from '../../shared/errors.js';
-import type { GatewayFunction } from '../../shared/routes.js';
+import { HTTP_ROUTES, maxBodyBytesOf, routeByName, type GatewayFunction, type HttpRoute } from '../../shared/routes.js';
 import { createTestGateway, invoke, loadFunction, request } from '../support/invoke.js';
 import { silentLog } from '../support/logs.js';
 import { seedMerchant, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
@@ -221,6 +221,87 @@ describe('the proxy event and context', () => {
     expect(response.body).toEqual({ success: false, errors: [{ code: 'payload_too_large', message: 'Request body too large' }] });
     expect(response.headers['x-request-id']).toMatch(UUID);
     expect(calls).toEqual([]);
+  });
+});
+
+describe('body limits', () => {
+  const payloadTooLarge = { success: false, errors: [{ code: 'payload_too_large', message: 'Request body too large' }] };
+  const confirm = routeByName('confirm-deposit');
+  const createInvoice = routeByName('create-invoice');
+  /** A path of the route, its parameters filled in. */
+  const pathOf = (route: HttpRoute) => route.path.replace(/\{\w+\}/g, randomUUID());
+
+  it.each([confirm, createInvoice].map((route) => [route.name, route] as const))(
+    '%s: a body one byte over the route limit gets the 413 envelope before the authorizer runs; at the limit it reaches the function',
+    async (_, route) => {
+      const limit = maxBodyBytesOf(route);
+      const over = stubbedGateway(ok);
+      const refused = await request(route.method, pathOf(route), { gateway: over.gateway, apiKey: merchant.apiKey, body: Buffer.alloc(limit + 1, 'a') });
+      expect(refused.status).toBe(413);
+      expect(refused.body).toEqual(payloadTooLarge);
+      expect(refused.headers['x-request-id']).toMatch(UUID);
+      expect(over.calls).toEqual([]);
+
+      const at = stubbedGateway(ok);
+      const passed = await request(route.method, pathOf(route), { gateway: at.gateway, apiKey: merchant.apiKey, body: Buffer.alloc(limit, 'a') });
+      expect(passed.status).toBe(200);
+      expect(at.calls.map((c) => c.fn.name)).toEqual(['authorize-merchant', route.name]);
+      expect((at.calls[1]!.event as APIGatewayProxyEvent).body).toHaveLength(limit);
+    },
+  );
+
+  it('applies to routes without a key and to routes that read no body', async () => {
+    for (const route of [routeByName('submit-checkout-details'), routeByName('get-openapi')]) {
+      const { gateway, calls } = stubbedGateway(ok);
+      const response = await request(route.method, pathOf(route), { gateway, body: Buffer.alloc(maxBodyBytesOf(route) + 1, 'a') });
+      expect(response.status, route.name).toBe(413);
+      expect(response.body).toEqual(payloadTooLarge);
+      expect(calls).toEqual([]);
+    }
+  });
+
+  it('leaves a path with another method to its 405, whatever its body', async () => {
+    const { gateway, calls } = stubbedGateway(ok);
+    const response = await request('GET', confirm.path, { gateway, body: Buffer.alloc(maxBodyBytesOf(confirm) + 1, 'a') });
+    expect(response.status).toBe(405);
+    expect(calls).toEqual([]);
+  });
+
+  // The allowance of shared/platform.ts, checked against the event this emulation builds: the
+  // largest body of each route, of characters JSON escapes, under 10 KiB of headers (API Gateway's most).
+  it.each(HTTP_ROUTES.filter((route) => route.stages.includes('demo')).map((route) => [route.name, route] as const))(
+    '%s: the largest event its limit lets through stays within the bound, and within a synchronous invocation',
+    async (_, route) => {
+      let event: unknown;
+      const { gateway } = stubbedGateway(async (seen) => {
+        event = seen;
+        return ok();
+      });
+      const headers = Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`x-padding-${i}`, '"'.repeat(480)]));
+      const body = Buffer.alloc(maxBodyBytesOf(route), '"');
+      const response = await request(route.method, `${pathOf(route)}?${'q=%22&'.repeat(50)}`, { gateway, apiKey: merchant.apiKey, headers, body });
+      expect(response.status).toBe(200);
+      const eventBytes = Buffer.byteLength(JSON.stringify(event));
+      expect(eventBytes).toBeGreaterThan(2 * maxBodyBytesOf(route));
+      expect(eventBytes).toBeLessThanOrEqual(eventBytesBound(maxBodyBytesOf(route)));
+      expect(eventBytes).toBeLessThanOrEqual(LAMBDA_SYNC_PAYLOAD_BYTES);
+    },
+  );
+
+  it('fails as Lambda fails an event over 6 MB (a body within the limit of characters JSON escapes sixfold), and passes one of characters it doubles', async () => {
+    const limit = maxBodyBytesOf(confirm);
+    const sixfold = await request('POST', confirm.path, {
+      apiKey: merchant.apiKey,
+      headers: { 'content-type': 'application/json' },
+      body: Buffer.alloc(limit, 0x01),
+      gateway: createTestGateway({ log: silentLog }),
+    });
+    expect(sixfold.status).toBe(500);
+    expect(sixfold.body.errors[0]).toEqual({ code: 'internal_server_error', message: `Internal server error (request id ${sixfold.headers['x-request-id']})` });
+    // Doubled, the same length fits: the function answers, here that it is not JSON.
+    const doubled = await request('POST', confirm.path, { apiKey: merchant.apiKey, headers: { 'content-type': 'application/json' }, body: Buffer.alloc(limit, '"') });
+    expect(doubled.status).toBe(400);
+    expect(doubled.body.errors[0].code).toBe('bad_request');
   });
 });
 

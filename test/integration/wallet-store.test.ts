@@ -8,6 +8,7 @@ import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
 import { documentClient } from '../../shared/store/dynamo.js';
+import { configuredWalletKeys } from '../../shared/store/wallet-keys.js';
 import { DynamoWalletStore } from '../../shared/store/wallets.js';
 
 const CREATED_AT = new Date('2025-01-02T03:04:05.000Z');
@@ -17,7 +18,10 @@ let store: DynamoWalletStore;
 
 beforeAll(() => {
   tableName = config().tables.wallets;
-  store = new DynamoWalletStore(documentClient, tableName, config().walletKeys, () => CREATED_AT);
+  const keys = configuredWalletKeys(config().walletKeys, () => {
+    throw new Error('The test environment carries the keys themselves');
+  });
+  store = new DynamoWalletStore(documentClient, tableName, keys, () => CREATED_AT);
 });
 
 /** A merchant id no other test uses. */

@@ -1,0 +1,126 @@
+/**
+ * The stage's one web ACL. Its body-limit rules refuse a request whose body is over its route's
+ * `maxBodyBytes` before API Gateway invokes anything, with the 413 envelope, as the local
+ * emulation does: past the limit a body could make an event larger than a synchronous Lambda
+ * invocation takes, which AWS would answer with a 5xx. Later rules (managed rule groups, rate
+ * limits) belong in this same web ACL.
+ */
+import type { Stage as ApiStage } from 'aws-cdk-lib/aws-apigateway';
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import type { Construct } from 'constructs';
+import { LAMBDA_SYNC_PAYLOAD_BYTES, eventBytesBound } from '../../shared/platform.js';
+import { maxBodyBytesOf, type HttpMethod, type HttpRoute } from '../../shared/routes.js';
+
+/** WAF's ceiling on a regular expression. */
+const MAX_REGEX_LENGTH = 512;
+
+export const PAYLOAD_TOO_LARGE_BODY_KEY = 'payload-too-large';
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * Decimal integers greater than `limit`, leading zeros allowed: WAF compares a header as text, so
+ * `content-length > limit` is a pattern. Plain PCRE, which WAF and JavaScript read alike.
+ */
+export function decimalAbovePattern(limit: number): string {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`Not a byte count: ${limit}`);
+  const digits = String(limit);
+  const longer = `[1-9][0-9]{${digits.length},}`;
+  // Same length: equal up to some digit, larger there, anything after.
+  const sameLength = [...digits].flatMap((digit, i) => {
+    if (digit === '9') return [];
+    const rest = digits.length - i - 1;
+    return [`${digits.slice(0, i)}[${Number(digit) + 1}-9]${rest > 0 ? `[0-9]{${rest}}` : ''}`];
+  });
+  return `^0*(${[longer, ...sameLength].join('|')})$`;
+}
+
+/**
+ * The URI paths of `routes` as the web ACL sees them: with the stage first on the execute-api
+ * endpoint, without it on a custom domain mapped at its root; path parameters are one segment;
+ * trailing slashes are ignored, as API Gateway ignores them.
+ */
+export function routePathPattern(routes: readonly HttpRoute[], stage: string): string {
+  const paths = [...new Set(routes.map((route) => route.path))].map((path) =>
+    path
+      .split('/')
+      .map((segment) => (/^\{\w+\}$/.test(segment) ? '[^/]+' : escapeRegExp(segment)))
+      .join('/'),
+  );
+  return `^(/${escapeRegExp(stage)})?(${paths.join('|')})/*$`;
+}
+
+/** Routes grouped by a key, in first-seen order. */
+function groupBy<K>(routes: readonly HttpRoute[], key: (route: HttpRoute) => K): Map<K, HttpRoute[]> {
+  const groups = new Map<K, HttpRoute[]>();
+  for (const route of routes) groups.set(key(route), [...(groups.get(key(route)) ?? []), route]);
+  return groups;
+}
+
+function regexMatch(regexString: string, fieldToMatch: CfnWebACL.FieldToMatchProperty): CfnWebACL.StatementProperty {
+  if (regexString.length > MAX_REGEX_LENGTH) {
+    throw new Error(`A web ACL pattern may have ${MAX_REGEX_LENGTH} characters, and this one has ${regexString.length}: ${regexString}`);
+  }
+  return { regexMatchStatement: { regexString, fieldToMatch, textTransformations: [{ priority: 0, type: 'NONE' }] } };
+}
+
+const methodIs = (method: HttpMethod): CfnWebACL.StatementProperty => ({
+  byteMatchStatement: { searchString: method, fieldToMatch: { method: {} }, positionalConstraint: 'EXACTLY', textTransformations: [{ priority: 0, type: 'NONE' }] },
+});
+
+const anyOf = (statements: CfnWebACL.StatementProperty[]): CfnWebACL.StatementProperty =>
+  statements.length === 1 ? statements[0]! : { orStatement: { statements } };
+
+const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
+  cloudWatchMetricsEnabled: true,
+  metricName,
+  sampledRequestsEnabled: true,
+});
+
+/** One rule per body limit: the request is one of those routes (method and path) and declares a longer body. */
+function bodyLimitRules(routes: readonly HttpRoute[], stage: string): CfnWebACL.RuleProperty[] {
+  return [...groupBy(routes, maxBodyBytesOf)].map(([limit, limited], priority) => {
+    if (eventBytesBound(limit) > LAMBDA_SYNC_PAYLOAD_BYTES) {
+      throw new Error(
+        `${limited.map((route) => route.name).join(', ')} accept ${limit}-byte bodies, whose events may reach ${eventBytesBound(limit)} bytes, ` +
+          `over the ${LAMBDA_SYNC_PAYLOAD_BYTES} a synchronous Lambda invocation takes: lower maxBodyBytes (shared/routes.ts)`,
+      );
+    }
+    const name = `body-over-${limit}-bytes`;
+    const routeMatches = [...groupBy(limited, (route) => route.method)].map(([method, sameMethod]) => ({
+      andStatement: { statements: [methodIs(method), regexMatch(routePathPattern(sameMethod, stage), { uriPath: {} })] },
+    }));
+    return {
+      name,
+      priority,
+      action: { block: { customResponse: { responseCode: 413, customResponseBodyKey: PAYLOAD_TOO_LARGE_BODY_KEY } } },
+      statement: {
+        andStatement: { statements: [regexMatch(decimalAbovePattern(limit), { singleHeader: { Name: 'content-length' } }), anyOf(routeMatches)] },
+      },
+      visibilityConfig: visibility(name),
+    };
+  });
+}
+
+export interface StageWebAclProps {
+  stage: ApiStage;
+  /** The stage's name as text (the construct's `stageName` is a reference), for the path patterns. */
+  stageName: string;
+  routes: readonly HttpRoute[];
+  /** The 413 error envelope, as the gateway's own responses render it. */
+  payloadTooLargeBody: string;
+}
+
+/** The web ACL, associated with the API stage. */
+export function createStageWebAcl(scope: Construct, id: string, { stage, stageName, routes, payloadTooLargeBody }: StageWebAclProps): CfnWebACL {
+  const webAcl = new CfnWebACL(scope, id, {
+    description: `Payment gateway ${stageName}: refuses over-limit bodies before any function runs`,
+    scope: 'REGIONAL',
+    defaultAction: { allow: {} },
+    customResponseBodies: { [PAYLOAD_TOO_LARGE_BODY_KEY]: { contentType: 'APPLICATION_JSON', content: payloadTooLargeBody } },
+    rules: bodyLimitRules(routes, stageName),
+    visibilityConfig: visibility(`web-acl-${stageName}`),
+  });
+  new CfnWebACLAssociation(scope, `${id}Association`, { resourceArn: stage.stageArn, webAclArn: webAcl.attrArn });
+  return webAcl;
+}

@@ -1,0 +1,71 @@
+/**
+ * The web ACL's patterns, checked as numbers and paths: WAF compares `content-length` as text, so
+ * "over the limit" is a regular expression, and a route's path is one too.
+ */
+import { App, Stack } from 'aws-cdk-lib';
+import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { describe, expect, it } from 'vitest';
+import { createStageWebAcl, decimalAbovePattern, routePathPattern } from '../../infra/aws/web-acl.js';
+import { HTTP_ROUTES, maxBodyBytesOf, routeByName } from '../../shared/routes.js';
+
+describe('decimalAbovePattern', () => {
+  const limits = [0, 1, 9, 10, 99, 100, 199, 909, 1000, 65_536, 99_999, 1_234_567, ...new Set(HTTP_ROUTES.map(maxBodyBytesOf))];
+
+  it.each(limits)('matches exactly the integers above %i, around it and far beyond', (limit) => {
+    const pattern = new RegExp(decimalAbovePattern(limit));
+    const samples = new Set<number>();
+    for (let n = Math.max(0, limit - 1200); n <= limit + 1200; n++) samples.add(n);
+    for (let scale = 1; scale <= 1e12; scale *= 7) samples.add(limit + scale);
+    for (const n of samples) expect(pattern.test(String(n)), `${n} against ${limit}`).toBe(n > limit);
+  });
+
+  it('reads leading zeros as the number they pad, and nothing else as a number', () => {
+    const pattern = new RegExp(decimalAbovePattern(65_536));
+    expect(pattern.test('0000065537')).toBe(true);
+    expect(pattern.test('0065536')).toBe(false);
+    for (const text of ['', ' 70000', '70000 ', '7e5', '-70000', '+70000', '70,000', '0x20000']) expect(pattern.test(text), text).toBe(false);
+  });
+
+  it('refuses what is not a byte count', () => {
+    for (const limit of [-1, 1.5, Number.NaN]) expect(() => decimalAbovePattern(limit)).toThrow(/Not a byte count/);
+  });
+});
+
+describe('routePathPattern', () => {
+  const confirm = routeByName('confirm-deposit');
+  const status = routeByName('get-checkout-status');
+
+  it('matches the route on the execute-api endpoint (stage first) and on a custom domain (no stage), trailing slashes ignored', () => {
+    const pattern = new RegExp(routePathPattern([confirm, status], 'prod'));
+    for (const path of ['/api/v2/gateway9/deposit/confirm', '/prod/api/v2/gateway9/deposit/confirm', '/api/v2/gateway9/deposit/confirm/', '/checkout/abc/status', '/prod/checkout/abc/status//']) {
+      expect(pattern.test(path), path).toBe(true);
+    }
+  });
+
+  it('matches one segment per path parameter, and nothing around the route', () => {
+    const pattern = new RegExp(routePathPattern([confirm, status], 'prod'));
+    for (const path of ['/checkout/a/b/status', '/checkout//status', '/demo/api/v2/gateway9/deposit/confirm', '/api/v2/gateway9/deposit/confirmed', '/x/api/v2/gateway9/deposit/confirm', '/api/v2/gateway9/deposit']) {
+      expect(pattern.test(path), path).toBe(false);
+    }
+  });
+
+  it('takes dots in a path literally', () => {
+    const pattern = new RegExp(routePathPattern([routeByName('get-openapi')], 'demo'));
+    expect(pattern.test('/api/v2/openapi.json')).toBe(true);
+    expect(pattern.test('/api/v2/openapiXjson')).toBe(false);
+  });
+});
+
+describe('createStageWebAcl', () => {
+  it('fails synthesis for a body limit whose event could exceed a synchronous invocation, naming the route', () => {
+    const stack = new Stack(new App(), 'OversizedLimit');
+    const api = new RestApi(stack, 'Api');
+    api.root.addMethod('GET', new MockIntegration());
+    const oversized = { ...routeByName('confirm-deposit'), maxBodyBytes: 3 * 1024 * 1024 };
+    const props = { stage: api.deploymentStage, stageName: 'prod', payloadTooLargeBody: '{}' };
+    expect(() => createStageWebAcl(stack, 'WebAcl', { ...props, routes: [oversized] })).toThrow(
+      /^confirm-deposit accept 3145728-byte bodies, whose events may reach 6356992 bytes, over the 6291456 .*shared\/routes\.ts/,
+    );
+    expect(() => createStageWebAcl(stack, 'FittingWebAcl', { ...props, routes: [routeByName('confirm-deposit')] })).not.toThrow();
+  });
+});
