@@ -4,6 +4,7 @@
  *
  *   npm run bench                                         every benchmark, default options
  *   npm run bench -- create-invoices --count 200 --concurrency 20
+ *   npm run bench -- page-weight
  */
 
 // Set before the SDK loads: it warns that Node 20 support ends, which says nothing about a benchmark.
@@ -21,6 +22,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'create-invoices': async () => {
     const { createInvoicesBenchmark, DESCRIPTION } = await import('./create-invoices.js');
     return { description: DESCRIPTION, run: createInvoicesBenchmark };
+  },
+  'page-weight': async () => {
+    const { pageWeightBenchmark, DESCRIPTION } = await import('./page-weight.js');
+    return { description: DESCRIPTION, run: pageWeightBenchmark };
   },
 };
 

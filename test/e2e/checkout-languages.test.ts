@@ -6,16 +6,14 @@
  * a partial payment showing up live, and the way back to the shop from a rejected payment.
  *
  * The simulation API of this runtime completes an invoice on any deposit, so the partial payment
- * is written into the invoice as the payment accounting records one (`paidAmount`, `paymentStatus`).
+ * is written into the invoice as the payment accounting records one (see checkout-pages.ts).
  */
-import { randomInt, randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LANGUAGE_CODES, type Language } from '../../shared/checkout/language.js';
+import { LANGUAGE_CODES } from '../../shared/checkout/language.js';
 import {
   accessibilityViolations,
   AUDIT_VIEWPORTS,
@@ -29,8 +27,8 @@ import {
 } from '../support/browser.js';
 import { ENGLISH_PHRASES, RAW_KEY_OR_PLACEHOLDER } from '../support/catalogues.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { checkoutDriver, withLanguage, type CheckoutDriver } from '../support/checkout-pages.js';
 import { decodeQrPng } from '../support/qr.js';
-import { openRuntimeStack } from '../support/runtime-stack.js';
 
 const LIVE_UPDATE_TIMEOUT_MS = 20_000;
 
@@ -40,6 +38,7 @@ let dataDir: string;
 let gateway: GatewayProcess;
 let site: MerchantSite;
 let browser: Browser;
+let driver: CheckoutDriver;
 const contexts: BrowserContext[] = [];
 
 beforeAll(async () => {
@@ -48,6 +47,7 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-checkout-languages-'));
   // The provider takes its time, so that a submitted UTR stays on the waiting page.
   gateway = await startGatewayProcess({ dataDir, env: { GATEWAY_PROVIDER_DELAY_S: '600' } });
+  driver = checkoutDriver(gateway, dataDir);
 });
 
 afterEach(async () => {
@@ -61,101 +61,11 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-async function createInvoice(fields: Record<string, unknown>) {
-  const response = await fetch(`${gateway.baseUrl}/api/v2/invoices`, {
-    method: 'POST',
-    headers: { 'x-api-key': gateway.apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ orderId: randomUUID(), customerId: `c-${randomUUID()}`, ...fields }),
-  });
-  const body = (await response.json()) as { data: any };
-  expect(response.status, JSON.stringify(body)).toBe(200);
-  return body.data;
-}
-
-async function simulateDeposit(invoiceId: string): Promise<void> {
-  const response = await fetch(`${gateway.baseUrl}/api/v2/simulate/deposit`, {
-    method: 'POST',
-    headers: { 'x-api-key': gateway.apiKey, 'content-type': 'application/json' },
-    body: JSON.stringify({ invoiceId }),
-  });
-  expect(response.status).toBe(200);
-}
-
-/** A checkout form, posted as the browser posts it. */
-async function postForm(link: string, step: string, fields: Record<string, string>): Promise<void> {
-  const response = await fetch(`${link}${step}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams(fields).toString(),
-    redirect: 'manual',
-  });
-  expect(response.status).toBe(303);
-}
-
-/** Sets attributes on the invoice in the runtime's database, behind the API. */
-async function writeInvoice(invoiceId: string, values: Record<string, string>): Promise<void> {
-  const stack = await openRuntimeStack(dataDir);
-  try {
-    const names = Object.keys(values);
-    await stack.documentClient.send(
-      new UpdateCommand({
-        TableName: stack.info.tables.invoices,
-        Key: { id: invoiceId },
-        UpdateExpression: `SET ${names.map((name) => `#${name} = :${name}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(names.map((name) => [`#${name}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(names.map((name) => [`:${name}`, values[name]])),
-      }),
-    );
-  } finally {
-    stack.close();
-  }
-}
-
-/** A deposit of less than asked, as the payment accounting records it (decisions 14). */
-const payPart = (invoiceId: string, paidAmount: string) => writeInvoice(invoiceId, { paidAmount, paymentStatus: 'partial' });
-
 async function openPage(options: { viewport?: { width: number; height: number }; javaScriptEnabled?: boolean } = {}): Promise<{ page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport: options.viewport ?? PHONE_VIEWPORT, javaScriptEnabled: options.javaScriptEnabled ?? true });
   contexts.push(context);
   const page = await context.newPage();
   return { page, errors: collectPageErrors(page) };
-}
-
-const withLanguage = (url: string, language: Language) => `${url}${url.includes('?') ? '&' : '?'}lang=${language}`;
-
-const INR_DETAILS = { customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' };
-
-/** One invoice at each step a customer can see, by page name. */
-async function everyCheckoutPage(): Promise<Record<string, string>> {
-  const [crypto, partial, details, channels, waiting, simulated, paid, expired, rejected] = await Promise.all([
-    createInvoice({ baseCurrency: 'USDT', amount: 25 }),
-    createInvoice({ baseCurrency: 'USDT', amount: 25 }),
-    createInvoice({ baseCurrency: 'TRY', amount: 1000 }),
-    createInvoice({ baseCurrency: 'INR', amount: 1000, ...INR_DETAILS }),
-    createInvoice({ baseCurrency: 'INR', amount: 1000, ...INR_DETAILS }),
-    createInvoice({ baseCurrency: 'AZN', amount: 100, paymentMethod: 'p2p', customerFullName: 'Aysel Mammadova' }),
-    createInvoice({ baseCurrency: 'BTC', amount: 0.0015 }),
-    createInvoice({ baseCurrency: 'ETH', amount: 0.01, redirectUrl: site.returnUrl('expired') }),
-    createInvoice({ baseCurrency: 'PKR', amount: 1000, customerFullName: 'Sana', redirectUrl: site.returnUrl('rejected') }),
-  ]);
-  await payPart(partial.id, '10.000000');
-  await postForm(waiting.link, '/utr', { channel: 'upi', utr: `UPI${randomInt(100_000_000_000, 1_000_000_000_000)}` });
-  await simulateDeposit(paid.id);
-  await writeInvoice(expired.id, { expiresAt: new Date(Date.now() - 1000).toISOString() });
-  await postForm(rejected.link, '/simulate', { outcome: 'failed' });
-  return {
-    crypto: crypto.link,
-    partial: partial.link,
-    details: details.link,
-    channels: `${channels.link}/provider`,
-    utr: `${channels.link}/provider?channel=imps`,
-    simulated: `${simulated.link}/provider`,
-    waiting: `${waiting.link}/provider`,
-    paid: paid.link,
-    expired: expired.link,
-    rejected: rejected.link,
-    'not-found': `${gateway.baseUrl}/checkout/${randomUUID()}`,
-  };
 }
 
 /** Everything a reader meets on the page: its text, its title, and the text alternatives of its elements. */
@@ -176,7 +86,7 @@ describe('the checkout in every language', () => {
   it(
     'renders every page without an untranslated word, Urdu right to left, and axe finds nothing at 375 and 1280 px',
     async () => {
-      const pages = await everyCheckoutPage();
+      const pages = await driver.everyCheckoutPage(site.returnUrl);
       const { page, errors } = await openPage({ viewport: AUDIT_VIEWPORTS[0] });
       for (const language of LANGUAGE_CODES) {
         for (const [name, url] of Object.entries(pages)) {
@@ -202,7 +112,7 @@ describe('the checkout in every language', () => {
   );
 
   it('lays Urdu out right to left: the language switcher runs from the right', async () => {
-    const invoice = await createInvoice({ baseCurrency: 'USDT', amount: 25 });
+    const invoice = await driver.createInvoice({ baseCurrency: 'USDT', amount: 25 });
     const { page } = await openPage({ viewport: DESKTOP_VIEWPORT });
     await page.goto(withLanguage(invoice.link, 'ur'));
     await page.getByRole('heading', { name: 'USDT سے ادائیگی کریں' }).waitFor();
@@ -215,7 +125,7 @@ describe('the checkout in every language', () => {
   });
 
   it('switches language without JavaScript and keeps it through the form to the provider', async () => {
-    const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1000 });
+    const invoice = await driver.createInvoice({ baseCurrency: 'TRY', amount: 1000 });
     const { page } = await openPage({ javaScriptEnabled: false });
     await page.goto(invoice.link, { waitUntil: 'domcontentloaded' });
     await page.getByRole('link', { name: 'Türkçe' }).click();
@@ -243,7 +153,7 @@ describe('/docs', () => {
 
 describe('a crypto payment', () => {
   it('draws QR codes that read back as payment URIs, and follows a partial payment live', async () => {
-    const invoice = await createInvoice({ baseCurrency: 'USDT', amount: 25 });
+    const invoice = await driver.createInvoice({ baseCurrency: 'USDT', amount: 25 });
     const [ethereum, bsc, tron] = invoice.wallet.addresses.map((entry: { address: string }) => entry.address);
     const { page, errors } = await openPage();
     await page.goto(invoice.link);
@@ -259,7 +169,7 @@ describe('a crypto payment', () => {
     expect(await drawnQrCodes()).toEqual(asked('25000000'));
     expect(await page.getByText('Paid so far').count()).toBe(0);
 
-    await payPart(invoice.id, '10.000000');
+    await driver.payPart(invoice.id, '10.000000');
     await page.getByText('Paid so far: 10 USDT').waitFor({ timeout: LIVE_UPDATE_TIMEOUT_MS });
     await page.getByText('Still to pay: 15 USDT').waitFor();
     expect(await drawnQrCodes()).toEqual(asked('15000000'));
@@ -271,7 +181,7 @@ describe('a crypto payment', () => {
 
 describe('a rejected payment', () => {
   it('offers the way back to the shop, in the language chosen', async () => {
-    const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Ada', redirectUrl: site.returnUrl('rejected-tr') });
+    const invoice = await driver.createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Ada', redirectUrl: site.returnUrl('rejected-tr') });
     const { page, errors } = await openPage();
     await page.goto(withLanguage(invoice.link, 'tr'));
     await page.getByRole('button', { name: 'Başarısız ödemeyi simüle et' }).click();
