@@ -5,6 +5,7 @@
  *   npm run bench                                         every benchmark, default options
  *   npm run bench -- create-invoices --count 200 --concurrency 20
  *   npm run bench -- cold-imports --runs 7 --only authorize-merchant,create-invoice
+ *   npm run bench -- page-weight
  */
 
 // Set before the SDK loads: it warns that Node 20 support ends, which says nothing about a benchmark.
@@ -26,6 +27,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'cold-imports': async () => {
     const { coldImportsBenchmark, DESCRIPTION } = await import('./cold-imports.js');
     return { description: DESCRIPTION, run: coldImportsBenchmark };
+  },
+  'page-weight': async () => {
+    const { pageWeightBenchmark, DESCRIPTION } = await import('./page-weight.js');
+    return { description: DESCRIPTION, run: pageWeightBenchmark };
   },
 };
 

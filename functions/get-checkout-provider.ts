@@ -5,7 +5,7 @@ import { config } from '../shared/config.js';
 import { isInrChannel, type CheckoutPage } from '../shared/checkout-page.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
-import { checkoutPage, checkoutService, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
+import { checkoutPage, checkoutService, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
 
 /** Demo and local simulate the local payment provider; production has no provider page of its own to show. */
 const simulatedProvider = config().stage === 'demo';
@@ -21,21 +21,23 @@ async function providerPage({ invoice }: Checkout, channel: string | undefined):
  * The local payment system a fiat customer is sent to, and where the customer comes back from it:
  * a completed payment returns to the merchant.
  */
-export const handler = httpHandler(routeByName('get-checkout-provider'), {}, async ({ pathParameters, queryParameters }) => {
-  const checkout = await checkoutService.open(pathParameters.invoiceId ?? '');
-  if (!checkout) return notFoundPage();
+export const handler = httpHandler(routeByName('get-checkout-provider'), {}, async (request) => {
+  const invoiceId = request.pathParameters.invoiceId ?? '';
+  const language = languageOf(request);
+  const checkout = await checkoutService.open(invoiceId);
+  if (!checkout) return notFoundPage(invoiceId, language);
   const { invoice, merchant, step } = checkout;
   switch (step.kind) {
     case 'crypto':
     case 'details':
-      return seeOther(urlOf('get-checkout', invoice.id));
+      return seeOther(urlOf('get-checkout', invoice.id, language));
     case 'completed': {
       const returnUrl = returnUrlOf(invoice, merchant);
-      return returnUrl === null ? checkoutPage(checkout, step) : seeOther(returnUrl);
+      return returnUrl === null ? checkoutPage(checkout, step, language) : seeOther(returnUrl);
     }
     case 'closed':
-      return checkoutPage(checkout, step);
+      return checkoutPage(checkout, step, language);
     case 'payment':
-      return checkoutPage(checkout, await providerPage(checkout, queryParameters.channel));
+      return checkoutPage(checkout, await providerPage(checkout, request.queryParameters.channel), language);
   }
 });

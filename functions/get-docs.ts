@@ -1,11 +1,13 @@
 import { config } from '../shared/config.js';
 import { renderDocsPage } from '../shared/docs-page.js';
+import { stageFiatLimits } from '../shared/domain/fiat-limits.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { buildOpenApiDocument } from '../shared/openapi.js';
 import { routeByName } from '../shared/routes.js';
 
 const { publicBaseUrl, stage, fiatLimits } = config();
-const page = renderDocsPage(buildOpenApiDocument(publicBaseUrl, stage), fiatLimits);
+// The limits of this environment, as its invoices apply them (demo: INR from 500, no intent).
+const page = renderDocsPage(buildOpenApiDocument(publicBaseUrl, stage), stageFiatLimits(stage, fiatLimits));
 
 export const handler = httpHandler(routeByName('get-docs'), {}, async () => ({
   raw: page,

@@ -4,7 +4,7 @@ import { simulatedSenderDetails } from '../shared/domain/simulation.js';
 import { ApiError } from '../shared/errors.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
-import { checkoutService, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
+import { checkoutService, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
 import { transactionService } from './commons/transactions.js';
 
 /**
@@ -14,18 +14,20 @@ import { transactionService } from './commons/transactions.js';
 export const handler = httpHandler(
   routeByName('simulate-checkout-payment'),
   { body: z.object({ outcome: z.enum(['confirmed', 'failed']) }), bodyFormat: 'form' },
-  async ({ pathParameters, body }) => {
-    const checkout = await checkoutService.find(pathParameters.invoiceId ?? '');
-    if (!checkout) return notFoundPage();
+  async (request) => {
+    const invoiceId = request.pathParameters.invoiceId ?? '';
+    const language = languageOf(request);
+    const checkout = await checkoutService.find(invoiceId);
+    if (!checkout) return notFoundPage(invoiceId, language);
     const { invoice } = checkout;
     if (checkout.step.kind === 'payment' && !isConfirmedByUtr(invoice)) {
       try {
-        await transactionService.recordDeposit(invoice.merchantId, invoice.id, { status: body.outcome, senderDetails: simulatedSenderDetails(invoice) });
+        await transactionService.recordDeposit(invoice.merchantId, invoice.id, { status: request.body.outcome, senderDetails: simulatedSenderDetails(invoice) });
       } catch (error) {
         // Paid or canceled meanwhile (a second click, the expiry): the provider page shows which.
         if (!(error instanceof ApiError && (error.code === 'conflict' || error.code === 'gone'))) throw error;
       }
     }
-    return seeOther(urlOf('get-checkout-provider', invoice.id));
+    return seeOther(urlOf('get-checkout-provider', invoice.id, language));
   },
 );

@@ -1,13 +1,11 @@
 import { z } from 'zod';
 import { depositConfirmationRequestSchema, isConfirmedByUtr } from '../shared/domain/deposit-confirmation.js';
 import { ApiError } from '../shared/errors.js';
-import { INR_CHANNELS, isInrChannel, type InrChannel } from '../shared/checkout-page.js';
+import { INR_CHANNELS, isInrChannel, type UtrProblem } from '../shared/checkout-page.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
-import { checkoutPage, checkoutService, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
+import { checkoutPage, checkoutService, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
 import { fiatService } from './commons/fiat.js';
-
-const DEFAULT_CHANNEL = Object.keys(INR_CHANNELS)[0] as InrChannel;
 
 /**
  * The demo provider's transaction-information form (merchant-api.md 10): the customer's UTR goes
@@ -16,23 +14,27 @@ const DEFAULT_CHANNEL = Object.keys(INR_CHANNELS)[0] as InrChannel;
 export const handler = httpHandler(
   routeByName('submit-checkout-utr'),
   { body: z.record(z.string(), z.string()), bodyFormat: 'form' },
-  async ({ pathParameters, body }) => {
-    const checkout = await checkoutService.find(pathParameters.invoiceId ?? '');
-    if (!checkout) return notFoundPage();
+  async (request) => {
+    const { body } = request;
+    const invoiceId = request.pathParameters.invoiceId ?? '';
+    const language = languageOf(request);
+    const checkout = await checkoutService.find(invoiceId);
+    if (!checkout) return notFoundPage(invoiceId, language);
     const { invoice } = checkout;
-    const providerUrl = urlOf('get-checkout-provider', invoice.id);
+    const providerUrl = urlOf('get-checkout-provider', invoice.id, language);
     if (checkout.step.kind !== 'payment' || !isConfirmedByUtr(invoice)) return seeOther(providerUrl);
 
     const utr = body.utr ?? '';
-    const retry = (problem: string) =>
-      checkoutPage(checkout, { kind: 'utr', channel: isInrChannel(body.channel) ? body.channel : DEFAULT_CHANNEL, value: utr, problem });
-    const request = depositConfirmationRequestSchema.safeParse({ invoiceId: invoice.id, utr });
-    if (!request.success) return retry(request.error.issues[0]!.message);
+    const retry = (problem: UtrProblem) =>
+      checkoutPage(checkout, { kind: 'utr', channel: isInrChannel(body.channel) ? body.channel : INR_CHANNELS[0], value: utr, problem }, language);
+    // The invoice is the checkout's own: only the UTR can fail the request's rules.
+    const confirmation = depositConfirmationRequestSchema.safeParse({ invoiceId: invoice.id, utr });
+    if (!confirmation.success) return retry('invalid');
     try {
-      await fiatService.confirmDeposit(invoice.merchantId, request.data);
+      await fiatService.confirmDeposit(invoice.merchantId, confirmation.data);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      if (error.code === 'db_unique_violation') return retry(error.message);
+      if (error.code === 'db_unique_violation') return retry('used');
       // Paid, canceled or another UTR under review meanwhile: the provider page shows which.
     }
     return seeOther(providerUrl);

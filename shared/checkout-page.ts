@@ -1,35 +1,41 @@
 /**
- * The hosted checkout's pages (merchant-api.md "What the service does" 1-5): self-contained HTML
- * (inline style and one small script, both under a per-response nonce; no external scripts,
- * fonts or styles) that works from 320 px wide and inside a merchant's frame. Every merchant- and
+ * The hosted checkout's pages (merchant-api.md "What the service does" 1-5, decisions 17):
+ * self-contained HTML (inline style and one small script, both under a per-response nonce; no
+ * external scripts, fonts or styles) that works from 320 px wide and inside a merchant's frame, in
+ * the customer's language. Every word comes from the language's catalogue; every merchant- and
  * customer-supplied value goes through the `html` template's escaping.
  */
 import { randomBytes } from 'node:crypto';
 import QRCode from 'qrcode';
+import { DATE_TIME_OPTIONS, LANGUAGE_CODES, LANGUAGES, Translator, type Language, type LanguageChoice, type MessageKey } from './checkout/language.js';
 import type { Checkout } from './domain/checkout-service.js';
-import { returnUrlOf } from './domain/checkout.js';
-import { isCryptoAsset, type CryptoNetwork, type FiatMethod } from './domain/currencies.js';
-import type { CancelReason, DirectOpenField, Invoice, InvoiceWallet } from './domain/invoices.js';
+import { paymentProgress, returnUrlOf, type DetailProblem } from './domain/checkout.js';
+import type { CryptoAssetCode, CryptoNetwork, FiatMethod } from './domain/currencies.js';
+import type { CancelReason, DirectOpenField, Invoice } from './domain/invoices.js';
 import { Decimal } from './domain/money.js';
-import type { FieldProblem } from './errors.js';
+import { NATIVE_ASSETS } from './domain/networks.js';
+import { paymentUri } from './domain/payment-uri.js';
 import { html, raw, type Html } from './http/html.js';
-import { routeByName, type HttpRouteName } from './routes.js';
+import { routeByName, type HttpRouteName, type Stage } from './routes.js';
 
 /** How the demo provider lets an INR customer pay before entering the UTR (merchant-api.md 10). */
-export const INR_CHANNELS = { upi: 'UPI', imps: 'IMPS / NEFT bank transfer' } as const;
-export type InrChannel = keyof typeof INR_CHANNELS;
-export const isInrChannel = (value: unknown): value is InrChannel => typeof value === 'string' && Object.hasOwn(INR_CHANNELS, value);
+export const INR_CHANNELS = ['upi', 'imps'] as const;
+export type InrChannel = (typeof INR_CHANNELS)[number];
+export const isInrChannel = (value: unknown): value is InrChannel => (INR_CHANNELS as readonly unknown[]).includes(value);
+
+/** Why the UTR form was sent back: the API's format rule, or a UTR another payment used. */
+export type UtrProblem = 'invalid' | 'used';
 
 /** What a page shows below the invoice summary. */
 export type CheckoutPage =
   | { kind: 'crypto' }
-  | { kind: 'details'; fields: readonly DirectOpenField[]; values: Record<string, string>; problems: FieldProblem[] }
+  | { kind: 'details'; fields: readonly DirectOpenField[]; values: Record<string, string>; problems: DetailProblem[] }
   | { kind: 'completed' }
   | { kind: 'closed'; reason: CancelReason }
   /** The demo provider, INR: the customer picks how to pay. */
   | { kind: 'inr-channels' }
   /** The demo provider, INR: the transaction-information form. */
-  | { kind: 'utr'; channel: InrChannel; value: string; problem?: string }
+  | { kind: 'utr'; channel: InrChannel; value: string; problem?: UtrProblem }
   /** The demo provider, other methods: the outcome is the customer's to choose. */
   | { kind: 'simulated-provider' }
   /** Production: the payment is with the local provider, whose integration tells the outcome. */
@@ -37,15 +43,27 @@ export type CheckoutPage =
   /** The payment was handed to the provider; its decision is awaited. */
   | { kind: 'waiting' };
 
+/** Where and for whom a page is rendered. */
+export interface PageContext {
+  publicBaseUrl: string;
+  stage: Stage;
+  language: LanguageChoice;
+}
+
 export interface RenderedPage {
   status: number;
   html: string;
   headers: Record<string, string>;
 }
 
-/** The checkout's URLs for an invoice, from the route table, on the public origin. */
-export function checkoutUrl(publicBaseUrl: string, route: HttpRouteName, invoiceId: string): string {
-  return publicBaseUrl + routeByName(route).path.replace('{invoiceId}', encodeURIComponent(invoiceId));
+/**
+ * A checkout URL of an invoice, from the route table, on the public origin; with the language when
+ * the customer chose it in the URL, so that it carries through links, forms and redirects.
+ */
+export function checkoutUrl(context: Omit<PageContext, 'stage'>, route: HttpRouteName, invoiceId: string, query: Record<string, string> = {}): string {
+  const path = routeByName(route).path.replace('{invoiceId}', encodeURIComponent(invoiceId));
+  const params = new URLSearchParams({ ...query, ...(context.language.explicit ? { lang: context.language.language } : {}) });
+  return `${context.publicBaseUrl}${path}${params.size > 0 ? `?${params}` : ''}`;
 }
 
 const POLL_INTERVAL_MS = 2000;
@@ -56,11 +74,16 @@ html{-webkit-text-size-adjust:100%}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;background:#f3f5f8}
 main{max-width:480px;margin:0 auto;padding:12px}
 .card{background:#fff;border:1px solid #dde1e8;border-radius:12px;padding:16px;margin-bottom:12px}
+.languages ul{display:flex;flex-wrap:wrap;gap:4px;list-style:none;margin:0 0 8px;padding:0;font-size:14px}
+.languages a{display:inline-block;min-height:24px;padding:2px 8px;border-radius:6px;color:#2f5d9e}
+.languages a[aria-current]{color:#1d2330;font-weight:700;text-decoration:none;background:#fff;border:1px solid #dde1e8}
 .summary-top{display:flex;flex-wrap:wrap;justify-content:space-between;gap:4px 12px;font-size:14px;color:#5b6578}
 .merchant{font-weight:600;color:#1d2330;overflow-wrap:anywhere}
 .order{overflow-wrap:anywhere}
 .amount{font-size:28px;font-weight:700;line-height:1.2;margin:8px 0 0;overflow-wrap:anywhere}
 .muted{color:#5b6578;font-size:14px}
+.progress{border-top:1px solid #dde1e8;margin-top:12px;padding-top:8px}
+.progress p{margin:4px 0}
 p{margin:8px 0}
 h1{font-size:20px;line-height:1.3;margin:0 0 8px}
 h2{font-size:16px;margin:0 0 8px}
@@ -69,7 +92,7 @@ h2{font-size:16px;margin:0 0 8px}
 .qr{display:block;width:200px;max-width:100%;height:auto;margin:8px auto 12px;image-rendering:pixelated}
 .address{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:14px;word-break:break-all;background:#f3f5f8;border-radius:8px;padding:8px 10px;margin:0}
 .button,button{display:block;width:100%;margin:12px 0 0;padding:12px 16px;border:1px solid #2f5d9e;border-radius:8px;background:#2f5d9e;color:#fff;font:inherit;font-weight:600;text-align:center;text-decoration:none;cursor:pointer}
-.button:focus-visible,button:focus-visible,input:focus-visible{outline:3px solid #9db8e2;outline-offset:1px}
+a:focus-visible,button:focus-visible,input:focus-visible{outline:3px solid #9db8e2;outline-offset:1px}
 .secondary{background:#fff;color:#2f5d9e}
 .copy{display:inline-block;width:auto;margin-top:8px;padding:6px 14px;font-size:14px}
 .choices{list-style:none;margin:0;padding:0}
@@ -88,9 +111,10 @@ input[aria-invalid=true]{border-color:#b3261e}
 `;
 
 /**
- * Copy buttons (the clipboard API, else a selection), the countdown to the invoice's expiry
- * (reloading when it runs out, so the server shows the expired state), and the live status:
- * on completion the customer goes to the return URL, and any other change reloads the page.
+ * Copy buttons (the clipboard API, else a selection), dates in the reader's own time zone, the
+ * countdown to the invoice's expiry (reloading when it runs out, so the server shows the expired
+ * state), and the live status: on completion the customer goes to the return URL, and any other
+ * change (a status, a partial payment) reloads the page, which the server renders anew.
  */
 const SCRIPT = `(function () {
   'use strict';
@@ -111,7 +135,7 @@ const SCRIPT = `(function () {
     button.addEventListener('click', function () {
       var text = button.getAttribute('data-copy');
       function show(copied) {
-        button.textContent = copied ? 'Copied' : 'Copy failed: select the text';
+        button.textContent = button.getAttribute(copied ? 'data-copied' : 'data-copy-failed');
         setTimeout(function () { button.textContent = label; }, 2000);
       }
       if (navigator.clipboard && window.isSecureContext) {
@@ -121,6 +145,12 @@ const SCRIPT = `(function () {
       }
     });
   });
+  try {
+    var dates = new Intl.DateTimeFormat(document.documentElement.lang, ${JSON.stringify(DATE_TIME_OPTIONS)});
+    document.querySelectorAll('time[datetime]').forEach(function (time) {
+      time.textContent = dates.format(new Date(time.getAttribute('datetime')));
+    });
+  } catch (error) { /* The server's UTC time stays. */ }
   var countdown = document.querySelector('[data-seconds-left]');
   if (countdown) {
     var end = Date.now() + Number(countdown.getAttribute('data-seconds-left')) * 1000;
@@ -140,7 +170,8 @@ const SCRIPT = `(function () {
   }
   var watched = document.querySelector('[data-status-url]');
   if (watched) {
-    var shown = watched.getAttribute('data-status');
+    var shownStatus = watched.getAttribute('data-status');
+    var shownPaid = watched.getAttribute('data-paid');
     var poll = function () {
       fetch(watched.getAttribute('data-status-url'), { cache: 'no-store', headers: { accept: 'application/json' } })
         .then(function (response) { return response.ok ? response.json() : null; })
@@ -148,7 +179,7 @@ const SCRIPT = `(function () {
           var current = body && body.data;
           if (current && current.status === 'completed' && /^https?:\\/\\//i.test(current.redirectUrl || '')) {
             location.replace(current.redirectUrl);
-          } else if (current && current.status !== shown) {
+          } else if (current && (current.status !== shownStatus || current.paidAmount !== shownPaid)) {
             location.reload();
           } else {
             setTimeout(poll, ${POLL_INTERVAL_MS});
@@ -159,6 +190,7 @@ const SCRIPT = `(function () {
   }
 })();`;
 
+/** Proper names: the same in every language. */
 const NETWORK_NAMES: Record<CryptoNetwork, string> = {
   bitcoin: 'Bitcoin',
   ethereum: 'Ethereum',
@@ -168,29 +200,28 @@ const NETWORK_NAMES: Record<CryptoNetwork, string> = {
   bahamut: 'Bahamut',
 };
 
-const METHOD_NAMES: Record<FiatMethod, string> = {
-  wallet: 'Wallet',
-  bankpay: 'Bank transfer',
-  iban: 'IBAN bank transfer',
-  p2p: 'Bank transfer',
-  intent: 'UPI',
+/** How wallets and exchanges name a token's network (decisions 17). */
+const TOKEN_NETWORK_LABELS: Partial<Record<CryptoNetwork, string>> = {
+  ethereum: 'ERC-20',
+  bsc: 'BEP-20',
+  polygon: 'Polygon',
+  tron: 'TRC-20',
 };
 
-const FIELD_INPUTS: Record<DirectOpenField, { label: string; type: string; autocomplete: string }> = {
-  customerFullName: { label: 'Full name', type: 'text', autocomplete: 'name' },
-  customerFirstName: { label: 'First name', type: 'text', autocomplete: 'given-name' },
-  customerLastName: { label: 'Last name', type: 'text', autocomplete: 'family-name' },
-  customerEmail: { label: 'Email', type: 'email', autocomplete: 'email' },
-  customerAccount: { label: 'IBAN', type: 'text', autocomplete: 'off' },
+/** A network as the customer must pick it in a wallet: for a token, with its label, e.g. `Ethereum (ERC-20)`. */
+function networkName(network: CryptoNetwork, asset: string): string {
+  const name = NETWORK_NAMES[network];
+  const label = NATIVE_ASSETS[network] === asset ? undefined : TOKEN_NETWORK_LABELS[network];
+  return label === undefined || label === name ? name : `${name} (${label})`;
+}
+
+const FIELD_INPUTS: Record<DirectOpenField, { type: string; autocomplete: string; dir: 'auto' | 'ltr' }> = {
+  customerFullName: { type: 'text', autocomplete: 'name', dir: 'auto' },
+  customerFirstName: { type: 'text', autocomplete: 'given-name', dir: 'auto' },
+  customerLastName: { type: 'text', autocomplete: 'family-name', dir: 'auto' },
+  customerEmail: { type: 'email', autocomplete: 'email', dir: 'ltr' },
+  customerAccount: { type: 'text', autocomplete: 'off', dir: 'ltr' },
 };
-
-/** Rule messages are written to follow a field name ("must be …"); beside the field they start a sentence. */
-const sentence = (message: string): string => message.charAt(0).toUpperCase() + message.slice(1);
-
-/** Crypto amounts without the trailing zeros of their 18-place precision; fiat with its cents. */
-const shownAmount = (amount: string, currency: string): string => (isCryptoAsset(currency) ? new Decimal(amount).toFixed() : amount);
-
-const methodName = (invoice: Invoice): string => METHOD_NAMES[invoice.paymentMethod as FiatMethod];
 
 const payerName = (invoice: Invoice): string =>
   invoice.customer.fullName ?? [invoice.customer.firstName, invoice.customer.lastName].filter(Boolean).join(' ');
@@ -226,18 +257,41 @@ function contentSecurityPolicy(nonce: string, policy: EmbeddingPolicy): string {
   ].join('; ');
 }
 
-function htmlDocument(status: number, title: string, main: Html, policy: EmbeddingPolicy): RenderedPage {
+/** The language switcher: plain links, so it works without the script; each reopens this page in its language. */
+function languageSwitcher(t: Translator, pageUrlIn: (language: Language) => string): Html {
+  const links = LANGUAGE_CODES.map(
+    (code) =>
+      html`<li><a href="${pageUrlIn(code)}" lang="${code}" hreflang="${code}"${code === t.language ? raw(' aria-current="true"') : ''}>${LANGUAGES[code].name}</a></li>`,
+  );
+  return html`<nav class="languages" aria-label="${t.text('page.languages')}"><ul>${links}</ul></nav>`;
+}
+
+interface Document {
+  status: number;
+  title: string;
+  main: Html;
+  /** The same page in another language. */
+  pageUrlIn: (language: Language) => string;
+  policy: EmbeddingPolicy;
+}
+
+function htmlDocument(t: Translator, stage: Stage, document: Document): RenderedPage {
   const nonce = randomBytes(16).toString('base64');
+  // Demo pages say so on every page (decisions 17): its addresses are test addresses.
+  const demo = stage === 'demo' ? html`<p class="demo">${t.html('demo.notice')}</p>` : '';
   const page = html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title><link rel="icon" href="data:,"><style nonce="${nonce}">${raw(STYLE)}</style></head>
-<body><main>${main}</main><script nonce="${nonce}">${raw(SCRIPT)}</script></body></html>`;
+<html lang="${t.language}" dir="${t.dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${document.title}</title><link rel="icon" href="data:,"><style nonce="${nonce}">${raw(STYLE)}</style></head>
+<body><main>${languageSwitcher(t, document.pageUrlIn)}${demo}${document.main}</main><script nonce="${nonce}">${raw(SCRIPT)}</script></body></html>`;
   return {
-    status,
+    status: document.status,
     html: page.text,
     headers: {
-      'content-security-policy': contentSecurityPolicy(nonce, policy),
+      'content-security-policy': contentSecurityPolicy(nonce, document.policy),
       'cache-control': 'no-store',
+      'content-language': t.language,
+      // Without `?lang=` the language comes from the request's Accept-Language.
+      vary: 'Accept-Language',
       // The link is what the customer holds to pay: it is not handed to the sites the page links to.
       'referrer-policy': 'no-referrer',
       'x-content-type-options': 'nosniff',
@@ -245,143 +299,175 @@ function htmlDocument(status: number, title: string, main: Html, policy: Embeddi
   };
 }
 
-async function qrCodeDataUri(text: string): Promise<string> {
-  const svg = await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
-  return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
+/** A PNG (smaller than the SVG for these sizes, and what any QR reader takes), scaled up crisply by the page. */
+const qrCodeDataUri = (text: string): Promise<string> => QRCode.toDataURL(text, { errorCorrectionLevel: 'M', margin: 2, scale: 4 });
+
+/** An amount in running text: isolated, so that a right-to-left sentence does not reorder its digits. */
+const shownAmount = (t: Translator, amount: string, currency: string): Html => html`<strong><bdi>${t.amount(amount, currency)}</bdi></strong>`;
+
+function copyButton(t: Translator, text: string, label: MessageKey): Html {
+  return html`<button type="button" class="copy secondary" data-copy="${text}" data-copied="${t.text('crypto.copied')}" data-copy-failed="${t.text(
+    'crypto.copyFailed',
+  )}">${t.html(label)}</button>`;
 }
 
-/** EVM networks share one address: one QR code and copy button per address, naming its networks. */
-function addressGroups(wallet: InvoiceWallet): { address: string; networks: CryptoNetwork[] }[] {
-  const groups = new Map<string, CryptoNetwork[]>();
-  for (const { network, address } of wallet.addresses) groups.set(address, [...(groups.get(address) ?? []), network]);
-  return [...groups].map(([address, networks]) => ({ address, networks }));
-}
-
-async function cryptoSection(invoice: Invoice, merchantName: string): Promise<Html> {
-  const amount = shownAmount(invoice.paymentAmount, invoice.paymentCurrency);
-  const groups = await Promise.all(
-    addressGroups(invoice.wallet!).map(async ({ address, networks }) => {
-      const names = networks.map((network) => NETWORK_NAMES[network]).join(', ');
+async function cryptoSection(t: Translator, invoice: Invoice, merchantName: string, stage: Stage): Promise<Html> {
+  const asset = invoice.paymentCurrency as CryptoAssetCode;
+  const progress = paymentProgress(invoice);
+  // What the wallet is asked for: what remains of the amount.
+  const amount = new Decimal(progress.remaining).toFixed();
+  const payment = shownAmount(t, amount, asset);
+  const blocks = await Promise.all(
+    invoice.wallet!.addresses.map(async ({ network, address }) => {
+      const name = networkName(network, asset);
+      const uri = paymentUri({ network, asset, address, amount }, stage);
+      const alt = uri === undefined ? t.text('crypto.qrAddress', { network: name }) : t.text('crypto.qrPayment', { amount: t.amount(amount, asset), network: name });
       return html`<div class="network">
-<h2>${names}</h2>
-<img class="qr" src="${await qrCodeDataUri(address)}" width="200" height="200" alt="QR code of the ${names} address">
-<p class="address">${address}</p>
-<button type="button" class="copy secondary" data-copy="${address}">Copy address</button>
+<h2>${name}</h2>
+<img class="qr" src="${await qrCodeDataUri(uri ?? address)}" width="200" height="200" alt="${alt}">
+${uri === undefined ? html`<p class="muted">${t.html('crypto.addressOnly')}</p>` : ''}
+<p class="address" dir="ltr">${address}</p>
+${copyButton(t, address, 'crypto.copyAddress')}
+${uri === undefined ? '' : html`<a class="button secondary" href="${uri}">${t.html('crypto.openWallet')}</a>`}
 </div>`;
     }),
   );
   const networks = invoice.wallet!.networks;
-  const where = networks.length === 1 ? `on the ${NETWORK_NAMES[networks[0]!]} network` : 'on one of the networks below';
-  return html`<h1>Pay with ${invoice.paymentCurrency}</h1>
-<p>Send exactly <strong>${amount} ${invoice.paymentCurrency}</strong> to your address ${where}.
-The address is yours for every payment to ${merchantName}.</p>
-<button type="button" class="copy secondary" data-copy="${amount}">Copy amount</button>
-${groups}
-<p class="muted">Send only ${invoice.paymentCurrency}, and only ${networks.length === 1 ? where : 'on a network named with the address'}.</p>
-<div class="pending"><span class="spinner"></span><span>Waiting for your payment. This page updates by itself.</span></div>`;
+  const only = networks.length === 1 ? networkName(networks[0]!, asset) : undefined;
+  const send = progress.partial
+    ? t.html('crypto.partial', { amount: payment })
+    : only === undefined
+      ? t.html('crypto.sendOnOneOf', { amount: payment })
+      : t.html('crypto.sendOn', { amount: payment, network: only });
+  return html`<h1>${t.html('crypto.title', { currency: asset })}</h1>
+<p>${send} ${t.html('crypto.addressIsYours', { merchant: merchantName })}</p>
+${copyButton(t, amount, 'crypto.copyAmount')}
+${blocks}
+<p class="muted">${only === undefined ? t.html('crypto.sendOnlyNamed', { currency: asset }) : t.html('crypto.sendOnlyOn', { currency: asset, network: only })}</p>
+<div class="pending"><span class="spinner"></span><span>${t.html('crypto.waiting')}</span></div>`;
 }
 
-function detailsSection(invoice: Invoice, merchantName: string, page: Extract<CheckoutPage, { kind: 'details' }>, action: string): Html {
-  const problems = new Map(page.problems.map((problem) => [problem.field, problem.message]));
+function problemText(t: Translator, problem: DetailProblem): Html {
+  if (problem.rule === 'tooLong') return t.html('problem.tooLong', { max: problem.max ?? 0 });
+  return t.html(`problem.${problem.rule}`);
+}
+
+function detailsSection(t: Translator, invoice: Invoice, merchantName: string, page: Extract<CheckoutPage, { kind: 'details' }>, action: string): Html {
+  const problems = new Map(page.problems.map((problem) => [problem.field, problem]));
   const inputs = page.fields.map((field) => {
     const input = FIELD_INPUTS[field];
     const problem = problems.get(field);
-    return html`<label for="${field}">${input.label}</label>
-<input id="${field}" name="${field}" type="${input.type}" autocomplete="${input.autocomplete}" value="${page.values[field] ?? ''}" required${
+    return html`<label for="${field}">${t.html(`field.${field}`)}</label>
+<input id="${field}" name="${field}" type="${input.type}" autocomplete="${input.autocomplete}" dir="${input.dir}" value="${page.values[field] ?? ''}" required${
       problem === undefined ? '' : html` aria-invalid="true" aria-describedby="${field}-error"`
     }>
-${problem === undefined ? '' : html`<p class="error" id="${field}-error">${sentence(problem)}</p>`}`;
+${problem === undefined ? '' : html`<p class="error" id="${field}-error">${problemText(t, problem)}</p>`}`;
   });
-  return html`<h1>Your details</h1>
-<p>${merchantName} needs these details for your ${methodName(invoice)} payment.</p>
+  return html`<h1>${t.html('details.title')}</h1>
+<p>${t.html('details.intro', { merchant: merchantName, method: methodName(t, invoice) })}</p>
 <form method="post" action="${action}">
 ${inputs}
-<button type="submit">Continue to payment</button>
+<button type="submit">${t.html('details.continue')}</button>
 </form>`;
 }
 
-const DEMO_PROVIDER_NOTICE = html`<p class="demo">Demo payment provider: a simulation for testing. No money moves.</p>`;
+const methodName = (t: Translator, invoice: Invoice): string => t.text(`method.${invoice.paymentMethod as FiatMethod}`);
 
-function payerLine(invoice: Invoice): Html {
+const demoProviderNotice = (t: Translator): Html => html`<p class="muted">${t.html('provider.demo')}</p>`;
+
+function payerLine(t: Translator, invoice: Invoice): Html {
   const name = payerName(invoice);
-  return name === '' ? html`` : html`<p>Payer: <strong>${name}</strong></p>`;
+  return name === '' ? html`` : html`<p>${t.html('provider.payer', { name: html`<strong><bdi>${name}</bdi></strong>` })}</p>`;
 }
 
-function inrChannelsSection(invoice: Invoice, providerUrl: string): Html {
-  const choices = Object.entries(INR_CHANNELS).map(
-    ([channel, name]) => html`<li><a class="button secondary" href="${providerUrl}?channel=${channel}">${name}</a></li>`,
-  );
-  return html`${DEMO_PROVIDER_NOTICE}<h1>Choose a payment provider</h1>
-${payerLine(invoice)}
+function inrChannelsSection(t: Translator, invoice: Invoice, channelUrl: (channel: InrChannel) => string): Html {
+  const choices = INR_CHANNELS.map((channel) => html`<li><a class="button secondary" href="${channelUrl(channel)}">${t.html(`channel.${channel}`)}</a></li>`);
+  return html`<h1>${t.html('provider.choose')}</h1>
+${demoProviderNotice(t)}
+${payerLine(t, invoice)}
 <ul class="choices">${choices}</ul>`;
 }
 
-function utrSection(invoice: Invoice, page: Extract<CheckoutPage, { kind: 'utr' }>, action: string, providerUrl: string): Html {
+function utrSection(t: Translator, invoice: Invoice, page: Extract<CheckoutPage, { kind: 'utr' }>, action: string, providerUrl: string): Html {
   const invalid = page.problem === undefined ? '' : html` aria-invalid="true" aria-describedby="utr-error"`;
-  return html`${DEMO_PROVIDER_NOTICE}<h1>Transaction information</h1>
-<p>Pay <strong>${invoice.paymentAmount} ${invoice.paymentCurrency}</strong> with ${INR_CHANNELS[page.channel]}, then enter the
-12-digit UTR (transaction reference) your bank or UPI app shows for the payment.</p>
+  return html`<h1>${t.html('utr.title')}</h1>
+${demoProviderNotice(t)}
+<p>${t.html('utr.intro', { amount: shownAmount(t, invoice.paymentAmount, invoice.paymentCurrency), channel: t.text(`channel.${page.channel}`) })}</p>
 <form method="post" action="${action}">
 <input type="hidden" name="channel" value="${page.channel}">
-<label for="utr">UTR (12 digits)</label>
-<input id="utr" name="utr" inputmode="numeric" pattern="[0-9]{12}" maxlength="12" autocomplete="off" required value="${page.value}"${invalid}>
-${page.problem === undefined ? '' : html`<p class="error" id="utr-error">${sentence(page.problem)}</p>`}
-<button type="submit">Submit</button>
+<label for="utr">${t.html('utr.label')}</label>
+<input id="utr" name="utr" pattern="[A-Za-z0-9]{12,22}" minlength="12" maxlength="22" autocomplete="off" autocapitalize="characters" spellcheck="false" dir="ltr" required value="${page.value}"${invalid}>
+${page.problem === undefined ? '' : html`<p class="error" id="utr-error">${t.html(`utr.${page.problem}`)}</p>`}
+<button type="submit">${t.html('utr.submit')}</button>
 </form>
-<a class="button secondary" href="${providerUrl}">Choose another provider</a>`;
+<a class="button secondary" href="${providerUrl}">${t.html('utr.otherProvider')}</a>`;
 }
 
-function simulatedProviderSection(invoice: Invoice, action: string): Html {
-  return html`${DEMO_PROVIDER_NOTICE}<h1>${methodName(invoice)}</h1>
-${payerLine(invoice)}
-<p>Choose how this payment of <strong>${invoice.paymentAmount} ${invoice.paymentCurrency}</strong> ends.</p>
+function simulatedProviderSection(t: Translator, invoice: Invoice, action: string): Html {
+  return html`<h1>${methodName(t, invoice)}</h1>
+${demoProviderNotice(t)}
+${payerLine(t, invoice)}
+<p>${t.html('simulated.intro', { amount: shownAmount(t, invoice.paymentAmount, invoice.paymentCurrency) })}</p>
 <form method="post" action="${action}">
-<button type="submit" name="outcome" value="confirmed">Simulate successful payment</button>
-<button type="submit" name="outcome" value="failed" class="secondary">Simulate failed payment</button>
+<button type="submit" name="outcome" value="confirmed">${t.html('simulated.success')}</button>
+<button type="submit" name="outcome" value="failed" class="secondary">${t.html('simulated.failure')}</button>
 </form>`;
 }
 
-const instructionsSection = (invoice: Invoice): Html => html`<h1>Complete your payment</h1>
-<p>Your ${methodName(invoice)} payment of <strong>${invoice.paymentAmount} ${invoice.paymentCurrency}</strong> is with the local payment
-provider. Follow its instructions to pay.</p>
-<div class="pending"><span class="spinner"></span><span>This page updates by itself when the payment is confirmed.</span></div>`;
+const instructionsSection = (t: Translator, invoice: Invoice): Html => html`<h1>${t.html('instructions.title')}</h1>
+<p>${t.html('instructions.intro', { method: methodName(t, invoice), amount: shownAmount(t, invoice.paymentAmount, invoice.paymentCurrency) })}</p>
+<div class="pending"><span class="spinner"></span><span>${t.html('instructions.waiting')}</span></div>`;
 
-const WAITING_SECTION = html`<h1>Confirming your payment</h1>
-<div class="pending"><span class="spinner"></span><span>The payment provider is confirming your payment. This page updates by itself.</span></div>`;
+const waitingSection = (t: Translator): Html => html`<h1>${t.html('waiting.title')}</h1>
+<div class="pending"><span class="spinner"></span><span>${t.html('waiting.body')}</span></div>`;
 
-function returnLink(returnUrl: string | null, merchantName: string, style: 'primary' | 'secondary'): Html {
-  if (returnUrl === null) return html``;
-  return html`<a class="button${style === 'secondary' ? ' secondary' : ''}" href="${returnUrl}">Return to ${merchantName}</a>`;
+/** Every end state's way out: back to the shop when there is a way, else leave. */
+function wayBack(t: Translator, returnUrl: string | null, merchantName: string): Html {
+  if (returnUrl === null) return html`<p class="muted">${t.html('end.close')}</p>`;
+  return html`<a class="button" href="${returnUrl}">${t.html('end.return', { merchant: merchantName })}</a>`;
 }
 
-function completedSection(invoice: Invoice, merchantName: string, returnUrl: string | null): Html {
-  return html`<p class="outcome" aria-hidden="true">✓</p><h1>Payment received</h1>
-<p>Thank you: ${merchantName} has your payment${invoice.paidLate ? ', which arrived after the invoice had expired' : ''}.</p>
-${returnUrl === null ? html`<p class="muted">You can close this page.</p>` : returnLink(returnUrl, merchantName, 'primary')}`;
+const dateTime = (t: Translator, iso: string): Html => html`<time datetime="${iso}">${t.dateTime(iso)}</time>`;
+
+function completedSection(t: Translator, invoice: Invoice, merchantName: string, returnUrl: string | null): Html {
+  return html`<p class="outcome" aria-hidden="true">✓</p><h1>${t.html('completed.title')}</h1>
+<p>${t.html(invoice.paidLate ? 'completed.bodyLate' : 'completed.body', { merchant: merchantName })}</p>
+${wayBack(t, returnUrl, merchantName)}`;
 }
 
-function closedSection(invoice: Invoice, reason: CancelReason, merchantName: string, returnUrl: string | null): Html {
+function closedSection(t: Translator, invoice: Invoice, reason: CancelReason, merchantName: string, returnUrl: string | null): Html {
   const body =
     reason === 'rejected'
-      ? html`<h1>Payment rejected</h1><p>The payment provider rejected this payment. Ask ${merchantName} for a new payment link to try again.</p>`
-      : html`<h1>This invoice has expired</h1><p>The time to pay has run out. Ask ${merchantName} for a new payment link.</p>${
-          invoice.family === 'crypto'
-            ? html`<p class="muted">If you have already sent ${invoice.paymentCurrency} to the address, it is still credited to you.</p>`
-            : ''
+      ? html`<h1>${t.html('rejected.title')}</h1><p>${t.html('rejected.body', { merchant: merchantName })}</p>`
+      : html`<h1>${t.html('expired.title')}</h1><p>${t.html('expired.body', { date: dateTime(t, invoice.expiresAt), merchant: merchantName })}</p>${
+          invoice.family === 'crypto' ? html`<p class="muted">${t.html('expired.credited', { currency: invoice.paymentCurrency })}</p>` : ''
         }`;
-  return html`${body}${returnLink(returnUrl, merchantName, 'secondary')}`;
+  return html`${body}${wayBack(t, returnUrl, merchantName)}`;
 }
 
-function summary(invoice: Invoice, merchantName: string, secondsLeft: number | undefined): Html {
+function summary(t: Translator, invoice: Invoice, merchantName: string, secondsLeft: number | undefined): Html {
   const converted = invoice.baseCurrency !== invoice.paymentCurrency;
+  const progress = paymentProgress(invoice);
+  const open = invoice.status === 'created' || invoice.status === 'active';
   return html`<header class="card">
-<div class="summary-top"><span class="merchant">${merchantName}</span><span class="order">Order ${invoice.orderId}</span></div>
-<p class="amount">${shownAmount(invoice.paymentAmount, invoice.paymentCurrency)} ${invoice.paymentCurrency}</p>
-${converted ? html`<p class="muted">${invoice.amount} ${invoice.baseCurrency}</p>` : ''}
+<div class="summary-top"><span class="merchant">${merchantName}</span><span class="order">${t.html('summary.order', { orderId: html`<bdi>${invoice.orderId}</bdi>` })}</span></div>
+<p class="amount"><bdi>${t.amount(invoice.paymentAmount, invoice.paymentCurrency)}</bdi></p>
+${converted ? html`<p class="muted"><bdi>${t.amount(invoice.amount, invoice.baseCurrency)}</bdi></p>` : ''}
+${
+  open && progress.partial
+    ? html`<div class="progress">
+<p>${t.html('summary.paid', { amount: shownAmount(t, progress.paid, invoice.paymentCurrency) })}</p>
+<p>${t.html('summary.remaining', { amount: shownAmount(t, progress.remaining, invoice.paymentCurrency) })}</p>
+</div>`
+    : ''
+}
 ${
   secondsLeft === undefined
     ? ''
-    : html`<p class="muted">Time left: <span class="countdown" data-seconds-left="${secondsLeft}">${Math.ceil(secondsLeft / 60)} min</span></p>`
+    : html`<p class="muted">${t.html('summary.timeLeft', {
+        time: html`<span class="countdown" dir="ltr" data-seconds-left="${secondsLeft}">${t.text('summary.minutes', { minutes: Math.ceil(secondsLeft / 60) })}</span>`,
+      })}</p>
+<p class="muted">${t.html('summary.payBy', { date: dateTime(t, invoice.expiresAt) })}</p>`
 }
 </header>`;
 }
@@ -389,52 +475,75 @@ ${
 /** Pages where the customer may still pay show the time left; the others have nothing to time. */
 const COUNTDOWN_PAGES: ReadonlySet<CheckoutPage['kind']> = new Set(['crypto', 'details', 'inr-channels', 'utr', 'simulated-provider', 'instructions']);
 
-export async function renderCheckoutPage(checkout: Checkout, page: CheckoutPage, publicBaseUrl: string): Promise<RenderedPage> {
+/** The GET address of what a page shows, for reopening it in another language (a form's answer included). */
+function pageAddress(page: CheckoutPage): { route: HttpRouteName; query: Record<string, string> } {
+  switch (page.kind) {
+    case 'crypto':
+    case 'details':
+    case 'completed':
+    case 'closed':
+      return { route: 'get-checkout', query: {} };
+    case 'utr':
+      return { route: 'get-checkout-provider', query: { channel: page.channel } };
+    default:
+      return { route: 'get-checkout-provider', query: {} };
+  }
+}
+
+export async function renderCheckoutPage(checkout: Checkout, page: CheckoutPage, context: PageContext): Promise<RenderedPage> {
   const { invoice, merchant, now } = checkout;
-  const url = (route: HttpRouteName) => checkoutUrl(publicBaseUrl, route, invoice.id);
+  const t = new Translator(context.language.language);
+  const url = (route: HttpRouteName, query: Record<string, string> = {}) => checkoutUrl(context, route, invoice.id, query);
   const returnUrl = returnUrlOf(invoice, merchant);
   const content = await (async (): Promise<Html> => {
     switch (page.kind) {
       case 'crypto':
-        return cryptoSection(invoice, merchant.name);
+        return cryptoSection(t, invoice, merchant.name, context.stage);
       case 'details':
-        return detailsSection(invoice, merchant.name, page, url('submit-checkout-details'));
+        return detailsSection(t, invoice, merchant.name, page, url('submit-checkout-details'));
       case 'inr-channels':
-        return inrChannelsSection(invoice, url('get-checkout-provider'));
+        return inrChannelsSection(t, invoice, (channel) => url('get-checkout-provider', { channel }));
       case 'utr':
-        return utrSection(invoice, page, url('submit-checkout-utr'), url('get-checkout-provider'));
+        return utrSection(t, invoice, page, url('submit-checkout-utr'), url('get-checkout-provider'));
       case 'simulated-provider':
-        return simulatedProviderSection(invoice, url('simulate-checkout-payment'));
+        return simulatedProviderSection(t, invoice, url('simulate-checkout-payment'));
       case 'instructions':
-        return instructionsSection(invoice);
+        return instructionsSection(t, invoice);
       case 'waiting':
-        return WAITING_SECTION;
+        return waitingSection(t);
       case 'completed':
-        return completedSection(invoice, merchant.name, returnUrl);
+        return completedSection(t, invoice, merchant.name, returnUrl);
       case 'closed':
-        return closedSection(invoice, page.reason, merchant.name, returnUrl);
+        return closedSection(t, invoice, page.reason, merchant.name, returnUrl);
     }
   })();
   const secondsLeft = COUNTDOWN_PAGES.has(page.kind) ? Math.max(0, Math.ceil((Date.parse(invoice.expiresAt) - now.getTime()) / 1000)) : undefined;
-  // Until it is completed, the invoice can still change under the customer's eyes (paid, rejected, expired, paid late).
-  const watch = page.kind === 'completed' ? html`` : html` data-status-url="${url('get-checkout-status')}" data-status="${invoice.status}"`;
+  // Until it is completed, the invoice can still change under the customer's eyes (paid in part or whole, rejected, expired, paid late).
+  const watch =
+    page.kind === 'completed'
+      ? html``
+      : html` data-status-url="${url('get-checkout-status')}" data-status="${invoice.status}" data-paid="${paymentProgress(invoice).paid}"`;
   const hasProblems = (page.kind === 'details' && page.problems.length > 0) || (page.kind === 'utr' && page.problem !== undefined);
-  return htmlDocument(
-    hasProblems ? 422 : 200,
-    `Pay ${merchant.name}`,
-    html`${summary(invoice, merchant.name, secondsLeft)}<section class="card"${watch}>${content}</section>`,
+  const address = pageAddress(page);
+  return htmlDocument(t, context.stage, {
+    status: hasProblems ? 422 : 200,
+    title: t.text('page.title', { merchant: merchant.name }),
+    main: html`${summary(t, invoice, merchant.name, secondsLeft)}<section class="card"${watch}>${content}</section>`,
+    pageUrlIn: (language) => checkoutUrl({ ...context, language: { language, explicit: true } }, address.route, invoice.id, address.query),
     // A form's answer may redirect the customer on to the merchant (a payment that completes).
-    { frameAncestors: merchant.frameAncestors, formTargets: returnUrl === null ? [] : [new URL(returnUrl).origin] },
-  );
+    policy: { frameAncestors: merchant.frameAncestors, formTargets: returnUrl === null ? [] : [new URL(returnUrl).origin] },
+  });
 }
 
 /** An unknown or malformed link. Nothing on it to protect, so any page may frame it. */
-export function renderNotFoundPage(): RenderedPage {
-  return htmlDocument(
-    404,
-    'Payment link not found',
-    html`<section class="card"><h1>Payment link not found</h1>
-<p>This payment link is not valid. Check that you opened the whole link, or ask the shop for a new one.</p></section>`,
-    { frameAncestors: ['*'], formTargets: [] },
-  );
+export function renderNotFoundPage(context: PageContext, invoiceId: string): RenderedPage {
+  const t = new Translator(context.language.language);
+  return htmlDocument(t, context.stage, {
+    status: 404,
+    title: t.text('notFound.title'),
+    main: html`<section class="card"><h1>${t.html('notFound.title')}</h1>
+<p>${t.html('notFound.body')}</p></section>`,
+    pageUrlIn: (language) => checkoutUrl({ ...context, language: { language, explicit: true } }, 'get-checkout', invoiceId),
+    policy: { frameAncestors: ['*'], formTargets: [] },
+  });
 }

@@ -1,6 +1,7 @@
 /**
  * The readable API reference served at `/docs`: one self-contained page (no scripts, fonts or
- * external styles) rendered from the OpenAPI document and the limit tables.
+ * external styles) rendered from the OpenAPI document and the limit tables of the environment that
+ * serves it. It reads from 320 px wide: wide tables scroll inside their own box.
  */
 import { CRYPTO_ASSETS, type AmountLimit } from './domain/currencies.js';
 import { ERROR_STATUS } from './errors.js';
@@ -37,15 +38,26 @@ const STYLE = `
 body{font:15px/1.5 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f7f8fa}
 main{max-width:960px;margin:0 auto;padding:24px 16px 64px}
 h1{font-size:28px;margin:8px 0}h2{margin-top:40px;border-bottom:1px solid #dde1e8;padding-bottom:4px}
-h3{margin:28px 0 6px;font-family:ui-monospace,Menlo,monospace;font-size:16px}
+h3{margin:28px 0 6px;font-family:ui-monospace,Menlo,monospace;font-size:16px;overflow-wrap:anywhere}
+p{overflow-wrap:break-word}
 .method{display:inline-block;min-width:52px;padding:2px 6px;border-radius:4px;color:#fff;text-align:center;margin-right:8px}
 .get{background:#2f7d4f}.post{background:#2f5d9e}
-table{border-collapse:collapse;width:100%;margin:8px 0;background:#fff;font-size:14px}
-th,td{border:1px solid #dde1e8;padding:4px 8px;text-align:left;vertical-align:top}th{background:#eef1f5}
+.table{overflow-x:auto;margin:8px 0}
+.table:focus-visible{outline:3px solid #9db8e2}
+table{border-collapse:collapse;width:100%;background:#fff;font-size:14px}
+th,td{border:1px solid #dde1e8;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:anywhere}th{background:#eef1f5}
 code{font-family:ui-monospace,Menlo,monospace;font-size:13px;background:#eef1f5;padding:1px 4px;border-radius:3px}
 .note{color:#5b6578}nav a{margin-right:12px}
 @media (max-width:600px){table{font-size:12px}th,td{padding:3px 4px}}
 `;
+
+/** Text with `code` spans, as the OpenAPI descriptions write them: the spans become <code>, everything escaped. */
+function inlineMarkup(text: string): Html {
+  return html`${text.split(/`([^`]+)`/).map((part, index) => (index % 2 === 1 ? html`<code>${part}</code>` : part))}`;
+}
+
+/** A table in a box of its own that scrolls sideways if a narrow screen cannot hold it; reachable by keyboard. */
+const scrollingTable = (label: string, rows: Html): Html => html`<div class="table" role="region" aria-label="${label}" tabindex="0"><table>${rows}</table></div>`;
 
 function resolve(doc: OpenApiDocument, schema: JsonSchema | undefined): JsonSchema | undefined {
   if (!schema?.$ref) return schema;
@@ -69,31 +81,33 @@ function constraints(schema: JsonSchema): string {
   return parts.join('; ');
 }
 
-function propertiesTable(doc: OpenApiDocument, schema: JsonSchema | undefined): Html {
+function propertiesTable(doc: OpenApiDocument, schema: JsonSchema | undefined, label: string): Html {
   const object = resolve(doc, schema);
   const properties = Object.entries(object?.properties ?? {});
   if (properties.length === 0) return html``;
   const rows = properties.map(([name, property]) => {
     const resolved = resolve(doc, property) ?? {};
+    const notes = [resolved.description, constraints(resolved)].filter(Boolean).join('. ');
     return html`<tr><td><code>${name}</code></td><td>${typeLabel(doc, property)}</td><td>${
       object?.required?.includes(name) ? 'yes' : 'no'
-    }</td><td>${[resolved.description, constraints(resolved)].filter(Boolean).join('. ')}</td></tr>`;
+    }</td><td>${inlineMarkup(notes)}</td></tr>`;
   });
-  return html`<table><tr><th>Field</th><th>Type</th><th>Required</th><th>Notes</th></tr>${rows}</table>`;
+  return scrollingTable(label, html`<tr><th>Field</th><th>Type</th><th>Required</th><th>Notes</th></tr>${rows}`);
 }
 
 function operationSection(doc: OpenApiDocument, path: string, method: string, op: Operation): Html {
   const successSchema = op.responses['200']?.content?.['application/json']?.schema;
   const data = resolve(doc, successSchema)?.properties?.data;
   const errorStatuses = Object.keys(op.responses).filter((s) => s !== '200');
+  const title = `${method.toUpperCase()} ${path}`;
   return html`
     <h3 id="${method}-${path}"><span class="method ${method}">${method.toUpperCase()}</span>${path}</h3>
-    <p><strong>${op.summary}.</strong> ${op.description}</p>
+    <p><strong>${inlineMarkup(op.summary)}.</strong> ${inlineMarkup(op.description)}</p>
     <p class="note">${op.security.length > 0 ? raw('Requires <code>x-api-key</code>.') : 'No authentication.'}${
       op.parameters?.length ? html` Parameters: ${op.parameters.map((p, i) => html`${i ? ', ' : ''}<code>${p.name}</code> (${p.in}${p.required ? ', required' : ''})`)}.` : ''
     }</p>
-    ${op.requestBody ? html`<p>Request body (JSON):</p>${propertiesTable(doc, op.requestBody.content['application/json'].schema)}` : ''}
-    ${data ? html`<p>Success: <code>200</code>, <code>{ "success": true, "data": … }</code> where <code>data</code> is:</p>${propertiesTable(doc, data)}` : ''}
+    ${op.requestBody ? html`<p>Request body (JSON):</p>${propertiesTable(doc, op.requestBody.content['application/json'].schema, `${title}: request body`)}` : ''}
+    ${data ? html`<p>Success: <code>200</code>, <code>{ "success": true, "data": … }</code> where <code>data</code> is:</p>${propertiesTable(doc, data, `${title}: data`)}` : ''}
     ${errorStatuses.length ? html`<p class="note">Errors: ${errorStatuses.join(', ')}.</p>` : ''}`;
 }
 
@@ -105,6 +119,7 @@ function limitRows(limits: Record<string, Partial<Record<string, AmountLimit>>>)
   );
 }
 
+/** `fiatLimits`: the limits in force where the page is served (the stage's exceptions applied). */
 export function renderDocsPage(doc: OpenApiDocument, fiatLimits: Record<string, Partial<Record<string, AmountLimit>>>): string {
   const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => operationSection(doc, path, method, op as Operation)),
@@ -118,17 +133,17 @@ export function renderDocsPage(doc: OpenApiDocument, fiatLimits: Record<string, 
 <title>${doc.info.title}</title><style>${raw(STYLE)}</style></head>
 <body><main>
 <h1>${doc.info.title}</h1>
-<p>${doc.info.description}</p>
+<p>${inlineMarkup(doc.info.description)}</p>
 <p class="note">Base URL: <code>${doc.servers[0]?.url}</code> · Machine-readable: <a href="${doc.servers[0]?.url}/api/v2/openapi.json">openapi.json</a></p>
 <nav><a href="#endpoints">Endpoints</a><a href="#limits">Limits</a><a href="#errors">Errors</a></nav>
 <h2 id="endpoints">Endpoints</h2>
 ${operations}
 <h2 id="limits">Limits</h2>
 <p>Limits apply to the amount in the payment currency. Amounts travel as decimal strings; fiat has 2 places, crypto up to 18, rounded half-up.</p>
-<table><tr><th>Currency</th><th>Method</th><th>Min</th><th>Max</th><th>Multiple of</th></tr>${limitRows(fiatLimits)}</table>
-<table><tr><th>Asset</th><th>Network</th><th>Min (no max)</th></tr>${cryptoRows}</table>
+${scrollingTable('Local currency limits', html`<tr><th>Currency</th><th>Method</th><th>Min</th><th>Max</th><th>Multiple of</th></tr>${limitRows(fiatLimits)}`)}
+${scrollingTable('Crypto minimums', html`<tr><th>Asset</th><th>Network</th><th>Min (no max)</th></tr>${cryptoRows}`)}
 <h2 id="errors">Errors</h2>
 <p>Errors are <code>{ "success": false, "errors": [{ "code", "message", "field"? }] }</code>. A 422 item names the request field at fault.</p>
-<table><tr><th>Code</th><th>Status</th></tr>${errorRows}</table>
+${scrollingTable('Error codes', html`<tr><th>Code</th><th>Status</th></tr>${errorRows}`)}
 </main></body></html>`.text;
 }

@@ -1,15 +1,16 @@
 /** The hosted checkout of this container: its service and its page responses, wired once at load. */
+import { chooseLanguage, type LanguageChoice } from '../../shared/checkout/language.js';
 import { config } from '../../shared/config.js';
 import { CheckoutService, type Checkout } from '../../shared/domain/checkout-service.js';
 import { checkoutUrl, renderCheckoutPage, renderNotFoundPage, type CheckoutPage, type RenderedPage } from '../../shared/checkout-page.js';
-import type { RouteResult } from '../../shared/http/handler.js';
+import type { RouteRequest, RouteResult } from '../../shared/http/handler.js';
 import type { HttpRouteName } from '../../shared/routes.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 
-const { tables, publicBaseUrl } = config();
+const { tables, publicBaseUrl, stage } = config();
 
 export const checkoutService = new CheckoutService({
   invoices: new DynamoInvoiceStore(documentClient, tables),
@@ -18,8 +19,13 @@ export const checkoutService = new CheckoutService({
   clock: () => new Date(),
 });
 
-/** Where a checkout route of the invoice is, on the public origin. */
-export const urlOf = (route: HttpRouteName, invoiceId: string): string => checkoutUrl(publicBaseUrl, route, invoiceId);
+/** The customer's language: `?lang=`, else `Accept-Language`, else English. */
+export const languageOf = ({ queryParameters, headers }: Pick<RouteRequest<unknown>, 'queryParameters' | 'headers'>): LanguageChoice =>
+  chooseLanguage(queryParameters.lang, headers['accept-language']);
+
+/** Where a checkout route of the invoice is, on the public origin, keeping a language chosen in the URL. */
+export const urlOf = (route: HttpRouteName, invoiceId: string, language: LanguageChoice, query: Record<string, string> = {}): string =>
+  checkoutUrl({ publicBaseUrl, language }, route, invoiceId, query);
 
 const htmlResult = (page: RenderedPage): RouteResult => ({
   status: page.status,
@@ -28,10 +34,11 @@ const htmlResult = (page: RenderedPage): RouteResult => ({
   headers: page.headers,
 });
 
-export const checkoutPage = async (checkout: Checkout, page: CheckoutPage): Promise<RouteResult> =>
-  htmlResult(await renderCheckoutPage(checkout, page, publicBaseUrl));
+export const checkoutPage = async (checkout: Checkout, page: CheckoutPage, language: LanguageChoice): Promise<RouteResult> =>
+  htmlResult(await renderCheckoutPage(checkout, page, { publicBaseUrl, stage, language }));
 
-export const notFoundPage = (): RouteResult => htmlResult(renderNotFoundPage());
+export const notFoundPage = (invoiceId: string, language: LanguageChoice): RouteResult =>
+  htmlResult(renderNotFoundPage({ publicBaseUrl, stage, language }, invoiceId));
 
 /** After a form, or to the step the invoice is at: the browser follows with a GET. */
 export const seeOther = (location: string): RouteResult => ({

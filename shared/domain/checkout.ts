@@ -1,10 +1,10 @@
 /**
  * The hosted checkout's rules (merchant-api.md "What the service does" 1-5, decisions 5): the step
  * an invoice is at for its customer, the customer details the checkout collects (by the creation
- * request's own field rules), and where the customer returns to. Pure.
+ * request's own field rules), what has been paid so far, and where the customer returns to. Pure.
  */
 import { z } from 'zod';
-import type { FieldProblem } from '../errors.js';
+import { decimalsOf } from './currencies.js';
 import {
   createInvoiceRequestSchema,
   customerDetails,
@@ -17,6 +17,7 @@ import {
   type InvoiceStatus,
 } from './invoices.js';
 import type { Merchant } from './merchants.js';
+import { Decimal, formatAmount } from './money.js';
 
 export type CheckoutStep =
   | { kind: 'completed' }
@@ -53,26 +54,62 @@ export function returnUrlOf(invoice: Pick<Invoice, 'redirectUrl'>, merchant: Pic
   return url !== null && isWebUrl(url) ? url : null;
 }
 
+/** What the customer has paid so far and what is left, at the payment currency's precision (decisions 14). */
+export interface PaymentProgress {
+  paid: string;
+  remaining: string;
+  /** Something has arrived, and less than asked. */
+  partial: boolean;
+}
+
+/** An invoice without `paidAmount` has had nothing paid, unless it completed before deposits were summed: then all of it. */
+export function paymentProgress(invoice: Pick<Invoice, 'status' | 'paymentAmount' | 'paymentCurrency' | 'paidAmount'>): PaymentProgress {
+  const decimals = decimalsOf(invoice.paymentCurrency);
+  const paid = new Decimal(invoice.paidAmount ?? (invoice.status === 'completed' ? invoice.paymentAmount : 0));
+  const remaining = Decimal.max(0, new Decimal(invoice.paymentAmount).minus(paid));
+  return { paid: formatAmount(paid, decimals), remaining: formatAmount(remaining, decimals), partial: paid.greaterThan(0) && remaining.greaterThan(0) };
+}
+
 /** What the checkout page polls: no other invoice data. */
 export interface CheckoutStatus {
   status: InvoiceStatus;
   paidLate?: true;
+  paidAmount: string;
+  remainingAmount: string;
   redirectUrl: string | null;
 }
 
 export function checkoutStatus(invoice: Invoice, merchant: Pick<Merchant, 'returnUrl'>): CheckoutStatus {
-  return { status: invoice.status, ...(invoice.paidLate ? { paidLate: true } : {}), redirectUrl: returnUrlOf(invoice, merchant) };
+  const { paid, remaining } = paymentProgress(invoice);
+  return {
+    status: invoice.status,
+    ...(invoice.paidLate ? { paidLate: true } : {}),
+    paidAmount: paid,
+    remainingAmount: remaining,
+    redirectUrl: returnUrlOf(invoice, merchant),
+  };
 }
 
-/** Messages a customer reads beside a field, for the rules that carry none of their own. */
-const customerMessages = (issue: z.core.$ZodRawIssue): string | undefined => {
-  if (issue.code === 'invalid_type' && issue.input === undefined) return 'this field is required';
-  if (issue.code === 'too_big') return `must be at most ${String(issue.maximum)} characters`;
-  if (issue.code === 'invalid_format' && issue.format === 'email') return 'must be a valid email address';
-  return undefined;
-};
+/** Why a customer detail was refused, for the page to say in the customer's language. */
+export type DetailRule = 'required' | 'tooLong' | 'email' | 'iban' | 'invalid';
 
-export type CustomerDetailsForm = { details: CustomerDetails } | { problems: FieldProblem[] };
+export interface DetailProblem {
+  field: DirectOpenField;
+  rule: DetailRule;
+  /** `tooLong`: the most characters allowed. */
+  max?: number;
+}
+
+function detailProblem(field: DirectOpenField, issue: z.core.$ZodIssue, input: Record<string, string | undefined>): DetailProblem {
+  if (input[field] === undefined) return { field, rule: 'required' };
+  if (issue.code === 'too_big') return { field, rule: 'tooLong', max: Number(issue.maximum) };
+  if (issue.code === 'invalid_format' && issue.format === 'email') return { field, rule: 'email' };
+  // The only refinement among the details is the IBAN's checksum.
+  if (issue.code === 'custom' && field === 'customerAccount') return { field, rule: 'iban' };
+  return { field, rule: 'invalid' };
+}
+
+export type CustomerDetailsForm = { details: CustomerDetails } | { problems: DetailProblem[] };
 
 /**
  * Checks the submitted values of `fields` by the same rules as invoice creation; a blank field is
@@ -82,12 +119,12 @@ export function parseCustomerDetails(fields: readonly DirectOpenField[], form: R
   const shape = createInvoiceRequestSchema.shape;
   const schema = z.object(Object.fromEntries(fields.map((field) => [field, shape[field].unwrap() as z.ZodType<string, string>])));
   const input = Object.fromEntries(fields.map((field) => [field, form[field]?.trim() || undefined]));
-  const result = schema.safeParse(input, { error: customerMessages });
+  const result = schema.safeParse(input);
   if (result.success) return { details: customerDetails(result.data as Partial<Record<CustomerField, string>>) };
-  const problems = new Map<string, string>();
+  const problems = new Map<string, DetailProblem>();
   for (const issue of result.error.issues) {
-    const field = String(issue.path[0]);
-    if (!problems.has(field)) problems.set(field, issue.message);
+    const field = String(issue.path[0]) as DirectOpenField;
+    if (!problems.has(field)) problems.set(field, detailProblem(field, issue, input));
   }
-  return { problems: fields.flatMap((field) => (problems.has(field) ? [{ field, message: problems.get(field)! }] : [])) };
+  return { problems: fields.flatMap((field) => problems.get(field) ?? []) };
 }

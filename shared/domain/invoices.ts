@@ -11,7 +11,6 @@ import {
   CRYPTO_NETWORKS,
   FIAT_METHODS,
   cryptoMinimum,
-  INR_DEMO_MIN,
   decimalsOf,
   familyOf,
   isCryptoAsset,
@@ -25,6 +24,7 @@ import {
   type PaymentMethod,
 } from './currencies.js';
 import { amountRuleProblem, jsonNumberAmount } from './amounts.js';
+import { fiatLimitOn, isMethodOffered } from './fiat-limits.js';
 import { Decimal, formatAmount, formatRate } from './money.js';
 import { crossRate, type UsdPrices } from './rates.js';
 
@@ -121,6 +121,8 @@ export interface Invoice {
   status: InvoiceStatus;
   cancelReason?: CancelReason;
   paidLate?: boolean;
+  /** Sum of the confirmed deposits in the payment currency (decisions 14); absent: nothing paid. */
+  paidAmount?: string;
   family: DepositFamily;
   amount: string;
   baseCurrency: string;
@@ -215,13 +217,6 @@ function redirectUrlProblem(value: string, stage: Stage): string | undefined {
   return undefined;
 }
 
-/** The limit a payment is checked against, with the stage's exceptions applied. */
-function limitFor(currency: LocalFiatCurrency, method: FiatMethod, policy: InvoicePolicy): AmountLimit | undefined {
-  const limit = policy.fiatLimits[currency][method];
-  if (limit && currency === 'INR' && policy.stage === 'demo') return { ...limit, min: Decimal.max(limit.min, INR_DEMO_MIN).toFixed() };
-  return limit;
-}
-
 function amountProblem(amount: Decimal, currency: string, limit: AmountLimit, method: string): string | undefined {
   const decimals = decimalsOf(currency);
   const show = (value: string) => `${formatAmount(new Decimal(value), decimals)} ${currency}`;
@@ -296,8 +291,8 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
     if (requested === undefined) method = methods[0];
     else if (requested === 'crypto' || !methods.includes(requested)) {
       problem('paymentMethod', `paymentMethod must be one of ${methods.join(', ')} for ${currency}`);
-    } else if (requested === 'intent' && policy.stage === 'demo') {
-      problem('paymentMethod', 'paymentMethod intent is not available in the demo environment');
+    } else if (!isMethodOffered(requested, policy.stage)) {
+      problem('paymentMethod', `paymentMethod ${requested} is not available in the ${policy.stage} environment`);
     } else method = requested;
   }
 
@@ -312,7 +307,7 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
     const limit =
       method === 'crypto'
         ? { min: cryptoMinimum(paymentCurrency as CryptoAssetCode) }
-        : limitFor(paymentCurrency as LocalFiatCurrency, method, policy);
+        : fiatLimitOn(policy.stage, policy.fiatLimits, paymentCurrency as LocalFiatCurrency, method);
     const message = limit && amountProblem(paymentAmount, paymentCurrency, limit, method);
     if (message) problem('amount', message);
   }

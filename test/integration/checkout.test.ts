@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { DATE_TIME_OPTIONS } from '../../shared/checkout/language.js';
 import { config } from '../../shared/config.js';
 import { buildOpenApiDocument } from '../../shared/openapi.js';
 import { documentClient } from '../../shared/store/dynamo.js';
@@ -15,6 +16,7 @@ import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 import { invoke, loadFunction, request, type GatewayResult } from '../support/invoke.js';
 import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
+import { decodeQrDataUri } from '../support/qr.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SHOP = 'https://shop.example';
@@ -86,6 +88,27 @@ const uniqueUtr = () => `${100_000_000_000 + Math.floor(Math.random() * 899_999_
 
 const inputNames = (page: string) => [...page.matchAll(/<input\b[^>]*\bname="([^"]+)"/g)].map((match) => match[1]);
 
+/** The page's QR codes: each image's text alternative, and the text read back from its pixels. */
+const qrCodesOf = (page: string) =>
+  [...page.matchAll(/<img class="qr" src="([^"]+)"[^>]*\balt="([^"]*)">/g)].map(([, src, alt]) => ({ text: decodeQrDataUri(src!), alt: alt! }));
+
+/** The "open in wallet" links' targets. */
+const walletLinksOf = (page: string) =>
+  [...page.matchAll(/<a class="button secondary" href="((?:ethereum|bitcoin):[^"]+)">/g)].map(([, href]) => href!.replaceAll('&amp;', '&'));
+
+const headingsOf = (page: string) => [...page.matchAll(/<h[12]\b[^>]*>([\s\S]*?)<\/h[12]>/g)].map(([, text]) => text!.replace(/<[^>]+>/g, ''));
+
+/** What the other payment-accounting change writes on a deposit smaller than asked (decisions 14). */
+const payPart = (invoiceId: string, paidAmount: string) =>
+  documentClient.send(
+    new UpdateCommand({
+      TableName: config().tables.invoices,
+      Key: { id: invoiceId },
+      UpdateExpression: 'SET paidAmount = :paid, paymentStatus = :partial',
+      ExpressionAttributeValues: { ':paid': paidAmount, ':partial': 'partial' },
+    }),
+  );
+
 function cspOf(response: GatewayResult): Record<string, string> {
   const header = response.headers['content-security-policy'] ?? '';
   return Object.fromEntries(
@@ -122,21 +145,19 @@ const expectRedirect = (response: GatewayResult, location: string) => {
 };
 
 describe('GET /checkout/{invoiceId}', () => {
-  it('shows a crypto invoice: amount, every network with its address, a QR code per address, copy buttons', async () => {
+  it('shows a crypto invoice: amount, each network labelled with its address, a QR code per network, copy buttons', async () => {
     const invoice = await crypto();
     const page = expectHtmlPage(await open(invoice.id), 200);
     expect(page).toContain('25 USDT');
     expect(page).toContain('Acme &lt;Books&gt; &amp; &quot;Co&quot;');
     const addresses: { network: string; address: string }[] = invoice.wallet.addresses;
-    const distinct = [...new Set(addresses.map((entry) => entry.address))];
-    expect(distinct).toHaveLength(2);
-    for (const address of distinct) {
-      expect(page).toContain(`<p class="address">${address}</p>`);
+    expect(addresses.map((entry) => entry.network)).toEqual(['ethereum', 'bsc', 'tron']);
+    for (const { address } of addresses) {
+      expect(page).toContain(`<p class="address" dir="ltr">${address}</p>`);
       expect(page).toContain(`data-copy="${address}"`);
     }
-    expect(page.match(/<img class="qr" src="data:image\/svg\+xml;base64,/g)).toHaveLength(2);
-    expect(page).toContain('Ethereum, BNB Smart Chain');
-    expect(page).toContain('Tron');
+    expect(qrCodesOf(page)).toHaveLength(3);
+    expect(headingsOf(page)).toEqual(['Pay with USDT', 'Ethereum (ERC-20)', 'BNB Smart Chain (BEP-20)', 'Tron (TRC-20)']);
     expect(page).toMatch(/data-seconds-left="(89\d|900)"/);
     expect(page).toContain(`data-status-url="${checkoutLink(invoice.id, '/status')}"`);
   });
@@ -205,7 +226,7 @@ describe('GET /checkout/{invoiceId}', () => {
     });
     const page = expectHtmlPage(await open(invoice.id, '/provider'), 200);
     expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
-    expect(page).toContain('Order &lt;img src=x onerror=alert(1)&gt;');
+    expect(page).toContain('Order <bdi>&lt;img src=x onerror=alert(1)&gt;');
     expect(page).not.toContain('<script>alert(1)');
     expect(page).not.toContain('<img src=x');
   });
@@ -259,20 +280,26 @@ describe('GET /checkout/{invoiceId}/status', () => {
     const response = await open(invoice.id, '/status');
     expect(response.status).toBe(200);
     expect(response.headers['cache-control']).toBe('no-store');
-    expect(response.body).toEqual({ success: true, data: { status: 'created', redirectUrl: `${SHOP}/r` } });
+    expect(response.body).toEqual({
+      success: true,
+      data: { status: 'created', paidAmount: '0.000000', remainingAmount: '25.000000', redirectUrl: `${SHOP}/r` },
+    });
     await simulateDeposit(invoice.id);
-    expect((await open(invoice.id, '/status')).body).toEqual({ success: true, data: { status: 'completed', redirectUrl: `${SHOP}/r` } });
+    expect((await open(invoice.id, '/status')).body).toEqual({
+      success: true,
+      data: { status: 'completed', paidAmount: '25.000000', remainingAmount: '0.000000', redirectUrl: `${SHOP}/r` },
+    });
   });
 
   it("falls back to the merchant's static URL, and tells a late payment", async () => {
-    expect((await open((await crypto({}, framedMerchant)).id, '/status')).body.data).toEqual({ status: 'created', redirectUrl: `${SHOP}/thanks` });
+    expect((await open((await crypto({}, framedMerchant)).id, '/status')).body.data).toMatchObject({ status: 'created', redirectUrl: `${SHOP}/thanks` });
 
     const late = await crypto();
     await lapse(late.id);
     await invoices().expire(late.id, new Date());
-    expect((await open(late.id, '/status')).body.data).toEqual({ status: 'canceled', redirectUrl: null });
+    expect((await open(late.id, '/status')).body.data).toMatchObject({ status: 'canceled', redirectUrl: null });
     await simulateDeposit(late.id);
-    expect((await open(late.id, '/status')).body.data).toEqual({ status: 'completed', paidLate: true, redirectUrl: null });
+    expect((await open(late.id, '/status')).body.data).toMatchObject({ status: 'completed', paidLate: true, redirectUrl: null });
   });
 
   it('answers an unknown or malformed invoice with the not_found envelope', async () => {
@@ -342,7 +369,7 @@ describe('customer details', () => {
 });
 
 describe('the demo provider, INR', () => {
-  it('lets the customer choose a provider, then asks for the 12-digit UTR', async () => {
+  it('lets the customer choose a provider, then asks for the UTR of 12 to 22 letters or digits', async () => {
     const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' });
     const channels = expectHtmlPage(await open(invoice.id, '/provider'), 200);
     expect(channels).toContain('Choose a payment provider');
@@ -352,7 +379,8 @@ describe('the demo provider, INR', () => {
     const form = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?channel=upi`), 200);
     expect(form).toContain('Transaction information');
     expect(form).toContain(`action="${checkoutLink(invoice.id, '/utr')}"`);
-    expect(form).toMatch(/<input id="utr" name="utr" inputmode="numeric" pattern="\[0-9\]\{12\}"/);
+    expect(form).toContain('<label for="utr">UTR (12 to 22 letters or digits)</label>');
+    expect(form).toMatch(/<input id="utr" name="utr" pattern="\[A-Za-z0-9\]\{12,22\}" minlength="12" maxlength="22"/);
   });
 
   it('confirms the UTR with the fiat service, waits for the provider, then returns the customer to the merchant', async () => {
@@ -373,7 +401,7 @@ describe('the demo provider, INR', () => {
     expectRedirect(await postForm(invoice.id, '/utr', { channel: 'upi', utr }), checkoutLink(invoice.id, '/provider'));
 
     await decideUtr(invoice.id);
-    expect((await open(invoice.id, '/status')).body.data).toEqual({ status: 'completed', redirectUrl: `${SHOP}/inr` });
+    expect((await open(invoice.id, '/status')).body.data).toMatchObject({ status: 'completed', redirectUrl: `${SHOP}/inr` });
     expectRedirect(await open(invoice.id, '/provider'), `${SHOP}/inr`);
   });
 
@@ -450,6 +478,236 @@ describe('the merchant API description', () => {
       const paths = Object.keys(buildOpenApiDocument('https://gateway.example', stage).paths);
       expect(paths).toContain('/api/v2/invoices');
       expect(paths.filter((path) => path.startsWith('/checkout'))).toEqual([]);
+    }
+  });
+});
+
+describe('the pages in the customer\'s language', () => {
+  const withLanguage = (invoiceId: string, acceptLanguage: string, step = '') => request('GET', checkoutPath(invoiceId, step), { headers: { 'accept-language': acceptLanguage } });
+  const htmlTag = (page: string) => /<html [^>]*>/.exec(page)?.[0];
+
+  it('speak English by default, else the best language of Accept-Language by its q-values, else the one ?lang= names', async () => {
+    const invoice = await crypto();
+    const english = await open(invoice.id);
+    expect(htmlTag(expectHtmlPage(english, 200))).toBe('<html lang="en" dir="ltr">');
+    expect(english.headers['content-language']).toBe('en');
+    expect(english.headers.vary).toBe('Accept-Language');
+
+    const turkish = await withLanguage(invoice.id, 'de-DE, tr;q=0.8, en;q=0.5');
+    expect(htmlTag(expectHtmlPage(turkish, 200))).toBe('<html lang="tr" dir="ltr">');
+    expect(turkish.body).toContain('<h1>USDT ile ödeyin</h1>');
+    expect(htmlTag((await withLanguage(invoice.id, 'ur-PK,ur;q=0.9')).body)).toBe('<html lang="ur" dir="rtl">');
+    expect(htmlTag((await withLanguage(invoice.id, 'hi;q=0.2, az-Latn-AZ;q=0.4')).body)).toBe('<html lang="az" dir="ltr">');
+    expect(htmlTag((await withLanguage(invoice.id, 'de, fr;q=0.9')).body)).toBe('<html lang="en" dir="ltr">');
+
+    expect(htmlTag((await request('GET', `${checkoutPath(invoice.id)}?lang=az`, { headers: { 'accept-language': 'tr' } })).body)).toBe('<html lang="az" dir="ltr">');
+    expect(htmlTag((await request('GET', `${checkoutPath(invoice.id)}?lang=xx`, { headers: { 'accept-language': 'hi' } })).body)).toBe('<html lang="hi" dir="ltr">');
+    expect(htmlTag((await request('GET', `${checkoutPath(randomUUID())}?lang=ur`)).body)).toBe('<html lang="ur" dir="rtl">');
+  });
+
+  it('offer every language as a link to the same page, marking the current one', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' });
+    const page = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?channel=imps&lang=tr`), 200);
+    const links = [...page.matchAll(/<li><a href="([^"]+)" lang="(\w+)" hreflang="\2"( aria-current="true")?>/g)].map(([, href, lang, current]) => ({ href, lang, current: !!current }));
+    expect(links).toEqual(
+      ['en', 'tr', 'hi', 'ur', 'az'].map((lang) => ({ href: `${checkoutLink(invoice.id, '/provider')}?channel=imps&amp;lang=${lang}`, lang, current: lang === 'tr' })),
+    );
+    expect(page).toContain('<nav class="languages" aria-label="Dil">');
+  });
+
+  it('carry a language chosen in the URL through links, forms and redirects', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000 });
+    const form = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id)}?lang=hi`), 200);
+    expect(form).toContain(`action="${checkoutLink(invoice.id, '/details')}?lang=hi"`);
+    expect(form).toContain('<label for="customerFirstName">पहला नाम</label>');
+
+    const invalid = expectHtmlPage(await postForm(invoice.id, '/details?lang=hi', { customerFirstName: 'Asha', customerLastName: '', customerEmail: 'x' }), 422);
+    expect(invalid).toContain('<p class="error" id="customerLastName-error">यह फ़ील्ड आवश्यक है</p>');
+    expect(invalid).toContain('<p class="error" id="customerEmail-error">मान्य ईमेल पता होना चाहिए</p>');
+    // Reopening the answer of a form in another language reopens the step, not the form's address.
+    expect(invalid).toContain(`href="${checkoutLink(invoice.id)}?lang=ur"`);
+
+    expectRedirect(
+      await postForm(invoice.id, '/details?lang=hi', { customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' }),
+      `${checkoutLink(invoice.id, '/provider')}?lang=hi`,
+    );
+    const channels = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?lang=hi`), 200);
+    expect(channels).toContain(`href="${checkoutLink(invoice.id, '/provider')}?channel=upi&amp;lang=hi"`);
+    const utrForm = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?channel=upi&lang=hi`), 200);
+    expect(utrForm).toContain(`action="${checkoutLink(invoice.id, '/utr')}?lang=hi"`);
+    expect(utrForm).toContain('<label for="utr">UTR (12 से 22 अक्षर या अंक)</label>');
+    expect(expectHtmlPage(await postForm(invoice.id, '/utr?lang=hi', { channel: 'upi', utr: 'short' }), 422)).toContain(
+      '<p class="error" id="utr-error">12 से 22 अक्षर या अंक होने चाहिए</p>',
+    );
+    expectRedirect(await postForm(invoice.id, '/utr?lang=hi', { channel: 'upi', utr: uniqueUtr() }), `${checkoutLink(invoice.id, '/provider')}?lang=hi`);
+
+    const direct = await createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Ada' });
+    expectRedirect(await request('GET', `${checkoutPath(direct.id)}?lang=tr`), `${checkoutLink(direct.id, '/provider')}?lang=tr`);
+    expectRedirect(await postForm(direct.id, '/simulate?lang=tr', { outcome: 'failed' }), `${checkoutLink(direct.id, '/provider')}?lang=tr`);
+  });
+
+  it('write amounts with the digits of the invoice, grouped as the language groups them, and dates in its words', async () => {
+    const pkr = await createInvoice({ baseCurrency: 'PKR', amount: 150000, customerFullName: 'Sana' });
+    const amountOf = async (invoiceId: string, lang: string) => /<p class="amount"><bdi>([^<]+)<\/bdi><\/p>/.exec((await request('GET', `${checkoutPath(invoiceId, '/provider')}?lang=${lang}`)).body)?.[1];
+    expect(await amountOf(pkr.id, 'en')).toBe('150,000.00 PKR');
+    expect(await amountOf(pkr.id, 'hi')).toBe('1,50,000.00 PKR');
+    expect(await amountOf(pkr.id, 'tr')).toBe('150.000,00 PKR');
+    expect(await amountOf(pkr.id, 'az')).toBe('150.000,00 PKR');
+
+    const eth = await createInvoice({ baseCurrency: 'USD', paymentCurrency: 'ETH', amount: 10 });
+    const page = (await request('GET', `${checkoutPath(eth.id)}?lang=tr`)).body as string;
+    expect(page).toContain('<p class="amount"><bdi>0,003125 ETH</bdi></p>');
+    expect(page).toContain('<p class="muted"><bdi>10,00 USD</bdi></p>');
+    const expires = new Intl.DateTimeFormat('tr', { ...DATE_TIME_OPTIONS, timeZone: 'UTC' }).format(new Date(eth.expiresAt));
+    expect(page).toContain(`Son ödeme zamanı: <time datetime="${eth.expiresAt}">${expires}</time>`);
+    expect(expires).toMatch(/^\d{1,2} [A-Za-zÇĞİÖŞÜçğıöşü]+ \d{4} \d\d:\d\d UTC$/);
+  });
+});
+
+describe('wallet payment URIs', () => {
+  it('carry USDT as ERC-20 and BEP-20 token transfers of the amount on the test chains; TRC-20 as the address alone', async () => {
+    const invoice = await crypto();
+    const [ethereum, bsc, tron] = invoice.wallet.addresses.map((entry: { address: string }) => entry.address);
+    const page = expectHtmlPage(await open(invoice.id), 200);
+    const erc20 = `ethereum:0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0@11155111/transfer?address=${ethereum}&uint256=25000000`;
+    const bep20 = `ethereum:0x337610d27c682E347C9cD60BD4b3b107C9d34dDd@97/transfer?address=${bsc}&uint256=25000000000000000000`;
+    expect(qrCodesOf(page)).toEqual([
+      { text: erc20, alt: 'QR code to pay 25 USDT on Ethereum (ERC-20)' },
+      { text: bep20, alt: 'QR code to pay 25 USDT on BNB Smart Chain (BEP-20)' },
+      { text: tron, alt: 'QR code of your address on Tron (TRC-20)' },
+    ]);
+    expect(walletLinksOf(page)).toEqual([erc20, bep20]);
+    expect(page).toContain('This QR code holds only the address: enter the amount in your wallet yourself.');
+  });
+
+  it('carry native coins by EIP-681 value in wei, bitcoin by BIP-21, and USDC on Polygon', async () => {
+    const eth = await createInvoice({ baseCurrency: 'USD', paymentCurrency: 'ETH', amount: 10 });
+    expect(qrCodesOf(expectHtmlPage(await open(eth.id), 200)).map((qr) => qr.text)).toEqual([`ethereum:${eth.wallet.address}@11155111?value=3125000000000000`]);
+
+    const btc = await createInvoice({ baseCurrency: 'BTC', amount: 0.0015 });
+    const btcPage = expectHtmlPage(await open(btc.id), 200);
+    expect(qrCodesOf(btcPage).map((qr) => qr.text)).toEqual([`bitcoin:${btc.wallet.address}?amount=0.0015`]);
+    expect(walletLinksOf(btcPage)).toEqual([`bitcoin:${btc.wallet.address}?amount=0.0015`]);
+
+    const usdc = await createInvoice({ baseCurrency: 'USDC', amount: 12.5 });
+    const usdcPage = expectHtmlPage(await open(usdc.id), 200);
+    expect(headingsOf(usdcPage)).toEqual(['Pay with USDC', 'Ethereum (ERC-20)', 'Polygon', 'Tron (TRC-20)']);
+    expect(qrCodesOf(usdcPage)[1]!.text).toBe(`ethereum:0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582@80002/transfer?address=${usdc.wallet.addresses[1].address}&uint256=12500000`);
+  });
+});
+
+describe('a partial payment', () => {
+  it('shows what was paid and what remains, asks the wallets for the rest, and tells the status poll', async () => {
+    const invoice = await crypto();
+    await open(invoice.id);
+    await payPart(invoice.id, '10.000000');
+    const page = expectHtmlPage(await open(invoice.id), 200);
+    expect(page).toContain('<p>Paid so far: <strong><bdi>10 USDT</bdi></strong></p>');
+    expect(page).toContain('<p>Still to pay: <strong><bdi>15 USDT</bdi></strong></p>');
+    expect(page).toContain('Part of your payment has arrived. Send the remaining <strong><bdi>15 USDT</bdi></strong> to complete it.');
+    expect(page).toContain('data-copy="15"');
+    expect(page).toContain('data-status="active" data-paid="10.000000"');
+    expect(qrCodesOf(page)[0]!.text).toMatch(/&uint256=15000000$/);
+    expect((await open(invoice.id, '/status')).body.data).toEqual({ status: 'active', paidAmount: '10.000000', remainingAmount: '15.000000', redirectUrl: null });
+
+    const urdu = (await request('GET', `${checkoutPath(invoice.id)}?lang=ur`)).body as string;
+    expect(urdu).toContain('<p>اب تک ادا شدہ: <strong><bdi>10 USDT</bdi></strong></p>');
+  });
+
+  it('is not shown before anything arrives', async () => {
+    const page = expectHtmlPage(await open((await crypto()).id), 200);
+    expect(page).not.toContain('class="progress"');
+    expect(page).toContain('data-paid="0.000000"');
+  });
+});
+
+describe('every page of the demo', () => {
+  it('says that it is a demo', async () => {
+    const cryptoInvoice = await crypto();
+    const details = await createInvoice({ baseCurrency: 'TRY', amount: 1000 });
+    const provider = await createInvoice({ baseCurrency: 'AZN', amount: 100, customerFullName: 'Aysel', paymentMethod: 'p2p' });
+    const paid = await crypto();
+    await simulateDeposit(paid.id);
+    const expired = await crypto();
+    await lapse(expired.id);
+    const pages = [
+      await open(cryptoInvoice.id),
+      await open(details.id),
+      await open(provider.id, '/provider'),
+      await open(paid.id),
+      await open(expired.id),
+      await open(randomUUID()),
+    ];
+    for (const page of pages) {
+      expect(page.body).toContain('<p class="demo">Demo: a test payment page. The addresses are test addresses and no real money moves.</p>');
+    }
+  });
+});
+
+describe('the end states', () => {
+  const rejected = async (fields: Record<string, unknown>, owner = merchant) => {
+    const invoice = await createInvoice({ baseCurrency: 'PKR', amount: 1000, customerFullName: 'Sana', ...fields }, owner);
+    await postForm(invoice.id, '/simulate', { outcome: 'failed' });
+    return invoice;
+  };
+
+  it("offer the way back to the shop on a rejected payment: the invoice's redirectUrl, else the merchant's return URL", async () => {
+    const withRedirect = await rejected({ redirectUrl: `${SHOP}/order/7` });
+    const page = expectHtmlPage(await open(withRedirect.id, '/provider'), 200);
+    expect(page).toContain('Payment rejected');
+    expect(page).toContain(`<a class="button" href="${SHOP}/order/7">Return to Acme &lt;Books&gt; &amp; &quot;Co&quot;</a>`);
+
+    const withReturnUrl = await rejected({}, framedMerchant);
+    expect(expectHtmlPage(await open(withReturnUrl.id), 200)).toContain(`<a class="button" href="${SHOP}/thanks">`);
+
+    const neither = expectHtmlPage(await open((await rejected({})).id), 200);
+    expect(neither).not.toContain('class="button"');
+    expect(neither).toContain('You can close this page.');
+  });
+
+  it('offer the way back on an expired invoice, in the language chosen', async () => {
+    const invoice = await crypto({ redirectUrl: `${SHOP}/order/8` });
+    await lapse(invoice.id);
+    const page = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id)}?lang=az`), 200);
+    expect(page).toContain('<h1>Bu fakturanın müddəti bitib</h1>');
+    expect(page).toContain(`<a class="button" href="${SHOP}/order/8">Acme &lt;Books&gt; &amp; &quot;Co&quot; saytına qayıt</a>`);
+  });
+});
+
+describe('the weight of a page', () => {
+  const BUDGET_BYTES = 60 * 1024;
+
+  it('stays under 60 KB for every page in every language', async () => {
+    const usdt = await crypto();
+    const partial = await crypto();
+    await payPart(partial.id, '5.000000');
+    const details = await createInvoice({ baseCurrency: 'TRY', amount: 1000 });
+    const inr = await createInvoice({ baseCurrency: 'INR', amount: 1000, customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' });
+    const simulated = await createInvoice({ baseCurrency: 'AZN', amount: 100, customerFullName: 'Aysel', paymentMethod: 'p2p' });
+    const paid = await crypto();
+    await simulateDeposit(paid.id);
+    const expired = await crypto();
+    await lapse(expired.id);
+    const rejected = await createInvoice({ baseCurrency: 'PKR', amount: 1000, customerFullName: 'Sana' });
+    await postForm(rejected.id, '/simulate', { outcome: 'failed' });
+    const targets = [
+      checkoutPath(usdt.id),
+      checkoutPath(partial.id),
+      checkoutPath(details.id),
+      checkoutPath(inr.id, '/provider'),
+      `${checkoutPath(inr.id, '/provider')}?channel=upi`,
+      checkoutPath(simulated.id, '/provider'),
+      checkoutPath(paid.id),
+      checkoutPath(expired.id),
+      checkoutPath(rejected.id),
+      checkoutPath(randomUUID()),
+    ];
+    for (const lang of ['en', 'tr', 'hi', 'ur', 'az']) {
+      for (const target of targets) {
+        const response = await request('GET', `${target}${target.includes('?') ? '&' : '?'}lang=${lang}`);
+        expect(response.headers['content-type']).toBe('text/html; charset=utf-8');
+        expect(response.rawBody.length, `${target} in ${lang}`).toBeLessThan(BUDGET_BYTES);
+      }
     }
   });
 });

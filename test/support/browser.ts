@@ -1,12 +1,13 @@
 /**
  * A real browser for end-to-end tests of the hosted checkout: Debian's Chromium, headless, driven
- * by playwright-core; screenshots under test/artifacts/; and a merchant's site on another origin
- * that customers return to and that embeds the checkout in a frame.
+ * by playwright-core; screenshots under test/artifacts/; accessibility audits with axe-core; and a
+ * merchant's site on another origin that customers return to and that embeds the checkout in a frame.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
@@ -111,3 +112,38 @@ export const areLoadedImages = (images: unknown[]): boolean[] =>
     const { complete, naturalWidth } = image as { complete: boolean; naturalWidth: number };
     return complete && naturalWidth > 0;
   });
+
+/** The widths every page is audited at: a common phone and a desktop. */
+export const AUDIT_VIEWPORTS = [
+  { width: 375, height: 812 },
+  { width: 1280, height: 800 },
+] as const;
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  /** Selectors of the offending elements. */
+  targets: string[];
+}
+
+/**
+ * Runs axe-core's default rules (WCAG 2.x A and AA, and best practices) on the page as served.
+ * The pages' Content-Security-Policy only lets scripts with the response's nonce run, so axe is
+ * not added as a script tag: its source is evaluated through the DevTools protocol, which the
+ * policy does not govern, and the page keeps its real policy while it is audited.
+ */
+export async function accessibilityViolations(page: Page): Promise<AxeViolation[]> {
+  await page.evaluate(AXE_SOURCE);
+  return page.evaluate(async () => {
+    const { violations } = await (globalThis as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe.run();
+    return violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      help: violation.help,
+      targets: violation.nodes.map((node: { target: string[] }) => node.target.join(' ')),
+    }));
+  });
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkoutStep, parseCustomerDetails, returnUrlOf } from '../../shared/domain/checkout.js';
+import { checkoutStep, parseCustomerDetails, paymentProgress, returnUrlOf } from '../../shared/domain/checkout.js';
 import { FIAT_METHOD_LIMITS } from '../../shared/domain/currencies.js';
 import { buildInvoice, createInvoiceRequestSchema, type Invoice } from '../../shared/domain/invoices.js';
 import { asRequestBody } from '../support/request-body.js';
@@ -71,10 +71,40 @@ describe('customer details from the checkout form', () => {
   it('names one problem per field, in the order asked, a blank field as missing', () => {
     expect(parseCustomerDetails(['customerFirstName', 'customerLastName', 'customerEmail'], { customerFirstName: 'x'.repeat(101), customerEmail: ' ' })).toEqual({
       problems: [
-        { field: 'customerFirstName', message: 'must be at most 100 characters' },
-        { field: 'customerLastName', message: 'this field is required' },
-        { field: 'customerEmail', message: 'this field is required' },
+        { field: 'customerFirstName', rule: 'tooLong', max: 100 },
+        { field: 'customerLastName', rule: 'required' },
+        { field: 'customerEmail', rule: 'required' },
       ],
     });
+  });
+
+  it('tells a malformed email and an IBAN that fails its checksum', () => {
+    expect(parseCustomerDetails(['customerEmail', 'customerAccount'], { customerEmail: 'not-an-email', customerAccount: 'TR330006100519786457841327' })).toEqual({
+      problems: [
+        { field: 'customerEmail', rule: 'email' },
+        { field: 'customerAccount', rule: 'iban' },
+      ],
+    });
+  });
+});
+
+describe('what has been paid', () => {
+  const usdt = invoice({ baseCurrency: 'USDT', amount: 25 });
+
+  it('is nothing before a deposit, and the whole amount remains', () => {
+    expect(paymentProgress(usdt)).toEqual({ paid: '0.000000', remaining: '25.000000', partial: false });
+  });
+
+  it('is partial while less than asked has arrived', () => {
+    expect(paymentProgress({ ...usdt, paidAmount: '10.5' })).toEqual({ paid: '10.500000', remaining: '14.500000', partial: true });
+  });
+
+  it('leaves nothing to pay once enough or more arrived', () => {
+    expect(paymentProgress({ ...usdt, paidAmount: '25.000000' })).toEqual({ paid: '25.000000', remaining: '0.000000', partial: false });
+    expect(paymentProgress({ ...usdt, paidAmount: '30' })).toEqual({ paid: '30.000000', remaining: '0.000000', partial: false });
+  });
+
+  it('is the whole amount on a completed invoice that never had its deposits summed', () => {
+    expect(paymentProgress({ ...usdt, status: 'completed' })).toEqual({ paid: '25.000000', remaining: '0.000000', partial: false });
   });
 });
