@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '../errors.js';
 import type { CustomerDetails, Invoice } from '../domain/invoices.js';
+import { noPayments } from '../domain/payments.js';
 import type { CheckoutInvoices } from '../domain/checkout-service.js';
 import type { CreateOutcome, ExpiringInvoiceRepository, InvoiceRepository } from '../domain/invoice-service.js';
 import { isConditionFailure, isTransactionConflict } from './dynamo.js';
@@ -24,10 +25,17 @@ const TRANSACTION_ATTEMPTS = 5;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Strips storage-only attributes from an item read back. */
+/**
+ * Strips storage-only attributes from an item read back. An invoice stored before payments were
+ * counted reads as unpaid, or as paid in full once completed.
+ */
 function toInvoice(item: Record<string, unknown>): Invoice {
-  const { expiryShard: _shard, ...invoice } = item;
-  return invoice as unknown as Invoice;
+  const { expiryShard: _shard, ...stored } = item;
+  const invoice = stored as unknown as Invoice;
+  if (invoice.paidAmount !== undefined) return invoice;
+  const completed = invoice.status === 'completed';
+  const paid = completed ? invoice.paymentAmount : noPayments(invoice.paymentCurrency).paidAmount;
+  return { ...invoice, paidAmount: paid, paymentStatus: completed ? 'paid' : 'unpaid', transactionIds: [], completedAt: completed ? invoice.updatedAt : null };
 }
 
 export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRepository, CheckoutInvoices {
