@@ -16,6 +16,7 @@ import { crossRate, type RateSource } from './rates.js';
 import {
   depositTransaction,
   isFinalStatus,
+  type ChainPosition,
   type DepositValuation,
   type Transaction,
   type TransactionStatus,
@@ -36,7 +37,7 @@ export interface Ledger {
   get(id: string): Promise<Transaction | undefined>;
   getClaim(id: string): Promise<UniqueClaim | undefined>;
   insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry; claims?: UniqueClaim[] }): Promise<CommitResult>;
-  transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry }): Promise<CommitResult>;
+  transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry; releaseClaims?: string[] }): Promise<CommitResult>;
 }
 
 export interface TransactionServiceDeps {
@@ -57,6 +58,10 @@ export interface DepositInput {
   status: TransactionStatus;
   transactionHash?: string | null;
   senderDetails?: Partial<TransactionView['senderDetails']>;
+  /** An on-chain deposit: where it was seen; its amount is what arrived, so no maximum applies. */
+  chain?: ChainPosition;
+  /** Claimed in the same write: what makes a deposit exist once (an on-chain transfer's id). Recording it again answers the first. */
+  uniqueId?: string;
 }
 
 /**
@@ -95,20 +100,32 @@ export class TransactionService {
       const outcome = invoiceAfterDeposit(invoice, transaction, true, now);
       if ('refused' in outcome) throw refusal(outcome.refused, invoice);
       const callback = isFinalStatus(transaction.status) ? callbackEntry(transaction, now) : undefined;
-      const result = await this.deps.ledger.insert(transaction, { invoice: outcome.update, callback });
+      const claims = input.uniqueId ? [{ id: input.uniqueId, owner: { transactionId: id, merchantId } }] : [];
+      const result = await this.deps.ledger.insert(transaction, { invoice: outcome.update, callback, claims });
       if (result === 'committed') {
         if (callback) await this.deps.callbacks.publish([callback.id]);
         return transaction;
       }
+      const recorded = input.uniqueId && (await this.claimed(input.uniqueId));
+      if (recorded) return recorded;
     }
     throw new ApiError('conflict', 'The invoice kept changing; retry the request');
   }
 
   /**
    * Moves a processing transaction to its final state (a provider's decision, a simulated
-   * withdrawal outcome). Asking for the state it already has answers it again.
+   * withdrawal outcome, an on-chain deposit at depth). Asking for the state it already has
+   * answers it again. An on-chain deposit whose block left the chain before it was ever called
+   * back is simply failed (`callback: false`), and gives up its claim (`releaseClaim`): should the
+   * transfer be mined again, it is a new deposit.
    */
-  async settle(merchantId: string, transactionId: string, status: 'confirmed' | 'failed', expectedType?: Transaction['type']): Promise<Transaction> {
+  async settle(
+    merchantId: string,
+    transactionId: string,
+    status: 'confirmed' | 'failed',
+    options: { expectedType?: Transaction['type']; callback?: boolean; releaseClaim?: string } = {},
+  ): Promise<Transaction> {
+    const { expectedType, callback: withCallback = true, releaseClaim } = options;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (attempt > 0) await backOff(attempt);
       const current = await this.owned(merchantId, transactionId);
@@ -122,13 +139,20 @@ export class TransactionService {
       const outcome = invoice && invoiceAfterDeposit(invoice, next, false, now);
       // A settlement is never refused: the deposit was taken when it was recorded.
       const update = outcome && 'update' in outcome ? outcome.update : undefined;
-      const callback = callbackEntry(next, now);
-      if ((await this.deps.ledger.transition(next, 'processing', { invoice: update, callback })) === 'committed') {
-        await this.deps.callbacks.publish([callback.id]);
+      const callback = withCallback ? callbackEntry(next, now) : undefined;
+      const released = releaseClaim ? [releaseClaim] : [];
+      if ((await this.deps.ledger.transition(next, 'processing', { invoice: update, callback, releaseClaims: released })) === 'committed') {
+        if (callback) await this.deps.callbacks.publish([callback.id]);
         return next;
       }
     }
     throw new ApiError('conflict', 'The transaction kept changing; retry the request');
+  }
+
+  /** The transaction a claim was taken for. */
+  private async claimed(claimId: string): Promise<Transaction | undefined> {
+    const claim = await this.deps.ledger.getClaim(claimId);
+    return claim ? this.deps.ledger.get(claim.owner.transactionId!) : undefined;
   }
 
   private async merchant(merchantId: string): Promise<Merchant> {
@@ -145,7 +169,7 @@ export class TransactionService {
     const currency = input.currency ?? invoice.paymentCurrency;
     if (familyOf(currency) !== invoice.family) throw ValidationError.of('currency', `currency must be a ${invoice.family} currency, like the invoice's ${invoice.paymentCurrency}`);
     const amount = input.amount ?? new Decimal(invoice.paymentAmount);
-    const amountRule = amount.greaterThan(0) ? amountRuleProblem(amount, currency) : 'amount must be greater than zero';
+    const amountRule = !amount.greaterThan(0) ? 'amount must be greater than zero' : input.chain ? undefined : amountRuleProblem(amount, currency);
     if (amountRule) throw ValidationError.of('amount', amountRule);
     let network: CryptoNetwork | null = null;
     if (isCryptoAsset(currency)) {
@@ -162,6 +186,7 @@ export class TransactionService {
       status: input.status,
       transactionHash: invoice.family === 'crypto' ? (input.transactionHash ?? null) : null,
       senderDetails: input.senderDetails,
+      chain: input.chain,
       valuation: currency === invoice.paymentCurrency ? undefined : await this.valuation(invoice, currency),
     };
   }

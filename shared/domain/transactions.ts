@@ -51,6 +51,15 @@ export type TransactionView = z.output<typeof transactionViewSchema>;
 /** The stored record: the view's fields (but `hash`, which depends on the merchant's secret) and the owner. */
 export interface Transaction extends Omit<TransactionView, 'hash'> {
   merchantId: string;
+  /** Where an on-chain deposit was seen: kept to follow it to its confirmations, or out of the chain. */
+  chain?: ChainPosition;
+}
+
+export interface ChainPosition {
+  blockNumber: number;
+  blockHash: string;
+  /** The token transfer's log index; null for a native transfer. */
+  logIndex: number | null;
 }
 
 /** The callback body: the transaction without the retrieval-only fields. */
@@ -100,6 +109,7 @@ export interface DepositDetails {
   network: CryptoNetwork | null;
   transactionHash: string | null;
   senderDetails?: Partial<TransactionView['senderDetails']>;
+  chain?: ChainPosition;
   /** Rates of a deposit in another currency than the invoice's, at the time it arrived. */
   valuation?: DepositValuation;
   now: Date;
@@ -141,5 +151,6 @@ export function depositTransaction(invoice: Invoice, deposit: DepositDetails, fe
     usd: formatAmount(deposit.amount.mul(valuation.usdRate), 2),
     eur: formatAmount(deposit.amount.mul(valuation.eurRate), 2),
     senderDetails: { senderIban: '', senderAccountNumber: '', senderSortCode: '', ...deposit.senderDetails },
+    ...(deposit.chain ? { chain: deposit.chain } : {}),
   };
 }

@@ -21,14 +21,19 @@ export interface TransactionTables {
 
 /**
  * `invoiceId` keys the byInvoice index, which takes no null: a withdrawal (no invoice) is stored
- * without the attribute, and so stays out of the index.
+ * without the attribute, and so stays out of the index. An on-chain deposit short of its
+ * confirmations carries its network in `pendingChain`, for the pendingOnChain index.
  */
 function toItem(transaction: Transaction): Record<string, unknown> {
   const { invoiceId, ...rest } = transaction;
-  return invoiceId === null ? rest : { ...transaction };
+  const pending = transaction.chain && transaction.status === 'processing' ? { pendingChain: transaction.network } : {};
+  return { ...(invoiceId === null ? rest : transaction), ...pending };
 }
 
-const fromItem = (item: Record<string, unknown>): Transaction => ({ ...item, invoiceId: (item.invoiceId as string | undefined) ?? null }) as Transaction;
+function fromItem(item: Record<string, unknown>): Transaction {
+  const { pendingChain: _pending, ...transaction } = item;
+  return { ...transaction, invoiceId: (item.invoiceId as string | undefined) ?? null } as Transaction;
+}
 
 export class DynamoTransactionStore implements Ledger {
   constructor(
@@ -53,6 +58,26 @@ export class DynamoTransactionStore implements Ledger {
     return (Items ?? []).map(fromItem);
   }
 
+  /** On-chain deposits on `network` still short of their confirmations, oldest first. */
+  async pendingOnChain(network: string): Promise<Transaction[]> {
+    const transactions: Transaction[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.transactions,
+          IndexName: 'pendingOnChain',
+          KeyConditionExpression: 'pendingChain = :network',
+          ExpressionAttributeValues: { ':network': network },
+          ExclusiveStartKey,
+        }),
+      );
+      transactions.push(...(page.Items ?? []).map(fromItem));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return transactions;
+  }
+
   async getClaim(id: string): Promise<UniqueClaim | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.uniques, Key: { id }, ConsistentRead: true }));
     return Item ? { id, owner: Item.owner as Record<string, string> } : undefined;
@@ -75,7 +100,7 @@ export class DynamoTransactionStore implements Ledger {
   }
 
   /** Moves a transaction from `from` to its new state (already applied to `next`), with the invoice change and callback. */
-  async transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry } = {}): Promise<CommitResult> {
+  async transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry; releaseClaims?: string[] } = {}): Promise<CommitResult> {
     return this.commit([
       {
         Put: {
@@ -88,6 +113,7 @@ export class DynamoTransactionStore implements Ledger {
       },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, next.updatedAt)] : []),
       ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
+      ...(options.releaseClaims ?? []).map((id) => ({ Delete: { TableName: this.tables.uniques, Key: { id } } })),
     ]);
   }
 
