@@ -40,7 +40,7 @@ function customerWalletId(merchantId: string, customerId: string): string {
 /** EVM addresses compared in lower case: checksum case carries no identity. */
 const evmAddressId = (address: string): string => `address#evm#${address.toLowerCase()}`;
 
-const WRITE_ATTEMPTS = 5;
+const WRITE_ATTEMPTS = 10;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** BatchGetItem's limit on keys per call. */
@@ -89,7 +89,7 @@ export class DynamoWalletStore implements WalletStore {
         const winner = await this.read(id);
         if (winner) return winner;
         if (attempt === WRITE_ATTEMPTS) throw error;
-        await pause(20 * attempt + Math.random() * 30);
+        await pause(Math.random() * 40 * attempt);
       }
     }
   }
