@@ -241,7 +241,7 @@ describe('a stage watching EVM networks', () => {
   });
 
   it('takes each RPC URL as a NoEcho parameter, given to the watcher only', () => {
-    for (const network of ['Ethereum', 'Polygon']) expect(watching.json.Parameters[`ChainRpc${network}`]).toMatchObject({ Type: 'String', NoEcho: true });
+    for (const network of ['Ethereum', 'Polygon']) expect(watching.json.Parameters?.[`ChainRpc${network}`]).toMatchObject({ Type: 'String', NoEcho: true });
     for (const name of watching.functionIds().keys()) {
       const variables = watching.functionNamed(name).Properties.Environment.Variables;
       if (name === watcher) expect(variables).toMatchObject({ GATEWAY_RPC_ETHEREUM: { Ref: 'ChainRpcEthereum' }, GATEWAY_RPC_POLYGON: { Ref: 'ChainRpcPolygon' } });
@@ -778,7 +778,7 @@ describe.each(STAGES)('%s stack', (stage) => {
 
   describe('schedules', () => {
     // The chain watcher's rules come with the networks a stage watches (above).
-    const scheduled = definitions.filter((f) => f.kind === 'schedule' && !f.perEvmNetwork);
+    const scheduled = definitions.flatMap((f) => (f.kind === 'schedule' && !f.perEvmNetwork ? [f] : []));
 
     it.each(scheduled.map((f) => [f.name, f] as const))('%s runs on its EventBridge rate', (name, definition) => {
       const minutes = definition.everySeconds / 60;
