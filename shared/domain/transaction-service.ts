@@ -69,7 +69,21 @@ export interface DepositInput {
  * so that writers converging on one invoice (a burst of deposits) spread out instead of colliding again.
  */
 const ATTEMPTS = 10;
+/**
+ * Writes that keep losing races stop retrying after this long and answer a clean conflict, well
+ * inside a request's 10-second timeout, rather than run into the timeout under heavy contention.
+ */
+const RETRY_BUDGET_MS = 4_000;
 const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 40 * (attempt + 1)));
+
+/** The attempts of one write: up to ATTEMPTS, within RETRY_BUDGET_MS, with a back-off before each retry. */
+async function* attempts(): AsyncGenerator<number> {
+  const deadline = performance.now() + RETRY_BUDGET_MS;
+  for (let attempt = 0; attempt < ATTEMPTS && (attempt === 0 || performance.now() < deadline); attempt++) {
+    if (attempt > 0) await backOff(attempt);
+    yield attempt;
+  }
+}
 
 export class TransactionService {
   constructor(private readonly deps: TransactionServiceDeps) {}
@@ -91,8 +105,7 @@ export class TransactionService {
   async recordDeposit(merchantId: string, invoiceId: string, input: DepositInput): Promise<Transaction> {
     const merchant = await this.merchant(merchantId);
     const id = this.deps.newId();
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      if (attempt > 0) await backOff(attempt);
+    for await (const _attempt of attempts()) {
       const invoice = await this.ownedInvoice(merchantId, invoiceId);
       const now = this.deps.clock();
       const details = await this.depositDetails(invoice, input);
@@ -126,8 +139,7 @@ export class TransactionService {
     options: { expectedType?: Transaction['type']; callback?: boolean; releaseClaim?: string } = {},
   ): Promise<Transaction> {
     const { expectedType, callback: withCallback = true, releaseClaim } = options;
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      if (attempt > 0) await backOff(attempt);
+    for await (const _attempt of attempts()) {
       const current = await this.owned(merchantId, transactionId);
       if (expectedType && current.type !== expectedType) throw ValidationError.of('transactionId', `Transaction is not a ${expectedType}`);
       if (current.status === status) return current;
