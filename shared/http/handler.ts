@@ -8,7 +8,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { ApiError, UNAUTHORIZED_MESSAGE } from '../errors.js';
-import { DEFAULT_MAX_BODY_BYTES, type HttpRoute } from '../routes.js';
+import { DEFAULT_MAX_BODY_BYTES, replaysIdempotencyKey, type HttpRoute } from '../routes.js';
 import { apiErrorResponse, internalErrorResponse, successResponse, type Headers } from './envelope.js';
 import { IDEMPOTENCY_HEADER, idempotentByHeader } from './idempotency.js';
 import { logger } from './logger.js';
@@ -154,7 +154,7 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
   chain.use(errorHandlerMiddleware());
 
   // Replays are kept per merchant (decisions 5): routes without a key have no merchant to keep them apart by.
-  const idempotent = route.method === 'POST' && route.auth === 'apiKey' ? idempotentByHeader<APIGatewayProxyResult>(route.name) : undefined;
+  const idempotent = replaysIdempotencyKey(route) ? idempotentByHeader<APIGatewayProxyResult>(route.name) : undefined;
 
   return chain.handler(async (event, context) => {
     const gateway = gatewayOf(event);

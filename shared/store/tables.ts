@@ -54,6 +54,28 @@ export const TABLES = {
         sortKey: { name: 'expiresAt', type: 'S' },
         projection: 'keys',
       },
+      // The merchant's listings, newest first. Sort keys are `createdAt`; ties are kept apart by
+      // the table key, which every page's position (ExclusiveStartKey) carries.
+      {
+        name: 'byMerchant',
+        partitionKey: { name: 'merchantId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        // `merchantStatus` = JSON [merchantId, status], rewritten in every write that moves the status.
+        name: 'byMerchantStatus',
+        partitionKey: { name: 'merchantStatus', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        // `customerKey` = JSON [merchantId, customerId]: a customer's invoices.
+        name: 'byCustomer',
+        partitionKey: { name: 'customerKey', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
     ],
   },
   transactions: {
@@ -62,6 +84,33 @@ export const TABLES = {
       {
         name: 'byInvoice',
         partitionKey: { name: 'invoiceId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      // The merchant's listings, newest first, as on the invoices table. The keys of the last
+      // three are JSON [merchantId, value], written with every version of the record.
+      {
+        name: 'byMerchant',
+        partitionKey: { name: 'merchantId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        name: 'byMerchantStatus',
+        partitionKey: { name: 'merchantStatus', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        name: 'byMerchantType',
+        partitionKey: { name: 'merchantType', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        // Sparse: transactions without an orderId stay out.
+        name: 'byOrder',
+        partitionKey: { name: 'orderKey', type: 'S' },
         sortKey: { name: 'createdAt', type: 'S' },
         projection: 'all',
       },
@@ -86,6 +135,14 @@ export const TABLES = {
       {
         name: 'unpublished',
         partitionKey: { name: 'pendingShard', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'keys',
+      },
+      {
+        // A transaction's callbacks. Keys only: delivery attempts rewrite an entry often, and an
+        // index holding only keys that never change is not rewritten with it.
+        name: 'byTransaction',
+        partitionKey: { name: 'transactionId', type: 'S' },
         sortKey: { name: 'createdAt', type: 'S' },
         projection: 'keys',
       },

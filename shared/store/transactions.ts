@@ -5,9 +5,12 @@
 import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallbackEntry } from '../domain/callbacks.js';
 import type { CommitResult, InvoiceGuard, Ledger, UniqueClaim } from '../domain/transaction-service.js';
-import type { Transaction, TransactionStatus } from '../domain/transactions.js';
+import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
+import type { Transaction, TransactionFilters, TransactionStatus } from '../domain/transactions.js';
 import { isConditionFailure, isTransactionConflict } from './dynamo.js';
+import { invoiceStatusKey } from './invoices.js';
 import { outboxPut } from './outbox.js';
+import { IndexPager, type IndexQuery } from './pages.js';
 
 type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
@@ -18,22 +21,39 @@ export interface TransactionTables {
   uniques: string;
 }
 
+/** Keys of the merchant's listing indexes: JSON [merchantId, value]. */
+const merchantKey = (merchantId: string, value: string): string => JSON.stringify([merchantId, value]);
+
 /**
+ * The record with the keys of the indexes it belongs to, derived anew with every version written.
  * `invoiceId` keys the byInvoice index, which takes no null: a withdrawal (no invoice) is stored
- * without the attribute, and so stays out of the index.
+ * without the attribute, and so stays out of the index; likewise a transaction without an orderId
+ * stays out of byOrder.
  */
 function toItem(transaction: Transaction): Record<string, unknown> {
   const { invoiceId, ...rest } = transaction;
-  return invoiceId === null ? rest : { ...transaction };
+  return {
+    ...(invoiceId === null ? rest : transaction),
+    merchantStatus: merchantKey(transaction.merchantId, transaction.status),
+    merchantType: merchantKey(transaction.merchantId, transaction.type),
+    ...(transaction.orderId === null ? {} : { orderKey: merchantKey(transaction.merchantId, transaction.orderId) }),
+  };
 }
 
-const fromItem = (item: Record<string, unknown>): Transaction => ({ ...item, invoiceId: (item.invoiceId as string | undefined) ?? null }) as Transaction;
+function fromItem(item: Record<string, unknown>): Transaction {
+  const { merchantStatus: _status, merchantType: _type, orderKey: _order, ...transaction } = item;
+  return { ...transaction, invoiceId: (item.invoiceId as string | undefined) ?? null } as Transaction;
+}
 
 export class DynamoTransactionStore implements Ledger {
+  private readonly pager: IndexPager;
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: TransactionTables,
-  ) {}
+  ) {
+    this.pager = new IndexPager(client);
+  }
 
   async get(id: string): Promise<Transaction | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.transactions, Key: { id }, ConsistentRead: true }));
@@ -52,6 +72,32 @@ export class DynamoTransactionStore implements Ledger {
     return (Items ?? []).map(fromItem);
   }
 
+  /**
+   * A page of the merchant's transactions, newest first, from the index that serves the most
+   * selective filter; the other filters are checked on the entries it reads.
+   */
+  async list(merchantId: string, listing: Listing<TransactionFilters>): Promise<Page<Transaction>> {
+    const { type, status, invoiceId, orderId } = listing.filters;
+    const where = (filters: Record<string, string | undefined>) =>
+      Object.fromEntries(Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const range = { table: 'transactions', tableName: this.tables.transactions, from: listing.createdFrom, to: listing.createdTo } as const;
+    let query: IndexQuery;
+    if (orderId !== undefined) {
+      query = { ...range, index: 'byOrder', partition: merchantKey(merchantId, orderId), where: where({ type, status, invoiceId }) };
+    } else if (invoiceId !== undefined) {
+      // Invoice ids are no secret of their owner's: the owner is checked on every entry.
+      query = { ...range, index: 'byInvoice', partition: invoiceId, where: where({ merchantId, type, status }) };
+    } else if (status !== undefined) {
+      query = { ...range, index: 'byMerchantStatus', partition: merchantKey(merchantId, status), where: where({ type }) };
+    } else if (type !== undefined) {
+      query = { ...range, index: 'byMerchantType', partition: merchantKey(merchantId, type) };
+    } else {
+      query = { ...range, index: 'byMerchant', partition: merchantId };
+    }
+    const page = await this.pager.page(query, listingFilters(listing), listing.limit, listing.cursor);
+    return { items: page.items.map(fromItem), nextCursor: page.nextCursor };
+  }
+
   async getClaim(id: string): Promise<UniqueClaim | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.uniques, Key: { id }, ConsistentRead: true }));
     return Item ? { id, owner: Item.owner as Record<string, string> } : undefined;
@@ -61,7 +107,7 @@ export class DynamoTransactionStore implements Ledger {
   async insert(transaction: Transaction, options: { invoice?: InvoiceGuard; callback?: CallbackEntry; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
     return this.commit([
       { Put: { TableName: this.tables.transactions, Item: toItem(transaction), ConditionExpression: 'attribute_not_exists(id)' } },
-      ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction.updatedAt)] : []),
+      ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction)] : []),
       ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
       ...(options.claims ?? []).map((claim) => ({
         Put: {
@@ -85,12 +131,13 @@ export class DynamoTransactionStore implements Ledger {
           ExpressionAttributeValues: { ':from': from },
         },
       },
-      ...(options.invoice ? [this.invoiceWrite(options.invoice, next.updatedAt)] : []),
+      ...(options.invoice ? [this.invoiceWrite(options.invoice, next)] : []),
       ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
     ]);
   }
 
-  private invoiceWrite({ id, expectedStatus, change }: InvoiceGuard, at: string): TransactItem {
+  /** The invoice's side of a transaction's write; a deposit is on its merchant's own invoice. */
+  private invoiceWrite({ id, expectedStatus, change }: InvoiceGuard, { updatedAt: at, merchantId }: Transaction): TransactItem {
     const guard = {
       TableName: this.tables.invoices,
       Key: { id },
@@ -98,8 +145,8 @@ export class DynamoTransactionStore implements Ledger {
       ExpressionAttributeNames: { '#status': 'status' },
     };
     if (!change) return { ConditionCheck: { ...guard, ExpressionAttributeValues: { ':expected': expectedStatus } } };
-    const set = ['#status = :next', 'updatedAt = :at'];
-    const values: Record<string, unknown> = { ':expected': expectedStatus, ':next': change.status, ':at': at };
+    const set = ['#status = :next', 'merchantStatus = :statusKey', 'updatedAt = :at'];
+    const values: Record<string, unknown> = { ':expected': expectedStatus, ':next': change.status, ':statusKey': invoiceStatusKey(merchantId, change.status), ':at': at };
     if ('paidLate' in change && change.paidLate) {
       set.push('paidLate = :late');
       values[':late'] = true;
