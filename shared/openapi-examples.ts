@@ -37,6 +37,10 @@ export const invoiceExample: InvoiceView = {
   redirectUrl: null,
   expiresAt: '2025-06-01T10:15:00.000Z',
   createdAt: CREATED_AT,
+  paidAmount: '0.000000',
+  paymentStatus: 'unpaid',
+  transactionIds: [],
+  completedAt: null,
   wallet: {
     address: ADDRESS,
     networks: ['ethereum', 'bsc', 'polygon', 'tron'],

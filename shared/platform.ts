@@ -100,3 +100,6 @@ export type QueueName = keyof typeof QUEUES;
 
 /** The callbacks queue's settings, which other settings are reasoned against. */
 export const CALLBACK_QUEUE = QUEUES.callbacks;
+
+/** Blocks one chain-watcher run reads at most; a network further behind catches up over several runs. */
+export const CHAIN_BLOCKS_PER_RUN = 200;

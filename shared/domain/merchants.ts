@@ -21,12 +21,21 @@ export interface Merchant {
   returnUrl: string | null;
   /** Origins allowed to embed the checkout in a frame (CSP `frame-ancestors`). */
   frameAncestors: string[];
+  /**
+   * Whether transfers seen on chain are credited (decisions 15); while off they are held. Absent
+   * on merchants made before the setting existed: see `takesOnchainDeposits`.
+   */
+  onchainDeposits?: boolean;
   createdAt: string;
   /** The secret a rotation replaced: it signs callbacks beside the current one until `expiresAt`. */
   previousCallbackSecret?: { sealed: SealedSecret; expiresAt: string };
-  /** Whether transfers seen on chain are credited (decisions 15); absent on records written before the setting. */
-  onchainDeposits?: boolean;
 }
+
+/** On for the demo and locally, off in production, unless the merchant's setting says otherwise. */
+export const onchainDepositsByDefault = (stage: Stage): boolean => stage !== 'prod';
+
+export const takesOnchainDeposits = (merchant: Pick<Merchant, 'onchainDeposits'>, stage: Stage): boolean =>
+  merchant.onchainDeposits ?? onchainDepositsByDefault(stage);
 
 export type ApiKeyStatus = 'active' | 'revoked';
 
@@ -92,6 +101,7 @@ export interface NewMerchantInput {
   processingFeePercent?: string;
   returnUrl?: string | null;
   frameAncestors?: string[];
+  onchainDeposits?: boolean;
 }
 
 /** A new merchant record, and its callback secret in clear: to be shown once, never stored so. */
@@ -112,6 +122,7 @@ export async function newMerchant(
       processingFeePercent: input.processingFeePercent ?? '0',
       returnUrl: input.returnUrl ?? null,
       frameAncestors: input.frameAncestors ?? ['*'],
+      ...(input.onchainDeposits === undefined ? {} : { onchainDeposits: input.onchainDeposits }),
       createdAt: now.toISOString(),
     },
   };
@@ -188,8 +199,7 @@ export const merchantView = (merchant: Merchant, stage: Stage): MerchantView => 
   callbackUrl: merchant.callbackUrl,
   returnUrl: merchant.returnUrl,
   frameAncestors: merchant.frameAncestors,
-  // Records written before the setting existed: on where the demo runs, off in production.
-  onchainDeposits: merchant.onchainDeposits ?? stage !== 'prod',
+  onchainDeposits: takesOnchainDeposits(merchant, stage),
 });
 
 /** `POST /api/v2/merchant/callback-secret/rotate`: the new secret, shown this once. */

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiError, ValidationError } from '../errors.js';
 import type { CustomerDetails, Invoice, InvoiceFilters, InvoiceStatus } from '../domain/invoices.js';
+import { noPayments } from '../domain/payments.js';
 import type { CheckoutInvoices } from '../domain/checkout-service.js';
 import type { CreateOutcome, ExpiringInvoiceRepository, InvoiceRepository } from '../domain/invoice-service.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
@@ -20,30 +21,37 @@ export function expiryShardOf(invoiceId: string): string {
   return `open#${createHash('sha256').update(invoiceId).digest()[0]! % EXPIRY_SHARDS}`;
 }
 
+/** Key of the `byCustomer` index: a customer's invoices. */
+export const customerKeyOf = (merchantId: string, customerId: string): string => JSON.stringify([merchantId, customerId]);
+
 const orderClaimId = (merchantId: string, orderId: string): string => `order#${JSON.stringify([merchantId, orderId])}`;
 
 /** Key of the `byMerchantStatus` index: rewritten by every write that moves an invoice's status. */
 export const invoiceStatusKey = (merchantId: string, status: InvoiceStatus): string => JSON.stringify([merchantId, status]);
-
-/** Key of the `byCustomer` index: a customer's invoices. */
-export const customerKey = (merchantId: string, customerId: string): string => JSON.stringify([merchantId, customerId]);
 
 /** The item of a new invoice: the record and the keys of the indexes it belongs to. */
 const newInvoiceItem = (invoice: Invoice) => ({
   ...invoice,
   expiryShard: expiryShardOf(invoice.id),
   merchantStatus: invoiceStatusKey(invoice.merchantId, invoice.status),
-  customerKey: customerKey(invoice.merchantId, invoice.customerId),
+  customerKey: customerKeyOf(invoice.merchantId, invoice.customerId),
 });
 
 const TRANSACTION_ATTEMPTS = 5;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Strips storage-only attributes from an item read back. */
+/**
+ * Strips storage-only attributes from an item read back. An invoice stored before payments were
+ * counted reads as unpaid, or as paid in full once completed.
+ */
 function toInvoice(item: Record<string, unknown>): Invoice {
-  const { expiryShard: _shard, merchantStatus: _status, customerKey: _customer, ...invoice } = item;
-  return invoice as unknown as Invoice;
+  const { expiryShard: _shard, merchantStatus: _status, customerKey: _customer, ...stored } = item;
+  const invoice = stored as unknown as Invoice;
+  if (invoice.paidAmount !== undefined) return invoice;
+  const completed = invoice.status === 'completed';
+  const paid = completed ? invoice.paymentAmount : noPayments(invoice.paymentCurrency).paidAmount;
+  return { ...invoice, paidAmount: paid, paymentStatus: completed ? 'paid' : 'unpaid', transactionIds: [], completedAt: completed ? invoice.updatedAt : null };
 }
 
 export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRepository, CheckoutInvoices {
@@ -137,7 +145,7 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
     const range = { table: 'invoices', tableName: this.tables.invoices, from: listing.createdFrom, to: listing.createdTo } as const;
     let query: IndexQuery;
     if (customerId !== undefined) {
-      query = { ...range, index: 'byCustomer', partition: customerKey(merchantId, customerId), where: status === undefined ? {} : { status } };
+      query = { ...range, index: 'byCustomer', partition: customerKeyOf(merchantId, customerId), where: status === undefined ? {} : { status } };
     } else if (status !== undefined) {
       query = { ...range, index: 'byMerchantStatus', partition: invoiceStatusKey(merchantId, status) };
     } else {
@@ -145,6 +153,33 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
     }
     const page = await this.pager.page(query, listingFilters(listing), listing.limit, listing.cursor);
     return { items: page.items.map(toInvoice), nextCursor: page.nextCursor };
+  }
+
+  /**
+   * The customer's invoices, newest first, page by page as the caller reads on: `since` bounds
+   * how far back, `paymentCurrency` keeps to one asset.
+   */
+  async *customerInvoices(merchantId: string, customerId: string, options: { since?: string; paymentCurrency?: string } = {}): AsyncGenerator<Invoice> {
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.invoices,
+          IndexName: 'byCustomer',
+          KeyConditionExpression: options.since ? 'customerKey = :customer AND createdAt >= :since' : 'customerKey = :customer',
+          ...(options.paymentCurrency ? { FilterExpression: 'paymentCurrency = :currency' } : {}),
+          ExpressionAttributeValues: {
+            ':customer': customerKeyOf(merchantId, customerId),
+            ...(options.since ? { ':since': options.since } : {}),
+            ...(options.paymentCurrency ? { ':currency': options.paymentCurrency } : {}),
+          },
+          ScanIndexForward: false,
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) yield toInvoice(item);
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
   }
 
   async listDue(now: Date): Promise<string[]> {

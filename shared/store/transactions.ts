@@ -4,8 +4,9 @@
  */
 import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallbackEntry } from '../domain/callbacks.js';
-import type { CommitResult, InvoiceGuard, Ledger, UniqueClaim } from '../domain/transaction-service.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
+import type { InvoiceUpdate } from '../domain/payments.js';
+import type { CommitResult, Ledger, UniqueClaim } from '../domain/transaction-service.js';
 import type { Transaction, TransactionFilters, TransactionStatus } from '../domain/transactions.js';
 import { isConditionFailure, isTransactionConflict } from './dynamo.js';
 import { invoiceStatusKey } from './invoices.js';
@@ -28,12 +29,15 @@ const merchantKey = (merchantId: string, value: string): string => JSON.stringif
  * The record with the keys of the indexes it belongs to, derived anew with every version written.
  * `invoiceId` keys the byInvoice index, which takes no null: a withdrawal (no invoice) is stored
  * without the attribute, and so stays out of the index; likewise a transaction without an orderId
- * stays out of byOrder.
+ * stays out of byOrder. An on-chain deposit short of its confirmations carries its network in
+ * `pendingChain`, for the pendingOnChain index.
  */
 function toItem(transaction: Transaction): Record<string, unknown> {
   const { invoiceId, ...rest } = transaction;
+  const pending = transaction.chain && transaction.status === 'processing' ? { pendingChain: transaction.network } : {};
   return {
     ...(invoiceId === null ? rest : transaction),
+    ...pending,
     merchantStatus: merchantKey(transaction.merchantId, transaction.status),
     merchantType: merchantKey(transaction.merchantId, transaction.type),
     ...(transaction.orderId === null ? {} : { orderKey: merchantKey(transaction.merchantId, transaction.orderId) }),
@@ -41,7 +45,7 @@ function toItem(transaction: Transaction): Record<string, unknown> {
 }
 
 function fromItem(item: Record<string, unknown>): Transaction {
-  const { merchantStatus: _status, merchantType: _type, orderKey: _order, ...transaction } = item;
+  const { pendingChain: _pending, merchantStatus: _status, merchantType: _type, orderKey: _order, ...transaction } = item;
   return { ...transaction, invoiceId: (item.invoiceId as string | undefined) ?? null } as Transaction;
 }
 
@@ -98,13 +102,33 @@ export class DynamoTransactionStore implements Ledger {
     return { items: page.items.map(fromItem), nextCursor: page.nextCursor };
   }
 
+  /** On-chain deposits on `network` still short of their confirmations, oldest first. */
+  async pendingOnChain(network: string): Promise<Transaction[]> {
+    const transactions: Transaction[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.transactions,
+          IndexName: 'pendingOnChain',
+          KeyConditionExpression: 'pendingChain = :network',
+          ExpressionAttributeValues: { ':network': network },
+          ExclusiveStartKey,
+        }),
+      );
+      transactions.push(...(page.Items ?? []).map(fromItem));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return transactions;
+  }
+
   async getClaim(id: string): Promise<UniqueClaim | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.uniques, Key: { id }, ConsistentRead: true }));
     return Item ? { id, owner: Item.owner as Record<string, string> } : undefined;
   }
 
   /** A new transaction with the invoice change it brings, its callback when it is final, and the claims it takes. */
-  async insert(transaction: Transaction, options: { invoice?: InvoiceGuard; callback?: CallbackEntry; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
+  async insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
     return this.commit([
       { Put: { TableName: this.tables.transactions, Item: toItem(transaction), ConditionExpression: 'attribute_not_exists(id)' } },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction)] : []),
@@ -120,7 +144,7 @@ export class DynamoTransactionStore implements Ledger {
   }
 
   /** Moves a transaction from `from` to its new state (already applied to `next`), with the invoice change and callback. */
-  async transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceGuard; callback?: CallbackEntry } = {}): Promise<CommitResult> {
+  async transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry; releaseClaims?: string[] } = {}): Promise<CommitResult> {
     return this.commit([
       {
         Put: {
@@ -133,30 +157,56 @@ export class DynamoTransactionStore implements Ledger {
       },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, next)] : []),
       ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
+      ...(options.releaseClaims ?? []).map((id) => ({ Delete: { TableName: this.tables.uniques, Key: { id } } })),
     ]);
   }
 
-  /** The invoice's side of a transaction's write; a deposit is on its merchant's own invoice. */
-  private invoiceWrite({ id, expectedStatus, change }: InvoiceGuard, { updatedAt: at, merchantId }: Transaction): TransactItem {
-    const guard = {
-      TableName: this.tables.invoices,
-      Key: { id },
-      ConditionExpression: '#status = :expected',
-      ExpressionAttributeNames: { '#status': 'status' },
-    };
-    if (!change) return { ConditionCheck: { ...guard, ExpressionAttributeValues: { ':expected': expectedStatus } } };
-    const set = ['#status = :next', 'merchantStatus = :statusKey', 'updatedAt = :at'];
-    const values: Record<string, unknown> = { ':expected': expectedStatus, ':next': change.status, ':statusKey': invoiceStatusKey(merchantId, change.status), ':at': at };
-    if ('paidLate' in change && change.paidLate) {
-      set.push('paidLate = :late');
-      values[':late'] = true;
+  /**
+   * The invoice's part of the write: its new fields, conditional on the status, amount paid and
+   * number of transactions the decision was made on. Invoices written before payments were
+   * counted lack the last two until their first deposit, which the condition allows for. A deposit
+   * is on its own merchant's invoice, so a new status takes the status index key of that merchant.
+   */
+  private invoiceWrite({ id, expected, set, appendTransactionId }: InvoiceUpdate, { updatedAt: at, merchantId }: Transaction): TransactItem {
+    const fields = Object.entries(set).filter(([, value]) => value !== undefined);
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = { ':expectedStatus': expected.status, ':expectedPaid': expected.paidAmount, ':expectedCount': expected.transactionCount };
+    const condition = [
+      '#status = :expectedStatus',
+      '(paidAmount = :expectedPaid OR attribute_not_exists(paidAmount))',
+      '(size(transactionIds) = :expectedCount OR attribute_not_exists(transactionIds))',
+    ].join(' AND ');
+    if (fields.length === 0 && !appendTransactionId) {
+      return { ConditionCheck: { TableName: this.tables.invoices, Key: { id }, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
     }
-    if ('cancelReason' in change) {
-      set.push('cancelReason = :reason');
-      values[':reason'] = change.cancelReason;
+    const assignments = fields.map(([name, value], i) => {
+      names[`#f${i}`] = name;
+      values[`:v${i}`] = value;
+      return `#f${i} = :v${i}`;
+    });
+    assignments.push('updatedAt = :at');
+    values[':at'] = at;
+    if (set.status !== undefined) {
+      assignments.push('merchantStatus = :statusKey');
+      values[':statusKey'] = invoiceStatusKey(merchantId, set.status);
+    }
+    if (appendTransactionId) {
+      assignments.push('transactionIds = list_append(if_not_exists(transactionIds, :none), :appended)');
+      values[':none'] = [];
+      values[':appended'] = [appendTransactionId];
     }
     // Leaving the open states also leaves the expiry index.
-    return { Update: { ...guard, UpdateExpression: `SET ${set.join(', ')} REMOVE expiryShard`, ExpressionAttributeValues: values } };
+    const leavesOpen = set.status === 'completed' || set.status === 'canceled';
+    return {
+      Update: {
+        TableName: this.tables.invoices,
+        Key: { id },
+        UpdateExpression: `SET ${assignments.join(', ')}${leavesOpen ? ' REMOVE expiryShard' : ''}`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    };
   }
 
   private async commit(items: TransactItem[]): Promise<CommitResult> {
