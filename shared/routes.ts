@@ -324,7 +324,8 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: BOTH,
     opensCallbackSecrets: true,
-    tables: { transactions: 'read', merchants: 'read' },
+    // The invoiceId filter checks the invoice is the merchant's.
+    tables: { transactions: 'read', invoices: 'read', merchants: 'read' },
   },
   {
     kind: 'http',

@@ -106,11 +106,12 @@ export class IndexPager {
   async page(query: IndexQuery, filters: ListingFilters, limit: number, cursor?: string): Promise<StoredPage> {
     const keys = keyAttributes(query.table, query.index);
     const startKey = cursor === undefined ? undefined : decodeCursor(cursor, query, filters);
-    const names: Record<string, string> = { '#partition': keys.partition, '#sort': keys.sort };
+    const names: Record<string, string> = { '#partition': keys.partition };
     const values: Record<string, string> = { ':partition': query.partition };
     let keyCondition = '#partition = :partition';
     if (query.from !== undefined) values[':from'] = query.from;
     if (query.to !== undefined) values[':to'] = query.to;
+    if (query.from !== undefined || query.to !== undefined) names['#sort'] = keys.sort;
     if (query.from !== undefined && query.to !== undefined) keyCondition += ' AND #sort BETWEEN :from AND :to';
     else if (query.from !== undefined) keyCondition += ' AND #sort >= :from';
     else if (query.to !== undefined) keyCondition += ' AND #sort <= :to';

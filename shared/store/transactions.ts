@@ -89,8 +89,10 @@ export class DynamoTransactionStore implements Ledger {
     if (orderId !== undefined) {
       query = { ...range, index: 'byOrder', partition: merchantKey(merchantId, orderId), where: where({ type, status, invoiceId }) };
     } else if (invoiceId !== undefined) {
-      // Invoice ids are no secret of their owner's: the owner is checked on every entry.
-      query = { ...range, index: 'byInvoice', partition: invoiceId, where: where({ merchantId, type, status }) };
+      // The byInvoice index is not the merchant's alone: another merchant's invoice lists as an
+      // unknown one, before a page or a cursor could tell anything of its transactions.
+      if (!(await this.ownsInvoice(merchantId, invoiceId))) return { items: [], nextCursor: null };
+      query = { ...range, index: 'byInvoice', partition: invoiceId, where: where({ type, status }) };
     } else if (status !== undefined) {
       query = { ...range, index: 'byMerchantStatus', partition: merchantKey(merchantId, status), where: where({ type }) };
     } else if (type !== undefined) {
@@ -120,6 +122,14 @@ export class DynamoTransactionStore implements Ledger {
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
     return transactions;
+  }
+
+  /** Whether the invoice exists and is the merchant's (read consistently: it may be seconds old). */
+  private async ownsInvoice(merchantId: string, invoiceId: string): Promise<boolean> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tables.invoices, Key: { id: invoiceId }, ProjectionExpression: 'merchantId', ConsistentRead: true }),
+    );
+    return Item?.merchantId === merchantId;
   }
 
   async getClaim(id: string): Promise<UniqueClaim | undefined> {
