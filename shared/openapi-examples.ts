@@ -117,6 +117,10 @@ export const createWithdrawalExample = {
 
 const CURSOR = 'eyJ0YWJsZSI6Imludm9pY2VzIiwiaW5kZXgiOiJieU1lcmNoYW50In0';
 
+const PAGE_QUERY_EXAMPLE = { createdFrom: '2025-06-01T00:00:00Z', createdTo: '2025-06-30T23:59:59Z', limit: 20, cursor: CURSOR };
+export const listInvoicesQueryExample = { status: 'completed', orderId: '1001', customerId: 'cust-42', ...PAGE_QUERY_EXAMPLE };
+export const listTransactionsQueryExample = { type: 'deposit', status: 'confirmed', invoiceId: INVOICE_ID, orderId: '1001', ...PAGE_QUERY_EXAMPLE };
+
 export const invoicePageExample: Page<InvoiceView> = { items: [invoiceExample], nextCursor: CURSOR };
 export const transactionPageExample: Page<TransactionView> = { items: [transactionExample], nextCursor: null };
 

@@ -74,7 +74,8 @@ interface RouteDoc {
   errors: Partial<Record<number, string>>;
   /** The record a 404 is about, for its example. */
   notFound?: 'Invoice' | 'Transaction';
-  deprecated?: boolean;
+  /** Query parameters as a client sends them, one example value each. */
+  queryExample?: Record<string, string | number>;
   /** The operation leads to callbacks to the merchant's callback URL. */
   callbacks?: boolean;
 }
@@ -231,7 +232,6 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     responseExample: examples.withdrawalExample,
     success: 'The withdraw transaction, `processing`',
     errors: { ...BODY_ERRORS, 409: `This orderId belongs to another withdrawal (\`db_unique_violation\`); or: ${IDEMPOTENCY_CONFLICT}`, ...AUTH_ERRORS },
-    deprecated: true,
     callbacks: true,
   },
   'get-openapi': {
@@ -266,6 +266,7 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     tag: 'Invoices',
     schemaName: 'ListInvoices',
     query: listInvoicesQuerySchema,
+    queryExample: examples.listInvoicesQueryExample,
     response: pageSchema(invoiceViewSchema),
     responseExample: examples.invoicePageExample,
     success: 'A page of invoices',
@@ -279,6 +280,7 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     tag: 'Transactions',
     schemaName: 'ListTransactions',
     query: listTransactionsQuerySchema,
+    queryExample: examples.listTransactionsQueryExample,
     response: pageSchema(transactionViewSchema),
     responseExample: examples.transactionPageExample,
     success: 'A page of transactions',
@@ -411,11 +413,17 @@ function errorExample(status: number, doc: RouteDoc): { success: false; errors: 
   return { success: false, errors: [item] };
 }
 
-/** A path, query or header parameter from a zod schema, as the client sends it. */
-function parameterFrom(name: string, location: 'query', schema: z.ZodType) {
+/** A query parameter from a zod schema, as the client sends it. */
+function parameterFrom(name: string, location: 'query', schema: z.ZodType, example: unknown) {
   const { description, ...json } = z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input' }) as Record<string, unknown>;
-  return { name, in: location, required: !schema.safeParse(undefined).success, description, schema: json };
+  return { name, in: location, required: !schema.safeParse(undefined).success, description, schema: json, ...(example === undefined ? {} : { example }) };
 }
+
+/**
+ * Errors API Gateway answers before the function runs (a key refused, the throttle, a body over
+ * the limit): they do not carry what the function adds to its answers.
+ */
+const GATEWAY_STATUSES = new Set([401, 413, 429]);
 
 const PATH_PARAMETERS: Record<string, { description: string; example: string }> = {
   invoiceId: { description: 'The invoice id (a UUID)', example: examples.EXAMPLE_IDS.invoiceId },
@@ -426,7 +434,7 @@ function operation(route: HttpRoute, doc: RouteDoc) {
   const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const parameters = [
     ...pathParameters.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' }, ...PATH_PARAMETERS[name] })),
-    ...Object.entries(doc.query?.shape ?? {}).map(([name, schema]) => parameterFrom(name, 'query', schema as z.ZodType)),
+    ...Object.entries(doc.query?.shape ?? {}).map(([name, schema]) => parameterFrom(name, 'query', schema as z.ZodType, doc.queryExample?.[name])),
     ...(replaysIdempotencyKey(route)
       ? [
           {
@@ -441,10 +449,11 @@ function operation(route: HttpRoute, doc: RouteDoc) {
       : []),
   ];
   const requestId = { 'x-request-id': headerRef('RequestId') };
+  const deprecation = route.deprecated ? { Deprecation: headerRef('Deprecation') } : {};
   const successStatus = doc.successStatus ?? 200;
   const success = {
     description: doc.success,
-    headers: { ...requestId, ...(doc.deprecated ? { Deprecation: headerRef('Deprecation') } : {}) },
+    headers: { ...requestId, ...deprecation },
     content: doc.response
       ? { 'application/json': { schema: ref(`${doc.schemaName}Response`), example: { success: true, data: doc.responseExample } } }
       : { [doc.produces ?? 'application/json']: { example: doc.responseExample } },
@@ -456,7 +465,7 @@ function operation(route: HttpRoute, doc: RouteDoc) {
       status,
       {
         description,
-        headers: { ...requestId, ...(status === 429 ? { 'Retry-After': headerRef('RetryAfter') } : {}) },
+        headers: { ...requestId, ...(GATEWAY_STATUSES.has(status) ? {} : deprecation), ...(status === 429 ? { 'Retry-After': headerRef('RetryAfter') } : {}) },
         content: { 'application/json': { schema: ref('ErrorEnvelope'), example: errorExample(status, doc) } },
       },
     ]);
@@ -465,7 +474,7 @@ function operation(route: HttpRoute, doc: RouteDoc) {
     summary: doc.summary,
     description: doc.description,
     tags: [doc.tag],
-    ...(doc.deprecated ? { deprecated: true } : {}),
+    ...(route.deprecated ? { deprecated: true } : {}),
     security: route.auth === 'apiKey' ? [{ apiKey: [] }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(doc.request

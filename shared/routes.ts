@@ -54,6 +54,8 @@ export interface HttpRoute extends FunctionDefinition {
   maxBodyBytes?: number;
   /** The answer holds a secret shown once, so it is never stored to be replayed for an `Idempotency-Key`. */
   answersSecret?: boolean;
+  /** Deprecated (merchant-api.md): every answer of its function carries `Deprecation: true`. */
+  deprecated?: boolean;
 }
 
 /** POSTs with a key answer a repeated `Idempotency-Key` with their first response (decisions 5), unless that holds a secret. */
@@ -171,6 +173,7 @@ export const FUNCTIONS = [
     path: '/api/v2/withdrawal',
     auth: 'apiKey',
     stages: BOTH,
+    deprecated: true,
     opensCallbackSecrets: true,
     tables: { transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
     usesVault: true,

@@ -68,6 +68,14 @@ const merchantMiddleware = (): Middleware => ({
   },
 });
 
+/** A deprecated route says so on every answer of its function, errors included (decisions 9). */
+const deprecationMiddleware = (): Middleware => {
+  const mark = (request: Request) => {
+    if (request.response) request.response = { ...request.response, headers: { ...request.response.headers, deprecation: 'true' } };
+  };
+  return { after: mark, onError: mark };
+};
+
 /** JSON for the merchant API; form-urlencoded for the hosted checkout's HTML forms. */
 export type BodyFormat = 'json' | 'form';
 
@@ -146,9 +154,10 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
   },
   fn: (request: RouteRequest<z.output<S>>) => Promise<RouteResult>,
 ) {
-  const chain = middy<GatewayEvent, APIGatewayProxyResult, Error, Context>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(requestIdMiddleware());
+  const chain = middy<GatewayEvent, APIGatewayProxyResult, Error, Context>().use(injectLambdaContext(logger, { resetKeys: true }));
+  // First in, so its `after` and `onError` run last, on the answer every other middleware made.
+  if (route.deprecated) chain.use(deprecationMiddleware());
+  chain.use(requestIdMiddleware());
   if (route.auth === 'apiKey') chain.use(merchantMiddleware());
   if (options.body) chain.use(bodyMiddleware(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, BODY_PARSERS[options.bodyFormat ?? 'json']));
   chain.use(errorHandlerMiddleware());

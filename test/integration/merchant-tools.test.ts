@@ -137,6 +137,8 @@ describe('GET /api/v2/merchant', () => {
       },
     });
     expect(response.rawBody.toString()).not.toMatch(/whsec_|sealed|ciphertext|processingFee/i);
+    expect(response.headers['x-request-id']).toBeTruthy();
+    expect(response.headers.deprecation).toBeUndefined();
   });
 
   it('needs a key', async () => {
