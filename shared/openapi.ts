@@ -358,7 +358,13 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     response: merchantViewSchema,
     responseExample: examples.merchantExample,
     success: "The merchant's settings, changed",
-    errors: { ...BODY_ERRORS, ...AUTH_ERRORS },
+    errors: {
+      ...BODY_ERRORS,
+      422:
+        'A value is invalid (a URL that is not absolute, or not https in production; a source that is not a frame-ancestors source) ' +
+        'or a property is not one of these three: each error item names its `field`, and nothing is changed',
+      ...AUTH_ERRORS,
+    },
   },
   'rotate-callback-secret': {
     summary: 'Rotate the callback secret',
