@@ -54,7 +54,7 @@ export async function coldImportsBenchmark(args: string[]): Promise<void> {
     ...process.env,
     ...handlerEnvironment(
       { publicBaseUrl: loopback, dynamodbEndpoint: loopback, sqsEndpoint: loopback, queueEnvironment: localQueueEnvironment(loopback), dataDir: directory, tables: localTableNames() },
-      { invoiceLifetimeSeconds: 900, providerDelaySeconds: 2, retryScale: 1 },
+      { invoiceLifetimeSeconds: 900, providerDelaySeconds: 2, retryScale: 1, secretOverlapSeconds: 24 * 3600 },
     ),
   };
   try {

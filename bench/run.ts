@@ -8,6 +8,7 @@
  *   npm run bench -- page-weight
  *   npm run bench -- local-chain --runs 3 --transfers 200
  *   npm run bench -- chain-watcher --deposits 100 --empty-blocks 400
+ *   npm run bench -- list-pages --invoices 60
  */
 
 // Set before the SDK loads: it warns that Node 20 support ends, which says nothing about a benchmark.
@@ -41,6 +42,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'local-chain': async () => {
     const { localChainBenchmark, DESCRIPTION } = await import('./local-chain.js');
     return { description: DESCRIPTION, run: localChainBenchmark };
+  },
+  'list-pages': async () => {
+    const { listPagesBenchmark, DESCRIPTION } = await import('./list-pages.js');
+    return { description: DESCRIPTION, run: listPagesBenchmark };
   },
 };
 

@@ -11,7 +11,7 @@ export const handler = httpHandler(routeByName('simulate-deposit'), { body: simu
     amount: body.amount,
     currency: body.currency,
     network,
-    status: body.status,
+    status: body.status ?? 'confirmed',
     transactionHash: network && invoice.family === 'crypto' ? simulatedChainHash(network) : null,
     senderDetails: simulatedSenderDetails(invoice),
   });

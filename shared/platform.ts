@@ -11,6 +11,9 @@ export const FUNCTION_DEFAULTS = { timeoutSeconds: 10, memoryMb: 512 } as const;
 /** Decisions 12: 50 requests per second per API key, bursts of 100. */
 export const PER_KEY_THROTTLE = { ratePerSecond: 50, burst: 100 } as const;
 
+/** `Retry-After` of a throttled request: within a second the key's bucket holds 50 requests again. */
+export const THROTTLED_RETRY_AFTER_SECONDS = 1;
+
 /** Messages of the errors the gateway itself (not a function) answers with. */
 export const GATEWAY_MESSAGES = {
   routeNotFound: 'Route not found',

@@ -30,13 +30,15 @@ interface FunctionDefinition {
    * transaction's `hash`): decrypting with the vault's key, nothing more.
    */
   opensCallbackSecrets?: boolean;
+  /** Whether the function seals new callback secrets (a rotation): data keys from the vault's key, nothing more. */
+  sealsCallbackSecrets?: boolean;
   /** Whether the function derives or looks up deposit addresses: it reads the wallets' extended public keys. */
   readsWalletKeys?: boolean;
   timeoutSeconds?: number;
   memoryMb?: number;
 }
 
-export type HttpMethod = 'GET' | 'POST';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
 export interface HttpRoute extends FunctionDefinition {
   kind: 'http';
@@ -50,7 +52,14 @@ export interface HttpRoute extends FunctionDefinition {
    * function runs. Its proxy event must fit a synchronous invocation (`eventBytesBound`).
    */
   maxBodyBytes?: number;
+  /** The answer holds a secret shown once, so it is never stored to be replayed for an `Idempotency-Key`. */
+  answersSecret?: boolean;
+  /** Deprecated (merchant-api.md): every answer of its function carries `Deprecation: true`. */
+  deprecated?: boolean;
 }
+
+/** POSTs with a key answer a repeated `Idempotency-Key` with their first response (decisions 5), unless that holds a secret. */
+export const replaysIdempotencyKey = (route: HttpRoute): boolean => route.method === 'POST' && route.auth === 'apiKey' && !route.answersSecret;
 
 export interface AuthorizerFunction extends FunctionDefinition {
   kind: 'authorizer';
@@ -164,6 +173,7 @@ export const FUNCTIONS = [
     path: '/api/v2/withdrawal',
     auth: 'apiKey',
     stages: BOTH,
+    deprecated: true,
     opensCallbackSecrets: true,
     tables: { transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
     usesVault: true,
@@ -298,6 +308,88 @@ export const FUNCTIONS = [
     stages: DEMO_ONLY,
     tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read' },
     sendsTo: ['callbacks'],
+  },
+  {
+    kind: 'http',
+    name: 'list-invoices',
+    method: 'GET',
+    path: '/api/v2/invoices',
+    auth: 'apiKey',
+    stages: BOTH,
+    // An orderId is looked up through its uniqueness claim.
+    tables: { invoices: 'read', uniques: 'read' },
+  },
+  {
+    kind: 'http',
+    name: 'list-transactions',
+    method: 'GET',
+    path: '/api/v2/transactions',
+    auth: 'apiKey',
+    stages: BOTH,
+    opensCallbackSecrets: true,
+    // The invoiceId filter checks the invoice is the merchant's.
+    tables: { transactions: 'read', invoices: 'read', merchants: 'read' },
+  },
+  {
+    kind: 'http',
+    name: 'list-transaction-callbacks',
+    method: 'GET',
+    path: '/api/v2/transaction/{transactionId}/callbacks',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: { transactions: 'read', outbox: 'read' },
+  },
+  {
+    kind: 'http',
+    name: 'resend-transaction-callback',
+    method: 'POST',
+    path: '/api/v2/transaction/{transactionId}/callbacks/resend',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: { transactions: 'read', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    sendsTo: ['callbacks'],
+  },
+  {
+    kind: 'http',
+    name: 'send-test-callback',
+    method: 'POST',
+    path: '/api/v2/webhooks/test',
+    auth: 'apiKey',
+    stages: BOTH,
+    opensCallbackSecrets: true,
+    tables: { merchants: 'read', idempotency: 'readWrite' },
+    // Waits for the merchant's answer, at most DELIVERY_TIMEOUT_MS.
+    timeoutSeconds: 15,
+  },
+  {
+    kind: 'http',
+    name: 'get-merchant',
+    method: 'GET',
+    path: '/api/v2/merchant',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: { merchants: 'read' },
+  },
+  {
+    kind: 'http',
+    name: 'update-merchant',
+    method: 'PATCH',
+    path: '/api/v2/merchant',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: { merchants: 'readWrite' },
+  },
+  {
+    kind: 'http',
+    name: 'rotate-callback-secret',
+    method: 'POST',
+    path: '/api/v2/merchant/callback-secret/rotate',
+    auth: 'apiKey',
+    stages: BOTH,
+    // Seals the new secret; the old one moves, still sealed, beside it.
+    sealsCallbackSecrets: true,
+    answersSecret: true,
+    tables: { merchants: 'readWrite' },
   },
 ] as const satisfies readonly GatewayFunction[];
 

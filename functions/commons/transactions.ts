@@ -7,18 +7,19 @@ import { CallbackPublisher } from '../../shared/queue/callbacks.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
-import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
+import { merchantStore } from './merchants.js';
 
 const { tables, callbackQueueUrl } = config();
 
+export { merchantStore };
 export const outboxStore = new DynamoOutboxStore(documentClient, tables.outbox);
-export const merchantStore = new DynamoMerchantStore(documentClient, tables);
 export const callbackPublisher = new CallbackPublisher(sqsClient, callbackQueueUrl, outboxStore);
+export const ledger = new DynamoTransactionStore(documentClient, tables);
 
 export const transactionService = new TransactionService({
-  ledger: new DynamoTransactionStore(documentClient, tables),
+  ledger,
   invoices: new DynamoInvoiceStore(documentClient, tables),
   merchants: merchantStore,
   callbacks: callbackPublisher,

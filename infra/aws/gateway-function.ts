@@ -51,7 +51,7 @@ export interface QueueWithDeadLetter {
 /** The queues of one stack: those of `QUEUES` whose stages include the stack's. */
 export type StageQueues = Partial<Record<QueueName, QueueWithDeadLetter>>;
 
-/** Where sealed secrets' data keys come from and receipts are kept (`usesVault` and `opensCallbackSecrets` functions only). */
+/** Where sealed secrets' data keys come from and receipts are kept (functions for which `usesVaultKey` holds only). */
 export interface Vault {
   key: IKey;
   receipts: IBucket;
@@ -59,6 +59,10 @@ export interface Vault {
 
 /** The SSM parameters holding the wallets' extended public keys (`readsWalletKeys` functions only). */
 export type WalletKeyParameters = Readonly<Record<AddressFamily, IStringParameter>>;
+
+/** Whether a function needs the vault's key at all: to seal, to open, or to store receipts. */
+export const usesVaultKey = (definition: FunctionDefinition): boolean =>
+  Boolean(definition.usesVault || definition.opensCallbackSecrets || definition.sealsCallbackSecrets);
 
 /** `evm` -> `WALLET_EVM_XPUB_PARAMETER`: the variable naming a family's parameter. */
 export const walletKeyParameterVariable = (family: AddressFamily): string => `WALLET_${family.toUpperCase()}_XPUB_PARAMETER`;
@@ -95,8 +99,8 @@ export class GatewayFunction extends NodejsFunction {
       }
       assertVisibilityCoversRetries(definition.name, consumed, timeoutSeconds);
     }
-    const vault = definition.usesVault || definition.opensCallbackSecrets ? props.vault : undefined;
-    if ((definition.usesVault || definition.opensCallbackSecrets) && !vault) throw new Error(`${definition.name} uses the vault, and no vault was given`);
+    const vault = usesVaultKey(definition) ? props.vault : undefined;
+    if (usesVaultKey(definition) && !vault) throw new Error(`${definition.name} uses the vault, and no vault was given`);
     const walletKeys = definition.readsWalletKeys ? props.walletKeys : undefined;
     if (definition.readsWalletKeys && !walletKeys) throw new Error(`${definition.name} reads the wallet keys, and no wallet key parameters were given`);
 
@@ -161,8 +165,9 @@ export class GatewayFunction extends NodejsFunction {
       vault.key.grantEncryptDecrypt(this);
       vault.receipts.grantPut(this);
     } else if (vault) {
-      // Opening a sealed callback secret decrypts its data key; nothing else.
-      vault.key.grantDecrypt(this);
+      // Opening a sealed callback secret decrypts its data key; sealing a new one takes a new data key.
+      if (definition.opensCallbackSecrets) vault.key.grantDecrypt(this);
+      if (definition.sealsCallbackSecrets) vault.key.grant(this, 'kms:GenerateDataKey');
     }
     for (const parameter of Object.values(walletKeys ?? {})) parameter.grantRead(this);
     if (definition.kind === 'queue' && consumed) {

@@ -47,10 +47,10 @@ import type { EvmNetwork } from '../../shared/domain/networks.js';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import { ERROR_STATUS, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
-import { GATEWAY_MESSAGES, PER_KEY_THROTTLE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
+import { GATEWAY_MESSAGES, PER_KEY_THROTTLE, QUEUES, THROTTLED_RETRY_AFTER_SECONDS, type QueueDefinition, type QueueName } from '../../shared/platform.js';
 import { functionsForStage, type HttpRoute, type Stage } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
-import { GatewayFunction, SERVICE_NAME, type QueueWithDeadLetter, type StageQueues, type Vault, type WalletKeyParameters } from './gateway-function.js';
+import { GatewayFunction, SERVICE_NAME, usesVaultKey, type QueueWithDeadLetter, type StageQueues, type Vault, type WalletKeyParameters } from './gateway-function.js';
 import { createStageWebAcl } from './web-acl.js';
 
 export const gatewayStackName = (stage: Stage): string => `PaymentGateway-${stage}`;
@@ -73,6 +73,9 @@ const INVOICE_LIFETIME_SECONDS = 900;
 
 /** The callback retry schedule of decisions 10 as written; only tests compress it. */
 const CALLBACK_RETRY_SCALE = 1;
+
+/** How long a rotated callback secret keeps signing beside the new one (decisions 16). */
+const CALLBACK_SECRET_OVERLAP_SECONDS = 24 * 3600;
 
 /** How long the simulated fiat provider takes to decide; nothing in prod simulates, so harmless there. */
 const SIMULATED_PROVIDER_DELAY_SECONDS = 2;
@@ -114,8 +117,11 @@ const REQUEST_ID_TEMPLATE = '$context.requestId';
 
 const INTERNAL_ERROR = `Internal server error (request id ${REQUEST_ID_TEMPLATE})`;
 
+/** A throttled client may try again once its key's bucket has refilled a little. */
+const THROTTLED_HEADERS = { 'Retry-After': `'${THROTTLED_RETRY_AFTER_SECONDS}'` };
+
 /** Failures API Gateway answers itself, rendered as the error envelope (decisions 1 and 2). */
-const GATEWAY_ERRORS: ReadonlyArray<{ type: ResponseType; code: ErrorCode; message: string }> = [
+const GATEWAY_ERRORS: ReadonlyArray<{ type: ResponseType; code: ErrorCode; message: string; headers?: Record<string, string> }> = [
   { type: ResponseType.UNAUTHORIZED, code: 'unauthorized', message: UNAUTHORIZED_MESSAGE },
   { type: ResponseType.ACCESS_DENIED, code: 'unauthorized', message: UNAUTHORIZED_MESSAGE },
   // The key's digest is not in the usage plan: a key API Gateway does not know.
@@ -123,8 +129,8 @@ const GATEWAY_ERRORS: ReadonlyArray<{ type: ResponseType; code: ErrorCode; messa
   // API Gateway's answer to a path that has no method.
   { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, code: 'not_found', message: GATEWAY_MESSAGES.routeNotFound },
   { type: ResponseType.RESOURCE_NOT_FOUND, code: 'not_found', message: GATEWAY_MESSAGES.routeNotFound },
-  { type: ResponseType.THROTTLED, code: 'too_many_requests', message: GATEWAY_MESSAGES.tooManyRequests },
-  { type: ResponseType.QUOTA_EXCEEDED, code: 'too_many_requests', message: GATEWAY_MESSAGES.tooManyRequests },
+  { type: ResponseType.THROTTLED, code: 'too_many_requests', message: GATEWAY_MESSAGES.tooManyRequests, headers: THROTTLED_HEADERS },
+  { type: ResponseType.QUOTA_EXCEEDED, code: 'too_many_requests', message: GATEWAY_MESSAGES.tooManyRequests, headers: THROTTLED_HEADERS },
   { type: ResponseType.REQUEST_TOO_LARGE, code: 'payload_too_large', message: GATEWAY_MESSAGES.payloadTooLarge },
   { type: ResponseType.BAD_REQUEST_BODY, code: 'bad_request', message: 'Malformed request body' },
   { type: ResponseType.BAD_REQUEST_PARAMETERS, code: 'bad_request', message: 'Malformed request parameters' },
@@ -204,7 +210,7 @@ export class GatewayStack extends Stack {
     const queues = this.createQueues();
     const definitions = functionsForStage(this.stage);
     // One key and one bucket per stack, made only when some function of the stage needs them.
-    const vault = definitions.some((definition) => definition.usesVault || definition.opensCallbackSecrets) ? this.createVault() : undefined;
+    const vault = definitions.some(usesVaultKey) ? this.createVault() : undefined;
     const walletKeys = definitions.some((definition) => definition.readsWalletKeys) ? this.createWalletKeyParameters() : undefined;
     const api = this.createRestApi(customDomain);
     const customDomainUrl = customDomain && `https://${customDomain.domainName}`;
@@ -215,6 +221,7 @@ export class GatewayStack extends Stack {
       PUBLIC_BASE_URL: publicBaseUrl ?? customDomainUrl ?? `https://${api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${this.stage}`,
       GATEWAY_INVOICE_LIFETIME_S: String(INVOICE_LIFETIME_SECONDS),
       GATEWAY_RETRY_SCALE: String(CALLBACK_RETRY_SCALE),
+      GATEWAY_SECRET_OVERLAP_S: String(CALLBACK_SECRET_OVERLAP_SECONDS),
       GATEWAY_PROVIDER_DELAY_S: String(SIMULATED_PROVIDER_DELAY_SECONDS),
       // Token contracts reach every function: the checkout's payment links name them too.
       ...Object.fromEntries(
@@ -494,11 +501,11 @@ export class GatewayStack extends Stack {
   }
 
   private addErrorResponses(api: RestApi): void {
-    for (const { type, code, message } of GATEWAY_ERRORS) {
+    for (const { type, code, message, headers } of GATEWAY_ERRORS) {
       api.addGatewayResponse(type.responseType, {
         type,
         statusCode: String(ERROR_STATUS[code]),
-        responseHeaders: { [REQUEST_ID_HEADER]: REQUEST_ID_MAPPING },
+        responseHeaders: { [REQUEST_ID_HEADER]: REQUEST_ID_MAPPING, ...headers },
         templates: { 'application/json': errorEnvelope(code, message) },
       });
     }

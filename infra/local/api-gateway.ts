@@ -14,7 +14,7 @@ import type {
 } from 'aws-lambda';
 import { ApiError, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
 import { apiErrorResponse, internalErrorResponse, type Headers } from '../../shared/http/envelope.js';
-import { GATEWAY_MESSAGES, MAX_PAYLOAD_BYTES } from '../../shared/platform.js';
+import { GATEWAY_MESSAGES, MAX_PAYLOAD_BYTES, THROTTLED_RETRY_AFTER_SECONDS } from '../../shared/platform.js';
 import { maxBodyBytesOf, type AuthorizerFunction, type HttpRoute, type Stage } from '../../shared/routes.js';
 import { LOCAL_ACCOUNT_ID } from './environment.js';
 import type { Invoke } from './functions.js';
@@ -206,7 +206,7 @@ export class ApiGateway {
       const authorization = await this.authorize(event);
       if (!authorization.allowed) return this.reject(requestId, 'unauthorized', UNAUTHORIZED_MESSAGE);
       if (!this.throttle.tryTake(authorization.usageIdentifierKey)) {
-        return this.reject(requestId, 'too_many_requests', GATEWAY_MESSAGES.tooManyRequests);
+        return this.reject(requestId, 'too_many_requests', GATEWAY_MESSAGES.tooManyRequests, { 'retry-after': String(THROTTLED_RETRY_AFTER_SECONDS) });
       }
       event.requestContext.authorizer = { ...authorization.context, principalId: authorization.principalId };
     }

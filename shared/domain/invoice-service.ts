@@ -9,9 +9,12 @@ import {
   invoiceWallet,
   type CreateInvoiceRequest,
   type Invoice,
+  type InvoiceFilters,
   type InvoicePolicy,
   type InvoiceView,
+  type ListInvoicesQuery,
 } from './invoices.js';
+import { listingOf, type Listing, type Page } from './pagination.js';
 import type { RateSource } from './rates.js';
 import { addressForNetwork, type CustomerAddresses } from './wallets.js';
 
@@ -25,6 +28,8 @@ export interface InvoiceRepository {
    */
   create(invoice: Invoice): Promise<CreateOutcome>;
   get(id: string): Promise<Invoice | undefined>;
+  /** A page of the merchant's invoices, newest first; a cursor that does not continue this listing is a 422. */
+  list(merchantId: string, listing: Listing<InvoiceFilters>): Promise<Page<Invoice>>;
 }
 
 export interface ExpiringInvoiceRepository {
@@ -66,6 +71,12 @@ export class InvoiceService {
     }
     const outcome = await invoices.create(invoice);
     return invoiceView(outcome.invoice, this.deps.publicBaseUrl);
+  }
+
+  /** The merchant's own invoices, newest first, a page at a time (decisions 16). */
+  async list(merchantId: string, query: ListInvoicesQuery): Promise<Page<InvoiceView>> {
+    const page = await this.deps.invoices.list(merchantId, listingOf(query));
+    return { items: page.items.map((invoice) => invoiceView(invoice, this.deps.publicBaseUrl)), nextCursor: page.nextCursor };
   }
 
   /** The merchant's own invoice; another merchant's is as unknown as a missing one. */

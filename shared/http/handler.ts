@@ -8,7 +8,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { ApiError, UNAUTHORIZED_MESSAGE } from '../errors.js';
-import { DEFAULT_MAX_BODY_BYTES, type HttpRoute } from '../routes.js';
+import { DEFAULT_MAX_BODY_BYTES, replaysIdempotencyKey, type HttpRoute } from '../routes.js';
 import { apiErrorResponse, internalErrorResponse, successResponse, type Headers } from './envelope.js';
 import { IDEMPOTENCY_HEADER, idempotentByHeader } from './idempotency.js';
 import { logger } from './logger.js';
@@ -67,6 +67,14 @@ const merchantMiddleware = (): Middleware => ({
     gatewayOf(request.event).merchantId = merchantId;
   },
 });
+
+/** A deprecated route says so on every answer of its function, errors included (decisions 9). */
+const deprecationMiddleware = (): Middleware => {
+  const mark = (request: Request) => {
+    if (request.response) request.response = { ...request.response, headers: { ...request.response.headers, deprecation: 'true' } };
+  };
+  return { after: mark, onError: mark };
+};
 
 /** JSON for the merchant API; form-urlencoded for the hosted checkout's HTML forms. */
 export type BodyFormat = 'json' | 'form';
@@ -146,15 +154,16 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
   },
   fn: (request: RouteRequest<z.output<S>>) => Promise<RouteResult>,
 ) {
-  const chain = middy<GatewayEvent, APIGatewayProxyResult, Error, Context>()
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(requestIdMiddleware());
+  const chain = middy<GatewayEvent, APIGatewayProxyResult, Error, Context>().use(injectLambdaContext(logger, { resetKeys: true }));
+  // First in, so its `after` and `onError` run last, on the answer every other middleware made.
+  if (route.deprecated) chain.use(deprecationMiddleware());
+  chain.use(requestIdMiddleware());
   if (route.auth === 'apiKey') chain.use(merchantMiddleware());
   if (options.body) chain.use(bodyMiddleware(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, BODY_PARSERS[options.bodyFormat ?? 'json']));
   chain.use(errorHandlerMiddleware());
 
   // Replays are kept per merchant (decisions 5): routes without a key have no merchant to keep them apart by.
-  const idempotent = route.method === 'POST' && route.auth === 'apiKey' ? idempotentByHeader<APIGatewayProxyResult>(route.name) : undefined;
+  const idempotent = replaysIdempotencyKey(route) ? idempotentByHeader<APIGatewayProxyResult>(route.name) : undefined;
 
   return chain.handler(async (event, context) => {
     const gateway = gatewayOf(event);

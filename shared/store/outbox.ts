@@ -3,24 +3,24 @@
  * announces, so a callback exists exactly when the state does; it then records its hand-off to
  * the queue and every delivery attempt.
  */
-import { GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CallbackEntry, DeliveryAttempt } from '../domain/callbacks.js';
+import { BatchGetCommand, GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CallbackEntry, CallbackRecord, DeliveryAttempt } from '../domain/callbacks.js';
 import { isConditionFailure } from './dynamo.js';
 
 /** Only entries not yet handed to the queue carry it (the sparse `unpublished` index). */
 const PENDING = 'pending';
 
-export interface OutboxItem extends CallbackEntry {
+export interface OutboxItem extends CallbackRecord {
   pendingShard?: string;
   publishedAt?: string;
-  /** When the current delivery window opened: the first attempt, or the last redrive. */
+  /** When the current delivery window opened: the first attempt, the last redrive or resend. */
   windowStartedAt?: string;
-  attempts: DeliveryAttempt[];
-  deliveredAt?: string;
-  /** Nothing to deliver to: the merchant had no callback URL. */
-  skippedAt?: string;
-  parkedAt?: string;
+  /** When the merchant last asked for the callback again. */
+  resentAt?: string;
 }
+
+/** What a merchant's resend did: handed an ended callback to the queue again, or found it still being retried. */
+export type ResendOutcome = 'requeued' | 'inFlight';
 
 /** The Put of a new entry, for the writer's transaction. */
 export function outboxPut(tableName: string, entry: CallbackEntry) {
@@ -37,6 +37,74 @@ export class DynamoOutboxStore {
   async get(id: string): Promise<OutboxItem | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }));
     return Item as OutboxItem | undefined;
+  }
+
+  /** A transaction's callbacks, oldest first. */
+  async forTransaction(transactionId: string): Promise<OutboxItem[]> {
+    const ids: string[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'byTransaction',
+          KeyConditionExpression: 'transactionId = :transaction',
+          ExpressionAttributeValues: { ':transaction': transactionId },
+          ExclusiveStartKey,
+        }),
+      );
+      ids.push(...(page.Items ?? []).map((item) => item.id as string));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    if (ids.length === 0) return [];
+    // A transaction owes a callback per final state it reached: a handful, far below BatchGet's 100.
+    const { Responses, UnprocessedKeys } = await this.client.send(
+      new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: ids.map((id) => ({ id })), ConsistentRead: true } } }),
+    );
+    const unread = UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+    const items = [...((Responses?.[this.tableName] ?? []) as OutboxItem[]), ...(await Promise.all(unread.map(({ id }) => this.get(id as string))))];
+    return items.filter((item): item is OutboxItem => item !== undefined).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  /**
+   * Delivers an entry again with a fresh 72-hour window, on the merchant's request. An ended entry
+   * (delivered, parked or skipped) is reopened and marked for publishing: the caller publishes it,
+   * or the outbox sweep does. An entry still being retried keeps its message, whose next attempt
+   * stays as scheduled, and gets the fresh window alone, so one entry never has two messages.
+   */
+  async resend(id: string, now: Date): Promise<ResendOutcome> {
+    const at = now.toISOString();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { id },
+            UpdateExpression: 'SET pendingShard = :pending, windowStartedAt = :now, resentAt = :now REMOVE deliveredAt, parkedAt, skippedAt',
+            ConditionExpression: 'attribute_exists(deliveredAt) OR attribute_exists(parkedAt) OR attribute_exists(skippedAt)',
+            ExpressionAttributeValues: { ':pending': PENDING, ':now': at },
+          }),
+        );
+        return 'requeued';
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+      try {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { id },
+            UpdateExpression: 'SET windowStartedAt = :now, resentAt = :now',
+            ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(deliveredAt) AND attribute_not_exists(parkedAt) AND attribute_not_exists(skippedAt)',
+            ExpressionAttributeValues: { ':now': at },
+          }),
+        );
+        return 'inFlight';
+      } catch (error) {
+        // It ended between the two writes: reopen it after all.
+        if (!isConditionFailure(error) || attempt >= 2) throw error;
+      }
+    }
   }
 
   async markPublished(id: string, now: Date): Promise<void> {

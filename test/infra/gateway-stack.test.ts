@@ -308,7 +308,7 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(variables).toMatchObject({ GATEWAY_RETRY_SCALE: '1', GATEWAY_PROVIDER_DELAY_S: '2' });
       // The vault's names only where the route table says it is used: the key to seal or open, the bucket to store receipts.
       const { key, bucket } = v().vaultIds();
-      if (definition.usesVault || definition.opensCallbackSecrets) expect(variables.VAULT_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [key, 'Arn'] });
+      if (definition.usesVault || definition.opensCallbackSecrets || definition.sealsCallbackSecrets) expect(variables.VAULT_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [key, 'Arn'] });
       else expect(variables.VAULT_KMS_KEY_ID).toBeUndefined();
       if (definition.usesVault) expect(variables.RECEIPTS_BUCKET).toEqual({ Ref: bucket });
       else expect(variables.RECEIPTS_BUCKET).toBeUndefined();
@@ -353,8 +353,10 @@ describe.each(STAGES)('%s stack', (stage) => {
       const kms = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('kms:')));
       const s3 = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')));
       if (!definition.usesVault) {
-        // Opening a callback secret is decrypting its data key with the vault's key, and no more.
-        expect(kms).toEqual(definition.opensCallbackSecrets ? [expect.objectContaining({ Action: 'kms:Decrypt', Resource: { 'Fn::GetAtt': [key, 'Arn'] } })] : []);
+        // Opening a callback secret is decrypting its data key with the vault's key, sealing one is
+        // taking a new data key from it, and no more.
+        const onKey = (action: string) => expect.objectContaining({ Action: action, Resource: { 'Fn::GetAtt': [key, 'Arn'] } });
+        expect(kms).toEqual([...(definition.opensCallbackSecrets ? [onKey('kms:Decrypt')] : []), ...(definition.sealsCallbackSecrets ? [onKey('kms:GenerateDataKey')] : [])]);
         expect(s3).toEqual([]);
         return;
       }
@@ -477,12 +479,10 @@ describe.each(STAGES)('%s stack', (stage) => {
     });
 
     it.each(GATEWAY_RESPONSES)('gateway response %s: %i %s envelope with x-request-id', (type, status, code, message) => {
-      v().template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
-        ResponseType: type,
-        StatusCode: String(status),
-        ResponseParameters: REQUEST_ID_HEADER,
-        ResponseTemplates: { 'application/json': envelope(code, message) },
-      });
+      const [, response] = v().resources('AWS::ApiGateway::GatewayResponse').find(([, r]) => r.Properties.ResponseType === type)!;
+      expect(response.Properties).toMatchObject({ StatusCode: String(status), ResponseTemplates: { 'application/json': envelope(code, message) } });
+      // A throttled client is told when to try again; every answer carries the request id.
+      expect(response.Properties.ResponseParameters).toEqual({ ...REQUEST_ID_HEADER, ...(status === 429 ? { 'gatewayresponse.header.Retry-After': "'1'" } : {}) });
     });
 
     it('customizes no gateway response beyond those', () => {
@@ -759,15 +759,17 @@ describe.each(STAGES)('%s stack', (stage) => {
       });
     });
 
-    it('is used by exactly the functions whose entry says usesVault or opensCallbackSecrets, the latter only to decrypt', () => {
-      const users = definitions.filter((f) => f.usesVault || f.opensCallbackSecrets).map((f) => f.name);
-      expect(users).toEqual(expect.arrayContaining(['confirm-deposit', 'create-withdrawal', 'send-callback', 'get-transaction']));
+    it('is used by exactly the functions whose entry says usesVault, opensCallbackSecrets or sealsCallbackSecrets, the latter two only to decrypt or to seal', () => {
+      const users = definitions.filter((f) => f.usesVault || f.opensCallbackSecrets || f.sealsCallbackSecrets).map((f) => f.name);
+      expect(users).toEqual(expect.arrayContaining(['confirm-deposit', 'create-withdrawal', 'send-callback', 'get-transaction', 'rotate-callback-secret']));
       const kmsActionsOf = (name: string) => v().statementsOf(name).flatMap((st) => actionsOf(st).filter((a) => a.startsWith('kms:')));
       const withKms = definitions.filter((f) => kmsActionsOf(f.name).length > 0).map((f) => f.name);
       const withVariables = definitions.filter((f) => v().functionNamed(f.name).Properties.Environment.Variables.VAULT_KMS_KEY_ID !== undefined).map((f) => f.name);
       expect(sorted(withKms)).toEqual(sorted(users));
       expect(sorted(withVariables)).toEqual(sorted(users));
       for (const opener of definitions.filter((f) => f.opensCallbackSecrets && !f.usesVault)) expect(kmsActionsOf(opener.name)).toEqual(['kms:Decrypt']);
+      // A rotation seals the new secret and never opens the old one, which moves still sealed.
+      for (const sealer of definitions.filter((f) => f.sealsCallbackSecrets && !f.usesVault)) expect(kmsActionsOf(sealer.name)).toEqual(['kms:GenerateDataKey']);
     });
 
     it('exports the bucket name and the key ARN', () => {

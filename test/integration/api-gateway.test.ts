@@ -54,7 +54,7 @@ describe('routing', () => {
     const response = await request('DELETE', '/api/v2/invoices');
     expect(response.status).toBe(405);
     expect(response.body).toEqual({ success: false, errors: [{ code: 'method_not_allowed', message: 'Method not allowed' }] });
-    expect(response.headers.allow).toBe('POST');
+    expect(response.headers.allow).toBe('POST, GET');
     expect(response.headers['x-request-id']).toMatch(UUID);
   });
 
