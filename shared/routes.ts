@@ -4,12 +4,27 @@
  * function's code is `functions/{name}.ts`, exporting `handler`.
  */
 import type { QueueName } from './platform.js';
-import type { TableKey } from './store/tables.js';
+import type { TABLES, TableKey } from './store/tables.js';
 
 export const STAGES = ['prod', 'demo'] as const;
 export type Stage = (typeof STAGES)[number];
 
-export type TableAccess = 'read' | 'readWrite';
+/**
+ * How a function uses a table; each level allows exactly the DynamoDB actions that
+ * `TABLE_ACCESS_ACTIONS` (shared/store/table-access.ts) lists for it:
+ * - `read`: GetItem;
+ * - `guard`: read, and condition a transaction on an item without changing it (ConditionCheckItem);
+ * - `readWrite`: guard, and PutItem and UpdateItem (a transaction's Put and Update included);
+ * - `readWriteDelete`: readWrite, and DeleteItem (the idempotency records, which Powertools deletes
+ *   when a request fails, so that its retry runs).
+ */
+export type TableAccess = 'read' | 'guard' | 'readWrite' | 'readWriteDelete';
+
+/** The names of a table's global secondary indexes. */
+type IndexNameOf<K extends TableKey> = (typeof TABLES)[K] extends { indexes: ReadonlyArray<{ name: infer Name }> } ? Name : never;
+
+/** Per table, the indexes a function queries. */
+export type TableQueries = { [K in TableKey]?: ReadonlyArray<IndexNameOf<K>> };
 
 interface FunctionDefinition {
   /** verb-noun; also the file name under `functions/`. */
@@ -18,6 +33,8 @@ interface FunctionDefinition {
   stages: readonly Stage[];
   /** Least privilege: the tables this function touches, and how. */
   tables: Partial<Record<TableKey, TableAccess>>;
+  /** The indexes it queries: Query is allowed on these and nowhere else (no table is ever scanned). */
+  queries?: TableQueries;
   /** Queues the function sends to. */
   sendsTo?: readonly QueueName[];
   /**
@@ -95,7 +112,7 @@ export const FUNCTIONS = [
     path: '/api/v2/invoices',
     auth: 'apiKey',
     stages: BOTH,
-    tables: { invoices: 'readWrite', uniques: 'readWrite', idempotency: 'readWrite', wallets: 'readWrite' },
+    tables: { invoices: 'readWrite', uniques: 'readWrite', idempotency: 'readWriteDelete', wallets: 'readWrite' },
     readsWalletKeys: true,
   },
   {
@@ -125,7 +142,7 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: DEMO_ONLY,
     opensCallbackSecrets: true,
-    tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWriteDelete' },
     sendsTo: ['callbacks'],
   },
   {
@@ -136,7 +153,7 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: DEMO_ONLY,
     opensCallbackSecrets: true,
-    tables: { transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    tables: { transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWriteDelete' },
     sendsTo: ['callbacks'],
   },
   {
@@ -148,7 +165,8 @@ export const FUNCTIONS = [
     stages: BOTH,
     // A receipt of RECEIPT_MAX_BYTES (2 MiB) is 2.67 MiB of base64; the rest is room for the other fields.
     maxBodyBytes: 2.75 * 1024 * 1024,
-    tables: { invoices: 'read', transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    // The deposit's transaction is conditional on the invoice's state, which it does not change.
+    tables: { invoices: 'guard', transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWriteDelete' },
     sendsTo: ['fiatDecisions'],
     usesVault: true,
   },
@@ -160,7 +178,7 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: BOTH,
     opensCallbackSecrets: true,
-    tables: { transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    tables: { transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWriteDelete' },
     usesVault: true,
   },
   {
@@ -187,6 +205,7 @@ export const FUNCTIONS = [
     everySeconds: 60,
     stages: BOTH,
     tables: { invoices: 'readWrite' },
+    queries: { invoices: ['openByExpiry'] },
     timeoutSeconds: 60,
   },
   {
@@ -197,6 +216,7 @@ export const FUNCTIONS = [
     localEverySeconds: 2,
     stages: BOTH,
     tables: { outbox: 'readWrite' },
+    queries: { outbox: ['unpublished'] },
     sendsTo: ['callbacks'],
     timeoutSeconds: 60,
   },
@@ -218,7 +238,7 @@ export const FUNCTIONS = [
     queue: 'fiatDecisions',
     batchSize: 10,
     stages: DEMO_ONLY,
-    tables: { transactions: 'readWrite', invoices: 'readWrite', outbox: 'readWrite', merchants: 'read' },
+    tables: { transactions: 'readWrite', invoices: 'readWrite', outbox: 'readWrite' },
     sendsTo: ['callbacks'],
   },
   {
@@ -268,7 +288,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/utr',
     auth: 'none',
     stages: DEMO_ONLY,
-    tables: { invoices: 'read', transactions: 'readWrite', uniques: 'readWrite', merchants: 'read' },
+    tables: { invoices: 'guard', transactions: 'readWrite', uniques: 'readWrite', merchants: 'read' },
     sendsTo: ['fiatDecisions'],
     usesVault: true,
   },
