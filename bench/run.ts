@@ -6,6 +6,7 @@
  *   npm run bench -- create-invoices --count 200 --concurrency 20
  *   npm run bench -- cold-imports --runs 7 --only authorize-merchant,create-invoice
  *   npm run bench -- page-weight
+ *   npm run bench -- local-chain --runs 3 --transfers 200
  */
 
 // Set before the SDK loads: it warns that Node 20 support ends, which says nothing about a benchmark.
@@ -31,6 +32,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'page-weight': async () => {
     const { pageWeightBenchmark, DESCRIPTION } = await import('./page-weight.js');
     return { description: DESCRIPTION, run: pageWeightBenchmark };
+  },
+  'local-chain': async () => {
+    const { localChainBenchmark, DESCRIPTION } = await import('./local-chain.js');
+    return { description: DESCRIPTION, run: localChainBenchmark };
   },
 };
 

@@ -12,7 +12,7 @@ const processor = new BatchProcessor(EventType.SQS);
 
 async function decide(record: SQSRecord): Promise<void> {
   const { transactionId, merchantId, utr } = JSON.parse(record.body) as UtrDecisionMessage;
-  await transactionService.settle(merchantId, transactionId, simulatedUtrDecision(utr), 'deposit');
+  await transactionService.settle(merchantId, transactionId, simulatedUtrDecision(utr), { expectedType: 'deposit' });
 }
 
 export const handler = async (event: SQSEvent) => processPartialResponse(event, decide, processor);

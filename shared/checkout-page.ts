@@ -13,7 +13,7 @@ import { paymentProgress, returnUrlOf, type DetailProblem } from './domain/check
 import type { CryptoAssetCode, CryptoNetwork, FiatMethod } from './domain/currencies.js';
 import type { CancelReason, DirectOpenField, Invoice } from './domain/invoices.js';
 import { Decimal } from './domain/money.js';
-import { NATIVE_ASSETS } from './domain/networks.js';
+import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './domain/networks.js';
 import { paymentUri } from './domain/payment-uri.js';
 import { html, raw, type Html } from './http/html.js';
 import { routeByName, type HttpRouteName, type Stage } from './routes.js';
@@ -47,6 +47,8 @@ export type CheckoutPage =
 export interface PageContext {
   publicBaseUrl: string;
   stage: Stage;
+  /** Chain ids and token contracts of the EVM networks, for the payment URIs. */
+  chains: Readonly<Record<EvmNetwork, Pick<EvmChain, 'chainId' | 'tokens'>>>;
   language: LanguageChoice;
 }
 
@@ -60,7 +62,7 @@ export interface RenderedPage {
  * A checkout URL of an invoice, from the route table, on the public origin; with the language when
  * the customer chose it in the URL, so that it carries through links, forms and redirects.
  */
-export function checkoutUrl(context: Omit<PageContext, 'stage'>, route: HttpRouteName, invoiceId: string, query: Record<string, string> = {}): string {
+export function checkoutUrl(context: Pick<PageContext, 'publicBaseUrl' | 'language'>, route: HttpRouteName, invoiceId: string, query: Record<string, string> = {}): string {
   const path = routeByName(route).path.replace('{invoiceId}', encodeURIComponent(invoiceId));
   const params = new URLSearchParams({ ...query, ...(context.language.explicit ? { lang: context.language.language } : {}) });
   return `${context.publicBaseUrl}${path}${params.size > 0 ? `?${params}` : ''}`;
@@ -311,7 +313,7 @@ function copyButton(t: Translator, text: string, label: MessageKey): Html {
   )}">${t.html(label)}</button>`;
 }
 
-async function cryptoSection(t: Translator, invoice: Invoice, merchantName: string, stage: Stage): Promise<Html> {
+async function cryptoSection(t: Translator, invoice: Invoice, merchantName: string, chains: PageContext['chains']): Promise<Html> {
   const asset = invoice.paymentCurrency as CryptoAssetCode;
   const progress = paymentProgress(invoice);
   // What the wallet is asked for: what remains of the amount.
@@ -320,7 +322,7 @@ async function cryptoSection(t: Translator, invoice: Invoice, merchantName: stri
   const blocks = await Promise.all(
     invoice.wallet!.addresses.map(async ({ network, address }) => {
       const name = networkName(network, asset);
-      const uri = paymentUri({ network, asset, address, amount }, stage);
+      const uri = paymentUri({ network, asset, address, amount }, chains);
       const alt = uri === undefined ? t.text('crypto.qrAddress', { network: name }) : t.text('crypto.qrPayment', { amount: t.amount(amount, asset), network: name });
       return html`<div class="network">
 <h2>${name}</h2>
@@ -498,7 +500,7 @@ export async function renderCheckoutPage(checkout: Checkout, page: CheckoutPage,
   const content = await (async (): Promise<Html> => {
     switch (page.kind) {
       case 'crypto':
-        return cryptoSection(t, invoice, merchant.name, context.stage);
+        return cryptoSection(t, invoice, merchant.name, context.chains);
       case 'details':
         return detailsSection(t, invoice, merchant.name, page, url('submit-checkout-details'));
       case 'inr-channels':

@@ -3,9 +3,19 @@
  * value fails the cold start, never a request.
  */
 import { z } from 'zod';
-import { FIAT_METHODS, FIAT_METHOD_LIMITS, LOCAL_FIAT_CURRENCIES, type AmountLimit, type FiatMethod, type LocalFiatCurrency } from './domain/currencies.js';
+import {
+  FIAT_METHODS,
+  FIAT_METHOD_LIMITS,
+  LOCAL_FIAT_CURRENCIES,
+  decimalsOf,
+  type AmountLimit,
+  type CryptoAssetCode,
+  type FiatMethod,
+  type LocalFiatCurrency,
+} from './domain/currencies.js';
+import { EVM_NETWORKS, defaultEvmChains, type EvmChain, type EvmNetwork, type TokenContract } from './domain/networks.js';
 import type { AddressFamily, WalletXpubs } from './domain/wallets.js';
-import { STAGES } from './routes.js';
+import { STAGES, type Stage } from './routes.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from './store/tables.js';
 
 const positiveNumber = (fallback: number) => z.coerce.number().positive().default(fallback);
@@ -26,6 +36,33 @@ const fiatLimitsSchema = z
   })
   .pipe(z.partialRecord(z.enum(LOCAL_FIAT_CURRENCIES), z.partialRecord(z.enum(FIAT_METHODS), limitSchema)))
   .optional();
+
+const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address');
+
+/** `{"USDT":"0x…","USDC":{"address":"0x…","decimals":18}}`: a bare address has its asset's usual decimals on that network. */
+const tokensSchema = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.partialRecord(z.enum(['USDT', 'USDC']), z.union([evmAddress, z.strictObject({ address: evmAddress, decimals: z.number().int().min(0).max(36) })])))
+  .optional();
+
+/** Per EVM network (decisions 15): its RPC URL, token contracts and required confirmations. */
+const chainEnvSchema = z.object(
+  Object.fromEntries(
+  EVM_NETWORKS.flatMap((network) => [
+    [`GATEWAY_RPC_${network.toUpperCase()}`, z.url({ protocol: /^https?$/ }).optional()],
+    [`GATEWAY_TOKENS_${network.toUpperCase()}`, tokensSchema],
+    [`GATEWAY_CONFIRMATIONS_${network.toUpperCase()}`, z.coerce.number().int().min(1).max(1000).optional()],
+  ]),
+  ),
+);
 
 const envSchema = z.object({
   STAGE: z.enum(STAGES),
@@ -60,6 +97,27 @@ const envSchema = z.object({
   WALLET_TRON_XPUB_PARAMETER: z.string().min(1).optional(),
   ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), z.string().min(1)])),
 });
+
+/** The stage's EVM networks with this deployment's RPC URLs, tokens and confirmations laid over. */
+function evmChains(stage: Stage, e: Record<string, unknown>): Record<EvmNetwork, EvmChain> {
+  const chains = defaultEvmChains(stage);
+  for (const network of EVM_NETWORKS) {
+    const upper = network.toUpperCase();
+    const chain = chains[network];
+    const tokens = e[`GATEWAY_TOKENS_${upper}`] as Record<string, string | TokenContract> | undefined;
+    if (tokens) {
+      chain.tokens = Object.fromEntries(
+        Object.entries(tokens).map(([asset, token]) => [
+          asset,
+          typeof token === 'string' ? { address: token, decimals: chain.tokens[asset as CryptoAssetCode]?.decimals ?? decimalsOf(asset) } : token,
+        ]),
+      );
+    }
+    chain.confirmations = (e[`GATEWAY_CONFIRMATIONS_${upper}`] as number | undefined) ?? chain.confirmations;
+    chain.rpcUrl = e[`GATEWAY_RPC_${upper}`] as string | undefined;
+  }
+  return chains;
+}
 
 /** Where the wallets' extended public keys come from: the environment itself, or SSM parameters. */
 export type WalletKeysConfig = { kind: 'inline'; xpubs: WalletXpubs } | { kind: 'ssm'; parameterNames: Record<AddressFamily, string> };
@@ -105,13 +163,17 @@ export interface Config {
   callbackDlqUrl: string;
   /** Where the wallet keys are read from; the functions that derive addresses require it. */
   walletKeys?: WalletKeysConfig;
+  /** The EVM networks: chain ids and tokens for payment links, RPC URLs and confirmations for the chain watcher. */
+  evmChains: Record<EvmNetwork, EvmChain>;
   tables: Record<TableKey, string>;
 }
 
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const result = envSchema.safeParse(env);
-  if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+  const chainResult = chainEnvSchema.safeParse(env);
+  if (!result.success || !chainResult.success) {
+    const issues = [...(result.error?.issues ?? []), ...(chainResult.error?.issues ?? [])];
+    const problems = issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid environment: ${problems}`);
   }
   const e = result.data as z.infer<typeof envSchema> & Record<string, string>;
@@ -130,6 +192,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     callbackQueueUrl: e.CALLBACK_QUEUE_URL,
     callbackDlqUrl: e.CALLBACK_DLQ_URL,
     walletKeys: walletKeysConfig(e),
+    evmChains: evmChains(e.STAGE, chainResult.data),
     tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, e[tableEnvVar(key)]])) as Record<TableKey, string>,
   };
 }

@@ -168,3 +168,6 @@ export const CALLBACK_QUEUE = QUEUES.callbacks;
  * they wait for an operator's redrive, and expire once that delivery settles.
  */
 export const OUTBOX_RETENTION_DAYS = 30;
+
+/** Blocks one chain-watcher run reads at most; a network further behind catches up over several runs. */
+export const CHAIN_BLOCKS_PER_RUN = 200;

@@ -79,6 +79,11 @@ export interface ScheduledFunction extends FunctionDefinition {
   everySeconds: number;
   /** How often the local runtime runs it, when more often than EventBridge could. */
   localEverySeconds?: number;
+  /**
+   * Runs once per configured EVM network (one schedule each, the event `{ network }`), instead of
+   * once: the chain watcher.
+   */
+  perEvmNetwork?: boolean;
 }
 
 /** Consumes its queue in batches, reporting partial batch failures. */
@@ -217,6 +222,17 @@ export const FUNCTIONS = [
     stages: BOTH,
     tables: { outbox: 'readWrite' },
     queries: { outbox: ['unpublished'] },
+    sendsTo: ['callbacks'],
+    timeoutSeconds: 60,
+  },
+  {
+    // Reads each configured EVM network for deposits to customers' addresses (decisions 15).
+    kind: 'schedule',
+    name: 'watch-chain',
+    everySeconds: 60,
+    perEvmNetwork: true,
+    stages: BOTH,
+    tables: { chain: 'readWrite', wallets: 'read', invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', uniques: 'readWrite', merchants: 'read' },
     sendsTo: ['callbacks'],
     timeoutSeconds: 60,
   },

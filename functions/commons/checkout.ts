@@ -10,7 +10,7 @@ import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 
-const { tables, publicBaseUrl, stage } = config();
+const { tables, publicBaseUrl, stage, evmChains } = config();
 
 export const checkoutService = new CheckoutService({
   invoices: new DynamoInvoiceStore(documentClient, tables),
@@ -35,10 +35,10 @@ const htmlResult = (page: RenderedPage): RouteResult => ({
 });
 
 export const checkoutPage = async (checkout: Checkout, page: CheckoutPage, language: LanguageChoice): Promise<RouteResult> =>
-  htmlResult(await renderCheckoutPage(checkout, page, { publicBaseUrl, stage, language }));
+  htmlResult(await renderCheckoutPage(checkout, page, { publicBaseUrl, stage, chains: evmChains, language }));
 
 export const notFoundPage = (invoiceId: string, language: LanguageChoice): RouteResult =>
-  htmlResult(renderNotFoundPage({ publicBaseUrl, stage, language }, invoiceId));
+  htmlResult(renderNotFoundPage({ publicBaseUrl, stage, chains: evmChains, language }, invoiceId));
 
 /** After a form, or to the step the invoice is at: the browser follows with a GET. */
 export const seeOther = (location: string): RouteResult => ({

@@ -1,6 +1,7 @@
 /** The transaction service and callback publishing of this container, wired once at load. */
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
+import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
 import { TransactionService } from '../../shared/domain/transaction-service.js';
 import { CallbackPublisher } from '../../shared/queue/callbacks.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
@@ -21,6 +22,7 @@ export const transactionService = new TransactionService({
   invoices: new DynamoInvoiceStore(documentClient, tables),
   merchants: merchantStore,
   callbacks: callbackPublisher,
+  rates: new StaticRateSource(DEMO_USD_PRICES),
   clock: () => new Date(),
   newId: randomUUID,
 });

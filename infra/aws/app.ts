@@ -7,6 +7,11 @@
  *     -c domainName=pay.example.com -c certificateArn=arn:aws:acm:eu-west-1:123456789012:certificate/... \
  *     --parameters WalletEvmXpub=xpub... --parameters WalletBtcXpub=xpub... --parameters WalletTronXpub=xpub...
  *
+ * `watchNetworks=ethereum,polygon` runs the chain watcher on those EVM networks, each with a
+ * `ChainRpc{Network}` parameter for its JSON-RPC URL (`--parameters ChainRpcEthereum=https://...`);
+ * `watchTokens='{"ethereum":{"USDT":"0x...","USDC":"0x..."}}'` replaces the stage's built-in token
+ * contracts where given.
+ *
  * `domainName` with `certificateArn` serves the stage from that custom domain (TLS 1.2 at least;
  * the execute-api endpoint is then disabled), and invoice links point there. `publicBaseUrl` sets
  * the origin of invoice links explicitly (something else in front of the API); without either,
@@ -17,7 +22,8 @@
  */
 import { App } from 'aws-cdk-lib';
 import { STAGES, type Stage } from '../../shared/routes.js';
-import { GatewayStack, gatewayStackName, type CustomDomain } from './gateway-stack.js';
+import { EVM_NETWORKS } from '../../shared/domain/networks.js';
+import { GatewayStack, gatewayStackName, type CustomDomain, type GatewayStackProps } from './gateway-stack.js';
 import { addNagChecks } from './nag.js';
 
 function stagesFromContext(value: unknown): readonly Stage[] {
@@ -55,12 +61,34 @@ function customDomainFromContext(domainName: unknown, certificateArn: unknown, s
   return { domainName, certificateArn };
 }
 
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
+
+function watchedNetworksFromContext(networks: unknown, tokens: unknown, stages: readonly Stage[]): GatewayStackProps['watchedNetworks'] {
+  if (networks === undefined && tokens === undefined) return undefined;
+  if (stages.length !== 1) throw new Error('Context "watchNetworks" and "watchTokens" belong to one deployment: pass "stage" with them');
+  const names = String(networks ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const unknown = names.filter((name) => !(EVM_NETWORKS as readonly string[]).includes(name));
+  if (names.length === 0 || unknown.length > 0) throw new Error(`Context "watchNetworks" must list EVM networks among ${EVM_NETWORKS.join(', ')} (got ${JSON.stringify(networks)})`);
+  let parsed: Record<string, Record<string, unknown>> = {};
+  try {
+    parsed = tokens === undefined ? {} : typeof tokens === 'string' ? JSON.parse(tokens) : (tokens as typeof parsed);
+  } catch {
+    throw new Error('Context "watchTokens" must be JSON such as {"ethereum":{"USDT":"0x..."}}');
+  }
+  for (const [network, contracts] of Object.entries(parsed)) {
+    const bad = Object.entries(contracts).filter(([asset, address]) => !['USDT', 'USDC'].includes(asset) || typeof address !== 'string' || !EVM_ADDRESS.test(address));
+    if (!names.includes(network) || bad.length > 0) throw new Error(`Context "watchTokens" names ${network}: it must be a watched network with USDT/USDC 0x addresses`);
+  }
+  return Object.fromEntries(names.map((network) => [network, parsed[network] ? { tokens: parsed[network] as Record<'USDT' | 'USDC', string> } : {}]));
+}
+
 const app = new App();
 addNagChecks(app);
 const context = (key: string): unknown => app.node.tryGetContext(key);
 const stages = stagesFromContext(context('stage'));
 const publicBaseUrl = publicBaseUrlFromContext(context('publicBaseUrl'), stages);
 const customDomain = customDomainFromContext(context('domainName'), context('certificateArn'), stages);
+const watchedNetworks = watchedNetworksFromContext(context('watchNetworks'), context('watchTokens'), stages);
 for (const stage of stages) {
-  new GatewayStack(app, gatewayStackName(stage), { stage, publicBaseUrl, customDomain });
+  new GatewayStack(app, gatewayStackName(stage), { stage, publicBaseUrl, customDomain, watchedNetworks });
 }

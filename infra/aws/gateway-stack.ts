@@ -36,7 +36,7 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, BillingMode, ProjectionType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { AccountRootPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -47,6 +47,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
+import type { EvmNetwork } from '../../shared/domain/networks.js';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import { ERROR_STATUS, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
@@ -222,13 +223,19 @@ export interface GatewayStackProps extends StackProps {
    * goes through the domain.
    */
   customDomain?: CustomDomain;
+  /**
+   * EVM networks the chain watcher reads (decisions 15), each with token contracts replacing the
+   * stage's built-in ones when given. Each gets a schedule and a `ChainRpc{Network}` parameter for
+   * its JSON-RPC URL (NoEcho: it often carries a provider's key).
+   */
+  watchedNetworks?: Partial<Record<EvmNetwork, { tokens?: Partial<Record<'USDT' | 'USDC', string>> }>>;
 }
 
 export class GatewayStack extends Stack {
   private readonly stage: Stage;
   private readonly settings: StageSettings;
 
-  constructor(scope: Construct, id: string, { stage, publicBaseUrl, customDomain, ...stackProps }: GatewayStackProps) {
+  constructor(scope: Construct, id: string, { stage, publicBaseUrl, customDomain, watchedNetworks = {}, ...stackProps }: GatewayStackProps) {
     const settings = STAGE_SETTINGS[stage];
     super(scope, id, {
       description: `Payment gateway merchant API (${stage})`,
@@ -257,12 +264,18 @@ export class GatewayStack extends Stack {
       GATEWAY_INVOICE_LIFETIME_S: String(INVOICE_LIFETIME_SECONDS),
       GATEWAY_RETRY_SCALE: String(CALLBACK_RETRY_SCALE),
       GATEWAY_PROVIDER_DELAY_S: String(SIMULATED_PROVIDER_DELAY_SECONDS),
+      // Token contracts reach every function: the checkout's payment links name them too.
+      ...Object.fromEntries(
+        Object.entries(watchedNetworks).flatMap(([network, { tokens }]) => (tokens ? [[`GATEWAY_TOKENS_${network.toUpperCase()}`, JSON.stringify(tokens)]] : [])),
+      ),
     };
+    const rpcEnvironment = this.chainRpcEnvironment(Object.keys(watchedNetworks) as EvmNetwork[]);
     const functions = definitions.map(
       (definition) =>
         new GatewayFunction(this, pascalCase(definition.name), {
           definition,
-          environment,
+          // The RPC URLs only where the chain is read.
+          environment: definition.kind === 'schedule' && definition.perEvmNetwork ? { ...environment, ...rpcEnvironment } : environment,
           tables,
           queues,
           vault,
@@ -282,7 +295,7 @@ export class GatewayStack extends Stack {
       payloadTooLargeBody: errorEnvelope('payload_too_large', GATEWAY_MESSAGES.payloadTooLarge),
       tooManyRequestsBody: errorEnvelope('too_many_requests', GATEWAY_MESSAGES.tooManyRequests),
     });
-    this.addSchedules(functions);
+    this.addSchedules(functions, Object.keys(watchedNetworks) as EvmNetwork[]);
     this.addMonitoring(api, functions, queues, webAcl);
 
     const usagePlan = api.addUsagePlan('UsagePlan', {
@@ -609,19 +622,40 @@ export class GatewayStack extends Stack {
     }
   }
 
-  private addSchedules(functions: readonly GatewayFunction[]): void {
+  /** `GATEWAY_RPC_{NETWORK}` from a NoEcho parameter per watched network. */
+  private chainRpcEnvironment(networks: readonly EvmNetwork[]): Record<string, string> {
+    return Object.fromEntries(
+      networks.map((network) => [
+        `GATEWAY_RPC_${network.toUpperCase()}`,
+        new CfnParameter(this, `ChainRpc${pascalCase(network)}`, {
+          type: 'String',
+          noEcho: true,
+          description: `JSON-RPC URL of the ${network} node the chain watcher reads (for the demo stage, a Sepolia-type test network)`,
+          allowedPattern: '^https?://\\S+$',
+          constraintDescription: 'must be an http(s) URL',
+        }).valueAsString,
+      ]),
+    );
+  }
+
+  /** Each scheduled function's rule; a chain watcher gets one rule per watched network, its event `{ network }`. */
+  private addSchedules(functions: readonly GatewayFunction[], watchedNetworks: readonly EvmNetwork[]): void {
     for (const fn of functions) {
-      if (fn.definition.kind !== 'schedule') continue;
-      const rule = new Rule(this, `${pascalCase(fn.definition.name)}Schedule`, {
-        description: `Runs ${fn.definition.name} every ${fn.definition.everySeconds} s`,
-        schedule: Schedule.rate(Duration.seconds(fn.definition.everySeconds)),
-        targets: [new LambdaFunction(fn)],
-      });
-      acknowledge(
-        rule,
-        ['Serverless-EventBusDLQ'],
-        'A run EventBridge could not hand to Lambda is not worth keeping: the next one, a period later, does the same work. Lambda queues a throttled run itself.',
-      );
+      const { definition } = fn;
+      if (definition.kind !== 'schedule') continue;
+      const runs = definition.perEvmNetwork ? watchedNetworks.map((network) => ({ id: pascalCase(network), input: { network } })) : [{ id: '', input: undefined }];
+      for (const { id, input } of runs) {
+        const rule = new Rule(this, `${pascalCase(definition.name)}${id}Schedule`, {
+          description: `Runs ${definition.name}${input ? ` for ${input.network}` : ''} every ${definition.everySeconds} s`,
+          schedule: Schedule.rate(Duration.seconds(definition.everySeconds)),
+          targets: [new LambdaFunction(fn, input ? { event: RuleTargetInput.fromObject(input) } : {})],
+        });
+        acknowledge(
+          rule,
+          ['Serverless-EventBusDLQ'],
+          'A run EventBridge could not hand to Lambda is not worth keeping: the next one, a period later, does the same work. Lambda queues a throttled run itself.',
+        );
+      }
     }
   }
 

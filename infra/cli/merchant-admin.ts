@@ -2,7 +2,9 @@
  * What the merchant admin CLI does, apart from where it does it: merchants, their keys, and
  * the gateway's own record of each key (an API Gateway usage-plan key in AWS).
  */
-import { newApiKey, newMerchant, type ApiKey, type Merchant, type NewMerchantInput, type SecretSealer } from '../../shared/domain/merchants.js';
+import type { HeldTransfer } from '../../shared/domain/chain-watcher.js';
+import { newApiKey, newMerchant, onchainDepositsByDefault, takesOnchainDeposits, type ApiKey, type Merchant, type NewMerchantInput, type SecretSealer } from '../../shared/domain/merchants.js';
+import { EVM_NETWORKS } from '../../shared/domain/networks.js';
 import type { Stage } from '../../shared/routes.js';
 import type { MerchantStore } from '../../shared/store/merchants.js';
 
@@ -37,13 +39,16 @@ export class MerchantAdmin {
     private readonly registry: KeyRegistry,
     /** Seals each new merchant's callback secret: the vault's key of the target environment. */
     private readonly sealer: SecretSealer,
+    /** Where the chain watchers hold transfers for merchants that do not take on-chain deposits. */
+    private readonly chain: { held(network: string): Promise<HeldTransfer[]> },
     private readonly stage: Stage,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
   /** The callback secret is returned in clear this once; the store keeps it sealed. */
   async createMerchant(input: NewMerchantInput): Promise<{ merchant: Merchant; callbackSecret: string; key: IssuedKey }> {
-    const { merchant, callbackSecret } = await newMerchant(input, this.sealer, this.clock());
+    // Recorded explicitly, so a merchant's setting never depends on where it was read (decisions 15).
+    const { merchant, callbackSecret } = await newMerchant({ onchainDeposits: onchainDepositsByDefault(this.stage), ...input }, this.sealer, this.clock());
     await this.store.createMerchant(merchant);
     return { merchant, callbackSecret, key: await this.issueKey(merchant.id) };
   }
@@ -61,9 +66,25 @@ export class MerchantAdmin {
     await this.registry.unregister(key);
   }
 
-  async list(): Promise<Array<{ merchant: Merchant; keys: ApiKey[] }>> {
+  /** Turns crediting of on-chain transfers on or off; held ones are credited by the watchers' next runs once on. */
+  async setOnchainDeposits(merchantId: string, on: boolean): Promise<Merchant> {
+    const merchant = await this.store.updateMerchant(merchantId, { onchainDeposits: on });
+    if (!merchant) throw new AdminError(`No merchant ${merchantId}`);
+    return merchant;
+  }
+
+  /** Transfers held on every EVM network, of one merchant or of all. */
+  async heldDeposits(merchantId?: string): Promise<HeldTransfer[]> {
+    const held = (await Promise.all(EVM_NETWORKS.map((network) => this.chain.held(network)))).flat();
+    return held.filter((transfer) => merchantId === undefined || transfer.merchantId === merchantId).sort((a, b) => a.seenAt.localeCompare(b.seenAt));
+  }
+
+  /** Each merchant with its keys and whether it takes on-chain deposits (its setting, else the stage's default). */
+  async list(): Promise<Array<{ merchant: Merchant; keys: ApiKey[]; onchainDeposits: boolean }>> {
     const merchants = await this.store.listMerchants();
-    return Promise.all(merchants.map(async (merchant) => ({ merchant, keys: await this.store.listKeys(merchant.id) })));
+    return Promise.all(
+      merchants.map(async (merchant) => ({ merchant, keys: await this.store.listKeys(merchant.id), onchainDeposits: takesOnchainDeposits(merchant, this.stage) })),
+    );
   }
 
   /** The gateway first: a key the store holds always works, and an unstored one never does. */

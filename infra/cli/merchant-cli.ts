@@ -19,6 +19,12 @@ Commands:
   revoke-key --merchant MERCHANT_ID --key KEY_ID
   list [--json]
       Merchants and their keys (ids, hints and status; never the keys themselves).
+  onchain-deposits --merchant MERCHANT_ID --on|--off [--json]
+      Whether transfers seen on chain to the merchant's customers are credited. While off they
+      are held; once on, the chain watchers credit the held ones on their next runs.
+  held-deposits [--merchant MERCHANT_ID] [--json]
+      On-chain transfers held, and why: the merchant does not take on-chain deposits, or the
+      customer has no invoice to credit.
   redrive-callbacks [--json]
       Delivers again every callback parked after its 72-hour retry window, each with a new
       window. Local gateway only: its queues live in memory, so the callback outbox, which
@@ -43,6 +49,8 @@ const OPTIONS = {
   merchant: { type: 'string' },
   key: { type: 'string' },
   json: { type: 'boolean' },
+  on: { type: 'boolean' },
+  off: { type: 'boolean' },
   aws: { type: 'boolean' },
   stage: { type: 'string' },
   region: { type: 'string' },
@@ -58,6 +66,8 @@ const COMMAND_OPTIONS = {
   'revoke-key': ['merchant', 'key'],
   list: ['json'],
   'redrive-callbacks': ['json'],
+  'onchain-deposits': ['merchant', 'on', 'off', 'json'],
+  'held-deposits': ['merchant', 'json'],
 } as const satisfies Record<string, readonly OptionName[]>;
 const TARGET_OPTIONS: readonly OptionName[] = ['aws', 'stage', 'region', 'help'];
 
@@ -68,7 +78,9 @@ type Command =
   | { name: 'add-key'; merchantId: string; json: boolean }
   | { name: 'revoke-key'; merchantId: string; keyId: string }
   | { name: 'list'; json: boolean }
-  | { name: 'redrive-callbacks'; json: boolean };
+  | { name: 'redrive-callbacks'; json: boolean }
+  | { name: 'onchain-deposits'; merchantId: string; on: boolean; json: boolean }
+  | { name: 'held-deposits'; merchantId?: string; json: boolean };
 
 type Where = { aws: false } | { aws: true; stage: Stage; region?: string };
 
@@ -141,6 +153,11 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
     case 'list':
     case 'redrive-callbacks':
       return { name, json: values.json ?? false };
+    case 'onchain-deposits':
+      if (values.on === values.off) throw new UsageError('onchain-deposits needs exactly one of --on and --off');
+      return { name, merchantId: id(values, 'merchant'), on: values.on === true, json: values.json ?? false };
+    case 'held-deposits':
+      return { name, merchantId: values.merchant === undefined ? undefined : id(values, 'merchant'), json: values.json ?? false };
   }
 }
 
@@ -197,12 +214,13 @@ async function run(command: Command, target: Target): Promise<string> {
       await admin.revokeKey(command.merchantId, command.keyId);
       return `Revoked key ${command.keyId} of merchant ${command.merchantId}.\n`;
     case 'list': {
-      const merchants = (await admin.list()).map(({ merchant, keys }) => ({
+      const merchants = (await admin.list()).map(({ merchant, keys, onchainDeposits }) => ({
         merchantId: merchant.id,
         name: merchant.name,
         callbackUrl: merchant.callbackUrl,
         returnUrl: merchant.returnUrl,
         processingFeePercent: merchant.processingFeePercent,
+        onchainDeposits,
         createdAt: merchant.createdAt,
         keys: keys.map(({ keyId, hint, status, createdAt, revokedAt }) => ({ keyId, hint, status, createdAt, revokedAt: revokedAt ?? null })),
       }));
@@ -211,10 +229,24 @@ async function run(command: Command, target: Target): Promise<string> {
       return merchants
         .map((m) =>
           [
-            `${m.merchantId}  ${m.name}  fee ${m.processingFeePercent}%  callback ${m.callbackUrl ?? 'none'}`,
+            `${m.merchantId}  ${m.name}  fee ${m.processingFeePercent}%  callback ${m.callbackUrl ?? 'none'}  on-chain deposits ${m.onchainDeposits ? 'on' : 'off'}`,
             ...m.keys.map((k) => `  key ${k.keyId}  ${k.hint}  ${k.status}${k.revokedAt ? ` ${k.revokedAt}` : ''}`),
           ].join('\n'),
         )
+        .join('\n')
+        .concat('\n');
+    }
+    case 'onchain-deposits': {
+      const merchant = await admin.setOnchainDeposits(command.merchantId, command.on);
+      if (command.json) return json({ merchantId: merchant.id, onchainDeposits: command.on });
+      return `On-chain deposits are ${command.on ? 'on' : 'off'} for merchant ${merchant.id} in ${description}.${command.on ? ' Held transfers are credited by the next chain watcher runs.' : ''}\n`;
+    }
+    case 'held-deposits': {
+      const held = await admin.heldDeposits(command.merchantId);
+      if (command.json) return json(held);
+      if (held.length === 0) return `No held on-chain transfers in ${description}.\n`;
+      return held
+        .map((h) => `${h.seenAt}  ${h.network}  ${h.amount} ${h.asset}  to ${h.to}  merchant ${h.merchantId} customer ${h.customerId}  tx ${h.transactionHash}  (${h.reason})`)
         .join('\n')
         .concat('\n');
     }

@@ -8,6 +8,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Stage } from '../../shared/routes.js';
+import { DynamoChainStore } from '../../shared/store/chain.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
@@ -44,7 +45,13 @@ export async function localTarget(dataDir: string): Promise<Target> {
   const outbox = new DynamoOutboxStore(documentClient(client), stack.tables.outbox);
   return {
     description: `the local gateway at ${stack.baseUrl}`,
-    admin: new MerchantAdmin(store, localKeyRegistry, new CallbackSecretVault(new KeyFileDataKeySource(stack.vaultKeyFile)), stack.stage),
+    admin: new MerchantAdmin(
+      store,
+      localKeyRegistry,
+      new CallbackSecretVault(new KeyFileDataKeySource(stack.vaultKeyFile)),
+      new DynamoChainStore(documentClient(client), stack.tables.chain),
+      stack.stage,
+    ),
     callbacks: { redriveParked: () => outbox.requeue('parked', new Date()) },
     close: () => client.destroy(),
   };
@@ -71,7 +78,7 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
   } finally {
     cloudFormation.destroy();
   }
-  const required = ['TableMerchants', 'TableApiKeys', 'UsagePlanId', 'VaultKeyArn', 'Stage'] as const;
+  const required = ['TableMerchants', 'TableApiKeys', 'TableChain', 'UsagePlanId', 'VaultKeyArn', 'Stage'] as const;
   const missing = required.filter((name) => !outputs[name]);
   if (missing.length > 0) throw new AdminError(`The stack PaymentGateway-${stage} lacks the outputs ${missing.join(', ')}`);
   if (outputs.Stage !== stage) throw new AdminError(`The stack PaymentGateway-${stage} serves the stage ${outputs.Stage}`);
@@ -83,7 +90,7 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
   const store = new DynamoMerchantStore(documentClient(dynamo), { merchants: outputs.TableMerchants!, apiKeys: outputs.TableApiKeys! });
   return {
     description: `the ${stage} stage in AWS${outputs.RestApiId ? ` (REST API ${outputs.RestApiId})` : ''}`,
-    admin: new MerchantAdmin(store, new ApiGatewayKeyRegistry(apiGateway, outputs.UsagePlanId!), secrets, stage),
+    admin: new MerchantAdmin(store, new ApiGatewayKeyRegistry(apiGateway, outputs.UsagePlanId!), secrets, new DynamoChainStore(documentClient(dynamo), outputs.TableChain!), stage),
     close: () => {
       dynamo.destroy();
       apiGateway.destroy();

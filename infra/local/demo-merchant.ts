@@ -89,7 +89,7 @@ export async function ensureDemoMerchant(
     merchant = await store.updateMerchant(merchant.id, { callbackUrl, sealedCallbackSecret });
   } else {
     // Without its record (a first start, or the store was wiped), the demo merchant is made, under its old id if it had one.
-    const created = await newMerchant({ id: saved?.merchantId, name: DEMO_MERCHANT_NAME, callbackUrl, callbackSecret: overrides.callbackSecret }, secrets, now);
+    const created = await newMerchant({ id: saved?.merchantId, name: DEMO_MERCHANT_NAME, callbackUrl, callbackSecret: overrides.callbackSecret, onchainDeposits: true }, secrets, now);
     await store.createMerchant(created.merchant);
     ({ merchant, callbackSecret } = created);
   }

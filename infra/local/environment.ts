@@ -83,6 +83,8 @@ export interface LocalSettings extends FunctionSettings {
   demoCallbackUrl?: string;
   demoCallbackSecret?: string;
   expirySweepSeconds: number;
+  /** How often each chain watcher runs (GATEWAY_CHAIN_POLL_S). */
+  chainPollSeconds: number;
 }
 
 /** An unset or empty variable is absent. */
@@ -107,6 +109,7 @@ const settingsSchema = z.object({
   ),
   GATEWAY_INVOICE_LIFETIME_S: withDefault(z.coerce.number().positive(), 900),
   GATEWAY_EXPIRY_SWEEP_S: withDefault(z.coerce.number().positive(), 60),
+  GATEWAY_CHAIN_POLL_S: withDefault(z.coerce.number().positive(), 5),
   GATEWAY_RETRY_SCALE: withDefault(z.coerce.number().positive(), 1),
   GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0), 2),
 });
@@ -127,6 +130,7 @@ export function parseLocalSettings(env: NodeJS.ProcessEnv): LocalSettings {
     demoCallbackSecret: e.GATEWAY_DEMO_CALLBACK_SECRET,
     invoiceLifetimeSeconds: e.GATEWAY_INVOICE_LIFETIME_S,
     expirySweepSeconds: e.GATEWAY_EXPIRY_SWEEP_S,
+    chainPollSeconds: e.GATEWAY_CHAIN_POLL_S,
     retryScale: e.GATEWAY_RETRY_SCALE,
     providerDelaySeconds: e.GATEWAY_PROVIDER_DELAY_S,
   };

@@ -177,7 +177,15 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     );
 
     const scheduled = functions.filter((fn): fn is ScheduledFunction => fn.kind === 'schedule' && handlers.has(fn.name));
-    const scheduler = startScheduler(scheduled.map((fn) => ({ fn, everySeconds: localEverySeconds(fn, options) })), invoke, log);
+    // A chain watcher per network with an RPC URL (decisions 15), as the stack has a rule per network.
+    const { config } = await import('../../shared/config.js');
+    const watched = (Object.entries(config().evmChains) as Array<[string, { rpcUrl?: string }]>).filter(([, chain]) => chain.rpcUrl).map(([network]) => network);
+    if (watched.length > 0) log.info(`Watching ${watched.join(', ')} for deposits every ${options.chainPollSeconds} s`);
+    const jobs = scheduled.flatMap((fn) => {
+      const everySeconds = localEverySeconds(fn, options);
+      return fn.perEvmNetwork ? watched.map((network) => ({ fn, everySeconds, input: { network } })) : [{ fn, everySeconds }];
+    });
+    const scheduler = startScheduler(jobs, invoke, log);
     teardown.add(() => scheduler.stop());
 
     // Each queue function on its own queue, as its event source mapping feeds it in AWS.

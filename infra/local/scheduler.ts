@@ -12,6 +12,8 @@ import type { RuntimeLog } from './log.js';
 export interface ScheduledJob {
   fn: ScheduledFunction;
   everySeconds: number;
+  /** What the rule passes as the event instead of a scheduled event (a chain watcher's `{ network }`). */
+  input?: Record<string, unknown>;
 }
 
 export interface Scheduler {
@@ -24,8 +26,9 @@ export interface Scheduler {
  * GATEWAY_EXPIRY_SWEEP_S says (decisions 13), any other as often as the route table allows
  * locally, else at its AWS rate.
  */
-export function localEverySeconds(fn: ScheduledFunction, settings: { expirySweepSeconds: number }): number {
+export function localEverySeconds(fn: ScheduledFunction, settings: { expirySweepSeconds: number; chainPollSeconds: number }): number {
   if (fn.name === 'expire-invoices') return settings.expirySweepSeconds;
+  if (fn.perEvmNetwork) return settings.chainPollSeconds;
   return fn.localEverySeconds ?? fn.everySeconds;
 }
 
@@ -46,14 +49,14 @@ export function scheduledEvent(fn: ScheduledFunction, at: Date): ScheduledEvent 
 
 export function startScheduler(jobs: readonly ScheduledJob[], invoke: Invoke, log: RuntimeLog): Scheduler {
   const running = new Set<Promise<void>>();
-  const timers = jobs.map(({ fn, everySeconds }) => {
+  const timers = jobs.map(({ fn, everySeconds, input }) => {
     let current: Promise<void> | undefined;
     return setInterval(() => {
       if (current) {
-        log.warn(`${fn.name} is still running; skipping this tick`);
+        log.warn(`${fn.name}${input ? ` ${JSON.stringify(input)}` : ''} is still running; skipping this tick`);
         return;
       }
-      const run: Promise<void> = invoke(fn, scheduledEvent(fn, new Date()))
+      const run: Promise<void> = invoke(fn, input ?? scheduledEvent(fn, new Date()))
         .then(
           () => undefined,
           (error: unknown) => log.error(`Scheduled run of ${fn.name} failed`, error),

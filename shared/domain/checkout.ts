@@ -62,10 +62,9 @@ export interface PaymentProgress {
   partial: boolean;
 }
 
-/** An invoice without `paidAmount` has had nothing paid, unless it completed before deposits were summed: then all of it. */
-export function paymentProgress(invoice: Pick<Invoice, 'status' | 'paymentAmount' | 'paymentCurrency' | 'paidAmount'>): PaymentProgress {
+export function paymentProgress(invoice: Pick<Invoice, 'paymentAmount' | 'paymentCurrency' | 'paidAmount'>): PaymentProgress {
   const decimals = decimalsOf(invoice.paymentCurrency);
-  const paid = new Decimal(invoice.paidAmount ?? (invoice.status === 'completed' ? invoice.paymentAmount : 0));
+  const paid = new Decimal(invoice.paidAmount);
   const remaining = Decimal.max(0, new Decimal(invoice.paymentAmount).minus(paid));
   return { paid: formatAmount(paid, decimals), remaining: formatAmount(remaining, decimals), partial: paid.greaterThan(0) && remaining.greaterThan(0) };
 }

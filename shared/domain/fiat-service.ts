@@ -9,8 +9,9 @@ import type { SealedSecret } from '../vault/envelope.js';
 import type { Merchant } from './merchants.js';
 import { Decimal } from './money.js';
 import type { RateSource } from './rates.js';
-import type { Ledger, TransactionService, UniqueClaim } from './transaction-service.js';
-import { depositOutcome, depositTransaction, type Transaction } from './transactions.js';
+import { refusal, type Ledger, type TransactionService, type UniqueClaim } from './transaction-service.js';
+import { invoiceAfterDeposit } from './payments.js';
+import { depositTransaction, type Transaction } from './transactions.js';
 import { withdrawTransaction, withdrawalRecipient, withdrawalVariant, type WithdrawalRequest } from './withdrawals.js';
 
 /** The payment provider of the local methods. Its decisions come back through `TransactionService.settle`. */
@@ -79,12 +80,9 @@ export class FiatService {
       if (claim?.owner.invoiceId === invoice.id) return;
       if (claim) throw new ApiError('db_unique_violation', 'This UTR was already used for another payment');
       if (!isConfirmedByUtr(invoice)) throw ValidationError.of('invoiceId', 'Deposit confirmation by UTR applies to INR invoices only');
-      const outcome = depositOutcome(invoice, 'processing');
-      if ('refused' in outcome) {
-        throw outcome.refused === 'gone'
-          ? new ApiError('gone', `Invoice is canceled (${invoice.cancelReason ?? 'canceled'}) and takes no payment`)
-          : new ApiError('conflict', 'Invoice is already paid');
-      }
+      const deposit = { id, amount: invoice.paymentAmount, currency: invoice.paymentCurrency, status: 'processing' as const };
+      const outcome = invoiceAfterDeposit(invoice, deposit, true, clock());
+      if ('refused' in outcome) throw refusal(outcome.refused, invoice);
       if (invoiceClaim) throw new ApiError('conflict', 'Another UTR is already under review for this invoice');
 
       if (receipt && !receiptReference) receiptReference = await this.deps.receipts.put(`${merchantId}/${invoice.id}/${request.utr}.${receipt.extension}`, receipt);
@@ -99,7 +97,7 @@ export class FiatService {
       };
       const owner = { invoiceId: invoice.id, transactionId: id, merchantId };
       const result = await ledger.insert(transaction, {
-        invoice: { id: invoice.id, expectedStatus: invoice.status, change: outcome.change },
+        invoice: outcome.update,
         claims: [
           { id: utrClaimId(request.utr), owner },
           { id: invoiceUtrClaimId(invoice.id), owner: { ...owner, utr: request.utr } },

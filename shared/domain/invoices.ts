@@ -26,6 +26,7 @@ import {
 import { amountRuleProblem, jsonNumberAmount } from './amounts.js';
 import { fiatLimitOn, isMethodOffered } from './fiat-limits.js';
 import { Decimal, formatAmount, formatRate } from './money.js';
+import { noPayments, PAYMENT_STATUSES, type InvoicePayments } from './payments.js';
 import { crossRate, type UsdPrices } from './rates.js';
 
 const currencyCode = z
@@ -115,14 +116,12 @@ export function customerDetails(values: Partial<Record<CustomerField, string>>):
   ) as CustomerDetails;
 }
 
-export interface Invoice {
+export interface Invoice extends InvoicePayments {
   id: string;
   merchantId: string;
   status: InvoiceStatus;
   cancelReason?: CancelReason;
   paidLate?: boolean;
-  /** Sum of the confirmed deposits in the payment currency (decisions 14); absent: nothing paid. */
-  paidAmount?: string;
   family: DepositFamily;
   amount: string;
   baseCurrency: string;
@@ -171,6 +170,12 @@ export const invoiceViewSchema = z
     paymentCurrency: z.string(),
     paymentAmount: decimalString('amount x exchangeRate, rounded half-up to the payment currency precision'),
     exchangeRate: decimalString('Units of paymentCurrency per one unit of baseCurrency, fixed at creation'),
+    paidAmount: decimalString('Sum of the confirmed deposits in paymentCurrency, at its precision'),
+    paymentStatus: z
+      .enum(PAYMENT_STATUSES)
+      .describe('unpaid: nothing yet; partial: less than paymentAmount (the invoice stays open); paid: exactly; overpaid: more'),
+    transactionIds: z.array(z.uuid()).describe('Every transaction recorded on the invoice, oldest first, including deposits in another currency'),
+    completedAt: z.iso.datetime().nullable().describe('When the invoice was paid in full'),
     paymentMethod: z.enum([...FIAT_METHODS, 'crypto']),
     directOpen: z.boolean().describe('The checkout is skipped and the customer goes straight to the payment method'),
     customerId: z.string(),
@@ -346,6 +351,7 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
     invoiceStrategy: 'fixed',
     customer: customerDetails(request),
     requestHash: requestHash(request),
+    ...noPayments(paymentCurrency),
     expiresAt: new Date(identity.now.getTime() + policy.lifetimeSeconds * 1000).toISOString(),
     createdAt,
     updatedAt: createdAt,
@@ -374,6 +380,10 @@ export function invoiceView(invoice: Invoice, publicBaseUrl: string): InvoiceVie
     paymentCurrency: invoice.paymentCurrency,
     paymentAmount: invoice.paymentAmount,
     exchangeRate: invoice.exchangeRate,
+    paidAmount: invoice.paidAmount,
+    paymentStatus: invoice.paymentStatus,
+    transactionIds: invoice.transactionIds,
+    completedAt: invoice.completedAt,
     paymentMethod: invoice.paymentMethod,
     directOpen: invoice.directOpen,
     customerId: invoice.customerId,

@@ -19,8 +19,19 @@ export interface Merchant {
   returnUrl: string | null;
   /** Origins allowed to embed the checkout in a frame (CSP `frame-ancestors`). */
   frameAncestors: string[];
+  /**
+   * Whether transfers seen on chain are credited (decisions 15); while off they are held. Absent
+   * on merchants made before the setting existed: see `takesOnchainDeposits`.
+   */
+  onchainDeposits?: boolean;
   createdAt: string;
 }
+
+/** On for the demo and locally, off in production, unless the merchant's setting says otherwise. */
+export const onchainDepositsByDefault = (stage: Stage): boolean => stage !== 'prod';
+
+export const takesOnchainDeposits = (merchant: Pick<Merchant, 'onchainDeposits'>, stage: Stage): boolean =>
+  merchant.onchainDeposits ?? onchainDepositsByDefault(stage);
 
 export type ApiKeyStatus = 'active' | 'revoked';
 
@@ -86,6 +97,7 @@ export interface NewMerchantInput {
   processingFeePercent?: string;
   returnUrl?: string | null;
   frameAncestors?: string[];
+  onchainDeposits?: boolean;
 }
 
 /** A new merchant record, and its callback secret in clear: to be shown once, never stored so. */
@@ -106,6 +118,7 @@ export async function newMerchant(
       processingFeePercent: input.processingFeePercent ?? '0',
       returnUrl: input.returnUrl ?? null,
       frameAncestors: input.frameAncestors ?? ['*'],
+      ...(input.onchainDeposits === undefined ? {} : { onchainDeposits: input.onchainDeposits }),
       createdAt: now.toISOString(),
     },
   };

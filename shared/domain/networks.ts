@@ -52,3 +52,24 @@ export const TOKEN_CONTRACTS: Record<Stage, Partial<Record<EvmNetwork, Partial<R
     polygon: { USDC: { address: '0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582', decimals: 6 } },
   },
 };
+
+/** Confirmations a transfer needs before it counts (decisions 15), unless configured otherwise. */
+export const DEFAULT_CONFIRMATIONS: Record<EvmNetwork, number> = { ethereum: 12, bsc: 15, polygon: 64, bahamut: 12 };
+
+/** What the gateway knows of an EVM network it takes payments on. */
+export interface EvmChain {
+  chainId: number;
+  /** The USDT and USDC contracts customers pay with; another token sent to a customer is not seen. */
+  tokens: Partial<Record<CryptoAssetCode, TokenContract>>;
+  confirmations: number;
+  /** JSON-RPC endpoint; without one the network is not watched. */
+  rpcUrl?: string;
+}
+
+export const EVM_NETWORKS = Object.keys(EVM_CHAIN_IDS.prod) as EvmNetwork[];
+
+/** The stage's networks as built in, before a deployment's settings. */
+export const defaultEvmChains = (stage: Stage): Record<EvmNetwork, EvmChain> =>
+  Object.fromEntries(
+    EVM_NETWORKS.map((network) => [network, { chainId: EVM_CHAIN_IDS[stage][network], tokens: TOKEN_CONTRACTS[stage][network] ?? {}, confirmations: DEFAULT_CONFIRMATIONS[network] }]),
+  ) as Record<EvmNetwork, EvmChain>;

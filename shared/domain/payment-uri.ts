@@ -3,10 +3,9 @@
  * 17): BIP-21 for bitcoin, EIP-681 for EVM networks (native coins by `value`, tokens by an ERC-20
  * `transfer`). Amounts are converted to the chain's smallest unit with decimal arithmetic. Pure.
  */
-import type { Stage } from '../routes.js';
 import { decimalsOf, type CryptoAssetCode, type CryptoNetwork } from './currencies.js';
 import { Decimal } from './money.js';
-import { EVM_CHAIN_IDS, isEvmNetwork, NATIVE_ASSETS, TOKEN_CONTRACTS } from './networks.js';
+import { isEvmNetwork, NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './networks.js';
 
 export interface PaymentRequest {
   network: CryptoNetwork;
@@ -26,15 +25,15 @@ function smallestUnits(amount: string, decimals: number): string {
 
 /**
  * The URI of a payment, or undefined where no standard one exists: TRON has none, and a token
- * whose contract on the stage's network is unknown cannot be named.
+ * whose contract on the network is unknown cannot be named.
  */
-export function paymentUri(request: PaymentRequest, stage: Stage): string | undefined {
+export function paymentUri(request: PaymentRequest, chains: Readonly<Record<EvmNetwork, Pick<EvmChain, 'chainId' | 'tokens'>>>): string | undefined {
   const { network, asset, address, amount } = request;
   if (network === 'bitcoin') return `bitcoin:${address}?amount=${new Decimal(amount).toFixed()}`;
   if (!isEvmNetwork(network)) return undefined;
-  const chainId = EVM_CHAIN_IDS[stage][network];
+  const { chainId, tokens } = chains[network];
   if (NATIVE_ASSETS[network] === asset) return `ethereum:${address}@${chainId}?value=${smallestUnits(amount, decimalsOf(asset))}`;
-  const token = TOKEN_CONTRACTS[stage][network]?.[asset];
+  const token = tokens[asset];
   if (!token) return undefined;
   return `ethereum:${token.address}@${chainId}/transfer?address=${address}&uint256=${smallestUnits(amount, token.decimals)}`;
 }

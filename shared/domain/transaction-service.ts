@@ -6,17 +6,18 @@
 import { ApiError, ValidationError, notFound } from '../errors.js';
 import { callbackEntry, type CallbackEntry } from './callbacks.js';
 import { amountRuleProblem } from './amounts.js';
-import type { CryptoNetwork } from './currencies.js';
+import { familyOf, isCryptoAsset, networksOf, type CryptoNetwork } from './currencies.js';
 import { isUuid } from './invoice-service.js';
 import type { Invoice } from './invoices.js';
 import type { Merchant } from './merchants.js';
-import { Decimal } from './money.js';
+import { Decimal, formatRate } from './money.js';
+import { invoiceAfterDeposit, type DepositRefusal, type InvoiceUpdate } from './payments.js';
+import { crossRate, type RateSource } from './rates.js';
 import {
-  depositOutcome,
   depositTransaction,
   isFinalStatus,
-  settlementChange,
-  type InvoiceChange,
+  type ChainPosition,
+  type DepositValuation,
   type Transaction,
   type TransactionStatus,
   type TransactionView,
@@ -24,13 +25,6 @@ import {
 
 /** `stale`: a condition failed (the invoice or transaction moved on); re-read and decide again. */
 export type CommitResult = 'committed' | 'stale';
-
-export interface InvoiceGuard {
-  id: string;
-  /** The status the decision was made on; the write fails if the invoice has moved since. */
-  expectedStatus: Invoice['status'];
-  change: InvoiceChange;
-}
 
 /** A value that may be taken once (a UTR, a merchant's withdrawal orderId), taken in the same write as the record it guards. */
 export interface UniqueClaim {
@@ -42,8 +36,8 @@ export interface UniqueClaim {
 export interface Ledger {
   get(id: string): Promise<Transaction | undefined>;
   getClaim(id: string): Promise<UniqueClaim | undefined>;
-  insert(transaction: Transaction, options: { invoice?: InvoiceGuard; callback?: CallbackEntry; claims?: UniqueClaim[] }): Promise<CommitResult>;
-  transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceGuard; callback?: CallbackEntry }): Promise<CommitResult>;
+  insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry; claims?: UniqueClaim[] }): Promise<CommitResult>;
+  transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry; releaseClaims?: string[] }): Promise<CommitResult>;
 }
 
 export interface TransactionServiceDeps {
@@ -51,6 +45,8 @@ export interface TransactionServiceDeps {
   invoices: { get(id: string): Promise<Invoice | undefined> };
   merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
   callbacks: { publish(callbackIds: string[]): Promise<number> };
+  /** Values a deposit in another currency than its invoice's. */
+  rates: RateSource;
   clock: () => Date;
   newId: () => string;
 }
@@ -62,10 +58,18 @@ export interface DepositInput {
   status: TransactionStatus;
   transactionHash?: string | null;
   senderDetails?: Partial<TransactionView['senderDetails']>;
+  /** An on-chain deposit: where it was seen; its amount is what arrived, so no maximum applies. */
+  chain?: ChainPosition;
+  /** Claimed in the same write: what makes a deposit exist once (an on-chain transfer's id). Recording it again answers the first. */
+  uniqueId?: string;
 }
 
-/** Lost races are rare; a handful of re-decisions settles any of them. */
-const ATTEMPTS = 5;
+/**
+ * Lost races are decided again on the new state, after a random pause that grows with each loss,
+ * so that writers converging on one invoice (a burst of deposits) spread out instead of colliding again.
+ */
+const ATTEMPTS = 10;
+const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 40 * (attempt + 1)));
 
 export class TransactionService {
   constructor(private readonly deps: TransactionServiceDeps) {}
@@ -88,45 +92,67 @@ export class TransactionService {
     const merchant = await this.merchant(merchantId);
     const id = this.deps.newId();
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      if (attempt > 0) await backOff(attempt);
       const invoice = await this.ownedInvoice(merchantId, invoiceId);
-      const outcome = depositOutcome(invoice, input.status);
-      if ('refused' in outcome) {
-        throw outcome.refused === 'gone'
-          ? new ApiError('gone', `Invoice is canceled (${invoice.cancelReason ?? 'canceled'}) and takes no payment`)
-          : new ApiError('conflict', 'Invoice is already paid');
-      }
-      const transaction = depositTransaction(invoice, { id, now: this.deps.clock(), ...this.depositDetails(invoice, input) }, merchant.processingFeePercent);
-      const callback = isFinalStatus(transaction.status) ? callbackEntry(transaction, this.deps.clock()) : undefined;
-      const result = await this.deps.ledger.insert(transaction, { invoice: { id: invoice.id, expectedStatus: invoice.status, change: outcome.change }, callback });
+      const now = this.deps.clock();
+      const details = await this.depositDetails(invoice, input);
+      const transaction = depositTransaction(invoice, { id, now, ...details }, merchant.processingFeePercent);
+      const outcome = invoiceAfterDeposit(invoice, transaction, true, now);
+      if ('refused' in outcome) throw refusal(outcome.refused, invoice);
+      const callback = isFinalStatus(transaction.status) ? callbackEntry(transaction, now) : undefined;
+      const claims = input.uniqueId ? [{ id: input.uniqueId, owner: { transactionId: id, merchantId } }] : [];
+      const result = await this.deps.ledger.insert(transaction, { invoice: outcome.update, callback, claims });
       if (result === 'committed') {
         if (callback) await this.deps.callbacks.publish([callback.id]);
         return transaction;
       }
+      const recorded = input.uniqueId && (await this.claimed(input.uniqueId));
+      if (recorded) return recorded;
     }
     throw new ApiError('conflict', 'The invoice kept changing; retry the request');
   }
 
   /**
    * Moves a processing transaction to its final state (a provider's decision, a simulated
-   * withdrawal outcome). Asking for the state it already has answers it again.
+   * withdrawal outcome, an on-chain deposit at depth). Asking for the state it already has
+   * answers it again. An on-chain deposit whose block left the chain before it was ever called
+   * back is simply failed (`callback: false`), and gives up its claim (`releaseClaim`): should the
+   * transfer be mined again, it is a new deposit.
    */
-  async settle(merchantId: string, transactionId: string, status: 'confirmed' | 'failed', expectedType?: Transaction['type']): Promise<Transaction> {
+  async settle(
+    merchantId: string,
+    transactionId: string,
+    status: 'confirmed' | 'failed',
+    options: { expectedType?: Transaction['type']; callback?: boolean; releaseClaim?: string } = {},
+  ): Promise<Transaction> {
+    const { expectedType, callback: withCallback = true, releaseClaim } = options;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      if (attempt > 0) await backOff(attempt);
       const current = await this.owned(merchantId, transactionId);
       if (expectedType && current.type !== expectedType) throw ValidationError.of('transactionId', `Transaction is not a ${expectedType}`);
       if (current.status === status) return current;
       if (current.status !== 'processing') throw new ApiError('conflict', `Transaction is already ${current.status}`);
 
-      const next: Transaction = { ...current, status, updatedAt: this.deps.clock().toISOString() };
+      const now = this.deps.clock();
+      const next: Transaction = { ...current, status, updatedAt: now.toISOString() };
       const invoice = current.invoiceId ? await this.deps.invoices.get(current.invoiceId) : undefined;
-      const guard = invoice ? { id: invoice.id, expectedStatus: invoice.status, change: settlementChange(invoice, status) } : undefined;
-      const callback = callbackEntry(next, this.deps.clock());
-      if ((await this.deps.ledger.transition(next, 'processing', { invoice: guard, callback })) === 'committed') {
-        await this.deps.callbacks.publish([callback.id]);
+      const outcome = invoice && invoiceAfterDeposit(invoice, next, false, now);
+      // A settlement is never refused: the deposit was taken when it was recorded.
+      const update = outcome && 'update' in outcome ? outcome.update : undefined;
+      const callback = withCallback ? callbackEntry(next, now) : undefined;
+      const released = releaseClaim ? [releaseClaim] : [];
+      if ((await this.deps.ledger.transition(next, 'processing', { invoice: update, callback, releaseClaims: released })) === 'committed') {
+        if (callback) await this.deps.callbacks.publish([callback.id]);
         return next;
       }
     }
     throw new ApiError('conflict', 'The transaction kept changing; retry the request');
+  }
+
+  /** The transaction a claim was taken for. */
+  private async claimed(claimId: string): Promise<Transaction | undefined> {
+    const claim = await this.deps.ledger.getClaim(claimId);
+    return claim ? this.deps.ledger.get(claim.owner.transactionId!) : undefined;
   }
 
   private async merchant(merchantId: string): Promise<Merchant> {
@@ -135,18 +161,21 @@ export class TransactionService {
     return merchant;
   }
 
-  /** Defaults a deposit to what the invoice asked for, and refuses one it cannot take. */
-  private depositDetails(invoice: Invoice, input: DepositInput) {
+  /**
+   * Defaults a deposit to what the invoice asked for, and refuses one it cannot take. A deposit in
+   * another currency of the invoice's family is taken, valued at the current rates.
+   */
+  private async depositDetails(invoice: Invoice, input: DepositInput) {
     const currency = input.currency ?? invoice.paymentCurrency;
-    if (currency !== invoice.paymentCurrency) throw ValidationError.of('currency', `currency must be the invoice's payment currency ${invoice.paymentCurrency}`);
+    if (familyOf(currency) !== invoice.family) throw ValidationError.of('currency', `currency must be a ${invoice.family} currency, like the invoice's ${invoice.paymentCurrency}`);
     const amount = input.amount ?? new Decimal(invoice.paymentAmount);
-    const amountRule = amount.greaterThan(0) ? amountRuleProblem(amount, currency) : 'amount must be greater than zero';
+    const amountRule = !amount.greaterThan(0) ? 'amount must be greater than zero' : input.chain ? undefined : amountRuleProblem(amount, currency);
     if (amountRule) throw ValidationError.of('amount', amountRule);
-    const networks = invoice.wallet?.networks ?? [];
     let network: CryptoNetwork | null = null;
-    if (invoice.family === 'crypto') {
-      network = input.network ?? networks[0]!;
-      if (!networks.includes(network)) throw ValidationError.of('network', `network must be one of ${networks.join(', ')}`);
+    if (isCryptoAsset(currency)) {
+      const networks = networksOf(currency);
+      network = input.network ?? invoice.wallet?.networks.find((n) => networks.includes(n)) ?? networks[0]!;
+      if (!networks.includes(network)) throw ValidationError.of('network', `network must be one of ${networks.join(', ')} for ${currency}`);
     } else if (input.network) {
       throw ValidationError.of('network', 'network applies to crypto invoices only');
     }
@@ -157,6 +186,22 @@ export class TransactionService {
       status: input.status,
       transactionHash: invoice.family === 'crypto' ? (input.transactionHash ?? null) : null,
       senderDetails: input.senderDetails,
+      chain: input.chain,
+      valuation: currency === invoice.paymentCurrency ? undefined : await this.valuation(invoice, currency),
     };
   }
+
+  private async valuation(invoice: Invoice, currency: string): Promise<DepositValuation> {
+    const prices = await this.deps.rates.usdPrices();
+    const [exchangeRate, usdRate, eurRate] = [crossRate(prices, invoice.baseCurrency, currency), crossRate(prices, currency, 'USD'), crossRate(prices, currency, 'EUR')];
+    if (!exchangeRate || !usdRate || !eurRate) throw ValidationError.of('currency', `No exchange rate for ${currency}`);
+    return { exchangeRate: formatRate(exchangeRate), usdRate: formatRate(usdRate), eurRate: formatRate(eurRate) };
+  }
+}
+
+/** The answer to a deposit its invoice does not take. */
+export function refusal(reason: DepositRefusal, invoice: Pick<Invoice, 'cancelReason'>): ApiError {
+  return reason === 'gone'
+    ? new ApiError('gone', `Invoice is canceled (${invoice.cancelReason ?? 'canceled'}) and takes no payment`)
+    : new ApiError('conflict', 'Invoice is already paid');
 }

@@ -51,6 +51,15 @@ export type TransactionView = z.output<typeof transactionViewSchema>;
 /** The stored record: the view's fields (but `hash`, which depends on the merchant's secret) and the owner. */
 export interface Transaction extends Omit<TransactionView, 'hash'> {
   merchantId: string;
+  /** Where an on-chain deposit was seen: kept to follow it to its confirmations, or out of the chain. */
+  chain?: ChainPosition;
+}
+
+export interface ChainPosition {
+  blockNumber: number;
+  blockHash: string;
+  /** The token transfer's log index; null for a native transfer. */
+  logIndex: number | null;
 }
 
 /** The callback body: the transaction without the retrieval-only fields. */
@@ -100,13 +109,20 @@ export interface DepositDetails {
   network: CryptoNetwork | null;
   transactionHash: string | null;
   senderDetails?: Partial<TransactionView['senderDetails']>;
+  chain?: ChainPosition;
+  /** Rates of a deposit in another currency than the invoice's, at the time it arrived. */
+  valuation?: DepositValuation;
   now: Date;
 }
 
-/** A deposit into an invoice, valued at the invoice's fixed rates. */
+/** Units of the deposit's currency per unit of the invoice's base currency, and its USD and EUR value. */
+export type DepositValuation = Pick<Invoice, 'exchangeRate' | 'usdRate' | 'eurRate'>;
+
+/** A deposit into an invoice, valued at the invoice's fixed rates (or, in another currency, at its own). */
 export function depositTransaction(invoice: Invoice, deposit: DepositDetails, feePercent: string): Transaction {
   const decimals = decimalsOf(deposit.currency);
-  const rate = new Decimal(invoice.exchangeRate);
+  const valuation = deposit.valuation ?? invoice;
+  const rate = new Decimal(valuation.exchangeRate);
   const at = deposit.now.toISOString();
   return {
     id: deposit.id,
@@ -124,7 +140,7 @@ export function depositTransaction(invoice: Invoice, deposit: DepositDetails, fe
     createdAt: at,
     updatedAt: at,
     info: {
-      exchangeRate: invoice.exchangeRate,
+      exchangeRate: valuation.exchangeRate,
       referenceAmount: formatAmount(deposit.amount.div(rate), decimalsOf(invoice.baseCurrency)),
       referenceCurrency: invoice.baseCurrency,
       referenceExchangeRate: formatRate(new Decimal(1).div(rate)),
@@ -132,46 +148,9 @@ export function depositTransaction(invoice: Invoice, deposit: DepositDetails, fe
       transactionCurrency: deposit.currency,
     },
     fees: { processing: processingFee(deposit.amount, deposit.currency, feePercent), technical: null },
-    usd: formatAmount(deposit.amount.mul(invoice.usdRate), 2),
-    eur: formatAmount(deposit.amount.mul(invoice.eurRate), 2),
+    usd: formatAmount(deposit.amount.mul(valuation.usdRate), 2),
+    eur: formatAmount(deposit.amount.mul(valuation.eurRate), 2),
     senderDetails: { senderIban: '', senderAccountNumber: '', senderSortCode: '', ...deposit.senderDetails },
+    ...(deposit.chain ? { chain: deposit.chain } : {}),
   };
-}
-
-/** How an invoice moves when a deposit is recorded on it (decisions 5 and 11). */
-export type InvoiceChange = { status: 'completed'; paidLate?: true } | { status: 'canceled'; cancelReason: 'rejected' } | null;
-
-export type DepositRefusal = 'gone' | 'conflict';
-
-/**
- * The invoice change a deposit in `status` brings, or why the invoice refuses it. Crypto money is
- * never refused: a deposit after cancellation completes the invoice late, one after completion is
- * credited without changing it. A local-fiat invoice takes one payment while open.
- */
-export function depositOutcome(invoice: Pick<Invoice, 'family' | 'status'>, status: TransactionStatus): { change: InvoiceChange } | { refused: DepositRefusal } {
-  const open = invoice.status === 'created' || invoice.status === 'active';
-  if (invoice.family === 'crypto') {
-    if (status !== 'confirmed' || invoice.status === 'completed') return { change: null };
-    return { change: open ? { status: 'completed' } : { status: 'completed', paidLate: true } };
-  }
-  if (invoice.status === 'canceled') return { refused: 'gone' };
-  if (invoice.status === 'completed') return { refused: 'conflict' };
-  if (status === 'confirmed') return { change: { status: 'completed' } };
-  if (status === 'failed') return { change: { status: 'canceled', cancelReason: 'rejected' } };
-  return { change: null };
-}
-
-/**
- * The invoice change when a processing deposit (a UTR under review) reaches its final state.
- * Confirmed money completes the invoice even if it lapsed meanwhile; a rejection cancels it only
- * while it is still open.
- */
-export function settlementChange(invoice: Pick<Invoice, 'status'>, status: TransactionStatus): InvoiceChange {
-  const open = invoice.status === 'created' || invoice.status === 'active';
-  if (status === 'confirmed') {
-    if (open) return { status: 'completed' };
-    return invoice.status === 'canceled' ? { status: 'completed', paidLate: true } : null;
-  }
-  if (status === 'failed' && open) return { status: 'canceled', cancelReason: 'rejected' };
-  return null;
 }

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiError } from '../errors.js';
 import type { CustomerDetails, Invoice } from '../domain/invoices.js';
+import { noPayments } from '../domain/payments.js';
 import type { CheckoutInvoices } from '../domain/checkout-service.js';
 import type { CreateOutcome, ExpiringInvoiceRepository, InvoiceRepository } from '../domain/invoice-service.js';
 import { isConditionFailure, isTransactionConflict } from './dynamo.js';
@@ -18,16 +19,25 @@ export function expiryShardOf(invoiceId: string): string {
   return `open#${createHash('sha256').update(invoiceId).digest()[0]! % EXPIRY_SHARDS}`;
 }
 
+export const customerKeyOf = (merchantId: string, customerId: string): string => JSON.stringify([merchantId, customerId]);
+
 const orderClaimId = (merchantId: string, orderId: string): string => `order#${JSON.stringify([merchantId, orderId])}`;
 
 const TRANSACTION_ATTEMPTS = 5;
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Strips storage-only attributes from an item read back. */
+/**
+ * Strips storage-only attributes from an item read back. An invoice stored before payments were
+ * counted reads as unpaid, or as paid in full once completed.
+ */
 function toInvoice(item: Record<string, unknown>): Invoice {
-  const { expiryShard: _shard, ...invoice } = item;
-  return invoice as unknown as Invoice;
+  const { expiryShard: _shard, customerKey: _customer, ...stored } = item;
+  const invoice = stored as unknown as Invoice;
+  if (invoice.paidAmount !== undefined) return invoice;
+  const completed = invoice.status === 'completed';
+  const paid = completed ? invoice.paymentAmount : noPayments(invoice.paymentCurrency).paidAmount;
+  return { ...invoice, paidAmount: paid, paymentStatus: completed ? 'paid' : 'unpaid', transactionIds: [], completedAt: completed ? invoice.updatedAt : null };
 }
 
 export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRepository, CheckoutInvoices {
@@ -53,7 +63,7 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
               {
                 Put: {
                   TableName: this.tables.invoices,
-                  Item: { ...invoice, expiryShard: expiryShardOf(invoice.id) },
+                  Item: { ...invoice, expiryShard: expiryShardOf(invoice.id), customerKey: customerKeyOf(invoice.merchantId, invoice.customerId) },
                   ConditionExpression: 'attribute_not_exists(id)',
                 },
               },
@@ -86,6 +96,33 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
   async get(id: string): Promise<Invoice | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.invoices, Key: { id }, ConsistentRead: true }));
     return Item ? toInvoice(Item) : undefined;
+  }
+
+  /**
+   * The customer's invoices, newest first, page by page as the caller reads on: `since` bounds
+   * how far back, `paymentCurrency` keeps to one asset.
+   */
+  async *customerInvoices(merchantId: string, customerId: string, options: { since?: string; paymentCurrency?: string } = {}): AsyncGenerator<Invoice> {
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.invoices,
+          IndexName: 'byCustomer',
+          KeyConditionExpression: options.since ? 'customerKey = :customer AND createdAt >= :since' : 'customerKey = :customer',
+          ...(options.paymentCurrency ? { FilterExpression: 'paymentCurrency = :currency' } : {}),
+          ExpressionAttributeValues: {
+            ':customer': customerKeyOf(merchantId, customerId),
+            ...(options.since ? { ':since': options.since } : {}),
+            ...(options.paymentCurrency ? { ':currency': options.paymentCurrency } : {}),
+          },
+          ScanIndexForward: false,
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) yield toInvoice(item);
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
   }
 
   async listDue(now: Date): Promise<string[]> {

@@ -54,6 +54,13 @@ export const TABLES = {
         sortKey: { name: 'expiresAt', type: 'S' },
         projection: 'keys',
       },
+      {
+        // A customer's invoices by age (`customerKey` = JSON of [merchantId, customerId]): which invoice a transfer to the customer's address pays.
+        name: 'byCustomer',
+        partitionKey: { name: 'customerKey', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
     ],
   },
   transactions: {
@@ -62,6 +69,14 @@ export const TABLES = {
       {
         name: 'byInvoice',
         partitionKey: { name: 'invoiceId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        // Sparse: only on-chain deposits still short of their confirmations carry `pendingChain`
+        // (their network), so each watcher run reads just the ones it must follow.
+        name: 'pendingOnChain',
+        partitionKey: { name: 'pendingChain', type: 'S' },
         sortKey: { name: 'createdAt', type: 'S' },
         projection: 'all',
       },
@@ -90,6 +105,21 @@ export const TABLES = {
         partitionKey: { name: 'pendingShard', type: 'S' },
         sortKey: { name: 'createdAt', type: 'S' },
         projection: 'keys',
+      },
+    ],
+  },
+  /**
+   * The chain watchers' state: a cursor per network (`cursor#{network}`), and transfers held for
+   * merchants that do not take on-chain deposits yet (`held` index, sparse by network).
+   */
+  chain: {
+    partitionKey: { name: 'id', type: 'S' },
+    indexes: [
+      {
+        name: 'held',
+        partitionKey: { name: 'heldNetwork', type: 'S' },
+        sortKey: { name: 'seenAt', type: 'S' },
+        projection: 'all',
       },
     ],
   },

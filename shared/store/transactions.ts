@@ -4,7 +4,8 @@
  */
 import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallbackEntry } from '../domain/callbacks.js';
-import type { CommitResult, InvoiceGuard, Ledger, UniqueClaim } from '../domain/transaction-service.js';
+import type { InvoiceUpdate } from '../domain/payments.js';
+import type { CommitResult, Ledger, UniqueClaim } from '../domain/transaction-service.js';
 import type { Transaction, TransactionStatus } from '../domain/transactions.js';
 import { isConditionFailure, isTransactionConflict } from './dynamo.js';
 import { outboxPut } from './outbox.js';
@@ -20,14 +21,19 @@ export interface TransactionTables {
 
 /**
  * `invoiceId` keys the byInvoice index, which takes no null: a withdrawal (no invoice) is stored
- * without the attribute, and so stays out of the index.
+ * without the attribute, and so stays out of the index. An on-chain deposit short of its
+ * confirmations carries its network in `pendingChain`, for the pendingOnChain index.
  */
 function toItem(transaction: Transaction): Record<string, unknown> {
   const { invoiceId, ...rest } = transaction;
-  return invoiceId === null ? rest : { ...transaction };
+  const pending = transaction.chain && transaction.status === 'processing' ? { pendingChain: transaction.network } : {};
+  return { ...(invoiceId === null ? rest : transaction), ...pending };
 }
 
-const fromItem = (item: Record<string, unknown>): Transaction => ({ ...item, invoiceId: (item.invoiceId as string | undefined) ?? null }) as Transaction;
+function fromItem(item: Record<string, unknown>): Transaction {
+  const { pendingChain: _pending, ...transaction } = item;
+  return { ...transaction, invoiceId: (item.invoiceId as string | undefined) ?? null } as Transaction;
+}
 
 export class DynamoTransactionStore implements Ledger {
   constructor(
@@ -52,13 +58,33 @@ export class DynamoTransactionStore implements Ledger {
     return (Items ?? []).map(fromItem);
   }
 
+  /** On-chain deposits on `network` still short of their confirmations, oldest first. */
+  async pendingOnChain(network: string): Promise<Transaction[]> {
+    const transactions: Transaction[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.transactions,
+          IndexName: 'pendingOnChain',
+          KeyConditionExpression: 'pendingChain = :network',
+          ExpressionAttributeValues: { ':network': network },
+          ExclusiveStartKey,
+        }),
+      );
+      transactions.push(...(page.Items ?? []).map(fromItem));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return transactions;
+  }
+
   async getClaim(id: string): Promise<UniqueClaim | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.uniques, Key: { id }, ConsistentRead: true }));
     return Item ? { id, owner: Item.owner as Record<string, string> } : undefined;
   }
 
   /** A new transaction with the invoice change it brings, its callback when it is final, and the claims it takes. */
-  async insert(transaction: Transaction, options: { invoice?: InvoiceGuard; callback?: CallbackEntry; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
+  async insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
     return this.commit([
       { Put: { TableName: this.tables.transactions, Item: toItem(transaction), ConditionExpression: 'attribute_not_exists(id)' } },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction.updatedAt)] : []),
@@ -74,7 +100,7 @@ export class DynamoTransactionStore implements Ledger {
   }
 
   /** Moves a transaction from `from` to its new state (already applied to `next`), with the invoice change and callback. */
-  async transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceGuard; callback?: CallbackEntry } = {}): Promise<CommitResult> {
+  async transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry; releaseClaims?: string[] } = {}): Promise<CommitResult> {
     return this.commit([
       {
         Put: {
@@ -87,29 +113,51 @@ export class DynamoTransactionStore implements Ledger {
       },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, next.updatedAt)] : []),
       ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
+      ...(options.releaseClaims ?? []).map((id) => ({ Delete: { TableName: this.tables.uniques, Key: { id } } })),
     ]);
   }
 
-  private invoiceWrite({ id, expectedStatus, change }: InvoiceGuard, at: string): TransactItem {
-    const guard = {
-      TableName: this.tables.invoices,
-      Key: { id },
-      ConditionExpression: '#status = :expected',
-      ExpressionAttributeNames: { '#status': 'status' },
-    };
-    if (!change) return { ConditionCheck: { ...guard, ExpressionAttributeValues: { ':expected': expectedStatus } } };
-    const set = ['#status = :next', 'updatedAt = :at'];
-    const values: Record<string, unknown> = { ':expected': expectedStatus, ':next': change.status, ':at': at };
-    if ('paidLate' in change && change.paidLate) {
-      set.push('paidLate = :late');
-      values[':late'] = true;
+  /**
+   * The invoice's part of the write: its new fields, conditional on the status, amount paid and
+   * number of transactions the decision was made on. Invoices written before payments were
+   * counted lack the last two until their first deposit, which the condition allows for.
+   */
+  private invoiceWrite({ id, expected, set, appendTransactionId }: InvoiceUpdate, at: string): TransactItem {
+    const fields = Object.entries(set).filter(([, value]) => value !== undefined);
+    const names: Record<string, string> = { '#status': 'status' };
+    const values: Record<string, unknown> = { ':expectedStatus': expected.status, ':expectedPaid': expected.paidAmount, ':expectedCount': expected.transactionCount };
+    const condition = [
+      '#status = :expectedStatus',
+      '(paidAmount = :expectedPaid OR attribute_not_exists(paidAmount))',
+      '(size(transactionIds) = :expectedCount OR attribute_not_exists(transactionIds))',
+    ].join(' AND ');
+    if (fields.length === 0 && !appendTransactionId) {
+      return { ConditionCheck: { TableName: this.tables.invoices, Key: { id }, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
     }
-    if ('cancelReason' in change) {
-      set.push('cancelReason = :reason');
-      values[':reason'] = change.cancelReason;
+    const assignments = fields.map(([name, value], i) => {
+      names[`#f${i}`] = name;
+      values[`:v${i}`] = value;
+      return `#f${i} = :v${i}`;
+    });
+    assignments.push('updatedAt = :at');
+    values[':at'] = at;
+    if (appendTransactionId) {
+      assignments.push('transactionIds = list_append(if_not_exists(transactionIds, :none), :appended)');
+      values[':none'] = [];
+      values[':appended'] = [appendTransactionId];
     }
     // Leaving the open states also leaves the expiry index.
-    return { Update: { ...guard, UpdateExpression: `SET ${set.join(', ')} REMOVE expiryShard`, ExpressionAttributeValues: values } };
+    const leavesOpen = set.status === 'completed' || set.status === 'canceled';
+    return {
+      Update: {
+        TableName: this.tables.invoices,
+        Key: { id },
+        UpdateExpression: `SET ${assignments.join(', ')}${leavesOpen ? ' REMOVE expiryShard' : ''}`,
+        ConditionExpression: condition,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    };
   }
 
   private async commit(items: TransactItem[]): Promise<CommitResult> {

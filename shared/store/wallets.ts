@@ -1,11 +1,13 @@
 /**
  * Permanent deposit addresses per (merchant, customer) in DynamoDB. A customer's first request
  * allocates the next derivation index from a shared counter; the customer item then fixes that
- * index, and the addresses derived from it, for good.
+ * index, and the addresses derived from it, for good. Beside it, an item per EVM address names
+ * its owner, so a chain watcher can tell whose address a transfer paid.
  */
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AddressOwner } from '../domain/chain-watcher.js';
 import { deriveCustomerAddresses, type CustomerAddresses } from '../domain/wallets.js';
-import { isConditionFailure } from './dynamo.js';
+import { isConditionFailure, isTransactionConflict } from './dynamo.js';
 import type { WalletKeySource } from './wallet-keys.js';
 
 export interface CustomerWallet {
@@ -19,6 +21,7 @@ export interface WalletStore {
   /** The customer's permanent addresses, allocated on first use. */
   addressesFor(merchantId: string, customerId: string): Promise<CustomerWallet>;
 }
+
 
 interface CustomerWalletItem extends CustomerWallet {
   id: string;
@@ -34,12 +37,21 @@ function customerWalletId(merchantId: string, customerId: string): string {
   return `customer#${JSON.stringify([merchantId, customerId])}`;
 }
 
+/** EVM addresses compared in lower case: checksum case carries no identity. */
+const evmAddressId = (address: string): string => `address#evm#${address.toLowerCase()}`;
+
+const WRITE_ATTEMPTS = 10;
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** BatchGetItem's limit on keys per call. */
+const BATCH_GET_LIMIT = 100;
+
 export class DynamoWalletStore implements WalletStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    /** Asked only when a customer's addresses are first derived. */
-    private readonly keys: WalletKeySource,
+    /** Asked only when a customer's addresses are first derived; a store that only looks owners up has none. */
+    private readonly keys?: WalletKeySource,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -49,6 +61,7 @@ export class DynamoWalletStore implements WalletStore {
     if (existing) return existing;
 
     // Keys first: no index is used up when they cannot be had.
+    if (!this.keys) throw new Error('This wallet store has no wallet keys to derive addresses with');
     const keys = await this.keys();
     const index = await this.allocateIndex();
     const item: CustomerWalletItem = {
@@ -59,18 +72,44 @@ export class DynamoWalletStore implements WalletStore {
       addresses: deriveCustomerAddresses(keys, index),
       createdAt: this.now().toISOString(),
     };
-    try {
-      await this.client.send(
-        new PutCommand({ TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(id)' }),
-      );
-      return toWallet(item);
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      // A concurrent first request stored its wallet first; its index wins and ours stays unused.
-      const winner = await this.read(id);
-      if (!winner) throw new Error(`Wallet ${id} vanished after a conditional write failed on it`);
-      return winner;
+    // The customer's item and its EVM address's owner item, together or not at all.
+    const write = new TransactWriteCommand({
+      TransactItems: [
+        { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(id)' } },
+        { Put: { TableName: this.tableName, Item: { id: evmAddressId(item.addresses.evm), merchantId, customerId }, ConditionExpression: 'attribute_not_exists(id)' } },
+      ],
+    });
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.client.send(write);
+        return toWallet(item);
+      } catch (error) {
+        if (!isConditionFailure(error) && !isTransactionConflict(error)) throw error;
+        // A concurrent first request stored its wallet first (or is storing it): its index wins and ours stays unused.
+        const winner = await this.read(id);
+        if (winner) return winner;
+        if (attempt === WRITE_ATTEMPTS) throw error;
+        await pause(Math.random() * 40 * attempt);
+      }
     }
+  }
+
+  /** The owners of those of `addresses` that are customers' EVM deposit addresses, by lower-cased address. */
+  async evmOwners(addresses: readonly string[]): Promise<Map<string, AddressOwner>> {
+    const owners = new Map<string, AddressOwner>();
+    const ids = [...new Set(addresses.map(evmAddressId))];
+    for (let start = 0; start < ids.length; start += BATCH_GET_LIMIT) {
+      let keys: Record<string, unknown>[] | undefined = ids.slice(start, start + BATCH_GET_LIMIT).map((id) => ({ id }));
+      while (keys && keys.length > 0) {
+        const page: BatchGetCommandOutput = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys } } }));
+        for (const item of page.Responses?.[this.tableName] ?? []) {
+          owners.set(String(item.id).slice('address#evm#'.length), { merchantId: item.merchantId as string, customerId: item.customerId as string });
+        }
+        // Keys DynamoDB left for later (throttled) are asked again.
+        keys = page.UnprocessedKeys?.[this.tableName]?.Keys;
+      }
+    }
+    return owners;
   }
 
   private async read(id: string): Promise<CustomerWallet | undefined> {

@@ -319,6 +319,9 @@ class StackView {
 let views: Record<Stage, StackView>;
 let customDomain: StackView;
 let explicitBaseUrl: StackView;
+let watching: StackView;
+
+const WATCHED_TOKEN = '0x1111111111111111111111111111111111111111';
 
 beforeAll(() => {
   const { context } = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
@@ -327,9 +330,39 @@ beforeAll(() => {
   const stacks = STAGES.map((stage) => [stage, new GatewayStack(app, gatewayStackName(stage), { stage })] as const);
   const customDomainStack = new GatewayStack(app, 'PaymentGateway-prod-custom-domain', { stage: 'prod', customDomain: CUSTOM_DOMAIN });
   const explicitBaseUrlStack = new GatewayStack(app, 'PaymentGateway-demo-base-url', { stage: 'demo', customDomain: CUSTOM_DOMAIN, publicBaseUrl: EXPLICIT_BASE_URL });
+  const watchingStack = new GatewayStack(app, 'PaymentGateway-demo-watching', { stage: 'demo', watchedNetworks: { ethereum: { tokens: { USDT: WATCHED_TOKEN } }, polygon: {} } });
   views = Object.fromEntries(stacks.map(([stage, stack]) => [stage, view(stage, stack)])) as Record<Stage, StackView>;
   customDomain = view('prod', customDomainStack);
   explicitBaseUrl = view('demo', explicitBaseUrlStack);
+  watching = view('demo', watchingStack);
+});
+
+describe('a stage watching EVM networks', () => {
+  const watcher = 'watch-chain';
+
+  it('runs the chain watcher once a minute per watched network, telling it which', () => {
+    const rules = watching.resources('AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(watching.functionIds().get(watcher)!));
+    expect(rules.map(([, rule]) => [rule.Properties.ScheduleExpression, JSON.parse(rule.Properties.Targets[0].Input)]).sort()).toEqual([
+      ['rate(1 minute)', { network: 'ethereum' }],
+      ['rate(1 minute)', { network: 'polygon' }],
+    ]);
+  });
+
+  it('takes each RPC URL as a NoEcho parameter, given to the watcher only', () => {
+    for (const network of ['Ethereum', 'Polygon']) expect(watching.json.Parameters?.[`ChainRpc${network}`]).toMatchObject({ Type: 'String', NoEcho: true });
+    for (const name of watching.functionIds().keys()) {
+      const variables = watching.functionNamed(name).Properties.Environment.Variables;
+      if (name === watcher) expect(variables).toMatchObject({ GATEWAY_RPC_ETHEREUM: { Ref: 'ChainRpcEthereum' }, GATEWAY_RPC_POLYGON: { Ref: 'ChainRpcPolygon' } });
+      else expect(Object.keys(variables).filter((variable) => variable.startsWith('GATEWAY_RPC_'))).toEqual([]);
+      // The tokens reach every function: the checkout's payment links name them too.
+      expect(JSON.parse(variables.GATEWAY_TOKENS_ETHEREUM)).toEqual({ USDT: WATCHED_TOKEN });
+    }
+  });
+
+  it('has no watcher schedule where no network is watched', () => {
+    const rules = views.demo.resources('AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(views.demo.functionIds().get(watcher)!));
+    expect(rules).toEqual([]);
+  });
 });
 
 describe.each(STAGES)('%s stack', (stage) => {
@@ -964,7 +997,8 @@ describe.each(STAGES)('%s stack', (stage) => {
   });
 
   describe('schedules', () => {
-    const scheduled = definitions.filter((f) => f.kind === 'schedule');
+    // The chain watcher's rules come with the networks a stage watches (above).
+    const scheduled = definitions.flatMap((f) => (f.kind === 'schedule' && !f.perEvmNetwork ? [f] : []));
 
     it.each(scheduled.map((f) => [f.name, f] as const))('%s runs on its EventBridge rate', (name, definition) => {
       const minutes = definition.everySeconds / 60;

@@ -98,16 +98,11 @@ const walletLinksOf = (page: string) =>
 
 const headingsOf = (page: string) => [...page.matchAll(/<h[12]\b[^>]*>([\s\S]*?)<\/h[12]>/g)].map(([, text]) => text!.replace(/<[^>]+>/g, ''));
 
-/** What the other payment-accounting change writes on a deposit smaller than asked (decisions 14). */
-const payPart = (invoiceId: string, paidAmount: string) =>
-  documentClient.send(
-    new UpdateCommand({
-      TableName: config().tables.invoices,
-      Key: { id: invoiceId },
-      UpdateExpression: 'SET paidAmount = :paid, paymentStatus = :partial',
-      ExpressionAttributeValues: { ':paid': paidAmount, ':partial': 'partial' },
-    }),
-  );
+/** A simulated deposit of less than asked (decisions 14): the invoice stays open, partly paid. */
+async function payPart(invoiceId: string, amount: string): Promise<void> {
+  const response = await invoke('simulate-deposit', { apiKey: merchant.apiKey, body: { invoiceId, amount } });
+  expect(response.status).toBe(200);
+}
 
 function cspOf(response: GatewayResult): Record<string, string> {
   const header = response.headers['content-security-policy'] ?? '';

@@ -9,7 +9,7 @@ import { MerchantAdmin, type KeyRegistry } from '../../infra/cli/merchant-admin.
 import { runMerchantCli } from '../../infra/cli/merchant-cli.js';
 import { digestApiKey, type ApiKey } from '../../shared/domain/merchants.js';
 import { invoke } from '../support/invoke.js';
-import { testCallbackSecrets, testMerchantStore } from '../support/merchants.js';
+import { testCallbackSecrets, testChainStore, testMerchantStore } from '../support/merchants.js';
 
 let dataDir: string;
 
@@ -99,7 +99,7 @@ describe('key rotation', () => {
     }
 
     const readable = await cli(['list']);
-    expect(readable.out).toContain(`${created.merchantId}  Rotating shop  fee 0%  callback none\n`);
+    expect(readable.out).toContain(`${created.merchantId}  Rotating shop  fee 0%  callback none  on-chain deposits on\n`);
     expect(readable.out).toContain(`  key ${second.keyId}  ${second.apiKey.slice(0, 12)}…  active\n`);
     expect(readable.out).not.toContain(second.apiKey);
   });
@@ -169,7 +169,7 @@ describe('MerchantAdmin and the gateway key registry', () => {
         events.push(`unregister ${key.keyId} status=${(await store.findKeyByDigest(key.digest))?.status}`);
       },
     };
-    const admin = new MerchantAdmin(store, registry, testCallbackSecrets(), 'prod');
+    const admin = new MerchantAdmin(store, registry, testCallbackSecrets(), testChainStore(), 'prod');
     const { merchant, key } = await admin.createMerchant({ name: 'Registry shop' });
     expect(key.apiKey).toMatch(/^gw_prod_/);
     await admin.revokeKey(merchant.id, key.keyId);
@@ -184,7 +184,7 @@ describe('MerchantAdmin and the gateway key registry', () => {
       },
       unregister: async () => undefined,
     };
-    const admin = new MerchantAdmin(store, refusing, testCallbackSecrets(), 'prod');
+    const admin = new MerchantAdmin(store, refusing, testCallbackSecrets(), testChainStore(), 'prod');
     await expect(admin.createMerchant({ name: 'Refused shop' })).rejects.toThrow('LimitExceededException');
     const refused = (await store.listMerchants()).find((m) => m.name === 'Refused shop');
     expect(await store.listKeys(refused!.id)).toEqual([]);

@@ -98,7 +98,8 @@ describe('simulated deposits', () => {
   });
 
   it.each([
-    ['a currency other than the invoice one', { currency: 'BTC' }, 'currency'],
+    ['a currency of the other family', { currency: 'TRY' }, 'currency'],
+    ['an unknown currency', { currency: 'XYZ' }, 'currency'],
     ['a network the invoice does not offer', { network: 'bitcoin' }, 'network'],
     ['a negative amount', { amount: -1 }, 'amount'],
     ['too many decimals', { amount: '1.0000001' }, 'amount'],
@@ -125,6 +126,73 @@ describe('simulated deposits', () => {
     const again = await simulate({ invoiceId: invoice.id });
     expect(again.status).toBe(409);
     expect(await ledger().listByInvoice(invoice.id)).toHaveLength(1);
+  });
+});
+
+describe('payment accounting (decisions 14)', () => {
+  const view = (invoice: Record<string, unknown>) => ({
+    status: invoice.status,
+    paidAmount: invoice.paidAmount,
+    paymentStatus: invoice.paymentStatus,
+    transactionIds: invoice.transactionIds,
+    completedAt: invoice.completedAt,
+  });
+
+  it('starts unpaid with nothing recorded', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'USDT', amount: 25 });
+    expect(view(invoice)).toEqual({ status: 'created', paidAmount: '0.000000', paymentStatus: 'unpaid', transactionIds: [], completedAt: null });
+  });
+
+  it('keeps a partly paid invoice open, completes it with the deposit that pays it in full, and calls back each deposit', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'USDT', amount: 25 });
+    const first = (await simulate({ invoiceId: invoice.id, amount: 10 })).body.data;
+    expect(first).toMatchObject({ status: 'confirmed', amount: '10.000000' });
+    expect(view(await getInvoice(invoice.id))).toEqual({ status: 'created', paidAmount: '10.000000', paymentStatus: 'partial', transactionIds: [first.id], completedAt: null });
+
+    const second = (await simulate({ invoiceId: invoice.id, amount: '15' })).body.data;
+    const completed = await getInvoice(invoice.id);
+    expect(view(completed)).toEqual({ status: 'completed', paidAmount: '25.000000', paymentStatus: 'paid', transactionIds: [first.id, second.id], completedAt: expect.any(String) });
+    for (const deposit of [first, second]) expect(await outbox().get(`${deposit.id}:confirmed`)).toBeDefined();
+
+    const extra = (await simulate({ invoiceId: invoice.id, amount: 1 })).body.data;
+    expect(view(await getInvoice(invoice.id))).toMatchObject({ status: 'completed', paidAmount: '26.000000', paymentStatus: 'overpaid', transactionIds: [first.id, second.id, extra.id], completedAt: completed.completedAt });
+  });
+
+  it('completes an overpaid invoice at once', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'USDT', amount: 25 });
+    await simulate({ invoiceId: invoice.id, amount: 30 });
+    expect(await getInvoice(invoice.id)).toMatchObject({ status: 'completed', paidAmount: '30.000000', paymentStatus: 'overpaid' });
+  });
+
+  it('records a deposit in another currency on the invoice, valued at its own rates, without paying it', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'USDT', amount: 25 });
+    const response = await simulate({ invoiceId: invoice.id, amount: 25, currency: 'USDC' });
+    expect(response.status).toBe(200);
+    expect(response.body.data).toMatchObject({ currency: 'USDC', amount: '25.000000', network: 'ethereum', usd: '25.00' });
+    expect(view(await getInvoice(invoice.id))).toEqual({ status: 'created', paidAmount: '0.000000', paymentStatus: 'unpaid', transactionIds: [response.body.data.id], completedAt: null });
+    expect(await outbox().get(`${response.body.data.id}:confirmed`)).toBeDefined();
+  });
+
+  it('takes several partial payments on a fiat invoice until it is paid, then refuses more', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000 });
+    expect((await simulate({ invoiceId: invoice.id, amount: 400 })).status).toBe(200);
+    expect(await getInvoice(invoice.id)).toMatchObject({ status: 'created', paymentStatus: 'partial', paidAmount: '400.00' });
+    expect((await simulate({ invoiceId: invoice.id, amount: 600 })).status).toBe(200);
+    expect(await getInvoice(invoice.id)).toMatchObject({ status: 'completed', paymentStatus: 'paid', paidAmount: '1000.00' });
+    expect((await simulate({ invoiceId: invoice.id, amount: 1 })).status).toBe(409);
+  });
+
+  it('counts every one of 20 concurrent partial deposits exactly once', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'USDT', amount: 25 });
+    const responses = await Promise.all(Array.from({ length: 20 }, () => simulate({ invoiceId: invoice.id, amount: '1.25' })));
+    const accepted = responses.filter((r) => r.status === 200).map((r) => r.body.data.id);
+    // A deposit that lost every race is refused whole (409): no money is half-recorded.
+    for (const refused of responses.filter((r) => r.status !== 200)) expect(refused.status).toBe(409);
+    const stored = await getInvoice(invoice.id);
+    expect(new Set(stored.transactionIds)).toEqual(new Set(accepted));
+    expect(stored.paidAmount).toBe((accepted.length * 1.25).toFixed(6));
+    expect(stored.status).toBe(accepted.length === 20 ? 'completed' : 'created');
+    expect(await ledger().listByInvoice(invoice.id)).toHaveLength(accepted.length);
   });
 });
 

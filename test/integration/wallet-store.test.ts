@@ -27,6 +27,7 @@ beforeAll(() => {
 /** A merchant id no other test uses. */
 const merchantId = (label = 'merchant') => `${label}-${randomUUID()}`;
 
+/** Every item naming the customer: its wallet and the owner item of its EVM address. */
 async function customerItems(merchant: string, customerId: string): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
@@ -91,7 +92,11 @@ describe('DynamoWalletStore', () => {
     const allocatedBefore = await allocatedIndexes();
     const wallets = await Promise.all(Array.from({ length: 20 }, () => store.addressesFor(merchant, 'racing-customer')));
     for (const wallet of wallets) expect(wallet).toEqual(wallets[0]);
-    expect(await customerItems(merchant, 'racing-customer')).toHaveLength(1);
+    const items = await customerItems(merchant, 'racing-customer');
+    expect(items.map((item) => String(item.id).split('#')[0]).sort()).toEqual(['address', 'customer']);
+    expect(await store.evmOwners([wallets[0]!.addresses.evm.toUpperCase().replace('0X', '0x'), '0x000000000000000000000000000000000000dead'])).toEqual(
+      new Map([[wallets[0]!.addresses.evm.toLowerCase(), { merchantId: merchant, customerId: 'racing-customer' }]]),
+    );
     // More than one index allocated means calls really lost the race; the losers' indexes stay unused.
     // Other files allocate from the same counter meanwhile, which only adds to the difference.
     expect(await allocatedIndexes()).toBeGreaterThan(allocatedBefore + 1);

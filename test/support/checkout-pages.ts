@@ -12,16 +12,12 @@ export interface CheckoutDriver {
   /** `POST /api/v2/invoices` as the demo merchant; throws unless it answers 200. */
   createInvoice(fields: Record<string, unknown>): Promise<any>;
   /** A deposit of the whole amount through the simulation API. */
-  simulateDeposit(invoiceId: string): Promise<void>;
+  /** Through the simulation API: the invoice's payment amount unless `amount` says less or more. */
+  simulateDeposit(invoiceId: string, amount?: string): Promise<void>;
   /** A checkout form, posted as a browser posts it; throws unless it answers with a redirect. */
   postForm(link: string, step: string, fields: Record<string, string>): Promise<void>;
   /** Sets attributes on the invoice in the runtime's database, behind the API. */
   writeInvoice(invoiceId: string, values: Record<string, string>): Promise<void>;
-  /**
-   * A deposit of less than asked, as the payment accounting records it (decisions 14). The
-   * simulation API of this runtime completes an invoice on any deposit, so it is written directly.
-   */
-  payPart(invoiceId: string, paidAmount: string): Promise<void>;
   /** One invoice at each step a customer can see: page name to URL. The closed ones return to `returnUrl`. */
   everyCheckoutPage(returnUrl: (name: string) => string): Promise<Record<string, string>>;
 }
@@ -43,11 +39,11 @@ export function checkoutDriver(gateway: GatewayProcess, dataDir: string): Checko
       });
       return ((await (await expectOk(response, [200])).json()) as { data: any }).data;
     },
-    async simulateDeposit(invoiceId) {
+    async simulateDeposit(invoiceId, amount) {
       const response = await fetch(`${gateway.baseUrl}/api/v2/simulate/deposit`, {
         method: 'POST',
         headers: { 'x-api-key': gateway.apiKey, 'content-type': 'application/json' },
-        body: JSON.stringify({ invoiceId }),
+        body: JSON.stringify({ invoiceId, amount }),
       });
       await expectOk(response, [200]);
     },
@@ -78,7 +74,6 @@ export function checkoutDriver(gateway: GatewayProcess, dataDir: string): Checko
         stack.close();
       }
     },
-    payPart: (invoiceId, paidAmount) => driver.writeInvoice(invoiceId, { paidAmount, paymentStatus: 'partial' }),
     async everyCheckoutPage(returnUrl) {
       const [crypto, partial, details, channels, waiting, simulated, paid, expired, rejected] = await Promise.all([
         driver.createInvoice({ baseCurrency: 'USDT', amount: 25 }),
@@ -91,7 +86,7 @@ export function checkoutDriver(gateway: GatewayProcess, dataDir: string): Checko
         driver.createInvoice({ baseCurrency: 'ETH', amount: 0.01, redirectUrl: returnUrl('expired') }),
         driver.createInvoice({ baseCurrency: 'PKR', amount: 1000, customerFullName: 'Sana', redirectUrl: returnUrl('rejected') }),
       ]);
-      await driver.payPart(partial.id, '10.000000');
+      await driver.simulateDeposit(partial.id, '10');
       await driver.postForm(waiting.link, '/utr', { channel: 'upi', utr: `UPI${randomInt(100_000_000_000, 1_000_000_000_000)}` });
       await driver.simulateDeposit(paid.id);
       await driver.writeInvoice(expired.id, { expiresAt: new Date(Date.now() - 1000).toISOString() });

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
 import { newApiKey, newMerchant, type ApiKey, type Merchant, type NewMerchantInput } from '../../shared/domain/merchants.js';
 import { documentClient } from '../../shared/store/dynamo.js';
+import { DynamoChainStore } from '../../shared/store/chain.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
 import { KeyFileDataKeySource } from '../../shared/vault/key-sources.js';
@@ -35,3 +36,6 @@ export async function seedMerchant(input: Partial<NewMerchantInput> = {}): Promi
   await store.addKey(record);
   return { merchant, callbackSecret, apiKey: text, key: record };
 }
+
+/** The chain watchers' state in the test run's tables. */
+export const testChainStore = (): DynamoChainStore => new DynamoChainStore(documentClient, config().tables.chain);

@@ -13,6 +13,7 @@ import { readRunningStack, type RuntimeInfo } from '../../infra/local/runtime-in
 import { localCallbackQueueUrls, localSqsClient } from '../../infra/local/sqs.js';
 import { callbackEntry, type CallbackEntry } from '../../shared/domain/callbacks.js';
 import { Decimal } from '../../shared/domain/money.js';
+import { invoiceAfterDeposit } from '../../shared/domain/payments.js';
 import { depositTransaction, type Transaction } from '../../shared/domain/transactions.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
@@ -91,11 +92,9 @@ export async function recordDepositWithoutPublishing(stack: RuntimeStack, invoic
     merchant.processingFeePercent,
   );
   const callback = callbackEntry(transaction, now);
-  const open = invoice.status === 'created' || invoice.status === 'active';
-  const result = await stack.transactions.insert(transaction, {
-    invoice: { id: invoice.id, expectedStatus: invoice.status, change: open ? { status: 'completed' } : { status: 'completed', paidLate: true } },
-    callback,
-  });
+  const outcome = invoiceAfterDeposit(invoice, transaction, true, now);
+  if ('refused' in outcome) throw new Error(`The invoice ${invoiceId} refuses a deposit (${outcome.refused})`);
+  const result = await stack.transactions.insert(transaction, { invoice: outcome.update, callback });
   if (result !== 'committed') throw new Error(`The deposit on ${invoiceId} was not written (${result})`);
   return { transaction, callback };
 }

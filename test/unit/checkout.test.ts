@@ -103,8 +103,4 @@ describe('what has been paid', () => {
     expect(paymentProgress({ ...usdt, paidAmount: '25.000000' })).toEqual({ paid: '25.000000', remaining: '0.000000', partial: false });
     expect(paymentProgress({ ...usdt, paidAmount: '30' })).toEqual({ paid: '30.000000', remaining: '0.000000', partial: false });
   });
-
-  it('is the whole amount on a completed invoice that never had its deposits summed', () => {
-    expect(paymentProgress({ ...usdt, status: 'completed' })).toEqual({ paid: '25.000000', remaining: '0.000000', partial: false });
-  });
 });

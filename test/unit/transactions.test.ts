@@ -16,12 +16,11 @@ import { Decimal } from '../../shared/domain/money.js';
 import {
   callbackFields,
   callbackPayload,
-  depositOutcome,
   depositTransaction,
-  settlementChange,
   transactionHash,
   transactionView,
 } from '../../shared/domain/transactions.js';
+import { noPayments } from '../../shared/domain/payments.js';
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const NOW = new Date('2026-03-01T12:00:00.000Z');
@@ -48,6 +47,7 @@ const invoice = (overrides: Partial<Invoice> = {}): Invoice => ({
   invoiceStrategy: 'fixed',
   customer: {},
   requestHash: 'h',
+  ...noPayments('INR'),
   expiresAt: '2026-03-01T12:15:00.000Z',
   createdAt: '2026-03-01T12:00:00.000Z',
   updatedAt: '2026-03-01T12:00:00.000Z',
@@ -118,33 +118,6 @@ describe('a deposit transaction', () => {
     expect(payload).not.toHaveProperty('senderDetails');
     expect(payload.callbackType).toBe('transaction');
     expect(payload.hash).toBe(view.hash);
-  });
-});
-
-describe('invoice lifecycle on deposits', () => {
-  it.each([
-    ['crypto', 'active', 'confirmed', { change: { status: 'completed' } }],
-    ['crypto', 'created', 'confirmed', { change: { status: 'completed' } }],
-    ['crypto', 'canceled', 'confirmed', { change: { status: 'completed', paidLate: true } }],
-    ['crypto', 'completed', 'confirmed', { change: null }],
-    ['crypto', 'active', 'failed', { change: null }],
-    ['fiat', 'active', 'confirmed', { change: { status: 'completed' } }],
-    ['fiat', 'active', 'failed', { change: { status: 'canceled', cancelReason: 'rejected' } }],
-    ['fiat', 'active', 'processing', { change: null }],
-    ['fiat', 'canceled', 'confirmed', { refused: 'gone' }],
-    ['fiat', 'completed', 'confirmed', { refused: 'conflict' }],
-  ] as const)('%s invoice %s + %s deposit', (family, status, txStatus, expected) => {
-    expect(depositOutcome({ family, status }, txStatus)).toEqual(expected);
-  });
-
-  it.each([
-    ['active', 'confirmed', { status: 'completed' }],
-    ['canceled', 'confirmed', { status: 'completed', paidLate: true }],
-    ['completed', 'confirmed', null],
-    ['active', 'failed', { status: 'canceled', cancelReason: 'rejected' }],
-    ['canceled', 'failed', null],
-  ] as const)('settling a processing deposit on a %s invoice as %s', (status, txStatus, expected) => {
-    expect(settlementChange({ status }, txStatus)).toEqual(expected);
   });
 });
 

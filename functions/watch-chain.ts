@@ -1,0 +1,68 @@
+/**
+ * The chain watcher of one EVM network per invocation (`{ network }`, one schedule per configured
+ * network). A run that fails (an RPC down, timing out or answering garbage) logs one error and
+ * leaves the cursor where it was; the next run does the work again, and nothing is credited twice.
+ */
+import { config } from '../shared/config.js';
+import { EvmRpcReader } from '../shared/chain/evm-reader.js';
+import { ChainWatcher, type RunSummary } from '../shared/domain/chain-watcher.js';
+import { EVM_NETWORKS, type EvmNetwork } from '../shared/domain/networks.js';
+import { logger } from '../shared/http/logger.js';
+import { CHAIN_BLOCKS_PER_RUN } from '../shared/platform.js';
+import { DynamoChainStore } from '../shared/store/chain.js';
+import { documentClient } from '../shared/store/dynamo.js';
+import { DynamoInvoiceStore } from '../shared/store/invoices.js';
+import { DynamoTransactionStore } from '../shared/store/transactions.js';
+import { DynamoWalletStore } from '../shared/store/wallets.js';
+import { merchantStore, transactionService } from './commons/transactions.js';
+
+const { stage, tables, evmChains, invoiceLifetimeSeconds } = config();
+
+const watchers = new Map<EvmNetwork, ChainWatcher>();
+
+function watcherOf(network: EvmNetwork): ChainWatcher {
+  const chain = evmChains[network];
+  if (!chain.rpcUrl) throw new Error(`${network} has no RPC URL configured (GATEWAY_RPC_${network.toUpperCase()}), so it is not watched`);
+  let watcher = watchers.get(network);
+  if (!watcher) {
+    watcher = new ChainWatcher({
+      network,
+      chain,
+      reader: new EvmRpcReader(chain.rpcUrl),
+      state: new DynamoChainStore(documentClient, tables.chain),
+      owners: new DynamoWalletStore(documentClient, tables.wallets),
+      invoices: new DynamoInvoiceStore(documentClient, tables),
+      merchants: merchantStore,
+      transactions: transactionService,
+      pending: new DynamoTransactionStore(documentClient, tables),
+      stage,
+      invoiceLifetimeSeconds,
+      maxBlocksPerRun: CHAIN_BLOCKS_PER_RUN,
+      clock: () => new Date(),
+      log: { info: (message, details = {}) => logger.info(message, details), warn: (message, details = {}) => logger.warn(message, details) },
+    });
+    watchers.set(network, watcher);
+  }
+  return watcher;
+}
+
+export type WatchResult = RunSummary | { network: EvmNetwork; failed: true };
+
+export const handler = async (event: { network?: unknown }): Promise<WatchResult> => {
+  const network = event.network;
+  if (typeof network !== 'string' || !(EVM_NETWORKS as readonly string[]).includes(network)) {
+    throw new Error(`watch-chain needs { network } with one of ${EVM_NETWORKS.join(', ')}; got ${JSON.stringify(network)}`);
+  }
+  const watcher = watcherOf(network as EvmNetwork);
+  try {
+    const summary = await watcher.run();
+    logger.info('Chain watcher run', { ...summary });
+    return summary;
+  } catch (error) {
+    logger.error('Chain watcher run failed; its cursor stays where it was and the next run tries again', {
+      network,
+      reason: error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error),
+    });
+    return { network: network as EvmNetwork, failed: true };
+  }
+};

@@ -1,0 +1,344 @@
+/**
+ * One run of the watcher of an EVM network (decisions 15), over small ports: follow the deposits
+ * still short of their confirmations, credit held transfers of merchants that now take them, then
+ * scan a bounded range of new blocks for native and token transfers to customers' addresses and
+ * record each once. The cursor moves only after the range's writes succeeded, so a run that fails
+ * part way is simply done again: every write is idempotent on the transfer's identity.
+ */
+import { ApiError } from '../errors.js';
+import type { Stage } from '../routes.js';
+import {
+  advance,
+  assetAmount,
+  depthOf,
+  forkPoint,
+  transferId,
+  type BlockRef,
+  type ChainCursor,
+  type ChainReader,
+  type EvmBlock,
+  type ObservedTransfer,
+} from './chain.js';
+import type { CryptoAssetCode } from './currencies.js';
+import type { Invoice } from './invoices.js';
+import { takesOnchainDeposits, type Merchant } from './merchants.js';
+import { Decimal } from './money.js';
+import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './networks.js';
+import type { TransactionService } from './transaction-service.js';
+import type { Transaction } from './transactions.js';
+
+/** Whose deposit address a transfer paid. */
+export interface AddressOwner {
+  merchantId: string;
+  customerId: string;
+}
+
+/** A transfer to a customer that is not credited yet: its merchant does not take on-chain deposits, or it has no invoice to go to. */
+export interface HeldTransfer {
+  /** The transfer's identity (`transferId`). */
+  id: string;
+  network: EvmNetwork;
+  transactionHash: string;
+  logIndex: number | null;
+  blockNumber: number;
+  blockHash: string;
+  to: string;
+  asset: CryptoAssetCode;
+  amount: string;
+  merchantId: string;
+  customerId: string;
+  reason: 'onchain-deposits-off' | 'no-invoice';
+  seenAt: string;
+}
+
+export interface ChainState {
+  cursor(network: string): Promise<ChainCursor | undefined>;
+  moveCursor(network: string, to: ChainCursor, from: ChainCursor | undefined, now: Date): Promise<boolean>;
+  hold(transfer: HeldTransfer): Promise<boolean>;
+  held(network: string): Promise<HeldTransfer[]>;
+  release(id: string): Promise<void>;
+}
+
+export interface ChainWatcherDeps {
+  network: EvmNetwork;
+  chain: Pick<EvmChain, 'confirmations' | 'tokens'>;
+  reader: ChainReader;
+  state: ChainState;
+  owners: { evmOwners(addresses: readonly string[]): Promise<Map<string, AddressOwner>> };
+  invoices: { customerInvoices(merchantId: string, customerId: string, options?: { since?: string; paymentCurrency?: string }): AsyncIterable<Invoice> };
+  merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
+  transactions: Pick<TransactionService, 'recordDeposit' | 'settle'>;
+  pending: { pendingOnChain(network: string): Promise<Transaction[]> };
+  stage: Stage;
+  /** Open invoices are younger than this (plus the sweep's lag): how far back the oldest open one is looked for. */
+  invoiceLifetimeSeconds: number;
+  maxBlocksPerRun: number;
+  clock: () => Date;
+  log: { info(message: string, details?: Record<string, unknown>): void; warn(message: string, details?: Record<string, unknown>): void };
+}
+
+export interface RunSummary {
+  network: EvmNetwork;
+  head: number;
+  /** Blocks scanned this run, and the cursor after it. */
+  scanned: number;
+  cursor: number;
+  recorded: number;
+  held: number;
+  confirmed: number;
+  failed: number;
+  credited: number;
+  reorg?: { from: number; to: number };
+}
+
+/** With no cursor yet, a network is scanned from this many blocks below its head. */
+export const INITIAL_LOOKBACK_BLOCKS = 1_000;
+/** An invoice left open by a late expiry sweep is still found within this margin. */
+const OPEN_INVOICE_MARGIN_MS = 60 * 60 * 1000;
+/** Blocks fetched at once. */
+const FETCH_CONCURRENCY = 8;
+
+const isOpen = (invoice: Invoice) => invoice.status === 'created' || invoice.status === 'active';
+
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!);
+    }
+  });
+  await Promise.all(workers);
+  return results;
+}
+
+export class ChainWatcher {
+  private readonly tokenByAddress: Map<string, { asset: CryptoAssetCode; decimals: number }>;
+
+  constructor(private readonly deps: ChainWatcherDeps) {
+    this.tokenByAddress = new Map(
+      Object.entries(deps.chain.tokens).map(([asset, token]) => [token!.address.toLowerCase(), { asset: asset as CryptoAssetCode, decimals: token!.decimals }]),
+    );
+  }
+
+  /** How many blocks of hashes the cursor remembers: enough to trace back any reorg a pending deposit can see. */
+  private get memory(): number {
+    return this.deps.chain.confirmations * 2 + 16;
+  }
+
+  async run(): Promise<RunSummary> {
+    const { network, reader, state, clock } = this.deps;
+    const head = await reader.headNumber();
+    const stored = await state.cursor(network);
+    const summary: RunSummary = { network, head, scanned: 0, cursor: 0, recorded: 0, held: 0, confirmed: 0, failed: 0, credited: 0 };
+
+    let cursor = stored ?? (await this.initialCursor(head));
+    const canonical = (number: number) => (number > head ? Promise.resolve(undefined) : reader.blockHash(number));
+    if ((await canonical(cursor.number)) !== cursor.hash) {
+      const rewound = await this.rewind(cursor, head);
+      summary.reorg = { from: cursor.number, to: rewound.number };
+      this.deps.log.warn('The chain reorganised below the cursor; scanning again from the fork', { network, ...summary.reorg });
+      cursor = rewound;
+    }
+
+    await this.followPending(head, summary);
+    await this.creditHeld(head, summary);
+
+    const last = Math.min(head, cursor.number + this.deps.maxBlocksPerRun);
+    const blocks = await this.canonicalBlocks(cursor, last);
+    for (const { transfer, owner } of await this.customerTransfersIn(blocks)) {
+      const held = await this.credit(transfer, owner, head);
+      if (!held) summary.recorded++;
+      else if (await state.hold({ ...held, seenAt: clock().toISOString() })) summary.held++;
+    }
+
+    const next = advance(cursor, blocks, this.memory);
+    if (next !== stored && !(await state.moveCursor(network, next, stored, clock()))) {
+      throw new Error(`The ${network} cursor was moved by another run; this run's writes stand and the next run carries on`);
+    }
+    summary.scanned = blocks.length;
+    summary.cursor = next.number;
+    return summary;
+  }
+
+  private async initialCursor(head: number): Promise<ChainCursor> {
+    const number = Math.max(0, head - INITIAL_LOOKBACK_BLOCKS);
+    const block = { number, hash: await this.deps.reader.blockHash(number) };
+    return { ...block, recent: [block] };
+  }
+
+  /** The cursor at the fork point; below everything remembered when the reorg went deeper than that. */
+  private async rewind(cursor: ChainCursor, head: number): Promise<ChainCursor> {
+    const { reader } = this.deps;
+    const fork = await forkPoint(cursor, async (number) => (number > head ? '' : reader.blockHash(number)));
+    if (fork) return { ...fork, recent: cursor.recent.filter((block) => block.number <= fork.number) };
+    const number = Math.max(0, Math.min(cursor.recent[0]?.number ?? cursor.number, head + 1) - 1);
+    const block = { number, hash: await reader.blockHash(number) };
+    return { ...block, recent: [block] };
+  }
+
+  /** Blocks after the cursor up to `last`, each the child of the one before; a break (a reorg while reading) ends the range there. */
+  private async canonicalBlocks(cursor: BlockRef, last: number): Promise<EvmBlock[]> {
+    const numbers = Array.from({ length: Math.max(0, last - cursor.number) }, (_, i) => cursor.number + 1 + i);
+    const blocks = await mapLimited(numbers, FETCH_CONCURRENCY, (number) => this.deps.reader.block(number));
+    const chained: EvmBlock[] = [];
+    let parent = cursor.hash;
+    for (const block of blocks) {
+      if (block.parentHash !== parent) break;
+      chained.push(block);
+      parent = block.hash;
+    }
+    return chained;
+  }
+
+  /** Native and token transfers of watched assets in the blocks that pay customers' addresses, with their owners. */
+  private async customerTransfersIn(blocks: readonly EvmBlock[]): Promise<Array<{ transfer: ObservedTransfer; owner: AddressOwner }>> {
+    const { network } = this.deps;
+    if (blocks.length === 0) return [];
+    const byNumber = new Map(blocks.map((block) => [block.number, block]));
+    const nativeAsset = NATIVE_ASSETS[network];
+    const transfers: ObservedTransfer[] = blocks.flatMap((block) =>
+      block.transactions
+        .filter((tx) => tx.to !== null && tx.value > 0n)
+        .map((tx) => ({
+          network,
+          transactionHash: tx.hash,
+          logIndex: null,
+          block: { number: block.number, hash: block.hash },
+          to: tx.to!.toLowerCase(),
+          asset: nativeAsset,
+          amount: assetAmount(tx.value, 18, nativeAsset),
+        })),
+    );
+    if (this.tokenByAddress.size > 0) {
+      const logs = await this.deps.reader.tokenTransfers(blocks[0]!.number, blocks.at(-1)!.number, [...this.tokenByAddress.keys()]);
+      for (const log of logs) {
+        const token = this.tokenByAddress.get(log.token.toLowerCase());
+        // Logs of a block that is no longer the one scanned belong to the next run.
+        if (!token || log.value === 0n || byNumber.get(log.blockNumber)?.hash !== log.blockHash) continue;
+        transfers.push({
+          network,
+          transactionHash: log.transactionHash,
+          logIndex: log.logIndex,
+          block: { number: log.blockNumber, hash: log.blockHash },
+          to: log.to.toLowerCase(),
+          asset: token.asset,
+          amount: assetAmount(log.value, token.decimals, token.asset),
+        });
+      }
+    }
+    const owners = await this.deps.owners.evmOwners(transfers.map((t) => t.to));
+    return transfers.flatMap((transfer) => {
+      const owner = owners.get(transfer.to);
+      return owner ? [{ transfer, owner }] : [];
+    });
+  }
+
+  /**
+   * Credits the transfer to the invoice decisions 15 picks, processing below its confirmations and
+   * confirmed at them; answers what to hold instead when it cannot be credited.
+   */
+  private async credit(transfer: ObservedTransfer, owner: AddressOwner, head: number): Promise<Omit<HeldTransfer, 'seenAt'> | undefined> {
+    const { confirmations } = this.deps.chain;
+    const heldAs = (reason: HeldTransfer['reason']): Omit<HeldTransfer, 'seenAt'> => ({
+      id: transferId(transfer),
+      network: transfer.network,
+      transactionHash: transfer.transactionHash,
+      logIndex: transfer.logIndex,
+      blockNumber: transfer.block.number,
+      blockHash: transfer.block.hash,
+      to: transfer.to,
+      asset: transfer.asset,
+      amount: transfer.amount.toFixed(),
+      merchantId: owner.merchantId,
+      customerId: owner.customerId,
+      reason,
+    });
+    // Dust finer than the asset's precision rounds to nothing: nothing to credit.
+    if (transfer.amount.isZero()) return undefined;
+    const merchant = await this.deps.merchants.getMerchant(owner.merchantId);
+    if (!merchant || !takesOnchainDeposits(merchant, this.deps.stage)) return heldAs('onchain-deposits-off');
+    const invoice = await this.invoiceFor(owner, transfer.asset);
+    if (!invoice) return heldAs('no-invoice');
+    await this.deps.transactions.recordDeposit(merchant.id, invoice.id, {
+      amount: transfer.amount,
+      currency: transfer.asset,
+      network: transfer.network,
+      status: depthOf(transfer.block.number, head) >= confirmations ? 'confirmed' : 'processing',
+      transactionHash: transfer.transactionHash,
+      chain: { blockNumber: transfer.block.number, blockHash: transfer.block.hash, logIndex: transfer.logIndex },
+      uniqueId: transferId(transfer),
+    });
+    return undefined;
+  }
+
+  /**
+   * Which invoice a transfer pays (decisions 15): the customer's oldest open invoice in the asset;
+   * else their most recent one in the asset; else their most recent crypto invoice of any asset.
+   */
+  private async invoiceFor(owner: AddressOwner, asset: CryptoAssetCode): Promise<Invoice | undefined> {
+    const { invoices, clock, invoiceLifetimeSeconds } = this.deps;
+    const since = new Date(clock().getTime() - invoiceLifetimeSeconds * 1000 - OPEN_INVOICE_MARGIN_MS).toISOString();
+    let oldestOpen: Invoice | undefined;
+    let latestInAsset: Invoice | undefined;
+    for await (const invoice of invoices.customerInvoices(owner.merchantId, owner.customerId, { since, paymentCurrency: asset })) {
+      latestInAsset ??= invoice;
+      if (isOpen(invoice)) oldestOpen = invoice;
+    }
+    if (oldestOpen) return oldestOpen;
+    if (latestInAsset) return latestInAsset;
+    for await (const invoice of invoices.customerInvoices(owner.merchantId, owner.customerId, { paymentCurrency: asset })) return invoice;
+    for await (const invoice of invoices.customerInvoices(owner.merchantId, owner.customerId)) if (invoice.family === 'crypto') return invoice;
+    return undefined;
+  }
+
+  /**
+   * Deposits short of their confirmations: confirmed at depth; failed when their block left the
+   * chain first (no callback: they were never called back), their claim given up so that the
+   * transfer, should it be mined again, is recorded anew.
+   */
+  private async followPending(head: number, summary: RunSummary): Promise<void> {
+    const { network, reader, transactions, chain } = this.deps;
+    for (const deposit of await this.deps.pending.pendingOnChain(network)) {
+      const position = deposit.chain!;
+      const canonical = position.blockNumber > head ? undefined : await reader.blockHash(position.blockNumber);
+      if (canonical !== position.blockHash) {
+        const id = transferId({ network, transactionHash: deposit.transactionHash!, logIndex: position.logIndex });
+        await transactions.settle(deposit.merchantId, deposit.id, 'failed', { callback: false, releaseClaim: id });
+        this.deps.log.warn('An on-chain deposit left the chain before its confirmations', { network, transactionId: deposit.id, transactionHash: deposit.transactionHash });
+        summary.failed++;
+      } else if (depthOf(position.blockNumber, head) >= chain.confirmations) {
+        await transactions.settle(deposit.merchantId, deposit.id, 'confirmed');
+        summary.confirmed++;
+      }
+    }
+  }
+
+  /** Held transfers of merchants that take on-chain deposits now: credited if still on the chain, dropped if not. */
+  private async creditHeld(head: number, summary: RunSummary): Promise<void> {
+    const { network, reader, state } = this.deps;
+    for (const held of await state.held(network)) {
+      const canonical = held.blockNumber > head ? undefined : await reader.blockHash(held.blockNumber);
+      let block: BlockRef | undefined = canonical === held.blockHash ? { number: held.blockNumber, hash: held.blockHash } : undefined;
+      // A native transfer keeps its identity in any block; a token transfer mined again is seen again by the scan.
+      if (!block && held.logIndex === null) block = await reader.minedAt(held.transactionHash);
+      if (!block) {
+        await state.release(held.id);
+        this.deps.log.warn('A held transfer left the chain', { network, id: held.id });
+        continue;
+      }
+      const transfer: ObservedTransfer = { ...held, block, amount: new Decimal(held.amount) };
+      try {
+        if (await this.credit(transfer, held, head)) continue;
+      } catch (error) {
+        // One held transfer that cannot be credited (a vanished invoice) does not stop the others.
+        if (!(error instanceof ApiError)) throw error;
+        this.deps.log.warn('A held transfer could not be credited', { network, id: held.id, code: error.code });
+        continue;
+      }
+      await state.release(held.id);
+      summary.credited++;
+    }
+  }
+}
