@@ -33,9 +33,9 @@ export const TABLE_CAPACITY_BASIS = {
  * Reserved concurrency: the most instances of one function that run at once. It bounds what one
  * function can ask of a table (10 instances x 50 requests/s x 4 units = 2,000 write units/s, half
  * a new table's capacity) and keeps a flood on one route from taking the account's concurrency
- * from the others. The scheduled jobs run one instance at a time, so a slow run is never
+ * from the others. The sweeps on a schedule run one instance at a time, so a slow run is never
  * overlapped by the next: that run is throttled, retried for one period, then dropped, and the run
- * after it does the same work. AWS keeps 100 of an account's concurrency (1,000 by default)
+ * after it does the same work (the chain watcher: see `reservedConcurrencyOf`). AWS keeps 100 of an account's concurrency (1,000 by default)
  * unreserved, so each stage reserves at most `stageBudget`: two stages fit in one account.
  */
 export const CONCURRENCY = {
@@ -47,9 +47,20 @@ export const CONCURRENCY = {
   stageBudget: 400,
 } as const;
 
-/** A function's reserved concurrency. */
-export const reservedConcurrencyOf = (definition: Pick<GatewayFunction, 'kind'>): number =>
-  definition.kind === 'schedule' ? CONCURRENCY.scheduled : CONCURRENCY.perFunction;
+/**
+ * A function's reserved concurrency. The chain watcher is one function serving every watched
+ * network, one scheduled run per network each period: one instance would make the networks wait
+ * on each other, so it has one per network, which lets each network's run go at once. A run that
+ * outlasts its period may then meet the next run of its own network, and that overlap is safe:
+ * the cursor moves only from the position a run read it at (the later run's move fails and it
+ * stops), transfers are held and deposits recorded once per transfer (conditional writes on the
+ * transfer's id), and settlements are conditional on the transaction's state.
+ */
+export function reservedConcurrencyOf(definition: Pick<GatewayFunction, 'kind'> & { perEvmNetwork?: boolean }, watchedNetworks: number): number {
+  if (definition.kind !== 'schedule') return CONCURRENCY.perFunction;
+  // Deployed without networks it is never invoked; zero would disable it.
+  return definition.perEvmNetwork ? Math.max(CONCURRENCY.scheduled, watchedNetworks) : CONCURRENCY.scheduled;
+}
 
 /**
  * The stage's throttle for every method: what a function at its reserved concurrency answers

@@ -10,15 +10,17 @@ export const STAGES = ['prod', 'demo'] as const;
 export type Stage = (typeof STAGES)[number];
 
 /**
- * How a function uses a table; each level allows exactly the DynamoDB actions that
- * `TABLE_ACCESS_ACTIONS` (shared/store/table-access.ts) lists for it:
- * - `read`: GetItem;
- * - `guard`: read, and condition a transaction on an item without changing it (ConditionCheckItem);
- * - `readWrite`: guard, and PutItem and UpdateItem (a transaction's Put and Update included);
- * - `readWriteDelete`: readWrite, and DeleteItem (the idempotency records, which Powertools deletes
- *   when a request fails, so that its retry runs).
+ * The DynamoDB actions a function may take on a table, each one it calls (a transaction's Put,
+ * Update, Delete and ConditionCheck items need PutItem, UpdateItem, DeleteItem and
+ * ConditionCheckItem). No Scan: every read is by key, or a Query of an index in `queries`.
  */
-export type TableAccess = 'read' | 'guard' | 'readWrite' | 'readWriteDelete';
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'ConditionCheckItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
+
+/**
+ * What Powertools' idempotency records take: read, claim (a conditional Put), complete (Update),
+ * and delete when the request fails, so that its retry runs.
+ */
+const IDEMPOTENCY_RECORDS: readonly TableAction[] = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
 /** The names of a table's global secondary indexes. */
 type IndexNameOf<K extends TableKey> = (typeof TABLES)[K] extends { indexes: ReadonlyArray<{ name: infer Name }> } ? Name : never;
@@ -31,8 +33,8 @@ interface FunctionDefinition {
   name: string;
   /** Stages that deploy this function; the local runtime runs the `demo` set. */
   stages: readonly Stage[];
-  /** Least privilege: the tables this function touches, and how. */
-  tables: Partial<Record<TableKey, TableAccess>>;
+  /** Least privilege: the tables this function touches, and the actions it calls on each. */
+  tables: Partial<Record<TableKey, readonly TableAction[]>>;
   /** The indexes it queries: Query is allowed on these and nowhere else (no table is ever scanned). */
   queries?: TableQueries;
   /** Queues the function sends to. */
@@ -93,6 +95,8 @@ export interface QueueFunction extends FunctionDefinition {
   batchSize: number;
   /** Whether the function moves messages to the queue's dead-letter queue itself. */
   parksMessages?: boolean;
+  /** Whether the function schedules a message's next attempt itself, hiding it until then (ChangeMessageVisibility). */
+  delaysRetries?: boolean;
 }
 
 export type GatewayFunction = HttpRoute | AuthorizerFunction | ScheduledFunction | QueueFunction;
@@ -108,7 +112,7 @@ export const FUNCTIONS = [
     kind: 'authorizer',
     name: 'authorize-merchant',
     stages: BOTH,
-    tables: { apiKeys: 'read' },
+    tables: { apiKeys: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -117,7 +121,8 @@ export const FUNCTIONS = [
     path: '/api/v2/invoices',
     auth: 'apiKey',
     stages: BOTH,
-    tables: { invoices: 'readWrite', uniques: 'readWrite', idempotency: 'readWriteDelete', wallets: 'readWrite' },
+    // An order's invoice and its claim are written together; a repeated order reads them back.
+    tables: { invoices: ['GetItem', 'PutItem'], uniques: ['GetItem', 'PutItem'], idempotency: IDEMPOTENCY_RECORDS, wallets: ['GetItem', 'PutItem', 'UpdateItem'] },
     readsWalletKeys: true,
   },
   {
@@ -127,7 +132,7 @@ export const FUNCTIONS = [
     path: '/api/v2/invoices/{invoiceId}',
     auth: 'apiKey',
     stages: BOTH,
-    tables: { invoices: 'read' },
+    tables: { invoices: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -137,7 +142,7 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: BOTH,
     opensCallbackSecrets: true,
-    tables: { transactions: 'read', merchants: 'read' },
+    tables: { transactions: ['GetItem'], merchants: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -147,7 +152,13 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: DEMO_ONLY,
     opensCallbackSecrets: true,
-    tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWriteDelete' },
+    tables: {
+      invoices: ['GetItem', 'UpdateItem'],
+      transactions: ['PutItem'],
+      outbox: ['PutItem', 'UpdateItem'],
+      merchants: ['GetItem'],
+      idempotency: IDEMPOTENCY_RECORDS,
+    },
     sendsTo: ['callbacks'],
   },
   {
@@ -158,7 +169,7 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: DEMO_ONLY,
     opensCallbackSecrets: true,
-    tables: { transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWriteDelete' },
+    tables: { transactions: ['GetItem', 'PutItem'], outbox: ['PutItem', 'UpdateItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
     sendsTo: ['callbacks'],
   },
   {
@@ -171,7 +182,8 @@ export const FUNCTIONS = [
     // A receipt of RECEIPT_MAX_BYTES (2 MiB) is 2.67 MiB of base64; the rest is room for the other fields.
     maxBodyBytes: 2.75 * 1024 * 1024,
     // The deposit's transaction is conditional on the invoice's state, which it does not change.
-    tables: { invoices: 'guard', transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWriteDelete' },
+    // The deposit is written with its claims and the invoice's new transaction id, in one transaction.
+    tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem'], uniques: ['GetItem', 'PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
     sendsTo: ['fiatDecisions'],
     usesVault: true,
   },
@@ -183,7 +195,7 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: BOTH,
     opensCallbackSecrets: true,
-    tables: { transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWriteDelete' },
+    tables: { transactions: ['PutItem'], uniques: ['PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
     usesVault: true,
   },
   {
@@ -209,7 +221,7 @@ export const FUNCTIONS = [
     name: 'expire-invoices',
     everySeconds: 60,
     stages: BOTH,
-    tables: { invoices: 'readWrite' },
+    tables: { invoices: ['UpdateItem'] },
     queries: { invoices: ['openByExpiry'] },
     timeoutSeconds: 60,
   },
@@ -220,7 +232,7 @@ export const FUNCTIONS = [
     everySeconds: 60,
     localEverySeconds: 2,
     stages: BOTH,
-    tables: { outbox: 'readWrite' },
+    tables: { outbox: ['UpdateItem'] },
     queries: { outbox: ['unpublished'] },
     sendsTo: ['callbacks'],
     timeoutSeconds: 60,
@@ -232,7 +244,18 @@ export const FUNCTIONS = [
     everySeconds: 60,
     perEvmNetwork: true,
     stages: BOTH,
-    tables: { chain: 'readWrite', wallets: 'read', invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', uniques: 'readWrite', merchants: 'read' },
+    // A settlement that changes nothing on the invoice only checks it; a deposit whose block left
+    // the chain gives up its claim; a held transfer credited or gone is deleted.
+    tables: {
+      chain: ['GetItem', 'PutItem', 'DeleteItem'],
+      wallets: ['BatchGetItem'],
+      invoices: ['GetItem', 'UpdateItem', 'ConditionCheckItem'],
+      transactions: ['GetItem', 'PutItem'],
+      outbox: ['PutItem', 'UpdateItem'],
+      uniques: ['GetItem', 'PutItem', 'DeleteItem'],
+      merchants: ['GetItem'],
+    },
+    queries: { chain: ['held'], invoices: ['byCustomer'], transactions: ['pendingOnChain'] },
     sendsTo: ['callbacks'],
     timeoutSeconds: 60,
   },
@@ -242,9 +265,10 @@ export const FUNCTIONS = [
     queue: 'callbacks',
     batchSize: 10,
     parksMessages: true,
+    delaysRetries: true,
     stages: BOTH,
     opensCallbackSecrets: true,
-    tables: { outbox: 'readWrite', merchants: 'read' },
+    tables: { outbox: ['GetItem', 'UpdateItem'], merchants: ['GetItem'] },
     // Deliveries run in parallel, each at most DELIVERY_TIMEOUT_MS.
     timeoutSeconds: 30,
   },
@@ -254,7 +278,8 @@ export const FUNCTIONS = [
     queue: 'fiatDecisions',
     batchSize: 10,
     stages: DEMO_ONLY,
-    tables: { transactions: 'readWrite', invoices: 'readWrite', outbox: 'readWrite' },
+    // A settlement that changes nothing on the invoice only checks it.
+    tables: { transactions: ['GetItem', 'PutItem'], invoices: ['GetItem', 'UpdateItem', 'ConditionCheckItem'], outbox: ['PutItem', 'UpdateItem'] },
     sendsTo: ['callbacks'],
   },
   {
@@ -266,7 +291,7 @@ export const FUNCTIONS = [
     auth: 'none',
     stages: BOTH,
     // Opening the page activates a created invoice.
-    tables: { invoices: 'readWrite', merchants: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -275,7 +300,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/status',
     auth: 'none',
     stages: BOTH,
-    tables: { invoices: 'read', merchants: 'read' },
+    tables: { invoices: ['GetItem'], merchants: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -284,7 +309,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/details',
     auth: 'none',
     stages: BOTH,
-    tables: { invoices: 'readWrite', merchants: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -294,7 +319,7 @@ export const FUNCTIONS = [
     auth: 'none',
     stages: BOTH,
     // Direct-open invoices arrive here first and are activated; the UTR claims tell a payment under review.
-    tables: { invoices: 'readWrite', merchants: 'read', uniques: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'], uniques: ['GetItem'] },
   },
   {
     // The demo provider's transaction-information form (merchant-api.md 10).
@@ -304,7 +329,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/utr',
     auth: 'none',
     stages: DEMO_ONLY,
-    tables: { invoices: 'guard', transactions: 'readWrite', uniques: 'readWrite', merchants: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem'], uniques: ['GetItem', 'PutItem'], merchants: ['GetItem'] },
     sendsTo: ['fiatDecisions'],
     usesVault: true,
   },
@@ -316,7 +341,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/simulate',
     auth: 'none',
     stages: DEMO_ONLY,
-    tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem'], outbox: ['PutItem', 'UpdateItem'], merchants: ['GetItem'] },
     sendsTo: ['callbacks'],
   },
 ] as const satisfies readonly GatewayFunction[];

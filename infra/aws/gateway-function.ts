@@ -10,7 +10,6 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -92,6 +91,8 @@ export interface GatewayFunctionProps {
   logRetention: RetentionDays;
   /** Applies to the function's log group. */
   removalPolicy: RemovalPolicy;
+  /** How many EVM networks the stage watches: how many runs of a per-network function may go at once. */
+  watchedNetworks: number;
 }
 
 export class GatewayFunction extends NodejsFunction {
@@ -100,6 +101,7 @@ export class GatewayFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
     const { definition, tables, queues } = props;
     const timeoutSeconds = definition.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds;
+    const reservedConcurrency = reservedConcurrencyOf(definition, props.watchedNetworks);
     const consumed = definition.kind === 'queue' ? queues[definition.queue] : undefined;
     if (definition.kind === 'queue') {
       if (!consumed) {
@@ -154,7 +156,7 @@ export class GatewayFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       timeout: Duration.seconds(timeoutSeconds),
       memorySize: definition.memoryMb ?? FUNCTION_DEFAULTS.memoryMb,
-      reservedConcurrentExecutions: reservedConcurrencyOf(definition),
+      reservedConcurrentExecutions: reservedConcurrency,
       environment,
       role,
       logGroup,
@@ -182,9 +184,11 @@ export class GatewayFunction extends NodejsFunction {
         role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: queriedIndexes.map((index) => `${tableArn}/index/${index}`) }));
       }
     }
+    // SendMessage alone: the functions have each queue's URL, and ask SQS nothing else about it.
     // A queue of another stage only is skipped: prod's confirm-deposit hands UTRs to the
     // provider's integration, not to the demo's simulated provider.
-    for (const name of definition.sendsTo ?? []) queues[name]?.queue.grantSendMessages(this);
+    const sendsTo = (definition.sendsTo ?? []).flatMap((name) => queues[name]?.queue ?? []);
+    if (sendsTo.length > 0) role.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: sendsTo.map((queue) => queue.queueArn) }));
     if (vault) {
       const actions = [...(definition.usesVault ? VAULT_SEAL_ACTIONS : []), ...(definition.opensCallbackSecrets ? VAULT_OPEN_ACTIONS : [])];
       vault.key.addToResourcePolicy(new PolicyStatement({ sid: `${id}Uses`, principals: [role], actions, resources: ['*'] }));
@@ -194,28 +198,32 @@ export class GatewayFunction extends NodejsFunction {
       role.addToPolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [vault.receipts.arnForObjects('*')] }));
       acknowledge(role, [`AwsSolutions-IAM5[Resource::<${logicalIdOf(vault.receipts)}.Arn>/*]`], 'PutObject only, on the receipts bucket: each receipt\'s key (merchant, invoice, UTR) is known only when it is written.');
     }
-    for (const parameter of Object.values(walletKeys ?? {})) parameter.grantRead(this);
+    // The keys are read in one GetParameters call.
+    if (walletKeys) {
+      role.addToPolicy(new PolicyStatement({ actions: ['ssm:GetParameters'], resources: Object.values(walletKeys).map((parameter) => parameter.parameterArn) }));
+    }
     if (definition.kind === 'queue' && consumed) {
       const { queue, deadLetterQueue } = consumed;
-      // Also grants consuming, ChangeMessageVisibility included: the consumer schedules a
-      // callback's next attempt by hiding its message until then.
-      this.addEventSource(
-        new SqsEventSource(queue, {
-          batchSize: definition.batchSize,
-          maxBatchingWindow: QUEUE_BATCHING_WINDOW,
-          // Only the failed deliveries of a batch come back, not the whole batch.
-          reportBatchItemFailures: true,
-          // No more pollers than instances: a throttled invocation would count against the messages' receives.
-          maxConcurrency: reservedConcurrencyOf(definition),
-        }),
-      );
+      this.addEventSourceMapping('QueueEventSource', {
+        eventSourceArn: queue.queueArn,
+        batchSize: definition.batchSize,
+        maxBatchingWindow: QUEUE_BATCHING_WINDOW,
+        // Only the failed deliveries of a batch come back, not the whole batch.
+        reportBatchItemFailures: true,
+        // No more pollers than instances: a throttled invocation would count against the messages' receives.
+        maxConcurrency: reservedConcurrency,
+      });
+      // What the event source polls with, under the function's role; and hiding a message until
+      // its next attempt, for a consumer that schedules its own retries.
+      const consumeActions = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', ...(definition.delaysRetries ? ['sqs:ChangeMessageVisibility'] : [])];
+      role.addToPolicy(new PolicyStatement({ actions: consumeActions, resources: [queue.queueArn] }));
       // Parked by the consumer itself once a message's retry window closes, not by the redrive policy.
-      if (definition.parksMessages) deadLetterQueue.grantSendMessages(this);
+      if (definition.parksMessages) role.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [deadLetterQueue.queueArn] }));
       acknowledge(this, ['Serverless-LambdaEventSourceMappingDestination'], 'An SQS event source takes no failure destination: a failed message returns to its queue, whose redrive policy moves it to the dead-letter queue.');
     }
     if (definition.kind === 'schedule') {
-      // With one instance, a run that finds the previous one still going is throttled: it is
-      // retried for one period at most, then dropped, and never retried after an error.
+      // A run that finds every reserved instance busy (the previous run still going) is throttled:
+      // it is retried for one period at most, then dropped, and never retried after an error.
       this.configureAsyncInvoke({ maxEventAge: Duration.seconds(definition.everySeconds), retryAttempts: 0 });
       acknowledge(this, ['Serverless-LambdaAsyncFailureDestination'], NO_DEAD_LETTER_QUEUE.schedule);
     }

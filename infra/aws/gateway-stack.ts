@@ -282,6 +282,7 @@ export class GatewayStack extends Stack {
           walletKeys,
           logRetention: settings.logRetention,
           removalPolicy: this.removalPolicy,
+          watchedNetworks: Object.keys(watchedNetworks).length,
         }),
     );
 

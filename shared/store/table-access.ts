@@ -4,18 +4,8 @@
  * runtime refuses any other call a function makes, so every test that runs a function also checks
  * that its entry covers what its code calls.
  */
-import type { GatewayFunction, TableAccess } from '../routes.js';
+import type { GatewayFunction, TableAction } from '../routes.js';
 import type { TableKey } from './tables.js';
-
-/** The DynamoDB actions a table grant can hold (a transaction's items need their item-level actions). */
-export type TableAction = 'GetItem' | 'ConditionCheckItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
-
-export const TABLE_ACCESS_ACTIONS: Record<TableAccess, readonly TableAction[]> = {
-  read: ['GetItem'],
-  guard: ['GetItem', 'ConditionCheckItem'],
-  readWrite: ['GetItem', 'ConditionCheckItem', 'PutItem', 'UpdateItem'],
-  readWriteDelete: ['GetItem', 'ConditionCheckItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
-};
 
 /** One table's grant: item actions on the table itself, and Query on the named indexes only. */
 export interface TableGrant {
@@ -27,12 +17,9 @@ export interface TableGrant {
 /** The grants of a function, one per table it touches, from its route-table entry. */
 export function tableGrantsOf(definition: Pick<GatewayFunction, 'tables' | 'queries'>): TableGrant[] {
   const keys = new Set([...Object.keys(definition.tables), ...Object.keys(definition.queries ?? {})] as TableKey[]);
-  return [...keys].map((table) => {
-    const access = definition.tables[table];
-    return {
-      table,
-      actions: access ? TABLE_ACCESS_ACTIONS[access] : [],
-      queriedIndexes: [...((definition.queries?.[table] ?? []) as readonly string[])],
-    };
-  });
+  return [...keys].map((table) => ({
+    table,
+    actions: definition.tables[table] ?? [],
+    queriedIndexes: [...((definition.queries?.[table] ?? []) as readonly string[])],
+  }));
 }

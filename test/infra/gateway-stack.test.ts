@@ -23,6 +23,7 @@ import {
   CONCURRENCY,
   PUBLIC_ROUTE_THROTTLE,
   QUEUES,
+  reservedConcurrencyOf,
   STAGE_METHOD_THROTTLE,
   TABLE_CAPACITY_BASIS,
   type QueueDefinition,
@@ -37,7 +38,6 @@ import {
   type HttpRoute,
   type QueueFunction,
   type Stage,
-  type TableAccess,
 } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, tableEnvVar, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 
@@ -47,15 +47,8 @@ type Statement = { Effect: string; Action: string | string[]; Resource: unknown;
 const CUSTOM_DOMAIN = { domainName: 'pay.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789' };
 const EXPLICIT_BASE_URL = 'https://checkout.example.com';
 const WALLET_FAMILIES = ['evm', 'btc', 'tron'] as const;
-/** What reading an SSM parameter takes (StringParameter.grantRead); nothing that writes. */
-const SSM_READ = ['ssm:DescribeParameters', 'ssm:GetParameter', 'ssm:GetParameterHistory', 'ssm:GetParameters'];
-/** The DynamoDB actions of each access level of the route table, written out. */
-const TABLE_LEVEL_ACTIONS: Record<TableAccess, string[]> = {
-  read: ['dynamodb:GetItem'],
-  guard: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem'],
-  readWrite: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-  readWriteDelete: ['dynamodb:GetItem', 'dynamodb:ConditionCheckItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
-};
+/** What reading the wallet keys takes: their one GetParameters call. */
+const SSM_READ = ['ssm:GetParameters'];
 /** What active tracing and writing to its log group take: every function has them. */
 const TRACING = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
 const LOGGING = ['logs:CreateLogStream', 'logs:PutLogEvents'];
@@ -77,9 +70,11 @@ const KEY_ADMINISTRATION = [
   'kms:CancelKeyDeletion',
   'kms:RotateKeyOnDemand',
 ];
-/** What sending to, and consuming from, an SQS queue take; nothing more. */
-const SQS_SEND = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
-const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
+/** What sending to an SQS queue takes, and what its event source polls with; nothing more. */
+const SQS_SEND = ['sqs:SendMessage'];
+const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
+/** What a consumer that schedules its own retries adds: hiding a message until its next attempt. */
+const SQS_DELAY = 'sqs:ChangeMessageVisibility';
 /** Four hours: past every retry's third attempt, so only a stalled queue gets there. */
 const BACKLOG_AGE_SECONDS = 4 * 3600;
 const REQUEST_ID_HEADER = { 'gatewayresponse.header.x-request-id': 'context.requestId' };
@@ -293,15 +288,15 @@ class StackView {
     const grant = (actions: readonly string[], resource: string) => pairs.push(...actions.map((action) => `${action} ${resource}`));
     grant(TRACING, '*');
     grant(LOGGING, this.functionNamed(definition.name).Properties.LoggingConfig.LogGroup.Ref);
-    for (const [key, access] of Object.entries(definition.tables) as [TableKey, TableAccess][]) grant(TABLE_LEVEL_ACTIONS[access], this.tableId(key));
-    for (const [key, indexes] of Object.entries(definition.queries ?? {}) as [TableKey, string[]][]) {
+    for (const [key, actions] of Object.entries(definition.tables) as [TableKey, readonly string[]][]) grant(actions.map((action) => `dynamodb:${action}`), this.tableId(key));
+    for (const [key, indexes] of Object.entries(definition.queries ?? {}) as [TableKey, readonly string[]][]) {
       for (const index of indexes) grant(['dynamodb:Query'], `${this.tableId(key)}/index/${index}`);
     }
     // A queue the stage does not have grants nothing (prod's confirm-deposit and the demo's provider queue).
     for (const queue of (definition.sendsTo ?? []) as QueueName[]) if ((QUEUES[queue] as QueueDefinition).stages.includes(this.stage)) grant(SQS_SEND, this.queueIds(queue).queue);
     if (definition.kind === 'queue') {
       const { queue, deadLetter } = this.queueIds(definition.queue);
-      grant(SQS_CONSUME, queue);
+      grant([...SQS_CONSUME, ...(definition.delaysRetries ? [SQS_DELAY] : [])], queue);
       if (definition.parksMessages) grant(SQS_SEND, deadLetter);
     }
     // Receipts are written, never read, listed or deleted.
@@ -357,6 +352,29 @@ describe('a stage watching EVM networks', () => {
       // The tokens reach every function: the checkout's payment links name them too.
       expect(JSON.parse(variables.GATEWAY_TOKENS_ETHEREUM)).toEqual({ USDT: WATCHED_TOKEN });
     }
+  });
+
+  it('reserves one watcher instance per watched network, so that no network waits on another; the other functions keep their ceilings', () => {
+    expect(watching.functionNamed(watcher).Properties.ReservedConcurrentExecutions).toBe(2);
+    for (const definition of functionsForStage('demo').filter((f) => f.name !== watcher)) {
+      expect(watching.functionNamed(definition.name).Properties.ReservedConcurrentExecutions, definition.name).toBe(views.demo.functionNamed(definition.name).Properties.ReservedConcurrentExecutions);
+    }
+    const total = watching.resources('AWS::Lambda::Function').reduce((sum, [, fn]) => sum + (fn.Properties.ReservedConcurrentExecutions ?? 0), 0);
+    expect(total).toBeLessThanOrEqual(CONCURRENCY.stageBudget);
+  });
+
+  it('grants every function exactly what its route-table entry derives, the watcher included', () => {
+    for (const definition of functionsForStage('demo')) expect(watching.grantsOf(definition.name), definition.name).toEqual(watching.derivedGrants(definition));
+    // The chain table by key and its held index; the owners of many addresses in one batch read.
+    expect(watching.grantsOf(watcher)).toEqual(
+      expect.arrayContaining([
+        `dynamodb:PutItem ${watching.tableId('chain')}`,
+        `dynamodb:Query ${watching.tableId('chain')}/index/held`,
+        `dynamodb:Query ${watching.tableId('transactions')}/index/pendingOnChain`,
+        `dynamodb:Query ${watching.tableId('invoices')}/index/byCustomer`,
+        `dynamodb:BatchGetItem ${watching.tableId('wallets')}`,
+      ]),
+    );
   });
 
   it('has no watcher schedule where no network is watched', () => {
@@ -466,11 +484,12 @@ describe.each(STAGES)('%s stack', (stage) => {
       const queues = v().queueActionsOf('send-callback');
       // Its retry schedule is ChangeMessageVisibility on the message it received.
       expect(queues.get(queue)).toContain('sqs:ChangeMessageVisibility');
-      expect(queues).toEqual(new Map([[queue, sorted(SQS_CONSUME)], [deadLetter, sorted(SQS_SEND)]]));
+      expect(queues).toEqual(new Map([[queue, sorted([...SQS_CONSUME, SQS_DELAY])], [deadLetter, sorted(SQS_SEND)]]));
 
       const granted = v().tableActionsOf('send-callback');
       expect(sorted(granted.keys())).toEqual(['merchants', 'outbox']);
-      expect(sorted(granted.get('outbox')!)).toEqual(['dynamodb:ConditionCheckItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+      // Reads an entry and records each attempt on it; it never writes a new one.
+      expect(sorted(granted.get('outbox')!)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
       expect([...granted.get('merchants')!]).toEqual(['dynamodb:GetItem']);
 
       const logGroup = v().functionNamed('send-callback').Properties.LoggingConfig.LogGroup.Ref;
@@ -489,13 +508,22 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(v().tableActionsOf('authorize-merchant')).toEqual(new Map([['apiKeys', new Set(['dynamodb:GetItem'])]]));
     });
 
-    it('grants no function a Scan, a batch operation, or any index it does not query', () => {
+    it('grants no function a Scan or any index it does not query', () => {
       for (const { name } of definitions) {
         const actions = v().statementsOf(name).flatMap(actionsOf);
-        expect(actions.filter((action) => /^dynamodb:(Scan|Batch|DescribeTable|GetRecords|GetShardIterator)/.test(action)), name).toEqual([]);
+        expect(actions.filter((action) => /^dynamodb:(Scan|BatchWriteItem|DescribeTable|GetRecords|GetShardIterator|PartiQL)/.test(action)), name).toEqual([]);
       }
       const queriers = definitions.filter((f) => v().statementsOf(f.name).some((st) => actionsOf(st).includes('dynamodb:Query'))).map((f) => f.name);
       expect(sorted(queriers)).toEqual(sorted(definitions.filter((f) => Object.keys(f.queries ?? {}).length > 0).map((f) => f.name)));
+    });
+
+    it('grants deletes only where items are given up: idempotency records of failed requests, a chain deposit\'s claim, a held transfer', () => {
+      const deleting = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:DeleteItem')).map(([table]) => `${name} ${table}`));
+      const idempotent = routes.filter((route) => route.method === 'POST' && route.auth === 'apiKey').map((route) => `${route.name} idempotency`);
+      expect(sorted(deleting)).toEqual(sorted([...idempotent, 'watch-chain chain', 'watch-chain uniques']));
+      // Batch reads only where many owners are looked up at once.
+      const batchReading = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:BatchGetItem')).map(([table]) => `${name} ${table}`));
+      expect(batchReading).toEqual(['watch-chain wallets']);
     });
   });
 
@@ -520,7 +548,9 @@ describe.each(STAGES)('%s stack', (stage) => {
   describe('concurrency', () => {
     it.each(definitions.map((f) => [f.name, f] as const))('%s: reserves the ceiling shared/platform.ts names for its kind', (name, definition) => {
       const reserved = v().functionNamed(name).Properties.ReservedConcurrentExecutions;
+      // One instance per scheduled job (the chain watcher too, with no network watched): a run never overlaps its predecessor.
       expect(reserved).toBe(definition.kind === 'schedule' ? 1 : CONCURRENCY.perFunction);
+      expect(reserved).toBe(reservedConcurrencyOf(definition, 0));
     });
 
     it('derives the ceiling from the tables\' capacity: one function can take at most half a new on-demand table\'s writes', () => {
@@ -589,7 +619,8 @@ describe.each(STAGES)('%s stack', (stage) => {
     it('throttles each route without an API key lower, per method; routes with a key keep the stage throttle and their usage plan', () => {
       const byPath = new Map(methodSettings().map((setting) => [`${setting.HttpMethod} ${setting.ResourcePath}`, setting]));
       for (const route of routes) {
-        const setting = byPath.get(`${route.method} /${route.path.slice(1).replaceAll('/', '~1')}`);
+        // API Gateway's encoding of a resource path: each slash as ~1, after a leading slash.
+        const setting = byPath.get(`${route.method} /${route.path.replaceAll('/', '~1')}`);
         if (route.auth === 'none') {
           expect(setting, route.name).toMatchObject({ ThrottlingRateLimit: PUBLIC_ROUTE_THROTTLE.ratePerSecond, ThrottlingBurstLimit: PUBLIC_ROUTE_THROTTLE.burst });
           expect(PUBLIC_ROUTE_THROTTLE.ratePerSecond).toBeLessThan(STAGE_METHOD_THROTTLE.ratePerSecond);
@@ -949,13 +980,37 @@ describe.each(STAGES)('%s stack', (stage) => {
       v().template.hasResourceProperties('AWS::KMS::Alias', { AliasName: `alias/payment-gateway-${stage}`, TargetKeyId: { 'Fn::GetAtt': [ids().key, 'Arn'] } });
     });
 
-    it('keeps receipts in one bucket that blocks every kind of public access', () => {
-      v().template.resourceCountIs('AWS::S3::Bucket', 1);
-      expect(bucket().Properties.PublicAccessBlockConfiguration).toEqual({
-        BlockPublicAcls: true,
-        BlockPublicPolicy: true,
-        IgnorePublicAcls: true,
-        RestrictPublicBuckets: true,
+    it('keeps receipts in one bucket, and its access logs in another; both block every kind of public access', () => {
+      v().template.resourceCountIs('AWS::S3::Bucket', 2);
+      for (const [, candidate] of v().resources('AWS::S3::Bucket')) {
+        expect(candidate.Properties.PublicAccessBlockConfiguration).toEqual({
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        });
+        expect(candidate.Properties.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] });
+      }
+    });
+
+    it('logs every access to the receipts bucket, to a bucket of its own with S3-managed keys that keeps the logs as long as the stage keeps logs', () => {
+      const { DestinationBucketName, LogFilePrefix } = bucket().Properties.LoggingConfiguration;
+      const logsId = DestinationBucketName.Ref as string;
+      expect(logsId).not.toBe(ids().bucket);
+      expect(LogFilePrefix).toBe('receipts/');
+      const logs = v().json.Resources[logsId]!;
+      // S3 delivers server access logs only to a bucket encrypted with S3-managed keys.
+      expect(logs.Properties.BucketEncryption).toEqual({ ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] });
+      expect(logs.Properties.LifecycleConfiguration.Rules).toEqual([expect.objectContaining({ ExpirationInDays: v().logRetentionOf('get-invoice'), Status: 'Enabled' })]);
+      // Only S3's log delivery writes there, for this account's receipts bucket; plain HTTP is refused.
+      v().template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: logsId },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            Match.objectLike({ Effect: 'Allow', Principal: { Service: 'logging.s3.amazonaws.com' }, Action: 's3:PutObject', Condition: Match.objectLike({ ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [ids().bucket, 'Arn'] } } }) }),
+          ]),
+        },
       });
     });
 
@@ -982,7 +1037,12 @@ describe.each(STAGES)('%s stack', (stage) => {
     it('is used by exactly the functions whose entry says usesVault or opensCallbackSecrets, the latter only to decrypt', () => {
       const users = definitions.filter((f) => f.usesVault || f.opensCallbackSecrets).map((f) => f.name);
       expect(users).toEqual(expect.arrayContaining(['confirm-deposit', 'create-withdrawal', 'send-callback', 'get-transaction']));
-      const kmsActionsOf = (name: string) => v().statementsOf(name).flatMap((st) => actionsOf(st).filter((a) => a.startsWith('kms:')));
+      // The key's use is granted in its key policy, which names each role; no role policy mentions KMS.
+      const kmsActionsOf = (name: string) => {
+        const roleId = v().functionNamed(name).Properties.Role['Fn::GetAtt'][0];
+        expect(v().statementsOf(name).flatMap(actionsOf).filter((action) => action.startsWith('kms:'))).toEqual([]);
+        return v().keyPolicy().filter((statement) => refersTo(statement.Principal, roleId)).flatMap(actionsOf);
+      };
       const withKms = definitions.filter((f) => kmsActionsOf(f.name).length > 0).map((f) => f.name);
       const withVariables = definitions.filter((f) => v().functionNamed(f.name).Properties.Environment.Variables.VAULT_KMS_KEY_ID !== undefined).map((f) => f.name);
       expect(sorted(withKms)).toEqual(sorted(users));
@@ -1143,15 +1203,17 @@ describe('stage differences', () => {
     expect(views.demo.stack.terminationProtection).toBe(false);
   });
 
-  it('retains the prod vault key and receipts bucket; demo empties and deletes them with its stack', () => {
-    const [prodKey, demoKey] = [views.prod, views.demo].map((view) => view.json.Resources[view.vaultIds().key]!);
-    const [prodBucket, demoBucket] = [views.prod, views.demo].map((view) => view.json.Resources[view.vaultIds().bucket]!);
-    expect(prodKey).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
-    expect(prodBucket).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  it('retains the prod vault key, buckets and queues (parked callbacks wait for an operator); demo empties and deletes them with its stack', () => {
+    const kept = (view: StackView) => [
+      ...view.resources('AWS::KMS::Key'),
+      ...view.resources('AWS::S3::Bucket'),
+      ...view.resources('AWS::SQS::Queue'),
+    ];
+    expect(kept(views.prod).map(([, resource]) => resource.Type)).toEqual(expect.arrayContaining(['AWS::KMS::Key', 'AWS::S3::Bucket', 'AWS::SQS::Queue']));
+    for (const [id, resource] of kept(views.prod)) expect(resource, id).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     views.prod.template.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
-    expect(demoKey).toMatchObject({ DeletionPolicy: 'Delete' });
-    expect(demoBucket).toMatchObject({ DeletionPolicy: 'Delete' });
-    views.demo.template.hasResourceProperties('Custom::S3AutoDeleteObjects', { BucketName: { Ref: views.demo.vaultIds().bucket } });
+    for (const [id, resource] of kept(views.demo)) expect(resource, id).toMatchObject({ DeletionPolicy: 'Delete' });
+    for (const [bucketId] of views.demo.resources('AWS::S3::Bucket')) views.demo.template.hasResourceProperties('Custom::S3AutoDeleteObjects', { BucketName: { Ref: bucketId } });
   });
 
   it('has the fiat-decisions queue and its dead-letter queue in demo only', () => {
@@ -1253,6 +1315,7 @@ describe('a queue consumer that could outlast the visibility timeout', () => {
       vault: { key: new Key(stack, 'VaultKey'), receipts: new Bucket(stack, 'Receipts') },
       logRetention: RetentionDays.ONE_DAY,
       removalPolicy: RemovalPolicy.DESTROY,
+      watchedNetworks: 0,
     });
   const queueWithDeadLetter = (stack: Stack, id: string, visibilityTimeoutSeconds: number) => ({
     queue: new Queue(stack, `${id}Queue`),
