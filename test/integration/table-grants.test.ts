@@ -10,15 +10,8 @@ import { invoker } from '../../infra/local/functions.js';
 import { AccessDeniedException, accessRequestsOf, holdToTableGrants, runAs } from '../../infra/local/table-grants.js';
 import { config } from '../../shared/config.js';
 import { FUNCTIONS, type GatewayFunction } from '../../shared/routes.js';
-import { DynamoChainStore } from '../../shared/store/chain.js';
 import { documentClient, dynamoClient } from '../../shared/store/dynamo.js';
-import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
-import { DynamoTransactionStore } from '../../shared/store/transactions.js';
-import { DynamoWalletStore } from '../../shared/store/wallets.js';
-import { transactionService } from '../../functions/commons/transactions.js';
-import { Decimal } from '../../shared/domain/money.js';
 import { createTestGateway, invoke, loadFunction } from '../support/invoke.js';
-import { seedMerchant } from '../support/merchants.js';
 
 const entry = (name: string): GatewayFunction => FUNCTIONS.find((fn) => fn.name === name)!;
 const tables = () => config().tables;
@@ -84,54 +77,6 @@ describe('a function running locally', () => {
     const run = invoker(loadFunction);
     const withoutTables = createTestGateway({ invoke: (fn, event) => run(fn.name === 'get-checkout-status' ? { ...fn, tables: {} } : fn, event) });
     expect((await invoke('get-checkout-status', { pathParameters: { invoiceId: unknownInvoice }, gateway: withoutTables })).status).toBe(500);
-  });
-
-  // The watcher's own run needs a chain; these are the calls its run makes, through the stores and the service it runs with.
-  it("covers the chain watcher's calls: its cursor and held transfers, owners of addresses, a customer's invoices, deposits recorded, followed and given up", async () => {
-    const { merchant, apiKey } = await seedMerchant();
-    const customerId = `c-${randomUUID()}`;
-    const created = await invoke('create-invoice', { apiKey, body: { orderId: randomUUID(), customerId, baseCurrency: 'USDT', invoiceStrategy: 'fixed', amount: 25 } });
-    expect(created.status).toBe(200);
-    const invoice = created.body.data;
-    const network = 'ethereum' as const;
-    const block = (number: number) => ({ number, hash: `0x${number.toString(16).padStart(64, '0')}` });
-    const deposit = (n: number) => ({
-      amount: new Decimal('10'),
-      currency: 'USDT',
-      network,
-      status: 'processing' as const,
-      transactionHash: `0x${randomUUID().replaceAll('-', '').padEnd(64, '0')}`,
-      chain: { blockNumber: n, blockHash: block(n).hash, logIndex: n },
-      uniqueId: `transfer#${randomUUID()}`,
-    });
-
-    await runAs(entry('watch-chain'), async () => {
-      const chain = new DynamoChainStore(documentClient, tables().chain);
-      const cursorNetwork = `test-${randomUUID()}`;
-      expect(await chain.cursor(cursorNetwork)).toBeUndefined();
-      expect(await chain.moveCursor(cursorNetwork, { ...block(1), recent: [block(1)] }, undefined, new Date())).toBe(true);
-      const heldId = `transfer#${randomUUID()}`;
-      const held = { id: heldId, network, transactionHash: block(2).hash, logIndex: null, blockNumber: 2, blockHash: block(2).hash, to: invoice.wallet.address.toLowerCase(), asset: 'USDT' as const, amount: '1', merchantId: merchant.id, customerId, reason: 'no-invoice' as const, seenAt: new Date().toISOString() };
-      expect(await chain.hold(held)).toBe(true);
-      expect((await chain.held(network)).map((transfer) => transfer.id)).toContain(heldId);
-      await chain.release(heldId);
-
-      const owners = await new DynamoWalletStore(documentClient, tables().wallets).evmOwners([invoice.wallet.address]);
-      expect(owners.get(invoice.wallet.address.toLowerCase())).toEqual({ merchantId: merchant.id, customerId });
-      const found: string[] = [];
-      for await (const candidate of new DynamoInvoiceStore(documentClient, tables()).customerInvoices(merchant.id, customerId, { paymentCurrency: 'USDT' })) found.push(candidate.id);
-      expect(found).toEqual([invoice.id]);
-
-      // One deposit reaches its confirmations (the invoice is paid, a callback owed); another leaves the chain and gives up its claim.
-      const [confirmed, dropped] = [deposit(3), deposit(4)];
-      const first = await transactionService.recordDeposit(merchant.id, invoice.id, confirmed);
-      const second = await transactionService.recordDeposit(merchant.id, invoice.id, dropped);
-      expect(await transactionService.recordDeposit(merchant.id, invoice.id, confirmed)).toMatchObject({ id: first.id });
-      const pending = await new DynamoTransactionStore(documentClient, tables()).pendingOnChain(network);
-      expect(pending.map((transaction) => transaction.id)).toEqual(expect.arrayContaining([first.id, second.id]));
-      expect(await transactionService.settle(merchant.id, first.id, 'confirmed')).toMatchObject({ status: 'confirmed' });
-      expect(await transactionService.settle(merchant.id, second.id, 'failed', { callback: false, releaseClaim: dropped.uniqueId })).toMatchObject({ status: 'failed' });
-    });
   });
 
   it('is not held to anything outside an invocation: the admin CLI and the local requeue scan', async () => {
