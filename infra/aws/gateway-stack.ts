@@ -105,11 +105,13 @@ const INCOMPLETE_UPLOAD_LIFETIME = Duration.days(1);
 
 /**
  * What the key policy lets the account's administrators do with the vault key: manage it, never
- * use it to decrypt (AWS's key-administrator actions). Without this the key could not be managed at
- * all, nor its policy changed by the next deployment.
+ * use it to decrypt. Without this the key could not be managed at all, nor its policy changed by
+ * the next deployment. These are AWS's key-administrator actions less `kms:CreateGrant` (of
+ * `kms:Create*`): no grant can give anyone the key's use beside its policy, so reading what is
+ * sealed takes a change of that policy, which CloudTrail records.
  */
 const KEY_ADMINISTRATION_ACTIONS = [
-  'kms:Create*',
+  'kms:CreateAlias',
   'kms:Describe*',
   'kms:Enable*',
   'kms:List*',
