@@ -7,6 +7,7 @@
  *   npm run bench -- cold-imports --runs 7 --only authorize-merchant,create-invoice
  *   npm run bench -- page-weight
  *   npm run bench -- local-chain --runs 3 --transfers 200
+ *   npm run bench -- chain-watcher --deposits 100 --empty-blocks 400
  */
 
 // Set before the SDK loads: it warns that Node 20 support ends, which says nothing about a benchmark.
@@ -32,6 +33,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'page-weight': async () => {
     const { pageWeightBenchmark, DESCRIPTION } = await import('./page-weight.js');
     return { description: DESCRIPTION, run: pageWeightBenchmark };
+  },
+  'chain-watcher': async () => {
+    const { chainWatcherBenchmark, DESCRIPTION } = await import('./chain-watcher.js');
+    return { description: DESCRIPTION, run: chainWatcherBenchmark };
   },
   'local-chain': async () => {
     const { localChainBenchmark, DESCRIPTION } = await import('./local-chain.js');

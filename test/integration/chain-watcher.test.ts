@@ -31,7 +31,7 @@ import { seedMerchant, testChainStore, type SeededMerchant } from '../support/me
 const CONFIRMATIONS = 3;
 const WATCHER_ENV = ['GATEWAY_RPC_ETHEREUM', 'GATEWAY_TOKENS_ETHEREUM', 'GATEWAY_CONFIRMATIONS_ETHEREUM'] as const;
 
-type RpcMode = 'pass' | 'error-500' | 'not-json' | 'bad-hashes' | 'refused';
+type RpcMode = 'pass' | 'error-500' | 'not-json' | 'bad-hashes' | 'refused' | 'silent';
 
 let chain: LocalChain;
 let client: PublicClient;
@@ -49,6 +49,8 @@ function startRpcProxy(upstream: string): Promise<Server> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     if (rpcMode === 'refused') return request.socket.destroy();
+    // Never answers: the watcher's own timeout ends the call.
+    if (rpcMode === 'silent') return;
     if (rpcMode === 'error-500') return response.writeHead(500, { 'content-type': 'text/plain' }).end('upstream unavailable');
     if (rpcMode === 'not-json') return response.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>');
     const answer = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
@@ -86,6 +88,7 @@ afterAll(async () => {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
+  proxy?.closeAllConnections();
   proxy?.close();
   await Promise.all([chain?.stop(), testCli?.remove()]);
 });
@@ -297,7 +300,7 @@ describe('reruns, restarts and bounded runs', () => {
     expect(await getInvoice(invoice.id)).toMatchObject({ status: 'completed' });
   });
 
-  it.each<RpcMode>(['error-500', 'not-json', 'bad-hashes', 'refused'])('leaves the cursor and credits nothing when the node answers %s, then carries on', async (mode) => {
+  it.each<RpcMode>(['error-500', 'not-json', 'bad-hashes', 'refused', 'silent'])('leaves the cursor and credits nothing when the node answers %s, then carries on', async (mode) => {
     const invoice = await createInvoice({ baseCurrency: 'USD', paymentCurrency: 'USDT', amount: 9 });
     await catchUp();
     const sent = await chain.sendToken({ to: invoice.wallet.address, amount: '9', token: usdt });
