@@ -4,20 +4,39 @@
  * function's code is `functions/{name}.ts`, exporting `handler`.
  */
 import type { QueueName } from './platform.js';
-import type { TableKey } from './store/tables.js';
+import type { TABLES, TableKey } from './store/tables.js';
 
 export const STAGES = ['prod', 'demo'] as const;
 export type Stage = (typeof STAGES)[number];
 
-export type TableAccess = 'read' | 'readWrite';
+/**
+ * The DynamoDB actions a function may take on a table, each one it calls (a transaction's Put,
+ * Update, Delete and ConditionCheck items need PutItem, UpdateItem, DeleteItem and
+ * ConditionCheckItem). No Scan: every read is by key, or a Query of an index in `queries`.
+ */
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'ConditionCheckItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
+
+/**
+ * What Powertools' idempotency records take: read, claim (a conditional Put), complete (Update),
+ * and delete when the request fails, so that its retry runs.
+ */
+const IDEMPOTENCY_RECORDS: readonly TableAction[] = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
+
+/** The names of a table's global secondary indexes. */
+type IndexNameOf<K extends TableKey> = (typeof TABLES)[K] extends { indexes: ReadonlyArray<{ name: infer Name }> } ? Name : never;
+
+/** Per table, the indexes a function queries. */
+export type TableQueries = { [K in TableKey]?: ReadonlyArray<IndexNameOf<K>> };
 
 interface FunctionDefinition {
   /** verb-noun; also the file name under `functions/`. */
   name: string;
   /** Stages that deploy this function; the local runtime runs the `demo` set. */
   stages: readonly Stage[];
-  /** Least privilege: the tables this function touches, and how. */
-  tables: Partial<Record<TableKey, TableAccess>>;
+  /** Least privilege: the tables this function touches, and the actions it calls on each. */
+  tables: Partial<Record<TableKey, readonly TableAction[]>>;
+  /** The indexes it queries: Query is allowed on these and nowhere else (no table is ever scanned). */
+  queries?: TableQueries;
   /** Queues the function sends to. */
   sendsTo?: readonly QueueName[];
   /**
@@ -85,6 +104,8 @@ export interface QueueFunction extends FunctionDefinition {
   batchSize: number;
   /** Whether the function moves messages to the queue's dead-letter queue itself. */
   parksMessages?: boolean;
+  /** Whether the function schedules a message's next attempt itself, hiding it until then (ChangeMessageVisibility). */
+  delaysRetries?: boolean;
 }
 
 export type GatewayFunction = HttpRoute | AuthorizerFunction | ScheduledFunction | QueueFunction;
@@ -100,7 +121,7 @@ export const FUNCTIONS = [
     kind: 'authorizer',
     name: 'authorize-merchant',
     stages: BOTH,
-    tables: { apiKeys: 'read' },
+    tables: { apiKeys: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -109,7 +130,8 @@ export const FUNCTIONS = [
     path: '/api/v2/invoices',
     auth: 'apiKey',
     stages: BOTH,
-    tables: { invoices: 'readWrite', uniques: 'readWrite', idempotency: 'readWrite', wallets: 'readWrite' },
+    // An order's invoice and its claim are written together; a repeated order reads them back.
+    tables: { invoices: ['GetItem', 'PutItem'], uniques: ['GetItem', 'PutItem'], idempotency: IDEMPOTENCY_RECORDS, wallets: ['GetItem', 'PutItem', 'UpdateItem'] },
     readsWalletKeys: true,
   },
   {
@@ -119,7 +141,7 @@ export const FUNCTIONS = [
     path: '/api/v2/invoices/{invoiceId}',
     auth: 'apiKey',
     stages: BOTH,
-    tables: { invoices: 'read' },
+    tables: { invoices: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -129,7 +151,7 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: BOTH,
     opensCallbackSecrets: true,
-    tables: { transactions: 'read', merchants: 'read' },
+    tables: { transactions: ['GetItem'], merchants: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -139,7 +161,13 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: DEMO_ONLY,
     opensCallbackSecrets: true,
-    tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    tables: {
+      invoices: ['GetItem', 'UpdateItem'],
+      transactions: ['PutItem'],
+      outbox: ['PutItem', 'UpdateItem'],
+      merchants: ['GetItem'],
+      idempotency: IDEMPOTENCY_RECORDS,
+    },
     sendsTo: ['callbacks'],
   },
   {
@@ -150,7 +178,7 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: DEMO_ONLY,
     opensCallbackSecrets: true,
-    tables: { transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    tables: { transactions: ['GetItem', 'PutItem'], outbox: ['PutItem', 'UpdateItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
     sendsTo: ['callbacks'],
   },
   {
@@ -162,7 +190,9 @@ export const FUNCTIONS = [
     stages: BOTH,
     // A receipt of RECEIPT_MAX_BYTES (2 MiB) is 2.67 MiB of base64; the rest is room for the other fields.
     maxBodyBytes: 2.75 * 1024 * 1024,
-    tables: { invoices: 'read', transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    // The deposit's transaction is conditional on the invoice's state, which it does not change.
+    // The deposit is written with its claims and the invoice's new transaction id, in one transaction.
+    tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem'], uniques: ['GetItem', 'PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
     sendsTo: ['fiatDecisions'],
     usesVault: true,
   },
@@ -175,7 +205,7 @@ export const FUNCTIONS = [
     stages: BOTH,
     deprecated: true,
     opensCallbackSecrets: true,
-    tables: { transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    tables: { transactions: ['PutItem'], uniques: ['PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
     usesVault: true,
   },
   {
@@ -201,7 +231,8 @@ export const FUNCTIONS = [
     name: 'expire-invoices',
     everySeconds: 60,
     stages: BOTH,
-    tables: { invoices: 'readWrite' },
+    tables: { invoices: ['UpdateItem'] },
+    queries: { invoices: ['openByExpiry'] },
     timeoutSeconds: 60,
   },
   {
@@ -211,7 +242,8 @@ export const FUNCTIONS = [
     everySeconds: 60,
     localEverySeconds: 2,
     stages: BOTH,
-    tables: { outbox: 'readWrite' },
+    tables: { outbox: ['UpdateItem'] },
+    queries: { outbox: ['unpublished'] },
     sendsTo: ['callbacks'],
     timeoutSeconds: 60,
   },
@@ -222,7 +254,18 @@ export const FUNCTIONS = [
     everySeconds: 60,
     perEvmNetwork: true,
     stages: BOTH,
-    tables: { chain: 'readWrite', wallets: 'read', invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', uniques: 'readWrite', merchants: 'read' },
+    // A settlement that changes nothing on the invoice only checks it; a deposit whose block left
+    // the chain gives up its claim; a held transfer credited or gone is deleted.
+    tables: {
+      chain: ['GetItem', 'PutItem', 'DeleteItem'],
+      wallets: ['BatchGetItem'],
+      invoices: ['GetItem', 'UpdateItem', 'ConditionCheckItem'],
+      transactions: ['GetItem', 'PutItem'],
+      outbox: ['PutItem', 'UpdateItem'],
+      uniques: ['GetItem', 'PutItem', 'DeleteItem'],
+      merchants: ['GetItem'],
+    },
+    queries: { chain: ['held'], invoices: ['byCustomer'], transactions: ['pendingOnChain'] },
     sendsTo: ['callbacks'],
     timeoutSeconds: 60,
   },
@@ -232,9 +275,10 @@ export const FUNCTIONS = [
     queue: 'callbacks',
     batchSize: 10,
     parksMessages: true,
+    delaysRetries: true,
     stages: BOTH,
     opensCallbackSecrets: true,
-    tables: { outbox: 'readWrite', merchants: 'read' },
+    tables: { outbox: ['GetItem', 'UpdateItem'], merchants: ['GetItem'] },
     // Deliveries run in parallel, each at most DELIVERY_TIMEOUT_MS.
     timeoutSeconds: 30,
   },
@@ -244,7 +288,8 @@ export const FUNCTIONS = [
     queue: 'fiatDecisions',
     batchSize: 10,
     stages: DEMO_ONLY,
-    tables: { transactions: 'readWrite', invoices: 'readWrite', outbox: 'readWrite', merchants: 'read' },
+    // A settlement that changes nothing on the invoice only checks it.
+    tables: { transactions: ['GetItem', 'PutItem'], invoices: ['GetItem', 'UpdateItem', 'ConditionCheckItem'], outbox: ['PutItem', 'UpdateItem'] },
     sendsTo: ['callbacks'],
   },
   {
@@ -256,7 +301,7 @@ export const FUNCTIONS = [
     auth: 'none',
     stages: BOTH,
     // Opening the page activates a created invoice.
-    tables: { invoices: 'readWrite', merchants: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -265,7 +310,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/status',
     auth: 'none',
     stages: BOTH,
-    tables: { invoices: 'read', merchants: 'read' },
+    tables: { invoices: ['GetItem'], merchants: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -274,7 +319,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/details',
     auth: 'none',
     stages: BOTH,
-    tables: { invoices: 'readWrite', merchants: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -284,7 +329,7 @@ export const FUNCTIONS = [
     auth: 'none',
     stages: BOTH,
     // Direct-open invoices arrive here first and are activated; the UTR claims tell a payment under review.
-    tables: { invoices: 'readWrite', merchants: 'read', uniques: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'], uniques: ['GetItem'] },
   },
   {
     // The demo provider's transaction-information form (merchant-api.md 10).
@@ -294,7 +339,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/utr',
     auth: 'none',
     stages: DEMO_ONLY,
-    tables: { invoices: 'read', transactions: 'readWrite', uniques: 'readWrite', merchants: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem'], uniques: ['GetItem', 'PutItem'], merchants: ['GetItem'] },
     sendsTo: ['fiatDecisions'],
     usesVault: true,
   },
@@ -306,7 +351,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/simulate',
     auth: 'none',
     stages: DEMO_ONLY,
-    tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem'], outbox: ['PutItem', 'UpdateItem'], merchants: ['GetItem'] },
     sendsTo: ['callbacks'],
   },
   {
@@ -317,7 +362,8 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: BOTH,
     // An orderId is looked up through its uniqueness claim.
-    tables: { invoices: 'read', uniques: 'read' },
+    tables: { invoices: ['GetItem'], uniques: ['GetItem'] },
+    queries: { invoices: ['byMerchant', 'byMerchantStatus', 'byCustomer'] },
   },
   {
     kind: 'http',
@@ -328,7 +374,8 @@ export const FUNCTIONS = [
     stages: BOTH,
     opensCallbackSecrets: true,
     // The invoiceId filter checks the invoice is the merchant's.
-    tables: { transactions: 'read', invoices: 'read', merchants: 'read' },
+    tables: { invoices: ['GetItem'], merchants: ['GetItem'] },
+    queries: { transactions: ['byMerchant', 'byMerchantStatus', 'byMerchantType', 'byInvoice', 'byOrder'] },
   },
   {
     kind: 'http',
@@ -337,7 +384,8 @@ export const FUNCTIONS = [
     path: '/api/v2/transaction/{transactionId}/callbacks',
     auth: 'apiKey',
     stages: BOTH,
-    tables: { transactions: 'read', outbox: 'read' },
+    tables: { transactions: ['GetItem'], outbox: ['BatchGetItem'] },
+    queries: { outbox: ['byTransaction'] },
   },
   {
     kind: 'http',
@@ -346,7 +394,8 @@ export const FUNCTIONS = [
     path: '/api/v2/transaction/{transactionId}/callbacks/resend',
     auth: 'apiKey',
     stages: BOTH,
-    tables: { transactions: 'read', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    tables: { transactions: ['GetItem'], outbox: ['GetItem', 'BatchGetItem', 'UpdateItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
+    queries: { outbox: ['byTransaction'] },
     sendsTo: ['callbacks'],
   },
   {
@@ -357,7 +406,7 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: BOTH,
     opensCallbackSecrets: true,
-    tables: { merchants: 'read', idempotency: 'readWrite' },
+    tables: { merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
     // Waits for the merchant's answer, at most DELIVERY_TIMEOUT_MS.
     timeoutSeconds: 15,
   },
@@ -368,7 +417,7 @@ export const FUNCTIONS = [
     path: '/api/v2/merchant',
     auth: 'apiKey',
     stages: BOTH,
-    tables: { merchants: 'read' },
+    tables: { merchants: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -377,7 +426,7 @@ export const FUNCTIONS = [
     path: '/api/v2/merchant',
     auth: 'apiKey',
     stages: BOTH,
-    tables: { merchants: 'readWrite' },
+    tables: { merchants: ['GetItem', 'UpdateItem'] },
   },
   {
     kind: 'http',
@@ -389,7 +438,7 @@ export const FUNCTIONS = [
     // Seals the new secret; the old one moves, still sealed, beside it.
     sealsCallbackSecrets: true,
     answersSecret: true,
-    tables: { merchants: 'readWrite' },
+    tables: { merchants: ['GetItem', 'UpdateItem'] },
   },
 ] as const satisfies readonly GatewayFunction[];
 

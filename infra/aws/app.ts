@@ -16,11 +16,15 @@
  * the execute-api endpoint is then disabled), and invoice links point there. `publicBaseUrl` sets
  * the origin of invoice links explicitly (something else in front of the API); without either,
  * links point at the API's own execute-api URL.
+ *
+ * cdk-nag's AwsSolutions and Serverless checks run over every stack: synthesis fails on a finding
+ * that is neither fixed nor acknowledged with its reason (infra/aws/nag.ts).
  */
 import { App } from 'aws-cdk-lib';
 import { STAGES, type Stage } from '../../shared/routes.js';
 import { EVM_NETWORKS } from '../../shared/domain/networks.js';
 import { GatewayStack, gatewayStackName, type CustomDomain, type GatewayStackProps } from './gateway-stack.js';
+import { addNagChecks } from './nag.js';
 
 function stagesFromContext(value: unknown): readonly Stage[] {
   if (value === undefined) return STAGES;
@@ -79,6 +83,7 @@ function watchedNetworksFromContext(networks: unknown, tokens: unknown, stages: 
 }
 
 const app = new App();
+addNagChecks(app);
 const context = (key: string): unknown => app.node.tryGetContext(key);
 const stages = stagesFromContext(context('stage'));
 const publicBaseUrl = publicBaseUrlFromContext(context('publicBaseUrl'), stages);

@@ -5,7 +5,9 @@
  */
 import { BatchGetCommand, GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallbackEntry, CallbackRecord, DeliveryAttempt } from '../domain/callbacks.js';
+import { OUTBOX_RETENTION_DAYS } from '../platform.js';
 import { isConditionFailure } from './dynamo.js';
+import { TABLES } from './tables.js';
 
 /** Only entries not yet handed to the queue carry it (the sparse `unpublished` index). */
 const PENDING = 'pending';
@@ -17,10 +19,15 @@ export interface OutboxItem extends CallbackRecord {
   windowStartedAt?: string;
   /** When the merchant last asked for the callback again. */
   resentAt?: string;
+  /** Epoch seconds after which DynamoDB deletes the entry; set when it is delivered or skipped. */
+  expiration?: number;
 }
 
 /** What a merchant's resend did: handed an ended callback to the queue again, or found it still being retried. */
 export type ResendOutcome = 'requeued' | 'inFlight';
+
+/** When an entry that settles at `settledAt` expires, in the epoch seconds DynamoDB's TTL reads. */
+export const outboxExpiration = (settledAt: string): number => Math.floor(Date.parse(settledAt) / 1000) + OUTBOX_RETENTION_DAYS * 24 * 3600;
 
 /** The Put of a new entry, for the writer's transaction. */
 export function outboxPut(tableName: string, entry: CallbackEntry) {
@@ -145,14 +152,17 @@ export class DynamoOutboxStore {
    */
   async recordAttempt(id: string, attempt: DeliveryAttempt, outcome: 'delivered' | 'skipped' | 'retry' | 'parked'): Promise<boolean> {
     const settle = outcome === 'retry' ? '' : `, ${outcome}At = :at`;
+    // Ended entries expire; a parked one stays until an operator redrives it.
+    const ends = outcome === 'delivered' || outcome === 'skipped';
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: `SET attempts = list_append(attempts, :attempt), windowStartedAt = if_not_exists(windowStartedAt, :at)${settle}`,
+          UpdateExpression: `SET attempts = list_append(attempts, :attempt), windowStartedAt = if_not_exists(windowStartedAt, :at)${settle}${ends ? ', #expiration = :expiration' : ''}`,
           ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(deliveredAt) AND attribute_not_exists(skippedAt)',
-          ExpressionAttributeValues: { ':attempt': [attempt], ':at': attempt.at },
+          ...(ends ? { ExpressionAttributeNames: { '#expiration': TABLES.outbox.ttlAttribute } } : {}),
+          ExpressionAttributeValues: { ':attempt': [attempt], ':at': attempt.at, ...(ends ? { ':expiration': outboxExpiration(attempt.at) } : {}) },
         }),
       );
       return true;

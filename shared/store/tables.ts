@@ -138,9 +138,11 @@ export const TABLES = {
   /**
    * Callbacks to deliver, written in the same transaction as the state they announce. Entries not
    * yet handed to the queue carry `pendingShard`, so the publisher's sweep reads only those.
+   * Settled entries expire (OUTBOX_RETENTION_DAYS); parked ones wait for their redrive.
    */
   outbox: {
     partitionKey: { name: 'id', type: 'S' },
+    ttlAttribute: 'expiration',
     indexes: [
       {
         name: 'unpublished',

@@ -1,7 +1,8 @@
 /**
  * The chain watcher of decisions 14 and 15 against a real EVM node: a Hardhat node on loopback
  * with two 6-decimal test tokens, read through a proxy that can be made to fail. Every run goes
- * through the watch-chain function, configured as a deployment would be, over the test run's tables.
+ * through the watch-chain function, configured as a deployment would be, over the test run's tables,
+ * held to the DynamoDB actions its route-table entry allows.
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
@@ -13,9 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WatchResult } from '../../functions/watch-chain.js';
 import type { RunSummary } from '../../shared/domain/chain-watcher.js';
 import { compileTestToken, startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
+import { invoker } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
 import { callbackBody, webhookId } from '../../shared/domain/callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
+import { FUNCTIONS } from '../../shared/routes.js';
 import type { Transaction } from '../../shared/domain/transactions.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
@@ -93,9 +96,12 @@ afterAll(async () => {
 const ledger = () => new DynamoTransactionStore(documentClient, config().tables);
 const outbox = () => new DynamoOutboxStore(documentClient, config().tables.outbox);
 
+/** A scheduled run, through the local runtime's invoker: its DynamoDB calls are held to its route-table entry. */
+const runWatcher = invoker(loadFunction);
+const watchChain = FUNCTIONS.find((fn) => fn.name === 'watch-chain')!;
+
 async function watchOnce(): Promise<WatchResult> {
-  const watch = (await loadFunction('watch-chain'))!;
-  return (await watch({ network: 'ethereum' } as never, {} as never)) as WatchResult;
+  return (await runWatcher(watchChain, { network: 'ethereum' })) as WatchResult;
 }
 
 /** Runs the watcher until it has scanned to the head; what each run reported. */
