@@ -34,6 +34,7 @@ import {
   STAGES,
   functionsForStage,
   maxBodyBytesOf,
+  replaysIdempotencyKey,
   type GatewayFunction,
   type HttpRoute,
   type QueueFunction,
@@ -469,8 +470,8 @@ describe.each(STAGES)('%s stack', (stage) => {
     it.each(definitions.map((f) => [f.name, f] as const))('%s: is named in the vault key policy with the actions its entry says, and only there', (name, definition) => {
       const roleId = v().functionNamed(name).Properties.Role['Fn::GetAtt'][0];
       const named = v().keyPolicy().filter((statement) => refersTo(statement.Principal, roleId));
-      // Sealing (card numbers, receipts under SSE-KMS) generates data keys; opening a callback secret decrypts one.
-      const expected = [...(definition.usesVault ? ['kms:GenerateDataKey'] : []), ...(definition.opensCallbackSecrets ? ['kms:Decrypt'] : [])];
+      // Sealing (card numbers, receipts under SSE-KMS, a rotated callback secret) generates data keys; opening a callback secret decrypts one.
+      const expected = [...(definition.usesVault || definition.sealsCallbackSecrets ? ['kms:GenerateDataKey'] : []), ...(definition.opensCallbackSecrets ? ['kms:Decrypt'] : [])];
       expect(sorted(named.flatMap(actionsOf))).toEqual(sorted(expected));
       for (const statement of named) expect(statement).toMatchObject({ Effect: 'Allow', Resource: '*' });
     });
@@ -519,11 +520,11 @@ describe.each(STAGES)('%s stack', (stage) => {
 
     it('grants deletes only where items are given up: idempotency records of failed requests, a chain deposit\'s claim, a held transfer', () => {
       const deleting = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:DeleteItem')).map(([table]) => `${name} ${table}`));
-      const idempotent = routes.filter((route) => route.method === 'POST' && route.auth === 'apiKey').map((route) => `${route.name} idempotency`);
+      const idempotent = routes.filter(replaysIdempotencyKey).map((route) => `${route.name} idempotency`);
       expect(sorted(deleting)).toEqual(sorted([...idempotent, 'watch-chain chain', 'watch-chain uniques']));
-      // Batch reads only where many owners are looked up at once.
+      // Batch reads only where many items are looked up at once: the owners of a range's addresses, a transaction's callbacks.
       const batchReading = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:BatchGetItem')).map(([table]) => `${name} ${table}`));
-      expect(batchReading).toEqual(['watch-chain wallets']);
+      expect(sorted(batchReading)).toEqual(sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox']));
     });
   });
 
@@ -540,7 +541,7 @@ describe.each(STAGES)('%s stack', (stage) => {
     it('names every other principal: the roles of the functions that use the vault', () => {
       const roleIds = new Set(definitions.map((f) => v().functionNamed(f.name).Properties.Role['Fn::GetAtt'][0] as string));
       const others = v().keyPolicy().filter((statement) => !rootStatements().includes(statement));
-      expect(others.length).toBe(definitions.filter((f) => f.usesVault || f.opensCallbackSecrets).length);
+      expect(others.length).toBe(definitions.filter((f) => f.usesVault || f.opensCallbackSecrets || f.sealsCallbackSecrets).length);
       for (const statement of others) expect([...roleIds].filter((id) => refersTo(statement.Principal, id))).toHaveLength(1);
     });
   });
