@@ -4,7 +4,7 @@
  * functions fed by pollers as Lambda's event source mappings feed them.
  */
 import { chmod, mkdir } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import {
@@ -15,7 +15,7 @@ import {
   type QueueFunction,
   type ScheduledFunction,
 } from '../../shared/routes.js';
-import { ApiGateway, httpListener } from './api-gateway.js';
+import { ApiGateway, gatewayServer } from './api-gateway.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo-merchant.js';
 import { ensureTables, startDynamoDbLocal, stopLeftoverDynamoDbLocal } from './dynamodb.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
@@ -123,7 +123,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       gatewayFailed = rejectGateway;
     });
     gateway.catch(() => undefined);
-    const server = createServer(httpListener(gateway, log));
+    const server = gatewayServer(gateway, log);
     // First, so that a port in use fails the start before Java is started.
     const port = await listen(server, options.port).catch((error: unknown) => {
       throw new Error(`Could not listen on port ${options.port}: ${error instanceof Error ? error.message : String(error)}`);
