@@ -85,6 +85,12 @@ export interface LocalSettings extends FunctionSettings {
   expirySweepSeconds: number;
   /** How often each chain watcher runs (GATEWAY_CHAIN_POLL_S). */
   chainPollSeconds: number;
+  /**
+   * A DynamoDB-compatible store and an SQS-compatible server already running (the AWS SDK's own
+   * `AWS_ENDPOINT_URL_DYNAMODB` and `AWS_ENDPOINT_URL_SQS`), used instead of starting them.
+   */
+  dynamodbEndpoint?: string;
+  sqsEndpoint?: string;
 }
 
 /** An unset or empty variable is absent. */
@@ -112,6 +118,8 @@ const settingsSchema = z.object({
   GATEWAY_CHAIN_POLL_S: withDefault(z.coerce.number().positive(), 5),
   GATEWAY_RETRY_SCALE: withDefault(z.coerce.number().positive(), 1),
   GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0), 2),
+  AWS_ENDPOINT_URL_DYNAMODB: optional(httpUrl),
+  AWS_ENDPOINT_URL_SQS: optional(httpUrl),
 });
 
 /** Reads decisions 13's variables; throws one message naming every bad variable. */
@@ -133,5 +141,7 @@ export function parseLocalSettings(env: NodeJS.ProcessEnv): LocalSettings {
     chainPollSeconds: e.GATEWAY_CHAIN_POLL_S,
     retryScale: e.GATEWAY_RETRY_SCALE,
     providerDelaySeconds: e.GATEWAY_PROVIDER_DELAY_S,
+    dynamodbEndpoint: e.AWS_ENDPOINT_URL_DYNAMODB?.replace(/\/+$/, ''),
+    sqsEndpoint: e.AWS_ENDPOINT_URL_SQS?.replace(/\/+$/, ''),
   };
 }
