@@ -7,6 +7,7 @@
  *   npm run bench -- cold-imports --runs 7 --only authorize-merchant,create-invoice
  *   npm run bench -- page-weight
  *   npm run bench -- local-chain --runs 3 --transfers 200
+ *   npm run bench -- goals --seconds 4 --deposits 60 --due 100 --samples 100
  */
 
 // Set before the SDK loads: it warns that Node 20 support ends, which says nothing about a benchmark.
@@ -32,6 +33,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'page-weight': async () => {
     const { pageWeightBenchmark, DESCRIPTION } = await import('./page-weight.js');
     return { description: DESCRIPTION, run: pageWeightBenchmark };
+  },
+  goals: async () => {
+    const { goalsBenchmark, DESCRIPTION } = await import('./goals.js');
+    return { description: DESCRIPTION, run: goalsBenchmark };
   },
   'local-chain': async () => {
     const { localChainBenchmark, DESCRIPTION } = await import('./local-chain.js');
