@@ -95,6 +95,8 @@ export const GATEWAY_MESSAGES = {
   methodNotAllowed: 'Method not allowed',
   tooManyRequests: 'Too many requests',
   payloadTooLarge: 'Request body too large',
+  headersTooLarge: 'Request header fields too large',
+  malformedRequest: 'Malformed request',
 } as const;
 
 /** API Gateway's own ceiling on a request body. */

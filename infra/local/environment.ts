@@ -87,6 +87,12 @@ export interface LocalSettings extends FunctionSettings {
   expirySweepSeconds: number;
   /** How often each chain watcher runs (GATEWAY_CHAIN_POLL_S). */
   chainPollSeconds: number;
+  /**
+   * A DynamoDB-compatible store and an SQS-compatible server already running (the AWS SDK's own
+   * `AWS_ENDPOINT_URL_DYNAMODB` and `AWS_ENDPOINT_URL_SQS`), used instead of starting them.
+   */
+  dynamodbEndpoint?: string;
+  sqsEndpoint?: string;
 }
 
 /** An unset or empty variable is absent. */
@@ -115,6 +121,8 @@ const settingsSchema = z.object({
   GATEWAY_RETRY_SCALE: withDefault(z.coerce.number().positive(), 1),
   GATEWAY_SECRET_OVERLAP_S: withDefault(z.coerce.number().positive(), 24 * 3600),
   GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0), 2),
+  AWS_ENDPOINT_URL_DYNAMODB: optional(httpUrl),
+  AWS_ENDPOINT_URL_SQS: optional(httpUrl),
 });
 
 /** Reads decisions 13's variables; throws one message naming every bad variable. */
@@ -137,5 +145,7 @@ export function parseLocalSettings(env: NodeJS.ProcessEnv): LocalSettings {
     retryScale: e.GATEWAY_RETRY_SCALE,
     secretOverlapSeconds: e.GATEWAY_SECRET_OVERLAP_S,
     providerDelaySeconds: e.GATEWAY_PROVIDER_DELAY_S,
+    dynamodbEndpoint: e.AWS_ENDPOINT_URL_DYNAMODB?.replace(/\/+$/, ''),
+    sqsEndpoint: e.AWS_ENDPOINT_URL_SQS?.replace(/\/+$/, ''),
   };
 }

@@ -27,6 +27,8 @@ export interface InvoiceRepository {
    * instead; by another request, a 409 conflict.
    */
   create(invoice: Invoice): Promise<CreateOutcome>;
+  /** Throws the 409 `create` would throw when the invoice's orderId is taken by another request. */
+  refuseTakenOrder(invoice: Invoice): Promise<void>;
   get(id: string): Promise<Invoice | undefined>;
   /** A page of the merchant's invoices, newest first; a cursor that does not continue this listing is a 422. */
   list(merchantId: string, listing: Listing<InvoiceFilters>): Promise<Page<Invoice>>;
@@ -41,7 +43,8 @@ export interface ExpiringInvoiceRepository {
 
 /** A customer's permanent deposit addresses, allocated on first use. */
 export interface CustomerWallets {
-  addressesFor(merchantId: string, customerId: string): Promise<{ addresses: CustomerAddresses }>;
+  /** `beforeAllocating` runs before a new customer's index is used up; what it throws stops that. */
+  addressesFor(merchantId: string, customerId: string, beforeAllocating?: () => Promise<void>): Promise<{ addresses: CustomerAddresses }>;
 }
 
 export interface InvoiceServiceDeps {
@@ -66,7 +69,8 @@ export class InvoiceService {
     const invoice = buildInvoice(request, { id: newId(), merchantId, now: clock() }, await rates.usdPrices(), policy);
     if (invoice.family === 'crypto') {
       if (!wallets) throw new Error('Creating a crypto invoice needs the customer wallets, which this service was given none of');
-      const { addresses } = await wallets.addressesFor(merchantId, invoice.customerId);
+      // A refused request changes nothing: a new customer's address index is not used up for an order that is taken.
+      const { addresses } = await wallets.addressesFor(merchantId, invoice.customerId, () => invoices.refuseTakenOrder(invoice));
       invoice.wallet = invoiceWallet(invoice.paymentCurrency, (network) => addressForNetwork(addresses, network));
     }
     const outcome = await invoices.create(invoice);

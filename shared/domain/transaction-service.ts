@@ -103,6 +103,9 @@ export class TransactionService {
 
   /** Records a deposit on the merchant's invoice, moves the invoice, and owes the callback if final. */
   async recordDeposit(merchantId: string, invoiceId: string, input: DepositInput): Promise<Transaction> {
+    // Recorded already: answered before the invoice's state (paid since, by this very deposit) is judged.
+    const earlier = input.uniqueId && (await this.claimed(input.uniqueId));
+    if (earlier) return earlier;
     const merchant = await this.merchant(merchantId);
     const id = this.deps.newId();
     for await (const _attempt of attempts()) {

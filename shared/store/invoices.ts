@@ -54,6 +54,11 @@ function toInvoice(item: Record<string, unknown>): Invoice {
   return { ...invoice, paidAmount: paid, paymentStatus: completed ? 'paid' : 'unpaid', transactionIds: [], completedAt: completed ? invoice.updatedAt : null };
 }
 
+/** An orderId claimed by a request with another body is a 409 (decisions 5). */
+function refuseOtherRequest(claim: Record<string, unknown>, requestHash: string): void {
+  if (claim.requestHash !== requestHash) throw new ApiError('conflict', 'An invoice with this orderId already exists with different details');
+}
+
 export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRepository, CheckoutInvoices {
   private readonly pager: IndexPager;
 
@@ -100,12 +105,20 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
     }
   }
 
+  async refuseTakenOrder(invoice: Invoice): Promise<void> {
+    const claim = await this.orderClaim(orderClaimId(invoice.merchantId, invoice.orderId));
+    if (claim) refuseOtherRequest(claim, invoice.requestHash);
+  }
+
+  private async orderClaim(claimId: string): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.uniques, Key: { id: claimId }, ConsistentRead: true }));
+    return Item;
+  }
+
   private async existingForOrder(claimId: string, requestHash: string): Promise<Invoice> {
-    const { Item: claim } = await this.client.send(new GetCommand({ TableName: this.tables.uniques, Key: { id: claimId }, ConsistentRead: true }));
+    const claim = await this.orderClaim(claimId);
     if (!claim) throw new Error(`Order claim ${claimId} vanished after a failed condition`);
-    if (claim.requestHash !== requestHash) {
-      throw new ApiError('conflict', 'An invoice with this orderId already exists with different details');
-    }
+    refuseOtherRequest(claim, requestHash);
     const existing = await this.get(claim.invoiceId as string);
     if (!existing) throw new Error(`Invoice ${String(claim.invoiceId)} of an order claim is missing`);
     return existing;
