@@ -231,7 +231,8 @@ export const FUNCTIONS = [
     name: 'expire-invoices',
     everySeconds: 60,
     stages: BOTH,
-    tables: { invoices: ['UpdateItem'] },
+    // Reads each due invoice's owner, which its status index key names, then cancels it conditionally.
+    tables: { invoices: ['GetItem', 'UpdateItem'] },
     queries: { invoices: ['openByExpiry'] },
     timeoutSeconds: 60,
   },
