@@ -11,44 +11,13 @@ import { ensureTables, localDynamoClient, startDynamoDbLocal } from '../infra/lo
 import { handlerEnvironment, localTableNames } from '../infra/local/environment.js';
 import { startLocalSqs } from '../infra/local/sqs.js';
 import { compileTestToken, startLocalChain, type TokenTransfer } from '../infra/chain/local-chain.js';
+import { CapacityMeter, type MeteredCall } from './capacity-meter.js';
 
 export const DESCRIPTION = 'chain watcher: blocks scanned per second, DynamoDB capacity per detected deposit against its floor';
 
 /** The transaction's conditional write and the invoice's: what recording a deposit cannot do without. */
 const FLOOR_WRITES_PER_DEPOSIT = 2;
 const BATCH = 20;
-
-interface Capacity {
-  units: number;
-  calls: number;
-  /** Units by table and index, `table` or `table/index`. */
-  by: Record<string, number>;
-}
-
-const emptyCapacity = (): Capacity => ({ units: 0, calls: 0, by: {} });
-
-/** Asks DynamoDB for the capacity of every call the functions' client makes, and adds it up. */
-function countCapacity(client: { middlewareStack: { add: (...args: any[]) => void } }): Capacity {
-  const total = emptyCapacity();
-  const add = (name: string, units: number | undefined) => (total.by[name] = (total.by[name] ?? 0) + (units ?? 0));
-  client.middlewareStack.add(
-    (next: (args: any) => Promise<any>) => async (args: any) => {
-      args.input.ReturnConsumedCapacity ??= 'INDEXES';
-      const result = await next(args);
-      const consumed = result.output?.ConsumedCapacity;
-      for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
-        total.units += entry.CapacityUnits ?? 0;
-        const table = String(entry.TableName).replace(/^.*?-/, '');
-        add(table, entry.Table?.CapacityUnits);
-        for (const [index, used] of Object.entries<{ CapacityUnits?: number }>(entry.GlobalSecondaryIndexes ?? {})) add(`${table}/${index}`, used.CapacityUnits);
-      }
-      total.calls++;
-      return result;
-    },
-    { step: 'initialize', name: 'benchConsumedCapacity' },
-  );
-  return total;
-}
 
 export async function chainWatcherBenchmark(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, strict: true, options: { deposits: { type: 'string', default: '100' }, 'empty-blocks': { type: 'string', default: '400' } } });
@@ -75,7 +44,7 @@ export async function chainWatcherBenchmark(args: string[]): Promise<void> {
       { GATEWAY_RPC_ETHEREUM: chain.rpcUrl, GATEWAY_TOKENS_ETHEREUM: JSON.stringify({ USDT: usdt }), GATEWAY_CONFIRMATIONS_ETHEREUM: '1', POWERTOOLS_LOG_LEVEL: 'WARN' },
     );
     // Loaded once the environment is set: the functions read it at load.
-    const [{ documentClient }, { invoke, loadFunction }, { seedMerchant }] = await Promise.all([
+    const [{ dynamoClient }, { invoke, loadFunction }, { seedMerchant }] = await Promise.all([
       import('../shared/store/dynamo.js'),
       import('../test/support/invoke.js'),
       import('../test/support/merchants.js'),
@@ -92,7 +61,8 @@ export async function chainWatcherBenchmark(args: string[]): Promise<void> {
         if (summary.cursor === summary.head) return { runs, scanned };
       }
     };
-    const capacity = countCapacity(documentClient);
+    const meter = new CapacityMeter();
+    meter.instrument(dynamoClient);
     await catchUp();
 
     const { apiKey } = await seedMerchant();
@@ -104,25 +74,26 @@ export async function chainWatcherBenchmark(args: string[]): Promise<void> {
     }
 
     await chain.mine(emptyBlocks);
-    Object.assign(capacity, emptyCapacity());
     let start = performance.now();
-    const empty = await catchUp();
+    const empty = await meter.measure(catchUp);
     const emptySeconds = (performance.now() - start) / 1000;
-    const emptyRun = { ...capacity };
 
     for (let i = 0; i < deposits; i += BATCH) {
       await chain.sendMany(addresses.slice(i, i + BATCH).map((to): TokenTransfer => ({ to, amount: '25', token: usdt })));
     }
-    Object.assign(capacity, emptyCapacity());
     start = performance.now();
-    const busy = await catchUp();
+    const busy = await meter.measure(catchUp);
     const busySeconds = (performance.now() - start) / 1000;
-    const perDeposit = capacity.units / deposits;
+    const units = (calls: MeteredCall[]) => calls.reduce((sum, call) => sum + call.capacity, 0);
+    const perDeposit = units(busy.calls) / deposits;
+    const byTable: Record<string, number> = {};
+    for (const call of busy.calls) for (const [name, used] of Object.entries(call.byTable)) byTable[name] = (byTable[name] ?? 0) + used;
 
-    console.log(`empty blocks:        ${empty.scanned} in ${empty.runs} runs, ${(empty.scanned / emptySeconds).toFixed(0)} blocks/s, ${emptyRun.units} capacity units (${emptyRun.calls} calls)`);
-    console.log(`blocks with deposits: ${busy.scanned} blocks, ${deposits} deposits in ${busySeconds.toFixed(2)} s: ${(busy.scanned / busySeconds).toFixed(1)} blocks/s, ${(deposits / busySeconds).toFixed(1)} deposits/s`);
-    console.log(`capacity per deposit: ${perDeposit.toFixed(2)} units (${(capacity.calls / deposits).toFixed(1)} calls); floor ${FLOOR_WRITES_PER_DEPOSIT} (transaction + invoice writes): ${(perDeposit / FLOOR_WRITES_PER_DEPOSIT).toFixed(2)}x`);
-    console.log(`  by table and index: ${Object.entries(capacity.by).sort((a, b) => b[1] - a[1]).map(([name, units]) => `${name} ${(units / deposits).toFixed(2)}`).join(', ')}`);
+    console.log(`empty blocks:         ${empty.result.scanned} in ${empty.result.runs} runs, ${(empty.result.scanned / emptySeconds).toFixed(0)} blocks/s, ${units(empty.calls)} capacity units (${empty.calls.length} calls)`);
+    console.log(`blocks with deposits: ${busy.result.scanned} blocks, ${deposits} deposits in ${busySeconds.toFixed(2)} s: ${(busy.result.scanned / busySeconds).toFixed(1)} blocks/s, ${(deposits / busySeconds).toFixed(1)} deposits/s`);
+    console.log(`capacity per deposit: ${perDeposit.toFixed(2)} units (${(busy.calls.length / deposits).toFixed(1)} calls); floor ${FLOOR_WRITES_PER_DEPOSIT} (transaction + invoice writes): ${(perDeposit / FLOOR_WRITES_PER_DEPOSIT).toFixed(2)}x`);
+    const tablesNamed = Object.entries(byTable).sort((a, b) => b[1] - a[1]);
+    console.log(`  by table and index: ${tablesNamed.map(([name, used]) => `${name.replace(/^.*?-/, '')} ${(used / deposits).toFixed(2)}`).join(', ')}`);
     // The floor counts writes of the two items at one unit each; what is above it is item size
     // (an invoice carries its wallet and checkout data), indexes, the outbox entry that makes the
     // callback durable, the claim that makes the deposit unique, and the reads that choose the invoice.

@@ -13,7 +13,6 @@
  * Goals: capacity <= 1.25x floor, throughput >= 0.6x baseline, callback p95 <= 1 s, sweep reads
  * <= 1.1x due, no growth with table size. Nothing is asserted: the figures are printed.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -21,9 +20,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiGateway } from '../infra/local/api-gateway.js';
+import { CapacityMeter, type MeteredCall } from './capacity-meter.js';
 import { ensureTables, startDynamoDbLocal } from '../infra/local/dynamodb.js';
 import { handlerEnvironment, LOCAL_STAGE, localTableNames } from '../infra/local/environment.js';
 import { invoker, loadHandler, type LambdaHandler } from '../infra/local/functions.js';
@@ -66,52 +65,6 @@ function parseOptions(args: string[]): Options {
     return value;
   };
   return { seconds: positive('seconds', values.seconds), deposits: positive('deposits', values.deposits), due: positive('due', values.due), samples: positive('samples', values.samples) };
-}
-
-/** A DynamoDB call made for the operation being metered. */
-interface MeteredCall {
-  command: string;
-  capacity: number;
-  /** Items a read returned or examined (GetItem, Query's ScannedCount, BatchGet). */
-  itemsRead: number;
-}
-
-/**
- * Asks DynamoDB for the consumed capacity of every call the functions make, and keeps the calls
- * made inside `run` under its label. The authorizer's calls are left out: API Gateway caches its
- * answers, so a route's cost is its function's.
- */
-class CapacityMeter {
-  private readonly labels = new AsyncLocalStorage<MeteredCall[]>();
-
-  instrument(client: DynamoDBClient): void {
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const calls = this.labels.getStore();
-        if (!calls) return next(args);
-        (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'TOTAL';
-        const result = await next(args);
-        const output = result.output as Record<string, any>;
-        const consumed = [output.ConsumedCapacity ?? []].flat() as Array<{ CapacityUnits?: number }>;
-        const itemsRead =
-          (output.Item ? 1 : 0) + (output.ScannedCount ?? 0) + Object.values((output.Responses ?? {}) as Record<string, unknown[]>).reduce((sum, items) => sum + (Array.isArray(items) ? items.length : 0), 0);
-        calls.push({ command: context.commandName ?? '', capacity: consumed.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0), itemsRead });
-        return result;
-      },
-      { step: 'initialize', name: 'capacityMeter' },
-    );
-  }
-
-  async measure<T>(fn: () => Promise<T>): Promise<{ result: T; calls: MeteredCall[] }> {
-    const calls: MeteredCall[] = [];
-    const result = await this.labels.run(calls, fn);
-    return { result, calls };
-  }
-
-  /** Runs `fn` unmetered, inside a metered operation. */
-  outside<T>(fn: () => T): T {
-    return this.labels.exit(fn);
-  }
 }
 
 const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
