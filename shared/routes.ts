@@ -161,9 +161,12 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: DEMO_ONLY,
     opensCallbackSecrets: true,
+    // A deposit sent with an Idempotency-Key claims it in uniques within the same write; a retry
+    // reads the claim and the transaction it names.
     tables: {
       invoices: ['GetItem', 'UpdateItem'],
-      transactions: ['PutItem'],
+      transactions: ['GetItem', 'PutItem'],
+      uniques: ['GetItem', 'PutItem'],
       outbox: ['PutItem', 'UpdateItem'],
       merchants: ['GetItem'],
       idempotency: IDEMPOTENCY_RECORDS,

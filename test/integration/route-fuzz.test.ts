@@ -10,6 +10,7 @@ import { LOCAL_STAGE } from '../../infra/local/environment.js';
 import { functionsForStage, type HttpRoute } from '../../shared/routes.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 import type { FuzzWorld, JsonSchema } from '../support/fuzz/requests.js';
+import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
 import { fuzzSettings } from '../support/fuzz/properties.js';
 
 // Tables of this file's own: other files write to the shared ones meanwhile, and the before and
@@ -49,6 +50,7 @@ const writes = new WriteLog(new Map(TABLE_KEYS.map((key) => [tables[key], key]))
 
 let server: Awaited<ReturnType<typeof startFuzzServer>>;
 let world: FuzzWorld;
+let receiver: CallbackReceiver;
 
 /** Bodies the routes accepted during setup, by route path, and the checkout forms a customer sends. */
 const examples: Record<string, unknown[]> = {
@@ -99,7 +101,9 @@ beforeAll(async () => {
   });
   server = await startFuzzServer(gateway, quietLog);
 
-  const [own, other, revoked] = await Promise.all([seedMerchant(), seedMerchant(), seedMerchant()]);
+  // The merchant's callbacks go somewhere, so that resending one and sending a test callback can succeed.
+  receiver = await startCallbackReceiver();
+  const [own, other, revoked] = await Promise.all([seedMerchant({ callbackUrl: receiver.url }), seedMerchant(), seedMerchant()]);
   await testMerchantStore().revokeKey(revoked.merchant.id, revoked.key.keyId, new Date());
   const openapi = buildOpenApiDocument(server.url.origin, LOCAL_STAGE);
   type Operation = { requestBody?: { content: Record<string, { schema?: JsonSchema }> }; responses: Record<string, { content?: Record<string, { schema?: JsonSchema }> }> };
@@ -117,6 +121,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
+  await receiver?.close();
 });
 
 describe('every route of the route table under generated requests', () => {
