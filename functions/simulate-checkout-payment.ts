@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isConfirmedByUtr } from '../shared/domain/deposit-confirmation.js';
 import { simulatedSenderDetails } from '../shared/domain/simulation.js';
 import { ApiError } from '../shared/errors.js';

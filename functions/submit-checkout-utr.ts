@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { depositConfirmationRequestSchema, isConfirmedByUtr } from '../shared/domain/deposit-confirmation.js';
 import { ApiError } from '../shared/errors.js';
 import { INR_CHANNELS, isInrChannel, type UtrProblem } from '../shared/checkout-page.js';

@@ -2,7 +2,7 @@
  * The functions' environment, read and validated once when a container loads: a missing or bad
  * value fails the cold start, never a request.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   FIAT_METHODS,
   FIAT_METHOD_LIMITS,

@@ -2,7 +2,7 @@
  * The OpenAPI 3.0 document of the merchant API, generated from the route table and the same zod
  * schemas that validate requests, so the document cannot describe an API other than the one served.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ERROR_STATUS } from './errors.js';
 import { createInvoiceRequestSchema, invoiceViewSchema } from './domain/invoices.js';
 import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from './domain/simulation.js';

@@ -4,7 +4,7 @@
  * setup both build it here, so the two cannot drift apart.
  */
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isCallbackSecret, isWellFormedApiKey } from '../../shared/domain/merchants.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import type { Stage } from '../../shared/routes.js';

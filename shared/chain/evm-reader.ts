@@ -3,7 +3,7 @@
  * the watcher sees it: an RPC that answers garbage throws, like one that fails or times out.
  */
 import { createPublicClient, http, parseAbiItem, TransactionReceiptNotFoundError, type PublicClient } from 'viem';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { BlockRef, ChainReader, EvmBlock, TokenTransferLog } from '../domain/chain.js';
 
 const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');

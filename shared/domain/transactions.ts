@@ -3,7 +3,7 @@
  * hash (decisions 7) and the views a merchant sees in retrieval and in callbacks. Pure.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { decimalsOf, type CryptoNetwork } from './currencies.js';
 import type { Invoice } from './invoices.js';
 import { Decimal, formatAmount, formatRate } from './money.js';
