@@ -54,11 +54,12 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
       'Creates an invoice for a crypto or local-fiat deposit at a fixed exchange rate and returns the hosted checkout link. ' +
       'The deposit family comes from paymentCurrency, else baseCurrency. An orderId is unique per merchant: the same body returns ' +
       'the existing invoice, another body is a 409. Optional Idempotency-Key header (1-255 characters): the same key and body ' +
-      'within 24 h replay the first response.',
+      'within 24 h replay the first response. Where rates are live, an invoice that would convert at a price older than the ' +
+      'deployment allows is a 503 `service_unavailable` naming the currency; retry shortly.',
     schemaName: 'CreateInvoice',
     request: createInvoiceRequestSchema,
     response: invoiceViewSchema,
-    errors: [...BODY_ERRORS, 409, ...AUTH_ERRORS],
+    errors: [...BODY_ERRORS, 409, 503, ...AUTH_ERRORS],
   },
   'get-invoice': {
     summary: 'Retrieve an invoice',

@@ -67,6 +67,8 @@ export interface ScheduledFunction extends FunctionDefinition {
    * once: the chain watcher.
    */
   perEvmNetwork?: boolean;
+  /** Scheduled only where the stage prices currencies live (GATEWAY_RATES_URL); deployed and idle elsewhere. */
+  onlyWithLiveRates?: boolean;
 }
 
 /** Consumes its queue in batches, reporting partial batch failures. */
@@ -100,7 +102,7 @@ export const FUNCTIONS = [
     path: '/api/v2/invoices',
     auth: 'apiKey',
     stages: BOTH,
-    tables: { invoices: 'readWrite', uniques: 'readWrite', idempotency: 'readWrite', wallets: 'readWrite' },
+    tables: { invoices: 'readWrite', uniques: 'readWrite', idempotency: 'readWrite', wallets: 'readWrite', rates: 'read' },
     readsWalletKeys: true,
   },
   {
@@ -130,7 +132,8 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: DEMO_ONLY,
     opensCallbackSecrets: true,
-    tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    // A deposit in another currency than its invoice's is valued at the current rates.
+    tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite', rates: 'read' },
     sendsTo: ['callbacks'],
   },
   {
@@ -165,7 +168,8 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: BOTH,
     opensCallbackSecrets: true,
-    tables: { transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    // A withdrawal is valued in USD and EUR at the current rates.
+    tables: { transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWrite', rates: 'read' },
     usesVault: true,
   },
   {
@@ -212,9 +216,20 @@ export const FUNCTIONS = [
     everySeconds: 60,
     perEvmNetwork: true,
     stages: BOTH,
-    tables: { chain: 'readWrite', wallets: 'read', invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', uniques: 'readWrite', merchants: 'read' },
+    tables: { chain: 'readWrite', wallets: 'read', invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', uniques: 'readWrite', merchants: 'read', rates: 'read' },
     sendsTo: ['callbacks'],
     timeoutSeconds: 60,
+  },
+  {
+    // Stores the newest price of every currency priced live, so invoices never convert at a stale one.
+    kind: 'schedule',
+    name: 'fetch-rates',
+    everySeconds: 60,
+    onlyWithLiveRates: true,
+    stages: BOTH,
+    tables: { rates: 'readWrite' },
+    // The ticker request is bounded by TICKER_TIMEOUT_MS; the writes are a few conditional puts.
+    timeoutSeconds: 30,
   },
   {
     kind: 'queue',

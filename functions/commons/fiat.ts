@@ -3,7 +3,6 @@ import { randomUUID } from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
 import { config } from '../../shared/config.js';
 import { FiatService, type FiatProvider } from '../../shared/domain/fiat-service.js';
-import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
 import { logger } from '../../shared/http/logger.js';
 import { SimulatedFiatProvider } from '../../shared/queue/fiat-provider.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
@@ -11,6 +10,7 @@ import { documentClient } from '../../shared/store/dynamo.js';
 import { FileReceiptStore, S3ReceiptStore } from '../../shared/store/receipts.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 import { seal } from '../../shared/vault/envelope.js';
+import { rateSource } from './rates.js';
 import { merchantStore, transactionService } from './transactions.js';
 import { requireVault } from './vault.js';
 
@@ -38,7 +38,7 @@ export const fiatService = new FiatService({
   receipts: receipts.kind === 'aws' ? new S3ReceiptStore(new S3Client({}), receipts.bucket) : new FileReceiptStore(receipts.directory, dataKeys),
   vault: { seal: (cardNumber, context) => seal(dataKeys, cardNumber, context) },
   provider,
-  rates: new StaticRateSource(DEMO_USD_PRICES),
+  rates: rateSource,
   clock: () => new Date(),
   newId: randomUUID,
 });

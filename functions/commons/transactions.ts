@@ -1,7 +1,6 @@
 /** The transaction service and callback publishing of this container, wired once at load. */
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
-import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
 import { TransactionService } from '../../shared/domain/transaction-service.js';
 import { CallbackPublisher } from '../../shared/queue/callbacks.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
@@ -10,6 +9,7 @@ import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
+import { rateSource } from './rates.js';
 
 const { tables, callbackQueueUrl } = config();
 
@@ -22,7 +22,7 @@ export const transactionService = new TransactionService({
   invoices: new DynamoInvoiceStore(documentClient, tables),
   merchants: merchantStore,
   callbacks: callbackPublisher,
-  rates: new StaticRateSource(DEMO_USD_PRICES),
+  rates: rateSource,
   clock: () => new Date(),
   newId: randomUUID,
 });

@@ -121,7 +121,7 @@ export class FiatService {
       id,
       merchantId,
       feePercent: merchant.processingFeePercent,
-      prices: await this.deps.rates.usdPrices(),
+      prices: (await this.deps.rates.current()).prices,
       now: this.deps.clock(),
     });
     if (request.cardNumber) transaction.recipient.sealedCardNumber = await this.deps.vault.seal(request.cardNumber, id);

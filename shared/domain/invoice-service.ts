@@ -2,7 +2,7 @@
  * Invoice use cases over small ports (repository, customer wallets, rates), so the rules stay
  * free of AWS and every store can be swapped in tests.
  */
-import { notFound } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
 import {
   buildInvoice,
   invoiceView,
@@ -12,7 +12,7 @@ import {
   type InvoicePolicy,
   type InvoiceView,
 } from './invoices.js';
-import type { RateSource } from './rates.js';
+import { unavailableRates, type RateSource } from './rates.js';
 import { addressForNetwork, type CustomerAddresses } from './wallets.js';
 
 export type CreateOutcome = { invoice: Invoice; created: boolean };
@@ -58,7 +58,12 @@ export class InvoiceService {
 
   async create(merchantId: string, request: CreateInvoiceRequest): Promise<InvoiceView> {
     const { invoices, wallets, rates, policy, clock, newId } = this.deps;
-    const invoice = buildInvoice(request, { id: newId(), merchantId, now: clock() }, await rates.usdPrices(), policy);
+    const snapshot = await rates.current();
+    const unavailable = unavailableRates(snapshot, request.baseCurrency, request.paymentCurrency ?? request.baseCurrency);
+    if (unavailable.length > 0) {
+      throw new ApiError('service_unavailable', `No current exchange rate for ${unavailable.join(', ')}; try again shortly`);
+    }
+    const invoice = buildInvoice(request, { id: newId(), merchantId, now: clock() }, snapshot.prices, policy);
     if (invoice.family === 'crypto') {
       if (!wallets) throw new Error('Creating a crypto invoice needs the customer wallets, which this service was given none of');
       const { addresses } = await wallets.addressesFor(merchantId, invoice.customerId);

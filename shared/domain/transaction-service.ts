@@ -192,7 +192,7 @@ export class TransactionService {
   }
 
   private async valuation(invoice: Invoice, currency: string): Promise<DepositValuation> {
-    const prices = await this.deps.rates.usdPrices();
+    const { prices } = await this.deps.rates.current();
     const [exchangeRate, usdRate, eurRate] = [crossRate(prices, invoice.baseCurrency, currency), crossRate(prices, currency, 'USD'), crossRate(prices, currency, 'EUR')];
     if (!exchangeRate || !usdRate || !eurRate) throw ValidationError.of('currency', `No exchange rate for ${currency}`);
     return { exchangeRate: formatRate(exchangeRate), usdRate: formatRate(usdRate), eurRate: formatRate(eurRate) };

@@ -11,6 +11,9 @@ export const documentClient = DynamoDBDocumentClient.from(dynamoClient, {
   marshallOptions: { removeUndefinedValues: true },
 });
 
+/** BatchGetItem's limit on keys per call. */
+export const BATCH_GET_LIMIT = 100;
+
 /** True when a transaction lost a race with another writer of the same items; retrying may succeed. */
 export function isTransactionConflict(error: unknown): boolean {
   return (
