@@ -51,6 +51,7 @@ import { GATEWAY_MESSAGES, PER_KEY_THROTTLE, QUEUES, type QueueDefinition, type 
 import { functionsForStage, type HttpRoute, type Stage } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 import { GatewayFunction, SERVICE_NAME, type QueueWithDeadLetter, type StageQueues, type Vault, type WalletKeyParameters } from './gateway-function.js';
+import { DEFAULT_LIVE_RATES, liveRatesEnvironment, type LiveRates } from './live-rates.js';
 import { createStageWebAcl } from './web-acl.js';
 
 export const gatewayStackName = (stage: Stage): string => `PaymentGateway-${stage}`;
@@ -61,10 +62,12 @@ interface StageSettings {
   logRetention: RetentionDays;
   /** Derive deposit addresses from the public test mnemonic instead of keys the operator supplies. */
   testWalletKeys: boolean;
+  /** Prices from a ticker; without, the fixed demo table. */
+  liveRates?: LiveRates;
 }
 
 const STAGE_SETTINGS: Record<Stage, StageSettings> = {
-  prod: { protectData: true, logRetention: RetentionDays.ONE_YEAR, testWalletKeys: false },
+  prod: { protectData: true, logRetention: RetentionDays.ONE_YEAR, testWalletKeys: false, liveRates: DEFAULT_LIVE_RATES },
   demo: { protectData: false, logRetention: RetentionDays.TWO_WEEKS, testWalletKeys: true },
 };
 
@@ -182,13 +185,15 @@ export interface GatewayStackProps extends StackProps {
    * its JSON-RPC URL (NoEcho: it often carries a provider's key).
    */
   watchedNetworks?: Partial<Record<EvmNetwork, { tokens?: Partial<Record<'USDT' | 'USDC', string>> }>>;
+  /** Live exchange rates in place of the stage's (prod: Binance's public ticker; demo: the fixed table). */
+  liveRates?: LiveRates;
 }
 
 export class GatewayStack extends Stack {
   private readonly stage: Stage;
   private readonly settings: StageSettings;
 
-  constructor(scope: Construct, id: string, { stage, publicBaseUrl, customDomain, watchedNetworks = {}, ...stackProps }: GatewayStackProps) {
+  constructor(scope: Construct, id: string, { stage, publicBaseUrl, customDomain, watchedNetworks = {}, liveRates = STAGE_SETTINGS[stage].liveRates, ...stackProps }: GatewayStackProps) {
     const settings = STAGE_SETTINGS[stage];
     super(scope, id, {
       description: `Payment gateway merchant API (${stage})`,
@@ -216,6 +221,7 @@ export class GatewayStack extends Stack {
       GATEWAY_INVOICE_LIFETIME_S: String(INVOICE_LIFETIME_SECONDS),
       GATEWAY_RETRY_SCALE: String(CALLBACK_RETRY_SCALE),
       GATEWAY_PROVIDER_DELAY_S: String(SIMULATED_PROVIDER_DELAY_SECONDS),
+      ...liveRatesEnvironment(liveRates),
       // Token contracts reach every function: the checkout's payment links name them too.
       ...Object.fromEntries(
         Object.entries(watchedNetworks).flatMap(([network, { tokens }]) => (tokens ? [[`GATEWAY_TOKENS_${network.toUpperCase()}`, JSON.stringify(tokens)]] : [])),
@@ -245,7 +251,7 @@ export class GatewayStack extends Stack {
       routes: definitions.filter((definition): definition is HttpRoute => definition.kind === 'http'),
       payloadTooLargeBody: errorEnvelope('payload_too_large', GATEWAY_MESSAGES.payloadTooLarge),
     });
-    this.addSchedules(functions, Object.keys(watchedNetworks) as EvmNetwork[]);
+    this.addSchedules(functions, Object.keys(watchedNetworks) as EvmNetwork[], liveRates !== undefined);
     this.addMonitoring(api, functions, queues);
 
     const usagePlan = api.addUsagePlan('UsagePlan', {
@@ -520,11 +526,14 @@ export class GatewayStack extends Stack {
     );
   }
 
-  /** Each scheduled function's rule; a chain watcher gets one rule per watched network, its event `{ network }`. */
-  private addSchedules(functions: readonly GatewayFunction[], watchedNetworks: readonly EvmNetwork[]): void {
+  /**
+   * Each scheduled function's rule; a chain watcher gets one rule per watched network, its event
+   * `{ network }`; the rates schedule has one only where rates are live.
+   */
+  private addSchedules(functions: readonly GatewayFunction[], watchedNetworks: readonly EvmNetwork[], liveRates: boolean): void {
     for (const fn of functions) {
       const { definition } = fn;
-      if (definition.kind !== 'schedule') continue;
+      if (definition.kind !== 'schedule' || (definition.onlyWithLiveRates && !liveRates)) continue;
       const runs = definition.perEvmNetwork ? watchedNetworks.map((network) => ({ id: pascalCase(network), input: { network } })) : [{ id: '', input: undefined }];
       for (const { id, input } of runs) {
         new Rule(this, `${pascalCase(definition.name)}${id}Schedule`, {

@@ -17,6 +17,7 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GatewayFunction as GatewayFunctionConstruct, QUEUE_BATCHING_WINDOW } from '../../infra/aws/gateway-function.js';
 import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js';
+import { DEFAULT_LIVE_RATES } from '../../infra/aws/live-rates.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
 import { FUNCTIONS, STAGES, functionsForStage, maxBodyBytesOf, type GatewayFunction, type HttpRoute, type QueueFunction, type Stage } from '../../shared/routes.js';
@@ -212,6 +213,9 @@ let views: Record<Stage, StackView>;
 let customDomain: StackView;
 let explicitBaseUrl: StackView;
 let watching: StackView;
+let liveDemo: StackView;
+
+const LIVE_DEMO_RATES = { url: 'https://ticker.example/api/v3/ticker/price', pairs: { BTC: { symbol: 'BTCUSDT', inverse: false }, USDT: { fixed: '1' } }, maxAgeSeconds: 120 };
 
 const WATCHED_TOKEN = '0x1111111111111111111111111111111111111111';
 
@@ -223,10 +227,61 @@ beforeAll(() => {
   const customDomainStack = new GatewayStack(app, 'PaymentGateway-prod-custom-domain', { stage: 'prod', customDomain: CUSTOM_DOMAIN });
   const explicitBaseUrlStack = new GatewayStack(app, 'PaymentGateway-demo-base-url', { stage: 'demo', customDomain: CUSTOM_DOMAIN, publicBaseUrl: EXPLICIT_BASE_URL });
   const watchingStack = new GatewayStack(app, 'PaymentGateway-demo-watching', { stage: 'demo', watchedNetworks: { ethereum: { tokens: { USDT: WATCHED_TOKEN } }, polygon: {} } });
+  const liveDemoStack = new GatewayStack(app, 'PaymentGateway-demo-live-rates', { stage: 'demo', liveRates: LIVE_DEMO_RATES });
   views = Object.fromEntries(stacks.map(([stage, stack]) => [stage, view(stage, stack)])) as Record<Stage, StackView>;
   customDomain = view('prod', customDomainStack);
   explicitBaseUrl = view('demo', explicitBaseUrlStack);
   watching = view('demo', watchingStack);
+  liveDemo = view('demo', liveDemoStack);
+});
+
+describe('live exchange rates', () => {
+  const rateVariables = (view: StackView, name: string) =>
+    Object.fromEntries(Object.entries(view.functionNamed(name).Properties.Environment.Variables as Record<string, string>).filter(([variable]) => variable.startsWith('GATEWAY_RATE')));
+  const ratesRules = (view: StackView) =>
+    view.resources('AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(`"${view.functionIds().get('fetch-rates')}"`));
+
+  it('are prod\'s by default: Binance\'s public ticker for every function, fetched once a minute, stale after five minutes', () => {
+    const prod = views.prod;
+    for (const name of prod.functionIds().keys()) {
+      const variables = rateVariables(prod, name);
+      expect(variables).toMatchObject({ GATEWAY_RATES_URL: DEFAULT_LIVE_RATES.url, GATEWAY_RATE_MAX_AGE_S: '300' });
+      expect(JSON.parse(variables.GATEWAY_RATE_PAIRS!)).toEqual(DEFAULT_LIVE_RATES.pairs);
+    }
+    expect(ratesRules(prod).map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
+  });
+
+  it('are not demo\'s by default: the fixed table, and fetch-rates deployed without a schedule', () => {
+    for (const name of views.demo.functionIds().keys()) expect(rateVariables(views.demo, name)).toEqual({});
+    expect(views.demo.functionIds().has('fetch-rates')).toBe(true);
+    expect(ratesRules(views.demo)).toEqual([]);
+  });
+
+  it('are any stage\'s when given, with their schedule', () => {
+    expect(rateVariables(liveDemo, 'create-invoice')).toEqual({
+      GATEWAY_RATES_URL: LIVE_DEMO_RATES.url,
+      GATEWAY_RATE_PAIRS: JSON.stringify(LIVE_DEMO_RATES.pairs),
+      GATEWAY_RATE_MAX_AGE_S: '120',
+    });
+    expect(ratesRules(liveDemo)).toHaveLength(1);
+  });
+
+  it('are written by fetch-rates alone and read where invoices, deposits and withdrawals are priced', () => {
+    const prod = views.prod;
+    expect([...prod.tableActionsOf('fetch-rates').keys()]).toEqual(['rates']);
+    expect([...prod.tableActionsOf('fetch-rates').get('rates')!]).toEqual(expect.arrayContaining(WRITE_ACTIONS));
+    const readers = [...prod.functionIds().keys()].filter((name) => prod.tableActionsOf(name).has('rates')).sort();
+    expect(readers).toEqual(['create-invoice', 'create-withdrawal', 'fetch-rates', 'watch-chain']);
+    for (const name of readers.filter((reader) => reader !== 'fetch-rates')) {
+      expect([...prod.tableActionsOf(name).get('rates')!].filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
+    }
+  });
+
+  it('fail synthesis when the functions would fail to start on them', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const liveRates = { ...LIVE_DEMO_RATES, pairs: { USD: { symbol: 'USDUSDT', inverse: false } } };
+    expect(() => new GatewayStack(app, 'PaymentGateway-demo-bad-rates', { stage: 'demo', liveRates })).toThrow(/Invalid environment: GATEWAY_RATE_PAIRS/);
+  });
 });
 
 describe('a stage watching EVM networks', () => {
@@ -777,8 +832,9 @@ describe.each(STAGES)('%s stack', (stage) => {
   });
 
   describe('schedules', () => {
-    // The chain watcher's rules come with the networks a stage watches (above).
-    const scheduled = definitions.flatMap((f) => (f.kind === 'schedule' && !f.perEvmNetwork ? [f] : []));
+    // The chain watcher's rules come with the networks a stage watches, the rates schedule with
+    // live rates, prod's default (both below).
+    const scheduled = definitions.flatMap((f) => (f.kind === 'schedule' && !f.perEvmNetwork && (stage === 'prod' || !f.onlyWithLiveRates) ? [f] : []));
 
     it.each(scheduled.map((f) => [f.name, f] as const))('%s runs on its EventBridge rate', (name, definition) => {
       const minutes = definition.everySeconds / 60;
