@@ -22,7 +22,11 @@ export const handler = httpHandler(
     const { invoice } = checkout;
     if (checkout.step.kind === 'payment' && !isConfirmedByUtr(invoice)) {
       try {
-        await transactionService.recordDeposit(invoice.merchantId, invoice.id, { status: request.body.outcome, senderDetails: simulatedSenderDetails(invoice) });
+        await transactionService.recordDeposit(invoice.merchantId, invoice.id, {
+          source: 'simulated',
+          status: request.body.outcome,
+          senderDetails: simulatedSenderDetails(invoice),
+        });
       } catch (error) {
         // Paid or canceled meanwhile (a second click, the expiry): the provider page shows which.
         if (!(error instanceof ApiError && (error.code === 'conflict' || error.code === 'gone'))) throw error;

@@ -8,6 +8,7 @@ export const handler = httpHandler(routeByName('simulate-deposit'), { body: simu
   const invoice = await transactionService.ownedInvoice(merchantId, body.invoiceId);
   const network = invoice.family === 'crypto' ? (body.network ?? invoice.wallet?.networks[0]) : body.network;
   const deposit = await transactionService.recordDeposit(merchantId, invoice.id, {
+    source: 'simulated',
     amount: body.amount,
     currency: body.currency,
     network,

@@ -8,6 +8,7 @@ import { EvmRpcReader } from '../shared/chain/evm-reader.js';
 import { ChainWatcher, type RunSummary } from '../shared/domain/chain-watcher.js';
 import { EVM_NETWORKS, type EvmNetwork } from '../shared/domain/networks.js';
 import { logger } from '../shared/http/logger.js';
+import { observed } from '../shared/observability/tracer.js';
 import { CHAIN_BLOCKS_PER_RUN } from '../shared/platform.js';
 import { DynamoChainStore } from '../shared/store/chain.js';
 import { documentClient } from '../shared/store/dynamo.js';
@@ -48,7 +49,7 @@ function watcherOf(network: EvmNetwork): ChainWatcher {
 
 export type WatchResult = RunSummary | { network: EvmNetwork; failed: true };
 
-export const handler = async (event: { network?: unknown }): Promise<WatchResult> => {
+export const handler = observed(async (event: { network?: unknown }): Promise<WatchResult> => {
   const network = event.network;
   if (typeof network !== 'string' || !(EVM_NETWORKS as readonly string[]).includes(network)) {
     throw new Error(`watch-chain needs { network } with one of ${EVM_NETWORKS.join(', ')}; got ${JSON.stringify(network)}`);
@@ -65,4 +66,4 @@ export const handler = async (event: { network?: unknown }): Promise<WatchResult
     });
     return { network: network as EvmNetwork, failed: true };
   }
-};
+});

@@ -4,6 +4,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { config } from '../../shared/config.js';
 import { FiatService, type FiatProvider } from '../../shared/domain/fiat-service.js';
 import { logger } from '../../shared/http/logger.js';
+import { traced } from '../../shared/observability/tracer.js';
 import { SimulatedFiatProvider } from '../../shared/queue/fiat-provider.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
@@ -35,7 +36,7 @@ export const fiatService = new FiatService({
   transactions: transactionService,
   ledger: new DynamoTransactionStore(documentClient, tables),
   merchants: merchantStore,
-  receipts: receipts.kind === 'aws' ? new S3ReceiptStore(new S3Client({}), receipts.bucket) : new FileReceiptStore(receipts.directory, dataKeys),
+  receipts: receipts.kind === 'aws' ? new S3ReceiptStore(traced(new S3Client({})), receipts.bucket) : new FileReceiptStore(receipts.directory, dataKeys),
   vault: { seal: (cardNumber, context) => seal(dataKeys, cardNumber, context) },
   provider,
   rates: rateSource,

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
 import { InvoiceService, type CustomerWallets } from '../../shared/domain/invoice-service.js';
+import { businessMetrics } from '../../shared/observability/metrics.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { rateSource } from './rates.js';
@@ -18,6 +19,7 @@ export const invoiceServiceWith = (wallets?: CustomerWallets): InvoiceService =>
     rates: rateSource,
     policy: { stage, lifetimeSeconds: invoiceLifetimeSeconds, fiatLimits },
     publicBaseUrl,
+    metrics: businessMetrics,
     clock: () => new Date(),
     newId: randomUUID,
   });

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
 import { TransactionService } from '../../shared/domain/transaction-service.js';
+import { businessMetrics } from '../../shared/observability/metrics.js';
 import { CallbackPublisher } from '../../shared/queue/callbacks.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
@@ -23,6 +24,7 @@ export const transactionService = new TransactionService({
   merchants: merchantStore,
   callbacks: callbackPublisher,
   rates: rateSource,
+  metrics: businessMetrics,
   clock: () => new Date(),
   newId: randomUUID,
 });

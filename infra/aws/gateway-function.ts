@@ -18,14 +18,14 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
-import { FUNCTION_DEFAULTS, QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
+import { FUNCTION_DEFAULTS, QUEUES, SERVICE_NAME, type QueueDefinition, type QueueName } from '../../shared/platform.js';
 import type { GatewayFunction as FunctionDefinition, TableAccess } from '../../shared/routes.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Matches the logger's service name, so logs and traces group under one service. */
-export const SERVICE_NAME = 'payment-gateway';
+/** The logger's, tracer's and metrics' service name, so logs, traces and metrics group under one service. */
+export { SERVICE_NAME };
 
 /** Bundled CommonJS dependencies still call `require`, which an ES module lacks. */
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";

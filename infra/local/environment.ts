@@ -69,6 +69,10 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
     GATEWAY_RECEIPTS_DIR: vault.receiptsDirectory,
     // The SDK warns once per process that Node 20 support ends; the Lambda runtime is Node 22.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // No X-Ray daemon and no CloudWatch here: traces are not recorded, and metric lines would
+    // only crowd the console (a test that reads them turns them on).
+    POWERTOOLS_TRACE_ENABLED: 'false',
+    POWERTOOLS_METRICS_DISABLED: 'true',
   };
 }
 

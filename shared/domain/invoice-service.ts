@@ -12,6 +12,7 @@ import {
   type InvoicePolicy,
   type InvoiceView,
 } from './invoices.js';
+import type { BusinessMetrics } from './metrics.js';
 import { unavailableRates, type RateSource } from './rates.js';
 import { addressForNetwork, type CustomerAddresses } from './wallets.js';
 
@@ -46,6 +47,7 @@ export interface InvoiceServiceDeps {
   rates: RateSource;
   policy: InvoicePolicy;
   publicBaseUrl: string;
+  metrics: Pick<BusinessMetrics, 'invoiceCreated'>;
   clock: () => Date;
   newId: () => string;
 }
@@ -70,6 +72,7 @@ export class InvoiceService {
       invoice.wallet = invoiceWallet(invoice.paymentCurrency, (network) => addressForNetwork(addresses, network));
     }
     const outcome = await invoices.create(invoice);
+    if (outcome.created) this.deps.metrics.invoiceCreated(outcome.invoice.paymentMethod);
     return invoiceView(outcome.invoice, this.deps.publicBaseUrl);
   }
 

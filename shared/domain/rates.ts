@@ -88,6 +88,12 @@ export interface RateQuote {
 
 export const quoteAgeSeconds = (quote: Pick<RateQuote, 'quotedAt'>, now: Date): number => Math.max(0, (now.getTime() - quote.quotedAt.getTime()) / 1000);
 
+/** The age of the oldest of these currencies' newest quotes; undefined while one of them has none. */
+export function oldestQuoteAgeSeconds(quotes: readonly RateQuote[], currencies: readonly string[], now: Date): number | undefined {
+  const ages = currencies.map((currency) => quotes.find((quote) => quote.currency === currency)).map((quote) => quote && quoteAgeSeconds(quote, now));
+  return ages.some((age) => age === undefined) ? undefined : Math.max(0, ...(ages as number[]));
+}
+
 export interface StoredRatesDeps {
   /** The newest stored quote of each of these currencies (none for a currency never quoted). */
   newest(currencies: readonly string[]): Promise<RateQuote[]>;

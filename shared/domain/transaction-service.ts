@@ -10,6 +10,7 @@ import { familyOf, isCryptoAsset, networksOf, type CryptoNetwork } from './curre
 import { isUuid } from './invoice-service.js';
 import type { Invoice } from './invoices.js';
 import type { Merchant } from './merchants.js';
+import type { BusinessMetrics, DepositSource } from './metrics.js';
 import { Decimal, formatRate } from './money.js';
 import { invoiceAfterDeposit, type DepositRefusal, type InvoiceUpdate } from './payments.js';
 import { crossRate, type RateSource } from './rates.js';
@@ -47,11 +48,13 @@ export interface TransactionServiceDeps {
   callbacks: { publish(callbackIds: string[]): Promise<number> };
   /** Values a deposit in another currency than its invoice's. */
   rates: RateSource;
+  metrics: Pick<BusinessMetrics, 'depositSettled'>;
   clock: () => Date;
   newId: () => string;
 }
 
 export interface DepositInput {
+  source: DepositSource;
   amount?: Decimal;
   currency?: string;
   network?: CryptoNetwork | null;
@@ -103,6 +106,7 @@ export class TransactionService {
       const claims = input.uniqueId ? [{ id: input.uniqueId, owner: { transactionId: id, merchantId } }] : [];
       const result = await this.deps.ledger.insert(transaction, { invoice: outcome.update, callback, claims });
       if (result === 'committed') {
+        if (isFinalStatus(transaction.status)) this.deps.metrics.depositSettled(input.source, transaction.status);
         if (callback) await this.deps.callbacks.publish([callback.id]);
         return transaction;
       }
@@ -117,15 +121,15 @@ export class TransactionService {
    * withdrawal outcome, an on-chain deposit at depth). Asking for the state it already has
    * answers it again. An on-chain deposit whose block left the chain before it was ever called
    * back is simply failed (`callback: false`), and gives up its claim (`releaseClaim`): should the
-   * transfer be mined again, it is a new deposit.
+   * transfer be mined again, it is a new deposit. A deposit's `source` names who decided, for the metrics.
    */
   async settle(
     merchantId: string,
     transactionId: string,
     status: 'confirmed' | 'failed',
-    options: { expectedType?: Transaction['type']; callback?: boolean; releaseClaim?: string } = {},
+    options: { expectedType?: Transaction['type']; callback?: boolean; releaseClaim?: string; source?: DepositSource } = {},
   ): Promise<Transaction> {
-    const { expectedType, callback: withCallback = true, releaseClaim } = options;
+    const { expectedType, callback: withCallback = true, releaseClaim, source } = options;
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       if (attempt > 0) await backOff(attempt);
       const current = await this.owned(merchantId, transactionId);
@@ -142,6 +146,7 @@ export class TransactionService {
       const callback = withCallback ? callbackEntry(next, now) : undefined;
       const released = releaseClaim ? [releaseClaim] : [];
       if ((await this.deps.ledger.transition(next, 'processing', { invoice: update, callback, releaseClaims: released })) === 'committed') {
+        if (next.type === 'deposit' && source) this.deps.metrics.depositSettled(source, status);
         if (callback) await this.deps.callbacks.publish([callback.id]);
         return next;
       }

@@ -13,7 +13,7 @@ export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 export type TransactionType = 'deposit' | 'withdraw';
 
 /** States after which a transaction never changes, and the merchant is called back. */
-export const isFinalStatus = (status: TransactionStatus): boolean => status !== 'processing';
+export const isFinalStatus = (status: TransactionStatus): status is Exclude<TransactionStatus, 'processing'> => status !== 'processing';
 
 const decimalString = z.string().regex(/^\d+(\.\d+)?$/);
 

@@ -1,13 +1,15 @@
 /**
- * The one middy chain every HTTP function uses, in middy's documented order: logging context,
- * request id, authentication, body parsing, validation, and the error handler last.
+ * The one middy chain every HTTP function uses, in middy's documented order: tracing, logging
+ * context, request id, authentication, body parsing, validation, and the error handler last.
  */
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { ApiError, UNAUTHORIZED_MESSAGE } from '../errors.js';
+import { TRACE_OPTIONS, tracer } from '../observability/tracer.js';
 import { DEFAULT_MAX_BODY_BYTES, type HttpRoute } from '../routes.js';
 import { apiErrorResponse, internalErrorResponse, successResponse, type Headers } from './envelope.js';
 import { IDEMPOTENCY_HEADER, idempotentByHeader } from './idempotency.js';
@@ -147,6 +149,7 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
   fn: (request: RouteRequest<z.output<S>>) => Promise<RouteResult>,
 ) {
   const chain = middy<GatewayEvent, APIGatewayProxyResult, Error, Context>()
+    .use(captureLambdaHandler(tracer, TRACE_OPTIONS))
     .use(injectLambdaContext(logger, { resetKeys: true }))
     .use(requestIdMiddleware());
   if (route.auth === 'apiKey') chain.use(merchantMiddleware());

@@ -4,8 +4,9 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { traced } from '../observability/tracer.js';
 
-export const dynamoClient = new DynamoDBClient({});
+export const dynamoClient = traced(new DynamoDBClient({}));
 
 export const documentClient = DynamoDBDocumentClient.from(dynamoClient, {
   marshallOptions: { removeUndefinedValues: true },

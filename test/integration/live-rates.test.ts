@@ -13,6 +13,7 @@ import { Decimal } from '../../shared/domain/money.js';
 import { FUNCTIONS, type ScheduledFunction } from '../../shared/routes.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoRateStore } from '../../shared/store/rates.js';
+import { emfLinesOf, metricOf } from '../support/emf.js';
 import { invoke, loadFunction } from '../support/invoke.js';
 import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
 import { binancePrice, startTicker } from '../support/ticker.js';
@@ -106,5 +107,22 @@ describe('invoice creation at live rates', () => {
     const response = await create('USD', 'ETH', orderId);
     expect(response.status).toBe(200);
     expect(response.body.data).toMatchObject({ orderId, status: 'created', exchangeRate: '0.000311502219453314', paymentAmount: '0.077875554863328500' });
+  });
+});
+
+describe('the rates schedule', () => {
+  it('reports the age of the oldest live price after each run, and none while one was never fetched', async () => {
+    vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'false');
+    try {
+      // TRX has never been quoted.
+      expect(await emfLinesOf(() => fetchRates())).toEqual([]);
+      ticker.reply = { prices: { BTCUSDT: binancePrice('65000.5'), ETHUSDT: binancePrice('3210.25'), TRXUSDT: binancePrice('0.2'), EURUSDT: binancePrice('1.0825') } };
+      const [rateAge, ...others] = (await emfLinesOf(() => fetchRates())).map(metricOf);
+      expect(others).toEqual([]);
+      expect(rateAge).toMatchObject({ namespace: 'PaymentGateway', name: 'RateAge', unit: 'Seconds', dimensions: { service: 'payment-gateway', stage: 'demo' } });
+      expect(rateAge!.value).toBeLessThan(5);
+    } finally {
+      vi.stubEnv('POWERTOOLS_METRICS_DISABLED', 'true');
+    }
   });
 });
