@@ -4,7 +4,8 @@
  */
 import { logger } from '../shared/http/logger.js';
 import { observed } from '../shared/observability/tracer.js';
-import { callbackPublisher, outboxStore } from './commons/transactions.js';
+import { callbackPublisher } from './commons/callbacks.js';
+import { outboxStore } from './commons/stores.js';
 
 const GRACE_MS = 5_000;
 

@@ -9,7 +9,7 @@ import { businessMetrics } from '../shared/observability/metrics.js';
 import { observed } from '../shared/observability/tracer.js';
 import { CallbackSender, httpDeliver } from '../shared/queue/callback-sender.js';
 import { sqsClient } from '../shared/queue/sqs.js';
-import { merchantStore, outboxStore } from './commons/transactions.js';
+import { merchantStore, outboxStore } from './commons/stores.js';
 import { requireVault } from './commons/vault.js';
 
 const { stage, callbackQueueUrl, callbackDlqUrl, retryScale } = config();

@@ -13,9 +13,9 @@ import { CHAIN_BLOCKS_PER_RUN } from '../shared/platform.js';
 import { DynamoChainStore } from '../shared/store/chain.js';
 import { documentClient } from '../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../shared/store/invoices.js';
-import { DynamoTransactionStore } from '../shared/store/transactions.js';
 import { DynamoWalletStore } from '../shared/store/wallets.js';
-import { merchantStore, transactionService } from './commons/transactions.js';
+import { merchantStore, transactionStore } from './commons/stores.js';
+import { transactionService } from './commons/transactions.js';
 
 const { stage, tables, evmChains, invoiceLifetimeSeconds } = config();
 
@@ -35,7 +35,7 @@ function watcherOf(network: EvmNetwork): ChainWatcher {
       invoices: new DynamoInvoiceStore(documentClient, tables),
       merchants: merchantStore,
       transactions: transactionService,
-      pending: new DynamoTransactionStore(documentClient, tables),
+      pending: transactionStore,
       stage,
       invoiceLifetimeSeconds,
       maxBlocksPerRun: CHAIN_BLOCKS_PER_RUN,

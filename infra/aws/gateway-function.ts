@@ -11,7 +11,7 @@ import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
@@ -29,6 +29,24 @@ export { SERVICE_NAME };
 
 /** Bundled CommonJS dependencies still call `require`, which an ES module lacks. */
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+/**
+ * How every function is bundled: one minified ES module, tree-shaken from the packages' ES module
+ * builds, with the AWS SDK clients it uses inside and nothing external, and a source map without
+ * the sources. The cold-import benchmark bundles with the same options.
+ */
+export const FUNCTION_BUNDLING = {
+  target: 'node22',
+  format: OutputFormat.ESM,
+  banner: ESM_REQUIRE_BANNER,
+  // Prefer packages' ES module builds: they tree-shake.
+  mainFields: ['module', 'main'],
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  // Ship the SDK version the code was tested with, not whichever one the runtime carries.
+  bundleAwsSDK: true,
+} as const satisfies BundlingOptions;
 
 /**
  * How long a queue consumer waits to fill a batch: callbacks are latency-sensitive, so short, but
@@ -134,18 +152,7 @@ export class GatewayFunction extends NodejsFunction {
         retention: props.logRetention,
         removalPolicy: props.removalPolicy,
       }),
-      bundling: {
-        target: 'node22',
-        format: OutputFormat.ESM,
-        banner: ESM_REQUIRE_BANNER,
-        // Prefer packages' ES module builds: they tree-shake.
-        mainFields: ['module', 'main'],
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        // Ship the SDK version the code was tested with, not whichever one the runtime carries.
-        bundleAwsSDK: true,
-      },
+      bundling: { ...FUNCTION_BUNDLING, mainFields: [...FUNCTION_BUNDLING.mainFields] },
     });
     this.definition = definition;
 

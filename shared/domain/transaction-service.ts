@@ -74,14 +74,18 @@ export interface DepositInput {
 const ATTEMPTS = 10;
 const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 40 * (attempt + 1)));
 
+/** The merchant's own transaction; anything else is as unknown as a missing one. */
+export async function ownedTransaction(ledger: Pick<Ledger, 'get'>, merchantId: string, transactionId: string): Promise<Transaction> {
+  const transaction = isUuid(transactionId) ? await ledger.get(transactionId) : undefined;
+  if (!transaction || transaction.merchantId !== merchantId) throw notFound('Transaction');
+  return transaction;
+}
+
 export class TransactionService {
   constructor(private readonly deps: TransactionServiceDeps) {}
 
-  /** The merchant's own transaction; anything else is as unknown as a missing one. */
-  async owned(merchantId: string, transactionId: string): Promise<Transaction> {
-    const transaction = isUuid(transactionId) ? await this.deps.ledger.get(transactionId) : undefined;
-    if (!transaction || transaction.merchantId !== merchantId) throw notFound('Transaction');
-    return transaction;
+  owned(merchantId: string, transactionId: string): Promise<Transaction> {
+    return ownedTransaction(this.deps.ledger, merchantId, transactionId);
   }
 
   async ownedInvoice(merchantId: string, invoiceId: string): Promise<Invoice> {

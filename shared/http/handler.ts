@@ -12,7 +12,7 @@ import { ApiError, UNAUTHORIZED_MESSAGE } from '../errors.js';
 import { TRACE_OPTIONS, tracer } from '../observability/tracer.js';
 import { DEFAULT_MAX_BODY_BYTES, type HttpRoute } from '../routes.js';
 import { apiErrorResponse, internalErrorResponse, successResponse, type Headers } from './envelope.js';
-import { IDEMPOTENCY_HEADER, idempotentByHeader } from './idempotency.js';
+import type { idempotentByHeader } from './idempotency.js';
 import { logger } from './logger.js';
 import { parseJsonBody } from './json-body.js';
 import { parseOrThrow } from './validation.js';
@@ -69,6 +69,11 @@ const merchantMiddleware = (): Middleware => ({
     gatewayOf(request.event).merchantId = merchantId;
   },
 });
+
+const IDEMPOTENCY_HEADER = 'idempotency-key';
+
+/** Every POST route with a key takes `Idempotency-Key` (decisions 5), and only those: the others have no merchant to keep replays apart by. */
+const takesIdempotencyKey = (route: HttpRoute): boolean => route.method === 'POST' && route.auth === 'apiKey';
 
 /** JSON for the merchant API; form-urlencoded for the hosted checkout's HTML forms. */
 export type BodyFormat = 'json' | 'form';
@@ -145,6 +150,11 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
      * request: secrets (a card number) must be masked, as a hash of few candidates is reversible.
      */
     idempotencyFingerprint?: (body: unknown) => unknown;
+    /**
+     * The replay store, for the routes that take `Idempotency-Key`: given by the function rather
+     * than imported here, so that the others' bundles go without it (and its DynamoDB client).
+     */
+    idempotency?: typeof idempotentByHeader;
   },
   fn: (request: RouteRequest<z.output<S>>) => Promise<RouteResult>,
 ) {
@@ -156,8 +166,10 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
   if (options.body) chain.use(bodyMiddleware(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, BODY_PARSERS[options.bodyFormat ?? 'json']));
   chain.use(errorHandlerMiddleware());
 
-  // Replays are kept per merchant (decisions 5): routes without a key have no merchant to keep them apart by.
-  const idempotent = route.method === 'POST' && route.auth === 'apiKey' ? idempotentByHeader<APIGatewayProxyResult>(route.name) : undefined;
+  if (takesIdempotencyKey(route) !== (options.idempotency !== undefined)) {
+    throw new Error(`${route.name} ${takesIdempotencyKey(route) ? 'takes Idempotency-Key: pass idempotentByHeader' : 'takes no Idempotency-Key: pass no idempotency'}`);
+  }
+  const idempotent = options.idempotency?.<APIGatewayProxyResult>(route.name);
 
   return chain.handler(async (event, context) => {
     const gateway = gatewayOf(event);

@@ -15,7 +15,6 @@ import { ApiError, ValidationError } from '../errors.js';
 import { config } from '../config.js';
 import { dynamoClient } from '../store/dynamo.js';
 
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
 const RETENTION_SECONDS = 24 * 60 * 60;
 
 interface IdempotentPayload {
