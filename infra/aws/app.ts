@@ -2,9 +2,10 @@
  * The CDK app: one GatewayStack per stage.
  *
  *   npx cdk synth                                   both stages
- *   npx cdk deploy PaymentGateway-demo -c stage=demo
+ *   npx cdk deploy PaymentGateway-demo -c stage=demo --parameters AlarmEmail=oncall@example.com
  *   npx cdk deploy PaymentGateway-prod -c stage=prod \
  *     -c domainName=pay.example.com -c certificateArn=arn:aws:acm:eu-west-1:123456789012:certificate/... \
+ *     --parameters AlarmEmail=oncall@example.com \
  *     --parameters WalletEvmXpub=xpub... --parameters WalletBtcXpub=xpub... --parameters WalletTronXpub=xpub...
  *
  * `watchNetworks=ethereum,polygon` runs the chain watcher on those EVM networks, each with a

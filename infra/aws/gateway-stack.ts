@@ -32,7 +32,6 @@ import {
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, BillingMode, ProjectionType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -52,6 +51,7 @@ import { functionsForStage, type HttpRoute, type Stage } from '../../shared/rout
 import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 import { GatewayFunction, SERVICE_NAME, type QueueWithDeadLetter, type StageQueues, type Vault, type WalletKeyParameters } from './gateway-function.js';
 import { DEFAULT_LIVE_RATES, liveRatesEnvironment, type LiveRates } from './live-rates.js';
+import { businessMetricRows, notifyOnEveryAlarm, ratesStaleAlarm, subscribeAlarmEmail } from './operations.js';
 import { createStageWebAcl } from './web-acl.js';
 
 export const gatewayStackName = (stage: Stage): string => `PaymentGateway-${stage}`;
@@ -252,7 +252,7 @@ export class GatewayStack extends Stack {
       payloadTooLargeBody: errorEnvelope('payload_too_large', GATEWAY_MESSAGES.payloadTooLarge),
     });
     this.addSchedules(functions, Object.keys(watchedNetworks) as EvmNetwork[], liveRates !== undefined);
-    this.addMonitoring(api, functions, queues);
+    this.addMonitoring(api, functions, queues, liveRates);
 
     const usagePlan = api.addUsagePlan('UsagePlan', {
       name: `${SERVICE_NAME}-${this.stage}`,
@@ -545,15 +545,12 @@ export class GatewayStack extends Stack {
     }
   }
 
-  private addMonitoring(api: RestApi, functions: readonly GatewayFunction[], queues: StageQueues): void {
+  private addMonitoring(api: RestApi, functions: readonly GatewayFunction[], queues: StageQueues, liveRates: LiveRates | undefined): void {
     const topic = new Topic(this, 'AlarmTopic', { displayName: `Payment gateway ${this.stage} alarms`, enforceSSL: true });
-    const notify = new SnsAction(topic);
-    const alarm = (id: string, props: Pick<AlarmProps, 'metric' | 'threshold' | 'comparisonOperator' | 'alarmDescription'>) => {
-      const created = new Alarm(this, id, { evaluationPeriods: 1, treatMissingData: TreatMissingData.NOT_BREACHING, ...props });
-      created.addAlarmAction(notify);
-      created.addOkAction(notify);
-      return created;
-    };
+    subscribeAlarmEmail(this, topic);
+    notifyOnEveryAlarm(this, topic);
+    const alarm = (id: string, props: Pick<AlarmProps, 'metric' | 'threshold' | 'comparisonOperator' | 'alarmDescription'>) =>
+      new Alarm(this, id, { evaluationPeriods: 1, treatMissingData: TreatMissingData.NOT_BREACHING, ...props });
 
     const errorsOf = (fn: GatewayFunction) => fn.metricErrors({ period: ALARM_PERIOD, statistic: Stats.SUM });
     const queueMetric = { period: ALARM_PERIOD, statistic: Stats.MAXIMUM };
@@ -605,6 +602,7 @@ export class GatewayStack extends Stack {
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         alarmDescription: `A merchant callback has waited over ${CALLBACK_BACKLOG_AGE.toHours()} hours without being received: deliveries are not progressing`,
       }),
+      ...(liveRates ? [ratesStaleAlarm(this, this.stage, liveRates)] : []),
     ];
 
     // Dashboard rows are 24 units wide.
@@ -650,6 +648,7 @@ export class GatewayStack extends Stack {
           new GraphWidget({ title: `Oldest ${queue.definition.name} message (s)`, width: third, left: [oldestOf(queue).with({ label: `${queue.definition.name} queue` })] }),
           new GraphWidget({ title: `${queue.definition.name} awaiting redrive`, width: third, left: [deadLettersOf(queue).with({ label: 'Dead-letter queue' })] }),
         ]),
+        ...businessMetricRows(this.stage, liveRates),
         [new AlarmStatusWidget({ title: 'Alarms', width: full, alarms })],
       ],
     });

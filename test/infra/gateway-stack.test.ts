@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -19,7 +20,7 @@ import { GatewayFunction as GatewayFunctionConstruct, QUEUE_BATCHING_WINDOW } fr
 import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js';
 import { DEFAULT_LIVE_RATES } from '../../infra/aws/live-rates.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
-import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
+import { BUSINESS_METRICS, CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
 import { FUNCTIONS, STAGES, functionsForStage, maxBodyBytesOf, type GatewayFunction, type HttpRoute, type QueueFunction, type Stage } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, tableEnvVar, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 
@@ -275,6 +276,28 @@ describe('live exchange rates', () => {
     for (const name of readers.filter((reader) => reader !== 'fetch-rates')) {
       expect([...prod.tableActionsOf(name).get('rates')!].filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
     }
+  });
+
+  it('alarm when the oldest live price outgrows the limit, or no run reports one', () => {
+    for (const [view, maxAge] of [
+      [views.prod, DEFAULT_LIVE_RATES.maxAgeSeconds],
+      [liveDemo, LIVE_DEMO_RATES.maxAgeSeconds],
+    ] as const) {
+      view.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'PaymentGateway',
+        MetricName: 'RateAge',
+        Dimensions: [
+          { Name: 'service', Value: 'payment-gateway' },
+          { Name: 'stage', Value: view.stage },
+        ],
+        Statistic: 'Maximum',
+        Period: 300,
+        Threshold: maxAge,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'breaching',
+      });
+    }
+    expect(views.demo.resources('AWS::CloudWatch::Alarm').filter(([, alarm]) => alarm.Properties.MetricName === 'RateAge')).toEqual([]);
   });
 
   it('fail synthesis when the functions would fail to start on them', () => {
@@ -878,8 +901,8 @@ describe.each(STAGES)('%s stack', (stage) => {
         });
       }
       v().template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError' });
-      // Plus the authorizer's throttles and latency.
-      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2);
+      // Plus the authorizer's throttles and latency, and prod's stale-rates alarm (prod prices live).
+      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2 + (stage === 'prod' ? 1 : 0));
     });
 
     it('watches the authorizer for real failures, throttles and p99 latency: a refused key raises none of them', () => {
@@ -898,10 +921,37 @@ describe.each(STAGES)('%s stack', (stage) => {
       v().template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'ACCESS_DENIED', StatusCode: '401' });
     });
 
-    it('sends every alarm to the alarm topic and has a dashboard', () => {
+    it('sends every alarm to the alarm topic, when it fires and when it clears, and has a dashboard', () => {
       const topicId = v().json.Outputs.AlarmTopicArn.Value.Ref;
-      for (const [, alarm] of v().resources('AWS::CloudWatch::Alarm')) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+      for (const [, alarm] of v().resources('AWS::CloudWatch::Alarm')) {
+        expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+        expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);
+      }
       v().template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    });
+
+    it('mails the alarm topic to the AlarmEmail parameter, which has no default and must be an address', () => {
+      const topicId = v().json.Outputs.AlarmTopicArn.Value.Ref;
+      const parameter = v().json.Parameters!.AlarmEmail;
+      expect(parameter).toMatchObject({ Type: 'String', AllowedPattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$' });
+      expect(parameter.Default).toBeUndefined();
+      expect(new RegExp(parameter.AllowedPattern).test('oncall@example.com')).toBe(true);
+      expect(new RegExp(parameter.AllowedPattern).test('not an address')).toBe(false);
+      const subscriptions = v().resources('AWS::SNS::Subscription').map(([, subscription]) => subscription.Properties);
+      expect(subscriptions).toEqual([{ Protocol: 'email', TopicArn: { Ref: topicId }, Endpoint: { Ref: 'AlarmEmail' } }]);
+    });
+
+    it('plots every business metric on the dashboard, for this stage', () => {
+      const parts = v().resources('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody['Fn::Join'][1] as unknown[];
+      const body = parts.map((part) => (typeof part === 'string' ? part : '')).join('');
+      for (const metric of Object.values(BUSINESS_METRICS)) {
+        if ('dimension' in metric) {
+          // One line per method or source, whichever appear.
+          expect(body).toContain(`SEARCH('{PaymentGateway,service,stage,${metric.dimension}} MetricName=\\"${metric.name}\\" service=\\"payment-gateway\\" stage=\\"${stage}\\"', 'Sum', 300)`);
+        } else {
+          expect(body).toContain(`["PaymentGateway","${metric.name}","service","payment-gateway","stage","${stage}"`);
+        }
+      }
     });
   });
 
@@ -1149,3 +1199,16 @@ function mockMethod(status: number, code: string, message: string, staticHeaders
     MethodResponses: [{ StatusCode: String(status), ResponseParameters: Object.fromEntries(Object.keys(headers).map((name) => [key(name), true])) }],
   };
 }
+
+describe('an alarm added to the stack by any construct', () => {
+  it('sends to the alarm topic too', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new GatewayStack(app, 'PaymentGateway-demo-extra-alarm', { stage: 'demo' });
+    new Alarm(stack, 'ExtraAlarm', { metric: new Metric({ namespace: 'Custom', metricName: 'Anything' }), threshold: 1, evaluationPeriods: 1 });
+    const json = Template.fromStack(stack).toJSON() as { Resources: Record<string, Resource>; Outputs: Record<string, any> };
+    const topicId = json.Outputs.AlarmTopicArn.Value.Ref;
+    const extra = Object.entries(json.Resources).find(([id]) => id.startsWith('ExtraAlarm'))![1];
+    expect(extra.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    expect(extra.Properties.OKActions).toEqual([{ Ref: topicId }]);
+  });
+});
