@@ -115,7 +115,7 @@ export async function coldImportsBenchmark(args: string[]): Promise<void> {
     ...process.env,
     ...handlerEnvironment(
       { publicBaseUrl: loopback, dynamodbEndpoint: loopback, sqsEndpoint: loopback, queueEnvironment: localQueueEnvironment(loopback), dataDir: directory, tables: localTableNames() },
-      { invoiceLifetimeSeconds: 900, providerDelaySeconds: 2, retryScale: 1 },
+      { invoiceLifetimeSeconds: 900, providerDelaySeconds: 2, retryScale: 1, secretOverlapSeconds: 24 * 3600 },
     ),
     // Loading as in Lambda: the tracer patches HTTP and wraps the clients, metrics are on.
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',

@@ -7,6 +7,9 @@
  *   npm run bench -- cold-imports --runs 7 --only authorize-merchant,create-invoice
  *   npm run bench -- page-weight
  *   npm run bench -- local-chain --runs 3 --transfers 200
+ *   npm run bench -- chain-watcher --deposits 100 --empty-blocks 400
+ *   npm run bench -- list-pages --invoices 60
+ *   npm run bench -- goals --seconds 4 --deposits 60 --due 100 --samples 100
  */
 
 // Set before the SDK loads: it warns that Node 20 support ends, which says nothing about a benchmark.
@@ -33,9 +36,21 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
     const { pageWeightBenchmark, DESCRIPTION } = await import('./page-weight.js');
     return { description: DESCRIPTION, run: pageWeightBenchmark };
   },
+  'chain-watcher': async () => {
+    const { chainWatcherBenchmark, DESCRIPTION } = await import('./chain-watcher.js');
+    return { description: DESCRIPTION, run: chainWatcherBenchmark };
+  },
+  goals: async () => {
+    const { goalsBenchmark, DESCRIPTION } = await import('./goals.js');
+    return { description: DESCRIPTION, run: goalsBenchmark };
+  },
   'local-chain': async () => {
     const { localChainBenchmark, DESCRIPTION } = await import('./local-chain.js');
     return { description: DESCRIPTION, run: localChainBenchmark };
+  },
+  'list-pages': async () => {
+    const { listPagesBenchmark, DESCRIPTION } = await import('./list-pages.js');
+    return { description: DESCRIPTION, run: listPagesBenchmark };
   },
 };
 

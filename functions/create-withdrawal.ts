@@ -12,6 +12,5 @@ const fiatService = fiatServiceWith();
 export const handler = httpHandler(routeByName('create-withdrawal'), { body: withdrawalRequestSchema, idempotencyFingerprint: withMaskedCard, idempotency: idempotentByHeader }, async ({ body, merchantId }) => {
   const withdrawal = await fiatService.createWithdrawal(merchantId, body);
   logger.info('Withdrawal accepted', { transactionId: withdrawal.id, merchantId });
-  // The endpoint is deprecated (merchant-api.md); clients are told so on every answer.
-  return { data: await transactionViews.present(withdrawal), headers: { deprecation: 'true' } };
+  return { data: await transactionViews.present(withdrawal) };
 });

@@ -47,7 +47,8 @@ function watcherOf(network: EvmNetwork): ChainWatcher {
   return watcher;
 }
 
-export type WatchResult = RunSummary | { network: EvmNetwork; failed: true };
+/** A run that failed says so apart from `failed`, the count of deposits that left the chain. */
+export type WatchResult = RunSummary | { network: EvmNetwork; runFailed: true };
 
 export const handler = observed(async (event: { network?: unknown }): Promise<WatchResult> => {
   const network = event.network;
@@ -64,6 +65,6 @@ export const handler = observed(async (event: { network?: unknown }): Promise<Wa
       network,
       reason: error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error),
     });
-    return { network: network as EvmNetwork, failed: true };
+    return { network: network as EvmNetwork, runFailed: true };
   }
 });

@@ -12,6 +12,7 @@ import type { Checkout } from './domain/checkout-service.js';
 import { paymentProgress, returnUrlOf, type DetailProblem } from './domain/checkout.js';
 import type { CryptoAssetCode, CryptoNetwork, FiatMethod } from './domain/currencies.js';
 import type { CancelReason, DirectOpenField, Invoice } from './domain/invoices.js';
+import { isFrameAncestorSource } from './domain/merchants.js';
 import { Decimal } from './domain/money.js';
 import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './domain/networks.js';
 import { paymentUri } from './domain/payment-uri.js';
@@ -229,13 +230,11 @@ const payerName = (invoice: Invoice): string =>
   invoice.customer.fullName ?? [invoice.customer.firstName, invoice.customer.lastName].filter(Boolean).join(' ');
 
 /**
- * CSP sources for `frame-ancestors` from the merchant's setting: `*`, keywords, schemes and
- * origins (with `*.` host wildcards). Anything else could end the directive early, so it is left
- * out; with nothing left, no one may frame the page.
+ * CSP sources for `frame-ancestors` from the merchant's setting. Anything but a source could end
+ * the directive early, so it is left out; with nothing left, no one may frame the page.
  */
 function frameAncestorSources(allowed: readonly string[]): string {
-  const source = /^(\*|'self'|'none'|[a-z][a-z0-9+.-]*:|([a-z][a-z0-9+.-]*:\/\/)?(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:(\d{1,5}|\*))?)$/i;
-  const sources = allowed.filter((value) => source.test(value));
+  const sources = allowed.filter(isFrameAncestorSource);
   return sources.length > 0 ? sources.join(' ') : "'none'";
 }
 

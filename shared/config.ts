@@ -88,6 +88,8 @@ const envSchema = z.object({
   GATEWAY_FIAT_LIMITS: fiatLimitsSchema,
   /** Multiplies the callback retry schedule and its 72-hour window (tests run it in seconds). */
   GATEWAY_RETRY_SCALE: positiveNumber(1),
+  /** How long a rotated callback secret keeps signing beside the new one (tests shorten it). */
+  GATEWAY_SECRET_OVERLAP_S: positiveNumber(24 * 3600),
   /** How long the simulated fiat provider takes to decide (demo and local). */
   GATEWAY_PROVIDER_DELAY_S: z.coerce.number().min(0).default(2),
   CALLBACK_QUEUE_URL: z.url(),
@@ -203,6 +205,8 @@ export interface Config {
   invoiceLifetimeSeconds: number;
   fiatLimits: Record<LocalFiatCurrency, Partial<Record<FiatMethod, AmountLimit>>>;
   retryScale: number;
+  /** Seconds a rotated callback secret keeps signing beside its successor. */
+  secretOverlapSeconds: number;
   providerDelaySeconds: number;
   fiatDecisionQueueUrl?: string;
   /** The master key of sealed secrets (card numbers, callback secrets); the functions that seal or open them require it. */
@@ -235,6 +239,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
       LOCAL_FIAT_CURRENCIES.map((currency) => [currency, { ...FIAT_METHOD_LIMITS[currency], ...e.GATEWAY_FIAT_LIMITS?.[currency] }]),
     ) as Config['fiatLimits'],
     retryScale: e.GATEWAY_RETRY_SCALE,
+    secretOverlapSeconds: e.GATEWAY_SECRET_OVERLAP_S,
     fiatDecisionQueueUrl: e.FIAT_DECISION_QUEUE_URL,
     vaultKeys: vaultKeyConfig(e),
     receipts: receiptsConfig(e),

@@ -28,6 +28,7 @@ interface JsonSchema {
 interface Operation {
   summary: string;
   description: string;
+  deprecated?: boolean;
   security: unknown[];
   parameters?: { name: string; in: string; required: boolean }[];
   requestBody?: { content: { 'application/json': { schema: JsonSchema } } };
@@ -41,7 +42,7 @@ h1{font-size:28px;margin:8px 0}h2{margin-top:40px;border-bottom:1px solid #dde1e
 h3{margin:28px 0 6px;font-family:ui-monospace,Menlo,monospace;font-size:16px;overflow-wrap:anywhere}
 p{overflow-wrap:break-word}
 .method{display:inline-block;min-width:52px;padding:2px 6px;border-radius:4px;color:#fff;text-align:center;margin-right:8px}
-.get{background:#2f7d4f}.post{background:#2f5d9e}
+.get{background:#2f7d4f}.post{background:#2f5d9e}.patch{background:#8a5a14}
 .table{overflow-x:auto;margin:8px 0}
 .table:focus-visible{outline:3px solid #9db8e2}
 table{border-collapse:collapse;width:100%;background:#fff;font-size:14px}
@@ -96,18 +97,21 @@ function propertiesTable(doc: OpenApiDocument, schema: JsonSchema | undefined, l
 }
 
 function operationSection(doc: OpenApiDocument, path: string, method: string, op: Operation): Html {
-  const successSchema = op.responses['200']?.content?.['application/json']?.schema;
+  const successStatus = Object.keys(op.responses).find((status) => status.startsWith('2')) ?? '200';
+  const successSchema = op.responses[successStatus]?.content?.['application/json']?.schema;
   const data = resolve(doc, successSchema)?.properties?.data;
-  const errorStatuses = Object.keys(op.responses).filter((s) => s !== '200');
+  // A list answers an array: its items' fields are what a reader needs.
+  const dataFields = resolve(doc, data)?.type === 'array' ? resolve(doc, data)?.items : data;
+  const errorStatuses = Object.keys(op.responses).filter((s) => s !== successStatus);
   const title = `${method.toUpperCase()} ${path}`;
   return html`
     <h3 id="${method}-${path}"><span class="method ${method}">${method.toUpperCase()}</span>${path}</h3>
-    <p><strong>${inlineMarkup(op.summary)}.</strong> ${inlineMarkup(op.description)}</p>
+    <p>${op.deprecated ? html`<strong>Deprecated.</strong> ` : ''}<strong>${inlineMarkup(op.summary)}.</strong> ${inlineMarkup(op.description)}</p>
     <p class="note">${op.security.length > 0 ? raw('Requires <code>x-api-key</code>.') : 'No authentication.'}${
       op.parameters?.length ? html` Parameters: ${op.parameters.map((p, i) => html`${i ? ', ' : ''}<code>${p.name}</code> (${p.in}${p.required ? ', required' : ''})`)}.` : ''
     }</p>
     ${op.requestBody ? html`<p>Request body (JSON):</p>${propertiesTable(doc, op.requestBody.content['application/json'].schema, `${title}: request body`)}` : ''}
-    ${data ? html`<p>Success: <code>200</code>, <code>{ "success": true, "data": … }</code> where <code>data</code> is:</p>${propertiesTable(doc, data, `${title}: data`)}` : ''}
+    ${data ? html`<p>Success: <code>${successStatus}</code>, <code>{ "success": true, "data": … }</code> where <code>data</code> is${dataFields === data ? '' : ' a list of'}:</p>${propertiesTable(doc, dataFields, `${title}: data`)}` : ''}
     ${errorStatuses.length ? html`<p class="note">Errors: ${errorStatuses.join(', ')}.</p>` : ''}`;
 }
 

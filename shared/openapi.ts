@@ -1,15 +1,22 @@
 /**
  * The OpenAPI 3.0 document of the merchant API, generated from the route table and the same zod
  * schemas that validate requests, so the document cannot describe an API other than the one served.
+ * It carries what client generators and readers need: tags, an example of every request and
+ * answer, the headers every answer carries, and the callbacks the merchant receives.
  */
 import * as z from 'zod';
-import { ERROR_STATUS } from './errors.js';
-import { createInvoiceRequestSchema, invoiceViewSchema } from './domain/invoices.js';
+import { ERROR_STATUS, type ErrorCode, type ErrorItem } from './errors.js';
+import { callbackDeliverySchema, testCallbackResultSchema } from './domain/callbacks.js';
+import { createInvoiceRequestSchema, invoiceViewSchema, listInvoicesQuerySchema } from './domain/invoices.js';
+import { merchantSettingsRequestSchema, merchantViewSchema, rotatedSecretSchema } from './domain/merchants.js';
+import { pageSchema } from './domain/pagination.js';
 import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from './domain/simulation.js';
-import { transactionViewSchema } from './domain/transactions.js';
+import { callbackPayloadSchema, listTransactionsQuerySchema, transactionViewSchema } from './domain/transactions.js';
 import { CONFIRMATION_ACCEPTED, RECEIPT_MAX_SIZE_TEXT, depositConfirmationRequestSchema } from './domain/deposit-confirmation.js';
 import { withdrawalRequestSchema } from './domain/withdrawals.js';
-import { HTTP_ROUTES, maxBodyBytesOf, type HttpRoute, type HttpRouteName, type Stage } from './routes.js';
+import * as examples from './openapi-examples.js';
+import { PER_KEY_THROTTLE, THROTTLED_RETRY_AFTER_SECONDS } from './platform.js';
+import { HTTP_ROUTES, maxBodyBytesOf, replaysIdempotencyKey, type HttpRoute, type HttpRouteName, type Stage } from './routes.js';
 
 const errorItemSchema = z.object({
   code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]),
@@ -21,17 +28,56 @@ const errorEnvelopeSchema = z.strictObject({ success: z.literal(false), errors: 
 
 const successEnvelope = (data: z.ZodType) => z.strictObject({ success: z.literal(true), data });
 
+/** Models shared by several operations: each is one component, referred to wherever it appears. */
+const MODELS: ReadonlyArray<[z.ZodType, string]> = [
+  [invoiceViewSchema, 'Invoice'],
+  [transactionViewSchema, 'Transaction'],
+  [merchantViewSchema, 'Merchant'],
+  [callbackDeliverySchema, 'CallbackDelivery'],
+  [callbackPayloadSchema, 'CallbackPayload'],
+  [errorEnvelopeSchema, 'ErrorEnvelope'],
+];
+
+const TAGS = {
+  Invoices: 'Invoices and their hosted checkout',
+  Transactions: 'Money that moved: deposits and withdrawals',
+  Callbacks: 'The callbacks a merchant receives: their delivery log, resending, a test',
+  Merchant: "The merchant's own settings and callback secret",
+  Deposits: 'Host-to-host deposit confirmation',
+  Withdrawals: 'Payouts',
+  Simulation: 'Demo only: moving money without a chain or a bank',
+  Reference: 'This description',
+} as const;
+
+type Tag = keyof typeof TAGS;
+
 interface RouteDoc {
   summary: string;
+  description: string;
+  tag: Tag;
   /** Component name of the request and response schemas: `{schemaName}Request`, `{schemaName}Response`. */
   schemaName?: string;
-  description: string;
   request?: z.ZodType;
+  requestExample?: unknown;
+  /** Query parameters: a strict object of optional parameters. */
+  query?: z.ZodObject;
   /** Schema of `data` in the success envelope; absent for routes that do not answer JSON envelopes. */
   response?: z.ZodType;
+  /** `data` of the success envelope, or the whole body of a route that answers no envelope. */
+  responseExample: unknown;
+  /** What the success answer holds. */
+  success: string;
+  successStatus?: 200 | 202;
   /** Content type of a non-envelope success response. */
   produces?: string;
-  errors: number[];
+  /** Each error status the route answers, with what it means there. */
+  errors: Partial<Record<number, string>>;
+  /** The record a 404 is about, for its example. */
+  notFound?: 'Invoice' | 'Transaction';
+  /** Query parameters as a client sends them, one example value each. */
+  queryExample?: Record<string, string | number>;
+  /** The operation leads to callbacks to the merchant's callback URL. */
+  callbacks?: boolean;
 }
 
 /** A route outside the merchant API (the customer-facing checkout): left out of the document. */
@@ -43,8 +89,20 @@ const HIDDEN: HiddenRoute = { hidden: true };
 
 const isDocumented = (doc: RouteDoc | HiddenRoute): doc is RouteDoc => !('hidden' in doc);
 
-const AUTH_ERRORS = [401, 429, 500];
-const BODY_ERRORS = [400, 413, 415, 422];
+const AUTH_ERRORS = {
+  401: 'The `x-api-key` header is missing, or names an unknown or revoked key',
+  429: `More than ${PER_KEY_THROTTLE.ratePerSecond} requests per second with this key (bursts of ${PER_KEY_THROTTLE.burst}); retry after \`Retry-After\` seconds`,
+  500: 'Something failed on our side; the message carries the request id to quote to support',
+};
+const BODY_ERRORS = {
+  400: 'The body is not a JSON object (malformed, a property given twice, or nested too deeply)',
+  413: "The body is over this route's limit (see the request body)",
+  415: 'The `Content-Type` is not `application/json`',
+  422: 'A field is missing, of the wrong type or invalid: each error item names its `field`',
+};
+const IDEMPOTENCY_CONFLICT = 'The `Idempotency-Key` was used with another body, or its first request is still running';
+const QUERY_ERRORS = { 422: 'A filter, `limit` or `cursor` is invalid: each error item names its `field`' };
+const NO_CALLBACK_URL = 'The merchant has no callback URL (set one with PATCH /api/v2/merchant)';
 
 /** Every HTTP route documented or hidden; the type makes a route without an entry a compile error. */
 const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
@@ -55,27 +113,45 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
       'The deposit family comes from paymentCurrency, else baseCurrency. An orderId is unique per merchant: the same body returns ' +
       'the existing invoice, another body is a 409. Optional Idempotency-Key header (1-255 characters): the same key and body ' +
       'within 24 h replay the first response. Where rates are live, an invoice that would convert at a price older than the ' +
-      'deployment allows is a 503 `service_unavailable` naming the currency; retry shortly.',
+      'deployment allows is a 503 `service_unavailable` naming the currency; retry shortly. The deposits that pay it are announced by callbacks.',
+    tag: 'Invoices',
     schemaName: 'CreateInvoice',
     request: createInvoiceRequestSchema,
+    requestExample: examples.createInvoiceExample,
     response: invoiceViewSchema,
-    errors: [...BODY_ERRORS, 409, 503, ...AUTH_ERRORS],
+    responseExample: examples.invoiceExample,
+    success: 'The invoice: new, or the existing one of this orderId and body',
+    errors: {
+      ...BODY_ERRORS,
+      409: `This orderId belongs to an invoice made from another body; or: ${IDEMPOTENCY_CONFLICT}`,
+      503: 'Rates are live and a price the invoice converts through is older than the deployment allows (the message names the currency); retry shortly',
+      ...AUTH_ERRORS,
+    },
+    callbacks: true,
   },
   'get-invoice': {
     summary: 'Retrieve an invoice',
     description: "Returns one of the merchant's invoices. Another merchant's invoice is a 404.",
+    tag: 'Invoices',
     schemaName: 'GetInvoice',
     response: invoiceViewSchema,
-    errors: [404, ...AUTH_ERRORS],
+    responseExample: examples.invoiceExample,
+    success: 'The invoice',
+    errors: { 404: 'No invoice of this merchant has this id', ...AUTH_ERRORS },
+    notFound: 'Invoice',
   },
   'get-transaction': {
     summary: 'Retrieve a transaction',
     description:
       "Returns one of the merchant's transactions, with the same `hash` as its callback. Confirm every callback with this call " +
       "before acting on it. Another merchant's transaction, an unknown id or one that is not a UUID is a 404.",
+    tag: 'Transactions',
     schemaName: 'GetTransaction',
     response: transactionViewSchema,
-    errors: [404, ...AUTH_ERRORS],
+    responseExample: examples.transactionExample,
+    success: 'The transaction',
+    errors: { 404: 'No transaction of this merchant has this id', ...AUTH_ERRORS },
+    notFound: 'Transaction',
   },
   'simulate-deposit': {
     summary: 'Simulate a deposit (demo only)',
@@ -83,18 +159,41 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
       "Creates a deposit on the merchant's own invoice: by default the invoice's payment amount and currency with status " +
       '`confirmed`; crypto deposits get a made-up transaction hash and the first network of the invoice. The callback follows. ' +
       'A canceled fiat invoice is a 410; a completed one a 409. A crypto deposit after cancellation is credited (`paidLate`).',
+    tag: 'Simulation',
     schemaName: 'SimulateDeposit',
     request: simulateDepositRequestSchema,
+    requestExample: examples.simulateDepositExample,
     response: transactionViewSchema,
-    errors: [...BODY_ERRORS, 404, 409, 410, ...AUTH_ERRORS],
+    responseExample: examples.transactionExample,
+    success: 'The deposit transaction',
+    errors: {
+      ...BODY_ERRORS,
+      404: 'No invoice of this merchant has this id',
+      409: `The fiat invoice is already paid, or it kept changing; or: ${IDEMPOTENCY_CONFLICT}`,
+      410: 'The fiat invoice is canceled and takes no payment',
+      ...AUTH_ERRORS,
+    },
+    notFound: 'Invoice',
+    callbacks: true,
   },
   'simulate-withdrawal': {
     summary: 'Simulate a withdrawal outcome (demo only)',
     description: 'Moves a processing withdrawal of the merchant to `confirmed` or `failed`; the `withdraw` callback follows.',
+    tag: 'Simulation',
     schemaName: 'SimulateWithdrawal',
     request: simulateWithdrawalRequestSchema,
+    requestExample: examples.simulateWithdrawalExample,
     response: transactionViewSchema,
-    errors: [...BODY_ERRORS, 404, 409, ...AUTH_ERRORS],
+    responseExample: { ...examples.withdrawalExample, status: 'confirmed' },
+    success: 'The settled withdrawal',
+    errors: {
+      ...BODY_ERRORS,
+      404: 'No transaction of this merchant has this id',
+      409: `The withdrawal already has the other outcome; or: ${IDEMPOTENCY_CONFLICT}`,
+      ...AUTH_ERRORS,
+    },
+    notFound: 'Transaction',
+    callbacks: true,
   },
   'confirm-deposit': {
     summary: 'Confirm a deposit by UTR (host to host)',
@@ -105,10 +204,24 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
       'accepted again. A UTR already used by another invoice, of any merchant, is a 409 `db_unique_violation`; a canceled ' +
       'invoice a 410; a completed one a 409; an invoice that is not INR a 422 on `invoiceId`. Receipts: base64, jpg, jpeg, ' +
       `png or pdf matching their content, at most ${RECEIPT_MAX_SIZE_TEXT} decoded (else 413).`,
+    tag: 'Deposits',
     schemaName: 'ConfirmDeposit',
     request: depositConfirmationRequestSchema,
+    requestExample: examples.confirmDepositExample,
     response: z.literal(CONFIRMATION_ACCEPTED),
-    errors: [...BODY_ERRORS, 404, 409, 410, ...AUTH_ERRORS],
+    responseExample: CONFIRMATION_ACCEPTED,
+    success: 'The confirmation is accepted; the decision follows by callback',
+    errors: {
+      ...BODY_ERRORS,
+      413: `The body is over this route's limit, or the receipt is over ${RECEIPT_MAX_SIZE_TEXT} decoded`,
+      422: 'A field is missing or invalid, the invoice is not INR, or the receipt does not match its extension: `field` names it',
+      404: 'No invoice of this merchant has this id',
+      409: `The invoice is completed, or the UTR was used by another invoice (\`db_unique_violation\`); or: ${IDEMPOTENCY_CONFLICT}`,
+      410: 'The invoice is canceled',
+      ...AUTH_ERRORS,
+    },
+    notFound: 'Invoice',
+    callbacks: true,
   },
   'create-withdrawal': {
     summary: 'Initiate a fiat withdrawal (deprecated, peer to peer)',
@@ -117,22 +230,33 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
       '`phoneNumber`, or `bankAccountNumber` with `bankAccountName`; none or several is a 422. `orderId` is unique per merchant ' +
       '(409 `db_unique_violation`). Answers the withdraw transaction, `processing`, with the header `Deprecation: true`; the ' +
       '`withdraw` callback follows when it is settled. A card number is stored only encrypted and never returned.',
+    tag: 'Withdrawals',
     schemaName: 'CreateWithdrawal',
     request: withdrawalRequestSchema,
+    requestExample: examples.createWithdrawalExample,
     response: transactionViewSchema,
-    errors: [...BODY_ERRORS, 409, ...AUTH_ERRORS],
+    responseExample: examples.withdrawalExample,
+    success: 'The withdraw transaction, `processing`',
+    errors: { ...BODY_ERRORS, 409: `This orderId belongs to another withdrawal (\`db_unique_violation\`); or: ${IDEMPOTENCY_CONFLICT}`, ...AUTH_ERRORS },
+    callbacks: true,
   },
   'get-openapi': {
     summary: 'This document',
     description: 'The OpenAPI 3.0 description of the merchant API.',
+    tag: 'Reference',
     produces: 'application/json',
-    errors: [],
+    responseExample: examples.openApiDocumentExample,
+    success: 'The OpenAPI document',
+    errors: {},
   },
   'get-docs': {
     summary: 'Readable API reference',
     description: 'A self-contained HTML rendering of this document.',
+    tag: 'Reference',
     produces: 'text/html',
-    errors: [],
+    responseExample: examples.docsPageExample,
+    success: 'The reference page',
+    errors: {},
   },
   'get-checkout': HIDDEN,
   'get-checkout-status': HIDDEN,
@@ -140,29 +264,229 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
   'get-checkout-provider': HIDDEN,
   'submit-checkout-utr': HIDDEN,
   'simulate-checkout-payment': HIDDEN,
+  'list-invoices': {
+    summary: 'List invoices',
+    description:
+      "The merchant's invoices, newest first, a page at a time: follow `nextCursor` until it is null. Filters combine; each " +
+      'is read from an index of its own. `orderId` names at most one invoice.',
+    tag: 'Invoices',
+    schemaName: 'ListInvoices',
+    query: listInvoicesQuerySchema,
+    queryExample: examples.listInvoicesQueryExample,
+    response: pageSchema(invoiceViewSchema),
+    responseExample: examples.invoicePageExample,
+    success: 'A page of invoices',
+    errors: { ...QUERY_ERRORS, ...AUTH_ERRORS },
+  },
+  'list-transactions': {
+    summary: 'List transactions',
+    description:
+      "The merchant's deposits and withdrawals, newest first, a page at a time: follow `nextCursor` until it is null. Filters " +
+      'combine; each is read from an index of its own. `orderId` gives the deposits of that order and the withdrawal of that orderId.',
+    tag: 'Transactions',
+    schemaName: 'ListTransactions',
+    query: listTransactionsQuerySchema,
+    queryExample: examples.listTransactionsQueryExample,
+    response: pageSchema(transactionViewSchema),
+    responseExample: examples.transactionPageExample,
+    success: 'A page of transactions',
+    errors: { ...QUERY_ERRORS, ...AUTH_ERRORS },
+  },
+  'list-transaction-callbacks': {
+    summary: "A transaction's callbacks and their delivery",
+    description:
+      'Each callback of the transaction (one per final state it reached, oldest first) with every delivery attempt: time, the ' +
+      "receiver's HTTP status, latency and error. `pending`: being delivered or retried; `delivered`: a 2xx came back; " +
+      '`parked`: no further attempt comes on its own (72 hours of retries ran out, or there was no callback URL).',
+    tag: 'Callbacks',
+    schemaName: 'ListTransactionCallbacks',
+    response: z.array(callbackDeliverySchema),
+    responseExample: examples.callbackLogExample,
+    success: "The transaction's callbacks, oldest first; empty while it is processing",
+    errors: { 404: 'No transaction of this merchant has this id', ...AUTH_ERRORS },
+    notFound: 'Transaction',
+  },
+  'resend-transaction-callback': {
+    summary: "Resend a transaction's latest callback",
+    description:
+      'Queues the latest callback of the transaction again, with a fresh 72-hour retry window: a delivered or parked callback ' +
+      'is delivered again (no operator needed); one still being retried keeps its next scheduled attempt and gets the fresh ' +
+      'window. The callback keeps its `webhook-id`, so a receiver that already handled it can tell.',
+    tag: 'Callbacks',
+    schemaName: 'ResendTransactionCallback',
+    response: z.object({ webhookId: z.string().describe('The `webhook-id` of the callback queued') }),
+    responseExample: examples.resendExample,
+    success: 'Queued: its attempts show in the delivery log',
+    successStatus: 202,
+    errors: {
+      422: 'The `Idempotency-Key` header is not 1 to 255 characters',
+      404: 'No transaction of this merchant has this id',
+      409: `The transaction is processing, so it has no callback yet; or ${NO_CALLBACK_URL}; or: ${IDEMPOTENCY_CONFLICT}`,
+      ...AUTH_ERRORS,
+    },
+    notFound: 'Transaction',
+    callbacks: true,
+  },
+  'send-test-callback': {
+    summary: 'Send a test callback',
+    description:
+      "Posts a signed sample callback (`callbackType: \"test\"`, transaction id `00000000-0000-4000-8000-000000000000`) to the " +
+      "merchant's callback URL now, once, as every callback is sent (in production only to https URLs of public addresses), " +
+      "and answers with the attempt: the receiver's status, the latency and the error. A failed attempt is still a 200: " +
+      'it reports what the receiver did.',
+    tag: 'Callbacks',
+    schemaName: 'SendTestCallback',
+    response: testCallbackResultSchema,
+    responseExample: examples.testCallbackExample,
+    success: 'The attempt made',
+    errors: { 422: 'The `Idempotency-Key` header is not 1 to 255 characters', 409: `${NO_CALLBACK_URL}; or: ${IDEMPOTENCY_CONFLICT}`, ...AUTH_ERRORS },
+    callbacks: true,
+  },
+  'get-merchant': {
+    summary: "The merchant's settings",
+    description: 'The callback URL, the return URL, who may frame the checkout, and whether on-chain deposits are credited.',
+    tag: 'Merchant',
+    schemaName: 'GetMerchant',
+    response: merchantViewSchema,
+    responseExample: examples.merchantExample,
+    success: "The merchant's settings",
+    errors: { ...AUTH_ERRORS },
+  },
+  'update-merchant': {
+    summary: "Change the merchant's settings",
+    description:
+      'Changes the properties given, all or none: `callbackUrl` and `returnUrl` (absolute URLs, https in production; null removes ' +
+      'them) and `frameAncestors` (CSP frame-ancestors sources). Any other property is a 422.',
+    tag: 'Merchant',
+    schemaName: 'UpdateMerchant',
+    request: merchantSettingsRequestSchema,
+    requestExample: examples.merchantSettingsExample,
+    response: merchantViewSchema,
+    responseExample: examples.merchantExample,
+    success: "The merchant's settings, changed",
+    errors: {
+      ...BODY_ERRORS,
+      422:
+        'A value is invalid (a URL that is not absolute, or not https in production; a source that is not a frame-ancestors source) ' +
+        'or a property is not one of these three: each error item names its `field`, and nothing is changed',
+      ...AUTH_ERRORS,
+    },
+  },
+  'rotate-callback-secret': {
+    summary: 'Rotate the callback secret',
+    description:
+      'Answers a new `whsec_…` secret, once: it is not shown again. For 24 hours every callback carries two signatures in ' +
+      '`webhook-signature`, space-separated, the new secret\'s first, so a receiver verifies with either while it switches; then ' +
+      "only the new. The transactions' `hash` takes the new secret at once. Rotating again within the 24 hours replaces the " +
+      'secret of the first rotation, and the one before it stops signing. `Idempotency-Key` is not honoured here: a replay ' +
+      'would need the secret kept in clear.',
+    tag: 'Merchant',
+    schemaName: 'RotateCallbackSecret',
+    response: rotatedSecretSchema,
+    responseExample: examples.rotatedSecretExample,
+    success: 'The new secret',
+    errors: { 409: 'Another rotation kept changing the secret; retry', ...AUTH_ERRORS },
+  },
 };
 
-const STATUS_TEXT: Record<number, string> = Object.fromEntries(
-  Object.entries(ERROR_STATUS).map(([code, status]) => [status, code.replace(/_/g, ' ')]),
-);
-
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+const camelCase = (name: string): string => name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
+
+/** Headers of the answers, defined once. */
+const HEADERS = {
+  RequestId: { description: 'Identifies the request; quote it to support', schema: { type: 'string' }, example: '2f6d1c1e-93b4-4d55-9c1a-0a4b6e3f7d21' },
+  Deprecation: { description: 'The endpoint is deprecated', schema: { type: 'string', enum: ['true'] }, example: 'true' },
+  RetryAfter: { description: 'Seconds to wait before trying again', schema: { type: 'integer' }, example: THROTTLED_RETRY_AFTER_SECONDS },
+} as const;
+
+const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+/** The message the gateway answers each error status with, for the examples. */
+const EXAMPLE_ERRORS: Partial<Record<number, ErrorItem>> = {
+  400: { code: 'bad_request', message: 'Request body is not valid JSON' },
+  401: { code: 'unauthorized', message: 'You do not have permission to access this resource' },
+  409: { code: 'conflict', message: 'This Idempotency-Key was already used with a different request body' },
+  410: { code: 'gone', message: 'Invoice is canceled (expired) and takes no payment' },
+  413: { code: 'payload_too_large', message: 'Request body too large' },
+  415: { code: 'unsupported_media_type', message: 'Content-Type must be application/json' },
+  429: { code: 'too_many_requests', message: 'Too many requests' },
+  500: { code: 'internal_server_error', message: 'Internal server error (request id 2f6d1c1e-93b4-4d55-9c1a-0a4b6e3f7d21)' },
+};
+
+function errorExample(status: number, doc: RouteDoc): { success: false; errors: ErrorItem[] } {
+  const code = (Object.entries(ERROR_STATUS).find(([, s]) => s === status)?.[0] ?? 'bad_request') as ErrorCode;
+  let item = EXAMPLE_ERRORS[status] ?? { code, message: code.replace(/_/g, ' ') };
+  if (status === 404) item = { code, message: `${doc.notFound ?? 'Resource'} not found` };
+  if (status === 422) {
+    const field = doc.query ? 'limit' : doc.request ? (Object.keys((doc.request as z.ZodObject).shape ?? {})[0] ?? 'body') : 'Idempotency-Key';
+    item = { code, message: `${field} is invalid`, field };
+  }
+  return { success: false, errors: [item] };
+}
+
+/** A query parameter from a zod schema, as the client sends it. */
+function parameterFrom(name: string, location: 'query', schema: z.ZodType, example: unknown) {
+  const { description, ...json } = z.toJSONSchema(schema, { target: 'openapi-3.0', io: 'input' }) as Record<string, unknown>;
+  return { name, in: location, required: !schema.safeParse(undefined).success, description, schema: json, ...(example === undefined ? {} : { example }) };
+}
+
+/**
+ * Errors API Gateway answers before the function runs (a key refused, the throttle, a body over
+ * the limit): they do not carry what the function adds to its answers.
+ */
+const GATEWAY_STATUSES = new Set([401, 413, 429]);
+
+const PATH_PARAMETERS: Record<string, { description: string; example: string }> = {
+  invoiceId: { description: 'The invoice id (a UUID)', example: examples.EXAMPLE_IDS.invoiceId },
+  transactionId: { description: 'The transaction id (a UUID)', example: examples.EXAMPLE_IDS.transactionId },
+};
 
 function operation(route: HttpRoute, doc: RouteDoc) {
   const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const parameters = [
-    ...pathParameters.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
-    ...(route.method === 'POST'
-      ? [{ name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', minLength: 1, maxLength: 255 } }]
+    ...pathParameters.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' }, ...PATH_PARAMETERS[name] })),
+    ...Object.entries(doc.query?.shape ?? {}).map(([name, schema]) => parameterFrom(name, 'query', schema as z.ZodType, doc.queryExample?.[name])),
+    ...(replaysIdempotencyKey(route)
+      ? [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description: 'The same key and body within 24 hours answer the first response again',
+            schema: { type: 'string', minLength: 1, maxLength: 255 },
+            example: 'order-1001-attempt',
+          },
+        ]
       : []),
   ];
-  const success = doc.response
-    ? { description: 'Success', content: { 'application/json': { schema: ref(`${doc.schemaName}Response`) } } }
-    : { description: 'Success', content: { [doc.produces ?? 'application/json']: {} } };
+  const requestId = { 'x-request-id': headerRef('RequestId') };
+  const deprecation = route.deprecated ? { Deprecation: headerRef('Deprecation') } : {};
+  const successStatus = doc.successStatus ?? 200;
+  const success = {
+    description: doc.success,
+    headers: { ...requestId, ...deprecation },
+    content: doc.response
+      ? { 'application/json': { schema: ref(`${doc.schemaName}Response`), example: { success: true, data: doc.responseExample } } }
+      : { [doc.produces ?? 'application/json']: { example: doc.responseExample } },
+  };
+  const errors = Object.entries(doc.errors)
+    .map(([status, description]) => [Number(status), description!] as const)
+    .sort(([a], [b]) => a - b)
+    .map(([status, description]) => [
+      status,
+      {
+        description,
+        headers: { ...requestId, ...(GATEWAY_STATUSES.has(status) ? {} : deprecation), ...(status === 429 ? { 'Retry-After': headerRef('RetryAfter') } : {}) },
+        content: { 'application/json': { schema: ref('ErrorEnvelope'), example: errorExample(status, doc) } },
+      },
+    ]);
   return {
-    operationId: route.name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase()),
+    operationId: camelCase(route.name),
     summary: doc.summary,
     description: doc.description,
+    tags: [doc.tag],
+    ...(route.deprecated ? { deprecated: true } : {}),
     security: route.auth === 'apiKey' ? [{ apiKey: [] }] : [],
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(doc.request
@@ -170,17 +494,57 @@ function operation(route: HttpRoute, doc: RouteDoc) {
           requestBody: {
             required: true,
             description: `At most ${maxBodyBytesOf(route)} bytes; a larger body is refused with 413 before anything runs.`,
-            content: { 'application/json': { schema: ref(`${doc.schemaName}Request`) } },
+            content: { 'application/json': { schema: ref(`${doc.schemaName}Request`), example: doc.requestExample } },
           },
         }
       : {}),
-    responses: {
-      200: success,
-      ...Object.fromEntries(
-        [...new Set(doc.errors)]
-          .sort()
-          .map((status) => [status, { description: STATUS_TEXT[status] ?? 'error', content: { 'application/json': { schema: ref('ErrorEnvelope') } } }]),
-      ),
+    responses: { [successStatus]: success, ...Object.fromEntries(errors) },
+    ...(doc.callbacks ? { callbacks: { transactionCallback: { $ref: '#/components/callbacks/TransactionCallback' } } } : {}),
+  };
+}
+
+/**
+ * The callback a merchant receives (decisions 10): posted to the merchant's callback URL, which
+ * is a setting (GET and PATCH /api/v2/merchant) rather than part of any request.
+ */
+function transactionCallback() {
+  const header = (name: string, description: string, example: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' }, example });
+  const transactionId = examples.EXAMPLE_IDS.transactionId;
+  return {
+    'https://merchant.example/callbacks': {
+      summary: "The merchant's callback URL",
+      description: 'Callbacks go to the `callbackUrl` of the merchant (GET /api/v2/merchant; set it with PATCH /api/v2/merchant).',
+      post: {
+        operationId: 'transactionCallback',
+        summary: 'A transaction reached a final state',
+        description:
+          'Sent when a deposit or withdrawal becomes `confirmed` or `failed` (and on request: resend, test). Verify ' +
+          '`webhook-signature` with any Standard Webhooks library and the `whsec_…` secret, then confirm with ' +
+          'GET /api/v2/transaction/{id} before acting. Delivery is at least once: drop repeats by `webhook-id`. Any 2xx within ' +
+          '10 s is a delivery; otherwise it is retried after 1 min, 5 min, 15 min, 1 h, then every 3 h for 72 h. Redirects are ' +
+          'not followed.',
+        tags: ['Callbacks'],
+        // Not a key: the receiver checks the signature headers below.
+        security: [],
+        parameters: [
+          header('webhook-id', 'Unique per transaction state: `{transactionId}:{status}`', `${transactionId}:confirmed`),
+          header('webhook-timestamp', 'Unix seconds at signing', '1748772252'),
+          header(
+            'webhook-signature',
+            '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; during a secret rotation two, space-separated, the new first',
+            'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+          ),
+        ],
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: ref('CallbackPayload'), example: examples.callbackPayloadExample } },
+        },
+        responses: {
+          '2XX': { description: 'Delivered' },
+          '4XX': { description: 'Not delivered: retried on the schedule above' },
+          '5XX': { description: 'Not delivered: retried on the schedule above' },
+        },
+      },
     },
   };
 }
@@ -188,7 +552,7 @@ function operation(route: HttpRoute, doc: RouteDoc) {
 /** Request schemas as clients send them (`io: 'input'`), responses as the gateway writes them. */
 function componentSchemas(docs: RouteDoc[]): Record<string, unknown> {
   const registry = z.registry<{ id: string }>();
-  registry.add(errorEnvelopeSchema, { id: 'ErrorEnvelope' });
+  for (const [schema, id] of MODELS) registry.add(schema, { id });
   for (const doc of docs) {
     if (doc.request) registry.add(doc.request, { id: `${doc.schemaName}Request` });
     if (doc.response) registry.add(successEnvelope(doc.response), { id: `${doc.schemaName}Response` });
@@ -204,6 +568,7 @@ export function buildOpenApiDocument(serverUrl: string, stage: Stage) {
   });
   const paths: Record<string, Record<string, unknown>> = {};
   for (const { route, doc } of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, doc);
+  const usedTags = new Set(routes.map(({ doc }) => doc.tag));
 
   return {
     openapi: '3.0.3',
@@ -216,8 +581,11 @@ export function buildOpenApiDocument(serverUrl: string, stage: Stage) {
         '`x-request-id` header. Authenticate with the `x-api-key` header.',
     },
     servers: [{ url: serverUrl, description: stage }],
+    tags: (Object.entries(TAGS) as [Tag, string][]).filter(([name]) => usedTags.has(name)).map(([name, description]) => ({ name, description })),
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      headers: HEADERS,
+      callbacks: { TransactionCallback: transactionCallback() },
       schemas: componentSchemas(routes.map(({ doc }) => doc)),
     },
     paths,

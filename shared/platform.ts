@@ -1,4 +1,4 @@
-import { STAGES, type Stage } from './routes.js';
+import { STAGES, type GatewayFunction, type Stage } from './routes.js';
 
 /**
  * Settings of the platform around the functions that the AWS stacks and the local runtime must
@@ -43,12 +43,92 @@ export const FUNCTION_DEFAULTS = { timeoutSeconds: 10, memoryMb: 512 } as const;
 /** Decisions 12: 50 requests per second per API key, bursts of 100. */
 export const PER_KEY_THROTTLE = { ratePerSecond: 50, burst: 100 } as const;
 
+/** `Retry-After` of a throttled request: within a second the key's bucket holds 50 requests again. */
+export const THROTTLED_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * What the reserved concurrencies below are derived from. The tables are on demand: a new
+ * on-demand table serves up to 4,000 write request units a second (and 12,000 read units) without
+ * throttling, and grows beyond only as its traffic doubles its previous peak. Most tables are
+ * written by several functions (invoices by creation, the checkout, payments and the expiry
+ * sweep), so one function may take at most half of that. A request of the gateway writes at most
+ * 4 units to any one table (a transactional Put of an item up to 1 KB costs 2, as does the
+ * conditional update that may follow it), and one function instance finishes about 50 requests a
+ * second (some 20 ms of DynamoDB calls each). Reads are cheaper (a strongly consistent read of up
+ * to 4 KB is one unit, of 12,000), so writes decide.
+ */
+export const TABLE_CAPACITY_BASIS = {
+  onDemandWriteUnitsPerSecond: 4_000,
+  shareOfOneFunction: 0.5,
+  writeUnitsPerRequest: 4,
+  requestsPerInstancePerSecond: 50,
+} as const;
+
+/**
+ * Reserved concurrency: the most instances of one function that run at once. It bounds what one
+ * function can ask of a table (10 instances x 50 requests/s x 4 units = 2,000 write units/s, half
+ * a new table's capacity) and keeps a flood on one route from taking the account's concurrency
+ * from the others. The sweeps on a schedule run one instance at a time, so a slow run is never
+ * overlapped by the next: that run is throttled, retried for one period, then dropped, and the run
+ * after it does the same work (the chain watcher: see `reservedConcurrencyOf`). AWS keeps 100 of an account's concurrency (1,000 by default)
+ * unreserved, so each stage reserves at most `stageBudget`: two stages fit in one account.
+ */
+export const CONCURRENCY = {
+  perFunction: Math.floor(
+    (TABLE_CAPACITY_BASIS.onDemandWriteUnitsPerSecond * TABLE_CAPACITY_BASIS.shareOfOneFunction) /
+      (TABLE_CAPACITY_BASIS.writeUnitsPerRequest * TABLE_CAPACITY_BASIS.requestsPerInstancePerSecond),
+  ),
+  scheduled: 1,
+  stageBudget: 400,
+} as const;
+
+/**
+ * A function's reserved concurrency. The chain watcher is one function serving every watched
+ * network, one scheduled run per network each period: one instance would make the networks wait
+ * on each other, so it has one per network, which lets each network's run go at once. A run that
+ * outlasts its period may then meet the next run of its own network, and that overlap is safe:
+ * the cursor moves only from the position a run read it at (the later run's move fails and it
+ * stops), transfers are held and deposits recorded once per transfer (conditional writes on the
+ * transfer's id), and settlements are conditional on the transaction's state.
+ */
+export function reservedConcurrencyOf(definition: Pick<GatewayFunction, 'kind'> & { perEvmNetwork?: boolean }, watchedNetworks: number): number {
+  if (definition.kind !== 'schedule') return CONCURRENCY.perFunction;
+  // Deployed without networks it is never invoked; zero would disable it.
+  return definition.perEvmNetwork ? Math.max(CONCURRENCY.scheduled, watchedNetworks) : CONCURRENCY.scheduled;
+}
+
+/**
+ * The stage's throttle for every method: what a function at its reserved concurrency answers
+ * (10 instances x 50 requests/s). Beyond it API Gateway answers 429 itself, before Lambda would
+ * throttle the invocation into a 5xx. Per-key throttling comes on top for the merchant API.
+ */
+export const STAGE_METHOD_THROTTLE = {
+  ratePerSecond: CONCURRENCY.perFunction * TABLE_CAPACITY_BASIS.requestsPerInstancePerSecond,
+  burst: CONCURRENCY.perFunction * TABLE_CAPACITY_BASIS.requestsPerInstancePerSecond,
+} as const;
+
+/**
+ * Routes without an API key (checkout pages, docs, the OpenAPI document) serve anonymous clients,
+ * so they are limited per method for all clients together and per client address. An open
+ * checkout page polls its status every 2 s: 200 requests/s on one route is 400 customers watching
+ * their invoices at once. A client address may send 1,500 requests in 5 minutes (5 a second), room
+ * for about ten customers behind one address; past it, its requests to these routes are refused
+ * until its rate drops.
+ */
+export const PUBLIC_ROUTE_THROTTLE = {
+  ratePerSecond: 200,
+  burst: 400,
+  perAddress: { requests: 1_500, windowSeconds: 300 },
+} as const;
+
 /** Messages of the errors the gateway itself (not a function) answers with. */
 export const GATEWAY_MESSAGES = {
   routeNotFound: 'Route not found',
   methodNotAllowed: 'Method not allowed',
   tooManyRequests: 'Too many requests',
   payloadTooLarge: 'Request body too large',
+  headersTooLarge: 'Request header fields too large',
+  malformedRequest: 'Malformed request',
 } as const;
 
 /** API Gateway's own ceiling on a request body. */
@@ -129,6 +209,13 @@ export type QueueName = keyof typeof QUEUES;
 
 /** The callbacks queue's settings, which other settings are reasoned against. */
 export const CALLBACK_QUEUE = QUEUES.callbacks;
+
+/**
+ * How long a settled callback (delivered, or skipped for want of a URL) stays in the outbox with
+ * the record of its attempts, before DynamoDB's TTL deletes it. Parked callbacks carry no expiry:
+ * they wait for an operator's redrive, and expire once that delivery settles.
+ */
+export const OUTBOX_RETENTION_DAYS = 30;
 
 /** Blocks one chain-watcher run reads at most; a network further behind catches up over several runs. */
 export const CHAIN_BLOCKS_PER_RUN = 200;

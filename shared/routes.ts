@@ -4,20 +4,42 @@
  * function's code is `functions/{name}.ts`, exporting `handler`.
  */
 import type { QueueName } from './platform.js';
-import type { TableKey } from './store/tables.js';
+import type { TABLES, TableKey } from './store/tables.js';
 
 export const STAGES = ['prod', 'demo'] as const;
 export type Stage = (typeof STAGES)[number];
 
-export type TableAccess = 'read' | 'readWrite';
+/**
+ * The DynamoDB actions a function may take on a table, each one it calls (a transaction's Put,
+ * Update, Delete and ConditionCheck items need PutItem, UpdateItem, DeleteItem and
+ * ConditionCheckItem). No Scan: every read is by key, or a Query of an index in `queries`.
+ */
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'ConditionCheckItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
+
+/**
+ * What Powertools' idempotency records take: read, claim (a conditional Put), complete (Update),
+ * and delete when the request fails, so that its retry runs.
+ */
+const IDEMPOTENCY_RECORDS: readonly TableAction[] = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
+
+/** What converting at live prices takes: the newest price of each currency, read in one batch. */
+const LIVE_PRICES: readonly TableAction[] = ['BatchGetItem'];
+
+/** The names of a table's global secondary indexes. */
+type IndexNameOf<K extends TableKey> = (typeof TABLES)[K] extends { indexes: ReadonlyArray<{ name: infer Name }> } ? Name : never;
+
+/** Per table, the indexes a function queries. */
+export type TableQueries = { [K in TableKey]?: ReadonlyArray<IndexNameOf<K>> };
 
 interface FunctionDefinition {
   /** verb-noun; also the file name under `functions/`. */
   name: string;
   /** Stages that deploy this function; the local runtime runs the `demo` set. */
   stages: readonly Stage[];
-  /** Least privilege: the tables this function touches, and how. */
-  tables: Partial<Record<TableKey, TableAccess>>;
+  /** Least privilege: the tables this function touches, and the actions it calls on each. */
+  tables: Partial<Record<TableKey, readonly TableAction[]>>;
+  /** The indexes it queries: Query is allowed on these and nowhere else (no table is ever scanned). */
+  queries?: TableQueries;
   /** Queues the function sends to. */
   sendsTo?: readonly QueueName[];
   /**
@@ -30,13 +52,15 @@ interface FunctionDefinition {
    * transaction's `hash`): decrypting with the vault's key, nothing more.
    */
   opensCallbackSecrets?: boolean;
+  /** Whether the function seals new callback secrets (a rotation): data keys from the vault's key, nothing more. */
+  sealsCallbackSecrets?: boolean;
   /** Whether the function derives or looks up deposit addresses: it reads the wallets' extended public keys. */
   readsWalletKeys?: boolean;
   timeoutSeconds?: number;
   memoryMb?: number;
 }
 
-export type HttpMethod = 'GET' | 'POST';
+export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
 export interface HttpRoute extends FunctionDefinition {
   kind: 'http';
@@ -50,7 +74,14 @@ export interface HttpRoute extends FunctionDefinition {
    * function runs. Its proxy event must fit a synchronous invocation (`eventBytesBound`).
    */
   maxBodyBytes?: number;
+  /** The answer holds a secret shown once, so it is never stored to be replayed for an `Idempotency-Key`. */
+  answersSecret?: boolean;
+  /** Deprecated (merchant-api.md): every answer of its function carries `Deprecation: true`. */
+  deprecated?: boolean;
 }
+
+/** POSTs with a key answer a repeated `Idempotency-Key` with their first response (decisions 5), unless that holds a secret. */
+export const replaysIdempotencyKey = (route: HttpRoute): boolean => route.method === 'POST' && route.auth === 'apiKey' && !route.answersSecret;
 
 export interface AuthorizerFunction extends FunctionDefinition {
   kind: 'authorizer';
@@ -78,6 +109,8 @@ export interface QueueFunction extends FunctionDefinition {
   batchSize: number;
   /** Whether the function moves messages to the queue's dead-letter queue itself. */
   parksMessages?: boolean;
+  /** Whether the function schedules a message's next attempt itself, hiding it until then (ChangeMessageVisibility). */
+  delaysRetries?: boolean;
 }
 
 export type GatewayFunction = HttpRoute | AuthorizerFunction | ScheduledFunction | QueueFunction;
@@ -93,7 +126,7 @@ export const FUNCTIONS = [
     kind: 'authorizer',
     name: 'authorize-merchant',
     stages: BOTH,
-    tables: { apiKeys: 'read' },
+    tables: { apiKeys: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -102,7 +135,15 @@ export const FUNCTIONS = [
     path: '/api/v2/invoices',
     auth: 'apiKey',
     stages: BOTH,
-    tables: { invoices: 'readWrite', uniques: 'readWrite', idempotency: 'readWrite', wallets: 'readWrite', rates: 'read' },
+    // An order's invoice and its claim are written together; a repeated order reads them back.
+    // Amounts in another currency than the invoice's are converted at the live prices.
+    tables: {
+      invoices: ['GetItem', 'PutItem'],
+      uniques: ['GetItem', 'PutItem'],
+      idempotency: IDEMPOTENCY_RECORDS,
+      wallets: ['GetItem', 'PutItem', 'UpdateItem'],
+      rates: LIVE_PRICES,
+    },
     readsWalletKeys: true,
   },
   {
@@ -112,7 +153,7 @@ export const FUNCTIONS = [
     path: '/api/v2/invoices/{invoiceId}',
     auth: 'apiKey',
     stages: BOTH,
-    tables: { invoices: 'read' },
+    tables: { invoices: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -122,7 +163,7 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: BOTH,
     opensCallbackSecrets: true,
-    tables: { transactions: 'read', merchants: 'read' },
+    tables: { transactions: ['GetItem'], merchants: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -133,7 +174,14 @@ export const FUNCTIONS = [
     stages: DEMO_ONLY,
     opensCallbackSecrets: true,
     // A deposit in another currency than its invoice's is valued at the current rates.
-    tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite', rates: 'read' },
+    tables: {
+      invoices: ['GetItem', 'UpdateItem'],
+      transactions: ['PutItem'],
+      outbox: ['PutItem', 'UpdateItem'],
+      merchants: ['GetItem'],
+      idempotency: IDEMPOTENCY_RECORDS,
+      rates: LIVE_PRICES,
+    },
     sendsTo: ['callbacks'],
   },
   {
@@ -144,7 +192,7 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: DEMO_ONLY,
     opensCallbackSecrets: true,
-    tables: { transactions: 'readWrite', outbox: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    tables: { transactions: ['GetItem', 'PutItem'], outbox: ['PutItem', 'UpdateItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
     sendsTo: ['callbacks'],
   },
   {
@@ -156,7 +204,9 @@ export const FUNCTIONS = [
     stages: BOTH,
     // A receipt of RECEIPT_MAX_BYTES (2 MiB) is 2.67 MiB of base64; the rest is room for the other fields.
     maxBodyBytes: 2.75 * 1024 * 1024,
-    tables: { invoices: 'read', transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWrite' },
+    // The deposit's transaction is conditional on the invoice's state, which it does not change.
+    // The deposit is written with its claims and the invoice's new transaction id, in one transaction.
+    tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem'], uniques: ['GetItem', 'PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
     sendsTo: ['fiatDecisions'],
     usesVault: true,
   },
@@ -167,9 +217,10 @@ export const FUNCTIONS = [
     path: '/api/v2/withdrawal',
     auth: 'apiKey',
     stages: BOTH,
+    deprecated: true,
     opensCallbackSecrets: true,
     // A withdrawal is valued in USD and EUR at the current rates.
-    tables: { transactions: 'readWrite', uniques: 'readWrite', merchants: 'read', idempotency: 'readWrite', rates: 'read' },
+    tables: { transactions: ['PutItem'], uniques: ['PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS, rates: LIVE_PRICES },
     usesVault: true,
   },
   {
@@ -195,7 +246,9 @@ export const FUNCTIONS = [
     name: 'expire-invoices',
     everySeconds: 60,
     stages: BOTH,
-    tables: { invoices: 'readWrite' },
+    // Reads each due invoice's owner, which its status index key names, then cancels it conditionally.
+    tables: { invoices: ['GetItem', 'UpdateItem'] },
+    queries: { invoices: ['openByExpiry'] },
     timeoutSeconds: 60,
   },
   {
@@ -205,7 +258,8 @@ export const FUNCTIONS = [
     everySeconds: 60,
     localEverySeconds: 2,
     stages: BOTH,
-    tables: { outbox: 'readWrite' },
+    tables: { outbox: ['UpdateItem'] },
+    queries: { outbox: ['unpublished'] },
     sendsTo: ['callbacks'],
     timeoutSeconds: 60,
   },
@@ -216,7 +270,20 @@ export const FUNCTIONS = [
     everySeconds: 60,
     perEvmNetwork: true,
     stages: BOTH,
-    tables: { chain: 'readWrite', wallets: 'read', invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', uniques: 'readWrite', merchants: 'read', rates: 'read' },
+    // A settlement that changes nothing on the invoice only checks it; a deposit whose block left
+    // the chain gives up its claim; a held transfer credited or gone is deleted. A transfer in
+    // another currency than its invoice's is valued at the current rates.
+    tables: {
+      chain: ['GetItem', 'PutItem', 'DeleteItem'],
+      wallets: ['BatchGetItem'],
+      invoices: ['GetItem', 'UpdateItem', 'ConditionCheckItem'],
+      transactions: ['GetItem', 'PutItem'],
+      outbox: ['PutItem', 'UpdateItem'],
+      uniques: ['GetItem', 'PutItem', 'DeleteItem'],
+      merchants: ['GetItem'],
+      rates: LIVE_PRICES,
+    },
+    queries: { chain: ['held'], invoices: ['byCustomer'], transactions: ['pendingOnChain'] },
     sendsTo: ['callbacks'],
     timeoutSeconds: 60,
   },
@@ -227,7 +294,8 @@ export const FUNCTIONS = [
     everySeconds: 60,
     onlyWithLiveRates: true,
     stages: BOTH,
-    tables: { rates: 'readWrite' },
+    // Each price is a conditional put; then all are read back to report the oldest one's age.
+    tables: { rates: ['PutItem', 'BatchGetItem'] },
     // The ticker request is bounded by TICKER_TIMEOUT_MS; the writes are a few conditional puts.
     timeoutSeconds: 30,
   },
@@ -237,9 +305,10 @@ export const FUNCTIONS = [
     queue: 'callbacks',
     batchSize: 10,
     parksMessages: true,
+    delaysRetries: true,
     stages: BOTH,
     opensCallbackSecrets: true,
-    tables: { outbox: 'readWrite', merchants: 'read' },
+    tables: { outbox: ['GetItem', 'UpdateItem'], merchants: ['GetItem'] },
     // Deliveries run in parallel, each at most DELIVERY_TIMEOUT_MS.
     timeoutSeconds: 30,
   },
@@ -249,7 +318,8 @@ export const FUNCTIONS = [
     queue: 'fiatDecisions',
     batchSize: 10,
     stages: DEMO_ONLY,
-    tables: { transactions: 'readWrite', invoices: 'readWrite', outbox: 'readWrite', merchants: 'read' },
+    // A settlement that changes nothing on the invoice only checks it.
+    tables: { transactions: ['GetItem', 'PutItem'], invoices: ['GetItem', 'UpdateItem', 'ConditionCheckItem'], outbox: ['PutItem', 'UpdateItem'] },
     sendsTo: ['callbacks'],
   },
   {
@@ -261,7 +331,7 @@ export const FUNCTIONS = [
     auth: 'none',
     stages: BOTH,
     // Opening the page activates a created invoice.
-    tables: { invoices: 'readWrite', merchants: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -270,7 +340,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/status',
     auth: 'none',
     stages: BOTH,
-    tables: { invoices: 'read', merchants: 'read' },
+    tables: { invoices: ['GetItem'], merchants: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -279,7 +349,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/details',
     auth: 'none',
     stages: BOTH,
-    tables: { invoices: 'readWrite', merchants: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'] },
   },
   {
     kind: 'http',
@@ -289,7 +359,7 @@ export const FUNCTIONS = [
     auth: 'none',
     stages: BOTH,
     // Direct-open invoices arrive here first and are activated; the UTR claims tell a payment under review.
-    tables: { invoices: 'readWrite', merchants: 'read', uniques: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'], uniques: ['GetItem'] },
   },
   {
     // The demo provider's transaction-information form (merchant-api.md 10).
@@ -299,7 +369,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/utr',
     auth: 'none',
     stages: DEMO_ONLY,
-    tables: { invoices: 'read', transactions: 'readWrite', uniques: 'readWrite', merchants: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem'], uniques: ['GetItem', 'PutItem'], merchants: ['GetItem'] },
     sendsTo: ['fiatDecisions'],
     usesVault: true,
   },
@@ -311,8 +381,94 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/simulate',
     auth: 'none',
     stages: DEMO_ONLY,
-    tables: { invoices: 'readWrite', transactions: 'readWrite', outbox: 'readWrite', merchants: 'read' },
+    tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem'], outbox: ['PutItem', 'UpdateItem'], merchants: ['GetItem'] },
     sendsTo: ['callbacks'],
+  },
+  {
+    kind: 'http',
+    name: 'list-invoices',
+    method: 'GET',
+    path: '/api/v2/invoices',
+    auth: 'apiKey',
+    stages: BOTH,
+    // An orderId is looked up through its uniqueness claim.
+    tables: { invoices: ['GetItem'], uniques: ['GetItem'] },
+    queries: { invoices: ['byMerchant', 'byMerchantStatus', 'byCustomer'] },
+  },
+  {
+    kind: 'http',
+    name: 'list-transactions',
+    method: 'GET',
+    path: '/api/v2/transactions',
+    auth: 'apiKey',
+    stages: BOTH,
+    opensCallbackSecrets: true,
+    // The invoiceId filter checks the invoice is the merchant's.
+    tables: { invoices: ['GetItem'], merchants: ['GetItem'] },
+    queries: { transactions: ['byMerchant', 'byMerchantStatus', 'byMerchantType', 'byInvoice', 'byOrder'] },
+  },
+  {
+    kind: 'http',
+    name: 'list-transaction-callbacks',
+    method: 'GET',
+    path: '/api/v2/transaction/{transactionId}/callbacks',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: { transactions: ['GetItem'], outbox: ['BatchGetItem'] },
+    queries: { outbox: ['byTransaction'] },
+  },
+  {
+    kind: 'http',
+    name: 'resend-transaction-callback',
+    method: 'POST',
+    path: '/api/v2/transaction/{transactionId}/callbacks/resend',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: { transactions: ['GetItem'], outbox: ['GetItem', 'BatchGetItem', 'UpdateItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
+    queries: { outbox: ['byTransaction'] },
+    sendsTo: ['callbacks'],
+  },
+  {
+    kind: 'http',
+    name: 'send-test-callback',
+    method: 'POST',
+    path: '/api/v2/webhooks/test',
+    auth: 'apiKey',
+    stages: BOTH,
+    opensCallbackSecrets: true,
+    tables: { merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
+    // Waits for the merchant's answer, at most DELIVERY_TIMEOUT_MS.
+    timeoutSeconds: 15,
+  },
+  {
+    kind: 'http',
+    name: 'get-merchant',
+    method: 'GET',
+    path: '/api/v2/merchant',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: { merchants: ['GetItem'] },
+  },
+  {
+    kind: 'http',
+    name: 'update-merchant',
+    method: 'PATCH',
+    path: '/api/v2/merchant',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: { merchants: ['GetItem', 'UpdateItem'] },
+  },
+  {
+    kind: 'http',
+    name: 'rotate-callback-secret',
+    method: 'POST',
+    path: '/api/v2/merchant/callback-secret/rotate',
+    auth: 'apiKey',
+    stages: BOTH,
+    // Seals the new secret; the old one moves, still sealed, beside it.
+    sealsCallbackSecrets: true,
+    answersSecret: true,
+    tables: { merchants: ['GetItem', 'UpdateItem'] },
   },
 ] as const satisfies readonly GatewayFunction[];
 

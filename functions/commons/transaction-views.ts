@@ -9,6 +9,7 @@ import { requireVault } from './vault.js';
 
 export const transactionViews = new TransactionViews({
   transactions: { owned: (merchantId, transactionId) => ownedTransaction(transactionStore, merchantId, transactionId) },
+  ledger: transactionStore,
   merchants: merchantStore,
   secrets: requireVault().callbackSecrets,
 });

@@ -5,12 +5,11 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, Stack, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import type { Grant, IGrantable } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -18,9 +17,11 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
-import { FUNCTION_DEFAULTS, QUEUES, SERVICE_NAME, type QueueDefinition, type QueueName } from '../../shared/platform.js';
-import type { GatewayFunction as FunctionDefinition, TableAccess } from '../../shared/routes.js';
+import { FUNCTION_DEFAULTS, QUEUES, SERVICE_NAME, reservedConcurrencyOf, type QueueDefinition, type QueueName } from '../../shared/platform.js';
+import type { GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
+import { tableGrantsOf } from '../../shared/store/table-access.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
+import { acknowledge } from './nag.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -54,9 +55,18 @@ export const FUNCTION_BUNDLING = {
  */
 export const QUEUE_BATCHING_WINDOW = Duration.seconds(1);
 
-const GRANT_TABLE_ACCESS: Record<TableAccess, (table: ITable, grantee: IGrantable) => Grant> = {
-  read: (table, grantee) => table.grantReadData(grantee),
-  readWrite: (table, grantee) => table.grantReadWriteData(grantee),
+/** What sealing takes of the vault key: a data key per sealed value, and S3's data key for a receipt written under SSE-KMS. */
+export const VAULT_SEAL_ACTIONS = ['kms:GenerateDataKey'];
+/** What opening a sealed callback secret takes: decrypting its data key. */
+export const VAULT_OPEN_ACTIONS = ['kms:Decrypt'];
+
+/** Why no function has a dead-letter queue of its own, by how it is invoked. */
+const NO_DEAD_LETTER_QUEUE: Record<FunctionDefinition['kind'], string> = {
+  http: 'Invoked synchronously by API Gateway, which answers the failure to the caller; a dead-letter queue only ever holds asynchronous events.',
+  authorizer: 'Invoked synchronously by API Gateway, which answers a failure with the 500 envelope; a dead-letter queue only ever holds asynchronous events.',
+  queue: 'Invoked synchronously by its SQS event source: a failed message returns to its queue, whose redrive policy moves it to that queue\'s dead-letter queue.',
+  schedule:
+    'A failed or skipped sweep is not worth keeping: the next run, one period later, does the same work, and a failure raises the function\'s Errors alarm.',
 };
 
 /** A queue, its dead-letter queue, and how long a received message stays invisible. */
@@ -69,7 +79,11 @@ export interface QueueWithDeadLetter {
 /** The queues of one stack: those of `QUEUES` whose stages include the stack's. */
 export type StageQueues = Partial<Record<QueueName, QueueWithDeadLetter>>;
 
-/** Where sealed secrets' data keys come from and receipts are kept (`usesVault` and `opensCallbackSecrets` functions only). */
+/**
+ * Where sealed secrets' data keys come from and receipts are kept (`usesVault`,
+ * `opensCallbackSecrets` and `sealsCallbackSecrets` functions only). The key's use is granted in its key policy, which names
+ * each function's role with its actions.
+ */
 export interface Vault {
   key: IKey;
   receipts: IBucket;
@@ -77,6 +91,10 @@ export interface Vault {
 
 /** The SSM parameters holding the wallets' extended public keys (`readsWalletKeys` functions only). */
 export type WalletKeyParameters = Readonly<Record<AddressFamily, IStringParameter>>;
+
+/** Whether a function needs the vault's key at all: to seal, to open, or to store receipts. */
+export const usesVaultKey = (definition: FunctionDefinition): boolean =>
+  Boolean(definition.usesVault || definition.opensCallbackSecrets || definition.sealsCallbackSecrets);
 
 /** `evm` -> `WALLET_EVM_XPUB_PARAMETER`: the variable naming a family's parameter. */
 export const walletKeyParameterVariable = (family: AddressFamily): string => `WALLET_${family.toUpperCase()}_XPUB_PARAMETER`;
@@ -95,6 +113,8 @@ export interface GatewayFunctionProps {
   logRetention: RetentionDays;
   /** Applies to the function's log group. */
   removalPolicy: RemovalPolicy;
+  /** How many EVM networks the stage watches: how many runs of a per-network function may go at once. */
+  watchedNetworks: number;
 }
 
 export class GatewayFunction extends NodejsFunction {
@@ -103,6 +123,7 @@ export class GatewayFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: GatewayFunctionProps) {
     const { definition, tables, queues } = props;
     const timeoutSeconds = definition.timeoutSeconds ?? FUNCTION_DEFAULTS.timeoutSeconds;
+    const reservedConcurrency = reservedConcurrencyOf(definition, props.watchedNetworks);
     const consumed = definition.kind === 'queue' ? queues[definition.queue] : undefined;
     if (definition.kind === 'queue') {
       if (!consumed) {
@@ -113,8 +134,8 @@ export class GatewayFunction extends NodejsFunction {
       }
       assertVisibilityCoversRetries(definition.name, consumed, timeoutSeconds);
     }
-    const vault = definition.usesVault || definition.opensCallbackSecrets ? props.vault : undefined;
-    if ((definition.usesVault || definition.opensCallbackSecrets) && !vault) throw new Error(`${definition.name} uses the vault, and no vault was given`);
+    const vault = usesVaultKey(definition) ? props.vault : undefined;
+    if (usesVaultKey(definition) && !vault) throw new Error(`${definition.name} uses the vault, and no vault was given`);
     const walletKeys = definition.readsWalletKeys ? props.walletKeys : undefined;
     if (definition.readsWalletKeys && !walletKeys) throw new Error(`${definition.name} reads the wallet keys, and no wallet key parameters were given`);
 
@@ -135,6 +156,16 @@ export class GatewayFunction extends NodejsFunction {
         : {}),
     };
 
+    // Its own role with no managed policy: writing to its own log group, and the grants below.
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `${definition.name}: what its route-table entry allows`,
+    });
+    const logGroup = new LogGroup(scope, `${id}Logs`, {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+
     super(scope, id, {
       // The route-table name, by which operators and tests recognise a generated function name.
       description: definition.name,
@@ -147,47 +178,81 @@ export class GatewayFunction extends NodejsFunction {
       tracing: Tracing.ACTIVE,
       timeout: Duration.seconds(timeoutSeconds),
       memorySize: definition.memoryMb ?? FUNCTION_DEFAULTS.memoryMb,
+      reservedConcurrentExecutions: reservedConcurrency,
       environment,
-      logGroup: new LogGroup(scope, `${id}Logs`, {
-        retention: props.logRetention,
-        removalPolicy: props.removalPolicy,
-      }),
+      role,
+      logGroup,
       bundling: { ...FUNCTION_BUNDLING, mainFields: [...FUNCTION_BUNDLING.mainFields] },
     });
     this.definition = definition;
+    logGroup.grantWrite(role);
 
-    for (const [key, access] of Object.entries(definition.tables) as [TableKey, TableAccess][]) {
-      GRANT_TABLE_ACCESS[access](tables[key], this);
+    // Item actions on the table, Query on the named indexes: exactly what the entry says.
+    for (const { table, actions, queriedIndexes } of tableGrantsOf(definition)) {
+      const { tableArn } = tables[table];
+      if (actions.length > 0) role.addToPolicy(new PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [tableArn] }));
+      if (queriedIndexes.length > 0) {
+        role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:Query'], resources: queriedIndexes.map((index) => `${tableArn}/index/${index}`) }));
+      }
     }
+    // SendMessage alone: the functions have each queue's URL, and ask SQS nothing else about it.
     // A queue of another stage only is skipped: prod's confirm-deposit hands UTRs to the
     // provider's integration, not to the demo's simulated provider.
-    for (const name of definition.sendsTo ?? []) queues[name]?.queue.grantSendMessages(this);
-    if (vault && definition.usesVault) {
-      // Decrypt, Encrypt, ReEncrypt* and GenerateDataKey*: data keys for sealed card numbers, and
-      // what S3 asks of the caller to write an object under SSE-KMS.
-      vault.key.grantEncryptDecrypt(this);
-      vault.receipts.grantPut(this);
-    } else if (vault) {
-      // Opening a sealed callback secret decrypts its data key; nothing else.
-      vault.key.grantDecrypt(this);
+    const sendsTo = (definition.sendsTo ?? []).flatMap((name) => queues[name]?.queue ?? []);
+    if (sendsTo.length > 0) role.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: sendsTo.map((queue) => queue.queueArn) }));
+    if (vault) {
+      const actions = [...(definition.usesVault || definition.sealsCallbackSecrets ? VAULT_SEAL_ACTIONS : []), ...(definition.opensCallbackSecrets ? VAULT_OPEN_ACTIONS : [])];
+      vault.key.addToResourcePolicy(new PolicyStatement({ sid: `${id}Uses`, principals: [role], actions, resources: ['*'] }));
     }
-    for (const parameter of Object.values(walletKeys ?? {})) parameter.grantRead(this);
+    if (vault && definition.usesVault) {
+      // Receipts are written, never read, listed or deleted.
+      role.addToPolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [vault.receipts.arnForObjects('*')] }));
+      acknowledge(role, [`AwsSolutions-IAM5[Resource::<${logicalIdOf(vault.receipts)}.Arn>/*]`], 'PutObject only, on the receipts bucket: each receipt\'s key (merchant, invoice, UTR) is known only when it is written.');
+    }
+    // The keys are read in one GetParameters call.
+    if (walletKeys) {
+      role.addToPolicy(new PolicyStatement({ actions: ['ssm:GetParameters'], resources: Object.values(walletKeys).map((parameter) => parameter.parameterArn) }));
+    }
     if (definition.kind === 'queue' && consumed) {
       const { queue, deadLetterQueue } = consumed;
-      // Also grants consuming, ChangeMessageVisibility included: the consumer schedules a
-      // callback's next attempt by hiding its message until then.
-      this.addEventSource(
-        new SqsEventSource(queue, {
-          batchSize: definition.batchSize,
-          maxBatchingWindow: QUEUE_BATCHING_WINDOW,
-          // Only the failed deliveries of a batch come back, not the whole batch.
-          reportBatchItemFailures: true,
-        }),
-      );
+      this.addEventSourceMapping('QueueEventSource', {
+        eventSourceArn: queue.queueArn,
+        batchSize: definition.batchSize,
+        maxBatchingWindow: QUEUE_BATCHING_WINDOW,
+        // Only the failed deliveries of a batch come back, not the whole batch.
+        reportBatchItemFailures: true,
+        // No more pollers than instances: a throttled invocation would count against the messages' receives.
+        maxConcurrency: reservedConcurrency,
+      });
+      // What the event source polls with, under the function's role; and hiding a message until
+      // its next attempt, for a consumer that schedules its own retries.
+      const consumeActions = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', ...(definition.delaysRetries ? ['sqs:ChangeMessageVisibility'] : [])];
+      role.addToPolicy(new PolicyStatement({ actions: consumeActions, resources: [queue.queueArn] }));
       // Parked by the consumer itself once a message's retry window closes, not by the redrive policy.
-      if (definition.parksMessages) deadLetterQueue.grantSendMessages(this);
+      if (definition.parksMessages) role.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [deadLetterQueue.queueArn] }));
+      acknowledge(this, ['Serverless-LambdaEventSourceMappingDestination'], 'An SQS event source takes no failure destination: a failed message returns to its queue, whose redrive policy moves it to the dead-letter queue.');
     }
+    if (definition.kind === 'schedule') {
+      // A run that finds every reserved instance busy (the previous run still going) is throttled:
+      // it is retried for one period at most, then dropped, and never retried after an error.
+      this.configureAsyncInvoke({ maxEventAge: Duration.seconds(definition.everySeconds), retryAttempts: 0 });
+      acknowledge(this, ['Serverless-LambdaAsyncFailureDestination'], NO_DEAD_LETTER_QUEUE.schedule);
+    }
+
+    acknowledge(role, ['AwsSolutions-IAM5[Resource::*]'], 'X-Ray\'s PutTraceSegments and PutTelemetryRecords, which active tracing adds, take no resource-level permissions.');
+    acknowledge(this, ['Serverless-LambdaDLQ'], NO_DEAD_LETTER_QUEUE[definition.kind]);
+    acknowledge(
+      this,
+      ['AwsSolutions-L1', 'Serverless-LambdaLatestVersion'],
+      'nodejs22.x is the runtime the functions are built (esbuild target node22) and tested for; moving to a newer one is a change of its own, with its tests.',
+    );
   }
+}
+
+/** The logical id of a construct's CloudFormation resource, as cdk-nag names it in findings. */
+function logicalIdOf(construct: IBucket): string {
+  const stack = Stack.of(construct);
+  return stack.getLogicalId(construct.node.defaultChild as CfnElement);
 }
 
 /** `{urlVariable}` and `{deadLetterUrlVariable}` of every queue. */

@@ -14,6 +14,7 @@ import {
   IdentitySource,
   LambdaIntegration,
   LogGroupLogDestination,
+  MethodLoggingLevel,
   MockIntegration,
   RequestAuthorizer,
   ResponseType,
@@ -29,35 +30,51 @@ import {
   ComparisonOperator,
   Dashboard,
   GraphWidget,
+  Metric,
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, ProjectionType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { AccountRootPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type BucketProps } from 'aws-cdk-lib/aws-s3';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import type { EvmNetwork } from '../../shared/domain/networks.js';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import { ERROR_STATUS, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
-import { GATEWAY_MESSAGES, PER_KEY_THROTTLE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
+import {
+  GATEWAY_MESSAGES,
+  PER_KEY_THROTTLE,
+  PUBLIC_ROUTE_THROTTLE,
+  QUEUES,
+  STAGE_METHOD_THROTTLE,
+  THROTTLED_RETRY_AFTER_SECONDS,
+  type QueueDefinition,
+  type QueueName,
+} from '../../shared/platform.js';
 import { functionsForStage, type HttpRoute, type Stage } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
-import { GatewayFunction, SERVICE_NAME, type QueueWithDeadLetter, type StageQueues, type Vault, type WalletKeyParameters } from './gateway-function.js';
+import { GatewayFunction, SERVICE_NAME, usesVaultKey, type QueueWithDeadLetter, type StageQueues, type Vault, type WalletKeyParameters } from './gateway-function.js';
 import { DEFAULT_LIVE_RATES, liveRatesEnvironment, type LiveRates } from './live-rates.js';
+import { acknowledge } from './nag.js';
 import { businessMetricRows, notifyOnEveryAlarm, ratesStaleAlarm, subscribeAlarmEmail } from './operations.js';
-import { createStageWebAcl } from './web-acl.js';
+import { createStageWebAcl, ruleMetricNames } from './web-acl.js';
 
 export const gatewayStackName = (stage: Stage): string => `PaymentGateway-${stage}`;
 
 interface StageSettings {
-  /** Tables and logs outlive the stack, tables refuse deletion, and so does the stack. */
+  /**
+   * Tables, queues, the vault key, the buckets and the logs outlive the stack, tables refuse
+   * deletion, and so does the stack.
+   */
   protectData: boolean;
   logRetention: RetentionDays;
   /** Derive deposit addresses from the public test mnemonic instead of keys the operator supplies. */
@@ -77,6 +94,9 @@ const INVOICE_LIFETIME_SECONDS = 900;
 /** The callback retry schedule of decisions 10 as written; only tests compress it. */
 const CALLBACK_RETRY_SCALE = 1;
 
+/** How long a rotated callback secret keeps signing beside the new one (decisions 16). */
+const CALLBACK_SECRET_OVERLAP_SECONDS = 24 * 3600;
+
 /** How long the simulated fiat provider takes to decide; nothing in prod simulates, so harmless there. */
 const SIMULATED_PROVIDER_DELAY_SECONDS = 2;
 
@@ -89,6 +109,31 @@ const DEAD_LETTER_RETENTION = Duration.days(14);
 
 /** Receipts' multipart uploads left unfinished (a function that timed out) are removed after this. */
 const INCOMPLETE_UPLOAD_LIFETIME = Duration.days(1);
+
+/**
+ * What the key policy lets the account's administrators do with the vault key: manage it, never
+ * use it to decrypt. Without this the key could not be managed at all, nor its policy changed by
+ * the next deployment. These are AWS's key-administrator actions less `kms:CreateGrant` (of
+ * `kms:Create*`): no grant can give anyone the key's use beside its policy, so reading what is
+ * sealed takes a change of that policy, which CloudTrail records.
+ */
+const KEY_ADMINISTRATION_ACTIONS = [
+  'kms:CreateAlias',
+  'kms:Describe*',
+  'kms:Enable*',
+  'kms:List*',
+  'kms:Put*',
+  'kms:Update*',
+  'kms:Revoke*',
+  'kms:Disable*',
+  'kms:Get*',
+  'kms:Delete*',
+  'kms:TagResource',
+  'kms:UntagResource',
+  'kms:ScheduleKeyDeletion',
+  'kms:CancelKeyDeletion',
+  'kms:RotateKeyOnDemand',
+];
 
 /**
  * A callback nobody has received for this long means deliveries are not progressing. Messages
@@ -117,8 +162,11 @@ const REQUEST_ID_TEMPLATE = '$context.requestId';
 
 const INTERNAL_ERROR = `Internal server error (request id ${REQUEST_ID_TEMPLATE})`;
 
+/** A throttled client may try again once its key's bucket has refilled a little. */
+const THROTTLED_HEADERS = { 'Retry-After': `'${THROTTLED_RETRY_AFTER_SECONDS}'` };
+
 /** Failures API Gateway answers itself, rendered as the error envelope (decisions 1 and 2). */
-const GATEWAY_ERRORS: ReadonlyArray<{ type: ResponseType; code: ErrorCode; message: string }> = [
+const GATEWAY_ERRORS: ReadonlyArray<{ type: ResponseType; code: ErrorCode; message: string; headers?: Record<string, string> }> = [
   { type: ResponseType.UNAUTHORIZED, code: 'unauthorized', message: UNAUTHORIZED_MESSAGE },
   { type: ResponseType.ACCESS_DENIED, code: 'unauthorized', message: UNAUTHORIZED_MESSAGE },
   // The key's digest is not in the usage plan: a key API Gateway does not know.
@@ -126,12 +174,14 @@ const GATEWAY_ERRORS: ReadonlyArray<{ type: ResponseType; code: ErrorCode; messa
   // API Gateway's answer to a path that has no method.
   { type: ResponseType.MISSING_AUTHENTICATION_TOKEN, code: 'not_found', message: GATEWAY_MESSAGES.routeNotFound },
   { type: ResponseType.RESOURCE_NOT_FOUND, code: 'not_found', message: GATEWAY_MESSAGES.routeNotFound },
-  { type: ResponseType.THROTTLED, code: 'too_many_requests', message: GATEWAY_MESSAGES.tooManyRequests },
-  { type: ResponseType.QUOTA_EXCEEDED, code: 'too_many_requests', message: GATEWAY_MESSAGES.tooManyRequests },
+  { type: ResponseType.THROTTLED, code: 'too_many_requests', message: GATEWAY_MESSAGES.tooManyRequests, headers: THROTTLED_HEADERS },
+  { type: ResponseType.QUOTA_EXCEEDED, code: 'too_many_requests', message: GATEWAY_MESSAGES.tooManyRequests, headers: THROTTLED_HEADERS },
   { type: ResponseType.REQUEST_TOO_LARGE, code: 'payload_too_large', message: GATEWAY_MESSAGES.payloadTooLarge },
   { type: ResponseType.BAD_REQUEST_BODY, code: 'bad_request', message: 'Malformed request body' },
   { type: ResponseType.BAD_REQUEST_PARAMETERS, code: 'bad_request', message: 'Malformed request parameters' },
   { type: ResponseType.UNSUPPORTED_MEDIA_TYPE, code: 'unsupported_media_type', message: 'Unsupported media type' },
+  // A request the web ACL's managed rules took for an attack.
+  { type: ResponseType.WAF_FILTERED, code: 'forbidden', message: 'Request refused' },
   { type: ResponseType.AUTHORIZER_FAILURE, code: 'internal_server_error', message: INTERNAL_ERROR },
   { type: ResponseType.AUTHORIZER_CONFIGURATION_ERROR, code: 'internal_server_error', message: INTERNAL_ERROR },
   { type: ResponseType.INTEGRATION_TIMEOUT, code: 'gateway_timeout', message: `Gateway timeout (request id ${REQUEST_ID_TEMPLATE})` },
@@ -161,6 +211,12 @@ const queuesOfStage = (stage: Stage): Array<[QueueName, QueueDefinition]> =>
 
 const errorEnvelope = (code: ErrorCode, message: string): string =>
   JSON.stringify({ success: false, errors: [{ code, message }] });
+
+/** Why methods have no Cognito authorizer, or none at all. */
+const MERCHANT_AUTHORIZATION = 'Merchants authenticate with API keys (the contract), which the request authorizer resolves; merchants have no Cognito identities.';
+const PUBLIC_ROUTE =
+  'Public by design: the hosted checkout (the invoice id in its link is the capability), the docs and the OpenAPI document; they are throttled per method and, in the web ACL, per address.';
+const ERROR_METHOD = 'Answers a 404 or 405 envelope from a mock integration: nothing is invoked and nothing is disclosed.';
 
 /** A custom domain for the API: a regional API Gateway domain name with TLS 1.2 at least. */
 export interface CustomDomain {
@@ -209,9 +265,10 @@ export class GatewayStack extends Stack {
     const queues = this.createQueues();
     const definitions = functionsForStage(this.stage);
     // One key and one bucket per stack, made only when some function of the stage needs them.
-    const vault = definitions.some((definition) => definition.usesVault || definition.opensCallbackSecrets) ? this.createVault() : undefined;
+    const vault = definitions.some(usesVaultKey) ? this.createVault() : undefined;
     const walletKeys = definitions.some((definition) => definition.readsWalletKeys) ? this.createWalletKeyParameters() : undefined;
-    const api = this.createRestApi(customDomain);
+    const httpRoutes = definitions.filter((definition): definition is HttpRoute => definition.kind === 'http');
+    const api = this.createRestApi(customDomain, httpRoutes);
     const customDomainUrl = customDomain && `https://${customDomain.domainName}`;
 
     const environment: Record<string, string> = {
@@ -220,6 +277,7 @@ export class GatewayStack extends Stack {
       PUBLIC_BASE_URL: publicBaseUrl ?? customDomainUrl ?? `https://${api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${this.stage}`,
       GATEWAY_INVOICE_LIFETIME_S: String(INVOICE_LIFETIME_SECONDS),
       GATEWAY_RETRY_SCALE: String(CALLBACK_RETRY_SCALE),
+      GATEWAY_SECRET_OVERLAP_S: String(CALLBACK_SECRET_OVERLAP_SECONDS),
       GATEWAY_PROVIDER_DELAY_S: String(SIMULATED_PROVIDER_DELAY_SECONDS),
       ...liveRatesEnvironment(liveRates),
       // Token contracts reach every function: the checkout's payment links name them too.
@@ -240,19 +298,22 @@ export class GatewayStack extends Stack {
           walletKeys,
           logRetention: settings.logRetention,
           removalPolicy: this.removalPolicy,
+          watchedNetworks: Object.keys(watchedNetworks).length,
         }),
     );
 
     this.addRoutes(api, functions);
     this.addErrorResponses(api);
-    createStageWebAcl(this, 'WebAcl', {
+    const webAcl = createStageWebAcl(this, 'WebAcl', {
       stage: api.deploymentStage,
       stageName: this.stage,
-      routes: definitions.filter((definition): definition is HttpRoute => definition.kind === 'http'),
+      name: `${SERVICE_NAME}-${this.stage}`,
+      routes: httpRoutes,
       payloadTooLargeBody: errorEnvelope('payload_too_large', GATEWAY_MESSAGES.payloadTooLarge),
+      tooManyRequestsBody: errorEnvelope('too_many_requests', GATEWAY_MESSAGES.tooManyRequests),
     });
     this.addSchedules(functions, Object.keys(watchedNetworks) as EvmNetwork[], liveRates !== undefined);
-    this.addMonitoring(api, functions, queues, liveRates);
+    this.addMonitoring(api, functions, queues, webAcl, liveRates);
 
     const usagePlan = api.addUsagePlan('UsagePlan', {
       name: `${SERVICE_NAME}-${this.stage}`,
@@ -337,13 +398,17 @@ export class GatewayStack extends Stack {
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
         retentionPeriod: DEAD_LETTER_RETENTION,
+        // Prod's parked messages wait for an operator, even past the stack.
+        removalPolicy: this.removalPolicy,
       });
+      acknowledge(deadLetterQueue, ['Serverless-SQSRedrivePolicy'], 'It is a dead-letter queue: an operator moves its messages back to their queue, never onward.');
       const queue = new Queue(this, `${id}Queue`, {
         encryption: QueueEncryption.SQS_MANAGED,
         enforceSSL: true,
         visibilityTimeout: Duration.seconds(definition.visibilityTimeoutSeconds),
         retentionPeriod: QUEUE_RETENTION,
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
+        removalPolicy: this.removalPolicy,
       });
       queues[name] = { queue, deadLetterQueue, visibilityTimeoutSeconds: definition.visibilityTimeoutSeconds };
     }
@@ -352,38 +417,83 @@ export class GatewayStack extends Stack {
 
   /**
    * The customer-managed key that wraps the data keys of sealed card numbers and encrypts the
-   * receipts bucket, and that bucket: private, TLS only, versioned.
+   * receipts bucket, and that bucket: private, TLS only, versioned, its access logged.
+   *
+   * The key policy is written out: the account may administer the key but not decrypt with it,
+   * and may generate data keys, which is what the admin CLI seals new merchants' callback secrets
+   * with (under the operator's IAM permissions). Each function that uses the key is named in the
+   * policy with its own actions (GatewayFunction adds them).
    */
   private createVault(): Vault {
+    const account = new AccountRootPrincipal();
     const key = new Key(this, 'VaultKey', {
       description: `Payment gateway ${this.stage}: data keys of sealed card numbers and callback secrets, and the receipts bucket`,
       alias: `alias/${SERVICE_NAME}-${this.stage}`,
       enableKeyRotation: true,
+      policy: new PolicyDocument({
+        statements: [
+          new PolicyStatement({ sid: 'AccountAdministersKey', principals: [account], actions: KEY_ADMINISTRATION_ACTIONS, resources: ['*'] }),
+          new PolicyStatement({ sid: 'AccountSealsWithAdminCli', principals: [account], actions: ['kms:GenerateDataKey'], resources: ['*'] }),
+        ],
+      }),
       // Prod keeps it: deleting the key would make every sealed card number and receipt unreadable.
       removalPolicy: this.removalPolicy,
     });
-    const receipts = new Bucket(this, 'ReceiptsBucket', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      enforceSSL: true,
+    const accessLogs = this.privateBucket('ReceiptsAccessLogs', {
+      // S3 delivers access logs only to a bucket encrypted with S3-managed keys.
+      encryption: BucketEncryption.S3_MANAGED,
+      lifecycleRules: [{ expiration: Duration.days(this.settings.logRetention) }],
+    });
+    acknowledge(accessLogs, ['AwsSolutions-S1'], "It is the receipts bucket's access-log destination: logging its own access would only log the log deliveries.");
+    const receipts = this.privateBucket('ReceiptsBucket', {
       encryption: BucketEncryption.KMS,
       encryptionKey: key,
       // One data key per bucket and period instead of one KMS call per object.
       bucketKeyEnabled: true,
       versioned: true,
       lifecycleRules: [{ abortIncompleteMultipartUploadAfter: INCOMPLETE_UPLOAD_LIFETIME }],
-      removalPolicy: this.removalPolicy,
-      // Demo receipts go with the stack; a bucket with objects in it could not.
-      autoDeleteObjects: !this.settings.protectData,
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'receipts/',
     });
     return { key, receipts };
   }
 
-  private createRestApi(customDomain: CustomDomain | undefined): RestApi {
+  /** A bucket that blocks public access, takes TLS only, and is retained in prod (emptied and deleted with a demo stack). */
+  private privateBucket(id: string, props: BucketProps): Bucket {
+    return new Bucket(this, id, {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      enforceSSL: true,
+      removalPolicy: this.removalPolicy,
+      // A bucket with objects in it could not go with its stack.
+      autoDeleteObjects: !this.settings.protectData,
+      ...props,
+    });
+  }
+
+  private createRestApi(customDomain: CustomDomain | undefined, routes: readonly HttpRoute[]): RestApi {
     const accessLogs = new LogGroup(this, 'ApiAccessLogs', {
       retention: this.settings.logRetention,
       removalPolicy: this.removalPolicy,
     });
+    // Every method: metrics, errors in the execution log (never bodies), and the stage's throttle.
+    const methodDefaults = {
+      metricsEnabled: true,
+      loggingLevel: MethodLoggingLevel.ERROR,
+      // Bodies are never logged: withdrawal requests carry card numbers.
+      dataTraceEnabled: false,
+      throttlingRateLimit: STAGE_METHOD_THROTTLE.ratePerSecond,
+      throttlingBurstLimit: STAGE_METHOD_THROTTLE.burst,
+    };
+    // Routes without a key have no usage plan behind them: their own, lower throttle.
+    const publicMethods = Object.fromEntries(
+      routes
+        .filter((route) => route.auth === 'none')
+        .map((route) => [
+          `${route.path}/${route.method}`,
+          { ...methodDefaults, throttlingRateLimit: PUBLIC_ROUTE_THROTTLE.ratePerSecond, throttlingBurstLimit: PUBLIC_ROUTE_THROTTLE.burst },
+        ]),
+    );
     const api = new RestApi(this, 'Api', {
       restApiName: `${SERVICE_NAME}-${this.stage}`,
       description: `Payment gateway merchant API (${this.stage})`,
@@ -404,9 +514,8 @@ export class GatewayStack extends Stack {
       deployOptions: {
         stageName: this.stage,
         tracingEnabled: true,
-        metricsEnabled: true,
-        // Bodies are never logged: withdrawal requests carry card numbers.
-        dataTraceEnabled: false,
+        ...methodDefaults,
+        methodOptions: publicMethods,
         accessLogDestination: new LogGroupLogDestination(accessLogs),
         // The merchant (authorizer principal) and the error type are what support asks about first.
         accessLogFormat: AccessLogFormat.custom(
@@ -428,6 +537,24 @@ export class GatewayStack extends Stack {
     });
     // TLS 1.2 at least on the execute-api endpoint too (the construct does not expose it yet).
     (api.node.defaultChild as CfnRestApi).securityPolicy = SecurityPolicy.TLS_1_2;
+    // The log group API Gateway writes execution logs to, made first so that it has a retention
+    // (API Gateway would create it keeping logs forever).
+    const executionLogs = new LogGroup(this, 'ApiExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${api.restApiId}/${this.stage}`,
+      retention: this.settings.logRetention,
+      removalPolicy: this.removalPolicy,
+    });
+    api.deploymentStage.node.addDependency(executionLogs);
+    acknowledge(
+      api,
+      ['AwsSolutions-APIG2'],
+      'Each function validates its request against the contract and answers the 400/415/422 envelopes it prescribes, field by field; API Gateway\'s model validation cannot.',
+    );
+    acknowledge(
+      api.node.findChild('CloudWatchRole'),
+      ['AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]'],
+      "The account's API Gateway logging role, with the policy AWS maintains for exactly that use.",
+    );
     return api;
   }
 
@@ -469,13 +596,15 @@ export class GatewayStack extends Stack {
     for (const fn of routes) {
       const { method, path, auth } = fn.definition;
       const resource = api.root.resourceForPath(path);
-      resource.addMethod(
+      const added = resource.addMethod(
         method,
         new LambdaIntegration(fn, { allowTestInvoke: false }),
         auth === 'apiKey'
           ? { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true }
           : { authorizationType: AuthorizationType.NONE },
       );
+      if (auth === 'apiKey') acknowledge(added, ['AwsSolutions-COG4'], MERCHANT_AUTHORIZATION);
+      else acknowledge(added, ['AwsSolutions-APIG4', 'AwsSolutions-COG4'], PUBLIC_ROUTE);
       methodsByResource.set(resource, [...(methodsByResource.get(resource) ?? []), method]);
     }
 
@@ -500,11 +629,11 @@ export class GatewayStack extends Stack {
   }
 
   private addErrorResponses(api: RestApi): void {
-    for (const { type, code, message } of GATEWAY_ERRORS) {
+    for (const { type, code, message, headers } of GATEWAY_ERRORS) {
       api.addGatewayResponse(type.responseType, {
         type,
         statusCode: String(ERROR_STATUS[code]),
-        responseHeaders: { [REQUEST_ID_HEADER]: REQUEST_ID_MAPPING },
+        responseHeaders: { [REQUEST_ID_HEADER]: REQUEST_ID_MAPPING, ...headers },
         templates: { 'application/json': errorEnvelope(code, message) },
       });
     }
@@ -536,16 +665,21 @@ export class GatewayStack extends Stack {
       if (definition.kind !== 'schedule' || (definition.onlyWithLiveRates && !liveRates)) continue;
       const runs = definition.perEvmNetwork ? watchedNetworks.map((network) => ({ id: pascalCase(network), input: { network } })) : [{ id: '', input: undefined }];
       for (const { id, input } of runs) {
-        new Rule(this, `${pascalCase(definition.name)}${id}Schedule`, {
+        const rule = new Rule(this, `${pascalCase(definition.name)}${id}Schedule`, {
           description: `Runs ${definition.name}${input ? ` for ${input.network}` : ''} every ${definition.everySeconds} s`,
           schedule: Schedule.rate(Duration.seconds(definition.everySeconds)),
           targets: [new LambdaFunction(fn, input ? { event: RuleTargetInput.fromObject(input) } : {})],
         });
+        acknowledge(
+          rule,
+          ['Serverless-EventBusDLQ'],
+          'A run EventBridge could not hand to Lambda is not worth keeping: the next one, a period later, does the same work. Lambda queues a throttled run itself.',
+        );
       }
     }
   }
 
-  private addMonitoring(api: RestApi, functions: readonly GatewayFunction[], queues: StageQueues, liveRates: LiveRates | undefined): void {
+  private addMonitoring(api: RestApi, functions: readonly GatewayFunction[], queues: StageQueues, webAcl: CfnWebACL, liveRates: LiveRates | undefined): void {
     const topic = new Topic(this, 'AlarmTopic', { displayName: `Payment gateway ${this.stage} alarms`, enforceSSL: true });
     subscribeAlarmEmail(this, topic);
     notifyOnEveryAlarm(this, topic);
@@ -560,6 +694,15 @@ export class GatewayStack extends Stack {
     const callbacks = queues.callbacks;
     if (!callbacks) throw new Error(`Stage ${this.stage} has no callbacks queue`);
     const serverErrors = api.metricServerError({ period: ALARM_PERIOD, statistic: Stats.SUM });
+    // WAF reports per rule (`Rule` is the rule's metric name) and for the whole web ACL (`ALL`).
+    const wafMetric = (metricName: 'AllowedRequests' | 'BlockedRequests', rule: string, label: string) =>
+      new Metric({
+        namespace: 'AWS/WAFV2',
+        metricName,
+        dimensionsMap: { WebACL: webAcl.name!, Region: Aws.REGION, Rule: rule },
+        statistic: Stats.SUM,
+        label,
+      });
 
     const atLeastOne = { threshold: 1, comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD };
     // A refused key is a Deny policy, not an error: the authorizer's errors are real failures.
@@ -634,6 +777,18 @@ export class GatewayStack extends Stack {
             left: functions.map((fn) => fn.metricDuration({ statistic: Stats.percentile(99), label: fn.definition.name })),
           }),
         ],
+        [
+          new GraphWidget({
+            title: 'Web ACL: allowed and blocked requests',
+            width: half,
+            left: [wafMetric('AllowedRequests', 'ALL', 'Allowed'), wafMetric('BlockedRequests', 'ALL', 'Blocked')],
+          }),
+          new GraphWidget({
+            title: 'Web ACL: blocked by rule',
+            width: half,
+            left: ruleMetricNames(webAcl).map((rule) => wafMetric('BlockedRequests', rule, rule)),
+          }),
+        ],
         // A row per queue.
         ...stageQueues.map((queue) => [
           new GraphWidget({
@@ -667,7 +822,7 @@ function addErrorMethod(resource: IResource, code: ErrorCode, message: string, s
   const statusCode = String(ERROR_STATUS[code]);
   const headers = { [REQUEST_ID_HEADER]: REQUEST_ID_MAPPING, ...staticHeaders };
   const headerKey = (name: string) => `method.response.header.${name}`;
-  resource.addMethod(
+  const method = resource.addMethod(
     'ANY',
     new MockIntegration({
       requestTemplates: { 'application/json': JSON.stringify({ statusCode: ERROR_STATUS[code] }) },
@@ -685,4 +840,5 @@ function addErrorMethod(resource: IResource, code: ErrorCode, message: string, s
       methodResponses: [{ statusCode, responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [headerKey(name), true])) }],
     },
   );
+  acknowledge(method, ['AwsSolutions-APIG4', 'AwsSolutions-COG4'], ERROR_METHOD);
 }

@@ -1,20 +1,45 @@
 /**
- * The stage's one web ACL. Its body-limit rules refuse a request whose body is over its route's
- * `maxBodyBytes` before API Gateway invokes anything, with the 413 envelope, as the local
- * emulation does: past the limit a body could make an event larger than a synchronous Lambda
- * invocation takes, which AWS would answer with a 5xx. Later rules (managed rule groups, rate
- * limits) belong in this same web ACL.
+ * The stage's one web ACL, evaluated in this order:
+ * 1. body-limit rules: a request whose body is over its route's `maxBodyBytes` is refused before
+ *    API Gateway invokes anything, with the 413 envelope, as the local emulation does (past the
+ *    limit a body could make an event larger than a synchronous Lambda invocation takes, which AWS
+ *    would answer with a 5xx);
+ * 2. a per-address rate rule on the routes without an API key (checkout pages, docs, OpenAPI),
+ *    answering the 429 envelope;
+ * 3. AWS's managed core and known-bad-inputs rule groups. What they block, API Gateway answers with
+ *    its WAF_FILTERED gateway response (the 403 envelope).
  */
 import type { Stage as ApiStage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
-import { LAMBDA_SYNC_PAYLOAD_BYTES, eventBytesBound } from '../../shared/platform.js';
+import { LAMBDA_SYNC_PAYLOAD_BYTES, PUBLIC_ROUTE_THROTTLE, eventBytesBound } from '../../shared/platform.js';
 import { maxBodyBytesOf, type HttpMethod, type HttpRoute } from '../../shared/routes.js';
 
 /** WAF's ceiling on a regular expression. */
 const MAX_REGEX_LENGTH = 512;
 
 export const PAYLOAD_TOO_LARGE_BODY_KEY = 'payload-too-large';
+export const TOO_MANY_REQUESTS_BODY_KEY = 'too-many-requests';
+
+/** The name of the per-address rate rule, which is also its metric's. */
+export const PUBLIC_RATE_RULE_NAME = 'public-requests-per-address';
+
+/**
+ * AWS's managed rule groups, each with the rules of it that only count (they label a request and
+ * let it through); the others block.
+ */
+export const MANAGED_RULE_GROUPS: ReadonlyArray<{ name: string; countOnly: readonly string[] }> = [
+  {
+    name: 'AWSManagedRulesCommonRuleSet',
+    countOnly: [
+      // Bodies over 8 KB: the body-limit rules hold each route to its own limit (receipts are megabytes).
+      'SizeRestrictions_BODY',
+      // Merchants call from servers, whose HTTP clients need not send a User-Agent.
+      'NoUserAgent_HEADER',
+    ],
+  },
+  { name: 'AWSManagedRulesKnownBadInputsRuleSet', countOnly: [] },
+];
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -77,9 +102,11 @@ const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => (
   sampledRequestsEnabled: true,
 });
 
+type UnorderedRule = Omit<CfnWebACL.RuleProperty, 'priority'>;
+
 /** One rule per body limit: the request is one of those routes (method and path) and declares a longer body. */
-function bodyLimitRules(routes: readonly HttpRoute[], stage: string): CfnWebACL.RuleProperty[] {
-  return [...groupBy(routes, maxBodyBytesOf)].map(([limit, limited], priority) => {
+function bodyLimitRules(routes: readonly HttpRoute[], stage: string): UnorderedRule[] {
+  return [...groupBy(routes, maxBodyBytesOf)].map(([limit, limited]) => {
     if (eventBytesBound(limit) > LAMBDA_SYNC_PAYLOAD_BYTES) {
       throw new Error(
         `${limited.map((route) => route.name).join(', ')} accept ${limit}-byte bodies, whose events may reach ${eventBytesBound(limit)} bytes, ` +
@@ -92,7 +119,6 @@ function bodyLimitRules(routes: readonly HttpRoute[], stage: string): CfnWebACL.
     }));
     return {
       name,
-      priority,
       action: { block: { customResponse: { responseCode: 413, customResponseBodyKey: PAYLOAD_TOO_LARGE_BODY_KEY } } },
       statement: {
         andStatement: { statements: [regexMatch(decimalAbovePattern(limit), { singleHeader: { Name: 'content-length' } }), anyOf(routeMatches)] },
@@ -102,25 +128,77 @@ function bodyLimitRules(routes: readonly HttpRoute[], stage: string): CfnWebACL.
   });
 }
 
+/** Requests to the routes without an API key, from one address, over PUBLIC_ROUTE_THROTTLE's window. */
+function publicRateRule(routes: readonly HttpRoute[], stage: string): UnorderedRule[] {
+  const publicRoutes = routes.filter((route) => route.auth === 'none');
+  if (publicRoutes.length === 0) return [];
+  const { requests, windowSeconds } = PUBLIC_ROUTE_THROTTLE.perAddress;
+  return [
+    {
+      name: PUBLIC_RATE_RULE_NAME,
+      action: { block: { customResponse: { responseCode: 429, customResponseBodyKey: TOO_MANY_REQUESTS_BODY_KEY } } },
+      statement: {
+        rateBasedStatement: {
+          limit: requests,
+          evaluationWindowSec: windowSeconds,
+          aggregateKeyType: 'IP',
+          scopeDownStatement: regexMatch(routePathPattern(publicRoutes, stage), { uriPath: {} }),
+        },
+      },
+      visibilityConfig: visibility(PUBLIC_RATE_RULE_NAME),
+    },
+  ];
+}
+
+function managedRuleGroups(): UnorderedRule[] {
+  return MANAGED_RULE_GROUPS.map(({ name, countOnly }) => ({
+    name,
+    overrideAction: { none: {} },
+    statement: {
+      managedRuleGroupStatement: {
+        vendorName: 'AWS',
+        name,
+        ...(countOnly.length > 0 ? { ruleActionOverrides: countOnly.map((rule) => ({ name: rule, actionToUse: { count: {} } })) } : {}),
+      },
+    },
+    visibilityConfig: visibility(name),
+  }));
+}
+
 export interface StageWebAclProps {
   stage: ApiStage;
   /** The stage's name as text (the construct's `stageName` is a reference), for the path patterns. */
   stageName: string;
+  /** The web ACL's name, which its metrics carry as their `WebACL` dimension. */
+  name: string;
   routes: readonly HttpRoute[];
   /** The 413 error envelope, as the gateway's own responses render it. */
   payloadTooLargeBody: string;
+  /** The 429 error envelope, likewise. */
+  tooManyRequestsBody: string;
 }
 
-/** The web ACL, associated with the API stage. */
-export function createStageWebAcl(scope: Construct, id: string, { stage, stageName, routes, payloadTooLargeBody }: StageWebAclProps): CfnWebACL {
+/** The web ACL, associated with the API stage; its rules are prioritised in the order above. */
+export function createStageWebAcl(scope: Construct, id: string, props: StageWebAclProps): CfnWebACL {
+  const { stage, stageName, name, routes, payloadTooLargeBody, tooManyRequestsBody } = props;
+  const rules = [...bodyLimitRules(routes, stageName), ...publicRateRule(routes, stageName), ...managedRuleGroups()];
   const webAcl = new CfnWebACL(scope, id, {
-    description: `Payment gateway ${stageName}: refuses over-limit bodies before any function runs`,
+    name,
+    description: `Payment gateway ${stageName}: body limits, a per-address rate on public routes, AWS managed rules`,
     scope: 'REGIONAL',
     defaultAction: { allow: {} },
-    customResponseBodies: { [PAYLOAD_TOO_LARGE_BODY_KEY]: { contentType: 'APPLICATION_JSON', content: payloadTooLargeBody } },
-    rules: bodyLimitRules(routes, stageName),
-    visibilityConfig: visibility(`web-acl-${stageName}`),
+    customResponseBodies: {
+      [PAYLOAD_TOO_LARGE_BODY_KEY]: { contentType: 'APPLICATION_JSON', content: payloadTooLargeBody },
+      [TOO_MANY_REQUESTS_BODY_KEY]: { contentType: 'APPLICATION_JSON', content: tooManyRequestsBody },
+    },
+    rules: rules.map((rule, priority) => ({ ...rule, priority })),
+    visibilityConfig: visibility(name),
   });
   new CfnWebACLAssociation(scope, `${id}Association`, { resourceArn: stage.stageArn, webAclArn: webAcl.attrArn });
   return webAcl;
+}
+
+/** The metric names of a web ACL's rules, in priority order: each rule's `Rule` dimension. */
+export function ruleMetricNames(webAcl: CfnWebACL): string[] {
+  return (webAcl.rules as CfnWebACL.RuleProperty[]).map((rule) => (rule.visibilityConfig as CfnWebACL.VisibilityConfigProperty).metricName);
 }

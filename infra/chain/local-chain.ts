@@ -266,9 +266,18 @@ export class ChainTools {
     return { blockNumber: first!.blockNumber, blockHash: first!.blockHash, sent };
   }
 
-  /** Mines `blocks` empty blocks, one second apart; resolves to the new head's number. */
+  /**
+   * Mines `blocks` empty blocks one by one, one second apart; resolves to the new head's number.
+   * (`hardhat_mine` reserves all but its first blocks, and those report a zero `parentHash`: a
+   * chain that a watcher following parent hashes could not walk.)
+   */
   async mine(blocks = 1): Promise<bigint> {
-    await this.test.mine({ blocks: positiveInteger(blocks, 'blocks'), interval: 1 });
+    const count = BigInt(positiveInteger(blocks, 'blocks'));
+    const { timestamp } = await this.reader.getBlock({ blockTag: 'latest' });
+    for (let mined = 1n; mined <= count; mined++) {
+      await this.test.setNextBlockTimestamp({ timestamp: timestamp + mined });
+      await this.test.mine({ blocks: 1 });
+    }
     return this.headNumber();
   }
 

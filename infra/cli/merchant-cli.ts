@@ -4,7 +4,7 @@
  * redelivers the callbacks parked in the local gateway's dead-letter queue (decisions 10).
  */
 import { parseArgs } from 'node:util';
-import type { NewMerchantInput } from '../../shared/domain/merchants.js';
+import { merchantUrlProblem, type NewMerchantInput } from '../../shared/domain/merchants.js';
 import { STAGES, type Stage } from '../../shared/routes.js';
 import { DEFAULT_DATA_DIR, LOCAL_STAGE } from '../local/environment.js';
 import { awsTarget, localTarget, type Target } from './targets.js';
@@ -101,18 +101,12 @@ function id(values: Values, option: 'merchant' | 'key'): string {
   return value;
 }
 
-/** Production delivers callbacks over https only (decisions 10), so it takes https URLs only. */
+/** The rules `PATCH /api/v2/merchant` applies: https only in production. */
 function url(values: Values, option: 'callback-url' | 'return-url', stage: Stage): string | undefined {
   const value = values[option];
   if (value === undefined) return undefined;
-  const protocols = stage === 'prod' ? ['https:'] : ['https:', 'http:'];
-  let parsed: URL;
-  try {
-    parsed = new URL(value);
-  } catch {
-    throw new UsageError(`--${option} must be an absolute URL`);
-  }
-  if (!protocols.includes(parsed.protocol)) throw new UsageError(`--${option} must be an ${protocols.join(' or ').replaceAll(':', '')} URL`);
+  const problem = merchantUrlProblem(value, stage);
+  if (problem) throw new UsageError(`--${option} ${problem}`);
   return value;
 }
 

@@ -5,7 +5,8 @@
  * as the AWS stack's gateway responses and web ACL render them.
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -14,7 +15,7 @@ import type {
 } from 'aws-lambda';
 import { ApiError, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
 import { apiErrorResponse, internalErrorResponse, type Headers } from '../../shared/http/envelope.js';
-import { GATEWAY_MESSAGES, MAX_PAYLOAD_BYTES } from '../../shared/platform.js';
+import { GATEWAY_MESSAGES, MAX_PAYLOAD_BYTES, THROTTLED_RETRY_AFTER_SECONDS } from '../../shared/platform.js';
 import { maxBodyBytesOf, type AuthorizerFunction, type HttpRoute, type Stage } from '../../shared/routes.js';
 import { LOCAL_ACCOUNT_ID } from './environment.js';
 import type { Invoke } from './functions.js';
@@ -140,6 +141,23 @@ function toGatewayResponse(result: APIGatewayProxyResult, requestId: string): Ga
   return { statusCode: result.statusCode, headers, body };
 }
 
+/**
+ * Name and value pairs as API Gateway's single- and multi-value maps (the last value, and all).
+ * Built from Maps: a name is the client's, and `__proto__` or `constructor` must stay a plain key.
+ */
+function singleAndMultiValue(pairs: Iterable<readonly [string, string]>): { single: Record<string, string>; multi: Record<string, string[]> } {
+  const all = new Map<string, string[]>();
+  for (const [name, value] of pairs) {
+    const values = all.get(name);
+    if (values) values.push(value);
+    else all.set(name, [value]);
+  }
+  return {
+    single: Object.fromEntries([...all].map(([name, values]) => [name, values.at(-1)!])),
+    multi: Object.fromEntries(all),
+  };
+}
+
 type Authorization = { allowed: false } | { allowed: true; principalId: string; usageIdentifierKey: string; context: Record<string, string> };
 
 export class ApiGateway {
@@ -206,7 +224,7 @@ export class ApiGateway {
       const authorization = await this.authorize(event);
       if (!authorization.allowed) return this.reject(requestId, 'unauthorized', UNAUTHORIZED_MESSAGE);
       if (!this.throttle.tryTake(authorization.usageIdentifierKey)) {
-        return this.reject(requestId, 'too_many_requests', GATEWAY_MESSAGES.tooManyRequests);
+        return this.reject(requestId, 'too_many_requests', GATEWAY_MESSAGES.tooManyRequests, { 'retry-after': String(THROTTLED_RETRY_AFTER_SECONDS) });
       }
       event.requestContext.authorizer = { ...authorization.context, principalId: authorization.principalId };
     }
@@ -224,18 +242,8 @@ export class ApiGateway {
     path: string,
     requestId: string,
   ): APIGatewayProxyEvent {
-    const headers: Record<string, string> = {};
-    const multiValueHeaders: Record<string, string[]> = {};
-    for (const [name, value] of request.headers) {
-      headers[name] = value;
-      (multiValueHeaders[name] ??= []).push(value);
-    }
-    const queryStringParameters: Record<string, string> = {};
-    const multiValueQueryStringParameters: Record<string, string[]> = {};
-    for (const [name, value] of query) {
-      queryStringParameters[name] = value;
-      (multiValueQueryStringParameters[name] ??= []).push(value);
-    }
+    const { single: headers, multi: multiValueHeaders } = singleAndMultiValue(request.headers);
+    const { single: queryStringParameters, multi: multiValueQueryStringParameters } = singleAndMultiValue(query);
     const hasQuery = Object.keys(queryStringParameters).length > 0;
     const header = (name: string) => Object.entries(headers).find(([key]) => key.toLowerCase() === name)?.[1] ?? null;
     const now = Date.now();
@@ -398,4 +406,42 @@ export function httpListener(gateway: ApiGateway | Promise<ApiGateway>, log: Run
       response.destroy();
     });
   };
+}
+
+/**
+ * What Node answers itself, before a request reaches the gateway (headers over its 16 KiB limit, a
+ * request line it cannot parse), as the error envelope with a request id too: 431
+ * `request_header_fields_too_large` or 400 `bad_request`, then the connection closes.
+ */
+const CLIENT_ERROR_DRAIN_MS = 5_000;
+
+function clientErrorListener(log: RuntimeLog): (error: Error & { code?: string }, socket: Duplex) => void {
+  return (error, socket) => {
+    // A client that went away, or a connection already answered: nothing is left to say.
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const requestId = randomUUID();
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const refusal = tooLarge
+      ? new ApiError('request_header_fields_too_large', GATEWAY_MESSAGES.headersTooLarge)
+      : new ApiError('bad_request', GATEWAY_MESSAGES.malformedRequest);
+    const answer = toGatewayResponse(apiErrorResponse(refusal), requestId);
+    const headers = Object.entries({ ...answer.headers, 'content-length': [String(answer.body.length)], connection: ['close'] })
+      .flatMap(([name, values]) => values.map((value) => `${name}: ${value}\r\n`))
+      .join('');
+    socket.end(Buffer.concat([Buffer.from(`HTTP/1.1 ${answer.statusCode} ${STATUS_CODES[answer.statusCode]}\r\n${headers}\r\n`), answer.body]));
+    // Read what the client still sends, so that closing does not reset the connection before it reads the answer.
+    socket.resume();
+    setTimeout(() => socket.destroy(), CLIENT_ERROR_DRAIN_MS).unref();
+    log.info(`Refused a request Node could not read (${error.code ?? error.message}): ${answer.statusCode} ${requestId}`);
+  };
+}
+
+/** The local API Gateway's HTTP server: every answer, Node's own refusals included, an envelope. */
+export function gatewayServer(gateway: ApiGateway | Promise<ApiGateway>, log: RuntimeLog): Server {
+  const server = createServer(httpListener(gateway, log));
+  server.on('clientError', clientErrorListener(log));
+  return server;
 }

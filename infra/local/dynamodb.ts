@@ -59,13 +59,15 @@ class PortTakenError extends Error {}
 
 /**
  * Starts DynamoDB Local, persisting under `dataDir` (in memory without one), and resolves once
- * it answers requests. A failed start leaves no Java process behind.
+ * it answers requests: on `port` when given (a restart where the last one listened), else on a
+ * free one. A failed start leaves no Java process behind.
  */
-export async function startDynamoDbLocal(options: { dataDir?: string } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(options: { dataDir?: string; port?: number } = {}): Promise<DynamoDbLocal> {
   const path = options.dataDir === undefined ? null : resolve(options.dataDir);
   if (path !== null) await mkdir(path, { recursive: true, mode: 0o700 });
   // DynamoDB Local reports usage to AWS unless told not to; spawn() passes our environment on.
   process.env.DDB_LOCAL_TELEMETRY ??= '0';
+  if (options.port !== undefined) return startOnPort(options.port, path);
   for (let attempt = 1; ; attempt++) {
     try {
       return await startOnPort(await freeLoopbackPort(), path);

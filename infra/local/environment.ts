@@ -29,6 +29,7 @@ export interface FunctionSettings {
   invoiceLifetimeSeconds: number;
   providerDelaySeconds: number;
   retryScale: number;
+  secretOverlapSeconds: number;
 }
 
 /** On one machine the vault is a master key file and a directory of sealed receipts. */
@@ -55,6 +56,7 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
     GATEWAY_INVOICE_LIFETIME_S: String(settings.invoiceLifetimeSeconds),
     GATEWAY_PROVIDER_DELAY_S: String(settings.providerDelaySeconds),
     GATEWAY_RETRY_SCALE: String(settings.retryScale),
+    GATEWAY_SECRET_OVERLAP_S: String(settings.secretOverlapSeconds),
     WALLET_EVM_XPUB: TEST_WALLET_XPUBS.evm,
     WALLET_BTC_XPUB: TEST_WALLET_XPUBS.btc,
     WALLET_TRON_XPUB: TEST_WALLET_XPUBS.tron,
@@ -89,6 +91,12 @@ export interface LocalSettings extends FunctionSettings {
   expirySweepSeconds: number;
   /** How often each chain watcher runs (GATEWAY_CHAIN_POLL_S). */
   chainPollSeconds: number;
+  /**
+   * A DynamoDB-compatible store and an SQS-compatible server already running (the AWS SDK's own
+   * `AWS_ENDPOINT_URL_DYNAMODB` and `AWS_ENDPOINT_URL_SQS`), used instead of starting them.
+   */
+  dynamodbEndpoint?: string;
+  sqsEndpoint?: string;
 }
 
 /** An unset or empty variable is absent. */
@@ -115,7 +123,10 @@ const settingsSchema = z.object({
   GATEWAY_EXPIRY_SWEEP_S: withDefault(z.coerce.number().positive(), 60),
   GATEWAY_CHAIN_POLL_S: withDefault(z.coerce.number().positive(), 5),
   GATEWAY_RETRY_SCALE: withDefault(z.coerce.number().positive(), 1),
+  GATEWAY_SECRET_OVERLAP_S: withDefault(z.coerce.number().positive(), 24 * 3600),
   GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0), 2),
+  AWS_ENDPOINT_URL_DYNAMODB: optional(httpUrl),
+  AWS_ENDPOINT_URL_SQS: optional(httpUrl),
 });
 
 /** Reads decisions 13's variables; throws one message naming every bad variable. */
@@ -136,6 +147,9 @@ export function parseLocalSettings(env: NodeJS.ProcessEnv): LocalSettings {
     expirySweepSeconds: e.GATEWAY_EXPIRY_SWEEP_S,
     chainPollSeconds: e.GATEWAY_CHAIN_POLL_S,
     retryScale: e.GATEWAY_RETRY_SCALE,
+    secretOverlapSeconds: e.GATEWAY_SECRET_OVERLAP_S,
     providerDelaySeconds: e.GATEWAY_PROVIDER_DELAY_S,
+    dynamodbEndpoint: e.AWS_ENDPOINT_URL_DYNAMODB?.replace(/\/+$/, ''),
+    sqsEndpoint: e.AWS_ENDPOINT_URL_SQS?.replace(/\/+$/, ''),
   };
 }

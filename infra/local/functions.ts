@@ -9,6 +9,7 @@ import type { Context } from 'aws-lambda';
 import { FUNCTION_DEFAULTS, LAMBDA_SYNC_PAYLOAD_BYTES } from '../../shared/platform.js';
 import type { GatewayFunction } from '../../shared/routes.js';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './environment.js';
+import { holdToTableGrants, runAs } from './table-grants.js';
 
 const FUNCTIONS_DIR = fileURLToPath(new URL('../../functions/', import.meta.url));
 
@@ -56,7 +57,8 @@ export function lambdaContext(fn: GatewayFunction, startedAt = Date.now()): Cont
 /**
  * An `Invoke` over handlers found by `resolve`; a function whose handler is missing fails the
  * invocation, as an integration with no Lambda behind it would, and so does an event larger than
- * Lambda takes, as Lambda refuses it.
+ * Lambda takes, as Lambda refuses it. While a function runs, its DynamoDB calls are held to its
+ * route-table grants, as IAM holds them in AWS.
  */
 export function invoker(resolve: (name: string) => Promise<LambdaHandler | undefined>): Invoke {
   return async (fn, event) => {
@@ -66,6 +68,8 @@ export function invoker(resolve: (name: string) => Promise<LambdaHandler | undef
     if (payloadBytes > LAMBDA_SYNC_PAYLOAD_BYTES) {
       throw new Error(`The event for ${fn.name} has ${payloadBytes} bytes; Lambda refuses more than ${LAMBDA_SYNC_PAYLOAD_BYTES}`);
     }
-    return handler(event as never, lambdaContext(fn));
+    // Imported here, once the functions' environment is in place: the client is the one their modules share.
+    holdToTableGrants((await import('../../shared/store/dynamo.js')).dynamoClient);
+    return runAs(fn, () => handler(event as never, lambdaContext(fn)));
   };
 }

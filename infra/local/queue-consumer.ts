@@ -12,8 +12,13 @@ import type { QueueFunction } from '../../shared/routes.js';
 import type { Invoke } from './functions.js';
 import type { RuntimeLog } from './log.js';
 
-/** The long-poll wait of each receive: short, so that a stop never waits on it for long. */
-const WAIT_TIME_SECONDS = 1;
+/**
+ * Short polls, paused while the queue is empty. The local server's long poll answers only once it
+ * has a full batch or its wait is over (SQS answers as soon as a message is there), so a long poll
+ * would hold every lone callback for the whole wait; a pause bounds that delay instead.
+ */
+const WAIT_TIME_SECONDS = 0;
+const EMPTY_POLL_PAUSE_MS = 100;
 /** After a failed SQS call the poller waits this long, doubling up to the maximum. */
 const BACKOFF_MS = { initial: 250, max: 5_000 } as const;
 /** DeleteMessageBatch takes at most this many entries. */
@@ -162,7 +167,10 @@ class Poller {
         backoffMs = Math.min(backoffMs * 2, BACKOFF_MS.max);
         continue;
       }
-      if (messages.length === 0) continue;
+      if (messages.length === 0) {
+        await sleep(EMPTY_POLL_PAUSE_MS, undefined, { signal: this.aborted.signal }).catch(() => undefined);
+        continue;
+      }
       this.inFlight = this.handle(messages.map((message) => sqsRecord(message, this.job.source, this.options.region)));
       await this.inFlight;
       this.inFlight = undefined;

@@ -4,7 +4,7 @@
  * functions fed by pollers as Lambda's event source mappings feed them.
  */
 import { chmod, mkdir } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import {
@@ -15,7 +15,7 @@ import {
   type QueueFunction,
   type ScheduledFunction,
 } from '../../shared/routes.js';
-import { ApiGateway, httpListener } from './api-gateway.js';
+import { ApiGateway, gatewayServer } from './api-gateway.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo-merchant.js';
 import { ensureTables, startDynamoDbLocal, stopLeftoverDynamoDbLocal } from './dynamodb.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
@@ -26,7 +26,10 @@ import { consoleLog, type RuntimeLog } from './log.js';
 import { startQueueConsumers, type QueueSource } from './queue-consumer.js';
 import { readRunningStack, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-info.js';
 import { localEverySeconds, startScheduler } from './scheduler.js';
-import { localQueueArn, localQueues, localQueueUrls, localSqsClient, startLocalSqs } from './sqs.js';
+import { connectLocalSqs, localCallbackQueueUrls, localQueueArn, localQueues, localQueueUrls, localSqsClient, startLocalSqs, watchQueueRestarts } from './sqs.js';
+
+/** How often a queue server the runtime did not start is checked for a restart. */
+const QUEUE_WATCH_MS = 2_000;
 
 /** How long requests in flight may take to finish once the runtime stops. */
 const SHUTDOWN_GRACE_MS = 5_000;
@@ -109,7 +112,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   if (running) throw new Error(`A local gateway (pid ${running.pid}) already serves from ${dataDir} at ${running.baseUrl}`);
   const dynamoDir = join(dataDir, 'dynamodb');
   const leftover = (await readRuntimeInfo(dataDir))?.dynamodbPid;
-  if (leftover !== undefined && (await stopLeftoverDynamoDbLocal(leftover, dynamoDir))) {
+  if (leftover !== undefined && options.dynamodbEndpoint === undefined && (await stopLeftoverDynamoDbLocal(leftover, dynamoDir))) {
     log.warn(`The last run did not stop cleanly; stopped the DynamoDB Local (pid ${leftover}) it left running on ${dynamoDir}`);
   }
 
@@ -123,12 +126,16 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       gatewayFailed = rejectGateway;
     });
     gateway.catch(() => undefined);
-    const server = createServer(httpListener(gateway, log));
+    const server = gatewayServer(gateway, log);
     // First, so that a port in use fails the start before Java is started.
     const port = await listen(server, options.port).catch((error: unknown) => {
       throw new Error(`Could not listen on port ${options.port}: ${error instanceof Error ? error.message : String(error)}`);
     });
-    const [dynamo, sqs] = await Promise.allSettled([startDynamoDbLocal({ dataDir: dynamoDir }), startLocalSqs()]);
+    const { dynamodbEndpoint, sqsEndpoint } = options;
+    const [dynamo, sqs] = await Promise.allSettled([
+      dynamodbEndpoint ? Promise.resolve({ endpoint: dynamodbEndpoint, pid: undefined, stop: async () => undefined }) : startDynamoDbLocal({ dataDir: dynamoDir }),
+      sqsEndpoint ? connectLocalSqs(sqsEndpoint) : startLocalSqs(),
+    ]);
     if (dynamo.status === 'fulfilled') teardown.add(() => dynamo.value.stop());
     if (sqs.status === 'fulfilled') teardown.add(() => sqs.value.stop());
     // Added after the stores, so it closes before them: requests in flight still reach them.
@@ -164,8 +171,20 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     });
     // The local queue keeps its messages in memory: the callbacks it held when the last run ended
     // are gone, so every one handed to it and not delivered since goes back to the outbox sweep.
-    const requeued = await new DynamoOutboxStore(documentClient, tables.outbox).requeue('inFlight', new Date());
+    const outbox = new DynamoOutboxStore(documentClient, tables.outbox);
+    const requeued = await outbox.requeue('inFlight', new Date());
     log.info(`Undelivered callbacks handed to the queue again: ${requeued}`);
+    // A queue server of someone else's can restart under the runtime, and lose them again.
+    if (sqsEndpoint) {
+      const watch = watchQueueRestarts({
+        endpoint: sqs.value.endpoint,
+        queueUrl: localCallbackQueueUrls(sqs.value.endpoint).callbackQueueUrl,
+        everyMs: QUEUE_WATCH_MS,
+        log,
+        onRestart: async () => log.info(`Undelivered callbacks handed to the queue again: ${await outbox.requeue('inFlight', new Date())}`),
+      });
+      teardown.add(() => watch.stop());
+    }
 
     const functions = functionsForStage(LOCAL_STAGE);
     const handlers = await loadHandlers(functions, log);

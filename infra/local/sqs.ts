@@ -4,10 +4,12 @@
  * memory only.
  */
 import type { Server } from 'node:http';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { randomUUID } from 'node:crypto';
+import { CreateQueueCommand, ListQueueTagsCommand, SQSClient, TagQueueCommand } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
 import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
 import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_STAGE } from './environment.js';
+import type { RuntimeLog } from './log.js';
 
 export const localQueueUrl = (endpoint: string, queueName: string): string => `${endpoint}/${LOCAL_ACCOUNT_ID}/${queueName}`;
 export const localQueueArn = (queueName: string): string => `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${queueName}`;
@@ -62,26 +64,32 @@ export interface LocalSqs {
   stop(): Promise<void>;
 }
 
-export async function startLocalSqs(): Promise<LocalSqs> {
+/** Every queue of the local stage and its dead-letter queue, as CreateQueue takes them (dead-letter queues first). */
+function queueDefinitions(): Array<{ QueueName: string; Attributes?: Record<string, string> }> {
+  return localQueues().flatMap(([, definition]) => [
+    // The dead-letter queue first: a redrive policy must name a queue that exists.
+    { QueueName: deadLetterQueueName(definition) },
+    {
+      QueueName: definition.name,
+      Attributes: {
+        VisibilityTimeout: String(definition.visibilityTimeoutSeconds),
+        RedrivePolicy: JSON.stringify({
+          deadLetterTargetArn: localQueueArn(deadLetterQueueName(definition)),
+          maxReceiveCount: definition.maxReceiveCount * LOCAL_RECEIVE_COUNT_FACTOR,
+        }),
+      },
+    },
+  ]);
+}
+
+/** Starts the server, on `port` when given (a restart where the last one listened), else on a free one. */
+export async function startLocalSqs(options: { port?: number } = {}): Promise<LocalSqs> {
   const server: Server = await createSqsServer({
-    port: 0,
+    port: options.port ?? 0,
     hostname: '127.0.0.1',
     region: LOCAL_REGION,
     accountId: LOCAL_ACCOUNT_ID,
-    queues: localQueues().flatMap(([, definition]) => [
-      // The dead-letter queue first: a redrive policy must name a queue that exists.
-      { QueueName: deadLetterQueueName(definition) },
-      {
-        QueueName: definition.name,
-        Attributes: {
-          VisibilityTimeout: definition.visibilityTimeoutSeconds,
-          RedrivePolicy: JSON.stringify({
-            deadLetterTargetArn: localQueueArn(deadLetterQueueName(definition)),
-            maxReceiveCount: definition.maxReceiveCount * LOCAL_RECEIVE_COUNT_FACTOR,
-          }),
-        },
-      },
-    ]),
+    queues: queueDefinitions(),
   });
   const address = server.address();
   if (address === null || typeof address === 'string') throw new Error('The local SQS server has no TCP address');
@@ -95,5 +103,54 @@ export async function startLocalSqs(): Promise<LocalSqs> {
         // Long polls would hold the server open until their wait ends.
         server.closeAllConnections();
       }),
+  };
+}
+
+/** An SQS-compatible server that runs already (AWS_ENDPOINT_URL_SQS): the stage's queues are created there if missing. */
+export async function connectLocalSqs(endpoint: string): Promise<LocalSqs> {
+  const client = localSqsClient(endpoint);
+  try {
+    for (const queue of queueDefinitions()) await client.send(new CreateQueueCommand(queue));
+  } finally {
+    client.destroy();
+  }
+  // Someone else's server: it is theirs to stop.
+  return { endpoint, queueEnvironment: localQueueEnvironment(endpoint), stop: async () => undefined };
+}
+
+/** The tag that marks a queue as seen by this runtime: a queue without it is a new one, empty. */
+const RUN_TAG = 'gateway-run';
+
+/**
+ * Watches a queue of an in-memory server for a restart, which loses every message it held: each
+ * check (every `everyMs`) looks for this run's tag on the queue; a queue found without it has
+ * been created anew, and `onRestart` hands its messages back (the callbacks from the outbox).
+ * An unreachable server is checked again next time.
+ */
+export function watchQueueRestarts(options: { endpoint: string; queueUrl: string; everyMs: number; log: RuntimeLog; onRestart: () => Promise<void> }): { stop(): void } {
+  const client = localSqsClient(options.endpoint);
+  const mark = randomUUID();
+  let marked = false;
+  const check = async () => {
+    const { Tags } = await client.send(new ListQueueTagsCommand({ QueueUrl: options.queueUrl }));
+    if (Tags?.[RUN_TAG] === mark) return;
+    // Marked first: a restart during the hand-back is then seen at the next check.
+    await client.send(new TagQueueCommand({ QueueUrl: options.queueUrl, Tags: { [RUN_TAG]: mark } }));
+    if (marked) {
+      options.log.warn(`The queue server restarted and lost ${options.queueUrl}'s messages; handing them back`);
+      await options.onRestart();
+    }
+    marked = true;
+  };
+  let running = Promise.resolve();
+  const timer = setInterval(() => {
+    running = running.then(check).catch(() => undefined);
+  }, options.everyMs);
+  running = check().catch(() => undefined);
+  return {
+    stop: () => {
+      clearInterval(timer);
+      client.destroy();
+    },
   };
 }

@@ -4,6 +4,9 @@
  */
 import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { z } from 'zod';
+import type { Merchant } from './merchants.js';
+import type { CallbackSecretOpener } from './transaction-views.js';
 import { callbackFields, callbackPayload, type CallbackFields, type Transaction, type TransactionStatus } from './transactions.js';
 
 /** Waits after the 1st, 2nd, ... failed attempt; the last one repeats. */
@@ -68,9 +71,20 @@ export interface SignedCallback {
   body: string;
 }
 
-/** The headers of the Standard Webhooks specification, signed with the merchant's `whsec_` secret. */
-export function signCallback(secret: string, id: string, body: string, at: Date): SignedCallback {
-  const signature = new Webhook(secret).sign(id, at, body);
+export type DeliveryResult = Omit<DeliveryAttempt, 'at'>;
+/** Posts a signed callback once and reports what came back. */
+export type Deliver = (url: string, callback: SignedCallback) => Promise<DeliveryResult>;
+
+/**
+ * The headers of the Standard Webhooks specification, signed with the merchant's `whsec_` secret;
+ * with several secrets (a rotation's overlap, newest first), one space-separated `v1,` signature
+ * each, in that order: a receiver accepts the callback if any of them verifies.
+ */
+export function signCallback(secrets: string | readonly string[], id: string, body: string, at: Date): SignedCallback {
+  const signature = [secrets]
+    .flat()
+    .map((secret) => new Webhook(secret).sign(id, at, body))
+    .join(' ');
   return {
     body,
     headers: {
@@ -81,6 +95,100 @@ export function signCallback(secret: string, id: string, body: string, at: Date)
     },
   };
 }
+
+/**
+ * The secrets a merchant's callbacks are signed with at `at`: the current one, and during a
+ * rotation's overlap the one it replaced (decisions 16). The first keys the body's `hash`.
+ */
+export async function signingSecrets(merchant: Merchant, secrets: CallbackSecretOpener, at: Date): Promise<string[]> {
+  const previous = merchant.previousCallbackSecret;
+  const overlapping = previous !== undefined && new Date(previous.expiresAt).getTime() > at.getTime();
+  return Promise.all([
+    secrets.open(merchant.id, merchant.sealedCallbackSecret),
+    ...(overlapping ? [secrets.open(merchant.id, previous.sealed)] : []),
+  ]);
+}
+
+/** A callback entry with what its deliveries left on it (the outbox record). */
+export interface CallbackRecord extends CallbackEntry {
+  attempts: DeliveryAttempt[];
+  deliveredAt?: string;
+  /** Nothing to deliver to: the merchant had no callback URL. */
+  skippedAt?: string;
+  parkedAt?: string;
+}
+
+export const CALLBACK_STATES = ['pending', 'delivered', 'parked'] as const;
+export type CallbackState = (typeof CALLBACK_STATES)[number];
+
+/** `parked`: no further attempt comes on its own (the retry window closed, or there was no URL to send to). */
+export const callbackState = (record: Pick<CallbackRecord, 'deliveredAt' | 'parkedAt' | 'skippedAt'>): CallbackState =>
+  record.deliveredAt ? 'delivered' : record.parkedAt || record.skippedAt ? 'parked' : 'pending';
+
+const attemptSchema = z.object({
+  at: z.iso.datetime(),
+  status: z.int().nullable().describe("The receiver's HTTP status; null when no answer came (timeout, refused, URL guard)"),
+  latencyMs: z.int().min(0),
+  error: z.string().nullable().describe('Why the attempt failed without an HTTP status'),
+});
+
+/** `GET /api/v2/transaction/{id}/callbacks`: one transaction's callback, with every delivery attempt. */
+export const callbackDeliverySchema = z.object({
+  webhookId: z.string().describe('The `webhook-id` header: `{transactionId}:{status}`'),
+  state: z.enum(CALLBACK_STATES).describe('`parked`: no further attempt comes on its own; resend delivers it again'),
+  attempts: z.array(attemptSchema).describe('Oldest first'),
+});
+
+export type CallbackDelivery = z.output<typeof callbackDeliverySchema>;
+
+export const callbackDelivery = (record: CallbackRecord): CallbackDelivery => ({
+  webhookId: record.id,
+  state: callbackState(record),
+  attempts: record.attempts.map(({ at, status, latencyMs, error }) => ({ at, status, latencyMs, error: error ?? null })),
+});
+
+/** `POST /api/v2/webhooks/test`: the attempt made. */
+export const testCallbackResultSchema = attemptSchema.extend({ webhookId: z.string().describe('The `webhook-id` the sample was sent with') });
+
+/** The transaction a test callback shows (decisions 16): a fixed id no real transaction has. */
+export const TEST_TRANSACTION_ID = '00000000-0000-4000-8000-000000000000';
+
+/** A confirmed crypto deposit, with `callbackType: "test"`; `id` and `hash` are those of no real transaction. */
+export function testCallbackFields(merchantId: string, at: Date): CallbackFields {
+  const time = at.toISOString();
+  const sample: Transaction = {
+    id: TEST_TRANSACTION_ID,
+    merchantId,
+    invoiceId: '00000000-0000-4000-8000-000000000001',
+    type: 'deposit',
+    status: 'confirmed',
+    amount: '25.000000',
+    currency: 'USDT',
+    network: 'ethereum',
+    transactionHash: `0x${'0'.repeat(64)}`,
+    customerId: 'test-customer',
+    orderId: 'test-order',
+    applicationId: null,
+    createdAt: time,
+    updatedAt: time,
+    info: {
+      exchangeRate: '1',
+      referenceAmount: '25.000000',
+      referenceCurrency: 'USDT',
+      referenceExchangeRate: '1',
+      transactionAmount: '25.000000',
+      transactionCurrency: 'USDT',
+    },
+    fees: { processing: '0.000000', technical: null },
+    eur: '23.15',
+    usd: '25.00',
+    senderDetails: { senderIban: '', senderAccountNumber: '', senderSortCode: '' },
+  };
+  return callbackFields(sample, 'test');
+}
+
+/** A test callback's `webhook-id`: the sample's id and a part of its own, so that no receiver takes it for a repeat. */
+export const testWebhookId = (unique: string): string => `${TEST_TRANSACTION_ID}:test:${unique}`;
 
 const PRIVATE_V4: [number, number][] = [
   [0x00000000, 8], // "this" network

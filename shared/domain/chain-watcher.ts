@@ -19,10 +19,10 @@ import {
   type EvmBlock,
   type ObservedTransfer,
 } from './chain.js';
-import type { CryptoAssetCode } from './currencies.js';
+import { decimalsOf, type CryptoAssetCode } from './currencies.js';
 import type { Invoice } from './invoices.js';
 import { takesOnchainDeposits, type Merchant } from './merchants.js';
-import { Decimal } from './money.js';
+import { Decimal, formatAmount } from './money.js';
 import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './networks.js';
 import type { TransactionService } from './transaction-service.js';
 import type { Transaction } from './transactions.js';
@@ -250,7 +250,7 @@ export class ChainWatcher {
       blockHash: transfer.block.hash,
       to: transfer.to,
       asset: transfer.asset,
-      amount: transfer.amount.toFixed(),
+      amount: formatAmount(transfer.amount, decimalsOf(transfer.asset)),
       merchantId: owner.merchantId,
       customerId: owner.customerId,
       reason,

@@ -9,10 +9,13 @@ import {
   invoiceWallet,
   type CreateInvoiceRequest,
   type Invoice,
+  type InvoiceFilters,
   type InvoicePolicy,
   type InvoiceView,
+  type ListInvoicesQuery,
 } from './invoices.js';
 import type { BusinessMetrics } from './metrics.js';
+import { listingOf, type Listing, type Page } from './pagination.js';
 import { unavailableRates, type RateSource } from './rates.js';
 import { addressForNetwork, type CustomerAddresses } from './wallets.js';
 
@@ -25,7 +28,11 @@ export interface InvoiceRepository {
    * instead; by another request, a 409 conflict.
    */
   create(invoice: Invoice): Promise<CreateOutcome>;
+  /** Throws the 409 `create` would throw when the invoice's orderId is taken by another request. */
+  refuseTakenOrder(invoice: Invoice): Promise<void>;
   get(id: string): Promise<Invoice | undefined>;
+  /** A page of the merchant's invoices, newest first; a cursor that does not continue this listing is a 422. */
+  list(merchantId: string, listing: Listing<InvoiceFilters>): Promise<Page<Invoice>>;
 }
 
 export interface ExpiringInvoiceRepository {
@@ -37,7 +44,8 @@ export interface ExpiringInvoiceRepository {
 
 /** A customer's permanent deposit addresses, allocated on first use. */
 export interface CustomerWallets {
-  addressesFor(merchantId: string, customerId: string): Promise<{ addresses: CustomerAddresses }>;
+  /** `beforeAllocating` runs before a new customer's index is used up; what it throws stops that. */
+  addressesFor(merchantId: string, customerId: string, beforeAllocating?: () => Promise<void>): Promise<{ addresses: CustomerAddresses }>;
 }
 
 export interface InvoiceServiceDeps {
@@ -68,12 +76,19 @@ export class InvoiceService {
     const invoice = buildInvoice(request, { id: newId(), merchantId, now: clock() }, snapshot.prices, policy);
     if (invoice.family === 'crypto') {
       if (!wallets) throw new Error('Creating a crypto invoice needs the customer wallets, which this service was given none of');
-      const { addresses } = await wallets.addressesFor(merchantId, invoice.customerId);
+      // A refused request changes nothing: a new customer's address index is not used up for an order that is taken.
+      const { addresses } = await wallets.addressesFor(merchantId, invoice.customerId, () => invoices.refuseTakenOrder(invoice));
       invoice.wallet = invoiceWallet(invoice.paymentCurrency, (network) => addressForNetwork(addresses, network));
     }
     const outcome = await invoices.create(invoice);
     if (outcome.created) this.deps.metrics.invoiceCreated(outcome.invoice.paymentMethod);
     return invoiceView(outcome.invoice, this.deps.publicBaseUrl);
+  }
+
+  /** The merchant's own invoices, newest first, a page at a time (decisions 16). */
+  async list(merchantId: string, query: ListInvoicesQuery): Promise<Page<InvoiceView>> {
+    const page = await this.deps.invoices.list(merchantId, listingOf(query));
+    return { items: page.items.map((invoice) => invoiceView(invoice, this.deps.publicBaseUrl)), nextCursor: page.nextCursor };
   }
 
   /** The merchant's own invoice; another merchant's is as unknown as a missing one. */

@@ -28,6 +28,7 @@ import { fiatLimitOn, isMethodOffered } from './fiat-limits.js';
 import { Decimal, formatAmount, formatRate } from './money.js';
 import { noPayments, PAYMENT_STATUSES, type InvoicePayments } from './payments.js';
 import { crossRate, type UsdPrices } from './rates.js';
+import { createdRangeInOrder, pageParameters } from './pagination.js';
 
 const currencyCode = z
   .string()
@@ -395,3 +396,18 @@ export function invoiceView(invoice: Invoice, publicBaseUrl: string): InvoiceVie
     ...(invoice.wallet ? { wallet: invoice.wallet } : {}),
   };
 }
+
+const INVOICE_STATUSES = ['created', 'active', 'completed', 'canceled'] as const satisfies readonly InvoiceStatus[];
+
+/** `GET /api/v2/invoices` (decisions 16): the filters, each served by an index of its own. */
+export const listInvoicesQuerySchema = z
+  .strictObject({
+    status: z.enum(INVOICE_STATUSES).optional().describe('Only invoices in this status'),
+    orderId: text(128).optional().describe('The invoice of this orderId (at most one)'),
+    customerId: text(128).optional().describe("This customer's invoices"),
+    ...pageParameters,
+  })
+  .refine(...createdRangeInOrder);
+
+export type ListInvoicesQuery = z.output<typeof listInvoicesQuerySchema>;
+export type InvoiceFilters = Pick<ListInvoicesQuery, 'status' | 'orderId' | 'customerId'>;

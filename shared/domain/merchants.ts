@@ -1,5 +1,7 @@
 /** Merchants and their API keys: generation, digests and constant-time checks. No I/O. */
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { ValidationError, type FieldProblem } from '../errors.js';
 import type { Stage } from '../routes.js';
 import type { SealedSecret } from '../vault/envelope.js';
 
@@ -25,6 +27,8 @@ export interface Merchant {
    */
   onchainDeposits?: boolean;
   createdAt: string;
+  /** The secret a rotation replaced: it signs callbacks beside the current one until `expiresAt`. */
+  previousCallbackSecret?: { sealed: SealedSecret; expiresAt: string };
 }
 
 /** On for the demo and locally, off in production, unless the merchant's setting says otherwise. */
@@ -121,5 +125,105 @@ export async function newMerchant(
       ...(input.onchainDeposits === undefined ? {} : { onchainDeposits: input.onchainDeposits }),
       createdAt: now.toISOString(),
     },
+  };
+}
+
+/** Production delivers callbacks over https only (decisions 10); demo and local take http too. */
+export function merchantUrlProblem(value: string, stage: Stage): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  const protocols = stage === 'prod' ? ['https:'] : ['https:', 'http:'];
+  if (!protocols.includes(parsed.protocol)) return `must be an ${protocols.join(' or ').replaceAll(':', '')} URL`;
+  return undefined;
+}
+
+/**
+ * A CSP `frame-ancestors` source: `*`, a keyword, a scheme, or an origin (with a `*.` host
+ * wildcard and an optional port). Anything else could end the directive early.
+ */
+export const isFrameAncestorSource = (value: string): boolean =>
+  /^(\*|'self'|'none'|[a-z][a-z0-9+.-]*:|([a-z][a-z0-9+.-]*:\/\/)?(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:(\d{1,5}|\*))?)$/i.test(value);
+
+const urlSetting = (what: string) => z.string().max(2048).nullable().optional().describe(`${what}; null removes it`);
+
+/** `PATCH /api/v2/merchant`: the settings a merchant changes itself; any other property is a 422. */
+export const merchantSettingsRequestSchema = z.strictObject({
+  callbackUrl: urlSetting('Where callbacks are posted (https in production)'),
+  returnUrl: urlSetting('Where the checkout sends the customer back when an invoice has no redirectUrl'),
+  frameAncestors: z
+    .array(z.string().min(1).max(255))
+    .max(32)
+    .optional()
+    .describe("Origins that may show the checkout in a frame, as CSP frame-ancestors sources (`https://shop.example`, `https://*.shop.example`, `*`, `'self'`, `'none'` alone)"),
+});
+
+export type MerchantSettings = z.output<typeof merchantSettingsRequestSchema>;
+
+/** The changes a settings request makes, once every value passes the rules of `stage`; else a 422 naming each. */
+export function settingsChanges(request: MerchantSettings, stage: Stage): Partial<Pick<Merchant, 'callbackUrl' | 'returnUrl' | 'frameAncestors'>> {
+  const problems: FieldProblem[] = [];
+  for (const field of ['callbackUrl', 'returnUrl'] as const) {
+    const value = request[field];
+    const problem = typeof value === 'string' ? merchantUrlProblem(value, stage) : undefined;
+    if (problem) problems.push({ field, message: `${field} ${problem}` });
+  }
+  request.frameAncestors?.forEach((source, i) => {
+    if (!isFrameAncestorSource(source)) problems.push({ field: `frameAncestors.${i}`, message: `frameAncestors.${i} is not a frame-ancestors source` });
+  });
+  if (request.frameAncestors?.includes("'none'") && request.frameAncestors.length > 1) {
+    problems.push({ field: 'frameAncestors', message: "frameAncestors: 'none' stands alone" });
+  }
+  if (problems.length > 0) throw new ValidationError(problems);
+  return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined));
+}
+
+/** `GET /api/v2/merchant` and the answer of `PATCH`. */
+export const merchantViewSchema = z.object({
+  merchantId: z.uuid(),
+  name: z.string(),
+  callbackUrl: z.string().nullable().describe('Where callbacks are posted; null sends none'),
+  returnUrl: z.string().nullable().describe('Where the checkout sends the customer back when an invoice has no redirectUrl'),
+  frameAncestors: z.array(z.string()).describe('Origins that may show the checkout in a frame'),
+  onchainDeposits: z.boolean().describe('Whether transfers seen on chain are credited; when off they are held'),
+});
+
+export type MerchantView = z.output<typeof merchantViewSchema>;
+
+export const merchantView = (merchant: Merchant, stage: Stage): MerchantView => ({
+  merchantId: merchant.id,
+  name: merchant.name,
+  callbackUrl: merchant.callbackUrl,
+  returnUrl: merchant.returnUrl,
+  frameAncestors: merchant.frameAncestors,
+  onchainDeposits: takesOnchainDeposits(merchant, stage),
+});
+
+/** `POST /api/v2/merchant/callback-secret/rotate`: the new secret, shown this once. */
+export const rotatedSecretSchema = z.object({
+  callbackSecret: z.string().describe('The new `whsec_…` secret; it is not shown again'),
+  previousSecretExpiresAt: z.iso.datetime().describe('Until then callbacks also carry a signature with the secret it replaced'),
+});
+
+export type RotatedSecret = z.output<typeof rotatedSecretSchema>;
+
+/**
+ * A new callback secret, sealed, and the current one kept beside it for `overlapSeconds`: for that
+ * long every callback carries both signatures, so the merchant can switch without losing one.
+ */
+export async function rotatedCallbackSecret(
+  merchant: Pick<Merchant, 'id' | 'sealedCallbackSecret'>,
+  sealer: SecretSealer,
+  now: Date,
+  overlapSeconds: number,
+): Promise<{ secret: string; changes: Required<Pick<Merchant, 'sealedCallbackSecret' | 'previousCallbackSecret'>> }> {
+  const secret = generateCallbackSecret();
+  const expiresAt = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
+  return {
+    secret,
+    changes: { sealedCallbackSecret: await sealer.seal(merchant.id, secret), previousCallbackSecret: { sealed: merchant.sealedCallbackSecret, expiresAt } },
   };
 }

@@ -10,7 +10,7 @@ export const simulateDepositRequestSchema = z.strictObject({
   amount: numberOrStringAmount("Defaults to the invoice's payment amount").optional(),
   currency: z.string().trim().toUpperCase().optional().describe("Defaults to, and must be, the invoice's payment currency"),
   network: z.enum(CRYPTO_NETWORKS).optional().describe("Crypto only; defaults to the invoice's first network"),
-  status: z.enum(['confirmed', 'failed']).default('confirmed'),
+  status: z.enum(['confirmed', 'failed']).optional().describe('Defaults to confirmed'),
 });
 
 export const simulateWithdrawalRequestSchema = z.strictObject({

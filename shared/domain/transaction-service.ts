@@ -72,6 +72,11 @@ export interface DepositInput {
  * so that writers converging on one invoice (a burst of deposits) spread out instead of colliding again.
  */
 const ATTEMPTS = 10;
+/**
+ * Writes that keep losing races stop retrying after this long and answer a clean conflict, well
+ * inside a request's 10-second timeout, rather than run into the timeout under heavy contention.
+ */
+const RETRY_BUDGET_MS = 4_000;
 const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 40 * (attempt + 1)));
 
 /** The merchant's own transaction; anything else is as unknown as a missing one. */
@@ -79,6 +84,15 @@ export async function ownedTransaction(ledger: Pick<Ledger, 'get'>, merchantId: 
   const transaction = isUuid(transactionId) ? await ledger.get(transactionId) : undefined;
   if (!transaction || transaction.merchantId !== merchantId) throw notFound('Transaction');
   return transaction;
+}
+
+/** The attempts of one write: up to ATTEMPTS, within RETRY_BUDGET_MS, with a back-off before each retry. */
+async function* attempts(): AsyncGenerator<number> {
+  const deadline = performance.now() + RETRY_BUDGET_MS;
+  for (let attempt = 0; attempt < ATTEMPTS && (attempt === 0 || performance.now() < deadline); attempt++) {
+    if (attempt > 0) await backOff(attempt);
+    yield attempt;
+  }
 }
 
 export class TransactionService {
@@ -96,10 +110,12 @@ export class TransactionService {
 
   /** Records a deposit on the merchant's invoice, moves the invoice, and owes the callback if final. */
   async recordDeposit(merchantId: string, invoiceId: string, input: DepositInput): Promise<Transaction> {
+    // Recorded already: answered before the invoice's state (paid since, by this very deposit) is judged.
+    const earlier = input.uniqueId && (await this.claimed(input.uniqueId));
+    if (earlier) return earlier;
     const merchant = await this.merchant(merchantId);
     const id = this.deps.newId();
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      if (attempt > 0) await backOff(attempt);
+    for await (const _attempt of attempts()) {
       const invoice = await this.ownedInvoice(merchantId, invoiceId);
       const now = this.deps.clock();
       const details = await this.depositDetails(invoice, input);
@@ -134,8 +150,7 @@ export class TransactionService {
     options: { expectedType?: Transaction['type']; callback?: boolean; releaseClaim?: string; source?: DepositSource } = {},
   ): Promise<Transaction> {
     const { expectedType, callback: withCallback = true, releaseClaim, source } = options;
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      if (attempt > 0) await backOff(attempt);
+    for await (const _attempt of attempts()) {
       const current = await this.owned(merchantId, transactionId);
       if (expectedType && current.type !== expectedType) throw ValidationError.of('transactionId', `Transaction is not a ${expectedType}`);
       if (current.status === status) return current;

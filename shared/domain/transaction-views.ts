@@ -4,7 +4,8 @@
  * transactions can open.
  */
 import type { Merchant } from './merchants.js';
-import { transactionView, type Transaction, type TransactionView } from './transactions.js';
+import { listingOf, type Listing, type Page } from './pagination.js';
+import { transactionView, type ListTransactionsQuery, type Transaction, type TransactionFilters, type TransactionView } from './transactions.js';
 
 /** Opens a merchant's sealed callback secret. */
 export interface CallbackSecretOpener {
@@ -13,6 +14,8 @@ export interface CallbackSecretOpener {
 
 export interface TransactionViewsDeps {
   transactions: { owned(merchantId: string, transactionId: string): Promise<Transaction> };
+  /** A page of the merchant's transactions, newest first; a cursor that does not continue this listing is a 422. */
+  ledger: { list(merchantId: string, listing: Listing<TransactionFilters>): Promise<Page<Transaction>> };
   merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
   secrets: CallbackSecretOpener;
 }
@@ -26,8 +29,22 @@ export class TransactionViews {
   }
 
   async present(transaction: Transaction): Promise<TransactionView> {
-    const merchant = await this.deps.merchants.getMerchant(transaction.merchantId);
-    if (!merchant) throw new Error(`Merchant ${transaction.merchantId} of transaction ${transaction.id} has no profile`);
-    return transactionView(transaction, await this.deps.secrets.open(merchant.id, merchant.sealedCallbackSecret));
+    const [view] = await this.presentAll(transaction.merchantId, [transaction]);
+    return view!;
+  }
+
+  /** The merchant's own transactions, newest first, a page at a time (decisions 16). */
+  async list(merchantId: string, query: ListTransactionsQuery): Promise<Page<TransactionView>> {
+    const page = await this.deps.ledger.list(merchantId, listingOf(query));
+    return { items: await this.presentAll(merchantId, page.items), nextCursor: page.nextCursor };
+  }
+
+  /** Transactions of one merchant, its secret opened once for all of them. */
+  private async presentAll(merchantId: string, transactions: Transaction[]): Promise<TransactionView[]> {
+    if (transactions.length === 0) return [];
+    const merchant = await this.deps.merchants.getMerchant(merchantId);
+    if (!merchant) throw new Error(`Merchant ${merchantId} of transactions ${transactions.map((t) => t.id).join(', ')} has no profile`);
+    const secret = await this.deps.secrets.open(merchant.id, merchant.sealedCallbackSecret);
+    return transactions.map((transaction) => transactionView(transaction, secret));
   }
 }

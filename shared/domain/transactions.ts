@@ -7,10 +7,12 @@ import * as z from 'zod';
 import { decimalsOf, type CryptoNetwork } from './currencies.js';
 import type { Invoice } from './invoices.js';
 import { Decimal, formatAmount, formatRate } from './money.js';
+import { createdRangeInOrder, pageParameters } from './pagination.js';
 
 export const TRANSACTION_STATUSES = ['processing', 'confirmed', 'failed'] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
-export type TransactionType = 'deposit' | 'withdraw';
+export const TRANSACTION_TYPES = ['deposit', 'withdraw'] as const;
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** States after which a transaction never changes, and the merchant is called back. */
 export const isFinalStatus = (status: TransactionStatus): status is Exclude<TransactionStatus, 'processing'> => status !== 'processing';
@@ -20,7 +22,7 @@ const decimalString = z.string().regex(/^\d+(\.\d+)?$/);
 export const transactionViewSchema = z.object({
   id: z.uuid(),
   invoiceId: z.uuid().nullable().describe('Null for withdrawals'),
-  type: z.enum(['deposit', 'withdraw']),
+  type: z.enum(TRANSACTION_TYPES),
   status: z.enum(TRANSACTION_STATUSES),
   amount: decimalString,
   currency: z.string(),
@@ -62,8 +64,15 @@ export interface ChainPosition {
   logIndex: number | null;
 }
 
+/** What a callback announces: a transaction's state, or a sample sent on the merchant's request. */
+export const CALLBACK_TYPES = ['transaction', 'test'] as const;
+
 /** The callback body: the transaction without the retrieval-only fields. */
-export type CallbackPayload = Omit<TransactionView, 'createdAt' | 'updatedAt' | 'senderDetails'> & { callbackType: 'transaction' };
+export const callbackPayloadSchema = transactionViewSchema
+  .omit({ createdAt: true, updatedAt: true, senderDetails: true })
+  .extend({ callbackType: z.enum(CALLBACK_TYPES).describe('`test` for a sample sent by POST /api/v2/webhooks/test') });
+
+export type CallbackPayload = z.output<typeof callbackPayloadSchema>;
 
 /** What a callback announces, fixed when the state is written; `hash` is added when it is signed. */
 export type CallbackFields = Omit<CallbackPayload, 'hash'>;
@@ -85,8 +94,8 @@ export function transactionView(transaction: Transaction, callbackSecret: string
   return Object.fromEntries(VIEW_FIELDS.map((field) => [field, field === 'hash' ? hash : transaction[field]])) as TransactionView;
 }
 
-export function callbackFields(transaction: Transaction): CallbackFields {
-  return { ...Object.fromEntries(CALLBACK_FIELDS.map((field) => [field, transaction[field as keyof Transaction]])), callbackType: 'transaction' } as CallbackFields;
+export function callbackFields(transaction: Transaction, callbackType: CallbackFields['callbackType'] = 'transaction'): CallbackFields {
+  return { ...Object.fromEntries(CALLBACK_FIELDS.map((field) => [field, transaction[field as keyof Transaction]])), callbackType } as CallbackFields;
 }
 
 /** The callback body as sent: the fields in merchant-api.md's order with the record's `hash`. */
@@ -154,3 +163,19 @@ export function depositTransaction(invoice: Invoice, deposit: DepositDetails, fe
     ...(deposit.chain ? { chain: deposit.chain } : {}),
   };
 }
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** `GET /api/v2/transactions` (decisions 16): the filters, each served by an index of its own. */
+export const listTransactionsQuerySchema = z
+  .strictObject({
+    type: z.enum(TRANSACTION_TYPES).optional().describe('Only deposits, or only withdrawals'),
+    status: z.enum(TRANSACTION_STATUSES).optional().describe('Only transactions in this status'),
+    invoiceId: z.string().toLowerCase().regex(UUID_PATTERN, 'invoiceId must be an invoice id (a UUID)').optional().describe("The deposits of this invoice"),
+    orderId: z.string().trim().min(1).max(128).optional().describe("The deposits of this order's invoice and the withdrawal of this orderId"),
+    ...pageParameters,
+  })
+  .refine(...createdRangeInOrder);
+
+export type ListTransactionsQuery = z.output<typeof listTransactionsQuerySchema>;
+export type TransactionFilters = Pick<ListTransactionsQuery, 'type' | 'status' | 'invoiceId' | 'orderId'>;

@@ -10,7 +10,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import type { z } from 'zod';
 import { ApiError, UNAUTHORIZED_MESSAGE } from '../errors.js';
 import { TRACE_OPTIONS, tracer } from '../observability/tracer.js';
-import { DEFAULT_MAX_BODY_BYTES, type HttpRoute } from '../routes.js';
+import { DEFAULT_MAX_BODY_BYTES, replaysIdempotencyKey, type HttpRoute } from '../routes.js';
 import { apiErrorResponse, internalErrorResponse, successResponse, type Headers } from './envelope.js';
 import type { idempotentByHeader } from './idempotency.js';
 import { logger } from './logger.js';
@@ -70,10 +70,15 @@ const merchantMiddleware = (): Middleware => ({
   },
 });
 
-const IDEMPOTENCY_HEADER = 'idempotency-key';
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
-/** Every POST route with a key takes `Idempotency-Key` (decisions 5), and only those: the others have no merchant to keep replays apart by. */
-const takesIdempotencyKey = (route: HttpRoute): boolean => route.method === 'POST' && route.auth === 'apiKey';
+/** A deprecated route says so on every answer of its function, errors included (decisions 9). */
+const deprecationMiddleware = (): Middleware => {
+  const mark = (request: Request) => {
+    if (request.response) request.response = { ...request.response, headers: { ...request.response.headers, deprecation: 'true' } };
+  };
+  return { after: mark, onError: mark };
+};
 
 /** JSON for the merchant API; form-urlencoded for the hosted checkout's HTML forms. */
 export type BodyFormat = 'json' | 'form';
@@ -160,14 +165,17 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
 ) {
   const chain = middy<GatewayEvent, APIGatewayProxyResult, Error, Context>()
     .use(captureLambdaHandler(tracer, TRACE_OPTIONS))
-    .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(requestIdMiddleware());
+    .use(injectLambdaContext(logger, { resetKeys: true }));
+  // Before the others that answer, so its `after` and `onError` run after theirs, on the answer they made.
+  if (route.deprecated) chain.use(deprecationMiddleware());
+  chain.use(requestIdMiddleware());
   if (route.auth === 'apiKey') chain.use(merchantMiddleware());
   if (options.body) chain.use(bodyMiddleware(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, BODY_PARSERS[options.bodyFormat ?? 'json']));
   chain.use(errorHandlerMiddleware());
 
-  if (takesIdempotencyKey(route) !== (options.idempotency !== undefined)) {
-    throw new Error(`${route.name} ${takesIdempotencyKey(route) ? 'takes Idempotency-Key: pass idempotentByHeader' : 'takes no Idempotency-Key: pass no idempotency'}`);
+  // Replays are kept per merchant (decisions 5): routes without a key have no merchant to keep them apart by.
+  if (replaysIdempotencyKey(route) !== (options.idempotency !== undefined)) {
+    throw new Error(`${route.name} ${replaysIdempotencyKey(route) ? 'replays Idempotency-Key: pass idempotentByHeader' : 'replays no Idempotency-Key: pass no idempotency'}`);
   }
   const idempotent = options.idempotency?.<APIGatewayProxyResult>(route.name);
 

@@ -10,12 +10,24 @@ import { JsonNumber } from '../domain/money.js';
 
 const keepNumberText = (text: string): JsonNumber => new JsonNumber(text);
 
-/** Every string (key or value) that is not well-formed UTF-16, with its path. Iterative: nesting depth is the client's. */
+/**
+ * How deep a body may nest. No request of the API nests more than a few levels; past this, the
+ * recursive steps after parsing (validation, the idempotency record's hash) could exhaust the stack.
+ */
+const MAX_NESTING_DEPTH = 64;
+
+const nestedTooDeeply = () => new ApiError('bad_request', 'Request body is nested too deeply');
+
+/**
+ * Every string (key or value) that is not well-formed UTF-16, with its path; throws a 400 for a
+ * body nested deeper than MAX_NESTING_DEPTH. Iterative: nesting depth is the client's.
+ */
 function illFormedStrings(body: unknown): FieldProblem[] {
   const found: FieldProblem[] = [];
   const pending: Array<[unknown, string[]]> = [[body, []]];
   for (let next = pending.pop(); next; next = pending.pop()) {
     const [value, path] = next;
+    if (path.length > MAX_NESTING_DEPTH) throw nestedTooDeeply();
     if (typeof value === 'string') {
       if (!value.isWellFormed()) found.push({ field: path.join('.'), message: `${path.join('.')} is not valid Unicode text` });
     } else if (typeof value === 'object' && value !== null && !(value instanceof JsonNumber)) {
@@ -38,7 +50,7 @@ export function parseJsonBody(text: string): unknown {
   try {
     body = parse(text, null, keepNumberText);
   } catch (error) {
-    if (error instanceof RangeError) throw new ApiError('bad_request', 'Request body is nested too deeply');
+    if (error instanceof RangeError) throw nestedTooDeeply();
     const reason = error instanceof SyntaxError && /^Duplicate key/.test(error.message) ? ': a property appears twice' : '';
     throw new ApiError('bad_request', `Request body is not valid JSON${reason}`);
   }

@@ -15,9 +15,10 @@ import {
   isNonPublicAddress,
   retryDelaySeconds,
   signCallback,
+  signingSecrets,
   windowClosed,
+  type Deliver,
   type DeliveryAttempt,
-  type SignedCallback,
 } from '../domain/callbacks.js';
 import type { Merchant } from '../domain/merchants.js';
 import type { BusinessMetrics } from '../domain/metrics.js';
@@ -26,8 +27,7 @@ import { logger } from '../http/logger.js';
 import type { DynamoOutboxStore } from '../store/outbox.js';
 import type { CallbackMessage } from './callbacks.js';
 
-export type DeliveryResult = Omit<DeliveryAttempt, 'at'>;
-export type Deliver = (url: string, callback: SignedCallback) => Promise<DeliveryResult>;
+export type { Deliver, DeliveryResult } from '../domain/callbacks.js';
 
 /** Thrown to leave the message on the queue for its next attempt. */
 export class RetryLater extends Error {
@@ -133,8 +133,9 @@ export class CallbackSender {
     }
 
     const at = clock();
-    const secret = await callbackSecrets.open(merchant.id, merchant.sealedCallbackSecret);
-    const result = await deliver(merchant.callbackUrl, signCallback(secret, entry.id, callbackBody(entry, secret), at));
+    // During a rotation's overlap, signed with both secrets; the body's hash takes the new one.
+    const secrets = await signingSecrets(merchant, callbackSecrets, at);
+    const result = await deliver(merchant.callbackUrl, signCallback(secrets, entry.id, callbackBody(entry, secrets[0]!), at));
     const attempt: DeliveryAttempt = { at: at.toISOString(), ...result };
     if (isSuccess(result.status)) {
       await outbox.recordAttempt(callbackId, attempt, 'delivered');

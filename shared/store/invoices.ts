@@ -1,12 +1,14 @@
 /** Invoices in DynamoDB, with their per-merchant orderId claims and the sparse expiry index. */
 import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ApiError } from '../errors.js';
-import type { CustomerDetails, Invoice } from '../domain/invoices.js';
+import { ApiError, ValidationError } from '../errors.js';
+import type { CustomerDetails, Invoice, InvoiceFilters, InvoiceStatus } from '../domain/invoices.js';
 import { noPayments } from '../domain/payments.js';
 import type { CheckoutInvoices } from '../domain/checkout-service.js';
 import type { CreateOutcome, ExpiringInvoiceRepository, InvoiceRepository } from '../domain/invoice-service.js';
+import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import { isConditionFailure, isTransactionConflict } from './dynamo.js';
+import { IndexPager, type IndexQuery } from './pages.js';
 
 
 /**
@@ -19,9 +21,21 @@ export function expiryShardOf(invoiceId: string): string {
   return `open#${createHash('sha256').update(invoiceId).digest()[0]! % EXPIRY_SHARDS}`;
 }
 
+/** Key of the `byCustomer` index: a customer's invoices. */
 export const customerKeyOf = (merchantId: string, customerId: string): string => JSON.stringify([merchantId, customerId]);
 
 const orderClaimId = (merchantId: string, orderId: string): string => `order#${JSON.stringify([merchantId, orderId])}`;
+
+/** Key of the `byMerchantStatus` index: rewritten by every write that moves an invoice's status. */
+export const invoiceStatusKey = (merchantId: string, status: InvoiceStatus): string => JSON.stringify([merchantId, status]);
+
+/** The item of a new invoice: the record and the keys of the indexes it belongs to. */
+const newInvoiceItem = (invoice: Invoice) => ({
+  ...invoice,
+  expiryShard: expiryShardOf(invoice.id),
+  merchantStatus: invoiceStatusKey(invoice.merchantId, invoice.status),
+  customerKey: customerKeyOf(invoice.merchantId, invoice.customerId),
+});
 
 const TRANSACTION_ATTEMPTS = 5;
 
@@ -32,7 +46,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * counted reads as unpaid, or as paid in full once completed.
  */
 function toInvoice(item: Record<string, unknown>): Invoice {
-  const { expiryShard: _shard, customerKey: _customer, ...stored } = item;
+  const { expiryShard: _shard, merchantStatus: _status, customerKey: _customer, ...stored } = item;
   const invoice = stored as unknown as Invoice;
   if (invoice.paidAmount !== undefined) return invoice;
   const completed = invoice.status === 'completed';
@@ -40,11 +54,20 @@ function toInvoice(item: Record<string, unknown>): Invoice {
   return { ...invoice, paidAmount: paid, paymentStatus: completed ? 'paid' : 'unpaid', transactionIds: [], completedAt: completed ? invoice.updatedAt : null };
 }
 
+/** An orderId claimed by a request with another body is a 409 (decisions 5). */
+function refuseOtherRequest(claim: Record<string, unknown>, requestHash: string): void {
+  if (claim.requestHash !== requestHash) throw new ApiError('conflict', 'An invoice with this orderId already exists with different details');
+}
+
 export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRepository, CheckoutInvoices {
+  private readonly pager: IndexPager;
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: { invoices: string; uniques: string },
-  ) {}
+  ) {
+    this.pager = new IndexPager(client);
+  }
 
   async create(invoice: Invoice): Promise<CreateOutcome> {
     const claimId = orderClaimId(invoice.merchantId, invoice.orderId);
@@ -63,7 +86,7 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
               {
                 Put: {
                   TableName: this.tables.invoices,
-                  Item: { ...invoice, expiryShard: expiryShardOf(invoice.id), customerKey: customerKeyOf(invoice.merchantId, invoice.customerId) },
+                  Item: newInvoiceItem(invoice),
                   ConditionExpression: 'attribute_not_exists(id)',
                 },
               },
@@ -82,12 +105,20 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
     }
   }
 
+  async refuseTakenOrder(invoice: Invoice): Promise<void> {
+    const claim = await this.orderClaim(orderClaimId(invoice.merchantId, invoice.orderId));
+    if (claim) refuseOtherRequest(claim, invoice.requestHash);
+  }
+
+  private async orderClaim(claimId: string): Promise<Record<string, unknown> | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.uniques, Key: { id: claimId }, ConsistentRead: true }));
+    return Item;
+  }
+
   private async existingForOrder(claimId: string, requestHash: string): Promise<Invoice> {
-    const { Item: claim } = await this.client.send(new GetCommand({ TableName: this.tables.uniques, Key: { id: claimId }, ConsistentRead: true }));
+    const claim = await this.orderClaim(claimId);
     if (!claim) throw new Error(`Order claim ${claimId} vanished after a failed condition`);
-    if (claim.requestHash !== requestHash) {
-      throw new ApiError('conflict', 'An invoice with this orderId already exists with different details');
-    }
+    refuseOtherRequest(claim, requestHash);
     const existing = await this.get(claim.invoiceId as string);
     if (!existing) throw new Error(`Invoice ${String(claim.invoiceId)} of an order claim is missing`);
     return existing;
@@ -96,6 +127,45 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
   async get(id: string): Promise<Invoice | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.invoices, Key: { id }, ConsistentRead: true }));
     return Item ? toInvoice(Item) : undefined;
+  }
+
+  /** The merchant's invoice for `orderId`, found through the order's uniqueness claim. */
+  private async findByOrder(merchantId: string, orderId: string): Promise<Invoice | undefined> {
+    const { Item: claim } = await this.client.send(
+      new GetCommand({ TableName: this.tables.uniques, Key: { id: orderClaimId(merchantId, orderId) }, ConsistentRead: true }),
+    );
+    return claim ? this.get(claim.invoiceId as string) : undefined;
+  }
+
+  /**
+   * A page of the merchant's invoices, newest first, from the index that serves the most selective
+   * filter; an orderId names at most one invoice, read by key.
+   */
+  async list(merchantId: string, listing: Listing<InvoiceFilters>): Promise<Page<Invoice>> {
+    const { status, orderId, customerId } = listing.filters;
+    if (orderId !== undefined) {
+      // One invoice at most: there is never a next page to continue.
+      if (listing.cursor !== undefined) throw ValidationError.of('cursor', 'cursor does not continue this listing: an orderId names one invoice, on one page');
+      const invoice = await this.findByOrder(merchantId, orderId);
+      const matches =
+        invoice !== undefined &&
+        (status === undefined || invoice.status === status) &&
+        (customerId === undefined || invoice.customerId === customerId) &&
+        (listing.createdFrom === undefined || invoice.createdAt >= listing.createdFrom) &&
+        (listing.createdTo === undefined || invoice.createdAt <= listing.createdTo);
+      return { items: matches ? [invoice] : [], nextCursor: null };
+    }
+    const range = { table: 'invoices', tableName: this.tables.invoices, from: listing.createdFrom, to: listing.createdTo } as const;
+    let query: IndexQuery;
+    if (customerId !== undefined) {
+      query = { ...range, index: 'byCustomer', partition: customerKeyOf(merchantId, customerId), where: status === undefined ? {} : { status } };
+    } else if (status !== undefined) {
+      query = { ...range, index: 'byMerchantStatus', partition: invoiceStatusKey(merchantId, status) };
+    } else {
+      query = { ...range, index: 'byMerchant', partition: merchantId };
+    }
+    const page = await this.pager.page(query, listingFilters(listing), listing.limit, listing.cursor);
+    return { items: page.items.map(toInvoice), nextCursor: page.nextCursor };
   }
 
   /**
@@ -151,13 +221,15 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
   }
 
   async activate(id: string, now: Date): Promise<boolean> {
+    const merchantId = await this.merchantOf(id);
+    if (merchantId === undefined) return false;
     return this.updateIf({
       TableName: this.tables.invoices,
       Key: { id },
-      UpdateExpression: 'SET #status = :active, updatedAt = :now',
+      UpdateExpression: 'SET #status = :active, merchantStatus = :statusKey, updatedAt = :now',
       ConditionExpression: '#status = :created AND expiresAt > :now',
       ExpressionAttributeNames: { '#status': 'status' },
-      ExpressionAttributeValues: { ':active': 'active', ':created': 'created', ':now': now.toISOString() },
+      ExpressionAttributeValues: { ':active': 'active', ':statusKey': invoiceStatusKey(merchantId, 'active'), ':created': 'created', ':now': now.toISOString() },
     });
   }
 
@@ -183,20 +255,32 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
   }
 
   async expire(id: string, now: Date): Promise<boolean> {
+    const merchantId = await this.merchantOf(id);
+    if (merchantId === undefined) return false;
     return this.updateIf({
       TableName: this.tables.invoices,
       Key: { id },
-      UpdateExpression: 'SET #status = :canceled, cancelReason = :expired, updatedAt = :now REMOVE expiryShard',
+      UpdateExpression: 'SET #status = :canceled, merchantStatus = :statusKey, cancelReason = :expired, updatedAt = :now REMOVE expiryShard',
       ConditionExpression: '#status IN (:created, :active) AND expiresAt <= :now',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
         ':canceled': 'canceled',
+        ':statusKey': invoiceStatusKey(merchantId, 'canceled'),
         ':expired': 'expired',
         ':now': now.toISOString(),
         ':created': 'created',
         ':active': 'active',
       },
     });
+  }
+
+  /**
+   * The owner of an invoice, which never changes: the status index key a status write sets names
+   * it, and the expiry sweep and the checkout know invoices by id only.
+   */
+  private async merchantOf(id: string): Promise<string | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.invoices, Key: { id }, ProjectionExpression: 'merchantId' }));
+    return Item?.merchantId as string | undefined;
   }
 
   /** Applies a conditional update; false when its condition no longer holds. */

@@ -11,6 +11,11 @@ export interface MerchantStore {
   getMerchant(id: string): Promise<Merchant | undefined>;
   /** Applies the given changes; undefined when there is no such merchant. */
   updateMerchant(id: string, changes: MerchantChanges): Promise<Merchant | undefined>;
+  /**
+   * Applies the changes only while the merchant's sealed callback secret is still `current`;
+   * false when another write replaced it first.
+   */
+  replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: Pick<Merchant, 'sealedCallbackSecret' | 'previousCallbackSecret'>): Promise<boolean>;
   listMerchants(): Promise<Merchant[]>;
   addKey(key: ApiKey): Promise<void>;
   findKeyByDigest(digest: string): Promise<ApiKey | undefined>;
@@ -54,6 +59,25 @@ export class DynamoMerchantStore implements MerchantStore {
       return Attributes as Merchant;
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: Pick<Merchant, 'sealedCallbackSecret' | 'previousCallbackSecret'>): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.merchants,
+          Key: { id },
+          UpdateExpression: 'SET sealedCallbackSecret = :next, previousCallbackSecret = :previous',
+          // Each sealing draws its own IV, so the ciphertext tells one sealed secret from another.
+          ConditionExpression: 'sealedCallbackSecret.ciphertext = :current',
+          ExpressionAttributeValues: { ':next': changes.sealedCallbackSecret, ':previous': changes.previousCallbackSecret, ':current': current.ciphertext },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
       throw error;
     }
   }

@@ -3,24 +3,31 @@
  * announces, so a callback exists exactly when the state does; it then records its hand-off to
  * the queue and every delivery attempt.
  */
-import { GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CallbackEntry, DeliveryAttempt } from '../domain/callbacks.js';
+import { BatchGetCommand, GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CallbackEntry, CallbackRecord, DeliveryAttempt } from '../domain/callbacks.js';
+import { OUTBOX_RETENTION_DAYS } from '../platform.js';
 import { isConditionFailure } from './dynamo.js';
+import { TABLES } from './tables.js';
 
 /** Only entries not yet handed to the queue carry it (the sparse `unpublished` index). */
 const PENDING = 'pending';
 
-export interface OutboxItem extends CallbackEntry {
+export interface OutboxItem extends CallbackRecord {
   pendingShard?: string;
   publishedAt?: string;
-  /** When the current delivery window opened: the first attempt, or the last redrive. */
+  /** When the current delivery window opened: the first attempt, the last redrive or resend. */
   windowStartedAt?: string;
-  attempts: DeliveryAttempt[];
-  deliveredAt?: string;
-  /** Nothing to deliver to: the merchant had no callback URL. */
-  skippedAt?: string;
-  parkedAt?: string;
+  /** When the merchant last asked for the callback again. */
+  resentAt?: string;
+  /** Epoch seconds after which DynamoDB deletes the entry; set when it is delivered or skipped. */
+  expiration?: number;
 }
+
+/** What a merchant's resend did: handed an ended callback to the queue again, or found it still being retried. */
+export type ResendOutcome = 'requeued' | 'inFlight';
+
+/** When an entry that settles at `settledAt` expires, in the epoch seconds DynamoDB's TTL reads. */
+export const outboxExpiration = (settledAt: string): number => Math.floor(Date.parse(settledAt) / 1000) + OUTBOX_RETENTION_DAYS * 24 * 3600;
 
 /** The Put of a new entry, for the writer's transaction. */
 export function outboxPut(tableName: string, entry: CallbackEntry) {
@@ -37,6 +44,74 @@ export class DynamoOutboxStore {
   async get(id: string): Promise<OutboxItem | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }));
     return Item as OutboxItem | undefined;
+  }
+
+  /** A transaction's callbacks, oldest first. */
+  async forTransaction(transactionId: string): Promise<OutboxItem[]> {
+    const ids: string[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'byTransaction',
+          KeyConditionExpression: 'transactionId = :transaction',
+          ExpressionAttributeValues: { ':transaction': transactionId },
+          ExclusiveStartKey,
+        }),
+      );
+      ids.push(...(page.Items ?? []).map((item) => item.id as string));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    if (ids.length === 0) return [];
+    // A transaction owes a callback per final state it reached: a handful, far below BatchGet's 100.
+    const { Responses, UnprocessedKeys } = await this.client.send(
+      new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: ids.map((id) => ({ id })), ConsistentRead: true } } }),
+    );
+    const unread = UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+    const items = [...((Responses?.[this.tableName] ?? []) as OutboxItem[]), ...(await Promise.all(unread.map(({ id }) => this.get(id as string))))];
+    return items.filter((item): item is OutboxItem => item !== undefined).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
+  }
+
+  /**
+   * Delivers an entry again with a fresh 72-hour window, on the merchant's request. An ended entry
+   * (delivered, parked or skipped) is reopened and marked for publishing: the caller publishes it,
+   * or the outbox sweep does. An entry still being retried keeps its message, whose next attempt
+   * stays as scheduled, and gets the fresh window alone, so one entry never has two messages.
+   */
+  async resend(id: string, now: Date): Promise<ResendOutcome> {
+    const at = now.toISOString();
+    for (let attempt = 0; ; attempt++) {
+      try {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { id },
+            UpdateExpression: 'SET pendingShard = :pending, windowStartedAt = :now, resentAt = :now REMOVE deliveredAt, parkedAt, skippedAt',
+            ConditionExpression: 'attribute_exists(deliveredAt) OR attribute_exists(parkedAt) OR attribute_exists(skippedAt)',
+            ExpressionAttributeValues: { ':pending': PENDING, ':now': at },
+          }),
+        );
+        return 'requeued';
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+      try {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tableName,
+            Key: { id },
+            UpdateExpression: 'SET windowStartedAt = :now, resentAt = :now',
+            ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(deliveredAt) AND attribute_not_exists(parkedAt) AND attribute_not_exists(skippedAt)',
+            ExpressionAttributeValues: { ':now': at },
+          }),
+        );
+        return 'inFlight';
+      } catch (error) {
+        // It ended between the two writes: reopen it after all.
+        if (!isConditionFailure(error) || attempt >= 2) throw error;
+      }
+    }
   }
 
   async markPublished(id: string, now: Date): Promise<void> {
@@ -77,14 +152,17 @@ export class DynamoOutboxStore {
    */
   async recordAttempt(id: string, attempt: DeliveryAttempt, outcome: 'delivered' | 'skipped' | 'retry' | 'parked'): Promise<boolean> {
     const settle = outcome === 'retry' ? '' : `, ${outcome}At = :at`;
+    // Ended entries expire; a parked one stays until an operator redrives it.
+    const ends = outcome === 'delivered' || outcome === 'skipped';
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
-          UpdateExpression: `SET attempts = list_append(attempts, :attempt), windowStartedAt = if_not_exists(windowStartedAt, :at)${settle}`,
+          UpdateExpression: `SET attempts = list_append(attempts, :attempt), windowStartedAt = if_not_exists(windowStartedAt, :at)${settle}${ends ? ', #expiration = :expiration' : ''}`,
           ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(deliveredAt) AND attribute_not_exists(skippedAt)',
-          ExpressionAttributeValues: { ':attempt': [attempt], ':at': attempt.at },
+          ...(ends ? { ExpressionAttributeNames: { '#expiration': TABLES.outbox.ttlAttribute } } : {}),
+          ExpressionAttributeValues: { ':attempt': [attempt], ':at': attempt.at, ...(ends ? { ':expiration': outboxExpiration(attempt.at) } : {}) },
         }),
       );
       return true;

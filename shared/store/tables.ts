@@ -54,8 +54,25 @@ export const TABLES = {
         sortKey: { name: 'expiresAt', type: 'S' },
         projection: 'keys',
       },
+      // The merchant's listings, newest first. Sort keys are `createdAt`; ties are kept apart by
+      // the table key, which every page's position (ExclusiveStartKey) carries.
       {
-        // A customer's invoices by age (`customerKey` = JSON of [merchantId, customerId]): which invoice a transfer to the customer's address pays.
+        name: 'byMerchant',
+        partitionKey: { name: 'merchantId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        // `merchantStatus` = JSON [merchantId, status], rewritten in every write that moves the status.
+        name: 'byMerchantStatus',
+        partitionKey: { name: 'merchantStatus', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        // A customer's invoices by age (`customerKey` = JSON of [merchantId, customerId]): the
+        // customer filter of the merchant's listing, and which invoice a transfer to the
+        // customer's address pays.
         name: 'byCustomer',
         partitionKey: { name: 'customerKey', type: 'S' },
         sortKey: { name: 'createdAt', type: 'S' },
@@ -80,6 +97,33 @@ export const TABLES = {
         sortKey: { name: 'createdAt', type: 'S' },
         projection: 'all',
       },
+      // The merchant's listings, newest first, as on the invoices table. The keys of the last
+      // three are JSON [merchantId, value], written with every version of the record.
+      {
+        name: 'byMerchant',
+        partitionKey: { name: 'merchantId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        name: 'byMerchantStatus',
+        partitionKey: { name: 'merchantStatus', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        name: 'byMerchantType',
+        partitionKey: { name: 'merchantType', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        // Sparse: transactions without an orderId stay out.
+        name: 'byOrder',
+        partitionKey: { name: 'orderKey', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
     ],
   },
   /** Uniqueness claims (a merchant's orderId, a UTR), written in the same transaction as the record they guard. */
@@ -94,13 +138,23 @@ export const TABLES = {
   /**
    * Callbacks to deliver, written in the same transaction as the state they announce. Entries not
    * yet handed to the queue carry `pendingShard`, so the publisher's sweep reads only those.
+   * Settled entries expire (OUTBOX_RETENTION_DAYS); parked ones wait for their redrive.
    */
   outbox: {
     partitionKey: { name: 'id', type: 'S' },
+    ttlAttribute: 'expiration',
     indexes: [
       {
         name: 'unpublished',
         partitionKey: { name: 'pendingShard', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'keys',
+      },
+      {
+        // A transaction's callbacks. Keys only: delivery attempts rewrite an entry often, and an
+        // index holding only keys that never change is not rewritten with it.
+        name: 'byTransaction',
+        partitionKey: { name: 'transactionId', type: 'S' },
         sortKey: { name: 'createdAt', type: 'S' },
         projection: 'keys',
       },

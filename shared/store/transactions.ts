@@ -4,11 +4,14 @@
  */
 import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallbackEntry } from '../domain/callbacks.js';
+import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import type { InvoiceUpdate } from '../domain/payments.js';
 import type { CommitResult, Ledger, UniqueClaim } from '../domain/transaction-service.js';
-import type { Transaction, TransactionStatus } from '../domain/transactions.js';
+import type { Transaction, TransactionFilters, TransactionStatus } from '../domain/transactions.js';
 import { isConditionFailure, isTransactionConflict } from './dynamo.js';
+import { invoiceStatusKey } from './invoices.js';
 import { outboxPut } from './outbox.js';
+import { IndexPager, type IndexQuery } from './pages.js';
 
 type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
 
@@ -19,27 +22,42 @@ export interface TransactionTables {
   uniques: string;
 }
 
+/** Keys of the merchant's listing indexes: JSON [merchantId, value]. */
+const merchantKey = (merchantId: string, value: string): string => JSON.stringify([merchantId, value]);
+
 /**
+ * The record with the keys of the indexes it belongs to, derived anew with every version written.
  * `invoiceId` keys the byInvoice index, which takes no null: a withdrawal (no invoice) is stored
- * without the attribute, and so stays out of the index. An on-chain deposit short of its
- * confirmations carries its network in `pendingChain`, for the pendingOnChain index.
+ * without the attribute, and so stays out of the index; likewise a transaction without an orderId
+ * stays out of byOrder. An on-chain deposit short of its confirmations carries its network in
+ * `pendingChain`, for the pendingOnChain index.
  */
 function toItem(transaction: Transaction): Record<string, unknown> {
   const { invoiceId, ...rest } = transaction;
   const pending = transaction.chain && transaction.status === 'processing' ? { pendingChain: transaction.network } : {};
-  return { ...(invoiceId === null ? rest : transaction), ...pending };
+  return {
+    ...(invoiceId === null ? rest : transaction),
+    ...pending,
+    merchantStatus: merchantKey(transaction.merchantId, transaction.status),
+    merchantType: merchantKey(transaction.merchantId, transaction.type),
+    ...(transaction.orderId === null ? {} : { orderKey: merchantKey(transaction.merchantId, transaction.orderId) }),
+  };
 }
 
 function fromItem(item: Record<string, unknown>): Transaction {
-  const { pendingChain: _pending, ...transaction } = item;
+  const { pendingChain: _pending, merchantStatus: _status, merchantType: _type, orderKey: _order, ...transaction } = item;
   return { ...transaction, invoiceId: (item.invoiceId as string | undefined) ?? null } as Transaction;
 }
 
 export class DynamoTransactionStore implements Ledger {
+  private readonly pager: IndexPager;
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: TransactionTables,
-  ) {}
+  ) {
+    this.pager = new IndexPager(client);
+  }
 
   async get(id: string): Promise<Transaction | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.transactions, Key: { id }, ConsistentRead: true }));
@@ -56,6 +74,34 @@ export class DynamoTransactionStore implements Ledger {
       }),
     );
     return (Items ?? []).map(fromItem);
+  }
+
+  /**
+   * A page of the merchant's transactions, newest first, from the index that serves the most
+   * selective filter; the other filters are checked on the entries it reads.
+   */
+  async list(merchantId: string, listing: Listing<TransactionFilters>): Promise<Page<Transaction>> {
+    const { type, status, invoiceId, orderId } = listing.filters;
+    const where = (filters: Record<string, string | undefined>) =>
+      Object.fromEntries(Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const range = { table: 'transactions', tableName: this.tables.transactions, from: listing.createdFrom, to: listing.createdTo } as const;
+    let query: IndexQuery;
+    if (orderId !== undefined) {
+      query = { ...range, index: 'byOrder', partition: merchantKey(merchantId, orderId), where: where({ type, status, invoiceId }) };
+    } else if (invoiceId !== undefined) {
+      // The byInvoice index is not the merchant's alone: another merchant's invoice lists as an
+      // unknown one, before a page or a cursor could tell anything of its transactions.
+      if (!(await this.ownsInvoice(merchantId, invoiceId))) return { items: [], nextCursor: null };
+      query = { ...range, index: 'byInvoice', partition: invoiceId, where: where({ type, status }) };
+    } else if (status !== undefined) {
+      query = { ...range, index: 'byMerchantStatus', partition: merchantKey(merchantId, status), where: where({ type }) };
+    } else if (type !== undefined) {
+      query = { ...range, index: 'byMerchantType', partition: merchantKey(merchantId, type) };
+    } else {
+      query = { ...range, index: 'byMerchant', partition: merchantId };
+    }
+    const page = await this.pager.page(query, listingFilters(listing), listing.limit, listing.cursor);
+    return { items: page.items.map(fromItem), nextCursor: page.nextCursor };
   }
 
   /** On-chain deposits on `network` still short of their confirmations, oldest first. */
@@ -78,6 +124,14 @@ export class DynamoTransactionStore implements Ledger {
     return transactions;
   }
 
+  /** Whether the invoice exists and is the merchant's (read consistently: it may be seconds old). */
+  private async ownsInvoice(merchantId: string, invoiceId: string): Promise<boolean> {
+    const { Item } = await this.client.send(
+      new GetCommand({ TableName: this.tables.invoices, Key: { id: invoiceId }, ProjectionExpression: 'merchantId', ConsistentRead: true }),
+    );
+    return Item?.merchantId === merchantId;
+  }
+
   async getClaim(id: string): Promise<UniqueClaim | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.uniques, Key: { id }, ConsistentRead: true }));
     return Item ? { id, owner: Item.owner as Record<string, string> } : undefined;
@@ -87,7 +141,7 @@ export class DynamoTransactionStore implements Ledger {
   async insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
     return this.commit([
       { Put: { TableName: this.tables.transactions, Item: toItem(transaction), ConditionExpression: 'attribute_not_exists(id)' } },
-      ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction.updatedAt)] : []),
+      ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction)] : []),
       ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
       ...(options.claims ?? []).map((claim) => ({
         Put: {
@@ -111,7 +165,7 @@ export class DynamoTransactionStore implements Ledger {
           ExpressionAttributeValues: { ':from': from },
         },
       },
-      ...(options.invoice ? [this.invoiceWrite(options.invoice, next.updatedAt)] : []),
+      ...(options.invoice ? [this.invoiceWrite(options.invoice, next)] : []),
       ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
       ...(options.releaseClaims ?? []).map((id) => ({ Delete: { TableName: this.tables.uniques, Key: { id } } })),
     ]);
@@ -120,9 +174,10 @@ export class DynamoTransactionStore implements Ledger {
   /**
    * The invoice's part of the write: its new fields, conditional on the status, amount paid and
    * number of transactions the decision was made on. Invoices written before payments were
-   * counted lack the last two until their first deposit, which the condition allows for.
+   * counted lack the last two until their first deposit, which the condition allows for. A deposit
+   * is on its own merchant's invoice, so a new status takes the status index key of that merchant.
    */
-  private invoiceWrite({ id, expected, set, appendTransactionId }: InvoiceUpdate, at: string): TransactItem {
+  private invoiceWrite({ id, expected, set, appendTransactionId }: InvoiceUpdate, { updatedAt: at, merchantId }: Transaction): TransactItem {
     const fields = Object.entries(set).filter(([, value]) => value !== undefined);
     const names: Record<string, string> = { '#status': 'status' };
     const values: Record<string, unknown> = { ':expectedStatus': expected.status, ':expectedPaid': expected.paidAmount, ':expectedCount': expected.transactionCount };
@@ -141,6 +196,10 @@ export class DynamoTransactionStore implements Ledger {
     });
     assignments.push('updatedAt = :at');
     values[':at'] = at;
+    if (set.status !== undefined) {
+      assignments.push('merchantStatus = :statusKey');
+      values[':statusKey'] = invoiceStatusKey(merchantId, set.status);
+    }
     if (appendTransactionId) {
       assignments.push('transactionIds = list_append(if_not_exists(transactionIds, :none), :appended)');
       values[':none'] = [];

@@ -18,8 +18,11 @@ export interface CustomerWallet {
 }
 
 export interface WalletStore {
-  /** The customer's permanent addresses, allocated on first use. */
-  addressesFor(merchantId: string, customerId: string): Promise<CustomerWallet>;
+  /**
+   * The customer's permanent addresses, allocated on first use. `beforeAllocating` runs once
+   * before a new index is used up for good: whatever it throws stops the allocation.
+   */
+  addressesFor(merchantId: string, customerId: string, beforeAllocating?: () => Promise<void>): Promise<CustomerWallet>;
 }
 
 
@@ -52,7 +55,7 @@ export class DynamoWalletStore implements WalletStore {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async addressesFor(merchantId: string, customerId: string): Promise<CustomerWallet> {
+  async addressesFor(merchantId: string, customerId: string, beforeAllocating?: () => Promise<void>): Promise<CustomerWallet> {
     const id = customerWalletId(merchantId, customerId);
     const existing = await this.read(id);
     if (existing) return existing;
@@ -60,6 +63,7 @@ export class DynamoWalletStore implements WalletStore {
     // Keys first: no index is used up when they cannot be had.
     if (!this.keys) throw new Error('This wallet store has no wallet keys to derive addresses with');
     const keys = await this.keys();
+    await beforeAllocating?.();
     const index = await this.allocateIndex();
     const item: CustomerWalletItem = {
       id,

@@ -20,24 +20,65 @@ import { GatewayFunction as GatewayFunctionConstruct, QUEUE_BATCHING_WINDOW } fr
 import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js';
 import { DEFAULT_LIVE_RATES } from '../../infra/aws/live-rates.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
-import { BUSINESS_METRICS, CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
-import { FUNCTIONS, STAGES, functionsForStage, maxBodyBytesOf, type GatewayFunction, type HttpRoute, type QueueFunction, type Stage } from '../../shared/routes.js';
+import {
+  BUSINESS_METRICS,
+  CALLBACK_QUEUE,
+  CONCURRENCY,
+  PUBLIC_ROUTE_THROTTLE,
+  QUEUES,
+  reservedConcurrencyOf,
+  STAGE_METHOD_THROTTLE,
+  TABLE_CAPACITY_BASIS,
+  type QueueDefinition,
+  type QueueName,
+} from '../../shared/platform.js';
+import {
+  FUNCTIONS,
+  STAGES,
+  functionsForStage,
+  maxBodyBytesOf,
+  replaysIdempotencyKey,
+  type GatewayFunction,
+  type HttpRoute,
+  type QueueFunction,
+  type Stage,
+} from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, tableEnvVar, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
-type Statement = { Effect: string; Action: string | string[]; Resource: unknown };
+type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Principal?: unknown; Condition?: unknown };
 
 const CUSTOM_DOMAIN = { domainName: 'pay.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789' };
 const EXPLICIT_BASE_URL = 'https://checkout.example.com';
 const WALLET_FAMILIES = ['evm', 'btc', 'tron'] as const;
-/** What reading an SSM parameter takes (StringParameter.grantRead); nothing that writes. */
-const SSM_READ = ['ssm:DescribeParameters', 'ssm:GetParameter', 'ssm:GetParameterHistory', 'ssm:GetParameters'];
-const WRITE_ACTIONS = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem'];
-/** What sending to, and consuming from, an SQS queue take; nothing more. */
-const SQS_SEND = ['sqs:SendMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
-const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl'];
-/** What sealing card numbers and storing receipts take: data keys from the vault key, objects put in the bucket. */
-const KMS_ACTIONS = ['kms:Decrypt', 'kms:Encrypt', 'kms:GenerateDataKey*', 'kms:ReEncrypt*'];
+/** What reading the wallet keys takes: their one GetParameters call. */
+const SSM_READ = ['ssm:GetParameters'];
+/** What active tracing and writing to its log group take: every function has them. */
+const TRACING = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
+const LOGGING = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+/** AWS's key-administrator actions, less CreateGrant: managing the key, none of using it or lending its use. */
+const KEY_ADMINISTRATION = [
+  'kms:CreateAlias',
+  'kms:Describe*',
+  'kms:Enable*',
+  'kms:List*',
+  'kms:Put*',
+  'kms:Update*',
+  'kms:Revoke*',
+  'kms:Disable*',
+  'kms:Get*',
+  'kms:Delete*',
+  'kms:TagResource',
+  'kms:UntagResource',
+  'kms:ScheduleKeyDeletion',
+  'kms:CancelKeyDeletion',
+  'kms:RotateKeyOnDemand',
+];
+/** What sending to an SQS queue takes, and what its event source polls with; nothing more. */
+const SQS_SEND = ['sqs:SendMessage'];
+const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
+/** What a consumer that schedules its own retries adds: hiding a message until its next attempt. */
+const SQS_DELAY = 'sqs:ChangeMessageVisibility';
 /** Four hours: past every retry's third attempt, so only a stalled queue gets there. */
 const BACKLOG_AGE_SECONDS = 4 * 3600;
 const REQUEST_ID_HEADER = { 'gatewayresponse.header.x-request-id': 'context.requestId' };
@@ -55,6 +96,8 @@ const GATEWAY_RESPONSES: ReadonlyArray<[type: string, status: number, code: stri
   ['BAD_REQUEST_BODY', 400, 'bad_request', 'Malformed request body'],
   ['BAD_REQUEST_PARAMETERS', 400, 'bad_request', 'Malformed request parameters'],
   ['UNSUPPORTED_MEDIA_TYPE', 415, 'unsupported_media_type', 'Unsupported media type'],
+  // What the web ACL's managed rules block.
+  ['WAF_FILTERED', 403, 'forbidden', 'Request refused'],
   ['AUTHORIZER_FAILURE', 500, 'internal_server_error', 'Internal server error (request id $context.requestId)'],
   ['AUTHORIZER_CONFIGURATION_ERROR', 500, 'internal_server_error', 'Internal server error (request id $context.requestId)'],
   ['DEFAULT_5XX', 500, 'internal_server_error', 'Internal server error (request id $context.requestId)'],
@@ -183,6 +226,20 @@ class StackView {
     });
   }
 
+  /** Every metric the dashboard plots: namespace, name and dimensions (references as `<ref>`). */
+  dashboardMetrics(): Array<{ namespace: string; metric: string; dimensions: Record<string, string> }> {
+    const [, dashboard] = this.resources('AWS::CloudWatch::Dashboard')[0]!;
+    const parts = dashboard.Properties.DashboardBody['Fn::Join'][1] as unknown[];
+    const body = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : '<ref>')).join('')) as { widgets: Array<{ properties: { metrics?: unknown[][] } }> };
+    return body.widgets.flatMap(({ properties }) =>
+      (properties.metrics ?? []).map((line) => {
+        const [namespace, metric, ...rest] = line.filter((item) => typeof item === 'string') as string[];
+        const dimensions = Object.fromEntries(rest.flatMap((item, i) => (i % 2 === 0 ? [[item, rest[i + 1]!]] : [])));
+        return { namespace: namespace!, metric: metric!, dimensions };
+      }),
+    );
+  }
+
   /** Full path of every API resource, by logical id. */
   resourcePaths(): Map<string, string> {
     const parts = new Map(this.resources('AWS::ApiGateway::Resource').map(([id, r]) => [id, r.Properties]));
@@ -202,6 +259,54 @@ class StackView {
         return [`${method.Properties.HttpMethod} ${path}`, method.Properties];
       }),
     );
+  }
+
+  /** The vault key's policy statements. */
+  keyPolicy(): Statement[] {
+    return this.json.Resources[this.vaultIds().key]!.Properties.KeyPolicy.Statement as Statement[];
+  }
+
+  /**
+   * A resource of a statement as `logicalId` plus what follows it: `InvoicesTable…`,
+   * `InvoicesTable…/index/openByExpiry`, `ReceiptsBucket…/*`, or `*`.
+   */
+  resourceKey(resource: unknown): string {
+    if (resource === '*') return '*';
+    const ids = [...JSON.stringify(resource).matchAll(/"(?:Ref|Fn::GetAtt)":\[?"([^"]+)"/g)].map((match) => match[1]!).filter((id) => !id.startsWith('AWS::'));
+    const parts = (resource as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join']?.[1];
+    const tail = parts && typeof parts.at(-1) === 'string' ? (parts.at(-1) as string) : '';
+    return `${ids.join('+')}${tail}`;
+  }
+
+  /** Everything a function's role may do, as sorted `action resource` pairs. */
+  grantsOf(functionName: string): string[] {
+    const pairs = this.statementsOf(functionName).flatMap((statement) =>
+      actionsOf(statement).flatMap((action) => [statement.Resource].flat().map((resource) => `${action} ${this.resourceKey(resource)}`)),
+    );
+    return sorted(new Set(pairs));
+  }
+
+  /** What a function's role may do by its route-table entry, as `grantsOf` reads it back. */
+  derivedGrants(definition: GatewayFunction): string[] {
+    const pairs: string[] = [];
+    const grant = (actions: readonly string[], resource: string) => pairs.push(...actions.map((action) => `${action} ${resource}`));
+    grant(TRACING, '*');
+    grant(LOGGING, this.functionNamed(definition.name).Properties.LoggingConfig.LogGroup.Ref);
+    for (const [key, actions] of Object.entries(definition.tables) as [TableKey, readonly string[]][]) grant(actions.map((action) => `dynamodb:${action}`), this.tableId(key));
+    for (const [key, indexes] of Object.entries(definition.queries ?? {}) as [TableKey, readonly string[]][]) {
+      for (const index of indexes) grant(['dynamodb:Query'], `${this.tableId(key)}/index/${index}`);
+    }
+    // A queue the stage does not have grants nothing (prod's confirm-deposit and the demo's provider queue).
+    for (const queue of (definition.sendsTo ?? []) as QueueName[]) if ((QUEUES[queue] as QueueDefinition).stages.includes(this.stage)) grant(SQS_SEND, this.queueIds(queue).queue);
+    if (definition.kind === 'queue') {
+      const { queue, deadLetter } = this.queueIds(definition.queue);
+      grant([...SQS_CONSUME, ...(definition.delaysRetries ? [SQS_DELAY] : [])], queue);
+      if (definition.parksMessages) grant(SQS_SEND, deadLetter);
+    }
+    // Receipts are written, never read, listed or deleted.
+    if (definition.usesVault) grant(['s3:PutObject'], `${this.vaultIds().bucket}/*`);
+    if (definition.readsWalletKeys) for (const id of Object.values(this.walletKeyParameterIds())) grant(SSM_READ, id);
+    return sorted(new Set(pairs));
   }
 
   logRetentionOf(functionName: string): number {
@@ -329,6 +434,29 @@ describe('a stage watching EVM networks', () => {
     }
   });
 
+  it('reserves one watcher instance per watched network, so that no network waits on another; the other functions keep their ceilings', () => {
+    expect(watching.functionNamed(watcher).Properties.ReservedConcurrentExecutions).toBe(2);
+    for (const definition of functionsForStage('demo').filter((f) => f.name !== watcher)) {
+      expect(watching.functionNamed(definition.name).Properties.ReservedConcurrentExecutions, definition.name).toBe(views.demo.functionNamed(definition.name).Properties.ReservedConcurrentExecutions);
+    }
+    const total = watching.resources('AWS::Lambda::Function').reduce((sum, [, fn]) => sum + (fn.Properties.ReservedConcurrentExecutions ?? 0), 0);
+    expect(total).toBeLessThanOrEqual(CONCURRENCY.stageBudget);
+  });
+
+  it('grants every function exactly what its route-table entry derives, the watcher included', () => {
+    for (const definition of functionsForStage('demo')) expect(watching.grantsOf(definition.name), definition.name).toEqual(watching.derivedGrants(definition));
+    // The chain table by key and its held index; the owners of many addresses in one batch read.
+    expect(watching.grantsOf(watcher)).toEqual(
+      expect.arrayContaining([
+        `dynamodb:PutItem ${watching.tableId('chain')}`,
+        `dynamodb:Query ${watching.tableId('chain')}/index/held`,
+        `dynamodb:Query ${watching.tableId('transactions')}/index/pendingOnChain`,
+        `dynamodb:Query ${watching.tableId('invoices')}/index/byCustomer`,
+        `dynamodb:BatchGetItem ${watching.tableId('wallets')}`,
+      ]),
+    );
+  });
+
   it('has no watcher schedule where no network is watched', () => {
     const rules = views.demo.resources('AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(views.demo.functionIds().get(watcher)!));
     expect(rules).toEqual([]);
@@ -386,7 +514,7 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(variables).toMatchObject({ GATEWAY_RETRY_SCALE: '1', GATEWAY_PROVIDER_DELAY_S: '2' });
       // The vault's names only where the route table says it is used: the key to seal or open, the bucket to store receipts.
       const { key, bucket } = v().vaultIds();
-      if (definition.usesVault || definition.opensCallbackSecrets) expect(variables.VAULT_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [key, 'Arn'] });
+      if (definition.usesVault || definition.opensCallbackSecrets || definition.sealsCallbackSecrets) expect(variables.VAULT_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [key, 'Arn'] });
       else expect(variables.VAULT_KMS_KEY_ID).toBeUndefined();
       if (definition.usesVault) expect(variables.RECEIPTS_BUCKET).toEqual({ Ref: bucket });
       else expect(variables.RECEIPTS_BUCKET).toBeUndefined();
@@ -399,66 +527,32 @@ describe.each(STAGES)('%s stack', (stage) => {
   });
 
   describe('least privilege', () => {
-    it.each(definitions.map((f) => [f.name, f] as const))('%s: only the tables of its route-table entry, at its access level', (name, definition) => {
-      const granted = v().tableActionsOf(name);
-      expect(sorted(granted.keys())).toEqual(sorted(Object.keys(definition.tables)));
-      for (const [key, access] of Object.entries(definition.tables) as [TableKey, string][]) {
-        const actions = [...granted.get(key)!];
-        expect(actions).toContain('dynamodb:GetItem');
-        if (access === 'read') expect(actions.filter((a) => WRITE_ACTIONS.includes(a))).toEqual([]);
-        else expect(actions).toEqual(expect.arrayContaining(WRITE_ACTIONS));
-      }
-    });
-
-    it.each(definitions.map((f) => [f.name, f] as const))('%s: sends to or consumes a queue only as its route-table entry says', (name, definition) => {
-      const expected = new Map<string, string[]>();
-      const add = (id: string, actions: string[]) => expected.set(id, sorted(new Set([...(expected.get(id) ?? []), ...actions])));
-      // A queue the stage does not have grants nothing (prod's confirm-deposit and the demo's provider queue).
-      for (const queueName of (definition.sendsTo ?? []) as QueueName[]) {
-        if ((QUEUES[queueName] as QueueDefinition).stages.includes(stage)) add(v().queueIds(queueName).queue, SQS_SEND);
-      }
-      if (definition.kind === 'queue') {
-        const { queue, deadLetter } = v().queueIds(definition.queue);
-        add(queue, SQS_CONSUME);
-        if (definition.parksMessages) add(deadLetter, SQS_SEND);
-      }
-      expect(v().queueActionsOf(name)).toEqual(expected);
-    });
-
-    it.each(definitions.map((f) => [f.name, f] as const))('%s: uses the KMS key and the receipts bucket only if its route-table entry says so', (name, definition) => {
-      const { key, bucket } = v().vaultIds();
+    // One check over every function: its policy is exactly what its entry derives, nothing else.
+    it.each(definitions.map((f) => [f.name, f] as const))('%s: its policy grants exactly what its route-table entry derives, and no wildcard but X-Ray\'s', (name, definition) => {
       const statements = v().statementsOf(name);
-      const kms = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('kms:')));
-      const s3 = statements.filter((st) => actionsOf(st).some((a) => a.startsWith('s3:')));
-      if (!definition.usesVault) {
-        // Opening a callback secret is decrypting its data key with the vault's key, and no more.
-        expect(kms).toEqual(definition.opensCallbackSecrets ? [expect.objectContaining({ Action: 'kms:Decrypt', Resource: { 'Fn::GetAtt': [key, 'Arn'] } })] : []);
-        expect(s3).toEqual([]);
-        return;
+      for (const statement of statements) {
+        expect(statement).toMatchObject({ Effect: 'Allow' });
+        expect(actionsOf(statement).filter((action) => action.includes('*')), JSON.stringify(statement)).toEqual([]);
+        // Tracing is the one grant on every resource: X-Ray takes no resource-level permissions.
+        if ([statement.Resource].flat().includes('*')) expect(actionsOf(statement).filter((action) => !action.startsWith('xray:'))).toEqual([]);
       }
-      expect(sorted(new Set(kms.flatMap(actionsOf)))).toEqual(KMS_ACTIONS);
-      for (const statement of kms) expect(statement.Resource).toEqual({ 'Fn::GetAtt': [key, 'Arn'] });
-      // Writes receipts; never reads, lists or deletes them.
-      const s3Actions = sorted(new Set(s3.flatMap(actionsOf)));
-      expect(s3Actions).toContain('s3:PutObject');
-      expect(s3Actions.filter((a) => /^s3:(Get|List|Delete)/.test(a))).toEqual([]);
-      for (const statement of s3) {
-        for (const resource of [statement.Resource].flat()) expect(refersTo(resource, bucket), JSON.stringify(resource)).toBe(true);
-      }
+      expect(v().grantsOf(name)).toEqual(v().derivedGrants(definition));
     });
 
-    it.each(definitions.map((f) => [f.name, f] as const))('%s: reads the wallet key parameters only if its route-table entry says so', (name, definition) => {
-      const ssm = v().statementsOf(name).filter((st) => actionsOf(st).some((a) => a.startsWith('ssm:')));
-      if (!definition.readsWalletKeys) {
-        expect(ssm).toEqual([]);
-        return;
-      }
-      expect(sorted(new Set(ssm.flatMap(actionsOf)))).toEqual(SSM_READ);
-      const parameters = Object.values(v().walletKeyParameterIds());
-      const resources = ssm.flatMap((st) => [st.Resource].flat());
-      // Each of the three parameters, and nothing else.
-      expect(resources).toHaveLength(parameters.length);
-      for (const id of parameters) expect(resources.filter((resource) => refersTo(resource, id))).toHaveLength(1);
+    it.each(definitions.map((f) => [f.name, f] as const))('%s: has its own role, with no managed policy', (name) => {
+      const roleId = v().functionNamed(name).Properties.Role['Fn::GetAtt'][0];
+      expect(v().json.Resources[roleId]!.Properties.ManagedPolicyArns).toBeUndefined();
+      const others = v().resources('AWS::Lambda::Function').filter(([, fn]) => fn.Properties.Description !== name && refersTo(fn.Properties.Role, roleId));
+      expect(others).toEqual([]);
+    });
+
+    it.each(definitions.map((f) => [f.name, f] as const))('%s: is named in the vault key policy with the actions its entry says, and only there', (name, definition) => {
+      const roleId = v().functionNamed(name).Properties.Role['Fn::GetAtt'][0];
+      const named = v().keyPolicy().filter((statement) => refersTo(statement.Principal, roleId));
+      // Sealing (card numbers, receipts under SSE-KMS, a rotated callback secret) generates data keys; opening a callback secret decrypts one.
+      const expected = [...(definition.usesVault || definition.sealsCallbackSecrets ? ['kms:GenerateDataKey'] : []), ...(definition.opensCallbackSecrets ? ['kms:Decrypt'] : [])];
+      expect(sorted(named.flatMap(actionsOf))).toEqual(sorted(expected));
+      for (const statement of named) expect(statement).toMatchObject({ Effect: 'Allow', Resource: '*' });
     });
 
     it('lets create-invoice, which derives addresses, read the wallet keys', () => {
@@ -470,38 +564,106 @@ describe.each(STAGES)('%s stack', (stage) => {
       const queues = v().queueActionsOf('send-callback');
       // Its retry schedule is ChangeMessageVisibility on the message it received.
       expect(queues.get(queue)).toContain('sqs:ChangeMessageVisibility');
-      expect(queues).toEqual(new Map([[queue, sorted(SQS_CONSUME)], [deadLetter, sorted(SQS_SEND)]]));
+      expect(queues).toEqual(new Map([[queue, sorted([...SQS_CONSUME, SQS_DELAY])], [deadLetter, sorted(SQS_SEND)]]));
 
       const granted = v().tableActionsOf('send-callback');
       expect(sorted(granted.keys())).toEqual(['merchants', 'outbox']);
-      expect([...granted.get('outbox')!]).toEqual(expect.arrayContaining(WRITE_ACTIONS));
-      expect([...granted.get('merchants')!].filter((a) => WRITE_ACTIONS.includes(a))).toEqual([]);
+      // Reads an entry and records each attempt on it; it never writes a new one.
+      expect(sorted(granted.get('outbox')!)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+      expect([...granted.get('merchants')!]).toEqual(['dynamodb:GetItem']);
 
-      const allowed = [queue, deadLetter, v().tableId('outbox'), v().tableId('merchants'), v().vaultIds().key];
+      const logGroup = v().functionNamed('send-callback').Properties.LoggingConfig.LogGroup.Ref;
+      const allowed = [queue, deadLetter, v().tableId('outbox'), v().tableId('merchants'), logGroup];
       for (const statement of v().statementsOf('send-callback')) {
-        expect(statement.Effect).toBe('Allow');
         const resources = [statement.Resource].flat();
-        // Tracing is the one grant on every resource.
-        if (resources.includes('*')) expect(actionsOf(statement).filter((a) => !a.startsWith('xray:'))).toEqual([]);
-        else for (const resource of resources) expect(allowed.some((id) => refersTo(resource, id)), JSON.stringify(resource)).toBe(true);
+        if (!resources.includes('*')) for (const resource of resources) expect(allowed.some((id) => refersTo(resource, id)), JSON.stringify(resource)).toBe(true);
       }
     });
 
-    it('lets get-invoice read invoices and nothing else', () => {
-      const granted = v().tableActionsOf('get-invoice');
-      expect([...granted.keys()]).toEqual(['invoices']);
-      expect([...granted.get('invoices')!].filter((a) => !/^dynamodb:(Get|BatchGet|Query|Scan|Describe|ConditionCheck)/.test(a))).toEqual([]);
+    it('lets get-invoice read invoices by key and nothing else', () => {
+      expect(v().tableActionsOf('get-invoice')).toEqual(new Map([['invoices', new Set(['dynamodb:GetItem'])]]));
     });
 
-    it('lets the authorizer read API keys and nothing else', () => {
-      const granted = v().tableActionsOf('authorize-merchant');
-      expect([...granted.keys()]).toEqual(['apiKeys']);
-      expect([...granted.get('apiKeys')!].filter((a) => WRITE_ACTIONS.includes(a))).toEqual([]);
+    it('lets the authorizer read API keys by key and nothing else', () => {
+      expect(v().tableActionsOf('authorize-merchant')).toEqual(new Map([['apiKeys', new Set(['dynamodb:GetItem'])]]));
+    });
+
+    it('grants no function a Scan or any index it does not query', () => {
+      for (const { name } of definitions) {
+        const actions = v().statementsOf(name).flatMap(actionsOf);
+        expect(actions.filter((action) => /^dynamodb:(Scan|BatchWriteItem|DescribeTable|GetRecords|GetShardIterator|PartiQL)/.test(action)), name).toEqual([]);
+      }
+      const queriers = definitions.filter((f) => v().statementsOf(f.name).some((st) => actionsOf(st).includes('dynamodb:Query'))).map((f) => f.name);
+      expect(sorted(queriers)).toEqual(sorted(definitions.filter((f) => Object.keys(f.queries ?? {}).length > 0).map((f) => f.name)));
+    });
+
+    it('grants deletes only where items are given up: idempotency records of failed requests, a chain deposit\'s claim, a held transfer', () => {
+      const deleting = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:DeleteItem')).map(([table]) => `${name} ${table}`));
+      const idempotent = routes.filter(replaysIdempotencyKey).map((route) => `${route.name} idempotency`);
+      expect(sorted(deleting)).toEqual(sorted([...idempotent, 'watch-chain chain', 'watch-chain uniques']));
+      // Batch reads only where many items are looked up at once: the owners of a range's addresses, a transaction's callbacks.
+      const batchReading = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:BatchGetItem')).map(([table]) => `${name} ${table}`));
+      expect(sorted(batchReading)).toEqual(sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox']));
+    });
+  });
+
+  describe('vault key policy', () => {
+    const rootStatements = () => v().keyPolicy().filter((statement) => JSON.stringify(statement.Principal).includes(':root'));
+
+    it('lets the account administer the key and generate data keys for the admin CLI, and nothing more', () => {
+      const actions = sorted(new Set(rootStatements().flatMap(actionsOf)));
+      expect(actions).toEqual(sorted([...KEY_ADMINISTRATION, 'kms:GenerateDataKey']));
+      // No data-plane wildcard reaches the account: it cannot decrypt sealed card numbers, secrets or receipts.
+      for (const action of actions) expect(['kms:*', 'kms:Create*', 'kms:CreateGrant', 'kms:Decrypt', 'kms:Encrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*'].includes(action), action).toBe(false);
+    });
+
+    it('names every other principal: the roles of the functions that use the vault', () => {
+      const roleIds = new Set(definitions.map((f) => v().functionNamed(f.name).Properties.Role['Fn::GetAtt'][0] as string));
+      const others = v().keyPolicy().filter((statement) => !rootStatements().includes(statement));
+      expect(others.length).toBe(definitions.filter((f) => f.usesVault || f.opensCallbackSecrets || f.sealsCallbackSecrets).length);
+      for (const statement of others) expect([...roleIds].filter((id) => refersTo(statement.Principal, id))).toHaveLength(1);
+    });
+  });
+
+  describe('concurrency', () => {
+    it.each(definitions.map((f) => [f.name, f] as const))('%s: reserves the ceiling shared/platform.ts names for its kind', (name, definition) => {
+      const reserved = v().functionNamed(name).Properties.ReservedConcurrentExecutions;
+      // One instance per scheduled job (the chain watcher too, with no network watched): a run never overlaps its predecessor.
+      expect(reserved).toBe(definition.kind === 'schedule' ? 1 : CONCURRENCY.perFunction);
+      expect(reserved).toBe(reservedConcurrencyOf(definition, 0));
+    });
+
+    it('derives the ceiling from the tables\' capacity: one function can take at most half a new on-demand table\'s writes', () => {
+      const { onDemandWriteUnitsPerSecond, writeUnitsPerRequest, requestsPerInstancePerSecond } = TABLE_CAPACITY_BASIS;
+      expect(CONCURRENCY.perFunction * requestsPerInstancePerSecond * writeUnitsPerRequest).toBeLessThanOrEqual(onDemandWriteUnitsPerSecond / 2);
+      expect(CONCURRENCY.perFunction).toBe(10);
+    });
+
+    it('reserves at most its budget, so two stages leave the account the 100 unreserved AWS requires out of 1,000', () => {
+      const total = v().resources('AWS::Lambda::Function').reduce((sum, [, fn]) => sum + (fn.Properties.ReservedConcurrentExecutions ?? 0), 0);
+      expect(total).toBe(definitions.reduce((sum, f) => sum + (f.kind === 'schedule' ? 1 : CONCURRENCY.perFunction), 0));
+      expect(total).toBeLessThanOrEqual(CONCURRENCY.stageBudget);
+      expect(2 * CONCURRENCY.stageBudget + 100).toBeLessThanOrEqual(1000);
+    });
+
+    it.each(definitions.filter((f) => f.kind === 'schedule').map((f) => [f.name, f] as const))(
+      '%s: a run that finds the previous one still going is retried for one period at most, and no run is retried after an error',
+      (name, definition) => {
+        const [, config] = v().resources('AWS::Lambda::EventInvokeConfig').find(([, c]) => refersTo(c.Properties.FunctionName, v().functionIds().get(name)!))!;
+        expect(config.Properties).toMatchObject({ MaximumEventAgeInSeconds: definition.everySeconds, MaximumRetryAttempts: 0 });
+      },
+    );
+
+    it.each(definitions.filter((f) => f.kind === 'queue').map((f) => [f.name, f] as const))('%s: polls with no more concurrency than it reserves', (name) => {
+      const [, mapping] = v().resources('AWS::Lambda::EventSourceMapping').find(([, m]) => refersTo(m.Properties.FunctionName, v().functionIds().get(name)!))!;
+      expect(mapping.Properties.ScalingConfig).toEqual({ MaximumConcurrency: v().functionNamed(name).Properties.ReservedConcurrentExecutions });
     });
   });
 
   describe('REST API', () => {
-    it('names the API and its stage after the stage, traced, with metrics and access logs', () => {
+    const methodSettings = () => v().resources('AWS::ApiGateway::Stage')[0]![1].Properties.MethodSettings as Array<Record<string, any>>;
+
+    it('names the API and its stage after the stage, traced, with metrics, access logs and execution errors, never bodies', () => {
       v().template.hasResourceProperties('AWS::ApiGateway::RestApi', {
         Name: Match.stringLikeRegexp(stage),
         ApiKeySourceType: 'AUTHORIZER',
@@ -509,9 +671,44 @@ describe.each(STAGES)('%s stack', (stage) => {
       v().template.hasResourceProperties('AWS::ApiGateway::Stage', {
         StageName: stage,
         TracingEnabled: true,
-        MethodSettings: [Match.objectLike({ MetricsEnabled: true, DataTraceEnabled: false })],
         AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('\\$context.requestId') },
       });
+      for (const setting of methodSettings()) expect(setting).toMatchObject({ MetricsEnabled: true, DataTraceEnabled: false, LoggingLevel: 'ERROR' });
+    });
+
+    it('keeps the execution logs in a log group of the stage, with its retention, made before the stage writes to it', () => {
+      const [stageId, stageResource] = v().resources('AWS::ApiGateway::Stage')[0]!;
+      const apiId = v().resources('AWS::ApiGateway::RestApi')[0]![0];
+      const [logGroupId, logGroup] = v()
+        .resources('AWS::Logs::LogGroup')
+        .find(([, group]) => JSON.stringify(group.Properties.LogGroupName ?? '').includes('API-Gateway-Execution-Logs_'))!;
+      expect(logGroup.Properties.LogGroupName).toEqual({ 'Fn::Join': ['', ['API-Gateway-Execution-Logs_', { Ref: apiId }, `/${stage}`]] });
+      expect(logGroup.Properties.RetentionInDays).toBe(v().logRetentionOf('get-invoice'));
+      expect([(stageResource as Resource & { DependsOn?: string[] }).DependsOn].flat()).toContain(logGroupId);
+      expect(stageId).toBeTruthy();
+    });
+
+    it(`throttles every method at what its function's reserved concurrency answers: ${STAGE_METHOD_THROTTLE.ratePerSecond} requests/s`, () => {
+      expect(methodSettings().find((setting) => setting.ResourcePath === '/*')).toMatchObject({
+        HttpMethod: '*',
+        ThrottlingRateLimit: CONCURRENCY.perFunction * TABLE_CAPACITY_BASIS.requestsPerInstancePerSecond,
+        ThrottlingBurstLimit: STAGE_METHOD_THROTTLE.burst,
+      });
+    });
+
+    it('throttles each route without an API key lower, per method; routes with a key keep the stage throttle and their usage plan', () => {
+      const byPath = new Map(methodSettings().map((setting) => [`${setting.HttpMethod} ${setting.ResourcePath}`, setting]));
+      for (const route of routes) {
+        // API Gateway's encoding of a resource path: each slash as ~1, after a leading slash.
+        const setting = byPath.get(`${route.method} /${route.path.replaceAll('/', '~1')}`);
+        if (route.auth === 'none') {
+          expect(setting, route.name).toMatchObject({ ThrottlingRateLimit: PUBLIC_ROUTE_THROTTLE.ratePerSecond, ThrottlingBurstLimit: PUBLIC_ROUTE_THROTTLE.burst });
+          expect(PUBLIC_ROUTE_THROTTLE.ratePerSecond).toBeLessThan(STAGE_METHOD_THROTTLE.ratePerSecond);
+        } else {
+          expect(setting, route.name).toBeUndefined();
+        }
+      }
+      expect(routes.some((route) => route.auth === 'none')).toBe(true);
     });
 
     it('has one request authorizer: authorize-merchant on x-api-key, cached 30 s', () => {
@@ -555,12 +752,10 @@ describe.each(STAGES)('%s stack', (stage) => {
     });
 
     it.each(GATEWAY_RESPONSES)('gateway response %s: %i %s envelope with x-request-id', (type, status, code, message) => {
-      v().template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', {
-        ResponseType: type,
-        StatusCode: String(status),
-        ResponseParameters: REQUEST_ID_HEADER,
-        ResponseTemplates: { 'application/json': envelope(code, message) },
-      });
+      const [, response] = v().resources('AWS::ApiGateway::GatewayResponse').find(([, r]) => r.Properties.ResponseType === type)!;
+      expect(response.Properties).toMatchObject({ StatusCode: String(status), ResponseTemplates: { 'application/json': envelope(code, message) } });
+      // A throttled client is told when to try again; every answer carries the request id.
+      expect(response.Properties.ResponseParameters).toEqual({ ...REQUEST_ID_HEADER, ...(status === 429 ? { 'gatewayresponse.header.Retry-After': "'1'" } : {}) });
     });
 
     it('customizes no gateway response beyond those', () => {
@@ -600,7 +795,10 @@ describe.each(STAGES)('%s stack', (stage) => {
         }),
       };
     };
-    const rulesFor = (method: string, uriPath: string) => rules().filter((rule) => shapeOf(rule).routes.some((r) => r.method === method && r.path.test(uriPath)));
+    const bodyLimitRules = () => rules().filter((rule) => rule.Name.startsWith('body-over-'));
+    const rulesFor = (method: string, uriPath: string) => bodyLimitRules().filter((rule) => shapeOf(rule).routes.some((r) => r.method === method && r.path.test(uriPath)));
+    const managedGroups = () => rules().filter((rule) => rule.Statement.ManagedRuleGroupStatement);
+    const rateRule = () => rules().find((rule) => rule.Statement.RateBasedStatement)!;
     const concretePath = (route: HttpRoute) => route.path.replace(/\{\w+\}/g, '0b6c8f3e-5d4a-4c1b-9e2f-1a2b3c4d5e6f');
 
     it('is one regional web ACL that allows by default, on the API stage', () => {
@@ -637,15 +835,68 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(rulesFor('POST', `/other${routes[0]!.path}`)).toEqual([]);
     });
 
-    it('answers with the 413 envelope the gateway itself renders', () => {
+    it('answers with the 413 and 429 envelopes the gateway itself renders', () => {
       expect(webAcl().Properties.CustomResponseBodies).toEqual({
         'payload-too-large': { ContentType: 'APPLICATION_JSON', Content: envelope('payload_too_large', 'Request body too large') },
+        'too-many-requests': { ContentType: 'APPLICATION_JSON', Content: envelope('too_many_requests', 'Too many requests') },
       });
     });
 
-    it('has one rule per body limit of the route table, each with metrics', () => {
-      expect(rules()).toHaveLength(new Set(routes.map(maxBodyBytesOf)).size);
+    it('has one rule per body limit of the route table; every rule has metrics under its name', () => {
+      expect(bodyLimitRules()).toHaveLength(new Set(routes.map(maxBodyBytesOf)).size);
       for (const rule of rules()) expect((rule as Rule & { VisibilityConfig: unknown }).VisibilityConfig).toMatchObject({ CloudWatchMetricsEnabled: true, MetricName: rule.Name });
+    });
+
+    it('evaluates the body limits first, then the per-address rate, then the managed rule groups, in consecutive priorities', () => {
+      const ordered = [...rules()].sort((a, b) => (a as Rule & { Priority: number }).Priority - (b as Rule & { Priority: number }).Priority);
+      expect(ordered.map((rule) => (rule as Rule & { Priority: number }).Priority)).toEqual(ordered.map((_, i) => i));
+      expect(ordered.map((rule) => rule.Name)).toEqual([
+        ...bodyLimitRules().map((rule) => rule.Name),
+        'public-requests-per-address',
+        'AWSManagedRulesCommonRuleSet',
+        'AWSManagedRulesKnownBadInputsRuleSet',
+      ]);
+    });
+
+    it(`refuses an address past ${PUBLIC_ROUTE_THROTTLE.perAddress.requests} requests in ${PUBLIC_ROUTE_THROTTLE.perAddress.windowSeconds} s to the routes without a key, with the 429 envelope`, () => {
+      const { RateBasedStatement: rate } = rateRule().Statement;
+      expect(rate).toMatchObject({ Limit: 1500, EvaluationWindowSec: 300, AggregateKeyType: 'IP' });
+      expect(rateRule().Action).toEqual({ Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'too-many-requests' } } });
+      expect(rate.ScopeDownStatement.RegexMatchStatement.FieldToMatch).toEqual({ UriPath: {} });
+      const scope = new RegExp(rate.ScopeDownStatement.RegexMatchStatement.RegexString);
+      // Merchants' servers call many times a second with a key: the usage plan limits them per key instead.
+      for (const route of routes) {
+        for (const uriPath of [concretePath(route), `/${stage}${concretePath(route)}`]) expect(scope.test(uriPath), `${route.name} ${uriPath}`).toBe(route.auth === 'none');
+      }
+    });
+
+    it("runs AWS's common and known-bad-inputs rule groups, counting only the body-size and missing User-Agent rules", () => {
+      expect(managedGroups().map((rule) => [rule.Statement.ManagedRuleGroupStatement.VendorName, rule.Statement.ManagedRuleGroupStatement.Name])).toEqual([
+        ['AWS', 'AWSManagedRulesCommonRuleSet'],
+        ['AWS', 'AWSManagedRulesKnownBadInputsRuleSet'],
+      ]);
+      for (const rule of managedGroups()) expect((rule as Rule & { OverrideAction: unknown }).OverrideAction).toEqual({ None: {} });
+      const [common, knownBad] = managedGroups().map((rule) => rule.Statement.ManagedRuleGroupStatement);
+      // Receipts are megabytes: the body-limit rules above hold each route to its own limit.
+      expect(common.RuleActionOverrides).toEqual([
+        { Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } },
+        { Name: 'NoUserAgent_HEADER', ActionToUse: { Count: {} } },
+      ]);
+      expect(knownBad.RuleActionOverrides).toBeUndefined();
+    });
+
+    it('plots allowed and blocked requests, and what each rule blocked, on the dashboard', () => {
+      const aclName = webAcl().Properties.Name;
+      expect(aclName).toBe(`payment-gateway-${stage}`);
+      expect(webAcl().Properties.VisibilityConfig.MetricName).toBe(aclName);
+      const plotted = v()
+        .dashboardMetrics()
+        .filter(({ namespace }) => namespace === 'AWS/WAFV2')
+        .map(({ metric, dimensions }) => {
+          expect(dimensions).toMatchObject({ WebACL: aclName, Region: expect.any(String) });
+          return `${metric} ${dimensions.Rule}`;
+        });
+      expect(sorted(plotted)).toEqual(sorted(['AllowedRequests ALL', 'BlockedRequests ALL', ...rules().map((rule) => `BlockedRequests ${rule.Name}`)]));
     });
   });
 
@@ -807,13 +1058,37 @@ describe.each(STAGES)('%s stack', (stage) => {
       v().template.hasResourceProperties('AWS::KMS::Alias', { AliasName: `alias/payment-gateway-${stage}`, TargetKeyId: { 'Fn::GetAtt': [ids().key, 'Arn'] } });
     });
 
-    it('keeps receipts in one bucket that blocks every kind of public access', () => {
-      v().template.resourceCountIs('AWS::S3::Bucket', 1);
-      expect(bucket().Properties.PublicAccessBlockConfiguration).toEqual({
-        BlockPublicAcls: true,
-        BlockPublicPolicy: true,
-        IgnorePublicAcls: true,
-        RestrictPublicBuckets: true,
+    it('keeps receipts in one bucket, and its access logs in another; both block every kind of public access', () => {
+      v().template.resourceCountIs('AWS::S3::Bucket', 2);
+      for (const [, candidate] of v().resources('AWS::S3::Bucket')) {
+        expect(candidate.Properties.PublicAccessBlockConfiguration).toEqual({
+          BlockPublicAcls: true,
+          BlockPublicPolicy: true,
+          IgnorePublicAcls: true,
+          RestrictPublicBuckets: true,
+        });
+        expect(candidate.Properties.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] });
+      }
+    });
+
+    it('logs every access to the receipts bucket, to a bucket of its own with S3-managed keys that keeps the logs as long as the stage keeps logs', () => {
+      const { DestinationBucketName, LogFilePrefix } = bucket().Properties.LoggingConfiguration;
+      const logsId = DestinationBucketName.Ref as string;
+      expect(logsId).not.toBe(ids().bucket);
+      expect(LogFilePrefix).toBe('receipts/');
+      const logs = v().json.Resources[logsId]!;
+      // S3 delivers server access logs only to a bucket encrypted with S3-managed keys.
+      expect(logs.Properties.BucketEncryption).toEqual({ ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] });
+      expect(logs.Properties.LifecycleConfiguration.Rules).toEqual([expect.objectContaining({ ExpirationInDays: v().logRetentionOf('get-invoice'), Status: 'Enabled' })]);
+      // Only S3's log delivery writes there, for this account's receipts bucket; plain HTTP is refused.
+      v().template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: logsId },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            Match.objectLike({ Effect: 'Allow', Principal: { Service: 'logging.s3.amazonaws.com' }, Action: 's3:PutObject', Condition: Match.objectLike({ ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [ids().bucket, 'Arn'] } } }) }),
+          ]),
+        },
       });
     });
 
@@ -837,15 +1112,22 @@ describe.each(STAGES)('%s stack', (stage) => {
       });
     });
 
-    it('is used by exactly the functions whose entry says usesVault or opensCallbackSecrets, the latter only to decrypt', () => {
-      const users = definitions.filter((f) => f.usesVault || f.opensCallbackSecrets).map((f) => f.name);
-      expect(users).toEqual(expect.arrayContaining(['confirm-deposit', 'create-withdrawal', 'send-callback', 'get-transaction']));
-      const kmsActionsOf = (name: string) => v().statementsOf(name).flatMap((st) => actionsOf(st).filter((a) => a.startsWith('kms:')));
+    it('is used by exactly the functions whose entry says usesVault, opensCallbackSecrets or sealsCallbackSecrets, the latter two only to decrypt or to seal', () => {
+      const users = definitions.filter((f) => f.usesVault || f.opensCallbackSecrets || f.sealsCallbackSecrets).map((f) => f.name);
+      expect(users).toEqual(expect.arrayContaining(['confirm-deposit', 'create-withdrawal', 'send-callback', 'get-transaction', 'rotate-callback-secret']));
+      // The key's use is granted in its key policy, which names each role; no role policy mentions KMS.
+      const kmsActionsOf = (name: string) => {
+        const roleId = v().functionNamed(name).Properties.Role['Fn::GetAtt'][0];
+        expect(v().statementsOf(name).flatMap(actionsOf).filter((action) => action.startsWith('kms:'))).toEqual([]);
+        return v().keyPolicy().filter((statement) => refersTo(statement.Principal, roleId)).flatMap(actionsOf);
+      };
       const withKms = definitions.filter((f) => kmsActionsOf(f.name).length > 0).map((f) => f.name);
       const withVariables = definitions.filter((f) => v().functionNamed(f.name).Properties.Environment.Variables.VAULT_KMS_KEY_ID !== undefined).map((f) => f.name);
       expect(sorted(withKms)).toEqual(sorted(users));
       expect(sorted(withVariables)).toEqual(sorted(users));
       for (const opener of definitions.filter((f) => f.opensCallbackSecrets && !f.usesVault)) expect(kmsActionsOf(opener.name)).toEqual(['kms:Decrypt']);
+      // A rotation seals the new secret and never opens the old one, which moves still sealed.
+      for (const sealer of definitions.filter((f) => f.sealsCallbackSecrets && !f.usesVault)) expect(kmsActionsOf(sealer.name)).toEqual(['kms:GenerateDataKey']);
     });
 
     it('exports the bucket name and the key ARN', () => {
@@ -882,7 +1164,10 @@ describe.each(STAGES)('%s stack', (stage) => {
       });
       const granted = v().tableActionsOf('publish-callbacks');
       expect([...granted.keys()]).toEqual(['outbox']);
-      expect([...granted.get('outbox')!]).toEqual(expect.arrayContaining(WRITE_ACTIONS));
+      // Reads the sparse index of unpublished entries and marks each published; never scans the table.
+      expect(v().grantsOf('publish-callbacks')).toContain(`dynamodb:Query ${v().tableId('outbox')}/index/unpublished`);
+      expect([...granted.get('outbox')!]).toContain('dynamodb:UpdateItem');
+      expect([...granted.get('outbox')!].filter((action) => /Scan|Delete/.test(action))).toEqual([]);
       expect(v().queueActionsOf('publish-callbacks')).toEqual(new Map([[v().queueIds().queue, sorted(SQS_SEND)]]));
     });
   });
@@ -1026,15 +1311,17 @@ describe('stage differences', () => {
     expect(views.demo.stack.terminationProtection).toBe(false);
   });
 
-  it('retains the prod vault key and receipts bucket; demo empties and deletes them with its stack', () => {
-    const [prodKey, demoKey] = [views.prod, views.demo].map((view) => view.json.Resources[view.vaultIds().key]!);
-    const [prodBucket, demoBucket] = [views.prod, views.demo].map((view) => view.json.Resources[view.vaultIds().bucket]!);
-    expect(prodKey).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
-    expect(prodBucket).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  it('retains the prod vault key, buckets and queues (parked callbacks wait for an operator); demo empties and deletes them with its stack', () => {
+    const kept = (view: StackView) => [
+      ...view.resources('AWS::KMS::Key'),
+      ...view.resources('AWS::S3::Bucket'),
+      ...view.resources('AWS::SQS::Queue'),
+    ];
+    expect(kept(views.prod).map(([, resource]) => resource.Type)).toEqual(expect.arrayContaining(['AWS::KMS::Key', 'AWS::S3::Bucket', 'AWS::SQS::Queue']));
+    for (const [id, resource] of kept(views.prod)) expect(resource, id).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     views.prod.template.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
-    expect(demoKey).toMatchObject({ DeletionPolicy: 'Delete' });
-    expect(demoBucket).toMatchObject({ DeletionPolicy: 'Delete' });
-    views.demo.template.hasResourceProperties('Custom::S3AutoDeleteObjects', { BucketName: { Ref: views.demo.vaultIds().bucket } });
+    for (const [id, resource] of kept(views.demo)) expect(resource, id).toMatchObject({ DeletionPolicy: 'Delete' });
+    for (const [bucketId] of views.demo.resources('AWS::S3::Bucket')) views.demo.template.hasResourceProperties('Custom::S3AutoDeleteObjects', { BucketName: { Ref: bucketId } });
   });
 
   it('has the fiat-decisions queue and its dead-letter queue in demo only', () => {
@@ -1136,6 +1423,7 @@ describe('a queue consumer that could outlast the visibility timeout', () => {
       vault: { key: new Key(stack, 'VaultKey'), receipts: new Bucket(stack, 'Receipts') },
       logRetention: RetentionDays.ONE_DAY,
       removalPolicy: RemovalPolicy.DESTROY,
+      watchedNetworks: 0,
     });
   const queueWithDeadLetter = (stack: Stack, id: string, visibilityTimeoutSeconds: number) => ({
     queue: new Queue(stack, `${id}Queue`),

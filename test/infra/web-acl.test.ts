@@ -62,7 +62,7 @@ describe('createStageWebAcl', () => {
     const api = new RestApi(stack, 'Api');
     api.root.addMethod('GET', new MockIntegration());
     const oversized = { ...routeByName('confirm-deposit'), maxBodyBytes: 3 * 1024 * 1024 };
-    const props = { stage: api.deploymentStage, stageName: 'prod', payloadTooLargeBody: '{}' };
+    const props = { stage: api.deploymentStage, stageName: 'prod', name: 'web-acl', payloadTooLargeBody: '{}', tooManyRequestsBody: '{}' };
     expect(() => createStageWebAcl(stack, 'WebAcl', { ...props, routes: [oversized] })).toThrow(
       /^confirm-deposit accept 3145728-byte bodies, whose events may reach 6356992 bytes, over the 6291456 .*shared\/routes\.ts/,
     );

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { createServer, request as httpRequest, type Server } from 'node:http';
+import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { httpListener } from '../../infra/local/api-gateway.js';
+import { gatewayServer } from '../../infra/local/api-gateway.js';
 import { LAMBDA_SYNC_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES, eventBytesBound } from '../../shared/platform.js';
 import { lambdaContext, type Invoke } from '../../infra/local/functions.js';
 import { TokenBucketThrottle } from '../../infra/local/throttle.js';
@@ -54,7 +54,7 @@ describe('routing', () => {
     const response = await request('DELETE', '/api/v2/invoices');
     expect(response.status).toBe(405);
     expect(response.body).toEqual({ success: false, errors: [{ code: 'method_not_allowed', message: 'Method not allowed' }] });
-    expect(response.headers.allow).toBe('POST');
+    expect(response.headers.allow).toBe('POST, GET');
     expect(response.headers['x-request-id']).toMatch(UUID);
   });
 
@@ -343,7 +343,7 @@ describe('over HTTP', () => {
 
   beforeAll(async () => {
     const { gateway } = stubbedGateway(ok);
-    server = createServer(httpListener(gateway, silentLog)).listen(0, '127.0.0.1');
+    server = gatewayServer(gateway, silentLog).listen(0, '127.0.0.1');
     await once(server, 'listening');
     port = (server.address() as AddressInfo).port;
   });
@@ -371,6 +371,17 @@ describe('over HTTP', () => {
     expect(JSON.parse(response.body)).toEqual({ success: true, data: 'ok' });
     expect(response.headers['content-length']).toBe(String(Buffer.byteLength(response.body)));
     expect(response.headers['x-request-id']).toMatch(UUID);
+  });
+
+  it('answers headers over what Node reads (16 KiB) with the 431 envelope, and closes the connection', async () => {
+    const response = await send('POST', '/api/v2/invoices', { 'x-padding': 'h'.repeat(20_000), 'content-type': 'application/json' }, Buffer.from('{}'));
+    expect(response.status).toBe(431);
+    expect(JSON.parse(response.body)).toEqual({
+      success: false,
+      errors: [{ code: 'request_header_fields_too_large', message: 'Request header fields too large' }],
+    });
+    expect(response.headers['x-request-id']).toMatch(UUID);
+    expect(response.headers.connection).toBe('close');
   });
 
   it('answers 413 to a declared oversized body without reading it, and closes the connection', async () => {

@@ -14,6 +14,7 @@ import { CallbackSender, RetryLater, httpDeliver, type Deliver } from '../../sha
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoOutboxStore, outboxPut } from '../../shared/store/outbox.js';
+import { TABLES } from '../../shared/store/tables.js';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { seedMerchant, testCallbackSecrets, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
 
@@ -96,6 +97,9 @@ function sender(options: { clock?: () => Date; deliver?: Deliver } = {}) {
 
 const deliveriesTo = (path: string) => received.filter((r) => r.path === path);
 
+/** Epoch seconds 30 days after an ISO time: when DynamoDB's TTL deletes an entry settled then. */
+const thirtyDaysAfter = (iso: string) => Math.floor(Date.parse(iso) / 1000) + 30 * 24 * 3600;
+
 describe('the callback sender', () => {
   it('posts the signed body once and records the delivery', async () => {
     const merchant = await merchantAt('/ok');
@@ -108,6 +112,9 @@ describe('the callback sender', () => {
     const entry = await outbox().get(id);
     expect(entry?.deliveredAt).toBeTruthy();
     expect(entry?.attempts).toEqual([{ at: expect.any(String), status: 200, latencyMs: expect.any(Number) }]);
+    // Delivered, it expires 30 days later (the table's TTL attribute).
+    expect(entry?.expiration).toBe(thirtyDaysAfter(entry!.deliveredAt!));
+    expect(TABLES.outbox.ttlAttribute).toBe('expiration');
 
     // The same message again (at-least-once delivery) is not posted twice.
     await sender().handle(record);
@@ -122,6 +129,8 @@ describe('the callback sender', () => {
     const entry = await outbox().get(id);
     expect(entry?.attempts).toEqual([{ at: expect.any(String), status: 500, latencyMs: expect.any(Number) }]);
     expect(entry?.deliveredAt).toBeUndefined();
+    // Still owed: no expiry.
+    expect(entry?.expiration).toBeUndefined();
     // Hidden for the first retry delay (60 s), so not received again now.
     const { Messages } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 1 }));
     expect((Messages ?? []).filter((m) => m.Body === record.body)).toEqual([]);
@@ -153,6 +162,8 @@ describe('the callback sender', () => {
     await sender({ clock: () => new Date(Date.now() + (72 * 60 - 3) * 60_000) }).handle(record);
     const entry = await outbox().get(id);
     expect(entry?.parkedAt).toBeTruthy();
+    // Parked, it stays until an operator redrives it.
+    expect(entry?.expiration).toBeUndefined();
     const { Messages } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: deadLetterQueueUrl, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }));
     const parked = (Messages ?? []).find((m) => m.Body === record.body);
     expect(parked).toBeDefined();
@@ -164,6 +175,8 @@ describe('the callback sender', () => {
     expect(redriven?.deliveredAt).toBeTruthy();
     expect(redriven?.parkedAt).toBeUndefined();
     expect(redriven?.attempts.map((a) => a.status)).toEqual([503, 503, 204]);
+    // Delivered after its redrive, it expires like any delivered entry.
+    expect(redriven?.expiration).toBe(thirtyDaysAfter(redriven!.deliveredAt!));
     await sqsClient.send(new DeleteMessageCommand({ QueueUrl: deadLetterQueueUrl, ReceiptHandle: parked!.ReceiptHandle! }));
   });
 
@@ -171,7 +184,9 @@ describe('the callback sender', () => {
     const merchant = await merchantAt(null);
     const { id, record } = await queuedCallback(merchant);
     await sender().handle(record);
-    expect((await outbox().get(id))?.skippedAt).toBeTruthy();
+    const entry = await outbox().get(id);
+    expect(entry?.skippedAt).toBeTruthy();
+    expect(entry?.expiration).toBe(thirtyDaysAfter(entry!.skippedAt!));
   });
 
   describe('in production', () => {

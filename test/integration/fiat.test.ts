@@ -240,6 +240,8 @@ describe('POST /api/v2/withdrawal', () => {
     const response = await withdraw({ orderId, ...fields });
     expect(response.status).toBe(422);
     expect(response.body.errors[0]).toMatchObject({ code: 'unprocessable_content', field });
+    // A refusal tells of the deprecation too.
+    expect(response.headers.deprecation).toBe('true');
     expect(await scanFor(orderId)).toEqual([]);
   });
 
@@ -249,6 +251,8 @@ describe('POST /api/v2/withdrawal', () => {
     const again = await withdraw({ orderId, cardNumber: CARD });
     expect(again.status).toBe(409);
     expect(again.body.errors[0].code).toBe('db_unique_violation');
+    expect(again.headers.deprecation).toBe('true');
+    expect(again.headers['x-request-id']).toBeTruthy();
     expect((await withdraw({ orderId, cardNumber: CARD }, other.apiKey)).status).toBe(200);
   });
 

@@ -191,6 +191,18 @@ describe('POST /api/v2/invoices', () => {
       expect(await storedInvoices(merchant.merchant.id, body.orderId)).toHaveLength(1);
     });
 
+    it('refuses a taken orderId for a new customer without giving that customer an address', async () => {
+      const body = cryptoBody();
+      expect((await create(body)).status).toBe(200);
+      const newcomer = `customer-${randomUUID()}`;
+      const conflict = await create({ ...body, customerId: newcomer });
+      expect(conflict.status).toBe(409);
+      const { Items } = await documentClient.send(
+        new ScanCommand({ TableName: config().tables.wallets, FilterExpression: 'customerId = :c', ExpressionAttributeValues: { ':c': newcomer } }),
+      );
+      expect(Items).toEqual([]);
+    });
+
     it('is unique per merchant, not across merchants', async () => {
       const body = cryptoBody();
       const [mine, theirs] = await Promise.all([create(body), create(body, { apiKey: other.apiKey })]);

@@ -8,6 +8,7 @@ import {
   DescribeTimeToLiveCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoMerchantFile, ensureDemoMerchant } from '../../infra/local/demo-merchant.js';
@@ -60,7 +61,9 @@ describe('the tables', () => {
     const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: names.idempotency }));
     expect(TimeToLiveDescription).toEqual({ TimeToLiveStatus: 'ENABLED', AttributeName: 'expiration' });
     const invoices = await client.send(new DescribeTableCommand({ TableName: names.invoices }));
-    expect(invoices.Table?.GlobalSecondaryIndexes?.find((i) => i.IndexName === 'openByExpiry')?.Projection?.ProjectionType).toBe('KEYS_ONLY');
+    const projectionOf = (name: string) => invoices.Table?.GlobalSecondaryIndexes?.find((i) => i.IndexName === name)?.Projection?.ProjectionType;
+    expect(projectionOf('openByExpiry')).toBe('KEYS_ONLY');
+    expect(projectionOf('byCustomer')).toBe('ALL');
   });
 
   it('gain an index added to the definitions after they were first created', async () => {
@@ -76,6 +79,29 @@ describe('the tables', () => {
     await ensureTables(client, names);
     const { Table } = await client.send(new DescribeTableCommand({ TableName: names.apiKeys }));
     expect(Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(['byMerchant']);
+  });
+
+  it('gain several indexes at once, which index the items written before them that carry their keys', async () => {
+    const names = uniqueNames();
+    await client.send(
+      new CreateTableCommand({
+        TableName: names.transactions,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      }),
+    );
+    const documents = DynamoDBDocumentClient.from(client);
+    // A transaction written before the listing indexes existed: merchantId and createdAt, but no merchantStatus.
+    const old = { id: randomUUID(), merchantId: 'merchant-before', createdAt: '2025-01-01T00:00:00.000Z', status: 'confirmed' };
+    await documents.send(new PutCommand({ TableName: names.transactions, Item: old }));
+    await ensureTables(client, names);
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: names.transactions }));
+    expect((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName).sort()).toEqual(TABLES.transactions.indexes.map((i) => i.name).sort());
+    const listed = (index: string, attribute: string, value: string) =>
+      documents.send(new QueryCommand({ TableName: names.transactions, IndexName: index, KeyConditionExpression: '#key = :value', ExpressionAttributeNames: { '#key': attribute }, ExpressionAttributeValues: { ':value': value } }));
+    expect((await listed('byMerchant', 'merchantId', 'merchant-before')).Items?.map((i) => i.id)).toEqual([old.id]);
+    expect((await listed('byMerchantStatus', 'merchantStatus', JSON.stringify(['merchant-before', 'confirmed']))).Items).toEqual([]);
   });
 });
 

@@ -3,41 +3,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { localTableNames } from '../../infra/local/environment.js';
-import { writeRuntimeInfo } from '../../infra/local/runtime-info.js';
 import { MerchantAdmin, type KeyRegistry } from '../../infra/cli/merchant-admin.js';
-import { runMerchantCli } from '../../infra/cli/merchant-cli.js';
 import { digestApiKey, type ApiKey } from '../../shared/domain/merchants.js';
 import { invoke } from '../support/invoke.js';
+import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { testCallbackSecrets, testChainStore, testMerchantStore } from '../support/merchants.js';
 
-let dataDir: string;
+let testCli: TestCli;
 
-/** A stack description pointing at the test run's stores, as a running runtime writes it. */
 beforeAll(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), 'gateway-cli-'));
-  await writeRuntimeInfo(dataDir, {
-    stage: 'demo',
-    baseUrl: 'http://localhost:3999',
-    region: 'us-east-1',
-    dynamodbEndpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB!,
-    sqsEndpoint: process.env.AWS_ENDPOINT_URL_SQS!,
-    tables: localTableNames(),
-    vaultKeyFile: process.env.GATEWAY_KEY_FILE!,
-    pid: process.pid,
-  });
+  testCli = await testMerchantCli();
 });
 
 afterAll(async () => {
-  await rm(dataDir, { recursive: true, force: true });
+  await testCli.remove();
 });
 
-async function cli(args: string[], env: NodeJS.ProcessEnv = { GATEWAY_DATA_DIR: dataDir }) {
-  let out = '';
-  let err = '';
-  const code = await runMerchantCli(args, { env, out: (text) => (out += text), err: (text) => (err += text) });
-  return { code, out, err };
-}
+const cli = (args: string[], env?: NodeJS.ProcessEnv) => testCli.run(args, env);
 
 /** 404 for a random invoice means the key got through; 401 that it did not. */
 const statusWithKey = async (apiKey: string) =>

@@ -40,9 +40,11 @@ const printed = (output: string, label: string): string => {
 
 /** Starts `tsx infra/local/main.ts`; resolves once it prints that it serves, rejects if it exits first. */
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
+  // The test worker's environment points the SDK at the test run's stores; the runtime starts its own unless told otherwise.
+  const { AWS_ENDPOINT_URL_DYNAMODB: _dynamodb, AWS_ENDPOINT_URL_SQS: _sqs, ...inherited } = process.env;
   const child = spawn(process.execPath, [TSX_CLI, 'infra/local/main.ts'], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', GATEWAY_DATA_DIR: options.dataDir, ...options.env },
+    env: { ...inherited, PORT: '0', GATEWAY_DATA_DIR: options.dataDir, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -107,7 +109,7 @@ export interface ApiResponse {
 }
 
 /** A JSON request to the runtime with its demo key, as a merchant's client sends it. */
-export async function callApi(gateway: Pick<GatewayProcess, 'baseUrl' | 'apiKey'>, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+export async function callApi(gateway: Pick<GatewayProcess, 'baseUrl' | 'apiKey'>, method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
   const response = await fetch(`${gateway.baseUrl}${path}`, {
     method,
     headers: { 'x-api-key': gateway.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },

@@ -22,8 +22,11 @@ declare module 'vitest' {
 /** The origin invoice links carry in tests (PUBLIC_BASE_URL); nothing listens there. */
 const TEST_PUBLIC_BASE_URL = 'http://localhost:3999';
 
-/** Decisions 13's knobs, turned down so that retries and the simulated provider do not slow tests. */
-const TEST_FUNCTION_SETTINGS: FunctionSettings = { invoiceLifetimeSeconds: 900, providerDelaySeconds: 0.2, retryScale: 0.001 };
+/**
+ * Decisions 13's knobs, turned down so that retries, the simulated provider and a callback
+ * secret's rotation do not slow tests.
+ */
+const TEST_FUNCTION_SETTINGS: FunctionSettings = { invoiceLifetimeSeconds: 900, providerDelaySeconds: 0.2, retryScale: 0.001, secretOverlapSeconds: 2 };
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

@@ -1,0 +1,23 @@
+import { randomUUID } from 'node:crypto';
+import { config } from '../shared/config.js';
+import { sendTestCallback } from '../shared/domain/callback-tools.js';
+import { httpHandler } from '../shared/http/handler.js';
+import { httpDeliver } from '../shared/queue/callback-sender.js';
+import { routeByName } from '../shared/routes.js';
+import { merchantStore } from './commons/merchants.js';
+import { requireVault } from './commons/vault.js';
+
+const { stage } = config();
+
+const deps = {
+  merchants: merchantStore,
+  secrets: requireVault().callbackSecrets,
+  // The sender's delivery, URL guard included: production never calls non-public addresses.
+  deliver: httpDeliver({ publicOnly: stage === 'prod' }),
+  clock: () => new Date(),
+  newId: randomUUID,
+};
+
+export const handler = httpHandler(routeByName('send-test-callback'), {}, async ({ merchantId }) => ({
+  data: await sendTestCallback(deps, merchantId),
+}));

@@ -1,0 +1,87 @@
+/**
+ * A merchant's own tools for its callbacks (decisions 16): the delivery log of a transaction's
+ * callbacks, resending the latest one, and a signed sample sent at once. The same signing and the
+ * same delivery (with production's URL guard) as every callback.
+ */
+import { ApiError } from '../errors.js';
+import {
+  callbackDelivery,
+  signCallback,
+  signingSecrets,
+  testCallbackFields,
+  testWebhookId,
+  type CallbackDelivery,
+  type CallbackRecord,
+  type Deliver,
+} from './callbacks.js';
+import type { Merchant } from './merchants.js';
+import type { CallbackSecretOpener } from './transaction-views.js';
+import { callbackPayload, type Transaction } from './transactions.js';
+
+const NO_CALLBACK_URL = 'The merchant has no callback URL: set one with PATCH /api/v2/merchant';
+
+export interface CallbackLogDeps {
+  transactions: { owned(merchantId: string, transactionId: string): Promise<Transaction> };
+  outbox: {
+    /** The transaction's callbacks, oldest first. */
+    forTransaction(transactionId: string): Promise<CallbackRecord[]>;
+    /** Delivers the callback again with a fresh window: `requeued` when it must be published. */
+    resend(id: string, now: Date): Promise<'requeued' | 'inFlight'>;
+  };
+  merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
+  publisher: { publish(callbackIds: string[]): Promise<number> };
+  clock: () => Date;
+}
+
+export class CallbackLog {
+  constructor(private readonly deps: CallbackLogDeps) {}
+
+  /** The callbacks of the merchant's own transaction, oldest first; anything else is a 404. */
+  async deliveries(merchantId: string, transactionId: string): Promise<CallbackDelivery[]> {
+    const transaction = await this.deps.transactions.owned(merchantId, transactionId);
+    return (await this.deps.outbox.forTransaction(transaction.id)).map(callbackDelivery);
+  }
+
+  /**
+   * Queues the transaction's latest callback again with a fresh 72-hour window, whatever became
+   * of it: delivered, parked, or still being retried.
+   */
+  async resend(merchantId: string, transactionId: string): Promise<{ webhookId: string }> {
+    const transaction = await this.deps.transactions.owned(merchantId, transactionId);
+    const latest = (await this.deps.outbox.forTransaction(transaction.id)).at(-1);
+    if (!latest) throw new ApiError('conflict', `Transaction is ${transaction.status}: it has no callback until it is confirmed or failed`);
+    const merchant = await this.deps.merchants.getMerchant(merchantId);
+    if (!merchant?.callbackUrl) throw new ApiError('conflict', NO_CALLBACK_URL);
+    if ((await this.deps.outbox.resend(latest.id, this.deps.clock())) === 'requeued') await this.deps.publisher.publish([latest.id]);
+    return { webhookId: latest.id };
+  }
+}
+
+export interface TestCallbackDeps {
+  merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
+  secrets: CallbackSecretOpener;
+  deliver: Deliver;
+  clock: () => Date;
+  newId: () => string;
+}
+
+export interface TestCallbackResult {
+  webhookId: string;
+  at: string;
+  status: number | null;
+  latencyMs: number;
+  error: string | null;
+}
+
+/** Posts a signed sample callback (`callbackType: "test"`) to the merchant's callback URL now, once. */
+export async function sendTestCallback(deps: TestCallbackDeps, merchantId: string): Promise<TestCallbackResult> {
+  const merchant = await deps.merchants.getMerchant(merchantId);
+  if (!merchant) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
+  if (!merchant.callbackUrl) throw new ApiError('conflict', NO_CALLBACK_URL);
+  const at = deps.clock();
+  const secrets = await signingSecrets(merchant, deps.secrets, at);
+  const webhookId = testWebhookId(deps.newId());
+  const body = JSON.stringify(callbackPayload(testCallbackFields(merchant.id, at), secrets[0]!));
+  const { status, latencyMs, error } = await deps.deliver(merchant.callbackUrl, signCallback(secrets, webhookId, body, at));
+  return { webhookId, at: at.toISOString(), status, latencyMs, error: error ?? null };
+}

@@ -1,0 +1,185 @@
+/**
+ * A merchant's own tools end to end (decisions 16): the local runtime as a child process with its
+ * queue and callback sender, a receiver on loopback, and only HTTP calls a merchant can make —
+ * a parked callback resent without an operator, the callback secret rotated while callbacks keep
+ * verifying, the settings changed, and the listings followed page by page.
+ *
+ * The callback that is refused until it parks is started first: its scaled 72-hour window
+ * (13 s here) runs out while the other tests run.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCallbackReceiver, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver.js';
+import { callApi, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { eventually } from '../support/wait.js';
+
+const CALLBACK_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
+const RETRY_SCALE = 0.00005;
+const WINDOW_MS = 72 * 3600 * 1000 * RETRY_SCALE;
+const SECRET_OVERLAP_S = 4;
+
+let dataDir: string;
+let gateway: GatewayProcess;
+let receiver: CallbackReceiver;
+/** Orders whose callbacks the receiver refuses. */
+const refusedOrders = new Set<string>();
+
+beforeAll(async () => {
+  receiver = await startCallbackReceiver((callback) => (refusedOrders.has(callback.json?.orderId) ? 500 : 200));
+  dataDir = await mkdtemp(join(tmpdir(), 'gateway-merchant-tools-'));
+  gateway = await startGatewayProcess({
+    dataDir,
+    env: {
+      GATEWAY_DEMO_CALLBACK_URL: receiver.url,
+      GATEWAY_DEMO_CALLBACK_SECRET: CALLBACK_SECRET,
+      GATEWAY_RETRY_SCALE: String(RETRY_SCALE),
+      GATEWAY_SECRET_OVERLAP_S: String(SECRET_OVERLAP_S),
+    },
+  });
+});
+
+afterAll(async () => {
+  await gateway?.stop();
+  await receiver?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+const api = (method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown) => callApi(gateway, method, path, body);
+
+async function paidInvoice(orderId: string): Promise<{ invoice: any; deposit: any }> {
+  const created = await api('POST', '/api/v2/invoices', { orderId, customerId: 'cust-e2e', baseCurrency: 'USDT', invoiceStrategy: 'fixed', amount: 25 });
+  expect(created.status, created.text).toBe(200);
+  const deposit = await api('POST', '/api/v2/simulate/deposit', { invoiceId: created.body.data.id });
+  expect(deposit.status, deposit.text).toBe(200);
+  return { invoice: created.body.data, deposit: deposit.body.data };
+}
+
+const headersOf = (callback: ReceivedCallback): Record<string, string> =>
+  Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(callback.headers[name] ?? '')]));
+
+function verifiesWith(secret: string, callback: ReceivedCallback): boolean {
+  try {
+    new Webhook(secret).verify(callback.body, headersOf(callback));
+    return true;
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return false;
+    throw error;
+  }
+}
+
+const parked = { orderId: `parked-${randomUUID()}`, transactionId: '' };
+
+describe('a callback the receiver refuses (1/2)', () => {
+  it('is attempted and refused', async () => {
+    refusedOrders.add(parked.orderId);
+    parked.transactionId = (await paidInvoice(parked.orderId)).deposit.id;
+    await eventually(() => receiver.byWebhookId(`${parked.transactionId}:confirmed`)[0], { what: 'the first attempt' });
+  });
+});
+
+describe('the settings', () => {
+  it('are read and changed over HTTP, a test callback going to the new URL', async () => {
+    const before = await api('GET', '/api/v2/merchant');
+    expect(before.body.data).toMatchObject({ callbackUrl: receiver.url, onchainDeposits: true });
+    const changed = await api('PATCH', '/api/v2/merchant', { callbackUrl: `${receiver.url}/moved`, frameAncestors: ['https://shop.example'] });
+    expect(changed.status, changed.text).toBe(200);
+    const test = await api('POST', '/api/v2/webhooks/test');
+    expect(test.body.data).toMatchObject({ status: 200, error: null });
+    const [sample] = receiver.byWebhookId(test.body.data.webhookId);
+    expect(sample!.path).toBe('/callbacks/moved');
+    expect(verifiesWith(CALLBACK_SECRET, sample!)).toBe(true);
+
+    const refused = await api('PATCH', '/api/v2/merchant', { callbackUrl: 'javascript:alert(1)', returnUrl: 'https://shop.example/thanks' });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors).toEqual([expect.objectContaining({ field: 'callbackUrl' })]);
+    expect((await api('GET', '/api/v2/merchant')).body.data).toEqual(changed.body.data);
+    expect((await api('PATCH', '/api/v2/merchant', { callbackUrl: receiver.url })).status).toBe(200);
+  });
+});
+
+describe('the listings', () => {
+  it('follow nextCursor over HTTP to the end, and filter by invoice', async () => {
+    const paid = await Promise.all([1, 2, 3].map((n) => paidInvoice(`listed-${n}-${randomUUID()}`)));
+    const ids: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const query: string = new URLSearchParams({ limit: '2', ...(cursor ? { cursor } : {}) }).toString();
+      const page = await api('GET', `/api/v2/invoices?${query}`);
+      expect(page.status, page.text).toBe(200);
+      ids.push(...page.body.data.items.map((i: { id: string }) => i.id));
+      cursor = page.body.data.nextCursor;
+    } while (cursor !== null);
+    expect(ids).toEqual(expect.arrayContaining(paid.map((p) => p.invoice.id)));
+    expect(new Set(ids).size).toBe(ids.length);
+
+    const { invoice, deposit } = paid[0]!;
+    const transactions = await api('GET', `/api/v2/transactions?invoiceId=${invoice.id}`);
+    expect(transactions.body.data).toEqual({ items: [deposit], nextCursor: null });
+    const bad = await api('GET', '/api/v2/transactions?limit=500');
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors[0].field).toBe('limit');
+  });
+});
+
+/** The callback secret after the rotation below. */
+let newSecret: string;
+
+describe('the callback secret rotated', () => {
+  it('signs the next callbacks with both secrets during the overlap', async () => {
+    const rotated = await api('POST', '/api/v2/merchant/callback-secret/rotate');
+    expect(rotated.status, rotated.text).toBe(200);
+    newSecret = rotated.body.data.callbackSecret;
+    const { deposit } = await paidInvoice(`rotated-${randomUUID()}`);
+    const callback = await receiver.waitForDelivery((c) => c.json?.id === deposit.id);
+    expect(verifiesWith(newSecret, callback)).toBe(true);
+    expect(verifiesWith(CALLBACK_SECRET, callback)).toBe(true);
+    expect(callback.json.hash).toBe((await api('GET', `/api/v2/transaction/${deposit.id}`)).body.data.hash);
+  });
+
+  it('signs with the new secret alone once the overlap is over', async () => {
+    await new Promise((resolveWait) => setTimeout(resolveWait, SECRET_OVERLAP_S * 1000 + 200));
+    const { deposit } = await paidInvoice(`after-${randomUUID()}`);
+    const callback = await receiver.waitForDelivery((c) => c.json?.id === deposit.id);
+    expect(verifiesWith(newSecret, callback)).toBe(true);
+    expect(verifiesWith(CALLBACK_SECRET, callback)).toBe(false);
+  });
+});
+
+describe('a callback the receiver refuses (2/2)', () => {
+  const webhookId = () => `${parked.transactionId}:confirmed`;
+  const log = async () => (await api('GET', `/api/v2/transaction/${parked.transactionId}/callbacks`)).body.data;
+
+  it('is parked once its retry window closes, every attempt in its log', async () => {
+    const [entry] = await eventually(
+      async () => {
+        const current = await log();
+        return current[0]?.state === 'parked' && current;
+      },
+      { timeoutMs: WINDOW_MS + 30_000, intervalMs: 500, what: 'the callback to be parked' },
+    );
+    expect(entry.webhookId).toBe(webhookId());
+    expect(entry.attempts.length).toBeGreaterThanOrEqual(3);
+    expect(entry.attempts.length).toBe(receiver.byWebhookId(webhookId()).length);
+    for (const attempt of entry.attempts) expect(attempt).toEqual({ at: expect.any(String), status: 500, latencyMs: expect.any(Number), error: null });
+  });
+
+  it('is delivered when the merchant resends it, without an operator', async () => {
+    refusedOrders.delete(parked.orderId);
+    const response = await api('POST', `/api/v2/transaction/${parked.transactionId}/callbacks/resend`);
+    expect(response.status, response.text).toBe(202);
+    expect(response.body.data).toEqual({ webhookId: webhookId() });
+    const delivered = await receiver.waitForDelivery((c) => c.webhookId === webhookId());
+    // Signed, and hashed, with the secret of the day.
+    expect(verifiesWith(newSecret, delivered)).toBe(true);
+    expect(delivered.json.hash).toBe((await api('GET', `/api/v2/transaction/${parked.transactionId}`)).body.data.hash);
+    const [entry] = await eventually(async () => {
+      const current = await log();
+      return current[0]?.state === 'delivered' && current;
+    });
+    expect(entry.attempts.at(-1)).toMatchObject({ status: 200 });
+  });
+});

@@ -1,0 +1,86 @@
+/**
+ * cdk-nag's AwsSolutions and Serverless packs over every shape of the stack the app deploys: prod,
+ * demo, a stage watching EVM networks, and a custom domain. No finding stands unless it is
+ * acknowledged, next to the construct it concerns, with its reason; and the app runs the same packs
+ * at every `cdk synth` (cdk-app.test.ts synthesizes through the real CLI).
+ */
+import { readFileSync } from 'node:fs';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { GatewayStack } from '../../infra/aws/gateway-stack.js';
+import { acknowledge, addNagChecks, nagPacks } from '../../infra/aws/nag.js';
+
+const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789';
+
+let stacks: Record<string, GatewayStack>;
+
+beforeAll(() => {
+  const { context } = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
+  const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  stacks = {
+    prod: new GatewayStack(app, 'PaymentGateway-prod', { stage: 'prod' }),
+    demo: new GatewayStack(app, 'PaymentGateway-demo', { stage: 'demo' }),
+    'demo watching ethereum and polygon': new GatewayStack(app, 'PaymentGateway-demo-watching', {
+      stage: 'demo',
+      watchedNetworks: { ethereum: { tokens: { USDT: '0x1111111111111111111111111111111111111111' } }, polygon: {} },
+    }),
+    'prod on a custom domain': new GatewayStack(app, 'PaymentGateway-prod-domain', {
+      stage: 'prod',
+      customDomain: { domainName: 'pay.example.com', certificateArn: CERTIFICATE_ARN },
+    }),
+  };
+});
+
+/** Each finding as `rule: construct path`. */
+function findingsOf(scope: IConstruct): string[] {
+  return nagPacks().flatMap((pack) =>
+    pack.validateScope(scope).violations.flatMap((violation) => violation.violatingResources.map((resource) => `${violation.ruleName}: ${resource.constructPath}`)),
+  );
+}
+
+/** Every acknowledgement in the tree: the rule, the reason, and the construct it was made on. */
+function acknowledgementsIn(scope: IConstruct): Array<{ rule: string; reason: string; path: string }> {
+  return scope.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) => Object.entries(entry.data as Record<string, string>).map(([rule, reason]) => ({ rule: rule.replace(/^annotation::/i, ''), reason, path: construct.node.path }))),
+  );
+}
+
+describe.each(['prod', 'demo', 'demo watching ethereum and polygon', 'prod on a custom domain'])('the %s stack', (name) => {
+  it('has no finding of the AwsSolutions or Serverless packs that is not acknowledged', () => {
+    expect(findingsOf(stacks[name]!)).toEqual([]);
+  });
+
+  it('gives every acknowledgement a reason of its own, for a rule of those packs', () => {
+    const acknowledged = acknowledgementsIn(stacks[name]!);
+    expect(acknowledged.length).toBeGreaterThan(0);
+    for (const { rule, reason, path } of acknowledged) {
+      expect(rule, path).toMatch(/^(AwsSolutions|Serverless)-\w+(\[.+\])?$/);
+      // A sentence saying why, not a placeholder.
+      expect(reason.split(' ').length, `${rule} on ${path}`).toBeGreaterThanOrEqual(8);
+    }
+  });
+});
+
+describe('the packs', () => {
+  it('find what they are there to find: a bucket without access logs or TLS enforcement', () => {
+    const stack = new Stack(new App(), 'Unprotected');
+    new Bucket(stack, 'Plain');
+    expect(findingsOf(stack)).toEqual(expect.arrayContaining(['AwsSolutions-S1: Unprotected/Plain/Resource', 'AwsSolutions-S10: Unprotected/Plain/Resource']));
+  });
+
+  it('run when the app is synthesized, which fails on a finding and passes once it is acknowledged', () => {
+    const synthesize = (acknowledged: boolean) => {
+      const app = new App();
+      addNagChecks(app);
+      const bucket = new Bucket(new Stack(app, 'Unprotected'), 'Plain');
+      if (acknowledged) acknowledge(bucket, ['AwsSolutions-S1', 'AwsSolutions-S10'], 'A bucket made only to show the packs at work.');
+      return () => app.synth();
+    };
+    expect(synthesize(false)).toThrow(/server access logs disabled[\s\S]*Unprotected\/Plain\/Resource/);
+    expect(synthesize(true)).not.toThrow();
+  });
+});

@@ -1,0 +1,139 @@
+/**
+ * Every HTTP route of the route table, fuzzed through the local API Gateway emulation over HTTP
+ * (decisions 1-2): no 5xx, every answer an envelope with `x-request-id`, and a refused request
+ * changes no item. `npm run fuzz -- --runs N` runs the same property longer; a failure prints the
+ * seed and path that replay it.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_STAGE } from '../../infra/local/environment.js';
+import { functionsForStage, type HttpRoute } from '../../shared/routes.js';
+import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
+import type { FuzzWorld, JsonSchema } from '../support/fuzz/requests.js';
+import { fuzzSettings } from '../support/fuzz/properties.js';
+
+// Tables of this file's own: other files write to the shared ones meanwhile, and the before and
+// after reads must see only what these requests did. Set before any function module loads.
+const tables = Object.fromEntries(TABLE_KEYS.map((key) => [key, `fuzz-${randomUUID().slice(0, 8)}-${key}`])) as Record<TableKey, string>;
+for (const key of TABLE_KEYS) process.env[tableEnvVar(key)] = tables[key];
+
+const [
+  { ensureTables },
+  { createTestGateway, loadFunction },
+  { seedMerchant, testMerchantStore },
+  { dynamoClient, documentClient },
+  { buildOpenApiDocument },
+  { WriteLog, readTables, send, startFuzzServer, FUZZ_TAG_HEADER },
+  { fuzzRoute },
+  { treeOf },
+  { TokenBucketThrottle },
+  { quietLog },
+  { invoker },
+] = await Promise.all([
+  import('../../infra/local/dynamodb.js'),
+  import('../support/invoke.js'),
+  import('../support/merchants.js'),
+  import('../../shared/store/dynamo.js'),
+  import('../../shared/openapi.js'),
+  import('../support/fuzz/harness.js'),
+  import('../support/fuzz/properties.js'),
+  import('../support/fuzz/requests.js'),
+  import('../../infra/local/throttle.js'),
+  import('../support/logs.js'),
+  import('../../infra/local/functions.js'),
+]);
+
+const settings = fuzzSettings(process.env);
+const routes = functionsForStage(LOCAL_STAGE).filter((fn): fn is HttpRoute => fn.kind === 'http' && (!settings.route || fn.name === settings.route));
+const writes = new WriteLog(new Map(TABLE_KEYS.map((key) => [tables[key], key])));
+
+let server: Awaited<ReturnType<typeof startFuzzServer>>;
+let world: FuzzWorld;
+
+/** Bodies the routes accepted during setup, by route path, and the checkout forms a customer sends. */
+const examples: Record<string, unknown[]> = {
+  'submit-checkout-details': [{ customerFullName: 'Ayşe Yılmaz', customerEmail: 'ayse@example.com', customerAccount: 'TR330006100519786457841326' }],
+  'submit-checkout-utr': [{ utr: '123456789012', channel: 'upi' }],
+  'simulate-checkout-payment': [{ outcome: 'confirmed' }, { outcome: 'failed' }],
+};
+
+/** A request of the world's own making, which must succeed; its body becomes an example of its route. */
+async function call(method: string, target: string, apiKey: string, body?: unknown): Promise<any> {
+  const route = routes.find((candidate) => candidate.method === method && candidate.path === target);
+  if (route && body !== undefined) (examples[route.name] ??= []).push(body);
+  const headers: Array<[string, string]> = [['x-api-key', apiKey], ...(body === undefined ? [] : [['content-type', 'application/json'] as [string, string]])];
+  const answer = await send(server.url, { method, target, headers, body: Buffer.from(body === undefined ? '' : JSON.stringify(body)) }, 'setup');
+  if (answer.status !== 200) throw new Error(`${method} ${target}: ${answer.status} ${JSON.stringify(answer.headers)} ${answer.body.toString('utf8')}`);
+  return JSON.parse(answer.body.toString('utf8')).data;
+}
+
+/** A merchant's invoices of each family and its transactions (a partial deposit, withdrawals open and settled, a UTR under review). */
+async function recordsOf(apiKey: string): Promise<string[]> {
+  const invoice = (body: Record<string, unknown>) => call('POST', '/api/v2/invoices', apiKey, { orderId: randomUUID(), customerId: 'fuzz-customer', ...body });
+  const crypto = await invoice({ baseCurrency: 'USDT', invoiceStrategy: 'fixed', amount: 50 });
+  const inr = await invoice({ baseCurrency: 'INR', amount: 1000 });
+  const tryInvoice = await invoice({ baseCurrency: 'TRY', paymentMethod: 'iban', amount: 500 });
+  const deposit = await call('POST', '/api/v2/simulate/deposit', apiKey, { invoiceId: crypto.id, amount: '10' });
+  const withdrawal = () => call('POST', '/api/v2/withdrawal', apiKey, { customerId: 'fuzz-customer', amount: '100', currency: 'TRY', cardNumber: '4111111111111111' });
+  const [open, settled] = [await withdrawal(), await withdrawal()];
+  await call('POST', '/api/v2/simulate/withdrawal', apiKey, { transactionId: settled.id, status: 'confirmed' });
+  await call('POST', '/api/v2/gateway9/deposit/confirm', apiKey, { invoiceId: inr.id, utr: randomUUID().replace(/-/g, '').slice(0, 16) });
+  return [crypto.id, inr.id, tryInvoice.id, deposit.id, open.id, settled.id];
+}
+
+beforeAll(async () => {
+  await ensureTables(dynamoClient, tables);
+  writes.instrument(dynamoClient);
+  // Throttling is not under test here: thousands of requests on one key would be mostly 429s.
+  const throttle = new TokenBucketThrottle({ ratePerSecond: 1_000_000, burst: 1_000_000 });
+  const run = invoker(loadFunction);
+  const gateway = createTestGateway({
+    throttle,
+    log: quietLog,
+    // Each invocation runs under the tag of the request it serves, so that its writes are known.
+    invoke: (fn, event) => {
+      const headers = (event as { headers?: Record<string, string> }).headers ?? {};
+      const tag = Object.entries(headers).find(([name]) => name.toLowerCase() === FUZZ_TAG_HEADER)?.[1];
+      return writes.run(tag, () => run(fn, event));
+    },
+  });
+  server = await startFuzzServer(gateway, quietLog);
+
+  const [own, other, revoked] = await Promise.all([seedMerchant(), seedMerchant(), seedMerchant()]);
+  await testMerchantStore().revokeKey(revoked.merchant.id, revoked.key.keyId, new Date());
+  const openapi = buildOpenApiDocument(server.url.origin, LOCAL_STAGE);
+  type Operation = { requestBody?: { content: Record<string, { schema?: JsonSchema }> }; responses: Record<string, { content?: Record<string, { schema?: JsonSchema }> }> };
+  const operationOf = (route: HttpRoute) => openapi.paths[route.path]?.[route.method.toLowerCase()] as Operation | undefined;
+  world = {
+    keys: { own: own.apiKey, other: other.apiKey, revoked: revoked.apiKey },
+    ownIds: await recordsOf(own.apiKey),
+    otherIds: await recordsOf(other.apiKey),
+    examples: Object.fromEntries(Object.entries(examples).map(([name, bodies]) => [name, bodies.map(treeOf)])),
+    answersEnvelopes: Object.fromEntries(routes.map((route) => [route.name, operationOf(route)?.responses['200']?.content?.['application/json']?.schema !== undefined])),
+    requestSchemas: Object.fromEntries(routes.map((route) => [route.name, operationOf(route)?.requestBody?.content['application/json']?.schema])),
+    components: openapi.components.schemas as Record<string, JsonSchema>,
+  };
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('every route of the route table under generated requests', () => {
+  it.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))(
+    '%s: no 5xx, envelopes with x-request-id, refusals change nothing',
+    async (_, route) => {
+      const outcome = await fuzzRoute(
+        route,
+        { world, url: server.url, writes, readTables: () => readTables(documentClient, Object.values(tables), writes) },
+        settings,
+      );
+      console.log(`${route.name}: ${outcome.sent} requests, ${JSON.stringify(outcome.statuses)}`);
+      expect(outcome.sent).toBeGreaterThanOrEqual(settings.requestsPerRoute);
+      // Checks that the generated requests are not all refused at the door.
+      expect(Object.keys(outcome.statuses).length).toBeGreaterThan(1);
+    },
+    // About 10 ms a request under load; longer runs of `npm run fuzz` get the time they need.
+    Math.max(600_000, settings.requestsPerRoute * 100),
+  );
+});

@@ -1,0 +1,45 @@
+/** The merchant admin CLI against the test run's stores, as it finds them beside a running runtime. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { localTableNames } from '../../infra/local/environment.js';
+import { writeRuntimeInfo } from '../../infra/local/runtime-info.js';
+import { runMerchantCli } from '../../infra/cli/merchant-cli.js';
+
+export interface CliResult {
+  code: number;
+  out: string;
+  err: string;
+}
+
+export interface TestCli {
+  /** The data directory holding the stack description the CLI reads. */
+  dataDir: string;
+  run(args: string[], env?: NodeJS.ProcessEnv): Promise<CliResult>;
+  remove(): Promise<void>;
+}
+
+/** A data directory with a stack description pointing at the test run's stores. */
+export async function testMerchantCli(): Promise<TestCli> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'gateway-cli-'));
+  await writeRuntimeInfo(dataDir, {
+    stage: 'demo',
+    baseUrl: 'http://localhost:3999',
+    region: 'us-east-1',
+    dynamodbEndpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB!,
+    sqsEndpoint: process.env.AWS_ENDPOINT_URL_SQS!,
+    tables: localTableNames(),
+    vaultKeyFile: process.env.GATEWAY_KEY_FILE!,
+    pid: process.pid,
+  });
+  return {
+    dataDir,
+    async run(args, env = { GATEWAY_DATA_DIR: dataDir }) {
+      let out = '';
+      let err = '';
+      const code = await runMerchantCli(args, { env, out: (text) => (out += text), err: (text) => (err += text) });
+      return { code, out, err };
+    },
+    remove: () => rm(dataDir, { recursive: true, force: true }),
+  };
+}

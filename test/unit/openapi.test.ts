@@ -1,0 +1,193 @@
+/**
+ * The OpenAPI document (decisions 16): what every operation carries for readers and client
+ * generators, examples that the schemas they illustrate accept, and Redocly's recommended ruleset
+ * (the pinned @redocly/cli, run offline) finding no error in either stage's document.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { z } from 'zod';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { callbackDeliverySchema, testCallbackResultSchema } from '../../shared/domain/callbacks.js';
+import { depositConfirmationRequestSchema } from '../../shared/domain/deposit-confirmation.js';
+import { createInvoiceRequestSchema, invoiceViewSchema, listInvoicesQuerySchema } from '../../shared/domain/invoices.js';
+import { merchantSettingsRequestSchema, merchantViewSchema, rotatedSecretSchema } from '../../shared/domain/merchants.js';
+import { pageSchema } from '../../shared/domain/pagination.js';
+import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from '../../shared/domain/simulation.js';
+import { callbackPayloadSchema, listTransactionsQuerySchema, transactionViewSchema } from '../../shared/domain/transactions.js';
+import { withdrawalRequestSchema } from '../../shared/domain/withdrawals.js';
+import { parseJsonBody } from '../../shared/http/json-body.js';
+import { buildOpenApiDocument } from '../../shared/openapi.js';
+import * as examples from '../../shared/openapi-examples.js';
+import { HTTP_ROUTES, STAGES, type Stage } from '../../shared/routes.js';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const METHODS = ['get', 'post', 'patch'] as const;
+
+type Doc = ReturnType<typeof buildOpenApiDocument>;
+
+const documents = Object.fromEntries(STAGES.map((stage) => [stage, buildOpenApiDocument('https://gateway.example', stage)])) as Record<Stage, Doc>;
+
+function operations(doc: Doc): { path: string; method: string; op: any }[] {
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    METHODS.filter((method) => (item as any)[method]).map((method) => ({ path, method, op: (item as any)[method] })),
+  );
+}
+
+const resolve = (doc: Doc, node: any): any => (node?.$ref ? resolve(doc, node.$ref.split('/').slice(1).reduce((at: any, key: string) => at[key], doc)) : node);
+
+/** Every key of `node` and of what it refers to, $refs followed once each. */
+function keysWithin(doc: Doc, node: unknown, seen = new Set<unknown>()): string[] {
+  const resolved = resolve(doc, node);
+  if (resolved === null || typeof resolved !== 'object' || seen.has(resolved)) return [];
+  seen.add(resolved);
+  return Object.entries(resolved).flatMap(([key, value]) => [key, ...keysWithin(doc, value, seen)]);
+}
+
+describe.each(STAGES)('the %s document', (stage) => {
+  const doc = documents[stage];
+
+  it('documents each merchant route of the stage, the new ones included, and nothing else', () => {
+    const documented = operations(doc).map(({ path, method }) => `${method.toUpperCase()} ${path}`);
+    // The customer's checkout pages are not the merchant API.
+    const served = HTTP_ROUTES.filter((route) => (route.stages as readonly Stage[]).includes(stage) && !route.path.startsWith('/checkout')).map(
+      (route) => `${route.method} ${route.path}`,
+    );
+    expect(documented.sort()).toEqual(served.sort());
+    expect(documented).toEqual(
+      expect.arrayContaining([
+        'GET /api/v2/invoices',
+        'GET /api/v2/transactions',
+        'GET /api/v2/transaction/{transactionId}/callbacks',
+        'POST /api/v2/transaction/{transactionId}/callbacks/resend',
+        'POST /api/v2/webhooks/test',
+        'GET /api/v2/merchant',
+        'PATCH /api/v2/merchant',
+        'POST /api/v2/merchant/callback-secret/rotate',
+      ]),
+    );
+  });
+
+  it('gives every operation a tag that is declared, a summary, a description and an id', () => {
+    const declared = doc.tags.map((tag) => tag.name);
+    for (const { op } of operations(doc)) {
+      expect(op.tags).toHaveLength(1);
+      expect(declared).toContain(op.tags[0]);
+      expect(op.summary).toBeTruthy();
+      expect(op.description.length).toBeGreaterThan(20);
+      expect(op.operationId).toMatch(/^[a-z][A-Za-z]+$/);
+    }
+  });
+
+  it('has an example for every request body, query parameter and response, and a description and x-request-id for every status', () => {
+    for (const { path, method, op } of operations(doc)) {
+      const where = `${method} ${path}`;
+      if (op.requestBody) expect(op.requestBody.content['application/json'].example, where).toBeDefined();
+      for (const parameter of op.parameters ?? []) expect(parameter.example, `${where} ${parameter.name}`).toBeDefined();
+      for (const [status, response] of Object.entries<any>(op.responses)) {
+        expect(response.description, `${where} ${status}`).toMatch(/\w{3}/);
+        expect(response.headers['x-request-id'], `${where} ${status}`).toEqual({ $ref: '#/components/headers/RequestId' });
+        const [content] = Object.values<any>(response.content);
+        expect(content.example, `${where} ${status}`).toBeDefined();
+        if (status === '429') expect(response.headers['Retry-After']).toEqual({ $ref: '#/components/headers/RetryAfter' });
+        else expect(response.headers['Retry-After']).toBeUndefined();
+      }
+      // Refusals that API Gateway answers itself, for every route behind a key.
+      if (op.security.length > 0) expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '429', '500']));
+    }
+  });
+
+  it('marks the withdrawal deprecated, with Deprecation on the answers its function gives, and nothing else', () => {
+    const deprecated = operations(doc).filter(({ op }) => op.deprecated);
+    expect(deprecated.map(({ method, path }) => `${method} ${path}`)).toEqual(['post /api/v2/withdrawal']);
+    const { responses } = deprecated[0]!.op;
+    const marked = Object.entries<any>(responses).filter(([, response]) => response.headers.Deprecation).map(([status]) => status);
+    expect(marked).toEqual(['200', '400', '409', '415', '422', '500']);
+    expect(doc.components.headers.Deprecation.schema).toEqual({ type: 'string', enum: ['true'] });
+  });
+
+  it('describes the callback the merchant receives as an OpenAPI callbacks object, with its signature headers and payload', () => {
+    const callback = (doc.components.callbacks.TransactionCallback as any)['https://merchant.example/callbacks'].post;
+    expect(callback.parameters.map((p: { name: string }) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    expect(callback.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CallbackPayload' });
+    expect(callback.requestBody.content['application/json'].example).toEqual(examples.callbackPayloadExample);
+    const withCallbacks = operations(doc).filter(({ op }) => op.callbacks).map(({ op }) => op.operationId);
+    expect(withCallbacks).toEqual(expect.arrayContaining(['createInvoice', 'confirmDeposit', 'createWithdrawal', 'resendTransactionCallback', 'sendTestCallback']));
+    for (const { op } of operations(doc).filter(({ op }) => op.callbacks)) {
+      expect(op.callbacks).toEqual({ transactionCallback: { $ref: '#/components/callbacks/TransactionCallback' } });
+    }
+  });
+
+  it('puts no default in what a client sends: a generator would send it as if the client had', () => {
+    for (const { path, method, op } of operations(doc)) {
+      const sent = [op.requestBody, ...(op.parameters ?? [])];
+      expect(keysWithin(doc, sent), `${method} ${path}`).not.toContain('default');
+    }
+  });
+});
+
+describe('the examples', () => {
+  // As the functions receive them: a query as strings, a body through the gateway's JSON parser.
+  const query = (values: Record<string, string | number>) => Object.fromEntries(Object.entries(values).map(([key, value]) => [key, String(value)]));
+  const body = (value: unknown) => parseJsonBody(JSON.stringify(value));
+
+  it.each<[string, z.ZodType, unknown]>([
+    ['create invoice', createInvoiceRequestSchema, body(examples.createInvoiceExample)],
+    ['invoice', invoiceViewSchema, examples.invoiceExample],
+    ['transaction', transactionViewSchema, examples.transactionExample],
+    ['withdrawal', transactionViewSchema, examples.withdrawalExample],
+    ['callback payload', callbackPayloadSchema, examples.callbackPayloadExample],
+    ['simulate deposit', simulateDepositRequestSchema, body(examples.simulateDepositExample)],
+    ['simulate withdrawal', simulateWithdrawalRequestSchema, body(examples.simulateWithdrawalExample)],
+    ['confirm deposit', depositConfirmationRequestSchema, body(examples.confirmDepositExample)],
+    ['create withdrawal', withdrawalRequestSchema, body(examples.createWithdrawalExample)],
+    ['list invoices query', listInvoicesQuerySchema, query(examples.listInvoicesQueryExample)],
+    ['list transactions query', listTransactionsQuerySchema, query(examples.listTransactionsQueryExample)],
+    ['invoice page', pageSchema(invoiceViewSchema), examples.invoicePageExample],
+    ['transaction page', pageSchema(transactionViewSchema), examples.transactionPageExample],
+    ['callback log', callbackDeliverySchema.array(), examples.callbackLogExample],
+    ['test callback', testCallbackResultSchema, examples.testCallbackExample],
+    ['merchant', merchantViewSchema, examples.merchantExample],
+    ['merchant settings', merchantSettingsRequestSchema, body(examples.merchantSettingsExample)],
+    ['rotated secret', rotatedSecretSchema, examples.rotatedSecretExample],
+  ])('%s passes its schema', (_name, schema, example) => {
+    expect(schema.safeParse(example).error).toBeUndefined();
+  });
+});
+
+describe('Redocly lint, recommended ruleset', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'openapi-lint-'));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  /** The problems `redocly lint` reports; no telemetry and no update check, so nothing leaves the machine. */
+  async function lint(name: string, doc: unknown): Promise<{ totals: { errors: number; warnings: number }; problems: { ruleId: string; severity: string; message: string }[] }> {
+    const file = join(dir, `${name}.json`);
+    await writeFile(file, JSON.stringify(doc, null, 2));
+    const { stdout } = await promisify(execFile)(join(ROOT, 'node_modules/.bin/redocly'), ['lint', '--extends', 'recommended', '--format', 'json', file], {
+      cwd: dir,
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', NO_COLOR: '1' },
+    }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+    return JSON.parse(stdout);
+  }
+
+  it.each(STAGES)('finds no error in the %s document, and no example its schema refuses', async (stage) => {
+    const { totals, problems } = await lint(stage, documents[stage]);
+    expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
+    expect(totals.errors).toBe(0);
+    expect(problems.filter((p) => p.ruleId.includes('example'))).toEqual([]);
+  });
+
+  it('is a lint that fails: an example against its schema is reported', async () => {
+    const broken = structuredClone(documents.demo) as any;
+    broken.paths['/api/v2/invoices/{invoiceId}'].get.responses['200'].content['application/json'].example.data.status = 'lost';
+    const { problems } = await lint('broken', broken);
+    expect(problems).toContainEqual(expect.objectContaining({ ruleId: 'no-invalid-media-type-examples' }));
+  });
+});
