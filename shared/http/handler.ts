@@ -175,7 +175,7 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
 
   // Replays are kept per merchant (decisions 5): routes without a key have no merchant to keep them apart by.
   if (replaysIdempotencyKey(route) !== (options.idempotency !== undefined)) {
-    throw new Error(`${route.name} ${replaysIdempotencyKey(route) ? 'replays Idempotency-Key: pass idempotentByHeader' : 'replays no Idempotency-Key: pass no idempotency'}`);
+    throw new Error(`${route.name} ${replaysIdempotencyKey(route) ? 'takes Idempotency-Key: pass idempotentByHeader' : 'takes no Idempotency-Key: pass no idempotency'}`);
   }
   const idempotent = options.idempotency?.<APIGatewayProxyResult>(route.name);
 

@@ -373,13 +373,15 @@ describe('live exchange rates', () => {
   });
 
   it('are written by fetch-rates alone and read where invoices, deposits and withdrawals are priced', () => {
-    const prod = views.prod;
-    expect([...prod.tableActionsOf('fetch-rates').keys()]).toEqual(['rates']);
-    expect([...prod.tableActionsOf('fetch-rates').get('rates')!]).toEqual(expect.arrayContaining(WRITE_ACTIONS));
-    const readers = [...prod.functionIds().keys()].filter((name) => prod.tableActionsOf(name).has('rates')).sort();
-    expect(readers).toEqual(['create-invoice', 'create-withdrawal', 'fetch-rates', 'watch-chain']);
-    for (const name of readers.filter((reader) => reader !== 'fetch-rates')) {
-      expect([...prod.tableActionsOf(name).get('rates')!].filter((action) => WRITE_ACTIONS.includes(action))).toEqual([]);
+    for (const [view, readers] of [
+      [views.prod, ['create-invoice', 'create-withdrawal', 'watch-chain']],
+      [views.demo, ['create-invoice', 'create-withdrawal', 'simulate-deposit', 'watch-chain']],
+    ] as const) {
+      expect([...view.tableActionsOf('fetch-rates').keys()]).toEqual(['rates']);
+      expect([...view.tableActionsOf('fetch-rates').get('rates')!].sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:PutItem']);
+      const granted = [...view.functionIds().keys()].filter((name) => name !== 'fetch-rates' && view.tableActionsOf(name).has('rates')).sort();
+      expect(granted).toEqual(readers);
+      for (const name of granted) expect([...view.tableActionsOf(name).get('rates')!]).toEqual(['dynamodb:BatchGetItem']);
     }
   });
 
