@@ -22,6 +22,7 @@ import type { IConstruct } from 'constructs';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, SERVICE_NAME, type BusinessMetricDefinition } from '../../shared/platform.js';
 import type { Stage } from '../../shared/routes.js';
 import type { LiveRates } from './live-rates.js';
+import { acknowledge } from './nag.js';
 
 /** An address SNS can send to; SNS itself asks the recipient to confirm the subscription. */
 const EMAIL_PATTERN = '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$';
@@ -36,7 +37,12 @@ export function subscribeAlarmEmail(stack: Stack, topic: ITopic): CfnParameter {
     allowedPattern: EMAIL_PATTERN,
     constraintDescription: 'must be an email address',
   });
-  topic.addSubscription(new EmailSubscription(email.valueAsString));
+  const subscription = topic.addSubscription(new EmailSubscription(email.valueAsString));
+  acknowledge(
+    subscription,
+    ['Serverless-SNSRedrivePolicy'],
+    'An alarm mail SNS could not deliver loses nothing: the alarm stays in its state in CloudWatch and on the dashboard, and notifies again when it clears or fires anew.',
+  );
   return email;
 }
 

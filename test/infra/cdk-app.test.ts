@@ -9,8 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FUNCTION_BUNDLING } from '../../infra/aws/gateway-function.js';
-import { FUNCTIONS, STAGES, type GatewayFunction } from '../../shared/routes.js';
+import { FUNCTION_BUNDLING, usesVaultKey } from '../../infra/aws/gateway-function.js';
+import { FUNCTIONS, STAGES, replaysIdempotencyKey, type GatewayFunction } from '../../shared/routes.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STACK_NAMES = STAGES.map((stage) => `PaymentGateway-${stage}`);
@@ -132,7 +132,7 @@ describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
       expect(imported.filter((name) => !builtins.has(name.replace(/^node:/, ''))), definition.name).toEqual([]);
       if (Object.keys(definition.tables).length > 0) expect([...packages], definition.name).toEqual(expect.arrayContaining(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']));
       expect(packages.has('@aws-sdk/client-ssm'), definition.name).toBe(definition.readsWalletKeys === true);
-      expect(packages.has('@aws-sdk/client-kms'), definition.name).toBe(definition.usesVault === true || definition.opensCallbackSecrets === true);
+      expect(packages.has('@aws-sdk/client-kms'), definition.name).toBe(usesVaultKey(definition));
     }
   });
 
@@ -147,8 +147,7 @@ describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
     for (const { definition, packages, projectFiles } of contents()) {
       const checkout = definition.kind === 'http' && definition.path.startsWith('/checkout/');
       expect(projectFiles.includes('/shared/checkout-page.ts') || packages.has('qrcode'), definition.name).toBe(checkout);
-      const takesIdempotencyKey = definition.kind === 'http' && definition.method === 'POST' && definition.auth === 'apiKey';
-      expect(packages.has('@aws-lambda-powertools/idempotency'), definition.name).toBe(takesIdempotencyKey);
+      expect(packages.has('@aws-lambda-powertools/idempotency'), definition.name).toBe(definition.kind === 'http' && replaysIdempotencyKey(definition));
       expect(packages.has('@aws-sdk/client-s3'), definition.name).toBe(RECEIPT_TAKERS.includes(definition.name));
       expect(packages.has('viem'), definition.name).toBe(definition.name === 'watch-chain');
     }

@@ -325,9 +325,14 @@ const LIVE_DEMO_RATES = { url: 'https://ticker.example/api/v3/ticker/price', pai
 
 const WATCHED_TOKEN = '0x1111111111111111111111111111111111111111';
 
-beforeAll(() => {
+/** An app with the project's feature flags (cdk.json), bundling nothing. */
+function projectApp(): App {
   const { context } = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
-  const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  return new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+}
+
+beforeAll(() => {
+  const app = projectApp();
   const view = (stage: Stage, stack: GatewayStack) => new StackView(stage, stack, Template.fromStack(stack));
   const stacks = STAGES.map((stage) => [stage, new GatewayStack(app, gatewayStackName(stage), { stage })] as const);
   const customDomainStack = new GatewayStack(app, 'PaymentGateway-prod-custom-domain', { stage: 'prod', customDomain: CUSTOM_DOMAIN });
@@ -408,7 +413,7 @@ describe('live exchange rates', () => {
   });
 
   it('fail synthesis when the functions would fail to start on them', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = projectApp();
     const liveRates = { ...LIVE_DEMO_RATES, pairs: { USD: { symbol: 'USDUSDT', inverse: false } } };
     expect(() => new GatewayStack(app, 'PaymentGateway-demo-bad-rates', { stage: 'demo', liveRates })).toThrow(/Invalid environment: GATEWAY_RATE_PAIRS/);
   });
@@ -605,7 +610,9 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(sorted(deleting)).toEqual(sorted([...idempotent, 'watch-chain chain', 'watch-chain uniques']));
       // Batch reads only where many items are looked up at once: the owners of a range's addresses, a transaction's callbacks.
       const batchReading = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:BatchGetItem')).map(([table]) => `${name} ${table}`));
-      expect(sorted(batchReading)).toEqual(sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox']));
+      // And the live prices an amount is converted at.
+      const priceReaders = definitions.filter(({ tables }) => tables.rates).map(({ name }) => `${name} rates`);
+      expect(sorted(batchReading)).toEqual(sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox', ...priceReaders]));
     });
   });
 
@@ -1492,7 +1499,7 @@ function mockMethod(status: number, code: string, message: string, staticHeaders
 
 describe('an alarm added to the stack by any construct', () => {
   it('sends to the alarm topic too', () => {
-    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const app = projectApp();
     const stack = new GatewayStack(app, 'PaymentGateway-demo-extra-alarm', { stage: 'demo' });
     new Alarm(stack, 'ExtraAlarm', { metric: new Metric({ namespace: 'Custom', metricName: 'Anything' }), threshold: 1, evaluationPeriods: 1 });
     const json = Template.fromStack(stack).toJSON() as { Resources: Record<string, Resource>; Outputs: Record<string, any> };
