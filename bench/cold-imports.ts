@@ -1,25 +1,56 @@
 /**
  * What a cold start pays before the first request: each function bundled as the stack bundles it
- * (one minified ES module, the SDK inside) and imported in a fresh Node process, several times.
- * Prints the bundle size and the import time (median and fastest). Nothing is contacted: the
- * environment points at loopback ports nobody listens on, and loading a function opens no connection.
+ * (FUNCTION_BUNDLING: one minified ES module, the SDK inside) and imported in a fresh Node process,
+ * several times, beside a reference bundle that holds only the DynamoDB document client, the
+ * least a function of this gateway loads. Prints the bundle size and the import time (median and
+ * fastest), each also as a multiple of the reference's; the reference is imported alternately with
+ * each function, so that both see the same machine (a busy machine slows both alike). The environment is a Lambda's as far as
+ * loading goes (tracing and metrics on, as in AWS) and points at loopback ports nobody listens on:
+ * loading a function opens no connection.
  */
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { build } from 'esbuild';
-import { ESM_REQUIRE_BANNER } from '../infra/aws/gateway-function.js';
+import { build, type BuildOptions } from 'esbuild';
+import { FUNCTION_BUNDLING } from '../infra/aws/gateway-function.js';
 import { handlerEnvironment, localTableNames, LOCAL_STAGE } from '../infra/local/environment.js';
 import { functionFile } from '../infra/local/functions.js';
 import { localQueueEnvironment } from '../infra/local/sqs.js';
 import { functionsForStage } from '../shared/routes.js';
 
-export const DESCRIPTION = 'cold import of each function bundle, as deployed, in a fresh Node process';
+export const DESCRIPTION = 'cold import of each function bundle, as deployed, in a fresh Node process, beside a DynamoDB-client-only bundle';
+
+const PROJECT_ROOT = fileURLToPath(new URL('../', import.meta.url));
+
+/** The floor: a function that does nothing but hold the DynamoDB document client. */
+const REFERENCE_NAME = '(dynamodb document client only)';
+const REFERENCE_SOURCE = `
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+const client = DynamoDBDocumentClient.from(new DynamoDBClient({}));
+export const handler = async (event) => client.send(new GetCommand({ TableName: event.table, Key: { id: event.id } }));
+`;
+
+/** What every bundle is measured against. */
+const GOAL_RATIO = 1.5;
 
 /** Prints how long importing the bundle took, in milliseconds. */
 const IMPORT_SCRIPT = 'const t = performance.now(); await import(process.argv[1]); console.log(performance.now() - t);';
+
+/** The stack's options, for the Node that runs here rather than Lambda's. */
+const BUNDLE_OPTIONS: BuildOptions = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: `node${process.versions.node.split('.')[0]}`,
+  mainFields: [...FUNCTION_BUNDLING.mainFields],
+  banner: { js: FUNCTION_BUNDLING.banner },
+  minify: FUNCTION_BUNDLING.minify,
+  logLevel: 'error',
+};
 
 function importOnce(bundle: string, env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolveRun, rejectRun) => {
@@ -39,6 +70,36 @@ export const median = (values: number[]): number => {
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
 
+interface Measured {
+  kib: number;
+  medianMs: number;
+  fastestMs: number;
+}
+
+const summary = async (bundle: string, times: number[]): Promise<Measured> => ({
+  kib: (await stat(bundle)).size / 1024,
+  medianMs: median(times),
+  fastestMs: Math.min(...times),
+});
+
+/** The bundle's import times and the reference's, taken turn about; the reference's are also added to `allReferenceTimes`. */
+async function measureBeside(
+  bundle: string,
+  reference: string,
+  runs: number,
+  env: NodeJS.ProcessEnv,
+  allReferenceTimes: number[],
+): Promise<{ measured: Measured; beside: Measured }> {
+  const times: number[] = [];
+  const referenceTimes: number[] = [];
+  for (let run = 0; run < runs; run++) {
+    referenceTimes.push(await importOnce(reference, env));
+    times.push(await importOnce(bundle, env));
+  }
+  allReferenceTimes.push(...referenceTimes);
+  return { measured: await summary(bundle, times), beside: await summary(reference, referenceTimes) };
+}
+
 export async function coldImportsBenchmark(args: string[]): Promise<void> {
   const { values } = parseArgs({ args, strict: true, options: { runs: { type: 'string', default: '7' }, only: { type: 'string' } } });
   const runs = Number(values.runs);
@@ -56,18 +117,30 @@ export async function coldImportsBenchmark(args: string[]): Promise<void> {
       { publicBaseUrl: loopback, dynamodbEndpoint: loopback, sqsEndpoint: loopback, queueEnvironment: localQueueEnvironment(loopback), dataDir: directory, tables: localTableNames() },
       { invoiceLifetimeSeconds: 900, providerDelaySeconds: 2, retryScale: 1, secretOverlapSeconds: 24 * 3600 },
     ),
+    // Loading as in Lambda: the tracer patches HTTP and wraps the clients, metrics are on.
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
+    POWERTOOLS_TRACE_ENABLED: 'true',
+    POWERTOOLS_METRICS_DISABLED: 'false',
   };
+  const row = (name: string, { kib, medianMs, fastestMs }: Measured, reference: Measured) =>
+    `${name.padEnd(34)}${kib.toFixed(0).padStart(8)}${`${(kib / reference.kib).toFixed(2)}x`.padStart(8)}` +
+    `${medianMs.toFixed(1).padStart(11)}${`${(medianMs / reference.medianMs).toFixed(2)}x`.padStart(8)}${fastestMs.toFixed(1).padStart(12)}`;
   try {
-    console.log('function                      bundle KiB   median ms   fastest ms');
+    const referenceBundle = join(directory, 'reference.mjs');
+    await build({ ...BUNDLE_OPTIONS, stdin: { contents: REFERENCE_SOURCE, resolveDir: PROJECT_ROOT, loader: 'js' }, outfile: referenceBundle });
+    console.log('function                          bundle KiB    size  median ms  import  fastest ms   (size and import: x the reference beside it)');
+    const referenceTimes: number[] = [];
+    const overGoal: string[] = [];
     for (const name of names) {
       const bundle = join(directory, `${name}.mjs`);
-      // As the stack bundles it (infra/aws/gateway-function.ts), for the Node that runs here.
-      await build({ entryPoints: [functionFile(name)], outfile: bundle, bundle: true, platform: 'node', format: 'esm', target: `node${process.versions.node.split('.')[0]}`, mainFields: ['module', 'main'], banner: { js: ESM_REQUIRE_BANNER }, minify: true, logLevel: 'error' });
-      const times: number[] = [];
-      for (let run = 0; run < runs; run++) times.push(await importOnce(bundle, env));
-      const kib = (await stat(bundle)).size / 1024;
-      console.log(`${name.padEnd(30)}${kib.toFixed(0).padStart(10)}${median(times).toFixed(1).padStart(12)}${Math.min(...times).toFixed(1).padStart(13)}`);
+      await build({ ...BUNDLE_OPTIONS, entryPoints: [functionFile(name)], outfile: bundle });
+      const { measured, beside } = await measureBeside(bundle, referenceBundle, runs, env, referenceTimes);
+      console.log(row(name, measured, beside));
+      if (measured.kib > GOAL_RATIO * beside.kib || measured.medianMs > GOAL_RATIO * beside.medianMs) overGoal.push(name);
     }
+    const reference = await summary(referenceBundle, referenceTimes);
+    console.log(row(REFERENCE_NAME, reference, reference));
+    console.log(`Goal: at most ${GOAL_RATIO}x the reference in size and import time; over it: ${overGoal.length === 0 ? 'none' : overGoal.join(', ')}`);
   } finally {
     await rm(directory, { recursive: true, force: true });
   }

@@ -5,6 +5,7 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { config } from '../shared/config.js';
 import { digestApiKey, digestsEqual, isWellFormedApiKey } from '../shared/domain/merchants.js';
+import { observed } from '../shared/observability/tracer.js';
 import { documentClient } from '../shared/store/dynamo.js';
 import { DynamoMerchantStore } from '../shared/store/merchants.js';
 
@@ -32,7 +33,7 @@ const policy = (effect: 'Allow' | 'Deny', methodArn: string): APIGatewayAuthoriz
  */
 const deny = (methodArn: string): APIGatewayAuthorizerResult => ({ principalId: REFUSED_PRINCIPAL, policyDocument: policy('Deny', methodArn) });
 
-export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
+export const handler = observed(async (event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> => {
   const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
   if (!header || !isWellFormedApiKey(header)) return deny(event.methodArn);
 
@@ -46,4 +47,4 @@ export const handler = async (event: APIGatewayRequestAuthorizerEvent): Promise<
     policyDocument: policy('Allow', event.methodArn),
     context: { merchantId: key.merchantId, keyId: key.keyId },
   };
-};
+});

@@ -1,9 +1,13 @@
 import { CONFIRMATION_ACCEPTED, depositConfirmationRequestSchema } from '../shared/domain/deposit-confirmation.js';
 import { httpHandler } from '../shared/http/handler.js';
+import { idempotentByHeader } from '../shared/http/idempotency.js';
 import { routeByName } from '../shared/routes.js';
-import { fiatService } from './commons/fiat.js';
+import { fiatServiceWith } from './commons/fiat.js';
+import { receiptStore } from './commons/receipts.js';
 
-export const handler = httpHandler(routeByName('confirm-deposit'), { body: depositConfirmationRequestSchema }, async ({ body, merchantId }) => {
+const fiatService = fiatServiceWith(receiptStore);
+
+export const handler = httpHandler(routeByName('confirm-deposit'), { body: depositConfirmationRequestSchema, idempotency: idempotentByHeader }, async ({ body, merchantId }) => {
   await fiatService.confirmDeposit(merchantId, body);
   return { data: CONFIRMATION_ACCEPTED };
 });

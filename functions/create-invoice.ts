@@ -1,11 +1,12 @@
 import { createInvoiceRequestSchema } from '../shared/domain/invoices.js';
 import { httpHandler } from '../shared/http/handler.js';
+import { idempotentByHeader } from '../shared/http/idempotency.js';
 import { routeByName } from '../shared/routes.js';
 import { invoiceServiceWith } from './commons/invoices.js';
 import { customerWallets } from './commons/wallets.js';
 
 const invoiceService = invoiceServiceWith(customerWallets);
 
-export const handler = httpHandler(routeByName('create-invoice'), { body: createInvoiceRequestSchema }, async ({ body, merchantId }) => ({
+export const handler = httpHandler(routeByName('create-invoice'), { body: createInvoiceRequestSchema, idempotency: idempotentByHeader }, async ({ body, merchantId }) => ({
   data: await invoiceService.create(merchantId, body),
 }));

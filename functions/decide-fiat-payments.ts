@@ -5,6 +5,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { simulatedUtrDecision } from '../shared/domain/fiat-service.js';
+import { observed } from '../shared/observability/tracer.js';
 import type { UtrDecisionMessage } from '../shared/queue/fiat-provider.js';
 import { transactionService } from './commons/transactions.js';
 
@@ -12,7 +13,7 @@ const processor = new BatchProcessor(EventType.SQS);
 
 async function decide(record: SQSRecord): Promise<void> {
   const { transactionId, merchantId, utr } = JSON.parse(record.body) as UtrDecisionMessage;
-  await transactionService.settle(merchantId, transactionId, simulatedUtrDecision(utr), { expectedType: 'deposit' });
+  await transactionService.settle(merchantId, transactionId, simulatedUtrDecision(utr), { expectedType: 'deposit', source: 'fiat' });
 }
 
-export const handler = async (event: SQSEvent) => processPartialResponse(event, decide, processor);
+export const handler = observed(async (event: SQSEvent) => processPartialResponse(event, decide, processor));

@@ -3,11 +3,12 @@
  * sparse index, and each cancellation is conditional, so a payment that lands first wins.
  */
 import { logger } from '../shared/http/logger.js';
+import { observed } from '../shared/observability/tracer.js';
 import { invoiceStore } from './commons/invoices.js';
 
 const EXPIRE_CONCURRENCY = 25;
 
-export const handler = async (): Promise<{ due: number; expired: number }> => {
+export const handler = observed(async (): Promise<{ due: number; expired: number }> => {
   const now = new Date();
   const due = await invoiceStore.listDue(now);
   let expired = 0;
@@ -18,4 +19,4 @@ export const handler = async (): Promise<{ due: number; expired: number }> => {
   }
   if (due.length > 0) logger.info('Expired invoices', { due: due.length, expired });
   return { due: due.length, expired };
-};
+});

@@ -3,13 +3,15 @@
  * enqueueing it. Entries younger than the grace period are left to their writer.
  */
 import { logger } from '../shared/http/logger.js';
-import { callbackPublisher, outboxStore } from './commons/transactions.js';
+import { observed } from '../shared/observability/tracer.js';
+import { callbackPublisher } from './commons/callbacks.js';
+import { outboxStore } from './commons/stores.js';
 
 const GRACE_MS = 5_000;
 
-export const handler = async (): Promise<{ pending: number; published: number }> => {
+export const handler = observed(async (): Promise<{ pending: number; published: number }> => {
   const pending = await outboxStore.listUnpublished(new Date(Date.now() - GRACE_MS));
   const published = pending.length > 0 ? await callbackPublisher.publish(pending) : 0;
   if (pending.length > 0) logger.info('Published callbacks left in the outbox', { pending: pending.length, published });
   return { pending: pending.length, published };
-};
+});

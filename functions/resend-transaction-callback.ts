@@ -1,9 +1,10 @@
 import { httpHandler } from '../shared/http/handler.js';
+import { idempotentByHeader } from '../shared/http/idempotency.js';
 import { routeByName } from '../shared/routes.js';
-import { callbackLog } from './commons/callbacks.js';
+import { callbackLog } from './commons/callback-log.js';
 
 // 202: the callback is queued; its delivery shows in the transaction's callback log.
-export const handler = httpHandler(routeByName('resend-transaction-callback'), {}, async ({ pathParameters, merchantId }) => ({
+export const handler = httpHandler(routeByName('resend-transaction-callback'), { idempotency: idempotentByHeader }, async ({ pathParameters, merchantId }) => ({
   status: 202,
   data: await callbackLog.resend(merchantId, pathParameters.transactionId ?? ''),
 }));

@@ -5,9 +5,11 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { config } from '../shared/config.js';
+import { businessMetrics } from '../shared/observability/metrics.js';
+import { observed } from '../shared/observability/tracer.js';
 import { CallbackSender, httpDeliver } from '../shared/queue/callback-sender.js';
 import { sqsClient } from '../shared/queue/sqs.js';
-import { merchantStore, outboxStore } from './commons/transactions.js';
+import { merchantStore, outboxStore } from './commons/stores.js';
 import { requireVault } from './commons/vault.js';
 
 const { stage, callbackQueueUrl, callbackDlqUrl, retryScale } = config();
@@ -22,13 +24,15 @@ const sender = new CallbackSender({
   queueUrl: callbackQueueUrl,
   deadLetterQueueUrl: callbackDlqUrl,
   retryScale,
+  metrics: businessMetrics,
   clock: () => new Date(),
 });
 
 const processor = new BatchProcessor(EventType.SQS);
 
-export const handler = async (event: SQSEvent) =>
+export const handler = observed(async (event: SQSEvent) =>
   processPartialResponse(event, (record: SQSRecord) => sender.handle(record), processor, {
     // A batch whose every callback is waiting for a retry is normal, not a function error.
     throwOnFullBatchFailure: false,
-  });
+  }),
+);

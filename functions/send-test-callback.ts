@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../shared/config.js';
 import { sendTestCallback } from '../shared/domain/callback-tools.js';
 import { httpHandler } from '../shared/http/handler.js';
+import { idempotentByHeader } from '../shared/http/idempotency.js';
 import { httpDeliver } from '../shared/queue/callback-sender.js';
 import { routeByName } from '../shared/routes.js';
 import { merchantStore } from './commons/merchants.js';
@@ -18,6 +19,6 @@ const deps = {
   newId: randomUUID,
 };
 
-export const handler = httpHandler(routeByName('send-test-callback'), {}, async ({ merchantId }) => ({
+export const handler = httpHandler(routeByName('send-test-callback'), { idempotency: idempotentByHeader }, async ({ merchantId }) => ({
   data: await sendTestCallback(deps, merchantId),
 }));

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isConfirmedByUtr } from '../shared/domain/deposit-confirmation.js';
 import { simulatedSenderDetails } from '../shared/domain/simulation.js';
 import { ApiError } from '../shared/errors.js';
@@ -22,7 +22,11 @@ export const handler = httpHandler(
     const { invoice } = checkout;
     if (checkout.step.kind === 'payment' && !isConfirmedByUtr(invoice)) {
       try {
-        await transactionService.recordDeposit(invoice.merchantId, invoice.id, { status: request.body.outcome, senderDetails: simulatedSenderDetails(invoice) });
+        await transactionService.recordDeposit(invoice.merchantId, invoice.id, {
+          source: 'simulated',
+          status: request.body.outcome,
+          senderDetails: simulatedSenderDetails(invoice),
+        });
       } catch (error) {
         // Paid or canceled meanwhile (a second click, the expiry): the provider page shows which.
         if (!(error instanceof ApiError && (error.code === 'conflict' || error.code === 'gone'))) throw error;

@@ -1,5 +1,5 @@
-import { httpHandler } from '../shared/http/handler.js';
-import { IDEMPOTENCY_HEADER, idempotentWriteClaimId } from '../shared/http/idempotency.js';
+import { IDEMPOTENCY_HEADER, httpHandler } from '../shared/http/handler.js';
+import { idempotentByHeader, idempotentWriteClaimId } from '../shared/http/idempotency.js';
 import { simulateDepositRequestSchema, simulatedChainHash, simulatedSenderDetails } from '../shared/domain/simulation.js';
 import { routeByName } from '../shared/routes.js';
 import { transactionViews } from './commons/transaction-views.js';
@@ -7,10 +7,11 @@ import { transactionService } from './commons/transactions.js';
 
 const route = routeByName('simulate-deposit');
 
-export const handler = httpHandler(route, { body: simulateDepositRequestSchema }, async ({ body, merchantId, headers }) => {
+export const handler = httpHandler(route, { body: simulateDepositRequestSchema, idempotency: idempotentByHeader }, async ({ body, merchantId, headers }) => {
   const invoice = await transactionService.ownedInvoice(merchantId, body.invoiceId);
   const network = invoice.family === 'crypto' ? (body.network ?? invoice.wallet?.networks[0]) : body.network;
   const deposit = await transactionService.recordDeposit(merchantId, invoice.id, {
+    source: 'simulated',
     amount: body.amount,
     currency: body.currency,
     network,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseCustomerDetails } from '../shared/domain/checkout.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';

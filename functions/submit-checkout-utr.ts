@@ -1,11 +1,14 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { depositConfirmationRequestSchema, isConfirmedByUtr } from '../shared/domain/deposit-confirmation.js';
 import { ApiError } from '../shared/errors.js';
 import { INR_CHANNELS, isInrChannel, type UtrProblem } from '../shared/checkout-page.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
 import { checkoutPage, checkoutService, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
-import { fiatService } from './commons/fiat.js';
+import { fiatServiceWith } from './commons/fiat.js';
+import { receiptStore } from './commons/receipts.js';
+
+const fiatService = fiatServiceWith(receiptStore);
 
 /**
  * The demo provider's transaction-information form (merchant-api.md 10): the customer's UTR goes

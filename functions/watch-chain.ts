@@ -8,13 +8,14 @@ import { EvmRpcReader } from '../shared/chain/evm-reader.js';
 import { ChainWatcher, type RunSummary } from '../shared/domain/chain-watcher.js';
 import { EVM_NETWORKS, type EvmNetwork } from '../shared/domain/networks.js';
 import { logger } from '../shared/http/logger.js';
+import { observed } from '../shared/observability/tracer.js';
 import { CHAIN_BLOCKS_PER_RUN } from '../shared/platform.js';
 import { DynamoChainStore } from '../shared/store/chain.js';
 import { documentClient } from '../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../shared/store/invoices.js';
-import { DynamoTransactionStore } from '../shared/store/transactions.js';
 import { DynamoWalletStore } from '../shared/store/wallets.js';
-import { merchantStore, transactionService } from './commons/transactions.js';
+import { merchantStore, transactionStore } from './commons/stores.js';
+import { transactionService } from './commons/transactions.js';
 
 const { stage, tables, evmChains, invoiceLifetimeSeconds } = config();
 
@@ -34,7 +35,7 @@ function watcherOf(network: EvmNetwork): ChainWatcher {
       invoices: new DynamoInvoiceStore(documentClient, tables),
       merchants: merchantStore,
       transactions: transactionService,
-      pending: new DynamoTransactionStore(documentClient, tables),
+      pending: transactionStore,
       stage,
       invoiceLifetimeSeconds,
       maxBlocksPerRun: CHAIN_BLOCKS_PER_RUN,
@@ -49,7 +50,7 @@ function watcherOf(network: EvmNetwork): ChainWatcher {
 /** A run that failed says so apart from `failed`, the count of deposits that left the chain. */
 export type WatchResult = RunSummary | { network: EvmNetwork; runFailed: true };
 
-export const handler = async (event: { network?: unknown }): Promise<WatchResult> => {
+export const handler = observed(async (event: { network?: unknown }): Promise<WatchResult> => {
   const network = event.network;
   if (typeof network !== 'string' || !(EVM_NETWORKS as readonly string[]).includes(network)) {
     throw new Error(`watch-chain needs { network } with one of ${EVM_NETWORKS.join(', ')}; got ${JSON.stringify(network)}`);
@@ -66,4 +67,4 @@ export const handler = async (event: { network?: unknown }): Promise<WatchResult
     });
     return { network: network as EvmNetwork, runFailed: true };
   }
-};
+});

@@ -2,17 +2,20 @@
  * The functions' environment, read and validated once when a container loads: a missing or bad
  * value fails the cold start, never a request.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import {
   FIAT_METHODS,
   FIAT_METHOD_LIMITS,
   LOCAL_FIAT_CURRENCIES,
+  PRICED_CURRENCIES,
   decimalsOf,
   type AmountLimit,
   type CryptoAssetCode,
   type FiatMethod,
   type LocalFiatCurrency,
+  type PricedCurrency,
 } from './domain/currencies.js';
+import { isTickerPair, type RatePair } from './domain/rates.js';
 import { EVM_NETWORKS, defaultEvmChains, type EvmChain, type EvmNetwork, type TokenContract } from './domain/networks.js';
 import type { AddressFamily, WalletXpubs } from './domain/wallets.js';
 import { STAGES, type Stage } from './routes.js';
@@ -20,36 +23,49 @@ import { TABLE_KEYS, tableEnvVar, type TableKey } from './store/tables.js';
 
 const positiveNumber = (fallback: number) => z.coerce.number().positive().default(fallback);
 
+/** JSON text parsed, for a schema that reads the value. */
+const json = z.string().transform((text, ctx) => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+    return z.NEVER;
+  }
+});
+
 const decimalText = z.string().regex(/^\d+(\.\d+)?$/);
 const limitSchema = z.strictObject({ min: decimalText, max: decimalText.optional(), step: decimalText.optional() });
 
 /** Per-deployment overrides of the fiat limits, e.g. `{"AZN":{"p2p":{"min":"10","max":"5000"}}}`. */
-const fiatLimitsSchema = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be JSON' });
-      return z.NEVER;
-    }
-  })
+const fiatLimitsSchema = json
   .pipe(z.partialRecord(z.enum(LOCAL_FIAT_CURRENCIES), z.partialRecord(z.enum(FIAT_METHODS), limitSchema)))
+  .optional();
+
+const tickerSymbol = z.string().regex(/^[A-Z0-9]{2,30}$/, 'must be a ticker symbol such as BTCUSDT');
+
+/**
+ * How each currency is priced live (README "Live exchange rates"): a ticker symbol whose price is its USD
+ * price, the inverse of one, or a fixed USD price, e.g.
+ * `{"BTC":"BTCUSDT","TRY":{"symbol":"USDTTRY","inverse":true},"USDT":{"fixed":"1"}}`. USD is the unit.
+ */
+const ratePairsSchema = json
+  .pipe(
+    z.partialRecord(
+      z.enum(PRICED_CURRENCIES.filter((code) => code !== 'USD')),
+      z.union([
+        tickerSymbol.transform((symbol): RatePair => ({ symbol, inverse: false })),
+        z.strictObject({ symbol: tickerSymbol, inverse: z.boolean() }),
+        z.strictObject({ fixed: decimalText.refine((text) => /[1-9]/.test(text), 'must be positive') }),
+      ]),
+    ),
+  )
+  .refine((pairs) => Object.values(pairs).some((pair) => pair && isTickerPair(pair)), 'must price at least one currency from a ticker symbol')
   .optional();
 
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address');
 
 /** `{"USDT":"0x…","USDC":{"address":"0x…","decimals":18}}`: a bare address has its asset's usual decimals on that network. */
-const tokensSchema = z
-  .string()
-  .transform((text, ctx) => {
-    try {
-      return JSON.parse(text) as unknown;
-    } catch {
-      ctx.addIssue({ code: 'custom', message: 'must be JSON' });
-      return z.NEVER;
-    }
-  })
+const tokensSchema = json
   .pipe(z.partialRecord(z.enum(['USDT', 'USDC']), z.union([evmAddress, z.strictObject({ address: evmAddress, decimals: z.number().int().min(0).max(36) })])))
   .optional();
 
@@ -99,6 +115,40 @@ const envSchema = z.object({
   WALLET_TRON_XPUB_PARAMETER: z.string().min(1).optional(),
   ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), z.string().min(1)])),
 });
+
+const ratesEnvSchema = z
+  .object({
+    /** A ticker to price currencies live from (with GATEWAY_RATE_PAIRS); without it, the fixed demo table. */
+    GATEWAY_RATES_URL: z.url({ protocol: /^https?$/ }).optional(),
+    GATEWAY_RATE_PAIRS: ratePairsSchema,
+    /** A live price older than this is not used for a new invoice. */
+    GATEWAY_RATE_MAX_AGE_S: positiveNumber(300),
+  })
+  .superRefine((e, ctx) => {
+    if ((e.GATEWAY_RATES_URL === undefined) !== (e.GATEWAY_RATE_PAIRS === undefined)) {
+      ctx.addIssue({ code: 'custom', path: ['GATEWAY_RATE_PAIRS'], message: 'GATEWAY_RATES_URL and GATEWAY_RATE_PAIRS go together' });
+    }
+  });
+
+/** One message naming every problem, as a cold start reports it. */
+function invalidEnvironment(issues: readonly z.core.$ZodIssue[]): Error {
+  return new Error(`Invalid environment: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+}
+
+/** Where exchange rates come from: the fixed demo table, or a ticker whose prices the fetch-rates schedule stores. */
+export type RatesConfig = { kind: 'static' } | { kind: 'live'; url: string; pairs: Partial<Record<PricedCurrency, RatePair>>; maxAgeSeconds: number };
+
+function ratesConfig(e: z.infer<typeof ratesEnvSchema>): RatesConfig {
+  if (!e.GATEWAY_RATES_URL || !e.GATEWAY_RATE_PAIRS) return { kind: 'static' };
+  return { kind: 'live', url: e.GATEWAY_RATES_URL, pairs: e.GATEWAY_RATE_PAIRS, maxAgeSeconds: e.GATEWAY_RATE_MAX_AGE_S };
+}
+
+/** The rate variables alone, as the functions read them: for the stack to check what it hands them. */
+export function parseRatesConfig(env: Record<string, string | undefined>): RatesConfig {
+  const result = ratesEnvSchema.safeParse(env);
+  if (!result.success) throw invalidEnvironment(result.error.issues);
+  return ratesConfig(result.data);
+}
 
 /** The stage's EVM networks with this deployment's RPC URLs, tokens and confirmations laid over. */
 function evmChains(stage: Stage, e: Record<string, unknown>): Record<EvmNetwork, EvmChain> {
@@ -169,16 +219,16 @@ export interface Config {
   walletKeys?: WalletKeysConfig;
   /** The EVM networks: chain ids and tokens for payment links, RPC URLs and confirmations for the chain watcher. */
   evmChains: Record<EvmNetwork, EvmChain>;
+  rates: RatesConfig;
   tables: Record<TableKey, string>;
 }
 
 export function parseConfig(env: NodeJS.ProcessEnv): Config {
   const result = envSchema.safeParse(env);
   const chainResult = chainEnvSchema.safeParse(env);
-  if (!result.success || !chainResult.success) {
-    const issues = [...(result.error?.issues ?? []), ...(chainResult.error?.issues ?? [])];
-    const problems = issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`Invalid environment: ${problems}`);
+  const ratesResult = ratesEnvSchema.safeParse(env);
+  if (!result.success || !chainResult.success || !ratesResult.success) {
+    throw invalidEnvironment([...(result.error?.issues ?? []), ...(chainResult.error?.issues ?? []), ...(ratesResult.error?.issues ?? [])]);
   }
   const e = result.data as z.infer<typeof envSchema> & Record<string, string>;
   return {
@@ -198,6 +248,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     callbackDlqUrl: e.CALLBACK_DLQ_URL,
     walletKeys: walletKeysConfig(e),
     evmChains: evmChains(e.STAGE, chainResult.data),
+    rates: ratesConfig(ratesResult.data),
     tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, e[tableEnvVar(key)]])) as Record<TableKey, string>,
   };
 }

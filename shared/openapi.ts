@@ -4,7 +4,7 @@
  * It carries what client generators and readers need: tags, an example of every request and
  * answer, the headers every answer carries, and the callbacks the merchant receives.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ERROR_STATUS, type ErrorCode, type ErrorItem } from './errors.js';
 import { callbackDeliverySchema, testCallbackResultSchema } from './domain/callbacks.js';
 import { createInvoiceRequestSchema, invoiceViewSchema, listInvoicesQuerySchema } from './domain/invoices.js';
@@ -112,7 +112,8 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
       'Creates an invoice for a crypto or local-fiat deposit at a fixed exchange rate and returns the hosted checkout link. ' +
       'The deposit family comes from paymentCurrency, else baseCurrency. An orderId is unique per merchant: the same body returns ' +
       'the existing invoice, another body is a 409. Optional Idempotency-Key header (1-255 characters): the same key and body ' +
-      'within 24 h replay the first response. The deposits that pay it are announced by callbacks.',
+      'within 24 h replay the first response. Where rates are live, an invoice that would convert at a price older than the ' +
+      'deployment allows is a 503 `service_unavailable` naming the currency; retry shortly. The deposits that pay it are announced by callbacks.',
     tag: 'Invoices',
     schemaName: 'CreateInvoice',
     request: createInvoiceRequestSchema,
@@ -120,7 +121,12 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     response: invoiceViewSchema,
     responseExample: examples.invoiceExample,
     success: 'The invoice: new, or the existing one of this orderId and body',
-    errors: { ...BODY_ERRORS, 409: `This orderId belongs to an invoice made from another body; or: ${IDEMPOTENCY_CONFLICT}`, ...AUTH_ERRORS },
+    errors: {
+      ...BODY_ERRORS,
+      409: `This orderId belongs to an invoice made from another body; or: ${IDEMPOTENCY_CONFLICT}`,
+      503: 'Rates are live and a price the invoice converts through is older than the deployment allows (the message names the currency); retry shortly',
+      ...AUTH_ERRORS,
+    },
     callbacks: true,
   },
   'get-invoice': {

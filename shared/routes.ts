@@ -22,6 +22,9 @@ export type TableAction = 'GetItem' | 'BatchGetItem' | 'ConditionCheckItem' | 'P
  */
 const IDEMPOTENCY_RECORDS: readonly TableAction[] = ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'];
 
+/** What converting at live prices takes: the newest price of each currency, read in one batch. */
+const LIVE_PRICES: readonly TableAction[] = ['BatchGetItem'];
+
 /** The names of a table's global secondary indexes. */
 type IndexNameOf<K extends TableKey> = (typeof TABLES)[K] extends { indexes: ReadonlyArray<{ name: infer Name }> } ? Name : never;
 
@@ -95,6 +98,8 @@ export interface ScheduledFunction extends FunctionDefinition {
    * once: the chain watcher.
    */
   perEvmNetwork?: boolean;
+  /** Scheduled only where the stage prices currencies live (GATEWAY_RATES_URL); deployed and idle elsewhere. */
+  onlyWithLiveRates?: boolean;
 }
 
 /** Consumes its queue in batches, reporting partial batch failures. */
@@ -131,7 +136,14 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: BOTH,
     // An order's invoice and its claim are written together; a repeated order reads them back.
-    tables: { invoices: ['GetItem', 'PutItem'], uniques: ['GetItem', 'PutItem'], idempotency: IDEMPOTENCY_RECORDS, wallets: ['GetItem', 'PutItem', 'UpdateItem'] },
+    // Amounts in another currency than the invoice's are converted at the live prices.
+    tables: {
+      invoices: ['GetItem', 'PutItem'],
+      uniques: ['GetItem', 'PutItem'],
+      idempotency: IDEMPOTENCY_RECORDS,
+      wallets: ['GetItem', 'PutItem', 'UpdateItem'],
+      rates: LIVE_PRICES,
+    },
     readsWalletKeys: true,
   },
   {
@@ -163,6 +175,7 @@ export const FUNCTIONS = [
     opensCallbackSecrets: true,
     // A deposit sent with an Idempotency-Key claims it in uniques within the same write; a retry
     // reads the claim and the transaction it names.
+    // A deposit in another currency than its invoice's is valued at the current rates.
     tables: {
       invoices: ['GetItem', 'UpdateItem'],
       transactions: ['GetItem', 'PutItem'],
@@ -170,6 +183,7 @@ export const FUNCTIONS = [
       outbox: ['PutItem', 'UpdateItem'],
       merchants: ['GetItem'],
       idempotency: IDEMPOTENCY_RECORDS,
+      rates: LIVE_PRICES,
     },
     sendsTo: ['callbacks'],
   },
@@ -208,7 +222,8 @@ export const FUNCTIONS = [
     stages: BOTH,
     deprecated: true,
     opensCallbackSecrets: true,
-    tables: { transactions: ['PutItem'], uniques: ['PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
+    // A withdrawal is valued in USD and EUR at the current rates.
+    tables: { transactions: ['PutItem'], uniques: ['PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS, rates: LIVE_PRICES },
     usesVault: true,
   },
   {
@@ -259,7 +274,8 @@ export const FUNCTIONS = [
     perEvmNetwork: true,
     stages: BOTH,
     // A settlement that changes nothing on the invoice only checks it; a deposit whose block left
-    // the chain gives up its claim; a held transfer credited or gone is deleted.
+    // the chain gives up its claim; a held transfer credited or gone is deleted. A transfer in
+    // another currency than its invoice's is valued at the current rates.
     tables: {
       chain: ['GetItem', 'PutItem', 'DeleteItem'],
       wallets: ['BatchGetItem'],
@@ -268,10 +284,23 @@ export const FUNCTIONS = [
       outbox: ['PutItem', 'UpdateItem'],
       uniques: ['GetItem', 'PutItem', 'DeleteItem'],
       merchants: ['GetItem'],
+      rates: LIVE_PRICES,
     },
     queries: { chain: ['held'], invoices: ['byCustomer'], transactions: ['pendingOnChain'] },
     sendsTo: ['callbacks'],
     timeoutSeconds: 60,
+  },
+  {
+    // Stores the newest price of every currency priced live, so invoices never convert at a stale one.
+    kind: 'schedule',
+    name: 'fetch-rates',
+    everySeconds: 60,
+    onlyWithLiveRates: true,
+    stages: BOTH,
+    // Each price is a conditional put; then all are read back to report the oldest one's age.
+    tables: { rates: ['PutItem', 'BatchGetItem'] },
+    // The ticker request is bounded by TICKER_TIMEOUT_MS; the writes are a few conditional puts.
+    timeoutSeconds: 30,
   },
   {
     kind: 'queue',

@@ -1,11 +1,7 @@
-/** The callback delivery log and resend of this container, wired once at load. */
-import { CallbackLog } from '../../shared/domain/callback-tools.js';
-import { callbackPublisher, merchantStore, outboxStore, transactionService } from './transactions.js';
+/** Hands owed callbacks to the callbacks queue: for the functions that owe callbacks or sweep the outbox. */
+import { config } from '../../shared/config.js';
+import { CallbackPublisher } from '../../shared/queue/callbacks.js';
+import { sqsClient } from '../../shared/queue/sqs.js';
+import { outboxStore } from './stores.js';
 
-export const callbackLog = new CallbackLog({
-  transactions: transactionService,
-  outbox: outboxStore,
-  merchants: merchantStore,
-  publisher: callbackPublisher,
-  clock: () => new Date(),
-});
+export const callbackPublisher = new CallbackPublisher(sqsClient, config().callbackQueueUrl, outboxStore);

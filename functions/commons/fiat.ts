@@ -1,21 +1,20 @@
-/** The fiat service of this container: receipts, the card vault and the provider, wired once at load. */
+/**
+ * The fiat service of this container, wired once at load: the card vault and the provider, and
+ * the receipt store for the functions that confirm deposits (`fiatServiceWith(receiptStore())`).
+ */
 import { randomUUID } from 'node:crypto';
-import { S3Client } from '@aws-sdk/client-s3';
 import { config } from '../../shared/config.js';
-import { FiatService, type FiatProvider } from '../../shared/domain/fiat-service.js';
-import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
+import { FiatService, type FiatProvider, type ReceiptStore } from '../../shared/domain/fiat-service.js';
 import { logger } from '../../shared/http/logger.js';
 import { SimulatedFiatProvider } from '../../shared/queue/fiat-provider.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
-import { documentClient } from '../../shared/store/dynamo.js';
-import { FileReceiptStore, S3ReceiptStore } from '../../shared/store/receipts.js';
-import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 import { seal } from '../../shared/vault/envelope.js';
-import { merchantStore, transactionService } from './transactions.js';
+import { rateSource } from './rates.js';
+import { merchantStore, transactionStore } from './stores.js';
+import { transactionService } from './transactions.js';
 import { requireVault } from './vault.js';
 
-const { stage, tables, receipts, providerDelaySeconds, fiatDecisionQueueUrl } = config();
-if (!receipts) throw new Error('Invalid environment: RECEIPTS_BUCKET (AWS) or GATEWAY_RECEIPTS_DIR is required');
+const { stage, providerDelaySeconds, fiatDecisionQueueUrl } = config();
 if (stage === 'demo' && !fiatDecisionQueueUrl) throw new Error('Invalid environment: FIAT_DECISION_QUEUE_URL is required in demo');
 const { dataKeys } = requireVault();
 
@@ -31,14 +30,15 @@ const provider: FiatProvider =
         requestPayout: async ({ transactionId }) => logger.info('Payout awaits the provider', { transactionId }),
       };
 
-export const fiatService = new FiatService({
-  transactions: transactionService,
-  ledger: new DynamoTransactionStore(documentClient, tables),
-  merchants: merchantStore,
-  receipts: receipts.kind === 'aws' ? new S3ReceiptStore(new S3Client({}), receipts.bucket) : new FileReceiptStore(receipts.directory, dataKeys),
-  vault: { seal: (cardNumber, context) => seal(dataKeys, cardNumber, context) },
-  provider,
-  rates: new StaticRateSource(DEMO_USD_PRICES),
-  clock: () => new Date(),
-  newId: randomUUID,
-});
+export const fiatServiceWith = (receipts?: ReceiptStore): FiatService =>
+  new FiatService({
+    transactions: transactionService,
+    ledger: transactionStore,
+    merchants: merchantStore,
+    receipts,
+    vault: { seal: (cardNumber, context) => seal(dataKeys, cardNumber, context) },
+    provider,
+    rates: rateSource,
+    clock: () => new Date(),
+    newId: randomUUID,
+  });

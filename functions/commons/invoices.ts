@@ -2,9 +2,10 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
 import { InvoiceService, type CustomerWallets } from '../../shared/domain/invoice-service.js';
-import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
+import { businessMetrics } from '../../shared/observability/metrics.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
+import { rateSource } from './rates.js';
 
 const { stage, tables, invoiceLifetimeSeconds, fiatLimits, publicBaseUrl } = config();
 
@@ -15,9 +16,10 @@ export const invoiceServiceWith = (wallets?: CustomerWallets): InvoiceService =>
   new InvoiceService({
     invoices: invoiceStore,
     wallets,
-    rates: new StaticRateSource(DEMO_USD_PRICES),
+    rates: rateSource,
     policy: { stage, lifetimeSeconds: invoiceLifetimeSeconds, fiatLimits },
     publicBaseUrl,
+    metrics: businessMetrics,
     clock: () => new Date(),
     newId: randomUUID,
   });

@@ -1,29 +1,21 @@
-/** The transaction service and callback publishing of this container, wired once at load. */
+/** The transaction service of this container, wired once at load: it moves money and owes callbacks. */
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
-import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
 import { TransactionService } from '../../shared/domain/transaction-service.js';
-import { CallbackPublisher } from '../../shared/queue/callbacks.js';
-import { sqsClient } from '../../shared/queue/sqs.js';
+import { businessMetrics } from '../../shared/observability/metrics.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
-import { DynamoOutboxStore } from '../../shared/store/outbox.js';
-import { DynamoTransactionStore } from '../../shared/store/transactions.js';
-import { merchantStore } from './merchants.js';
-
-const { tables, callbackQueueUrl } = config();
-
-export { merchantStore };
-export const outboxStore = new DynamoOutboxStore(documentClient, tables.outbox);
-export const callbackPublisher = new CallbackPublisher(sqsClient, callbackQueueUrl, outboxStore);
-export const ledger = new DynamoTransactionStore(documentClient, tables);
+import { callbackPublisher } from './callbacks.js';
+import { rateSource } from './rates.js';
+import { merchantStore, transactionStore } from './stores.js';
 
 export const transactionService = new TransactionService({
-  ledger,
-  invoices: new DynamoInvoiceStore(documentClient, tables),
+  ledger: transactionStore,
+  invoices: new DynamoInvoiceStore(documentClient, config().tables),
   merchants: merchantStore,
   callbacks: callbackPublisher,
-  rates: new StaticRateSource(DEMO_USD_PRICES),
+  rates: rateSource,
+  metrics: businessMetrics,
   clock: () => new Date(),
   newId: randomUUID,
 });

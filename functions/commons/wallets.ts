@@ -5,10 +5,11 @@
  */
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { config } from '../../shared/config.js';
+import { traced } from '../../shared/observability/tracer.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { configuredWalletKeys } from '../../shared/store/wallet-keys.js';
 import { DynamoWalletStore } from '../../shared/store/wallets.js';
 
 const { tables, walletKeys } = config();
 
-export const customerWallets = new DynamoWalletStore(documentClient, tables.wallets, configuredWalletKeys(walletKeys, () => new SSMClient({})));
+export const customerWallets = new DynamoWalletStore(documentClient, tables.wallets, configuredWalletKeys(walletKeys, () => traced(new SSMClient({}))));

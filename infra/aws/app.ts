@@ -2,15 +2,20 @@
  * The CDK app: one GatewayStack per stage.
  *
  *   npx cdk synth                                   both stages
- *   npx cdk deploy PaymentGateway-demo -c stage=demo
+ *   npx cdk deploy PaymentGateway-demo -c stage=demo --parameters AlarmEmail=oncall@example.com
  *   npx cdk deploy PaymentGateway-prod -c stage=prod \
  *     -c domainName=pay.example.com -c certificateArn=arn:aws:acm:eu-west-1:123456789012:certificate/... \
+ *     --parameters AlarmEmail=oncall@example.com \
  *     --parameters WalletEvmXpub=xpub... --parameters WalletBtcXpub=xpub... --parameters WalletTronXpub=xpub...
  *
  * `watchNetworks=ethereum,polygon` runs the chain watcher on those EVM networks, each with a
  * `ChainRpc{Network}` parameter for its JSON-RPC URL (`--parameters ChainRpcEthereum=https://...`);
  * `watchTokens='{"ethereum":{"USDT":"0x...","USDC":"0x..."}}'` replaces the stage's built-in token
  * contracts where given.
+ *
+ * `ratesUrl`, `ratePairs` and `rateMaxAgeSeconds` price currencies live (see live-rates.ts): each
+ * laid over prod's defaults (`ratePairs='{"INR":"USDTINR"}'` adds a pair), and given to demo,
+ * whose default is the fixed table, they make it live too.
  *
  * `domainName` with `certificateArn` serves the stage from that custom domain (TLS 1.2 at least;
  * the execute-api endpoint is then disabled), and invoice links point there. `publicBaseUrl` sets
@@ -23,7 +28,9 @@
 import { App } from 'aws-cdk-lib';
 import { STAGES, type Stage } from '../../shared/routes.js';
 import { EVM_NETWORKS } from '../../shared/domain/networks.js';
+import { parseRatesConfig } from '../../shared/config.js';
 import { GatewayStack, gatewayStackName, type CustomDomain, type GatewayStackProps } from './gateway-stack.js';
+import { DEFAULT_LIVE_RATES, type LiveRates } from './live-rates.js';
 import { addNagChecks } from './nag.js';
 
 function stagesFromContext(value: unknown): readonly Stage[] {
@@ -82,6 +89,27 @@ function watchedNetworksFromContext(networks: unknown, tokens: unknown, stages: 
   return Object.fromEntries(names.map((network) => [network, parsed[network] ? { tokens: parsed[network] as Record<'USDT' | 'USDC', string> } : {}]));
 }
 
+function liveRatesFromContext(url: unknown, pairs: unknown, maxAgeSeconds: unknown, stages: readonly Stage[]): LiveRates | undefined {
+  if (url === undefined && pairs === undefined && maxAgeSeconds === undefined) return undefined;
+  if (stages.length !== 1) throw new Error('Context "ratesUrl", "ratePairs" and "rateMaxAgeSeconds" belong to one deployment: pass "stage" with them');
+  let extraPairs: unknown = {};
+  try {
+    extraPairs = typeof pairs === 'string' ? JSON.parse(pairs) : (pairs ?? {});
+  } catch {
+    throw new Error('Context "ratePairs" must be JSON such as {"INR":"USDTINR"} or {"INR":{"symbol":"USDTINR","inverse":true}}');
+  }
+  try {
+    const rates = parseRatesConfig({
+      GATEWAY_RATES_URL: String(url ?? DEFAULT_LIVE_RATES.url),
+      GATEWAY_RATE_PAIRS: JSON.stringify({ ...DEFAULT_LIVE_RATES.pairs, ...(extraPairs as object) }),
+      GATEWAY_RATE_MAX_AGE_S: String(maxAgeSeconds ?? DEFAULT_LIVE_RATES.maxAgeSeconds),
+    });
+    return rates.kind === 'live' ? { url: rates.url, pairs: rates.pairs, maxAgeSeconds: rates.maxAgeSeconds } : undefined;
+  } catch (error) {
+    throw new Error(`Context "ratesUrl", "ratePairs" or "rateMaxAgeSeconds" is not usable: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 const app = new App();
 addNagChecks(app);
 const context = (key: string): unknown => app.node.tryGetContext(key);
@@ -89,6 +117,7 @@ const stages = stagesFromContext(context('stage'));
 const publicBaseUrl = publicBaseUrlFromContext(context('publicBaseUrl'), stages);
 const customDomain = customDomainFromContext(context('domainName'), context('certificateArn'), stages);
 const watchedNetworks = watchedNetworksFromContext(context('watchNetworks'), context('watchTokens'), stages);
+const liveRates = liveRatesFromContext(context('ratesUrl'), context('ratePairs'), context('rateMaxAgeSeconds'), stages);
 for (const stage of stages) {
-  new GatewayStack(app, gatewayStackName(stage), { stage, publicBaseUrl, customDomain, watchedNetworks });
+  new GatewayStack(app, gatewayStackName(stage), { stage, publicBaseUrl, customDomain, watchedNetworks, liveRates });
 }

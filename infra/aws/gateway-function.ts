@@ -10,14 +10,14 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
-import { FUNCTION_DEFAULTS, QUEUES, reservedConcurrencyOf, type QueueDefinition, type QueueName } from '../../shared/platform.js';
+import { FUNCTION_DEFAULTS, QUEUES, SERVICE_NAME, reservedConcurrencyOf, type QueueDefinition, type QueueName } from '../../shared/platform.js';
 import type { GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
 import { tableGrantsOf } from '../../shared/store/table-access.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
@@ -25,11 +25,29 @@ import { acknowledge } from './nag.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
-/** Matches the logger's service name, so logs and traces group under one service. */
-export const SERVICE_NAME = 'payment-gateway';
+/** The logger's, tracer's and metrics' service name, so logs, traces and metrics group under one service. */
+export { SERVICE_NAME };
 
 /** Bundled CommonJS dependencies still call `require`, which an ES module lacks. */
 export const ESM_REQUIRE_BANNER = "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);";
+
+/**
+ * How every function is bundled: one minified ES module, tree-shaken from the packages' ES module
+ * builds, with the AWS SDK clients it uses inside and nothing external, and a source map without
+ * the sources. The cold-import benchmark bundles with the same options.
+ */
+export const FUNCTION_BUNDLING = {
+  target: 'node22',
+  format: OutputFormat.ESM,
+  banner: ESM_REQUIRE_BANNER,
+  // Prefer packages' ES module builds: they tree-shake.
+  mainFields: ['module', 'main'],
+  minify: true,
+  sourceMap: true,
+  sourcesContent: false,
+  // Ship the SDK version the code was tested with, not whichever one the runtime carries.
+  bundleAwsSDK: true,
+} as const satisfies BundlingOptions;
 
 /**
  * How long a queue consumer waits to fill a batch: callbacks are latency-sensitive, so short, but
@@ -164,18 +182,7 @@ export class GatewayFunction extends NodejsFunction {
       environment,
       role,
       logGroup,
-      bundling: {
-        target: 'node22',
-        format: OutputFormat.ESM,
-        banner: ESM_REQUIRE_BANNER,
-        // Prefer packages' ES module builds: they tree-shake.
-        mainFields: ['module', 'main'],
-        minify: true,
-        sourceMap: true,
-        sourcesContent: false,
-        // Ship the SDK version the code was tested with, not whichever one the runtime carries.
-        bundleAwsSDK: true,
-      },
+      bundling: { ...FUNCTION_BUNDLING, mainFields: [...FUNCTION_BUNDLING.mainFields] },
     });
     this.definition = definition;
     logGroup.grantWrite(role);

@@ -34,7 +34,6 @@ import {
   Stats,
   TreatMissingData,
 } from 'aws-cdk-lib/aws-cloudwatch';
-import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { AttributeType, BillingMode, ProjectionType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
@@ -64,7 +63,9 @@ import {
 import { functionsForStage, type HttpRoute, type Stage } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 import { GatewayFunction, SERVICE_NAME, usesVaultKey, type QueueWithDeadLetter, type StageQueues, type Vault, type WalletKeyParameters } from './gateway-function.js';
+import { DEFAULT_LIVE_RATES, liveRatesEnvironment, type LiveRates } from './live-rates.js';
 import { acknowledge } from './nag.js';
+import { businessMetricRows, notifyOnEveryAlarm, ratesStaleAlarm, subscribeAlarmEmail } from './operations.js';
 import { createStageWebAcl, ruleMetricNames } from './web-acl.js';
 
 export const gatewayStackName = (stage: Stage): string => `PaymentGateway-${stage}`;
@@ -78,10 +79,12 @@ interface StageSettings {
   logRetention: RetentionDays;
   /** Derive deposit addresses from the public test mnemonic instead of keys the operator supplies. */
   testWalletKeys: boolean;
+  /** Prices from a ticker; without, the fixed demo table. */
+  liveRates?: LiveRates;
 }
 
 const STAGE_SETTINGS: Record<Stage, StageSettings> = {
-  prod: { protectData: true, logRetention: RetentionDays.ONE_YEAR, testWalletKeys: false },
+  prod: { protectData: true, logRetention: RetentionDays.ONE_YEAR, testWalletKeys: false, liveRates: DEFAULT_LIVE_RATES },
   demo: { protectData: false, logRetention: RetentionDays.TWO_WEEKS, testWalletKeys: true },
 };
 
@@ -238,13 +241,15 @@ export interface GatewayStackProps extends StackProps {
    * its JSON-RPC URL (NoEcho: it often carries a provider's key).
    */
   watchedNetworks?: Partial<Record<EvmNetwork, { tokens?: Partial<Record<'USDT' | 'USDC', string>> }>>;
+  /** Live exchange rates in place of the stage's (prod: Binance's public ticker; demo: the fixed table). */
+  liveRates?: LiveRates;
 }
 
 export class GatewayStack extends Stack {
   private readonly stage: Stage;
   private readonly settings: StageSettings;
 
-  constructor(scope: Construct, id: string, { stage, publicBaseUrl, customDomain, watchedNetworks = {}, ...stackProps }: GatewayStackProps) {
+  constructor(scope: Construct, id: string, { stage, publicBaseUrl, customDomain, watchedNetworks = {}, liveRates = STAGE_SETTINGS[stage].liveRates, ...stackProps }: GatewayStackProps) {
     const settings = STAGE_SETTINGS[stage];
     super(scope, id, {
       description: `Payment gateway merchant API (${stage})`,
@@ -274,6 +279,7 @@ export class GatewayStack extends Stack {
       GATEWAY_RETRY_SCALE: String(CALLBACK_RETRY_SCALE),
       GATEWAY_SECRET_OVERLAP_S: String(CALLBACK_SECRET_OVERLAP_SECONDS),
       GATEWAY_PROVIDER_DELAY_S: String(SIMULATED_PROVIDER_DELAY_SECONDS),
+      ...liveRatesEnvironment(liveRates),
       // Token contracts reach every function: the checkout's payment links name them too.
       ...Object.fromEntries(
         Object.entries(watchedNetworks).flatMap(([network, { tokens }]) => (tokens ? [[`GATEWAY_TOKENS_${network.toUpperCase()}`, JSON.stringify(tokens)]] : [])),
@@ -306,8 +312,8 @@ export class GatewayStack extends Stack {
       payloadTooLargeBody: errorEnvelope('payload_too_large', GATEWAY_MESSAGES.payloadTooLarge),
       tooManyRequestsBody: errorEnvelope('too_many_requests', GATEWAY_MESSAGES.tooManyRequests),
     });
-    this.addSchedules(functions, Object.keys(watchedNetworks) as EvmNetwork[]);
-    this.addMonitoring(api, functions, queues, webAcl);
+    this.addSchedules(functions, Object.keys(watchedNetworks) as EvmNetwork[], liveRates !== undefined);
+    this.addMonitoring(api, functions, queues, webAcl, liveRates);
 
     const usagePlan = api.addUsagePlan('UsagePlan', {
       name: `${SERVICE_NAME}-${this.stage}`,
@@ -649,11 +655,14 @@ export class GatewayStack extends Stack {
     );
   }
 
-  /** Each scheduled function's rule; a chain watcher gets one rule per watched network, its event `{ network }`. */
-  private addSchedules(functions: readonly GatewayFunction[], watchedNetworks: readonly EvmNetwork[]): void {
+  /**
+   * Each scheduled function's rule; a chain watcher gets one rule per watched network, its event
+   * `{ network }`; the rates schedule has one only where rates are live.
+   */
+  private addSchedules(functions: readonly GatewayFunction[], watchedNetworks: readonly EvmNetwork[], liveRates: boolean): void {
     for (const fn of functions) {
       const { definition } = fn;
-      if (definition.kind !== 'schedule') continue;
+      if (definition.kind !== 'schedule' || (definition.onlyWithLiveRates && !liveRates)) continue;
       const runs = definition.perEvmNetwork ? watchedNetworks.map((network) => ({ id: pascalCase(network), input: { network } })) : [{ id: '', input: undefined }];
       for (const { id, input } of runs) {
         const rule = new Rule(this, `${pascalCase(definition.name)}${id}Schedule`, {
@@ -670,15 +679,12 @@ export class GatewayStack extends Stack {
     }
   }
 
-  private addMonitoring(api: RestApi, functions: readonly GatewayFunction[], queues: StageQueues, webAcl: CfnWebACL): void {
+  private addMonitoring(api: RestApi, functions: readonly GatewayFunction[], queues: StageQueues, webAcl: CfnWebACL, liveRates: LiveRates | undefined): void {
     const topic = new Topic(this, 'AlarmTopic', { displayName: `Payment gateway ${this.stage} alarms`, enforceSSL: true });
-    const notify = new SnsAction(topic);
-    const alarm = (id: string, props: Pick<AlarmProps, 'metric' | 'threshold' | 'comparisonOperator' | 'alarmDescription'>) => {
-      const created = new Alarm(this, id, { evaluationPeriods: 1, treatMissingData: TreatMissingData.NOT_BREACHING, ...props });
-      created.addAlarmAction(notify);
-      created.addOkAction(notify);
-      return created;
-    };
+    subscribeAlarmEmail(this, topic);
+    notifyOnEveryAlarm(this, topic);
+    const alarm = (id: string, props: Pick<AlarmProps, 'metric' | 'threshold' | 'comparisonOperator' | 'alarmDescription'>) =>
+      new Alarm(this, id, { evaluationPeriods: 1, treatMissingData: TreatMissingData.NOT_BREACHING, ...props });
 
     const errorsOf = (fn: GatewayFunction) => fn.metricErrors({ period: ALARM_PERIOD, statistic: Stats.SUM });
     const queueMetric = { period: ALARM_PERIOD, statistic: Stats.MAXIMUM };
@@ -739,6 +745,7 @@ export class GatewayStack extends Stack {
         comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
         alarmDescription: `A merchant callback has waited over ${CALLBACK_BACKLOG_AGE.toHours()} hours without being received: deliveries are not progressing`,
       }),
+      ...(liveRates ? [ratesStaleAlarm(this, this.stage, liveRates)] : []),
     ];
 
     // Dashboard rows are 24 units wide.
@@ -796,6 +803,7 @@ export class GatewayStack extends Stack {
           new GraphWidget({ title: `Oldest ${queue.definition.name} message (s)`, width: third, left: [oldestOf(queue).with({ label: `${queue.definition.name} queue` })] }),
           new GraphWidget({ title: `${queue.definition.name} awaiting redrive`, width: third, left: [deadLettersOf(queue).with({ label: 'Dead-letter queue' })] }),
         ]),
+        ...businessMetricRows(this.stage, liveRates),
         [new AlarmStatusWidget({ title: 'Alarms', width: full, alarms })],
       ],
     });

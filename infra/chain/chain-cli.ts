@@ -7,7 +7,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BaseError, getAddress, isAddress, type Address } from 'viem';
-import { z } from 'zod';
+import * as z from 'zod';
 import { parseDecimalText } from '../../shared/domain/money.js';
 import type { CliIo } from '../cli/merchant-cli.js';
 import { DEFAULT_DATA_DIR } from '../local/environment.js';

@@ -5,7 +5,7 @@
  */
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { digestApiKey, isWellFormedApiKey, newApiKey, newMerchant } from '../../shared/domain/merchants.js';
 import type { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
 import type { MerchantStore } from '../../shared/store/merchants.js';

@@ -4,7 +4,7 @@
  * setup both build it here, so the two cannot drift apart.
  */
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { isCallbackSecret, isWellFormedApiKey } from '../../shared/domain/merchants.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import type { Stage } from '../../shared/routes.js';
@@ -71,6 +71,10 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
     GATEWAY_RECEIPTS_DIR: vault.receiptsDirectory,
     // The SDK warns once per process that Node 20 support ends; the Lambda runtime is Node 22.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    // No X-Ray daemon and no CloudWatch here: traces are not recorded, and metric lines would
+    // only crowd the console (a test that reads them turns them on).
+    POWERTOOLS_TRACE_ENABLED: 'false',
+    POWERTOOLS_METRICS_DISABLED: 'true',
   };
 }
 

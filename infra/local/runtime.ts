@@ -200,7 +200,10 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const { config } = await import('../../shared/config.js');
     const watched = (Object.entries(config().evmChains) as Array<[string, { rpcUrl?: string }]>).filter(([, chain]) => chain.rpcUrl).map(([network]) => network);
     if (watched.length > 0) log.info(`Watching ${watched.join(', ')} for deposits every ${options.chainPollSeconds} s`);
-    const jobs = scheduled.flatMap((fn) => {
+    // The rates schedule where currencies are priced live, as the stack has its rule only then.
+    const liveRates = config().rates.kind === 'live';
+    if (liveRates) log.info('Pricing currencies live from GATEWAY_RATES_URL');
+    const jobs = scheduled.filter((fn) => liveRates || !fn.onlyWithLiveRates).flatMap((fn) => {
       const everySeconds = localEverySeconds(fn, options);
       return fn.perEvmNetwork ? watched.map((network) => ({ fn, everySeconds, input: { network } })) : [{ fn, everySeconds }];
     });

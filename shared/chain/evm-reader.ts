@@ -2,8 +2,10 @@
  * The chain watcher's port to an EVM node over JSON-RPC, with viem. Every answer is checked before
  * the watcher sees it: an RPC that answers garbage throws, like one that fails or times out.
  */
-import { createPublicClient, http, parseAbiItem, TransactionReceiptNotFoundError, type PublicClient } from 'viem';
-import { z } from 'zod';
+import { createClient, http, parseAbiItem, TransactionReceiptNotFoundError, type Client, type HttpTransport } from 'viem';
+// The actions one by one, not the public client that carries every action: bundles keep only these.
+import { getBlock, getBlockNumber, getLogs, getTransactionReceipt } from 'viem/actions';
+import * as z from 'zod';
 import type { BlockRef, ChainReader, EvmBlock, TokenTransferLog } from '../domain/chain.js';
 
 const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
@@ -32,26 +34,26 @@ const logSchema = z.object({
 const RPC_TIMEOUT_MS = 10_000;
 
 export class EvmRpcReader implements ChainReader {
-  private readonly client: PublicClient;
+  private readonly client: Client<HttpTransport>;
 
   constructor(rpcUrl: string) {
-    this.client = createPublicClient({ transport: http(rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }) });
+    this.client = createClient({ transport: http(rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }) });
   }
 
   async headNumber(): Promise<number> {
-    return height.parse(await this.client.getBlockNumber({ cacheTime: 0 }));
+    return height.parse(await getBlockNumber(this.client, { cacheTime: 0 }));
   }
 
   async block(number: number): Promise<EvmBlock> {
-    return blockSchema.parse(await this.client.getBlock({ blockNumber: BigInt(number), includeTransactions: true }));
+    return blockSchema.parse(await getBlock(this.client, { blockNumber: BigInt(number), includeTransactions: true }));
   }
 
   async blockHash(number: number): Promise<string> {
-    return hash.parse((await this.client.getBlock({ blockNumber: BigInt(number) })).hash);
+    return hash.parse((await getBlock(this.client, { blockNumber: BigInt(number) })).hash);
   }
 
   async tokenTransfers(fromBlock: number, toBlock: number, tokens: readonly string[]): Promise<TokenTransferLog[]> {
-    const logs = await this.client.getLogs({
+    const logs = await getLogs(this.client, {
       address: tokens as `0x${string}`[],
       event: TRANSFER_EVENT,
       fromBlock: BigInt(fromBlock),
@@ -74,7 +76,7 @@ export class EvmRpcReader implements ChainReader {
 
   async minedAt(transactionHash: string): Promise<BlockRef | undefined> {
     try {
-      const receipt = await this.client.getTransactionReceipt({ hash: transactionHash as `0x${string}` });
+      const receipt = await getTransactionReceipt(this.client, { hash: transactionHash as `0x${string}` });
       return { number: height.parse(receipt.blockNumber), hash: hash.parse(receipt.blockHash) };
     } catch (error) {
       if (error instanceof TransactionReceiptNotFoundError) return undefined;

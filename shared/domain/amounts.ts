@@ -4,7 +4,7 @@
  * within its currency's precision and maximum is refused with a 422 saying which rule it breaks.
  * Nothing here throws on bad input.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_REQUEST_AMOUNTS, decimalsOf, maxRequestAmount } from './currencies.js';
 import { Decimal, JsonNumber, parseDecimalText } from './money.js';
 

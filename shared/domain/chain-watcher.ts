@@ -262,6 +262,7 @@ export class ChainWatcher {
     const invoice = await this.invoiceFor(owner, transfer.asset);
     if (!invoice) return heldAs('no-invoice');
     await this.deps.transactions.recordDeposit(merchant.id, invoice.id, {
+      source: 'chain',
       amount: transfer.amount,
       currency: transfer.asset,
       network: transfer.network,
@@ -305,11 +306,11 @@ export class ChainWatcher {
       const canonical = position.blockNumber > head ? undefined : await reader.blockHash(position.blockNumber);
       if (canonical !== position.blockHash) {
         const id = transferId({ network, transactionHash: deposit.transactionHash!, logIndex: position.logIndex });
-        await transactions.settle(deposit.merchantId, deposit.id, 'failed', { callback: false, releaseClaim: id });
+        await transactions.settle(deposit.merchantId, deposit.id, 'failed', { callback: false, releaseClaim: id, source: 'chain' });
         this.deps.log.warn('An on-chain deposit left the chain before its confirmations', { network, transactionId: deposit.id, transactionHash: deposit.transactionHash });
         summary.failed++;
       } else if (depthOf(position.blockNumber, head) >= chain.confirmations) {
-        await transactions.settle(deposit.merchantId, deposit.id, 'confirmed');
+        await transactions.settle(deposit.merchantId, deposit.id, 'confirmed', { source: 'chain' });
         summary.confirmed++;
       }
     }

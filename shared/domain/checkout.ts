@@ -3,7 +3,7 @@
  * an invoice is at for its customer, the customer details the checkout collects (by the creation
  * request's own field rules), what has been paid so far, and where the customer returns to. Pure.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { decimalsOf } from './currencies.js';
 import {
   createInvoiceRequestSchema,

@@ -64,9 +64,13 @@ export const MAX_REQUEST_AMOUNTS = {
   USDC: '100000000',
 } as const satisfies Record<(typeof REFERENCE_CURRENCIES)[number] | LocalFiatCurrency | CryptoAssetCode, string>;
 
+/** Every currency the gateway knows and prices (USD, the unit of prices, included). */
+export type PricedCurrency = keyof typeof MAX_REQUEST_AMOUNTS;
+export const PRICED_CURRENCIES = Object.keys(MAX_REQUEST_AMOUNTS) as PricedCurrency[];
+export const isPricedCurrency = (code: string): code is PricedCurrency => Object.hasOwn(MAX_REQUEST_AMOUNTS, code);
+
 /** The maximum of a currency the gateway knows; undefined for any other code. */
-export const maxRequestAmount = (currency: string): string | undefined =>
-  Object.hasOwn(MAX_REQUEST_AMOUNTS, currency) ? MAX_REQUEST_AMOUNTS[currency as keyof typeof MAX_REQUEST_AMOUNTS] : undefined;
+export const maxRequestAmount = (currency: string): string | undefined => (isPricedCurrency(currency) ? MAX_REQUEST_AMOUNTS[currency] : undefined);
 
 export function networksOf(asset: CryptoAssetCode): CryptoNetwork[] {
   return Object.keys(CRYPTO_ASSETS[asset].networks) as CryptoNetwork[];

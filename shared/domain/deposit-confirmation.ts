@@ -2,7 +2,7 @@
  * Host-to-host deposit confirmation by UTR (merchant-api.md endpoint 3, decisions 8): the strict
  * request, and the receipt's size and content checks. Pure.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApiError, ValidationError } from '../errors.js';
 import type { Invoice } from './invoices.js';
 

@@ -36,7 +36,8 @@ export interface FiatServiceDeps {
   transactions: TransactionService;
   ledger: Ledger;
   merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
-  receipts: ReceiptStore;
+  /** Only functions that confirm deposits store receipts: paying out needs none. */
+  receipts?: ReceiptStore;
   vault: CardVault;
   provider: FiatProvider;
   rates: RateSource;
@@ -85,7 +86,7 @@ export class FiatService {
       if ('refused' in outcome) throw refusal(outcome.refused, invoice);
       if (invoiceClaim) throw new ApiError('conflict', 'Another UTR is already under review for this invoice');
 
-      if (receipt && !receiptReference) receiptReference = await this.deps.receipts.put(`${merchantId}/${invoice.id}/${request.utr}.${receipt.extension}`, receipt);
+      if (receipt && !receiptReference) receiptReference = await this.receipts().put(`${merchantId}/${invoice.id}/${request.utr}.${receipt.extension}`, receipt);
       const transaction: Transaction & { utr: string; receipt?: unknown } = {
         ...depositTransaction(
           invoice,
@@ -121,7 +122,7 @@ export class FiatService {
       id,
       merchantId,
       feePercent: merchant.processingFeePercent,
-      prices: await this.deps.rates.usdPrices(),
+      prices: (await this.deps.rates.current()).prices,
       now: this.deps.clock(),
     });
     if (request.cardNumber) transaction.recipient.sealedCardNumber = await this.deps.vault.seal(request.cardNumber, id);
@@ -132,6 +133,11 @@ export class FiatService {
     }
     await this.deps.provider.requestPayout({ transactionId: id, merchantId });
     return transaction;
+  }
+
+  private receipts(): ReceiptStore {
+    if (!this.deps.receipts) throw new Error('Confirming a deposit needs the receipt store, which this service was given none of');
+    return this.deps.receipts;
   }
 
   private async merchant(merchantId: string): Promise<Merchant> {

@@ -2,7 +2,7 @@
  * Invoice use cases over small ports (repository, customer wallets, rates), so the rules stay
  * free of AWS and every store can be swapped in tests.
  */
-import { notFound } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
 import {
   buildInvoice,
   invoiceView,
@@ -14,8 +14,9 @@ import {
   type InvoiceView,
   type ListInvoicesQuery,
 } from './invoices.js';
+import type { BusinessMetrics } from './metrics.js';
 import { listingOf, type Listing, type Page } from './pagination.js';
-import type { RateSource } from './rates.js';
+import { unavailableRates, type RateSource } from './rates.js';
 import { addressForNetwork, type CustomerAddresses } from './wallets.js';
 
 export type CreateOutcome = { invoice: Invoice; created: boolean };
@@ -54,6 +55,7 @@ export interface InvoiceServiceDeps {
   rates: RateSource;
   policy: InvoicePolicy;
   publicBaseUrl: string;
+  metrics: Pick<BusinessMetrics, 'invoiceCreated'>;
   clock: () => Date;
   newId: () => string;
 }
@@ -66,7 +68,12 @@ export class InvoiceService {
 
   async create(merchantId: string, request: CreateInvoiceRequest): Promise<InvoiceView> {
     const { invoices, wallets, rates, policy, clock, newId } = this.deps;
-    const invoice = buildInvoice(request, { id: newId(), merchantId, now: clock() }, await rates.usdPrices(), policy);
+    const snapshot = await rates.current();
+    const unavailable = unavailableRates(snapshot, request.baseCurrency, request.paymentCurrency ?? request.baseCurrency);
+    if (unavailable.length > 0) {
+      throw new ApiError('service_unavailable', `No current exchange rate for ${unavailable.join(', ')}; try again shortly`);
+    }
+    const invoice = buildInvoice(request, { id: newId(), merchantId, now: clock() }, snapshot.prices, policy);
     if (invoice.family === 'crypto') {
       if (!wallets) throw new Error('Creating a crypto invoice needs the customer wallets, which this service was given none of');
       // A refused request changes nothing: a new customer's address index is not used up for an order that is taken.
@@ -74,6 +81,7 @@ export class InvoiceService {
       invoice.wallet = invoiceWallet(invoice.paymentCurrency, (network) => addressForNetwork(addresses, network));
     }
     const outcome = await invoices.create(invoice);
+    if (outcome.created) this.deps.metrics.invoiceCreated(outcome.invoice.paymentMethod);
     return invoiceView(outcome.invoice, this.deps.publicBaseUrl);
   }
 

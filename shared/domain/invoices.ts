@@ -4,7 +4,7 @@
  * Pure: no I/O, no clock, no randomness of its own.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError, type FieldProblem } from '../errors.js';
 import type { Stage } from '../routes.js';
 import {

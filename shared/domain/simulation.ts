@@ -1,6 +1,6 @@
 /** Requests of the demo simulation API (decisions 11). */
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CRYPTO_NETWORKS, type CryptoNetwork } from './currencies.js';
 import type { Invoice } from './invoices.js';
 import { numberOrStringAmount } from './amounts.js';

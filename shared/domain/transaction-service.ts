@@ -10,6 +10,7 @@ import { familyOf, isCryptoAsset, networksOf, type CryptoNetwork } from './curre
 import { isUuid } from './invoice-service.js';
 import type { Invoice } from './invoices.js';
 import type { Merchant } from './merchants.js';
+import type { BusinessMetrics, DepositSource } from './metrics.js';
 import { Decimal, formatRate } from './money.js';
 import { invoiceAfterDeposit, type DepositRefusal, type InvoiceUpdate } from './payments.js';
 import { crossRate, type RateSource } from './rates.js';
@@ -47,11 +48,13 @@ export interface TransactionServiceDeps {
   callbacks: { publish(callbackIds: string[]): Promise<number> };
   /** Values a deposit in another currency than its invoice's. */
   rates: RateSource;
+  metrics: Pick<BusinessMetrics, 'depositSettled'>;
   clock: () => Date;
   newId: () => string;
 }
 
 export interface DepositInput {
+  source: DepositSource;
   amount?: Decimal;
   currency?: string;
   network?: CryptoNetwork | null;
@@ -76,6 +79,13 @@ const ATTEMPTS = 10;
 const RETRY_BUDGET_MS = 4_000;
 const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 40 * (attempt + 1)));
 
+/** The merchant's own transaction; anything else is as unknown as a missing one. */
+export async function ownedTransaction(ledger: Pick<Ledger, 'get'>, merchantId: string, transactionId: string): Promise<Transaction> {
+  const transaction = isUuid(transactionId) ? await ledger.get(transactionId) : undefined;
+  if (!transaction || transaction.merchantId !== merchantId) throw notFound('Transaction');
+  return transaction;
+}
+
 /** The attempts of one write: up to ATTEMPTS, within RETRY_BUDGET_MS, with a back-off before each retry. */
 async function* attempts(): AsyncGenerator<number> {
   const deadline = performance.now() + RETRY_BUDGET_MS;
@@ -88,11 +98,8 @@ async function* attempts(): AsyncGenerator<number> {
 export class TransactionService {
   constructor(private readonly deps: TransactionServiceDeps) {}
 
-  /** The merchant's own transaction; anything else is as unknown as a missing one. */
-  async owned(merchantId: string, transactionId: string): Promise<Transaction> {
-    const transaction = isUuid(transactionId) ? await this.deps.ledger.get(transactionId) : undefined;
-    if (!transaction || transaction.merchantId !== merchantId) throw notFound('Transaction');
-    return transaction;
+  owned(merchantId: string, transactionId: string): Promise<Transaction> {
+    return ownedTransaction(this.deps.ledger, merchantId, transactionId);
   }
 
   async ownedInvoice(merchantId: string, invoiceId: string): Promise<Invoice> {
@@ -119,6 +126,7 @@ export class TransactionService {
       const claims = input.uniqueId ? [{ id: input.uniqueId, owner: { transactionId: id, merchantId } }] : [];
       const result = await this.deps.ledger.insert(transaction, { invoice: outcome.update, callback, claims });
       if (result === 'committed') {
+        if (isFinalStatus(transaction.status)) this.deps.metrics.depositSettled(input.source, transaction.status);
         if (callback) await this.deps.callbacks.publish([callback.id]);
         return transaction;
       }
@@ -133,15 +141,15 @@ export class TransactionService {
    * withdrawal outcome, an on-chain deposit at depth). Asking for the state it already has
    * answers it again. An on-chain deposit whose block left the chain before it was ever called
    * back is simply failed (`callback: false`), and gives up its claim (`releaseClaim`): should the
-   * transfer be mined again, it is a new deposit.
+   * transfer be mined again, it is a new deposit. A deposit's `source` names who decided, for the metrics.
    */
   async settle(
     merchantId: string,
     transactionId: string,
     status: 'confirmed' | 'failed',
-    options: { expectedType?: Transaction['type']; callback?: boolean; releaseClaim?: string } = {},
+    options: { expectedType?: Transaction['type']; callback?: boolean; releaseClaim?: string; source?: DepositSource } = {},
   ): Promise<Transaction> {
-    const { expectedType, callback: withCallback = true, releaseClaim } = options;
+    const { expectedType, callback: withCallback = true, releaseClaim, source } = options;
     for await (const _attempt of attempts()) {
       const current = await this.owned(merchantId, transactionId);
       if (expectedType && current.type !== expectedType) throw ValidationError.of('transactionId', `Transaction is not a ${expectedType}`);
@@ -157,6 +165,7 @@ export class TransactionService {
       const callback = withCallback ? callbackEntry(next, now) : undefined;
       const released = releaseClaim ? [releaseClaim] : [];
       if ((await this.deps.ledger.transition(next, 'processing', { invoice: update, callback, releaseClaims: released })) === 'committed') {
+        if (next.type === 'deposit' && source) this.deps.metrics.depositSettled(source, status);
         if (callback) await this.deps.callbacks.publish([callback.id]);
         return next;
       }
@@ -207,7 +216,7 @@ export class TransactionService {
   }
 
   private async valuation(invoice: Invoice, currency: string): Promise<DepositValuation> {
-    const prices = await this.deps.rates.usdPrices();
+    const { prices } = await this.deps.rates.current();
     const [exchangeRate, usdRate, eurRate] = [crossRate(prices, invoice.baseCurrency, currency), crossRate(prices, currency, 'USD'), crossRate(prices, currency, 'EUR')];
     if (!exchangeRate || !usdRate || !eurRate) throw ValidationError.of('currency', `No exchange rate for ${currency}`);
     return { exchangeRate: formatRate(exchangeRate), usdRate: formatRate(usdRate), eurRate: formatRate(eurRate) };

@@ -3,7 +3,7 @@
  * hash (decisions 7) and the views a merchant sees in retrieval and in callbacks. Pure.
  */
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { decimalsOf, type CryptoNetwork } from './currencies.js';
 import type { Invoice } from './invoices.js';
 import { Decimal, formatAmount, formatRate } from './money.js';
@@ -15,7 +15,7 @@ export const TRANSACTION_TYPES = ['deposit', 'withdraw'] as const;
 export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** States after which a transaction never changes, and the merchant is called back. */
-export const isFinalStatus = (status: TransactionStatus): boolean => status !== 'processing';
+export const isFinalStatus = (status: TransactionStatus): status is Exclude<TransactionStatus, 'processing'> => status !== 'processing';
 
 const decimalString = z.string().regex(/^\d+(\.\d+)?$/);
 

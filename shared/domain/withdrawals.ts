@@ -2,7 +2,7 @@
  * The deprecated peer-to-peer fiat withdrawal (merchant-api.md endpoint 4, decisions 9): the
  * request with its three variants, card checks and masking, and the withdraw transaction. Pure.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../errors.js';
 import { amountRuleProblem, decimalStringAmount } from './amounts.js';
 import { decimalsOf, familyOf } from './currencies.js';

@@ -1,16 +1,18 @@
 /**
- * The one middy chain every HTTP function uses, in middy's documented order: logging context,
- * request id, authentication, body parsing, validation, and the error handler last.
+ * The one middy chain every HTTP function uses, in middy's documented order: tracing, logging
+ * context, request id, authentication, body parsing, validation, and the error handler last.
  */
 import { randomUUID } from 'node:crypto';
 import middy from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { ApiError, UNAUTHORIZED_MESSAGE } from '../errors.js';
+import { TRACE_OPTIONS, tracer } from '../observability/tracer.js';
 import { DEFAULT_MAX_BODY_BYTES, replaysIdempotencyKey, type HttpRoute } from '../routes.js';
 import { apiErrorResponse, internalErrorResponse, successResponse, type Headers } from './envelope.js';
-import { IDEMPOTENCY_HEADER, idempotentByHeader } from './idempotency.js';
+import type { idempotentByHeader } from './idempotency.js';
 import { logger } from './logger.js';
 import { parseJsonBody } from './json-body.js';
 import { parseOrThrow } from './validation.js';
@@ -67,6 +69,8 @@ const merchantMiddleware = (): Middleware => ({
     gatewayOf(request.event).merchantId = merchantId;
   },
 });
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
 /** A deprecated route says so on every answer of its function, errors included (decisions 9). */
 const deprecationMiddleware = (): Middleware => {
@@ -151,11 +155,18 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
      * request: secrets (a card number) must be masked, as a hash of few candidates is reversible.
      */
     idempotencyFingerprint?: (body: unknown) => unknown;
+    /**
+     * The replay store, for the routes that take `Idempotency-Key`: given by the function rather
+     * than imported here, so that the others' bundles go without it (and its DynamoDB client).
+     */
+    idempotency?: typeof idempotentByHeader;
   },
   fn: (request: RouteRequest<z.output<S>>) => Promise<RouteResult>,
 ) {
-  const chain = middy<GatewayEvent, APIGatewayProxyResult, Error, Context>().use(injectLambdaContext(logger, { resetKeys: true }));
-  // First in, so its `after` and `onError` run last, on the answer every other middleware made.
+  const chain = middy<GatewayEvent, APIGatewayProxyResult, Error, Context>()
+    .use(captureLambdaHandler(tracer, TRACE_OPTIONS))
+    .use(injectLambdaContext(logger, { resetKeys: true }));
+  // Before the others that answer, so its `after` and `onError` run after theirs, on the answer they made.
   if (route.deprecated) chain.use(deprecationMiddleware());
   chain.use(requestIdMiddleware());
   if (route.auth === 'apiKey') chain.use(merchantMiddleware());
@@ -163,7 +174,10 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
   chain.use(errorHandlerMiddleware());
 
   // Replays are kept per merchant (decisions 5): routes without a key have no merchant to keep them apart by.
-  const idempotent = replaysIdempotencyKey(route) ? idempotentByHeader<APIGatewayProxyResult>(route.name) : undefined;
+  if (replaysIdempotencyKey(route) !== (options.idempotency !== undefined)) {
+    throw new Error(`${route.name} ${replaysIdempotencyKey(route) ? 'takes Idempotency-Key: pass idempotentByHeader' : 'takes no Idempotency-Key: pass no idempotency'}`);
+  }
+  const idempotent = options.idempotency?.<APIGatewayProxyResult>(route.name);
 
   return chain.handler(async (event, context) => {
     const gateway = gatewayOf(event);

@@ -15,8 +15,6 @@ import { ApiError, ValidationError } from '../errors.js';
 import { config } from '../config.js';
 import { dynamoClient } from '../store/dynamo.js';
 
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
-
 /**
  * The uniqueness claim of a write made under an Idempotency-Key, written with the record it
  * creates. The idempotency record alone cannot tell a retry from a first request once the writer
@@ -24,6 +22,7 @@ export const IDEMPOTENCY_HEADER = 'idempotency-key';
  */
 export const idempotentWriteClaimId = (merchantId: string, routeName: string, key: string): string =>
   `request#${JSON.stringify([merchantId, routeName, key])}`;
+
 const RETENTION_SECONDS = 24 * 60 * 60;
 
 interface IdempotentPayload {

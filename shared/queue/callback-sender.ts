@@ -21,6 +21,7 @@ import {
   type DeliveryAttempt,
 } from '../domain/callbacks.js';
 import type { Merchant } from '../domain/merchants.js';
+import type { BusinessMetrics } from '../domain/metrics.js';
 import type { CallbackSecretOpener } from '../domain/transaction-views.js';
 import { logger } from '../http/logger.js';
 import type { DynamoOutboxStore } from '../store/outbox.js';
@@ -103,6 +104,7 @@ export interface CallbackSenderDeps {
   queueUrl: string;
   deadLetterQueueUrl: string;
   retryScale: number;
+  metrics: Pick<BusinessMetrics, 'callbackDelivered' | 'callbackFailed' | 'callbackParked'>;
   clock: () => Date;
 }
 
@@ -111,7 +113,7 @@ export class CallbackSender {
 
   /** Settles the record, or throws RetryLater after scheduling its next attempt. */
   async handle(record: SQSRecord): Promise<void> {
-    const { outbox, merchants, callbackSecrets, deliver, retryScale, clock } = this.deps;
+    const { outbox, merchants, callbackSecrets, deliver, retryScale, metrics, clock } = this.deps;
     const { callbackId } = JSON.parse(record.body) as CallbackMessage;
     const entry = await outbox.get(callbackId);
     if (!entry) return logger.error('Callback message for an unknown outbox entry', { callbackId });
@@ -137,6 +139,7 @@ export class CallbackSender {
     const attempt: DeliveryAttempt = { at: at.toISOString(), ...result };
     if (isSuccess(result.status)) {
       await outbox.recordAttempt(callbackId, attempt, 'delivered');
+      metrics.callbackDelivered(clock().getTime() - Date.parse(entry.createdAt));
       return;
     }
 
@@ -146,10 +149,12 @@ export class CallbackSender {
     if (windowClosed(windowStart, at, delaySeconds, retryScale)) {
       await this.deps.sqs.send(new SendMessageCommand({ QueueUrl: this.deps.deadLetterQueueUrl, MessageBody: record.body }));
       await outbox.recordAttempt(callbackId, attempt, 'parked');
+      metrics.callbackParked();
       logger.warn('Callback parked in the dead-letter queue', { callbackId, failures });
       return;
     }
     await outbox.recordAttempt(callbackId, attempt, 'retry');
+    metrics.callbackFailed();
     const visibility = Math.ceil(delaySeconds);
     await this.deps.sqs.send(
       new ChangeMessageVisibilityCommand({ QueueUrl: this.deps.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: visibility }),

@@ -4,12 +4,16 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { traced } from '../observability/tracer.js';
 
-export const dynamoClient = new DynamoDBClient({});
+export const dynamoClient = traced(new DynamoDBClient({}));
 
 export const documentClient = DynamoDBDocumentClient.from(dynamoClient, {
   marshallOptions: { removeUndefinedValues: true },
 });
+
+/** BatchGetItem's limit on keys per call. */
+export const BATCH_GET_LIMIT = 100;
 
 /** True when a transaction lost a race with another writer of the same items; retrying may succeed. */
 export function isTransactionConflict(error: unknown): boolean {

@@ -175,6 +175,10 @@ export const TABLES = {
       },
     ],
   },
+  /** The newest live USD price of each currency (`id` is its code), with the time it was quoted. */
+  rates: {
+    partitionKey: { name: 'id', type: 'S' },
+  },
   /** Permanent deposit addresses per (merchant, customer) and the derivation-index counter. */
   wallets: {
     partitionKey: { name: 'id', type: 'S' },

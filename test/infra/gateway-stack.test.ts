@@ -9,6 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { App, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Key } from 'aws-cdk-lib/aws-kms';
@@ -17,8 +18,10 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GatewayFunction as GatewayFunctionConstruct, QUEUE_BATCHING_WINDOW } from '../../infra/aws/gateway-function.js';
 import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js';
+import { DEFAULT_LIVE_RATES } from '../../infra/aws/live-rates.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import {
+  BUSINESS_METRICS,
   CALLBACK_QUEUE,
   CONCURRENCY,
   PUBLIC_ROUTE_THROTTLE,
@@ -316,21 +319,104 @@ let views: Record<Stage, StackView>;
 let customDomain: StackView;
 let explicitBaseUrl: StackView;
 let watching: StackView;
+let liveDemo: StackView;
+
+const LIVE_DEMO_RATES = { url: 'https://ticker.example/api/v3/ticker/price', pairs: { BTC: { symbol: 'BTCUSDT', inverse: false }, USDT: { fixed: '1' } }, maxAgeSeconds: 120 };
 
 const WATCHED_TOKEN = '0x1111111111111111111111111111111111111111';
 
-beforeAll(() => {
+/** An app with the project's feature flags (cdk.json), bundling nothing. */
+function projectApp(): App {
   const { context } = JSON.parse(readFileSync(new URL('../../cdk.json', import.meta.url), 'utf8'));
-  const app = new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+  return new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
+}
+
+beforeAll(() => {
+  const app = projectApp();
   const view = (stage: Stage, stack: GatewayStack) => new StackView(stage, stack, Template.fromStack(stack));
   const stacks = STAGES.map((stage) => [stage, new GatewayStack(app, gatewayStackName(stage), { stage })] as const);
   const customDomainStack = new GatewayStack(app, 'PaymentGateway-prod-custom-domain', { stage: 'prod', customDomain: CUSTOM_DOMAIN });
   const explicitBaseUrlStack = new GatewayStack(app, 'PaymentGateway-demo-base-url', { stage: 'demo', customDomain: CUSTOM_DOMAIN, publicBaseUrl: EXPLICIT_BASE_URL });
   const watchingStack = new GatewayStack(app, 'PaymentGateway-demo-watching', { stage: 'demo', watchedNetworks: { ethereum: { tokens: { USDT: WATCHED_TOKEN } }, polygon: {} } });
+  const liveDemoStack = new GatewayStack(app, 'PaymentGateway-demo-live-rates', { stage: 'demo', liveRates: LIVE_DEMO_RATES });
   views = Object.fromEntries(stacks.map(([stage, stack]) => [stage, view(stage, stack)])) as Record<Stage, StackView>;
   customDomain = view('prod', customDomainStack);
   explicitBaseUrl = view('demo', explicitBaseUrlStack);
   watching = view('demo', watchingStack);
+  liveDemo = view('demo', liveDemoStack);
+});
+
+describe('live exchange rates', () => {
+  const rateVariables = (view: StackView, name: string) =>
+    Object.fromEntries(Object.entries(view.functionNamed(name).Properties.Environment.Variables as Record<string, string>).filter(([variable]) => variable.startsWith('GATEWAY_RATE')));
+  const ratesRules = (view: StackView) =>
+    view.resources('AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(`"${view.functionIds().get('fetch-rates')}"`));
+
+  it('are prod\'s by default: Binance\'s public ticker for every function, fetched once a minute, stale after five minutes', () => {
+    const prod = views.prod;
+    for (const name of prod.functionIds().keys()) {
+      const variables = rateVariables(prod, name);
+      expect(variables).toMatchObject({ GATEWAY_RATES_URL: DEFAULT_LIVE_RATES.url, GATEWAY_RATE_MAX_AGE_S: '300' });
+      expect(JSON.parse(variables.GATEWAY_RATE_PAIRS!)).toEqual(DEFAULT_LIVE_RATES.pairs);
+    }
+    expect(ratesRules(prod).map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
+  });
+
+  it('are not demo\'s by default: the fixed table, and fetch-rates deployed without a schedule', () => {
+    for (const name of views.demo.functionIds().keys()) expect(rateVariables(views.demo, name)).toEqual({});
+    expect(views.demo.functionIds().has('fetch-rates')).toBe(true);
+    expect(ratesRules(views.demo)).toEqual([]);
+  });
+
+  it('are any stage\'s when given, with their schedule', () => {
+    expect(rateVariables(liveDemo, 'create-invoice')).toEqual({
+      GATEWAY_RATES_URL: LIVE_DEMO_RATES.url,
+      GATEWAY_RATE_PAIRS: JSON.stringify(LIVE_DEMO_RATES.pairs),
+      GATEWAY_RATE_MAX_AGE_S: '120',
+    });
+    expect(ratesRules(liveDemo)).toHaveLength(1);
+  });
+
+  it('are written by fetch-rates alone and read where invoices, deposits and withdrawals are priced', () => {
+    for (const [view, readers] of [
+      [views.prod, ['create-invoice', 'create-withdrawal', 'watch-chain']],
+      [views.demo, ['create-invoice', 'create-withdrawal', 'simulate-deposit', 'watch-chain']],
+    ] as const) {
+      expect([...view.tableActionsOf('fetch-rates').keys()]).toEqual(['rates']);
+      expect([...view.tableActionsOf('fetch-rates').get('rates')!].sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:PutItem']);
+      const granted = [...view.functionIds().keys()].filter((name) => name !== 'fetch-rates' && view.tableActionsOf(name).has('rates')).sort();
+      expect(granted).toEqual(readers);
+      for (const name of granted) expect([...view.tableActionsOf(name).get('rates')!]).toEqual(['dynamodb:BatchGetItem']);
+    }
+  });
+
+  it('alarm when the oldest live price outgrows the limit, or no run reports one', () => {
+    for (const [view, maxAge] of [
+      [views.prod, DEFAULT_LIVE_RATES.maxAgeSeconds],
+      [liveDemo, LIVE_DEMO_RATES.maxAgeSeconds],
+    ] as const) {
+      view.template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'PaymentGateway',
+        MetricName: 'RateAge',
+        Dimensions: [
+          { Name: 'service', Value: 'payment-gateway' },
+          { Name: 'stage', Value: view.stage },
+        ],
+        Statistic: 'Maximum',
+        Period: 300,
+        Threshold: maxAge,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'breaching',
+      });
+    }
+    expect(views.demo.resources('AWS::CloudWatch::Alarm').filter(([, alarm]) => alarm.Properties.MetricName === 'RateAge')).toEqual([]);
+  });
+
+  it('fail synthesis when the functions would fail to start on them', () => {
+    const app = projectApp();
+    const liveRates = { ...LIVE_DEMO_RATES, pairs: { USD: { symbol: 'USDUSDT', inverse: false } } };
+    expect(() => new GatewayStack(app, 'PaymentGateway-demo-bad-rates', { stage: 'demo', liveRates })).toThrow(/Invalid environment: GATEWAY_RATE_PAIRS/);
+  });
 });
 
 describe('a stage watching EVM networks', () => {
@@ -524,7 +610,9 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(sorted(deleting)).toEqual(sorted([...idempotent, 'watch-chain chain', 'watch-chain uniques']));
       // Batch reads only where many items are looked up at once: the owners of a range's addresses, a transaction's callbacks.
       const batchReading = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:BatchGetItem')).map(([table]) => `${name} ${table}`));
-      expect(sorted(batchReading)).toEqual(sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox']));
+      // And the live prices an amount is converted at.
+      const priceReaders = definitions.filter(({ tables }) => tables.rates).map(({ name }) => `${name} rates`);
+      expect(sorted(batchReading)).toEqual(sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox', ...priceReaders]));
     });
   });
 
@@ -1058,8 +1146,9 @@ describe.each(STAGES)('%s stack', (stage) => {
   });
 
   describe('schedules', () => {
-    // The chain watcher's rules come with the networks a stage watches (above).
-    const scheduled = definitions.flatMap((f) => (f.kind === 'schedule' && !f.perEvmNetwork ? [f] : []));
+    // The chain watcher's rules come with the networks a stage watches, the rates schedule with
+    // live rates, prod's default (both below).
+    const scheduled = definitions.flatMap((f) => (f.kind === 'schedule' && !f.perEvmNetwork && (stage === 'prod' || !f.onlyWithLiveRates) ? [f] : []));
 
     it.each(scheduled.map((f) => [f.name, f] as const))('%s runs on its EventBridge rate', (name, definition) => {
       const minutes = definition.everySeconds / 60;
@@ -1106,8 +1195,8 @@ describe.each(STAGES)('%s stack', (stage) => {
         });
       }
       v().template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError' });
-      // Plus the authorizer's throttles and latency.
-      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2);
+      // Plus the authorizer's throttles and latency, and prod's stale-rates alarm (prod prices live).
+      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2 + (stage === 'prod' ? 1 : 0));
     });
 
     it('watches the authorizer for real failures, throttles and p99 latency: a refused key raises none of them', () => {
@@ -1126,10 +1215,37 @@ describe.each(STAGES)('%s stack', (stage) => {
       v().template.hasResourceProperties('AWS::ApiGateway::GatewayResponse', { ResponseType: 'ACCESS_DENIED', StatusCode: '401' });
     });
 
-    it('sends every alarm to the alarm topic and has a dashboard', () => {
+    it('sends every alarm to the alarm topic, when it fires and when it clears, and has a dashboard', () => {
       const topicId = v().json.Outputs.AlarmTopicArn.Value.Ref;
-      for (const [, alarm] of v().resources('AWS::CloudWatch::Alarm')) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+      for (const [, alarm] of v().resources('AWS::CloudWatch::Alarm')) {
+        expect(alarm.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+        expect(alarm.Properties.OKActions).toEqual([{ Ref: topicId }]);
+      }
       v().template.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    });
+
+    it('mails the alarm topic to the AlarmEmail parameter, which has no default and must be an address', () => {
+      const topicId = v().json.Outputs.AlarmTopicArn.Value.Ref;
+      const parameter = v().json.Parameters!.AlarmEmail;
+      expect(parameter).toMatchObject({ Type: 'String', AllowedPattern: '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$' });
+      expect(parameter.Default).toBeUndefined();
+      expect(new RegExp(parameter.AllowedPattern).test('oncall@example.com')).toBe(true);
+      expect(new RegExp(parameter.AllowedPattern).test('not an address')).toBe(false);
+      const subscriptions = v().resources('AWS::SNS::Subscription').map(([, subscription]) => subscription.Properties);
+      expect(subscriptions).toEqual([{ Protocol: 'email', TopicArn: { Ref: topicId }, Endpoint: { Ref: 'AlarmEmail' } }]);
+    });
+
+    it('plots every business metric on the dashboard, for this stage', () => {
+      const parts = v().resources('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody['Fn::Join'][1] as unknown[];
+      const body = parts.map((part) => (typeof part === 'string' ? part : '')).join('');
+      for (const metric of Object.values(BUSINESS_METRICS)) {
+        if ('dimension' in metric) {
+          // One line per method or source, whichever appear.
+          expect(body).toContain(`SEARCH('{PaymentGateway,service,stage,${metric.dimension}} MetricName=\\"${metric.name}\\" service=\\"payment-gateway\\" stage=\\"${stage}\\"', 'Sum', 300)`);
+        } else {
+          expect(body).toContain(`["PaymentGateway","${metric.name}","service","payment-gateway","stage","${stage}"`);
+        }
+      }
     });
   });
 
@@ -1380,3 +1496,16 @@ function mockMethod(status: number, code: string, message: string, staticHeaders
     MethodResponses: [{ StatusCode: String(status), ResponseParameters: Object.fromEntries(Object.keys(headers).map((name) => [key(name), true])) }],
   };
 }
+
+describe('an alarm added to the stack by any construct', () => {
+  it('sends to the alarm topic too', () => {
+    const app = projectApp();
+    const stack = new GatewayStack(app, 'PaymentGateway-demo-extra-alarm', { stage: 'demo' });
+    new Alarm(stack, 'ExtraAlarm', { metric: new Metric({ namespace: 'Custom', metricName: 'Anything' }), threshold: 1, evaluationPeriods: 1 });
+    const json = Template.fromStack(stack).toJSON() as { Resources: Record<string, Resource>; Outputs: Record<string, any> };
+    const topicId = json.Outputs.AlarmTopicArn.Value.Ref;
+    const extra = Object.entries(json.Resources).find(([id]) => id.startsWith('ExtraAlarm'))![1];
+    expect(extra.Properties.AlarmActions).toEqual([{ Ref: topicId }]);
+    expect(extra.Properties.OKActions).toEqual([{ Ref: topicId }]);
+  });
+});

@@ -6,8 +6,10 @@ import { createHash } from 'node:crypto';
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { handler } from '../../functions/authorize-merchant.js';
+import { lambdaContext } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
 import { generateApiKeyText, newApiKey } from '../../shared/domain/merchants.js';
+import { FUNCTIONS } from '../../shared/routes.js';
 import { seedMerchant, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
 
 const API_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123';
@@ -31,13 +33,16 @@ function authorizerEvent(headers: Record<string, string> | null, methodArn = MET
   };
 }
 
+/** As Lambda calls it: with the event and a context. */
+const authorize = (event: APIGatewayRequestAuthorizerEvent) => handler(event, lambdaContext(FUNCTIONS.find((fn) => fn.name === 'authorize-merchant')!));
+
 /**
  * A refusal is an explicit Deny of the whole API, so API Gateway caches it for every route and
  * answers 403 ACCESS_DENIED (rendered as the 401 envelope); never a throw, which Lambda would
  * count as an error of the function.
  */
 async function expectDenied(event: APIGatewayRequestAuthorizerEvent): Promise<void> {
-  const result = await handler(event);
+  const result = await authorize(event);
   expect(result).toEqual({
     principalId: 'anonymous',
     policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Deny', Resource: `${API_ARN}/prod/*/*` }] },
@@ -52,7 +57,7 @@ beforeAll(async () => {
 
 describe('authorize-merchant', () => {
   it('allows a valid key for every method and path of the API, naming the merchant and the key', async () => {
-    const result = await handler(authorizerEvent({ 'x-api-key': merchant.apiKey }));
+    const result = await authorize(authorizerEvent({ 'x-api-key': merchant.apiKey }));
     expect(result).toEqual({
       principalId: merchant.merchant.id,
       usageIdentifierKey: createHash('sha256').update(merchant.apiKey, 'utf8').digest('hex'),
@@ -67,17 +72,17 @@ describe('authorize-merchant', () => {
   it('returns the same API-wide resource whichever route asked, so a cached decision serves them all', async () => {
     const resources = await Promise.all(
       [`${API_ARN}/prod/POST/api/v2/invoices`, `${API_ARN}/prod/GET/api/v2/transaction/abc`, METHOD_ARN].map(async (arn) => {
-        const result = await handler(authorizerEvent({ 'x-api-key': merchant.apiKey }, arn));
+        const result = await authorize(authorizerEvent({ 'x-api-key': merchant.apiKey }, arn));
         return result.policyDocument.Statement.map((statement) => ('Resource' in statement ? statement.Resource : undefined));
       }),
     );
     expect(resources).toEqual([[`${API_ARN}/prod/*/*`], [`${API_ARN}/prod/*/*`], [`${API_ARN}/prod/*/*`]]);
-    const demo = await handler(authorizerEvent({ 'x-api-key': merchant.apiKey }, `${API_ARN}/demo/GET/api/v2/invoices/x`));
+    const demo = await authorize(authorizerEvent({ 'x-api-key': merchant.apiKey }, `${API_ARN}/demo/GET/api/v2/invoices/x`));
     expect(demo.policyDocument.Statement[0]).toMatchObject({ Resource: `${API_ARN}/demo/*/*` });
   });
 
   it.each(['x-api-key', 'X-API-Key', 'X-API-KEY'])('reads the key from the header %s', async (name) => {
-    const result = await handler(authorizerEvent({ [name]: merchant.apiKey, 'content-type': 'application/json' }));
+    const result = await authorize(authorizerEvent({ [name]: merchant.apiKey, 'content-type': 'application/json' }));
     expect(result.principalId).toBe(merchant.merchant.id);
     expect(result.context).toEqual({ merchantId: merchant.merchant.id, keyId: merchant.key.keyId });
   });
@@ -100,10 +105,10 @@ describe('authorize-merchant', () => {
     const second = newApiKey(revoked.merchant.id, config().stage, new Date());
     await store.addKey(second.record);
 
-    expect((await handler(authorizerEvent({ 'x-api-key': revoked.apiKey }))).principalId).toBe(revoked.merchant.id);
+    expect((await authorize(authorizerEvent({ 'x-api-key': revoked.apiKey }))).principalId).toBe(revoked.merchant.id);
     expect(await store.revokeKey(revoked.merchant.id, revoked.key.keyId, new Date())).toBe(true);
     await expectDenied(authorizerEvent({ 'x-api-key': revoked.apiKey }));
-    expect(await handler(authorizerEvent({ 'x-api-key': second.text }))).toMatchObject({
+    expect(await authorize(authorizerEvent({ 'x-api-key': second.text }))).toMatchObject({
       principalId: revoked.merchant.id,
       context: { merchantId: revoked.merchant.id, keyId: second.record.keyId },
     });

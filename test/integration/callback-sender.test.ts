@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
 import { callbackBody } from '../../shared/domain/callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
+import { businessMetrics } from '../../shared/observability/metrics.js';
 import { CallbackSender, RetryLater, httpDeliver, type Deliver } from '../../shared/queue/callback-sender.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
@@ -89,6 +90,7 @@ function sender(options: { clock?: () => Date; deliver?: Deliver } = {}) {
     queueUrl,
     deadLetterQueueUrl,
     retryScale: 1,
+    metrics: businessMetrics,
     clock: options.clock ?? (() => new Date()),
   });
 }

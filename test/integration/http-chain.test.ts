@@ -6,12 +6,13 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { jsonNumberAmount } from '../../shared/domain/amounts.js';
 import { ApiError } from '../../shared/errors.js';
 import { httpHandler, type RouteRequest, type RouteResult } from '../../shared/http/handler.js';
+import { idempotentByHeader } from '../../shared/http/idempotency.js';
 import { logger } from '../../shared/http/logger.js';
-import type { HttpRoute } from '../../shared/routes.js';
+import { replaysIdempotencyKey, type HttpRoute } from '../../shared/routes.js';
 
 const MAX_BODY_BYTES = 1024;
 const MERCHANT_ID = 'merchant-http-chain';
@@ -42,7 +43,8 @@ type RouteFn = (request: RouteRequest<Body>) => Promise<RouteResult>;
 /** A handler over `fn` that records every request that reaches it. */
 function chain(fn: RouteFn = async ({ body }) => ({ data: body }), route = testRoute()) {
   const calls: RouteRequest<Body>[] = [];
-  const handler = httpHandler(route, { body: bodySchema }, async (request) => {
+  const idempotency = replaysIdempotencyKey(route) ? idempotentByHeader : undefined;
+  const handler = httpHandler(route, { body: bodySchema, idempotency }, async (request) => {
     calls.push(request);
     return fn(request);
   });
@@ -148,6 +150,15 @@ describe('the HTTP chain', () => {
     });
     expect(calls).toHaveLength(1);
     expect(calls[0]).toMatchObject({ merchantId: MERCHANT_ID, requestId: event.requestContext.requestId, headers: { 'x-custom': 'yes' } });
+  });
+
+  it('is built with the replay store exactly for the routes that take Idempotency-Key: POST with a key, unless it answers a secret', () => {
+    const respond = async () => ({ data: null });
+    expect(() => httpHandler(testRoute(), {}, respond)).toThrow(/takes Idempotency-Key: pass idempotentByHeader/);
+    expect(() => httpHandler(testRoute({ method: 'GET' }), { idempotency: idempotentByHeader }, respond)).toThrow(/takes no Idempotency-Key/);
+    expect(() => httpHandler(testRoute({ auth: 'none' }), { idempotency: idempotentByHeader }, respond)).toThrow(/takes no Idempotency-Key/);
+    expect(() => httpHandler(testRoute({ answersSecret: true }), { idempotency: idempotentByHeader }, respond)).toThrow(/takes no Idempotency-Key/);
+    expect(() => httpHandler(testRoute({ method: 'GET' }), {}, respond)).not.toThrow();
   });
 
   it('hides an unexpected exception behind a 500 that quotes only the request id', async () => {

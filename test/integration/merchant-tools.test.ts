@@ -14,6 +14,7 @@ import { config } from '../../shared/config.js';
 import { sendTestCallback, type TestCallbackDeps } from '../../shared/domain/callback-tools.js';
 import { TEST_TRANSACTION_ID } from '../../shared/domain/callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
+import { businessMetrics } from '../../shared/observability/metrics.js';
 import { CallbackSender, RetryLater, httpDeliver } from '../../shared/queue/callback-sender.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
@@ -58,6 +59,7 @@ function sender(clock: () => Date = () => new Date()): CallbackSender {
     queueUrl,
     deadLetterQueueUrl,
     retryScale: 1,
+    metrics: businessMetrics,
     clock,
   });
 }

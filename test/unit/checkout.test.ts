@@ -5,7 +5,7 @@ import { buildInvoice, createInvoiceRequestSchema, type Invoice } from '../../sh
 import { asRequestBody } from '../support/request-body.js';
 import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
 
-const prices = await new StaticRateSource(DEMO_USD_PRICES).usdPrices();
+const prices = (await new StaticRateSource(DEMO_USD_PRICES).current()).prices;
 const CREATED = new Date('2026-01-01T00:00:00.000Z');
 const LATER = new Date('2026-01-01T00:05:00.000Z');
 const LAPSED = new Date('2026-01-01T00:15:00.000Z');

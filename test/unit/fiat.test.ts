@@ -102,7 +102,7 @@ describe('withdrawal request', () => {
   it('makes a processing withdraw transaction valued in decimal, without the card number', async () => {
     const request = withdrawalRequestSchema.parse({ ...base, orderId: 'w-1', cardNumber: '4111111111111111', cardHolderName: 'Ada' });
     const recipient = withdrawalRecipient(request, 'card');
-    const tx = withdrawTransaction(request, recipient, { id: 't', merchantId: 'm', feePercent: '1', prices: await new StaticRateSource(DEMO_USD_PRICES).usdPrices(), now: new Date() });
+    const tx = withdrawTransaction(request, recipient, { id: 't', merchantId: 'm', feePercent: '1', prices: (await new StaticRateSource(DEMO_USD_PRICES).current()).prices, now: new Date() });
     expect(tx).toMatchObject({ type: 'withdraw', status: 'processing', amount: '1500.50', currency: 'TRY', invoiceId: null, orderId: 'w-1', usd: '45.02', fees: { processing: '15.01' } });
     expect(JSON.stringify(tx)).not.toContain('4111111111111111');
     expect(tx.recipient.maskedCardNumber).toBe('411111******1111');

@@ -7,7 +7,7 @@ import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js'
 import type { Stage } from '../../shared/routes.js';
 import { asRequestBody } from '../support/request-body.js';
 
-const prices = await new StaticRateSource(DEMO_USD_PRICES).usdPrices();
+const prices = (await new StaticRateSource(DEMO_USD_PRICES).current()).prices;
 const NOW = new Date('2026-01-01T00:00:00.000Z');
 const policy = (stage: Stage = 'prod'): InvoicePolicy => ({ stage, lifetimeSeconds: 900, fiatLimits: FIAT_METHOD_LIMITS });
 

@@ -63,7 +63,7 @@ const policyOf = (stage: Stage): InvoicePolicy => ({ stage, lifetimeSeconds: 900
 
 /** An invoice created from `amount` written as that JSON number text, or the problems that refuse it. */
 async function create(amount: string, fields: Record<string, unknown>, table: Record<string, string>, stage: Stage) {
-  const prices = await new StaticRateSource(table).usdPrices();
+  const { prices } = await new StaticRateSource(table).current();
   const body = JSON.stringify({ orderId: 'o-1', customerId: 'c-1', ...fields }).replace(/^\{/, `{"amount":${amount},`);
   const request = createInvoiceRequestSchema.parse(parseJsonBody(body));
   try {

@@ -1,0 +1,127 @@
+/**
+ * What the stage's operators get besides the stack's own alarms: the alarm topic's email
+ * subscription (the `AlarmEmail` stack parameter), every CloudWatch alarm of the stack sending to
+ * the topic whoever created it, the alarm on stale live rates, and the business metrics
+ * (shared/platform.ts BUSINESS_METRICS) on the dashboard.
+ */
+import { Aspects, CfnParameter, Duration, type IAspect, type Stack } from 'aws-cdk-lib';
+import {
+  Alarm,
+  ComparisonOperator,
+  GraphWidget,
+  MathExpression,
+  Metric,
+  Stats,
+  TreatMissingData,
+  type IWidget,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { IConstruct } from 'constructs';
+import { BUSINESS_METRICS, METRICS_NAMESPACE, SERVICE_NAME, type BusinessMetricDefinition } from '../../shared/platform.js';
+import type { Stage } from '../../shared/routes.js';
+import type { LiveRates } from './live-rates.js';
+import { acknowledge } from './nag.js';
+
+/** An address SNS can send to; SNS itself asks the recipient to confirm the subscription. */
+const EMAIL_PATTERN = '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$';
+
+const PERIOD = Duration.minutes(5);
+
+/** The recipient of the stage's alarms: asked for at every deploy, with no default, so no stage alarms into the void. */
+export function subscribeAlarmEmail(stack: Stack, topic: ITopic): CfnParameter {
+  const email = new CfnParameter(stack, 'AlarmEmail', {
+    type: 'String',
+    description: "Email address that receives the stage's alarms (SNS sends a confirmation link first)",
+    allowedPattern: EMAIL_PATTERN,
+    constraintDescription: 'must be an email address',
+  });
+  const subscription = topic.addSubscription(new EmailSubscription(email.valueAsString));
+  acknowledge(
+    subscription,
+    ['Serverless-SNSRedrivePolicy'],
+    'An alarm mail SNS could not deliver loses nothing: the alarm stays in its state in CloudWatch and on the dashboard, and notifies again when it clears or fires anew.',
+  );
+  return email;
+}
+
+/** Every alarm of the scope, made here or anywhere else, notifies the topic when it fires and when it clears. */
+export function notifyOnEveryAlarm(scope: IConstruct, topic: ITopic): void {
+  const action = new SnsAction(topic);
+  const aspect: IAspect = {
+    visit(node) {
+      if (!(node instanceof Alarm)) return;
+      node.addAlarmAction(action);
+      node.addOkAction(action);
+    },
+  };
+  Aspects.of(scope).add(aspect);
+}
+
+/** A business metric of the stage: `service` and `stage` are the dimensions every one carries. */
+function businessMetric(stage: Stage, metric: BusinessMetricDefinition, statistic: string, label?: string): Metric {
+  return new Metric({ namespace: METRICS_NAMESPACE, metricName: metric.name, dimensionsMap: { service: SERVICE_NAME, stage }, statistic, period: PERIOD, label });
+}
+
+/** One line per value of the metric's dimension (a payment method, a deposit source), as they appear. */
+function perDimensionValue(stage: Stage, metric: BusinessMetricDefinition & { dimension: string }): MathExpression {
+  return new MathExpression({
+    expression: `SEARCH('{${METRICS_NAMESPACE},service,stage,${metric.dimension}} MetricName="${metric.name}" service="${SERVICE_NAME}" stage="${stage}"', 'Sum', ${PERIOD.toSeconds()})`,
+    label: '',
+    period: PERIOD,
+  });
+}
+
+/**
+ * Live prices older than the stage allows: invoices through them answer 503. A run that reports
+ * no age (a price never fetched) or no run at all breaches too.
+ */
+export function ratesStaleAlarm(stack: Stack, stage: Stage, rates: LiveRates): Alarm {
+  return new Alarm(stack, 'RatesStaleAlarm', {
+    metric: businessMetric(stage, BUSINESS_METRICS.rateAge, Stats.MAXIMUM),
+    threshold: rates.maxAgeSeconds,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.BREACHING,
+    alarmDescription: `A live price is older than ${rates.maxAgeSeconds} s, or was never fetched: invoices converting through it answer 503 until fetch-rates stores a new one`,
+  });
+}
+
+/** Dashboard rows of the business metrics (24 units wide). */
+export function businessMetricRows(stage: Stage, rates: LiveRates | undefined): IWidget[][] {
+  const third = 8;
+  const metric = (definition: BusinessMetricDefinition, statistic: string, label: string) => businessMetric(stage, definition, statistic, label);
+  return [
+    [
+      new GraphWidget({ title: 'Invoices created, by method', width: third, left: [perDimensionValue(stage, BUSINESS_METRICS.invoicesCreated)] }),
+      new GraphWidget({ title: 'Deposits confirmed, by source', width: third, left: [perDimensionValue(stage, BUSINESS_METRICS.depositsConfirmed)] }),
+      new GraphWidget({ title: 'Deposits failed, by source', width: third, left: [perDimensionValue(stage, BUSINESS_METRICS.depositsFailed)] }),
+    ],
+    [
+      new GraphWidget({
+        title: 'Callbacks',
+        width: third,
+        left: [
+          metric(BUSINESS_METRICS.callbacksDelivered, Stats.SUM, 'Delivered'),
+          metric(BUSINESS_METRICS.callbacksFailed, Stats.SUM, 'Failed attempts'),
+          metric(BUSINESS_METRICS.callbacksParked, Stats.SUM, 'Parked'),
+        ],
+      }),
+      new GraphWidget({
+        title: 'Callback delivery latency (ms)',
+        width: third,
+        left: [
+          metric(BUSINESS_METRICS.callbackDeliveryLatency, Stats.percentile(50), 'p50'),
+          metric(BUSINESS_METRICS.callbackDeliveryLatency, Stats.percentile(99), 'p99'),
+        ],
+      }),
+      new GraphWidget({
+        title: 'Oldest live price (s)',
+        width: third,
+        left: [metric(BUSINESS_METRICS.rateAge, Stats.MAXIMUM, rates ? 'Rate age' : 'Rate age (this stage uses the fixed table)')],
+        leftAnnotations: rates ? [{ value: rates.maxAgeSeconds, label: 'Stale: invoices answer 503' }] : [],
+      }),
+    ],
+  ];
+}
