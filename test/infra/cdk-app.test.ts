@@ -108,7 +108,8 @@ describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
     bundlesOf(stackName).map(({ definition, code, map }) => {
       const sources = map.sources.map((source) => source.replace(/\\/g, '/'));
       const packages = new Set(sources.flatMap((source) => [...source.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)/g)].map((m) => m[1]!).slice(-1)));
-      const projectFiles = sources.filter((source) => !source.includes('node_modules/')).map((source) => source.slice(source.lastIndexOf(PROJECT_DIR_NAME) + PROJECT_DIR_NAME.length));
+      // A path from the project's directory on, found as a whole segment (a directory named `main` is not the `main` in `domain`).
+      const projectFiles = sources.filter((source) => !source.includes('node_modules/')).map((source) => source.slice(source.lastIndexOf(`/${PROJECT_DIR_NAME}/`) + PROJECT_DIR_NAME.length + 1));
       return { definition, code, map, packages, projectFiles };
     });
 
