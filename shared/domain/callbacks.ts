@@ -61,6 +61,15 @@ export function retryDelaySeconds(failedAttempts: number, scale = 1): number {
   return RETRY_DELAYS_SECONDS[index]! * scale;
 }
 
+/**
+ * Seconds before a callback is tried again after the gateway's own stores failed it (not the
+ * receiver): soon, since the outage is usually brief, backing off with each receive so that a long
+ * one does not spend the queue's receive count before the callback's delivery window.
+ */
+export function storeFailureRetrySeconds(receiveCount: number): number {
+  return Math.min(5 * 3 ** (Math.max(receiveCount, 1) - 1), 180);
+}
+
 /** True when the next attempt would fall outside the delivery window that began at `firstAttemptAt`. */
 export function windowClosed(firstAttemptAt: Date, now: Date, nextDelaySeconds: number, scale = 1): boolean {
   return now.getTime() + nextDelaySeconds * 1000 > firstAttemptAt.getTime() + DELIVERY_WINDOW_SECONDS * scale * 1000;

@@ -15,6 +15,7 @@ import {
   isNonPublicAddress,
   retryDelaySeconds,
   signCallback,
+  storeFailureRetrySeconds,
   signingSecrets,
   windowClosed,
   type Deliver,
@@ -111,8 +112,26 @@ export interface CallbackSenderDeps {
 export class CallbackSender {
   constructor(private readonly deps: CallbackSenderDeps) {}
 
-  /** Settles the record, or throws RetryLater after scheduling its next attempt. */
+  /**
+   * Settles the record, or throws RetryLater after scheduling its next attempt. When the gateway's
+   * own stores fail (the receiver was not reached, or its answer not recorded), the message comes
+   * back within seconds rather than after the queue's visibility timeout of several minutes.
+   */
   async handle(record: SQSRecord): Promise<void> {
+    try {
+      await this.attempt(record);
+    } catch (error) {
+      if (error instanceof RetryLater) throw error;
+      const delaySeconds = storeFailureRetrySeconds(Number(record.attributes?.ApproximateReceiveCount ?? 1));
+      logger.warn('Callback not settled; it is tried again soon', { messageId: record.messageId, delaySeconds, error: error instanceof Error ? error.message : String(error) });
+      await this.deps.sqs
+        .send(new ChangeMessageVisibilityCommand({ QueueUrl: this.deps.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: delaySeconds }))
+        .catch(() => undefined); // the queue's own visibility timeout brings it back instead
+      throw error;
+    }
+  }
+
+  private async attempt(record: SQSRecord): Promise<void> {
     const { outbox, merchants, callbackSecrets, deliver, retryScale, metrics, clock } = this.deps;
     const { callbackId } = JSON.parse(record.body) as CallbackMessage;
     const entry = await outbox.get(callbackId);

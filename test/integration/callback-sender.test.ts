@@ -80,9 +80,9 @@ async function queuedCallback({ merchant, callbackSecret }: SeededMerchant): Pro
   return { id, body, record: { messageId: message.MessageId!, receiptHandle: message.ReceiptHandle!, body: message.Body! } as SQSRecord };
 }
 
-function sender(options: { clock?: () => Date; deliver?: Deliver } = {}) {
+function sender(options: { clock?: () => Date; deliver?: Deliver; outbox?: DynamoOutboxStore } = {}) {
   return new CallbackSender({
-    outbox: outbox(),
+    outbox: options.outbox ?? outbox(),
     merchants: testMerchantStore(),
     callbackSecrets: testCallbackSecrets(),
     deliver: options.deliver ?? httpDeliver({ publicOnly: false, timeoutMs: 500 }),
@@ -178,6 +178,23 @@ describe('the callback sender', () => {
     // Delivered after its redrive, it expires like any delivered entry.
     expect(redriven?.expiration).toBe(thirtyDaysAfter(redriven!.deliveredAt!));
     await sqsClient.send(new DeleteMessageCommand({ QueueUrl: deadLetterQueueUrl, ReceiptHandle: parked!.ReceiptHandle! }));
+  });
+
+  it('brings the message back within seconds when its own store fails, not after the queue visibility timeout', async () => {
+    const merchant = await merchantAt('/ok');
+    const { id, record } = await queuedCallback(merchant);
+    const unreachable = new DynamoOutboxStore(documentClient, `missing-${randomUUID()}`);
+    await expect(sender({ outbox: unreachable }).handle({ ...record, attributes: { ApproximateReceiveCount: '1' } as SQSRecord['attributes'] })).rejects.toThrow(
+      /non-existent table|not found/i,
+    );
+    expect(deliveriesTo('/ok').filter((r) => r.headers['webhook-id'] === id)).toEqual([]);
+    // Hidden for 5 s after a first receive, then delivered once the store answers again.
+    const started = Date.now();
+    const { Messages } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 10, MaxNumberOfMessages: 1 }));
+    expect(Messages?.[0]?.Body).toBe(record.body);
+    expect(Date.now() - started).toBeGreaterThan(3_000);
+    await sender().handle({ ...record, receiptHandle: Messages![0]!.ReceiptHandle! });
+    expect((await outbox().get(id))?.deliveredAt).toBeTruthy();
   });
 
   it('skips a merchant without a callback URL', async () => {

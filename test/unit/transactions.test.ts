@@ -7,6 +7,7 @@ import {
   callbackEntry,
   isNonPublicAddress,
   retryDelaySeconds,
+  storeFailureRetrySeconds,
   signCallback,
   webhookId,
   windowClosed,
@@ -125,6 +126,8 @@ describe('callbacks (decisions 10)', () => {
   it('retries after 1 min, 5 min, 15 min, 1 h, then every 3 h, scaled', () => {
     expect([1, 2, 3, 4, 5, 6, 20].map((n) => retryDelaySeconds(n))).toEqual([60, 300, 900, 3600, 10800, 10800, 10800]);
     expect(retryDelaySeconds(1, 0.001)).toBeCloseTo(0.06);
+    // A failure of the gateway's own stores comes back soon, then backs off to 3 minutes.
+    expect([0, 1, 2, 3, 4, 5, 40].map(storeFailureRetrySeconds)).toEqual([5, 5, 15, 45, 135, 180, 180]);
   });
 
   it('closes the window 72 hours after it opened', () => {
