@@ -227,7 +227,7 @@ async function addMissingIndexes(client: DynamoDBClient, name: string, table: Ta
   const present = new Set((Table?.GlobalSecondaryIndexes ?? []).map((index) => index.IndexName));
   for (const index of table.indexes ?? []) {
     if (present.has(index.name)) continue;
-    // One index per UpdateTable call: DynamoDB refuses more.
+    // One index per UpdateTable call, and the next only once it is built: DynamoDB refuses more.
     await client.send(
       new UpdateTableCommand({
         TableName: name,
@@ -235,6 +235,19 @@ async function addMissingIndexes(client: DynamoDBClient, name: string, table: Ta
         GlobalSecondaryIndexUpdates: [{ Create: globalSecondaryIndex(index) }],
       }),
     );
+    await indexBuilt(client, name, index.name);
+  }
+}
+
+const INDEX_BUILD_TIMEOUT_MS = 60_000;
+
+async function indexBuilt(client: DynamoDBClient, table: string, index: string): Promise<void> {
+  const deadline = Date.now() + INDEX_BUILD_TIMEOUT_MS;
+  for (;;) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: table }));
+    if (Table?.GlobalSecondaryIndexes?.find((gsi) => gsi.IndexName === index)?.IndexStatus === 'ACTIVE') return;
+    if (Date.now() > deadline) throw new Error(`Index ${index} of ${table} was not built within ${INDEX_BUILD_TIMEOUT_MS / 1000} s`);
+    await sleep(100);
   }
 }
 

@@ -4,7 +4,7 @@
  */
 import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Merchant } from './merchants.js';
 import type { CallbackSecretOpener } from './transaction-views.js';
 import { callbackFields, callbackPayload, type CallbackFields, type Transaction, type TransactionStatus } from './transactions.js';

@@ -1,6 +1,6 @@
 /** Merchants and their API keys: generation, digests and constant-time checks. No I/O. */
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError, type FieldProblem } from '../errors.js';
 import type { Stage } from '../routes.js';
 import type { SealedSecret } from '../vault/envelope.js';

@@ -2,7 +2,7 @@
  * Listings of a merchant's records (decisions 16): the query parameters every listing takes
  * besides its filters, and the page it answers. Pure.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const DEFAULT_PAGE_LIMIT = 20;
 export const MAX_PAGE_LIMIT = 100;

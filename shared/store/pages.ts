@@ -6,7 +6,7 @@
  * at most skip some of the caller's own items; anything else is a 422 on `cursor`.
  */
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ValidationError } from '../errors.js';
 import { TABLES, type IndexDefinition, type TableDefinition, type TableKey } from './tables.js';
 

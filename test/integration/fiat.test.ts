@@ -49,7 +49,9 @@ async function runProvider(): Promise<void> {
     if (Messages.length === 0) return;
     const event = { Records: Messages.map((m) => ({ messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body!, attributes: {}, messageAttributes: {} })) } as unknown as SQSEvent;
     const { batchItemFailures } = (await decide(event as never, {} as never)) as { batchItemFailures: { itemIdentifier: string }[] };
-    expect(batchItemFailures).toEqual([]);
+    // The queue is shared with the other files running beside this one: only this file's decisions are judged here.
+    const ours = new Set(Messages.filter((m) => JSON.parse(m.Body!).merchantId === merchant.merchant.id).map((m) => m.MessageId));
+    expect(batchItemFailures.filter((failure) => ours.has(failure.itemIdentifier))).toEqual([]);
     await Promise.all(Messages.map((m) => sqsClient.send(new DeleteMessageCommand({ QueueUrl: config().fiatDecisionQueueUrl!, ReceiptHandle: m.ReceiptHandle! }))));
   }
 }
