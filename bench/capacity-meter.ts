@@ -5,6 +5,28 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
+/**
+ * A value's size as DynamoDB counts it for capacity (items as the document client reads them):
+ * strings and binaries by their bytes, a number by about one byte per two significant digits plus
+ * one, 1 for booleans and null, 3 for a list or map plus 1 per element and the elements' own sizes
+ * (a map's names included).
+ */
+function valueSize(value: unknown): number {
+  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
+  if (typeof value === 'number') return Math.ceil(String(Math.abs(value)).replace(/^[0.]+|\.|e.*$/g, '').replace(/0+$/, '').length / 2) + 1;
+  if (typeof value === 'boolean' || value === null) return 1;
+  if (value instanceof Uint8Array) return value.length;
+  if (Array.isArray(value)) return 3 + value.reduce((sum: number, element) => sum + 1 + valueSize(element), 0);
+  if (typeof value === 'object') return 3 + Object.entries(value as object).reduce((sum, [name, element]) => sum + 1 + Buffer.byteLength(name, 'utf8') + valueSize(element), 0);
+  throw new Error(`No size rule for ${typeof value}`);
+}
+
+export const itemSize = (item: Record<string, unknown>): number =>
+  Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name, 'utf8') + valueSize(value), 0);
+
+/** 0.5 RCU per started 4 KB: a query's items are summed before rounding. */
+export const eventuallyConsistentRcu = (bytes: number): number => Math.ceil(bytes / 4096) * 0.5;
+
 function byTableOf(consumed: readonly ConsumedCapacity[]): Record<string, number> {
   const units: Record<string, number> = {};
   const add = (name: string, used: number | undefined) => (units[name] = (units[name] ?? 0) + (used ?? 0));

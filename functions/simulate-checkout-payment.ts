@@ -26,7 +26,7 @@ export const handler = httpHandler(
           source: 'simulated',
           status: request.body.outcome,
           senderDetails: simulatedSenderDetails(invoice),
-        });
+        }, invoice);
       } catch (error) {
         // Paid or canceled meanwhile (a second click, the expiry): the provider page shows which.
         if (!(error instanceof ApiError && (error.code === 'conflict' || error.code === 'gone'))) throw error;

@@ -20,6 +20,6 @@ export const handler = httpHandler(route, { body: simulateDepositRequestSchema, 
     senderDetails: simulatedSenderDetails(invoice),
     // A retry with the key after a crash finds the deposit the first attempt recorded.
     uniqueId: headers[IDEMPOTENCY_HEADER] === undefined ? undefined : idempotentWriteClaimId(merchantId, route.name, headers[IDEMPOTENCY_HEADER]),
-  });
+  }, invoice);
   return { data: await transactionViews.present(deposit) };
 });

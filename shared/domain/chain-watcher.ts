@@ -270,7 +270,7 @@ export class ChainWatcher {
       transactionHash: transfer.transactionHash,
       chain: { blockNumber: transfer.block.number, blockHash: transfer.block.hash, logIndex: transfer.logIndex },
       uniqueId: transferId(transfer),
-    });
+    }, invoice);
     return undefined;
   }
 

@@ -49,6 +49,8 @@ const utrClaimId = (utr: string) => `utr#${utr}`;
 /** One UTR per invoice: a second, different reference for the same invoice is a conflict. */
 const invoiceUtrClaimId = (invoiceId: string) => `invoice-utr#${invoiceId}`;
 
+const anotherUtrUnderReview = () => new ApiError('conflict', 'Another UTR is already under review for this invoice');
+
 /** Whether a UTR was accepted for the invoice: from then on the customer waits for the provider's decision. */
 export async function hasSubmittedUtr(claims: Pick<Ledger, 'getClaim'>, invoiceId: string): Promise<boolean> {
   return (await claims.getClaim(invoiceUtrClaimId(invoiceId))) !== undefined;
@@ -74,17 +76,17 @@ export class FiatService {
 
     for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
       const invoice = await transactions.ownedInvoice(merchantId, request.invoiceId);
-      // Both claims are written in one transaction. Reading the invoice's before the UTR's means a
-      // concurrent twin of this request that commits in between is still recognised as ours.
-      const invoiceClaim = await ledger.getClaim(invoiceUtrClaimId(invoice.id));
-      const claim = await ledger.getClaim(utrClaimId(request.utr));
-      if (claim?.owner.invoiceId === invoice.id) return;
-      if (claim) throw new ApiError('db_unique_violation', 'This UTR was already used for another payment');
-      if (!isConfirmedByUtr(invoice)) throw ValidationError.of('invoiceId', 'Deposit confirmation by UTR applies to INR invoices only');
       const deposit = { id, amount: invoice.paymentAmount, currency: invoice.paymentCurrency, status: 'processing' as const };
-      const outcome = invoiceAfterDeposit(invoice, deposit, true, clock());
-      if ('refused' in outcome) throw refusal(outcome.refused, invoice);
-      if (invoiceClaim) throw new ApiError('conflict', 'Another UTR is already under review for this invoice');
+      const outcome = isConfirmedByUtr(invoice) ? invoiceAfterDeposit(invoice, deposit, true, clock()) : undefined;
+      // The claims are read first only where the write cannot be tried (the invoice refuses it) or
+      // must not be (a receipt is never stored for a UTR that turns out taken); else the write finds them.
+      if (!outcome || 'refused' in outcome || receipt) {
+        const claims = await this.utrClaims(invoice.id, request.utr);
+        if (claims === 'ours') return;
+        if (!outcome) throw ValidationError.of('invoiceId', 'Deposit confirmation by UTR applies to INR invoices only');
+        if ('refused' in outcome) throw refusal(outcome.refused, invoice);
+        if (claims === 'anotherUnderReview') throw anotherUtrUnderReview();
+      }
 
       if (receipt && !receiptReference) receiptReference = await this.receipts().put(`${merchantId}/${invoice.id}/${request.utr}.${receipt.extension}`, receipt);
       const transaction: Transaction & { utr: string; receipt?: unknown } = {
@@ -108,8 +110,26 @@ export class FiatService {
         await this.deps.provider.submitUtr({ transactionId: id, merchantId, utr: request.utr });
         return;
       }
+      // Lost: a claim was taken (by this very request's twin, another invoice, another UTR), or the invoice moved on.
+      const claims = await this.utrClaims(invoice.id, request.utr);
+      if (claims === 'ours') return;
+      if (claims === 'anotherUnderReview') throw anotherUtrUnderReview();
     }
     throw new ApiError('conflict', 'The invoice kept changing; retry the request');
+  }
+
+  /**
+   * What the claims say of this UTR for this invoice: already its own (a repeat, accepted again),
+   * another UTR under review for it, or free; a UTR another payment took is refused here. The
+   * invoice's claim is read before the UTR's, so a concurrent twin of the request that commits in
+   * between is still recognised as ours.
+   */
+  private async utrClaims(invoiceId: string, utr: string): Promise<'ours' | 'anotherUnderReview' | 'free'> {
+    const invoiceClaim = await this.deps.ledger.getClaim(invoiceUtrClaimId(invoiceId));
+    const claim = await this.deps.ledger.getClaim(utrClaimId(utr));
+    if (claim?.owner.invoiceId === invoiceId) return 'ours';
+    if (claim) throw new ApiError('db_unique_violation', 'This UTR was already used for another payment');
+    return invoiceClaim ? 'anotherUnderReview' : 'free';
   }
 
   /** Records a payout request (processing); the card number is sealed before it is stored. */

@@ -108,15 +108,21 @@ export class TransactionService {
     return invoice;
   }
 
-  /** Records a deposit on the merchant's invoice, moves the invoice, and owes the callback if final. */
-  async recordDeposit(merchantId: string, invoiceId: string, input: DepositInput): Promise<Transaction> {
+  /**
+   * Records a deposit on the merchant's invoice, moves the invoice, and owes the callback if final.
+   * `invoiceRead`: the invoice as the caller just read it, which the first attempt decides on
+   * instead of reading it again; a lost race reads it anew.
+   */
+  async recordDeposit(merchantId: string, invoiceId: string, input: DepositInput, invoiceRead?: Invoice): Promise<Transaction> {
     // Recorded already: answered before the invoice's state (paid since, by this very deposit) is judged.
     const earlier = input.uniqueId && (await this.claimed(input.uniqueId));
     if (earlier) return earlier;
     const merchant = await this.merchant(merchantId);
     const id = this.deps.newId();
+    let known = invoiceRead?.id === invoiceId && invoiceRead.merchantId === merchantId ? invoiceRead : undefined;
     for await (const _attempt of attempts()) {
-      const invoice = await this.ownedInvoice(merchantId, invoiceId);
+      const invoice = known ?? (await this.ownedInvoice(merchantId, invoiceId));
+      known = undefined;
       const now = this.deps.clock();
       const details = await this.depositDetails(invoice, input);
       const transaction = depositTransaction(invoice, { id, now, ...details }, merchant.processingFeePercent);
