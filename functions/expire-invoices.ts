@@ -14,7 +14,7 @@ export const handler = observed(async (): Promise<{ due: number; expired: number
   let expired = 0;
   // A bounded number of writes in flight, so a large backlog cannot exhaust the table's burst.
   for (let start = 0; start < due.length; start += EXPIRE_CONCURRENCY) {
-    const outcomes = await Promise.all(due.slice(start, start + EXPIRE_CONCURRENCY).map((id) => invoiceStore.expire(id, now)));
+    const outcomes = await Promise.all(due.slice(start, start + EXPIRE_CONCURRENCY).map((invoice) => invoiceStore.expire(invoice, now)));
     expired += outcomes.filter(Boolean).length;
   }
   if (due.length > 0) logger.info('Expired invoices', { due: due.length, expired });

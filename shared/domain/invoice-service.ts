@@ -35,11 +35,18 @@ export interface InvoiceRepository {
   list(merchantId: string, listing: Listing<InvoiceFilters>): Promise<Page<Invoice>>;
 }
 
+/** An open invoice whose lifetime has ended, as the expiry index holds it. */
+export interface DueInvoice {
+  id: string;
+  /** Absent from index entries written before the index carried the owner. */
+  merchantId?: string;
+}
+
 export interface ExpiringInvoiceRepository {
-  /** Ids of open invoices whose lifetime ended at or before `now`. */
-  listDue(now: Date): Promise<string[]>;
+  /** Open invoices whose lifetime ended at or before `now`. */
+  listDue(now: Date): Promise<DueInvoice[]>;
   /** Cancels the invoice as expired if it is still open and due; false when it no longer is. */
-  expire(id: string, now: Date): Promise<boolean>;
+  expire(due: DueInvoice, now: Date): Promise<boolean>;
 }
 
 /** A customer's permanent deposit addresses, allocated on first use. */

@@ -5,7 +5,7 @@ import { ApiError, ValidationError } from '../errors.js';
 import type { CustomerDetails, Invoice, InvoiceFilters, InvoiceStatus } from '../domain/invoices.js';
 import { noPayments } from '../domain/payments.js';
 import type { CheckoutInvoices } from '../domain/checkout-service.js';
-import type { CreateOutcome, ExpiringInvoiceRepository, InvoiceRepository } from '../domain/invoice-service.js';
+import type { CreateOutcome, DueInvoice, ExpiringInvoiceRepository, InvoiceRepository } from '../domain/invoice-service.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import { isConditionFailure, isTransactionConflict } from './dynamo.js';
 import { IndexPager, type IndexQuery } from './pages.js';
@@ -195,14 +195,14 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
     } while (ExclusiveStartKey);
   }
 
-  async listDue(now: Date): Promise<string[]> {
+  async listDue(now: Date): Promise<DueInvoice[]> {
     const shards = Array.from({ length: EXPIRY_SHARDS }, (_, n) => `open#${n}`);
     const pages = await Promise.all(shards.map((shard) => this.dueInShard(shard, now.toISOString())));
     return pages.flat();
   }
 
-  private async dueInShard(shard: string, nowIso: string): Promise<string[]> {
-    const ids: string[] = [];
+  private async dueInShard(shard: string, nowIso: string): Promise<DueInvoice[]> {
+    const due: DueInvoice[] = [];
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await this.client.send(
@@ -214,10 +214,10 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
           ExclusiveStartKey,
         }),
       );
-      ids.push(...(page.Items ?? []).map((item) => item.id as string));
+      for (const item of page.Items ?? []) due.push({ id: item.id as string, merchantId: item.merchantId as string | undefined });
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
-    return ids;
+    return due;
   }
 
   async activate(id: string, now: Date): Promise<boolean> {
@@ -254,8 +254,8 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
     });
   }
 
-  async expire(id: string, now: Date): Promise<boolean> {
-    const merchantId = await this.merchantOf(id);
+  async expire({ id, merchantId: indexedOwner }: DueInvoice, now: Date): Promise<boolean> {
+    const merchantId = indexedOwner ?? (await this.merchantOf(id));
     if (merchantId === undefined) return false;
     return this.updateIf({
       TableName: this.tables.invoices,
@@ -276,7 +276,7 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
 
   /**
    * The owner of an invoice, which never changes: the status index key a status write sets names
-   * it, and the expiry sweep and the checkout know invoices by id only.
+   * it, and the checkout (and the sweep, on an index entry without it) know invoices by id only.
    */
   private async merchantOf(id: string): Promise<string | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.invoices, Key: { id }, ProjectionExpression: 'merchantId' }));

@@ -48,11 +48,12 @@ export const TABLES = {
     indexes: [
       {
         // Sparse: only open invoices carry `expiryShard`, so the expiry sweep reads what is due
-        // and nothing else.
+        // and nothing else. The owner comes along because the cancellation rewrites the
+        // merchant's status key, which would otherwise cost a read of each invoice.
         name: 'openByExpiry',
         partitionKey: { name: 'expiryShard', type: 'S' },
         sortKey: { name: 'expiresAt', type: 'S' },
-        projection: 'keys',
+        projection: ['merchantId'],
       },
       // The merchant's listings, newest first. Sort keys are `createdAt`; ties are kept apart by
       // the table key, which every page's position (ExclusiveStartKey) carries.

@@ -185,7 +185,7 @@ describe('GET /checkout/{invoiceId}', () => {
     expect(lapsed).toContain('it is still credited to you');
     expect((await invoices().get(invoice.id))!.status).toBe('created');
 
-    expect(await invoices().expire(invoice.id, new Date())).toBe(true);
+    expect(await invoices().expire({ id: invoice.id }, new Date())).toBe(true);
     const expired = expectHtmlPage(await open(invoice.id), 200);
     expect(expired).toContain('This invoice has expired');
     expect(expired).toContain('data-status="canceled"');
@@ -291,7 +291,7 @@ describe('GET /checkout/{invoiceId}/status', () => {
 
     const late = await crypto();
     await lapse(late.id);
-    await invoices().expire(late.id, new Date());
+    await invoices().expire({ id: late.id }, new Date());
     expect((await open(late.id, '/status')).body.data).toMatchObject({ status: 'canceled', redirectUrl: null });
     await simulateDeposit(late.id);
     expect((await open(late.id, '/status')).body.data).toMatchObject({ status: 'completed', paidLate: true, redirectUrl: null });

@@ -201,6 +201,11 @@ describe('expiry', () => {
     const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1500 });
     await expire(invoice.id);
     expect(await getInvoice(invoice.id)).toMatchObject({ status: 'canceled', cancelReason: 'expired' });
+    // The sweep moved it between the merchant's status listings too, knowing its owner from the expiry index alone.
+    const listed = async (status: string) =>
+      (await invoke('list-invoices', { apiKey: merchant.apiKey, query: { status, customerId: invoice.customerId } })).body.data.items.map((i: { id: string }) => i.id);
+    expect(await listed('canceled')).toEqual([invoice.id]);
+    expect(await listed('created')).toEqual([]);
     const response = await simulate({ invoiceId: invoice.id });
     expect(response.status).toBe(410);
     expect(response.body.errors[0].code).toBe('gone');
