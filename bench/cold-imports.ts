@@ -111,13 +111,14 @@ export async function coldImportsBenchmark(args: string[]): Promise<void> {
 
   const directory = await mkdtemp(join(tmpdir(), 'gateway-cold-imports-'));
   const loopback = 'http://127.0.0.1:9';
+  // Loading as in Lambda: the X-Ray SDK in automatic mode, the tracer patching HTTP and wrapping the clients, metrics on.
+  const { AWS_XRAY_MANUAL_MODE: _manualMode, ...localEnvironment } = handlerEnvironment(
+    { publicBaseUrl: loopback, dynamodbEndpoint: loopback, sqsEndpoint: loopback, queueEnvironment: localQueueEnvironment(loopback), dataDir: directory, tables: localTableNames() },
+    { invoiceLifetimeSeconds: 900, providerDelaySeconds: 2, retryScale: 1, secretOverlapSeconds: 24 * 3600 },
+  );
   const env = {
     ...process.env,
-    ...handlerEnvironment(
-      { publicBaseUrl: loopback, dynamodbEndpoint: loopback, sqsEndpoint: loopback, queueEnvironment: localQueueEnvironment(loopback), dataDir: directory, tables: localTableNames() },
-      { invoiceLifetimeSeconds: 900, providerDelaySeconds: 2, retryScale: 1, secretOverlapSeconds: 24 * 3600 },
-    ),
-    // Loading as in Lambda: the tracer patches HTTP and wraps the clients, metrics are on.
+    ...localEnvironment,
     AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs22.x',
     POWERTOOLS_TRACE_ENABLED: 'true',
     POWERTOOLS_METRICS_DISABLED: 'false',

@@ -13,7 +13,6 @@
  * Goals: capacity <= 1.25x floor, throughput >= 0.6x baseline, callback p95 <= 1 s, sweep reads
  * <= 1.1x due, no growth with table size. Nothing is asserted: the figures are printed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -23,6 +22,7 @@ import { parseArgs } from 'node:util';
 import { BatchWriteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiGateway } from '../infra/local/api-gateway.js';
 import { CapacityMeter, eventuallyConsistentRcu, itemSize } from './capacity-meter.js';
+import { load, percentile, round, startBareServer, type LoadFigures } from './load.js';
 import { ensureTables, startDynamoDbLocal } from '../infra/local/dynamodb.js';
 import { handlerEnvironment, LOCAL_STAGE, localTableNames } from '../infra/local/environment.js';
 import { invoker, loadHandler, type LambdaHandler } from '../infra/local/functions.js';
@@ -38,7 +38,6 @@ export const DESCRIPTION =
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS_FILE = join(ROOT, 'bench', 'results.json');
-const TSX_CLI = join(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const GOALS = { capacity: 1.25, throughput: 0.6, callbackP95Ms: 1_000, sweepReads: 1.1, tableGrowth: 1.25 } as const;
 
 interface Options {
@@ -67,8 +66,6 @@ function parseOptions(args: string[]): Options {
   return { seconds: positive('seconds', values.seconds), deposits: positive('deposits', values.deposits), due: positive('due', values.due), samples: positive('samples', values.samples) };
 }
 
-const percentile = (sorted: number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
-const round = (value: number, digits = 2) => Math.round(value * 10 ** digits) / 10 ** digits;
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
 const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -105,51 +102,6 @@ async function floorOf(documents: DynamoDBDocumentClient, tables: Record<TableKe
     parts.push(`${touch.table} ${touch.as} ${(written?.CapacityUnits ?? 0) * (touch.as === 'atomicWrite' ? 2 : 1)}`);
   }
   return { floor, parts: parts.join(', ') };
-}
-
-interface LoadFigures {
-  requests: number;
-  rps: number;
-  p50: number;
-  p95: number;
-  p99: number;
-  failures: number;
-}
-
-/** `concurrency` workers sending `request` for `seconds`. */
-async function load(seconds: number, concurrency: number, request: (i: number) => Promise<boolean>): Promise<LoadFigures> {
-  const latencies: number[] = [];
-  let failures = 0;
-  let next = 0;
-  const started = performance.now();
-  const until = started + seconds * 1000;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) {
-        const sent = performance.now();
-        const ok = await request(next++).catch(() => false);
-        latencies.push(performance.now() - sent);
-        if (!ok) failures++;
-      }
-    }),
-  );
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, rps: round(latencies.length / elapsed, 1), p50: round(percentile(latencies, 50)), p95: round(percentile(latencies, 95)), p99: round(percentile(latencies, 99)), failures };
-}
-
-async function startBareServer(env: Record<string, string>): Promise<{ url: string; process: ChildProcess }> {
-  const child = spawn(process.execPath, [TSX_CLI, join(ROOT, 'bench', 'bare-server.ts')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<string>((resolvePort, rejectPort) => {
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const found = /listening (\d+)/.exec(output)?.[1];
-      if (found) resolvePort(found);
-    });
-    child.once('exit', (code) => rejectPort(new Error(`The bare server exited with ${code}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, process: child };
 }
 
 function print(rows: Array<[string, string]>): void {
@@ -345,7 +297,7 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
         return text;
       }),
     );
-    const bare = await startBareServer({ BARE_DYNAMODB_ENDPOINT: dynamo.endpoint, BARE_API_KEYS_TABLE: tables.apiKeys, BARE_INVOICES_TABLE: tables.invoices });
+    const bare = await startBareServer({ dynamodbEndpoint: dynamo.endpoint, apiKeys: tables.apiKeys, invoices: tables.invoices });
     stops.push(() => bare.process.kill('SIGTERM'));
     const getFrom = (baseUrl: string) => async (i: number) => {
       const response = await fetch(`${baseUrl}/api/v2/invoices/${invoice.id}`, { headers: { 'x-api-key': keys[i % keys.length]! } });

@@ -10,6 +10,7 @@
  *   npm run bench -- chain-watcher --deposits 100 --empty-blocks 400
  *   npm run bench -- list-pages --invoices 60
  *   npm run bench -- goals --seconds 4 --deposits 60 --due 100 --samples 100
+ *   npm run bench -- runtime-profile --concurrency 10 --seconds 10 --top 12
  */
 
 // Set before the SDK loads: it warns that Node 20 support ends, which says nothing about a benchmark.
@@ -47,6 +48,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'local-chain': async () => {
     const { localChainBenchmark, DESCRIPTION } = await import('./local-chain.js');
     return { description: DESCRIPTION, run: localChainBenchmark };
+  },
+  'runtime-profile': async () => {
+    const { runtimeProfileBenchmark, DESCRIPTION } = await import('./runtime-profile.js');
+    return { description: DESCRIPTION, run: runtimeProfileBenchmark };
   },
   'list-pages': async () => {
     const { listPagesBenchmark, DESCRIPTION } = await import('./list-pages.js');

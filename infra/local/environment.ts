@@ -75,6 +75,9 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
     // only crowd the console (a test that reads them turns them on).
     POWERTOOLS_TRACE_ENABLED: 'false',
     POWERTOOLS_METRICS_DISABLED: 'true',
+    // With nothing traced, the X-Ray SDK's automatic mode would still follow every promise from
+    // creation to destruction (cls-hooked), a tenth of the runtime's time under load.
+    AWS_XRAY_MANUAL_MODE: 'true',
   };
 }
 

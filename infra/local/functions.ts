@@ -61,6 +61,9 @@ export function lambdaContext(fn: GatewayFunction, startedAt = Date.now()): Cont
  * route-table grants, as IAM holds them in AWS.
  */
 export function invoker(resolve: (name: string) => Promise<LambdaHandler | undefined>): Invoke {
+  // Imported on the first invocation, once the functions' environment is in place: the client is
+  // the one their modules share. Once only: every dynamic import goes through the module loader.
+  let functionsClient: Promise<unknown> | undefined;
   return async (fn, event) => {
     const handler = await resolve(fn.name);
     if (!handler) throw new Error(`Function ${fn.name} is not available: functions/${fn.name}.ts is missing`);
@@ -68,8 +71,8 @@ export function invoker(resolve: (name: string) => Promise<LambdaHandler | undef
     if (payloadBytes > LAMBDA_SYNC_PAYLOAD_BYTES) {
       throw new Error(`The event for ${fn.name} has ${payloadBytes} bytes; Lambda refuses more than ${LAMBDA_SYNC_PAYLOAD_BYTES}`);
     }
-    // Imported here, once the functions' environment is in place: the client is the one their modules share.
-    holdToTableGrants((await import('../../shared/store/dynamo.js')).dynamoClient);
+    functionsClient ??= import('../../shared/store/dynamo.js').then(({ dynamoClient }) => holdToTableGrants(dynamoClient));
+    await functionsClient;
     return runAs(fn, () => handler(event as never, lambdaContext(fn)));
   };
 }
