@@ -102,7 +102,8 @@ describe('the tables', () => {
       documents.send(new QueryCommand({ TableName: names.transactions, IndexName: index, KeyConditionExpression: '#key = :value', ExpressionAttributeNames: { '#key': attribute }, ExpressionAttributeValues: { ':value': value } }));
     expect((await listed('byMerchant', 'merchantId', 'merchant-before')).Items?.map((i) => i.id)).toEqual([old.id]);
     expect((await listed('byMerchantStatus', 'merchantStatus', JSON.stringify(['merchant-before', 'confirmed']))).Items).toEqual([]);
-  });
+    // DynamoDB Local builds one index at a time for the whole suite: seconds alone, minutes beside the heaviest files.
+  }, 240_000);
 });
 
 describe('the queues', () => {
