@@ -19,6 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiGateway } from '../infra/local/api-gateway.js';
 import { CapacityMeter, eventuallyConsistentRcu, itemSize } from './capacity-meter.js';
@@ -76,30 +77,36 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  */
 type Touch = { table: TableKey; id: string; as: 'read' | 'write' | 'atomicWrite' } | { table: TableKey; ids: string[]; as: 'page' };
 
-/** What the touches cost at the items' current sizes, as DynamoDB Local bills them. */
-async function floorOf(documents: DynamoDBDocumentClient, tables: Record<TableKey, string>, touches: Touch[]): Promise<{ floor: number; parts: string }> {
+/**
+ * What the touches cost, as DynamoDB Local bills them, at the sizes the items had when the
+ * operation ended: every item is read at once (before the callback's delivery grows the outbox
+ * entry), and a write is priced by putting that copy into `pricingTable`, which has no indexes, so
+ * nothing of the operation's tables is written over.
+ */
+async function floorOf(documents: DynamoDBDocumentClient, tables: Record<TableKey, string>, pricingTable: string, touches: Touch[]): Promise<{ floor: number; parts: string }> {
+  const read = (table: TableKey, id: string, ConsistentRead: boolean) =>
+    documents.send(new GetCommand({ TableName: tables[table], Key: { id }, ConsistentRead, ReturnConsumedCapacity: 'TOTAL' }));
+  const snapshots = await Promise.all(
+    touches.map(async (touch) => (touch.as === 'page' ? Promise.all(touch.ids.map((id) => read(touch.table, id, false))) : [await read(touch.table, touch.id, true)])),
+  );
   let floor = 0;
   const parts: string[] = [];
-  for (const touch of touches) {
-    const TableName = tables[touch.table];
+  for (const [i, touch] of touches.entries()) {
+    const items = snapshots[i]!.map(({ Item }) => Item);
+    if (items.some((item) => item === undefined)) throw new Error(`A ${touch.table} item the operation touched is missing`);
+    let units: number;
     if (touch.as === 'page') {
-      const items = await Promise.all(touch.ids.map(async (id) => (await documents.send(new GetCommand({ TableName, Key: { id } }))).Item!));
-      const units = eventuallyConsistentRcu(items.reduce((total, item) => total + itemSize(item), 0));
-      floor += units;
+      units = eventuallyConsistentRcu(items.reduce((total, item) => total + itemSize(item!), 0));
       parts.push(`${touch.ids.length} ${touch.table} on a page ${units}`);
-      continue;
+    } else if (touch.as === 'read') {
+      units = snapshots[i]![0]!.ConsumedCapacity?.CapacityUnits ?? 0;
+      parts.push(`${touch.table} read ${units}`);
+    } else {
+      const { ConsumedCapacity } = await documents.send(new PutCommand({ TableName: pricingTable, Item: items[0]!, ReturnConsumedCapacity: 'TOTAL' }));
+      units = (ConsumedCapacity?.CapacityUnits ?? 0) * (touch.as === 'atomicWrite' ? 2 : 1);
+      parts.push(`${touch.table} ${touch.as} ${units}`);
     }
-    const { Item, ConsumedCapacity } = await documents.send(new GetCommand({ TableName, Key: { id: touch.id }, ConsistentRead: true, ReturnConsumedCapacity: 'TOTAL' }));
-    if (!Item) throw new Error(`No ${touch.table} item ${touch.id} to price`);
-    if (touch.as === 'read') {
-      floor += ConsumedCapacity?.CapacityUnits ?? 0;
-      parts.push(`${touch.table} read ${ConsumedCapacity?.CapacityUnits ?? 0}`);
-      continue;
-    }
-    // The same item written over itself: what one write of it costs.
-    const { ConsumedCapacity: written } = await documents.send(new PutCommand({ TableName, Item, ReturnConsumedCapacity: 'TOTAL' }));
-    floor += (written?.CapacityUnits ?? 0) * (touch.as === 'atomicWrite' ? 2 : 1);
-    parts.push(`${touch.table} ${touch.as} ${(written?.CapacityUnits ?? 0) * (touch.as === 'atomicWrite' ? 2 : 1)}`);
+    floor += units;
   }
   return { floor, parts: parts.join(', ') };
 }
@@ -142,6 +149,10 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
     );
     const { dynamoClient, documentClient } = await import('../shared/store/dynamo.js');
     await ensureTables(dynamoClient, tables);
+    const pricingTable = 'bench-pricing';
+    await dynamoClient.send(
+      new CreateTableCommand({ TableName: pricingTable, BillingMode: 'PAY_PER_REQUEST', AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }] }),
+    );
     const meter = new CapacityMeter();
     meter.instrument(dynamoClient);
     const { seedMerchant } = await import('../test/support/merchants.js');
@@ -189,7 +200,7 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
       const runs: Array<{ measured: number; floor: number; indexUpkeep: number; calls: string; floorItems: string; byTableAndIndex: Record<string, number> }> = [];
       for (let i = 0; i < 5; i++) {
         const { result, calls: made } = await meter.measure(operation);
-        const priced = await floorOf(documentClient, tables, result.touches);
+        const priced = await floorOf(documentClient, tables, pricingTable, result.touches);
         // Where the units went: each table, and each index kept up by the writes.
         const byTableAndIndex: Record<string, number> = {};
         for (const [where, units] of made.flatMap((c) => Object.entries(c.byTable))) {
