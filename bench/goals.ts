@@ -24,6 +24,7 @@ import { BatchWriteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, 
 import { ApiGateway } from '../infra/local/api-gateway.js';
 import { CapacityMeter, eventuallyConsistentRcu, itemSize } from './capacity-meter.js';
 import { load, percentile, round, startBareServer, type LoadFigures } from './load.js';
+import { positiveOption } from './options.js';
 import { ensureTables, startDynamoDbLocal } from '../infra/local/dynamodb.js';
 import { handlerEnvironment, LOCAL_STAGE, localTableNames } from '../infra/local/environment.js';
 import { invoker, loadHandler, type LambdaHandler } from '../infra/local/functions.js';
@@ -59,12 +60,12 @@ function parseOptions(args: string[]): Options {
       samples: { type: 'string', default: '100' },
     },
   });
-  const positive = (name: string, text: string) => {
-    const value = Number(text);
-    if (!(value > 0)) throw new Error(`--${name} must be a positive number`);
-    return value;
+  return {
+    seconds: positiveOption('seconds', values.seconds),
+    deposits: positiveOption('deposits', values.deposits, true),
+    due: positiveOption('due', values.due, true),
+    samples: positiveOption('samples', values.samples, true),
   };
-  return { seconds: positive('seconds', values.seconds), deposits: positive('deposits', values.deposits), due: positive('due', values.due), samples: positive('samples', values.samples) };
 }
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);

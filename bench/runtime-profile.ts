@@ -4,7 +4,7 @@
  * summarized side by side (CPU per request, self time by package and by function). The profiles
  * stay on disk to open in Chrome DevTools.
  */
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,13 +14,14 @@ import { parseArgs } from 'node:util';
 import { startDynamoDbLocal } from '../infra/local/dynamodb.js';
 import { localTableNames, LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_STAGE } from '../infra/local/environment.js';
 import { startLocalSqs } from '../infra/local/sqs.js';
-import { summarizeProfile, type ProfileSummary } from './cpu-profile.js';
+import { summarizeProfile, type ProfileSummary, type TimeShare } from './cpu-profile.js';
+import { startGatewayProcess } from '../test/support/gateway-process.js';
 import { load, round, startBareServer, type LoadFigures } from './load.js';
+import { positiveOption } from './options.js';
 
 export const DESCRIPTION = 'CPU profiles of the local runtime and of the bare node:http baseline serving GET /api/v2/invoices/{id} under load';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const READY_LINE = 'Press Ctrl+C to stop.';
 /** Keys to spread the load over, so the per-key throttle (50 a second) never answers 429. */
 const KEYS = 40;
 const WARM_UP_REQUESTS = 200;
@@ -37,42 +38,16 @@ function parseOptions(args: string[]): Options {
     strict: true,
     options: { concurrency: { type: 'string', default: '10' }, seconds: { type: 'string', default: '10' }, top: { type: 'string', default: '12' } },
   });
-  const positive = (name: string, text: string) => {
-    const value = Number(text);
-    if (!(value > 0)) throw new Error(`--${name} must be a positive number`);
-    return value;
+  return {
+    concurrency: positiveOption('concurrency', values.concurrency, true),
+    seconds: positiveOption('seconds', values.seconds),
+    top: positiveOption('top', values.top, true),
   };
-  return { concurrency: positive('concurrency', values.concurrency), seconds: positive('seconds', values.seconds), top: positive('top', values.top) };
-}
-
-/** The runtime as `npm start` runs it, but in this Node process's own tsx loader and under `nodeArgs`. */
-async function startProfiledRuntime(dataDir: string, env: Record<string, string>, nodeArgs: string[]) {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'infra', 'local', 'main.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', GATEWAY_DATA_DIR: dataDir, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const ready = new Promise<void>((resolveReady, rejectReady) => {
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (output.includes(READY_LINE)) resolveReady();
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    child.once('exit', (code) => rejectReady(new Error(`The runtime exited with ${code}:\n${output}`)));
-  });
-  await ready;
-  const printed = (label: string) => {
-    const value = new RegExp(`^\\s*${label}\\s+(\\S+)$`, 'm').exec(output)?.[1];
-    if (!value) throw new Error(`The runtime did not print its ${label}`);
-    return value;
-  };
-  return { process: child, baseUrl: printed('Base URL'), apiKey: printed('Demo API key') };
 }
 
 /** SIGTERM, resolving once the process has exited: V8 writes the profile on exit. */
-async function stop(child: ReturnType<typeof spawn>): Promise<void> {
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
   child.kill('SIGTERM');
   await exited;
@@ -86,10 +61,10 @@ async function mainThreadProfile(directory: string): Promise<string> {
   return largest.path;
 }
 
-function printSideBySide(title: string, left: Array<{ name: string; ms: number; percent: number }>, right: Array<{ name: string; ms: number; percent: number }>): void {
+function printSideBySide(title: string, left: TimeShare[], right: TimeShare[]): void {
   console.log(`  ${title.padEnd(58)} | bare server`);
   for (let i = 0; i < Math.max(left.length, right.length); i++) {
-    const cell = (share?: { name: string; ms: number; percent: number }) => (share ? `${String(share.ms).padStart(6)} ms ${String(share.percent).padStart(5)}%  ${share.name}` : '');
+    const cell = (share?: TimeShare) => (share ? `${String(share.ms).padStart(6)} ms ${String(share.percent).padStart(5)}%  ${share.name}` : '');
     console.log(`  ${cell(left[i]).slice(0, 58).padEnd(58)} | ${cell(right[i])}`);
   }
 }
@@ -104,12 +79,13 @@ export async function runtimeProfileBenchmark(args: string[]): Promise<void> {
     stops.push(() => dynamo.stop());
     const sqs = await startLocalSqs();
     stops.push(() => sqs.stop());
-    const runtime = await startProfiledRuntime(
-      join(workDir, 'runtime'),
-      { AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint, AWS_ENDPOINT_URL_SQS: sqs.endpoint },
-      ['--cpu-prof', `--cpu-prof-dir=${join(profilesDir, 'runtime')}`],
-    );
-    stops.push(async () => runtime.process.exitCode === null && runtime.process.kill('SIGTERM'));
+    const runtime = await startGatewayProcess({
+      dataDir: join(workDir, 'runtime'),
+      env: { AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint, AWS_ENDPOINT_URL_SQS: sqs.endpoint },
+      nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${join(profilesDir, 'runtime')}`],
+      timeoutMs: 120_000,
+    });
+    stops.push(() => runtime.stop());
 
     // The keys, on the tables the runtime made, and one invoice to read.
     Object.assign(process.env, {
@@ -146,22 +122,22 @@ export async function runtimeProfileBenchmark(args: string[]): Promise<void> {
     };
 
     /** Warm-up, the profiled load, then the process's exit: what the profile's window is. */
-    const profiled = async (name: 'runtime' | 'bare', baseUrl: string, child: ReturnType<typeof spawn>): Promise<{ figures: LoadFigures; summary: ProfileSummary }> => {
+    const profiled = async (name: 'runtime' | 'bare', baseUrl: string, stopServer: () => Promise<unknown>): Promise<{ figures: LoadFigures; summary: ProfileSummary }> => {
       console.log(`Loading the ${name === 'bare' ? 'bare server' : name} at concurrency ${options.concurrency} for ${options.seconds} s ...`);
       for (let i = 0; i < WARM_UP_REQUESTS; i++) await getFrom(baseUrl)(i);
       const figures = await load(options.seconds, options.concurrency, getFrom(baseUrl));
       const loadEnded = performance.now();
-      await stop(child);
+      await stopServer();
       // The profile ends at the exit; the load ended this long before it.
       const endedBeforeExitMs = performance.now() - loadEnded;
       const file = await mainThreadProfile(join(profilesDir, name));
       const summary = await summarizeProfile(file, ROOT, { windowSeconds: options.seconds, endedBeforeExitMs, top: options.top });
       return { figures, summary };
     };
-    const onRuntime = await profiled('runtime', runtime.baseUrl, runtime.process);
+    const onRuntime = await profiled('runtime', runtime.baseUrl, runtime.stop);
     const bare = await startBareServer({ dynamodbEndpoint: dynamo.endpoint, apiKeys: tables.apiKeys, invoices: tables.invoices }, ['--cpu-prof', `--cpu-prof-dir=${join(profilesDir, 'bare')}`]);
-    stops.push(async () => bare.process.exitCode === null && bare.process.kill('SIGTERM'));
-    const onBare = await profiled('bare', bare.url, bare.process);
+    stops.push(() => stop(bare.process));
+    const onBare = await profiled('bare', bare.url, () => stop(bare.process));
 
     const cpuPerRequest = ({ figures, summary }: { figures: LoadFigures; summary: ProfileSummary }) => round((summary.sampledMs - summary.idleMs) / Math.max(1, figures.requests));
     console.log('');

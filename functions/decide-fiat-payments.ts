@@ -18,7 +18,7 @@ async function decide(record: SQSRecord): Promise<void> {
     await transactionService.settle(merchantId, transactionId, simulatedUtrDecision(utr), { expectedType: 'deposit', source: 'fiat' });
   } catch (error) {
     // The batch reports only the message; the reason is for the operator.
-    logger.error('UTR decision not settled; the message returns to the queue', { transactionId, error: error instanceof Error ? error.message : String(error) });
+    logger.error('UTR decision not settled; the message returns to the queue', { transactionId, error });
     throw error;
   }
 }

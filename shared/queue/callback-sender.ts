@@ -123,7 +123,7 @@ export class CallbackSender {
     } catch (error) {
       if (error instanceof RetryLater) throw error;
       const delaySeconds = storeFailureRetrySeconds(Number(record.attributes?.ApproximateReceiveCount ?? 1));
-      logger.warn('Callback not settled; it is tried again soon', { messageId: record.messageId, delaySeconds, error: error instanceof Error ? error.message : String(error) });
+      logger.warn('Callback not settled; it is tried again soon', { messageId: record.messageId, delaySeconds, error });
       await this.deps.sqs
         .send(new ChangeMessageVisibilityCommand({ QueueUrl: this.deps.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: delaySeconds }))
         .catch(() => undefined); // the queue's own visibility timeout brings it back instead

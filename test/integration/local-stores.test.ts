@@ -79,17 +79,22 @@ describe('the tables', () => {
       ownClient.destroy();
       await own.stop();
     });
+    /** The table as it was before its definition had indexes: its key only. */
+    const createWithoutIndexes = (names: Record<TableKey, string>, table: TableKey) => {
+      const key = TABLES[table].partitionKey.name;
+      return ownClient.send(
+        new CreateTableCommand({
+          TableName: names[table],
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: [{ AttributeName: key, AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: key, KeyType: 'HASH' }],
+        }),
+      );
+    };
 
     it('gain an index added to the definitions after they were first created', async () => {
       const names = uniqueNames();
-      await ownClient.send(
-        new CreateTableCommand({
-          TableName: names.apiKeys,
-          BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [{ AttributeName: 'digest', AttributeType: 'S' }],
-          KeySchema: [{ AttributeName: 'digest', KeyType: 'HASH' }],
-        }),
-      );
+      await createWithoutIndexes(names, 'apiKeys');
       await ensureTables(ownClient, names);
       const { Table } = await ownClient.send(new DescribeTableCommand({ TableName: names.apiKeys }));
       expect(Table?.GlobalSecondaryIndexes?.map((i) => i.IndexName)).toEqual(['byMerchant']);
@@ -97,14 +102,7 @@ describe('the tables', () => {
 
     it('gain several indexes at once, which index the items written before them that carry their keys', async () => {
       const names = uniqueNames();
-      await ownClient.send(
-        new CreateTableCommand({
-          TableName: names.transactions,
-          BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
-          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
-        }),
-      );
+      await createWithoutIndexes(names, 'transactions');
       const documents = DynamoDBDocumentClient.from(ownClient);
       // A transaction written before the listing indexes existed: merchantId and createdAt, but no merchantStatus.
       const old = { id: randomUUID(), merchantId: 'merchant-before', createdAt: '2025-01-01T00:00:00.000Z', status: 'confirmed' };

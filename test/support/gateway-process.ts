@@ -30,6 +30,11 @@ export interface GatewayProcessOptions {
   /** On top of this process's environment, PORT=0 (a free port) and GATEWAY_DATA_DIR. */
   env?: Record<string, string>;
   timeoutMs?: number;
+  /**
+   * Node options for the runtime's own process (`--cpu-prof`, which NODE_OPTIONS refuses): with
+   * them it runs in one process under tsx's loader instead of under tsx's launcher.
+   */
+  nodeArgs?: string[];
 }
 
 const printed = (output: string, label: string): string => {
@@ -42,7 +47,8 @@ const printed = (output: string, label: string): string => {
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
   // The test worker's environment points the SDK at the test run's stores; the runtime starts its own unless told otherwise.
   const { AWS_ENDPOINT_URL_DYNAMODB: _dynamodb, AWS_ENDPOINT_URL_SQS: _sqs, ...inherited } = process.env;
-  const child = spawn(process.execPath, [TSX_CLI, 'infra/local/main.ts'], {
+  const launch = options.nodeArgs ? [...options.nodeArgs, '--import', 'tsx'] : [TSX_CLI];
+  const child = spawn(process.execPath, [...launch, 'infra/local/main.ts'], {
     cwd: ROOT,
     env: { ...inherited, PORT: '0', GATEWAY_DATA_DIR: options.dataDir, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
