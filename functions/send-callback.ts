@@ -7,19 +7,20 @@ import type { SQSEvent, SQSRecord } from 'aws-lambda';
 import { config } from '../shared/config.js';
 import { businessMetrics } from '../shared/observability/metrics.js';
 import { observed } from '../shared/observability/tracer.js';
-import { CallbackSender, httpDeliver } from '../shared/queue/callback-sender.js';
+import { httpDeliver } from '../shared/outbound/http-delivery.js';
+import { CallbackSender } from '../shared/queue/callback-sender.js';
 import { sqsClient } from '../shared/queue/sqs.js';
 import { merchantStore, outboxStore } from './commons/stores.js';
 import { requireVault } from './commons/vault.js';
 
-const { stage, callbackQueueUrl, callbackDlqUrl, retryScale } = config();
+const { callbackGuard, callbackQueueUrl, callbackDlqUrl, retryScale } = config();
 
 const sender = new CallbackSender({
   outbox: outboxStore,
   merchants: merchantStore,
   callbackSecrets: requireVault().callbackSecrets,
-  // Production never calls loopback, private or link-local addresses (decisions 10).
-  deliver: httpDeliver({ publicOnly: stage === 'prod' }),
+  // Deployed stages never call loopback, private or link-local addresses (decisions 10).
+  deliver: httpDeliver({ guard: callbackGuard }),
   sqs: sqsClient,
   queueUrl: callbackQueueUrl,
   deadLetterQueueUrl: callbackDlqUrl,

@@ -3,18 +3,18 @@ import { config } from '../shared/config.js';
 import { sendTestCallback } from '../shared/domain/callback-tools.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { idempotentByHeader } from '../shared/http/idempotency.js';
-import { httpDeliver } from '../shared/queue/callback-sender.js';
+import { httpDeliver } from '../shared/outbound/http-delivery.js';
 import { routeByName } from '../shared/routes.js';
 import { merchantStore } from './commons/merchants.js';
 import { requireVault } from './commons/vault.js';
 
-const { stage } = config();
+const { callbackGuard } = config();
 
 const deps = {
   merchants: merchantStore,
   secrets: requireVault().callbackSecrets,
-  // The sender's delivery, URL guard included: production never calls non-public addresses.
-  deliver: httpDeliver({ publicOnly: stage === 'prod' }),
+  // Deployed stages never call loopback, private or link-local addresses (decisions 10).
+  deliver: httpDeliver({ guard: callbackGuard }),
   clock: () => new Date(),
   newId: randomUUID,
 };

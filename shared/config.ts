@@ -18,6 +18,8 @@ import {
 import { isTickerPair, type RatePair } from './domain/rates.js';
 import { EVM_NETWORKS, defaultEvmChains, type EvmChain, type EvmNetwork, type TokenContract } from './domain/networks.js';
 import type { AddressFamily, WalletXpubs } from './domain/wallets.js';
+import { CALLBACK_TARGETS } from './outbound/address-guard.js';
+import type { DeliveryGuard } from './outbound/http-delivery.js';
 import { STAGES, type Stage } from './routes.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from './store/tables.js';
 
@@ -90,6 +92,11 @@ const envSchema = z.object({
   GATEWAY_RETRY_SCALE: positiveNumber(1),
   /** How long a rotated callback secret keeps signing beside the new one (tests shorten it). */
   GATEWAY_SECRET_OVERLAP_S: positiveNumber(24 * 3600),
+  /**
+   * Which addresses callbacks may reach: `public` (the default, every deployed stage) or `any`,
+   * which only the local runtime sets, so that a merchant's receiver on the same machine is reached.
+   */
+  GATEWAY_CALLBACK_TARGETS: z.enum(CALLBACK_TARGETS).default('public'),
   /** How long the simulated fiat provider takes to decide (demo and local). */
   GATEWAY_PROVIDER_DELAY_S: z.coerce.number().min(0).default(2),
   CALLBACK_QUEUE_URL: z.url(),
@@ -207,6 +214,8 @@ export interface Config {
   retryScale: number;
   /** Seconds a rotated callback secret keeps signing beside its successor. */
   secretOverlapSeconds: number;
+  /** Where callbacks may go: https only in production, public addresses only in every deployed stage. */
+  callbackGuard: DeliveryGuard;
   providerDelaySeconds: number;
   fiatDecisionQueueUrl?: string;
   /** The master key of sealed secrets (card numbers, callback secrets); the functions that seal or open them require it. */
@@ -240,6 +249,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     ) as Config['fiatLimits'],
     retryScale: e.GATEWAY_RETRY_SCALE,
     secretOverlapSeconds: e.GATEWAY_SECRET_OVERLAP_S,
+    callbackGuard: { httpsOnly: e.STAGE === 'prod', targets: e.GATEWAY_CALLBACK_TARGETS },
     fiatDecisionQueueUrl: e.FIAT_DECISION_QUEUE_URL,
     vaultKeys: vaultKeyConfig(e),
     receipts: receiptsConfig(e),

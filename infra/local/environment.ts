@@ -57,6 +57,8 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
     GATEWAY_PROVIDER_DELAY_S: String(settings.providerDelaySeconds),
     GATEWAY_RETRY_SCALE: String(settings.retryScale),
     GATEWAY_SECRET_OVERLAP_S: String(settings.secretOverlapSeconds),
+    // One machine: a merchant's receiver on it (loopback, a container's address) is reached.
+    GATEWAY_CALLBACK_TARGETS: 'any',
     WALLET_EVM_XPUB: TEST_WALLET_XPUBS.evm,
     WALLET_BTC_XPUB: TEST_WALLET_XPUBS.btc,
     WALLET_TRON_XPUB: TEST_WALLET_XPUBS.tron,

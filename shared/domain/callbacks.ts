@@ -1,8 +1,7 @@
 /**
- * Merchant callbacks (decisions 10): Standard Webhooks signatures, the retry schedule and the
- * guard on where production may send them. Pure but for the signing library.
+ * Merchant callbacks (decisions 10): Standard Webhooks signatures and the retry schedule. Pure
+ * but for the signing library; where a callback may go is `shared/outbound/address-guard.ts`.
  */
-import { isIP } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import * as z from 'zod';
 import type { Merchant } from './merchants.js';
@@ -198,32 +197,3 @@ export function testCallbackFields(merchantId: string, at: Date): CallbackFields
 
 /** A test callback's `webhook-id`: the sample's id and a part of its own, so that no receiver takes it for a repeat. */
 export const testWebhookId = (unique: string): string => `${TEST_TRANSACTION_ID}:test:${unique}`;
-
-const PRIVATE_V4: [number, number][] = [
-  [0x00000000, 8], // "this" network
-  [0x0a000000, 8], // 10/8
-  [0x64400000, 10], // 100.64/10 carrier-grade NAT
-  [0x7f000000, 8], // loopback
-  [0xa9fe0000, 16], // link-local, cloud metadata
-  [0xac100000, 12], // 172.16/12
-  [0xc0000000, 24], // 192.0.0/24
-  [0xc0a80000, 16], // 192.168/16
-  [0xc6120000, 15], // 198.18/15 benchmarking
-  [0xe0000000, 3], // multicast and reserved
-];
-
-function ipv4ToInt(address: string): number {
-  return address.split('.').reduce((n, octet) => (n << 8) + Number(octet), 0) >>> 0;
-}
-
-/** Loopback, private, link-local and other non-public addresses: never a callback target in production. */
-export function isNonPublicAddress(address: string): boolean {
-  if (isIP(address) === 4) {
-    const n = ipv4ToInt(address);
-    return PRIVATE_V4.some(([base, bits]) => (n >>> (32 - bits)) === (base >>> (32 - bits)));
-  }
-  const v6 = address.toLowerCase();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(v6)?.[1];
-  if (mapped) return isNonPublicAddress(mapped);
-  return v6 === '::1' || v6 === '::' || /^f[cd]/.test(v6) || /^fe[89ab]/.test(v6) || /^ff/.test(v6);
-}

@@ -3,16 +3,10 @@
  * attempt, and on failure either schedules the next attempt through the message's visibility or,
  * once the delivery window has closed, parks it in the dead-letter queue.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
 import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import {
   callbackBody,
-  DELIVERY_TIMEOUT_MS,
-  isNonPublicAddress,
   retryDelaySeconds,
   signCallback,
   storeFailureRetrySeconds,
@@ -36,62 +30,6 @@ export class RetryLater extends Error {
     super(`Callback ${callbackId} retries in ${delaySeconds} s`);
     this.name = 'RetryLater';
   }
-}
-
-const refuseNonPublic =
-  (hostname: string): LookupFunction =>
-  (host, options, callback) =>
-    dnsLookup(host, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      const blocked = addresses.find((a) => isNonPublicAddress(a.address));
-      if (blocked) return callback(new Error(`${hostname} resolves to a non-public address`), '', 0);
-      if (options.all) return (callback as unknown as (e: null, all: LookupAddress[]) => void)(null, addresses);
-      callback(null, addresses[0]!.address, addresses[0]!.family);
-    });
-
-/**
- * One POST, no redirects followed, 10 s for the whole exchange (decisions 10). With `publicOnly` (production)
- * the URL must be https and every address it resolves to public, checked on the connection
- * actually made, so a DNS answer cannot change between the check and the request.
- */
-export function httpDeliver({ publicOnly, timeoutMs = DELIVERY_TIMEOUT_MS }: { publicOnly: boolean; timeoutMs?: number }): Deliver {
-  return (url, callback) =>
-    new Promise((resolve) => {
-      const started = performance.now();
-      const done = (status: number | null, error?: string) =>
-        resolve({ status, latencyMs: Math.round(performance.now() - started), ...(error ? { error } : {}) });
-      let target: URL;
-      try {
-        target = new URL(url);
-      } catch {
-        return done(null, 'callback URL is not a URL');
-      }
-      const hostname = target.hostname.replace(/^\[|\]$/g, '');
-      if (publicOnly && target.protocol !== 'https:') return done(null, 'callback URL must use https');
-      if (publicOnly && isIP(hostname) && isNonPublicAddress(hostname)) return done(null, 'callback URL is a non-public address');
-      const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-      const request = send(
-        target,
-        {
-          method: 'POST',
-          headers: { ...callback.headers, 'content-length': Buffer.byteLength(callback.body), 'user-agent': 'payment-gateway-callbacks' },
-          timeout: timeoutMs,
-          ...(publicOnly ? { lookup: refuseNonPublic(hostname) } : {}),
-        },
-        (response) => {
-          response.resume();
-          response.on('end', () => done(response.statusCode ?? null));
-          response.on('error', (error) => done(response.statusCode ?? null, error.message));
-        },
-      );
-      const expire = () => request.destroy(new Error(`no answer within ${timeoutMs} ms`));
-      // `timeout` only covers idle sockets; the deadline covers a receiver that trickles.
-      const deadline = setTimeout(expire, timeoutMs);
-      request.on('close', () => clearTimeout(deadline));
-      request.on('timeout', expire);
-      request.on('error', (error) => done(null, error.message));
-      request.end(callback.body);
-    });
 }
 
 const isSuccess = (status: number | null) => status !== null && status >= 200 && status < 300;

@@ -10,7 +10,8 @@ import { config } from '../../shared/config.js';
 import { callbackBody } from '../../shared/domain/callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
-import { CallbackSender, RetryLater, httpDeliver, type Deliver } from '../../shared/queue/callback-sender.js';
+import { DELIVERY_FAILURES, httpDeliver } from '../../shared/outbound/http-delivery.js';
+import { CallbackSender, RetryLater, type Deliver } from '../../shared/queue/callback-sender.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoOutboxStore, outboxPut } from '../../shared/store/outbox.js';
@@ -85,7 +86,7 @@ function sender(options: { clock?: () => Date; deliver?: Deliver; outbox?: Dynam
     outbox: options.outbox ?? outbox(),
     merchants: testMerchantStore(),
     callbackSecrets: testCallbackSecrets(),
-    deliver: options.deliver ?? httpDeliver({ publicOnly: false, timeoutMs: 500 }),
+    deliver: options.deliver ?? httpDeliver({ guard: { httpsOnly: false, targets: 'any' }, timeoutMs: 500 }),
     sqs: sqsClient,
     queueUrl,
     deadLetterQueueUrl,
@@ -150,7 +151,7 @@ describe('the callback sender', () => {
     const { id, record } = await queuedCallback(merchant);
     await expect(sender().handle(record)).rejects.toBeInstanceOf(RetryLater);
     const [attempt] = (await outbox().get(id))!.attempts;
-    expect(attempt).toMatchObject({ status: null, error: expect.stringContaining('no answer') });
+    expect(attempt).toMatchObject({ status: null, error: DELIVERY_FAILURES.timedOut });
   });
 
   it('parks the callback in the dead-letter queue once the window has closed', async () => {
@@ -207,7 +208,7 @@ describe('the callback sender', () => {
   });
 
   describe('in production', () => {
-    const guarded = httpDeliver({ publicOnly: true, timeoutMs: 500 });
+    const guarded = httpDeliver({ guard: { httpsOnly: true, targets: 'public' }, timeoutMs: 500 });
     const signed = { body: '{}', headers: { 'content-type': 'application/json' } };
 
     it.each([
