@@ -1,6 +1,15 @@
 /** The merchant's own account of this container: its settings and callback secret. */
 import { config } from '../../shared/config.js';
 import { MerchantAccount } from '../../shared/domain/merchant-account.js';
+import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
 import { merchantStore } from './merchants.js';
 
-export const merchantAccount = new MerchantAccount({ merchants: merchantStore, stage: config().stage, clock: () => new Date() });
+const { stage, callbackGuard } = config();
+
+export const merchantAccount = new MerchantAccount({
+  merchants: merchantStore,
+  stage,
+  // The delivery checks every connection too; refusing the URL here tells the merchant at once.
+  callbackUrlGuard: callbackGuard.targets === 'public' ? (url) => nonPublicUrlProblem(url) : undefined,
+  clock: () => new Date(),
+});

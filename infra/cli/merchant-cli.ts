@@ -4,7 +4,8 @@
  * redelivers the callbacks parked in the local gateway's dead-letter queue (decisions 10).
  */
 import { parseArgs } from 'node:util';
-import { merchantUrlProblem, type NewMerchantInput } from '../../shared/domain/merchants.js';
+import { merchantUrlProblem, normalizedUrl, type NewMerchantInput } from '../../shared/domain/merchants.js';
+import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
 import { STAGES, type Stage } from '../../shared/routes.js';
 import { DEFAULT_DATA_DIR, LOCAL_STAGE } from '../local/environment.js';
 import { awsTarget, localTarget, type Target } from './targets.js';
@@ -107,7 +108,7 @@ function url(values: Values, option: 'callback-url' | 'return-url', stage: Stage
   if (value === undefined) return undefined;
   const problem = merchantUrlProblem(value, stage);
   if (problem) throw new UsageError(`--${option} ${problem}`);
-  return value;
+  return normalizedUrl(value);
 }
 
 function fee(values: Values): string | undefined {
@@ -275,11 +276,18 @@ export async function runMerchantCli(argv: string[], io: CliIo): Promise<number>
     return 0;
   }
 
+  const { where, command } = invocation;
+  // A deployed stage calls back public addresses only: the URL is judged as PATCH /api/v2/merchant judges it.
+  const guardProblem = where.aws && command.name === 'create' && command.input.callbackUrl ? await nonPublicUrlProblem(command.input.callbackUrl) : undefined;
+  if (guardProblem) {
+    io.err(`merchant: --callback-url ${guardProblem}\n\n${USAGE}`);
+    return 2;
+  }
+
   let target: Target | undefined;
   try {
-    const { where } = invocation;
     target = where.aws ? await awsTarget(where.stage, where.region) : await localTarget(io.env.GATEWAY_DATA_DIR || DEFAULT_DATA_DIR);
-    io.out(await run(invocation.command, target));
+    io.out(await run(command, target));
     return 0;
   } catch (error) {
     io.err(`merchant: ${error instanceof Error ? error.message : String(error)}\n`);

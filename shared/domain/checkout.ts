@@ -16,7 +16,7 @@ import {
   type Invoice,
   type InvoiceStatus,
 } from './invoices.js';
-import type { Merchant } from './merchants.js';
+import { normalizedUrl, type Merchant } from './merchants.js';
 import { Decimal, formatAmount } from './money.js';
 
 export type CheckoutStep =
@@ -50,8 +50,9 @@ const isWebUrl = (value: string): boolean => {
 /** Where the customer goes after the deposit: the invoice's `redirectUrl`, else the merchant's static URL. */
 export function returnUrlOf(invoice: Pick<Invoice, 'redirectUrl'>, merchant: Pick<Merchant, 'returnUrl'>): string | null {
   const url = invoice.redirectUrl ?? merchant.returnUrl;
-  // Merchant settings are not checked when set; only a web address may become a link or a redirect.
-  return url !== null && isWebUrl(url) ? url : null;
+  // Only a web address may become a link or a redirect, and in the form a `Location` header takes
+  // (invoices and settings stored before URLs were normalised may hold any text).
+  return url !== null && isWebUrl(url) ? normalizedUrl(url) : null;
 }
 
 /** What the customer has paid so far and what is left, at the payment currency's precision (decisions 14). */

@@ -14,6 +14,7 @@ import {
   decimalsOf,
   familyOf,
   isCryptoAsset,
+  maxRequestAmount,
   networksOf,
   type AmountLimit,
   type CryptoAssetCode,
@@ -25,6 +26,7 @@ import {
 } from './currencies.js';
 import { amountRuleProblem, jsonNumberAmount } from './amounts.js';
 import { fiatLimitOn, isMethodOffered } from './fiat-limits.js';
+import { merchantUrlProblem, normalizedUrl } from './merchants.js';
 import { Decimal, formatAmount, formatRate } from './money.js';
 import { noPayments, PAYMENT_STATUSES, type InvoicePayments } from './payments.js';
 import { crossRate, type UsdPrices } from './rates.js';
@@ -211,18 +213,6 @@ export function requestHash(request: unknown): string {
   return createHash('sha256').update(JSON.stringify(canonical(request))).digest('hex');
 }
 
-function redirectUrlProblem(value: string, stage: Stage): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'redirectUrl must be an absolute URL';
-  }
-  const allowed = stage === 'prod' ? ['https:'] : ['https:', 'http:'];
-  if (!allowed.includes(url.protocol)) return `redirectUrl must use ${allowed.map((p) => p.slice(0, -1)).join(' or ')}`;
-  return undefined;
-}
-
 function amountProblem(amount: Decimal, currency: string, limit: AmountLimit, method: string): string | undefined {
   const decimals = decimalsOf(currency);
   const show = (value: string) => `${formatAmount(new Decimal(value), decimals)} ${currency}`;
@@ -302,10 +292,8 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
     } else method = requested;
   }
 
-  if (request.redirectUrl !== undefined) {
-    const message = redirectUrlProblem(request.redirectUrl, policy.stage);
-    if (message) problem('redirectUrl', message);
-  }
+  const redirectUrlRule = request.redirectUrl === undefined ? undefined : merchantUrlProblem(request.redirectUrl, policy.stage);
+  if (redirectUrlRule) problem('redirectUrl', `redirectUrl ${redirectUrlRule}`);
 
   const paymentDecimals = decimalsOf(paymentCurrency);
   const paymentAmount = exchangeRate ? amount.mul(exchangeRate.toDecimalPlaces(18)).toDecimalPlaces(paymentDecimals) : undefined;
@@ -316,6 +304,11 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
         : fiatLimitOn(policy.stage, policy.fiatLimits, paymentCurrency as LocalFiatCurrency, method);
     const message = limit && amountProblem(paymentAmount, paymentCurrency, limit, method);
     if (message) problem('amount', message);
+    // The converted amount is a payment like any other: the payment currency's maximum applies.
+    const max = maxRequestAmount(paymentCurrency);
+    if (!message && max !== undefined && paymentAmount.greaterThan(max)) {
+      problem('amount', `amount converts to ${formatAmount(paymentAmount, paymentDecimals)} ${paymentCurrency}, more than ${max} ${paymentCurrency}, the largest amount accepted`);
+    }
   }
 
   if (problems.length > 0 || !family || !method || !exchangeRate || !paymentAmount) throw new ValidationError(problems);
@@ -347,7 +340,7 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
     customerId: request.customerId,
     orderId: request.orderId,
     applicationId: request.applicationId ?? null,
-    redirectUrl: request.redirectUrl ?? null,
+    redirectUrl: request.redirectUrl === undefined ? null : normalizedUrl(request.redirectUrl),
     displayCurrencies: request.displayCurrencies ?? null,
     invoiceStrategy: 'fixed',
     customer: customerDetails(request),

@@ -2,7 +2,7 @@
  * What a merchant reads and changes of its own profile (decisions 16): its settings, and its
  * callback secret's rotation with a period in which both the old and the new secret sign.
  */
-import { ApiError } from '../errors.js';
+import { ApiError, ValidationError } from '../errors.js';
 import type { Stage } from '../routes.js';
 import {
   merchantView,
@@ -12,6 +12,7 @@ import {
   type MerchantSettings,
   type MerchantView,
   type RotatedSecret,
+  type RotatedSecretChanges,
   type SecretSealer,
 } from './merchants.js';
 
@@ -19,14 +20,20 @@ export interface MerchantAccountDeps {
   merchants: {
     getMerchant(id: string): Promise<Merchant | undefined>;
     updateMerchant(id: string, changes: Partial<Merchant>): Promise<Merchant | undefined>;
-    replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: Pick<Merchant, 'sealedCallbackSecret' | 'previousCallbackSecret'>): Promise<boolean>;
+    /**
+     * Writes a rotation, unless the secret is no longer `current` or a rotation was written at or
+     * after `requestedAt`; false when it did not.
+     */
+    replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: RotatedSecretChanges, requestedAt: Date): Promise<boolean>;
   };
   stage: Stage;
+  /**
+   * Why a callback URL may not be used where this stage delivers (a deployed stage calls public
+   * addresses only), or undefined; absent where any address may be called back (one machine).
+   */
+  callbackUrlGuard?: (url: string) => Promise<string | undefined>;
   clock: () => Date;
 }
-
-/** Rotations racing each other are rare; a few re-reads settle any of them. */
-const ROTATION_ATTEMPTS = 3;
 
 export class MerchantAccount {
   constructor(private readonly deps: MerchantAccountDeps) {}
@@ -38,6 +45,8 @@ export class MerchantAccount {
   /** Validates every change first, then writes them in one update: a refused request changes nothing. */
   async update(merchantId: string, request: MerchantSettings): Promise<MerchantView> {
     const changes = settingsChanges(request, this.deps.stage);
+    const guardProblem = changes.callbackUrl && (await this.deps.callbackUrlGuard?.(changes.callbackUrl));
+    if (guardProblem) throw ValidationError.of('callbackUrl', `callbackUrl ${guardProblem}`);
     const updated = await this.deps.merchants.updateMerchant(merchantId, changes);
     if (!updated) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
     return merchantView(updated, this.deps.stage);
@@ -46,17 +55,17 @@ export class MerchantAccount {
   /**
    * A new callback secret, returned this once. The one it replaces keeps signing beside it for
    * `overlapSeconds`; a second rotation within that time replaces the first one's secret, and the
-   * secret before it stops signing.
+   * secret before it stops signing. Rotations requested at the same time do not chain: one is
+   * written, and each other one, having been requested before that write, is a 409 that changes
+   * nothing. So every secret answered is the one the merchant has once the burst is over.
    */
-  async rotateCallbackSecret(merchantId: string, sealer: SecretSealer, overlapSeconds: number): Promise<RotatedSecret> {
-    for (let attempt = 0; attempt < ROTATION_ATTEMPTS; attempt++) {
-      const merchant = await this.merchant(merchantId);
-      const { secret, changes } = await rotatedCallbackSecret(merchant, sealer, this.deps.clock(), overlapSeconds);
-      if (await this.deps.merchants.replaceCallbackSecret(merchant.id, merchant.sealedCallbackSecret, changes)) {
-        return { callbackSecret: secret, previousSecretExpiresAt: changes.previousCallbackSecret.expiresAt };
-      }
+  async rotateCallbackSecret(merchantId: string, sealer: SecretSealer, overlapSeconds: number, requestedAt: Date): Promise<RotatedSecret> {
+    const merchant = await this.merchant(merchantId);
+    const { secret, changes } = await rotatedCallbackSecret(merchant, sealer, this.deps.clock(), overlapSeconds);
+    if (!(await this.deps.merchants.replaceCallbackSecret(merchant.id, merchant.sealedCallbackSecret, changes, requestedAt))) {
+      throw new ApiError('conflict', 'Another rotation of the callback secret was made while this one ran; this one changed nothing');
     }
-    throw new ApiError('conflict', 'The callback secret kept changing; retry the request');
+    return { callbackSecret: secret, previousSecretExpiresAt: changes.previousCallbackSecret.expiresAt };
   }
 
   private async merchant(merchantId: string): Promise<Merchant> {

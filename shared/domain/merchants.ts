@@ -29,6 +29,8 @@ export interface Merchant {
   createdAt: string;
   /** The secret a rotation replaced: it signs callbacks beside the current one until `expiresAt`. */
   previousCallbackSecret?: { sealed: SealedSecret; expiresAt: string };
+  /** When the last rotation was written: a rotation requested before it changes nothing (409). */
+  callbackSecretRotatedAt?: string;
 }
 
 /** On for the demo and locally, off in production, unless the merchant's setting says otherwise. */
@@ -128,8 +130,15 @@ export async function newMerchant(
   };
 }
 
-/** Production delivers callbacks over https only (decisions 10); demo and local take http too. */
+/** C0 and C1 control characters: the URL parser would drop some silently and keep others. */
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * The rules of a URL a merchant gives (callback and return URLs, an invoice's `redirectUrl`):
+ * absolute, https in production (demo and local take http too), no control characters.
+ */
 export function merchantUrlProblem(value: string, stage: Stage): string | undefined {
+  if (CONTROL_CHARACTERS.test(value)) return 'must not contain control characters';
   let parsed: URL;
   try {
     parsed = new URL(value);
@@ -140,6 +149,12 @@ export function merchantUrlProblem(value: string, stage: Stage): string | undefi
   if (!protocols.includes(parsed.protocol)) return `must be an ${protocols.join(' or ').replaceAll(':', '')} URL`;
   return undefined;
 }
+
+/**
+ * A valid merchant URL as it is stored and sent: the URL parser's form, with the host in punycode
+ * and the path, query and fragment percent-encoded, so that it can stand in a `Location` header.
+ */
+export const normalizedUrl = (value: string): string => new URL(value).href;
 
 /**
  * A CSP `frame-ancestors` source: `*`, a keyword, a scheme, or an origin (with a `*.` host
@@ -178,7 +193,11 @@ export function settingsChanges(request: MerchantSettings, stage: Stage): Partia
     problems.push({ field: 'frameAncestors', message: "frameAncestors: 'none' stands alone" });
   }
   if (problems.length > 0) throw new ValidationError(problems);
-  return Object.fromEntries(Object.entries(request).filter(([, value]) => value !== undefined));
+  const { callbackUrl, returnUrl, frameAncestors } = request;
+  const url = (value: string | null | undefined) => (typeof value === 'string' ? normalizedUrl(value) : value);
+  return Object.fromEntries(
+    Object.entries({ callbackUrl: url(callbackUrl), returnUrl: url(returnUrl), frameAncestors }).filter(([, value]) => value !== undefined),
+  );
 }
 
 /** `GET /api/v2/merchant` and the answer of `PATCH`. */
@@ -210,6 +229,8 @@ export const rotatedSecretSchema = z.object({
 
 export type RotatedSecret = z.output<typeof rotatedSecretSchema>;
 
+export type RotatedSecretChanges = Required<Pick<Merchant, 'sealedCallbackSecret' | 'previousCallbackSecret' | 'callbackSecretRotatedAt'>>;
+
 /**
  * A new callback secret, sealed, and the current one kept beside it for `overlapSeconds`: for that
  * long every callback carries both signatures, so the merchant can switch without losing one.
@@ -219,11 +240,15 @@ export async function rotatedCallbackSecret(
   sealer: SecretSealer,
   now: Date,
   overlapSeconds: number,
-): Promise<{ secret: string; changes: Required<Pick<Merchant, 'sealedCallbackSecret' | 'previousCallbackSecret'>> }> {
+): Promise<{ secret: string; changes: RotatedSecretChanges }> {
   const secret = generateCallbackSecret();
   const expiresAt = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
   return {
     secret,
-    changes: { sealedCallbackSecret: await sealer.seal(merchant.id, secret), previousCallbackSecret: { sealed: merchant.sealedCallbackSecret, expiresAt } },
+    changes: {
+      sealedCallbackSecret: await sealer.seal(merchant.id, secret),
+      previousCallbackSecret: { sealed: merchant.sealedCallbackSecret, expiresAt },
+      callbackSecretRotatedAt: now.toISOString(),
+    },
   };
 }

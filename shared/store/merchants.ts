@@ -1,6 +1,6 @@
 /** Merchants and API keys in DynamoDB. */
 import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ApiKey, Merchant } from '../domain/merchants.js';
+import type { ApiKey, Merchant, RotatedSecretChanges } from '../domain/merchants.js';
 import { isConditionFailure } from './dynamo.js';
 
 /** The settings of a merchant that can change after creation. */
@@ -15,7 +15,7 @@ export interface MerchantStore {
    * Applies the changes only while the merchant's sealed callback secret is still `current`;
    * false when another write replaced it first.
    */
-  replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: Pick<Merchant, 'sealedCallbackSecret' | 'previousCallbackSecret'>): Promise<boolean>;
+  replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: RotatedSecretChanges, requestedAt: Date): Promise<boolean>;
   listMerchants(): Promise<Merchant[]>;
   addKey(key: ApiKey): Promise<void>;
   findKeyByDigest(digest: string): Promise<ApiKey | undefined>;
@@ -63,16 +63,23 @@ export class DynamoMerchantStore implements MerchantStore {
     }
   }
 
-  async replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: Pick<Merchant, 'sealedCallbackSecret' | 'previousCallbackSecret'>): Promise<boolean> {
+  async replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: RotatedSecretChanges, requestedAt: Date): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tables.merchants,
           Key: { id },
-          UpdateExpression: 'SET sealedCallbackSecret = :next, previousCallbackSecret = :previous',
+          UpdateExpression: 'SET sealedCallbackSecret = :next, previousCallbackSecret = :previous, callbackSecretRotatedAt = :rotatedAt',
           // Each sealing draws its own IV, so the ciphertext tells one sealed secret from another.
-          ConditionExpression: 'sealedCallbackSecret.ciphertext = :current',
-          ExpressionAttributeValues: { ':next': changes.sealedCallbackSecret, ':previous': changes.previousCallbackSecret, ':current': current.ciphertext },
+          // ISO times in UTC compare as text.
+          ConditionExpression: 'sealedCallbackSecret.ciphertext = :current AND (attribute_not_exists(callbackSecretRotatedAt) OR callbackSecretRotatedAt < :requestedAt)',
+          ExpressionAttributeValues: {
+            ':next': changes.sealedCallbackSecret,
+            ':previous': changes.previousCallbackSecret,
+            ':rotatedAt': changes.callbackSecretRotatedAt,
+            ':current': current.ciphertext,
+            ':requestedAt': requestedAt.toISOString(),
+          },
         }),
       );
       return true;

@@ -4,6 +4,7 @@
  * pages self-contained and framed only where the merchant allows.
  */
 import { randomUUID } from 'node:crypto';
+import { validateHeaderValue } from 'node:http';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -196,9 +197,19 @@ describe('GET /checkout/{invoiceId}', () => {
     expect((await simulateDeposit(invoice.id)).status).toBe(200);
     const page = expectHtmlPage(await open(invoice.id), 200);
     expect(page).toContain('Payment received');
-    expect(page).toContain(`href="${SHOP}/orders/1?paid=1&amp;x=&lt;y&gt;"`);
+    expect(page).toContain(`href="${SHOP}/orders/1?paid=1&amp;x=%3Cy%3E"`);
     expect(page).not.toContain('class="address"');
     expect(page).not.toContain('data-status-url="');
+  });
+
+  it('sends the customer back to a redirectUrl written in any script, in the form a Location header takes', async () => {
+    const invoice = await crypto({ redirectUrl: 'https://магазин.example/sipariş/tamam?ürün=1#ödeme' });
+    expect(invoice.redirectUrl).toBe('https://xn--80aairftm.example/sipari%C5%9F/tamam?%C3%BCr%C3%BCn=1#%C3%B6deme');
+    expect((await simulateDeposit(invoice.id)).status).toBe(200);
+    const response = await open(invoice.id, '/provider');
+    expectRedirect(response, invoice.redirectUrl);
+    // What Node's HTTP server checks before it writes the header (ERR_INVALID_CHAR otherwise).
+    expect(() => validateHeaderValue('location', response.headers.location)).not.toThrow();
   });
 
   it("links a completed invoice without redirectUrl to the merchant's static URL, else says the page can be closed", async () => {

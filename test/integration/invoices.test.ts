@@ -136,6 +136,9 @@ describe('POST /api/v2/invoices', () => {
       ['an unsupported currency', { baseCurrency: 'USD', amount: 10 }, 'baseCurrency', 'USD'],
       ['a phone of 9 digits', { baseCurrency: 'INR', amount: 1000, customerPhone: '987654321' }, 'customerPhone', '10 digits'],
       ['a javascript: redirect', { baseCurrency: 'TRY', amount: 1000, redirectUrl: 'javascript:alert(1)' }, 'redirectUrl', 'redirectUrl'],
+      ['a redirectUrl with a control character', { baseCurrency: 'TRY', amount: 1000, redirectUrl: 'https://shop.example/ok\u0007' }, 'redirectUrl', 'control characters'],
+      ['a redirectUrl with a line break', { baseCurrency: 'TRY', amount: 1000, redirectUrl: 'https://shop.example/o\r\nSet-Cookie: a=b' }, 'redirectUrl', 'control characters'],
+      ['a conversion above the payment currency maximum', { baseCurrency: 'BTC', paymentCurrency: 'USDT', amount: 10000 }, 'amount', 'converts to 650000000.000000 USDT'],
     ])('%s: 422 on the field, and the orderId stays free', async (_name, fields, field, message) => {
       const orderId = randomUUID();
       const response = await create({ orderId, customerId: 'c', ...fields });

@@ -113,6 +113,9 @@ describe('usage', () => {
     [['list', '--stage', 'prod'], '--stage and --region go with --aws'],
     [['list', '--aws'], '--aws needs --stage prod|demo'],
     [['create', '--name', 'x', '--callback-url', 'http://shop.example/cb', '--aws', '--stage', 'prod'], '--callback-url must be an https URL'],
+    [['create', '--name', 'x', '--callback-url', 'https://[::ffff:127.0.0.1]/cb', '--aws', '--stage', 'prod'], '--callback-url must not point at a loopback'],
+    [['create', '--name', 'x', '--callback-url', 'http://169.254.169.254/latest', '--aws', '--stage', 'demo'], '--callback-url must not point at a loopback'],
+    [['create', '--name', 'x', '--callback-url', 'https://shop.example/\u0000cb'], '--callback-url must not contain control characters'],
   ])('%j is a usage error (exit 2): %s', async (args, message) => {
     const { code, out, err } = await cli(args);
     expect(code).toBe(2);

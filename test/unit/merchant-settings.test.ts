@@ -34,6 +34,16 @@ describe('settings a merchant changes itself', () => {
     expect(problems({ callbackUrl: null, returnUrl: 'https://shop.example/thanks', frameAncestors: [] })).toEqual([]);
   });
 
+  it('refuse control characters, and keep URLs in the form they are sent in: punycode host, percent-encoded path', () => {
+    expect(merchantUrlProblem('https://shop.example/ok\u0007', 'demo')).toBe('must not contain control characters');
+    expect(merchantUrlProblem('https://shop.example/o\nk', 'demo')).toBe('must not contain control characters');
+    expect(merchantUrlProblem('https://shop.example/\u0085', 'demo')).toBe('must not contain control characters');
+    expect(settingsChanges({ callbackUrl: 'https://магазин.example/hooks', returnUrl: 'https://shop.example/sipariş/tamam' }, 'prod')).toEqual({
+      callbackUrl: 'https://xn--80aairftm.example/hooks',
+      returnUrl: 'https://shop.example/sipari%C5%9F/tamam',
+    });
+  });
+
   it('keep only what was given, null included', () => {
     expect(settingsChanges({ callbackUrl: null }, 'demo')).toEqual({ callbackUrl: null });
     expect(settingsChanges({}, 'demo')).toEqual({});
