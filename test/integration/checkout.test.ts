@@ -209,7 +209,7 @@ describe('GET /checkout/{invoiceId}', () => {
     const response = await open(invoice.id, '/provider');
     expectRedirect(response, invoice.redirectUrl);
     // What Node's HTTP server checks before it writes the header (ERR_INVALID_CHAR otherwise).
-    expect(() => validateHeaderValue('location', response.headers.location)).not.toThrow();
+    expect(() => validateHeaderValue('location', response.headers.location!)).not.toThrow();
   });
 
   it("links a completed invoice without redirectUrl to the merchant's static URL, else says the page can be closed", async () => {
