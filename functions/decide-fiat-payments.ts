@@ -4,7 +4,7 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
-import { simulatedUtrDecision } from '../shared/domain/fiat-service.js';
+import { settleUtrDeposit, simulatedUtrDecision } from '../shared/domain/fiat-service.js';
 import { logger } from '../shared/http/logger.js';
 import { observed } from '../shared/observability/tracer.js';
 import type { UtrDecisionMessage } from '../shared/queue/fiat-provider.js';
@@ -15,7 +15,7 @@ const processor = new BatchProcessor(EventType.SQS);
 async function decide(record: SQSRecord): Promise<void> {
   const { transactionId, merchantId, utr } = JSON.parse(record.body) as UtrDecisionMessage;
   try {
-    await transactionService.settle(merchantId, transactionId, simulatedUtrDecision(utr), { expectedType: 'deposit', source: 'fiat' });
+    await settleUtrDeposit(transactionService, { merchantId, transactionId, utr }, simulatedUtrDecision(utr));
   } catch (error) {
     // The batch reports only the message; the reason is for the operator.
     logger.error('UTR decision not settled; the message returns to the queue', { transactionId, error });

@@ -15,6 +15,7 @@ import type {
 } from 'aws-lambda';
 import { ApiError, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
 import { apiErrorResponse, internalErrorResponse, type Headers } from '../../shared/http/envelope.js';
+import { redactQueryCredentials } from '../../shared/http/redaction.js';
 import { GATEWAY_MESSAGES, MAX_PAYLOAD_BYTES, THROTTLED_RETRY_AFTER_SECONDS } from '../../shared/platform.js';
 import { maxBodyBytesOf, type AuthorizerFunction, type HttpRoute, type Stage } from '../../shared/routes.js';
 import { LOCAL_ACCOUNT_ID } from './environment.js';
@@ -398,11 +399,11 @@ export function httpListener(gateway: ApiGateway | Promise<ApiGateway>, log: Run
     // The rest of an oversized body is not worth reading: answer, then drop the connection.
     writeResponse(response, answer, body === undefined);
     const elapsed = Math.round(performance.now() - startedAt);
-    log.info(`${request.method} ${request.url} ${answer.statusCode} ${elapsed} ms ${answer.headers['x-request-id']?.[0] ?? ''}`);
+    log.info(`${request.method} ${redactQueryCredentials(request.url ?? '/')} ${answer.statusCode} ${elapsed} ms ${answer.headers['x-request-id']?.[0] ?? ''}`);
   };
   return (request, response) => {
     serve(request, response).catch((error: unknown) => {
-      log.error(`Could not answer ${request.method} ${request.url}`, error);
+      log.error(`Could not answer ${request.method} ${redactQueryCredentials(request.url ?? '/')}`, error);
       response.destroy();
     });
   };

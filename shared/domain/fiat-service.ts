@@ -56,6 +56,23 @@ export async function hasSubmittedUtr(claims: Pick<Ledger, 'getClaim'>, invoiceI
   return (await claims.getClaim(invoiceUtrClaimId(invoiceId))) !== undefined;
 }
 
+/**
+ * Settles a UTR deposit on the provider's decision. A rejected UTR gives up its claim, so that a
+ * payment it really belongs to can still use it; the invoice keeps its own claim, which names the
+ * UTR, so the same invoice and UTR again stays accepted (decisions 8).
+ */
+export function settleUtrDeposit(
+  transactions: Pick<TransactionService, 'settle'>,
+  deposit: { merchantId: string; transactionId: string; utr: string },
+  decision: 'confirmed' | 'failed',
+): Promise<Transaction> {
+  return transactions.settle(deposit.merchantId, deposit.transactionId, decision, {
+    expectedType: 'deposit',
+    source: 'fiat',
+    releaseClaim: decision === 'failed' ? utrClaimId(deposit.utr) : undefined,
+  });
+}
+
 const withdrawalOrderClaimId = (merchantId: string, orderId: string) => `withdrawal-order#${JSON.stringify([merchantId, orderId])}`;
 
 const ATTEMPTS = 5;
@@ -126,6 +143,7 @@ export class FiatService {
    */
   private async utrClaims(invoiceId: string, utr: string): Promise<'ours' | 'anotherUnderReview' | 'free'> {
     const invoiceClaim = await this.deps.ledger.getClaim(invoiceUtrClaimId(invoiceId));
+    if (invoiceClaim?.owner.utr === utr) return 'ours';
     const claim = await this.deps.ledger.getClaim(utrClaimId(utr));
     if (claim?.owner.invoiceId === invoiceId) return 'ours';
     if (claim) throw new ApiError('db_unique_violation', 'This UTR was already used for another payment');

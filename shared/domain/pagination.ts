@@ -10,7 +10,23 @@ export const MAX_PAGE_LIMIT = 100;
 const LIMIT_MESSAGE = `limit must be a whole number from 1 to ${MAX_PAGE_LIMIT}`;
 const TIME_MESSAGE = 'must be an ISO 8601 date-time with a time zone, e.g. 2025-01-31T00:00:00Z';
 
-const createdBound = (description: string) => z.iso.datetime({ offset: true, error: TIME_MESSAGE }).optional().describe(description);
+/** Times the listings take: `toISOString` writes years past 9999 with a sign, which would sort before every stored time. */
+const FIRST_TIME = Date.parse('2000-01-01T00:00:00Z');
+const LAST_TIME = Date.parse('9999-12-31T23:59:59.999Z');
+const YEARS_MESSAGE = 'must be a time in the years 2000 to 9999';
+
+const inListedYears = (text: string): boolean => {
+  const written = Number(text.slice(0, 4));
+  const time = Date.parse(text);
+  return written >= 2000 && time >= FIRST_TIME && time <= LAST_TIME;
+};
+
+const createdBound = (description: string) =>
+  z.iso
+    .datetime({ offset: true, error: TIME_MESSAGE })
+    .refine(inListedYears, { error: YEARS_MESSAGE })
+    .optional()
+    .describe(description);
 
 /** The parameters of every listing besides its filters; no defaults in the schema, so clients see them optional. */
 export const pageParameters = {

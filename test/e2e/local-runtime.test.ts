@@ -14,6 +14,7 @@ import { demoMerchantFile } from '../../infra/local/demo-merchant.js';
 import { readRunningStack, runtimeInfoFile } from '../../infra/local/runtime-info.js';
 import { UNAUTHORIZED_MESSAGE } from '../../shared/errors.js';
 import { dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { eventually } from '../support/wait.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ROOT = new URL('../../', import.meta.url);
@@ -80,6 +81,14 @@ describe('npm start', () => {
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ success: false, errors: [{ code: 'not_found', message: 'Route not found' }] });
     expect(response.requestId).toMatch(UUID);
+  });
+
+  it('answers a key in the query string with 401, and writes the request to its log without the key', async () => {
+    const response = await get(`/api/v2/merchant?x-api-key=${gateway.apiKey}&limit=5&access_token=t0ken`);
+    expect(response.status).toBe(401);
+    await eventually(() => gateway.output().includes(`GET /api/v2/merchant?x-api-key=[redacted]&limit=5&access_token=[redacted] 401`), { what: "the request's log line" });
+    expect(gateway.output().split(gateway.apiKey)).toHaveLength(2); // once: the banner
+    expect(gateway.output()).not.toContain('t0ken');
   });
 
   it('answers a known path with the wrong method with method_not_allowed', async () => {

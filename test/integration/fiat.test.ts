@@ -103,6 +103,24 @@ describe('POST /api/v2/gateway9/deposit/confirm', () => {
     expect(JSON.parse(entry!.payload)).toMatchObject({ id: failed!.id, type: 'deposit', status: 'failed', callbackType: 'transaction' });
   });
 
+  it('releases a rejected UTR for another invoice, and still answers the rejected invoice and UTR again with 200', async () => {
+    const rejected = await createInvoice();
+    const reference = `000${utr().slice(3)}`;
+    expect((await confirm({ invoiceId: rejected.id, utr: reference })).status).toBe(200);
+    const another = await createInvoice();
+    expect((await confirm({ invoiceId: another.id, utr: reference })).body.errors[0].code).toBe('db_unique_violation');
+    await runProvider();
+    expect(await invoiceStatus(rejected.id)).toMatchObject({ status: 'canceled', cancelReason: 'rejected' });
+
+    expect((await confirm({ invoiceId: rejected.id, utr: reference })).status).toBe(200);
+    expect(await ledger().listByInvoice(rejected.id)).toHaveLength(1);
+    const reused = await confirm({ invoiceId: another.id, utr: reference });
+    expect(reused.status, JSON.stringify(reused.body)).toBe(200);
+    expect(await ledger().listByInvoice(another.id)).toMatchObject([{ status: 'processing', utr: reference }]);
+    // Taken again, the UTR is refused to a third invoice, as any UTR under review is.
+    expect((await confirm({ invoiceId: (await createInvoice()).id, utr: reference })).body.errors[0].code).toBe('db_unique_violation');
+  });
+
   it('answers the same invoice and UTR again with 200, whatever happened since', async () => {
     const invoice = await createInvoice();
     const reference = utr();
