@@ -201,7 +201,8 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
       "Confirms a customer's INR payment with its unique transaction reference. No property beyond the schema's is accepted. " +
       'A `processing` deposit transaction exists from then on; the provider confirms it (invoice `completed`) or rejects it ' +
       '(transaction `failed`, invoice `canceled`), and the merchant gets the callback. The same invoice and UTR again is ' +
-      'accepted again. A UTR already used by another invoice, of any merchant, is a 409 `db_unique_violation`; a canceled ' +
+      'accepted again. A UTR already used by another invoice, of any merchant, is a 409 `db_unique_violation` (one the provider ' +
+      'rejected is released for another invoice); a canceled ' +
       'invoice a 410; a completed one a 409; an invoice that is not INR a 422 on `invoiceId`. Receipts: base64, jpg, jpeg, ' +
       `png or pdf matching their content, at most ${RECEIPT_MAX_SIZE_TEXT} decoded (else 413).`,
     tag: 'Deposits',
@@ -355,8 +356,10 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
   'update-merchant': {
     summary: "Change the merchant's settings",
     description:
-      'Changes the properties given, all or none: `callbackUrl` and `returnUrl` (absolute URLs, https in production; null removes ' +
-      'them) and `frameAncestors` (CSP frame-ancestors sources). Any other property is a 422.',
+      'Changes the properties given, all or none: `callbackUrl` and `returnUrl` (absolute URLs, https in production, without ' +
+      'control characters; null removes them; kept in the URL parser\'s form: host in punycode, path percent-encoded) and ' +
+      '`frameAncestors` (CSP frame-ancestors sources). A `callbackUrl` whose host is or resolves to a loopback, private, ' +
+      'link-local or other non-public address is a 422: deployed stages call back public addresses only. Any other property is a 422.',
     tag: 'Merchant',
     schemaName: 'UpdateMerchant',
     request: merchantSettingsRequestSchema,
@@ -367,7 +370,7 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     errors: {
       ...BODY_ERRORS,
       422:
-        'A value is invalid (a URL that is not absolute, or not https in production; a source that is not a frame-ancestors source) ' +
+        'A value is invalid (a URL that is not absolute, not https in production, or a callback URL at a non-public address; a source that is not a frame-ancestors source) ' +
         'or a property is not one of these three: each error item names its `field`, and nothing is changed',
       ...AUTH_ERRORS,
     },
@@ -385,7 +388,10 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     response: rotatedSecretSchema,
     responseExample: examples.rotatedSecretExample,
     success: 'The new secret',
-    errors: { 409: 'Another rotation kept changing the secret; retry', ...AUTH_ERRORS },
+    errors: {
+      409: 'Another rotation was written after this request arrived (rotations sent at the same time): this one changed nothing, and the secret is the one that rotation answered',
+      ...AUTH_ERRORS,
+    },
   },
 };
 

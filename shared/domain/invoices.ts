@@ -81,7 +81,7 @@ export const createInvoiceRequestSchema = z
       .optional()
       .describe('ISO 3166-1 alpha-2'),
     customerPhone: z.string().regex(/^\d{10}$/, 'must be exactly 10 digits').optional().describe('Exactly 10 digits'),
-    redirectUrl: z.string().max(2048).optional().describe('Absolute https URL the customer returns to (http allowed in demo)'),
+    redirectUrl: z.string().max(2048).optional().describe('Absolute https URL the customer returns to (http allowed in demo); kept with its host in punycode and path percent-encoded'),
   });
 
 export type CreateInvoiceRequest = z.output<typeof createInvoiceRequestSchema>;

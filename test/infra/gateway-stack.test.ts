@@ -498,6 +498,8 @@ describe.each(STAGES)('%s stack', (stage) => {
     it.each(definitions.map((f) => [f.name, f] as const))('%s: gets every variable the shared config parses', (name, definition) => {
       const variables = v().functionNamed(name).Properties.Environment.Variables;
       expect(variables).toMatchObject({ STAGE: stage, GATEWAY_INVOICE_LIFETIME_S: '900' });
+      // Deployed, callbacks reach public addresses only: the setting that lifts that is the local runtime's alone.
+      expect(variables.GATEWAY_CALLBACK_TARGETS).toBeUndefined();
       expect(JSON.stringify(variables.PUBLIC_BASE_URL)).toContain('.execute-api.');
       // The keys themselves never; the names of their parameters only where addresses are derived.
       const parameters = v().walletKeyParameterIds();
