@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureTables, localDynamoClient, startDynamoDbLocal } from '../infra/local/dynamodb.js';
-import { handlerEnvironment, localTableNames } from '../infra/local/environment.js';
+import { handlerEnvironment, localCredentials, localTableNames } from '../infra/local/environment.js';
 import { startLocalSqs } from '../infra/local/sqs.js';
 import { compileTestToken, startLocalChain, type TokenTransfer } from '../infra/chain/local-chain.js';
 import { CapacityMeter, type MeteredCall } from './capacity-meter.js';
@@ -26,18 +26,19 @@ export async function chainWatcherBenchmark(args: string[]): Promise<void> {
   if (!Number.isInteger(deposits) || deposits < 1 || !Number.isInteger(emptyBlocks) || emptyBlocks < 1) throw new Error('--deposits and --empty-blocks must be positive integers');
 
   const dataDir = await mkdtemp(join(tmpdir(), 'bench-chain-'));
-  const [dynamo, sqs, chain, compiled] = await Promise.all([startDynamoDbLocal({ dataDir }), startLocalSqs(), startLocalChain(), compileTestToken()]);
+  const credentials = await localCredentials(dataDir);
+  const [dynamo, sqs, chain, compiled] = await Promise.all([startDynamoDbLocal({ dataDir, credentials }), startLocalSqs(), startLocalChain(), compileTestToken()]);
   try {
     void compiled;
     const tables = localTableNames();
-    const admin = localDynamoClient(dynamo.endpoint);
+    const admin = localDynamoClient(dynamo.endpoint, credentials);
     await ensureTables(admin, tables);
     admin.destroy();
     const usdt = await chain.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000000' });
     Object.assign(
       process.env,
       handlerEnvironment(
-        { publicBaseUrl: 'http://localhost:3999', dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables },
+        { publicBaseUrl: 'http://localhost:3999', dynamodbEndpoint: dynamo.endpoint, dynamodbCredentials: credentials, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables },
         { invoiceLifetimeSeconds: 900, providerDelaySeconds: 0.2, retryScale: 1, secretOverlapSeconds: 86_400 },
       ),
       // Confirmed at once: each deposit is written in full in the run that finds it.

@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { runMerchantCli } from '../infra/cli/merchant-cli.js';
 import { localDynamoClient } from '../infra/local/dynamodb.js';
+import { localCredentials } from '../infra/local/environment.js';
 import { readRunningStack, type RuntimeInfo } from '../infra/local/runtime-info.js';
 import { PER_KEY_THROTTLE } from '../shared/platform.js';
 import { startGatewayProcess, type GatewayProcess } from '../test/support/gateway-process.js';
@@ -230,7 +231,7 @@ export async function createInvoicesBenchmark(args: string[]): Promise<void> {
     gateway = await startGatewayProcess({ dataDir, timeoutMs: 120_000 });
     const stack = await readRunningStack(dataDir);
     if (!stack) throw new Error(`The runtime wrote no runtime.json in ${dataDir}`);
-    dynamo = localDynamoClient(stack.dynamodbEndpoint);
+    dynamo = localDynamoClient(stack.dynamodbEndpoint, await localCredentials(dataDir));
 
     const extraKeys = await Promise.all(Array.from({ length: options.keys - 1 }, (_, i) => createMerchant(dataDir, `Bench merchant ${i + 1}`)));
     const clients: Client[] = [gateway.apiKey, ...extraKeys].map((apiKey) => ({ apiKey, customers: [] }));

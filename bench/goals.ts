@@ -26,7 +26,7 @@ import { CapacityMeter, eventuallyConsistentRcu, itemSize } from './capacity-met
 import { load, percentile, round, startBareServer, type LoadFigures } from './load.js';
 import { positiveOption } from './options.js';
 import { ensureTables, startDynamoDbLocal } from '../infra/local/dynamodb.js';
-import { handlerEnvironment, LOCAL_STAGE, localTableNames } from '../infra/local/environment.js';
+import { handlerEnvironment, localCredentials, LOCAL_STAGE, localTableNames } from '../infra/local/environment.js';
 import { invoker, loadHandler, type LambdaHandler } from '../infra/local/functions.js';
 import { startLocalSqs } from '../infra/local/sqs.js';
 import { TokenBucketThrottle } from '../infra/local/throttle.js';
@@ -123,8 +123,10 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gateway-goals-'));
   const stops: Array<() => Promise<unknown> | unknown> = [];
   try {
-    // One DynamoDB Local and one queue server for the runtime, the functions run here and the baseline.
-    const dynamo = await startDynamoDbLocal({ dataDir: join(dataDir, 'dynamodb') });
+    // One DynamoDB Local and one queue server for the runtime, the functions run here and the baseline,
+    // with the runtime's credentials (those of its data directory).
+    const credentials = await localCredentials(dataDir);
+    const dynamo = await startDynamoDbLocal({ dataDir: join(dataDir, 'dynamodb'), credentials });
     stops.push(() => dynamo.stop());
     const sqs = await startLocalSqs();
     stops.push(() => sqs.stop());
@@ -144,7 +146,7 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
     Object.assign(
       process.env,
       handlerEnvironment(
-        { publicBaseUrl: runtime.baseUrl, dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables },
+        { publicBaseUrl: runtime.baseUrl, dynamodbEndpoint: dynamo.endpoint, dynamodbCredentials: credentials, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables },
         { invoiceLifetimeSeconds: 900, providerDelaySeconds: 3_600, retryScale: 1, secretOverlapSeconds: 86_400 },
       ),
     );
@@ -309,7 +311,7 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
         return text;
       }),
     );
-    const bare = await startBareServer({ dynamodbEndpoint: dynamo.endpoint, apiKeys: tables.apiKeys, invoices: tables.invoices });
+    const bare = await startBareServer({ dynamodbEndpoint: dynamo.endpoint, credentials, apiKeys: tables.apiKeys, invoices: tables.invoices });
     stops.push(() => bare.process.kill('SIGTERM'));
     const getFrom = (baseUrl: string) => async (i: number) => {
       const response = await fetch(`${baseUrl}/api/v2/invoices/${invoice.id}`, { headers: { 'x-api-key': keys[i % keys.length]! } });

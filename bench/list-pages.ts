@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureTables, localDynamoClient, startDynamoDbLocal } from '../infra/local/dynamodb.js';
-import { handlerEnvironment, localTableNames } from '../infra/local/environment.js';
+import { handlerEnvironment, localTableNames, randomLocalCredentials } from '../infra/local/environment.js';
 import { startLocalSqs } from '../infra/local/sqs.js';
 import { eventuallyConsistentRcu, itemSize } from './capacity-meter.js';
 
@@ -36,17 +36,18 @@ export async function listPagesBenchmark(args: string[]): Promise<void> {
   if (!Number.isInteger(count) || count < 2 * PAGE + 1) throw new Error(`--invoices must be an integer of at least ${2 * PAGE + 1}, for two full pages`);
 
   const dataDir = await mkdtemp(join(tmpdir(), 'gateway-list-pages-'));
-  const [dynamo, sqs] = await Promise.all([startDynamoDbLocal(), startLocalSqs()]);
+  const credentials = randomLocalCredentials();
+  const [dynamo, sqs] = await Promise.all([startDynamoDbLocal({ credentials }), startLocalSqs()]);
   try {
     const tables = localTableNames();
-    const admin = localDynamoClient(dynamo.endpoint);
+    const admin = localDynamoClient(dynamo.endpoint, credentials);
     await ensureTables(admin, tables);
     admin.destroy();
     // The functions read their configuration when first loaded: after this.
     Object.assign(
       process.env,
       handlerEnvironment(
-        { publicBaseUrl: 'http://localhost:3000', dynamodbEndpoint: dynamo.endpoint, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables },
+        { publicBaseUrl: 'http://localhost:3000', dynamodbEndpoint: dynamo.endpoint, dynamodbCredentials: credentials, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables },
         { invoiceLifetimeSeconds: 900, providerDelaySeconds: 2, retryScale: 1, secretOverlapSeconds: 24 * 3600 },
       ),
     );

@@ -5,6 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { LocalCredentials } from '../infra/local/environment.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 
@@ -44,6 +45,7 @@ export async function load(seconds: number, concurrency: number, request: (i: nu
 
 export interface BareServerTables {
   dynamodbEndpoint: string;
+  credentials: LocalCredentials;
   apiKeys: string;
   invoices: string;
 }
@@ -52,7 +54,15 @@ export interface BareServerTables {
 export async function startBareServer(tables: BareServerTables, nodeArgs: string[] = []): Promise<{ url: string; process: ChildProcess }> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', join(ROOT, 'bench', 'bare-server.ts')], {
     cwd: ROOT,
-    env: { ...process.env, BARE_DYNAMODB_ENDPOINT: tables.dynamodbEndpoint, BARE_API_KEYS_TABLE: tables.apiKeys, BARE_INVOICES_TABLE: tables.invoices },
+    env: {
+      ...process.env,
+      BARE_DYNAMODB_ENDPOINT: tables.dynamodbEndpoint,
+      BARE_API_KEYS_TABLE: tables.apiKeys,
+      BARE_INVOICES_TABLE: tables.invoices,
+      // The SDK's own variables: the server's client reads them as the functions' clients do.
+      AWS_ACCESS_KEY_ID: tables.credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: tables.credentials.secretAccessKey,
+    },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise<string>((resolvePort, rejectPort) => {

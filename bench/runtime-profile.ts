@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startDynamoDbLocal } from '../infra/local/dynamodb.js';
-import { localTableNames, LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_STAGE } from '../infra/local/environment.js';
+import { localCredentials, localTableNames, LOCAL_REGION, LOCAL_STAGE } from '../infra/local/environment.js';
 import { startLocalSqs } from '../infra/local/sqs.js';
 import { summarizeProfile, type ProfileSummary, type TimeShare } from './cpu-profile.js';
 import { startGatewayProcess } from '../test/support/gateway-process.js';
@@ -75,12 +75,15 @@ export async function runtimeProfileBenchmark(args: string[]): Promise<void> {
   const profilesDir = join(workDir, 'profiles');
   const stops: Array<() => Promise<unknown>> = [];
   try {
-    const dynamo = await startDynamoDbLocal({ dataDir: join(workDir, 'dynamodb') });
+    // The store with the runtime's credentials (those of its data directory).
+    const runtimeDataDir = join(workDir, 'runtime');
+    const credentials = await localCredentials(runtimeDataDir);
+    const dynamo = await startDynamoDbLocal({ dataDir: join(workDir, 'dynamodb'), credentials });
     stops.push(() => dynamo.stop());
     const sqs = await startLocalSqs();
     stops.push(() => sqs.stop());
     const runtime = await startGatewayProcess({
-      dataDir: join(workDir, 'runtime'),
+      dataDir: runtimeDataDir,
       env: { AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint, AWS_ENDPOINT_URL_SQS: sqs.endpoint },
       nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${join(profilesDir, 'runtime')}`],
       timeoutMs: 120_000,
@@ -91,8 +94,8 @@ export async function runtimeProfileBenchmark(args: string[]): Promise<void> {
     Object.assign(process.env, {
       AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_REGION: LOCAL_REGION,
-      AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-      AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+      AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
     });
     const { documentClient } = await import('../shared/store/dynamo.js');
     const { DynamoMerchantStore } = await import('../shared/store/merchants.js');
@@ -135,7 +138,7 @@ export async function runtimeProfileBenchmark(args: string[]): Promise<void> {
       return { figures, summary };
     };
     const onRuntime = await profiled('runtime', runtime.baseUrl, runtime.stop);
-    const bare = await startBareServer({ dynamodbEndpoint: dynamo.endpoint, apiKeys: tables.apiKeys, invoices: tables.invoices }, ['--cpu-prof', `--cpu-prof-dir=${join(profilesDir, 'bare')}`]);
+    const bare = await startBareServer({ dynamodbEndpoint: dynamo.endpoint, credentials, apiKeys: tables.apiKeys, invoices: tables.invoices }, ['--cpu-prof', `--cpu-prof-dir=${join(profilesDir, 'bare')}`]);
     stops.push(() => stop(bare.process));
     const onBare = await profiled('bare', bare.url, () => stop(bare.process));
 

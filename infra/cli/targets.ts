@@ -14,6 +14,7 @@ import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
 import { KeyFileDataKeySource, KmsDataKeySource } from '../../shared/vault/key-sources.js';
 import { localDynamoClient } from '../local/dynamodb.js';
+import { localCredentials } from '../local/environment.js';
 import { readRunningStack } from '../local/runtime-info.js';
 import { ApiGatewayKeyRegistry } from './api-gateway-keys.js';
 import { AdminError, localKeyRegistry, MerchantAdmin } from './merchant-admin.js';
@@ -40,7 +41,7 @@ const documentClient = (client: DynamoDBClient) =>
 export async function localTarget(dataDir: string): Promise<Target> {
   const stack = await readRunningStack(dataDir);
   if (!stack) throw new AdminError(`No local gateway is running from ${dataDir}; start it with npm start (or set GATEWAY_DATA_DIR)`);
-  const client = localDynamoClient(stack.dynamodbEndpoint);
+  const client = localDynamoClient(stack.dynamodbEndpoint, await localCredentials(dataDir));
   const store = new DynamoMerchantStore(documentClient(client), stack.tables);
   const outbox = new DynamoOutboxStore(documentClient(client), stack.tables.outbox);
   return {

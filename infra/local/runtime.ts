@@ -20,7 +20,7 @@ import { ensureDemoMerchant, type DemoMerchant } from './demo-merchant.js';
 import { ensureTables, startDynamoDbLocal, stopLeftoverDynamoDbLocal } from './dynamodb.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
 import { KeyFileDataKeySource } from '../../shared/vault/key-sources.js';
-import { handlerEnvironment, localTableNames, localVaultPaths, LOCAL_REGION, LOCAL_STAGE, type LocalSettings } from './environment.js';
+import { handlerEnvironment, localCredentials, localTableNames, localVaultPaths, LOCAL_REGION, LOCAL_STAGE, type LocalSettings } from './environment.js';
 import { invoker, loadHandler, type LambdaHandler } from './functions.js';
 import { consoleLog, type RuntimeLog } from './log.js';
 import { startQueueConsumers, type QueueSource } from './queue-consumer.js';
@@ -111,6 +111,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
   // Two DynamoDB Locals on one database file would corrupt it.
   if (running) throw new Error(`A local gateway (pid ${running.pid}) already serves from ${dataDir} at ${running.baseUrl}`);
   const dynamoDir = join(dataDir, 'dynamodb');
+  const dynamodbCredentials = await localCredentials(dataDir);
   const leftover = (await readRuntimeInfo(dataDir))?.dynamodbPid;
   if (leftover !== undefined && options.dynamodbEndpoint === undefined && (await stopLeftoverDynamoDbLocal(leftover, dynamoDir))) {
     log.warn(`The last run did not stop cleanly; stopped the DynamoDB Local (pid ${leftover}) it left running on ${dynamoDir}`);
@@ -133,7 +134,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     });
     const { dynamodbEndpoint, sqsEndpoint } = options;
     const [dynamo, sqs] = await Promise.allSettled([
-      dynamodbEndpoint ? Promise.resolve({ endpoint: dynamodbEndpoint, pid: undefined, stop: async () => undefined }) : startDynamoDbLocal({ dataDir: dynamoDir }),
+      dynamodbEndpoint ? Promise.resolve({ endpoint: dynamodbEndpoint, pid: undefined, stop: async () => undefined }) : startDynamoDbLocal({ dataDir: dynamoDir, credentials: dynamodbCredentials }),
       sqsEndpoint ? connectLocalSqs(sqsEndpoint) : startLocalSqs(),
     ]);
     if (dynamo.status === 'fulfilled') teardown.add(() => dynamo.value.stop());
@@ -149,6 +150,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const services = {
       publicBaseUrl: baseUrl,
       dynamodbEndpoint: dynamo.value.endpoint,
+      dynamodbCredentials,
       sqsEndpoint: sqs.value.endpoint,
       queueEnvironment: sqs.value.queueEnvironment,
       dataDir,

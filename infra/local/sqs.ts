@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand, ListQueueTagsCommand, SQSClient, TagQueueCommand } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
 import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
-import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION, LOCAL_STAGE } from './environment.js';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION, LOCAL_STAGE } from './environment.js';
 import type { RuntimeLog } from './log.js';
 
 export const localQueueUrl = (endpoint: string, queueName: string): string => `${endpoint}/${LOCAL_ACCOUNT_ID}/${queueName}`;
@@ -53,8 +53,11 @@ export function localCallbackQueueUrls(endpoint: string): { callbackQueueUrl: st
   return { callbackQueueUrl: queueUrl, callbackDlqUrl: deadLetterQueueUrl };
 }
 
+/** The local server listens on loopback only and checks no credentials; the SDK still wants some. */
+const ANY_CREDENTIALS = { accessKeyId: 'local', secretAccessKey: 'local' } as const;
+
 export function localSqsClient(endpoint: string): SQSClient {
-  return new SQSClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+  return new SQSClient({ endpoint, region: LOCAL_REGION, credentials: ANY_CREDENTIALS });
 }
 
 export interface LocalSqs {

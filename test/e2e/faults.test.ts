@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb.js';
+import { localCredentials } from '../../infra/local/environment.js';
 import { startLocalSqs, type LocalSqs } from '../../infra/local/sqs.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
 import { dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
@@ -180,7 +181,9 @@ afterEach(async () => {
 async function runtimeOnOwnStores() {
   const dataDir = await mkdtemp(join(tmpdir(), 'gateway-faults-'));
   const dynamoDir = join(dataDir, 'external-dynamodb');
-  const stores = { dynamo: await startDynamoDbLocal({ dataDir: dynamoDir }), sqs: await startLocalSqs() };
+  // The runtime reaches the store with its data directory's credentials.
+  const credentials = await localCredentials(dataDir);
+  const stores = { dynamo: await startDynamoDbLocal({ dataDir: dynamoDir, credentials }), sqs: await startLocalSqs() };
   const receiver = await startCallbackReceiver();
   const gateway = await startGatewayProcess({
     dataDir,
@@ -198,14 +201,14 @@ async function runtimeOnOwnStores() {
     () => receiver.close(),
     () => gateway.stop(),
   );
-  return { dataDir, dynamoDir, stores, receiver, gateway };
+  return { dataDir, dynamoDir, credentials, stores, receiver, gateway };
 }
 
 const portOf = (endpoint: string): number => Number(new URL(endpoint).port);
 
 describe('faults under load', { timeout: 240_000 }, () => {
   it('DynamoDB Local killed and restarted mid-load: acknowledged writes stay, nothing doubles, every callback arrives', async () => {
-    const { dataDir, dynamoDir, stores, receiver, gateway } = await runtimeOnOwnStores();
+    const { dataDir, dynamoDir, credentials, stores, receiver, gateway } = await runtimeOnOwnStores();
     const merchant = new Merchant(() => gateway);
     let restarted: DynamoDbLocal | undefined;
     const fault = (async () => {
@@ -213,7 +216,7 @@ describe('faults under load', { timeout: 240_000 }, () => {
       process.kill(stores.dynamo.pid!, 'SIGKILL');
       await stores.dynamo.stop();
       await sleep(1_500);
-      restarted = await startDynamoDbLocal({ dataDir: dynamoDir, port: portOf(stores.dynamo.endpoint) });
+      restarted = await startDynamoDbLocal({ dataDir: dynamoDir, credentials, port: portOf(stores.dynamo.endpoint) });
       cleanups.push(() => restarted!.stop());
       await sleep(3_000);
     })();

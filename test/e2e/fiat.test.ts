@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDynamoClient } from '../../infra/local/dynamodb.js';
+import { localCredentials } from '../../infra/local/environment.js';
 import { RECEIPT_MAX_BYTES, RECEIPT_MAX_SIZE_TEXT } from '../../shared/domain/deposit-confirmation.js';
 import { maxBodyBytesOf, routeByName } from '../../shared/routes.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
@@ -85,7 +86,7 @@ async function filesUnder(directory: string): Promise<string[]> {
 
 /** Every item of every table of the runtime, through its own DynamoDB endpoint, as text (binary values decoded). */
 async function everyStoredItem(): Promise<string[]> {
-  const client = localDynamoClient(stack.info.dynamodbEndpoint);
+  const client = localDynamoClient(stack.info.dynamodbEndpoint, await localCredentials(dataDir));
   const asText = (_: string, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('latin1') : value);
   try {
     const items: string[] = [];

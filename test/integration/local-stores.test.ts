@@ -1,19 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
   DescribeTimeToLiveCommand,
-  type DynamoDBClient,
+  DynamoDBClient,
+  ListTablesCommand,
 } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoMerchantFile, ensureDemoMerchant } from '../../infra/local/demo-merchant.js';
 import { ensureTables, localDynamoClient, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb.js';
-import { localTableNames } from '../../infra/local/environment.js';
+import { localCredentials, localStoreKeyFile, localTableNames, randomLocalCredentials, type LocalCredentials } from '../../infra/local/environment.js';
 import { readRunningStack, removeRuntimeInfo, runtimeInfoFile, writeRuntimeInfo } from '../../infra/local/runtime-info.js';
 import { LOCAL_RECEIVE_COUNT_FACTOR } from '../../infra/local/sqs.js';
 import { QUEUES, type QueueDefinition } from '../../shared/platform.js';
@@ -26,7 +27,8 @@ let client: DynamoDBClient;
 let dataDir: string;
 
 beforeAll(async () => {
-  client = localDynamoClient(process.env.AWS_ENDPOINT_URL_DYNAMODB!);
+  // Configured by the functions' environment, as the functions' own client is.
+  client = new DynamoDBClient({});
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-local-'));
 });
 
@@ -72,8 +74,9 @@ describe('the tables', () => {
     let own: DynamoDbLocal;
     let ownClient: DynamoDBClient;
     beforeAll(async () => {
-      own = await startDynamoDbLocal();
-      ownClient = localDynamoClient(own.endpoint);
+      const credentials = randomLocalCredentials();
+      own = await startDynamoDbLocal({ credentials });
+      ownClient = localDynamoClient(own.endpoint, credentials);
     });
     afterAll(async () => {
       ownClient.destroy();
@@ -115,6 +118,55 @@ describe('the tables', () => {
       expect((await listed('byMerchant', 'merchantId', 'merchant-before')).Items?.map((i) => i.id)).toEqual([old.id]);
       expect((await listed('byMerchantStatus', 'merchantStatus', JSON.stringify(['merchant-before', 'confirmed']))).Items).toEqual([]);
     });
+  });
+});
+
+describe("the store's access key", () => {
+  it('is a random key id of the data directory, kept in a 0600 file under keys/ and the same on every call', async () => {
+    const dir = await mkdtemp(join(dataDir, 'key-'));
+    const credentials = await localCredentials(dir);
+    expect(credentials.accessKeyId).toMatch(/^[0-9a-f]{64}$/);
+    expect(localStoreKeyFile(dir)).toBe(join(dir, 'keys', 'dynamodb-access-key-id'));
+    expect((await stat(join(dir, 'keys'))).mode & 0o777).toBe(0o700);
+    expect((await stat(localStoreKeyFile(dir))).mode & 0o777).toBe(0o600);
+    expect(await localCredentials(dir)).toEqual(credentials);
+    expect(await localCredentials(dir, randomLocalCredentials().accessKeyId)).toEqual(credentials);
+    expect(credentials).not.toEqual(await localCredentials(await mkdtemp(join(dataDir, 'key-'))));
+  });
+
+  it('can be one a store has already, given before the directory has its own', async () => {
+    const { accessKeyId } = randomLocalCredentials();
+    expect((await localCredentials(await mkdtemp(join(dataDir, 'key-')), accessKeyId)).accessKeyId).toBe(accessKeyId);
+  });
+
+  it('files the tables away from every other key id, and a database from before the store had one becomes the key\'s', async () => {
+    const dir = await mkdtemp(join(dataDir, 'store-'));
+    const table = `it-${randomUUID().slice(0, 8)}`;
+    /** The tables a client with `as` sees on a DynamoDB Local of `dir` started with `credentials`, once `before` ran. */
+    const tablesSeen = async (credentials: LocalCredentials, as: LocalCredentials, before?: (client: DynamoDBClient) => Promise<unknown>) => {
+      const store = await startDynamoDbLocal({ dataDir: dir, credentials });
+      const storeClient = localDynamoClient(store.endpoint, as);
+      try {
+        await before?.(storeClient);
+        return (await storeClient.send(new ListTablesCommand({}))).TableNames;
+      } finally {
+        storeClient.destroy();
+        await store.stop();
+      }
+    };
+    const earlier = randomLocalCredentials();
+    const createTable = (storeClient: DynamoDBClient) =>
+      storeClient.send(
+        new CreateTableCommand({ TableName: table, BillingMode: 'PAY_PER_REQUEST', AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }] }),
+      );
+    expect(await tablesSeen(earlier, earlier, createTable)).toEqual([table]);
+    // What a store run with -sharedDb, as the gateway ran it before, leaves: one database for every key id.
+    await rename(join(dir, `${earlier.accessKeyId}_us-east-1.db`), join(dir, 'shared-local-instance.db'));
+
+    const credentials = randomLocalCredentials();
+    expect(await tablesSeen(credentials, credentials)).toEqual([table]);
+    expect(await tablesSeen(credentials, { accessKeyId: 'intruder', secretAccessKey: 'any' })).toEqual([]);
+    expect((await readdir(dir)).sort()).toEqual([`${credentials.accessKeyId}_us-east-1.db`, 'intruder_us-east-1.db'].sort());
   });
 });
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureTables, localDynamoClient, startDynamoDbLocal } from '../../infra/local/dynamodb.js';
-import { handlerEnvironment, localTableNames, type FunctionSettings } from '../../infra/local/environment.js';
+import { handlerEnvironment, localTableNames, randomLocalCredentials, type FunctionSettings } from '../../infra/local/environment.js';
 import { startLocalSqs } from '../../infra/local/sqs.js';
 
 declare module 'vitest' {
@@ -31,7 +31,9 @@ const TEST_FUNCTION_SETTINGS: FunctionSettings = { invoiceLifetimeSeconds: 900, 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const dataDir = await mkdtemp(join(tmpdir(), 'gateway-test-'));
-  const [dynamo, sqs] = await Promise.allSettled([startDynamoDbLocal({ dataDir }), startLocalSqs()]);
+  // An access key id of the run's own: no one else reaching the store's port sees its tables.
+  const credentials = randomLocalCredentials();
+  const [dynamo, sqs] = await Promise.allSettled([startDynamoDbLocal({ dataDir, credentials }), startLocalSqs()]);
   const teardown = async () => {
     if (sqs.status === 'fulfilled') await sqs.value.stop();
     if (dynamo.status === 'fulfilled') await dynamo.value.stop();
@@ -41,7 +43,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     if (dynamo.status === 'rejected') throw dynamo.reason;
     if (sqs.status === 'rejected') throw sqs.reason;
     const tables = localTableNames();
-    const client = localDynamoClient(dynamo.value.endpoint);
+    const client = localDynamoClient(dynamo.value.endpoint, credentials);
     try {
       await ensureTables(client, tables);
     } finally {
@@ -50,6 +52,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const services = {
       publicBaseUrl: TEST_PUBLIC_BASE_URL,
       dynamodbEndpoint: dynamo.value.endpoint,
+      dynamodbCredentials: credentials,
       sqsEndpoint: sqs.value.endpoint,
       queueEnvironment: sqs.value.queueEnvironment,
       // The vault's key file and the receipts, under the run's temporary directory.

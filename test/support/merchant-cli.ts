@@ -2,7 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { localTableNames } from '../../infra/local/environment.js';
+import { localCredentials, localTableNames } from '../../infra/local/environment.js';
 import { writeRuntimeInfo } from '../../infra/local/runtime-info.js';
 import { runMerchantCli } from '../../infra/cli/merchant-cli.js';
 
@@ -22,6 +22,8 @@ export interface TestCli {
 /** A data directory with a stack description pointing at the test run's stores. */
 export async function testMerchantCli(): Promise<TestCli> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gateway-cli-'));
+  // The CLI reaches the store with the data directory's access key id: the test run's.
+  await localCredentials(dataDir, process.env.AWS_ACCESS_KEY_ID);
   await writeRuntimeInfo(dataDir, {
     stage: 'demo',
     baseUrl: 'http://localhost:3999',

@@ -9,6 +9,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { demoMerchantFile } from '../../infra/local/demo-merchant.js';
 import { localDynamoClient } from '../../infra/local/dynamodb.js';
+import { localCredentials } from '../../infra/local/environment.js';
 import { readRunningStack, type RuntimeInfo } from '../../infra/local/runtime-info.js';
 import { localCallbackQueueUrls, localSqsClient } from '../../infra/local/sqs.js';
 import { callbackEntry, type CallbackEntry } from '../../shared/domain/callbacks.js';
@@ -45,7 +46,7 @@ export async function openRuntimeStack(dataDir: string): Promise<RuntimeStack> {
   const info = await readRunningStack(dataDir);
   if (!info) throw new Error(`No local runtime is running from ${dataDir}`);
   const { merchantId } = JSON.parse(await readFile(demoMerchantFile(dataDir), 'utf8')) as { merchantId: string };
-  const dynamo = localDynamoClient(info.dynamodbEndpoint);
+  const dynamo = localDynamoClient(info.dynamodbEndpoint, await localCredentials(dataDir));
   const documentClient = DynamoDBDocumentClient.from(dynamo, { marshallOptions: { removeUndefinedValues: true } });
   const sqs = localSqsClient(info.sqsEndpoint);
   return {
