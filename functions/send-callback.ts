@@ -1,7 +1,8 @@
 /**
  * Consumes the callbacks queue. Each record is one delivery attempt, all of a batch's at once so
  * that one merchant's slow URL does not hold another's callbacks; records that must be retried
- * are reported as batch item failures (their visibility already set to the next attempt).
+ * (or wait out a pause of their merchant's deliveries) are reported as batch item failures, their
+ * visibility already set to the next attempt.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';

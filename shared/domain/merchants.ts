@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { ValidationError, type FieldProblem } from '../errors.js';
 import type { Stage } from '../routes.js';
 import type { SealedSecret } from '../vault/envelope.js';
+import type { CallbackPause } from './callback-pause.js';
 
 export interface Merchant {
   id: string;
@@ -29,6 +30,8 @@ export interface Merchant {
   createdAt: string;
   /** The secret a rotation replaced: it signs callbacks beside the current one until `expiresAt`. */
   previousCallbackSecret?: { sealed: SealedSecret; expiresAt: string };
+  /** Timeouts of the callback URL and the pause of its deliveries, kept by the callback sender alone. */
+  callbackPause?: CallbackPause;
 }
 
 /** On for the demo and locally, off in production, unless the merchant's setting says otherwise. */
