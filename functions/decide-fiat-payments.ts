@@ -10,8 +10,6 @@ import { observed } from '../shared/observability/tracer.js';
 import type { UtrDecisionMessage } from '../shared/queue/fiat-provider.js';
 import { transactionService } from './commons/transactions.js';
 
-const processor = new BatchProcessor(EventType.SQS);
-
 async function decide(record: SQSRecord): Promise<void> {
   const { transactionId, merchantId, utr } = JSON.parse(record.body) as UtrDecisionMessage;
   try {
@@ -23,4 +21,6 @@ async function decide(record: SQSRecord): Promise<void> {
   }
 }
 
-export const handler = observed(async (event: SQSEvent) => processPartialResponse(event, decide, processor));
+// A processor per invocation: it keeps the batch's records and failures on itself, and the local
+// runtime runs several batches of one function at once in one process.
+export const handler = observed(async (event: SQSEvent) => processPartialResponse(event, decide, new BatchProcessor(EventType.SQS)));

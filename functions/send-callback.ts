@@ -1,6 +1,8 @@
 /**
- * Consumes the callbacks queue. Each record is one delivery attempt; records that must be retried
- * are reported as batch item failures (their visibility already set to the next attempt).
+ * Consumes the callbacks queue. Each record is one delivery attempt, all of a batch's at once so
+ * that one merchant's slow URL does not hold another's callbacks; records that must be retried
+ * (or wait out a pause of their merchant's deliveries) are reported as batch item failures, their
+ * visibility already set to the next attempt.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { SQSEvent, SQSRecord } from 'aws-lambda';
@@ -29,10 +31,12 @@ const sender = new CallbackSender({
   clock: () => new Date(),
 });
 
-const processor = new BatchProcessor(EventType.SQS);
-
+// A processor per invocation: it keeps the batch's records and failures on itself, and the local
+// runtime runs several batches of one function at once in one process.
 export const handler = observed(async (event: SQSEvent) =>
-  processPartialResponse(event, (record: SQSRecord) => sender.handle(record), processor, {
+  processPartialResponse(event, (record: SQSRecord) => sender.handle(record), new BatchProcessor(EventType.SQS), {
+    // Powertools' default, stated: the records' handlers run concurrently (Promise.all), not in turn.
+    processInParallel: true,
     // A batch whose every callback is waiting for a retry is normal, not a function error.
     throwOnFullBatchFailure: false,
   }),

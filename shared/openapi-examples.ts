@@ -132,6 +132,7 @@ export const callbackLogExample: CallbackDelivery[] = [
       { at: '2025-06-01T10:04:12.300Z', status: 503, latencyMs: 412, error: null },
       { at: '2025-06-01T10:05:12.900Z', status: 200, latencyMs: 187, error: null },
     ],
+    pausedUntil: null,
   },
 ];
 

@@ -6,6 +6,7 @@
  */
 import * as z from 'zod';
 import { ERROR_STATUS, type ErrorCode, type ErrorItem } from './errors.js';
+import { FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS } from './domain/callback-pause.js';
 import { callbackDeliverySchema, testCallbackResultSchema } from './domain/callbacks.js';
 import { createInvoiceRequestSchema, invoiceViewSchema, listInvoicesQuerySchema } from './domain/invoices.js';
 import { merchantSettingsRequestSchema, merchantViewSchema, rotatedSecretSchema } from './domain/merchants.js';
@@ -298,7 +299,10 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     description:
       'Each callback of the transaction (one per final state it reached, oldest first) with every delivery attempt: time, the ' +
       "receiver's HTTP status, latency and error. `pending`: being delivered or retried; `delivered`: a 2xx came back; " +
-      '`parked`: no further attempt comes on its own (72 hours of retries ran out, or there was no callback URL).',
+      '`parked`: no further attempt comes on its own (72 hours of retries ran out, or there was no callback URL). When the ' +
+      `callback URL keeps timing out (${PAUSE_AFTER_TIMEOUTS} attempts in a row), deliveries to it pause, for ${FIRST_PAUSE_SECONDS / 60} minutes ` +
+      'at first and twice as long each time it still times out: a pending callback then shows `pausedUntil`, before which it ' +
+      'is neither attempted nor counted as failed.',
     tag: 'Callbacks',
     schemaName: 'ListTransactionCallbacks',
     response: z.array(callbackDeliverySchema),

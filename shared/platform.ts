@@ -162,6 +162,13 @@ export const BODY_ESCAPE_FACTOR = 2;
 /** The largest proxy event a body limit allows, by the assumptions above. */
 export const eventBytesBound = (maxBodyBytes: number): number => maxBodyBytes * BODY_ESCAPE_FACTOR + EVENT_OVERHEAD_BYTES;
 
+/**
+ * How long a queue consumer waits to fill a batch (the event source's batching window): callbacks
+ * are latency-sensitive, so short, but long enough to group a burst of transitions into one
+ * invocation, rather than one instance per message of the burst.
+ */
+export const QUEUE_BATCHING_WINDOW_SECONDS = 1;
+
 export interface QueueDefinition {
   /** Queue name (the dead-letter queue is `{name}-dlq`). */
   name: string;

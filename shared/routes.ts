@@ -311,7 +311,8 @@ export const FUNCTIONS = [
     delaysRetries: true,
     stages: BOTH,
     opensCallbackSecrets: true,
-    tables: { outbox: ['GetItem', 'UpdateItem'], merchants: ['GetItem'] },
+    // Counts the timeouts of a merchant's callback URL and pauses its deliveries on the merchant's item.
+    tables: { outbox: ['GetItem', 'UpdateItem'], merchants: ['GetItem', 'UpdateItem'] },
     // Deliveries run in parallel, each at most DELIVERY_TIMEOUT_MS.
     timeoutSeconds: 30,
   },
@@ -417,7 +418,8 @@ export const FUNCTIONS = [
     path: '/api/v2/transaction/{transactionId}/callbacks',
     auth: 'apiKey',
     stages: BOTH,
-    tables: { transactions: ['GetItem'], outbox: ['BatchGetItem'] },
+    // The merchant's item tells whether deliveries to its callback URL are paused.
+    tables: { transactions: ['GetItem'], outbox: ['BatchGetItem'], merchants: ['GetItem'] },
     queries: { outbox: ['byTransaction'] },
   },
   {

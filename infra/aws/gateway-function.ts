@@ -17,7 +17,7 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
-import { FUNCTION_DEFAULTS, QUEUES, SERVICE_NAME, reservedConcurrencyOf, type QueueDefinition, type QueueName } from '../../shared/platform.js';
+import { FUNCTION_DEFAULTS, QUEUE_BATCHING_WINDOW_SECONDS, QUEUES, SERVICE_NAME, reservedConcurrencyOf, type QueueDefinition, type QueueName } from '../../shared/platform.js';
 import type { GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
 import { tableGrantsOf } from '../../shared/store/table-access.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
@@ -49,11 +49,8 @@ export const FUNCTION_BUNDLING = {
   bundleAwsSDK: true,
 } as const satisfies BundlingOptions;
 
-/**
- * How long a queue consumer waits to fill a batch: callbacks are latency-sensitive, so short, but
- * long enough to group a burst of transitions into one invocation.
- */
-export const QUEUE_BATCHING_WINDOW = Duration.seconds(1);
+/** The event sources' batching window (`QUEUE_BATCHING_WINDOW_SECONDS`, which the local runtime's pollers share). */
+export const QUEUE_BATCHING_WINDOW = Duration.seconds(QUEUE_BATCHING_WINDOW_SECONDS);
 
 /** What sealing takes of the vault key: a data key per sealed value, and S3's data key for a receipt written under SSE-KMS. */
 export const VAULT_SEAL_ACTIONS = ['kms:GenerateDataKey'];

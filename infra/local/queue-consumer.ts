@@ -1,24 +1,33 @@
 /**
  * Lambda's SQS event source mapping on one machine: for each queue function, one poller that
- * long-polls its queue, hands each batch to the function as an SQS event (with a Lambda context,
+ * polls its queue, hands each batch to the function as an SQS event (with a Lambda context,
  * through the runtime's invoker), and deletes the messages the function did not report as batch
  * item failures. As in AWS, the messages of a failed invocation stay on the queue and come back
- * after their visibility timeout, and one function never sees two of its batches at once.
+ * after their visibility timeout, and a function handles up to its reserved concurrency of
+ * batches at once: the poller goes on receiving while a slow batch runs, so that batch holds only
+ * its own messages, never the queue.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
+import { QUEUE_BATCHING_WINDOW_SECONDS } from '../../shared/platform.js';
 import type { QueueFunction } from '../../shared/routes.js';
 import type { Invoke } from './functions.js';
 import type { RuntimeLog } from './log.js';
 
 /**
- * Short polls, paused while the queue is empty. The local server's long poll answers only once it
- * has a full batch or its wait is over (SQS answers as soon as a message is there), so a long poll
- * would hold every lone callback for the whole wait; a pause bounds that delay instead.
+ * While the function is idle, short polls, paused while the queue is empty. The local server's long
+ * poll answers only once it has a full batch or its wait is over (SQS answers as soon as a message
+ * is there), so a long poll would hold every lone callback for the whole wait; a pause bounds that
+ * delay instead.
  */
-const WAIT_TIME_SECONDS = 0;
 const EMPTY_POLL_PAUSE_MS = 100;
+/**
+ * While the function handles a batch, the next receive is that long poll, for the batching window:
+ * it gathers a batch as Lambda's poller does, so that a burst takes a few instances rather than one
+ * per message (and one merchant's burst of slow callbacks cannot take them all).
+ */
+const BUSY_WAIT_TIME_SECONDS = QUEUE_BATCHING_WINDOW_SECONDS;
 /** After a failed SQS call the poller waits this long, doubling up to the maximum. */
 const BACKOFF_MS = { initial: 250, max: 5_000 } as const;
 /** DeleteMessageBatch takes at most this many entries. */
@@ -32,6 +41,8 @@ export interface QueueSource {
 export interface QueueConsumerJob {
   fn: QueueFunction;
   source: QueueSource;
+  /** The most batches the function handles at once: its reserved concurrency (`reservedConcurrencyOf`). */
+  concurrency: number;
 }
 
 export interface QueueConsumerOptions {
@@ -39,14 +50,14 @@ export interface QueueConsumerOptions {
   invoke: Invoke;
   log: RuntimeLog;
   region: string;
-  /** How long `stop` waits for a batch being handled before it lets go of it. */
+  /** How long `stop` waits for the batches being handled before it lets go of them. */
   stopGraceMs: number;
 }
 
 export interface QueueConsumers {
   /**
-   * Ends the long polls at once and waits for the batches being handled (at most the grace
-   * period; a batch let go of is neither waited for nor deleted, so its messages come back).
+   * Ends the polls at once and waits for the batches being handled (at most the grace period; a
+   * batch let go of is neither waited for nor deleted, so its messages come back).
    */
   stop(): Promise<void>;
 }
@@ -120,9 +131,10 @@ const messageOf = (error: unknown): string => (error instanceof Error ? error.me
 
 class Poller {
   private readonly aborted = new AbortController();
-  /** Set once `stop` stops waiting: the batch in hand is no longer deleted. */
+  /** Set once `stop` stops waiting: the batches in hand are no longer deleted. */
   private abandoned = false;
-  private inFlight: Promise<void> | undefined;
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Settles once the polls have ended and every batch in hand is handled. */
   readonly done: Promise<void>;
 
   constructor(
@@ -134,19 +146,15 @@ class Poller {
 
   async stop(): Promise<void> {
     this.aborted.abort();
-    const batch = this.inFlight;
-    if (batch) {
-      let timer: NodeJS.Timeout | undefined;
-      const graceOver = new Promise<'late'>((resolveLate) => (timer = setTimeout(() => resolveLate('late'), this.options.stopGraceMs)));
-      const outcome = await Promise.race([batch.then(() => 'done' as const), graceOver]);
-      clearTimeout(timer);
-      if (outcome === 'late') {
-        this.abandoned = true;
-        this.options.log.warn(`${this.job.fn.name} was still handling a batch; its messages return to the queue after their visibility timeout`);
-        return;
-      }
+    let timer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'late'>((resolveLate) => (timer = setTimeout(() => resolveLate('late'), this.options.stopGraceMs)));
+    const outcome = await Promise.race([this.done.then(() => 'done' as const), graceOver]);
+    clearTimeout(timer);
+    if (outcome === 'late') {
+      this.abandoned = true;
+      const batches = this.inFlight.size === 1 ? 'a batch' : `${this.inFlight.size} batches`;
+      this.options.log.warn(`${this.job.fn.name} was still handling ${batches}; their messages return to the queue after their visibility timeout`);
     }
-    await this.done;
   }
 
   private get stopping(): boolean {
@@ -156,12 +164,17 @@ class Poller {
   private async run(): Promise<void> {
     let backoffMs: number = BACKOFF_MS.initial;
     while (!this.stopping) {
+      // Every instance busy: the next receive waits for one, as Lambda's poller does at the function's concurrency.
+      if (this.inFlight.size >= this.job.concurrency) {
+        await Promise.race(this.inFlight);
+        continue;
+      }
       let messages: Message[];
       try {
         messages = await this.receive();
         backoffMs = BACKOFF_MS.initial;
       } catch (error) {
-        if (this.stopping) return;
+        if (this.stopping) break;
         this.options.log.warn(`${this.job.fn.name}: receiving from ${this.job.source.url} failed (${messageOf(error)}); retrying in ${backoffMs} ms`);
         await sleep(backoffMs, undefined, { signal: this.aborted.signal }).catch(() => undefined);
         backoffMs = Math.min(backoffMs * 2, BACKOFF_MS.max);
@@ -171,10 +184,10 @@ class Poller {
         await sleep(EMPTY_POLL_PAUSE_MS, undefined, { signal: this.aborted.signal }).catch(() => undefined);
         continue;
       }
-      this.inFlight = this.handle(messages.map((message) => sqsRecord(message, this.job.source, this.options.region)));
-      await this.inFlight;
-      this.inFlight = undefined;
+      const batch = this.handle(messages.map((message) => sqsRecord(message, this.job.source, this.options.region))).finally(() => this.inFlight.delete(batch));
+      this.inFlight.add(batch);
     }
+    await Promise.all(this.inFlight);
   }
 
   private async receive(): Promise<Message[]> {
@@ -183,7 +196,7 @@ class Poller {
       new ReceiveMessageCommand({
         QueueUrl: source.url,
         MaxNumberOfMessages: fn.batchSize,
-        WaitTimeSeconds: WAIT_TIME_SECONDS,
+        WaitTimeSeconds: this.inFlight.size > 0 ? BUSY_WAIT_TIME_SECONDS : 0,
         // Both spellings: the local server reads the older one.
         MessageSystemAttributeNames: ['All'],
         AttributeNames: ['All'],
@@ -236,7 +249,7 @@ class Poller {
   }
 }
 
-/** Starts one poller per queue function. */
+/** Starts one poller per queue function, each with up to its function's concurrency of batches in hand. */
 export function startQueueConsumers(jobs: readonly QueueConsumerJob[], options: QueueConsumerOptions): QueueConsumers {
   const pollers = jobs.map((job) => new Poller(job, options));
   return {

@@ -15,6 +15,7 @@ import {
   type QueueFunction,
   type ScheduledFunction,
 } from '../../shared/routes.js';
+import { reservedConcurrencyOf } from '../../shared/platform.js';
 import { ApiGateway, gatewayServer } from './api-gateway.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo-merchant.js';
 import { ensureTables, startDynamoDbLocal, stopLeftoverDynamoDbLocal } from './dynamodb.js';
@@ -222,7 +223,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     teardown.add(() => consumerSqs.destroy());
     const consumed = functions.filter((fn): fn is QueueFunction => fn.kind === 'queue' && handlers.has(fn.name));
     const consumers = startQueueConsumers(
-      consumed.map((fn) => ({ fn, source: sourceOf(fn) })),
+      // As many batches at once as the stack's reserved concurrency lets the function take.
+      consumed.map((fn) => ({ fn, source: sourceOf(fn), concurrency: reservedConcurrencyOf(fn, watched.length) })),
       { sqs: consumerSqs, invoke, log, region: LOCAL_REGION, stopGraceMs: SHUTDOWN_GRACE_MS },
     );
     // Added after the queue server, so the pollers stop before it does.

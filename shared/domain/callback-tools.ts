@@ -4,6 +4,7 @@
  * same delivery (with production's URL guard) as every callback.
  */
 import { ApiError } from '../errors.js';
+import { pausedUntil } from './callback-pause.js';
 import {
   callbackDelivery,
   signCallback,
@@ -36,10 +37,15 @@ export interface CallbackLogDeps {
 export class CallbackLog {
   constructor(private readonly deps: CallbackLogDeps) {}
 
-  /** The callbacks of the merchant's own transaction, oldest first; anything else is a 404. */
+  /**
+   * The callbacks of the merchant's own transaction, oldest first, each pending one with the pause
+   * of deliveries to the merchant's URL if there is one; anything else is a 404.
+   */
   async deliveries(merchantId: string, transactionId: string): Promise<CallbackDelivery[]> {
     const transaction = await this.deps.transactions.owned(merchantId, transactionId);
-    return (await this.deps.outbox.forTransaction(transaction.id)).map(callbackDelivery);
+    const [records, merchant] = await Promise.all([this.deps.outbox.forTransaction(transaction.id), this.deps.merchants.getMerchant(merchantId)]);
+    const paused = merchant ? pausedUntil(merchant, this.deps.clock()) : null;
+    return records.map((record) => callbackDelivery(record, paused));
   }
 
   /**

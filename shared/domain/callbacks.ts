@@ -145,15 +145,27 @@ export const callbackDeliverySchema = z.object({
   webhookId: z.string().describe('The `webhook-id` header: `{transactionId}:{status}`'),
   state: z.enum(CALLBACK_STATES).describe('`parked`: no further attempt comes on its own; resend delivers it again'),
   attempts: z.array(attemptSchema).describe('Oldest first'),
+  pausedUntil: z.iso
+    .datetime()
+    .nullable()
+    .describe(
+      'Set on a `pending` callback while deliveries to the callback URL are paused because it kept timing out: no attempt ' +
+        'is made (and none counted as failed) before this time, then one attempt tries the URL again. null otherwise',
+    ),
 });
 
 export type CallbackDelivery = z.output<typeof callbackDeliverySchema>;
 
-export const callbackDelivery = (record: CallbackRecord): CallbackDelivery => ({
-  webhookId: record.id,
-  state: callbackState(record),
-  attempts: record.attempts.map(({ at, status, latencyMs, error }) => ({ at, status, latencyMs, error: error ?? null })),
-});
+/** A callback as its log shows it; `pausedUntil`: until when deliveries to the merchant's URL are paused, if they are. */
+export const callbackDelivery = (record: CallbackRecord, pausedUntil: string | null): CallbackDelivery => {
+  const state = callbackState(record);
+  return {
+    webhookId: record.id,
+    state,
+    attempts: record.attempts.map(({ at, status, latencyMs, error }) => ({ at, status, latencyMs, error: error ?? null })),
+    pausedUntil: state === 'pending' ? pausedUntil : null,
+  };
+};
 
 /** `POST /api/v2/webhooks/test`: the attempt made. */
 export const testCallbackResultSchema = attemptSchema.extend({ webhookId: z.string().describe('The `webhook-id` the sample was sent with') });

@@ -4,6 +4,7 @@ import * as z from 'zod';
 import { ValidationError, type FieldProblem } from '../errors.js';
 import type { Stage } from '../routes.js';
 import type { SealedSecret } from '../vault/envelope.js';
+import type { CallbackPause } from './callback-pause.js';
 
 export interface Merchant {
   id: string;
@@ -31,6 +32,8 @@ export interface Merchant {
   previousCallbackSecret?: { sealed: SealedSecret; expiresAt: string };
   /** When the last rotation was written: a rotation requested before it changes nothing (409). */
   callbackSecretRotatedAt?: string;
+  /** Timeouts of the callback URL and the pause of its deliveries, kept by the callback sender alone. */
+  callbackPause?: CallbackPause;
 }
 
 /** On for the demo and locally, off in production, unless the merchant's setting says otherwise. */

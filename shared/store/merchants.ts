@@ -1,10 +1,28 @@
 /** Merchants and API keys in DynamoDB. */
 import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { CallbackPause, PauseChange } from '../domain/callback-pause.js';
 import type { ApiKey, Merchant, RotatedSecretChanges } from '../domain/merchants.js';
 import { isConditionFailure } from './dynamo.js';
 
 /** The settings of a merchant that can change after creation. */
-export type MerchantChanges = Partial<Omit<Merchant, 'id' | 'createdAt'>>;
+export type MerchantChanges = Partial<Omit<Merchant, 'id' | 'createdAt' | 'callbackPause'>>;
+
+/**
+ * The pause of a merchant's callback deliveries (`Merchant.callbackPause`), written by the callback
+ * senders alone, each write touching only that attribute: racing senders count every timeout, and
+ * only one of them opens a pause or takes its probe.
+ */
+export interface CallbackPauseStore {
+  /** Counts a timed-out attempt on `url` (afresh when the state was about another URL); the state after it. */
+  countTimeout(merchantId: string, url: string): Promise<CallbackPause>;
+  /** Applies `change` while the URL's pause still ends at `change.from`; false when another write changed it first. */
+  changePause(merchantId: string, url: string, change: PauseChange): Promise<boolean>;
+  /** Forgets the URL's timeouts and pause. */
+  clearPause(merchantId: string, url: string): Promise<void>;
+}
+
+/** Tries of a timeout's count that another sender's write (starting or clearing the state) can make fail. */
+const COUNT_TRIES = 3;
 
 export interface MerchantStore {
   createMerchant(merchant: Merchant): Promise<void>;
@@ -24,7 +42,7 @@ export interface MerchantStore {
   revokeKey(merchantId: string, keyId: string, now: Date): Promise<boolean>;
 }
 
-export class DynamoMerchantStore implements MerchantStore {
+export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: { merchants: string; apiKeys: string },
@@ -87,6 +105,81 @@ export class DynamoMerchantStore implements MerchantStore {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  }
+
+  async countTimeout(merchantId: string, url: string): Promise<CallbackPause> {
+    for (let tries = 1; ; tries++) {
+      try {
+        const { Attributes } = await this.client.send(
+          new UpdateCommand({
+            TableName: this.tables.merchants,
+            Key: { id: merchantId },
+            UpdateExpression: 'SET callbackPause.timeouts = callbackPause.timeouts + :one',
+            ConditionExpression: 'callbackPause.#url = :url',
+            ExpressionAttributeNames: { '#url': 'url' },
+            ExpressionAttributeValues: { ':one': 1, ':url': url },
+            ReturnValues: 'ALL_NEW',
+          }),
+        );
+        return (Attributes as Merchant).callbackPause!;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+      const first: CallbackPause = { url, timeouts: 1, pauses: 0 };
+      try {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tables.merchants,
+            Key: { id: merchantId },
+            UpdateExpression: 'SET callbackPause = :first',
+            ConditionExpression: 'attribute_exists(id) AND (attribute_not_exists(callbackPause) OR callbackPause.#url <> :url)',
+            ExpressionAttributeNames: { '#url': 'url' },
+            ExpressionAttributeValues: { ':first': first, ':url': url },
+          }),
+        );
+        return first;
+      } catch (error) {
+        // Another sender started the count between the two writes: count on it.
+        if (!isConditionFailure(error) || tries >= COUNT_TRIES) throw error;
+      }
+    }
+  }
+
+  async changePause(merchantId: string, url: string, { from, until, pauses }: PauseChange): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.merchants,
+          Key: { id: merchantId },
+          UpdateExpression: 'SET callbackPause.pausedUntil = :until, callbackPause.pauses = :pauses',
+          ConditionExpression: `callbackPause.#url = :url AND ${from === undefined ? 'attribute_not_exists(callbackPause.pausedUntil)' : 'callbackPause.pausedUntil = :from'}`,
+          ExpressionAttributeNames: { '#url': 'url' },
+          ExpressionAttributeValues: { ':until': until, ':pauses': pauses, ':url': url, ...(from === undefined ? {} : { ':from': from }) },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async clearPause(merchantId: string, url: string): Promise<void> {
+    await this.client
+      .send(
+        new UpdateCommand({
+          TableName: this.tables.merchants,
+          Key: { id: merchantId },
+          UpdateExpression: 'REMOVE callbackPause',
+          ConditionExpression: 'callbackPause.#url = :url',
+          ExpressionAttributeNames: { '#url': 'url' },
+          ExpressionAttributeValues: { ':url': url },
+        }),
+      )
+      .catch((error: unknown) => {
+        // Already cleared, or about another URL since.
+        if (!isConditionFailure(error)) throw error;
+      });
   }
 
   async listMerchants(): Promise<Merchant[]> {

@@ -172,6 +172,28 @@ export class DynamoOutboxStore {
     }
   }
 
+  /**
+   * Parks an entry without an attempt: its window closed while deliveries to its merchant's URL were
+   * paused. False when the entry had already ended (a duplicate message).
+   */
+  async park(id: string, now: Date): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: 'SET parkedAt = :now',
+          ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(deliveredAt) AND attribute_not_exists(skippedAt)',
+          ExpressionAttributeValues: { ':now': now.toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
   /** A parked entry is delivered again (an operator's redrive): it gets a fresh 72-hour window. */
   async reopen(id: string, now: Date): Promise<void> {
     await this.client.send(

@@ -328,16 +328,19 @@ describe('the local queue poller', () => {
     const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
     return Number(Attributes!.ApproximateNumberOfMessages);
   };
+  const STOP_GRACE_MS = 2_000;
+  /** Two batches at once, as a function with a reserved concurrency of 2 would take them. */
+  const CONCURRENCY = 2;
   const start = (handler: (event: SQSEvent, context: Context) => Promise<unknown>, url = queueUrl, batchSize = fn.batchSize) =>
-    (consumers = startQueueConsumers([{ fn: { ...fn, batchSize }, source: { url, arn: 'arn:aws:sqs:us-east-1:000000000000:poller' } }], {
+    (consumers = startQueueConsumers([{ fn: { ...fn, batchSize }, source: { url, arn: 'arn:aws:sqs:us-east-1:000000000000:poller' }, concurrency: CONCURRENCY }], {
       sqs,
       invoke: invoker(async () => handler as never),
       log,
       region: 'us-east-1',
-      stopGraceMs: 2_000,
+      stopGraceMs: STOP_GRACE_MS,
     }));
 
-  it('hands over Lambda-shaped batches, one at a time, and deletes all but the reported failures', async () => {
+  it('hands over Lambda-shaped batches, up to its concurrency at once, and deletes all but the reported failures', async () => {
     const events: SQSEvent[] = [];
     const contexts: Context[] = [];
     let running = 0;
@@ -362,7 +365,7 @@ describe('the local queue poller', () => {
 
     expect(bodies().sort()).toEqual(['a', 'b', 'b', 'c', 'd', 'e', 'f']);
     expect(Math.max(...events.map((e) => e.Records.length))).toBe(3);
-    expect(mostAtOnce).toBe(1);
+    expect(mostAtOnce).toBe(CONCURRENCY);
     const record = events.at(-1)!.Records.find((r) => r.body === 'b')!;
     expect(record).toEqual({
       messageId: expect.stringMatching(UUID),
@@ -377,6 +380,39 @@ describe('the local queue poller', () => {
     });
     expect(Number(record.attributes.ApproximateReceiveCount)).toBeGreaterThanOrEqual(2);
     expect(contexts[0]).toMatchObject({ functionName: 'consume-test', invokedFunctionArn: expect.stringMatching(/:function:consume-test$/) });
+  });
+
+  it('goes on with the queue while a batch hangs, and lets go of that batch, undeleted, once the grace period is over', async () => {
+    const handled: string[] = [];
+    let release: () => void = () => undefined;
+    const hanging = new Promise<void>((resolveHanging) => (release = resolveHanging));
+    await send(['hangs']);
+    // Batches of one: the local server answers a receive as soon as it has a full batch.
+    start(
+      async (event) => {
+        const [record] = event.Records;
+        handled.push(record!.body);
+        if (record!.body === 'hangs') await hanging;
+      },
+      queueUrl,
+      1,
+    );
+    await eventually(() => handled.includes('hangs'), { what: 'the hanging batch' });
+    await send(['x', 'y', 'z']);
+    await eventually(() => ['x', 'y', 'z'].every((body) => handled.includes(body)), { timeoutMs: 5_000, what: 'the other batches, beside the hanging one' });
+
+    warnings.length = 0;
+    const began = Date.now();
+    await consumers!.stop();
+    expect(Date.now() - began).toBeGreaterThanOrEqual(STOP_GRACE_MS - 50);
+    expect(Date.now() - began).toBeLessThan(STOP_GRACE_MS + 1_000);
+    expect(warnings).toEqual([expect.stringContaining('consume-test was still handling a batch')]);
+    // Let go of, it is not deleted even when it ends: its message comes back (visibility 1 s).
+    release();
+    await eventually(async () => (await queueDepth()) === 1, { timeoutMs: 5_000, what: 'only the hanging message left' });
+    start(async () => undefined, queueUrl, 1);
+    await eventually(async () => (await queueDepth()) === 0, { timeoutMs: 5_000, what: 'an empty queue' });
+    await consumers!.stop();
   });
 
   it('reads answers as Lambda does, and keeps one record per message id', () => {

@@ -568,7 +568,7 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(definitions.filter((f) => f.readsWalletKeys).map((f) => f.name)).toContain('create-invoice');
     });
 
-    it('lets send-callback consume the callbacks queue, park in the dead-letter queue, write the outbox, read merchants, open callback secrets, and nothing else', () => {
+    it('lets send-callback consume the callbacks queue, park in the dead-letter queue, write the outbox, read merchants and pause their callbacks, open callback secrets, and nothing else', () => {
       const { queue, deadLetter } = v().queueIds();
       const queues = v().queueActionsOf('send-callback');
       // Its retry schedule is ChangeMessageVisibility on the message it received.
@@ -579,7 +579,8 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(sorted(granted.keys())).toEqual(['merchants', 'outbox']);
       // Reads an entry and records each attempt on it; it never writes a new one.
       expect(sorted(granted.get('outbox')!)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
-      expect([...granted.get('merchants')!]).toEqual(['dynamodb:GetItem']);
+      // Reads the merchant (its URL and the pause of its deliveries) and updates the pause on it; it never writes a merchant.
+      expect(sorted(granted.get('merchants')!)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
 
       const logGroup = v().functionNamed('send-callback').Properties.LoggingConfig.LogGroup.Ref;
       const allowed = [queue, deadLetter, v().tableId('outbox'), v().tableId('merchants'), logGroup];

@@ -7,17 +7,19 @@ import type { SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
-import { callbackBody } from '../../shared/domain/callbacks.js';
+import { FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS, PAUSE_SPREAD_SHARE, PROBE_HOLD_SECONDS } from '../../shared/domain/callback-pause.js';
+import { callbackBody, DELIVERY_WINDOW_SECONDS, RETRY_DELAYS_SECONDS } from '../../shared/domain/callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
 import { DELIVERY_FAILURES, httpDeliver } from '../../shared/outbound/http-delivery.js';
-import { CallbackSender, RetryLater, type Deliver } from '../../shared/queue/callback-sender.js';
+import { CallbackSender, RetryLater, type CallbackSenderDeps, type Deliver } from '../../shared/queue/callback-sender.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoOutboxStore, outboxPut } from '../../shared/store/outbox.js';
 import { TABLES } from '../../shared/store/tables.js';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { seedMerchant, testCallbackSecrets, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
+import { eventually } from '../support/wait.js';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -63,8 +65,14 @@ async function merchantAt(path: string | null): Promise<SeededMerchant> {
   return seedMerchant({ name: 'callbacks', callbackUrl: path === null ? null : `${receiverUrl}${path}` });
 }
 
+interface Queued {
+  id: string;
+  record: SQSRecord;
+  body: string;
+}
+
 /** An outbox entry and its message on the test queue, received as the consumer would see it. */
-async function queuedCallback({ merchant, callbackSecret }: SeededMerchant): Promise<{ id: string; record: SQSRecord; body: string }> {
+async function queuedCallback({ merchant, callbackSecret }: SeededMerchant): Promise<Queued> {
   const transactionId = randomUUID();
   const id = `${transactionId}:confirmed`;
   const payload = JSON.stringify({ id: transactionId, status: 'confirmed', amount: '25.000000', currency: 'USDT', customerId: 'c-1', callbackType: 'transaction' });
@@ -75,13 +83,18 @@ async function queuedCallback({ merchant, callbackSecret }: SeededMerchant): Pro
       TransactItems: [outboxPut(config().tables.outbox, { id, merchantId: merchant.id, transactionId, payload, createdAt: new Date().toISOString() })],
     }),
   );
-  await sqsClient.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: JSON.stringify({ callbackId: id }) }));
-  const { Messages } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }));
-  const message = Messages![0]!;
+  const messageBody = JSON.stringify({ callbackId: id });
+  await sqsClient.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: messageBody }));
+  // Only this message: another test's may be back from a short wait.
+  const message = await eventually(async () => {
+    // One at a time: the local server answers at once when it has a full batch.
+    const { Messages } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }));
+    return Messages?.find((m) => m.Body === messageBody);
+  }, { what: `the message of ${id}` });
   return { id, body, record: { messageId: message.MessageId!, receiptHandle: message.ReceiptHandle!, body: message.Body! } as SQSRecord };
 }
 
-function sender(options: { clock?: () => Date; deliver?: Deliver; outbox?: DynamoOutboxStore } = {}) {
+function sender(options: { clock?: () => Date; deliver?: Deliver; outbox?: DynamoOutboxStore; metrics?: CallbackSenderDeps['metrics'] } = {}) {
   return new CallbackSender({
     outbox: options.outbox ?? outbox(),
     merchants: testMerchantStore(),
@@ -91,7 +104,7 @@ function sender(options: { clock?: () => Date; deliver?: Deliver; outbox?: Dynam
     queueUrl,
     deadLetterQueueUrl,
     retryScale: 1,
-    metrics: businessMetrics,
+    metrics: options.metrics ?? businessMetrics,
     clock: options.clock ?? (() => new Date()),
   });
 }
@@ -223,5 +236,171 @@ describe('the callback sender', () => {
       expect(result.error).toContain(reason);
       expect(received.length).toBe(before);
     });
+  });
+});
+
+describe("the pause of a merchant's callbacks", () => {
+  let hangs = 0;
+  /** A merchant whose URL never answers (the sender gives up after 500 ms). */
+  async function hangingMerchant(): Promise<SeededMerchant & { path: string }> {
+    const path = `/hangs-${++hangs}`;
+    answers.set(path, 0);
+    return { ...(await merchantAt(path)), path };
+  }
+
+  /** Counts what the sender reports, besides reporting it. */
+  function countingMetrics() {
+    const counts = { delivered: 0, failed: 0, parked: 0 };
+    const metrics: CallbackSenderDeps['metrics'] = {
+      callbackDelivered: () => void counts.delivered++,
+      callbackFailed: () => void counts.failed++,
+      callbackParked: () => void counts.parked++,
+    };
+    return { counts, metrics };
+  }
+
+  const firstSpread = PAUSE_SPREAD_SHARE * FIRST_PAUSE_SECONDS;
+  const pauseOf = async (merchantId: string) => (await testMerchantStore().getMerchant(merchantId))?.callbackPause;
+  const later = (seconds: number) => () => new Date(Date.now() + seconds * 1000);
+
+  /** Callbacks of `merchant`, queued one after the other (each receive keeps what it does not take). */
+  async function queuedCallbacks(merchant: SeededMerchant, count: number) {
+    const callbacks: Queued[] = [];
+    for (let n = 0; n < count; n++) callbacks.push(await queuedCallback(merchant));
+    return callbacks;
+  }
+
+  /** Callbacks of `merchant` that each time out, handled at once: the pause opens after the last. */
+  async function timeOut(merchant: SeededMerchant, count: number, clock?: () => Date) {
+    const callbacks = await queuedCallbacks(merchant, count);
+    const outcomes = await Promise.allSettled(callbacks.map(({ record }) => sender({ clock }).handle(record)));
+    for (const outcome of outcomes) expect(outcome).toMatchObject({ status: 'rejected', reason: expect.any(RetryLater) });
+    return callbacks;
+  }
+
+  it(`opens after ${PAUSE_AFTER_TIMEOUTS} timeouts in a row; then the merchant's callbacks wait without an attempt or a failure, and another merchant's go`, async () => {
+    const merchant = await hangingMerchant();
+    const before = Date.now();
+    const timedOut = await timeOut(merchant, PAUSE_AFTER_TIMEOUTS);
+    for (const { id } of timedOut) expect((await outbox().get(id))?.attempts).toEqual([expect.objectContaining({ status: null, error: DELIVERY_FAILURES.timedOut })]);
+    const pause = await pauseOf(merchant.merchant.id);
+    expect(pause).toMatchObject({ url: merchant.merchant.callbackUrl, timeouts: PAUSE_AFTER_TIMEOUTS, pauses: 1 });
+    expect(Date.parse(pause!.pausedUntil!) - before).toBeGreaterThanOrEqual(FIRST_PAUSE_SECONDS * 1000);
+    expect(Date.parse(pause!.pausedUntil!) - Date.now()).toBeLessThanOrEqual(FIRST_PAUSE_SECONDS * 1000);
+
+    const { counts, metrics } = countingMetrics();
+    const waiting = await queuedCallback(merchant);
+    const attemptsBefore = deliveriesTo(merchant.path).length;
+    const receivedTimes = (count: number) => ({ ...waiting.record, attributes: { ApproximateReceiveCount: String(count) } as SQSRecord['attributes'] });
+    // Received once, it comes back when a failed callback would after its first attempt, to wait again...
+    const first = await sender({ metrics }).handle(receivedTimes(1)).catch((error: unknown) => error);
+    expect(first).toBeInstanceOf(RetryLater);
+    expect((first as RetryLater).delaySeconds).toBe(RETRY_DELAYS_SECONDS[0]);
+    // ...and, received often enough, once the pause is over, spread over a tenth of it.
+    const retry = await sender({ metrics }).handle(receivedTimes(5)).catch((error: unknown) => error);
+    expect(retry).toBeInstanceOf(RetryLater);
+    const untilPauseEnds = (Date.parse(pause!.pausedUntil!) - Date.now()) / 1000;
+    expect((retry as RetryLater).delaySeconds).toBeGreaterThanOrEqual(Math.floor(untilPauseEnds));
+    expect((retry as RetryLater).delaySeconds).toBeLessThanOrEqual(Math.ceil(untilPauseEnds + firstSpread) + 1);
+    expect(deliveriesTo(merchant.path)).toHaveLength(attemptsBefore);
+    const entry = await outbox().get(waiting.id);
+    expect(entry).toMatchObject({ attempts: [] });
+    expect(entry?.parkedAt).toBeUndefined();
+    expect(counts).toEqual({ delivered: 0, failed: 0, parked: 0 });
+    // Hidden until then.
+    const { Messages } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }));
+    expect((Messages ?? []).filter((m) => m.Body === waiting.record.body)).toEqual([]);
+
+    // Another merchant's callback is delivered meanwhile.
+    const other = await merchantAt('/ok');
+    const { id, record } = await queuedCallback(other);
+    await sender({ metrics }).handle(record);
+    expect((await outbox().get(id))?.deliveredAt).toBeTruthy();
+    expect(counts.delivered).toBe(1);
+  });
+
+  it('lets one callback probe the URL once the pause is over; an answer ends the pause', async () => {
+    const merchant = await hangingMerchant();
+    await timeOut(merchant, PAUSE_AFTER_TIMEOUTS);
+    answers.set(merchant.path, 200);
+    const afterPause = later(FIRST_PAUSE_SECONDS + 1);
+    const [first, second] = (await queuedCallbacks(merchant, 2)) as [Queued, Queued];
+    const outcomes = await Promise.allSettled([first, second].map(({ record }) => sender({ clock: afterPause }).handle(record)));
+    // One probes and is delivered; the other waits for the probe's outcome, unattempted.
+    const [probe, waiting] = outcomes[0]!.status === 'fulfilled' ? [first, second] : [second, first];
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const held = outcomes.find((o) => o.status === 'rejected')!.reason as RetryLater;
+    expect(held).toBeInstanceOf(RetryLater);
+    expect(held.delaySeconds).toBeGreaterThanOrEqual(PROBE_HOLD_SECONDS - 1);
+    expect(held.delaySeconds).toBeLessThanOrEqual(PROBE_HOLD_SECONDS + firstSpread + 1);
+    expect((await outbox().get(probe.id))?.deliveredAt).toBeTruthy();
+    expect((await outbox().get(waiting.id))?.attempts).toEqual([]);
+    expect(deliveriesTo(merchant.path).filter((r) => [first.id, second.id].includes(String(r.headers['webhook-id'])))).toHaveLength(1);
+    expect(await pauseOf(merchant.merchant.id)).toBeUndefined();
+
+    // Closed: the next callback goes at once.
+    await sender({ clock: afterPause }).handle(waiting.record);
+    expect((await outbox().get(waiting.id))?.deliveredAt).toBeTruthy();
+  });
+
+  it('opens a pause twice as long when the probe times out too', async () => {
+    const merchant = await hangingMerchant();
+    await timeOut(merchant, PAUSE_AFTER_TIMEOUTS);
+    const afterPause = later(FIRST_PAUSE_SECONDS + 1);
+    const [probe] = await timeOut(merchant, 1, afterPause);
+    // The probe is an attempt like any other: recorded, and retried on its own schedule.
+    expect((await outbox().get(probe!.id))?.attempts).toEqual([expect.objectContaining({ status: null, error: DELIVERY_FAILURES.timedOut })]);
+    const pause = await pauseOf(merchant.merchant.id);
+    expect(pause).toMatchObject({ timeouts: PAUSE_AFTER_TIMEOUTS + 1, pauses: 2 });
+    const secondPause = Date.parse(pause!.pausedUntil!) - afterPause().getTime();
+    expect(secondPause).toBeGreaterThan(2 * FIRST_PAUSE_SECONDS * 1000 - 5_000);
+    expect(secondPause).toBeLessThanOrEqual(2 * FIRST_PAUSE_SECONDS * 1000);
+  });
+
+  it('starts afresh when the merchant changes its callback URL', async () => {
+    const merchant = await hangingMerchant();
+    await timeOut(merchant, PAUSE_AFTER_TIMEOUTS);
+    await testMerchantStore().updateMerchant(merchant.merchant.id, { callbackUrl: `${receiverUrl}/ok` });
+    const { id, record } = await queuedCallback(merchant);
+    await sender().handle(record);
+    expect((await outbox().get(id))?.deliveredAt).toBeTruthy();
+  });
+
+  it('parks a waiting callback, unattempted, when its delivery window closes before the pause ends', async () => {
+    const merchant = await hangingMerchant();
+    const waiting = await queuedCallback(merchant);
+    // Its window (from when it was written, never having been attempted) closes half a minute after
+    // the pause opens, before even its first wait (60 s) is over.
+    const nearTheEnd = later(DELIVERY_WINDOW_SECONDS - 30);
+    await timeOut(merchant, PAUSE_AFTER_TIMEOUTS, nearTheEnd);
+    const { counts, metrics } = countingMetrics();
+    await sender({ clock: nearTheEnd, metrics }).handle(waiting.record);
+    const entry = await outbox().get(waiting.id);
+    expect(entry?.parkedAt).toBeTruthy();
+    expect(entry?.attempts).toEqual([]);
+    expect(counts).toEqual({ delivered: 0, failed: 0, parked: 1 });
+    const parked = await eventually(async () => {
+      const { Messages } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: deadLetterQueueUrl, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }));
+      return Messages?.find((m) => m.Body === waiting.record.body);
+    }, { what: 'the parked message' });
+    await sqsClient.send(new DeleteMessageCommand({ QueueUrl: deadLetterQueueUrl, ReceiptHandle: parked.ReceiptHandle! }));
+  });
+
+  it('counts racing timeouts exactly, and lets one sender alone open a pause or take its probe', async () => {
+    const { merchant } = await merchantAt('/racing');
+    const store = testMerchantStore();
+    const url = merchant.callbackUrl!;
+    const counted = await Promise.all(Array.from({ length: 5 }, () => store.countTimeout(merchant.id, url)));
+    expect(counted.map((state) => state.timeouts).sort()).toEqual([1, 2, 3, 4, 5]);
+    const change = { from: undefined, until: new Date().toISOString(), pauses: 1 };
+    expect((await Promise.all([1, 2, 3].map(() => store.changePause(merchant.id, url, change)))).filter(Boolean)).toHaveLength(1);
+    const probe = { from: change.until, until: new Date(Date.now() + 20_000).toISOString(), pauses: 1 };
+    expect((await Promise.all([1, 2, 3].map(() => store.changePause(merchant.id, url, probe)))).filter(Boolean)).toHaveLength(1);
+    // Written on the merchant's item, its other attributes untouched.
+    expect(await store.getMerchant(merchant.id)).toEqual({ ...merchant, callbackPause: { url, timeouts: 5, pauses: 1, pausedUntil: probe.until } });
+    await store.clearPause(merchant.id, 'https://another.example/');
+    expect((await store.getMerchant(merchant.id))?.callbackPause).toBeDefined();
+    await store.clearPause(merchant.id, url);
+    expect(await store.getMerchant(merchant.id)).toEqual(merchant);
   });
 });

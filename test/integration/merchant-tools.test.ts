@@ -12,6 +12,7 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
 import { sendTestCallback, type TestCallbackDeps } from '../../shared/domain/callback-tools.js';
+import { FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS } from '../../shared/domain/callback-pause.js';
 import { TEST_TRANSACTION_ID } from '../../shared/domain/callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
@@ -259,12 +260,34 @@ describe("a transaction's callbacks", () => {
     const merchant = await merchantAt('/log');
     const deposit = await confirmedDeposit(merchant);
     const webhookId = `${deposit.id}:confirmed`;
-    expect((await callbackLog(merchant, deposit.id)).body).toEqual({ success: true, data: [{ webhookId, state: 'pending', attempts: [] }] });
+    expect((await callbackLog(merchant, deposit.id)).body).toEqual({ success: true, data: [{ webhookId, state: 'pending', attempts: [], pausedUntil: null }] });
 
     await sender().handle(messageOf(webhookId));
     const log = await callbackLog(merchant, deposit.id);
-    expect(log.body.data).toEqual([{ webhookId, state: 'delivered', attempts: [{ at: expect.any(String), status: 200, latencyMs: expect.any(Number), error: null }] }]);
+    expect(log.body.data).toEqual([{ webhookId, state: 'delivered', attempts: [{ at: expect.any(String), status: 200, latencyMs: expect.any(Number), error: null }], pausedUntil: null }]);
     expect(log.body.data[0].attempts[0].at).toBe((await outbox().get(webhookId))!.attempts[0]!.at);
+  });
+
+  it('show, while deliveries to the callback URL are paused, until when on each pending one', async () => {
+    const merchant = await merchantAt('/paused');
+    const [delivered, pending] = [await confirmedDeposit(merchant), await confirmedDeposit(merchant)];
+    await sender().handle(messageOf(`${delivered.id}:confirmed`));
+    // The URL timed out often enough: the sender paused its deliveries.
+    const store = testMerchantStore();
+    const url = merchant.merchant.callbackUrl!;
+    for (let n = 0; n < PAUSE_AFTER_TIMEOUTS; n++) await store.countTimeout(merchant.merchant.id, url);
+    const until = new Date(Date.now() + FIRST_PAUSE_SECONDS * 1000).toISOString();
+    expect(await store.changePause(merchant.merchant.id, url, { from: undefined, until, pauses: 1 })).toBe(true);
+
+    expect((await callbackLog(merchant, pending.id)).body.data).toEqual([expect.objectContaining({ state: 'pending', attempts: [], pausedUntil: until })]);
+    expect((await callbackLog(merchant, delivered.id)).body.data).toEqual([expect.objectContaining({ state: 'delivered', pausedUntil: null })]);
+    // A pause of the URL the merchant has since replaced holds nothing back.
+    await patchMerchant(merchant, { callbackUrl: `${url}/new` });
+    expect((await callbackLog(merchant, pending.id)).body.data[0].pausedUntil).toBeNull();
+    await patchMerchant(merchant, { callbackUrl: url });
+    expect((await callbackLog(merchant, pending.id)).body.data[0].pausedUntil).toBe(until);
+    await store.clearPause(merchant.merchant.id, url);
+    expect((await callbackLog(merchant, pending.id)).body.data[0].pausedUntil).toBeNull();
   });
 
   it('are none while the transaction is processing, and then there is nothing to resend', async () => {
@@ -304,7 +327,7 @@ describe('resending a callback', () => {
     // 71 h 57 min on, the next retry would fall beyond the 72-hour window: the callback is parked.
     await sender(() => new Date(Date.now() + (72 * 60 - 3) * 60_000)).handle(message);
     expect((await callbackLog(merchant, deposit.id)).body.data).toEqual([
-      { webhookId, state: 'parked', attempts: [expect.objectContaining({ status: 503 }), expect.objectContaining({ status: 503 })] },
+      { webhookId, state: 'parked', attempts: [expect.objectContaining({ status: 503 }), expect.objectContaining({ status: 503 })], pausedUntil: null },
     ]);
 
     refused.delete('/parked');
@@ -322,7 +345,7 @@ describe('resending a callback', () => {
 
     await sender().handle(messageOf(webhookId));
     const log = (await callbackLog(merchant, deposit.id)).body.data;
-    expect(log).toEqual([{ webhookId, state: 'delivered', attempts: [503, 503, 200].map((status) => expect.objectContaining({ status })) }]);
+    expect(log).toEqual([{ webhookId, state: 'delivered', attempts: [503, 503, 200].map((status) => expect.objectContaining({ status })), pausedUntil: null }]);
     const received = receiver.byWebhookId(webhookId);
     expect(received.map((c) => c.status)).toEqual([503, 503, 200]);
     expect(new Set(received.map((c) => c.body)).size).toBe(1);
