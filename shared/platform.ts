@@ -200,16 +200,6 @@ export const QUEUES = {
     // retry schedule, after which the sender parks a message itself.
     maxReceiveCount: 40,
   },
-  /** The demo provider's decisions on UTRs, each delayed by GATEWAY_PROVIDER_DELAY_S. */
-  fiatDecisions: {
-    name: 'fiat-decisions',
-    urlVariable: 'FIAT_DECISION_QUEUE_URL',
-    deadLetterUrlVariable: 'FIAT_DECISION_DLQ_URL',
-    stages: ['demo'],
-    // decide-fiat-payments: 6 x 10 s + 1 s batching window, rounded up.
-    visibilityTimeoutSeconds: 70,
-    maxReceiveCount: 5,
-  },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = keyof typeof QUEUES;

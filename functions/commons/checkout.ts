@@ -9,6 +9,7 @@ import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
+import { providerRegistryOfStage, providerRequests } from './providers.js';
 
 const { tables, publicBaseUrl, stage, evmChains } = config();
 
@@ -16,6 +17,7 @@ export const checkoutService = new CheckoutService({
   invoices: new DynamoInvoiceStore(documentClient, tables),
   merchants: new DynamoMerchantStore(documentClient, tables),
   claims: new DynamoTransactionStore(documentClient, tables),
+  providers: { routes: providerRegistryOfStage.routes, requests: providerRequests },
   clock: () => new Date(),
 });
 

@@ -7,7 +7,7 @@ import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { rateSource } from './rates.js';
 
-const { stage, tables, invoiceLifetimeSeconds, fiatLimits, publicBaseUrl } = config();
+const { stage, tables, invoiceLifetimeSeconds, providers, publicBaseUrl } = config();
 
 export const invoiceStore = new DynamoInvoiceStore(documentClient, tables);
 
@@ -17,7 +17,7 @@ export const invoiceServiceWith = (wallets?: CustomerWallets): InvoiceService =>
     invoices: invoiceStore,
     wallets,
     rates: rateSource,
-    policy: { stage, lifetimeSeconds: invoiceLifetimeSeconds, fiatLimits },
+    policy: { stage, lifetimeSeconds: invoiceLifetimeSeconds, providers },
     publicBaseUrl,
     metrics: businessMetrics,
     clock: () => new Date(),

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiError, ValidationError } from '../errors.js';
 import type { CustomerDetails, Invoice, InvoiceFilters, InvoiceStatus } from '../domain/invoices.js';
+import type { ProviderPayment } from '../domain/providers.js';
 import { noPayments } from '../domain/payments.js';
 import type { CheckoutInvoices } from '../domain/checkout-service.js';
 import type { CreateOutcome, DueInvoice, ExpiringInvoiceRepository, InvoiceRepository } from '../domain/invoice-service.js';
@@ -46,7 +47,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * counted reads as unpaid, or as paid in full once completed.
  */
 function toInvoice(item: Record<string, unknown>): Invoice {
-  const { expiryShard: _shard, merchantStatus: _status, customerKey: _customer, ...stored } = item;
+  const { expiryShard: _shard, merchantStatus: _status, customerKey: _customer, awaitingProvider: _awaiting, ...stored } = item;
   const invoice = stored as unknown as Invoice;
   if (invoice.paidAmount !== undefined) return invoice;
   const completed = invoice.status === 'completed';
@@ -272,6 +273,45 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
         ':active': 'active',
       },
     });
+  }
+
+  /**
+   * Keeps the payment created at a provider for the invoice, unless it has one; from then on the
+   * invoice waits for the provider's decision in the `awaitingProvider` index.
+   */
+  async attachProviderPayment(id: string, payment: ProviderPayment): Promise<boolean> {
+    return this.updateIf({
+      TableName: this.tables.invoices,
+      Key: { id },
+      UpdateExpression: 'SET providerPayment = :payment, awaitingProvider = :provider',
+      ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(providerPayment)',
+      ExpressionAttributeValues: { ':payment': payment, ':provider': payment.providerId },
+    });
+  }
+
+  /** Invoices whose payment at `providerId` is not decided yet, oldest first. */
+  async awaitingProvider(providerId: string): Promise<Invoice[]> {
+    const invoices: Invoice[] = [];
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tables.invoices,
+          IndexName: 'awaitingProvider',
+          KeyConditionExpression: 'awaitingProvider = :provider',
+          ExpressionAttributeValues: { ':provider': providerId },
+          ExclusiveStartKey,
+        }),
+      );
+      invoices.push(...(page.Items ?? []).map(toInvoice));
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return invoices;
+  }
+
+  /** The reconciliation gives up on a payment its provider never decided (the invoice long closed). */
+  async stopAwaitingProvider(id: string): Promise<void> {
+    await this.client.send(new UpdateCommand({ TableName: this.tables.invoices, Key: { id }, UpdateExpression: 'REMOVE awaitingProvider' }));
   }
 
   /**
