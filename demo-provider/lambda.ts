@@ -6,12 +6,12 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { Logger } from '@aws-lambda-powertools/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { httpDeliver } from '../shared/outbound/http-delivery.js';
-import { isProviderSecret } from '../shared/providers/protocol.js';
+import { secretsManagerReader } from '../shared/providers/secret-store.js';
 import { requestOfEvent, resultOfResponse } from './adapters/api-gateway-event.js';
 import { DynamoDemoStore } from './adapters/dynamo-store.js';
 import { SqsScheduler } from './adapters/sqs-scheduler.js';
@@ -29,21 +29,10 @@ const log: DemoLog = {
   error: (message, details = {}, cause) => logger.error(message, { ...details, ...(cause === undefined ? {} : { error: cause }) }),
 };
 
-async function readSecret(secretArn: string): Promise<string> {
-  const secrets = new SecretsManagerClient({});
-  try {
-    const { SecretString } = await secrets.send(new GetSecretValueCommand({ SecretId: secretArn }));
-    if (SecretString === undefined || !isProviderSecret(SecretString)) throw new Error(`${secretArn} does not hold a provider secret (the base64 of at least 24 bytes)`);
-    return SecretString;
-  } finally {
-    secrets.destroy();
-  }
-}
-
 const clock = () => new Date();
 const scheduler = new SqsScheduler(new SQSClient({}), settings.queueUrl, clock);
 const provider = new DemoProvider({
-  secret: await readSecret(settings.secretArn),
+  secret: await secretsManagerReader(new SecretsManagerClient({}))(settings.secretArn),
   publicUrl: settings.publicUrl,
   utrDecisionDelaySeconds: settings.utrDecisionDelaySeconds,
   store: new DynamoDemoStore(DynamoDBDocumentClient.from(new DynamoDBClient({}), { marshallOptions: { removeUndefinedValues: true } }), settings.tableName),

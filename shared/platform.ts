@@ -35,6 +35,10 @@ export const BUSINESS_METRICS = {
   callbackDeliveryLatency: { name: 'CallbackDeliveryLatency', unit: 'Milliseconds' },
   /** After each fetch-rates run, the age of the oldest live price (a price never fetched leaves the run without one). */
   rateAge: { name: 'RateAge', unit: 'Seconds' },
+  /** After each reconciliation run, the provider transactions still processing after a day (decisions 18): alarmed above zero. */
+  providerOverdue: { name: 'ProviderTransactionsOverdue', unit: 'Count' },
+  /** Provider calls of a reconciliation run that failed (a provider down, an answer outside the protocol). */
+  providerFailures: { name: 'ProviderCallFailures', unit: 'Count' },
 } as const satisfies Record<string, BusinessMetricDefinition>;
 
 /** Lambda settings for functions whose route-table entry names none. */

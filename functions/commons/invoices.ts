@@ -1,7 +1,8 @@
 /** The invoice service of this container, wired once at load. */
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
-import { InvoiceService, type CustomerWallets } from '../../shared/domain/invoice-service.js';
+import { InvoiceService, type CustomerWallets, type InvoiceServiceDeps } from '../../shared/domain/invoice-service.js';
+import { logger } from '../../shared/http/logger.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
@@ -11,11 +12,16 @@ const { stage, tables, invoiceLifetimeSeconds, providers, publicBaseUrl } = conf
 
 export const invoiceStore = new DynamoInvoiceStore(documentClient, tables);
 
-/** Reading invoices; `wallets` (functions with `readsWalletKeys` only) for creating them too. */
-export const invoiceServiceWith = (wallets?: CustomerWallets): InvoiceService =>
+/**
+ * Reading invoices; with `wallets` (functions with `readsWalletKeys` only) and the provider
+ * payments (`usesProviders`), creating them too.
+ */
+export const invoiceServiceWith = (wallets?: CustomerWallets, providerPayments?: InvoiceServiceDeps['providerPayments']): InvoiceService =>
   new InvoiceService({
     invoices: invoiceStore,
     wallets,
+    providerPayments,
+    log: logger,
     rates: rateSource,
     policy: { stage, lifetimeSeconds: invoiceLifetimeSeconds, providers },
     publicBaseUrl,
