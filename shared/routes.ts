@@ -322,8 +322,13 @@ export const FUNCTIONS = [
     queue: 'fiatDecisions',
     batchSize: 10,
     stages: DEMO_ONLY,
-    // A settlement that changes nothing on the invoice only checks it.
-    tables: { transactions: ['GetItem', 'PutItem'], invoices: ['GetItem', 'UpdateItem', 'ConditionCheckItem'], outbox: ['PutItem', 'UpdateItem'] },
+    // A settlement that changes nothing on the invoice only checks it; a rejected UTR gives up its claim.
+    tables: {
+      transactions: ['GetItem', 'PutItem'],
+      invoices: ['GetItem', 'UpdateItem', 'ConditionCheckItem'],
+      outbox: ['PutItem', 'UpdateItem'],
+      uniques: ['DeleteItem'],
+    },
     sendsTo: ['callbacks'],
   },
   {
