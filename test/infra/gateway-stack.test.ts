@@ -607,10 +607,11 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(sorted(queriers)).toEqual(sorted(definitions.filter((f) => Object.keys(f.queries ?? {}).length > 0).map((f) => f.name)));
     });
 
-    it('grants deletes only where items are given up: idempotency records of failed requests, a chain deposit\'s claim, a held transfer', () => {
+    it('grants deletes only where items are given up: idempotency records of failed requests, a chain deposit\'s claim, a held transfer, a rejected UTR\'s claim', () => {
       const deleting = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:DeleteItem')).map(([table]) => `${name} ${table}`));
       const idempotent = routes.filter(replaysIdempotencyKey).map((route) => `${route.name} idempotency`);
-      expect(sorted(deleting)).toEqual(sorted([...idempotent, 'watch-chain chain', 'watch-chain uniques']));
+      const utrDecisions = stage === 'demo' ? ['decide-fiat-payments uniques'] : [];
+      expect(sorted(deleting)).toEqual(sorted([...idempotent, 'watch-chain chain', 'watch-chain uniques', ...utrDecisions]));
       // Batch reads only where many items are looked up at once: the owners of a range's addresses, a transaction's callbacks.
       const batchReading = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:BatchGetItem')).map(([table]) => `${name} ${table}`));
       // And the live prices an amount is converted at.
