@@ -13,7 +13,7 @@ import { randomLocalCredentials } from '../../infra/local/environment.js';
 import { signMessage, type CreatePaymentRequest } from '../../shared/providers/protocol.js';
 import { startCallbackReceiver, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver.js';
 import { paymentRequest, payoutRequest, newProviderSecret } from '../support/demo-provider.js';
-import { startDemoProviderProcess, type DemoProviderProcess } from '../support/demo-provider-process.js';
+import { startDemoProviderProcess, type DemoProviderProcess } from '../../infra/local/demo-provider-process.js';
 import { isLoopback, listeningSockets, processTree } from '../support/listening-sockets.js';
 import { eventually } from '../support/wait.js';
 
