@@ -168,6 +168,13 @@ export function parseRatesConfig(env: Record<string, string | undefined>): Rates
   return ratesConfig(result.data);
 }
 
+/** `GATEWAY_PROVIDERS` as the functions read it: for the stack to check what it hands them. */
+export function parseProviders(text: string): z.output<typeof providersSchema> {
+  const result = providersSchema.safeParse(text);
+  if (!result.success) throw invalidEnvironment(result.error.issues.map((issue) => ({ ...issue, path: ['GATEWAY_PROVIDERS', ...issue.path] })));
+  return result.data;
+}
+
 /** The stage's EVM networks with this deployment's RPC URLs, tokens and confirmations laid over. */
 function evmChains(stage: Stage, e: Record<string, unknown>): Record<EvmNetwork, EvmChain> {
   const chains = defaultEvmChains(stage);

@@ -125,6 +125,13 @@ export const PUBLIC_ROUTE_THROTTLE = {
   perAddress: { requests: 1_500, windowSeconds: 300 },
 } as const;
 
+/**
+ * Providers' events come from a few addresses, in bursts when a provider catches up (decisions
+ * 18): an address may send 6,000 in 5 minutes (20 a second) before the web ACL answers 429, and
+ * the provider sends again later with the same `webhook-id`.
+ */
+export const PROVIDER_EVENTS_THROTTLE = { perAddress: { requests: 6_000, windowSeconds: 300 } } as const;
+
 /** Messages of the errors the gateway itself (not a function) answers with. */
 export const GATEWAY_MESSAGES = {
   routeNotFound: 'Route not found',

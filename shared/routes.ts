@@ -85,6 +85,8 @@ export interface HttpRoute extends FunctionDefinition {
   answersSecret?: boolean;
   /** Deprecated (merchant-api.md): every answer of its function carries `Deprecation: true`. */
   deprecated?: boolean;
+  /** Called by payment providers, not merchants or customers: it has a rate rule of its own in the web ACL. */
+  calledByProviders?: boolean;
 }
 
 /** POSTs with a key answer a repeated `Idempotency-Key` with their first response (decisions 5), unless that holds a secret. */
@@ -334,6 +336,7 @@ export const FUNCTIONS = [
     method: 'POST',
     path: '/api/v2/providers/{providerId}/events',
     auth: 'none',
+    calledByProviders: true,
     stages: BOTH,
     usesProviders: true,
     // A payment's deposit is recorded (with its claim) or settled, a rejected UTR's claim released;

@@ -88,6 +88,21 @@ export function ratesStaleAlarm(stack: Stack, stage: Stage, rates: LiveRates): A
   });
 }
 
+/**
+ * A provider transaction (a UTR deposit, a payout) still processing a day after it was made,
+ * counted by each reconciliation run (decisions 18): its provider neither decided it nor answered.
+ */
+export function providersOverdueAlarm(stack: Stack, stage: Stage): Alarm {
+  return new Alarm(stack, 'ProviderTransactionsOverdueAlarm', {
+    metric: businessMetric(stage, BUSINESS_METRICS.providerOverdue, Stats.MAXIMUM),
+    threshold: 0,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    alarmDescription: 'A UTR deposit or a payout has been processing for over 24 hours: its provider has not decided it, or does not answer the reconciliation',
+  });
+}
+
 /** Dashboard rows of the business metrics (24 units wide). */
 export function businessMetricRows(stage: Stage, rates: LiveRates | undefined): IWidget[][] {
   const third = 8;
