@@ -4,7 +4,7 @@
  * `GATEWAY_PROVIDERS` the functions read, which names each secret by its ARN only: no secret is
  * ever in a template or an environment variable.
  */
-import { Stack, type RemovalPolicy } from 'aws-cdk-lib';
+import { Stack, Token, type RemovalPolicy } from 'aws-cdk-lib';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { parseProviders } from '../../shared/config.js';
@@ -37,6 +37,8 @@ const pascalCase = (id: string): string => id.replace(/(?:^|-)(\w)/g, (_, first:
 
 /** What a secret's ARN looks like to the functions' configuration, where the ARN is a token at synthesis. */
 const PLACEHOLDER_ARN = 'arn:aws:secretsmanager:region:000000000000:secret:placeholder';
+/** Likewise for a URL built from the API's id. */
+const PLACEHOLDER_URL = 'https://api.example/demo-provider';
 
 export class PaymentProviders extends Construct {
   /** Every provider's secret: the functions that talk to providers may read them, and nothing else may. */
@@ -57,8 +59,10 @@ export class PaymentProviders extends Construct {
       return { provider, secret };
     });
     const all = [...(demo ? [demo] : []), ...withSecrets];
-    // Checked at synthesis as the functions check it at cold start.
-    parseProviders(JSON.stringify(all.map(({ provider }) => ({ ...provider, secretArn: PLACEHOLDER_ARN }))));
+    // Checked at synthesis as the functions check it at cold start; what is known only at deployment stands in.
+    parseProviders(
+      JSON.stringify(all.map(({ provider }) => ({ ...provider, url: Token.isUnresolved(provider.url) ? PLACEHOLDER_URL : provider.url, secretArn: PLACEHOLDER_ARN }))),
+    );
     this.secrets = all.map(({ secret }) => secret);
     this.environment = {
       GATEWAY_PROVIDERS: Stack.of(this).toJsonString(all.map(({ provider, secret }) => ({ ...provider, secretArn: secret.secretArn }))),

@@ -82,10 +82,11 @@ export type PayoutRequest = z.output<typeof payoutRequestSchema>;
 
 export const requestedPayoutSchema = z.object({ providerReference });
 
+/** Who paid, as far as the provider knows; what it leaves out stays empty on the transaction. */
 export const senderDetailsSchema = z.object({
-  senderIban: z.string().max(64).default(''),
-  senderAccountNumber: z.string().max(64).default(''),
-  senderSortCode: z.string().max(32).default(''),
+  senderIban: z.string().max(64).optional(),
+  senderAccountNumber: z.string().max(64).optional(),
+  senderSortCode: z.string().max(32).optional(),
 });
 
 export type SenderDetails = z.output<typeof senderDetailsSchema>;

@@ -558,7 +558,7 @@ describe('made-up senders', () => {
     ] as const) {
       const { senderIban } = madeUpSenderDetails(payment(currency));
       expect(senderIban).toMatch(pattern);
-      expect(isValidIban(senderIban), senderIban).toBe(true);
+      expect(isValidIban(senderIban!), senderIban).toBe(true);
       expect(madeUpSenderDetails(payment(currency)).senderIban).toBe(senderIban);
     }
     expect(madeUpSenderDetails(payment('INR'))).toEqual({ senderIban: '', senderAccountNumber: expect.stringMatching(/^\d{12}$/), senderSortCode: expect.stringMatching(/^[A-Z]{4}0\d{6}$/) });
