@@ -65,7 +65,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       tables,
       providers: demoProvider.providers,
     };
-    project.provide('gatewayEnv', handlerEnvironment(services, TEST_FUNCTION_SETTINGS));
+    // The reconciliation asks the providers at once, rather than after 10 minutes (settleProviderDecisions).
+    project.provide('gatewayEnv', { ...handlerEnvironment(services, TEST_FUNCTION_SETTINGS), GATEWAY_RECONCILE_AFTER_S: '0.001' });
   } catch (error) {
     await teardown();
     throw error;
