@@ -114,7 +114,8 @@ export class ProviderRequests {
         account: customer.account ?? null,
         country: customer.country ?? null,
       },
-      returnUrl: `${checkoutLink(this.deps.publicBaseUrl, invoice.id)}/provider`,
+      // Back at the checkout: it waits there for the decision, with the way back to the provider's page.
+      returnUrl: `${checkoutLink(this.deps.publicBaseUrl, invoice.id)}/provider?from=provider`,
       notifyUrl: providerNotifyUrl(this.deps.publicBaseUrl, providerId),
       expiresAt: invoice.expiresAt,
     };
