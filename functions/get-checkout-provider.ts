@@ -1,4 +1,5 @@
 import { returnUrlOf } from '../shared/domain/checkout.js';
+import { withQuery } from '../shared/http/urls.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
 import { checkoutPage, checkoutService, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
@@ -29,7 +30,8 @@ export const handler = httpHandler(routeByName('get-checkout-provider'), {}, asy
       const payment = await checkoutService.paymentStep(checkout, { chosen: provider, returned: from === 'provider' });
       switch (payment.kind) {
         case 'redirect':
-          return seeOther(payment.url);
+          // A language the customer chose in the URL goes along: a provider's page may speak it too.
+          return seeOther(language.explicit ? withQuery(payment.url, { lang: language.language }) : payment.url);
         case 'instructions':
           return checkoutPage(checkout, { kind: 'instructions', instructions: payment.instructions, value: '' }, language);
         default:
