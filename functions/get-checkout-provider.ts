@@ -2,7 +2,10 @@ import { returnUrlOf } from '../shared/domain/checkout.js';
 import { withQuery } from '../shared/http/urls.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
-import { checkoutPage, checkoutService, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
+import { checkoutPage, checkoutServiceWith, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
+import { providerRegistryOfStage, providerRequests } from './commons/providers.js';
+
+const checkoutService = checkoutServiceWith({ routes: providerRegistryOfStage.routes, requests: providerRequests });
 
 /**
  * The local payment system a fiat customer is sent to (decisions 18): the provider's own page, or

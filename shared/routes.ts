@@ -58,6 +58,8 @@ interface FunctionDefinition {
   readsWalletKeys?: boolean;
   /** Whether the function talks to payment providers (decisions 18): it reads their secrets from the secret store. */
   usesProviders?: boolean;
+  /** Whether the function shows the providers' methods and limits, without talking to them (the docs page). */
+  describesProviders?: boolean;
   /**
    * Whether the function sends a provider again what it never took (the reconciliation): it opens
    * sealed card numbers and reads receipts, and nothing else of the vault.
@@ -66,6 +68,10 @@ interface FunctionDefinition {
   timeoutSeconds?: number;
   memoryMb?: number;
 }
+
+/** Whether the function reads the stage's providers (`GATEWAY_PROVIDERS`): to route payments and talk to them, or to describe their limits. */
+export const readsProviders = (definition: GatewayFunction): boolean =>
+  Boolean(definition.usesProviders || definition.describesProviders);
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
@@ -255,6 +261,7 @@ export const FUNCTIONS = [
     path: '/docs',
     auth: 'none',
     stages: BOTH,
+    describesProviders: true,
     tables: {},
   },
   {

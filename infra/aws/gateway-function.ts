@@ -19,7 +19,7 @@ import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
 import { FUNCTION_DEFAULTS, QUEUE_BATCHING_WINDOW_SECONDS, QUEUES, SERVICE_NAME, reservedConcurrencyOf, type QueueDefinition, type QueueName } from '../../shared/platform.js';
-import type { GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
+import { readsProviders, type GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
 import { tableGrantsOf } from '../../shared/store/table-access.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 import { acknowledge } from './nag.js';
@@ -113,6 +113,11 @@ export interface GatewayFunctionProps {
   walletKeys?: WalletKeyParameters;
   /** The payment providers' secrets, which `usesProviders` functions read (decisions 18). */
   providerSecrets?: readonly ISecret[];
+  /**
+   * `GATEWAY_PROVIDERS`, for the functions that read the providers: only there, as each provider
+   * adds to it and a function's environment holds 4 KB at most.
+   */
+  providerEnvironment?: Record<string, string>;
   logRetention: RetentionDays;
   /** Applies to the function's log group. */
   removalPolicy: RemovalPolicy;
@@ -144,6 +149,7 @@ export class GatewayFunction extends NodejsFunction {
 
     const environment: Record<string, string> = {
       ...props.environment,
+      ...(readsProviders(definition) ? props.providerEnvironment : {}),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       NODE_OPTIONS: '--enable-source-maps',
       // Every name and URL, not only the granted ones: the shared config validates them all at

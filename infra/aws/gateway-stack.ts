@@ -217,6 +217,8 @@ const errorEnvelope = (code: ErrorCode, message: string): string =>
 
 /** Why methods have no Cognito authorizer, or none at all. */
 const MERCHANT_AUTHORIZATION = 'Merchants authenticate with API keys (the contract), which the request authorizer resolves; merchants have no Cognito identities.';
+const PROVIDER_ROUTE =
+  "Called by payment providers, which hold no API key: each request carries the provider's Standard Webhooks signature, which the function checks before it reads anything else; the web ACL rates it per address.";
 const PUBLIC_ROUTE =
   'Public by design: the hosted checkout (the invoice id in its link is the capability), the docs and the OpenAPI document; they are throttled per method and, in the web ACL, per address.';
 const ERROR_METHOD = 'Answers a 404 or 405 envelope from a mock integration: nothing is invoked and nothing is disclosed.';
@@ -292,7 +294,6 @@ export class GatewayStack extends Stack {
       GATEWAY_INVOICE_LIFETIME_S: String(INVOICE_LIFETIME_SECONDS),
       GATEWAY_RETRY_SCALE: String(CALLBACK_RETRY_SCALE),
       GATEWAY_SECRET_OVERLAP_S: String(CALLBACK_SECRET_OVERLAP_SECONDS),
-      ...paymentProviders.environment,
       ...liveRatesEnvironment(liveRates),
       // Token contracts reach every function: the checkout's payment links name them too.
       ...Object.fromEntries(
@@ -311,6 +312,7 @@ export class GatewayStack extends Stack {
           vault,
           walletKeys,
           providerSecrets: paymentProviders.secrets,
+          providerEnvironment: paymentProviders.environment,
           logRetention: settings.logRetention,
           removalPolicy: this.removalPolicy,
           watchedNetworks: Object.keys(watchedNetworks).length,
@@ -639,7 +641,7 @@ export class GatewayStack extends Stack {
           : { authorizationType: AuthorizationType.NONE },
       );
       if (auth === 'apiKey') acknowledge(added, ['AwsSolutions-COG4'], MERCHANT_AUTHORIZATION);
-      else acknowledge(added, ['AwsSolutions-APIG4', 'AwsSolutions-COG4'], PUBLIC_ROUTE);
+      else acknowledge(added, ['AwsSolutions-APIG4', 'AwsSolutions-COG4'], fn.definition.calledByProviders ? PROVIDER_ROUTE : PUBLIC_ROUTE);
       methodsByResource.set(resource, [...(methodsByResource.get(resource) ?? []), method]);
     }
 

@@ -43,7 +43,7 @@ const PLACEHOLDER_URL = 'https://api.example/demo-provider';
 export class PaymentProviders extends Construct {
   /** Every provider's secret: the functions that talk to providers may read them, and nothing else may. */
   readonly secrets: ISecret[];
-  /** `GATEWAY_PROVIDERS`, for every function (the configuration of each validates it at cold start). */
+  /** `GATEWAY_PROVIDERS`, for the functions that read the providers (each validates it at cold start). */
   readonly environment: Record<string, string>;
 
   constructor(scope: Construct, id: string, { stage, partners, demo, removalPolicy }: PaymentProvidersProps) {

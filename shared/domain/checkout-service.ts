@@ -27,8 +27,8 @@ export interface CheckoutServiceDeps {
   invoices: CheckoutInvoices;
   merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
   claims: Pick<Ledger, 'getClaim'>;
-  /** The stage's providers, and the payments made at them. */
-  providers: { routes: readonly ProviderRoute[]; requests: Pick<ProviderRequests, 'paymentFor'> };
+  /** The stage's providers, and the payments made at them: the payment step's only. */
+  providers?: { routes: readonly ProviderRoute[]; requests: Pick<ProviderRequests, 'paymentFor'> };
   clock: () => Date;
 }
 
@@ -98,16 +98,18 @@ export class CheckoutService {
    */
   async paymentStep(checkout: Checkout, options: { chosen?: string; returned?: boolean } = {}): Promise<PaymentStep> {
     const { invoice } = checkout;
+    const { providers } = this.deps;
+    if (!providers) throw new Error('The payment step needs the providers, which this checkout was given none of');
     if (await hasSubmittedUtr(this.deps.claims, invoice.id)) return { kind: 'waiting' };
     let payment = invoice.providerPayment;
     if (!payment) {
-      const eligible = (invoice.providers ?? []).flatMap((id) => this.deps.providers.routes.filter((route) => route.id === id).map(({ name }) => ({ id, name })));
+      const eligible = (invoice.providers ?? []).flatMap((id) => providers.routes.filter((route) => route.id === id).map(({ name }) => ({ id, name })));
       if (eligible.length === 0) return { kind: 'unavailable' };
       const chosen = eligible.find(({ id }) => id === options.chosen)?.id;
       // merchant-api.md 10: INR customers choose the provider, unless the merchant sent them straight to it.
       if (isConfirmedByUtr(invoice) && !invoice.directOpen && chosen === undefined) return { kind: 'providers', providers: eligible };
       try {
-        payment = await this.deps.providers.requests.paymentFor(invoice, chosen);
+        payment = await providers.requests.paymentFor(invoice, chosen);
       } catch (error) {
         if (error instanceof ProviderUnavailable || (error instanceof ApiError && error.code === 'service_unavailable')) return { kind: 'unavailable' };
         throw error;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_BUNDLING, usesVaultKey } from '../../infra/aws/gateway-function.js';
-import { FUNCTIONS, STAGES, replaysIdempotencyKey, type GatewayFunction } from '../../shared/routes.js';
+import { FUNCTIONS, STAGES, readsProviders, replaysIdempotencyKey, type GatewayFunction } from '../../shared/routes.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STACK_NAMES = STAGES.map((stage) => `PaymentGateway-${stage}`);
@@ -164,12 +164,8 @@ describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
       if (Object.keys(definition.tables).length > 0) expect([...packages], definition.name).toEqual(expect.arrayContaining(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']));
       expect(packages.has('@aws-sdk/client-ssm'), definition.name).toBe(definition.readsWalletKeys === true);
       expect(packages.has('@aws-sdk/client-kms'), definition.name).toBe(usesVaultKey(definition));
-      // The providers' secrets are read where providers are talked to. The hosted checkout's
-      // functions share one wiring of the checkout, which holds the providers' client: those that
-      // never call a provider may carry it too, and no other function may.
-      const checkout = definition.kind === 'http' && definition.path.startsWith('/checkout/');
-      if (definition.usesProviders) expect(packages.has('@aws-sdk/client-secrets-manager'), definition.name).toBe(true);
-      else if (!checkout) expect(packages.has('@aws-sdk/client-secrets-manager'), definition.name).toBe(false);
+      // The providers' secrets are read where providers are talked to, and nowhere else.
+      expect(packages.has('@aws-sdk/client-secrets-manager'), definition.name).toBe(definition.usesProviders === true);
     }
   });
 
@@ -219,7 +215,7 @@ describe('the demo provider\'s bundles', () => {
 });
 
 describe('cdk synth with a partner provider', () => {
-  it('makes its secret in Secrets Manager, generated, and names it by ARN in every function\'s GATEWAY_PROVIDERS', () => {
+  it('makes its secret in Secrets Manager, generated, and names it by ARN in the GATEWAY_PROVIDERS of every function that reads it', () => {
     expect(withPartner.code, withPartner.stderr).toBe(0);
     const resources = template('PaymentGateway-prod', 'partner').Resources as Record<string, any>;
     const secrets = Object.entries(resources).filter(([, resource]) => resource.Type === 'AWS::SecretsManager::Secret');
@@ -227,7 +223,9 @@ describe('cdk synth with a partner provider', () => {
     const [secretId, secret] = secrets[0]!;
     expect(secret.Properties.GenerateSecretString).toBeDefined();
     expect(secret.Properties.SecretString).toBeUndefined();
-    const functions = Object.values(resources).filter((resource) => resource.Type === 'AWS::Lambda::Function' && FUNCTIONS.some((f) => f.name === resource.Properties.Description));
+    const functions = Object.values(resources).filter(
+      (resource) => resource.Type === 'AWS::Lambda::Function' && FUNCTIONS.some((f) => f.name === resource.Properties.Description && readsProviders(f)),
+    );
     expect(functions.length).toBeGreaterThan(0);
     for (const fn of functions) {
       const providers = JSON.stringify(fn.Properties.Environment.Variables.GATEWAY_PROVIDERS);

@@ -40,6 +40,7 @@ import {
   STAGES,
   functionsForStage,
   maxBodyBytesOf,
+  readsProviders,
   replaysIdempotencyKey,
   type GatewayFunction,
   type HttpRoute,
@@ -508,14 +509,27 @@ describe('payment providers', () => {
   const partnerEntry = (view: StackView) => ({ ...PSP_ONE, secretArn: `<${secretNamed(view, `payment-gateway/${view.stage}/providers/psp-one`)[0]}>` });
   const everyView = () => [views.demo, views.prod, partnerProd, partnerDemo];
 
-  it('names the demo provider in every function of a demo stage, at {PUBLIC_BASE_URL}/demo-provider, by its secret\'s ARN', () => {
+  /** The functions that read the providers, and get GATEWAY_PROVIDERS; it is left out elsewhere, as every provider adds to it and an environment holds 4 KB. */
+  const readersOf = (view: StackView) => [...view.functionIds().keys()].filter((name) => readsProviders(FUNCTIONS.find((f) => f.name === name)!));
+
+  it('gives GATEWAY_PROVIDERS only to the functions that read the providers: those that talk to them, and the docs', () => {
+    const expected = FUNCTIONS.filter((f) => ('usesProviders' in f && f.usesProviders) || f.name === 'get-docs').filter((f) => (f.stages as readonly string[]).includes('demo'));
+    expect(sorted(readersOf(views.demo))).toEqual(sorted(expected.map((f) => f.name)));
+    for (const view of [views.demo, views.prod]) {
+      for (const name of view.functionIds().keys()) {
+        if (!readersOf(view).includes(name)) expect(view.functionNamed(name).Properties.Environment.Variables.GATEWAY_PROVIDERS, `${view.stage} ${name}`).toBeUndefined();
+      }
+    }
+  });
+
+  it('names the demo provider in a demo stage, at {PUBLIC_BASE_URL}/demo-provider, by its secret\'s ARN', () => {
     expect(demoEntry(views.demo).url).toMatch(/^https:\/\/<Api\w+>\.execute-api\.<AWS::Region>\.<AWS::URLSuffix>\/demo\/demo-provider$/);
-    for (const name of views.demo.functionIds().keys()) expect(views.demo.providersOf(name), name).toEqual([demoEntry(views.demo)]);
+    for (const name of readersOf(views.demo)) expect(views.demo.providersOf(name), name).toEqual([demoEntry(views.demo)]);
   });
 
   it('gives a prod stage without partners no provider: an empty list, no secret, and no function reads one', () => {
     for (const name of views.prod.functionIds().keys()) {
-      expect(views.prod.functionNamed(name).Properties.Environment.Variables.GATEWAY_PROVIDERS, name).toBe('[]');
+      if (readersOf(views.prod).includes(name)) expect(views.prod.functionNamed(name).Properties.Environment.Variables.GATEWAY_PROVIDERS, name).toBe('[]');
       expect(views.prod.grantsOf(name).filter((grant) => grant.startsWith('secretsmanager:')), name).toEqual([]);
     }
     views.prod.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
@@ -533,9 +547,9 @@ describe('payment providers', () => {
     partnerDemo.template.resourceCountIs('AWS::SecretsManager::Secret', 2);
   });
 
-  it('names each partner in every function\'s GATEWAY_PROVIDERS as the context gives it, with its secret\'s ARN; the demo provider comes first in demo', () => {
-    for (const name of partnerProd.functionIds().keys()) expect(partnerProd.providersOf(name), name).toEqual([partnerEntry(partnerProd)]);
-    for (const name of partnerDemo.functionIds().keys()) expect(partnerDemo.providersOf(name), name).toEqual([demoEntry(partnerDemo), partnerEntry(partnerDemo)]);
+  it('names each partner in GATEWAY_PROVIDERS as the context gives it, with its secret\'s ARN; the demo provider comes first in demo', () => {
+    for (const name of readersOf(partnerProd)) expect(partnerProd.providersOf(name), name).toEqual([partnerEntry(partnerProd)]);
+    for (const name of readersOf(partnerDemo)) expect(partnerDemo.providersOf(name), name).toEqual([demoEntry(partnerDemo), partnerEntry(partnerDemo)]);
   });
 
   it('keeps every provider secret out of the template and the environment: generated in Secrets Manager, named by ARN only', () => {
@@ -548,7 +562,7 @@ describe('payment providers', () => {
       const text = JSON.stringify(view.json);
       expect(text).not.toContain('resolve:secretsmanager');
       expect(text).not.toContain('whsec_');
-      for (const name of view.functionIds().keys()) {
+      for (const name of readersOf(view)) {
         for (const provider of view.providersOf(name)) {
           expect(provider, `${view.stage} ${name}`).not.toHaveProperty('secret');
           expect(provider.secretArn, `${view.stage} ${name}`).toMatch(/^<\w+>$/);
@@ -714,8 +728,9 @@ describe.each(STAGES)('%s stack', (stage) => {
       else expect(variables.VAULT_KMS_KEY_ID).toBeUndefined();
       if (definition.usesVault || definition.resendsProviderRequests) expect(variables.RECEIPTS_BUCKET).toEqual({ Ref: bucket });
       else expect(variables.RECEIPTS_BUCKET).toBeUndefined();
-      // The stage's providers, each by the ARN of its secret: the demo provider in demo, none in a prod given none.
-      expect(v().providersOf(name).map((provider) => provider.id)).toEqual(stage === 'demo' ? [DEMO_PROVIDER_ID] : []);
+      // The stage's providers, each by the ARN of its secret, where they are read: the demo provider in demo, none in a prod given none.
+      if (readsProviders(definition)) expect(v().providersOf(name).map((provider) => provider.id)).toEqual(stage === 'demo' ? [DEMO_PROVIDER_ID] : []);
+      else expect(variables.GATEWAY_PROVIDERS).toBeUndefined();
     });
 
     it('writes each function to its own log group', () => {
