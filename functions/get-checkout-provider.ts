@@ -32,9 +32,13 @@ export const handler = httpHandler(routeByName('get-checkout-provider'), {}, asy
       const { provider, from } = request.queryParameters;
       const payment = await checkoutService.paymentStep(checkout, { chosen: provider, returned: from === 'provider' });
       switch (payment.kind) {
-        case 'redirect':
+        case 'redirect': {
           // A language the customer chose in the URL goes along: a provider's page may speak it too.
-          return seeOther(language.explicit ? withQuery(payment.url, { lang: language.language }) : payment.url);
+          const url = language.explicit ? withQuery(payment.url, { lang: language.language }) : payment.url;
+          // Straight there when the merchant sent the customer so (merchant-api.md 4); after the
+          // checkout's own form, by a page that goes on by itself (see the `handoff` page).
+          return invoice.directOpen ? seeOther(url) : checkoutPage(checkout, { kind: 'handoff', url }, language);
+        }
         case 'instructions':
           return checkoutPage(checkout, { kind: 'instructions', instructions: payment.instructions, value: '' }, language);
         default:

@@ -36,7 +36,13 @@ export type CheckoutPage =
   /** The provider did not answer: nothing happened, and the customer may try again. */
   | { kind: 'unavailable' }
   /** The payment is with the provider; its decision is awaited. `continueUrl`: the provider's page, for a customer who came back unpaid. */
-  | { kind: 'waiting'; continueUrl?: string };
+  | { kind: 'waiting'; continueUrl?: string }
+  /**
+   * On to the provider's page by a refresh rather than a redirect: a customer who got here from
+   * the checkout's form would otherwise be held by the form's policy (form-action), which admits
+   * no redirect to an origin it does not name.
+   */
+  | { kind: 'handoff'; url: string };
 
 /** Where and for whom a page is rendered. */
 export interface PageContext {
@@ -269,6 +275,8 @@ interface Document {
   status: number;
   title: string;
   main: Html;
+  /** Where the page goes on to by itself, at once. */
+  refreshTo?: string;
   /** The same page in another language. */
   pageUrlIn: (language: Language) => string;
   policy: EmbeddingPolicy;
@@ -280,7 +288,7 @@ function htmlDocument(t: Translator, stage: Stage, document: Document): Rendered
   const demo = stage === 'demo' ? html`<p class="demo">${t.html('demo.notice')}</p>` : '';
   const page = html`<!doctype html>
 <html lang="${t.language}" dir="${t.dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${document.title}</title><link rel="icon" href="data:,"><style nonce="${nonce}">${raw(STYLE)}</style></head>
+<title>${document.title}</title>${document.refreshTo === undefined ? '' : html`<meta http-equiv="refresh" content="0; url=${document.refreshTo}">`}<link rel="icon" href="data:,"><style nonce="${nonce}">${raw(STYLE)}</style></head>
 <body><main>${languageSwitcher(t, document.pageUrlIn)}${demo}${document.main}</main><script nonce="${nonce}">${raw(SCRIPT)}</script></body></html>`;
   return {
     status: document.status,
@@ -431,6 +439,9 @@ const unavailableSection = (t: Translator, retryUrl: string): Html => html`<h1>$
 <p>${t.html('unavailable.body')}</p>
 <a class="button" href="${retryUrl}">${t.html('unavailable.retry')}</a>`;
 
+const handoffSection = (t: Translator, url: string): Html => html`<h1>${t.html('handoff.title')}</h1>
+<a class="button" href="${url}">${t.html('handoff.continue')}</a>`;
+
 const waitingSection = (t: Translator, continueUrl: string | undefined): Html => html`<h1>${t.html('waiting.title')}</h1>
 <div class="pending"><span class="spinner"></span><span>${t.html('waiting.body')}</span></div>
 ${continueUrl === undefined ? '' : html`<a class="button secondary" href="${continueUrl}">${t.html('waiting.continue')}</a>`}`;
@@ -521,6 +532,8 @@ export async function renderCheckoutPage(checkout: Checkout, page: CheckoutPage,
         return unavailableSection(t, url('get-checkout-provider'));
       case 'waiting':
         return waitingSection(t, page.continueUrl);
+      case 'handoff':
+        return handoffSection(t, page.url);
       case 'completed':
         return completedSection(t, invoice, merchant.name, returnUrl);
       case 'closed':
@@ -539,6 +552,7 @@ export async function renderCheckoutPage(checkout: Checkout, page: CheckoutPage,
     status: hasProblems ? 422 : page.kind === 'unavailable' ? 503 : 200,
     title: t.text('page.title', { merchant: merchant.name }),
     main: html`${summary(t, invoice, merchant.name, secondsLeft)}<section class="card"${watch}>${content}</section>`,
+    refreshTo: page.kind === 'handoff' ? page.url : undefined,
     pageUrlIn: (language) => checkoutUrl({ ...context, language: { language, explicit: true } }, address.route, invoice.id, address.query),
     // A form's answer may redirect the customer on to the merchant (a payment that completes).
     policy: { frameAncestors: merchant.frameAncestors, formTargets: returnUrl === null ? [] : [new URL(returnUrl).origin] },

@@ -130,8 +130,12 @@ function routes(provider: DemoProvider): Route[] {
           return payment ? paymentPage(payment, language, 422) : notFoundPage(language);
         }
         const payment = await provider.choose(reference, outcome);
-        // The gateway's return URL as it gave it: the language stays the demo's own.
-        return payment ? { status: 303, headers: { location: payment.returnUrl, 'cache-control': 'no-store' }, body: '' } : notFoundPage(language);
+        // Back to this page, which shows the outcome and goes on to the gateway's return URL by
+        // itself: a form's redirect to another origin would have to be admitted by the page's
+        // form-action, for every redirect after it too (the gateway's own, on to the shop).
+        // Relative, as the form's action is: it resolves to the page on whichever host the customer reached.
+        const page = `?${new URLSearchParams({ lang: language.language })}`;
+        return payment ? { status: 303, headers: { location: page, 'cache-control': 'no-store' }, body: '' } : notFoundPage(language);
       },
     },
   ];

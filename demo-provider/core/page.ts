@@ -38,14 +38,14 @@ a:focus-visible,button:focus-visible{outline:3px solid #9db8e2;outline-offset:1p
 /** The style's CSP source: it is the same on every page, so a hash rather than a per-response nonce. */
 const STYLE_SOURCE = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
-/** Where a form on the page may go: the page itself, and the gateway its redirect ends at. */
-function contentSecurityPolicy(formTargets: readonly string[]): string {
+/** The page's forms post to the page itself, and nowhere else. */
+function contentSecurityPolicy(): string {
   return [
     "default-src 'none'",
     // The empty favicon (`data:,`), so that browsers ask for no other.
     'img-src data:',
     `style-src ${STYLE_SOURCE}`,
-    `form-action ${["'self'", ...formTargets].join(' ')}`,
+    "form-action 'self'",
     "frame-ancestors 'none'",
     "base-uri 'none'",
   ].join('; ');
@@ -60,9 +60,14 @@ function languageSwitcher(t: PageText): Html {
   return html`<nav class="languages" aria-label="${t.text('page.languages')}"><ul>${links}</ul></nav>`;
 }
 
-function htmlDocument(t: PageText, status: number, title: string, main: Html, formTargets: readonly string[] = []): HtmlResponse {
+/** Seconds a decided payment's page shows its outcome before it goes on to the gateway by itself. */
+const RETURN_AFTER_SECONDS = 1;
+
+function htmlDocument(t: PageText, status: number, title: string, main: Html, returnTo?: string): HtmlResponse {
+  // A refresh rather than a redirect, so that it works without JavaScript and under any form-action.
+  const refresh = returnTo === undefined ? '' : html`<meta http-equiv="refresh" content="${RETURN_AFTER_SECONDS}; url=${returnTo}">`;
   const page = html`<!doctype html>
-<html lang="${t.language}" dir="${t.dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${t.language}" dir="${t.dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${refresh}
 <title>${title}</title><link rel="icon" href="data:,"><style>${raw(STYLE)}</style></head>
 <body><main>${languageSwitcher(t)}<p class="demo">${t.html('page.demo')}</p>
 <div class="card"><p class="brand">${t.html('page.title')}</p>
@@ -73,7 +78,7 @@ ${main}
     body: page.text,
     headers: {
       'content-type': 'text/html; charset=utf-8',
-      'content-security-policy': contentSecurityPolicy(formTargets),
+      'content-security-policy': contentSecurityPolicy(),
       'cache-control': 'no-store',
       'content-language': t.language,
       // Without `?lang=` the language comes from the request's Accept-Language.
@@ -116,11 +121,10 @@ const translatorOf = (language: LanguageChoice): PageText => new CatalogueTransl
 export function paymentPage(payment: PaymentRecord, language: LanguageChoice, status = 200): HtmlResponse {
   const t = translatorOf(language);
   const { outcome } = payment;
-  if (outcome) return htmlDocument(t, status, t.text(`${outcome.status}.title`), outcomeSection(t, payment, outcome));
+  if (outcome) return htmlDocument(t, status, t.text(`${outcome.status}.title`), outcomeSection(t, payment, outcome), payment.returnUrl);
   // The choice is posted to this page (its action is relative: `/pay/{ref}` resolves to itself, on
-  // whichever host the customer reached) and redirected to the gateway's return URL, which the
-  // form's policy must admit.
-  return htmlDocument(t, status, t.text('page.title'), choiceSection(t, payment), [new URL(payment.returnUrl).origin]);
+  // whichever host the customer reached), which then shows the outcome.
+  return htmlDocument(t, status, t.text('page.title'), choiceSection(t, payment));
 }
 
 export function notFoundPage(language: LanguageChoice): HtmlResponse {

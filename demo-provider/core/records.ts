@@ -72,7 +72,7 @@ export interface PayoutRecord {
 export type DemoRecord = PaymentRecord | PayoutRecord;
 
 /** Whom an INR customer pays: a made-up UPI payee. */
-const DEMO_PAYEE = { payee: 'Demo Payments', upiId: 'demo.gateway@upi' } as const;
+const DEMO_PAYEE = { payee: 'Demo Payments', upiId: 'demopayments@upi' } as const;
 
 /** The short code the customer writes on the transfer. */
 const transferCodeOf = (providerReference: string): string => `DEMO${providerReference.slice('pay_'.length, 'pay_'.length + 8).toUpperCase()}`;

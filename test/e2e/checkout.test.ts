@@ -123,7 +123,7 @@ describe('the hosted checkout in a browser', () => {
     await page.getByRole('link', { name: 'Demo provider', exact: true }).click();
 
     await page.getByRole('heading', { name: 'Complete your payment' }).waitFor();
-    await page.getByText('demo.gateway@upi', { exact: true }).waitFor();
+    await page.getByText('demopayments@upi', { exact: true }).waitFor();
     await page.getByRole('heading', { name: 'Transaction information' }).waitFor();
     await page.getByLabel('UTR (12 to 22 letters or digits)').fill(`UPI${randomInt(100_000_000_000, 1_000_000_000_000)}`);
     await saveScreenshot(page, 'checkout-inr-utr-phone');

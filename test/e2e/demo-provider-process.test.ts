@@ -107,7 +107,7 @@ describe('the local demo provider', () => {
     expect(await response.json()).toMatchObject({ success: false, errors: [{ code: 'unauthorized' }] });
   });
 
-  it('TRY: its page in two languages, "successful" sends the signed event, then 303 to the returnUrl', async () => {
+  it('TRY: its page in two languages, "successful" sends the signed event, then its outcome goes on to the returnUrl', async () => {
     const { request, answer } = await createPayment({ currency: 'TRY', method: 'wallet', amount: '250.00' });
     const { providerReference, redirectUrl } = answer;
     expect(redirectUrl).toBe(`${provider.url}/pay/${providerReference}`);
@@ -126,7 +126,8 @@ describe('the local demo provider', () => {
 
     const response = await choose(redirectUrl, 'confirmed', 'tr');
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe(RETURN_URL);
+    expect(new URL(response.headers.get('location')!, redirectUrl).href).toBe(`${redirectUrl}?lang=tr`);
+    expect(await (await fetch(`${redirectUrl}?lang=tr`)).text()).toContain(`<meta http-equiv="refresh" content="1; url=${RETURN_URL}">`);
     // Sent before the customer was: the gateway knows the outcome when the customer arrives.
     const [event] = eventsOf(providerReference);
     expect(event).toMatchObject({ status: 200, webhookId: `${providerReference}:payment.confirmed`, path: '/callbacks/providers/demo/events' });
@@ -148,7 +149,7 @@ describe('the local demo provider', () => {
   it('INR p2p: instructions, then a UTR, decided and announced after the delay', async () => {
     const { request, answer } = await createPayment({ currency: 'INR', method: 'p2p', amount: '1500.00' });
     const { providerReference, instructions } = answer;
-    expect(instructions).toMatchObject({ payee: 'Demo Payments', upiId: 'demo.gateway@upi', amount: '1500.00', currency: 'INR' });
+    expect(instructions).toMatchObject({ payee: 'Demo Payments', upiId: 'demopayments@upi', amount: '1500.00', currency: 'INR' });
 
     const submittedAt = Date.now();
     expect(await signed('POST', `/payments/${providerReference}/utr`, { utr: '412345678901' })).toMatchObject({ status: 202, body: {} });

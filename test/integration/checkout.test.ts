@@ -80,9 +80,11 @@ const lapse = (invoiceId: string) =>
 async function payAtProvider(invoiceId: string, outcome: 'confirmed' | 'failed'): Promise<void> {
   const opened = await open(invoiceId, '/provider');
   expect(opened.status).toBe(303);
-  const back = await payOnDemoProviderPage(opened.headers.location!, outcome);
-  expect(back.status).toBe(303);
-  expect(back.headers.get('location')).toBe(`${checkoutLink(invoiceId, '/provider')}?from=provider`);
+  const decided = await payOnDemoProviderPage(opened.headers.location!, outcome);
+  expect(decided.status).toBe(303);
+  // The provider's outcome page then goes on to the checkout by itself.
+  const outcomePage = await (await fetch(new URL(decided.headers.get('location')!, opened.headers.location!))).text();
+  expect(outcomePage).toContain(`url=${checkoutLink(invoiceId, '/provider')}?from=provider`);
   await settleProviderDecisions();
 }
 
@@ -387,7 +389,7 @@ describe('INR at its provider: the instructions, then the UTR', () => {
 
     const form = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?provider=demo`), 200);
     expect(form).toContain('<dt>Payee</dt><dd><bdi>Demo Payments</bdi></dd>');
-    expect(form).toContain('<dt>UPI ID</dt><dd><bdi>demo.gateway@upi</bdi>');
+    expect(form).toContain('<dt>UPI ID</dt><dd><bdi>demopayments@upi</bdi>');
     expect(form).toContain('Transaction information');
     expect(form).toContain(`action="${checkoutLink(invoice.id, '/utr')}"`);
     expect(form).toContain('<label for="utr">UTR (12 to 22 letters or digits)</label>');

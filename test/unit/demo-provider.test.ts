@@ -79,7 +79,7 @@ describe('creating a payment', () => {
     const { request, answer, providerReference } = await createPayment({ currency: 'INR', method: 'p2p', amount: '1500.00' });
     expect(createdPaymentSchema.parse(answer)).toEqual({
       providerReference,
-      instructions: { payee: 'Demo Payments', upiId: 'demo.gateway@upi', accountNumber: null, bankName: null, amount: '1500.00', currency: 'INR', reference: expect.stringMatching(/^DEMO[0-9A-F]{8}$/) },
+      instructions: { payee: 'Demo Payments', upiId: 'demopayments@upi', accountNumber: null, bankName: null, amount: '1500.00', currency: 'INR', reference: expect.stringMatching(/^DEMO[0-9A-F]{8}$/) },
     });
     expect(providerReference).toBe(paymentReferenceOf(request.reference));
   });
@@ -317,11 +317,14 @@ describe('the choice on the payment page', () => {
     ({ providerReference, request } = await createPayment({ currency: 'TRY', method: 'wallet', amount: '1500.00' }));
   });
 
-  it('"successful" sends payment.confirmed for the whole amount before sending the customer back to the returnUrl', async () => {
+  it('"successful" sends payment.confirmed for the whole amount, then shows the outcome, which goes on to the returnUrl by itself', async () => {
     const response = await choose(providerReference, 'confirmed', 'tr');
     expect(response.status).toBe(303);
-    // The gateway's URL exactly: the demo's language is not carried onto it.
-    expect(response.headers.location).toBe(request.returnUrl);
+    // Back to the page itself, in its language; it then refreshes to the gateway's URL exactly.
+    expect(response.headers.location).toBe('?lang=tr');
+    const outcome = await page(providerReference, '?lang=tr');
+    expect(outcome.body).toContain(`<meta http-equiv="refresh" content="1; url=${request.returnUrl}">`);
+    expect(outcome.body).toContain(`<a class="button" href="${request.returnUrl}">`);
     expect(h.events).toHaveLength(1);
     const event = h.events[0]!;
     expect(verified(h.secret, event)).toEqual(event.json);
@@ -349,7 +352,7 @@ describe('the choice on the payment page', () => {
     await choose(providerReference, 'confirmed');
     const again = await choose(providerReference, 'failed');
     expect(again.status).toBe(303);
-    expect(again.headers.location).toBe(request.returnUrl);
+    expect(again.headers.location).toBe('?lang=en');
     expect(h.events).toHaveLength(1);
     expect((await statusOf(providerReference)).status).toBe('confirmed');
   });
@@ -511,8 +514,8 @@ describe('the payment page', () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain(`style-src 'sha256-${createHash('sha256').update(style).digest('base64')}'`);
     expect(csp).toContain("frame-ancestors 'none'");
-    // The form posts here, and its redirect ends at the gateway's return URL.
-    expect(csp).toContain("form-action 'self' https://shop.example");
+    // The form posts here, and its answer is this page again: no other origin is a form's target.
+    expect(csp).toContain("form-action 'self';");
     expect(csp).not.toContain('script-src');
     expect(headers).toMatchObject({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer', 'x-content-type-options': 'nosniff', vary: 'Accept-Language' });
   });

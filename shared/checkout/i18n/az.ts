@@ -77,6 +77,8 @@ export const az: Catalogue = {
   'waiting.title': 'Ödənişiniz təsdiqlənir',
   'waiting.body': 'Ödəniş provayderi ödənişinizi təsdiqləyir. Bu səhifə özü yenilənir.',
   'waiting.continue': 'Ödəniş səhifəsinə qayıt',
+  'handoff.title': 'Ödəniş provayderinə yönləndirilirsiniz',
+  'handoff.continue': 'Ödəniş provayderində davam et',
 
   'completed.title': 'Ödəniş qəbul edildi',
   'completed.body': 'Təşəkkür edirik: ödənişiniz {merchant} tərəfindən qəbul edildi.',

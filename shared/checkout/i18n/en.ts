@@ -78,6 +78,8 @@ export const en = {
   'waiting.title': 'Confirming your payment',
   'waiting.body': 'The payment provider is confirming your payment. This page updates by itself.',
   'waiting.continue': 'Back to the payment page',
+  'handoff.title': 'Taking you to the payment provider',
+  'handoff.continue': 'Continue to the payment provider',
 
   'completed.title': 'Payment received',
   'completed.body': 'Thank you: {merchant} has your payment.',

@@ -77,6 +77,8 @@ export const hi: Catalogue = {
   'waiting.title': 'आपके भुगतान की पुष्टि हो रही है',
   'waiting.body': 'भुगतान प्रदाता आपके भुगतान की पुष्टि कर रहा है। यह पेज अपने आप अपडेट होता है।',
   'waiting.continue': 'भुगतान पेज पर वापस जाएँ',
+  'handoff.title': 'आपको भुगतान प्रदाता के पास ले जाया जा रहा है',
+  'handoff.continue': 'भुगतान प्रदाता पर जारी रखें',
 
   'completed.title': 'भुगतान प्राप्त हुआ',
   'completed.body': 'धन्यवाद: {merchant} को आपका भुगतान मिल गया है।',

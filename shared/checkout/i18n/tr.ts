@@ -77,6 +77,8 @@ export const tr: Catalogue = {
   'waiting.title': 'Ödemeniz onaylanıyor',
   'waiting.body': 'Ödeme sağlayıcısı ödemenizi onaylıyor. Bu sayfa kendiliğinden güncellenir.',
   'waiting.continue': 'Ödeme sayfasına dön',
+  'handoff.title': 'Ödeme sağlayıcısına yönlendiriliyorsunuz',
+  'handoff.continue': 'Ödeme sağlayıcısına devam et',
 
   'completed.title': 'Ödeme alındı',
   'completed.body': 'Teşekkürler: ödemeniz {merchant} tarafından alındı.',
