@@ -230,6 +230,8 @@ export const FUNCTIONS = [
     tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem', 'UpdateItem'], uniques: ['GetItem', 'PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
     usesProviders: true,
     usesVault: true,
+    // A payment made at the provider, then the UTR sent to it: PROVIDER_TIMEOUT_MS each at most.
+    timeoutSeconds: 25,
   },
   {
     kind: 'http',
@@ -244,6 +246,8 @@ export const FUNCTIONS = [
     tables: { transactions: ['PutItem', 'UpdateItem'], uniques: ['PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS, rates: LIVE_PRICES },
     usesProviders: true,
     usesVault: true,
+    // The payout sent to the provider: PROVIDER_TIMEOUT_MS at most.
+    timeoutSeconds: 15,
   },
   {
     kind: 'http',
@@ -417,6 +421,8 @@ export const FUNCTIONS = [
     // the provider; the UTR claims tell a payment under review.
     tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'], uniques: ['GetItem'] },
     usesProviders: true,
+    // The payment made at the provider: PROVIDER_TIMEOUT_MS at most, and the customer is told to try again.
+    timeoutSeconds: 15,
   },
   {
     // The transaction-information form of P2P payments (merchant-api.md 10): the customer's UTR, as the merchant's host-to-host call takes it.
@@ -429,6 +435,8 @@ export const FUNCTIONS = [
     tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem', 'UpdateItem'], uniques: ['GetItem', 'PutItem'], merchants: ['GetItem'] },
     usesProviders: true,
     usesVault: true,
+    // As confirm-deposit: a payment made at the provider, then the UTR sent to it.
+    timeoutSeconds: 25,
   },
   {
     kind: 'http',

@@ -13,8 +13,8 @@ export interface GatewayProcess {
   baseUrl: string;
   apiKey: string;
   callbackSecret: string;
-  /** The demo provider's URL; `none…` when GATEWAY_PROVIDERS names the providers. */
-  demoProviderUrl: string;
+  /** The demo provider's URL; undefined when GATEWAY_PROVIDERS names the providers. */
+  demoProviderUrl: string | undefined;
   /** Everything printed so far, stdout and stderr. */
   output(): string;
   /** SIGTERM, then the exit code once the process has exited. */
@@ -85,7 +85,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     baseUrl: printed(output, 'Base URL'),
     apiKey: printed(output, 'Demo API key'),
     callbackSecret: printed(output, 'Callback secret'),
-    demoProviderUrl: printed(output, 'Demo provider'),
+    demoProviderUrl: /^\s*Demo provider\s+(http\S+)$/m.exec(output)?.[1],
     output: () => output,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
