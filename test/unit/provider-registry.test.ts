@@ -17,7 +17,7 @@ function setup() {
   const store = { value: newSecret(), reads: 0, failing: false };
   let clock = 1_000_000;
   const registry = providerRegistry(
-    [{ id: 'psp', url: 'https://psp.example', priority: 1, methods: [], secret: { kind: 'secretsManager', arn: ARN } }],
+    [{ id: 'psp', name: 'PSP', url: 'https://psp.example', priority: 1, methods: [], secret: { kind: 'secretsManager', arn: ARN } }],
     async (arn) => {
       expect(arn).toBe(ARN);
       store.reads++;
