@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { AuthorizationType, LambdaIntegration, type RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { Alarm, ComparisonOperator, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { AttributeType, BillingMode, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -170,6 +171,20 @@ export class DemoProvider extends Construct {
       .addResource(DEMO_PROVIDER_PATH.slice(1))
       .addResource('{proxy+}')
       .addMethod('ANY', new LambdaIntegration(httpFunction, { allowTestInvoke: false }), { authorizationType: AuthorizationType.NONE, apiKeyRequired: false });
+
+    // The stage mails every alarm (infra/aws/operations.ts notifyOnEveryAlarm): a demo customer's
+    // payment or a UTR decision that fails shows here as it would at a real provider's desk.
+    const alarmPeriod = Duration.minutes(5);
+    const atLeastOne = { threshold: 1, comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD, evaluationPeriods: 1, treatMissingData: TreatMissingData.NOT_BREACHING };
+    for (const [id, fn] of [['HttpErrorsAlarm', httpFunction], ['QueueErrorsAlarm', queueFunction]] as const) {
+      new Alarm(this, id, { metric: fn.metricErrors({ period: alarmPeriod, statistic: Stats.SUM }), ...atLeastOne, alarmDescription: `${fn.node.id} of the demo provider failed` });
+    }
+    new Alarm(this, 'DeadLetterAlarm', {
+      metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: alarmPeriod, statistic: Stats.MAXIMUM }),
+      ...atLeastOne,
+      alarmDescription: "A demo provider job (a UTR decision, an event to the gateway) failed five times and waits in its dead-letter queue for redrive",
+    });
+
     acknowledge(
       method,
       ['AwsSolutions-APIG4', 'AwsSolutions-COG4'],

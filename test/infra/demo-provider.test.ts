@@ -158,6 +158,20 @@ describe('the demo provider construct', () => {
     }
   });
 
+  it('alarms on each function\'s errors and on a job in its dead-letter queue (the stage mails every alarm)', () => {
+    const alarms = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
+    expect(alarms).toHaveLength(3);
+    for (const handler of ['handler', 'queueHandler']) {
+      const fn = functionId(handler);
+      const errors = alarms.filter((alarm) => alarm.MetricName === 'Errors' && refersTo(alarm.Dimensions, fn));
+      expect(errors, handler).toEqual([expect.objectContaining({ Namespace: 'AWS/Lambda', Statistic: 'Sum', Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' })]);
+    }
+    const deadLetterQueue = idOf('AWS::SQS::Queue', (queue) => queue.Properties.RedrivePolicy === undefined);
+    const deadLetters = alarms.filter((alarm) => alarm.MetricName === 'ApproximateNumberOfMessagesVisible');
+    expect(deadLetters).toEqual([expect.objectContaining({ Namespace: 'AWS/SQS', Statistic: 'Maximum', Threshold: 1 })]);
+    expect(refersTo(deadLetters[0]!.Dimensions, deadLetterQueue)).toBe(true);
+  });
+
   it('has no finding of the AwsSolutions or Serverless packs that is not acknowledged, its method on the API included', () => {
     const findings = nagPacks().flatMap((pack) =>
       pack.validateScope(stack).violations.flatMap((violation) => violation.violatingResources.map((resource) => `${violation.ruleName}: ${resource.constructPath}`)),
