@@ -44,7 +44,7 @@ const providerSchema = z
     id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'must be 1 to 32 lowercase letters, digits or dashes'),
     name: z.string().min(1).max(64).optional(),
     url: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, '')),
-    secret: z.string().refine(isProviderSecret, 'must be whsec_ and the base64 of at least 24 bytes').optional(),
+    secret: z.string().refine(isProviderSecret, 'must be the base64 of at least 24 bytes, with or without whsec_ in front').optional(),
     secretArn: z.string().regex(/^arn:aws[\w-]*:secretsmanager:/, 'must be a Secrets Manager ARN').optional(),
     priority: z.int().min(0).max(1000),
     methods: z.array(providerMethodSchema).min(1),

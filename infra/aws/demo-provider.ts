@@ -62,6 +62,9 @@ export class DemoProvider extends Construct {
   readonly secret: ISecret;
   /** The provider's base URL, for the gateway's configuration: `{publicBaseUrl}/demo-provider`. */
   readonly url: string;
+  /** Its waiting work, and the jobs given up on, which an operator moves back to it. */
+  readonly queue: Queue;
+  readonly deadLetterQueue: Queue;
 
   constructor(scope: Construct, id: string, props: DemoProviderProps) {
     super(scope, id);
@@ -77,21 +80,21 @@ export class DemoProvider extends Construct {
       removalPolicy,
     });
 
-    const deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
+    const deadLetterQueue = (this.deadLetterQueue = new Queue(this, 'DeadLetterQueue', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       retentionPeriod: DEAD_LETTER_RETENTION,
       removalPolicy,
-    });
+    }));
     acknowledge(deadLetterQueue, ['Serverless-SQSRedrivePolicy'], 'It is a dead-letter queue: an operator moves its messages back to their queue, never onward.');
-    const queue = new Queue(this, 'Queue', {
+    const queue = (this.queue = new Queue(this, 'Queue', {
       encryption: QueueEncryption.SQS_MANAGED,
       enforceSSL: true,
       visibilityTimeout: VISIBILITY_TIMEOUT,
       retentionPeriod: QUEUE_RETENTION,
       deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: MAX_RECEIVE_COUNT },
       removalPolicy,
-    });
+    }));
 
     const secret = new Secret(this, 'Secret', {
       description: 'The demo payment provider\'s secret, shared with the gateway: it signs requests both ways (Standard Webhooks)',

@@ -379,6 +379,11 @@ export class GatewayStack extends Stack {
             removalPolicy: this.removalPolicy,
           })
         : undefined;
+    if (demo) {
+      this.output('DemoProviderUrl', demo.url, "The demo provider's base URL");
+      this.output('DemoProviderQueueArn', demo.queue.queueArn, "The demo provider's waiting work (redrive destination)");
+      this.output('DemoProviderDlqArn', demo.deadLetterQueue.queueArn, "The demo provider's jobs given up on (redrive source)");
+    }
     return new PaymentProviders(this, 'PaymentProviders', {
       stage: this.stage,
       partners,

@@ -1483,8 +1483,9 @@ describe.each(STAGES)('%s stack', (stage) => {
         });
       }
       v().template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError' });
-      // Plus the authorizer's throttles and latency, prod's stale-rates alarm (prod prices live) and the overdue provider transactions'.
-      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2 + (stage === 'prod' ? 1 : 0) + 1);
+      // Plus the authorizer's throttles and latency, prod's stale-rates alarm (prod prices live), the overdue provider
+      // transactions', and in demo the demo provider's two functions' errors and its dead-letter queue's.
+      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2 + (stage === 'prod' ? 1 : 0) + 1 + (stage === 'demo' ? 3 : 0));
     });
 
     it('alarms when a provider transaction has been processing over a day, as the reconciliation counts them', () => {
@@ -1651,6 +1652,12 @@ describe('stage differences', () => {
     views.demo.template.resourceCountIs('AWS::SQS::Queue', 4);
     views.prod.template.resourceCountIs('AWS::SQS::Queue', 2);
     for (const view of [views.demo, views.prod]) expect(Object.keys(view.json.Outputs).filter((id) => id.startsWith('FiatDecision'))).toEqual([]);
+    // What an operator redrives the demo provider's jobs with, under stable names.
+    const [deadLetterId, queueId] = sorted(demoProviderQueues.map(([id]) => id));
+    expect(views.demo.json.Outputs.DemoProviderDlqArn.Value).toEqual({ 'Fn::GetAtt': [deadLetterId, 'Arn'] });
+    expect(views.demo.json.Outputs.DemoProviderQueueArn.Value).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+    expect(views.demo.json.Outputs.DemoProviderUrl).toBeDefined();
+    expect(Object.keys(views.prod.json.Outputs).filter((id) => id.startsWith('DemoProvider'))).toEqual([]);
   });
 
   it('hands a UTR to its provider over HTTP: confirm-deposit and the checkout\'s UTR form send to no queue', () => {
