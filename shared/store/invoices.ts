@@ -1,6 +1,6 @@
 /** Invoices in DynamoDB, with their per-merchant orderId claims and the sparse expiry index. */
 import { createHash } from 'node:crypto';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiError, ValidationError } from '../errors.js';
 import type { CustomerDetails, Invoice, InvoiceFilters, InvoiceStatus } from '../domain/invoices.js';
 import type { ProviderPayment } from '../domain/providers.js';
@@ -8,7 +8,7 @@ import { noPayments } from '../domain/payments.js';
 import type { CheckoutInvoices } from '../domain/checkout-service.js';
 import type { CreateOutcome, DueInvoice, ExpiringInvoiceRepository, InvoiceRepository } from '../domain/invoice-service.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
-import { isConditionFailure, isTransactionConflict } from './dynamo.js';
+import { isConditionFailure, isTransactionConflict, queryAll } from './dynamo.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 
 
@@ -174,26 +174,22 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
    * how far back, `paymentCurrency` keeps to one asset.
    */
   async *customerInvoices(merchantId: string, customerId: string, options: { since?: string; paymentCurrency?: string } = {}): AsyncGenerator<Invoice> {
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tables.invoices,
-          IndexName: 'byCustomer',
-          KeyConditionExpression: options.since ? 'customerKey = :customer AND createdAt >= :since' : 'customerKey = :customer',
-          ...(options.paymentCurrency ? { FilterExpression: 'paymentCurrency = :currency' } : {}),
-          ExpressionAttributeValues: {
-            ':customer': customerKeyOf(merchantId, customerId),
-            ...(options.since ? { ':since': options.since } : {}),
-            ...(options.paymentCurrency ? { ':currency': options.paymentCurrency } : {}),
-          },
-          ScanIndexForward: false,
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) yield toInvoice(item);
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const pages = paginateQuery(
+      { client: this.client },
+      {
+        TableName: this.tables.invoices,
+        IndexName: 'byCustomer',
+        KeyConditionExpression: options.since ? 'customerKey = :customer AND createdAt >= :since' : 'customerKey = :customer',
+        ...(options.paymentCurrency ? { FilterExpression: 'paymentCurrency = :currency' } : {}),
+        ExpressionAttributeValues: {
+          ':customer': customerKeyOf(merchantId, customerId),
+          ...(options.since ? { ':since': options.since } : {}),
+          ...(options.paymentCurrency ? { ':currency': options.paymentCurrency } : {}),
+        },
+        ScanIndexForward: false,
+      },
+    );
+    for await (const page of pages) for (const item of page.Items ?? []) yield toInvoice(item);
   }
 
   async listDue(now: Date): Promise<DueInvoice[]> {
@@ -203,22 +199,13 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
   }
 
   private async dueInShard(shard: string, nowIso: string): Promise<DueInvoice[]> {
-    const due: DueInvoice[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tables.invoices,
-          IndexName: 'openByExpiry',
-          KeyConditionExpression: 'expiryShard = :shard AND expiresAt <= :now',
-          ExpressionAttributeValues: { ':shard': shard, ':now': nowIso },
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) due.push({ id: item.id as string, merchantId: item.merchantId as string | undefined });
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return due;
+    const items = await queryAll(this.client, {
+      TableName: this.tables.invoices,
+      IndexName: 'openByExpiry',
+      KeyConditionExpression: 'expiryShard = :shard AND expiresAt <= :now',
+      ExpressionAttributeValues: { ':shard': shard, ':now': nowIso },
+    });
+    return items.map((item) => ({ id: item.id as string, merchantId: item.merchantId as string | undefined }));
   }
 
   async activate(id: string, now: Date): Promise<boolean> {
@@ -291,22 +278,13 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
 
   /** Invoices whose payment at `providerId` is not decided yet, oldest first. */
   async awaitingProvider(providerId: string): Promise<Invoice[]> {
-    const invoices: Invoice[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tables.invoices,
-          IndexName: 'awaitingProvider',
-          KeyConditionExpression: 'awaitingProvider = :provider',
-          ExpressionAttributeValues: { ':provider': providerId },
-          ExclusiveStartKey,
-        }),
-      );
-      invoices.push(...(page.Items ?? []).map(toInvoice));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return invoices;
+    const items = await queryAll(this.client, {
+      TableName: this.tables.invoices,
+      IndexName: 'awaitingProvider',
+      KeyConditionExpression: 'awaitingProvider = :provider',
+      ExpressionAttributeValues: { ':provider': providerId },
+    });
+    return items.map(toInvoice);
   }
 
   /** The reconciliation gives up on a payment its provider never decided (the invoice long closed). */

@@ -2,13 +2,13 @@
  * Transactions in DynamoDB. Every write that moves money is one transaction with the invoice
  * change it causes (conditional on the invoice state it was decided on) and the callback it owes.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallbackEntry } from '../domain/callbacks.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import type { InvoiceUpdate } from '../domain/payments.js';
 import type { CommitResult, Ledger, UniqueClaim } from '../domain/transaction-service.js';
 import type { Transaction, TransactionFilters, TransactionProvider, TransactionStatus } from '../domain/transactions.js';
-import { isConditionFailure, isTransactionConflict } from './dynamo.js';
+import { isConditionFailure, isTransactionConflict, queryAll } from './dynamo.js';
 import { invoiceStatusKey } from './invoices.js';
 import { outboxPut } from './outbox.js';
 import { IndexPager, type IndexQuery } from './pages.js';
@@ -68,15 +68,13 @@ export class DynamoTransactionStore implements Ledger {
   }
 
   async listByInvoice(invoiceId: string): Promise<Transaction[]> {
-    const { Items } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tables.transactions,
-        IndexName: 'byInvoice',
-        KeyConditionExpression: 'invoiceId = :invoice',
-        ExpressionAttributeValues: { ':invoice': invoiceId },
-      }),
-    );
-    return (Items ?? []).map(fromItem);
+    const items = await queryAll(this.client, {
+      TableName: this.tables.transactions,
+      IndexName: 'byInvoice',
+      KeyConditionExpression: 'invoiceId = :invoice',
+      ExpressionAttributeValues: { ':invoice': invoiceId },
+    });
+    return items.map(fromItem);
   }
 
   /**
@@ -109,42 +107,24 @@ export class DynamoTransactionStore implements Ledger {
 
   /** On-chain deposits on `network` still short of their confirmations, oldest first. */
   async pendingOnChain(network: string): Promise<Transaction[]> {
-    const transactions: Transaction[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tables.transactions,
-          IndexName: 'pendingOnChain',
-          KeyConditionExpression: 'pendingChain = :network',
-          ExpressionAttributeValues: { ':network': network },
-          ExclusiveStartKey,
-        }),
-      );
-      transactions.push(...(page.Items ?? []).map(fromItem));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return transactions;
+    const items = await queryAll(this.client, {
+      TableName: this.tables.transactions,
+      IndexName: 'pendingOnChain',
+      KeyConditionExpression: 'pendingChain = :network',
+      ExpressionAttributeValues: { ':network': network },
+    });
+    return items.map(fromItem);
   }
 
   /** Transactions still processing at `providerId`, oldest first. */
   async awaitingProvider(providerId: string): Promise<Transaction[]> {
-    const transactions: Transaction[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tables.transactions,
-          IndexName: 'awaitingProvider',
-          KeyConditionExpression: 'awaitingProvider = :provider',
-          ExpressionAttributeValues: { ':provider': providerId },
-          ExclusiveStartKey,
-        }),
-      );
-      transactions.push(...(page.Items ?? []).map(fromItem));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return transactions;
+    const items = await queryAll(this.client, {
+      TableName: this.tables.transactions,
+      IndexName: 'awaitingProvider',
+      KeyConditionExpression: 'awaitingProvider = :provider',
+      ExpressionAttributeValues: { ':provider': providerId },
+    });
+    return items.map(fromItem);
   }
 
   /** What the provider took of a processing transaction's request (its reference, when); a settled one keeps its record as it was. */
