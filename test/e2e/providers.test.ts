@@ -248,6 +248,26 @@ describe('a payout at the partner', () => {
   });
 });
 
+describe('a payout the partner did not take', () => {
+  it('stays processing; the reconciliation sends it again under the same webhook-id, then settles it by asking when its event is lost', async () => {
+    partner.failNext('POST', '/payouts', 'garbage');
+    const response = await api('POST', '/api/v2/withdrawal', { customerId: 'cust-10', amount: '700.00', currency: 'TRY', phoneNumber: '+905551112233' });
+    expect(response.status, response.text).toBe(200);
+    const withdrawal = response.body.data;
+    expect(withdrawal.status).toBe('processing');
+    const payout = await eventually(() => [...partner.payouts.values()].find((candidate) => candidate.request.reference === withdrawal.id), { timeoutMs: 20_000, what: 'the payout sent again' });
+    const sent = partner.requests.filter((request) => request.method === 'POST' && request.path === '/payouts' && request.json?.reference === withdrawal.id);
+    expect(sent.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(sent.map((request) => request.headers['webhook-id']))).toEqual(new Set([`payout:${withdrawal.id}`]));
+    expect(partner.payouts.size).toBe([...new Set([...partner.payouts.values()].map((candidate) => candidate.request.reference))].length);
+    // The partner fails the payout and its event never arrives.
+    payout.status = { status: 'failed' };
+    await eventually(async () => (await api('GET', `/api/v2/transaction/${withdrawal.id}`)).body.data.status === 'failed', { timeoutMs: 20_000, what: 'the reconciliation to settle it' });
+    const callback = await receiver.waitForDelivery((c) => c.json?.id === withdrawal.id);
+    expect(callback.json).toMatchObject({ type: 'withdraw', status: 'failed' });
+  });
+});
+
 describe('the reconciliation', () => {
   it('settles a payment whose event was lost, by asking the partner', async () => {
     const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 900, paymentMethod: 'wallet', customerFullName: 'Ada' });
