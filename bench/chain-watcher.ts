@@ -39,7 +39,7 @@ export async function chainWatcherBenchmark(args: string[]): Promise<void> {
       process.env,
       handlerEnvironment(
         { publicBaseUrl: 'http://localhost:3999', dynamodbEndpoint: dynamo.endpoint, dynamodbCredentials: credentials, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables },
-        { invoiceLifetimeSeconds: 900, providerDelaySeconds: 0.2, retryScale: 1, secretOverlapSeconds: 86_400 },
+        { invoiceLifetimeSeconds: 900, retryScale: 1, secretOverlapSeconds: 86_400 },
       ),
       // Confirmed at once: each deposit is written in full in the run that finds it.
       { GATEWAY_RPC_ETHEREUM: chain.rpcUrl, GATEWAY_TOKENS_ETHEREUM: JSON.stringify({ USDT: usdt }), GATEWAY_CONFIRMATIONS_ETHEREUM: '1', POWERTOOLS_LOG_LEVEL: 'WARN' },

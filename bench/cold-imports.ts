@@ -114,7 +114,7 @@ export async function coldImportsBenchmark(args: string[]): Promise<void> {
   // Loading as in Lambda: the X-Ray SDK in automatic mode, the tracer patching HTTP and wrapping the clients, metrics on.
   const { AWS_XRAY_MANUAL_MODE: _manualMode, ...localEnvironment } = handlerEnvironment(
     { publicBaseUrl: loopback, dynamodbEndpoint: loopback, dynamodbCredentials: randomLocalCredentials(), sqsEndpoint: loopback, queueEnvironment: localQueueEnvironment(loopback), dataDir: directory, tables: localTableNames() },
-    { invoiceLifetimeSeconds: 900, providerDelaySeconds: 2, retryScale: 1, secretOverlapSeconds: 24 * 3600 },
+    { invoiceLifetimeSeconds: 900, retryScale: 1, secretOverlapSeconds: 24 * 3600 },
   );
   const env = {
     ...process.env,

@@ -147,7 +147,7 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
       process.env,
       handlerEnvironment(
         { publicBaseUrl: runtime.baseUrl, dynamodbEndpoint: dynamo.endpoint, dynamodbCredentials: credentials, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables },
-        { invoiceLifetimeSeconds: 900, providerDelaySeconds: 3_600, retryScale: 1, secretOverlapSeconds: 86_400 },
+        { invoiceLifetimeSeconds: 900, retryScale: 1, secretOverlapSeconds: 86_400 },
       ),
     );
     const { dynamoClient, documentClient } = await import('../shared/store/dynamo.js');

@@ -48,7 +48,7 @@ export async function listPagesBenchmark(args: string[]): Promise<void> {
       process.env,
       handlerEnvironment(
         { publicBaseUrl: 'http://localhost:3000', dynamodbEndpoint: dynamo.endpoint, dynamodbCredentials: credentials, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables },
-        { invoiceLifetimeSeconds: 900, providerDelaySeconds: 2, retryScale: 1, secretOverlapSeconds: 24 * 3600 },
+        { invoiceLifetimeSeconds: 900, retryScale: 1, secretOverlapSeconds: 24 * 3600 },
       ),
     );
     const [{ dynamoClient }, { createTestGateway, invoke }, { seedMerchant }, { TokenBucketThrottle }] = await Promise.all([

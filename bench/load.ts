@@ -22,15 +22,25 @@ export interface LoadFigures {
 }
 
 /** `concurrency` workers sending `request` for `seconds`. */
-export async function load(seconds: number, concurrency: number, request: (i: number) => Promise<boolean>): Promise<LoadFigures> {
+export function load(seconds: number, concurrency: number, request: (i: number) => Promise<boolean>): Promise<LoadFigures> {
+  const until = performance.now() + seconds * 1000;
+  return measure(concurrency, () => performance.now() < until, request);
+}
+
+/** `concurrency` workers sending `request` `count` times in all, each `i` once. */
+export function loadEach(count: number, concurrency: number, request: (i: number) => Promise<boolean>): Promise<LoadFigures> {
+  let sent = 0;
+  return measure(concurrency, () => sent++ < count, request);
+}
+
+async function measure(concurrency: number, more: () => boolean, request: (i: number) => Promise<boolean>): Promise<LoadFigures> {
   const latencies: number[] = [];
   let failures = 0;
   let next = 0;
   const started = performance.now();
-  const until = started + seconds * 1000;
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
-      while (performance.now() < until) {
+      while (more()) {
         const sent = performance.now();
         const ok = await request(next++).catch(() => false);
         latencies.push(performance.now() - sent);
@@ -38,9 +48,13 @@ export async function load(seconds: number, concurrency: number, request: (i: nu
       }
     }),
   );
-  const elapsed = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  return { requests: latencies.length, rps: round(latencies.length / elapsed, 1), p50: round(percentile(latencies, 50)), p95: round(percentile(latencies, 95)), p99: round(percentile(latencies, 99)), failures };
+  return figures(latencies, failures, (performance.now() - started) / 1000);
+}
+
+/** Latencies (ms) of `requests` made in `elapsed` seconds, as load figures. */
+export function figures(latencies: number[], failures: number, elapsed: number): LoadFigures {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  return { requests: sorted.length, rps: round(sorted.length / elapsed, 1), p50: round(percentile(sorted, 50)), p95: round(percentile(sorted, 95)), p99: round(percentile(sorted, 99)), failures };
 }
 
 export interface BareServerTables {

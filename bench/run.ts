@@ -11,6 +11,7 @@
  *   npm run bench -- list-pages --invoices 60
  *   npm run bench -- goals --seconds 4 --deposits 60 --due 100 --samples 100
  *   npm run bench -- runtime-profile --concurrency 10 --seconds 10 --top 12
+ *   npm run bench -- providers --payments 40 --events 200 --concurrency 10
  */
 
 // Set before the SDK loads: it warns that Node 20 support ends, which says nothing about a benchmark.
@@ -56,6 +57,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'list-pages': async () => {
     const { listPagesBenchmark, DESCRIPTION } = await import('./list-pages.js');
     return { description: DESCRIPTION, run: listPagesBenchmark };
+  },
+  providers: async () => {
+    const { providersBenchmark, DESCRIPTION } = await import('./providers.js');
+    return { description: DESCRIPTION, run: providersBenchmark };
   },
 };
 

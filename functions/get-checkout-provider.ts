@@ -1,25 +1,16 @@
 import { returnUrlOf } from '../shared/domain/checkout.js';
-import type { Checkout } from '../shared/domain/checkout-service.js';
-import { isConfirmedByUtr } from '../shared/domain/deposit-confirmation.js';
-import { config } from '../shared/config.js';
-import { isInrChannel, type CheckoutPage } from '../shared/checkout-page.js';
+import { withQuery } from '../shared/http/urls.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
-import { checkoutPage, checkoutService, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
+import { checkoutPage, checkoutServiceWith, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
+import { providerRegistryOfStage, providerRequests } from './commons/providers.js';
 
-/** Demo and local simulate the local payment provider; production has no provider page of its own to show. */
-const simulatedProvider = config().stage === 'demo';
-
-async function providerPage({ invoice }: Checkout, channel: string | undefined): Promise<CheckoutPage> {
-  if (!simulatedProvider) return { kind: 'instructions' };
-  if (!isConfirmedByUtr(invoice)) return { kind: 'simulated-provider' };
-  if (await checkoutService.hasSubmittedUtr(invoice.id)) return { kind: 'waiting' };
-  return isInrChannel(channel) ? { kind: 'utr', channel, value: '' } : { kind: 'inr-channels' };
-}
+const checkoutService = checkoutServiceWith({ routes: providerRegistryOfStage.routes, requests: providerRequests });
 
 /**
- * The local payment system a fiat customer is sent to, and where the customer comes back from it:
- * a completed payment returns to the merchant.
+ * The local payment system a fiat customer is sent to (decisions 18): the provider's own page, or
+ * its instructions and the UTR form; where the customer comes back from it; and a provider that
+ * does not answer, which the customer may try again.
  */
 export const handler = httpHandler(routeByName('get-checkout-provider'), {}, async (request) => {
   const invoiceId = request.pathParameters.invoiceId ?? '';
@@ -37,7 +28,22 @@ export const handler = httpHandler(routeByName('get-checkout-provider'), {}, asy
     }
     case 'closed':
       return checkoutPage(checkout, step, language);
-    case 'payment':
-      return checkoutPage(checkout, await providerPage(checkout, request.queryParameters.channel), language);
+    case 'payment': {
+      const { provider, from } = request.queryParameters;
+      const payment = await checkoutService.paymentStep(checkout, { chosen: provider, returned: from === 'provider' });
+      switch (payment.kind) {
+        case 'redirect': {
+          // A language the customer chose in the URL goes along: a provider's page may speak it too.
+          const url = language.explicit ? withQuery(payment.url, { lang: language.language }) : payment.url;
+          // Straight there when the merchant sent the customer so (merchant-api.md 4); after the
+          // checkout's own form, by a page that goes on by itself (see the `handoff` page).
+          return invoice.directOpen ? seeOther(url) : checkoutPage(checkout, { kind: 'handoff', url }, language);
+        }
+        case 'instructions':
+          return checkoutPage(checkout, { kind: 'instructions', instructions: payment.instructions, value: '' }, language);
+        default:
+          return checkoutPage(checkout, payment, language);
+      }
+    }
   }
 });

@@ -1,13 +1,12 @@
 import { config } from '../shared/config.js';
 import { renderDocsPage } from '../shared/docs-page.js';
-import { stageFiatLimits } from '../shared/domain/fiat-limits.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { buildOpenApiDocument } from '../shared/openapi.js';
 import { routeByName } from '../shared/routes.js';
 
-const { publicBaseUrl, stage, fiatLimits } = config();
-// The limits of this environment, as its invoices apply them (demo: INR from 500, no intent).
-const page = renderDocsPage(buildOpenApiDocument(publicBaseUrl, stage), stageFiatLimits(stage, fiatLimits));
+const { publicBaseUrl, stage, providers } = config();
+// The limits of this environment's providers, as its invoices apply them (the demo provider: INR from 500, no intent).
+const page = renderDocsPage(buildOpenApiDocument(publicBaseUrl, stage), providers);
 
 export const handler = httpHandler(routeByName('get-docs'), {}, async () => ({
   raw: page,

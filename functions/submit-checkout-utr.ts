@@ -1,7 +1,7 @@
 import * as z from 'zod';
+import type { UtrProblem } from '../shared/checkout-page.js';
 import { depositConfirmationRequestSchema, isConfirmedByUtr } from '../shared/domain/deposit-confirmation.js';
 import { ApiError } from '../shared/errors.js';
-import { INR_CHANNELS, isInrChannel, type UtrProblem } from '../shared/checkout-page.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
 import { checkoutPage, checkoutService, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
@@ -11,8 +11,9 @@ import { receiptStore } from './commons/receipts.js';
 const fiatService = fiatServiceWith(receiptStore);
 
 /**
- * The demo provider's transaction-information form (merchant-api.md 10): the customer's UTR goes
- * through the same confirmation as the merchant's host-to-host call, for the invoice's merchant.
+ * The transaction-information form of a P2P payment (merchant-api.md 10): the customer's UTR goes
+ * through the same confirmation as the merchant's host-to-host call, for the invoice's merchant,
+ * and on to the invoice's provider.
  */
 export const handler = httpHandler(
   routeByName('submit-checkout-utr'),
@@ -25,11 +26,11 @@ export const handler = httpHandler(
     if (!checkout) return notFoundPage(invoiceId, language);
     const { invoice } = checkout;
     const providerUrl = urlOf('get-checkout-provider', invoice.id, language);
-    if (checkout.step.kind !== 'payment' || !isConfirmedByUtr(invoice)) return seeOther(providerUrl);
+    const instructions = invoice.providerPayment?.instructions;
+    if (checkout.step.kind !== 'payment' || !isConfirmedByUtr(invoice) || !instructions) return seeOther(providerUrl);
 
     const utr = body.utr ?? '';
-    const retry = (problem: UtrProblem) =>
-      checkoutPage(checkout, { kind: 'utr', channel: isInrChannel(body.channel) ? body.channel : INR_CHANNELS[0], value: utr, problem }, language);
+    const retry = (problem: UtrProblem) => checkoutPage(checkout, { kind: 'instructions', instructions, value: utr, problem }, language);
     // The invoice is the checkout's own: only the UTR can fail the request's rules.
     const confirmation = depositConfirmationRequestSchema.safeParse({ invoiceId: invoice.id, utr });
     if (!confirmation.success) return retry('invalid');
@@ -38,7 +39,7 @@ export const handler = httpHandler(
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       if (error.code === 'db_unique_violation') return retry('used');
-      // Paid, canceled or another UTR under review meanwhile: the provider page shows which.
+      // Paid, canceled, another UTR under review or the provider away meanwhile: the provider page shows which.
     }
     return seeOther(providerUrl);
   },

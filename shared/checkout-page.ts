@@ -16,13 +16,9 @@ import { isFrameAncestorSource } from './domain/merchants.js';
 import { Decimal } from './domain/money.js';
 import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './domain/networks.js';
 import { paymentUri } from './domain/payment-uri.js';
+import type { PaymentInstructions } from './providers/protocol.js';
 import { html, raw, type Html } from './http/html.js';
 import { routeByName, type HttpRouteName, type Stage } from './routes.js';
-
-/** How the demo provider lets an INR customer pay before entering the UTR (merchant-api.md 10). */
-export const INR_CHANNELS = ['upi', 'imps'] as const;
-export type InrChannel = (typeof INR_CHANNELS)[number];
-export const isInrChannel = (value: unknown): value is InrChannel => (INR_CHANNELS as readonly unknown[]).includes(value);
 
 /** Why the UTR form was sent back: the API's format rule, or a UTR another payment used. */
 export type UtrProblem = 'invalid' | 'used';
@@ -33,16 +29,20 @@ export type CheckoutPage =
   | { kind: 'details'; fields: readonly DirectOpenField[]; values: Record<string, string>; problems: DetailProblem[] }
   | { kind: 'completed' }
   | { kind: 'closed'; reason: CancelReason }
-  /** The demo provider, INR: the customer picks how to pay. */
-  | { kind: 'inr-channels' }
-  /** The demo provider, INR: the transaction-information form. */
-  | { kind: 'utr'; channel: InrChannel; value: string; problem?: UtrProblem }
-  /** The demo provider, other methods: the outcome is the customer's to choose. */
-  | { kind: 'simulated-provider' }
-  /** Production: the payment is with the local provider, whose integration tells the outcome. */
-  | { kind: 'instructions' }
-  /** The payment was handed to the provider; its decision is awaited. */
-  | { kind: 'waiting' };
+  /** INR: the customer picks the provider among those that can serve the invoice (decisions 18). */
+  | { kind: 'providers'; providers: ReadonlyArray<{ id: string; name: string }> }
+  /** P2P: the provider's instructions, then the transaction-information form. */
+  | { kind: 'instructions'; instructions: PaymentInstructions; value: string; problem?: UtrProblem }
+  /** The provider did not answer: nothing happened, and the customer may try again. */
+  | { kind: 'unavailable' }
+  /** The payment is with the provider; its decision is awaited. `continueUrl`: the provider's page, for a customer who came back unpaid. */
+  | { kind: 'waiting'; continueUrl?: string }
+  /**
+   * On to the provider's page by a refresh rather than a redirect: a customer who got here from
+   * the checkout's form would otherwise be held by the form's policy (form-action), which admits
+   * no redirect to an origin it does not name.
+   */
+  | { kind: 'handoff'; url: string };
 
 /** Where and for whom a page is rendered. */
 export interface PageContext {
@@ -99,6 +99,10 @@ a:focus-visible,button:focus-visible,input:focus-visible{outline:3px solid #9db8
 .secondary{background:#fff;color:#2f5d9e}
 .copy{display:inline-block;width:auto;margin-top:8px;padding:6px 14px;font-size:14px}
 .choices{list-style:none;margin:0;padding:0}
+.instructions{display:grid;grid-template-columns:max-content 1fr;gap:4px 12px;margin:12px 0}
+.instructions dt{color:#5b6578}
+.instructions dd{margin:0;overflow-wrap:anywhere}
+.instructions .copy{margin:0 0 0 4px;padding:2px 10px}
 label{display:block;font-weight:600;margin:16px 0 4px}
 input{display:block;width:100%;padding:10px 12px;font:inherit;border:1px solid #b8c0cc;border-radius:8px;background:#fff;color:inherit}
 input[aria-invalid=true]{border-color:#b3261e}
@@ -271,6 +275,8 @@ interface Document {
   status: number;
   title: string;
   main: Html;
+  /** Where the page goes on to by itself, at once. */
+  refreshTo?: string;
   /** The same page in another language. */
   pageUrlIn: (language: Language) => string;
   policy: EmbeddingPolicy;
@@ -282,7 +288,7 @@ function htmlDocument(t: Translator, stage: Stage, document: Document): Rendered
   const demo = stage === 'demo' ? html`<p class="demo">${t.html('demo.notice')}</p>` : '';
   const page = html`<!doctype html>
 <html lang="${t.language}" dir="${t.dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${document.title}</title><link rel="icon" href="data:,"><style nonce="${nonce}">${raw(STYLE)}</style></head>
+<title>${document.title}</title>${document.refreshTo === undefined ? '' : html`<meta http-equiv="refresh" content="0; url=${document.refreshTo}">`}<link rel="icon" href="data:,"><style nonce="${nonce}">${raw(STYLE)}</style></head>
 <body><main>${languageSwitcher(t, document.pageUrlIn)}${demo}${document.main}</main><script nonce="${nonce}">${raw(SCRIPT)}</script></body></html>`;
   return {
     status: document.status,
@@ -374,53 +380,71 @@ ${inputs}
 
 const methodName = (t: Translator, invoice: Invoice): string => t.text(`method.${invoice.paymentMethod as FiatMethod}`);
 
-const demoProviderNotice = (t: Translator): Html => html`<p class="muted">${t.html('provider.demo')}</p>`;
-
 function payerLine(t: Translator, invoice: Invoice): Html {
   const name = payerName(invoice);
   return name === '' ? html`` : html`<p>${t.html('provider.payer', { name: html`<strong><bdi>${name}</bdi></strong>` })}</p>`;
 }
 
-function inrChannelsSection(t: Translator, invoice: Invoice, channelUrl: (channel: InrChannel) => string): Html {
-  const choices = INR_CHANNELS.map((channel) => html`<li><a class="button secondary" href="${channelUrl(channel)}">${t.html(`channel.${channel}`)}</a></li>`);
+function providersSection(t: Translator, invoice: Invoice, page: Extract<CheckoutPage, { kind: 'providers' }>, providerUrl: (id: string) => string): Html {
+  const choices = page.providers.map(({ id, name }) => html`<li><a class="button secondary" href="${providerUrl(id)}">${name}</a></li>`);
   return html`<h1>${t.html('provider.choose')}</h1>
-${demoProviderNotice(t)}
 ${payerLine(t, invoice)}
+<p>${t.html('provider.chooseIntro', { amount: shownAmount(t, invoice.paymentAmount, invoice.paymentCurrency) })}</p>
 <ul class="choices">${choices}</ul>`;
 }
 
-function utrSection(t: Translator, invoice: Invoice, page: Extract<CheckoutPage, { kind: 'utr' }>, action: string, providerUrl: string): Html {
+/** The UPI deep link of an `intent` payment (NPCI's `upi://pay`), which UPI apps and their QR scanners open. */
+export function upiPaymentUri(instructions: PaymentInstructions): string | undefined {
+  if (!instructions.upiId) return undefined;
+  const params = new URLSearchParams({ pa: instructions.upiId, pn: instructions.payee, am: instructions.amount, cu: instructions.currency, tn: instructions.reference });
+  return `upi://pay?${params.toString().replace(/\+/g, '%20')}`;
+}
+
+async function instructionsSection(t: Translator, invoice: Invoice, page: Extract<CheckoutPage, { kind: 'instructions' }>, action: string): Promise<Html> {
+  const { instructions } = page;
+  const rows: Array<[MessageKey, string | null | undefined]> = [
+    ['instructions.payee', instructions.payee],
+    ['instructions.upiId', instructions.upiId],
+    ['instructions.accountNumber', instructions.accountNumber],
+    ['instructions.bankName', instructions.bankName],
+    ['instructions.amount', t.amount(instructions.amount, instructions.currency)],
+    ['instructions.reference', instructions.reference],
+  ];
+  const copyable: ReadonlySet<MessageKey> = new Set(['instructions.upiId', 'instructions.accountNumber', 'instructions.reference']);
+  const details = rows.flatMap(([label, value]) =>
+    value ? [html`<dt>${t.html(label)}</dt><dd><bdi>${value}</bdi>${copyable.has(label) ? html` ${copyButton(t, value, 'instructions.copy')}` : ''}</dd>`] : [],
+  );
+  const upi = invoice.paymentMethod === 'intent' ? upiPaymentUri(instructions) : undefined;
+  const upiBlock = upi
+    ? html`<img class="qr" src="${await qrCodeDataUri(upi)}" width="200" height="200" alt="${t.text('instructions.qrUpi', { amount: t.amount(instructions.amount, instructions.currency) })}">
+<a class="button secondary" href="${upi}">${t.html('instructions.openUpi')}</a>`
+    : '';
   const invalid = page.problem === undefined ? '' : html` aria-invalid="true" aria-describedby="utr-error"`;
-  return html`<h1>${t.html('utr.title')}</h1>
-${demoProviderNotice(t)}
-<p>${t.html('utr.intro', { amount: shownAmount(t, invoice.paymentAmount, invoice.paymentCurrency), channel: t.text(`channel.${page.channel}`) })}</p>
+  return html`<h1>${t.html('instructions.title')}</h1>
+${payerLine(t, invoice)}
+<p>${t.html('instructions.intro', { amount: shownAmount(t, instructions.amount, instructions.currency), method: methodName(t, invoice) })}</p>
+<dl class="instructions">${details}</dl>
+${upiBlock}
+<h2>${t.html('utr.title')}</h2>
+<p>${t.html('utr.intro')}</p>
 <form method="post" action="${action}">
-<input type="hidden" name="channel" value="${page.channel}">
 <label for="utr">${t.html('utr.label')}</label>
 <input id="utr" name="utr" pattern="[A-Za-z0-9]{12,22}" minlength="12" maxlength="22" autocomplete="off" autocapitalize="characters" spellcheck="false" dir="ltr" required value="${page.value}"${invalid}>
 ${page.problem === undefined ? '' : html`<p class="error" id="utr-error">${t.html(`utr.${page.problem}`)}</p>`}
 <button type="submit">${t.html('utr.submit')}</button>
-</form>
-<a class="button secondary" href="${providerUrl}">${t.html('utr.otherProvider')}</a>`;
-}
-
-function simulatedProviderSection(t: Translator, invoice: Invoice, action: string): Html {
-  return html`<h1>${methodName(t, invoice)}</h1>
-${demoProviderNotice(t)}
-${payerLine(t, invoice)}
-<p>${t.html('simulated.intro', { amount: shownAmount(t, invoice.paymentAmount, invoice.paymentCurrency) })}</p>
-<form method="post" action="${action}">
-<button type="submit" name="outcome" value="confirmed">${t.html('simulated.success')}</button>
-<button type="submit" name="outcome" value="failed" class="secondary">${t.html('simulated.failure')}</button>
 </form>`;
 }
 
-const instructionsSection = (t: Translator, invoice: Invoice): Html => html`<h1>${t.html('instructions.title')}</h1>
-<p>${t.html('instructions.intro', { method: methodName(t, invoice), amount: shownAmount(t, invoice.paymentAmount, invoice.paymentCurrency) })}</p>
-<div class="pending"><span class="spinner"></span><span>${t.html('instructions.waiting')}</span></div>`;
+const unavailableSection = (t: Translator, retryUrl: string): Html => html`<h1>${t.html('unavailable.title')}</h1>
+<p>${t.html('unavailable.body')}</p>
+<a class="button" href="${retryUrl}">${t.html('unavailable.retry')}</a>`;
 
-const waitingSection = (t: Translator): Html => html`<h1>${t.html('waiting.title')}</h1>
-<div class="pending"><span class="spinner"></span><span>${t.html('waiting.body')}</span></div>`;
+const handoffSection = (t: Translator, url: string): Html => html`<h1>${t.html('handoff.title')}</h1>
+<a class="button" href="${url}">${t.html('handoff.continue')}</a>`;
+
+const waitingSection = (t: Translator, continueUrl: string | undefined): Html => html`<h1>${t.html('waiting.title')}</h1>
+<div class="pending"><span class="spinner"></span><span>${t.html('waiting.body')}</span></div>
+${continueUrl === undefined ? '' : html`<a class="button secondary" href="${continueUrl}">${t.html('waiting.continue')}</a>`}`;
 
 /** Every end state's way out: back to the shop when there is a way, else leave. */
 function wayBack(t: Translator, returnUrl: string | null, merchantName: string): Html {
@@ -474,7 +498,7 @@ ${
 }
 
 /** Pages where the customer may still pay show the time left; the others have nothing to time. */
-const COUNTDOWN_PAGES: ReadonlySet<CheckoutPage['kind']> = new Set(['crypto', 'details', 'inr-channels', 'utr', 'simulated-provider', 'instructions']);
+const COUNTDOWN_PAGES: ReadonlySet<CheckoutPage['kind']> = new Set(['crypto', 'details', 'providers', 'instructions', 'unavailable']);
 
 /** The GET address of what a page shows, for reopening it in another language (a form's answer included). */
 function pageAddress(page: CheckoutPage): { route: HttpRouteName; query: Record<string, string> } {
@@ -484,8 +508,6 @@ function pageAddress(page: CheckoutPage): { route: HttpRouteName; query: Record<
     case 'completed':
     case 'closed':
       return { route: 'get-checkout', query: {} };
-    case 'utr':
-      return { route: 'get-checkout-provider', query: { channel: page.channel } };
     default:
       return { route: 'get-checkout-provider', query: {} };
   }
@@ -502,16 +524,16 @@ export async function renderCheckoutPage(checkout: Checkout, page: CheckoutPage,
         return cryptoSection(t, invoice, merchant.name, context.chains);
       case 'details':
         return detailsSection(t, invoice, merchant.name, page, url('submit-checkout-details'));
-      case 'inr-channels':
-        return inrChannelsSection(t, invoice, (channel) => url('get-checkout-provider', { channel }));
-      case 'utr':
-        return utrSection(t, invoice, page, url('submit-checkout-utr'), url('get-checkout-provider'));
-      case 'simulated-provider':
-        return simulatedProviderSection(t, invoice, url('simulate-checkout-payment'));
+      case 'providers':
+        return providersSection(t, invoice, page, (provider) => url('get-checkout-provider', { provider }));
       case 'instructions':
-        return instructionsSection(t, invoice);
+        return instructionsSection(t, invoice, page, url('submit-checkout-utr'));
+      case 'unavailable':
+        return unavailableSection(t, url('get-checkout-provider'));
       case 'waiting':
-        return waitingSection(t);
+        return waitingSection(t, page.continueUrl);
+      case 'handoff':
+        return handoffSection(t, page.url);
       case 'completed':
         return completedSection(t, invoice, merchant.name, returnUrl);
       case 'closed':
@@ -524,12 +546,13 @@ export async function renderCheckoutPage(checkout: Checkout, page: CheckoutPage,
     page.kind === 'completed'
       ? html``
       : html` data-status-url="${url('get-checkout-status')}" data-status="${invoice.status}" data-paid="${paymentProgress(invoice).paid}"`;
-  const hasProblems = (page.kind === 'details' && page.problems.length > 0) || (page.kind === 'utr' && page.problem !== undefined);
+  const hasProblems = (page.kind === 'details' && page.problems.length > 0) || (page.kind === 'instructions' && page.problem !== undefined);
   const address = pageAddress(page);
   return htmlDocument(t, context.stage, {
-    status: hasProblems ? 422 : 200,
+    status: hasProblems ? 422 : page.kind === 'unavailable' ? 503 : 200,
     title: t.text('page.title', { merchant: merchant.name }),
     main: html`${summary(t, invoice, merchant.name, secondsLeft)}<section class="card"${watch}>${content}</section>`,
+    refreshTo: page.kind === 'handoff' ? page.url : undefined,
     pageUrlIn: (language) => checkoutUrl({ ...context, language: { language, explicit: true } }, address.route, invoice.id, address.query),
     // A form's answer may redirect the customer on to the merchant (a payment that completes).
     policy: { frameAncestors: merchant.frameAncestors, formTargets: returnUrl === null ? [] : [new URL(returnUrl).origin] },

@@ -3,18 +3,10 @@
  * value fails the cold start, never a request.
  */
 import * as z from 'zod';
-import {
-  FIAT_METHODS,
-  FIAT_METHOD_LIMITS,
-  LOCAL_FIAT_CURRENCIES,
-  PRICED_CURRENCIES,
-  decimalsOf,
-  type AmountLimit,
-  type CryptoAssetCode,
-  type FiatMethod,
-  type LocalFiatCurrency,
-  type PricedCurrency,
-} from './domain/currencies.js';
+import { FIAT_METHODS, LOCAL_FIAT_CURRENCIES, PRICED_CURRENCIES, decimalsOf, type CryptoAssetCode, type PricedCurrency } from './domain/currencies.js';
+import { Decimal } from './domain/money.js';
+import { RECONCILIATION_POLICY, type ReconciliationPolicy } from './domain/provider-settlement.js';
+import { CURRENCY_METHODS, isProviderSecret, type ProviderRoute } from './domain/providers.js';
 import { isTickerPair, type RatePair } from './domain/rates.js';
 import { EVM_NETWORKS, defaultEvmChains, type EvmChain, type EvmNetwork, type TokenContract } from './domain/networks.js';
 import type { AddressFamily, WalletXpubs } from './domain/wallets.js';
@@ -36,11 +28,32 @@ const json = z.string().transform((text, ctx) => {
 });
 
 const decimalText = z.string().regex(/^\d+(\.\d+)?$/);
-const limitSchema = z.strictObject({ min: decimalText, max: decimalText.optional(), step: decimalText.optional() });
 
-/** Per-deployment overrides of the fiat limits, e.g. `{"AZN":{"p2p":{"min":"10","max":"5000"}}}`. */
-const fiatLimitsSchema = json
-  .pipe(z.partialRecord(z.enum(LOCAL_FIAT_CURRENCIES), z.partialRecord(z.enum(FIAT_METHODS), limitSchema)))
+const providerMethodSchema = z
+  .strictObject({ currency: z.enum(LOCAL_FIAT_CURRENCIES), method: z.enum(FIAT_METHODS), min: decimalText, max: decimalText, step: decimalText.optional() })
+  .refine((m) => CURRENCY_METHODS[m.currency].includes(m.method), { message: 'is not a method of its currency (decisions 4)', path: ['method'] })
+  .refine((m) => new Decimal(m.min).lessThanOrEqualTo(m.max), { message: 'must not be above max', path: ['min'] });
+
+/**
+ * A payment provider of the stage (decisions 18): where it is, how it signs, which methods it
+ * serves. Its secret is given here on one machine; in AWS only the ARN of the Secrets Manager
+ * secret that holds it (the secret itself is never in an environment variable).
+ */
+const providerSchema = z
+  .strictObject({
+    id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'must be 1 to 32 lowercase letters, digits or dashes'),
+    name: z.string().min(1).max(64).optional(),
+    url: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, '')),
+    secret: z.string().refine(isProviderSecret, 'must be the base64 of at least 24 bytes, with or without whsec_ in front').optional(),
+    secretArn: z.string().regex(/^arn:aws[\w-]*:secretsmanager:/, 'must be a Secrets Manager ARN').optional(),
+    priority: z.int().min(0).max(1000),
+    methods: z.array(providerMethodSchema).min(1),
+  })
+  .refine((p) => (p.secret === undefined) !== (p.secretArn === undefined), { message: 'needs exactly one of secret and secretArn', path: ['secret'] });
+
+/** `GATEWAY_PROVIDERS`: the stage's providers, ids unique. */
+const providersSchema = json
+  .pipe(z.array(providerSchema).refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'provider ids must be unique'))
   .optional();
 
 const tickerSymbol = z.string().regex(/^[A-Z0-9]{2,30}$/, 'must be a ticker symbol such as BTCUSDT');
@@ -87,7 +100,9 @@ const envSchema = z.object({
   /** Origin the hosted checkout is served from; invoice links are `{PUBLIC_BASE_URL}/checkout/{id}`. */
   PUBLIC_BASE_URL: z.url().transform((url) => url.replace(/\/+$/, '')),
   GATEWAY_INVOICE_LIFETIME_S: positiveNumber(900),
-  GATEWAY_FIAT_LIMITS: fiatLimitsSchema,
+  GATEWAY_PROVIDERS: providersSchema,
+  /** How long a provider's decision is awaited before the reconciliation asks for it (decisions 18: 10 minutes; tests shorten it). */
+  GATEWAY_RECONCILE_AFTER_S: positiveNumber(RECONCILIATION_POLICY.askAfterSeconds),
   /** Multiplies the callback retry schedule and its 72-hour window (tests run it in seconds). */
   GATEWAY_RETRY_SCALE: positiveNumber(1),
   /** How long a rotated callback secret keeps signing beside the new one (tests shorten it). */
@@ -97,12 +112,8 @@ const envSchema = z.object({
    * which only the local runtime sets, so that a merchant's receiver on the same machine is reached.
    */
   GATEWAY_CALLBACK_TARGETS: z.enum(CALLBACK_TARGETS).default('public'),
-  /** How long the simulated fiat provider takes to decide (demo and local). */
-  GATEWAY_PROVIDER_DELAY_S: z.coerce.number().min(0).default(2),
   CALLBACK_QUEUE_URL: z.url(),
   CALLBACK_DLQ_URL: z.url(),
-  /** The simulated provider's decision queue (demo). */
-  FIAT_DECISION_QUEUE_URL: z.url().optional(),
   /** The vault's master key: a KMS key in AWS, a key file on one machine. */
   VAULT_KMS_KEY_ID: z.string().min(1).optional(),
   GATEWAY_KEY_FILE: z.string().min(1).optional(),
@@ -157,6 +168,13 @@ export function parseRatesConfig(env: Record<string, string | undefined>): Rates
   return ratesConfig(result.data);
 }
 
+/** `GATEWAY_PROVIDERS` as the functions read it: for the stack to check what it hands them. */
+export function parseProviders(text: string): z.output<typeof providersSchema> {
+  const result = providersSchema.safeParse(text);
+  if (!result.success) throw invalidEnvironment(result.error.issues.map((issue) => ({ ...issue, path: ['GATEWAY_PROVIDERS', ...issue.path] })));
+  return result.data;
+}
+
 /** The stage's EVM networks with this deployment's RPC URLs, tokens and confirmations laid over. */
 function evmChains(stage: Stage, e: Record<string, unknown>): Record<EvmNetwork, EvmChain> {
   const chains = defaultEvmChains(stage);
@@ -206,18 +224,26 @@ function receiptsConfig(e: { RECEIPTS_BUCKET?: string; GATEWAY_RECEIPTS_DIR?: st
   return undefined;
 }
 
+/** Where a provider's secret is read from: the configuration itself (one machine) or Secrets Manager (AWS), once per container. */
+export type ProviderSecretSource = { kind: 'inline'; value: string } | { kind: 'secretsManager'; arn: string };
+
+export interface ProviderConfig extends ProviderRoute {
+  url: string;
+  secret: ProviderSecretSource;
+}
+
 export interface Config {
   stage: (typeof STAGES)[number];
   publicBaseUrl: string;
   invoiceLifetimeSeconds: number;
-  fiatLimits: Record<LocalFiatCurrency, Partial<Record<FiatMethod, AmountLimit>>>;
+  /** The stage's payment providers; none where no local-fiat method is offered. */
+  providers: ProviderConfig[];
+  reconciliationPolicy: ReconciliationPolicy;
   retryScale: number;
   /** Seconds a rotated callback secret keeps signing beside its successor. */
   secretOverlapSeconds: number;
   /** Where callbacks may go: https only in production, public addresses only in every deployed stage. */
   callbackGuard: DeliveryGuard;
-  providerDelaySeconds: number;
-  fiatDecisionQueueUrl?: string;
   /** The master key of sealed secrets (card numbers, callback secrets); the functions that seal or open them require it. */
   vaultKeys?: VaultKeyConfig;
   /** Where receipts are stored; the functions that take them require it. */
@@ -244,16 +270,24 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     stage: e.STAGE,
     publicBaseUrl: e.PUBLIC_BASE_URL,
     invoiceLifetimeSeconds: e.GATEWAY_INVOICE_LIFETIME_S,
-    fiatLimits: Object.fromEntries(
-      LOCAL_FIAT_CURRENCIES.map((currency) => [currency, { ...FIAT_METHOD_LIMITS[currency], ...e.GATEWAY_FIAT_LIMITS?.[currency] }]),
-    ) as Config['fiatLimits'],
+    providers: (e.GATEWAY_PROVIDERS ?? []).map(({ id, name, url, secret, secretArn, priority, methods }) => ({
+      id,
+      name: name ?? id,
+      url,
+      priority,
+      methods,
+      secret: secret !== undefined ? { kind: 'inline', value: secret } : { kind: 'secretsManager', arn: secretArn! },
+    })),
+    reconciliationPolicy: {
+      ...RECONCILIATION_POLICY,
+      askAfterSeconds: e.GATEWAY_RECONCILE_AFTER_S,
+      resendAfterSeconds: Math.min(RECONCILIATION_POLICY.resendAfterSeconds, e.GATEWAY_RECONCILE_AFTER_S),
+    },
     retryScale: e.GATEWAY_RETRY_SCALE,
     secretOverlapSeconds: e.GATEWAY_SECRET_OVERLAP_S,
     callbackGuard: { httpsOnly: e.STAGE === 'prod', targets: e.GATEWAY_CALLBACK_TARGETS },
-    fiatDecisionQueueUrl: e.FIAT_DECISION_QUEUE_URL,
     vaultKeys: vaultKeyConfig(e),
     receipts: receiptsConfig(e),
-    providerDelaySeconds: e.GATEWAY_PROVIDER_DELAY_S,
     callbackQueueUrl: e.CALLBACK_QUEUE_URL,
     callbackDlqUrl: e.CALLBACK_DLQ_URL,
     walletKeys: walletKeysConfig(e),

@@ -3,7 +3,8 @@
  * external styles) rendered from the OpenAPI document and the limit tables of the environment that
  * serves it. It reads from 320 px wide: wide tables scroll inside their own box.
  */
-import { CRYPTO_ASSETS, type AmountLimit } from './domain/currencies.js';
+import { CRYPTO_ASSETS, LOCAL_FIAT_CURRENCIES } from './domain/currencies.js';
+import { CURRENCY_METHODS, providersServing, type ProviderRoute } from './domain/providers.js';
 import { ERROR_STATUS } from './errors.js';
 import { html, raw, type Html } from './http/html.js';
 import type { buildOpenApiDocument } from './openapi.js';
@@ -115,16 +116,19 @@ function operationSection(doc: OpenApiDocument, path: string, method: string, op
     ${errorStatuses.length ? html`<p class="note">Errors: ${errorStatuses.join(', ')}.</p>` : ''}`;
 }
 
-function limitRows(limits: Record<string, Partial<Record<string, AmountLimit>>>): Html[] {
-  return Object.entries(limits).flatMap(([currency, methods]) =>
-    Object.entries(methods).map(
-      ([method, limit]) => html`<tr><td>${currency}</td><td><code>${method}</code></td><td>${limit?.min}</td><td>${limit?.max ?? '—'}</td><td>${limit?.step ?? '—'}</td></tr>`,
+function limitRows(providers: readonly ProviderRoute[]): Html[] {
+  return LOCAL_FIAT_CURRENCIES.flatMap((currency) =>
+    CURRENCY_METHODS[currency].flatMap((method) =>
+      providersServing(providers, currency, method).map(
+        ({ provider, limit }) =>
+          html`<tr><td>${currency}</td><td><code>${method}</code></td><td>${limit.min}</td><td>${limit.max ?? '—'}</td><td>${limit.step ?? '—'}</td><td>${provider.name}</td></tr>`,
+      ),
     ),
   );
 }
 
-/** `fiatLimits`: the limits in force where the page is served (the stage's exceptions applied). */
-export function renderDocsPage(doc: OpenApiDocument, fiatLimits: Record<string, Partial<Record<string, AmountLimit>>>): string {
+/** `providers`: the payment providers of the environment serving the page, whose limits its invoices apply. */
+export function renderDocsPage(doc: OpenApiDocument, providers: readonly ProviderRoute[]): string {
   const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, op]) => operationSection(doc, path, method, op as Operation)),
   );
@@ -144,7 +148,7 @@ export function renderDocsPage(doc: OpenApiDocument, fiatLimits: Record<string, 
 ${operations}
 <h2 id="limits">Limits</h2>
 <p>Limits apply to the amount in the payment currency. Amounts travel as decimal strings; fiat has 2 places, crypto up to 18, rounded half-up.</p>
-${scrollingTable('Local currency limits', html`<tr><th>Currency</th><th>Method</th><th>Min</th><th>Max</th><th>Multiple of</th></tr>${limitRows(fiatLimits)}`)}
+${scrollingTable('Local currency limits', html`<tr><th>Currency</th><th>Method</th><th>Min</th><th>Max</th><th>Multiple of</th><th>Provider</th></tr>${limitRows(providers)}`)}
 ${scrollingTable('Crypto minimums', html`<tr><th>Asset</th><th>Network</th><th>Min (no max)</th></tr>${cryptoRows}`)}
 <h2 id="errors">Errors</h2>
 <p>Errors are <code>{ "success": false, "errors": [{ "code", "message", "field"? }] }</code>. A 422 item names the request field at fault.</p>

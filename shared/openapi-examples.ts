@@ -163,5 +163,17 @@ export const rotatedSecretExample: RotatedSecret = {
 };
 
 /** A shortened first line of each: the documents themselves are long. */
+export const providerEventExample = {
+  type: 'payment.confirmed',
+  reference: INVOICE_ID,
+  providerReference: 'pay_8f2k',
+  amount: '1500.00',
+  currency: 'INR',
+  utr: '412345678901',
+  senderDetails: { senderIban: '', senderAccountNumber: '123456789012', senderSortCode: '' },
+};
+
+export const providerEventReceivedExample = { received: true };
+
 export const openApiDocumentExample = { openapi: '3.0.3', info: { title: 'Payment Gateway Merchant API', version: '2' } };
 export const docsPageExample = '<!doctype html>\n<html lang="en">…</html>';

@@ -15,6 +15,7 @@ import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from '.
 import { callbackPayloadSchema, listTransactionsQuerySchema, transactionViewSchema } from './domain/transactions.js';
 import { CONFIRMATION_ACCEPTED, RECEIPT_MAX_SIZE_TEXT, depositConfirmationRequestSchema } from './domain/deposit-confirmation.js';
 import { withdrawalRequestSchema } from './domain/withdrawals.js';
+import { providerEventReceivedSchema, providerEventSchema } from './providers/protocol.js';
 import * as examples from './openapi-examples.js';
 import { PER_KEY_THROTTLE, THROTTLED_RETRY_AFTER_SECONDS } from './platform.js';
 import { HTTP_ROUTES, maxBodyBytesOf, replaysIdempotencyKey, type HttpRoute, type HttpRouteName, type Stage } from './routes.js';
@@ -47,6 +48,7 @@ const TAGS = {
   Deposits: 'Host-to-host deposit confirmation',
   Withdrawals: 'Payouts',
   Simulation: 'Demo only: moving money without a chain or a bank',
+  Providers: 'For payment providers, not merchants: their decisions on payments and payouts (the provider protocol, docs/provider-protocol.md)',
   Reference: 'This description',
 } as const;
 
@@ -260,12 +262,35 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     success: 'The reference page',
     errors: {},
   },
+  'receive-provider-event': {
+    summary: "A payment provider's decision",
+    description:
+      'Not for merchants: a payment provider tells the gateway that a payment or a payout is confirmed or failed. No API key: the ' +
+      "request carries the Standard Webhooks headers signed with the provider's secret, checked (5 minutes' tolerance) before " +
+      'anything else is read. The same `webhook-id`, or the same outcome, again is answered 200 and changes nothing. A payment ' +
+      'confirmed for another amount than the invoice asked is counted as what arrived: partial, paid or overpaid.',
+    tag: 'Providers',
+    schemaName: 'ProviderEvent',
+    request: providerEventSchema,
+    requestExample: examples.providerEventExample,
+    response: providerEventReceivedSchema,
+    responseExample: examples.providerEventReceivedExample,
+    success: 'The event is applied, or was already',
+    errors: {
+      401: 'The `webhook-signature` is missing or does not verify with the provider\'s secret, or `webhook-timestamp` is more than 5 minutes away',
+      404: 'No provider has this id, or the reference or provider reference is not one the gateway sent this provider',
+      409: 'The event contradicts what is settled: a payment confirmed and then failed, or confirmed again for another amount',
+      413: "The body is over this route's limit",
+      422: 'The body is not an event of this shape: each error item names its `field`',
+      429: 'Too many events from this address; retry later',
+      500: 'Something failed on our side; send the event again with the same `webhook-id`',
+    },
+  },
   'get-checkout': HIDDEN,
   'get-checkout-status': HIDDEN,
   'submit-checkout-details': HIDDEN,
   'get-checkout-provider': HIDDEN,
   'submit-checkout-utr': HIDDEN,
-  'simulate-checkout-payment': HIDDEN,
   'list-invoices': {
     summary: 'List invoices',
     description:
@@ -450,6 +475,7 @@ const GATEWAY_STATUSES = new Set([401, 413, 429]);
 const PATH_PARAMETERS: Record<string, { description: string; example: string }> = {
   invoiceId: { description: 'The invoice id (a UUID)', example: examples.EXAMPLE_IDS.invoiceId },
   transactionId: { description: 'The transaction id (a UUID)', example: examples.EXAMPLE_IDS.transactionId },
+  providerId: { description: "The provider's id in the gateway's configuration", example: 'psp-one' },
 };
 
 function operation(route: HttpRoute, doc: RouteDoc) {

@@ -35,6 +35,10 @@ export const BUSINESS_METRICS = {
   callbackDeliveryLatency: { name: 'CallbackDeliveryLatency', unit: 'Milliseconds' },
   /** After each fetch-rates run, the age of the oldest live price (a price never fetched leaves the run without one). */
   rateAge: { name: 'RateAge', unit: 'Seconds' },
+  /** After each reconciliation run, the provider transactions still processing after a day (decisions 18): alarmed above zero. */
+  providerOverdue: { name: 'ProviderTransactionsOverdue', unit: 'Count' },
+  /** Provider calls of a reconciliation run that failed (a provider down, an answer outside the protocol). */
+  providerFailures: { name: 'ProviderCallFailures', unit: 'Count' },
 } as const satisfies Record<string, BusinessMetricDefinition>;
 
 /** Lambda settings for functions whose route-table entry names none. */
@@ -121,6 +125,13 @@ export const PUBLIC_ROUTE_THROTTLE = {
   perAddress: { requests: 1_500, windowSeconds: 300 },
 } as const;
 
+/**
+ * Providers' events come from a few addresses, in bursts when a provider catches up (decisions
+ * 18): an address may send 6,000 in 5 minutes (20 a second) before the web ACL answers 429, and
+ * the provider sends again later with the same `webhook-id`.
+ */
+export const PROVIDER_EVENTS_THROTTLE = { perAddress: { requests: 6_000, windowSeconds: 300 } } as const;
+
 /** Messages of the errors the gateway itself (not a function) answers with. */
 export const GATEWAY_MESSAGES = {
   routeNotFound: 'Route not found',
@@ -199,16 +210,6 @@ export const QUEUES = {
     // A safety net for messages that crash the sender: above the ~28 receives of the 72-hour
     // retry schedule, after which the sender parks a message itself.
     maxReceiveCount: 40,
-  },
-  /** The demo provider's decisions on UTRs, each delayed by GATEWAY_PROVIDER_DELAY_S. */
-  fiatDecisions: {
-    name: 'fiat-decisions',
-    urlVariable: 'FIAT_DECISION_QUEUE_URL',
-    deadLetterUrlVariable: 'FIAT_DECISION_DLQ_URL',
-    stages: ['demo'],
-    // decide-fiat-payments: 6 x 10 s + 1 s batching window, rounded up.
-    visibilityTimeoutSeconds: 70,
-    maxReceiveCount: 5,
   },
 } as const satisfies Record<string, QueueDefinition>;
 

@@ -56,9 +56,22 @@ interface FunctionDefinition {
   sealsCallbackSecrets?: boolean;
   /** Whether the function derives or looks up deposit addresses: it reads the wallets' extended public keys. */
   readsWalletKeys?: boolean;
+  /** Whether the function talks to payment providers (decisions 18): it reads their secrets from the secret store. */
+  usesProviders?: boolean;
+  /** Whether the function shows the providers' methods and limits, without talking to them (the docs page). */
+  describesProviders?: boolean;
+  /**
+   * Whether the function sends a provider again what it never took (the reconciliation): it opens
+   * sealed card numbers and reads receipts, and nothing else of the vault.
+   */
+  resendsProviderRequests?: boolean;
   timeoutSeconds?: number;
   memoryMb?: number;
 }
+
+/** Whether the function reads the stage's providers (`GATEWAY_PROVIDERS`): to route payments and talk to them, or to describe their limits. */
+export const readsProviders = (definition: GatewayFunction): boolean =>
+  Boolean(definition.usesProviders || definition.describesProviders);
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
@@ -78,6 +91,8 @@ export interface HttpRoute extends FunctionDefinition {
   answersSecret?: boolean;
   /** Deprecated (merchant-api.md): every answer of its function carries `Deprecation: true`. */
   deprecated?: boolean;
+  /** Called by payment providers, not merchants or customers: it has a rate rule of its own in the web ACL. */
+  calledByProviders?: boolean;
 }
 
 /** POSTs with a key answer a repeated `Idempotency-Key` with their first response (decisions 5), unless that holds a secret. */
@@ -136,9 +151,11 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: BOTH,
     // An order's invoice and its claim are written together; a repeated order reads them back.
-    // Amounts in another currency than the invoice's are converted at the live prices.
+    // Amounts in another currency than the invoice's are converted at the live prices. A
+    // direct-open fiat invoice gets its payment at the provider at once, kept on the invoice.
+    usesProviders: true,
     tables: {
-      invoices: ['GetItem', 'PutItem'],
+      invoices: ['GetItem', 'PutItem', 'UpdateItem'],
       uniques: ['GetItem', 'PutItem'],
       idempotency: IDEMPOTENCY_RECORDS,
       wallets: ['GetItem', 'PutItem', 'UpdateItem'],
@@ -207,11 +224,14 @@ export const FUNCTIONS = [
     stages: BOTH,
     // A receipt of RECEIPT_MAX_BYTES (2 MiB) is 2.67 MiB of base64; the rest is room for the other fields.
     maxBodyBytes: 2.75 * 1024 * 1024,
-    // The deposit's transaction is conditional on the invoice's state, which it does not change.
-    // The deposit is written with its claims and the invoice's new transaction id, in one transaction.
-    tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem'], uniques: ['GetItem', 'PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
-    sendsTo: ['fiatDecisions'],
+    // The deposit is written with its claims and the invoice's new transaction id, in one
+    // transaction; the invoice gets its payment at the provider first when it has none, and the
+    // deposit records when the provider took the UTR.
+    tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem', 'UpdateItem'], uniques: ['GetItem', 'PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
+    usesProviders: true,
     usesVault: true,
+    // A payment made at the provider, then the UTR sent to it: PROVIDER_TIMEOUT_MS each at most.
+    timeoutSeconds: 25,
   },
   {
     kind: 'http',
@@ -222,9 +242,12 @@ export const FUNCTIONS = [
     stages: BOTH,
     deprecated: true,
     opensCallbackSecrets: true,
-    // A withdrawal is valued in USD and EUR at the current rates.
-    tables: { transactions: ['PutItem'], uniques: ['PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS, rates: LIVE_PRICES },
+    // A withdrawal is valued in USD and EUR at the current rates; it records the provider's reference of its payout.
+    tables: { transactions: ['PutItem', 'UpdateItem'], uniques: ['PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS, rates: LIVE_PRICES },
+    usesProviders: true,
     usesVault: true,
+    // The payout sent to the provider: PROVIDER_TIMEOUT_MS at most.
+    timeoutSeconds: 15,
   },
   {
     kind: 'http',
@@ -242,6 +265,7 @@ export const FUNCTIONS = [
     path: '/docs',
     auth: 'none',
     stages: BOTH,
+    describesProviders: true,
     tables: {},
   },
   {
@@ -317,19 +341,45 @@ export const FUNCTIONS = [
     timeoutSeconds: 30,
   },
   {
-    kind: 'queue',
-    name: 'decide-fiat-payments',
-    queue: 'fiatDecisions',
-    batchSize: 10,
-    stages: DEMO_ONLY,
-    // A settlement that changes nothing on the invoice only checks it; a rejected UTR gives up its claim.
+    // A payment provider's decisions (decisions 18): no key, the provider's signature instead.
+    kind: 'http',
+    name: 'receive-provider-event',
+    method: 'POST',
+    path: '/api/v2/providers/{providerId}/events',
+    auth: 'none',
+    calledByProviders: true,
+    stages: BOTH,
+    usesProviders: true,
+    // A payment's deposit is recorded (with its claim) or settled, a rejected UTR's claim released;
+    // a settlement that changes nothing on the invoice only checks it.
     tables: {
-      transactions: ['GetItem', 'PutItem'],
       invoices: ['GetItem', 'UpdateItem', 'ConditionCheckItem'],
+      transactions: ['GetItem', 'PutItem'],
+      uniques: ['GetItem', 'PutItem', 'DeleteItem'],
       outbox: ['PutItem', 'UpdateItem'],
-      uniques: ['DeleteItem'],
+      merchants: ['GetItem'],
     },
     sendsTo: ['callbacks'],
+  },
+  {
+    // Settles what a provider's event missed, and sends again what a provider never took (decisions 18).
+    kind: 'schedule',
+    name: 'reconcile-provider-payments',
+    everySeconds: 300,
+    stages: BOTH,
+    usesProviders: true,
+    resendsProviderRequests: true,
+    tables: {
+      invoices: ['GetItem', 'UpdateItem', 'ConditionCheckItem'],
+      transactions: ['GetItem', 'PutItem', 'UpdateItem'],
+      uniques: ['GetItem', 'PutItem', 'DeleteItem'],
+      outbox: ['PutItem', 'UpdateItem'],
+      merchants: ['GetItem'],
+    },
+    queries: { invoices: ['awaitingProvider'], transactions: ['awaitingProvider'] },
+    sendsTo: ['callbacks'],
+    // Each provider call takes at most PROVIDER_TIMEOUT_MS; a run works through every waiting item.
+    timeoutSeconds: 300,
   },
   {
     // The hosted checkout: customer-facing pages, no key; the invoice id in the link is the capability.
@@ -367,31 +417,26 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/provider',
     auth: 'none',
     stages: BOTH,
-    // Direct-open invoices arrive here first and are activated; the UTR claims tell a payment under review.
+    // Direct-open invoices arrive here first and are activated; the invoice gets its payment at
+    // the provider; the UTR claims tell a payment under review.
     tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'], uniques: ['GetItem'] },
+    usesProviders: true,
+    // The payment made at the provider: PROVIDER_TIMEOUT_MS at most, and the customer is told to try again.
+    timeoutSeconds: 15,
   },
   {
-    // The demo provider's transaction-information form (merchant-api.md 10).
+    // The transaction-information form of P2P payments (merchant-api.md 10): the customer's UTR, as the merchant's host-to-host call takes it.
     kind: 'http',
     name: 'submit-checkout-utr',
     method: 'POST',
     path: '/checkout/{invoiceId}/utr',
     auth: 'none',
-    stages: DEMO_ONLY,
-    tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem'], uniques: ['GetItem', 'PutItem'], merchants: ['GetItem'] },
-    sendsTo: ['fiatDecisions'],
+    stages: BOTH,
+    tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem', 'UpdateItem'], uniques: ['GetItem', 'PutItem'], merchants: ['GetItem'] },
+    usesProviders: true,
     usesVault: true,
-  },
-  {
-    // The demo provider's outcome buttons for the methods without a UTR.
-    kind: 'http',
-    name: 'simulate-checkout-payment',
-    method: 'POST',
-    path: '/checkout/{invoiceId}/simulate',
-    auth: 'none',
-    stages: DEMO_ONLY,
-    tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem'], outbox: ['PutItem', 'UpdateItem'], merchants: ['GetItem'] },
-    sendsTo: ['callbacks'],
+    // As confirm-deposit: a payment made at the provider, then the UTR sent to it.
+    timeoutSeconds: 25,
   },
   {
     kind: 'http',

@@ -1,7 +1,7 @@
 /** The hosted checkout of this container: its service and its page responses, wired once at load. */
 import { chooseLanguage, type LanguageChoice } from '../../shared/checkout/language.js';
 import { config } from '../../shared/config.js';
-import { CheckoutService, type Checkout } from '../../shared/domain/checkout-service.js';
+import { CheckoutService, type Checkout, type CheckoutServiceDeps } from '../../shared/domain/checkout-service.js';
 import { checkoutUrl, renderCheckoutPage, renderNotFoundPage, type CheckoutPage, type RenderedPage } from '../../shared/checkout-page.js';
 import type { RouteRequest, RouteResult } from '../../shared/http/handler.js';
 import type { HttpRouteName } from '../../shared/routes.js';
@@ -12,12 +12,17 @@ import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 
 const { tables, publicBaseUrl, stage, evmChains } = config();
 
-export const checkoutService = new CheckoutService({
-  invoices: new DynamoInvoiceStore(documentClient, tables),
-  merchants: new DynamoMerchantStore(documentClient, tables),
-  claims: new DynamoTransactionStore(documentClient, tables),
-  clock: () => new Date(),
-});
+/** The checkout; with the providers (`usesProviders` functions) for its payment step too. */
+export const checkoutServiceWith = (providers?: CheckoutServiceDeps['providers']): CheckoutService =>
+  new CheckoutService({
+    invoices: new DynamoInvoiceStore(documentClient, tables),
+    merchants: new DynamoMerchantStore(documentClient, tables),
+    claims: new DynamoTransactionStore(documentClient, tables),
+    providers,
+    clock: () => new Date(),
+  });
+
+export const checkoutService = checkoutServiceWith();
 
 /** The customer's language: `?lang=`, else `Accept-Language`, else English. */
 export const languageOf = ({ queryParameters, headers }: Pick<RouteRequest<unknown>, 'queryParameters' | 'headers'>): LanguageChoice =>

@@ -1,23 +1,29 @@
 /** The invoice service of this container, wired once at load. */
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
-import { InvoiceService, type CustomerWallets } from '../../shared/domain/invoice-service.js';
+import { InvoiceService, type CustomerWallets, type InvoiceServiceDeps } from '../../shared/domain/invoice-service.js';
+import { logger } from '../../shared/http/logger.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { rateSource } from './rates.js';
 
-const { stage, tables, invoiceLifetimeSeconds, fiatLimits, publicBaseUrl } = config();
+const { stage, tables, invoiceLifetimeSeconds, providers, publicBaseUrl } = config();
 
 export const invoiceStore = new DynamoInvoiceStore(documentClient, tables);
 
-/** Reading invoices; `wallets` (functions with `readsWalletKeys` only) for creating them too. */
-export const invoiceServiceWith = (wallets?: CustomerWallets): InvoiceService =>
+/**
+ * Reading invoices; with `wallets` (functions with `readsWalletKeys` only) and the provider
+ * payments (`usesProviders`), creating them too.
+ */
+export const invoiceServiceWith = (wallets?: CustomerWallets, providerPayments?: InvoiceServiceDeps['providerPayments']): InvoiceService =>
   new InvoiceService({
     invoices: invoiceStore,
     wallets,
+    providerPayments,
+    log: logger,
     rates: rateSource,
-    policy: { stage, lifetimeSeconds: invoiceLifetimeSeconds, fiatLimits },
+    policy: { stage, lifetimeSeconds: invoiceLifetimeSeconds, providers },
     publicBaseUrl,
     metrics: businessMetrics,
     clock: () => new Date(),

@@ -22,6 +22,11 @@
  * the origin of invoice links explicitly (something else in front of the API); without either,
  * links point at the API's own execute-api URL.
  *
+ * `providers` lists the stage's payment providers (decisions 18) as JSON, each
+ * `{ id, name?, url, priority, methods: [{ currency, method, min, max, step? }] }` without its secret:
+ * the stack makes a Secrets Manager secret per provider (`payment-gateway/{stage}/providers/{id}`),
+ * to share with the partner. The demo stage has the demo provider besides.
+ *
  * cdk-nag's AwsSolutions and Serverless checks run over every stack: synthesis fails on a finding
  * that is neither fixed nor acknowledged with its reason (infra/aws/nag.ts).
  */
@@ -110,6 +115,19 @@ function liveRatesFromContext(url: unknown, pairs: unknown, maxAgeSeconds: unkno
   }
 }
 
+function providersFromContext(value: unknown, stages: readonly Stage[]): GatewayStackProps['providers'] {
+  if (value === undefined) return undefined;
+  if (stages.length !== 1) throw new Error('Context "providers" belongs to one deployment: pass "stage" with it');
+  try {
+    const providers = typeof value === 'string' ? JSON.parse(value) : value;
+    if (!Array.isArray(providers)) throw new Error('not a list');
+    // The shape is checked as the functions check it, by the providers' construct.
+    return providers as GatewayStackProps['providers'];
+  } catch (error) {
+    throw new Error(`Context "providers" must be a JSON list such as [{"id":"psp-one","url":"https://psp.example/gw","priority":1,"methods":[...]}]: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 const app = new App();
 addNagChecks(app);
 const context = (key: string): unknown => app.node.tryGetContext(key);
@@ -118,6 +136,7 @@ const publicBaseUrl = publicBaseUrlFromContext(context('publicBaseUrl'), stages)
 const customDomain = customDomainFromContext(context('domainName'), context('certificateArn'), stages);
 const watchedNetworks = watchedNetworksFromContext(context('watchNetworks'), context('watchTokens'), stages);
 const liveRates = liveRatesFromContext(context('ratesUrl'), context('ratePairs'), context('rateMaxAgeSeconds'), stages);
+const providers = providersFromContext(context('providers'), stages);
 for (const stage of stages) {
-  new GatewayStack(app, gatewayStackName(stage), { stage, publicBaseUrl, customDomain, watchedNetworks, liveRates });
+  new GatewayStack(app, gatewayStackName(stage), { stage, publicBaseUrl, customDomain, watchedNetworks, liveRates, providers });
 }

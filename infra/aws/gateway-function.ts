@@ -13,12 +13,13 @@ import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
 import { FUNCTION_DEFAULTS, QUEUE_BATCHING_WINDOW_SECONDS, QUEUES, SERVICE_NAME, reservedConcurrencyOf, type QueueDefinition, type QueueName } from '../../shared/platform.js';
-import type { GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
+import { readsProviders, type GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
 import { tableGrantsOf } from '../../shared/store/table-access.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 import { acknowledge } from './nag.js';
@@ -91,7 +92,10 @@ export type WalletKeyParameters = Readonly<Record<AddressFamily, IStringParamete
 
 /** Whether a function needs the vault's key at all: to seal, to open, or to store receipts. */
 export const usesVaultKey = (definition: FunctionDefinition): boolean =>
-  Boolean(definition.usesVault || definition.opensCallbackSecrets || definition.sealsCallbackSecrets);
+  Boolean(definition.usesVault || definition.opensCallbackSecrets || definition.sealsCallbackSecrets || definition.resendsProviderRequests);
+
+/** Whether a function reaches the receipts bucket: to store receipts, or to send one again to a provider. */
+const usesReceipts = (definition: FunctionDefinition): boolean => Boolean(definition.usesVault || definition.resendsProviderRequests);
 
 /** `evm` -> `WALLET_EVM_XPUB_PARAMETER`: the variable naming a family's parameter. */
 export const walletKeyParameterVariable = (family: AddressFamily): string => `WALLET_${family.toUpperCase()}_XPUB_PARAMETER`;
@@ -107,6 +111,13 @@ export interface GatewayFunctionProps {
   vault?: Vault;
   /** Required when some function of the stage has `readsWalletKeys`. */
   walletKeys?: WalletKeyParameters;
+  /** The payment providers' secrets, which `usesProviders` functions read (decisions 18). */
+  providerSecrets?: readonly ISecret[];
+  /**
+   * `GATEWAY_PROVIDERS`, for the functions that read the providers: only there, as each provider
+   * adds to it and a function's environment holds 4 KB at most.
+   */
+  providerEnvironment?: Record<string, string>;
   logRetention: RetentionDays;
   /** Applies to the function's log group. */
   removalPolicy: RemovalPolicy;
@@ -138,6 +149,7 @@ export class GatewayFunction extends NodejsFunction {
 
     const environment: Record<string, string> = {
       ...props.environment,
+      ...(readsProviders(definition) ? props.providerEnvironment : {}),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       NODE_OPTIONS: '--enable-source-maps',
       // Every name and URL, not only the granted ones: the shared config validates them all at
@@ -146,7 +158,7 @@ export class GatewayFunction extends NodejsFunction {
       ...queueEnvironment(queues),
       // Unlike the queues, only where it is used: the key and the bucket are what is protected.
       ...(vault ? { VAULT_KMS_KEY_ID: vault.key.keyArn } : {}),
-      ...(vault && definition.usesVault ? { RECEIPTS_BUCKET: vault.receipts.bucketName } : {}),
+      ...(vault && usesReceipts(definition) ? { RECEIPTS_BUCKET: vault.receipts.bucketName } : {}),
       // Names only, and only where addresses are derived: the function reads the values at run time.
       ...(walletKeys
         ? Object.fromEntries((Object.entries(walletKeys) as [AddressFamily, IStringParameter][]).map(([family, parameter]) => [walletKeyParameterVariable(family), parameter.parameterName]))
@@ -198,13 +210,24 @@ export class GatewayFunction extends NodejsFunction {
     const sendsTo = (definition.sendsTo ?? []).flatMap((name) => queues[name]?.queue ?? []);
     if (sendsTo.length > 0) role.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: sendsTo.map((queue) => queue.queueArn) }));
     if (vault) {
-      const actions = [...(definition.usesVault || definition.sealsCallbackSecrets ? VAULT_SEAL_ACTIONS : []), ...(definition.opensCallbackSecrets ? VAULT_OPEN_ACTIONS : [])];
+      const opens = definition.opensCallbackSecrets || definition.resendsProviderRequests;
+      const actions = [...(definition.usesVault || definition.sealsCallbackSecrets ? VAULT_SEAL_ACTIONS : []), ...(opens ? VAULT_OPEN_ACTIONS : [])];
       vault.key.addToResourcePolicy(new PolicyStatement({ sid: `${id}Uses`, principals: [role], actions, resources: ['*'] }));
     }
     if (vault && definition.usesVault) {
       // Receipts are written, never read, listed or deleted.
       role.addToPolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [vault.receipts.arnForObjects('*')] }));
       acknowledge(role, [`AwsSolutions-IAM5[Resource::<${logicalIdOf(vault.receipts)}.Arn>/*]`], 'PutObject only, on the receipts bucket: each receipt\'s key (merchant, invoice, UTR) is known only when it is written.');
+    }
+    // Sent again to a provider as it was given: read, never written, listed or deleted.
+    if (vault && definition.resendsProviderRequests) {
+      role.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [vault.receipts.arnForObjects('*')] }));
+      acknowledge(role, [`AwsSolutions-IAM5[Resource::<${logicalIdOf(vault.receipts)}.Arn>/*]`], 'GetObject only, on the receipts bucket: the receipt of a UTR its provider never took, named by its deposit.');
+    }
+    // The secrets' values, nothing else of them; each provider's secret is encrypted with Secrets Manager's own key.
+    const providerSecrets = definition.usesProviders ? (props.providerSecrets ?? []) : [];
+    if (providerSecrets.length > 0) {
+      role.addToPolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: providerSecrets.map((secret) => secret.secretArn) }));
     }
     // The keys are read in one GetParameters call.
     if (walletKeys) {

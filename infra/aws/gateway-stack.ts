@@ -64,8 +64,11 @@ import { functionsForStage, type HttpRoute, type Stage } from '../../shared/rout
 import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 import { GatewayFunction, SERVICE_NAME, usesVaultKey, type QueueWithDeadLetter, type StageQueues, type Vault, type WalletKeyParameters } from './gateway-function.js';
 import { DEFAULT_LIVE_RATES, liveRatesEnvironment, type LiveRates } from './live-rates.js';
+import { demoProviderRoute } from '../../shared/domain/providers.js';
 import { acknowledge } from './nag.js';
-import { businessMetricRows, notifyOnEveryAlarm, ratesStaleAlarm, subscribeAlarmEmail } from './operations.js';
+import { businessMetricRows, notifyOnEveryAlarm, providersOverdueAlarm, ratesStaleAlarm, subscribeAlarmEmail } from './operations.js';
+import { PaymentProviders, type ProviderDeployment } from './payment-providers.js';
+import { DemoProvider } from './demo-provider.js';
 import { createStageWebAcl, ruleMetricNames } from './web-acl.js';
 
 export const gatewayStackName = (stage: Stage): string => `PaymentGateway-${stage}`;
@@ -97,8 +100,8 @@ const CALLBACK_RETRY_SCALE = 1;
 /** How long a rotated callback secret keeps signing beside the new one (decisions 16). */
 const CALLBACK_SECRET_OVERLAP_SECONDS = 24 * 3600;
 
-/** How long the simulated fiat provider takes to decide; nothing in prod simulates, so harmless there. */
-const SIMULATED_PROVIDER_DELAY_SECONDS = 2;
+/** How long the demo provider takes to decide a UTR (GATEWAY_PROVIDER_DELAY_S locally). */
+const DEMO_PROVIDER_DELAY_SECONDS = 2;
 
 /** How long an authorizer decision is reused for the same `x-api-key`; also how long a revoked key lingers. */
 const AUTHORIZER_CACHE_TTL = Duration.seconds(30);
@@ -214,6 +217,8 @@ const errorEnvelope = (code: ErrorCode, message: string): string =>
 
 /** Why methods have no Cognito authorizer, or none at all. */
 const MERCHANT_AUTHORIZATION = 'Merchants authenticate with API keys (the contract), which the request authorizer resolves; merchants have no Cognito identities.';
+const PROVIDER_ROUTE =
+  "Called by payment providers, which hold no API key: each request carries the provider's Standard Webhooks signature, which the function checks before it reads anything else; the web ACL rates it per address.";
 const PUBLIC_ROUTE =
   'Public by design: the hosted checkout (the invoice id in its link is the capability), the docs and the OpenAPI document; they are throttled per method and, in the web ACL, per address.';
 const ERROR_METHOD = 'Answers a 404 or 405 envelope from a mock integration: nothing is invoked and nothing is disclosed.';
@@ -243,13 +248,22 @@ export interface GatewayStackProps extends StackProps {
   watchedNetworks?: Partial<Record<EvmNetwork, { tokens?: Partial<Record<'USDT' | 'USDC', string>> }>>;
   /** Live exchange rates in place of the stage's (prod: Binance's public ticker; demo: the fixed table). */
   liveRates?: LiveRates;
+  /**
+   * The stage's payment providers (decisions 18), each with a secret this stack makes in Secrets
+   * Manager; the demo stage has the demo provider beside them, first.
+   */
+  providers?: readonly ProviderDeployment[];
 }
 
 export class GatewayStack extends Stack {
   private readonly stage: Stage;
   private readonly settings: StageSettings;
 
-  constructor(scope: Construct, id: string, { stage, publicBaseUrl, customDomain, watchedNetworks = {}, liveRates = STAGE_SETTINGS[stage].liveRates, ...stackProps }: GatewayStackProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    { stage, publicBaseUrl, customDomain, watchedNetworks = {}, liveRates = STAGE_SETTINGS[stage].liveRates, providers = [], ...stackProps }: GatewayStackProps,
+  ) {
     const settings = STAGE_SETTINGS[stage];
     super(scope, id, {
       description: `Payment gateway merchant API (${stage})`,
@@ -271,14 +285,15 @@ export class GatewayStack extends Stack {
     const api = this.createRestApi(customDomain, httpRoutes);
     const customDomainUrl = customDomain && `https://${customDomain.domainName}`;
 
+    // From the API id rather than `api.url`: the stage depends on the functions, which would close a cycle.
+    const stagePublicBaseUrl = publicBaseUrl ?? customDomainUrl ?? `https://${api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${this.stage}`;
+    const paymentProviders = this.createPaymentProviders(api, stagePublicBaseUrl, providers);
     const environment: Record<string, string> = {
       STAGE: this.stage,
-      // From the API id rather than `api.url`: the stage depends on the functions, which would close a cycle.
-      PUBLIC_BASE_URL: publicBaseUrl ?? customDomainUrl ?? `https://${api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${this.stage}`,
+      PUBLIC_BASE_URL: stagePublicBaseUrl,
       GATEWAY_INVOICE_LIFETIME_S: String(INVOICE_LIFETIME_SECONDS),
       GATEWAY_RETRY_SCALE: String(CALLBACK_RETRY_SCALE),
       GATEWAY_SECRET_OVERLAP_S: String(CALLBACK_SECRET_OVERLAP_SECONDS),
-      GATEWAY_PROVIDER_DELAY_S: String(SIMULATED_PROVIDER_DELAY_SECONDS),
       ...liveRatesEnvironment(liveRates),
       // Token contracts reach every function: the checkout's payment links name them too.
       ...Object.fromEntries(
@@ -296,6 +311,8 @@ export class GatewayStack extends Stack {
           queues,
           vault,
           walletKeys,
+          providerSecrets: paymentProviders.secrets,
+          providerEnvironment: paymentProviders.environment,
           logRetention: settings.logRetention,
           removalPolicy: this.removalPolicy,
           watchedNetworks: Object.keys(watchedNetworks).length,
@@ -348,6 +365,31 @@ export class GatewayStack extends Stack {
 
   private get removalPolicy(): RemovalPolicy {
     return this.settings.protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
+  }
+
+  /** The partners of the stage's context, and in demo the demo provider beside them (decisions 18). */
+  private createPaymentProviders(api: RestApi, publicBaseUrl: string, partners: readonly ProviderDeployment[]): PaymentProviders {
+    const demo =
+      this.stage === 'demo'
+        ? new DemoProvider(this, 'DemoProvider', {
+            api,
+            publicBaseUrl,
+            utrDecisionDelaySeconds: DEMO_PROVIDER_DELAY_SECONDS,
+            logRetention: this.settings.logRetention,
+            removalPolicy: this.removalPolicy,
+          })
+        : undefined;
+    if (demo) {
+      this.output('DemoProviderUrl', demo.url, "The demo provider's base URL");
+      this.output('DemoProviderQueueArn', demo.queue.queueArn, "The demo provider's waiting work (redrive destination)");
+      this.output('DemoProviderDlqArn', demo.deadLetterQueue.queueArn, "The demo provider's jobs given up on (redrive source)");
+    }
+    return new PaymentProviders(this, 'PaymentProviders', {
+      stage: this.stage,
+      partners,
+      demo: demo && { provider: { ...demoProviderRoute(), url: demo.url }, secret: demo.secret },
+      removalPolicy: this.removalPolicy,
+    });
   }
 
   private output(id: string, value: string, description?: string): void {
@@ -604,7 +646,7 @@ export class GatewayStack extends Stack {
           : { authorizationType: AuthorizationType.NONE },
       );
       if (auth === 'apiKey') acknowledge(added, ['AwsSolutions-COG4'], MERCHANT_AUTHORIZATION);
-      else acknowledge(added, ['AwsSolutions-APIG4', 'AwsSolutions-COG4'], PUBLIC_ROUTE);
+      else acknowledge(added, ['AwsSolutions-APIG4', 'AwsSolutions-COG4'], fn.definition.calledByProviders ? PROVIDER_ROUTE : PUBLIC_ROUTE);
       methodsByResource.set(resource, [...(methodsByResource.get(resource) ?? []), method]);
     }
 
@@ -746,6 +788,7 @@ export class GatewayStack extends Stack {
         alarmDescription: `A merchant callback has waited over ${CALLBACK_BACKLOG_AGE.toHours()} hours without being received: deliveries are not progressing`,
       }),
       ...(liveRates ? [ratesStaleAlarm(this, this.stage, liveRates)] : []),
+      providersOverdueAlarm(this, this.stage),
     ];
 
     // Dashboard rows are 24 units wide.

@@ -1,8 +1,8 @@
 /**
  * What the stage's operators get besides the stack's own alarms: the alarm topic's email
  * subscription (the `AlarmEmail` stack parameter), every CloudWatch alarm of the stack sending to
- * the topic whoever created it, the alarm on stale live rates, and the business metrics
- * (shared/platform.ts BUSINESS_METRICS) on the dashboard.
+ * the topic whoever created it, the alarms on stale live rates and on overdue provider
+ * transactions, and the business metrics (shared/platform.ts BUSINESS_METRICS) on the dashboard.
  */
 import { Aspects, CfnParameter, Duration, type IAspect, type Stack } from 'aws-cdk-lib';
 import {
@@ -88,9 +88,24 @@ export function ratesStaleAlarm(stack: Stack, stage: Stage, rates: LiveRates): A
   });
 }
 
+/**
+ * A provider transaction (a UTR deposit, a payout) still processing a day after it was made,
+ * counted by each reconciliation run (decisions 18): its provider neither decided it nor answered.
+ */
+export function providersOverdueAlarm(stack: Stack, stage: Stage): Alarm {
+  return new Alarm(stack, 'ProviderTransactionsOverdueAlarm', {
+    metric: businessMetric(stage, BUSINESS_METRICS.providerOverdue, Stats.MAXIMUM),
+    threshold: 0,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    alarmDescription: 'A UTR deposit or a payout has been processing for over 24 hours: its provider has not decided it, or does not answer the reconciliation',
+  });
+}
+
 /** Dashboard rows of the business metrics (24 units wide). */
 export function businessMetricRows(stage: Stage, rates: LiveRates | undefined): IWidget[][] {
-  const third = 8;
+  const [third, half] = [8, 12];
   const metric = (definition: BusinessMetricDefinition, statistic: string, label: string) => businessMetric(stage, definition, statistic, label);
   return [
     [
@@ -121,6 +136,20 @@ export function businessMetricRows(stage: Stage, rates: LiveRates | undefined): 
         width: third,
         left: [metric(BUSINESS_METRICS.rateAge, Stats.MAXIMUM, rates ? 'Rate age' : 'Rate age (this stage uses the fixed table)')],
         leftAnnotations: rates ? [{ value: rates.maxAgeSeconds, label: 'Stale: invoices answer 503' }] : [],
+      }),
+    ],
+    // What each reconciliation run reports of the providers (decisions 18).
+    [
+      new GraphWidget({
+        title: 'Provider transactions processing over 24 h',
+        width: half,
+        left: [metric(BUSINESS_METRICS.providerOverdue, Stats.MAXIMUM, 'Overdue')],
+        leftAnnotations: [{ value: 1, label: 'Alarms from 1' }],
+      }),
+      new GraphWidget({
+        title: 'Failed provider calls of the reconciliation',
+        width: half,
+        left: [metric(BUSINESS_METRICS.providerFailures, Stats.SUM, 'Failed calls')],
       }),
     ],
   ];

@@ -4,15 +4,15 @@
  *    API Gateway invokes anything, with the 413 envelope, as the local emulation does (past the
  *    limit a body could make an event larger than a synchronous Lambda invocation takes, which AWS
  *    would answer with a 5xx);
- * 2. a per-address rate rule on the routes without an API key (checkout pages, docs, OpenAPI),
- *    answering the 429 envelope;
+ * 2. per-address rate rules, answering the 429 envelope: one on the routes without an API key
+ *    (checkout pages, docs, OpenAPI), one of its own on the route providers send events to;
  * 3. AWS's managed core and known-bad-inputs rule groups. What they block, API Gateway answers with
  *    its WAF_FILTERED gateway response (the 403 envelope).
  */
 import type { Stage as ApiStage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
-import { LAMBDA_SYNC_PAYLOAD_BYTES, PUBLIC_ROUTE_THROTTLE, eventBytesBound } from '../../shared/platform.js';
+import { LAMBDA_SYNC_PAYLOAD_BYTES, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, eventBytesBound } from '../../shared/platform.js';
 import { maxBodyBytesOf, type HttpMethod, type HttpRoute } from '../../shared/routes.js';
 
 /** WAF's ceiling on a regular expression. */
@@ -21,8 +21,9 @@ const MAX_REGEX_LENGTH = 512;
 export const PAYLOAD_TOO_LARGE_BODY_KEY = 'payload-too-large';
 export const TOO_MANY_REQUESTS_BODY_KEY = 'too-many-requests';
 
-/** The name of the per-address rate rule, which is also its metric's. */
+/** The names of the per-address rate rules, which are also their metrics'. */
 export const PUBLIC_RATE_RULE_NAME = 'public-requests-per-address';
+export const PROVIDER_EVENTS_RATE_RULE_NAME = 'provider-events-per-address';
 
 /**
  * AWS's managed rule groups, each with the rules of it that only count (they label a request and
@@ -128,25 +129,32 @@ function bodyLimitRules(routes: readonly HttpRoute[], stage: string): UnorderedR
   });
 }
 
-/** Requests to the routes without an API key, from one address, over PUBLIC_ROUTE_THROTTLE's window. */
-function publicRateRule(routes: readonly HttpRoute[], stage: string): UnorderedRule[] {
-  const publicRoutes = routes.filter((route) => route.auth === 'none');
-  if (publicRoutes.length === 0) return [];
-  const { requests, windowSeconds } = PUBLIC_ROUTE_THROTTLE.perAddress;
+/** At most `requests` requests to `rateRoutes` from one address over `windowSeconds`. */
+function perAddressRateRule(name: string, rateRoutes: readonly HttpRoute[], stage: string, { requests, windowSeconds }: { requests: number; windowSeconds: number }): UnorderedRule[] {
+  if (rateRoutes.length === 0) return [];
   return [
     {
-      name: PUBLIC_RATE_RULE_NAME,
+      name,
       action: { block: { customResponse: { responseCode: 429, customResponseBodyKey: TOO_MANY_REQUESTS_BODY_KEY } } },
       statement: {
         rateBasedStatement: {
           limit: requests,
           evaluationWindowSec: windowSeconds,
           aggregateKeyType: 'IP',
-          scopeDownStatement: regexMatch(routePathPattern(publicRoutes, stage), { uriPath: {} }),
+          scopeDownStatement: regexMatch(routePathPattern(rateRoutes, stage), { uriPath: {} }),
         },
       },
-      visibilityConfig: visibility(PUBLIC_RATE_RULE_NAME),
+      visibilityConfig: visibility(name),
     },
+  ];
+}
+
+/** The routes without an API key: customers' (PUBLIC_ROUTE_THROTTLE) and providers' (PROVIDER_EVENTS_THROTTLE), each counted apart. */
+function rateRules(routes: readonly HttpRoute[], stage: string): UnorderedRule[] {
+  const keyless = routes.filter((route) => route.auth === 'none');
+  return [
+    ...perAddressRateRule(PUBLIC_RATE_RULE_NAME, keyless.filter((route) => !route.calledByProviders), stage, PUBLIC_ROUTE_THROTTLE.perAddress),
+    ...perAddressRateRule(PROVIDER_EVENTS_RATE_RULE_NAME, keyless.filter((route) => route.calledByProviders), stage, PROVIDER_EVENTS_THROTTLE.perAddress),
   ];
 }
 
@@ -181,10 +189,10 @@ export interface StageWebAclProps {
 /** The web ACL, associated with the API stage; its rules are prioritised in the order above. */
 export function createStageWebAcl(scope: Construct, id: string, props: StageWebAclProps): CfnWebACL {
   const { stage, stageName, name, routes, payloadTooLargeBody, tooManyRequestsBody } = props;
-  const rules = [...bodyLimitRules(routes, stageName), ...publicRateRule(routes, stageName), ...managedRuleGroups()];
+  const rules = [...bodyLimitRules(routes, stageName), ...rateRules(routes, stageName), ...managedRuleGroups()];
   const webAcl = new CfnWebACL(scope, id, {
     name,
-    description: `Payment gateway ${stageName}: body limits, a per-address rate on public routes, AWS managed rules`,
+    description: `Payment gateway ${stageName}: body limits, per-address rates on public routes and provider events, AWS managed rules`,
     scope: 'REGIONAL',
     defaultAction: { allow: {} },
     customResponseBodies: {

@@ -290,23 +290,28 @@ async function enableTimeToLive(client: DynamoDBClient, name: string, attribute:
 /** Creates whatever of TABLES is missing (tables, indexes, TTL); safe to run on every start. */
 export async function ensureTables(client: DynamoDBClient, names: Record<TableKey, string>): Promise<void> {
   const existing = await existingTableNames(client);
-  for (const key of TABLE_KEYS) {
-    const table: TableDefinition = TABLES[key];
-    const name = names[key];
-    if (existing.has(name)) {
-      await addMissingIndexes(client, name, table);
-    } else {
-      const indexes = table.indexes ?? [];
-      await client.send(
-        new CreateTableCommand({
-          TableName: name,
-          BillingMode: 'PAY_PER_REQUEST',
-          AttributeDefinitions: attributeDefinitions(table),
-          KeySchema: keySchema(table.partitionKey, table.sortKey),
-          GlobalSecondaryIndexes: indexes.length > 0 ? indexes.map(globalSecondaryIndex) : undefined,
-        }),
-      );
-    }
-    if (table.ttlAttribute) await enableTimeToLive(client, name, table.ttlAttribute);
+  for (const key of TABLE_KEYS) await createOrUpdateTable(client, names[key], TABLES[key], existing.has(names[key]));
+}
+
+/** Creates one table of another definition (the demo provider's) if it is missing; safe to run on every start. */
+export async function ensureTable(client: DynamoDBClient, name: string, table: TableDefinition): Promise<void> {
+  await createOrUpdateTable(client, name, table, (await existingTableNames(client)).has(name));
+}
+
+async function createOrUpdateTable(client: DynamoDBClient, name: string, table: TableDefinition, exists: boolean): Promise<void> {
+  if (exists) {
+    await addMissingIndexes(client, name, table);
+  } else {
+    const indexes = table.indexes ?? [];
+    await client.send(
+      new CreateTableCommand({
+        TableName: name,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: attributeDefinitions(table),
+        KeySchema: keySchema(table.partitionKey, table.sortKey),
+        GlobalSecondaryIndexes: indexes.length > 0 ? indexes.map(globalSecondaryIndex) : undefined,
+      }),
+    );
   }
+  if (table.ttlAttribute) await enableTimeToLive(client, name, table.ttlAttribute);
 }

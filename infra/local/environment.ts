@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import * as z from 'zod';
+import { FIAT_METHODS, LOCAL_FIAT_CURRENCIES } from '../../shared/domain/currencies.js';
 import { isCallbackSecret, isWellFormedApiKey } from '../../shared/domain/merchants.js';
+import type { demoProviderRoute } from '../../shared/domain/providers.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import type { Stage } from '../../shared/routes.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
@@ -66,7 +68,6 @@ export function localTableNames(): Record<TableKey, string> {
 /** The knobs of decisions 13 that reach the functions. */
 export interface FunctionSettings {
   invoiceLifetimeSeconds: number;
-  providerDelaySeconds: number;
   retryScale: number;
   secretOverlapSeconds: number;
 }
@@ -87,6 +88,8 @@ export interface LocalServices {
   /** Where the vault's key file and the receipts live (see `localVaultPaths`). */
   dataDir: string;
   tables: Record<TableKey, string>;
+  /** `GATEWAY_PROVIDERS` (decisions 18): the demo provider's, or the operator's own. */
+  providers?: string;
 }
 
 export function handlerEnvironment(services: LocalServices, settings: FunctionSettings): Record<string, string> {
@@ -95,7 +98,6 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
     STAGE: LOCAL_STAGE,
     PUBLIC_BASE_URL: services.publicBaseUrl,
     GATEWAY_INVOICE_LIFETIME_S: String(settings.invoiceLifetimeSeconds),
-    GATEWAY_PROVIDER_DELAY_S: String(settings.providerDelaySeconds),
     GATEWAY_RETRY_SCALE: String(settings.retryScale),
     GATEWAY_SECRET_OVERLAP_S: String(settings.secretOverlapSeconds),
     // One machine: a merchant's receiver on it (loopback, a container's address) is reached.
@@ -111,6 +113,7 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
     AWS_ENDPOINT_URL_DYNAMODB: services.dynamodbEndpoint,
     AWS_ENDPOINT_URL_SQS: services.sqsEndpoint,
     ...services.queueEnvironment,
+    ...(services.providers === undefined ? {} : { GATEWAY_PROVIDERS: services.providers }),
     GATEWAY_KEY_FILE: vault.keyFile,
     GATEWAY_RECEIPTS_DIR: vault.receiptsDirectory,
     // The SDK warns once per process that Node 20 support ends; the Lambda runtime is Node 22.
@@ -128,6 +131,9 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
 /** Where the local stores persist unless GATEWAY_DATA_DIR says otherwise (relative to the working directory). */
 export const DEFAULT_DATA_DIR = '.data';
 
+/** Per-deployment overrides of the demo provider's limits, e.g. `{"AZN":{"p2p":{"min":"10","max":"5000"}}}`. */
+export type DemoProviderLimits = Parameters<typeof demoProviderRoute>[0];
+
 export interface LocalSettings extends FunctionSettings {
   /** 0 picks a free port. */
   port: number;
@@ -138,6 +144,14 @@ export interface LocalSettings extends FunctionSettings {
   expirySweepSeconds: number;
   /** How often each chain watcher runs (GATEWAY_CHAIN_POLL_S). */
   chainPollSeconds: number;
+  /** How often the provider reconciliation runs (GATEWAY_RECONCILE_S). */
+  reconcileSeconds: number;
+  /** `GATEWAY_PROVIDERS` as given: the operator's providers, instead of the demo provider `npm start` runs. */
+  providers?: string;
+  /** How long the demo provider takes to decide a UTR (GATEWAY_PROVIDER_DELAY_S). */
+  providerDelaySeconds: number;
+  /** GATEWAY_FIAT_LIMITS: the demo provider's limits, where they differ from section 4's. */
+  demoProviderLimits: DemoProviderLimits;
   /**
    * A DynamoDB-compatible store and an SQS-compatible server already running (the AWS SDK's own
    * `AWS_ENDPOINT_URL_DYNAMODB` and `AWS_ENDPOINT_URL_SQS`), used instead of starting them. The
@@ -154,6 +168,23 @@ const withDefault = <S extends z.ZodType>(schema: S, fallback: z.input<S>) =>
   z.preprocess((value) => unsetToUndefined(value) ?? fallback, schema);
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' });
+
+const decimalText = z.string().regex(/^\d+(\.\d+)?$/);
+const limitSchema = z.strictObject({ min: decimalText, max: decimalText.optional(), step: decimalText.optional() });
+
+/** JSON text of a schema's value. */
+const jsonOf = <S extends z.ZodType>(schema: S) =>
+  z
+    .string()
+    .transform((text, ctx) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schema);
 
 const settingsSchema = z.object({
   PORT: withDefault(z.coerce.number().int().min(0).max(65535), 3000),
@@ -173,6 +204,10 @@ const settingsSchema = z.object({
   GATEWAY_RETRY_SCALE: withDefault(z.coerce.number().positive(), 1),
   GATEWAY_SECRET_OVERLAP_S: withDefault(z.coerce.number().positive(), 24 * 3600),
   GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0), 2),
+  GATEWAY_RECONCILE_S: withDefault(z.coerce.number().positive(), 300),
+  // Checked in full by the functions' configuration, which reads it when they load at start.
+  GATEWAY_PROVIDERS: optional(z.string().min(2)),
+  GATEWAY_FIAT_LIMITS: optional(jsonOf(z.partialRecord(z.enum(LOCAL_FIAT_CURRENCIES), z.partialRecord(z.enum(FIAT_METHODS), limitSchema)))),
   AWS_ENDPOINT_URL_DYNAMODB: optional(httpUrl),
   AWS_ENDPOINT_URL_SQS: optional(httpUrl),
 });
@@ -197,6 +232,9 @@ export function parseLocalSettings(env: NodeJS.ProcessEnv): LocalSettings {
     retryScale: e.GATEWAY_RETRY_SCALE,
     secretOverlapSeconds: e.GATEWAY_SECRET_OVERLAP_S,
     providerDelaySeconds: e.GATEWAY_PROVIDER_DELAY_S,
+    reconcileSeconds: e.GATEWAY_RECONCILE_S,
+    providers: e.GATEWAY_PROVIDERS,
+    demoProviderLimits: e.GATEWAY_FIAT_LIMITS ?? {},
     dynamodbEndpoint: e.AWS_ENDPOINT_URL_DYNAMODB?.replace(/\/+$/, ''),
     sqsEndpoint: e.AWS_ENDPOINT_URL_SQS?.replace(/\/+$/, ''),
   };

@@ -18,6 +18,7 @@ function printBanner(gateway: LocalGateway): void {
     ['Demo API key', demoMerchant.apiKey],
     ['Callback secret', demoMerchant.callbackSecret],
     ['Callback URL', demoMerchant.callbackUrl ?? 'none (no callbacks sent)'],
+    ['Demo provider', gateway.demoProviderUrl ?? 'none (GATEWAY_PROVIDERS names the providers)'],
     ['Docs', `${baseUrl}/docs`],
     ['OpenAPI', `${baseUrl}/api/v2/openapi.json`],
     ['Data directory', gateway.dataDir],

@@ -18,6 +18,7 @@ import {
 import { reservedConcurrencyOf } from '../../shared/platform.js';
 import { ApiGateway, gatewayServer } from './api-gateway.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo-merchant.js';
+import { startLocalDemoProvider } from './demo-provider-process.js';
 import { ensureTables, startDynamoDbLocal, stopLeftoverDynamoDbLocal } from './dynamodb.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
 import { KeyFileDataKeySource } from '../../shared/vault/key-sources.js';
@@ -41,6 +42,8 @@ export interface LocalGatewayOptions extends LocalSettings {
 
 export interface LocalGateway {
   baseUrl: string;
+  /** The demo provider's URL; undefined when GATEWAY_PROVIDERS names the providers instead. */
+  demoProviderUrl?: string;
   dataDir: string;
   demoMerchant: DemoMerchant;
   /** Stops everything it started, Java included; resolves once all of it has stopped. */
@@ -147,6 +150,17 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     if (sqs.status === 'rejected') throw sqs.reason;
 
     const baseUrl = `http://localhost:${port}`;
+    // The demo provider, a service of its own (decisions 18), unless the operator names the providers.
+    const demoProvider = options.providers
+      ? undefined
+      : await startLocalDemoProvider({
+          dataDir,
+          dynamodbEndpoint: dynamo.value.endpoint,
+          delaySeconds: options.providerDelaySeconds,
+          limits: options.demoProviderLimits,
+          onLine: (line) => log.info(`demo provider: ${line}`),
+        });
+    if (demoProvider) teardown.add(() => demoProvider.process.stop());
     const tables = localTableNames();
     const services = {
       publicBaseUrl: baseUrl,
@@ -156,6 +170,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       queueEnvironment: sqs.value.queueEnvironment,
       dataDir,
       tables,
+      providers: options.providers ?? demoProvider!.providers,
     };
     // Before the shared store modules load: they and the functions read it at load.
     Object.assign(process.env, handlerEnvironment(services, options));
@@ -244,7 +259,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     teardown.add(() => removeRuntimeInfo(dataDir));
 
     let stopping: Promise<void> | undefined;
-    return { baseUrl, dataDir, demoMerchant, stop: () => (stopping ??= teardown.run()) };
+    return { baseUrl, demoProviderUrl: demoProvider?.process.url, dataDir, demoMerchant, stop: () => (stopping ??= teardown.run()) };
   } catch (error) {
     await teardown.run();
     throw error;

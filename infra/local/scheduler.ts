@@ -23,11 +23,13 @@ export interface Scheduler {
 
 /**
  * How often the local runtime runs a scheduled function: the expiry sweep as often as
- * GATEWAY_EXPIRY_SWEEP_S says (decisions 13), any other as often as the route table allows
+ * GATEWAY_EXPIRY_SWEEP_S says (decisions 13), the provider reconciliation as GATEWAY_RECONCILE_S
+ * says, any other as often as the route table allows
  * locally, else at its AWS rate.
  */
-export function localEverySeconds(fn: ScheduledFunction, settings: { expirySweepSeconds: number; chainPollSeconds: number }): number {
+export function localEverySeconds(fn: ScheduledFunction, settings: { expirySweepSeconds: number; chainPollSeconds: number; reconcileSeconds: number }): number {
   if (fn.name === 'expire-invoices') return settings.expirySweepSeconds;
+  if (fn.name === 'reconcile-provider-payments') return settings.reconcileSeconds;
   if (fn.perEvmNetwork) return settings.chainPollSeconds;
   return fn.localEverySeconds ?? fn.everySeconds;
 }

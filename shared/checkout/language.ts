@@ -66,25 +66,29 @@ type Values = Record<string, string | number | Html>;
 /** `{name}` in a catalogue's text; the capture keeps the name when the text is split at it. */
 export const PLACEHOLDER = /\{(\w+)\}/;
 
-/** One language's text, numbers and dates. */
-export class Translator {
+/**
+ * One language's text from a catalogue of its own, and its numbers and dates: the checkout's
+ * `Translator`, or another page set's (the demo provider's) with its own catalogues.
+ */
+export class CatalogueTranslator<Key extends string> {
   readonly dir: 'ltr' | 'rtl';
-  private readonly catalogue: Catalogue;
   private readonly dates: Intl.DateTimeFormat;
 
-  constructor(readonly language: Language) {
+  constructor(
+    readonly language: Language,
+    private readonly catalogue: Readonly<Record<Key, string>>,
+  ) {
     this.dir = LANGUAGES[language].dir;
-    this.catalogue = LANGUAGES[language].catalogue;
     this.dates = new Intl.DateTimeFormat(language, { ...DATE_TIME_OPTIONS, timeZone: 'UTC' });
   }
 
   /** The text of `key` as HTML, each `{name}` replaced by its value (escaped, unless it is HTML already). */
-  html(key: MessageKey, values: Values = {}): Html {
+  html(key: Key, values: Values = {}): Html {
     return new Html(this.fill(key, values, escapeHtml, (value) => (value instanceof Html ? value.text : escapeHtml(this.shown(value)))));
   }
 
   /** The text of `key` as plain text (a title, an attribute), each `{name}` replaced by its value. */
-  text(key: MessageKey, values: Record<string, string | number> = {}): string {
+  text(key: Key, values: Record<string, string | number> = {}): string {
     return this.fill(key, values, (text) => text, (value) => this.shown(value));
   }
 
@@ -110,7 +114,7 @@ export class Translator {
   }
 
   /** The catalogue text split at its placeholders: even parts are text, odd parts placeholder names. */
-  private fill<V>(key: MessageKey, values: Record<string, V>, renderText: (text: string) => string, renderValue: (value: V) => string): string {
+  private fill<V>(key: Key, values: Record<string, V>, renderText: (text: string) => string, renderValue: (value: V) => string): string {
     return this.catalogue[key]
       .split(PLACEHOLDER)
       .map((part, index) => {
@@ -119,5 +123,12 @@ export class Translator {
         return renderValue(values[part]!);
       })
       .join('');
+  }
+}
+
+/** One language of the hosted checkout: its catalogue's text, numbers and dates. */
+export class Translator extends CatalogueTranslator<MessageKey> {
+  constructor(language: Language) {
+    super(language, LANGUAGES[language].catalogue);
   }
 }

@@ -3,12 +3,16 @@
  * it makes it `active`), its live status, the customer's details, and whether a UTR is with the
  * provider. No merchant key: the invoice id in the link is what the customer holds.
  */
-import { notFound } from '../errors.js';
+import { ApiError, notFound } from '../errors.js';
+import type { PaymentInstructions } from '../providers/protocol.js';
 import { checkoutStatus, checkoutStep, type CheckoutStatus, type CheckoutStep } from './checkout.js';
+import { isConfirmedByUtr } from './deposit-confirmation.js';
 import { hasSubmittedUtr } from './fiat-service.js';
 import { isUuid } from './invoice-service.js';
 import type { CustomerDetails, Invoice } from './invoices.js';
 import type { Merchant } from './merchants.js';
+import type { ProviderRequests } from './provider-requests.js';
+import { ProviderUnavailable, type ProviderRoute } from './providers.js';
 import type { Ledger } from './transaction-service.js';
 
 export interface CheckoutInvoices {
@@ -23,8 +27,23 @@ export interface CheckoutServiceDeps {
   invoices: CheckoutInvoices;
   merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
   claims: Pick<Ledger, 'getClaim'>;
+  /** The stage's providers, and the payments made at them: the payment step's only. */
+  providers?: { routes: readonly ProviderRoute[]; requests: Pick<ProviderRequests, 'paymentFor'> };
   clock: () => Date;
 }
+
+/** What a customer at the payment step meets (decisions 18). */
+export type PaymentStep =
+  /** The provider's own page. */
+  | { kind: 'redirect'; url: string }
+  /** INR: a provider to choose among those that can serve the invoice. */
+  | { kind: 'providers'; providers: Array<{ id: string; name: string }> }
+  /** P2P: the provider's instructions, then the UTR. */
+  | { kind: 'instructions'; instructions: PaymentInstructions }
+  /** With the provider: its decision is awaited (`continueUrl`: its page, for a customer who came back unpaid). */
+  | { kind: 'waiting'; continueUrl?: string }
+  /** The provider did not answer; nothing was created, and trying again is safe. */
+  | { kind: 'unavailable' };
 
 /** An invoice as its customer sees it at `now`. */
 export interface Checkout {
@@ -72,7 +91,32 @@ export class CheckoutService {
     await this.deps.invoices.saveCustomerDetails(checkout.invoice.id, details, this.deps.clock());
   }
 
-  async hasSubmittedUtr(invoiceId: string): Promise<boolean> {
-    return hasSubmittedUtr(this.deps.claims, invoiceId);
+  /**
+   * The payment step of an invoice that has every detail: its payment at the provider, made now if
+   * it has none (at `chosen`, an INR customer's pick), and where that sends the customer. A
+   * customer back from the provider's page (`returned`) waits for the decision there.
+   */
+  async paymentStep(checkout: Checkout, options: { chosen?: string; returned?: boolean } = {}): Promise<PaymentStep> {
+    const { invoice } = checkout;
+    const { providers } = this.deps;
+    if (!providers) throw new Error('The payment step needs the providers, which this checkout was given none of');
+    if (await hasSubmittedUtr(this.deps.claims, invoice.id)) return { kind: 'waiting' };
+    let payment = invoice.providerPayment;
+    if (!payment) {
+      const eligible = (invoice.providers ?? []).flatMap((id) => providers.routes.filter((route) => route.id === id).map(({ name }) => ({ id, name })));
+      if (eligible.length === 0) return { kind: 'unavailable' };
+      const chosen = eligible.find(({ id }) => id === options.chosen)?.id;
+      // merchant-api.md 10: INR customers choose the provider, unless the merchant sent them straight to it.
+      if (isConfirmedByUtr(invoice) && !invoice.directOpen && chosen === undefined) return { kind: 'providers', providers: eligible };
+      try {
+        payment = await providers.requests.paymentFor(invoice, chosen);
+      } catch (error) {
+        if (error instanceof ProviderUnavailable || (error instanceof ApiError && error.code === 'service_unavailable')) return { kind: 'unavailable' };
+        throw error;
+      }
+    }
+    if (payment.instructions) return { kind: 'instructions', instructions: payment.instructions };
+    if (!payment.redirectUrl) throw new Error(`Invoice ${invoice.id}'s provider payment has neither a page nor instructions`);
+    return options.returned ? { kind: 'waiting', continueUrl: payment.redirectUrl } : { kind: 'redirect', url: payment.redirectUrl };
   }
 }

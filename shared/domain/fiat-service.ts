@@ -1,9 +1,11 @@
 /**
  * Local-fiat money movement: deposit confirmation by UTR (decisions 8) and the deprecated
  * withdrawal (decisions 9), over small ports. Both take a uniqueness claim in the same write as
- * the transaction, so the database, not a read before the write, decides who wins.
+ * the transaction, so the database, not a read before the write, decides who wins; then the
+ * request goes to the payment provider (decisions 18), whose decision comes back as an event.
  */
 import { ApiError, ValidationError } from '../errors.js';
+import { invoiceUtrClaimId, providerPaymentClaimId, utrClaimId, withdrawalOrderClaimId } from './claims.js';
 import { decodeReceipt, isConfirmedByUtr, type DepositConfirmationRequest, type Receipt } from './deposit-confirmation.js';
 import type { SealedSecret } from '../vault/envelope.js';
 import type { Merchant } from './merchants.js';
@@ -12,20 +14,15 @@ import type { RateSource } from './rates.js';
 import { refusal, type Ledger, type TransactionService, type UniqueClaim } from './transaction-service.js';
 import { invoiceAfterDeposit } from './payments.js';
 import { depositTransaction, type Transaction } from './transactions.js';
-import { withdrawTransaction, withdrawalRecipient, withdrawalVariant, type WithdrawalRequest } from './withdrawals.js';
-
-/** The payment provider of the local methods. Its decisions come back through `TransactionService.settle`. */
-export interface FiatProvider {
-  submitUtr(claim: { transactionId: string; merchantId: string; utr: string }): Promise<void>;
-  requestPayout(payout: { transactionId: string; merchantId: string }): Promise<void>;
-}
-
-/** The demo provider's rule: it rejects a UTR starting with `000` and confirms any other. */
-export const simulatedUtrDecision = (utr: string): 'confirmed' | 'failed' => (utr.startsWith('000') ? 'failed' : 'confirmed');
+import type { ProviderRequests } from './provider-requests.js';
+import { ProviderUnavailable, type ProviderRegistry, type ProviderRoute } from './providers.js';
+import { payoutRecipient, withdrawTransaction, withdrawalRecipient, withdrawalVariant, type WithdrawalRequest } from './withdrawals.js';
 
 export interface ReceiptStore {
   /** Stores the receipt privately and returns its reference. */
   put(key: string, receipt: Receipt): Promise<string>;
+  /** The receipt a reference names, as it was given. */
+  get(reference: string): Promise<Receipt>;
 }
 
 export interface CardVault {
@@ -39,15 +36,35 @@ export interface FiatServiceDeps {
   /** Only functions that confirm deposits store receipts: paying out needs none. */
   receipts?: ReceiptStore;
   vault: CardVault;
-  provider: FiatProvider;
+  providers: Pick<ProviderRegistry, 'routes'>;
+  requests: Pick<ProviderRequests, 'paymentFor' | 'forwardUtr' | 'requestPayout'>;
   rates: RateSource;
+  /** A request the provider did not take now is sent again by the reconciliation: worth a warning, not a failure. */
+  log: { warn(message: string, details: Record<string, unknown>): void };
   clock: () => Date;
   newId: () => string;
 }
 
-const utrClaimId = (utr: string) => `utr#${utr}`;
-/** One UTR per invoice: a second, different reference for the same invoice is a conflict. */
-const invoiceUtrClaimId = (invoiceId: string) => `invoice-utr#${invoiceId}`;
+
+/** A UTR deposit as stored: the deposit, its UTR and its receipt's reference. */
+type UtrDeposit = Transaction & { utr: string; receipt?: StoredReceipt };
+
+export interface StoredReceipt {
+  reference: string;
+  extension: Receipt['extension'];
+  name: string | null;
+  bytes: number;
+}
+
+/** A provider that does not answer before the deposit exists: nothing is written, the merchant retries. */
+const unavailable = (error: unknown): never => {
+  if (error instanceof ProviderUnavailable) throw new ApiError('service_unavailable', 'The payment provider did not answer; nothing was recorded, retry the request');
+  throw error;
+};
+
+/** Who pays out `currency`: the first provider, by priority, that serves it. */
+const payoutProvider = (providers: readonly ProviderRoute[], currency: string): ProviderRoute | undefined =>
+  [...providers].sort((a, b) => a.priority - b.priority).find((provider) => provider.methods.some((method) => method.currency === currency));
 
 const anotherUtrUnderReview = () => new ApiError('conflict', 'Another UTR is already under review for this invoice');
 
@@ -55,25 +72,6 @@ const anotherUtrUnderReview = () => new ApiError('conflict', 'Another UTR is alr
 export async function hasSubmittedUtr(claims: Pick<Ledger, 'getClaim'>, invoiceId: string): Promise<boolean> {
   return (await claims.getClaim(invoiceUtrClaimId(invoiceId))) !== undefined;
 }
-
-/**
- * Settles a UTR deposit on the provider's decision. A rejected UTR gives up its claim, so that a
- * payment it really belongs to can still use it; the invoice keeps its own claim, which names the
- * UTR, so the same invoice and UTR again stays accepted (decisions 8).
- */
-export function settleUtrDeposit(
-  transactions: Pick<TransactionService, 'settle'>,
-  deposit: { merchantId: string; transactionId: string; utr: string },
-  decision: 'confirmed' | 'failed',
-): Promise<Transaction> {
-  return transactions.settle(deposit.merchantId, deposit.transactionId, decision, {
-    expectedType: 'deposit',
-    source: 'fiat',
-    releaseClaim: decision === 'failed' ? utrClaimId(deposit.utr) : undefined,
-  });
-}
-
-const withdrawalOrderClaimId = (merchantId: string, orderId: string) => `withdrawal-order#${JSON.stringify([merchantId, orderId])}`;
 
 const ATTEMPTS = 5;
 
@@ -105,15 +103,18 @@ export class FiatService {
         if (claims === 'anotherUnderReview') throw anotherUtrUnderReview();
       }
 
+      // The UTR belongs to the invoice's payment at its provider: made now if the customer never reached it.
+      const payment = await this.deps.requests.paymentFor(invoice).catch(unavailable);
       if (receipt && !receiptReference) receiptReference = await this.receipts().put(`${merchantId}/${invoice.id}/${request.utr}.${receipt.extension}`, receipt);
-      const transaction: Transaction & { utr: string; receipt?: unknown } = {
+      const transaction: UtrDeposit = {
         ...depositTransaction(
           invoice,
           { id, amount: new Decimal(invoice.paymentAmount), currency: invoice.paymentCurrency, status: 'processing', network: null, transactionHash: null, now: clock() },
           merchant.processingFeePercent,
         ),
         utr: request.utr,
-        ...(receipt ? { receipt: { reference: receiptReference, extension: receipt.extension, name: receipt.name, bytes: receipt.content.length } } : {}),
+        provider: { id: payment.providerId, reference: payment.providerReference },
+        ...(receipt ? { receipt: { reference: receiptReference!, extension: receipt.extension, name: receipt.name, bytes: receipt.content.length } } : {}),
       };
       const owner = { invoiceId: invoice.id, transactionId: id, merchantId };
       const result = await ledger.insert(transaction, {
@@ -121,10 +122,11 @@ export class FiatService {
         claims: [
           { id: utrClaimId(request.utr), owner },
           { id: invoiceUtrClaimId(invoice.id), owner: { ...owner, utr: request.utr } },
+          { id: providerPaymentClaimId(payment.providerId, payment.providerReference), owner },
         ],
       });
       if (result === 'committed') {
-        await this.deps.provider.submitUtr({ transactionId: id, merchantId, utr: request.utr });
+        await this.deps.requests.forwardUtr(transaction, receipt).catch(this.sentLater(id));
         return;
       }
       // Lost: a claim was taken (by this very request's twin, another invoice, another UTR), or the invoice moved on.
@@ -150,9 +152,15 @@ export class FiatService {
     return invoiceClaim ? 'anotherUnderReview' : 'free';
   }
 
-  /** Records a payout request (processing); the card number is sealed before it is stored. */
+  /**
+   * Records a payout request (processing) and sends it to the first provider, by priority, that
+   * serves its currency; the card number is sealed before it is stored, and goes in clear to the
+   * provider only.
+   */
   async createWithdrawal(merchantId: string, request: WithdrawalRequest): Promise<Transaction> {
     const variant = withdrawalVariant(request);
+    const provider = payoutProvider(this.deps.providers.routes, request.currency);
+    if (!provider) throw ValidationError.of('currency', `No payment provider here pays out ${request.currency}`);
     const merchant = await this.merchant(merchantId);
     const id = this.deps.newId();
     const recipient = withdrawalRecipient(request, variant);
@@ -164,13 +172,22 @@ export class FiatService {
       now: this.deps.clock(),
     });
     if (request.cardNumber) transaction.recipient.sealedCardNumber = await this.deps.vault.seal(request.cardNumber, id);
+    transaction.provider = { id: provider.id };
 
     const claims: UniqueClaim[] = request.orderId ? [{ id: withdrawalOrderClaimId(merchantId, request.orderId), owner: { transactionId: id, merchantId } }] : [];
     if ((await this.deps.ledger.insert(transaction, { claims })) === 'stale') {
       throw new ApiError('db_unique_violation', 'A withdrawal with this orderId already exists');
     }
-    await this.deps.provider.requestPayout({ transactionId: id, merchantId });
+    await this.deps.requests.requestPayout(transaction, payoutRecipient(transaction, request.cardNumber)).catch(this.sentLater(id));
     return transaction;
+  }
+
+  /** For a provider that did not take a request now: the reconciliation sends it again with the same `webhook-id`. */
+  private sentLater(transactionId: string) {
+    return (error: unknown) => {
+      if (!(error instanceof ProviderUnavailable)) throw error;
+      this.deps.log.warn('The provider did not take the request; the reconciliation sends it again', { transactionId, reason: error.message });
+    };
   }
 
   private receipts(): ReceiptStore {

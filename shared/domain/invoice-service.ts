@@ -17,6 +17,7 @@ import {
 import type { BusinessMetrics } from './metrics.js';
 import { listingOf, type Listing, type Page } from './pagination.js';
 import { unavailableRates, type RateSource } from './rates.js';
+import type { ProviderRequests } from './provider-requests.js';
 import { addressForNetwork, type CustomerAddresses } from './wallets.js';
 
 export type CreateOutcome = { invoice: Invoice; created: boolean };
@@ -63,9 +64,22 @@ export interface InvoiceServiceDeps {
   policy: InvoicePolicy;
   publicBaseUrl: string;
   metrics: Pick<BusinessMetrics, 'invoiceCreated'>;
+  /**
+   * Functions that create invoices: a direct-open fiat invoice gets its payment at its provider at
+   * once (decisions 18), so that its customer goes straight there.
+   */
+  providerPayments?: Pick<ProviderRequests, 'paymentFor'>;
+  log?: { warn(message: string, details: Record<string, unknown>): void };
   clock: () => Date;
   newId: () => string;
 }
+
+/**
+ * How long creating a direct-open invoice waits for its provider. Creation never fails because a
+ * provider is down or slow: the link asks the provider again (with the same `webhook-id`) when
+ * the customer opens it.
+ */
+export const PAYMENT_AT_CREATION_MS = 3_000;
 
 /** Invoice and transaction ids are UUIDs: anything else is unknown without asking the store. */
 export const isUuid = (id: string): boolean => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
@@ -89,7 +103,19 @@ export class InvoiceService {
     }
     const outcome = await invoices.create(invoice);
     if (outcome.created) this.deps.metrics.invoiceCreated(outcome.invoice.paymentMethod);
+    if (outcome.created && outcome.invoice.directOpen) await this.paymentAtCreation(outcome.invoice);
     return invoiceView(outcome.invoice, this.deps.publicBaseUrl);
+  }
+
+  private async paymentAtCreation(invoice: Invoice): Promise<void> {
+    const { providerPayments, log } = this.deps;
+    if (!providerPayments) return;
+    let timer: NodeJS.Timeout | undefined;
+    const attempt = providerPayments.paymentFor(invoice).catch((error: unknown) => {
+      log?.warn('No payment at the provider yet; the checkout asks again', { invoiceId: invoice.id, reason: error instanceof Error ? error.message : String(error) });
+    });
+    await Promise.race([attempt, new Promise((resolve) => (timer = setTimeout(resolve, PAYMENT_AT_CREATION_MS)))]);
+    clearTimeout(timer);
   }
 
   /** The merchant's own invoices, newest first, a page at a time (decisions 16). */

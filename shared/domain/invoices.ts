@@ -25,10 +25,10 @@ import {
   type PaymentMethod,
 } from './currencies.js';
 import { amountRuleProblem, jsonNumberAmount } from './amounts.js';
-import { fiatLimitOn, isMethodOffered } from './fiat-limits.js';
 import { merchantUrlProblem, normalizedUrl } from './merchants.js';
 import { Decimal, formatAmount, formatRate } from './money.js';
 import { noPayments, PAYMENT_STATUSES, type InvoicePayments } from './payments.js';
+import { eligibleProviders, servedMethods, type ProviderPayment, type ProviderRoute } from './providers.js';
 import { crossRate, type UsdPrices } from './rates.js';
 import { createdRangeInOrder, pageParameters } from './pagination.js';
 
@@ -144,6 +144,10 @@ export interface Invoice extends InvoicePayments {
   invoiceStrategy: 'fixed';
   customer: CustomerDetails;
   wallet?: InvoiceWallet;
+  /** Local fiat: the providers that can serve the payment, by priority (decisions 18); INR customers choose among them. */
+  providers?: string[];
+  /** Local fiat: the payment created at a provider for this invoice, once there is one. */
+  providerPayment?: ProviderPayment;
   /** SHA-256 of the creation request, to tell a retry from a different order with the same id. */
   requestHash: string;
   expiresAt: string;
@@ -196,8 +200,8 @@ export type InvoiceWallet = z.output<typeof invoiceWalletSchema>;
 export interface InvoicePolicy {
   stage: Stage;
   lifetimeSeconds: number;
-  /** Limits per local currency and method, in the payment currency. */
-  fiatLimits: Record<LocalFiatCurrency, Partial<Record<FiatMethod, AmountLimit>>>;
+  /** The stage's payment providers: which local methods are served, and within which limits. */
+  providers: readonly ProviderRoute[];
 }
 
 /** Hash of the request in a canonical form (sorted keys), so field order does not matter. */
@@ -281,14 +285,13 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
     } else method = 'crypto';
   } else if (family === 'fiat') {
     const currency = paymentCurrency as LocalFiatCurrency;
-    // The policy's methods, the default first.
-    const methods = Object.keys(policy.fiatLimits[currency]) as FiatMethod[];
+    // The methods some provider serves, the default first.
+    const methods = servedMethods(policy.providers, currency);
     const requested = request.paymentMethod;
-    if (requested === undefined) method = methods[0];
+    if (methods.length === 0) problem(familyField, `${familyField} ${currency} is served by no payment provider here`);
+    else if (requested === undefined) method = methods[0];
     else if (requested === 'crypto' || !methods.includes(requested)) {
-      problem('paymentMethod', `paymentMethod must be one of ${methods.join(', ')} for ${currency}`);
-    } else if (!isMethodOffered(requested, policy.stage)) {
-      problem('paymentMethod', `paymentMethod ${requested} is not available in the ${policy.stage} environment`);
+      problem('paymentMethod', `paymentMethod ${requested} is not offered for ${currency} here: one of ${methods.join(', ')}`);
     } else method = requested;
   }
 
@@ -297,12 +300,15 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
 
   const paymentDecimals = decimalsOf(paymentCurrency);
   const paymentAmount = exchangeRate ? amount.mul(exchangeRate.toDecimalPlaces(18)).toDecimalPlaces(paymentDecimals) : undefined;
+  let providers: string[] | undefined;
   if (paymentAmount && method && !amountRule) {
-    const limit =
-      method === 'crypto'
-        ? { min: cryptoMinimum(paymentCurrency as CryptoAssetCode) }
-        : fiatLimitOn(policy.stage, policy.fiatLimits, paymentCurrency as LocalFiatCurrency, method);
-    const message = limit && amountProblem(paymentAmount, paymentCurrency, limit, method);
+    let message: string | undefined;
+    if (method === 'crypto') message = amountProblem(paymentAmount, paymentCurrency, { min: cryptoMinimum(paymentCurrency as CryptoAssetCode) }, method);
+    else {
+      const routing = eligibleProviders(policy.providers, paymentCurrency, method, paymentAmount);
+      if ('problem' in routing) message = routing.problem;
+      else providers = routing.providers;
+    }
     if (message) problem('amount', message);
     // The converted amount is a payment like any other: the payment currency's maximum applies.
     const max = maxRequestAmount(paymentCurrency);
@@ -344,6 +350,7 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
     displayCurrencies: request.displayCurrencies ?? null,
     invoiceStrategy: 'fixed',
     customer: customerDetails(request),
+    ...(providers ? { providers } : {}),
     requestHash: requestHash(request),
     ...noPayments(paymentCurrency),
     expiresAt: new Date(identity.now.getTime() + policy.lifetimeSeconds * 1000).toISOString(),

@@ -17,4 +17,6 @@ export interface BusinessMetrics {
   callbackParked(): void;
   /** The oldest live price's age after a rates run. */
   rateAge(seconds: number): void;
+  /** After a reconciliation run: provider transactions processing for over a day, and provider calls that failed. */
+  reconciled(report: { overdue: number; failures: number }): void;
 }

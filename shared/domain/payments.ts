@@ -52,6 +52,8 @@ export interface InvoiceUpdate {
   };
   /** A new transaction on the invoice, appended to `transactionIds`. */
   appendTransactionId?: string;
+  /** The invoice's payment at its provider is decided: the reconciliation no longer asks about it. */
+  settlesProviderPayment?: true;
 }
 
 export type DepositRefusal = 'gone' | 'conflict';
@@ -64,17 +66,19 @@ const isOpen = (status: InvoiceStatus) => status === 'created' || status === 'ac
  * How a deposit moves its invoice: a new one (`isNew`) or a processing one reaching its final
  * state. Confirmed money in the payment currency is added to `paidAmount`; the invoice completes
  * once that reaches the payment amount, late (`paidLate`) if it had been canceled and money is
- * never refused there (crypto, or a UTR already under review). Money in another currency is
- * recorded on the invoice but never completes it. A local-fiat invoice takes no new payment once
- * canceled (410) or completed (409), and a rejected fiat payment cancels it while nothing is paid.
+ * never refused there (crypto, a UTR already under review, or money a provider reports: `moved`).
+ * Money in another currency is recorded on the invoice but never completes it. A local-fiat
+ * invoice takes no new payment of the merchant's once canceled (410) or completed (409), and a
+ * rejected fiat payment cancels it while nothing is paid.
  */
 export function invoiceAfterDeposit(
   invoice: InvoiceAccounting,
   deposit: Pick<Transaction, 'id' | 'status' | 'amount' | 'currency'>,
   isNew: boolean,
   now: Date,
+  moved = false,
 ): { update: InvoiceUpdate } | { refused: DepositRefusal } {
-  if (isNew && invoice.family === 'fiat') {
+  if (isNew && !moved && invoice.family === 'fiat') {
     if (invoice.status === 'canceled') return { refused: 'gone' };
     if (invoice.status === 'completed') return { refused: 'conflict' };
   }
@@ -87,7 +91,7 @@ export function invoiceAfterDeposit(
     const total = paid.plus(deposit.amount);
     update.set.paidAmount = formatAmount(total, decimalsOf(invoice.paymentCurrency));
     update.set.paymentStatus = paymentStatusOf(total, due);
-    const lateAllowed = invoice.family === 'crypto' || !isNew;
+    const lateAllowed = invoice.family === 'crypto' || !isNew || moved;
     if (total.greaterThanOrEqualTo(due) && (isOpen(invoice.status) || (invoice.status === 'canceled' && lateAllowed))) {
       update.set.status = 'completed';
       update.set.completedAt = now.toISOString();

@@ -65,6 +65,19 @@ export interface DepositInput {
   chain?: ChainPosition;
   /** Claimed in the same write: what makes a deposit exist once (an on-chain transfer's id). Recording it again answers the first. */
   uniqueId?: string;
+  /**
+   * Money a payment provider reports (decisions 18): it has moved already, so a closed invoice
+   * records it too, and the invoice's payment at the provider is decided.
+   */
+  reportedByProvider?: boolean;
+}
+
+/** What a settlement may bring besides the state: the amount a provider reports arrived, and who sent it. */
+export interface SettlementDetails {
+  amount?: Decimal;
+  senderDetails?: Partial<TransactionView['senderDetails']>;
+  /** The invoice's payment at its provider is decided by this settlement. */
+  settlesProviderPayment?: boolean;
 }
 
 /**
@@ -126,8 +139,9 @@ export class TransactionService {
       const now = this.deps.clock();
       const details = await this.depositDetails(invoice, input);
       const transaction = depositTransaction(invoice, { id, now, ...details }, merchant.processingFeePercent);
-      const outcome = invoiceAfterDeposit(invoice, transaction, true, now);
+      const outcome = invoiceAfterDeposit(invoice, transaction, true, now, input.reportedByProvider);
       if ('refused' in outcome) throw refusal(outcome.refused, invoice);
+      if (input.reportedByProvider) outcome.update.settlesProviderPayment = true;
       const callback = isFinalStatus(transaction.status) ? callbackEntry(transaction, now) : undefined;
       const claims = input.uniqueId ? [{ id: input.uniqueId, owner: { transactionId: id, merchantId } }] : [];
       const result = await this.deps.ledger.insert(transaction, { invoice: outcome.update, callback, claims });
@@ -148,14 +162,16 @@ export class TransactionService {
    * answers it again. An on-chain deposit whose block left the chain before it was ever called
    * back is simply failed (`callback: false`), and gives up its claim (`releaseClaim`): should the
    * transfer be mined again, it is a new deposit. A deposit's `source` names who decided, for the metrics.
+   * A provider's decision may bring the amount that really arrived (`details.amount`): the deposit
+   * is valued and its fee taken anew at that amount.
    */
   async settle(
     merchantId: string,
     transactionId: string,
     status: 'confirmed' | 'failed',
-    options: { expectedType?: Transaction['type']; callback?: boolean; releaseClaim?: string; source?: DepositSource } = {},
+    options: { expectedType?: Transaction['type']; callback?: boolean; releaseClaim?: string; source?: DepositSource; details?: SettlementDetails } = {},
   ): Promise<Transaction> {
-    const { expectedType, callback: withCallback = true, releaseClaim, source } = options;
+    const { expectedType, callback: withCallback = true, releaseClaim, source, details = {} } = options;
     for await (const _attempt of attempts()) {
       const current = await this.owned(merchantId, transactionId);
       if (expectedType && current.type !== expectedType) throw ValidationError.of('transactionId', `Transaction is not a ${expectedType}`);
@@ -163,11 +179,12 @@ export class TransactionService {
       if (current.status !== 'processing') throw new ApiError('conflict', `Transaction is already ${current.status}`);
 
       const now = this.deps.clock();
-      const next: Transaction = { ...current, status, updatedAt: now.toISOString() };
       const invoice = current.invoiceId ? await this.deps.invoices.get(current.invoiceId) : undefined;
+      const next = await this.settled(current, status, invoice, details, now);
       const outcome = invoice && invoiceAfterDeposit(invoice, next, false, now);
       // A settlement is never refused: the deposit was taken when it was recorded.
       const update = outcome && 'update' in outcome ? outcome.update : undefined;
+      if (update && details.settlesProviderPayment) update.settlesProviderPayment = true;
       const callback = withCallback ? callbackEntry(next, now) : undefined;
       const released = releaseClaim ? [releaseClaim] : [];
       if ((await this.deps.ledger.transition(next, 'processing', { invoice: update, callback, releaseClaims: released })) === 'committed') {
@@ -177,6 +194,22 @@ export class TransactionService {
       }
     }
     throw new ApiError('conflict', 'The transaction kept changing; retry the request');
+  }
+
+  /** The transaction in its final state, anew at the amount a provider reports when it differs. */
+  private async settled(current: Transaction, status: 'confirmed' | 'failed', invoice: Invoice | undefined, details: SettlementDetails, now: Date): Promise<Transaction> {
+    const next: Transaction = { ...current, status, updatedAt: now.toISOString() };
+    if (details.senderDetails) next.senderDetails = { ...current.senderDetails, ...details.senderDetails };
+    if (!details.amount || details.amount.equals(current.amount) || !invoice) return next;
+    // Valued at the invoice's fixed rates: only a deposit in the invoice's own currency is revalued.
+    if (current.currency !== invoice.paymentCurrency) throw new Error(`Deposit ${current.id} is in ${current.currency}, not its invoice's ${invoice.paymentCurrency}`);
+    const merchant = await this.merchant(current.merchantId);
+    const revalued = depositTransaction(
+      invoice,
+      { id: current.id, amount: details.amount, currency: current.currency, status, network: current.network as CryptoNetwork | null, transactionHash: current.transactionHash, senderDetails: next.senderDetails, now },
+      merchant.processingFeePercent,
+    );
+    return { ...next, ...revalued, createdAt: current.createdAt };
   }
 
   /** The transaction a claim was taken for. */

@@ -55,6 +55,16 @@ export interface Transaction extends Omit<TransactionView, 'hash'> {
   merchantId: string;
   /** Where an on-chain deposit was seen: kept to follow it to its confirmations, or out of the chain. */
   chain?: ChainPosition;
+  /** A deposit confirmed by UTR, or a payout: the payment provider that decides it (decisions 18). */
+  provider?: TransactionProvider;
+}
+
+export interface TransactionProvider {
+  id: string;
+  /** The provider's reference: of the invoice's payment for a UTR deposit, of the payout for a withdrawal (once it answered). */
+  reference?: string;
+  /** When the provider took the UTR or the payout request; until then the reconciliation sends it again. */
+  requestedAt?: string;
 }
 
 export interface ChainPosition {

@@ -9,6 +9,7 @@ import { decimalsOf, familyOf } from './currencies.js';
 import { formatAmount, formatRate } from './money.js';
 import { processingFee, type Transaction } from './transactions.js';
 import { crossRate, type UsdPrices } from './rates.js';
+import type { PayoutRequest } from '../providers/protocol.js';
 import type { SealedSecret } from '../vault/envelope.js';
 
 /** Luhn check digit validation of a digits-only string. */
@@ -166,4 +167,26 @@ export function withdrawTransaction(
     comment: request.comment ?? null,
     paymentSystem: request.paymentSystem ?? null,
   };
+}
+
+const PROVIDER_VARIANTS = { card: 'card', phone: 'phone', bankAccount: 'bank' } as const satisfies Record<WithdrawalVariant, PayoutRequest['recipient']['variant']>;
+
+/**
+ * A payout's recipient as a provider takes it (decisions 18): the variant, its fields, and the card
+ * number in clear, which this request alone carries.
+ */
+export function payoutRecipient(withdrawal: WithdrawTransaction, cardNumber?: string): PayoutRequest['recipient'] {
+  const { recipient } = withdrawal;
+  const fields = {
+    cardNumber,
+    cardHolderName: recipient.cardHolderName,
+    phoneNumber: recipient.phoneNumber,
+    bankName: recipient.bankName,
+    bankAccountName: recipient.bankAccountName,
+    bankAccountNumber: recipient.bankAccountNumber,
+    customerId: withdrawal.customerId,
+    comment: withdrawal.comment,
+    paymentSystem: withdrawal.paymentSystem,
+  };
+  return { variant: PROVIDER_VARIANTS[recipient.variant], ...Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined && value !== null)) };
 }

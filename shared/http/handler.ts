@@ -19,6 +19,8 @@ import { parseOrThrow } from './validation.js';
 
 export interface RouteRequest<Body> {
   body: Body;
+  /** The body exactly as sent (what a signature covers); empty without one. */
+  rawBody: string;
   pathParameters: Record<string, string>;
   queryParameters: Record<string, string>;
   /** Lower-cased header names. */
@@ -111,10 +113,13 @@ const BODY_PARSERS: Record<BodyFormat, BodyParser> = {
   },
 };
 
+const rawBodyOf = (event: APIGatewayProxyEvent): Buffer =>
+  event.body === null || event.body === undefined ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+
 const bodyMiddleware = (maxBytes: number, parser: BodyParser): Middleware => ({
   before: (request) => {
     const { event } = request;
-    const raw = event.body === null || event.body === undefined ? '' : event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+    const raw = rawBodyOf(event);
     if (raw.length > maxBytes) throw new ApiError('payload_too_large', `Request body exceeds ${maxBytes} bytes`);
     const mediaType = lowerCaseKeys(event.headers)['content-type']?.split(';')[0]?.trim().toLowerCase() ?? '';
     if (!parser.accepts(mediaType)) throw new ApiError('unsupported_media_type', `Content-Type must be ${parser.mediaType}`);
@@ -188,6 +193,7 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
       toProxyResult(
         await fn({
           body: (options.body ? parseOrThrow(options.body, gateway.body) : undefined) as z.output<S>,
+          rawBody: rawBodyOf(event).toString('utf8'),
           pathParameters: { ...(event.pathParameters as Record<string, string> | null) },
           queryParameters: { ...(event.queryStringParameters as Record<string, string> | null) },
           headers,

@@ -28,4 +28,8 @@ export const businessMetrics: BusinessMetrics = {
   callbackFailed: () => emit(BUSINESS_METRICS.callbacksFailed, 1),
   callbackParked: () => emit(BUSINESS_METRICS.callbacksParked, 1),
   rateAge: (seconds) => emit(BUSINESS_METRICS.rateAge, seconds),
+  reconciled: ({ overdue, failures }) => {
+    emit(BUSINESS_METRICS.providerOverdue, overdue);
+    emit(BUSINESS_METRICS.providerFailures, failures);
+  },
 };

@@ -8,11 +8,7 @@ import * as z from 'zod';
 import { signCallback, type SignedCallback } from '../domain/callbacks.js';
 import { FIAT_METHODS, LOCAL_FIAT_CURRENCIES } from '../domain/currencies.js';
 
-/** A provider's secret: the base64 of at least 24 random bytes, with or without `whsec_` in front. */
-export function isProviderSecret(text: string): boolean {
-  const base64 = text.startsWith('whsec_') ? text.slice('whsec_'.length) : text;
-  return /^[A-Za-z0-9+/]+={0,2}$/.test(base64) && Buffer.from(base64, 'base64').length >= 24;
-}
+export { isProviderSecret } from '../domain/providers.js';
 
 /** The decimal text of an amount in a local currency, as both sides write it. */
 const amountText = z.string().regex(/^\d{1,15}(\.\d{1,2})?$/, 'must be a decimal amount with at most 2 decimal places');
@@ -86,10 +82,11 @@ export type PayoutRequest = z.output<typeof payoutRequestSchema>;
 
 export const requestedPayoutSchema = z.object({ providerReference });
 
+/** Who paid, as far as the provider knows; what it leaves out stays empty on the transaction. */
 export const senderDetailsSchema = z.object({
-  senderIban: z.string().max(64).default(''),
-  senderAccountNumber: z.string().max(64).default(''),
-  senderSortCode: z.string().max(32).default(''),
+  senderIban: z.string().max(64).optional(),
+  senderAccountNumber: z.string().max(64).optional(),
+  senderSortCode: z.string().max(32).optional(),
 });
 
 export type SenderDetails = z.output<typeof senderDetailsSchema>;
@@ -121,6 +118,9 @@ export const providerEventSchema = z.object({
 });
 
 export type ProviderEvent = z.output<typeof providerEventSchema>;
+
+/** The gateway's answer to an event it applied (or had applied already). */
+export const providerEventReceivedSchema = z.object({ received: z.literal(true) });
 
 /** A message of either side, signed with the provider's secret. */
 export const signMessage = (secret: string, webhookId: string, body: string, at: Date): SignedCallback => signCallback(secret, webhookId, body, at);

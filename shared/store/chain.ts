@@ -2,10 +2,10 @@
  * The chain watchers' state in DynamoDB: each network's cursor, moved only from the position it
  * was read at, and the transfers held for merchants that do not take on-chain deposits yet.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ChainCursor } from '../domain/chain.js';
 import type { HeldTransfer } from '../domain/chain-watcher.js';
-import { isConditionFailure } from './dynamo.js';
+import { isConditionFailure, queryAll } from './dynamo.js';
 
 const cursorId = (network: string): string => `cursor#${network}`;
 
@@ -52,22 +52,13 @@ export class DynamoChainStore {
 
   /** The transfers held on a network, oldest first. */
   async held(network: string): Promise<HeldTransfer[]> {
-    const held: HeldTransfer[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'held',
-          KeyConditionExpression: 'heldNetwork = :network',
-          ExpressionAttributeValues: { ':network': network },
-          ExclusiveStartKey,
-        }),
-      );
-      held.push(...(page.Items ?? []).map(({ heldNetwork: _network, ...item }) => item as HeldTransfer));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return held;
+    const items = await queryAll(this.client, {
+      TableName: this.tableName,
+      IndexName: 'held',
+      KeyConditionExpression: 'heldNetwork = :network',
+      ExpressionAttributeValues: { ':network': network },
+    });
+    return items.map(({ heldNetwork: _network, ...item }) => item as unknown as HeldTransfer);
   }
 
   /** A held transfer that was credited, or whose block left the chain, is held no more. */

@@ -3,7 +3,7 @@
  * (`AWS_ENDPOINT_URL_DYNAMODB` points it at DynamoDB Local).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { traced } from '../observability/tracer.js';
 
 export const dynamoClient = traced(new DynamoDBClient({}));
@@ -11,6 +11,13 @@ export const dynamoClient = traced(new DynamoDBClient({}));
 export const documentClient = DynamoDBDocumentClient.from(dynamoClient, {
   marshallOptions: { removeUndefinedValues: true },
 });
+
+/** Every item a query finds, through all its pages, in the order of the index. */
+export async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  for await (const page of paginateQuery({ client }, input)) items.push(...(page.Items ?? []));
+  return items;
+}
 
 /** BatchGetItem's limit on keys per call. */
 export const BATCH_GET_LIMIT = 100;

@@ -1,13 +1,14 @@
 /** Invoices in DynamoDB, with their per-merchant orderId claims and the sparse expiry index. */
 import { createHash } from 'node:crypto';
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiError, ValidationError } from '../errors.js';
 import type { CustomerDetails, Invoice, InvoiceFilters, InvoiceStatus } from '../domain/invoices.js';
+import type { ProviderPayment } from '../domain/providers.js';
 import { noPayments } from '../domain/payments.js';
 import type { CheckoutInvoices } from '../domain/checkout-service.js';
 import type { CreateOutcome, DueInvoice, ExpiringInvoiceRepository, InvoiceRepository } from '../domain/invoice-service.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
-import { isConditionFailure, isTransactionConflict } from './dynamo.js';
+import { isConditionFailure, isTransactionConflict, queryAll } from './dynamo.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 
 
@@ -46,7 +47,7 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * counted reads as unpaid, or as paid in full once completed.
  */
 function toInvoice(item: Record<string, unknown>): Invoice {
-  const { expiryShard: _shard, merchantStatus: _status, customerKey: _customer, ...stored } = item;
+  const { expiryShard: _shard, merchantStatus: _status, customerKey: _customer, awaitingProvider: _awaiting, ...stored } = item;
   const invoice = stored as unknown as Invoice;
   if (invoice.paidAmount !== undefined) return invoice;
   const completed = invoice.status === 'completed';
@@ -173,26 +174,22 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
    * how far back, `paymentCurrency` keeps to one asset.
    */
   async *customerInvoices(merchantId: string, customerId: string, options: { since?: string; paymentCurrency?: string } = {}): AsyncGenerator<Invoice> {
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tables.invoices,
-          IndexName: 'byCustomer',
-          KeyConditionExpression: options.since ? 'customerKey = :customer AND createdAt >= :since' : 'customerKey = :customer',
-          ...(options.paymentCurrency ? { FilterExpression: 'paymentCurrency = :currency' } : {}),
-          ExpressionAttributeValues: {
-            ':customer': customerKeyOf(merchantId, customerId),
-            ...(options.since ? { ':since': options.since } : {}),
-            ...(options.paymentCurrency ? { ':currency': options.paymentCurrency } : {}),
-          },
-          ScanIndexForward: false,
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) yield toInvoice(item);
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const pages = paginateQuery(
+      { client: this.client },
+      {
+        TableName: this.tables.invoices,
+        IndexName: 'byCustomer',
+        KeyConditionExpression: options.since ? 'customerKey = :customer AND createdAt >= :since' : 'customerKey = :customer',
+        ...(options.paymentCurrency ? { FilterExpression: 'paymentCurrency = :currency' } : {}),
+        ExpressionAttributeValues: {
+          ':customer': customerKeyOf(merchantId, customerId),
+          ...(options.since ? { ':since': options.since } : {}),
+          ...(options.paymentCurrency ? { ':currency': options.paymentCurrency } : {}),
+        },
+        ScanIndexForward: false,
+      },
+    );
+    for await (const page of pages) for (const item of page.Items ?? []) yield toInvoice(item);
   }
 
   async listDue(now: Date): Promise<DueInvoice[]> {
@@ -202,22 +199,13 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
   }
 
   private async dueInShard(shard: string, nowIso: string): Promise<DueInvoice[]> {
-    const due: DueInvoice[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tables.invoices,
-          IndexName: 'openByExpiry',
-          KeyConditionExpression: 'expiryShard = :shard AND expiresAt <= :now',
-          ExpressionAttributeValues: { ':shard': shard, ':now': nowIso },
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) due.push({ id: item.id as string, merchantId: item.merchantId as string | undefined });
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return due;
+    const items = await queryAll(this.client, {
+      TableName: this.tables.invoices,
+      IndexName: 'openByExpiry',
+      KeyConditionExpression: 'expiryShard = :shard AND expiresAt <= :now',
+      ExpressionAttributeValues: { ':shard': shard, ':now': nowIso },
+    });
+    return items.map((item) => ({ id: item.id as string, merchantId: item.merchantId as string | undefined }));
   }
 
   async activate(id: string, now: Date): Promise<boolean> {
@@ -272,6 +260,36 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
         ':active': 'active',
       },
     });
+  }
+
+  /**
+   * Keeps the payment created at a provider for the invoice, unless it has one; from then on the
+   * invoice waits for the provider's decision in the `awaitingProvider` index.
+   */
+  async attachProviderPayment(id: string, payment: ProviderPayment): Promise<boolean> {
+    return this.updateIf({
+      TableName: this.tables.invoices,
+      Key: { id },
+      UpdateExpression: 'SET providerPayment = :payment, awaitingProvider = :provider',
+      ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(providerPayment)',
+      ExpressionAttributeValues: { ':payment': payment, ':provider': payment.providerId },
+    });
+  }
+
+  /** Invoices whose payment at `providerId` is not decided yet, oldest first. */
+  async awaitingProvider(providerId: string): Promise<Invoice[]> {
+    const items = await queryAll(this.client, {
+      TableName: this.tables.invoices,
+      IndexName: 'awaitingProvider',
+      KeyConditionExpression: 'awaitingProvider = :provider',
+      ExpressionAttributeValues: { ':provider': providerId },
+    });
+    return items.map(toInvoice);
+  }
+
+  /** The reconciliation gives up on a payment its provider never decided (the invoice long closed). */
+  async stopAwaitingProvider(id: string): Promise<void> {
+    await this.client.send(new UpdateCommand({ TableName: this.tables.invoices, Key: { id }, UpdateExpression: 'REMOVE awaitingProvider' }));
   }
 
   /**

@@ -3,10 +3,10 @@
  * announces, so a callback exists exactly when the state does; it then records its hand-off to
  * the queue and every delivery attempt.
  */
-import { BatchGetCommand, GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallbackEntry, CallbackRecord, DeliveryAttempt } from '../domain/callbacks.js';
 import { OUTBOX_RETENTION_DAYS } from '../platform.js';
-import { isConditionFailure } from './dynamo.js';
+import { isConditionFailure, queryAll } from './dynamo.js';
 import { TABLES } from './tables.js';
 
 /** Only entries not yet handed to the queue carry it (the sparse `unpublished` index). */
@@ -48,21 +48,13 @@ export class DynamoOutboxStore {
 
   /** A transaction's callbacks, oldest first. */
   async forTransaction(transactionId: string): Promise<OutboxItem[]> {
-    const ids: string[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'byTransaction',
-          KeyConditionExpression: 'transactionId = :transaction',
-          ExpressionAttributeValues: { ':transaction': transactionId },
-          ExclusiveStartKey,
-        }),
-      );
-      ids.push(...(page.Items ?? []).map((item) => item.id as string));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const entries = await queryAll(this.client, {
+      TableName: this.tableName,
+      IndexName: 'byTransaction',
+      KeyConditionExpression: 'transactionId = :transaction',
+      ExpressionAttributeValues: { ':transaction': transactionId },
+    });
+    const ids = entries.map((item) => item.id as string);
     if (ids.length === 0) return [];
     // A transaction owes a callback per final state it reached: a handful, far below BatchGet's 100.
     const { Responses, UnprocessedKeys } = await this.client.send(
@@ -128,22 +120,13 @@ export class DynamoOutboxStore {
 
   /** Ids of entries written before `before` and still not handed to the queue. */
   async listUnpublished(before: Date): Promise<string[]> {
-    const ids: string[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'unpublished',
-          KeyConditionExpression: 'pendingShard = :pending AND createdAt < :before',
-          ExpressionAttributeValues: { ':pending': PENDING, ':before': before.toISOString() },
-          ExclusiveStartKey,
-        }),
-      );
-      ids.push(...(page.Items ?? []).map((item) => item.id as string));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return ids;
+    const items = await queryAll(this.client, {
+      TableName: this.tableName,
+      IndexName: 'unpublished',
+      KeyConditionExpression: 'pendingShard = :pending AND createdAt < :before',
+      ExpressionAttributeValues: { ':pending': PENDING, ':before': before.toISOString() },
+    });
+    return items.map((item) => item.id as string);
   }
 
   /**

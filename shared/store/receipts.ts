@@ -2,14 +2,18 @@
  * Payment receipts, private and encrypted at rest: an S3 bucket (KMS-encrypted, no public access)
  * in AWS; on one machine, files under the data directory sealed with the local data keys.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
-import { PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, extname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import type { Receipt } from '../domain/deposit-confirmation.js';
 import type { ReceiptStore } from '../domain/fiat-service.js';
-import { aesGcmEncrypt, type DataKeySource } from '../vault/envelope.js';
+import { aesGcmDecrypt, aesGcmEncrypt, type DataKeySource } from '../vault/envelope.js';
 
 const CONTENT_TYPES: Record<Receipt['extension'], string> = { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', pdf: 'application/pdf' };
+
+/** A receipt's extension from its key (`…/{utr}.{extension}`). */
+const extensionOf = (key: string): Receipt['extension'] => extname(key.replace(/\.sealed$/, '')).slice(1) as Receipt['extension'];
 
 export class S3ReceiptStore implements ReceiptStore {
   constructor(
@@ -30,6 +34,14 @@ export class S3ReceiptStore implements ReceiptStore {
     );
     return `s3://${this.bucket}/${key}`;
   }
+
+  async get(reference: string): Promise<Receipt> {
+    const key = reference.slice(`s3://${this.bucket}/`.length);
+    if (!reference.startsWith(`s3://${this.bucket}/`)) throw new Error(`${reference} is not a receipt of this bucket`);
+    const object = await this.s3.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+    const name = object.Metadata?.['original-name'];
+    return { content: Buffer.from(await object.Body!.transformToByteArray()), extension: extensionOf(key), name: name ? decodeURIComponent(name) : null };
+  }
 }
 
 /** Each file holds the encrypted data key, then IV, tag and ciphertext, as JSON. */
@@ -48,6 +60,21 @@ export class FileReceiptStore implements ReceiptStore {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     const sealed = { encryptedKey: dataKey.encrypted, iv: iv.toString('base64'), tag: tag.toString('base64'), ciphertext: ciphertext.toString('base64'), contentType: CONTENT_TYPES[receipt.extension], name: receipt.name };
     await writeFile(path, JSON.stringify(sealed), { mode: 0o600 });
-    return `file://${join(this.directory, `${key}.sealed`)}`;
+    return pathToFileURL(join(resolve(this.directory), `${key}.sealed`)).href;
+  }
+
+  async get(reference: string): Promise<Receipt> {
+    const path = fileURLToPath(reference);
+    const root = resolve(this.directory);
+    if (!path.startsWith(root)) throw new Error(`${reference} is not a receipt of this directory`);
+    const sealed = JSON.parse(await readFile(path, 'utf8')) as { encryptedKey: string; iv: string; tag: string; ciphertext: string; name?: string | null };
+    const dataKey = await this.keys.decrypt(sealed.encryptedKey);
+    try {
+      const key = path.slice(root.length + 1, -'.sealed'.length);
+      const content = aesGcmDecrypt(dataKey, { iv: Buffer.from(sealed.iv, 'base64'), tag: Buffer.from(sealed.tag, 'base64'), ciphertext: Buffer.from(sealed.ciphertext, 'base64') }, key);
+      return { content, extension: extensionOf(key), name: sealed.name ?? null };
+    } finally {
+      dataKey.fill(0);
+    }
   }
 }

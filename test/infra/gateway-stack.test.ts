@@ -16,14 +16,17 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GatewayFunction as GatewayFunctionConstruct, QUEUE_BATCHING_WINDOW } from '../../infra/aws/gateway-function.js';
+import { GatewayFunction as GatewayFunctionConstruct, QUEUE_BATCHING_WINDOW, usesVaultKey } from '../../infra/aws/gateway-function.js';
 import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js';
 import { DEFAULT_LIVE_RATES } from '../../infra/aws/live-rates.js';
+import type { ProviderDeployment } from '../../infra/aws/payment-providers.js';
+import { DEMO_PROVIDER_ID, demoProviderRoute } from '../../shared/domain/providers.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import {
   BUSINESS_METRICS,
   CALLBACK_QUEUE,
   CONCURRENCY,
+  PROVIDER_EVENTS_THROTTLE,
   PUBLIC_ROUTE_THROTTLE,
   QUEUES,
   reservedConcurrencyOf,
@@ -37,6 +40,7 @@ import {
   STAGES,
   functionsForStage,
   maxBodyBytesOf,
+  readsProviders,
   replaysIdempotencyKey,
   type GatewayFunction,
   type HttpRoute,
@@ -53,6 +57,8 @@ const EXPLICIT_BASE_URL = 'https://checkout.example.com';
 const WALLET_FAMILIES = ['evm', 'btc', 'tron'] as const;
 /** What reading the wallet keys takes: their one GetParameters call. */
 const SSM_READ = ['ssm:GetParameters'];
+/** What reading a provider's secret takes: its value, nothing else of it. */
+const SECRET_READ = ['secretsmanager:GetSecretValue'];
 /** What active tracing and writing to its log group take: every function has them. */
 const TRACING = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
 const LOGGING = ['logs:CreateLogStream', 'logs:PutLogEvents'];
@@ -114,6 +120,43 @@ const sorted = (values: Iterable<string>) => [...values].sort();
 const outputName = (variable: string) => variable.toLowerCase().replace(/(?:^|_)(\w)/g, (_, first: string) => first.toUpperCase());
 const queuesOf = (stage: Stage) => (Object.entries(QUEUES) as Array<[QueueName, QueueDefinition]>).filter(([, q]) => q.stages.includes(stage));
 const routeTableNames = new Set<string>(FUNCTIONS.map((f) => f.name));
+
+/** A value of the template as text: each `Fn::Join` joined, each reference as `<LogicalId>` or `<LogicalId.Attribute>`. */
+function resolveText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const intrinsic = value as { 'Fn::Join'?: [string, unknown[]]; Ref?: string; 'Fn::GetAtt'?: [string, string] };
+  if (intrinsic['Fn::Join']) return intrinsic['Fn::Join'][1].map(resolveText).join(intrinsic['Fn::Join'][0]);
+  if (intrinsic.Ref) return `<${intrinsic.Ref}>`;
+  if (intrinsic['Fn::GetAtt']) return `<${intrinsic['Fn::GetAtt'].join('.')}>`;
+  throw new Error(`Not a text of the template: ${JSON.stringify(value)}`);
+}
+
+/**
+ * The longest a reference of the template resolves to, by what it names: generated physical names
+ * are the stack's name, the logical id and a suffix; URLs and ARNs add the region and the account.
+ */
+const REFERENCE_LENGTH: Record<string, number> = {
+  'AWS::Region': 14,
+  'AWS::URLSuffix': 16,
+  'AWS::ApiGateway::RestApi': 10,
+  'AWS::DynamoDB::Table': 100,
+  'AWS::SQS::Queue': 140,
+  'AWS::KMS::Key': 90,
+  'AWS::S3::Bucket': 63,
+  'AWS::SecretsManager::Secret': 130,
+  'AWS::SSM::Parameter': 50,
+};
+
+/** A value's length once deployed, each reference at its REFERENCE_LENGTH. */
+function resolvedLength(view: StackView, value: unknown): number {
+  const text = resolveText(value);
+  return [...text.matchAll(/<([\w:]+?)(?:\.\w+)?>/g)].reduce((length, [placeholder, id]) => {
+    const type = id!.startsWith('AWS::') ? id! : view.json.Resources[id!]?.Type;
+    const bound = type && REFERENCE_LENGTH[type];
+    if (!bound) throw new Error(`No length known for a reference to ${id} (${type})`);
+    return length - placeholder.length + bound;
+  }, text.length);
+}
 
 /** Read helpers over one synthesized template. */
 class StackView {
@@ -303,10 +346,27 @@ class StackView {
       grant([...SQS_CONSUME, ...(definition.delaysRetries ? [SQS_DELAY] : [])], queue);
       if (definition.parksMessages) grant(SQS_SEND, deadLetter);
     }
-    // Receipts are written, never read, listed or deleted.
+    // Receipts are written where they are taken, and read only to be sent again to a provider; never listed or deleted.
     if (definition.usesVault) grant(['s3:PutObject'], `${this.vaultIds().bucket}/*`);
+    if (definition.resendsProviderRequests) grant(['s3:GetObject'], `${this.vaultIds().bucket}/*`);
     if (definition.readsWalletKeys) for (const id of Object.values(this.walletKeyParameterIds())) grant(SSM_READ, id);
+    // Every provider's secret, read by the functions that talk to providers.
+    if (definition.usesProviders) for (const id of this.providerSecretIds()) grant(SECRET_READ, id);
     return sorted(new Set(pairs));
+  }
+
+  /** Logical ids of the stack's Secrets Manager secrets: the providers' (the stack keeps no other). */
+  providerSecretIds(): string[] {
+    return this.resources('AWS::SecretsManager::Secret').map(([id]) => id);
+  }
+
+  /**
+   * A function's `GATEWAY_PROVIDERS`, parsed, each reference of the template standing as
+   * `<LogicalId>` (a secret's ARN is its `Ref`) or `<LogicalId.Attribute>`, pseudo parameters as
+   * `<AWS::Region>`.
+   */
+  providersOf(functionName: string): Array<Record<string, unknown>> {
+    return JSON.parse(resolveText(this.functionNamed(functionName).Properties.Environment.Variables.GATEWAY_PROVIDERS));
   }
 
   logRetentionOf(functionName: string): number {
@@ -320,6 +380,17 @@ let customDomain: StackView;
 let explicitBaseUrl: StackView;
 let watching: StackView;
 let liveDemo: StackView;
+let partnerProd: StackView;
+let partnerDemo: StackView;
+
+/** A partner of the stage's context: INR P2P payments from 300 to 49,000. */
+const PSP_ONE: ProviderDeployment = {
+  id: 'psp-one',
+  name: 'PSP One',
+  url: 'https://psp-one.example/gw',
+  priority: 1,
+  methods: [{ currency: 'INR', method: 'p2p', min: '300', max: '49000' }],
+};
 
 const LIVE_DEMO_RATES = { url: 'https://ticker.example/api/v3/ticker/price', pairs: { BTC: { symbol: 'BTCUSDT', inverse: false }, USDT: { fixed: '1' } }, maxAgeSeconds: 120 };
 
@@ -339,11 +410,15 @@ beforeAll(() => {
   const explicitBaseUrlStack = new GatewayStack(app, 'PaymentGateway-demo-base-url', { stage: 'demo', customDomain: CUSTOM_DOMAIN, publicBaseUrl: EXPLICIT_BASE_URL });
   const watchingStack = new GatewayStack(app, 'PaymentGateway-demo-watching', { stage: 'demo', watchedNetworks: { ethereum: { tokens: { USDT: WATCHED_TOKEN } }, polygon: {} } });
   const liveDemoStack = new GatewayStack(app, 'PaymentGateway-demo-live-rates', { stage: 'demo', liveRates: LIVE_DEMO_RATES });
+  const partnerProdStack = new GatewayStack(app, 'PaymentGateway-prod-partner', { stage: 'prod', providers: [PSP_ONE] });
+  const partnerDemoStack = new GatewayStack(app, 'PaymentGateway-demo-partner', { stage: 'demo', providers: [PSP_ONE] });
   views = Object.fromEntries(stacks.map(([stage, stack]) => [stage, view(stage, stack)])) as Record<Stage, StackView>;
   customDomain = view('prod', customDomainStack);
   explicitBaseUrl = view('demo', explicitBaseUrlStack);
   watching = view('demo', watchingStack);
   liveDemo = view('demo', liveDemoStack);
+  partnerProd = view('prod', partnerProdStack);
+  partnerDemo = view('demo', partnerDemoStack);
 });
 
 describe('live exchange rates', () => {
@@ -419,6 +494,124 @@ describe('live exchange rates', () => {
   });
 });
 
+describe('payment providers', () => {
+  const secretNamed = (view: StackView, name: string): [string, Resource] => {
+    const found = view.resources('AWS::SecretsManager::Secret').filter(([, secret]) => secret.Properties.Name === name);
+    expect(found, name).toHaveLength(1);
+    return found[0]!;
+  };
+  /** The demo provider as GATEWAY_PROVIDERS names it: its routes, its address on the stage's API, its secret's ARN. */
+  const demoEntry = (view: StackView) => ({
+    ...demoProviderRoute(),
+    url: `${resolveText(view.functionNamed('create-invoice').Properties.Environment.Variables.PUBLIC_BASE_URL)}/demo-provider`,
+    secretArn: `<${view.providerSecretIds().find((id) => id.startsWith('DemoProviderSecret'))}>`,
+  });
+  const partnerEntry = (view: StackView) => ({ ...PSP_ONE, secretArn: `<${secretNamed(view, `payment-gateway/${view.stage}/providers/psp-one`)[0]}>` });
+  const everyView = () => [views.demo, views.prod, partnerProd, partnerDemo];
+
+  /** The functions that read the providers, and get GATEWAY_PROVIDERS; it is left out elsewhere, as every provider adds to it and an environment holds 4 KB. */
+  const readersOf = (view: StackView) => [...view.functionIds().keys()].filter((name) => readsProviders(FUNCTIONS.find((f) => f.name === name)!));
+
+  it('gives GATEWAY_PROVIDERS only to the functions that read the providers: those that talk to them, and the docs', () => {
+    const expected = FUNCTIONS.filter((f) => ('usesProviders' in f && f.usesProviders) || f.name === 'get-docs').filter((f) => (f.stages as readonly string[]).includes('demo'));
+    expect(sorted(readersOf(views.demo))).toEqual(sorted(expected.map((f) => f.name)));
+    for (const view of [views.demo, views.prod]) {
+      for (const name of view.functionIds().keys()) {
+        if (!readersOf(view).includes(name)) expect(view.functionNamed(name).Properties.Environment.Variables.GATEWAY_PROVIDERS, `${view.stage} ${name}`).toBeUndefined();
+      }
+    }
+  });
+
+  it('names the demo provider in a demo stage, at {PUBLIC_BASE_URL}/demo-provider, by its secret\'s ARN', () => {
+    expect(demoEntry(views.demo).url).toMatch(/^https:\/\/<Api\w+>\.execute-api\.<AWS::Region>\.<AWS::URLSuffix>\/demo\/demo-provider$/);
+    for (const name of readersOf(views.demo)) expect(views.demo.providersOf(name), name).toEqual([demoEntry(views.demo)]);
+  });
+
+  it('gives a prod stage without partners no provider: an empty list, no secret, and no function reads one', () => {
+    for (const name of views.prod.functionIds().keys()) {
+      if (readersOf(views.prod).includes(name)) expect(views.prod.functionNamed(name).Properties.Environment.Variables.GATEWAY_PROVIDERS, name).toBe('[]');
+      expect(views.prod.grantsOf(name).filter((grant) => grant.startsWith('secretsmanager:')), name).toEqual([]);
+    }
+    views.prod.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+  });
+
+  it('makes each partner a secret of its own, named after the stage and the provider, generated by Secrets Manager, kept when a prod stack goes', () => {
+    for (const view of [partnerProd, partnerDemo]) {
+      const [, secret] = secretNamed(view, `payment-gateway/${view.stage}/providers/psp-one`);
+      // 64 letters and digits: the base64 of 48 bytes, a secret the protocol takes.
+      expect(secret.Properties.GenerateSecretString).toEqual({ ExcludePunctuation: true, PasswordLength: 64 });
+      expect(secret.Properties.SecretString).toBeUndefined();
+      expect(secret).toMatchObject(view.stage === 'prod' ? { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' } : { DeletionPolicy: 'Delete' });
+    }
+    partnerProd.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    partnerDemo.template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+  });
+
+  it('names each partner in GATEWAY_PROVIDERS as the context gives it, with its secret\'s ARN; the demo provider comes first in demo', () => {
+    for (const name of readersOf(partnerProd)) expect(partnerProd.providersOf(name), name).toEqual([partnerEntry(partnerProd)]);
+    for (const name of readersOf(partnerDemo)) expect(partnerDemo.providersOf(name), name).toEqual([demoEntry(partnerDemo), partnerEntry(partnerDemo)]);
+  });
+
+  it('keeps every provider secret out of the template and the environment: generated in Secrets Manager, named by ARN only', () => {
+    for (const view of everyView()) {
+      for (const [id, secret] of view.resources('AWS::SecretsManager::Secret')) {
+        expect(secret.Properties.GenerateSecretString, id).toBeDefined();
+        expect(secret.Properties.SecretString, id).toBeUndefined();
+      }
+      // No dynamic reference resolves a secret's value into a property, and no secret is written out.
+      const text = JSON.stringify(view.json);
+      expect(text).not.toContain('resolve:secretsmanager');
+      expect(text).not.toContain('whsec_');
+      for (const name of readersOf(view)) {
+        for (const provider of view.providersOf(name)) {
+          expect(provider, `${view.stage} ${name}`).not.toHaveProperty('secret');
+          expect(provider.secretArn, `${view.stage} ${name}`).toMatch(/^<\w+>$/);
+          expect(view.providerSecretIds()).toContain(String(provider.secretArn).slice(1, -1));
+        }
+      }
+    }
+  });
+
+  it('lets exactly the functions that talk to providers read the secrets, every provider\'s, and nothing else of them', () => {
+    for (const view of [views.demo, partnerProd, partnerDemo]) {
+      const secrets = view.providerSecretIds();
+      expect(secrets.length).toBeGreaterThan(0);
+      const readers: string[] = [];
+      for (const definition of functionsForStage(view.stage)) {
+        const secretGrants = view.grantsOf(definition.name).filter((grant) => grant.startsWith('secretsmanager:'));
+        expect(secretGrants, `${view.stage} ${definition.name}`).toEqual(definition.usesProviders ? sorted(secrets.map((id) => `secretsmanager:GetSecretValue ${id}`)) : []);
+        if (secretGrants.length > 0) readers.push(definition.name);
+      }
+      expect(sorted(readers)).toEqual(
+        sorted(['create-invoice', 'confirm-deposit', 'create-withdrawal', 'receive-provider-event', 'reconcile-provider-payments', 'get-checkout-provider', 'submit-checkout-utr']),
+      );
+    }
+  });
+
+  it('fails synthesis on providers the functions would refuse at cold start', () => {
+    const app = projectApp();
+    expect(() => new GatewayStack(app, 'PaymentGateway-demo-clashing-provider', { stage: 'demo', providers: [{ ...PSP_ONE, id: DEMO_PROVIDER_ID }] })).toThrow(
+      /Invalid environment: GATEWAY_PROVIDERS: provider ids must be unique/,
+    );
+    const tryP2p: ProviderDeployment = { ...PSP_ONE, methods: [{ currency: 'TRY', method: 'p2p', min: '1', max: '2' }] };
+    expect(() => new GatewayStack(app, 'PaymentGateway-prod-bad-method', { stage: 'prod', providers: [tryP2p] })).toThrow(
+      /Invalid environment: GATEWAY_PROVIDERS\.0\.methods\.0\.method: is not a method of its currency/,
+    );
+  });
+
+  it('keeps every function\'s environment within Lambda\'s 4 KB with a partner, each reference counted at the longest it resolves to', () => {
+    for (const view of [partnerProd, partnerDemo]) {
+      for (const name of view.functionIds().keys()) {
+        const bytes = Object.entries(view.functionNamed(name).Properties.Environment.Variables as Record<string, unknown>).reduce(
+          (sum, [variable, value]) => sum + variable.length + resolvedLength(view, value),
+          0,
+        );
+        expect(bytes, `${view.stage} ${name}`).toBeLessThanOrEqual(4 * 1024);
+      }
+    }
+  });
+});
+
 describe('a stage watching EVM networks', () => {
   const watcher = 'watch-chain';
 
@@ -478,9 +671,14 @@ describe.each(STAGES)('%s stack', (stage) => {
   describe('functions', () => {
     it('deploys exactly one Lambda per function of the stage', () => {
       expect(sorted(v().functionIds().keys())).toEqual(sorted(definitions.map((f) => f.name)));
-      // Besides them only CDK's handler that empties the demo receipts bucket when the stack goes.
+      // Besides them, in demo only: CDK's handler that empties the receipts buckets when the stack
+      // goes, and the demo provider's two functions.
       const others = v().resources('AWS::Lambda::Function').filter(([, fn]) => !routeTableNames.has(fn.Properties.Description));
-      expect(others.map(([id]) => id)).toEqual(stage === 'demo' ? [expect.stringMatching(/^CustomS3AutoDeleteObjects/)] : []);
+      expect(sorted(others.map(([id]) => id))).toEqual(
+        stage === 'demo'
+          ? [expect.stringMatching(/^CustomS3AutoDeleteObjects/), expect.stringMatching(/^DemoProviderHttpFunction/), expect.stringMatching(/^DemoProviderQueueFunction/)]
+          : [],
+      );
     });
 
     it.each(definitions.map((f) => [f.name, f] as const))('%s: nodejs22.x on arm64, traced, sized from the route table', (name, definition) => {
@@ -519,14 +717,20 @@ describe.each(STAGES)('%s stack', (stage) => {
           expect(variables[queue.deadLetterUrlVariable]).toBeUndefined();
         }
       }
-      // Real time in AWS: only tests compress the retry schedule.
-      expect(variables).toMatchObject({ GATEWAY_RETRY_SCALE: '1', GATEWAY_PROVIDER_DELAY_S: '2' });
-      // The vault's names only where the route table says it is used: the key to seal or open, the bucket to store receipts.
+      // Real time in AWS: only tests compress the retry schedule. How long the demo provider takes
+      // to decide is its own setting, no longer the gateway's.
+      expect(variables).toMatchObject({ GATEWAY_RETRY_SCALE: '1' });
+      expect(variables.GATEWAY_PROVIDER_DELAY_S).toBeUndefined();
+      // The vault's names only where the route table says it is used: the key to seal or open, the
+      // bucket to store receipts or to send one again to a provider.
       const { key, bucket } = v().vaultIds();
-      if (definition.usesVault || definition.opensCallbackSecrets || definition.sealsCallbackSecrets) expect(variables.VAULT_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [key, 'Arn'] });
+      if (usesVaultKey(definition)) expect(variables.VAULT_KMS_KEY_ID).toEqual({ 'Fn::GetAtt': [key, 'Arn'] });
       else expect(variables.VAULT_KMS_KEY_ID).toBeUndefined();
-      if (definition.usesVault) expect(variables.RECEIPTS_BUCKET).toEqual({ Ref: bucket });
+      if (definition.usesVault || definition.resendsProviderRequests) expect(variables.RECEIPTS_BUCKET).toEqual({ Ref: bucket });
       else expect(variables.RECEIPTS_BUCKET).toBeUndefined();
+      // The stage's providers, each by the ARN of its secret, where they are read: the demo provider in demo, none in a prod given none.
+      if (readsProviders(definition)) expect(v().providersOf(name).map((provider) => provider.id)).toEqual(stage === 'demo' ? [DEMO_PROVIDER_ID] : []);
+      else expect(variables.GATEWAY_PROVIDERS).toBeUndefined();
     });
 
     it('writes each function to its own log group', () => {
@@ -558,8 +762,10 @@ describe.each(STAGES)('%s stack', (stage) => {
     it.each(definitions.map((f) => [f.name, f] as const))('%s: is named in the vault key policy with the actions its entry says, and only there', (name, definition) => {
       const roleId = v().functionNamed(name).Properties.Role['Fn::GetAtt'][0];
       const named = v().keyPolicy().filter((statement) => refersTo(statement.Principal, roleId));
-      // Sealing (card numbers, receipts under SSE-KMS, a rotated callback secret) generates data keys; opening a callback secret decrypts one.
-      const expected = [...(definition.usesVault || definition.sealsCallbackSecrets ? ['kms:GenerateDataKey'] : []), ...(definition.opensCallbackSecrets ? ['kms:Decrypt'] : [])];
+      // Sealing (card numbers, receipts under SSE-KMS, a rotated callback secret) generates data keys;
+      // opening a callback secret, or a sealed card number or a receipt to send again to a provider, decrypts one.
+      const opens = definition.opensCallbackSecrets || definition.resendsProviderRequests;
+      const expected = [...(definition.usesVault || definition.sealsCallbackSecrets ? ['kms:GenerateDataKey'] : []), ...(opens ? ['kms:Decrypt'] : [])];
       expect(sorted(named.flatMap(actionsOf))).toEqual(sorted(expected));
       for (const statement of named) expect(statement).toMatchObject({ Effect: 'Allow', Resource: '*' });
     });
@@ -610,7 +816,8 @@ describe.each(STAGES)('%s stack', (stage) => {
     it('grants deletes only where items are given up: idempotency records of failed requests, a chain deposit\'s claim, a held transfer, a rejected UTR\'s claim', () => {
       const deleting = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:DeleteItem')).map(([table]) => `${name} ${table}`));
       const idempotent = routes.filter(replaysIdempotencyKey).map((route) => `${route.name} idempotency`);
-      const utrDecisions = stage === 'demo' ? ['decide-fiat-payments uniques'] : [];
+      // A provider rejects a UTR by its event, or in its answer to the reconciliation.
+      const utrDecisions = ['receive-provider-event uniques', 'reconcile-provider-payments uniques'];
       expect(sorted(deleting)).toEqual(sorted([...idempotent, 'watch-chain chain', 'watch-chain uniques', ...utrDecisions]));
       // Batch reads only where many items are looked up at once: the owners of a range's addresses, a transaction's callbacks.
       const batchReading = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:BatchGetItem')).map(([table]) => `${name} ${table}`));
@@ -633,7 +840,7 @@ describe.each(STAGES)('%s stack', (stage) => {
     it('names every other principal: the roles of the functions that use the vault', () => {
       const roleIds = new Set(definitions.map((f) => v().functionNamed(f.name).Properties.Role['Fn::GetAtt'][0] as string));
       const others = v().keyPolicy().filter((statement) => !rootStatements().includes(statement));
-      expect(others.length).toBe(definitions.filter((f) => f.usesVault || f.opensCallbackSecrets || f.sealsCallbackSecrets).length);
+      expect(others.length).toBe(definitions.filter(usesVaultKey).length);
       for (const statement of others) expect([...roleIds].filter((id) => refersTo(statement.Principal, id))).toHaveLength(1);
     });
   });
@@ -811,7 +1018,7 @@ describe.each(STAGES)('%s stack', (stage) => {
     const bodyLimitRules = () => rules().filter((rule) => rule.Name.startsWith('body-over-'));
     const rulesFor = (method: string, uriPath: string) => bodyLimitRules().filter((rule) => shapeOf(rule).routes.some((r) => r.method === method && r.path.test(uriPath)));
     const managedGroups = () => rules().filter((rule) => rule.Statement.ManagedRuleGroupStatement);
-    const rateRule = () => rules().find((rule) => rule.Statement.RateBasedStatement)!;
+    const rateRule = (name = 'public-requests-per-address') => rules().find((rule) => rule.Name === name && rule.Statement.RateBasedStatement)!;
     const concretePath = (route: HttpRoute) => route.path.replace(/\{\w+\}/g, '0b6c8f3e-5d4a-4c1b-9e2f-1a2b3c4d5e6f');
 
     it('is one regional web ACL that allows by default, on the API stage', () => {
@@ -860,27 +1067,50 @@ describe.each(STAGES)('%s stack', (stage) => {
       for (const rule of rules()) expect((rule as Rule & { VisibilityConfig: unknown }).VisibilityConfig).toMatchObject({ CloudWatchMetricsEnabled: true, MetricName: rule.Name });
     });
 
-    it('evaluates the body limits first, then the per-address rate, then the managed rule groups, in consecutive priorities', () => {
+    it('evaluates the body limits first, then the per-address rates (public routes, provider events), then the managed rule groups, in consecutive priorities', () => {
       const ordered = [...rules()].sort((a, b) => (a as Rule & { Priority: number }).Priority - (b as Rule & { Priority: number }).Priority);
       expect(ordered.map((rule) => (rule as Rule & { Priority: number }).Priority)).toEqual(ordered.map((_, i) => i));
       expect(ordered.map((rule) => rule.Name)).toEqual([
         ...bodyLimitRules().map((rule) => rule.Name),
         'public-requests-per-address',
+        'provider-events-per-address',
         'AWSManagedRulesCommonRuleSet',
         'AWSManagedRulesKnownBadInputsRuleSet',
       ]);
     });
 
-    it(`refuses an address past ${PUBLIC_ROUTE_THROTTLE.perAddress.requests} requests in ${PUBLIC_ROUTE_THROTTLE.perAddress.windowSeconds} s to the routes without a key, with the 429 envelope`, () => {
+    it(`refuses an address past ${PUBLIC_ROUTE_THROTTLE.perAddress.requests} requests in ${PUBLIC_ROUTE_THROTTLE.perAddress.windowSeconds} s to the routes without a key, providers' aside, with the 429 envelope`, () => {
       const { RateBasedStatement: rate } = rateRule().Statement;
       expect(rate).toMatchObject({ Limit: 1500, EvaluationWindowSec: 300, AggregateKeyType: 'IP' });
       expect(rateRule().Action).toEqual({ Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'too-many-requests' } } });
       expect(rate.ScopeDownStatement.RegexMatchStatement.FieldToMatch).toEqual({ UriPath: {} });
       const scope = new RegExp(rate.ScopeDownStatement.RegexMatchStatement.RegexString);
-      // Merchants' servers call many times a second with a key: the usage plan limits them per key instead.
+      // Merchants' servers call many times a second with a key: the usage plan limits them per key
+      // instead. Providers' events have a rule of their own, below.
       for (const route of routes) {
-        for (const uriPath of [concretePath(route), `/${stage}${concretePath(route)}`]) expect(scope.test(uriPath), `${route.name} ${uriPath}`).toBe(route.auth === 'none');
+        for (const uriPath of [concretePath(route), `/${stage}${concretePath(route)}`]) {
+          expect(scope.test(uriPath), `${route.name} ${uriPath}`).toBe(route.auth === 'none' && !route.calledByProviders);
+        }
       }
+      expect(scope.test('/api/v2/providers/psp-one/events')).toBe(false);
+    });
+
+    it(`refuses an address past ${PROVIDER_EVENTS_THROTTLE.perAddress.requests} requests in ${PROVIDER_EVENTS_THROTTLE.perAddress.windowSeconds} s to the route providers send events to, and to nothing else, with the 429 envelope`, () => {
+      const eventRoutes = routes.filter((route) => route.calledByProviders);
+      expect(eventRoutes.map((route) => `${route.method} ${route.path}`)).toEqual(['POST /api/v2/providers/{providerId}/events']);
+      const rule = rateRule('provider-events-per-address');
+      const { RateBasedStatement: rate } = rule.Statement;
+      expect(rate).toMatchObject({ Limit: PROVIDER_EVENTS_THROTTLE.perAddress.requests, EvaluationWindowSec: PROVIDER_EVENTS_THROTTLE.perAddress.windowSeconds, AggregateKeyType: 'IP' });
+      expect(rule.Action).toEqual({ Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'too-many-requests' } } });
+      expect(rate.ScopeDownStatement.RegexMatchStatement.FieldToMatch).toEqual({ UriPath: {} });
+      const scope = new RegExp(rate.ScopeDownStatement.RegexMatchStatement.RegexString);
+      for (const route of routes) {
+        for (const uriPath of [concretePath(route), `/${stage}${concretePath(route)}`, `${concretePath(route)}/`]) {
+          expect(scope.test(uriPath), `${route.name} ${uriPath}`).toBe(route.calledByProviders === true);
+        }
+      }
+      for (const uriPath of ['/api/v2/providers/psp-one/events', `/${stage}/api/v2/providers/demo/events`]) expect(scope.test(uriPath), uriPath).toBe(true);
+      for (const uriPath of ['/api/v2/providers/events', '/api/v2/providers/a/b/events', '/api/v2/providers/psp-one/events/x', '/demo-provider/payments']) expect(scope.test(uriPath), uriPath).toBe(false);
     });
 
     it("runs AWS's common and known-bad-inputs rule groups, counting only the body-size and missing User-Agent rules", () => {
@@ -933,8 +1163,27 @@ describe.each(STAGES)('%s stack', (stage) => {
       }
     });
 
-    it('creates one table per definition', () => {
-      v().template.resourceCountIs('AWS::DynamoDB::Table', TABLE_KEYS.length);
+    it('creates one table per definition; in demo, the demo provider\'s besides', () => {
+      const gatewayTables = TABLE_KEYS.map((key) => v().tableId(key));
+      const others = v().resources('AWS::DynamoDB::Table').filter(([id]) => !gatewayTables.includes(id)).map(([id]) => id);
+      expect(new Set(gatewayTables).size).toBe(TABLE_KEYS.length);
+      expect(others).toEqual(stage === 'demo' ? [expect.stringMatching(/^DemoProviderTable/)] : []);
+    });
+
+    it.each(['invoices', 'transactions'] as const)('%s: a sparse index of what waits on a provider, by provider and age, with whole items, queried by the reconciliation alone', (key) => {
+      const { Properties } = v().json.Resources[v().tableId(key)]!;
+      const index = (Properties.GlobalSecondaryIndexes as Array<Record<string, unknown>>).find((i) => i.IndexName === 'awaitingProvider');
+      expect(index).toEqual({
+        IndexName: 'awaitingProvider',
+        KeySchema: [
+          { AttributeName: 'awaitingProvider', KeyType: 'HASH' },
+          { AttributeName: 'createdAt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'ALL' },
+      });
+      expect(Properties.AttributeDefinitions).toEqual(expect.arrayContaining([{ AttributeName: 'awaitingProvider', AttributeType: 'S' }]));
+      const queriers = definitions.filter((f) => v().grantsOf(f.name).includes(`dynamodb:Query ${v().tableId(key)}/index/awaitingProvider`)).map((f) => f.name);
+      expect(queriers).toEqual(['reconcile-provider-payments']);
     });
   });
 
@@ -1037,9 +1286,9 @@ describe.each(STAGES)('%s stack', (stage) => {
       return v().resources('AWS::Lambda::EventSourceMapping').find(([, m]) => refersTo(m.Properties.FunctionName, functionId!))![1].Properties;
     };
 
-    it('feeds send-callback 10 messages at a time; one event source per queue function of the stage', () => {
+    it('feeds send-callback 10 messages at a time; one event source per queue function of the stage, and the demo provider\'s in demo', () => {
       expect(mappingOf('send-callback')).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': [queues().queue, 'Arn'] }, BatchSize: 10 });
-      v().template.resourceCountIs('AWS::Lambda::EventSourceMapping', definitions.filter((f) => f.kind === 'queue').length);
+      v().template.resourceCountIs('AWS::Lambda::EventSourceMapping', definitions.filter((f) => f.kind === 'queue').length + (stage === 'demo' ? 1 : 0));
     });
 
     it('has a visibility timeout of 190 s: six times send-callback\'s 30 s plus its batching window, rounded up', () => {
@@ -1125,9 +1374,9 @@ describe.each(STAGES)('%s stack', (stage) => {
       });
     });
 
-    it('is used by exactly the functions whose entry says usesVault, opensCallbackSecrets or sealsCallbackSecrets, the latter two only to decrypt or to seal', () => {
-      const users = definitions.filter((f) => f.usesVault || f.opensCallbackSecrets || f.sealsCallbackSecrets).map((f) => f.name);
-      expect(users).toEqual(expect.arrayContaining(['confirm-deposit', 'create-withdrawal', 'send-callback', 'get-transaction', 'rotate-callback-secret']));
+    it('is used by exactly the functions whose entry says usesVault, opensCallbackSecrets, sealsCallbackSecrets or resendsProviderRequests, the latter three only to decrypt or to seal', () => {
+      const users = definitions.filter(usesVaultKey).map((f) => f.name);
+      expect(users).toEqual(expect.arrayContaining(['confirm-deposit', 'create-withdrawal', 'send-callback', 'get-transaction', 'rotate-callback-secret', 'reconcile-provider-payments']));
       // The key's use is granted in its key policy, which names each role; no role policy mentions KMS.
       const kmsActionsOf = (name: string) => {
         const roleId = v().functionNamed(name).Properties.Role['Fn::GetAtt'][0];
@@ -1141,6 +1390,18 @@ describe.each(STAGES)('%s stack', (stage) => {
       for (const opener of definitions.filter((f) => f.opensCallbackSecrets && !f.usesVault)) expect(kmsActionsOf(opener.name)).toEqual(['kms:Decrypt']);
       // A rotation seals the new secret and never opens the old one, which moves still sealed.
       for (const sealer of definitions.filter((f) => f.sealsCallbackSecrets && !f.usesVault)) expect(kmsActionsOf(sealer.name)).toEqual(['kms:GenerateDataKey']);
+      // The reconciliation opens what it sends again (a sealed card number, a receipt) and seals nothing.
+      for (const resender of definitions.filter((f) => f.resendsProviderRequests && !f.usesVault)) expect(kmsActionsOf(resender.name)).toEqual(['kms:Decrypt']);
+    });
+
+    it('lets the reconciliation read receipts to send them again, and nothing else of the vault: no writing, listing or deleting', () => {
+      const s3 = (name: string) => v().grantsOf(name).filter((grant) => grant.startsWith('s3:'));
+      expect(s3('reconcile-provider-payments')).toEqual([`s3:GetObject ${ids().bucket}/*`]);
+      // Only it reads receipts; those that take them write them.
+      const readers = definitions.filter((f) => s3(f.name).some((grant) => grant.startsWith('s3:GetObject'))).map((f) => f.name);
+      expect(readers).toEqual(['reconcile-provider-payments']);
+      const variables = v().functionNamed('reconcile-provider-payments').Properties.Environment.Variables;
+      expect(variables).toMatchObject({ RECEIPTS_BUCKET: { Ref: ids().bucket }, VAULT_KMS_KEY_ID: { 'Fn::GetAtt': [ids().key, 'Arn'] } });
     });
 
     it('exports the bucket name and the key ARN', () => {
@@ -1168,6 +1429,29 @@ describe.each(STAGES)('%s stack', (stage) => {
         Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [v().functionIds().get('expire-invoices'), 'Arn'] } })],
       });
       v().template.resourceCountIs('AWS::Events::Rule', scheduled.length);
+    });
+
+    it('runs reconcile-provider-payments every 5 minutes, one run at a time, reading what waits on a provider by its indexes', () => {
+      const functionId = v().functionIds().get('reconcile-provider-payments')!;
+      const rules = v().resources('AWS::Events::Rule').filter(([, rule]) => refersTo(rule.Properties.Targets, functionId));
+      expect(rules.map(([, rule]) => rule.Properties)).toEqual([
+        expect.objectContaining({ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED', Targets: [expect.objectContaining({ Arn: { 'Fn::GetAtt': [functionId, 'Arn'] } })] }),
+      ]);
+      // EventBridge may invoke it.
+      v().template.hasResourceProperties('AWS::Lambda::Permission', {
+        Action: 'lambda:InvokeFunction',
+        FunctionName: { 'Fn::GetAtt': [functionId, 'Arn'] },
+        Principal: 'events.amazonaws.com',
+        SourceArn: { 'Fn::GetAtt': [rules[0]![0], 'Arn'] },
+      });
+      expect(v().functionNamed('reconcile-provider-payments').Properties).toMatchObject({ Timeout: 300, ReservedConcurrentExecutions: 1 });
+      expect(v().grantsOf('reconcile-provider-payments')).toEqual(
+        expect.arrayContaining([
+          `dynamodb:Query ${v().tableId('invoices')}/index/awaitingProvider`,
+          `dynamodb:Query ${v().tableId('transactions')}/index/awaitingProvider`,
+        ]),
+      );
+      expect(v().queueActionsOf('reconcile-provider-payments')).toEqual(new Map([[v().queueIds().queue, sorted(SQS_SEND)]]));
     });
 
     it('runs publish-callbacks every minute, with the outbox and the callbacks queue and nothing more', () => {
@@ -1199,8 +1483,30 @@ describe.each(STAGES)('%s stack', (stage) => {
         });
       }
       v().template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError' });
-      // Plus the authorizer's throttles and latency, and prod's stale-rates alarm (prod prices live).
-      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2 + (stage === 'prod' ? 1 : 0));
+      // Plus the authorizer's throttles and latency, prod's stale-rates alarm (prod prices live), the overdue provider
+      // transactions', and in demo the demo provider's two functions' errors and its dead-letter queue's.
+      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2 + (stage === 'prod' ? 1 : 0) + 1 + (stage === 'demo' ? 3 : 0));
+    });
+
+    it('alarms when a provider transaction has been processing over a day, as the reconciliation counts them', () => {
+      const overdue = v()
+        .resources('AWS::CloudWatch::Alarm')
+        .filter(([, alarm]) => alarm.Properties.MetricName === BUSINESS_METRICS.providerOverdue.name);
+      expect(overdue.map(([id]) => id)).toEqual([expect.stringMatching(/^ProviderTransactionsOverdueAlarm/)]);
+      expect(overdue[0]![1].Properties).toMatchObject({
+        Namespace: 'PaymentGateway',
+        MetricName: 'ProviderTransactionsOverdue',
+        Dimensions: [
+          { Name: 'service', Value: 'payment-gateway' },
+          { Name: 'stage', Value: stage },
+        ],
+        Statistic: 'Maximum',
+        Period: 300,
+        EvaluationPeriods: 1,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        AlarmActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
+      });
     });
 
     it('watches the authorizer for real failures, throttles and p99 latency: a refused key raises none of them', () => {
@@ -1316,8 +1622,10 @@ describe('stage differences', () => {
     for (const [, table] of views.prod.resources('AWS::DynamoDB::Table')) {
       expect(table).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: { DeletionProtectionEnabled: true } });
     }
-    for (const [, table] of views.demo.resources('AWS::DynamoDB::Table')) {
-      expect(table).toMatchObject({ DeletionPolicy: 'Delete', Properties: { DeletionProtectionEnabled: false } });
+    // The demo provider's table too.
+    for (const [id, table] of views.demo.resources('AWS::DynamoDB::Table')) {
+      expect(table, id).toMatchObject({ DeletionPolicy: 'Delete' });
+      expect(table.Properties.DeletionProtectionEnabled ?? false, id).toBe(false);
     }
     for (const [, logGroup] of views.prod.resources('AWS::Logs::LogGroup')) expect(logGroup.DeletionPolicy).toBe('Retain');
     expect(views.prod.stack.terminationProtection).toBe(true);
@@ -1337,27 +1645,48 @@ describe('stage differences', () => {
     for (const [bucketId] of views.demo.resources('AWS::S3::Bucket')) views.demo.template.hasResourceProperties('Custom::S3AutoDeleteObjects', { BucketName: { Ref: bucketId } });
   });
 
-  it('has the fiat-decisions queue and its dead-letter queue in demo only', () => {
-    expect(QUEUES.fiatDecisions.stages).toEqual(['demo']);
-    const { queue, deadLetter } = views.demo.queueIds('fiatDecisions');
-    expect(views.demo.json.Resources[queue]!.Type).toBe('AWS::SQS::Queue');
-    expect(views.demo.json.Resources[deadLetter]!.Type).toBe('AWS::SQS::Queue');
+  it('has the callbacks queue and its dead-letter queue in both stages, and the demo provider\'s queue and dead-letter queue in demo only', () => {
+    expect(Object.keys(QUEUES)).toEqual(['callbacks']);
+    const demoProviderQueues = views.demo.resources('AWS::SQS::Queue').filter(([id]) => id.startsWith('DemoProvider'));
+    expect(sorted(demoProviderQueues.map(([id]) => id))).toEqual([expect.stringMatching(/^DemoProviderDeadLetterQueue/), expect.stringMatching(/^DemoProviderQueue/)]);
     views.demo.template.resourceCountIs('AWS::SQS::Queue', 4);
     views.prod.template.resourceCountIs('AWS::SQS::Queue', 2);
-    expect(Object.keys(views.prod.json.Outputs).filter((id) => id.startsWith('FiatDecision'))).toEqual([]);
+    for (const view of [views.demo, views.prod]) expect(Object.keys(view.json.Outputs).filter((id) => id.startsWith('FiatDecision'))).toEqual([]);
+    // What an operator redrives the demo provider's jobs with, under stable names.
+    const [deadLetterId, queueId] = sorted(demoProviderQueues.map(([id]) => id));
+    expect(views.demo.json.Outputs.DemoProviderDlqArn.Value).toEqual({ 'Fn::GetAtt': [deadLetterId, 'Arn'] });
+    expect(views.demo.json.Outputs.DemoProviderQueueArn.Value).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+    expect(views.demo.json.Outputs.DemoProviderUrl).toBeDefined();
+    expect(Object.keys(views.prod.json.Outputs).filter((id) => id.startsWith('DemoProvider'))).toEqual([]);
   });
 
-  it('feeds decide-fiat-payments from the fiat-decisions queue in demo; prod has neither', () => {
-    const functionId = views.demo.functionIds().get('decide-fiat-payments')!;
-    const [mapping] = views.demo.resources('AWS::Lambda::EventSourceMapping').filter(([, m]) => refersTo(m.Properties.FunctionName, functionId));
-    expect(mapping![1].Properties.EventSourceArn).toEqual({ 'Fn::GetAtt': [views.demo.queueIds('fiatDecisions').queue, 'Arn'] });
-    expect(views.prod.functionIds().has('decide-fiat-payments')).toBe(false);
-    expect(views.prod.resources('AWS::Lambda::EventSourceMapping')).toHaveLength(1);
+  it('hands a UTR to its provider over HTTP: confirm-deposit and the checkout\'s UTR form send to no queue', () => {
+    for (const view of [views.demo, views.prod, partnerProd]) {
+      for (const name of ['confirm-deposit', 'submit-checkout-utr']) {
+        expect(view.queueActionsOf(name), `${view.stage} ${name}`).toEqual(new Map());
+        expect(view.grantsOf(name), `${view.stage} ${name}`).toEqual(expect.arrayContaining(view.providerSecretIds().map((id) => `secretsmanager:GetSecretValue ${id}`)));
+      }
+    }
   });
 
-  it('lets confirm-deposit send to the fiat-decisions queue only, and in demo only', () => {
-    expect(views.demo.queueActionsOf('confirm-deposit')).toEqual(new Map([[views.demo.queueIds('fiatDecisions').queue, sorted(SQS_SEND)]]));
-    expect(views.prod.queueActionsOf('confirm-deposit')).toEqual(new Map());
+  it('deploys the demo provider beside the demo stage only: its two functions, table, queues, secret and /demo-provider routes', () => {
+    const demoProvider = (view: StackView) => Object.keys(view.json.Resources).filter((id) => id.startsWith('DemoProvider'));
+    expect(demoProvider(views.prod)).toEqual([]);
+    expect([...views.prod.resourcePaths().values()].filter((path) => path.includes('demo-provider'))).toEqual([]);
+    views.prod.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+
+    const types = demoProvider(views.demo).map((id) => views.demo.json.Resources[id]!.Type);
+    for (const [type, count] of [['AWS::Lambda::Function', 2], ['AWS::DynamoDB::Table', 1], ['AWS::SQS::Queue', 2], ['AWS::SecretsManager::Secret', 1], ['AWS::Lambda::EventSourceMapping', 1]] as const) {
+      expect(types.filter((t) => t === type), type).toHaveLength(count);
+    }
+    // Reached on the gateway's own API, any method, no key: the protocol's requests are signed, its pages public.
+    const method = views.demo.methods().get('ANY /demo-provider/{proxy+}');
+    expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'AWS_PROXY' } });
+    expect(method!.ApiKeyRequired ?? false).toBe(false);
+    const httpFunction = demoProvider(views.demo).find((id) => id.startsWith('DemoProviderHttpFunction') && views.demo.json.Resources[id]!.Type === 'AWS::Lambda::Function')!;
+    expect(refersTo(method!.Integration.Uri, httpFunction)).toBe(true);
+    // The demo provider decides UTRs after its own delay, 2 s in a demo stage.
+    expect(views.demo.json.Resources[httpFunction]!.Properties.Environment.Variables.GATEWAY_PROVIDER_DELAY_S).toBe('2');
   });
 
   it('keeps prod logs longer than demo logs', () => {
@@ -1426,7 +1755,6 @@ describe('a custom domain', () => {
 
 describe('a queue consumer that could outlast the visibility timeout', () => {
   const sendCallback = FUNCTIONS.find((f): f is Extract<(typeof FUNCTIONS)[number], { kind: 'queue' }> => f.name === 'send-callback')!;
-  const decideFiatPayments = FUNCTIONS.find((f): f is Extract<(typeof FUNCTIONS)[number], { kind: 'queue' }> => f.name === 'decide-fiat-payments')!;
   const build = (stack: Stack, definition: QueueFunction, queues: Record<string, { queue: Queue; deadLetterQueue: Queue; visibilityTimeoutSeconds: number }>) =>
     new GatewayFunctionConstruct(stack, pascalCase(definition.name), {
       definition,
@@ -1464,20 +1792,9 @@ describe('a queue consumer that could outlast the visibility timeout', () => {
     expect(() => build(fitting, { ...sendCallback, timeoutSeconds: tooLong - 1 }, fittingQueues)).not.toThrow();
   });
 
-  it('checks each consumer against its own queue', () => {
-    const stack = new Stack(new App(), 'PerQueueCheck');
-    const visibility = QUEUES.fiatDecisions.visibilityTimeoutSeconds;
-    // The callbacks queue would allow this timeout; the fiat-decisions queue, which it reads, does not.
-    const queues = { callbacks: queueWithDeadLetter(stack, 'Callbacks', visibility * 10), fiatDecisions: queueWithDeadLetter(stack, 'FiatDecisions', visibility) };
-    expect(() => build(stack, { ...decideFiatPayments, timeoutSeconds: longestTimeout(visibility) + 1 }, queues)).toThrow(
-      new RegExp(`^decide-fiat-payments may hold a message .* and it is ${visibility} s`),
-    );
-  });
-
   it('fails synthesis for a consumer of a queue its stage does not have', () => {
     const stack = new Stack(new App(), 'MissingQueue');
-    const queues = { callbacks: queueWithDeadLetter(stack, 'Callbacks', CALLBACK_QUEUE.visibilityTimeoutSeconds) };
-    expect(() => build(stack, decideFiatPayments, queues)).toThrow(/decide-fiat-payments consumes the fiat-decisions queue, which its stage does not have/);
+    expect(() => build(stack, sendCallback, {})).toThrow(/send-callback consumes the callbacks queue, which its stage does not have/);
   });
 });
 

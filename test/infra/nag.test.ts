@@ -1,6 +1,7 @@
 /**
  * cdk-nag's AwsSolutions and Serverless packs over every shape of the stack the app deploys: prod,
- * demo, a stage watching EVM networks, and a custom domain. No finding stands unless it is
+ * demo (with the demo provider), a stage watching EVM networks, a custom domain, and stages with a
+ * partner provider. No finding stands unless it is
  * acknowledged, next to the construct it concerns, with its reason; and the app runs the same packs
  * at every `cdk synth` (cdk-app.test.ts synthesizes through the real CLI).
  */
@@ -13,6 +14,8 @@ import { GatewayStack } from '../../infra/aws/gateway-stack.js';
 import { acknowledge, addNagChecks, nagPacks } from '../../infra/aws/nag.js';
 
 const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789';
+const PARTNER = { id: 'psp-one', url: 'https://psp-one.example/gw', priority: 1, methods: [{ currency: 'INR', method: 'p2p', min: '300', max: '49000' }] } as const;
+const SHAPES = ['prod', 'demo', 'demo watching ethereum and polygon', 'prod on a custom domain', 'prod with a partner provider', 'demo with a partner provider'];
 
 let stacks: Record<string, GatewayStack>;
 
@@ -30,6 +33,8 @@ beforeAll(() => {
       stage: 'prod',
       customDomain: { domainName: 'pay.example.com', certificateArn: CERTIFICATE_ARN },
     }),
+    'prod with a partner provider': new GatewayStack(app, 'PaymentGateway-prod-partner', { stage: 'prod', providers: [PARTNER] }),
+    'demo with a partner provider': new GatewayStack(app, 'PaymentGateway-demo-partner', { stage: 'demo', providers: [PARTNER] }),
   };
 });
 
@@ -49,7 +54,7 @@ function acknowledgementsIn(scope: IConstruct): Array<{ rule: string; reason: st
   );
 }
 
-describe.each(['prod', 'demo', 'demo watching ethereum and polygon', 'prod on a custom domain'])('the %s stack', (name) => {
+describe.each(SHAPES)('the %s stack', (name) => {
   it('has no finding of the AwsSolutions or Serverless packs that is not acknowledged', () => {
     expect(findingsOf(stacks[name]!)).toEqual([]);
   });

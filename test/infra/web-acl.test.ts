@@ -4,9 +4,11 @@
  */
 import { App, Stack } from 'aws-cdk-lib';
 import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { describe, expect, it } from 'vitest';
-import { createStageWebAcl, decimalAbovePattern, routePathPattern } from '../../infra/aws/web-acl.js';
-import { HTTP_ROUTES, maxBodyBytesOf, routeByName } from '../../shared/routes.js';
+import { PROVIDER_EVENTS_RATE_RULE_NAME, PUBLIC_RATE_RULE_NAME, createStageWebAcl, decimalAbovePattern, routePathPattern } from '../../infra/aws/web-acl.js';
+import { PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE } from '../../shared/platform.js';
+import { HTTP_ROUTES, maxBodyBytesOf, routeByName, type HttpRoute } from '../../shared/routes.js';
 
 describe('decimalAbovePattern', () => {
   const limits = [0, 1, 9, 10, 99, 100, 199, 909, 1000, 65_536, 99_999, 1_234_567, ...new Set(HTTP_ROUTES.map(maxBodyBytesOf))];
@@ -67,5 +69,49 @@ describe('createStageWebAcl', () => {
       /^confirm-deposit accept 3145728-byte bodies, whose events may reach 6356992 bytes, over the 6291456 .*shared\/routes\.ts/,
     );
     expect(() => createStageWebAcl(stack, 'FittingWebAcl', { ...props, routes: [routeByName('confirm-deposit')] })).not.toThrow();
+  });
+
+  describe('per-address rate rules', () => {
+    const stack = new Stack(new App(), 'RateRules');
+    const api = new RestApi(stack, 'Api');
+    api.root.addMethod('GET', new MockIntegration());
+    const props = { stage: api.deploymentStage, stageName: 'prod', name: 'web-acl', payloadTooLargeBody: '{}', tooManyRequestsBody: '{}' };
+    let count = 0;
+    /** The rate rules of a web ACL over these routes, by name, each with its limit and the paths it counts. */
+    const rateRulesOf = (routes: readonly HttpRoute[]) => {
+      const rules = createStageWebAcl(stack, `WebAcl${count++}`, { ...props, routes }).rules as CfnWebACL.RuleProperty[];
+      return rules.flatMap((rule) => {
+        const rate = (rule.statement as CfnWebACL.StatementProperty).rateBasedStatement as CfnWebACL.RateBasedStatementProperty | undefined;
+        if (!rate) return [];
+        const scope = (rate.scopeDownStatement as CfnWebACL.StatementProperty).regexMatchStatement as CfnWebACL.RegexMatchStatementProperty;
+        return [{ name: rule.name, priority: rule.priority, limit: rate.limit, window: rate.evaluationWindowSec, scope: new RegExp(scope.regexString) }];
+      });
+    };
+    const events = routeByName('receive-provider-event');
+    const eventsPath = '/api/v2/providers/psp-one/events';
+
+    it('counts the routes providers call apart from the public ones, in a rule of its own right after the public rule', () => {
+      const [publicRule, providerRule, ...others] = rateRulesOf(HTTP_ROUTES);
+      expect(others).toEqual([]);
+      expect(publicRule).toMatchObject({ name: PUBLIC_RATE_RULE_NAME, limit: PUBLIC_ROUTE_THROTTLE.perAddress.requests, window: PUBLIC_ROUTE_THROTTLE.perAddress.windowSeconds });
+      expect(providerRule).toMatchObject({ name: PROVIDER_EVENTS_RATE_RULE_NAME, limit: PROVIDER_EVENTS_THROTTLE.perAddress.requests, window: PROVIDER_EVENTS_THROTTLE.perAddress.windowSeconds });
+      expect(providerRule!.priority).toBe(publicRule!.priority + 1);
+      // The events route in one rule only; the checkout in the other only.
+      for (const path of [eventsPath, `/prod${eventsPath}`]) {
+        expect(providerRule!.scope.test(path), path).toBe(true);
+        expect(publicRule!.scope.test(path), path).toBe(false);
+      }
+      for (const path of ['/checkout/abc', '/prod/checkout/abc/status', '/docs']) {
+        expect(providerRule!.scope.test(path), path).toBe(false);
+        expect(publicRule!.scope.test(path), path).toBe(true);
+      }
+      expect(events.calledByProviders).toBe(true);
+    });
+
+    it('has no rule for a kind of route the stage does not have', () => {
+      expect(rateRulesOf(HTTP_ROUTES.filter((route) => !route.calledByProviders)).map((rule) => rule.name)).toEqual([PUBLIC_RATE_RULE_NAME]);
+      expect(rateRulesOf([events]).map((rule) => rule.name)).toEqual([PROVIDER_EVENTS_RATE_RULE_NAME]);
+      expect(rateRulesOf(HTTP_ROUTES.filter((route) => route.auth === 'apiKey'))).toEqual([]);
+    });
   });
 });

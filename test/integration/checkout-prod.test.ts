@@ -1,45 +1,51 @@
 /**
- * The hosted checkout as production runs it: there is no provider integration to simulate, so the
- * provider page shows the customer the instructions state, and the demo provider's routes are not
- * deployed. The functions read the stage when they load, which in this file is first after this.
+ * The hosted checkout as production runs it: the same path to the providers as the demo's, with
+ * nothing on the pages that simulates or says "demo", and no simulation routes. The provider here
+ * is the run's (decisions 18: every stage reaches its providers the same way). The functions read
+ * the stage when they load, which in this file is first after this.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { functionsForStage } from '../../shared/routes.js';
 import { invoke, request } from '../support/invoke.js';
 import { seedMerchant } from '../support/merchants.js';
+import { configuredProvider } from '../support/providers.js';
 
 vi.stubEnv('STAGE', 'prod');
 
-async function providerPageOf(fields: Record<string, unknown>): Promise<string> {
+async function providerStepOf(fields: Record<string, unknown>) {
   const { apiKey } = await seedMerchant();
   const created = await invoke('create-invoice', { apiKey, body: { orderId: randomUUID(), customerId: 'c-1', amount: 1000, ...fields } });
   expect(created.status).toBe(200);
   const invoiceId: string = created.body.data.id;
   const opened = await request('GET', `/checkout/${invoiceId}`);
   expect(opened.status).toBe(303);
-  const provider = await request('GET', new URL(opened.headers.location!).pathname);
-  expect(provider.status).toBe(200);
-  return provider.body as string;
+  return request('GET', new URL(opened.headers.location!).pathname);
 }
 
-describe('the provider page in production', () => {
-  it.each([
-    ['a TRY wallet payment', { baseCurrency: 'TRY', paymentMethod: 'wallet', customerFullName: 'Ada Lovelace' }],
-    ['an INR payment', { baseCurrency: 'INR', paymentMethod: 'p2p', customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' }],
-  ])('shows %s as with the provider, offering no simulation', async (_, fields) => {
-    const page = await providerPageOf(fields);
-    expect(page).toContain('Complete your payment');
-    expect(page).toContain('data-status-url="');
-    expect(page).not.toContain('<form');
-    const markup = page.replace(/<(style|script)\b[^>]*>[\s\S]*?<\/\1>/g, '');
-    expect(markup).not.toMatch(/simulat|demo/i);
+/** The page without its style and script, whose class names and code say nothing to the customer. */
+const markupOf = (page: string) => page.replace(/<(style|script)\b[^>]*>[\s\S]*?<\/\1>/g, '');
+
+describe('the payment step in production', () => {
+  it("sends a TRY wallet customer to the provider's own page", async () => {
+    const step = await providerStepOf({ baseCurrency: 'TRY', paymentMethod: 'wallet', customerFullName: 'Ada Lovelace' });
+    expect(step.status).toBe(303);
+    expect(step.headers.location).toMatch(new RegExp(`^${configuredProvider().url}/pay/`));
   });
 
-  it('is served without the demo provider routes', () => {
+  it("shows an INR customer the provider's instructions and the UTR form, and no demo notice of its own", async () => {
+    const step = await providerStepOf({ baseCurrency: 'INR', paymentMethod: 'p2p', customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' });
+    expect(step.status).toBe(200);
+    const markup = markupOf(step.body as string);
+    expect(markup).toContain('<dt>Payee</dt>');
+    expect(markup).toContain('<form method="post"');
+    expect(markup).not.toContain('class="demo"');
+    expect(markup).not.toMatch(/simulat/i);
+  });
+
+  it('is served without the simulation routes', () => {
     const names = functionsForStage('prod').map((fn) => fn.name);
-    expect(names).toEqual(expect.arrayContaining(['get-checkout', 'get-checkout-status', 'submit-checkout-details', 'get-checkout-provider']));
-    expect(names).not.toContain('submit-checkout-utr');
-    expect(names).not.toContain('simulate-checkout-payment');
+    expect(names).toEqual(expect.arrayContaining(['get-checkout', 'get-checkout-status', 'submit-checkout-details', 'get-checkout-provider', 'submit-checkout-utr', 'receive-provider-event']));
+    expect(names.filter((name) => name.startsWith('simulate-'))).toEqual([]);
   });
 });

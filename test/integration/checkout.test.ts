@@ -6,7 +6,6 @@
 import { randomUUID } from 'node:crypto';
 import { validateHeaderValue } from 'node:http';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DATE_TIME_OPTIONS } from '../../shared/checkout/language.js';
 import { config } from '../../shared/config.js';
@@ -15,12 +14,14 @@ import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
-import { invoke, loadFunction, request, type GatewayResult } from '../support/invoke.js';
+import { invoke, request, type GatewayResult } from '../support/invoke.js';
 import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
+import { configuredProvider, payOnDemoProviderPage, settleProviderDecisions } from '../support/providers.js';
 import { decodeQrDataUri } from '../support/qr.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SHOP = 'https://shop.example';
+const INR_DETAILS = { customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' };
 const VALID_TR_IBAN = 'TR330006100519786457841326';
 
 let merchant: SeededMerchant;
@@ -75,14 +76,16 @@ const lapse = (invoiceId: string) =>
     }),
   );
 
-/** The simulated provider's decision on the invoice's UTR, as its queue would deliver it. */
-async function decideUtr(invoiceId: string, owner = merchant): Promise<void> {
-  const [deposit] = await ledger().listByInvoice(invoiceId);
-  const decide = (await loadFunction('decide-fiat-payments'))!;
-  const utr = (deposit as unknown as { utr: string }).utr;
-  const event = { Records: [{ messageId: randomUUID(), body: JSON.stringify({ transactionId: deposit!.id, merchantId: owner.merchant.id, utr }) }] };
-  const { batchItemFailures } = (await decide(event as unknown as SQSEvent as never, {} as never)) as { batchItemFailures: unknown[] };
-  expect(batchItemFailures).toEqual([]);
+/** A fiat invoice's customer pays on the demo provider's page: the checkout sends them there, they choose the outcome, the provider's decision is settled. */
+async function payAtProvider(invoiceId: string, outcome: 'confirmed' | 'failed'): Promise<void> {
+  const opened = await open(invoiceId, '/provider');
+  expect(opened.status).toBe(303);
+  const decided = await payOnDemoProviderPage(opened.headers.location!, outcome);
+  expect(decided.status).toBe(303);
+  // The provider's outcome page then goes on to the checkout by itself.
+  const outcomePage = await (await fetch(new URL(decided.headers.get('location')!, opened.headers.location!))).text();
+  expect(outcomePage).toContain(`url=${checkoutLink(invoiceId, '/provider')}?from=provider`);
+  await settleProviderDecisions();
 }
 
 const uniqueUtr = () => `${100_000_000_000 + Math.floor(Math.random() * 899_999_999_999)}`;
@@ -225,10 +228,12 @@ describe('GET /checkout/{invoiceId}', () => {
   it('escapes what the merchant and the customer supplied', async () => {
     const invoice = await createInvoice({
       orderId: `<img src=x onerror=alert(1)>-${randomUUID()}`,
-      baseCurrency: 'TRY',
+      baseCurrency: 'INR',
       amount: 1000,
-      paymentMethod: 'wallet',
-      customerFullName: '<script>alert(1)</script>',
+      paymentMethod: 'p2p',
+      customerFirstName: '<script>alert(1)</script>',
+      customerLastName: 'Rao',
+      customerEmail: 'asha@example.com',
     });
     const page = expectHtmlPage(await open(invoice.id, '/provider'), 200);
     expect(page).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
@@ -271,7 +276,7 @@ describe('the page headers', () => {
   });
 
   it("let forms end at the merchant's return origin", async () => {
-    const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Ada', redirectUrl: `${SHOP}:8443/done` });
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, paymentMethod: 'p2p', ...INR_DETAILS, redirectUrl: `${SHOP}:8443/done` });
     expect(cspOf(await open(invoice.id, '/provider'))['form-action']).toBe("'self' https://shop.example:8443");
   });
 
@@ -374,107 +379,126 @@ describe('customer details', () => {
   });
 });
 
-describe('the demo provider, INR', () => {
-  it('lets the customer choose a provider, then asks for the UTR of 12 to 22 letters or digits', async () => {
-    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' });
-    const channels = expectHtmlPage(await open(invoice.id, '/provider'), 200);
-    expect(channels).toContain('Choose a payment provider');
-    expect(channels).toContain(`href="${checkoutLink(invoice.id, '/provider')}?channel=upi"`);
-    expect(channels).toContain(`href="${checkoutLink(invoice.id, '/provider')}?channel=imps"`);
+describe('INR at its provider: the instructions, then the UTR', () => {
+  it('lets the customer choose among the providers that can serve the invoice, then shows its instructions and asks for the UTR', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, ...INR_DETAILS });
+    const choices = expectHtmlPage(await open(invoice.id, '/provider'), 200);
+    expect(choices).toContain('Choose a payment provider');
+    expect(choices).toContain(`<a class="button secondary" href="${checkoutLink(invoice.id, '/provider')}?provider=demo">Demo provider</a>`);
+    expect((await invoices().get(invoice.id))!.providerPayment).toBeUndefined();
 
-    const form = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?channel=upi`), 200);
+    const form = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?provider=demo`), 200);
+    expect(form).toContain('<dt>Payee</dt><dd><bdi>Demo Payments</bdi></dd>');
+    expect(form).toContain('<dt>UPI ID</dt><dd><bdi>demopayments@upi</bdi>');
     expect(form).toContain('Transaction information');
     expect(form).toContain(`action="${checkoutLink(invoice.id, '/utr')}"`);
     expect(form).toContain('<label for="utr">UTR (12 to 22 letters or digits)</label>');
     expect(form).toMatch(/<input id="utr" name="utr" pattern="\[A-Za-z0-9\]\{12,22\}" minlength="12" maxlength="22"/);
+    // p2p has no UPI deep link: that is intent's.
+    expect(form).not.toContain('upi://pay');
+    const { providerPayment } = (await invoices().get(invoice.id))!;
+    expect(providerPayment).toMatchObject({ providerId: 'demo', providerReference: expect.stringMatching(/^pay_/), instructions: { payee: 'Demo Payments' } });
+    // The payment is made once: the same page again shows the same instructions.
+    expect(expectHtmlPage(await open(invoice.id, '/provider'), 200)).toContain(providerPayment!.instructions!.reference);
   });
 
-  it('confirms the UTR with the fiat service, waits for the provider, then returns the customer to the merchant', async () => {
+  it('takes the UTR to the provider, waits for its decision, then returns the customer to the merchant', async () => {
     const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, redirectUrl: `${SHOP}/inr` });
-    expectRedirect(
-      await postForm(invoice.id, '/details', { customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' }),
-      checkoutLink(invoice.id, '/provider'),
-    );
+    expectRedirect(await postForm(invoice.id, '/details', INR_DETAILS), checkoutLink(invoice.id, '/provider'));
+    await request('GET', `${checkoutPath(invoice.id, '/provider')}?provider=demo`);
     const utr = uniqueUtr();
-    expectRedirect(await postForm(invoice.id, '/utr', { channel: 'upi', utr }), checkoutLink(invoice.id, '/provider'));
+    expectRedirect(await postForm(invoice.id, '/utr', { utr }), checkoutLink(invoice.id, '/provider'));
     const [deposit] = await ledger().listByInvoice(invoice.id);
-    expect(deposit).toMatchObject({ type: 'deposit', status: 'processing', amount: '1000.00', currency: 'INR', utr });
+    expect(deposit).toMatchObject({ type: 'deposit', status: 'processing', amount: '1000.00', currency: 'INR', utr, provider: { id: 'demo', requestedAt: expect.any(String) } });
 
     const waiting = expectHtmlPage(await open(invoice.id, '/provider'), 200);
     expect(waiting).toContain('Confirming your payment');
     expect(waiting).toContain('data-status="active"');
     // The same UTR again is the same confirmation.
-    expectRedirect(await postForm(invoice.id, '/utr', { channel: 'upi', utr }), checkoutLink(invoice.id, '/provider'));
+    expectRedirect(await postForm(invoice.id, '/utr', { utr }), checkoutLink(invoice.id, '/provider'));
 
-    await decideUtr(invoice.id);
+    await settleProviderDecisions();
     expect((await open(invoice.id, '/status')).body.data).toMatchObject({ status: 'completed', redirectUrl: `${SHOP}/inr` });
     expectRedirect(await open(invoice.id, '/provider'), `${SHOP}/inr`);
   });
 
   it('shows a UTR problem beside the field: the API rules, and a UTR another invoice used', async () => {
-    const details = { customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' };
-    const first = await createInvoice({ baseCurrency: 'INR', amount: 1000, ...details });
-    const second = await createInvoice({ baseCurrency: 'INR', amount: 1000, ...details });
+    const first = await createInvoice({ baseCurrency: 'INR', amount: 1000, ...INR_DETAILS });
+    const second = await createInvoice({ baseCurrency: 'INR', amount: 1000, ...INR_DETAILS });
+    for (const invoice of [first, second]) await request('GET', `${checkoutPath(invoice.id, '/provider')}?provider=demo`);
 
-    const malformed = expectHtmlPage(await postForm(first.id, '/utr', { channel: 'imps', utr: 'abc' }), 422);
+    const malformed = expectHtmlPage(await postForm(first.id, '/utr', { utr: 'abc' }), 422);
     expect(malformed).toContain('<p class="error" id="utr-error">Must be 12 to 22 letters or digits</p>');
-    expect(malformed).toContain('IMPS / NEFT bank transfer');
+    expect(malformed).toContain('Demo Payments');
     expect(malformed).toContain('value="abc"');
 
     const utr = uniqueUtr();
-    await postForm(first.id, '/utr', { channel: 'upi', utr });
-    const reused = expectHtmlPage(await postForm(second.id, '/utr', { channel: 'upi', utr }), 422);
+    await postForm(first.id, '/utr', { utr });
+    const reused = expectHtmlPage(await postForm(second.id, '/utr', { utr }), 422);
     expect(reused).toContain('<p class="error" id="utr-error">This UTR was already used for another payment</p>');
   });
 
   it('shows the rejection when the provider rejects the UTR', async () => {
-    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' });
-    await postForm(invoice.id, '/utr', { channel: 'upi', utr: `000${uniqueUtr().slice(3)}` });
-    await decideUtr(invoice.id);
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, ...INR_DETAILS });
+    await request('GET', `${checkoutPath(invoice.id, '/provider')}?provider=demo`);
+    await postForm(invoice.id, '/utr', { utr: `000${uniqueUtr().slice(3)}` });
+    await settleProviderDecisions();
     const page = expectHtmlPage(await open(invoice.id, '/provider'), 200);
     expect(page).toContain('Payment rejected');
     expect(page).not.toContain('<form');
   });
+
+  it('goes straight to the instructions of the first provider for a direct-open invoice', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, paymentMethod: 'p2p', ...INR_DETAILS });
+    expect(invoice.directOpen).toBe(true);
+    expect(expectHtmlPage(await open(invoice.id, '/provider'), 200)).toContain('<dt>Payee</dt>');
+  });
 });
 
-describe('the demo provider, other local methods', () => {
-  it('offers a simulated success and failure', async () => {
+describe("the other local methods, on their provider's page", () => {
+  it("sends the customer to the provider's page, made once whatever the visits", async () => {
     const invoice = await createInvoice({ baseCurrency: 'AZN', amount: 100, customerFullName: 'Aysel Mammadova', paymentMethod: 'p2p' });
-    const page = expectHtmlPage(await open(invoice.id, '/provider'), 200);
-    expect(page).toContain(`action="${checkoutLink(invoice.id, '/simulate')}"`);
-    expect(page).toContain('<button type="submit" name="outcome" value="confirmed">Simulate successful payment</button>');
-    expect(page).toContain('value="failed" class="secondary">Simulate failed payment</button>');
-    expect(page).toContain('Aysel Mammadova');
+    const first = await open(invoice.id, '/provider');
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toMatch(new RegExp(`^${configuredProvider().url}/pay/pay_[0-9a-f]+$`));
+    expectRedirect(await open(invoice.id, '/provider'), first.headers.location!);
+    const page = await (await fetch(first.headers.location!)).text();
+    expect(page).toContain('Simulate successful payment');
   });
 
-  it('records a confirmed deposit with its callback, then returns the customer to the merchant', async () => {
+  it('records the deposit the provider confirms, with its callback, then returns the customer to the merchant', async () => {
     const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Ada', redirectUrl: `${SHOP}/try` });
-    expectRedirect(await postForm(invoice.id, '/simulate', { outcome: 'confirmed' }), checkoutLink(invoice.id, '/provider'));
+    await payAtProvider(invoice.id, 'confirmed');
     const [deposit] = await ledger().listByInvoice(invoice.id);
     expect(deposit).toMatchObject({ status: 'confirmed', amount: '1000.00', currency: 'TRY', network: null });
+    expect(deposit!.senderDetails.senderIban).toMatch(/^TR\d{24}$/);
     expect(await outbox().get(`${deposit!.id}:confirmed`)).toBeDefined();
     expect(await invoiceView(invoice.id)).toMatchObject({ status: 'completed' });
     expectRedirect(await open(invoice.id, '/provider'), `${SHOP}/try`);
-    // A second click changes nothing.
-    expectRedirect(await postForm(invoice.id, '/simulate', { outcome: 'failed' }), checkoutLink(invoice.id, '/provider'));
-    expect(await ledger().listByInvoice(invoice.id)).toHaveLength(1);
   });
 
-  it('records a failed deposit: the invoice is canceled as rejected', async () => {
-    const invoice = await createInvoice({ baseCurrency: 'PKR', amount: 1000, customerFullName: 'Sana' });
-    await postForm(invoice.id, '/simulate', { outcome: 'failed' });
+  it('records the failed payment: the invoice is canceled as rejected', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'PKR', amount: 1000, customerFullName: 'Sana', paymentMethod: 'wallet' });
+    await payAtProvider(invoice.id, 'failed');
     expect(await invoiceView(invoice.id)).toMatchObject({ status: 'canceled', cancelReason: 'rejected' });
     expect(expectHtmlPage(await open(invoice.id, '/provider'), 200)).toContain('Payment rejected');
     expect(expectHtmlPage(await open(invoice.id), 200)).toContain('Payment rejected');
   });
 
-  it('sends crypto invoices and invoices lacking details back to the checkout page', async () => {
+  it('shows a customer back from the provider before its decision that it is awaited, with the way back to the payment', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Ada' });
+    const pageUrl = (await open(invoice.id, '/provider')).headers.location!;
+    const back = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?from=provider`), 200);
+    expect(back).toContain('Confirming your payment');
+    expect(back).toContain(`<a class="button secondary" href="${pageUrl}">Back to the payment page</a>`);
+  });
+
+  it('sends crypto invoices and invoices lacking details back to the checkout page, making no payment', async () => {
     const cryptoInvoice = await crypto();
     expectRedirect(await open(cryptoInvoice.id, '/provider'), checkoutLink(cryptoInvoice.id));
     const lacking = await createInvoice({ baseCurrency: 'PKR', amount: 1000 });
     expectRedirect(await open(lacking.id, '/provider'), checkoutLink(lacking.id));
-    expectRedirect(await postForm(lacking.id, '/simulate', { outcome: 'confirmed' }), checkoutLink(lacking.id, '/provider'));
-    expect(await ledger().listByInvoice(lacking.id)).toEqual([]);
+    expect((await invoices().get(lacking.id))!.providerPayment).toBeUndefined();
   });
 });
 
@@ -513,10 +537,10 @@ describe('the pages in the customer\'s language', () => {
 
   it('offer every language as a link to the same page, marking the current one', async () => {
     const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' });
-    const page = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?channel=imps&lang=tr`), 200);
+    const page = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?provider=demo&lang=tr`), 200);
     const links = [...page.matchAll(/<li><a href="([^"]+)" lang="(\w+)" hreflang="\2"( aria-current="true")?>/g)].map(([, href, lang, current]) => ({ href, lang, current: !!current }));
     expect(links).toEqual(
-      ['en', 'tr', 'hi', 'ur', 'az'].map((lang) => ({ href: `${checkoutLink(invoice.id, '/provider')}?channel=imps&amp;lang=${lang}`, lang, current: lang === 'tr' })),
+      ['en', 'tr', 'hi', 'ur', 'az'].map((lang) => ({ href: `${checkoutLink(invoice.id, '/provider')}?lang=${lang}`, lang, current: lang === 'tr' })),
     );
     expect(page).toContain('<nav class="languages" aria-label="Dil">');
   });
@@ -537,24 +561,23 @@ describe('the pages in the customer\'s language', () => {
       await postForm(invoice.id, '/details?lang=hi', { customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' }),
       `${checkoutLink(invoice.id, '/provider')}?lang=hi`,
     );
-    const channels = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?lang=hi`), 200);
-    expect(channels).toContain(`href="${checkoutLink(invoice.id, '/provider')}?channel=upi&amp;lang=hi"`);
-    const utrForm = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?channel=upi&lang=hi`), 200);
+    const choices = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?lang=hi`), 200);
+    expect(choices).toContain(`href="${checkoutLink(invoice.id, '/provider')}?provider=demo&amp;lang=hi"`);
+    const utrForm = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?provider=demo&lang=hi`), 200);
     expect(utrForm).toContain(`action="${checkoutLink(invoice.id, '/utr')}?lang=hi"`);
     expect(utrForm).toContain('<label for="utr">UTR (12 से 22 अक्षर या अंक)</label>');
-    expect(expectHtmlPage(await postForm(invoice.id, '/utr?lang=hi', { channel: 'upi', utr: 'short' }), 422)).toContain(
+    expect(expectHtmlPage(await postForm(invoice.id, '/utr?lang=hi', { utr: 'short' }), 422)).toContain(
       '<p class="error" id="utr-error">12 से 22 अक्षर या अंक होने चाहिए</p>',
     );
-    expectRedirect(await postForm(invoice.id, '/utr?lang=hi', { channel: 'upi', utr: uniqueUtr() }), `${checkoutLink(invoice.id, '/provider')}?lang=hi`);
+    expectRedirect(await postForm(invoice.id, '/utr?lang=hi', { utr: uniqueUtr() }), `${checkoutLink(invoice.id, '/provider')}?lang=hi`);
 
     const direct = await createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Ada' });
     expectRedirect(await request('GET', `${checkoutPath(direct.id)}?lang=tr`), `${checkoutLink(direct.id, '/provider')}?lang=tr`);
-    expectRedirect(await postForm(direct.id, '/simulate?lang=tr', { outcome: 'failed' }), `${checkoutLink(direct.id, '/provider')}?lang=tr`);
   });
 
   it('write amounts with the digits of the invoice, grouped as the language groups them, and dates in its words', async () => {
     const pkr = await createInvoice({ baseCurrency: 'PKR', amount: 150000, customerFullName: 'Sana' });
-    const amountOf = async (invoiceId: string, lang: string) => /<p class="amount"><bdi>([^<]+)<\/bdi><\/p>/.exec((await request('GET', `${checkoutPath(invoiceId, '/provider')}?lang=${lang}`)).body)?.[1];
+    const amountOf = async (invoiceId: string, lang: string) => /<p class="amount"><bdi>([^<]+)<\/bdi><\/p>/.exec((await request('GET', `${checkoutPath(invoiceId, '/provider')}?from=provider&lang=${lang}`)).body)?.[1];
     expect(await amountOf(pkr.id, 'en')).toBe('150,000.00 PKR');
     expect(await amountOf(pkr.id, 'hi')).toBe('1,50,000.00 PKR');
     expect(await amountOf(pkr.id, 'tr')).toBe('150.000,00 PKR');
@@ -639,7 +662,7 @@ describe('every page of the demo', () => {
     const pages = [
       await open(cryptoInvoice.id),
       await open(details.id),
-      await open(provider.id, '/provider'),
+      await open(provider.id, '/provider?from=provider'),
       await open(paid.id),
       await open(expired.id),
       await open(randomUUID()),
@@ -652,8 +675,8 @@ describe('every page of the demo', () => {
 
 describe('the end states', () => {
   const rejected = async (fields: Record<string, unknown>, owner = merchant) => {
-    const invoice = await createInvoice({ baseCurrency: 'PKR', amount: 1000, customerFullName: 'Sana', ...fields }, owner);
-    await postForm(invoice.id, '/simulate', { outcome: 'failed' });
+    const invoice = await createInvoice({ baseCurrency: 'PKR', amount: 1000, customerFullName: 'Sana', paymentMethod: 'wallet', ...fields }, owner);
+    await payAtProvider(invoice.id, 'failed');
     return invoice;
   };
 
@@ -688,21 +711,22 @@ describe('the weight of a page', () => {
     const partial = await crypto();
     await payPart(partial.id, '5.000000');
     const details = await createInvoice({ baseCurrency: 'TRY', amount: 1000 });
-    const inr = await createInvoice({ baseCurrency: 'INR', amount: 1000, customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' });
-    const simulated = await createInvoice({ baseCurrency: 'AZN', amount: 100, customerFullName: 'Aysel', paymentMethod: 'p2p' });
+    const inr = await createInvoice({ baseCurrency: 'INR', amount: 1000, ...INR_DETAILS });
+    const instructions = await createInvoice({ baseCurrency: 'INR', amount: 1000, paymentMethod: 'p2p', ...INR_DETAILS });
+    const waiting = await createInvoice({ baseCurrency: 'AZN', amount: 100, customerFullName: 'Aysel', paymentMethod: 'p2p' });
     const paid = await crypto();
     await simulateDeposit(paid.id);
     const expired = await crypto();
     await lapse(expired.id);
-    const rejected = await createInvoice({ baseCurrency: 'PKR', amount: 1000, customerFullName: 'Sana' });
-    await postForm(rejected.id, '/simulate', { outcome: 'failed' });
+    const rejected = await createInvoice({ baseCurrency: 'PKR', amount: 1000, customerFullName: 'Sana', paymentMethod: 'wallet' });
+    await payAtProvider(rejected.id, 'failed');
     const targets = [
       checkoutPath(usdt.id),
       checkoutPath(partial.id),
       checkoutPath(details.id),
       checkoutPath(inr.id, '/provider'),
-      `${checkoutPath(inr.id, '/provider')}?channel=upi`,
-      checkoutPath(simulated.id, '/provider'),
+      checkoutPath(instructions.id, '/provider'),
+      `${checkoutPath(waiting.id, '/provider')}?from=provider`,
       checkoutPath(paid.id),
       checkoutPath(expired.id),
       checkoutPath(rejected.id),

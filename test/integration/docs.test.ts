@@ -1,10 +1,9 @@
 /** The readable reference at /docs: inline code, tables that fit a phone, the limits of the environment serving it. */
 import { describe, expect, it } from 'vitest';
 import { renderDocsPage } from '../../shared/docs-page.js';
-import { FIAT_METHOD_LIMITS } from '../../shared/domain/currencies.js';
-import { stageFiatLimits } from '../../shared/domain/fiat-limits.js';
 import { buildOpenApiDocument } from '../../shared/openapi.js';
 import { request } from '../support/invoke.js';
+import { SECTION_FOUR_PROVIDER } from '../support/providers.js';
 
 const textOf = (page: string) => page.replace(/<style>[\s\S]*?<\/style>/, '').replace(/<[^>]+>/g, '');
 const limitRow = (page: string, currency: string, method: string) =>
@@ -31,7 +30,7 @@ describe('GET /docs', () => {
     expect(limitRow(page, 'INR', 'intent')).toBeUndefined();
     expect(limitRow(page, 'TRY', 'wallet')).toEqual(['1000', '10000']);
 
-    const prod = renderDocsPage(buildOpenApiDocument('https://gateway.example', 'prod'), stageFiatLimits('prod', FIAT_METHOD_LIMITS));
+    const prod = renderDocsPage(buildOpenApiDocument('https://gateway.example', 'prod'), [SECTION_FOUR_PROVIDER]);
     expect(limitRow(prod, 'INR', 'p2p')).toEqual(['300', '49000']);
     expect(limitRow(prod, 'INR', 'intent')).toEqual(['300', '49000']);
   });

@@ -1,17 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { SQSEvent } from 'aws-lambda';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { config } from '../../shared/config.js';
 import { RECEIPT_MAX_BYTES } from '../../shared/domain/deposit-confirmation.js';
-import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
+import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 import { TABLE_KEYS } from '../../shared/store/tables.js';
-import { invoke, loadFunction } from '../support/invoke.js';
+import { invoke } from '../support/invoke.js';
 import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
+import { settleProviderDecisions } from '../support/providers.js';
 
 let merchant: SeededMerchant;
 let other: SeededMerchant;
@@ -22,6 +21,7 @@ beforeAll(async () => {
 
 const ledger = () => new DynamoTransactionStore(documentClient, config().tables);
 const outbox = () => new DynamoOutboxStore(documentClient, config().tables.outbox);
+const invoices = () => new DynamoInvoiceStore(documentClient, config().tables);
 const utr = () => `U${randomUUID().replace(/-/g, '').slice(0, 15)}`.toUpperCase();
 const PDF = Buffer.from('%PDF-1.4\n1 0 obj\n<<>>\nendobj\n');
 /** A PDF padded to exactly `bytes` bytes. */
@@ -39,23 +39,6 @@ async function createInvoice(fields: Record<string, unknown> = {}, apiKey = merc
 const confirm = (body: Record<string, unknown>, apiKey = merchant.apiKey) => invoke('confirm-deposit', { apiKey, body });
 const invoiceStatus = async (id: string) => (await invoke('get-invoice', { apiKey: merchant.apiKey, pathParameters: { invoiceId: id } })).body.data;
 
-/** Runs the simulated provider on every decision waiting in its queue. */
-async function runProvider(): Promise<void> {
-  const decide = (await loadFunction('decide-fiat-payments'))!;
-  for (;;) {
-    const { Messages = [] } = await sqsClient.send(
-      new ReceiveMessageCommand({ QueueUrl: config().fiatDecisionQueueUrl!, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, AttributeNames: ['All'] }),
-    );
-    if (Messages.length === 0) return;
-    const event = { Records: Messages.map((m) => ({ messageId: m.MessageId!, receiptHandle: m.ReceiptHandle!, body: m.Body!, attributes: {}, messageAttributes: {} })) } as unknown as SQSEvent;
-    const { batchItemFailures } = (await decide(event as never, {} as never)) as { batchItemFailures: { itemIdentifier: string }[] };
-    // The queue is shared with the other files running beside this one: only this file's decisions are judged here.
-    const ours = new Set(Messages.filter((m) => JSON.parse(m.Body!).merchantId === merchant.merchant.id).map((m) => m.MessageId));
-    expect(batchItemFailures.filter((failure) => ours.has(failure.itemIdentifier))).toEqual([]);
-    await Promise.all(Messages.map((m) => sqsClient.send(new DeleteMessageCommand({ QueueUrl: config().fiatDecisionQueueUrl!, ReceiptHandle: m.ReceiptHandle! }))));
-  }
-}
-
 describe('POST /api/v2/gateway9/deposit/confirm', () => {
   it('accepts a UTR: a processing deposit exists, then the provider confirms it and the invoice completes', async () => {
     const invoice = await createInvoice();
@@ -66,8 +49,12 @@ describe('POST /api/v2/gateway9/deposit/confirm', () => {
     const [processing] = await ledger().listByInvoice(invoice.id);
     expect(processing).toMatchObject({ type: 'deposit', status: 'processing', amount: '1000.00', currency: 'INR', utr: reference.toUpperCase() });
     expect((processing as unknown as { receipt: { reference: string } }).receipt.reference).toMatch(/\.sealed$/);
+    // The invoice got its payment at the demo provider, which took the UTR.
+    const payment = (await invoices().get(invoice.id))!.providerPayment!;
+    expect(payment).toMatchObject({ providerId: 'demo', providerReference: expect.stringMatching(/^pay_/), instructions: { payee: 'Demo Payments', currency: 'INR', amount: '1000.00' } });
+    expect(processing!.provider).toEqual({ id: 'demo', reference: payment.providerReference, requestedAt: expect.any(String) });
 
-    await runProvider();
+    await settleProviderDecisions();
     const [settled] = await ledger().listByInvoice(invoice.id);
     expect(settled!.status).toBe('confirmed');
     expect(await invoiceStatus(invoice.id)).toMatchObject({ status: 'completed' });
@@ -95,7 +82,7 @@ describe('POST /api/v2/gateway9/deposit/confirm', () => {
   it('ends a UTR starting with 000 as failed, cancels the invoice as rejected, and owes the callback', async () => {
     const invoice = await createInvoice();
     expect((await confirm({ invoiceId: invoice.id, utr: `000${utr().slice(3)}` })).status).toBe(200);
-    await runProvider();
+    await settleProviderDecisions();
     const [failed] = await ledger().listByInvoice(invoice.id);
     expect(failed!.status).toBe('failed');
     expect(await invoiceStatus(invoice.id)).toMatchObject({ status: 'canceled', cancelReason: 'rejected' });
@@ -109,7 +96,7 @@ describe('POST /api/v2/gateway9/deposit/confirm', () => {
     expect((await confirm({ invoiceId: rejected.id, utr: reference })).status).toBe(200);
     const another = await createInvoice();
     expect((await confirm({ invoiceId: another.id, utr: reference })).body.errors[0].code).toBe('db_unique_violation');
-    await runProvider();
+    await settleProviderDecisions();
     expect(await invoiceStatus(rejected.id)).toMatchObject({ status: 'canceled', cancelReason: 'rejected' });
 
     expect((await confirm({ invoiceId: rejected.id, utr: reference })).status).toBe(200);
@@ -125,7 +112,7 @@ describe('POST /api/v2/gateway9/deposit/confirm', () => {
     const invoice = await createInvoice();
     const reference = utr();
     await confirm({ invoiceId: invoice.id, utr: reference });
-    await runProvider();
+    await settleProviderDecisions();
     const again = await confirm({ invoiceId: invoice.id, utr: reference.toLowerCase() });
     expect(again.status).toBe(200);
     expect(await ledger().listByInvoice(invoice.id)).toHaveLength(1);
@@ -244,6 +231,8 @@ describe('POST /api/v2/withdrawal', () => {
     expect(response.headers.deprecation).toBe('true');
     expect(response.body.data).toMatchObject({ type: 'withdraw', status: 'processing', amount: '2500.00', currency: 'TRY', invoiceId: null, network: null });
     expect(Object.keys(response.body.data)).not.toContain('recipient');
+    // Requested from the provider that pays out TRY, which answered with its reference.
+    expect((await ledger().get(response.body.data.id))!.provider).toEqual({ id: 'demo', reference: expect.stringMatching(/^po_/), requestedAt: expect.any(String) });
   });
 
   it.each([

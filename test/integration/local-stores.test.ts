@@ -178,8 +178,8 @@ describe('the queues', () => {
   });
   afterAll(() => sqs.destroy());
 
-  it('are every queue of the demo stage, the fiat decisions included, each in the environment with its dead-letter queue', () => {
-    expect(demoQueues.map((queue) => queue.name)).toEqual(['callbacks', 'fiat-decisions']);
+  it('are every queue of the demo stage, each in the environment with its dead-letter queue', () => {
+    expect(demoQueues.map((queue) => queue.name)).toEqual(['callbacks']);
     for (const queue of demoQueues) {
       expect(process.env[queue.urlVariable]).toBe(`${process.env.AWS_ENDPOINT_URL_SQS}/000000000000/${queue.name}`);
       expect(process.env[queue.deadLetterUrlVariable]).toBe(`${process.env.AWS_ENDPOINT_URL_SQS}/000000000000/${queue.name}-dlq`);

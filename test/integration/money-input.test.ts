@@ -11,10 +11,13 @@ import { config } from '../../shared/config.js';
 import { MAX_REQUEST_AMOUNTS, decimalsOf } from '../../shared/domain/currencies.js';
 import { Decimal } from '../../shared/domain/money.js';
 import { documentClient } from '../../shared/store/dynamo.js';
-import { invoke, type GatewayResult } from '../support/invoke.js';
+import { TokenBucketThrottle } from '../../infra/local/throttle.js';
+import { createTestGateway, invoke, type GatewayResult } from '../support/invoke.js';
 import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
 
 let merchant: SeededMerchant;
+// Hundreds of requests under one key as fast as they go: the key's throttle is not what is tested here.
+const gateway = createTestGateway({ throttle: new TokenBucketThrottle({ ratePerSecond: 1_000_000, burst: 1_000_000 }) });
 
 beforeAll(async () => {
   merchant = await seedMerchant();
@@ -25,6 +28,7 @@ const withAmount = (fields: Record<string, unknown>, amountText: string): string
 
 const createInvoice = (baseCurrency: string, amountText: string, extra: Record<string, unknown> = {}, orderId = `order-${randomUUID()}`) =>
   invoke('create-invoice', {
+    gateway,
     apiKey: merchant.apiKey,
     headers: { 'content-type': 'application/json' },
     body: withAmount({ orderId, customerId: `customer-${randomUUID()}`, baseCurrency, ...extra }, amountText),
@@ -46,6 +50,7 @@ async function invoiceExists(orderId: string): Promise<boolean> {
 
 const createWithdrawal = (amount: unknown) =>
   invoke('create-withdrawal', {
+    gateway,
     apiKey: merchant.apiKey,
     body: { customerId: 'cust-1', amount, currency: 'TRY', phoneNumber: '+905551234567', orderId: `w-${randomUUID()}` },
   });
@@ -127,6 +132,7 @@ describe('simulated deposit amounts', () => {
     const invoice = await createInvoice('USDT', '25');
     const simulate = (amountText: string) =>
       invoke('simulate-deposit', {
+        gateway,
         apiKey: merchant.apiKey,
         headers: { 'content-type': 'application/json' },
         body: withAmount({ invoiceId: invoice.body.data.id }, amountText),
@@ -147,7 +153,7 @@ describe('unknown properties', () => {
   });
 
   it.each(['simulate-deposit', 'simulate-withdrawal', 'create-withdrawal', 'confirm-deposit'] as const)('"constructor" is refused by name on %s', async (route) => {
-    const response = await invoke(route, { apiKey: merchant.apiKey, body: { constructor: 1 } });
+    const response = await invoke(route, { gateway, apiKey: merchant.apiKey, body: { constructor: 1 } });
     expect(response.status).toBe(422);
     expect(response.body.errors.map((e: { field: string }) => e.field)).toContain('constructor');
   });

@@ -30,6 +30,9 @@ const [
   { TokenBucketThrottle },
   { quietLog },
   { invoker },
+  { DynamoInvoiceStore },
+  { signMessage },
+  { configuredProvider },
 ] = await Promise.all([
   import('../../infra/local/dynamodb.js'),
   import('../support/invoke.js'),
@@ -42,6 +45,9 @@ const [
   import('../../infra/local/throttle.js'),
   import('../support/logs.js'),
   import('../../infra/local/functions.js'),
+  import('../../shared/store/invoices.js'),
+  import('../../shared/providers/protocol.js'),
+  import('../support/providers.js'),
 ]);
 
 const settings = fuzzSettings(process.env);
@@ -55,8 +61,7 @@ let receiver: CallbackReceiver;
 /** Bodies the routes accepted during setup, by route path, and the checkout forms a customer sends. */
 const examples: Record<string, unknown[]> = {
   'submit-checkout-details': [{ customerFullName: 'Ayşe Yılmaz', customerEmail: 'ayse@example.com', customerAccount: 'TR330006100519786457841326' }],
-  'submit-checkout-utr': [{ utr: '123456789012', channel: 'upi' }],
-  'simulate-checkout-payment': [{ outcome: 'confirmed' }, { outcome: 'failed' }],
+  'submit-checkout-utr': [{ utr: '123456789012' }],
 };
 
 /** A request of the world's own making, which must succeed; its body becomes an example of its route. */
@@ -75,12 +80,20 @@ async function recordsOf(apiKey: string): Promise<string[]> {
   const crypto = await invoice({ baseCurrency: 'USDT', invoiceStrategy: 'fixed', amount: 50 });
   const inr = await invoice({ baseCurrency: 'INR', amount: 1000 });
   const tryInvoice = await invoice({ baseCurrency: 'TRY', paymentMethod: 'iban', amount: 500 });
+  // A payment at the demo provider, which the events of the world name.
+  const atProvider = await invoice({ baseCurrency: 'TRY', paymentMethod: 'wallet', amount: 1000, customerFullName: 'Fuzz Customer' });
+  await send(server.url, { method: 'GET', target: `/checkout/${atProvider.id}/provider`, headers: [], body: Buffer.alloc(0) }, 'setup');
+  const { providerReference } = (await new DynamoInvoiceStore(documentClient, tables).get(atProvider.id))!.providerPayment!;
+  (examples['receive-provider-event'] ??= []).push(
+    { type: 'payment.confirmed', reference: atProvider.id, providerReference, amount: '1000.00', currency: 'TRY' },
+    { type: 'payment.failed', reference: atProvider.id, providerReference, amount: '1000.00', currency: 'TRY', reason: 'fuzz' },
+  );
   const deposit = await call('POST', '/api/v2/simulate/deposit', apiKey, { invoiceId: crypto.id, amount: '10' });
   const withdrawal = () => call('POST', '/api/v2/withdrawal', apiKey, { customerId: 'fuzz-customer', amount: '100', currency: 'TRY', cardNumber: '4111111111111111' });
   const [open, settled] = [await withdrawal(), await withdrawal()];
   await call('POST', '/api/v2/simulate/withdrawal', apiKey, { transactionId: settled.id, status: 'confirmed' });
   await call('POST', '/api/v2/gateway9/deposit/confirm', apiKey, { invoiceId: inr.id, utr: randomUUID().replace(/-/g, '').slice(0, 16) });
-  return [crypto.id, inr.id, tryInvoice.id, deposit.id, open.id, settled.id];
+  return [crypto.id, inr.id, tryInvoice.id, atProvider.id, deposit.id, open.id, settled.id];
 }
 
 beforeAll(async () => {
@@ -116,6 +129,12 @@ beforeAll(async () => {
     answersEnvelopes: Object.fromEntries(routes.map((route) => [route.name, operationOf(route)?.responses['200']?.content?.['application/json']?.schema !== undefined])),
     requestSchemas: Object.fromEntries(routes.map((route) => [route.name, operationOf(route)?.requestBody?.content['application/json']?.schema])),
     components: openapi.components.schemas as Record<string, JsonSchema>,
+    pathValues: { providerId: ['demo'] },
+    // Signed as the demo provider signs: the events' schema and state are fuzzed past their signature.
+    signs: {
+      'receive-provider-event': (body) =>
+        Object.entries(signMessage(configuredProvider().secret, `evt_${randomUUID()}`, body, new Date()).headers).filter(([name]) => name.startsWith('webhook-')),
+    },
   };
 });
 

@@ -3,7 +3,7 @@ import { en, type MessageKey } from '../../shared/checkout/i18n/en.js';
 import { PLACEHOLDER } from '../../shared/checkout/language.js';
 
 /** Keys whose text is a name or an acronym, the same in every language. */
-export const SAME_IN_EVERY_LANGUAGE: ReadonlySet<MessageKey> = new Set(['field.customerAccount', 'method.intent', 'channel.upi']);
+export const SAME_IN_EVERY_LANGUAGE: ReadonlySet<MessageKey> = new Set(['field.customerAccount', 'method.intent']);
 
 /**
  * The words of the English catalogue that no page in another language may show: each text's

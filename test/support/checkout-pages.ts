@@ -1,7 +1,8 @@
 /**
  * The hosted checkout of a running local runtime at every step a customer can see: invoices made
- * over HTTP as a merchant makes them, moved on through the checkout's own forms and the simulation
- * API, and, where no API reaches (a lapsed lifetime, a partial payment), written in its database.
+ * over HTTP as a merchant makes them, moved on through the checkout's own forms, the demo
+ * provider's page and the simulation API, and, where no API reaches (a lapsed lifetime), written
+ * in its database.
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -16,6 +17,10 @@ export interface CheckoutDriver {
   simulateDeposit(invoiceId: string, amount?: string): Promise<void>;
   /** A checkout form, posted as a browser posts it; throws unless it answers with a redirect. */
   postForm(link: string, step: string, fields: Record<string, string>): Promise<void>;
+  /** A GET a browser makes, following no redirect; throws unless it answers 200 or 303. Resolves to where a 303 points. */
+  visit(url: string): Promise<string | undefined>;
+  /** The customer pays on the demo provider's page (the invoice has every detail); resolves once the provider sent them back. */
+  payAtProvider(link: string, outcome: 'confirmed' | 'failed'): Promise<void>;
   /** Sets attributes on the invoice in the runtime's database, behind the API. */
   writeInvoice(invoiceId: string, values: Record<string, string>): Promise<void>;
   /** One invoice at each step a customer can see: page name to URL. The closed ones return to `returnUrl`. */
@@ -56,6 +61,16 @@ export function checkoutDriver(gateway: GatewayProcess, dataDir: string): Checko
       });
       await expectOk(response, [303]);
     },
+    async visit(url) {
+      const response = await expectOk(await fetch(url, { redirect: 'manual' }), [200, 303]);
+      await response.arrayBuffer();
+      return response.headers.get('location') ?? undefined;
+    },
+    async payAtProvider(link, outcome) {
+      const page = await driver.visit(`${link}/provider`);
+      if (!page) throw new Error(`${link}/provider sent the customer to no provider`);
+      await expectOk(await fetch(page, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ outcome }), redirect: 'manual' }), [303]);
+    },
     async writeInvoice(invoiceId, values) {
       const stack = await openRuntimeStack(dataDir);
       try {
@@ -75,30 +90,32 @@ export function checkoutDriver(gateway: GatewayProcess, dataDir: string): Checko
       }
     },
     async everyCheckoutPage(returnUrl) {
-      const [crypto, partial, details, channels, waiting, simulated, paid, expired, rejected] = await Promise.all([
+      const [crypto, partial, details, providers, instructions, waiting, returned, paid, expired, rejected] = await Promise.all([
         driver.createInvoice({ baseCurrency: 'USDT', amount: 25 }),
         driver.createInvoice({ baseCurrency: 'USDT', amount: 25 }),
         driver.createInvoice({ baseCurrency: 'TRY', amount: 1000 }),
         driver.createInvoice({ baseCurrency: 'INR', amount: 1000, ...INR_DETAILS }),
-        driver.createInvoice({ baseCurrency: 'INR', amount: 1000, ...INR_DETAILS }),
+        driver.createInvoice({ baseCurrency: 'INR', amount: 1000, paymentMethod: 'p2p', ...INR_DETAILS }),
+        driver.createInvoice({ baseCurrency: 'INR', amount: 1000, paymentMethod: 'p2p', ...INR_DETAILS }),
         driver.createInvoice({ baseCurrency: 'AZN', amount: 100, paymentMethod: 'p2p', customerFullName: 'Aysel Mammadova' }),
         driver.createInvoice({ baseCurrency: 'BTC', amount: 0.0015 }),
         driver.createInvoice({ baseCurrency: 'ETH', amount: 0.01, redirectUrl: returnUrl('expired') }),
-        driver.createInvoice({ baseCurrency: 'PKR', amount: 1000, customerFullName: 'Sana', redirectUrl: returnUrl('rejected') }),
+        driver.createInvoice({ baseCurrency: 'PKR', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Sana', redirectUrl: returnUrl('rejected') }),
       ]);
       await driver.simulateDeposit(partial.id, '10');
-      await driver.postForm(waiting.link, '/utr', { channel: 'upi', utr: `UPI${randomInt(100_000_000_000, 1_000_000_000_000)}` });
+      await driver.visit(`${waiting.link}/provider`);
+      await driver.postForm(waiting.link, '/utr', { utr: `UPI${randomInt(100_000_000_000, 1_000_000_000_000)}` });
       await driver.simulateDeposit(paid.id);
       await driver.writeInvoice(expired.id, { expiresAt: new Date(Date.now() - 1000).toISOString() });
-      await driver.postForm(rejected.link, '/simulate', { outcome: 'failed' });
+      await driver.payAtProvider(rejected.link, 'failed');
       return {
         crypto: crypto.link,
         partial: partial.link,
         details: details.link,
-        channels: `${channels.link}/provider`,
-        utr: `${channels.link}/provider?channel=imps`,
-        simulated: `${simulated.link}/provider`,
+        providers: `${providers.link}/provider`,
+        instructions: `${instructions.link}/provider`,
         waiting: `${waiting.link}/provider`,
+        returned: `${returned.link}/provider?from=provider`,
         paid: paid.link,
         expired: expired.link,
         rejected: rejected.link,

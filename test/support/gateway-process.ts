@@ -13,6 +13,8 @@ export interface GatewayProcess {
   baseUrl: string;
   apiKey: string;
   callbackSecret: string;
+  /** The demo provider's URL; undefined when GATEWAY_PROVIDERS names the providers. */
+  demoProviderUrl: string | undefined;
   /** Everything printed so far, stdout and stderr. */
   output(): string;
   /** SIGTERM, then the exit code once the process has exited. */
@@ -45,8 +47,9 @@ const printed = (output: string, label: string): string => {
 
 /** Starts `tsx infra/local/main.ts`; resolves once it prints that it serves, rejects if it exits first. */
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
-  // The test worker's environment points the SDK at the test run's stores; the runtime starts its own unless told otherwise.
-  const { AWS_ENDPOINT_URL_DYNAMODB: _dynamodb, AWS_ENDPOINT_URL_SQS: _sqs, ...inherited } = process.env;
+  // The test worker's environment points the SDK at the test run's stores and names its providers;
+  // the runtime starts its own stores and demo provider unless told otherwise.
+  const { AWS_ENDPOINT_URL_DYNAMODB: _dynamodb, AWS_ENDPOINT_URL_SQS: _sqs, GATEWAY_PROVIDERS: _providers, GATEWAY_RECONCILE_AFTER_S: _reconcile, ...inherited } = process.env;
   const launch = options.nodeArgs ? [...options.nodeArgs, '--import', 'tsx'] : [TSX_CLI];
   const child = spawn(process.execPath, [...launch, 'infra/local/main.ts'], {
     cwd: ROOT,
@@ -82,6 +85,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     baseUrl: printed(output, 'Base URL'),
     apiKey: printed(output, 'Demo API key'),
     callbackSecret: printed(output, 'Callback secret'),
+    demoProviderUrl: /^\s*Demo provider\s+(http\S+)$/m.exec(output)?.[1],
     output: () => output,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureTables, localDynamoClient, startDynamoDbLocal } from '../../infra/local/dynamodb.js';
 import { handlerEnvironment, localTableNames, randomLocalCredentials, type FunctionSettings } from '../../infra/local/environment.js';
+import { startLocalDemoProvider } from '../../infra/local/demo-provider-process.js';
 import { startLocalSqs } from '../../infra/local/sqs.js';
 
 declare module 'vitest' {
@@ -22,11 +23,11 @@ declare module 'vitest' {
 /** The origin invoice links carry in tests (PUBLIC_BASE_URL); nothing listens there. */
 const TEST_PUBLIC_BASE_URL = 'http://localhost:3999';
 
-/**
- * Decisions 13's knobs, turned down so that retries, the simulated provider and a callback
- * secret's rotation do not slow tests.
- */
-const TEST_FUNCTION_SETTINGS: FunctionSettings = { invoiceLifetimeSeconds: 900, providerDelaySeconds: 0.2, retryScale: 0.001, secretOverlapSeconds: 2 };
+/** Decisions 13's knobs, turned down so that retries and a callback secret's rotation do not slow tests. */
+const TEST_FUNCTION_SETTINGS: FunctionSettings = { invoiceLifetimeSeconds: 900, retryScale: 0.001, secretOverlapSeconds: 2 };
+
+/** How long the run's demo provider takes to decide a UTR. */
+const TEST_PROVIDER_DELAY_SECONDS = 0.2;
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -34,7 +35,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
   // An access key id of the run's own: no one else reaching the store's port sees its tables.
   const credentials = randomLocalCredentials();
   const [dynamo, sqs] = await Promise.allSettled([startDynamoDbLocal({ dataDir, credentials }), startLocalSqs()]);
+  let demoProvider: Awaited<ReturnType<typeof startLocalDemoProvider>> | undefined;
   const teardown = async () => {
+    await demoProvider?.process.stop();
     if (sqs.status === 'fulfilled') await sqs.value.stop();
     if (dynamo.status === 'fulfilled') await dynamo.value.stop();
     await rm(dataDir, { recursive: true, force: true });
@@ -49,6 +52,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     } finally {
       client.destroy();
     }
+    // The run's payment provider, the demo provider's own process as `npm start` runs it; its events go to TEST_PUBLIC_BASE_URL, where nothing listens.
+    demoProvider = await startLocalDemoProvider({ dataDir, dynamodbEndpoint: dynamo.value.endpoint, delaySeconds: TEST_PROVIDER_DELAY_SECONDS, limits: {} });
     const services = {
       publicBaseUrl: TEST_PUBLIC_BASE_URL,
       dynamodbEndpoint: dynamo.value.endpoint,
@@ -58,8 +63,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       // The vault's key file and the receipts, under the run's temporary directory.
       dataDir,
       tables,
+      providers: demoProvider.providers,
     };
-    project.provide('gatewayEnv', handlerEnvironment(services, TEST_FUNCTION_SETTINGS));
+    // The reconciliation asks the providers at once, rather than after 10 minutes (settleProviderDecisions).
+    project.provide('gatewayEnv', { ...handlerEnvironment(services, TEST_FUNCTION_SETTINGS), GATEWAY_RECONCILE_AFTER_S: '0.001' });
   } catch (error) {
     await teardown();
     throw error;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkoutStep, parseCustomerDetails, paymentProgress, returnUrlOf } from '../../shared/domain/checkout.js';
-import { FIAT_METHOD_LIMITS } from '../../shared/domain/currencies.js';
 import { buildInvoice, createInvoiceRequestSchema, type Invoice } from '../../shared/domain/invoices.js';
+import { stageProviders } from '../support/providers.js';
 import { asRequestBody } from '../support/request-body.js';
 import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
 
@@ -15,7 +15,7 @@ function invoice(fields: Record<string, unknown>): Invoice {
   return buildInvoice(request, { id: '00000000-0000-4000-8000-000000000001', merchantId: 'm-1', now: CREATED }, prices, {
     stage: 'demo',
     lifetimeSeconds: 900,
-    fiatLimits: FIAT_METHOD_LIMITS,
+    providers: stageProviders('demo'),
   });
 }
 

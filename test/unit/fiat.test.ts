@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ApiError, ValidationError } from '../../shared/errors.js';
 import { RECEIPT_MAX_BYTES, decodeReceipt, depositConfirmationRequestSchema } from '../../shared/domain/deposit-confirmation.js';
-import { simulatedUtrDecision } from '../../shared/domain/fiat-service.js';
 import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
 import { maskCardNumber, passesLuhn, withMaskedCard, withdrawTransaction, withdrawalRecipient, withdrawalRequestSchema, withdrawalVariant } from '../../shared/domain/withdrawals.js';
 import { open, seal } from '../../shared/vault/envelope.js';
@@ -53,11 +52,6 @@ describe('deposit confirmation request', () => {
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(413);
     expect(depositConfirmationRequestSchema.safeParse({ invoiceId: 'i', utr: 'ABCDEF123456', receipt_file_extension: 'gif' }).success).toBe(false);
-  });
-
-  it('rejects UTRs starting with 000 in the simulated provider', () => {
-    expect(simulatedUtrDecision('000123456789')).toBe('failed');
-    expect(simulatedUtrDecision('100123456789')).toBe('confirmed');
   });
 });
 

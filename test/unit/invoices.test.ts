@@ -3,13 +3,15 @@ import { ValidationError } from '../../shared/errors.js';
 import { CRYPTO_ASSETS, FIAT_METHOD_LIMITS, MAX_REQUEST_AMOUNTS, decimalsOf } from '../../shared/domain/currencies.js';
 import { buildInvoice, createInvoiceRequestSchema, isValidIban, requestHash, type InvoicePolicy } from '../../shared/domain/invoices.js';
 import { Decimal } from '../../shared/domain/money.js';
+import type { ProviderRoute } from '../../shared/domain/providers.js';
 import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
 import type { Stage } from '../../shared/routes.js';
+import { stageProviders } from '../support/providers.js';
 import { asRequestBody } from '../support/request-body.js';
 
 const prices = (await new StaticRateSource(DEMO_USD_PRICES).current()).prices;
 const NOW = new Date('2026-01-01T00:00:00.000Z');
-const policy = (stage: Stage = 'prod'): InvoicePolicy => ({ stage, lifetimeSeconds: 900, fiatLimits: FIAT_METHOD_LIMITS });
+const policy = (stage: Stage = 'prod'): InvoicePolicy => ({ stage, lifetimeSeconds: 900, providers: stageProviders(stage) });
 
 function build(fields: Record<string, unknown>, stage: Stage = 'prod') {
   const request = createInvoiceRequestSchema.parse(asRequestBody({ orderId: 'o-1', customerId: 'c-1', ...fields }));
@@ -62,12 +64,14 @@ describe('fiat limits, at every edge of every row', () => {
     expect(build({ amount: 300, baseCurrency: 'INR' }, 'prod').paymentAmount).toBe('300.00');
   });
 
-  it('takes configured limits over the defaults', () => {
+  it("takes the configured providers' limits: another provider serving AZN to 8000 takes 6000", () => {
     const request = createInvoiceRequestSchema.parse(asRequestBody({ amount: 6000, baseCurrency: 'AZN', orderId: 'o', customerId: 'c' }));
     const identity = { id: 'i', merchantId: 'm', now: NOW };
     expect(() => buildInvoice(request, identity, prices, policy())).toThrow(ValidationError);
-    const widened = { ...policy(), fiatLimits: { ...FIAT_METHOD_LIMITS, AZN: { p2p: { min: '10', max: '8000' } } } };
-    expect(buildInvoice(request, identity, prices, widened).paymentAmount).toBe('6000.00');
+    const wide: ProviderRoute = { id: 'azn-wide', name: 'AZN wide', priority: 5, methods: [{ currency: 'AZN', method: 'p2p', min: '10', max: '8000' }] };
+    const invoice = buildInvoice(request, identity, prices, { ...policy(), providers: [...policy().providers, wide] });
+    expect(invoice.paymentAmount).toBe('6000.00');
+    expect(invoice.providers).toEqual(['azn-wide']);
   });
 });
 

@@ -8,13 +8,14 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { CRYPTO_ASSETS, FIAT_METHOD_LIMITS, LOCAL_FIAT_CURRENCIES, MAX_REQUEST_AMOUNTS, cryptoMinimum, decimalsOf, type CryptoAssetCode, type FiatMethod, type LocalFiatCurrency } from '../../shared/domain/currencies.js';
-import { fiatLimitOn } from '../../shared/domain/fiat-limits.js';
+import { providersServing } from '../../shared/domain/providers.js';
 import { buildInvoice, createInvoiceRequestSchema, type InvoicePolicy } from '../../shared/domain/invoices.js';
 import { invoiceAfterDeposit, type InvoiceAccounting } from '../../shared/domain/payments.js';
 import { StaticRateSource } from '../../shared/domain/rates.js';
 import { ValidationError } from '../../shared/errors.js';
 import { STAGES, type Stage } from '../../shared/routes.js';
 import { parseJsonBody } from '../../shared/http/json-body.js';
+import { stageProviders } from '../support/providers.js';
 
 /** An exact fraction. */
 interface Fraction {
@@ -59,7 +60,7 @@ const decimalUpTo = (places: number, max: bigint): fc.Arbitrary<string> =>
 /** USD prices of every currency: anything from a millionth to a million, up to 8 places. */
 const priceTable = fc.record(Object.fromEntries(BASE_CURRENCIES.map((code) => [code, decimalUpTo(8, 1_000_000n)])) as Record<string, fc.Arbitrary<string>>);
 
-const policyOf = (stage: Stage): InvoicePolicy => ({ stage, lifetimeSeconds: 900, fiatLimits: FIAT_METHOD_LIMITS });
+const policyOf = (stage: Stage): InvoicePolicy => ({ stage, lifetimeSeconds: 900, providers: stageProviders(stage) });
 
 /** An invoice created from `amount` written as that JSON number text, or the problems that refuse it. */
 async function create(amount: string, fields: Record<string, unknown>, table: Record<string, string>, stage: Stage) {
@@ -84,7 +85,8 @@ interface Limit {
 function limitFor(currency: string, stage: Stage, method?: FiatMethod): Limit {
   if (currency in CRYPTO_ASSETS) return { min: cryptoMinimum(currency as CryptoAssetCode) };
   const methods = FIAT_METHOD_LIMITS[currency as LocalFiatCurrency];
-  return fiatLimitOn(stage, FIAT_METHOD_LIMITS, currency as LocalFiatCurrency, method ?? (Object.keys(methods)[0] as FiatMethod))!;
+  // Each stage's test configuration has one provider per method.
+  return providersServing(stageProviders(stage), currency, method ?? (Object.keys(methods)[0] as FiatMethod))[0]!.limit;
 }
 
 const withinLimit = (amount: Fraction, limit: Limit): boolean =>

@@ -25,6 +25,10 @@ export interface FuzzWorld {
   /** JSON schema (OpenAPI 3.0) of each route's request body, by route name, with the components it refers to. */
   requestSchemas: Record<string, JsonSchema | undefined>;
   components: Record<string, JsonSchema>;
+  /** Values a path parameter of this name takes where a record of the world is not what it names (a provider's id). */
+  pathValues?: Record<string, string[]>;
+  /** Headers that sign a body, by route name: a provider's signature on the routes providers call. */
+  signs?: Record<string, (body: string) => Array<[string, string]>>;
 }
 
 export interface JsonSchema {
@@ -420,7 +424,9 @@ function wellFormedRequest(route: HttpRoute, world: FuzzWorld): fc.Arbitrary<Fuz
   const change = fc.oneof({ weight: 3, arbitrary: fc.constant((value: JsonTree) => value) }, { weight: 4, arbitrary: mutation() });
   return fc
     .record({
-      parameters: fc.tuple(...[...route.path.matchAll(/\{\w+\}/g)].map(() => fc.oneof(fc.constantFrom(...world.ownIds), pathParameter(world)))),
+      parameters: fc.tuple(
+        ...[...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => fc.oneof(fc.constantFrom(...(world.pathValues?.[name!] ?? world.ownIds)), pathParameter(world))),
+      ),
       tree: fc.tuple(tree, change).map(([value, mutate]) => mutate(value)),
       idempotency: idempotencyKey(),
       query: fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: queryString() }),
@@ -435,6 +441,7 @@ function wellFormedRequest(route: HttpRoute, world: FuzzWorld): fc.Arbitrary<Fuz
         ...(hasBody ? [['content-type', json ? 'application/json' : 'application/x-www-form-urlencoded'] as [string, string]] : []),
       ];
       const text = hasBody ? (json ? jsonText(value) : formText(value)) : '';
+      headers.push(...(world.signs?.[route.name]?.(text) ?? []));
       return { method: route.method, target: `${path}${query}`, headers, body: { text, encoding: 'identity' as BodyEncoding } };
     });
 }

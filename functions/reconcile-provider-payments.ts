@@ -1,0 +1,35 @@
+/**
+ * Every 5 minutes (decisions 18): asks each provider about the payments and payouts whose decision
+ * is overdue, settles what it answers, sends again the UTRs and payouts a provider never took, and
+ * reports what has been processing for over a day (alarmed).
+ */
+import type { Transaction } from '../shared/domain/transactions.js';
+import { payoutRecipient, type WithdrawTransaction } from '../shared/domain/withdrawals.js';
+import type { StoredReceipt } from '../shared/domain/fiat-service.js';
+import { logger } from '../shared/http/logger.js';
+import { businessMetrics } from '../shared/observability/metrics.js';
+import { observed } from '../shared/observability/tracer.js';
+import { open } from '../shared/vault/envelope.js';
+import { providerSettlementWith } from './commons/provider-settlement.js';
+import { providerRequests } from './commons/providers.js';
+import { receiptStore } from './commons/receipts.js';
+import { requireVault } from './commons/vault.js';
+
+const { dataKeys } = requireVault();
+
+const settlement = providerSettlementWith({
+  requests: providerRequests,
+  receiptOf: async (deposit: Transaction & { receipt?: StoredReceipt }) => (deposit.receipt ? receiptStore.get(deposit.receipt.reference) : undefined),
+  recipientOf: async (transaction) => {
+    const withdrawal = transaction as WithdrawTransaction;
+    const sealed = withdrawal.recipient.sealedCardNumber;
+    return payoutRecipient(withdrawal, sealed ? await open(dataKeys, sealed, withdrawal.id) : undefined);
+  },
+});
+
+export const handler = observed(async () => {
+  const report = await settlement.reconcile();
+  businessMetrics.reconciled(report);
+  if (report.asked + report.resent + report.overdue + report.failures > 0) logger.info('Provider reconciliation', { ...report });
+  return report;
+});

@@ -1,0 +1,84 @@
+/**
+ * The registry's provider secrets (decisions 18): read from the secret store when first needed,
+ * shared by concurrent calls, kept for a while, read again after it, and kept in use when the
+ * store fails after a first good read.
+ */
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { providerRegistry, STORED_SECRET_MAX_AGE_MS } from '../../shared/providers/registry.js';
+import { signMessage } from '../../shared/providers/protocol.js';
+
+const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:payment-gateway/prod/providers/psp-AbCdEf';
+const newSecret = () => randomBytes(32).toString('base64');
+const event = JSON.stringify({ type: 'payment.failed', reference: '6f1c1c4e-2b9a-4d8e-9f57-0c5b7d7a1f00', providerReference: 'p-1', amount: '10.00', currency: 'TRY' });
+
+/** A registry of one provider whose secret is in a store the test controls, on a clock it moves. */
+function setup() {
+  const store = { value: newSecret(), reads: 0, failing: false };
+  let clock = 1_000_000;
+  const registry = providerRegistry(
+    [{ id: 'psp', name: 'PSP', url: 'https://psp.example', priority: 1, methods: [], secret: { kind: 'secretsManager', arn: ARN } }],
+    async (arn) => {
+      expect(arn).toBe(ARN);
+      store.reads++;
+      if (store.failing) throw new Error('Secrets Manager is unreachable');
+      return store.value;
+    },
+    () => clock,
+  );
+  const provider = registry.get('psp')!;
+  /** Whether the provider takes an event signed with `secret`. */
+  const accepts = async (secret: string) => {
+    const signed = signMessage(secret, `evt_${randomBytes(4).toString('hex')}`, event, new Date());
+    return 'event' in (await provider.readEvent(signed.headers, event));
+  };
+  return { store, accepts, advance: (ms: number) => (clock += ms) };
+}
+
+describe("a provider's secret in the secret store", () => {
+  it('is read once for concurrent calls, then kept', async () => {
+    const { store, accepts } = setup();
+    const secret = store.value;
+    expect(await Promise.all([accepts(secret), accepts(secret), accepts(secret)])).toEqual([true, true, true]);
+    expect(await accepts(secret)).toBe(true);
+    expect(store.reads).toBe(1);
+  });
+
+  it('is read again once it is older than its maximum age: a replaced secret is in use within it', async () => {
+    const { store, accepts, advance } = setup();
+    const old = store.value;
+    expect(await accepts(old)).toBe(true);
+    store.value = newSecret();
+    advance(STORED_SECRET_MAX_AGE_MS - 1);
+    expect(await accepts(store.value)).toBe(false);
+    advance(1);
+    expect(await accepts(store.value)).toBe(true);
+    expect(await accepts(old)).toBe(false);
+    expect(store.reads).toBe(2);
+  });
+
+  it('stays in use when the store fails after a good read, and is read again on the next call', async () => {
+    const { store, accepts, advance } = setup();
+    const secret = store.value;
+    expect(await accepts(secret)).toBe(true);
+    store.failing = true;
+    advance(STORED_SECRET_MAX_AGE_MS);
+    expect(await accepts(secret)).toBe(true);
+    expect(await accepts(secret)).toBe(true);
+    expect(store.reads).toBe(3);
+    store.failing = false;
+    expect(await accepts(secret)).toBe(true);
+    expect(store.reads).toBe(4);
+    expect(await accepts(secret)).toBe(true);
+    expect(store.reads).toBe(4);
+  });
+
+  it('fails the call when the store fails before any good read, and is read again on the next', async () => {
+    const { store, accepts } = setup();
+    store.failing = true;
+    await expect(accepts(store.value)).rejects.toThrow('unreachable');
+    store.failing = false;
+    expect(await accepts(store.value)).toBe(true);
+    expect(store.reads).toBe(2);
+  });
+});
