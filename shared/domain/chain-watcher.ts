@@ -5,7 +5,6 @@
  * record each once. The cursor moves only after the range's writes succeeded, so a run that fails
  * part way is simply done again: every write is idempotent on the transfer's identity.
  */
-import { ApiError } from '../errors.js';
 import type { Stage } from '../routes.js';
 import {
   advance,
@@ -22,6 +21,7 @@ import {
 import { decimalsOf, type CryptoAssetCode } from './currencies.js';
 import type { Invoice } from './invoices.js';
 import { takesOnchainDeposits, type Merchant } from './merchants.js';
+import { DomainError } from './errors.js';
 import { Decimal, formatAmount } from './money.js';
 import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './networks.js';
 import type { TransactionService } from './transaction-service.js';
@@ -334,8 +334,8 @@ export class ChainWatcher {
         if (await this.credit(transfer, held, head)) continue;
       } catch (error) {
         // One held transfer that cannot be credited (a vanished invoice) does not stop the others.
-        if (!(error instanceof ApiError)) throw error;
-        this.deps.log.warn('A held transfer could not be credited', { network, id: held.id, code: error.code });
+        if (!(error instanceof DomainError)) throw error;
+        this.deps.log.warn('A held transfer could not be credited', { network, id: held.id, reason: error.message });
         continue;
       }
       await state.release(held.id);

@@ -5,7 +5,6 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { ValidationError, type FieldProblem } from '../errors.js';
 import type { Stage } from '../routes.js';
 import {
   CRYPTO_NETWORKS,
@@ -31,6 +30,7 @@ import { noPayments, PAYMENT_STATUSES, type InvoicePayments } from './payments.j
 import { eligibleProviders, servedMethods, type ProviderPayment, type ProviderRoute } from './providers.js';
 import { crossRate, type UsdPrices } from './rates.js';
 import { createdRangeInOrder, pageParameters } from './pagination.js';
+import { Invalid, type FieldProblem } from './errors.js';
 
 const currencyCode = z
   .string()
@@ -259,7 +259,7 @@ export interface InvoiceIdentity {
 /**
  * Applies every creation rule to a schema-valid request and returns the invoice, without its
  * wallet (the caller attaches the customer's permanent address to crypto invoices). Throws a
- * ValidationError listing every problem found.
+ * Invalid error listing every problem found.
  */
 export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIdentity, prices: UsdPrices, policy: InvoicePolicy): Invoice {
   const problems: FieldProblem[] = [];
@@ -317,7 +317,7 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
     }
   }
 
-  if (problems.length > 0 || !family || !method || !exchangeRate || !paymentAmount) throw new ValidationError(problems);
+  if (problems.length > 0 || !family || !method || !exchangeRate || !paymentAmount) throw new Invalid(problems);
 
   const directOpen =
     family === 'fiat' &&

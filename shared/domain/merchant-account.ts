@@ -2,7 +2,6 @@
  * What a merchant reads and changes of its own profile (decisions 16): its settings, and its
  * callback secret's rotation with a period in which both the old and the new secret sign.
  */
-import { ApiError, ValidationError } from '../errors.js';
 import type { Stage } from '../routes.js';
 import {
   merchantView,
@@ -15,6 +14,7 @@ import {
   type RotatedSecretChanges,
   type SecretSealer,
 } from './merchants.js';
+import { Conflict, Invalid } from './errors.js';
 
 export interface MerchantAccountDeps {
   merchants: {
@@ -46,7 +46,7 @@ export class MerchantAccount {
   async update(merchantId: string, request: MerchantSettings): Promise<MerchantView> {
     const changes = settingsChanges(request, this.deps.stage);
     const guardProblem = changes.callbackUrl && (await this.deps.callbackUrlGuard?.(changes.callbackUrl));
-    if (guardProblem) throw ValidationError.of('callbackUrl', `callbackUrl ${guardProblem}`);
+    if (guardProblem) throw Invalid.of('callbackUrl', `callbackUrl ${guardProblem}`);
     const updated = await this.deps.merchants.updateMerchant(merchantId, changes);
     if (!updated) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
     return merchantView(updated, this.deps.stage);
@@ -63,7 +63,7 @@ export class MerchantAccount {
     const merchant = await this.merchant(merchantId);
     const { secret, changes } = await rotatedCallbackSecret(merchant, sealer, this.deps.clock(), overlapSeconds);
     if (!(await this.deps.merchants.replaceCallbackSecret(merchant.id, merchant.sealedCallbackSecret, changes, requestedAt))) {
-      throw new ApiError('conflict', 'Another rotation of the callback secret was made while this one ran; this one changed nothing');
+      throw new Conflict('Another rotation of the callback secret was made while this one ran; this one changed nothing');
     }
     return { callbackSecret: secret, previousSecretExpiresAt: changes.previousCallbackSecret.expiresAt };
   }

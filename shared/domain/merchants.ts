@@ -1,10 +1,10 @@
 /** Merchants and their API keys: generation, digests and constant-time checks. No I/O. */
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
-import { ValidationError, type FieldProblem } from '../errors.js';
 import type { Stage } from '../routes.js';
 import type { SealedSecret } from '../vault/envelope.js';
 import type { CallbackPause } from './callback-pause.js';
+import { Invalid, type FieldProblem } from './errors.js';
 
 export interface Merchant {
   id: string;
@@ -195,7 +195,7 @@ export function settingsChanges(request: MerchantSettings, stage: Stage): Partia
   if (request.frameAncestors?.includes("'none'") && request.frameAncestors.length > 1) {
     problems.push({ field: 'frameAncestors', message: "frameAncestors: 'none' stands alone" });
   }
-  if (problems.length > 0) throw new ValidationError(problems);
+  if (problems.length > 0) throw new Invalid(problems);
   const { callbackUrl, returnUrl, frameAncestors } = request;
   const url = (value: string | null | undefined) => (typeof value === 'string' ? normalizedUrl(value) : value);
   return Object.fromEntries(

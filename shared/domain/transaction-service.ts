@@ -3,7 +3,6 @@
  * and the merchant's view of them. Every write is decided on a state read and committed only if
  * that state still holds; a lost race is decided again on the new state.
  */
-import { ApiError, ValidationError, notFound } from '../errors.js';
 import { callbackEntry, type CallbackEntry } from './callbacks.js';
 import { amountRuleProblem } from './amounts.js';
 import { familyOf, isCryptoAsset, networksOf, type CryptoNetwork } from './currencies.js';
@@ -23,6 +22,7 @@ import {
   type TransactionStatus,
   type TransactionView,
 } from './transactions.js';
+import { NotFound, Conflict, Gone, Invalid } from './errors.js';
 
 /** `stale`: a condition failed (the invoice or transaction moved on); re-read and decide again. */
 export type CommitResult = 'committed' | 'stale';
@@ -95,7 +95,7 @@ const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve
 /** The merchant's own transaction; anything else is as unknown as a missing one. */
 export async function ownedTransaction(ledger: Pick<Ledger, 'get'>, merchantId: string, transactionId: string): Promise<Transaction> {
   const transaction = isUuid(transactionId) ? await ledger.get(transactionId) : undefined;
-  if (!transaction || transaction.merchantId !== merchantId) throw notFound('Transaction');
+  if (!transaction || transaction.merchantId !== merchantId) throw new NotFound('Transaction');
   return transaction;
 }
 
@@ -117,7 +117,7 @@ export class TransactionService {
 
   async ownedInvoice(merchantId: string, invoiceId: string): Promise<Invoice> {
     const invoice = isUuid(invoiceId) ? await this.deps.invoices.get(invoiceId) : undefined;
-    if (!invoice || invoice.merchantId !== merchantId) throw notFound('Invoice');
+    if (!invoice || invoice.merchantId !== merchantId) throw new NotFound('Invoice');
     return invoice;
   }
 
@@ -153,7 +153,7 @@ export class TransactionService {
       const recorded = input.uniqueId && (await this.claimed(input.uniqueId));
       if (recorded) return recorded;
     }
-    throw new ApiError('conflict', 'The invoice kept changing; retry the request');
+    throw new Conflict('The invoice kept changing; retry the request');
   }
 
   /**
@@ -174,9 +174,9 @@ export class TransactionService {
     const { expectedType, callback: withCallback = true, releaseClaim, source, details = {} } = options;
     for await (const _attempt of attempts()) {
       const current = await this.owned(merchantId, transactionId);
-      if (expectedType && current.type !== expectedType) throw ValidationError.of('transactionId', `Transaction is not a ${expectedType}`);
+      if (expectedType && current.type !== expectedType) throw Invalid.of('transactionId', `Transaction is not a ${expectedType}`);
       if (current.status === status) return current;
-      if (current.status !== 'processing') throw new ApiError('conflict', `Transaction is already ${current.status}`);
+      if (current.status !== 'processing') throw new Conflict(`Transaction is already ${current.status}`);
 
       const now = this.deps.clock();
       const invoice = current.invoiceId ? await this.deps.invoices.get(current.invoiceId) : undefined;
@@ -193,7 +193,7 @@ export class TransactionService {
         return next;
       }
     }
-    throw new ApiError('conflict', 'The transaction kept changing; retry the request');
+    throw new Conflict('The transaction kept changing; retry the request');
   }
 
   /** The transaction in its final state, anew at the amount a provider reports when it differs. */
@@ -230,17 +230,17 @@ export class TransactionService {
    */
   private async depositDetails(invoice: Invoice, input: DepositInput) {
     const currency = input.currency ?? invoice.paymentCurrency;
-    if (familyOf(currency) !== invoice.family) throw ValidationError.of('currency', `currency must be a ${invoice.family} currency, like the invoice's ${invoice.paymentCurrency}`);
+    if (familyOf(currency) !== invoice.family) throw Invalid.of('currency', `currency must be a ${invoice.family} currency, like the invoice's ${invoice.paymentCurrency}`);
     const amount = input.amount ?? new Decimal(invoice.paymentAmount);
     const amountRule = !amount.greaterThan(0) ? 'amount must be greater than zero' : input.chain ? undefined : amountRuleProblem(amount, currency);
-    if (amountRule) throw ValidationError.of('amount', amountRule);
+    if (amountRule) throw Invalid.of('amount', amountRule);
     let network: CryptoNetwork | null = null;
     if (isCryptoAsset(currency)) {
       const networks = networksOf(currency);
       network = input.network ?? invoice.wallet?.networks.find((n) => networks.includes(n)) ?? networks[0]!;
-      if (!networks.includes(network)) throw ValidationError.of('network', `network must be one of ${networks.join(', ')} for ${currency}`);
+      if (!networks.includes(network)) throw Invalid.of('network', `network must be one of ${networks.join(', ')} for ${currency}`);
     } else if (input.network) {
-      throw ValidationError.of('network', 'network applies to crypto invoices only');
+      throw Invalid.of('network', 'network applies to crypto invoices only');
     }
     return {
       amount,
@@ -257,14 +257,14 @@ export class TransactionService {
   private async valuation(invoice: Invoice, currency: string): Promise<DepositValuation> {
     const { prices } = await this.deps.rates.current();
     const [exchangeRate, usdRate, eurRate] = [crossRate(prices, invoice.baseCurrency, currency), crossRate(prices, currency, 'USD'), crossRate(prices, currency, 'EUR')];
-    if (!exchangeRate || !usdRate || !eurRate) throw ValidationError.of('currency', `No exchange rate for ${currency}`);
+    if (!exchangeRate || !usdRate || !eurRate) throw Invalid.of('currency', `No exchange rate for ${currency}`);
     return { exchangeRate: formatRate(exchangeRate), usdRate: formatRate(usdRate), eurRate: formatRate(eurRate) };
   }
 }
 
 /** The answer to a deposit its invoice does not take. */
-export function refusal(reason: DepositRefusal, invoice: Pick<Invoice, 'cancelReason'>): ApiError {
+export function refusal(reason: DepositRefusal, invoice: Pick<Invoice, 'cancelReason'>): Gone | Conflict {
   return reason === 'gone'
-    ? new ApiError('gone', `Invoice is canceled (${invoice.cancelReason ?? 'canceled'}) and takes no payment`)
-    : new ApiError('conflict', 'Invoice is already paid');
+    ? new Gone(`Invoice is canceled (${invoice.cancelReason ?? 'canceled'}) and takes no payment`)
+    : new Conflict('Invoice is already paid');
 }

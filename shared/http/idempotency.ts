@@ -11,9 +11,10 @@ import {
 } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { Context } from 'aws-lambda';
-import { ApiError, ValidationError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { config } from '../config.js';
 import { dynamoClient } from '../store/dynamo.js';
+import { Invalid } from '../domain/errors.js';
 
 /**
  * The uniqueness claim of a write made under an Idempotency-Key, written with the record it
@@ -52,7 +53,7 @@ export function idempotentByHeader<Result>(routeName: string): (
   );
   return async (payload, context, runRequest) => {
     if (payload.key.length < 1 || payload.key.length > 255) {
-      throw ValidationError.of('Idempotency-Key', 'Idempotency-Key must be 1 to 255 characters');
+      throw Invalid.of('Idempotency-Key', 'Idempotency-Key must be 1 to 255 characters');
     }
     if (typeof context.getRemainingTimeInMillis === 'function') idempotencyConfig.registerLambdaContext(context);
     try {

@@ -1,7 +1,6 @@
 /** Invoices in DynamoDB, with their per-merchant orderId claims and the sparse expiry index. */
 import { createHash } from 'node:crypto';
 import { GetCommand, paginateQuery, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ApiError, ValidationError } from '../errors.js';
 import type { CustomerDetails, Invoice, InvoiceFilters, InvoiceStatus } from '../domain/invoices.js';
 import type { ProviderPayment } from '../domain/providers.js';
 import { noPayments } from '../domain/payments.js';
@@ -10,6 +9,7 @@ import type { CreateOutcome, DueInvoice, ExpiringInvoiceRepository, InvoiceRepos
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import { isConditionFailure, isTransactionConflict, queryAll } from './dynamo.js';
 import { IndexPager, type IndexQuery } from './pages.js';
+import { Conflict, Invalid } from '../domain/errors.js';
 
 
 /**
@@ -57,7 +57,7 @@ function toInvoice(item: Record<string, unknown>): Invoice {
 
 /** An orderId claimed by a request with another body is a 409 (decisions 5). */
 function refuseOtherRequest(claim: Record<string, unknown>, requestHash: string): void {
-  if (claim.requestHash !== requestHash) throw new ApiError('conflict', 'An invoice with this orderId already exists with different details');
+  if (claim.requestHash !== requestHash) throw new Conflict('An invoice with this orderId already exists with different details');
 }
 
 export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRepository, CheckoutInvoices {
@@ -146,7 +146,7 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
     const { status, orderId, customerId } = listing.filters;
     if (orderId !== undefined) {
       // One invoice at most: there is never a next page to continue.
-      if (listing.cursor !== undefined) throw ValidationError.of('cursor', 'cursor does not continue this listing: an orderId names one invoice, on one page');
+      if (listing.cursor !== undefined) throw Invalid.of('cursor', 'cursor does not continue this listing: an orderId names one invoice, on one page');
       const invoice = await this.findByOrder(merchantId, orderId);
       const matches =
         invoice !== undefined &&

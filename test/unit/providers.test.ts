@@ -4,7 +4,7 @@ import { buildInvoice, createInvoiceRequestSchema } from '../../shared/domain/in
 import { Decimal } from '../../shared/domain/money.js';
 import { demoProviderRoute, eligibleProviders, isProviderSecret, servedMethods, type ProviderRoute } from '../../shared/domain/providers.js';
 import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
-import { ValidationError } from '../../shared/errors.js';
+import { Invalid } from '../../shared/domain/errors.js';
 import { asRequestBody } from '../support/request-body.js';
 
 const prices = (await new StaticRateSource(DEMO_USD_PRICES).current()).prices;
@@ -25,7 +25,7 @@ function problems(fields: Record<string, unknown>, providers: ProviderRoute[]) {
   try {
     build(fields, providers);
   } catch (error) {
-    if (error instanceof ValidationError) return error.items.map(({ field, message }) => ({ field, message }));
+    if (error instanceof Invalid) return error.problems;
     throw error;
   }
   throw new Error('expected a validation error');
