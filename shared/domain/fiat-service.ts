@@ -17,6 +17,7 @@ import type { ProviderRequests } from './provider-requests.js';
 import { ProviderUnavailable, type ProviderRegistry, type ProviderRoute } from './providers.js';
 import { payoutRecipient, withdrawTransaction, withdrawalRecipient, withdrawalVariant, type WithdrawalRequest } from './withdrawals.js';
 import { Conflict, AlreadyUsed, Unavailable, Invalid } from './errors.js';
+import { optimisticAttempts } from './retry.js';
 
 export interface ReceiptStore {
   /** Stores the receipt privately and returns its reference. */
@@ -73,8 +74,6 @@ export async function hasSubmittedUtr(claims: Pick<Ledger, 'getClaim'>, invoiceI
   return (await claims.getClaim(invoiceUtrClaimId(invoiceId))) !== undefined;
 }
 
-const ATTEMPTS = 5;
-
 export class FiatService {
   constructor(private readonly deps: FiatServiceDeps) {}
 
@@ -89,7 +88,7 @@ export class FiatService {
     const id = newId();
     let receiptReference: string | undefined;
 
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    for await (const _attempt of optimisticAttempts()) {
       const invoice = await transactions.ownedInvoice(merchantId, request.invoiceId);
       const deposit = { id, amount: invoice.paymentAmount, currency: invoice.paymentCurrency, status: 'processing' as const };
       const outcome = isConfirmedByUtr(invoice) ? invoiceAfterDeposit(invoice, deposit, true, clock()) : undefined;

@@ -23,6 +23,7 @@ import {
   type TransactionView,
 } from './transactions.js';
 import { NotFound, Conflict, Gone, Invalid } from './errors.js';
+import { optimisticAttempts } from './retry.js';
 
 /** `stale`: a condition failed (the invoice or transaction moved on); re-read and decide again. */
 export type CommitResult = 'committed' | 'stale';
@@ -80,32 +81,11 @@ export interface SettlementDetails {
   settlesProviderPayment?: boolean;
 }
 
-/**
- * Lost races are decided again on the new state, after a random pause that grows with each loss,
- * so that writers converging on one invoice (a burst of deposits) spread out instead of colliding again.
- */
-const ATTEMPTS = 10;
-/**
- * Writes that keep losing races stop retrying after this long and answer a clean conflict, well
- * inside a request's 10-second timeout, rather than run into the timeout under heavy contention.
- */
-const RETRY_BUDGET_MS = 4_000;
-const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 40 * (attempt + 1)));
-
 /** The merchant's own transaction; anything else is as unknown as a missing one. */
 export async function ownedTransaction(ledger: Pick<Ledger, 'get'>, merchantId: string, transactionId: string): Promise<Transaction> {
   const transaction = isUuid(transactionId) ? await ledger.get(transactionId) : undefined;
   if (!transaction || transaction.merchantId !== merchantId) throw new NotFound('Transaction');
   return transaction;
-}
-
-/** The attempts of one write: up to ATTEMPTS, within RETRY_BUDGET_MS, with a back-off before each retry. */
-async function* attempts(): AsyncGenerator<number> {
-  const deadline = performance.now() + RETRY_BUDGET_MS;
-  for (let attempt = 0; attempt < ATTEMPTS && (attempt === 0 || performance.now() < deadline); attempt++) {
-    if (attempt > 0) await backOff(attempt);
-    yield attempt;
-  }
 }
 
 export class TransactionService {
@@ -133,7 +113,7 @@ export class TransactionService {
     const merchant = await this.merchant(merchantId);
     const id = this.deps.newId();
     let known = invoiceRead?.id === invoiceId && invoiceRead.merchantId === merchantId ? invoiceRead : undefined;
-    for await (const _attempt of attempts()) {
+    for await (const _attempt of optimisticAttempts()) {
       const invoice = known ?? (await this.ownedInvoice(merchantId, invoiceId));
       known = undefined;
       const now = this.deps.clock();
@@ -172,7 +152,7 @@ export class TransactionService {
     options: { expectedType?: Transaction['type']; callback?: boolean; releaseClaim?: string; source?: DepositSource; details?: SettlementDetails } = {},
   ): Promise<Transaction> {
     const { expectedType, callback: withCallback = true, releaseClaim, source, details = {} } = options;
-    for await (const _attempt of attempts()) {
+    for await (const _attempt of optimisticAttempts()) {
       const current = await this.owned(merchantId, transactionId);
       if (expectedType && current.type !== expectedType) throw Invalid.of('transactionId', `Transaction is not a ${expectedType}`);
       if (current.status === status) return current;

@@ -10,6 +10,7 @@ import { listingFilters, type Listing, type Page } from '../domain/pagination.js
 import { isConditionFailure, isTransactionConflict, queryAll } from './dynamo.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 import { Conflict, Invalid } from '../domain/errors.js';
+import { optimisticAttempts } from '../domain/retry.js';
 
 
 /**
@@ -37,10 +38,6 @@ const newInvoiceItem = (invoice: Invoice) => ({
   merchantStatus: invoiceStatusKey(invoice.merchantId, invoice.status),
   customerKey: customerKeyOf(invoice.merchantId, invoice.customerId),
 });
-
-const TRANSACTION_ATTEMPTS = 5;
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Strips storage-only attributes from an item read back. An invoice stored before payments were
@@ -72,7 +69,8 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
 
   async create(invoice: Invoice): Promise<CreateOutcome> {
     const claimId = orderClaimId(invoice.merchantId, invoice.orderId);
-    for (let attempt = 1; ; attempt++) {
+    let lost: unknown;
+    for await (const _attempt of optimisticAttempts()) {
       try {
         await this.client.send(
           new TransactWriteCommand({
@@ -96,14 +94,15 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
         );
         return { invoice, created: true };
       } catch (error) {
-        if (isTransactionConflict(error) && attempt < TRANSACTION_ATTEMPTS) {
-          await pause(20 * attempt + Math.random() * 30);
+        if (isTransactionConflict(error)) {
+          lost = error;
           continue;
         }
         if (!isConditionFailure(error)) throw error;
         return { invoice: await this.existingForOrder(claimId, invoice.requestHash), created: false };
       }
     }
+    throw lost;
   }
 
   async refuseTakenOrder(invoice: Invoice): Promise<void> {
