@@ -11,7 +11,6 @@ import {
   assetAmount,
   depthOf,
   forkPoint,
-  transferId,
   type BlockRef,
   type ChainCursor,
   type ChainReader,
@@ -26,6 +25,7 @@ import { Decimal, formatAmount } from './money.js';
 import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './networks.js';
 import type { TransactionService } from './transaction-service.js';
 import type { Transaction } from './transactions.js';
+import { transferClaimId } from './claims.js';
 
 /** Whose deposit address a transfer paid. */
 export interface AddressOwner {
@@ -35,7 +35,7 @@ export interface AddressOwner {
 
 /** A transfer to a customer that is not credited yet: its merchant does not take on-chain deposits, or it has no invoice to go to. */
 export interface HeldTransfer {
-  /** The transfer's identity (`transferId`). */
+  /** The transfer's identity (`transferClaimId`). */
   id: string;
   network: EvmNetwork;
   transactionHash: string;
@@ -242,7 +242,7 @@ export class ChainWatcher {
   private async credit(transfer: ObservedTransfer, owner: AddressOwner, head: number): Promise<Omit<HeldTransfer, 'seenAt'> | undefined> {
     const { confirmations } = this.deps.chain;
     const heldAs = (reason: HeldTransfer['reason']): Omit<HeldTransfer, 'seenAt'> => ({
-      id: transferId(transfer),
+      id: transferClaimId(transfer),
       network: transfer.network,
       transactionHash: transfer.transactionHash,
       logIndex: transfer.logIndex,
@@ -269,7 +269,7 @@ export class ChainWatcher {
       status: depthOf(transfer.block.number, head) >= confirmations ? 'confirmed' : 'processing',
       transactionHash: transfer.transactionHash,
       chain: { blockNumber: transfer.block.number, blockHash: transfer.block.hash, logIndex: transfer.logIndex },
-      uniqueId: transferId(transfer),
+      uniqueId: transferClaimId(transfer),
     }, invoice);
     return undefined;
   }
@@ -305,7 +305,7 @@ export class ChainWatcher {
       const position = deposit.chain!;
       const canonical = position.blockNumber > head ? undefined : await reader.blockHash(position.blockNumber);
       if (canonical !== position.blockHash) {
-        const id = transferId({ network, transactionHash: deposit.transactionHash!, logIndex: position.logIndex });
+        const id = transferClaimId({ network, transactionHash: deposit.transactionHash!, logIndex: position.logIndex });
         await transactions.settle(deposit.merchantId, deposit.id, 'failed', { callback: false, releaseClaim: id, source: 'chain' });
         this.deps.log.warn('An on-chain deposit left the chain before its confirmations', { network, transactionId: deposit.id, transactionHash: deposit.transactionHash });
         summary.failed++;

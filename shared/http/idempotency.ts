@@ -16,14 +16,6 @@ import { config } from '../config.js';
 import { dynamoClient } from '../store/dynamo.js';
 import { Invalid } from '../domain/errors.js';
 
-/**
- * The uniqueness claim of a write made under an Idempotency-Key, written with the record it
- * creates. The idempotency record alone cannot tell a retry from a first request once the writer
- * died between its commit and saving its answer; the claim can.
- */
-export const idempotentWriteClaimId = (merchantId: string, routeName: string, key: string): string =>
-  `request#${JSON.stringify([merchantId, routeName, key])}`;
-
 const RETENTION_SECONDS = 24 * 60 * 60;
 
 interface IdempotentPayload {

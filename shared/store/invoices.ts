@@ -11,6 +11,7 @@ import { isConditionFailure, isTransactionConflict, queryAll } from './dynamo.js
 import { IndexPager, type IndexQuery } from './pages.js';
 import { Conflict, Invalid } from '../domain/errors.js';
 import { optimisticAttempts } from '../domain/retry.js';
+import { orderClaimId } from '../domain/claims.js';
 
 
 /**
@@ -26,7 +27,6 @@ export function expiryShardOf(invoiceId: string): string {
 /** Key of the `byCustomer` index: a customer's invoices. */
 export const customerKeyOf = (merchantId: string, customerId: string): string => JSON.stringify([merchantId, customerId]);
 
-const orderClaimId = (merchantId: string, orderId: string): string => `order#${JSON.stringify([merchantId, orderId])}`;
 
 /** Key of the `byMerchantStatus` index: rewritten by every write that moves an invoice's status. */
 export const invoiceStatusKey = (merchantId: string, status: InvoiceStatus): string => JSON.stringify([merchantId, status]);
