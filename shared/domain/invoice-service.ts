@@ -2,17 +2,9 @@
  * Invoice use cases over small ports (repository, customer wallets, rates), so the rules stay
  * free of AWS and every store can be swapped in tests.
  */
-import {
-  buildInvoice,
-  invoiceView,
-  invoiceWallet,
-  type CreateInvoiceRequest,
-  type Invoice,
-  type InvoiceFilters,
-  type InvoicePolicy,
-  type InvoiceView,
-  type ListInvoicesQuery,
-} from './invoices.js';
+import { buildInvoice, invoiceWallet, type Invoice, type InvoicePolicy } from './invoices.js';
+import { type CreateInvoiceRequest, type InvoiceFilters, type ListInvoicesQuery } from './invoice-requests.js';
+import { invoiceView, type InvoiceView } from './invoice-views.js';
 import type { BusinessMetrics } from './metrics.js';
 import { listingOf, type Listing, type Page } from './pagination.js';
 import { unavailableRates, type RateSource } from './rates.js';

@@ -1,7 +1,8 @@
 /** Invoices in DynamoDB, with their per-merchant orderId claims and the sparse expiry index. */
 import { createHash } from 'node:crypto';
 import { GetCommand, paginateQuery, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CustomerDetails, Invoice, InvoiceFilters, InvoiceStatus } from '../domain/invoices.js';
+import type { CustomerDetails, Invoice, InvoiceStatus } from '../domain/invoices.js';
+import type { InvoiceFilters } from '../domain/invoice-requests.js';
 import type { ProviderPayment } from '../domain/providers.js';
 import { noPayments } from '../domain/payments.js';
 import type { CheckoutInvoices } from '../domain/checkout-service.js';

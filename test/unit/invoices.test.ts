@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Invalid } from '../../shared/domain/errors.js';
 import { CRYPTO_ASSETS, FIAT_METHOD_LIMITS, MAX_REQUEST_AMOUNTS, decimalsOf } from '../../shared/domain/currencies.js';
-import { buildInvoice, createInvoiceRequestSchema, isValidIban, requestHash, type InvoicePolicy } from '../../shared/domain/invoices.js';
+import { buildInvoice, requestHash, type InvoicePolicy } from '../../shared/domain/invoices.js';
+import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
+import { isValidIban } from '../../shared/domain/iban.js';
 import { Decimal } from '../../shared/domain/money.js';
 import type { ProviderRoute } from '../../shared/domain/providers.js';
 import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';

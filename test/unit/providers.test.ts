@@ -1,6 +1,7 @@
 /** Which provider serves a local-fiat payment, and the limits a merchant meets (decisions 18). */
 import { describe, expect, it } from 'vitest';
-import { buildInvoice, createInvoiceRequestSchema } from '../../shared/domain/invoices.js';
+import { buildInvoice } from '../../shared/domain/invoices.js';
+import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
 import { Decimal } from '../../shared/domain/money.js';
 import { demoProviderRoute, eligibleProviders, isProviderSecret, servedMethods, type ProviderRoute } from '../../shared/domain/providers.js';
 import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
