@@ -13,6 +13,7 @@ import type { demoProviderRoute } from '../../shared/domain/providers.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import type { Stage } from '../../shared/routes.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
+import { DEFAULTS } from '../../shared/defaults.js';
 
 /** The local stack runs the demo function set (decisions 13). */
 export const LOCAL_STAGE: Stage = 'demo';
@@ -141,11 +142,12 @@ export interface LocalSettings extends FunctionSettings {
   demoApiKey?: string;
   demoCallbackUrl?: string;
   demoCallbackSecret?: string;
-  expirySweepSeconds: number;
+  /** How often the expiry sweep runs (GATEWAY_EXPIRY_SWEEP_S); the route table's rate unless given. */
+  expirySweepSeconds?: number;
   /** How often each chain watcher runs (GATEWAY_CHAIN_POLL_S). */
   chainPollSeconds: number;
-  /** How often the provider reconciliation runs (GATEWAY_RECONCILE_S). */
-  reconcileSeconds: number;
+  /** How often the provider reconciliation runs (GATEWAY_RECONCILE_S); the route table's rate unless given. */
+  reconcileSeconds?: number;
   /** `GATEWAY_PROVIDERS` as given: the operator's providers, instead of the demo provider `npm start` runs. */
   providers?: string;
   /** How long the demo provider takes to decide a UTR (GATEWAY_PROVIDER_DELAY_S). */
@@ -198,13 +200,13 @@ const settingsSchema = z.object({
   GATEWAY_DEMO_CALLBACK_SECRET: optional(
     z.string().refine(isCallbackSecret, { error: 'must be whsec_ followed by the base64 of 32 bytes' }),
   ),
-  GATEWAY_INVOICE_LIFETIME_S: withDefault(z.coerce.number().positive(), 900),
-  GATEWAY_EXPIRY_SWEEP_S: withDefault(z.coerce.number().positive(), 60),
+  GATEWAY_INVOICE_LIFETIME_S: withDefault(z.coerce.number().positive(), DEFAULTS.invoiceLifetimeSeconds),
+  GATEWAY_EXPIRY_SWEEP_S: optional(z.coerce.number().positive()),
   GATEWAY_CHAIN_POLL_S: withDefault(z.coerce.number().positive(), 5),
-  GATEWAY_RETRY_SCALE: withDefault(z.coerce.number().positive(), 1),
-  GATEWAY_SECRET_OVERLAP_S: withDefault(z.coerce.number().positive(), 24 * 3600),
-  GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0), 2),
-  GATEWAY_RECONCILE_S: withDefault(z.coerce.number().positive(), 300),
+  GATEWAY_RETRY_SCALE: withDefault(z.coerce.number().positive(), DEFAULTS.callbackRetryScale),
+  GATEWAY_SECRET_OVERLAP_S: withDefault(z.coerce.number().positive(), DEFAULTS.callbackSecretOverlapSeconds),
+  GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0), DEFAULTS.demoProviderDelaySeconds),
+  GATEWAY_RECONCILE_S: optional(z.coerce.number().positive()),
   // Checked in full by the functions' configuration, which reads it when they load at start.
   GATEWAY_PROVIDERS: optional(z.string().min(2)),
   GATEWAY_FIAT_LIMITS: optional(jsonOf(z.partialRecord(z.enum(LOCAL_FIAT_CURRENCIES), z.partialRecord(z.enum(FIAT_METHODS), limitSchema)))),
