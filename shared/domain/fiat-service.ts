@@ -7,7 +7,7 @@
 import { invoiceUtrClaimId, providerPaymentClaimId, utrClaimId, withdrawalOrderClaimId } from './claims.js';
 import { decodeReceipt, isConfirmedByUtr, type DepositConfirmationRequest, type Receipt } from './deposit-confirmation.js';
 import type { SealedSecret } from '../vault/envelope.js';
-import type { Merchant } from './merchants.js';
+import { authenticatedMerchant, type MerchantProfiles } from './merchants.js';
 import { Decimal } from './money.js';
 import type { RateSource } from './rates.js';
 import { refusal, type Ledger, type TransactionService, type UniqueClaim } from './transaction-service.js';
@@ -33,7 +33,7 @@ export interface CardVault {
 export interface FiatServiceDeps {
   transactions: TransactionService;
   ledger: Ledger;
-  merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
+  merchants: MerchantProfiles;
   /** Only functions that confirm deposits store receipts: paying out needs none. */
   receipts?: ReceiptStore;
   vault: CardVault;
@@ -84,7 +84,7 @@ export class FiatService {
   async confirmDeposit(merchantId: string, request: DepositConfirmationRequest): Promise<void> {
     const { transactions, ledger, clock, newId } = this.deps;
     const receipt = decodeReceipt(request);
-    const merchant = await this.merchant(merchantId);
+    const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
     const id = newId();
     let receiptReference: string | undefined;
 
@@ -160,7 +160,7 @@ export class FiatService {
     const variant = withdrawalVariant(request);
     const provider = payoutProvider(this.deps.providers.routes, request.currency);
     if (!provider) throw Invalid.of('currency', `No payment provider here pays out ${request.currency}`);
-    const merchant = await this.merchant(merchantId);
+    const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
     const id = this.deps.newId();
     const recipient = withdrawalRecipient(request, variant);
     const transaction = withdrawTransaction(request, recipient, {
@@ -192,11 +192,5 @@ export class FiatService {
   private receipts(): ReceiptStore {
     if (!this.deps.receipts) throw new Error('Confirming a deposit needs the receipt store, which this service was given none of');
     return this.deps.receipts;
-  }
-
-  private async merchant(merchantId: string): Promise<Merchant> {
-    const merchant = await this.deps.merchants.getMerchant(merchantId);
-    if (!merchant) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
-    return merchant;
   }
 }

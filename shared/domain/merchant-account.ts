@@ -5,9 +5,11 @@
 import type { Stage } from '../routes.js';
 import {
   merchantView,
+  authenticatedMerchant,
   rotatedCallbackSecret,
   settingsChanges,
   type Merchant,
+  type MerchantProfiles,
   type MerchantSettings,
   type MerchantView,
   type RotatedSecret,
@@ -17,8 +19,7 @@ import {
 import { Conflict, Invalid } from './errors.js';
 
 export interface MerchantAccountDeps {
-  merchants: {
-    getMerchant(id: string): Promise<Merchant | undefined>;
+  merchants: MerchantProfiles & {
     updateMerchant(id: string, changes: Partial<Merchant>): Promise<Merchant | undefined>;
     /**
      * Writes a rotation, unless the secret is no longer `current` or a rotation was written at or
@@ -39,7 +40,7 @@ export class MerchantAccount {
   constructor(private readonly deps: MerchantAccountDeps) {}
 
   async view(merchantId: string): Promise<MerchantView> {
-    return merchantView(await this.merchant(merchantId), this.deps.stage);
+    return merchantView(await authenticatedMerchant(this.deps.merchants, merchantId), this.deps.stage);
   }
 
   /** Validates every change first, then writes them in one update: a refused request changes nothing. */
@@ -60,17 +61,11 @@ export class MerchantAccount {
    * nothing. So every secret answered is the one the merchant has once the burst is over.
    */
   async rotateCallbackSecret(merchantId: string, sealer: SecretSealer, overlapSeconds: number, requestedAt: Date): Promise<RotatedSecret> {
-    const merchant = await this.merchant(merchantId);
+    const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
     const { secret, changes } = await rotatedCallbackSecret(merchant, sealer, this.deps.clock(), overlapSeconds);
     if (!(await this.deps.merchants.replaceCallbackSecret(merchant.id, merchant.sealedCallbackSecret, changes, requestedAt))) {
       throw new Conflict('Another rotation of the callback secret was made while this one ran; this one changed nothing');
     }
     return { callbackSecret: secret, previousSecretExpiresAt: changes.previousCallbackSecret.expiresAt };
-  }
-
-  private async merchant(merchantId: string): Promise<Merchant> {
-    const merchant = await this.deps.merchants.getMerchant(merchantId);
-    if (!merchant) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
-    return merchant;
   }
 }

@@ -36,6 +36,18 @@ export interface Merchant {
   callbackPause?: CallbackPause;
 }
 
+/** Where merchants' profiles are read from. */
+export interface MerchantProfiles {
+  getMerchant(id: string): Promise<Merchant | undefined>;
+}
+
+/** The profile of the merchant a request was authenticated as: a key without one is a fault, not a refusal. */
+export async function authenticatedMerchant(merchants: MerchantProfiles, merchantId: string): Promise<Merchant> {
+  const merchant = await merchants.getMerchant(merchantId);
+  if (!merchant) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
+  return merchant;
+}
+
 /** On for the demo and locally, off in production, unless the merchant's setting says otherwise. */
 export const onchainDepositsByDefault = (stage: Stage): boolean => stage !== 'prod';
 

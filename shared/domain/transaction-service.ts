@@ -8,7 +8,7 @@ import { amountRuleProblem } from './amounts.js';
 import { familyOf, isCryptoAsset, networksOf, type CryptoNetwork } from './currencies.js';
 import { isUuid } from './invoice-service.js';
 import type { Invoice } from './invoices.js';
-import type { Merchant } from './merchants.js';
+import { authenticatedMerchant, type MerchantProfiles } from './merchants.js';
 import type { BusinessMetrics, DepositSource } from './metrics.js';
 import { Decimal, formatRate } from './money.js';
 import { invoiceAfterDeposit, type DepositRefusal, type InvoiceUpdate } from './payments.js';
@@ -45,7 +45,7 @@ export interface Ledger {
 export interface TransactionServiceDeps {
   ledger: Ledger;
   invoices: { get(id: string): Promise<Invoice | undefined> };
-  merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
+  merchants: MerchantProfiles;
   callbacks: { publish(callbackIds: string[]): Promise<number> };
   /** Values a deposit in another currency than its invoice's. */
   rates: RateSource;
@@ -110,7 +110,7 @@ export class TransactionService {
     // Recorded already: answered before the invoice's state (paid since, by this very deposit) is judged.
     const earlier = input.uniqueId && (await this.claimed(input.uniqueId));
     if (earlier) return earlier;
-    const merchant = await this.merchant(merchantId);
+    const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
     const id = this.deps.newId();
     let known = invoiceRead?.id === invoiceId && invoiceRead.merchantId === merchantId ? invoiceRead : undefined;
     for await (const _attempt of optimisticAttempts()) {
@@ -183,7 +183,7 @@ export class TransactionService {
     if (!details.amount || details.amount.equals(current.amount) || !invoice) return next;
     // Valued at the invoice's fixed rates: only a deposit in the invoice's own currency is revalued.
     if (current.currency !== invoice.paymentCurrency) throw new Error(`Deposit ${current.id} is in ${current.currency}, not its invoice's ${invoice.paymentCurrency}`);
-    const merchant = await this.merchant(current.merchantId);
+    const merchant = await authenticatedMerchant(this.deps.merchants, current.merchantId);
     const revalued = depositTransaction(
       invoice,
       { id: current.id, amount: details.amount, currency: current.currency, status, network: current.network as CryptoNetwork | null, transactionHash: current.transactionHash, senderDetails: next.senderDetails, now },
@@ -196,12 +196,6 @@ export class TransactionService {
   private async claimed(claimId: string): Promise<Transaction | undefined> {
     const claim = await this.deps.ledger.getClaim(claimId);
     return claim ? this.deps.ledger.get(claim.owner.transactionId!) : undefined;
-  }
-
-  private async merchant(merchantId: string): Promise<Merchant> {
-    const merchant = await this.deps.merchants.getMerchant(merchantId);
-    if (!merchant) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
-    return merchant;
   }
 
   /**
