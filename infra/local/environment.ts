@@ -66,12 +66,19 @@ export function localTableNames(): Record<TableKey, string> {
   ) as Record<TableKey, string>;
 }
 
-/** The knobs of decisions 13 that reach the functions. */
+/** The local settings that reach the functions. */
 export interface FunctionSettings {
   invoiceLifetimeSeconds: number;
   retryScale: number;
   secretOverlapSeconds: number;
 }
+
+/** What a deployed stage runs with, for the benchmarks that measure the functions as shipped. */
+export const DEFAULT_FUNCTION_SETTINGS: FunctionSettings = {
+  invoiceLifetimeSeconds: DEFAULTS.invoiceLifetimeSeconds,
+  retryScale: DEFAULTS.callbackRetryScale,
+  secretOverlapSeconds: DEFAULTS.callbackSecretOverlapSeconds,
+};
 
 /** On one machine the vault is a master key file and a directory of sealed receipts. */
 export function localVaultPaths(dataDir: string): { keyFile: string; receiptsDirectory: string } {
