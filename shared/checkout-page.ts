@@ -18,7 +18,8 @@ import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './domain/networks
 import { paymentUri } from './domain/payment-uri.js';
 import type { PaymentInstructions } from './providers/protocol.js';
 import { html, raw, type Html } from './http/html.js';
-import { routeByName, type HttpRouteName, type Stage } from './routes.js';
+import { routeByName, type HttpRouteName } from './routes.js';
+import type { Stage } from './stage.js';
 
 /** Why the UTR form was sent back: the API's format rule, or a UTR another payment used. */
 export type UtrProblem = 'invalid' | 'used';

@@ -12,7 +12,7 @@ import { EVM_NETWORKS, defaultEvmChains, type EvmChain, type EvmNetwork, type To
 import type { AddressFamily, WalletXpubs } from './domain/wallets.js';
 import { CALLBACK_TARGETS } from './outbound/address-guard.js';
 import type { DeliveryGuard } from './outbound/http-delivery.js';
-import { STAGES, type Stage } from './routes.js';
+import { STAGES, type Stage } from './stage.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from './store/tables.js';
 import { DEFAULTS } from './defaults.js';
 

@@ -19,7 +19,8 @@ import { withdrawalRequestSchema } from './domain/withdrawals.js';
 import { providerEventReceivedSchema, providerEventSchema } from './providers/protocol.js';
 import * as examples from './openapi-examples.js';
 import { PER_KEY_THROTTLE, THROTTLED_RETRY_AFTER_SECONDS } from './platform.js';
-import { HTTP_ROUTES, maxBodyBytesOf, replaysIdempotencyKey, type HttpRoute, type HttpRouteName, type Stage } from './routes.js';
+import { HTTP_ROUTES, maxBodyBytesOf, replaysIdempotencyKey, type HttpRoute, type HttpRouteName } from './routes.js';
+import type { Stage } from './stage.js';
 
 const errorItemSchema = z.object({
   code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]),

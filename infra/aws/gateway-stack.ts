@@ -50,17 +50,10 @@ import type { EvmNetwork } from '../../shared/domain/networks.js';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import { ERROR_STATUS, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
-import {
-  GATEWAY_MESSAGES,
-  PER_KEY_THROTTLE,
-  PUBLIC_ROUTE_THROTTLE,
-  QUEUES,
-  STAGE_METHOD_THROTTLE,
-  THROTTLED_RETRY_AFTER_SECONDS,
-  type QueueDefinition,
-  type QueueName,
-} from '../../shared/platform.js';
-import { functionsForStage, type HttpRoute, type Stage } from '../../shared/routes.js';
+import { GATEWAY_MESSAGES, PER_KEY_THROTTLE, PUBLIC_ROUTE_THROTTLE, STAGE_METHOD_THROTTLE, THROTTLED_RETRY_AFTER_SECONDS } from '../../shared/platform.js';
+import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
+import { functionsForStage, type HttpRoute } from '../../shared/routes.js';
+import type { Stage } from '../../shared/stage.js';
 import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 import { GatewayFunction, SERVICE_NAME, usesVaultKey, type QueueWithDeadLetter, type StageQueues, type Vault, type WalletKeyParameters } from './gateway-function.js';
 import { DEFAULT_LIVE_RATES, liveRatesEnvironment, type LiveRates } from './live-rates.js';

@@ -8,9 +8,9 @@ import { Stack, Token, type RemovalPolicy } from 'aws-cdk-lib';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import { parseProviders } from '../../shared/config.js';
-import { SERVICE_NAME } from '../../shared/platform.js';
+import { SERVICE_NAME } from '../../shared/observability/catalogue.js';
 import type { ProviderMethod } from '../../shared/domain/providers.js';
-import type { Stage } from '../../shared/routes.js';
+import type { Stage } from '../../shared/stage.js';
 import { GENERATED_SECRET } from './demo-provider.js';
 import { acknowledge } from './nag.js';
 

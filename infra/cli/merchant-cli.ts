@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { merchantUrlProblem, normalizedUrl, type NewMerchantInput } from '../../shared/domain/merchants.js';
 import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
-import { STAGES, type Stage } from '../../shared/routes.js';
+import { STAGES, type Stage } from '../../shared/stage.js';
 import { DEFAULT_DATA_DIR, LOCAL_STAGE } from '../local/environment.js';
 import { awsTarget, localTarget, type Target } from './targets.js';
 

@@ -11,7 +11,7 @@ import { FIAT_METHODS, LOCAL_FIAT_CURRENCIES } from '../../shared/domain/currenc
 import { isCallbackSecret, isWellFormedApiKey } from '../../shared/domain/merchants.js';
 import type { demoProviderRoute } from '../../shared/domain/providers.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
-import type { Stage } from '../../shared/routes.js';
+import type { Stage } from '../../shared/stage.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 import { DEFAULTS } from '../../shared/defaults.js';
 

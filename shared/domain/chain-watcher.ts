@@ -5,7 +5,7 @@
  * record each once. The cursor moves only after the range's writes succeeded, so a run that fails
  * part way is simply done again: every write is idempotent on the transfer's identity.
  */
-import type { Stage } from '../routes.js';
+import type { Stage } from '../stage.js';
 import {
   advance,
   assetAmount,
@@ -26,6 +26,9 @@ import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './networks.js';
 import type { TransactionService } from './transaction-service.js';
 import type { Transaction } from './transactions.js';
 import { transferClaimId } from './claims.js';
+
+/** Blocks one chain-watcher run reads at most; a network further behind catches up over several runs. */
+export const CHAIN_BLOCKS_PER_RUN = 200;
 
 /** Whose deposit address a transfer paid. */
 export interface AddressOwner {

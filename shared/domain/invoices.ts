@@ -4,7 +4,7 @@
  * sees of it is in invoice-views.ts. Pure: no I/O, no clock, no randomness of its own.
  */
 import { createHash } from 'node:crypto';
-import type { Stage } from '../routes.js';
+import type { Stage } from '../stage.js';
 import {
   cryptoMinimum,
   decimalsOf,

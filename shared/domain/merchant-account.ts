@@ -2,7 +2,7 @@
  * What a merchant reads and changes of its own profile (decisions 16): its settings, and its
  * callback secret's rotation with a period in which both the old and the new secret sign.
  */
-import type { Stage } from '../routes.js';
+import type { Stage } from '../stage.js';
 import {
   merchantView,
   authenticatedMerchant,

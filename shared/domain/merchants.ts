@@ -1,7 +1,7 @@
 /** Merchants and their API keys: generation, digests and constant-time checks. No I/O. */
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
-import type { Stage } from '../routes.js';
+import type { Stage } from '../stage.js';
 import type { SealedSecret } from '../vault/envelope.js';
 import type { CallbackPause } from './callback-pause.js';
 import { Invalid, type FieldProblem } from './errors.js';

@@ -14,7 +14,7 @@ import { TRACE_OPTIONS, tracer } from '../observability/tracer.js';
 import { DEFAULT_MAX_BODY_BYTES, replaysIdempotencyKey, type HttpRoute } from '../routes.js';
 import { apiErrorResponse, internalErrorResponse, successResponse, type Headers } from './envelope.js';
 import type { idempotentByHeader } from './idempotency.js';
-import { logger } from './logger.js';
+import { logger } from '../observability/logger.js';
 import { parseJsonBody } from './json-body.js';
 import { parseOrThrow } from './validation.js';
 

@@ -22,7 +22,7 @@ import {
 import type { Merchant } from '../domain/merchants.js';
 import type { BusinessMetrics } from '../domain/metrics.js';
 import type { CallbackSecretOpener } from '../domain/transaction-views.js';
-import { logger } from '../http/logger.js';
+import { logger } from '../observability/logger.js';
 import { DELIVERY_FAILURES } from './http-delivery.js';
 import type { CallbackPauseStore } from '../store/merchants.js';
 import type { DynamoOutboxStore, OutboxItem } from '../store/outbox.js';

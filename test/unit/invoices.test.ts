@@ -7,7 +7,7 @@ import { isValidIban } from '../../shared/domain/iban.js';
 import { Decimal } from '../../shared/domain/money.js';
 import type { ProviderRoute } from '../../shared/domain/providers.js';
 import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
-import type { Stage } from '../../shared/routes.js';
+import type { Stage } from '../../shared/stage.js';
 import { stageProviders } from '../support/providers.js';
 import { asRequestBody } from '../support/request-body.js';
 

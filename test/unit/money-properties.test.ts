@@ -14,7 +14,7 @@ import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests
 import { invoiceAfterDeposit, type InvoiceAccounting } from '../../shared/domain/payments.js';
 import { StaticRateSource } from '../../shared/domain/rates.js';
 import { Invalid } from '../../shared/domain/errors.js';
-import { STAGES, type Stage } from '../../shared/routes.js';
+import { STAGES, type Stage } from '../../shared/stage.js';
 import { parseJsonBody } from '../../shared/http/json-body.js';
 import { stageProviders } from '../support/providers.js';
 

@@ -22,7 +22,8 @@ import { withdrawalRequestSchema } from '../../shared/domain/withdrawals.js';
 import { parseJsonBody } from '../../shared/http/json-body.js';
 import { buildOpenApiDocument } from '../../shared/openapi.js';
 import * as examples from '../../shared/openapi-examples.js';
-import { HTTP_ROUTES, STAGES, type Stage } from '../../shared/routes.js';
+import { HTTP_ROUTES } from '../../shared/routes.js';
+import { STAGES, type Stage } from '../../shared/stage.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const METHODS = ['get', 'post', 'patch'] as const;
