@@ -2,6 +2,7 @@
  * Examples of the OpenAPI document: one request and one answer per operation, written as a
  * merchant's client sends and receives them. Tests parse each with the schema it illustrates.
  */
+import type { BalanceEntryView, BalanceView } from './domain/balances.js';
 import type { CallbackDelivery } from './domain/callbacks.js';
 import type { TestCallbackResult } from './domain/callback-tools.js';
 import type { InvoiceView } from './domain/invoice-views.js';
@@ -123,6 +124,42 @@ export const listTransactionsQueryExample = { type: 'deposit', status: 'confirme
 
 export const invoicePageExample: Page<InvoiceView> = { items: [invoiceExample], nextCursor: CURSOR };
 export const transactionPageExample: Page<TransactionView> = { items: [transactionExample], nextCursor: null };
+
+export const balancesExample: { items: BalanceView[] } = {
+  items: [
+    { currency: 'TRY', available: '8500.00', reserved: '1500.00' },
+    { currency: 'USDT', available: '24.500000', reserved: '0.000000' },
+  ],
+};
+
+export const listBalanceEntriesQueryExample = { currency: 'USDT', type: 'deposit', transactionId: TRANSACTION_ID, ...PAGE_QUERY_EXAMPLE };
+
+/** The deposit of transactionExample and its fee, posted together. */
+export const balanceEntryPageExample: Page<BalanceEntryView> = {
+  items: [
+    {
+      id: '0b8f4a52-3c1e-5d7a-9e26-4f1a8c3b7d90',
+      transactionId: TRANSACTION_ID,
+      type: 'fee',
+      currency: 'USDT',
+      amount: '-0.500000',
+      availableAfter: '24.500000',
+      reservedAfter: '0.000000',
+      createdAt: '2025-06-01T10:04:12.000Z',
+    },
+    {
+      id: '5d2c7e19-8a4b-5f3c-a1d6-9e0b2f4c6a83',
+      transactionId: TRANSACTION_ID,
+      type: 'deposit',
+      currency: 'USDT',
+      amount: '25.000000',
+      availableAfter: '25.000000',
+      reservedAfter: '0.000000',
+      createdAt: '2025-06-01T10:04:12.000Z',
+    },
+  ],
+  nextCursor: null,
+};
 
 export const callbackLogExample: CallbackDelivery[] = [
   {

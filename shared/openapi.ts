@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { ERROR_STATUS, type ErrorCode, type ErrorItem } from './errors.js';
 import { FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS } from './domain/callback-pause.js';
+import { balanceEntryViewSchema, balancesViewSchema, listBalanceEntriesQuerySchema } from './domain/balances.js';
 import { callbackDeliverySchema, testCallbackResultSchema } from './domain/callbacks.js';
 import { createInvoiceRequestSchema, listInvoicesQuerySchema } from './domain/invoice-requests.js';
 import { invoiceViewSchema } from './domain/invoice-views.js';
@@ -49,6 +50,7 @@ const TAGS = {
   Merchant: "The merchant's own settings and callback secret",
   Deposits: 'Host-to-host deposit confirmation',
   Withdrawals: 'Payouts',
+  Balances: "The merchant's money per currency, and the entries that moved it",
   Simulation: 'Demo only: moving money without a chain or a bank',
   Providers: 'For payment providers, not merchants: their decisions on payments and payouts (the provider protocol, docs/provider-protocol.md)',
   Reference: 'This description',
@@ -234,8 +236,10 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     description:
       'Every field is a string. The variant is the one whose required field is present: `cardNumber` (12-19 digits, Luhn), ' +
       '`phoneNumber`, or `bankAccountNumber` with `bankAccountName`; none or several is a 422. `orderId` is unique per merchant ' +
-      '(409 `db_unique_violation`). Answers the withdraw transaction, `processing`, with the header `Deprecation: true`; the ' +
-      '`withdraw` callback follows when it is settled. A card number is stored only encrypted and never returned.',
+      '(409 `db_unique_violation`). The amount and its fee are paid from the available balance in the currency: they are ' +
+      'reserved with the withdrawal, paid out when it is confirmed and released when it fails; more than is available is a ' +
+      '402 `payment_required` and nothing is written. Answers the withdraw transaction, `processing`, with the header ' +
+      '`Deprecation: true`; the `withdraw` callback follows when it is settled. A card number is stored only encrypted and never returned.',
     tag: 'Withdrawals',
     schemaName: 'CreateWithdrawal',
     request: withdrawalRequestSchema,
@@ -243,7 +247,12 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     response: transactionViewSchema,
     responseExample: examples.withdrawalExample,
     success: 'The withdraw transaction, `processing`',
-    errors: { ...BODY_ERRORS, 409: `This orderId belongs to another withdrawal (\`db_unique_violation\`); or: ${IDEMPOTENCY_CONFLICT}`, ...AUTH_ERRORS },
+    errors: {
+      ...BODY_ERRORS,
+      402: 'The available balance in the currency is less than the amount and its fee (the message names what is available); nothing is written',
+      409: `This orderId belongs to another withdrawal (\`db_unique_violation\`), or the balance kept changing; or: ${IDEMPOTENCY_CONFLICT}`,
+      ...AUTH_ERRORS,
+    },
     callbacks: true,
   },
   'get-openapi': {
@@ -319,6 +328,37 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     response: pageSchema(transactionViewSchema),
     responseExample: examples.transactionPageExample,
     success: 'A page of transactions',
+    errors: { ...QUERY_ERRORS, ...AUTH_ERRORS },
+  },
+  'list-balances': {
+    summary: 'Balances',
+    description:
+      "The merchant's `available` and `reserved` money in each currency it has had money in. Confirmed deposits credit " +
+      '`available` (less their fee); a withdrawal moves its amount and fee from `available` to `reserved` when it is accepted, ' +
+      'and takes them out when it is confirmed, or moves them back when it fails. Read consistently: a deposit confirmed a ' +
+      'moment ago is in it.',
+    tag: 'Balances',
+    schemaName: 'ListBalances',
+    response: balancesViewSchema,
+    responseExample: examples.balancesExample,
+    success: 'One balance per currency, by currency code',
+    errors: { ...AUTH_ERRORS },
+  },
+  'list-balance-entries': {
+    summary: 'Balance entries',
+    description:
+      'The entries that moved the balances, newest first, a page at a time: follow `nextCursor` until it is null. Each is ' +
+      'written in the same database transaction as the state of the transaction it accounts for, once: `deposit` and `fee` ' +
+      'for a confirmed deposit; `payout_reserve` for an accepted withdrawal, then `payout` and `fee` when it is confirmed or ' +
+      '`payout_release` when it fails; `adjustment` for a correction by the operator. `amount` is signed; `availableAfter` and ' +
+      '`reservedAfter` are the balances right after the entry. Filters combine; each is read from an index of its own.',
+    tag: 'Balances',
+    schemaName: 'ListBalanceEntries',
+    query: listBalanceEntriesQuerySchema,
+    queryExample: examples.listBalanceEntriesQueryExample,
+    response: pageSchema(balanceEntryViewSchema),
+    responseExample: examples.balanceEntryPageExample,
+    success: 'A page of balance entries',
     errors: { ...QUERY_ERRORS, ...AUTH_ERRORS },
   },
   'list-transaction-callbacks': {
@@ -443,6 +483,7 @@ const headerRef = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers
 const EXAMPLE_ERRORS: Partial<Record<number, ErrorItem>> = {
   400: { code: 'bad_request', message: 'Request body is not valid JSON' },
   401: { code: 'unauthorized', message: 'You do not have permission to access this resource' },
+  402: { code: 'payment_required', message: 'Insufficient balance: 120.00 INR available' },
   409: { code: 'conflict', message: 'This Idempotency-Key was already used with a different request body' },
   410: { code: 'gone', message: 'Invoice is canceled (expired) and takes no payment' },
   413: { code: 'payload_too_large', message: 'Request body too large' },

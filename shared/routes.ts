@@ -23,6 +23,12 @@ const IDEMPOTENCY_RECORDS: readonly TableAction[] = ['GetItem', 'PutItem', 'Upda
 /** What converting at live prices takes: the newest price of each currency, read in one batch. */
 const LIVE_PRICES: readonly TableAction[] = ['BatchGetItem'];
 
+/**
+ * What moving a merchant's money takes: its balance read by key and written conditionally, and the
+ * entries, each put once, in the same transaction as the state they account for.
+ */
+const POSTS_TO_BALANCES = { balances: ['GetItem', 'PutItem'], balanceEntries: ['PutItem'] } as const satisfies Partial<Record<TableKey, readonly TableAction[]>>;
+
 /** The names of a table's global secondary indexes. */
 type IndexNameOf<K extends TableKey> = (typeof TABLES)[K] extends { indexes: ReadonlyArray<{ name: infer Name }> } ? Name : never;
 
@@ -190,7 +196,8 @@ export const FUNCTIONS = [
     opensCallbackSecrets: true,
     // A deposit sent with an Idempotency-Key claims it in uniques within the same write; a retry
     // reads the claim and the transaction it names.
-    // A deposit in another currency than its invoice's is valued at the current rates.
+    // A deposit in another currency than its invoice's is valued at the current rates. A confirmed
+    // one credits the merchant's balance in the same write.
     tables: {
       invoices: ['GetItem', 'UpdateItem'],
       transactions: ['GetItem', 'PutItem'],
@@ -199,6 +206,7 @@ export const FUNCTIONS = [
       merchants: ['GetItem'],
       idempotency: IDEMPOTENCY_RECORDS,
       rates: LIVE_PRICES,
+      ...POSTS_TO_BALANCES,
     },
     sendsTo: ['callbacks'],
   },
@@ -210,7 +218,8 @@ export const FUNCTIONS = [
     auth: 'apiKey',
     stages: DEMO_ONLY,
     opensCallbackSecrets: true,
-    tables: { transactions: ['GetItem', 'PutItem'], outbox: ['PutItem', 'UpdateItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
+    // The outcome pays the reserve out, or releases it.
+    tables: { transactions: ['GetItem', 'PutItem'], outbox: ['PutItem', 'UpdateItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS, ...POSTS_TO_BALANCES },
     sendsTo: ['callbacks'],
   },
   {
@@ -241,7 +250,15 @@ export const FUNCTIONS = [
     deprecated: true,
     opensCallbackSecrets: true,
     // A withdrawal is valued in USD and EUR at the current rates; it records the provider's reference of its payout.
-    tables: { transactions: ['PutItem', 'UpdateItem'], uniques: ['PutItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS, rates: LIVE_PRICES },
+    // Its reserve is written with it; a refused or lost write reads the orderId's claim to tell a repeat.
+    tables: {
+      transactions: ['PutItem', 'UpdateItem'],
+      uniques: ['GetItem', 'PutItem'],
+      merchants: ['GetItem'],
+      idempotency: IDEMPOTENCY_RECORDS,
+      rates: LIVE_PRICES,
+      ...POSTS_TO_BALANCES,
+    },
     usesProviders: true,
     usesVault: true,
     // The payout sent to the provider: PROVIDER_TIMEOUT_MS at most.
@@ -307,6 +324,7 @@ export const FUNCTIONS = [
       uniques: ['GetItem', 'PutItem', 'DeleteItem'],
       merchants: ['GetItem'],
       rates: LIVE_PRICES,
+      ...POSTS_TO_BALANCES,
     },
     queries: { chain: ['held'], invoices: ['byCustomer'], transactions: ['pendingOnChain'] },
     sendsTo: ['callbacks'],
@@ -349,13 +367,15 @@ export const FUNCTIONS = [
     stages: BOTH,
     usesProviders: true,
     // A payment's deposit is recorded (with its claim) or settled, a rejected UTR's claim released;
-    // a settlement that changes nothing on the invoice only checks it.
+    // a settlement that changes nothing on the invoice only checks it. Confirmed deposits and
+    // settled payouts post to the merchant's balance.
     tables: {
       invoices: ['GetItem', 'UpdateItem', 'ConditionCheckItem'],
       transactions: ['GetItem', 'PutItem'],
       uniques: ['GetItem', 'PutItem', 'DeleteItem'],
       outbox: ['PutItem', 'UpdateItem'],
       merchants: ['GetItem'],
+      ...POSTS_TO_BALANCES,
     },
     sendsTo: ['callbacks'],
   },
@@ -373,6 +393,7 @@ export const FUNCTIONS = [
       uniques: ['GetItem', 'PutItem', 'DeleteItem'],
       outbox: ['PutItem', 'UpdateItem'],
       merchants: ['GetItem'],
+      ...POSTS_TO_BALANCES,
     },
     queries: { invoices: ['awaitingProvider'], transactions: ['awaitingProvider'] },
     sendsTo: ['callbacks'],
@@ -458,6 +479,26 @@ export const FUNCTIONS = [
     // The invoiceId filter checks the invoice is the merchant's.
     tables: { invoices: ['GetItem'], merchants: ['GetItem'] },
     queries: { transactions: ['byMerchant', 'byMerchantStatus', 'byMerchantType', 'byInvoice', 'byOrder'] },
+  },
+  {
+    kind: 'http',
+    name: 'list-balances',
+    method: 'GET',
+    path: '/api/v2/balances',
+    auth: 'apiKey',
+    stages: BOTH,
+    // Every currency's balance read by key in one batch: consistent with the last posting, and no index to keep.
+    tables: { balances: ['BatchGetItem'] },
+  },
+  {
+    kind: 'http',
+    name: 'list-balance-entries',
+    method: 'GET',
+    path: '/api/v2/balance/entries',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: {},
+    queries: { balanceEntries: ['byMerchant', 'byMerchantCurrency', 'byMerchantType', 'byTransaction'] },
   },
   {
     kind: 'http',

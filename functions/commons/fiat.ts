@@ -8,7 +8,7 @@ import { logger } from '../../shared/observability/logger.js';
 import { seal } from '../../shared/vault/envelope.js';
 import { providerRegistryOfStage, providerRequests } from './providers.js';
 import { rateSource } from './rates.js';
-import { merchantStore, transactionStore } from './stores.js';
+import { balanceStore, merchantStore, transactionStore } from './stores.js';
 import { transactionService } from './transactions.js';
 import { requireVault } from './vault.js';
 
@@ -18,6 +18,7 @@ export const fiatServiceWith = (receipts?: ReceiptStore): FiatService =>
   new FiatService({
     transactions: transactionService,
     ledger: transactionStore,
+    balances: balanceStore,
     merchants: merchantStore,
     receipts,
     vault: { seal: (cardNumber, context) => seal(dataKeys, cardNumber, context) },

@@ -7,10 +7,11 @@ import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { callbackPublisher } from './callbacks.js';
 import { rateSource } from './rates.js';
-import { merchantStore, transactionStore } from './stores.js';
+import { balanceStore, merchantStore, transactionStore } from './stores.js';
 
 export const transactionService = new TransactionService({
   ledger: transactionStore,
+  balances: balanceStore,
   invoices: new DynamoInvoiceStore(documentClient, config().tables),
   merchants: merchantStore,
   callbacks: callbackPublisher,

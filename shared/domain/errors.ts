@@ -24,6 +24,13 @@ export class Conflict extends DomainError {}
 /** A value that must be unique (a UTR, an orderId) is already taken. */
 export class AlreadyUsed extends DomainError {}
 
+/** The merchant's available balance does not cover what the request would take from it. */
+export class InsufficientBalance extends DomainError {
+  constructor(available: string, currency: string) {
+    super(`Insufficient balance: ${available} ${currency} available`);
+  }
+}
+
 /** The thing exists but is over for good: a canceled invoice. */
 export class Gone extends DomainError {}
 

@@ -4,6 +4,7 @@
  * the transaction, so the database, not a read before the write, decides who wins; then the
  * request goes to the payment provider (decisions 18), whose decision comes back as an event.
  */
+import { heldFor, postingOver, requireAvailable, type BalanceReader } from './balances.js';
 import { invoiceUtrClaimId, providerPaymentClaimId, utrClaimId, withdrawalOrderClaimId } from './claims.js';
 import { decodeReceipt, isConfirmedByUtr, type DepositConfirmationRequest, type Receipt } from './deposit-confirmation.js';
 import type { SealedSecret } from '../vault/envelope.js';
@@ -33,6 +34,8 @@ export interface CardVault {
 export interface FiatServiceDeps {
   transactions: TransactionService;
   ledger: Ledger;
+  /** The merchant's balances: a withdrawal reserves its amount and fee from `available`. */
+  balances: BalanceReader;
   merchants: MerchantProfiles;
   /** Only functions that confirm deposits store receipts: paying out needs none. */
   receipts?: ReceiptStore;
@@ -68,6 +71,8 @@ const payoutProvider = (providers: readonly ProviderRoute[], currency: string): 
   [...providers].sort((a, b) => a.priority - b.priority).find((provider) => provider.methods.some((method) => method.currency === currency));
 
 const anotherUtrUnderReview = () => new Conflict('Another UTR is already under review for this invoice');
+
+const withdrawalOrderTaken = () => new AlreadyUsed('A withdrawal with this orderId already exists');
 
 /** Whether a UTR was accepted for the invoice: from then on the customer waits for the provider's decision. */
 export async function hasSubmittedUtr(claims: Pick<Ledger, 'getClaim'>, invoiceId: string): Promise<boolean> {
@@ -152,9 +157,11 @@ export class FiatService {
   }
 
   /**
-   * Records a payout request (processing) and sends it to the first provider, by priority, that
-   * serves its currency; the card number is sealed before it is stored, and goes in clear to the
-   * provider only.
+   * Records a payout request (processing) with the reserve of its amount and fee on the merchant's
+   * balance, and sends it to the first provider, by priority, that serves its currency; the card
+   * number is sealed before it is stored, and goes in clear to the provider only. More than the
+   * available balance is refused and writes nothing; the balance is written only if it is still the
+   * one the reserve was decided on, so racing withdrawals never take it below zero.
    */
   async createWithdrawal(merchantId: string, request: WithdrawalRequest): Promise<Transaction> {
     const variant = withdrawalVariant(request);
@@ -162,23 +169,34 @@ export class FiatService {
     if (!provider) throw Invalid.of('currency', `No payment provider here pays out ${request.currency}`);
     const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
     const id = this.deps.newId();
+    const { prices } = await this.deps.rates.current();
     const recipient = withdrawalRecipient(request, variant);
-    const transaction = withdrawTransaction(request, recipient, {
-      id,
-      merchantId,
-      feePercent: merchant.processingFeePercent,
-      prices: (await this.deps.rates.current()).prices,
-      now: this.deps.clock(),
-    });
-    if (request.cardNumber) transaction.recipient.sealedCardNumber = await this.deps.vault.seal(request.cardNumber, id);
-    transaction.provider = { id: provider.id };
-
+    if (request.cardNumber) recipient.sealedCardNumber = await this.deps.vault.seal(request.cardNumber, id);
     const claims: UniqueClaim[] = request.orderId ? [{ id: withdrawalOrderClaimId(merchantId, request.orderId), owner: { transactionId: id, merchantId } }] : [];
-    if ((await this.deps.ledger.insert(transaction, { claims })) === 'stale') {
-      throw new AlreadyUsed('A withdrawal with this orderId already exists');
+
+    for await (const _attempt of optimisticAttempts()) {
+      const transaction = withdrawTransaction(request, recipient, { id, merchantId, feePercent: merchant.processingFeePercent, prices, now: this.deps.clock() });
+      transaction.provider = { id: provider.id };
+      const balance = await this.deps.balances.get(merchantId, request.currency);
+      try {
+        requireAvailable(balance, request.currency, heldFor(transaction));
+      } catch (refusal) {
+        // A repeated orderId is told as such, also once its first withdrawal has taken the money.
+        if (await this.orderTaken(claims)) throw withdrawalOrderTaken();
+        throw refusal;
+      }
+      if ((await this.deps.ledger.insert(transaction, { posting: postingOver(balance, undefined, transaction), claims })) === 'committed') {
+        await this.deps.requests.requestPayout(transaction, payoutRecipient(transaction, request.cardNumber)).catch(this.sentLater(id));
+        return transaction;
+      }
+      // Lost: the orderId was taken, or the balance moved since it was read.
+      if (await this.orderTaken(claims)) throw withdrawalOrderTaken();
     }
-    await this.deps.requests.requestPayout(transaction, payoutRecipient(transaction, request.cardNumber)).catch(this.sentLater(id));
-    return transaction;
+    throw new Conflict('The balance kept changing; retry the request');
+  }
+
+  private async orderTaken(claims: UniqueClaim[]): Promise<boolean> {
+    return claims.length > 0 && (await this.deps.ledger.getClaim(claims[0]!.id)) !== undefined;
   }
 
   /** For a provider that did not take a request now: the reconciliation sends it again with the same `webhook-id`. */

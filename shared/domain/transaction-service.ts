@@ -1,8 +1,10 @@
 /**
- * Money movement over small ports: recording deposits against invoices, settling transactions,
- * and the merchant's view of them. Every write is decided on a state read and committed only if
- * that state still holds; a lost race is decided again on the new state.
+ * Money movement over small ports: recording deposits against invoices, settling transactions
+ * with the balance entries they bring, and the merchant's view of them. Every write is decided on
+ * a state read and committed only if that state still holds; a lost race is decided again on the
+ * new state.
  */
+import { postingFor, type BalancePosting, type BalanceReader } from './balances.js';
 import { callbackEntry, type CallbackEntry } from './callbacks.js';
 import { amountRuleProblem } from './amounts.js';
 import { familyOf, isCryptoAsset, networksOf, type CryptoNetwork } from './currencies.js';
@@ -35,15 +37,22 @@ export interface UniqueClaim {
   owner: Record<string, string>;
 }
 
+/** The transactions, and the one write of each state change with everything it brings (invoice, balance entries, callback, claims). */
 export interface Ledger {
   get(id: string): Promise<Transaction | undefined>;
   getClaim(id: string): Promise<UniqueClaim | undefined>;
-  insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry; claims?: UniqueClaim[] }): Promise<CommitResult>;
-  transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry; releaseClaims?: string[] }): Promise<CommitResult>;
+  insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callback?: CallbackEntry; claims?: UniqueClaim[] }): Promise<CommitResult>;
+  transition(
+    next: Transaction,
+    from: TransactionStatus,
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callback?: CallbackEntry; releaseClaims?: string[] },
+  ): Promise<CommitResult>;
 }
 
 export interface TransactionServiceDeps {
   ledger: Ledger;
+  /** The merchant's balances, which a confirmed deposit or a settled withdrawal posts to in its own write. */
+  balances: BalanceReader;
   invoices: { get(id: string): Promise<Invoice | undefined> };
   merchants: MerchantProfiles;
   callbacks: { publish(callbackIds: string[]): Promise<number> };
@@ -102,7 +111,8 @@ export class TransactionService {
   }
 
   /**
-   * Records a deposit on the merchant's invoice, moves the invoice, and owes the callback if final.
+   * Records a deposit on the merchant's invoice, moves the invoice, credits the merchant's balance
+   * if it is confirmed, and owes the callback if final: every deposit, whatever its source, is booked here.
    * `invoiceRead`: the invoice as the caller just read it, which the first attempt decides on
    * instead of reading it again; a lost race reads it anew.
    */
@@ -124,7 +134,8 @@ export class TransactionService {
       if (input.reportedByProvider) outcome.update.settlesProviderPayment = true;
       const callback = isFinalStatus(transaction.status) ? callbackEntry(transaction, now) : undefined;
       const claims = input.uniqueId ? [{ id: input.uniqueId, owner: { transactionId: id, merchantId } }] : [];
-      const result = await this.deps.ledger.insert(transaction, { invoice: outcome.update, callback, claims });
+      const posting = await postingFor(this.deps.balances, undefined, transaction);
+      const result = await this.deps.ledger.insert(transaction, { invoice: outcome.update, posting, callback, claims });
       if (result === 'committed') {
         if (isFinalStatus(transaction.status)) this.deps.metrics.depositSettled(input.source, transaction.status);
         if (callback) await this.deps.callbacks.publish([callback.id]);
@@ -143,7 +154,8 @@ export class TransactionService {
    * back is simply failed (`callback: false`), and gives up its claim (`releaseClaim`): should the
    * transfer be mined again, it is a new deposit. A deposit's `source` names who decided, for the metrics.
    * A provider's decision may bring the amount that really arrived (`details.amount`): the deposit
-   * is valued and its fee taken anew at that amount.
+   * is valued and its fee taken anew at that amount. The balance entries of the new state are
+   * written with it: a confirmed deposit's credit, a withdrawal's payout or the release of its reserve.
    */
   async settle(
     merchantId: string,
@@ -167,7 +179,8 @@ export class TransactionService {
       if (update && details.settlesProviderPayment) update.settlesProviderPayment = true;
       const callback = withCallback ? callbackEntry(next, now) : undefined;
       const released = releaseClaim ? [releaseClaim] : [];
-      if ((await this.deps.ledger.transition(next, 'processing', { invoice: update, callback, releaseClaims: released })) === 'committed') {
+      const posting = await postingFor(this.deps.balances, current, next);
+      if ((await this.deps.ledger.transition(next, 'processing', { invoice: update, posting, callback, releaseClaims: released })) === 'committed') {
         if (next.type === 'deposit' && source) this.deps.metrics.depositSettled(source, status);
         if (callback) await this.deps.callbacks.publish([callback.id]);
         return next;
@@ -178,7 +191,7 @@ export class TransactionService {
 
   /** The transaction in its final state, anew at the amount a provider reports when it differs. */
   private async settled(current: Transaction, status: 'confirmed' | 'failed', invoice: Invoice | undefined, details: SettlementDetails, now: Date): Promise<Transaction> {
-    const next: Transaction = { ...current, status, updatedAt: now.toISOString() };
+    const next: Transaction = { ...current, status, updatedAt: now.toISOString(), booked: true };
     if (details.senderDetails) next.senderDetails = { ...current.senderDetails, ...details.senderDetails };
     if (!details.amount || details.amount.equals(current.amount) || !invoice) return next;
     // Valued at the invoice's fixed rates: only a deposit in the invoice's own currency is revalued.

@@ -57,6 +57,12 @@ export interface Transaction extends Omit<TransactionView, 'hash'> {
   chain?: ChainPosition;
   /** A deposit confirmed by UTR, or a payout: the payment provider that decides it (decisions 18). */
   provider?: TransactionProvider;
+  /**
+   * Every balance entry of its current state is written (balances.ts): true of every transaction
+   * recorded since the books exist; one recorded before lacks it until its next state change or
+   * the admin CLI's rebuild books it.
+   */
+  booked?: true;
 }
 
 export interface TransactionProvider {
@@ -171,6 +177,7 @@ export function depositTransaction(invoice: Invoice, deposit: DepositDetails, fe
     eur: formatAmount(deposit.amount.mul(valuation.eurRate), 2),
     senderDetails: { senderIban: '', senderAccountNumber: '', senderSortCode: '', ...deposit.senderDetails },
     ...(deposit.chain ? { chain: deposit.chain } : {}),
+    booked: true,
   };
 }
 

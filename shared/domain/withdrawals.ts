@@ -166,6 +166,7 @@ export function withdrawTransaction(
     recipient,
     comment: request.comment ?? null,
     paymentSystem: request.paymentSystem ?? null,
+    booked: true,
   };
 }
 

@@ -1,9 +1,10 @@
 /** Where a refusal of the domain becomes the merchant contract's status and code: here only. */
-import { AlreadyUsed, Conflict, DomainError, Gone, Invalid, NotAuthentic, NotFound, TooLarge, Unavailable } from '../domain/errors.js';
+import { AlreadyUsed, Conflict, DomainError, Gone, InsufficientBalance, Invalid, NotAuthentic, NotFound, TooLarge, Unavailable } from '../domain/errors.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 
 const CODE_OF_KIND: ReadonlyArray<readonly [abstract new (...args: never[]) => DomainError, ErrorCode]> = [
   [NotFound, 'not_found'],
+  [InsufficientBalance, 'payment_required'],
   [Conflict, 'conflict'],
   [AlreadyUsed, 'db_unique_violation'],
   [Gone, 'gone'],

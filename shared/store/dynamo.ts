@@ -3,7 +3,8 @@
  * (`AWS_ENDPOINT_URL_DYNAMODB` points it at DynamoDB Local).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, paginateQuery, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, paginateQuery, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { CommitResult } from '../domain/transaction-service.js';
 import { traced } from '../observability/tracer.js';
 
 export const dynamoClient = traced(new DynamoDBClient({}));
@@ -40,4 +41,18 @@ export function isConditionFailure(error: unknown): boolean {
     return reasons.some((r) => r.Code === 'ConditionalCheckFailed');
   }
   return false;
+}
+
+/** One item of a DynamoDB transaction. */
+export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
+
+/** Writes `items` in one DynamoDB transaction; `stale` when a condition failed or another writer of the same items won. */
+export async function commitTransaction(client: DynamoDBDocumentClient, items: TransactItem[]): Promise<CommitResult> {
+  try {
+    await client.send(new TransactWriteCommand({ TransactItems: items }));
+    return 'committed';
+  } catch (error) {
+    if (isConditionFailure(error) || isTransactionConflict(error)) return 'stale';
+    throw error;
+  }
 }

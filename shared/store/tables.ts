@@ -143,6 +143,49 @@ export const TABLES = {
       },
     ],
   },
+  /**
+   * The books: each merchant's `available` and `reserved` money per currency (`id` = JSON
+   * [merchantId, currency]), rewritten with every posting, in the same transaction as the
+   * posting's entries. Read by key only.
+   */
+  balances: {
+    partitionKey: { name: 'id', type: 'S' },
+  },
+  /**
+   * The entries of the books, never changed once written; their ids are derived from their
+   * transaction and type, so none is written twice. The merchant's listing and its filters, newest
+   * first, as on the transactions table; the keys of the last three are JSON [merchantId, value].
+   */
+  balanceEntries: {
+    partitionKey: { name: 'id', type: 'S' },
+    indexes: [
+      {
+        name: 'byMerchant',
+        partitionKey: { name: 'merchantId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        name: 'byMerchantCurrency',
+        partitionKey: { name: 'merchantCurrency', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        name: 'byMerchantType',
+        partitionKey: { name: 'merchantType', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+      {
+        // Sparse: adjustments, which account for no transaction, stay out.
+        name: 'byTransaction',
+        partitionKey: { name: 'transactionKey', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+    ],
+  },
   /** Uniqueness claims (a merchant's orderId, a UTR), written in the same transaction as the record they guard. */
   uniques: {
     partitionKey: { name: 'id', type: 'S' },

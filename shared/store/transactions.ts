@@ -2,20 +2,20 @@
  * Transactions in DynamoDB. Every write that moves money is one transaction with the invoice
  * change it causes (conditional on the invoice state it was decided on) and the callback it owes.
  */
-import { GetCommand, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { BalancePosting } from '../domain/balances.js';
 import type { CallbackEntry } from '../domain/callbacks.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import type { InvoiceUpdate } from '../domain/payments.js';
 import type { CommitResult, Ledger, UniqueClaim } from '../domain/transaction-service.js';
 import type { Transaction, TransactionFilters, TransactionProvider, TransactionStatus } from '../domain/transactions.js';
-import { isConditionFailure, isTransactionConflict, queryAll } from './dynamo.js';
+import { commitTransaction, isConditionFailure, queryAll, type TransactItem } from './dynamo.js';
 import { invoiceStatusKey } from './invoices.js';
 import { outboxPut } from './outbox.js';
+import { postingWrites, type BalanceTables } from './balances.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 
-type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
-
-export interface TransactionTables {
+export interface TransactionTables extends BalanceTables {
   transactions: string;
   invoices: string;
   outbox: string;
@@ -158,11 +158,15 @@ export class DynamoTransactionStore implements Ledger {
     return Item ? { id, owner: Item.owner as Record<string, string> } : undefined;
   }
 
-  /** A new transaction with the invoice change it brings, its callback when it is final, and the claims it takes. */
-  async insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
-    return this.commit([
+  /** A new transaction with the invoice change it brings, its balance entries, its callback when it is final, and the claims it takes. */
+  async insert(
+    transaction: Transaction,
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callback?: CallbackEntry; claims?: UniqueClaim[] } = {},
+  ): Promise<CommitResult> {
+    return commitTransaction(this.client, [
       { Put: { TableName: this.tables.transactions, Item: toItem(transaction), ConditionExpression: 'attribute_not_exists(id)' } },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction)] : []),
+      ...(options.posting ? postingWrites(this.tables, options.posting) : []),
       ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
       ...(options.claims ?? []).map((claim) => ({
         Put: {
@@ -174,9 +178,13 @@ export class DynamoTransactionStore implements Ledger {
     ]);
   }
 
-  /** Moves a transaction from `from` to its new state (already applied to `next`), with the invoice change and callback. */
-  async transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceUpdate; callback?: CallbackEntry; releaseClaims?: string[] } = {}): Promise<CommitResult> {
-    return this.commit([
+  /** Moves a transaction from `from` to its new state (already applied to `next`), with the invoice change, balance entries and callback. */
+  async transition(
+    next: Transaction,
+    from: TransactionStatus,
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callback?: CallbackEntry; releaseClaims?: string[] } = {},
+  ): Promise<CommitResult> {
+    return commitTransaction(this.client, [
       {
         Put: {
           TableName: this.tables.transactions,
@@ -187,9 +195,40 @@ export class DynamoTransactionStore implements Ledger {
         },
       },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, next)] : []),
+      ...(options.posting ? postingWrites(this.tables, options.posting) : []),
       ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
       ...(options.releaseClaims ?? []).map((id) => ({ Delete: { TableName: this.tables.uniques, Key: { id } } })),
     ]);
+  }
+
+  /**
+   * Books a transaction recorded before the books existed: its entries (`posting`), written with
+   * the mark that they are, only if it is still in the state they were computed from and unbooked.
+   */
+  async book(transaction: Transaction, posting: BalancePosting): Promise<CommitResult> {
+    return commitTransaction(this.client, [
+      {
+        Update: {
+          TableName: this.tables.transactions,
+          Key: { id: transaction.id },
+          UpdateExpression: 'SET booked = :booked',
+          ConditionExpression: '#status = :status AND attribute_not_exists(booked)',
+          ExpressionAttributeNames: { '#status': 'status' },
+          ExpressionAttributeValues: { ':booked': true, ':status': transaction.status },
+        },
+      },
+      ...postingWrites(this.tables, posting),
+    ]);
+  }
+
+  /** Every transaction of the merchant, oldest first. */
+  async *allOf(merchantId: string): AsyncIterable<Transaction> {
+    for await (const page of paginateQuery(
+      { client: this.client },
+      { TableName: this.tables.transactions, IndexName: 'byMerchant', KeyConditionExpression: 'merchantId = :merchant', ExpressionAttributeValues: { ':merchant': merchantId } },
+    )) {
+      for (const item of page.Items ?? []) yield fromItem(item);
+    }
   }
 
   /**
@@ -240,13 +279,4 @@ export class DynamoTransactionStore implements Ledger {
     };
   }
 
-  private async commit(items: TransactItem[]): Promise<CommitResult> {
-    try {
-      await this.client.send(new TransactWriteCommand({ TransactItems: items }));
-      return 'committed';
-    } catch (error) {
-      if (isConditionFailure(error) || isTransactionConflict(error)) return 'stale';
-      throw error;
-    }
-  }
 }

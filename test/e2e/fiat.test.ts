@@ -19,7 +19,7 @@ import { localCredentials } from '../../infra/local/environment.js';
 import { RECEIPT_MAX_BYTES, RECEIPT_MAX_SIZE_TEXT } from '../../shared/domain/deposit-confirmation.js';
 import { maxBodyBytesOf, routeByName } from '../../shared/routes.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
-import { callApi, dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { callApi, dynamoDbLocalProcesses, simulateFunds, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { openRuntimeStack, type RuntimeStack } from '../support/runtime-stack.js';
 
 const CALLBACK_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
@@ -214,6 +214,8 @@ describe('the size of a receipt, over HTTP', () => {
 
 describe('a card withdrawal', () => {
   let withdrawalId: string;
+
+  beforeAll(() => simulateFunds(gateway, { baseCurrency: 'INR', amount: 1000 }, '10000'));
 
   it('is accepted as a processing withdrawal, marked deprecated, without the card number', async () => {
     const response = await api(

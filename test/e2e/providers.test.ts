@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
-import { callApi, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { callApi, simulateFunds, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { startPartnerProvider, verifySignature, type PartnerProvider } from '../support/partner-provider.js';
 import { eventually } from '../support/wait.js';
 
@@ -40,6 +40,8 @@ beforeAll(async () => {
       GATEWAY_RECONCILE_AFTER_S: '1',
     },
   });
+  // What the payouts below are paid from.
+  await simulateFunds(gateway, { baseCurrency: 'TRY', paymentMethod: 'wallet', amount: 1000 }, '10000');
 });
 
 afterAll(async () => {

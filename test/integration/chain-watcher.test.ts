@@ -131,6 +131,10 @@ const getInvoice = async (id: string, owner: SeededMerchant = merchant) =>
 const getTransaction = async (id: string, owner: SeededMerchant = merchant) =>
   (await invoke('get-transaction', { apiKey: owner.apiKey, pathParameters: { transactionId: id } })).body.data;
 
+/** What a deposit credited the merchant's balance: its entries as the merchant lists them. */
+const creditsOf = async (transactionId: string) =>
+  (await invoke('list-balance-entries', { apiKey: merchant.apiKey, query: { transactionId } })).body.data.items.map(({ type, amount, currency }: Record<string, string>) => ({ type, amount, currency }));
+
 const depositsOf = async (invoiceId: string): Promise<Transaction[]> =>
   (await ledger().listByInvoice(invoiceId)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 
@@ -160,6 +164,7 @@ describe('native and token deposits', () => {
     expect(pending).toMatchObject({ status: 'processing', amount: '0.012345678901234567', currency: 'ETH', network: 'ethereum', transactionHash: first.hash });
     expect(await callbackFor(pending!.id, 'processing')).toBeUndefined();
     expect(await getInvoice(invoice.id)).toMatchObject({ status: 'created', paidAmount: '0.000000000000000000', paymentStatus: 'unpaid' });
+    expect(await creditsOf(pending!.id)).toEqual([]);
 
     await confirm(first.blockNumber);
     expect(total(await catchUp(), 'confirmed')).toBe(1);
@@ -168,6 +173,7 @@ describe('native and token deposits', () => {
     expect(confirmed.hash).toBe(transactionHash(confirmed, merchant.callbackSecret));
     expect(await callbackFor(pending!.id, 'confirmed')).toMatchObject({ id: pending!.id, status: 'confirmed', amount: '0.012345678901234567', hash: confirmed.hash });
     expect(await getInvoice(invoice.id)).toMatchObject({ status: 'created', paidAmount: '0.012345678901234567', paymentStatus: 'partial' });
+    expect(await creditsOf(pending!.id)).toEqual([{ type: 'deposit', amount: '0.012345678901234567', currency: 'ETH' }]);
 
     // The rest, to the wei: 0.03125 - 0.012345678901234567.
     const rest = await chain.sendNative({ to: address, amount: '0.018904321098765433' });
@@ -347,6 +353,7 @@ describe('reorganisations', () => {
     expect(await getTransaction(pending!.id)).toMatchObject({ status: 'failed' });
     expect(await callbackFor(pending!.id, 'failed')).toBeUndefined();
     expect(await getInvoice(invoice.id)).toMatchObject({ status: 'created', paymentStatus: 'unpaid', paidAmount: '0.000000' });
+    expect(await creditsOf(pending!.id)).toEqual([]);
   });
 
   it('records a transfer mined again on the new branch anew, and credits it once', async () => {

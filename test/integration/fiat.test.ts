@@ -8,6 +8,7 @@ import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 import { TABLE_KEYS } from '../../shared/store/tables.js';
+import { fundBalance } from '../support/balances.js';
 import { invoke } from '../support/invoke.js';
 import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
 import { settleProviderDecisions } from '../support/providers.js';
@@ -218,6 +219,8 @@ describe('POST /api/v2/withdrawal', () => {
   const CARD = '4111111111111111';
   const withdraw = (body: Record<string, unknown>, apiKey = merchant.apiKey) =>
     invoke('create-withdrawal', { apiKey, body: { customerId: 'cust-9', amount: '2500.00', currency: 'TRY', ...body } });
+
+  beforeAll(() => Promise.all([fundBalance(merchant.merchant.id, 'TRY', '1000000'), fundBalance(other.merchant.id, 'TRY', '1000000')]));
 
   afterEach(() => vi.restoreAllMocks());
 

@@ -11,6 +11,7 @@ import { TokenBucketThrottle } from '../../infra/local/throttle.js';
 import { dynamoClient } from '../../shared/store/dynamo.js';
 import type { HttpRouteName } from '../../shared/routes.js';
 import { createTestGateway, invoke, type GatewayResult, type InvokeOptions } from '../support/invoke.js';
+import { fundBalance } from '../support/balances.js';
 import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
 
 // Hundreds of requests per test: the per-key throttle has tests of its own.
@@ -106,6 +107,7 @@ const A_WITHDRAWALS = A_INVOICES - A_DEPOSITS;
 
 beforeAll(async () => {
   [a, b] = await Promise.all([seedMerchant(), seedMerchant()]);
+  await fundBalance(a.merchant.id, 'TRY', '100000');
   aInvoices = await inParallel(A_INVOICES, 8, (i) => createInvoice(a, i));
   const deposits = await inParallel(A_DEPOSITS, 8, (i) => deposit(a, aInvoices[i].id, i % 10 === 0 ? 'failed' : 'confirmed'));
   aTransactions = [...deposits, ...(await inParallel(A_WITHDRAWALS, 3, () => withdraw(a)))];

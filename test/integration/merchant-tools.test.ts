@@ -23,6 +23,7 @@ import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { startCallbackReceiver, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver.js';
 import { invoke, type GatewayResult } from '../support/invoke.js';
+import { fundBalance } from '../support/balances.js';
 import { seedMerchant, testCallbackSecrets, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
 import { eventually } from '../support/wait.js';
 
@@ -292,6 +293,7 @@ describe("a transaction's callbacks", () => {
 
   it('are none while the transaction is processing, and then there is nothing to resend', async () => {
     const merchant = await merchantAt('/processing');
+    await fundBalance(merchant.merchant.id, 'TRY', '1500.00');
     const payout = await invoke('create-withdrawal', {
       apiKey: merchant.apiKey,
       body: { customerId: 'cust-1', amount: '1500.00', currency: 'TRY', phoneNumber: '+905551234567', orderId: randomUUID() },

@@ -13,6 +13,7 @@ import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 import { invoke, request } from '../support/invoke.js';
+import { fundBalance } from '../support/balances.js';
 import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
 import { configuredProvider, sendProviderEvent } from '../support/providers.js';
 
@@ -20,6 +21,7 @@ let merchant: SeededMerchant;
 
 beforeAll(async () => {
   merchant = await seedMerchant();
+  await fundBalance(merchant.merchant.id, 'TRY', '100000');
 });
 
 const invoices = () => new DynamoInvoiceStore(documentClient, config().tables);

@@ -74,7 +74,7 @@ async function call(method: string, target: string, apiKey: string, body?: unkno
   return JSON.parse(answer.body.toString('utf8')).data;
 }
 
-/** A merchant's invoices of each family and its transactions (a partial deposit, withdrawals open and settled, a UTR under review). */
+/** A merchant's invoices of each family and its transactions (a partial deposit, money to pay out, withdrawals open and settled, a UTR under review). */
 async function recordsOf(apiKey: string): Promise<string[]> {
   const invoice = (body: Record<string, unknown>) => call('POST', '/api/v2/invoices', apiKey, { orderId: randomUUID(), customerId: 'fuzz-customer', ...body });
   const crypto = await invoice({ baseCurrency: 'USDT', invoiceStrategy: 'fixed', amount: 50 });
@@ -89,6 +89,9 @@ async function recordsOf(apiKey: string): Promise<string[]> {
     { type: 'payment.failed', reference: atProvider.id, providerReference, amount: '1000.00', currency: 'TRY', reason: 'fuzz' },
   );
   const deposit = await call('POST', '/api/v2/simulate/deposit', apiKey, { invoiceId: crypto.id, amount: '10' });
+  // Money to pay withdrawals from, as a merchant of the demo gets it.
+  const funds = await invoice({ baseCurrency: 'TRY', paymentMethod: 'iban', amount: 500 });
+  await call('POST', '/api/v2/simulate/deposit', apiKey, { invoiceId: funds.id, amount: '1000000' });
   const withdrawal = () => call('POST', '/api/v2/withdrawal', apiKey, { customerId: 'fuzz-customer', amount: '100', currency: 'TRY', cardNumber: '4111111111111111' });
   const [open, settled] = [await withdrawal(), await withdrawal()];
   await call('POST', '/api/v2/simulate/withdrawal', apiKey, { transactionId: settled.id, status: 'confirmed' });

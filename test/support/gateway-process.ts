@@ -1,5 +1,6 @@
 /** The local runtime as `npm start` runs it: a child process, watched through its output. */
 import { execFileSync, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readRunningStack } from '../../infra/local/runtime-info.js';
@@ -127,4 +128,15 @@ export async function callApi(gateway: Pick<GatewayProcess, 'baseUrl' | 'apiKey'
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, text, body: JSON.parse(text) };
+}
+
+/**
+ * Money for the demo merchant's payouts, as a merchant of the demo gets it: an invoice (`invoice`
+ * names its currency, amount and method), paid by a simulated deposit of `amount`.
+ */
+export async function simulateFunds(gateway: Pick<GatewayProcess, 'baseUrl' | 'apiKey'>, invoice: Record<string, unknown>, amount: string): Promise<void> {
+  const created = await callApi(gateway, 'POST', '/api/v2/invoices', { orderId: `funds-${randomUUID()}`, customerId: 'funds', ...invoice });
+  if (created.status !== 200) throw new Error(`The invoice for funds was refused: ${created.text}`);
+  const paid = await callApi(gateway, 'POST', '/api/v2/simulate/deposit', { invoiceId: created.body.data.id, amount });
+  if (paid.status !== 200) throw new Error(`The deposit of funds was refused: ${paid.text}`);
 }

@@ -12,10 +12,12 @@ import { localDynamoClient } from '../../infra/local/dynamodb.js';
 import { localCredentials } from '../../infra/local/environment.js';
 import { readRunningStack, type RuntimeInfo } from '../../infra/local/runtime-info.js';
 import { localCallbackQueueUrls, localSqsClient } from '../../infra/local/sqs.js';
+import { postingFor } from '../../shared/domain/balances.js';
 import { callbackEntry, type CallbackEntry } from '../../shared/domain/callbacks.js';
 import { Decimal } from '../../shared/domain/money.js';
 import { invoiceAfterDeposit } from '../../shared/domain/payments.js';
 import { depositTransaction, type Transaction } from '../../shared/domain/transactions.js';
+import { DynamoBalanceStore } from '../../shared/store/balances.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
@@ -31,6 +33,7 @@ export interface RuntimeStack {
   callbackQueueUrl: string;
   callbackDlqUrl: string;
   invoices: DynamoInvoiceStore;
+  balances: DynamoBalanceStore;
   merchants: DynamoMerchantStore;
   transactions: DynamoTransactionStore;
   outbox: DynamoOutboxStore;
@@ -55,6 +58,7 @@ export async function openRuntimeStack(dataDir: string): Promise<RuntimeStack> {
     sqs,
     ...localCallbackQueueUrls(info.sqsEndpoint),
     invoices: new DynamoInvoiceStore(documentClient, info.tables),
+    balances: new DynamoBalanceStore(documentClient, info.tables),
     merchants: new DynamoMerchantStore(documentClient, info.tables),
     transactions: new DynamoTransactionStore(documentClient, info.tables),
     outbox: new DynamoOutboxStore(documentClient, info.tables.outbox),
@@ -69,8 +73,8 @@ export async function openRuntimeStack(dataDir: string): Promise<RuntimeStack> {
 
 /**
  * What a writer that died between its database write and its enqueue leaves behind: a confirmed
- * deposit for the whole payment amount of the invoice, the invoice completed, and the callback in
- * the outbox, never handed to the queue.
+ * deposit for the whole payment amount of the invoice, the invoice completed, the balance
+ * credited, and the callback in the outbox, never handed to the queue.
  */
 export async function recordDepositWithoutPublishing(stack: RuntimeStack, invoiceId: string): Promise<{ transaction: Transaction; callback: CallbackEntry }> {
   const invoice = await stack.invoices.get(invoiceId);
@@ -95,7 +99,8 @@ export async function recordDepositWithoutPublishing(stack: RuntimeStack, invoic
   const callback = callbackEntry(transaction, now);
   const outcome = invoiceAfterDeposit(invoice, transaction, true, now);
   if ('refused' in outcome) throw new Error(`The invoice ${invoiceId} refuses a deposit (${outcome.refused})`);
-  const result = await stack.transactions.insert(transaction, { invoice: outcome.update, callback });
+  const posting = await postingFor(stack.balances, undefined, transaction);
+  const result = await stack.transactions.insert(transaction, { invoice: outcome.update, posting, callback });
   if (result !== 'committed') throw new Error(`The deposit on ${invoiceId} was not written (${result})`);
   return { transaction, callback };
 }

@@ -1,0 +1,203 @@
+/**
+ * The merchant's balances and entries as the API shows them, and the operator's work on the books
+ * (the admin CLI): adjustments, and the rebuild of a merchant's books from its transactions for
+ * data recorded before the books existed. Over small ports.
+ */
+import {
+  BALANCE_CURRENCIES,
+  balanceEntryView,
+  balancesFromEntries,
+  balanceView,
+  movementsOf,
+  post,
+  requireAvailable,
+  type Balance,
+  type BalanceEntry,
+  type BalanceEntryFilters,
+  type BalanceEntryView,
+  type BalancePosting,
+  type BalanceReader,
+  type BalanceView,
+  type ListBalanceEntriesQuery,
+} from './balances.js';
+import { decimalsOf } from './currencies.js';
+import { Conflict, Invalid, NotFound } from './errors.js';
+import type { MerchantProfiles } from './merchants.js';
+import { Decimal, formatAmount } from './money.js';
+import { listingOf, mapPage, type Listing, type Page } from './pagination.js';
+import { optimisticAttempts, type RetryPolicy } from './retry.js';
+import type { CommitResult } from './transaction-service.js';
+import type { Transaction } from './transactions.js';
+
+export interface BalanceStore extends BalanceReader {
+  /** The merchant's balances, by currency code. */
+  all(merchantId: string): Promise<Balance[]>;
+  /** A page of the merchant's entries, newest first; a cursor that does not continue this listing is a 422. */
+  list(merchantId: string, listing: Listing<BalanceEntryFilters>): Promise<Page<BalanceEntry>>;
+  /** Every entry of the merchant in the currency, oldest first. */
+  entriesIn(merchantId: string, currency: string): Promise<BalanceEntry[]>;
+  /** A posting with no transaction (an adjustment), written if the balance is still the one it was computed from. */
+  post(posting: BalancePosting): Promise<CommitResult>;
+  /** Replaces a balance, if it is still the one that was read. */
+  replace(balance: Balance, expected: BalancePosting['expected']): Promise<CommitResult>;
+}
+
+/** The merchant's transactions, as the rebuild reads and books them. */
+export interface TransactionBooks {
+  /** Oldest first. */
+  allOf(merchantId: string): AsyncIterable<Transaction>;
+  get(id: string): Promise<Transaction | undefined>;
+  /** Writes the entries of a transaction that is not booked, marking it booked, if it is still in the state they were computed from. */
+  book(transaction: Transaction, posting: BalancePosting): Promise<CommitResult>;
+}
+
+export interface BalanceServiceDeps {
+  balances: BalanceStore;
+  /** The admin CLI's only: adjustments name a merchant that must exist, and the rebuild books transactions. */
+  merchants?: Pick<MerchantProfiles, 'getMerchant'>;
+  transactions?: TransactionBooks;
+  clock: () => Date;
+  newId: () => string;
+}
+
+export interface AdjustmentRequest {
+  currency: string;
+  /** Signed: added to `available`. */
+  amount: Decimal;
+  reason: string;
+}
+
+/** What the rebuild found of one balance: as it was, and whether it had to be set to the sums of its entries. */
+export interface BalanceCheck {
+  currency: string;
+  available: string;
+  reserved: string;
+  entries: number;
+  corrected: boolean;
+}
+
+export interface RebuildReport {
+  /** Transactions recorded before the books existed, whose entries the rebuild wrote. */
+  booked: number;
+  balances: BalanceCheck[];
+}
+
+export const ADJUSTMENT_REASON_MAX = 500;
+
+/**
+ * How long the rebuild waits for the entries index to show every entry a balance counts: entries
+ * appear in an index a moment after they are written.
+ */
+const INDEX_CATCH_UP: RetryPolicy = { attempts: 10, budgetMs: 10_000, pauseStepMs: 100 };
+
+const zeroBalance = (merchantId: string, currency: string, at: string): Balance => {
+  const zero = formatAmount(new Decimal(0), decimalsOf(currency));
+  return { merchantId, currency, available: zero, reserved: zero, entryCount: 0, updatedAt: at };
+};
+
+export class BalanceService {
+  constructor(private readonly deps: BalanceServiceDeps) {}
+
+  /** `GET /api/v2/balances`: one item per currency the merchant has had money in. */
+  async view(merchantId: string): Promise<{ items: BalanceView[] }> {
+    return { items: (await this.deps.balances.all(merchantId)).map(balanceView) };
+  }
+
+  /** `GET /api/v2/balance/entries`: the merchant's entries, newest first, a page at a time. */
+  async entries(merchantId: string, query: ListBalanceEntriesQuery): Promise<Page<BalanceEntryView>> {
+    return mapPage(await this.deps.balances.list(merchantId, listingOf(query)), (entries) => entries.map(balanceEntryView));
+  }
+
+  /** The merchant's balances with all their entries, oldest first, for the operator. */
+  async statement(merchantId: string): Promise<Array<{ balance: Balance; entries: BalanceEntry[] }>> {
+    const balances = await this.deps.balances.all(merchantId);
+    return Promise.all(balances.map(async (balance) => ({ balance, entries: await this.deps.balances.entriesIn(merchantId, balance.currency) })));
+  }
+
+  /**
+   * An operator's correction of `available`, with its reason: refused if it would take `available`
+   * below zero, written only if the balance is still the one it was decided on.
+   */
+  async adjust(merchantId: string, request: AdjustmentRequest): Promise<BalancePosting> {
+    const { currency, amount } = request;
+    const reason = request.reason.trim();
+    if (!(BALANCE_CURRENCIES as readonly string[]).includes(currency)) throw Invalid.of('currency', `currency must be one of ${BALANCE_CURRENCIES.join(', ')}`);
+    if (amount.isZero() || amount.decimalPlaces() > decimalsOf(currency)) throw Invalid.of('amount', `amount must be a non-zero amount with at most ${decimalsOf(currency)} decimal places for ${currency}`);
+    if (reason === '' || reason.length > ADJUSTMENT_REASON_MAX) throw Invalid.of('reason', `reason must be 1 to ${ADJUSTMENT_REASON_MAX} characters`);
+    if (!(await this.deps.merchants?.getMerchant(merchantId))) throw new NotFound('Merchant');
+    const id = this.deps.newId();
+    for await (const _attempt of optimisticAttempts()) {
+      const balance = await this.deps.balances.get(merchantId, currency);
+      if (amount.isNegative()) requireAvailable(balance, currency, amount.neg());
+      const posting = post(balance, [{ type: 'adjustment', available: amount, reserved: new Decimal(0) }], {
+        merchantId,
+        currency,
+        transactionId: null,
+        at: this.deps.clock().toISOString(),
+        entryId: id,
+        reason,
+      });
+      if ((await this.deps.balances.post(posting)) === 'committed') return posting;
+    }
+    throw new Conflict('The balance kept changing; try the adjustment again');
+  }
+
+  /**
+   * Rebuilds a merchant's books from its transactions: writes the entries of every transaction
+   * recorded before the books existed (each once: a transaction is marked booked with its entries,
+   * so running it again writes nothing more), then sets each balance to the sums of its entries.
+   */
+  async rebuild(merchantId: string): Promise<RebuildReport> {
+    const transactions = this.transactions();
+    if (!(await this.deps.merchants?.getMerchant(merchantId))) throw new NotFound('Merchant');
+    let booked = 0;
+    for await (const transaction of transactions.allOf(merchantId)) {
+      if (!transaction.booked && (await this.book(transaction))) booked++;
+    }
+    const balances: BalanceCheck[] = [];
+    for (const { currency } of await this.deps.balances.all(merchantId)) balances.push(await this.resum(merchantId, currency));
+    return { booked, balances };
+  }
+
+  /** Books one transaction recorded before the books existed, in its current state; false if it moved no money or was booked meanwhile. */
+  private async book(found: Transaction): Promise<boolean> {
+    const transactions = this.transactions();
+    let transaction = found;
+    for await (const _attempt of optimisticAttempts()) {
+      const movements = movementsOf(transaction);
+      if (movements.length === 0) return false;
+      const balance = await this.deps.balances.get(transaction.merchantId, transaction.currency);
+      // Dated as the state they account for, so that they list among the entries of their time.
+      const posting = post(balance, movements, { merchantId: transaction.merchantId, currency: transaction.currency, transactionId: transaction.id, at: transaction.updatedAt });
+      if ((await transactions.book(transaction, posting)) === 'committed') return true;
+      // Lost: the balance moved, or the transaction changed state (and its change booked it).
+      const now = await transactions.get(transaction.id);
+      if (!now || now.booked) return false;
+      transaction = now;
+    }
+    throw new Conflict(`Transaction ${found.id} kept changing; run the rebuild again`);
+  }
+
+  /** Sets a balance to the sums of its entries, if it differs. */
+  private async resum(merchantId: string, currency: string): Promise<BalanceCheck> {
+    let reads = 0;
+    for await (const _attempt of optimisticAttempts(INDEX_CATCH_UP)) {
+      reads++;
+      const balance = await this.deps.balances.get(merchantId, currency);
+      if (!balance) throw new Error(`The ${currency} balance of merchant ${merchantId} vanished`);
+      const entries = await this.deps.balances.entriesIn(merchantId, currency);
+      // Read again while the index shows fewer entries than the balance counts; at the last read, the entries found are the books.
+      if (entries.length < balance.entryCount && reads < INDEX_CATCH_UP.attempts) continue;
+      const sums = balancesFromEntries(merchantId, entries, this.deps.clock().toISOString())[0] ?? zeroBalance(merchantId, currency, this.deps.clock().toISOString());
+      const check = { currency, available: sums.available, reserved: sums.reserved, entries: sums.entryCount };
+      if (sums.available === balance.available && sums.reserved === balance.reserved && sums.entryCount === balance.entryCount) return { ...check, corrected: false };
+      if ((await this.deps.balances.replace(sums, { entryCount: balance.entryCount })) === 'committed') return { ...check, corrected: true };
+    }
+    throw new Conflict(`The ${currency} balance kept changing; run the rebuild again`);
+  }
+
+  private transactions(): TransactionBooks {
+    if (!this.deps.transactions) throw new Error('Rebuilding the books needs the transactions, which this service was given none of');
+    return this.deps.transactions;
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * The books in DynamoDB: balances (one item per merchant and currency) and their entries (one item
+ * each, never changed). A posting is written inside the transaction of the state it accounts for
+ * (`postingWrites`): each entry only if its id is new, the balance only if it is still the one the
+ * posting was computed from.
+ */
+import { BatchGetCommand, GetCommand, PutCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BALANCE_CURRENCIES, type Balance, type BalanceEntry, type BalanceEntryFilters, type BalancePosting } from '../domain/balances.js';
+import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
+import type { CommitResult } from '../domain/transaction-service.js';
+import { commitTransaction, isConditionFailure, queryAll, type TransactItem } from './dynamo.js';
+import { IndexPager, type IndexQuery } from './pages.js';
+
+export interface BalanceTables {
+  balances: string;
+  balanceEntries: string;
+}
+
+/** Keys of the merchant's listing indexes: JSON [merchantId, value]. */
+const merchantKey = (merchantId: string, value: string): string => JSON.stringify([merchantId, value]);
+
+const balanceId = (merchantId: string, currency: string): string => merchantKey(merchantId, currency);
+
+function fromBalanceItem(item: Record<string, unknown>): Balance {
+  const { id: _id, ...balance } = item;
+  return balance as unknown as Balance;
+}
+
+/** The entry with the keys of the indexes it belongs to; an adjustment (no transaction) stays out of byTransaction. */
+function toEntryItem(entry: BalanceEntry): Record<string, unknown> {
+  return {
+    ...entry,
+    merchantCurrency: merchantKey(entry.merchantId, entry.currency),
+    merchantType: merchantKey(entry.merchantId, entry.type),
+    ...(entry.transactionId === null ? {} : { transactionKey: merchantKey(entry.merchantId, entry.transactionId) }),
+  };
+}
+
+function fromEntryItem(item: Record<string, unknown>): BalanceEntry {
+  const { merchantCurrency: _currency, merchantType: _type, transactionKey: _transaction, ...entry } = item;
+  return { ...entry, transactionId: (entry.transactionId as string | undefined) ?? null } as BalanceEntry;
+}
+
+/** The balance's write: conditional on the entry count the posting was computed from (or on there being no balance yet). */
+function balancePut(tableName: string, balance: Balance, expected: BalancePosting['expected']) {
+  return {
+    Put: {
+      TableName: tableName,
+      Item: { id: balanceId(balance.merchantId, balance.currency), ...balance },
+      ...(expected
+        ? { ConditionExpression: 'entryCount = :count', ExpressionAttributeValues: { ':count': expected.entryCount } }
+        : { ConditionExpression: 'attribute_not_exists(id)' }),
+    },
+  };
+}
+
+/** The items of a posting inside a DynamoDB transaction: each entry once, and the balance after them. */
+export function postingWrites(tables: BalanceTables, posting: BalancePosting): TransactItem[] {
+  return [
+    ...posting.entries.map((entry) => ({
+      Put: { TableName: tables.balanceEntries, Item: toEntryItem(entry), ConditionExpression: 'attribute_not_exists(id)' },
+    })),
+    balancePut(tables.balances, posting.balance, posting.expected),
+  ];
+}
+
+export class DynamoBalanceStore {
+  private readonly pager: IndexPager;
+
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tables: BalanceTables,
+  ) {
+    this.pager = new IndexPager(client);
+  }
+
+  async get(merchantId: string, currency: string): Promise<Balance | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.balances, Key: { id: balanceId(merchantId, currency) }, ConsistentRead: true }));
+    return Item ? fromBalanceItem(Item) : undefined;
+  }
+
+  /** The merchant's balances, one per currency it has had money in, read consistently by key: every currency there is, at once. */
+  async all(merchantId: string): Promise<Balance[]> {
+    const balances: Balance[] = [];
+    let keys: Record<string, unknown>[] | undefined = BALANCE_CURRENCIES.map((currency) => ({ id: balanceId(merchantId, currency) }));
+    while (keys && keys.length > 0) {
+      const page: BatchGetCommandOutput = await this.client.send(
+        new BatchGetCommand({ RequestItems: { [this.tables.balances]: { Keys: keys, ConsistentRead: true } } }),
+      );
+      balances.push(...(page.Responses?.[this.tables.balances] ?? []).map(fromBalanceItem));
+      // Keys DynamoDB left for later (throttled) are asked again.
+      keys = page.UnprocessedKeys?.[this.tables.balances]?.Keys;
+    }
+    return balances.sort((a, b) => a.currency.localeCompare(b.currency));
+  }
+
+  /**
+   * A page of the merchant's entries, newest first, from the index that serves the most selective
+   * filter; the other filters are checked on the entries it reads.
+   */
+  async list(merchantId: string, listing: Listing<BalanceEntryFilters>): Promise<Page<BalanceEntry>> {
+    const { currency, type, transactionId } = listing.filters;
+    const where = (filters: Record<string, string | undefined>) =>
+      Object.fromEntries(Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const range = { table: 'balanceEntries', tableName: this.tables.balanceEntries, from: listing.createdFrom, to: listing.createdTo } as const;
+    let query: IndexQuery;
+    if (transactionId !== undefined) {
+      query = { ...range, index: 'byTransaction', partition: merchantKey(merchantId, transactionId), where: where({ currency, type }) };
+    } else if (type !== undefined) {
+      query = { ...range, index: 'byMerchantType', partition: merchantKey(merchantId, type), where: where({ currency }) };
+    } else if (currency !== undefined) {
+      query = { ...range, index: 'byMerchantCurrency', partition: merchantKey(merchantId, currency) };
+    } else {
+      query = { ...range, index: 'byMerchant', partition: merchantId };
+    }
+    const page = await this.pager.page(query, listingFilters(listing), listing.limit, listing.cursor);
+    return { items: page.items.map(fromEntryItem), nextCursor: page.nextCursor };
+  }
+
+  /** Every entry of the merchant in `currency`, oldest first. */
+  async entriesIn(merchantId: string, currency: string): Promise<BalanceEntry[]> {
+    const items = await queryAll(this.client, {
+      TableName: this.tables.balanceEntries,
+      IndexName: 'byMerchantCurrency',
+      KeyConditionExpression: 'merchantCurrency = :key',
+      ExpressionAttributeValues: { ':key': merchantKey(merchantId, currency) },
+    });
+    return items.map(fromEntryItem);
+  }
+
+  /** A posting of its own, with no transaction to go with it (an operator's adjustment). */
+  post(posting: BalancePosting): Promise<CommitResult> {
+    return commitTransaction(this.client, postingWrites(this.tables, posting));
+  }
+
+  /** Replaces a balance by one recomputed from its entries, if it is still the one that was read. */
+  async replace(balance: Balance, expected: BalancePosting['expected']): Promise<CommitResult> {
+    try {
+      await this.client.send(new PutCommand(balancePut(this.tables.balances, balance, expected).Put));
+      return 'committed';
+    } catch (error) {
+      if (isConditionFailure(error)) return 'stale';
+      throw error;
+    }
+  }
+}
