@@ -1,10 +1,15 @@
 /**
  * `npm run merchant -- <command>`: creates merchants, issues, lists and revokes their keys
  * (decisions 12). A new key and callback secret are printed once and never again. It also
- * redelivers the callbacks parked in the local gateway's dead-letter queue (decisions 10).
+ * redelivers the callbacks parked in the local gateway's dead-letter queue (decisions 10), and
+ * keeps the merchants' books: prints balances and entries, adjusts a balance, rebuilds a
+ * merchant's books from its transactions (docs/merchant-guide.md#balances).
  */
 import { parseArgs } from 'node:util';
+import type { AdjustmentRequest } from '../../shared/domain/balance-service.js';
+import { balanceEntryView, type Balance, type BalanceEntry } from '../../shared/domain/balances.js';
 import { merchantUrlProblem, normalizedUrl, type NewMerchantInput } from '../../shared/domain/merchants.js';
+import { Decimal } from '../../shared/domain/money.js';
 import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { DEFAULT_DATA_DIR, LOCAL_STAGE } from '../local/environment.js';
@@ -26,6 +31,15 @@ Commands:
   held-deposits [--merchant MERCHANT_ID] [--json]
       On-chain transfers held, and why: the merchant does not take on-chain deposits, or the
       customer has no invoice to credit.
+  balances --merchant MERCHANT_ID [--json]
+      The merchant's balance in each currency, with every entry that made it, in the order posted.
+  adjust --merchant MERCHANT_ID --currency CODE --amount=SIGNED_AMOUNT --reason TEXT [--json]
+      Corrects the merchant's available balance by the amount (--amount=250.00, --amount=-12.50),
+      recorded as an adjustment entry with the reason. Refused if it would take available below zero.
+  rebuild-balances --merchant MERCHANT_ID [--json]
+      Writes the entries of the merchant's transactions recorded before the books existed (each
+      once: running it again writes nothing more), then sets each balance to the sums of its
+      entries, and prints what it found.
   redrive-callbacks [--json]
       Delivers again every callback parked after its 72-hour retry window, each with a new
       window. Local gateway only: its queues live in memory, so the callback outbox, which
@@ -49,6 +63,9 @@ const OPTIONS = {
   fee: { type: 'string' },
   merchant: { type: 'string' },
   key: { type: 'string' },
+  currency: { type: 'string' },
+  amount: { type: 'string' },
+  reason: { type: 'string' },
   json: { type: 'boolean' },
   on: { type: 'boolean' },
   off: { type: 'boolean' },
@@ -69,6 +86,9 @@ const COMMAND_OPTIONS = {
   'redrive-callbacks': ['json'],
   'onchain-deposits': ['merchant', 'on', 'off', 'json'],
   'held-deposits': ['merchant', 'json'],
+  balances: ['merchant', 'json'],
+  adjust: ['merchant', 'currency', 'amount', 'reason', 'json'],
+  'rebuild-balances': ['merchant', 'json'],
 } as const satisfies Record<string, readonly OptionName[]>;
 const TARGET_OPTIONS: readonly OptionName[] = ['aws', 'stage', 'region', 'help'];
 
@@ -81,7 +101,10 @@ type Command =
   | { name: 'list'; json: boolean }
   | { name: 'redrive-callbacks'; json: boolean }
   | { name: 'onchain-deposits'; merchantId: string; on: boolean; json: boolean }
-  | { name: 'held-deposits'; merchantId?: string; json: boolean };
+  | { name: 'held-deposits'; merchantId?: string; json: boolean }
+  | { name: 'balances'; merchantId: string; json: boolean }
+  | { name: 'adjust'; merchantId: string; adjustment: AdjustmentRequest; json: boolean }
+  | { name: 'rebuild-balances'; merchantId: string; json: boolean };
 
 type Where = { aws: false } | { aws: true; stage: Stage; region?: string };
 
@@ -90,7 +113,9 @@ class UsageError extends Error {}
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const FEE = /^\d{1,3}(\.\d{1,4})?$/;
 
-function required(values: Values, option: 'name' | 'merchant' | 'key'): string {
+const SIGNED_AMOUNT = /^-?\d+(\.\d+)?$/;
+
+function required(values: Values, option: 'name' | 'merchant' | 'key' | 'currency' | 'amount' | 'reason'): string {
   const value = values[option]?.trim();
   if (!value) throw new UsageError(`--${option} is required`);
   return value;
@@ -153,6 +178,15 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
       return { name, merchantId: id(values, 'merchant'), on: values.on === true, json: values.json ?? false };
     case 'held-deposits':
       return { name, merchantId: values.merchant === undefined ? undefined : id(values, 'merchant'), json: values.json ?? false };
+    case 'balances':
+    case 'rebuild-balances':
+      return { name, merchantId: id(values, 'merchant'), json: values.json ?? false };
+    case 'adjust': {
+      const amount = required(values, 'amount');
+      if (!SIGNED_AMOUNT.test(amount)) throw new UsageError('--amount must be a signed decimal amount, e.g. --amount=250.00 or --amount=-12.50');
+      const adjustment = { currency: required(values, 'currency').toUpperCase(), amount: new Decimal(amount), reason: required(values, 'reason') };
+      return { name, merchantId: id(values, 'merchant'), adjustment, json: values.json ?? false };
+    }
   }
 }
 
@@ -183,6 +217,18 @@ function parseInvocation(argv: string[]): Invocation {
 }
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+/** An entry as the merchant sees it, with an adjustment's reason, which only the operator sees. */
+const entryOf = (entry: BalanceEntry) => ({ ...balanceEntryView(entry), ...(entry.reason === undefined ? {} : { reason: entry.reason }) });
+
+const balanceLine = ({ currency, available, reserved }: Pick<Balance, 'currency' | 'available' | 'reserved'>, entries: number): string =>
+  `${currency}  available ${available}  reserved ${reserved}  (${entries} ${entries === 1 ? 'entry' : 'entries'})`;
+
+const entryLine = (entry: BalanceEntry): string => {
+  const { createdAt, type, amount, availableAfter, reservedAfter, transactionId } = balanceEntryView(entry);
+  const signed = amount.startsWith('-') ? amount : `+${amount}`;
+  return `  ${createdAt}  ${type.padEnd(14)}  ${signed.padStart(16)}  available ${availableAfter}  reserved ${reservedAfter}  ${transactionId ? `transaction ${transactionId}` : `(${entry.reason})`}`;
+};
 
 async function run(command: Command, target: Target): Promise<string> {
   const { admin, description } = target;
@@ -244,6 +290,29 @@ async function run(command: Command, target: Target): Promise<string> {
         .map((h) => `${h.seenAt}  ${h.network}  ${h.amount} ${h.asset}  to ${h.to}  merchant ${h.merchantId} customer ${h.customerId}  tx ${h.transactionHash}  (${h.reason})`)
         .join('\n')
         .concat('\n');
+    }
+    case 'balances': {
+      const statement = await target.books.statement(command.merchantId);
+      if (command.json) {
+        return json(statement.map(({ balance: { currency, available, reserved }, entries }) => ({ currency, available, reserved, entries: entries.map(entryOf) })));
+      }
+      if (statement.length === 0) return `Merchant ${command.merchantId} has no balance in ${description}.\n`;
+      return statement.map(({ balance, entries }) => [balanceLine(balance, entries.length), ...entries.map(entryLine)].join('\n')).join('\n').concat('\n');
+    }
+    case 'adjust': {
+      const { balance, entries } = await target.books.adjust(command.merchantId, command.adjustment);
+      const [entry] = entries;
+      if (command.json) return json({ entry: entryOf(entry!), balance: { currency: balance.currency, available: balance.available, reserved: balance.reserved } });
+      return `Adjusted the ${balance.currency} balance of merchant ${command.merchantId} by ${balanceEntryView(entry!).amount} (${entry!.reason}) in ${description}: available ${balance.available}, reserved ${balance.reserved}.\n`;
+    }
+    case 'rebuild-balances': {
+      const report = await target.books.rebuild(command.merchantId);
+      if (command.json) return json(report);
+      return [
+        `Booked ${report.booked} transaction${report.booked === 1 ? '' : 's'} of merchant ${command.merchantId} recorded before the books, in ${description}.`,
+        ...report.balances.map((check) => `${balanceLine(check, check.entries)}  ${check.corrected ? 'corrected to the sums of its entries' : 'already the sums of its entries'}`),
+        '',
+      ].join('\n');
     }
     case 'redrive-callbacks': {
       if (!target.callbacks) throw new Error(`redrive-callbacks is not available for ${description}`);

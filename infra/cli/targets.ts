@@ -2,15 +2,19 @@
  * Where the admin CLI works: the local stack running from a data directory, or a deployed
  * environment found through its CloudFormation stack's outputs.
  */
+import { randomUUID } from 'node:crypto';
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BalanceService } from '../../shared/domain/balance-service.js';
 import type { Stage } from '../../shared/stage.js';
+import { DynamoBalanceStore, type BalanceTables } from '../../shared/store/balances.js';
 import { DynamoChainStore } from '../../shared/store/chain.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
+import { DynamoTransactionStore, type TransactionTables } from '../../shared/store/transactions.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
 import { KeyFileDataKeySource, KmsDataKeySource } from '../../shared/vault/key-sources.js';
 import { localDynamoClient } from '../local/dynamodb.js';
@@ -23,6 +27,8 @@ export interface Target {
   /** For messages: which environment the CLI worked on. */
   description: string;
   admin: MerchantAdmin;
+  /** The merchants' books: balances, entries, adjustments and the rebuild. */
+  books: BalanceService;
   /** The callback outbox's operator commands; the local gateway only (AWS redrives with SQS). */
   callbacks?: CallbackAdmin;
   /** Releases the SDK clients' connections. */
@@ -38,6 +44,16 @@ export interface CallbackAdmin {
 const documentClient = (client: DynamoDBClient) =>
   DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 
+/** The books over the target's tables, as the functions write them. */
+const booksOver = (client: DynamoDBDocumentClient, tables: BalanceTables & TransactionTables, merchants: DynamoMerchantStore): BalanceService =>
+  new BalanceService({
+    balances: new DynamoBalanceStore(client, tables),
+    merchants,
+    transactions: new DynamoTransactionStore(client, tables),
+    clock: () => new Date(),
+    newId: randomUUID,
+  });
+
 export async function localTarget(dataDir: string): Promise<Target> {
   const stack = await readRunningStack(dataDir);
   if (!stack) throw new AdminError(`No local gateway is running from ${dataDir}; start it with npm start (or set GATEWAY_DATA_DIR)`);
@@ -46,6 +62,7 @@ export async function localTarget(dataDir: string): Promise<Target> {
   const outbox = new DynamoOutboxStore(documentClient(client), stack.tables.outbox);
   return {
     description: `the local gateway at ${stack.baseUrl}`,
+    books: booksOver(documentClient(client), stack.tables, store),
     admin: new MerchantAdmin(
       store,
       localKeyRegistry,
@@ -79,7 +96,20 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
   } finally {
     cloudFormation.destroy();
   }
-  const required = ['TableMerchants', 'TableApiKeys', 'TableChain', 'UsagePlanId', 'VaultKeyArn', 'Stage'] as const;
+  const required = [
+    'TableMerchants',
+    'TableApiKeys',
+    'TableChain',
+    'TableTransactions',
+    'TableInvoices',
+    'TableOutbox',
+    'TableUniques',
+    'TableBalances',
+    'TableBalanceEntries',
+    'UsagePlanId',
+    'VaultKeyArn',
+    'Stage',
+  ] as const;
   const missing = required.filter((name) => !outputs[name]);
   if (missing.length > 0) throw new AdminError(`The stack PaymentGateway-${stage} lacks the outputs ${missing.join(', ')}`);
   if (outputs.Stage !== stage) throw new AdminError(`The stack PaymentGateway-${stage} serves the stage ${outputs.Stage}`);
@@ -89,8 +119,17 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
   const kms = new KMSClient({ region });
   const secrets = new CallbackSecretVault(new KmsDataKeySource(kms, outputs.VaultKeyArn!));
   const store = new DynamoMerchantStore(documentClient(dynamo), { merchants: outputs.TableMerchants!, apiKeys: outputs.TableApiKeys! });
+  const books = booksOver(documentClient(dynamo), {
+    transactions: outputs.TableTransactions!,
+    invoices: outputs.TableInvoices!,
+    outbox: outputs.TableOutbox!,
+    uniques: outputs.TableUniques!,
+    balances: outputs.TableBalances!,
+    balanceEntries: outputs.TableBalanceEntries!,
+  }, store);
   return {
     description: `the ${stage} stage in AWS${outputs.RestApiId ? ` (REST API ${outputs.RestApiId})` : ''}`,
+    books,
     admin: new MerchantAdmin(store, new ApiGatewayKeyRegistry(apiGateway, outputs.UsagePlanId!), secrets, new DynamoChainStore(documentClient(dynamo), outputs.TableChain!), stage),
     close: () => {
       dynamo.destroy();

@@ -34,7 +34,7 @@ export interface BalanceStore extends BalanceReader {
   all(merchantId: string): Promise<Balance[]>;
   /** A page of the merchant's entries, newest first; a cursor that does not continue this listing is a 422. */
   list(merchantId: string, listing: Listing<BalanceEntryFilters>): Promise<Page<BalanceEntry>>;
-  /** Every entry of the merchant in the currency, oldest first. */
+  /** Every entry of the merchant in the currency. */
   entriesIn(merchantId: string, currency: string): Promise<BalanceEntry[]>;
   /** A posting with no transaction (an adjustment), written if the balance is still the one it was computed from. */
   post(posting: BalancePosting): Promise<CommitResult>;
@@ -108,10 +108,12 @@ export class BalanceService {
     return mapPage(await this.deps.balances.list(merchantId, listingOf(query)), (entries) => entries.map(balanceEntryView));
   }
 
-  /** The merchant's balances with all their entries, oldest first, for the operator. */
+  /** The merchant's balances with all their entries in the order they were posted, for the operator. */
   async statement(merchantId: string): Promise<Array<{ balance: Balance; entries: BalanceEntry[] }>> {
+    await this.requireMerchant(merchantId);
     const balances = await this.deps.balances.all(merchantId);
-    return Promise.all(balances.map(async (balance) => ({ balance, entries: await this.deps.balances.entriesIn(merchantId, balance.currency) })));
+    const inOrder = (entries: BalanceEntry[]) => entries.sort((a, b) => a.sequence - b.sequence);
+    return Promise.all(balances.map(async (balance) => ({ balance, entries: inOrder(await this.deps.balances.entriesIn(merchantId, balance.currency)) })));
   }
 
   /**
@@ -124,7 +126,7 @@ export class BalanceService {
     if (!(BALANCE_CURRENCIES as readonly string[]).includes(currency)) throw Invalid.of('currency', `currency must be one of ${BALANCE_CURRENCIES.join(', ')}`);
     if (amount.isZero() || amount.decimalPlaces() > decimalsOf(currency)) throw Invalid.of('amount', `amount must be a non-zero amount with at most ${decimalsOf(currency)} decimal places for ${currency}`);
     if (reason === '' || reason.length > ADJUSTMENT_REASON_MAX) throw Invalid.of('reason', `reason must be 1 to ${ADJUSTMENT_REASON_MAX} characters`);
-    if (!(await this.deps.merchants?.getMerchant(merchantId))) throw new NotFound('Merchant');
+    await this.requireMerchant(merchantId);
     const id = this.deps.newId();
     for await (const _attempt of optimisticAttempts()) {
       const balance = await this.deps.balances.get(merchantId, currency);
@@ -149,7 +151,7 @@ export class BalanceService {
    */
   async rebuild(merchantId: string): Promise<RebuildReport> {
     const transactions = this.transactions();
-    if (!(await this.deps.merchants?.getMerchant(merchantId))) throw new NotFound('Merchant');
+    await this.requireMerchant(merchantId);
     let booked = 0;
     for await (const transaction of transactions.allOf(merchantId)) {
       if (!transaction.booked && (await this.book(transaction))) booked++;
@@ -194,6 +196,11 @@ export class BalanceService {
       if ((await this.deps.balances.replace(sums, { entryCount: balance.entryCount })) === 'committed') return { ...check, corrected: true };
     }
     throw new Conflict(`The ${currency} balance kept changing; run the rebuild again`);
+  }
+
+  private async requireMerchant(merchantId: string): Promise<void> {
+    if (!this.deps.merchants) throw new Error("The operator's work on the books needs the merchants, which this service was given none of");
+    if (!(await this.deps.merchants.getMerchant(merchantId))) throw new NotFound('Merchant');
   }
 
   private transactions(): TransactionBooks {

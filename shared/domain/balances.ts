@@ -44,6 +44,8 @@ export interface BalanceEntry {
   reservedChange: string;
   availableAfter: string;
   reservedAfter: string;
+  /** Its place among the entries of its balance, from 1: entries posted together share their time, not their place. */
+  sequence: number;
   createdAt: string;
   /** An adjustment's reason, as the operator gave it. */
   reason?: string;
@@ -143,7 +145,8 @@ export function post(before: Balance | undefined, movements: readonly Movement[]
   const format = (value: Decimal) => formatAmount(value, decimals);
   let available = new Decimal(before?.available ?? 0);
   let reserved = new Decimal(before?.reserved ?? 0);
-  const entries = movements.map((movement): BalanceEntry => {
+  const counted = before?.entryCount ?? 0;
+  const entries = movements.map((movement, index): BalanceEntry => {
     available = available.plus(movement.available);
     reserved = reserved.plus(movement.reserved);
     return {
@@ -156,6 +159,7 @@ export function post(before: Balance | undefined, movements: readonly Movement[]
       reservedChange: format(movement.reserved),
       availableAfter: format(available),
       reservedAfter: format(reserved),
+      sequence: counted + index + 1,
       createdAt: context.at,
       ...(context.reason === undefined ? {} : { reason: context.reason }),
     };
@@ -167,7 +171,7 @@ export function post(before: Balance | undefined, movements: readonly Movement[]
       currency: context.currency,
       available: format(available),
       reserved: format(reserved),
-      entryCount: (before?.entryCount ?? 0) + entries.length,
+      entryCount: counted + entries.length,
       updatedAt: context.at,
     },
     entries,

@@ -117,7 +117,7 @@ export class DynamoBalanceStore {
     return { items: page.items.map(fromEntryItem), nextCursor: page.nextCursor };
   }
 
-  /** Every entry of the merchant in `currency`, oldest first. */
+  /** Every entry of the merchant in `currency`. */
   async entriesIn(merchantId: string, currency: string): Promise<BalanceEntry[]> {
     const items = await queryAll(this.client, {
       TableName: this.tables.balanceEntries,

@@ -85,9 +85,9 @@ describe('a posting', () => {
     const posting = post(before, movementsOf(deposit), { merchantId: MERCHANT, currency: 'ETH', transactionId: deposit.id, at: AT });
     expect(posting.expected).toEqual({ entryCount: 4 });
     expect(posting.balance).toEqual({ ...before, available: '1.012160493717716048', entryCount: 6 });
-    expect(posting.entries.map(({ type, availableChange, availableAfter, reservedAfter }) => [type, availableChange, availableAfter, reservedAfter])).toEqual([
-      ['deposit', '0.012345678901234567', '1.012345678901234567', '0.000000000000000000'],
-      ['fee', '-0.000185185183518519', '1.012160493717716048', '0.000000000000000000'],
+    expect(posting.entries.map(({ type, availableChange, availableAfter, reservedAfter, sequence }) => [type, availableChange, availableAfter, reservedAfter, sequence])).toEqual([
+      ['deposit', '0.012345678901234567', '1.012345678901234567', '0.000000000000000000', 5],
+      ['fee', '-0.000185185183518519', '1.012160493717716048', '0.000000000000000000', 6],
     ]);
   });
 
