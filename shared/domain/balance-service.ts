@@ -9,8 +9,8 @@ import {
   balancesFromEntries,
   balanceView,
   movementsOf,
-  post,
   requireAvailable,
+  writePosting,
   type Balance,
   type BalanceEntry,
   type BalanceEntryFilters,
@@ -127,21 +127,18 @@ export class BalanceService {
     if (amount.isZero() || amount.decimalPlaces() > decimalsOf(currency)) throw Invalid.of('amount', `amount must be a non-zero amount with at most ${decimalsOf(currency)} decimal places for ${currency}`);
     if (reason === '' || reason.length > ADJUSTMENT_REASON_MAX) throw Invalid.of('reason', `reason must be 1 to ${ADJUSTMENT_REASON_MAX} characters`);
     await this.requireMerchant(merchantId);
-    const id = this.deps.newId();
-    for await (const _attempt of optimisticAttempts()) {
-      const balance = await this.deps.balances.get(merchantId, currency);
+    const context = { merchantId, currency, transactionId: null, at: this.deps.clock().toISOString(), entryId: this.deps.newId(), reason };
+    // The posting last tried: the one written, once committed.
+    let tried: BalancePosting | undefined;
+    const write = (posting: BalancePosting) => this.deps.balances.post((tried = posting));
+    const refuseBelowZero = (balance: Balance | undefined) => {
       if (amount.isNegative()) requireAvailable(balance, currency, amount.neg());
-      const posting = post(balance, [{ type: 'adjustment', available: amount, reserved: new Decimal(0) }], {
-        merchantId,
-        currency,
-        transactionId: null,
-        at: this.deps.clock().toISOString(),
-        entryId: id,
-        reason,
-      });
-      if ((await this.deps.balances.post(posting)) === 'committed') return posting;
+    };
+    const adjustment = { type: 'adjustment' as const, available: amount, reserved: new Decimal(0) };
+    if ((await writePosting(this.deps.balances, context, [adjustment], write, refuseBelowZero)) !== 'committed' || !tried) {
+      throw new Conflict('The balance kept changing; try the adjustment again');
     }
-    throw new Conflict('The balance kept changing; try the adjustment again');
+    return tried;
   }
 
   /**
@@ -161,18 +158,21 @@ export class BalanceService {
     return { booked, balances };
   }
 
-  /** Books one transaction recorded before the books existed, in its current state; false if it moved no money or was booked meanwhile. */
+  /**
+   * Books one transaction recorded before the books existed, in its current state (every entry of
+   * it, dated as that state, so that they list among the entries of their time); false if it moved
+   * no money or was booked meanwhile.
+   */
   private async book(found: Transaction): Promise<boolean> {
     const transactions = this.transactions();
     let transaction = found;
     for await (const _attempt of optimisticAttempts()) {
       const movements = movementsOf(transaction);
       if (movements.length === 0) return false;
-      const balance = await this.deps.balances.get(transaction.merchantId, transaction.currency);
-      // Dated as the state they account for, so that they list among the entries of their time.
-      const posting = post(balance, movements, { merchantId: transaction.merchantId, currency: transaction.currency, transactionId: transaction.id, at: transaction.updatedAt });
-      if ((await transactions.book(transaction, posting)) === 'committed') return true;
-      // Lost: the balance moved, or the transaction changed state (and its change booked it).
+      const { merchantId, currency, id, updatedAt } = transaction;
+      const context = { merchantId, currency, transactionId: id, at: updatedAt };
+      if ((await writePosting(this.deps.balances, context, movements, (posting) => transactions.book(transaction, posting))) === 'committed') return true;
+      // Lost: the transaction changed state, and its change booked it.
       const now = await transactions.get(transaction.id);
       if (!now || now.booked) return false;
       transaction = now;
@@ -193,7 +193,7 @@ export class BalanceService {
       const sums = balancesFromEntries(merchantId, entries, this.deps.clock().toISOString())[0] ?? zeroBalance(merchantId, currency, this.deps.clock().toISOString());
       const check = { currency, available: sums.available, reserved: sums.reserved, entries: sums.entryCount };
       if (sums.available === balance.available && sums.reserved === balance.reserved && sums.entryCount === balance.entryCount) return { ...check, corrected: false };
-      if ((await this.deps.balances.replace(sums, { entryCount: balance.entryCount })) === 'committed') return { ...check, corrected: true };
+      if ((await this.deps.balances.replace(sums, balance)) === 'committed') return { ...check, corrected: true };
     }
     throw new Conflict(`The ${currency} balance kept changing; run the rebuild again`);
   }

@@ -1,8 +1,9 @@
 /**
  * The gateway's books (docs/merchant-guide.md#balances): per merchant and currency an `available`
  * and a `reserved` balance, changed only by entries that are written in the same database
- * transaction as the transaction state they account for. What entries a state produces, and the
- * arithmetic of a balance, are here. Pure.
+ * transaction as the transaction state they account for. What entries a state produces and the
+ * arithmetic of a balance are pure; `writePosting`, the one way a posting is written, works over
+ * a port.
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
@@ -10,6 +11,8 @@ import { CRYPTO_ASSETS, LOCAL_FIAT_CURRENCIES, decimalsOf } from './currencies.j
 import { InsufficientBalance } from './errors.js';
 import { Decimal, formatAmount } from './money.js';
 import { createdRangeInOrder, pageParameters } from './pagination.js';
+import { BALANCE_RETRY, optimisticAttempts } from './retry.js';
+import type { CommitResult } from './transaction-service.js';
 import type { Transaction } from './transactions.js';
 
 export const BALANCE_ENTRY_TYPES = ['deposit', 'fee', 'payout_reserve', 'payout', 'payout_release', 'adjustment'] as const;
@@ -25,8 +28,9 @@ export interface Balance {
   available: string;
   reserved: string;
   /**
-   * How many entries were posted to it. Every posting is written only if the count is still the
-   * one the posting was computed from, so concurrent postings never compute from the same state.
+   * How many entries were posted to it. Every posting is written only if the balance (its count
+   * and amounts) is still the one the posting was computed from, so no two postings are ever
+   * computed from the same state.
    */
   entryCount: number;
   updatedAt: string;
@@ -54,7 +58,7 @@ export interface BalanceEntry {
 /** What a posting writes: its entries, and the balance after them in place of `expected`. */
 export interface BalancePosting {
   /** The balance the posting was computed from; absent when the merchant had none in this currency. */
-  expected?: Pick<Balance, 'entryCount'>;
+  expected?: Pick<Balance, 'entryCount' | 'available' | 'reserved'>;
   balance: Balance;
   entries: BalanceEntry[];
 }
@@ -165,7 +169,7 @@ export function post(before: Balance | undefined, movements: readonly Movement[]
     };
   });
   return {
-    ...(before ? { expected: { entryCount: before.entryCount } } : {}),
+    ...(before ? { expected: { entryCount: before.entryCount, available: before.available, reserved: before.reserved } } : {}),
     balance: {
       merchantId: context.merchantId,
       currency: context.currency,
@@ -185,16 +189,53 @@ const contextOf = (transaction: Transaction): PostingContext => ({
   at: transaction.updatedAt,
 });
 
-/** The posting of a transaction's new state over the merchant's balance `before`; none when the state moves no money. */
-export function postingOver(before: Balance | undefined, previous: Transaction | undefined, next: Transaction): BalancePosting | undefined {
-  const movements = movementsBetween(previous, next);
-  return movements.length === 0 ? undefined : post(before, movements, contextOf(next));
+/** Whether two reads found the balance the same, as a posting's write condition judges it. */
+const sameBalance = (a: Balance | undefined, b: Balance | undefined): boolean =>
+  a?.entryCount === b?.entryCount && a?.available === b?.available && a?.reserved === b?.reserved;
+
+/**
+ * Writes `movements` onto the merchant's balance as it is now, with whatever `write` writes beside
+ * them in the same transaction. The balance is written only if it is still the one read, so a
+ * write loses when another posting to it won meanwhile, or is `contended` while one is under way:
+ * the posting is then made again on the balance as it is then and written again, as BALANCE_RETRY
+ * paces it (each round of a race lets one writer through). `check` refuses what the balance cannot
+ * take (it throws), on every read. Anything but `committed`: the write lost while the balance had
+ * not moved, so something else `write` is conditional on did, or the balance kept moving; the
+ * caller decides again.
+ */
+export async function writePosting(
+  balances: BalanceReader,
+  context: PostingContext,
+  movements: readonly Movement[],
+  write: (posting: BalancePosting) => Promise<CommitResult>,
+  check?: (balance: Balance | undefined) => void,
+): Promise<CommitResult> {
+  let balance = await balances.get(context.merchantId, context.currency);
+  let result: CommitResult = 'contended';
+  for await (const _attempt of optimisticAttempts(BALANCE_RETRY)) {
+    check?.(balance);
+    result = await write(post(balance, movements, context));
+    if (result === 'committed') return result;
+    const now = await balances.get(context.merchantId, context.currency);
+    if (result === 'stale' && sameBalance(now, balance)) return result;
+    balance = now;
+  }
+  return result;
 }
 
-/** The same over the merchant's balance as it is now, which is read only when the state moves money. */
-export async function postingFor(balances: BalanceReader, previous: Transaction | undefined, next: Transaction): Promise<BalancePosting | undefined> {
+/**
+ * Writes a transaction's new state with the entries it adds to the books (none: `write` alone,
+ * no balance read); as `writePosting` otherwise.
+ */
+export function writeWithEntries(
+  balances: BalanceReader,
+  previous: Transaction | undefined,
+  next: Transaction,
+  write: (posting: BalancePosting | undefined) => Promise<CommitResult>,
+  check?: (balance: Balance | undefined) => void,
+): Promise<CommitResult> {
   const movements = movementsBetween(previous, next);
-  return movements.length === 0 ? undefined : post(await balances.get(next.merchantId, next.currency), movements, contextOf(next));
+  return movements.length === 0 ? write(undefined) : writePosting(balances, contextOf(next), movements, write, check);
 }
 
 /** What a balance holds available, at its currency's precision; zero when there is none. */

@@ -4,20 +4,20 @@
  * the transaction, so the database, not a read before the write, decides who wins; then the
  * request goes to the payment provider (decisions 18), whose decision comes back as an event.
  */
-import { heldFor, postingOver, requireAvailable, type BalanceReader } from './balances.js';
+import { heldFor, requireAvailable, writeWithEntries, type BalanceReader } from './balances.js';
 import { invoiceUtrClaimId, providerPaymentClaimId, utrClaimId, withdrawalOrderClaimId } from './claims.js';
 import { decodeReceipt, isConfirmedByUtr, type DepositConfirmationRequest, type Receipt } from './deposit-confirmation.js';
 import type { SealedSecret } from '../vault/envelope.js';
 import { authenticatedMerchant, type MerchantProfiles } from './merchants.js';
 import { Decimal } from './money.js';
 import type { RateSource } from './rates.js';
-import { refusal, type Ledger, type TransactionService, type UniqueClaim } from './transaction-service.js';
+import { refusal, type CommitResult, type Ledger, type TransactionService, type UniqueClaim } from './transaction-service.js';
 import { invoiceAfterDeposit } from './payments.js';
 import { depositTransaction, type Transaction } from './transactions.js';
 import type { ProviderRequests } from './provider-requests.js';
 import { ProviderUnavailable, type ProviderRegistry, type ProviderRoute } from './providers.js';
 import { payoutRecipient, withdrawTransaction, withdrawalRecipient, withdrawalVariant, type WithdrawalRequest } from './withdrawals.js';
-import { Conflict, AlreadyUsed, Unavailable, Invalid } from './errors.js';
+import { Conflict, AlreadyUsed, InsufficientBalance, Unavailable, Invalid } from './errors.js';
 import { optimisticAttempts } from './retry.js';
 
 export interface ReceiptStore {
@@ -169,30 +169,38 @@ export class FiatService {
     if (!provider) throw Invalid.of('currency', `No payment provider here pays out ${request.currency}`);
     const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
     const id = this.deps.newId();
-    const { prices } = await this.deps.rates.current();
     const recipient = withdrawalRecipient(request, variant);
-    if (request.cardNumber) recipient.sealedCardNumber = await this.deps.vault.seal(request.cardNumber, id);
-    const claims: UniqueClaim[] = request.orderId ? [{ id: withdrawalOrderClaimId(merchantId, request.orderId), owner: { transactionId: id, merchantId } }] : [];
+    const transaction = withdrawTransaction(request, recipient, {
+      id,
+      merchantId,
+      feePercent: merchant.processingFeePercent,
+      prices: (await this.deps.rates.current()).prices,
+      now: this.deps.clock(),
+    });
+    if (request.cardNumber) transaction.recipient.sealedCardNumber = await this.deps.vault.seal(request.cardNumber, id);
+    transaction.provider = { id: provider.id };
 
-    for await (const _attempt of optimisticAttempts()) {
-      const transaction = withdrawTransaction(request, recipient, { id, merchantId, feePercent: merchant.processingFeePercent, prices, now: this.deps.clock() });
-      transaction.provider = { id: provider.id };
-      const balance = await this.deps.balances.get(merchantId, request.currency);
-      try {
-        requireAvailable(balance, request.currency, heldFor(transaction));
-      } catch (refusal) {
-        // A repeated orderId is told as such, also once its first withdrawal has taken the money.
-        if (await this.orderTaken(claims)) throw withdrawalOrderTaken();
-        throw refusal;
-      }
-      if ((await this.deps.ledger.insert(transaction, { posting: postingOver(balance, undefined, transaction), claims })) === 'committed') {
-        await this.deps.requests.requestPayout(transaction, payoutRecipient(transaction, request.cardNumber)).catch(this.sentLater(id));
-        return transaction;
-      }
-      // Lost: the orderId was taken, or the balance moved since it was read.
-      if (await this.orderTaken(claims)) throw withdrawalOrderTaken();
+    const claims: UniqueClaim[] = request.orderId ? [{ id: withdrawalOrderClaimId(merchantId, request.orderId), owner: { transactionId: id, merchantId } }] : [];
+    let result: CommitResult;
+    try {
+      result = await writeWithEntries(
+        this.deps.balances,
+        undefined,
+        transaction,
+        (posting) => this.deps.ledger.insert(transaction, { posting, claims }),
+        (balance) => requireAvailable(balance, request.currency, heldFor(transaction)),
+      );
+    } catch (refusal) {
+      // A repeated orderId is told as such, also once its first withdrawal has taken the money.
+      if (refusal instanceof InsufficientBalance && (await this.orderTaken(claims))) throw withdrawalOrderTaken();
+      throw refusal;
     }
-    throw new Conflict('The balance kept changing; retry the request');
+    if (result !== 'committed') {
+      if (await this.orderTaken(claims)) throw withdrawalOrderTaken();
+      throw new Conflict('The balance kept changing; retry the request');
+    }
+    await this.deps.requests.requestPayout(transaction, payoutRecipient(transaction, request.cardNumber)).catch(this.sentLater(id));
+    return transaction;
   }
 
   private async orderTaken(claims: UniqueClaim[]): Promise<boolean> {

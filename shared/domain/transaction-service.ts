@@ -4,7 +4,7 @@
  * a state read and committed only if that state still holds; a lost race is decided again on the
  * new state.
  */
-import { postingFor, type BalancePosting, type BalanceReader } from './balances.js';
+import { writeWithEntries, type BalancePosting, type BalanceReader } from './balances.js';
 import { callbackEntry, type CallbackEntry } from './callbacks.js';
 import { amountRuleProblem } from './amounts.js';
 import { familyOf, isCryptoAsset, networksOf, type CryptoNetwork } from './currencies.js';
@@ -27,8 +27,12 @@ import {
 import { NotFound, Conflict, Gone, Invalid } from './errors.js';
 import { optimisticAttempts } from './retry.js';
 
-/** `stale`: a condition failed (the invoice or transaction moved on); re-read and decide again. */
-export type CommitResult = 'committed' | 'stale';
+/**
+ * `stale`: a condition failed (the invoice or transaction moved on); re-read and decide again.
+ * `contended`: another transaction was writing the same items at that moment and nothing was found
+ * changed: the same write may succeed a moment later, or be decided again as a stale one.
+ */
+export type CommitResult = 'committed' | 'stale' | 'contended';
 
 /** A value that may be taken once (a UTR, a merchant's withdrawal orderId), taken in the same write as the record it guards. */
 export interface UniqueClaim {
@@ -134,8 +138,9 @@ export class TransactionService {
       if (input.reportedByProvider) outcome.update.settlesProviderPayment = true;
       const callback = isFinalStatus(transaction.status) ? callbackEntry(transaction, now) : undefined;
       const claims = input.uniqueId ? [{ id: input.uniqueId, owner: { transactionId: id, merchantId } }] : [];
-      const posting = await postingFor(this.deps.balances, undefined, transaction);
-      const result = await this.deps.ledger.insert(transaction, { invoice: outcome.update, posting, callback, claims });
+      const result = await writeWithEntries(this.deps.balances, undefined, transaction, (posting) =>
+        this.deps.ledger.insert(transaction, { invoice: outcome.update, posting, callback, claims }),
+      );
       if (result === 'committed') {
         if (isFinalStatus(transaction.status)) this.deps.metrics.depositSettled(input.source, transaction.status);
         if (callback) await this.deps.callbacks.publish([callback.id]);
@@ -179,8 +184,10 @@ export class TransactionService {
       if (update && details.settlesProviderPayment) update.settlesProviderPayment = true;
       const callback = withCallback ? callbackEntry(next, now) : undefined;
       const released = releaseClaim ? [releaseClaim] : [];
-      const posting = await postingFor(this.deps.balances, current, next);
-      if ((await this.deps.ledger.transition(next, 'processing', { invoice: update, posting, callback, releaseClaims: released })) === 'committed') {
+      const result = await writeWithEntries(this.deps.balances, current, next, (posting) =>
+        this.deps.ledger.transition(next, 'processing', { invoice: update, posting, callback, releaseClaims: released }),
+      );
+      if (result === 'committed') {
         if (next.type === 'deposit' && source) this.deps.metrics.depositSettled(source, status);
         if (callback) await this.deps.callbacks.publish([callback.id]);
         return next;

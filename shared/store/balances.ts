@@ -2,7 +2,7 @@
  * The books in DynamoDB: balances (one item per merchant and currency) and their entries (one item
  * each, never changed). A posting is written inside the transaction of the state it accounts for
  * (`postingWrites`): each entry only if its id is new, the balance only if it is still the one the
- * posting was computed from.
+ * posting was computed from (its entry count and amounts).
  */
 import { BatchGetCommand, GetCommand, PutCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BALANCE_CURRENCIES, type Balance, type BalanceEntry, type BalanceEntryFilters, type BalancePosting } from '../domain/balances.js';
@@ -41,14 +41,17 @@ function fromEntryItem(item: Record<string, unknown>): BalanceEntry {
   return { ...entry, transactionId: (entry.transactionId as string | undefined) ?? null } as BalanceEntry;
 }
 
-/** The balance's write: conditional on the entry count the posting was computed from (or on there being no balance yet). */
+/** The balance's write: conditional on the balance the posting was computed from (or on there being no balance yet). */
 function balancePut(tableName: string, balance: Balance, expected: BalancePosting['expected']) {
   return {
     Put: {
       TableName: tableName,
       Item: { id: balanceId(balance.merchantId, balance.currency), ...balance },
       ...(expected
-        ? { ConditionExpression: 'entryCount = :count', ExpressionAttributeValues: { ':count': expected.entryCount } }
+        ? {
+            ConditionExpression: 'entryCount = :count AND available = :available AND reserved = :reserved',
+            ExpressionAttributeValues: { ':count': expected.entryCount, ':available': expected.available, ':reserved': expected.reserved },
+          }
         : { ConditionExpression: 'attribute_not_exists(id)' }),
     },
   };

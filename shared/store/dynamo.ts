@@ -46,13 +46,14 @@ export function isConditionFailure(error: unknown): boolean {
 /** One item of a DynamoDB transaction. */
 export type TransactItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
-/** Writes `items` in one DynamoDB transaction; `stale` when a condition failed or another writer of the same items won. */
+/** Writes `items` in one DynamoDB transaction; `stale` when a condition failed, `contended` when another writer of the same items was under way. */
 export async function commitTransaction(client: DynamoDBDocumentClient, items: TransactItem[]): Promise<CommitResult> {
   try {
     await client.send(new TransactWriteCommand({ TransactItems: items }));
     return 'committed';
   } catch (error) {
-    if (isConditionFailure(error) || isTransactionConflict(error)) return 'stale';
+    if (isConditionFailure(error)) return 'stale';
+    if (isTransactionConflict(error)) return 'contended';
     throw error;
   }
 }

@@ -799,11 +799,12 @@ describe.each(STAGES)('%s stack', (stage) => {
       // A provider rejects a UTR by its event, or in its answer to the reconciliation.
       const utrDecisions = ['receive-provider-event uniques', 'reconcile-provider-payments uniques'];
       expect(sorted(deleting)).toEqual(sorted([...idempotent, 'watch-chain chain', 'watch-chain uniques', ...utrDecisions]));
-      // Batch reads only where many items are looked up at once: the owners of a range's addresses, a transaction's callbacks.
+      // Batch reads only where many items are looked up at once: the owners of a range's addresses, a transaction's callbacks,
+      // a merchant's balance in every currency.
       const batchReading = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:BatchGetItem')).map(([table]) => `${name} ${table}`));
       // And the live prices an amount is converted at.
       const priceReaders = definitions.filter(({ tables }) => tables.rates).map(({ name }) => `${name} rates`);
-      expect(sorted(batchReading)).toEqual(sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox', ...priceReaders]));
+      expect(sorted(batchReading)).toEqual(sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox', 'list-balances balances', ...priceReaders]));
     });
   });
 

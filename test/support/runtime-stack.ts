@@ -12,7 +12,7 @@ import { localDynamoClient } from '../../infra/local/dynamodb.js';
 import { localCredentials } from '../../infra/local/environment.js';
 import { readRunningStack, type RuntimeInfo } from '../../infra/local/runtime-info.js';
 import { localCallbackQueueUrls, localSqsClient } from '../../infra/local/sqs.js';
-import { postingFor } from '../../shared/domain/balances.js';
+import { writeWithEntries } from '../../shared/domain/balances.js';
 import { callbackEntry, type CallbackEntry } from '../../shared/domain/callbacks.js';
 import { Decimal } from '../../shared/domain/money.js';
 import { invoiceAfterDeposit } from '../../shared/domain/payments.js';
@@ -99,8 +99,7 @@ export async function recordDepositWithoutPublishing(stack: RuntimeStack, invoic
   const callback = callbackEntry(transaction, now);
   const outcome = invoiceAfterDeposit(invoice, transaction, true, now);
   if ('refused' in outcome) throw new Error(`The invoice ${invoiceId} refuses a deposit (${outcome.refused})`);
-  const posting = await postingFor(stack.balances, undefined, transaction);
-  const result = await stack.transactions.insert(transaction, { invoice: outcome.update, posting, callback });
+  const result = await writeWithEntries(stack.balances, undefined, transaction, (posting) => stack.transactions.insert(transaction, { invoice: outcome.update, posting, callback }));
   if (result !== 'committed') throw new Error(`The deposit on ${invoiceId} was not written (${result})`);
   return { transaction, callback };
 }

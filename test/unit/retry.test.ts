@@ -1,6 +1,6 @@
 /** The optimistic write retry policy (shared/domain/retry.ts), on a clock the test moves. */
 import { describe, expect, it } from 'vitest';
-import { OPTIMISTIC_RETRY, optimisticAttempts, type RetryPolicy } from '../../shared/domain/retry.js';
+import { BALANCE_RETRY, OPTIMISTIC_RETRY, optimisticAttempts, type RetryPolicy } from '../../shared/domain/retry.js';
 
 function timing(random = 1, sleepAlso = 0) {
   let now = 0;
@@ -44,6 +44,14 @@ describe('optimistic attempts', () => {
   it('counts the pauses in the budget too', async () => {
     const clock = timing(1, 1_000);
     expect(await tries({ attempts: 10, budgetMs: 2_500, pauseStepMs: 40 }, clock)).toEqual([0, 1, 2]);
+  });
+
+  it('for writers queueing on one balance, doubles the pause with each loss up to 400 ms, and starts no retry after 8 seconds', async () => {
+    const clock = timing(1);
+    const seen = await tries(BALANCE_RETRY, clock);
+    expect(clock.pauses.slice(0, 7)).toEqual([20, 40, 80, 160, 320, 400, 400]);
+    // 620 ms of pauses to the fifth retry, then 400 ms each: the 23rd starts at 7,820 ms, a 24th would at 8,220.
+    expect(seen).toHaveLength(24);
   });
 
   it('stops as soon as the caller leaves the loop: one write that succeeds is one try', async () => {
