@@ -154,7 +154,10 @@ export class BalanceService {
       if (!transaction.booked && (await this.book(transaction))) booked++;
     }
     const balances: BalanceCheck[] = [];
-    for (const { currency } of await this.deps.balances.all(merchantId)) balances.push(await this.resum(merchantId, currency));
+    for (const currency of BALANCE_CURRENCIES) {
+      const check = await this.resum(merchantId, currency);
+      if (check) balances.push(check);
+    }
     return { booked, balances };
   }
 
@@ -180,19 +183,23 @@ export class BalanceService {
     throw new Conflict(`Transaction ${found.id} kept changing; run the rebuild again`);
   }
 
-  /** Sets a balance to the sums of its entries, if it differs. */
-  private async resum(merchantId: string, currency: string): Promise<BalanceCheck> {
+  /**
+   * Sets a balance to the sums of its entries if it differs (or makes it, for entries whose balance
+   * was lost); none when the merchant has neither in the currency.
+   */
+  private async resum(merchantId: string, currency: string): Promise<BalanceCheck | undefined> {
     let reads = 0;
     for await (const _attempt of optimisticAttempts(INDEX_CATCH_UP)) {
       reads++;
       const balance = await this.deps.balances.get(merchantId, currency);
-      if (!balance) throw new Error(`The ${currency} balance of merchant ${merchantId} vanished`);
       const entries = await this.deps.balances.entriesIn(merchantId, currency);
+      if (!balance && entries.length === 0) return undefined;
       // Read again while the index shows fewer entries than the balance counts; at the last read, the entries found are the books.
-      if (entries.length < balance.entryCount && reads < INDEX_CATCH_UP.attempts) continue;
-      const sums = balancesFromEntries(merchantId, entries, this.deps.clock().toISOString())[0] ?? zeroBalance(merchantId, currency, this.deps.clock().toISOString());
+      if (entries.length < (balance?.entryCount ?? 0) && reads < INDEX_CATCH_UP.attempts) continue;
+      const at = this.deps.clock().toISOString();
+      const sums = balancesFromEntries(merchantId, entries, at)[0] ?? zeroBalance(merchantId, currency, at);
       const check = { currency, available: sums.available, reserved: sums.reserved, entries: sums.entryCount };
-      if (sums.available === balance.available && sums.reserved === balance.reserved && sums.entryCount === balance.entryCount) return { ...check, corrected: false };
+      if (balance && sums.available === balance.available && sums.reserved === balance.reserved && sums.entryCount === balance.entryCount) return { ...check, corrected: false };
       if ((await this.deps.balances.replace(sums, balance)) === 'committed') return { ...check, corrected: true };
     }
     throw new Conflict(`The ${currency} balance kept changing; run the rebuild again`);

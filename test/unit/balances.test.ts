@@ -285,4 +285,13 @@ describe('the rebuild', () => {
     expect((await service.rebuild(MERCHANT)).balances).toEqual([{ currency: 'AZN', available: '40.00', reserved: '0.00', entries: 1, corrected: true }]);
     expect(books.balances.get(`${MERCHANT} AZN`)).toMatchObject({ available: '40.00', entryCount: 1 });
   });
+
+  it('makes again a balance that was lost while its entries were kept', async () => {
+    const books = new MemoryBooks();
+    const service = booksService(books);
+    await service.adjust(MERCHANT, { currency: 'PKR', amount: new Decimal('700'), reason: 'Funds' });
+    books.balances.delete(`${MERCHANT} PKR`);
+    expect((await service.rebuild(MERCHANT)).balances).toEqual([{ currency: 'PKR', available: '700.00', reserved: '0.00', entries: 1, corrected: true }]);
+    expect(books.balances.get(`${MERCHANT} PKR`)).toMatchObject({ available: '700.00', entryCount: 1 });
+  });
 });
