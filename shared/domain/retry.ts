@@ -9,12 +9,8 @@ export interface RetryPolicy {
   attempts: number;
   /** No retry starts after this long: a write that keeps losing answers a clean conflict well inside a request's timeout. */
   budgetMs: number;
-  /** The pause before try n (from 1) is random, below `pauseStepMs * (n + 1)`; or, with `pauseCapMs`, below `pauseStepMs * 2^n`. */
+  /** The pause before try n (from 1) is random, below `pauseStepMs * (n + 1)`, and below `pauseCapMs` when given. */
   pauseStepMs: number;
-  /**
-   * Pauses that double with each loss, up to this: for many writers converging on one item, whose
-   * every round lets only one through, so the others spread out the more of them there are.
-   */
   pauseCapMs?: number;
 }
 
@@ -22,13 +18,14 @@ export const OPTIMISTIC_RETRY: RetryPolicy = { attempts: 10, budgetMs: 4_000, pa
 
 /**
  * For a posting that lost only because its balance moved, or was being written: each round of a
- * race on one balance lets one writer through, so the loser posts again on the new balance, after
- * a pause that doubles with each loss (the more writers queue on one balance, the more they spread
- * out), for as long as such a queue takes to drain rather than give up: 30 deposits at once to one
- * merchant's balance take about 6 s on a busy DynamoDB Local. The decision around the posting is
- * not made again meanwhile, so the request still ends inside its 10 s timeout.
+ * race on one balance lets one writer through, so the loser posts again on the new balance after a
+ * short pause, which spreads a queue of writers out but stops growing at 60 ms (one that kept
+ * growing would let newer writers overtake an old one for ever), for as long as such a queue takes
+ * to drain rather than give up: 30 deposits at once to one merchant's balance take about 3.5 s on
+ * DynamoDB Local. The decision around the posting is not made again meanwhile, so the request
+ * still ends inside its 10 s timeout.
  */
-export const BALANCE_RETRY: RetryPolicy = { attempts: 400, budgetMs: 8_000, pauseStepMs: 10, pauseCapMs: 400 };
+export const BALANCE_RETRY: RetryPolicy = { attempts: 1_000, budgetMs: 8_000, pauseStepMs: 5, pauseCapMs: 60 };
 
 export interface RetryTiming {
   now(): number;
@@ -51,8 +48,7 @@ export async function* optimisticAttempts(policy: RetryPolicy = OPTIMISTIC_RETRY
   for (let attempt = 0; attempt < policy.attempts; attempt++) {
     if (attempt > 0) {
       if (timing.now() >= deadline) return;
-      const ceiling = policy.pauseCapMs === undefined ? policy.pauseStepMs * (attempt + 1) : Math.min(policy.pauseCapMs, policy.pauseStepMs * 2 ** attempt);
-      await timing.sleep(timing.random() * ceiling);
+      await timing.sleep(timing.random() * Math.min(policy.pauseStepMs * (attempt + 1), policy.pauseCapMs ?? Infinity));
       if (timing.now() >= deadline) return;
     }
     yield attempt;

@@ -1,6 +1,7 @@
 /**
  * Transactions in DynamoDB. Every write that moves money is one transaction with the invoice
- * change it causes (conditional on the invoice state it was decided on) and the callback it owes.
+ * change it causes (conditional on the invoice state it was decided on), the balance entries it
+ * brings (balances.ts) and the callback it owes.
  */
 import { GetCommand, paginateQuery, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BalancePosting } from '../domain/balances.js';

@@ -46,12 +46,12 @@ describe('optimistic attempts', () => {
     expect(await tries({ attempts: 10, budgetMs: 2_500, pauseStepMs: 40 }, clock)).toEqual([0, 1, 2]);
   });
 
-  it('for writers queueing on one balance, doubles the pause with each loss up to 400 ms, and starts no retry after 8 seconds', async () => {
+  it('for writers queueing on one balance, pauses at most 60 ms however often it lost, and starts no retry after 8 seconds', async () => {
     const clock = timing(1);
     const seen = await tries(BALANCE_RETRY, clock);
-    expect(clock.pauses.slice(0, 7)).toEqual([20, 40, 80, 160, 320, 400, 400]);
-    // 620 ms of pauses to the fifth retry, then 400 ms each: the 23rd starts at 7,820 ms, a 24th would at 8,220.
-    expect(seen).toHaveLength(24);
+    expect(clock.pauses.slice(0, 13)).toEqual([10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 60, 60]);
+    // 385 ms of pauses to the 11th retry, then 60 ms each: the 137th starts at 7,945 ms, a 138th would at 8,005.
+    expect(seen).toHaveLength(138);
   });
 
   it('stops as soon as the caller leaves the loop: one write that succeeds is one try', async () => {
