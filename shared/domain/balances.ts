@@ -193,34 +193,62 @@ const contextOf = (transaction: Transaction): PostingContext => ({
 const sameBalance = (a: Balance | undefined, b: Balance | undefined): boolean =>
   a?.entryCount === b?.entryCount && a?.available === b?.available && a?.reserved === b?.reserved;
 
+/** The postings under way through each reader, by balance: see `inTurn`. */
+const postingsUnderWay = new WeakMap<BalanceReader, Map<string, Promise<void>>>();
+
+/**
+ * Runs the postings made through one reader to one balance one after the other. Within one
+ * process (the local runtime serves every request in one) writers to one balance would only
+ * defeat each other's write conditions, each loser costing a whole transaction; taking turns, none
+ * is wasted. Between processes (Lambda serves one request per instance at a time) the write
+ * condition alone decides, as it always does.
+ */
+async function inTurn<T>(balances: BalanceReader, key: string, posting: () => Promise<T>): Promise<T> {
+  let underWay = postingsUnderWay.get(balances);
+  if (!underWay) postingsUnderWay.set(balances, (underWay = new Map()));
+  const mine = (underWay.get(key) ?? Promise.resolve()).then(posting);
+  const done = mine.then(
+    () => undefined,
+    () => undefined,
+  );
+  underWay.set(key, done);
+  try {
+    return await mine;
+  } finally {
+    if (underWay.get(key) === done) underWay.delete(key);
+  }
+}
+
 /**
  * Writes `movements` onto the merchant's balance as it is now, with whatever `write` writes beside
  * them in the same transaction. The balance is written only if it is still the one read, so a
- * write loses when another posting to it won meanwhile, or is `contended` while one is under way:
- * the posting is then made again on the balance as it is then and written again, as BALANCE_RETRY
- * paces it (each round of a race lets one writer through). `check` refuses what the balance cannot
- * take (it throws), on every read. Anything but `committed`: the write lost while the balance had
- * not moved, so something else `write` is conditional on did, or the balance kept moving; the
- * caller decides again.
+ * write loses when another posting to it won meanwhile (from another process: those of this one
+ * take turns), or is `contended` while one is under way: the posting is then made again on the
+ * balance as it is then and written again, as BALANCE_RETRY paces it (each round of a race lets
+ * one writer through). `check` refuses what the balance cannot take (it throws), on every read.
+ * Anything but `committed`: the write lost while the balance had not moved, so something else
+ * `write` is conditional on did, or the balance kept moving; the caller decides again.
  */
-export async function writePosting(
+export function writePosting(
   balances: BalanceReader,
   context: PostingContext,
   movements: readonly Movement[],
   write: (posting: BalancePosting) => Promise<CommitResult>,
   check?: (balance: Balance | undefined) => void,
 ): Promise<CommitResult> {
-  let balance = await balances.get(context.merchantId, context.currency);
-  let result: CommitResult = 'contended';
-  for await (const _attempt of optimisticAttempts(BALANCE_RETRY)) {
-    check?.(balance);
-    result = await write(post(balance, movements, context));
-    if (result === 'committed') return result;
-    const now = await balances.get(context.merchantId, context.currency);
-    if (result === 'stale' && sameBalance(now, balance)) return result;
-    balance = now;
-  }
-  return result;
+  return inTurn(balances, JSON.stringify([context.merchantId, context.currency]), async () => {
+    let balance = await balances.get(context.merchantId, context.currency);
+    let result: CommitResult = 'contended';
+    for await (const _attempt of optimisticAttempts(BALANCE_RETRY)) {
+      check?.(balance);
+      result = await write(post(balance, movements, context));
+      if (result === 'committed') return result;
+      const now = await balances.get(context.merchantId, context.currency);
+      if (result === 'stale' && sameBalance(now, balance)) return result;
+      balance = now;
+    }
+    return result;
+  });
 }
 
 /**

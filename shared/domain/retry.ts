@@ -17,13 +17,12 @@ export interface RetryPolicy {
 export const OPTIMISTIC_RETRY: RetryPolicy = { attempts: 10, budgetMs: 4_000, pauseStepMs: 40 };
 
 /**
- * For a posting that lost only because its balance moved, or was being written: each round of a
- * race on one balance lets one writer through, so the loser posts again on the new balance after a
- * short pause, which spreads a queue of writers out but stops growing at 60 ms (one that kept
- * growing would let newer writers overtake an old one for ever), for as long as such a queue takes
- * to drain rather than give up: 30 deposits at once to one merchant's balance take about 3.5 s on
- * DynamoDB Local. The decision around the posting is not made again meanwhile, so the request
- * still ends inside its 10 s timeout.
+ * For a posting that lost only because its balance moved, or was being written, in another
+ * process: each round of a race on one balance lets one writer through, so the loser posts again
+ * on the new balance after a short pause, which spreads the writers out but stops growing at 60 ms
+ * (one that kept growing would let newer writers overtake an old one for ever), for as long as
+ * such a queue takes to drain rather than give up. The decision around the posting is not made
+ * again meanwhile, so the request still ends inside its 10 s timeout.
  */
 export const BALANCE_RETRY: RetryPolicy = { attempts: 1_000, budgetMs: 8_000, pauseStepMs: 5, pauseCapMs: 60 };
 

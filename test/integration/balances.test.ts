@@ -267,6 +267,24 @@ describe('races', () => {
     await expectBooksBalance(merchant, 'TRY');
   });
 
+  it("withdrawals racing an operator's corrections written through other stores, as from other processes: the write condition decides, never below zero", async () => {
+    const merchant = await seedMerchant();
+    await fundBalance(merchant.merchant.id, 'TRY', '1500.00');
+    // Each correction goes through a store of its own: nothing makes them take turns with the functions' postings.
+    const correct = () => fundBalance(merchant.merchant.id, 'TRY', '-50.00').then(() => 'taken', (error: Error) => error.message);
+    const [payouts, corrections] = await Promise.all([
+      Promise.all(Array.from({ length: 20 }, () => withdraw(merchant, '100.00'))),
+      Promise.all(Array.from({ length: 10 }, correct)),
+    ]);
+    const accepted = payouts.filter((answer) => answer.status === 200).length;
+    const taken = corrections.filter((outcome) => outcome === 'taken').length;
+    expect(payouts.filter((answer) => answer.status !== 200).map((answer) => answer.body.errors[0].code)).toEqual(Array(20 - accepted).fill('payment_required'));
+    expect(corrections.filter((outcome) => outcome !== 'taken').every((outcome) => outcome.startsWith('Insufficient balance'))).toBe(true);
+    const reserved = 100 * accepted;
+    expect(await balances(merchant)).toEqual([{ currency: 'TRY', available: `${1500 - reserved - 50 * taken}.00`, reserved: `${reserved}.00` }]);
+    await expectBooksBalance(merchant, 'TRY');
+  });
+
   it('the same deposit 20 times at once under one Idempotency-Key: one transaction, credited once', async () => {
     const merchant = await seedMerchant();
     const invoice = await createInvoice(merchant, TRY_INVOICE);
