@@ -7,21 +7,29 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TokenBucketThrottle } from '../../infra/local/throttle.js';
 import { config } from '../../shared/config.js';
 import { balancesFromEntries, entryId } from '../../shared/domain/balances.js';
 import { withdrawalOrderClaimId } from '../../shared/domain/claims.js';
 import type { HttpRouteName } from '../../shared/routes.js';
-import { logger } from '../../shared/observability/logger.js';
 import { documentClient, dynamoClient } from '../../shared/store/dynamo.js';
 import { fundBalance, testBalanceStore } from '../support/balances.js';
 import { createTestGateway, invoke, type GatewayResult, type InvokeOptions } from '../support/invoke.js';
 import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
 import { configuredProvider, sendProviderEvent, settleProviderDecisions } from '../support/providers.js';
 
-// The handlers' information lines (a withdrawal accepted, a reconciliation run) are dozens per test here.
-logger.setLogLevel('WARN');
+// The handlers' information lines (each withdrawal accepted) are dozens per test here; set before any handler's logger is made.
+const logLevel = vi.hoisted(() => {
+  const before = process.env.POWERTOOLS_LOG_LEVEL;
+  process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
+  return before;
+});
+
+afterAll(() => {
+  if (logLevel === undefined) delete process.env.POWERTOOLS_LOG_LEVEL;
+  else process.env.POWERTOOLS_LOG_LEVEL = logLevel;
+});
 
 // Races of dozens of requests on one key: the per-key throttle has tests of its own.
 const gateway = createTestGateway({ throttle: new TokenBucketThrottle({ ratePerSecond: 1_000_000, burst: 1_000_000 }) });
