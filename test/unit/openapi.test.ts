@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { balanceEntryViewSchema, balancesViewSchema, listBalanceEntriesQuerySchema } from '../../shared/domain/balances.js';
 import { callbackDeliverySchema, testCallbackResultSchema } from '../../shared/domain/callbacks.js';
 import { depositConfirmationRequestSchema } from '../../shared/domain/deposit-confirmation.js';
 import { createInvoiceRequestSchema, listInvoicesQuerySchema } from '../../shared/domain/invoice-requests.js';
@@ -154,6 +155,9 @@ describe('the examples', () => {
     ['merchant', merchantViewSchema, examples.merchantExample],
     ['merchant settings', merchantSettingsRequestSchema, body(examples.merchantSettingsExample)],
     ['rotated secret', rotatedSecretSchema, examples.rotatedSecretExample],
+    ['balances', balancesViewSchema, examples.balancesExample],
+    ['list balance entries query', listBalanceEntriesQuerySchema, query(examples.listBalanceEntriesQueryExample)],
+    ['balance entry page', pageSchema(balanceEntryViewSchema), examples.balanceEntryPageExample],
   ])('%s passes its schema', (_name, schema, example) => {
     expect(schema.safeParse(example).error).toBeUndefined();
   });
