@@ -189,7 +189,7 @@ async function run(command: Command, target: Target): Promise<string> {
   switch (command.name) {
     case 'create': {
       const { merchant, callbackSecret, key } = await admin.createMerchant(command.input);
-      const created = { merchantId: merchant.id, apiKey: key.apiKey, callbackSecret };
+      const created = { merchantId: merchant.id, keyId: key.keyId, apiKey: key.apiKey, callbackSecret };
       if (command.json) return json(created);
       return [
         `Created merchant ${merchant.id} (${merchant.name}) in ${description}.`,
