@@ -132,6 +132,9 @@ export class FiatService {
       const claims = await this.utrClaims(invoice.id, request.utr);
       if (claims === 'ours') return;
       if (claims === 'anotherUnderReview') throw anotherUtrUnderReview();
+      // The provider reported the payment itself (a partial one leaves the invoice open): retrying cannot change that.
+      const reported = await ledger.getClaim(providerPaymentClaimId(payment.providerId, payment.providerReference));
+      if (reported && reported.owner.transactionId !== id) throw new Conflict(`The payment provider already reported this invoice's payment as deposit ${reported.owner.transactionId}`);
     }
     throw new Conflict('The invoice kept changing; retry the request');
   }

@@ -171,6 +171,15 @@ describe('the provider\'s decision on a payment', () => {
     expect(await stored(invoice)).toMatchObject({ status: 'created', paidAmount: '1000.00', paymentStatus: 'partial' });
   });
 
+  it('refuses at once a UTR for a payment the provider already reported in part, since no retry could change it', async () => {
+    setup();
+    const invoice = await inrInvoice(merchantId, INR_DETAILS);
+    await decide(invoice, 'confirmed', { amount: '1000.00' });
+    const [deposit] = await depositsOf(invoice);
+    expect(await refusal(confirm(invoice))).toEqual(new Conflict(`The payment provider already reported this invoice's payment as deposit ${deposit!.id}`));
+    expect(await depositsOf(invoice)).toHaveLength(1);
+  });
+
   it('rejecting a UTR fails its deposit and cancels the invoice; the UTR is free for another payment, and the rejected invoice and UTR are still accepted', async () => {
     setup();
     const invoice = await inrInvoice();
