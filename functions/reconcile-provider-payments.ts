@@ -1,5 +1,5 @@
 /**
- * Every 5 minutes (decisions 18): asks each provider about the payments and payouts whose decision
+ * Every 5 minutes (docs/provider-protocol.md): asks each provider about the payments and payouts whose decision
  * is overdue, settles what it answers, sends again the UTRs and payouts a provider never took, and
  * reports what has been processing for over a day (alarmed).
  */

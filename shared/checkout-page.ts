@@ -1,5 +1,5 @@
 /**
- * The hosted checkout's pages (merchant-api.md "What the service does" 1-5, decisions 17):
+ * The hosted checkout's pages (docs/merchant-guide.md#the-hosted-checkout):
  * self-contained HTML (inline style and one small script, both under a per-response nonce; no
  * external scripts, fonts or styles) that works from 320 px wide and inside a merchant's frame, in
  * the customer's language. Every word comes from the language's catalogue; every merchant- and
@@ -33,7 +33,7 @@ export type CheckoutPage =
   | { kind: 'details'; fields: readonly DirectOpenField[]; values: Record<string, string>; problems: DetailProblem[] }
   | { kind: 'completed' }
   | { kind: 'closed'; reason: CancelReason }
-  /** INR: the customer picks the provider among those that can serve the invoice (decisions 18). */
+  /** INR: the customer picks the provider among those that can serve the invoice (docs/provider-protocol.md). */
   | { kind: 'providers'; providers: ReadonlyArray<{ id: string; name: string }> }
   /** P2P: the provider's instructions, then the transaction-information form. */
   | { kind: 'instructions'; instructions: PaymentInstructions; value: string; problem?: UtrProblem }

@@ -1,7 +1,7 @@
 /**
  * `npm run merchant -- <command>`: creates merchants, issues, lists and revokes their keys
- * (decisions 12). A new key and callback secret are printed once and never again. It also
- * redelivers the callbacks parked in the local gateway's dead-letter queue (decisions 10).
+ * (docs/operations.md#merchants-and-keys). A new key and callback secret are printed once and never again. It also
+ * redelivers the callbacks parked in the local gateway's dead-letter queue (docs/merchant-guide.md#delivery-retries-and-pauses).
  */
 import { parseArgs } from 'node:util';
 import { merchantUrlProblem, normalizedUrl, type NewMerchantInput } from '../../shared/domain/merchants.js';

@@ -37,7 +37,7 @@ function languageSwitcher(t: Translator, pageUrlIn: (language: Language) => stri
 
 export function htmlDocument(t: Translator, stage: Stage, document: CheckoutDocument): RenderedPage {
   const nonce = newNonce();
-  // Demo pages say so on every page (decisions 17): its addresses are test addresses.
+  // Demo pages say so on every page (docs/merchant-guide.md#the-hosted-checkout): its addresses are test addresses.
   const demo = stage === 'demo' ? html`<p class="demo">${t.html('demo.notice')}</p>` : '';
   const page = html`<!doctype html>
 <html lang="${t.language}" dir="${t.dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -1,8 +1,8 @@
 /**
- * Local-fiat money movement: deposit confirmation by UTR (decisions 8) and the deprecated
- * withdrawal (decisions 9), over small ports. Both take a uniqueness claim in the same write as
+ * Local-fiat money movement: deposit confirmation by UTR (docs/merchant-guide.md#confirming-a-deposit-by-utr) and the deprecated
+ * withdrawal (docs/merchant-guide.md#withdrawals-deprecated), over small ports. Both take a uniqueness claim in the same write as
  * the transaction, so the database, not a read before the write, decides who wins; then the
- * request goes to the payment provider (decisions 18), whose decision comes back as an event.
+ * request goes to the payment provider (docs/provider-protocol.md#provider-to-gateway-events), whose decision comes back as an event.
  */
 import { invoiceUtrClaimId, providerPaymentClaimId, utrClaimId, withdrawalOrderClaimId } from './claims.js';
 import { decodeReceipt, isConfirmedByUtr, type DepositConfirmationRequest, type Receipt } from './deposit-confirmation.js';

@@ -1,6 +1,6 @@
 /**
  * The stage's payment providers, built once per container from its configuration: each reached
- * by the connector of its protocol (the section 18 protocol for every provider so far), each
+ * by the connector of its protocol (docs/provider-protocol.md for every provider so far), each
  * secret read when first needed from where the configuration says it is, and kept for a while.
  */
 import type { ProviderConfig, ProviderSecretSource } from '../config.js';

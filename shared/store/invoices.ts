@@ -53,7 +53,7 @@ function toInvoice(item: Record<string, unknown>): Invoice {
   return { ...invoice, paidAmount: paid, paymentStatus: completed ? 'paid' : 'unpaid', transactionIds: [], completedAt: completed ? invoice.updatedAt : null };
 }
 
-/** An orderId claimed by a request with another body is a 409 (decisions 5). */
+/** An orderId claimed by a request with another body is a 409 (docs/merchant-guide.md#creating-an-invoice). */
 function refuseOtherRequest(claim: Record<string, unknown>, requestHash: string): void {
   if (claim.requestHash !== requestHash) throw new Conflict('An invoice with this orderId already exists with different details');
 }

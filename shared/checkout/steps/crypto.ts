@@ -21,7 +21,7 @@ const NETWORK_NAMES: Record<CryptoNetwork, string> = {
   bahamut: 'Bahamut',
 };
 
-/** How wallets and exchanges name a token's network (decisions 17). */
+/** How wallets and exchanges name a token's network (docs/merchant-guide.md#the-hosted-checkout). */
 const TOKEN_NETWORK_LABELS: Partial<Record<CryptoNetwork, string>> = {
   ethereum: 'ERC-20',
   bsc: 'BEP-20',

@@ -1,5 +1,5 @@
 /**
- * A payment provider in memory, as the section 18 protocol has it answer the gateway's requests:
+ * A payment provider in memory, as the provider protocol (docs/provider-protocol.md) has it answer the gateway's requests:
  * one payment per `webhook-id` however often it is asked, UTRs and payouts taken, and every call
  * failing with `ProviderUnavailable` while it is down. It records what it was sent.
  */
