@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startLocalDemoProvider } from '../infra/local/demo-provider-process.js';
 import { ensureTables, localDynamoClient, startDynamoDbLocal } from '../infra/local/dynamodb.js';
-import { handlerEnvironment, localTableNames, randomLocalCredentials } from '../infra/local/environment.js';
+import { DEFAULT_FUNCTION_SETTINGS, handlerEnvironment, localTableNames, randomLocalCredentials } from '../infra/local/environment.js';
 import { startLocalSqs } from '../infra/local/sqs.js';
 import { figures, loadEach, round, type LoadFigures } from './load.js';
 import { positiveOption } from './options.js';
@@ -87,7 +87,7 @@ export async function providersBenchmark(args: string[]): Promise<void> {
           tables,
           providers: demo.providers,
         },
-        { invoiceLifetimeSeconds: 900, retryScale: 1, secretOverlapSeconds: 24 * 3600 },
+        DEFAULT_FUNCTION_SETTINGS,
       ),
     );
     const [{ createTestGateway, invoke }, { seedMerchant }, { TokenBucketThrottle }, { config }, { signMessage }, { DynamoInvoiceStore }, { documentClient }] = await Promise.all([

@@ -2,7 +2,7 @@
  * Runs every minute: cancels open invoices whose lifetime has ended. Due invoices come from the
  * sparse index, and each cancellation is conditional, so a payment that lands first wins.
  */
-import { logger } from '../shared/http/logger.js';
+import { logger } from '../shared/observability/logger.js';
 import { observed } from '../shared/observability/tracer.js';
 import { invoiceStore } from './commons/invoices.js';
 

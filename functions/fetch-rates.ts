@@ -7,7 +7,7 @@
  */
 import { config } from '../shared/config.js';
 import { isTickerPair, oldestQuoteAgeSeconds, refreshRates, type RateRefresh } from '../shared/domain/rates.js';
-import { logger } from '../shared/http/logger.js';
+import { logger } from '../shared/observability/logger.js';
 import { businessMetrics } from '../shared/observability/metrics.js';
 import { observed } from '../shared/observability/tracer.js';
 import { TickerClient, TickerError } from '../shared/rates/ticker.js';

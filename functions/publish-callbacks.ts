@@ -2,7 +2,7 @@
  * The outbox sweep: hands to the queue every callback whose writer committed it but died before
  * enqueueing it. Entries younger than the grace period are left to their writer.
  */
-import { logger } from '../shared/http/logger.js';
+import { logger } from '../shared/observability/logger.js';
 import { observed } from '../shared/observability/tracer.js';
 import { callbackPublisher } from './commons/callbacks.js';
 import { outboxStore } from './commons/stores.js';

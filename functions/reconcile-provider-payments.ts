@@ -6,7 +6,7 @@
 import type { Transaction } from '../shared/domain/transactions.js';
 import { payoutRecipient, type WithdrawTransaction } from '../shared/domain/withdrawals.js';
 import type { StoredReceipt } from '../shared/domain/fiat-service.js';
-import { logger } from '../shared/http/logger.js';
+import { logger } from '../shared/observability/logger.js';
 import { businessMetrics } from '../shared/observability/metrics.js';
 import { observed } from '../shared/observability/tracer.js';
 import { open } from '../shared/vault/envelope.js';

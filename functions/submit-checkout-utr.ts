@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { UtrProblem } from '../shared/checkout-page.js';
 import { depositConfirmationRequestSchema, isConfirmedByUtr } from '../shared/domain/deposit-confirmation.js';
-import { ApiError } from '../shared/errors.js';
+import { AlreadyUsed, DomainError } from '../shared/domain/errors.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
 import { checkoutPage, checkoutService, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
@@ -37,8 +37,8 @@ export const handler = httpHandler(
     try {
       await fiatService.confirmDeposit(invoice.merchantId, confirmation.data);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      if (error.code === 'db_unique_violation') return retry('used');
+      if (!(error instanceof DomainError)) throw error;
+      if (error instanceof AlreadyUsed) return retry('used');
       // Paid, canceled, another UTR under review or the provider away meanwhile: the provider page shows which.
     }
     return seeOther(providerUrl);

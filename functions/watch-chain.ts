@@ -5,11 +5,10 @@
  */
 import { config } from '../shared/config.js';
 import { EvmRpcReader } from '../shared/chain/evm-reader.js';
-import { ChainWatcher, type RunSummary } from '../shared/domain/chain-watcher.js';
+import { CHAIN_BLOCKS_PER_RUN, ChainWatcher, type RunSummary } from '../shared/domain/chain-watcher.js';
 import { EVM_NETWORKS, type EvmNetwork } from '../shared/domain/networks.js';
-import { logger } from '../shared/http/logger.js';
+import { logger } from '../shared/observability/logger.js';
 import { observed } from '../shared/observability/tracer.js';
-import { CHAIN_BLOCKS_PER_RUN } from '../shared/platform.js';
 import { DynamoChainStore } from '../shared/store/chain.js';
 import { documentClient } from '../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../shared/store/invoices.js';

@@ -12,8 +12,9 @@ import { EVM_NETWORKS, defaultEvmChains, type EvmChain, type EvmNetwork, type To
 import type { AddressFamily, WalletXpubs } from './domain/wallets.js';
 import { CALLBACK_TARGETS } from './outbound/address-guard.js';
 import type { DeliveryGuard } from './outbound/http-delivery.js';
-import { STAGES, type Stage } from './routes.js';
+import { STAGES, type Stage } from './stage.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from './store/tables.js';
+import { DEFAULTS } from './defaults.js';
 
 const positiveNumber = (fallback: number) => z.coerce.number().positive().default(fallback);
 
@@ -99,14 +100,12 @@ const envSchema = z.object({
   STAGE: z.enum(STAGES),
   /** Origin the hosted checkout is served from; invoice links are `{PUBLIC_BASE_URL}/checkout/{id}`. */
   PUBLIC_BASE_URL: z.url().transform((url) => url.replace(/\/+$/, '')),
-  GATEWAY_INVOICE_LIFETIME_S: positiveNumber(900),
+  GATEWAY_INVOICE_LIFETIME_S: positiveNumber(DEFAULTS.invoiceLifetimeSeconds),
   GATEWAY_PROVIDERS: providersSchema,
   /** How long a provider's decision is awaited before the reconciliation asks for it (decisions 18: 10 minutes; tests shorten it). */
   GATEWAY_RECONCILE_AFTER_S: positiveNumber(RECONCILIATION_POLICY.askAfterSeconds),
-  /** Multiplies the callback retry schedule and its 72-hour window (tests run it in seconds). */
-  GATEWAY_RETRY_SCALE: positiveNumber(1),
-  /** How long a rotated callback secret keeps signing beside the new one (tests shorten it). */
-  GATEWAY_SECRET_OVERLAP_S: positiveNumber(24 * 3600),
+  GATEWAY_RETRY_SCALE: positiveNumber(DEFAULTS.callbackRetryScale),
+  GATEWAY_SECRET_OVERLAP_S: positiveNumber(DEFAULTS.callbackSecretOverlapSeconds),
   /**
    * Which addresses callbacks may reach: `public` (the default, every deployed stage) or `any`,
    * which only the local runtime sets, so that a merchant's receiver on the same machine is reached.

@@ -3,11 +3,9 @@
  * schedule or a queue. The CDK stacks and the local runtime are both built from this table. A
  * function's code is `functions/{name}.ts`, exporting `handler`.
  */
-import type { QueueName } from './platform.js';
+import type { QueueName } from './queue/queues.js';
+import { STAGES, type Stage } from './stage.js';
 import type { TABLES, TableKey } from './store/tables.js';
-
-export const STAGES = ['prod', 'demo'] as const;
-export type Stage = (typeof STAGES)[number];
 
 /**
  * The DynamoDB actions a function may take on a table, each one it calls (a transaction's Put,

@@ -31,7 +31,7 @@
  * that is neither fixed nor acknowledged with its reason (infra/aws/nag.ts).
  */
 import { App } from 'aws-cdk-lib';
-import { STAGES, type Stage } from '../../shared/routes.js';
+import { STAGES, type Stage } from '../../shared/stage.js';
 import { EVM_NETWORKS } from '../../shared/domain/networks.js';
 import { parseRatesConfig } from '../../shared/config.js';
 import type { CustomDomain } from './gateway-api.js';

@@ -14,7 +14,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type Buck
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
-import type { Stage } from '../../shared/routes.js';
+import type { Stage } from '../../shared/stage.js';
 import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 import { pascalCase } from './construct-ids.js';
 import { SERVICE_NAME, type Vault, type WalletKeyParameters } from './gateway-function.js';

@@ -12,7 +12,7 @@ import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, AlarmStatusWidget, type AlarmProps, ComparisonOperator, Dashboard, GraphWidget, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
-import type { Stage } from '../../shared/routes.js';
+import type { Stage } from '../../shared/stage.js';
 import { pascalCase } from './construct-ids.js';
 import type { GatewayFunction, QueueWithDeadLetter, StageQueues } from './gateway-function.js';
 import { queuesOfStage } from './gateway-queues.js';

@@ -6,8 +6,8 @@
  */
 import { Duration, type CfnOutputProps, type RemovalPolicy, type Stack } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
-import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
-import type { Stage } from '../../shared/routes.js';
+import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
+import type { Stage } from '../../shared/stage.js';
 import { pascalCase } from './construct-ids.js';
 import type { StageQueues } from './gateway-function.js';
 import { acknowledge } from './nag.js';

@@ -19,8 +19,8 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IConstruct } from 'constructs';
-import { BUSINESS_METRICS, METRICS_NAMESPACE, SERVICE_NAME, type BusinessMetricDefinition } from '../../shared/platform.js';
-import type { Stage } from '../../shared/routes.js';
+import { BUSINESS_METRICS, METRICS_NAMESPACE, SERVICE_NAME, type BusinessMetricDefinition } from '../../shared/observability/catalogue.js';
+import type { Stage } from '../../shared/stage.js';
 import type { LiveRates } from './live-rates.js';
 import { acknowledge } from './nag.js';
 

@@ -5,7 +5,7 @@
 import type { HeldTransfer } from '../../shared/domain/chain-watcher.js';
 import { newApiKey, newMerchant, onchainDepositsByDefault, takesOnchainDeposits, type ApiKey, type Merchant, type NewMerchantInput, type SecretSealer } from '../../shared/domain/merchants.js';
 import { EVM_NETWORKS } from '../../shared/domain/networks.js';
-import type { Stage } from '../../shared/routes.js';
+import type { Stage } from '../../shared/stage.js';
 import type { MerchantStore } from '../../shared/store/merchants.js';
 
 /** The gateway's side of a key: a key must be registered there to get past its throttling. */

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { merchantUrlProblem, normalizedUrl, type NewMerchantInput } from '../../shared/domain/merchants.js';
 import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
-import { STAGES, type Stage } from '../../shared/routes.js';
+import { STAGES, type Stage } from '../../shared/stage.js';
 import { DEFAULT_DATA_DIR, LOCAL_STAGE } from '../local/environment.js';
 import { awsTarget, localTarget, type Target } from './targets.js';
 
@@ -189,7 +189,7 @@ async function run(command: Command, target: Target): Promise<string> {
   switch (command.name) {
     case 'create': {
       const { merchant, callbackSecret, key } = await admin.createMerchant(command.input);
-      const created = { merchantId: merchant.id, apiKey: key.apiKey, callbackSecret };
+      const created = { merchantId: merchant.id, keyId: key.keyId, apiKey: key.apiKey, callbackSecret };
       if (command.json) return json(created);
       return [
         `Created merchant ${merchant.id} (${merchant.name}) in ${description}.`,

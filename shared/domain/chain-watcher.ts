@@ -5,14 +5,12 @@
  * record each once. The cursor moves only after the range's writes succeeded, so a run that fails
  * part way is simply done again: every write is idempotent on the transfer's identity.
  */
-import { ApiError } from '../errors.js';
-import type { Stage } from '../routes.js';
+import type { Stage } from '../stage.js';
 import {
   advance,
   assetAmount,
   depthOf,
   forkPoint,
-  transferId,
   type BlockRef,
   type ChainCursor,
   type ChainReader,
@@ -22,10 +20,15 @@ import {
 import { decimalsOf, type CryptoAssetCode } from './currencies.js';
 import type { Invoice } from './invoices.js';
 import { takesOnchainDeposits, type Merchant } from './merchants.js';
+import { DomainError } from './errors.js';
 import { Decimal, formatAmount } from './money.js';
 import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './networks.js';
 import type { TransactionService } from './transaction-service.js';
 import type { Transaction } from './transactions.js';
+import { transferClaimId } from './claims.js';
+
+/** Blocks one chain-watcher run reads at most; a network further behind catches up over several runs. */
+export const CHAIN_BLOCKS_PER_RUN = 200;
 
 /** Whose deposit address a transfer paid. */
 export interface AddressOwner {
@@ -35,7 +38,7 @@ export interface AddressOwner {
 
 /** A transfer to a customer that is not credited yet: its merchant does not take on-chain deposits, or it has no invoice to go to. */
 export interface HeldTransfer {
-  /** The transfer's identity (`transferId`). */
+  /** The transfer's identity (`transferClaimId`). */
   id: string;
   network: EvmNetwork;
   transactionHash: string;
@@ -242,7 +245,7 @@ export class ChainWatcher {
   private async credit(transfer: ObservedTransfer, owner: AddressOwner, head: number): Promise<Omit<HeldTransfer, 'seenAt'> | undefined> {
     const { confirmations } = this.deps.chain;
     const heldAs = (reason: HeldTransfer['reason']): Omit<HeldTransfer, 'seenAt'> => ({
-      id: transferId(transfer),
+      id: transferClaimId(transfer),
       network: transfer.network,
       transactionHash: transfer.transactionHash,
       logIndex: transfer.logIndex,
@@ -269,7 +272,7 @@ export class ChainWatcher {
       status: depthOf(transfer.block.number, head) >= confirmations ? 'confirmed' : 'processing',
       transactionHash: transfer.transactionHash,
       chain: { blockNumber: transfer.block.number, blockHash: transfer.block.hash, logIndex: transfer.logIndex },
-      uniqueId: transferId(transfer),
+      uniqueId: transferClaimId(transfer),
     }, invoice);
     return undefined;
   }
@@ -305,7 +308,7 @@ export class ChainWatcher {
       const position = deposit.chain!;
       const canonical = position.blockNumber > head ? undefined : await reader.blockHash(position.blockNumber);
       if (canonical !== position.blockHash) {
-        const id = transferId({ network, transactionHash: deposit.transactionHash!, logIndex: position.logIndex });
+        const id = transferClaimId({ network, transactionHash: deposit.transactionHash!, logIndex: position.logIndex });
         await transactions.settle(deposit.merchantId, deposit.id, 'failed', { callback: false, releaseClaim: id, source: 'chain' });
         this.deps.log.warn('An on-chain deposit left the chain before its confirmations', { network, transactionId: deposit.id, transactionHash: deposit.transactionHash });
         summary.failed++;
@@ -334,8 +337,8 @@ export class ChainWatcher {
         if (await this.credit(transfer, held, head)) continue;
       } catch (error) {
         // One held transfer that cannot be credited (a vanished invoice) does not stop the others.
-        if (!(error instanceof ApiError)) throw error;
-        this.deps.log.warn('A held transfer could not be credited', { network, id: held.id, code: error.code });
+        if (!(error instanceof DomainError)) throw error;
+        this.deps.log.warn('A held transfer could not be credited', { network, id: held.id, reason: error.message });
         continue;
       }
       await state.release(held.id);

@@ -57,13 +57,6 @@ export interface ObservedTransfer {
 }
 
 /**
- * The identity of a transfer: one transaction per (network, transaction hash, log index), a
- * native transfer being its transaction's only one.
- */
-export const transferId = (transfer: Pick<ObservedTransfer, 'network' | 'transactionHash' | 'logIndex'>): string =>
-  `chain#${transfer.network}#${transfer.transactionHash.toLowerCase()}#${transfer.logIndex ?? 'native'}`;
-
-/**
  * A raw on-chain value in units of the asset. Exact when the contract has no more decimals than
  * the asset's precision; finer dust (BSC's USDT has 18) is cut off, never rounded up, so nothing
  * is credited that did not arrive.

@@ -3,7 +3,6 @@
  * it makes it `active`), its live status, the customer's details, and whether a UTR is with the
  * provider. No merchant key: the invoice id in the link is what the customer holds.
  */
-import { ApiError, notFound } from '../errors.js';
 import type { PaymentInstructions } from '../providers/protocol.js';
 import { checkoutStatus, checkoutStep, type CheckoutStatus, type CheckoutStep } from './checkout.js';
 import { isConfirmedByUtr } from './deposit-confirmation.js';
@@ -14,6 +13,7 @@ import type { Merchant } from './merchants.js';
 import type { ProviderRequests } from './provider-requests.js';
 import { ProviderUnavailable, type ProviderRoute } from './providers.js';
 import type { Ledger } from './transaction-service.js';
+import { NotFound, Unavailable } from './errors.js';
 
 export interface CheckoutInvoices {
   get(id: string): Promise<Invoice | undefined>;
@@ -79,7 +79,7 @@ export class CheckoutService {
 
   async status(invoiceId: string): Promise<CheckoutStatus> {
     const checkout = await this.find(invoiceId);
-    if (!checkout) throw notFound('Invoice');
+    if (!checkout) throw new NotFound('Invoice');
     return checkoutStatus(checkout.invoice, checkout.merchant);
   }
 
@@ -111,7 +111,7 @@ export class CheckoutService {
       try {
         payment = await providers.requests.paymentFor(invoice, chosen);
       } catch (error) {
-        if (error instanceof ProviderUnavailable || (error instanceof ApiError && error.code === 'service_unavailable')) return { kind: 'unavailable' };
+        if (error instanceof ProviderUnavailable || error instanceof Unavailable) return { kind: 'unavailable' };
         throw error;
       }
     }

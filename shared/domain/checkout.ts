@@ -5,17 +5,8 @@
  */
 import * as z from 'zod';
 import { decimalsOf } from './currencies.js';
-import {
-  createInvoiceRequestSchema,
-  customerDetails,
-  missingCustomerFields,
-  type CancelReason,
-  type CustomerDetails,
-  type CustomerField,
-  type DirectOpenField,
-  type Invoice,
-  type InvoiceStatus,
-} from './invoices.js';
+import { customerDetails, missingCustomerFields, type CancelReason, type CustomerDetails, type CustomerField, type DirectOpenField, type Invoice, type InvoiceStatus } from './invoices.js';
+import { createInvoiceRequestSchema } from './invoice-requests.js';
 import { normalizedUrl, type Merchant } from './merchants.js';
 import { Decimal, formatAmount } from './money.js';
 

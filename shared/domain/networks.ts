@@ -2,7 +2,7 @@
  * What identifies each crypto network on chain, per stage: production runs on the main networks,
  * demo (and local) on their test networks. Pure data, shared by whatever needs to name a chain.
  */
-import type { Stage } from '../routes.js';
+import type { Stage } from '../stage.js';
 import type { CryptoAssetCode, CryptoNetwork } from './currencies.js';
 
 /** The coin each network pays its fees in (decisions 15); every other asset on it is a token. */

@@ -9,11 +9,12 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { ApiError, UNAUTHORIZED_MESSAGE } from '../errors.js';
+import { apiErrorOf } from './errors.js';
 import { TRACE_OPTIONS, tracer } from '../observability/tracer.js';
 import { DEFAULT_MAX_BODY_BYTES, replaysIdempotencyKey, type HttpRoute } from '../routes.js';
 import { apiErrorResponse, internalErrorResponse, successResponse, type Headers } from './envelope.js';
 import type { idempotentByHeader } from './idempotency.js';
-import { logger } from './logger.js';
+import { logger } from '../observability/logger.js';
 import { parseJsonBody } from './json-body.js';
 import { parseOrThrow } from './validation.js';
 
@@ -130,9 +131,10 @@ const bodyMiddleware = (maxBytes: number, parser: BodyParser): Middleware => ({
 const errorHandlerMiddleware = (): Middleware => ({
   onError: (request) => {
     const { error } = request;
-    if (error instanceof ApiError) {
-      if (error.status >= 500) logger.error('Request failed', { code: error.code });
-      request.response = withRequestId(request, apiErrorResponse(error));
+    const refusal = apiErrorOf(error);
+    if (refusal) {
+      if (refusal.status >= 500) logger.error('Request failed', { code: refusal.code });
+      request.response = withRequestId(request, apiErrorResponse(refusal));
       return;
     }
     logger.error('Unexpected failure', error instanceof Error ? error : String(error));

@@ -7,8 +7,8 @@
  */
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { ValidationError } from '../errors.js';
 import { TABLES, type IndexDefinition, type TableDefinition, type TableKey } from './tables.js';
+import { Invalid } from '../domain/errors.js';
 
 /** A listing's filters as the client gave them, normalized: what its cursors are bound to. */
 export type ListingFilters = Readonly<Record<string, string>>;
@@ -58,7 +58,7 @@ const sameFilters = (a: ListingFilters, b: ListingFilters): boolean => {
   return entries(a) === entries(b);
 };
 
-const invalidCursor = (): ValidationError => ValidationError.of('cursor', 'cursor does not continue this listing: pass nextCursor of the previous page, with the same filters');
+const invalidCursor = (): Invalid => Invalid.of('cursor', 'cursor does not continue this listing: pass nextCursor of the previous page, with the same filters');
 
 export function encodeCursor(query: IndexQuery, filters: ListingFilters, position: Record<string, string>): string {
   const cursor: Cursor = { table: query.table, index: query.index, filters: { ...filters }, position };

@@ -21,7 +21,6 @@ import { maxBodyBytesOf, routeByName } from '../../shared/routes.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
 import { callApi, dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { openRuntimeStack, type RuntimeStack } from '../support/runtime-stack.js';
-import { eventually } from '../support/wait.js';
 
 const CALLBACK_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 /** The simulated provider decides each UTR after this long. */

@@ -22,31 +22,11 @@ import { DEFAULT_LIVE_RATES } from '../../infra/aws/live-rates.js';
 import type { ProviderDeployment } from '../../infra/aws/payment-providers.js';
 import { DEMO_PROVIDER_ID, demoProviderRoute } from '../../shared/domain/providers.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
-import {
-  BUSINESS_METRICS,
-  CALLBACK_QUEUE,
-  CONCURRENCY,
-  PROVIDER_EVENTS_THROTTLE,
-  PUBLIC_ROUTE_THROTTLE,
-  QUEUES,
-  reservedConcurrencyOf,
-  STAGE_METHOD_THROTTLE,
-  TABLE_CAPACITY_BASIS,
-  type QueueDefinition,
-  type QueueName,
-} from '../../shared/platform.js';
-import {
-  FUNCTIONS,
-  STAGES,
-  functionsForStage,
-  maxBodyBytesOf,
-  readsProviders,
-  replaysIdempotencyKey,
-  type GatewayFunction,
-  type HttpRoute,
-  type QueueFunction,
-  type Stage,
-} from '../../shared/routes.js';
+import { CONCURRENCY, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, reservedConcurrencyOf, STAGE_METHOD_THROTTLE, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
+import { BUSINESS_METRICS } from '../../shared/observability/catalogue.js';
+import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
+import { FUNCTIONS, functionsForStage, maxBodyBytesOf, readsProviders, replaysIdempotencyKey, type GatewayFunction, type HttpRoute, type QueueFunction } from '../../shared/routes.js';
+import { STAGES, type Stage } from '../../shared/stage.js';
 import { TABLES, TABLE_KEYS, tableEnvVar, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };

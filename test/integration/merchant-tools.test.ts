@@ -17,7 +17,7 @@ import { TEST_TRANSACTION_ID } from '../../shared/domain/callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
 import { httpDeliver } from '../../shared/outbound/http-delivery.js';
-import { CallbackSender, RetryLater } from '../../shared/queue/callback-sender.js';
+import { CallbackSender, RetryLater } from '../../shared/outbound/callback-sender.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';

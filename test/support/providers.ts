@@ -9,7 +9,7 @@ import { config } from '../../shared/config.js';
 import { FIAT_METHOD_LIMITS } from '../../shared/domain/currencies.js';
 import { DEMO_PROVIDER_ID, demoProviderRoute, providerMethods, type ProviderRoute } from '../../shared/domain/providers.js';
 import { signMessage } from '../../shared/providers/protocol.js';
-import type { Stage } from '../../shared/routes.js';
+import type { Stage } from '../../shared/stage.js';
 import { invoke, loadFunction, type GatewayResult } from './invoke.js';
 
 /** A production partner serving every method of section 4 with its limits. */

@@ -1,5 +1,5 @@
 import { Logger } from '@aws-lambda-powertools/logger';
-import { SERVICE_NAME } from '../platform.js';
+import { SERVICE_NAME } from './catalogue.js';
 import { redactingJsonReplacer } from './redaction.js';
 
 /**

@@ -22,11 +22,11 @@ import {
 import type { Merchant } from '../domain/merchants.js';
 import type { BusinessMetrics } from '../domain/metrics.js';
 import type { CallbackSecretOpener } from '../domain/transaction-views.js';
-import { logger } from '../http/logger.js';
-import { DELIVERY_FAILURES } from '../outbound/http-delivery.js';
+import { logger } from '../observability/logger.js';
+import { DELIVERY_FAILURES } from './http-delivery.js';
 import type { CallbackPauseStore } from '../store/merchants.js';
 import type { DynamoOutboxStore, OutboxItem } from '../store/outbox.js';
-import type { CallbackMessage } from './callbacks.js';
+import type { CallbackMessage } from '../queue/callbacks.js';
 
 export type { Deliver, DeliveryResult } from '../domain/callbacks.js';
 
