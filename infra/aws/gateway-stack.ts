@@ -12,6 +12,7 @@ import { CfnOutput, CfnParameter, RemovalPolicy, Stack, Tags, type StackProps } 
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { DEFAULTS } from '../../shared/defaults.js';
 import type { EvmNetwork } from '../../shared/domain/networks.js';
 import { demoProviderRoute } from '../../shared/domain/providers.js';
 import { functionsForStage, type HttpRoute } from '../../shared/routes.js';
@@ -46,18 +47,6 @@ const STAGE_SETTINGS: Record<Stage, StageSettings> = {
   prod: { protectData: true, logRetention: RetentionDays.ONE_YEAR, testWalletKeys: false, liveRates: DEFAULT_LIVE_RATES },
   demo: { protectData: false, logRetention: RetentionDays.TWO_WEEKS, testWalletKeys: true },
 };
-
-/** Invoice lifetime: 15 minutes (merchant-api.md). */
-const INVOICE_LIFETIME_SECONDS = 900;
-
-/** The callback retry schedule of decisions 10 as written; only tests compress it. */
-const CALLBACK_RETRY_SCALE = 1;
-
-/** How long a rotated callback secret keeps signing beside the new one (decisions 16). */
-const CALLBACK_SECRET_OVERLAP_SECONDS = 24 * 3600;
-
-/** How long the demo provider takes to decide a UTR (GATEWAY_PROVIDER_DELAY_S locally). */
-const DEMO_PROVIDER_DELAY_SECONDS = 2;
 
 export interface GatewayStackProps extends StackProps {
   stage: Stage;
@@ -115,9 +104,9 @@ export class GatewayStack extends Stack {
     const environment: Record<string, string> = {
       STAGE: stage,
       PUBLIC_BASE_URL: stagePublicBaseUrl,
-      GATEWAY_INVOICE_LIFETIME_S: String(INVOICE_LIFETIME_SECONDS),
-      GATEWAY_RETRY_SCALE: String(CALLBACK_RETRY_SCALE),
-      GATEWAY_SECRET_OVERLAP_S: String(CALLBACK_SECRET_OVERLAP_SECONDS),
+      GATEWAY_INVOICE_LIFETIME_S: String(DEFAULTS.invoiceLifetimeSeconds),
+      GATEWAY_RETRY_SCALE: String(DEFAULTS.callbackRetryScale),
+      GATEWAY_SECRET_OVERLAP_S: String(DEFAULTS.callbackSecretOverlapSeconds),
       ...liveRatesEnvironment(liveRates),
       // Token contracts reach every function: the checkout's payment links name them too.
       ...Object.fromEntries(
@@ -183,7 +172,7 @@ interface StageProviders {
 function createPaymentProviders(stack: Stack, { stage, api, publicBaseUrl, partners, logRetention, removalPolicy }: StageProviders): PaymentProviders {
   const demo =
     stage === 'demo'
-      ? new DemoProvider(stack, 'DemoProvider', { api, publicBaseUrl, utrDecisionDelaySeconds: DEMO_PROVIDER_DELAY_SECONDS, logRetention, removalPolicy })
+      ? new DemoProvider(stack, 'DemoProvider', { api, publicBaseUrl, logRetention, removalPolicy })
       : undefined;
   if (demo) {
     new CfnOutput(stack, 'DemoProviderUrl', { value: demo.url, description: "The demo provider's base URL" });
