@@ -34,7 +34,8 @@ import { App } from 'aws-cdk-lib';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { EVM_NETWORKS } from '../../shared/domain/networks.js';
 import { parseRatesConfig } from '../../shared/config.js';
-import { GatewayStack, gatewayStackName, type CustomDomain, type GatewayStackProps } from './gateway-stack.js';
+import type { CustomDomain } from './gateway-api.js';
+import { GatewayStack, gatewayStackName, type GatewayStackProps } from './gateway-stack.js';
 import { DEFAULT_LIVE_RATES, type LiveRates } from './live-rates.js';
 import { addNagChecks } from './nag.js';
 

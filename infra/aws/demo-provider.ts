@@ -19,6 +19,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEMO_PROVIDER_PATH } from '../../demo-provider/config.js';
 import { DEMO_PROVIDER_TABLE } from '../../demo-provider/table.js';
+import { DEFAULTS } from '../../shared/defaults.js';
 import { FUNCTION_BUNDLING } from './gateway-function.js';
 import { acknowledge } from './nag.js';
 
@@ -49,7 +50,7 @@ export interface DemoProviderProps {
   api: RestApi;
   /** Where the API is reached from outside (the gateway's PUBLIC_BASE_URL, without a trailing slash). */
   publicBaseUrl: string;
-  /** How long a UTR waits for its decision (GATEWAY_PROVIDER_DELAY_S); 2 s unless given. */
+  /** How long a UTR waits for its decision (GATEWAY_PROVIDER_DELAY_S); the shared default unless given. */
   utrDecisionDelaySeconds?: number;
   /** TWO_WEEKS unless given. */
   logRetention?: RetentionDays;
@@ -115,7 +116,7 @@ export class DemoProvider extends Construct {
       DEMO_PROVIDER_PUBLIC_URL: this.url,
       DEMO_PROVIDER_TABLE: table.tableName,
       DEMO_PROVIDER_QUEUE_URL: queue.queueUrl,
-      GATEWAY_PROVIDER_DELAY_S: String(props.utrDecisionDelaySeconds ?? 2),
+      GATEWAY_PROVIDER_DELAY_S: String(props.utrDecisionDelaySeconds ?? DEFAULTS.demoProviderDelaySeconds),
     };
     const demoFunction = (name: string, handler: string, timeout: Duration, description: string, tableActions: string[]) => {
       // Its own role with no managed policy: its log group, and the grants below.

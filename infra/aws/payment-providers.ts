@@ -11,6 +11,7 @@ import { parseProviders } from '../../shared/config.js';
 import { SERVICE_NAME } from '../../shared/observability/catalogue.js';
 import type { ProviderMethod } from '../../shared/domain/providers.js';
 import type { Stage } from '../../shared/stage.js';
+import { pascalCase } from './construct-ids.js';
 import { GENERATED_SECRET } from './demo-provider.js';
 import { acknowledge } from './nag.js';
 
@@ -31,9 +32,6 @@ export interface PaymentProvidersProps {
   demo?: { provider: ProviderDeployment; secret: ISecret };
   removalPolicy: RemovalPolicy;
 }
-
-/** `psp-one` -> `PspOne`. */
-const pascalCase = (id: string): string => id.replace(/(?:^|-)(\w)/g, (_, first: string) => first.toUpperCase());
 
 /** What a secret's ARN looks like to the functions' configuration, where the ARN is a token at synthesis. */
 const PLACEHOLDER_ARN = 'arn:aws:secretsmanager:region:000000000000:secret:placeholder';
