@@ -60,7 +60,7 @@ const providersSchema = json
 const tickerSymbol = z.string().regex(/^[A-Z0-9]{2,30}$/, 'must be a ticker symbol such as BTCUSDT');
 
 /**
- * How each currency is priced live (README "Live exchange rates"): a ticker symbol whose price is its USD
+ * How each currency is priced live (docs/operations.md#exchange-rates): a ticker symbol whose price is its USD
  * price, the inverse of one, or a fixed USD price, e.g.
  * `{"BTC":"BTCUSDT","TRY":{"symbol":"USDTTRY","inverse":true},"USDT":{"fixed":"1"}}`. USD is the unit.
  */

@@ -22,7 +22,7 @@
  * the origin of invoice links explicitly (something else in front of the API); without either,
  * links point at the API's own execute-api URL.
  *
- * `providers` lists the stage's payment providers (decisions 18) as JSON, each
+ * `providers` lists the stage's payment providers (docs/operations.md#payment-providers) as JSON, each
  * `{ id, name?, url, priority, methods: [{ currency, method, min, max, step? }] }` without its secret:
  * the stack makes a Secrets Manager secret per provider (`payment-gateway/{stage}/providers/{id}`),
  * to share with the partner. The demo stage has the demo provider besides.

@@ -1,5 +1,5 @@
 /**
- * The demo provider (decisions 18) deployed beside a demo stage's gateway, on the same REST API
+ * The demo provider (docs/operations.md#payment-providers) deployed beside a demo stage's gateway, on the same REST API
  * under `/demo-provider`: its table, its queue of waiting work with a dead-letter queue, the
  * secret it shares with the gateway (generated, in Secrets Manager), and its two functions (the
  * HTTP routes, and the queue's consumer), each with its own role granting only what it does.

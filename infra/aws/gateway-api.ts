@@ -2,7 +2,7 @@
  * The stage's REST API and its protection, in two parts: `GatewayApi`, the API with its logs, its
  * throttles and its custom domain, made before the functions, whose environment holds its URL; and
  * `GatewayRoutes`, made from the functions: a method per HTTP route of the route table, the
- * request authorizer of the `apiKey` routes, the error envelope (decisions 1 and 2) from every path
+ * request authorizer of the `apiKey` routes, the error envelope (docs/merchant-guide.md#the-envelope, #error-codes-and-statuses) from every path
  * or method without a route and from every failure API Gateway answers itself, the web ACL
  * (web-acl.ts), and the usage plan that throttles each key.
  *
@@ -52,7 +52,7 @@ const INTERNAL_ERROR = `Internal server error (request id ${REQUEST_ID_TEMPLATE}
 /** A throttled client may try again once its key's bucket has refilled a little. */
 const THROTTLED_HEADERS = { 'Retry-After': `'${THROTTLED_RETRY_AFTER_SECONDS}'` };
 
-/** Failures API Gateway answers itself, rendered as the error envelope (decisions 1 and 2). */
+/** Failures API Gateway answers itself, rendered as the error envelope (docs/merchant-guide.md#the-envelope, #error-codes-and-statuses). */
 const GATEWAY_ERRORS: ReadonlyArray<{ type: ResponseType; code: ErrorCode; message: string; headers?: Record<string, string> }> = [
   { type: ResponseType.UNAUTHORIZED, code: 'unauthorized', message: UNAUTHORIZED_MESSAGE },
   { type: ResponseType.ACCESS_DENIED, code: 'unauthorized', message: UNAUTHORIZED_MESSAGE },

@@ -58,7 +58,7 @@ export interface GatewayStackProps extends StackProps {
    */
   customDomain?: CustomDomain;
   /**
-   * EVM networks the chain watcher reads (decisions 15), each with token contracts replacing the
+   * EVM networks the chain watcher reads (docs/operations.md#watching-chains), each with token contracts replacing the
    * stage's built-in ones when given. Each gets a schedule and a `ChainRpc{Network}` parameter for
    * its JSON-RPC URL (NoEcho: it often carries a provider's key).
    */
@@ -66,7 +66,7 @@ export interface GatewayStackProps extends StackProps {
   /** Live exchange rates in place of the stage's (prod: Binance's public ticker; demo: the fixed table). */
   liveRates?: LiveRates;
   /**
-   * The stage's payment providers (decisions 18), each with a secret this stack makes in Secrets
+   * The stage's payment providers (docs/operations.md#payment-providers), each with a secret this stack makes in Secrets
    * Manager; the demo stage has the demo provider beside them, first.
    */
   providers?: readonly ProviderDeployment[];
@@ -168,7 +168,7 @@ interface StageProviders {
   removalPolicy: RemovalPolicy;
 }
 
-/** The partners of the stage's context, and in demo the demo provider beside them (decisions 18). */
+/** The partners of the stage's context, and in demo the demo provider beside them (docs/operations.md#payment-providers). */
 function createPaymentProviders(stack: Stack, { stage, api, publicBaseUrl, partners, logRetention, removalPolicy }: StageProviders): PaymentProviders {
   const demo =
     stage === 'demo'

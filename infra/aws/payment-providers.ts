@@ -1,5 +1,5 @@
 /**
- * A stage's payment providers (decisions 18): each one's secret in Secrets Manager (generated
+ * A stage's payment providers (docs/operations.md#payment-providers): each one's secret in Secrets Manager (generated
  * here, then shared with the partner, or replaced by the one agreed with it), and the
  * `GATEWAY_PROVIDERS` the functions read, which names each secret by its ARN only: no secret is
  * ever in a template or an environment variable.
@@ -53,7 +53,7 @@ export class PaymentProviders extends Construct {
         generateSecretString: GENERATED_SECRET,
         removalPolicy,
       });
-      acknowledge(secret, ['AwsSolutions-SMG4'], 'Shared with the partner: a rotation is agreed with it and made on both sides at once (README "Payment providers").');
+      acknowledge(secret, ['AwsSolutions-SMG4'], 'Shared with the partner: a rotation is agreed with it and made on both sides at once (docs/operations.md#payment-providers).');
       return { provider, secret };
     });
     const all = [...(demo ? [demo] : []), ...withSecrets];

@@ -12,7 +12,7 @@ export type SecretStoreReader = (arn: string) => Promise<string>;
 
 /**
  * How long a secret read from the store is used before it is read again: a secret replaced in the
- * store (README "Payment providers") reaches every running function within this.
+ * store (docs/operations.md#payment-providers) reaches every running function within this.
  */
 export const STORED_SECRET_MAX_AGE_MS = 5 * 60_000;
 

@@ -1,5 +1,5 @@
 /**
- * Paying an invoice on a local chain as the README does it: `npm run chain -- node`, the gateway
+ * Paying an invoice on a local chain as docs/operations.md#a-local-chain does it: `npm run chain -- node`, the gateway
  * started with the variables it prints, `send` and `mine`, and the merchant's callbacks, verified.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
