@@ -14,7 +14,7 @@ import type { Invoice } from '../../shared/domain/invoices.js';
 import type { ProviderOutcome } from '../../shared/domain/provider-settlement.js';
 import type { Transaction } from '../../shared/domain/transactions.js';
 import { withdrawalRequestSchema, type WithdrawTransaction } from '../../shared/domain/withdrawals.js';
-import { INVOICE_LIFETIME_SECONDS, memoryGateway, type MemoryGateway } from '../support/memory/gateway.js';
+import { INVOICE_LIFETIME_SECONDS, memoryGateway, type MemoryGateway, refusal } from '../support/memory/gateway.js';
 import { interleave } from '../support/memory/interleave.js';
 
 const UTR = 'ABCDEF123456';
@@ -48,12 +48,6 @@ async function decide(invoice: Invoice, status: ProviderOutcome['status'], field
 const stored = async (invoice: Invoice) => (await gateway.invoices.get(invoice.id))!;
 const depositsOf = async (invoice: Invoice) => (await gateway.ledger.listByInvoice(invoice.id)) as UtrDeposit[];
 
-async function refusal(request: Promise<unknown>): Promise<Error> {
-  return request.then(
-    () => expect.fail('the request was accepted'),
-    (error: Error) => error,
-  );
-}
 
 describe('confirming a deposit by UTR', () => {
   it('records a processing deposit of the invoice\'s amount, its payment made at the provider, and forwards the UTR there', async () => {

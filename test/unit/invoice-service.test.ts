@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Conflict, Invalid, NotFound, Unavailable } from '../../shared/domain/errors.js';
 import { PAYMENT_AT_CREATION_MS } from '../../shared/domain/invoice-service.js';
 import { DEMO_USD_PRICES, StaticRateSource, type RateSource } from '../../shared/domain/rates.js';
-import { INVOICE_LIFETIME_SECONDS, PUBLIC_BASE_URL, invoiceRequest, memoryGateway, type MemoryGateway } from '../support/memory/gateway.js';
+import { INVOICE_LIFETIME_SECONDS, invoiceRequest, memoryGateway, type MemoryGateway, PUBLIC_BASE_URL, refusal } from '../support/memory/gateway.js';
 
 const VALID_IBAN = 'TR330006100519786457841326';
 /** Every detail TRY `iban` needs to skip the checkout. */
@@ -24,12 +24,6 @@ function setup(options: { rates?: RateSource } = {}) {
 /** Every invoice the merchant has, newest first. */
 const storedInvoices = async (merchant = merchantId) => (await gateway.invoices.list(merchant, { filters: {}, limit: 100 })).items;
 
-async function refusal(creating: Promise<unknown>): Promise<unknown> {
-  return creating.then(
-    () => expect.fail('the request was accepted'),
-    (error: unknown) => error,
-  );
-}
 
 describe('creating an invoice', () => {
   it('of crypto: the rate fixed, the customer\'s address on each network of the asset, open for its lifetime, nothing paid', async () => {

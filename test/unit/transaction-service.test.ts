@@ -10,7 +10,7 @@ import { Conflict, Gone, Invalid, NotFound } from '../../shared/domain/errors.js
 import type { Invoice } from '../../shared/domain/invoices.js';
 import { Decimal } from '../../shared/domain/money.js';
 import type { DepositInput } from '../../shared/domain/transaction-service.js';
-import { INVOICE_LIFETIME_SECONDS, memoryGateway, type MemoryGateway } from '../support/memory/gateway.js';
+import { INVOICE_LIFETIME_SECONDS, memoryGateway, type MemoryGateway, refusal } from '../support/memory/gateway.js';
 import { interleave } from '../support/memory/interleave.js';
 
 let gateway: MemoryGateway;
@@ -33,12 +33,6 @@ const stored = async (invoice: Invoice) => (await gateway.invoices.get(invoice.i
 /** The callbacks owed, as `webhook-id`s in the order they were handed to the queue. */
 const published = () => gateway.callbacks.published;
 
-async function refusal(writing: Promise<unknown>): Promise<Error> {
-  return writing.then(
-    () => expect.fail('the deposit was taken'),
-    (error: Error) => error,
-  );
-}
 
 describe('how payments are counted', () => {
   it('keeps an invoice paid in part open, completes it with the deposit that pays it in full, and calls back each deposit', async () => {

@@ -133,8 +133,22 @@ export async function startFuzzServer(gateway: ApiGateway, log: RuntimeLog): Pro
 
 const agent = new Agent({ keepAlive: true, maxSockets: 32 });
 
-/** Sends one request as given: every header pair (repeats included), the body as bytes. */
-export function send(url: URL, request: WireRequest, tag: string): Promise<Answer> {
+/**
+ * Sends one request as given: every header pair (repeats included), the body as bytes. A kept-alive
+ * socket the server closed for idleness just as the request went out fails with ECONNRESET before
+ * the server read anything; the request is then sent once more on a new socket, as Node's
+ * documentation of `request.reusedSocket` advises.
+ */
+export async function send(url: URL, request: WireRequest, tag: string): Promise<Answer> {
+  try {
+    return await sendOnce(url, request, tag);
+  } catch (error) {
+    if ((error as { staleSocket?: boolean }).staleSocket) return sendOnce(url, request, tag);
+    throw error;
+  }
+}
+
+function sendOnce(url: URL, request: WireRequest, tag: string): Promise<Answer> {
   return new Promise((resolveAnswer, rejectAnswer) => {
     // Repeated names go out as repeated headers; as an object, so that Node frames the body by its length.
     const headers: Record<string, string[]> = { [FUZZ_TAG_HEADER]: [tag], 'content-length': [String(request.body.length)] };
@@ -145,7 +159,9 @@ export function send(url: URL, request: WireRequest, tag: string): Promise<Answe
       response.on('end', () => resolveAnswer({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
       response.on('error', rejectAnswer);
     });
-    outgoing.on('error', rejectAnswer);
+    outgoing.on('error', (error: NodeJS.ErrnoException) =>
+      rejectAnswer(outgoing.reusedSocket && error.code === 'ECONNRESET' ? Object.assign(error, { staleSocket: true }) : error),
+    );
     outgoing.end(request.body);
   });
 }

@@ -3,7 +3,7 @@
  * DynamoDB: the demo stage, its demo provider and rate table, and a clock the test moves.
  */
 import { randomUUID } from 'node:crypto';
-import { vi } from 'vitest';
+import { expect, vi } from 'vitest';
 import { FiatService } from '../../../shared/domain/fiat-service.js';
 import { InvoiceService } from '../../../shared/domain/invoice-service.js';
 import { createInvoiceRequestSchema, type CreateInvoiceRequest } from '../../../shared/domain/invoice-requests.js';
@@ -86,3 +86,11 @@ export function memoryGateway(options: { rates?: RateSource } = {}) {
 }
 
 export type MemoryGateway = ReturnType<typeof memoryGateway>;
+
+/** The error a service call was refused with; a call that succeeds fails the test. */
+export async function refusal(call: Promise<unknown>): Promise<Error> {
+  return call.then(
+    () => expect.fail('the call was accepted'),
+    (error: Error) => error,
+  );
+}
