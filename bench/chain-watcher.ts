@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureTables, localDynamoClient, startDynamoDbLocal } from '../infra/local/dynamodb.js';
-import { handlerEnvironment, localCredentials, localTableNames } from '../infra/local/environment.js';
+import { DEFAULT_FUNCTION_SETTINGS, handlerEnvironment, localCredentials, localTableNames } from '../infra/local/environment.js';
 import { startLocalSqs } from '../infra/local/sqs.js';
 import { compileTestToken, startLocalChain, type TokenTransfer } from '../infra/chain/local-chain.js';
 import { CapacityMeter, type MeteredCall } from './capacity-meter.js';
@@ -39,7 +39,7 @@ export async function chainWatcherBenchmark(args: string[]): Promise<void> {
       process.env,
       handlerEnvironment(
         { publicBaseUrl: 'http://localhost:3999', dynamodbEndpoint: dynamo.endpoint, dynamodbCredentials: credentials, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables },
-        { invoiceLifetimeSeconds: 900, retryScale: 1, secretOverlapSeconds: 86_400 },
+        DEFAULT_FUNCTION_SETTINGS,
       ),
       // Confirmed at once: each deposit is written in full in the run that finds it.
       { GATEWAY_RPC_ETHEREUM: chain.rpcUrl, GATEWAY_TOKENS_ETHEREUM: JSON.stringify({ USDT: usdt }), GATEWAY_CONFIRMATIONS_ETHEREUM: '1', POWERTOOLS_LOG_LEVEL: 'WARN' },

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { build, type BuildOptions } from 'esbuild';
 import { FUNCTION_BUNDLING } from '../infra/aws/gateway-function.js';
-import { handlerEnvironment, localTableNames, LOCAL_STAGE, randomLocalCredentials } from '../infra/local/environment.js';
+import { DEFAULT_FUNCTION_SETTINGS, handlerEnvironment, localTableNames, LOCAL_STAGE, randomLocalCredentials } from '../infra/local/environment.js';
 import { functionFile } from '../infra/local/functions.js';
 import { localQueueEnvironment } from '../infra/local/sqs.js';
 import { functionsForStage } from '../shared/routes.js';
@@ -114,7 +114,7 @@ export async function coldImportsBenchmark(args: string[]): Promise<void> {
   // Loading as in Lambda: the X-Ray SDK in automatic mode, the tracer patching HTTP and wrapping the clients, metrics on.
   const { AWS_XRAY_MANUAL_MODE: _manualMode, ...localEnvironment } = handlerEnvironment(
     { publicBaseUrl: loopback, dynamodbEndpoint: loopback, dynamodbCredentials: randomLocalCredentials(), sqsEndpoint: loopback, queueEnvironment: localQueueEnvironment(loopback), dataDir: directory, tables: localTableNames() },
-    { invoiceLifetimeSeconds: 900, retryScale: 1, secretOverlapSeconds: 24 * 3600 },
+    DEFAULT_FUNCTION_SETTINGS,
   );
   const env = {
     ...process.env,

@@ -22,11 +22,12 @@ import { parseArgs } from 'node:util';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ApiGateway } from '../infra/local/api-gateway.js';
+import { demoProviderConfig, demoProviderSecret } from '../infra/local/demo-provider-process.js';
 import { CapacityMeter, eventuallyConsistentRcu, itemSize } from './capacity-meter.js';
 import { load, percentile, round, startBareServer, type LoadFigures } from './load.js';
 import { positiveOption } from './options.js';
 import { ensureTables, startDynamoDbLocal } from '../infra/local/dynamodb.js';
-import { handlerEnvironment, localCredentials, LOCAL_STAGE, localTableNames } from '../infra/local/environment.js';
+import { DEFAULT_FUNCTION_SETTINGS, handlerEnvironment, localCredentials, LOCAL_STAGE, localTableNames } from '../infra/local/environment.js';
 import { invoker, loadHandler, type LambdaHandler } from '../infra/local/functions.js';
 import { startLocalSqs } from '../infra/local/sqs.js';
 import { TokenBucketThrottle } from '../infra/local/throttle.js';
@@ -141,13 +142,15 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
     });
     stops.push(() => runtime.stop());
 
-    // The functions in this process, on the runtime's stores and vault key.
+    // The functions in this process, on the runtime's stores, vault key and demo provider.
     const tables = localTableNames();
+    if (!runtime.demoProviderUrl) throw new Error('The runtime started no demo provider: unset GATEWAY_PROVIDERS');
+    const providers = demoProviderConfig(runtime.demoProviderUrl, await demoProviderSecret(dataDir));
     Object.assign(
       process.env,
       handlerEnvironment(
-        { publicBaseUrl: runtime.baseUrl, dynamodbEndpoint: dynamo.endpoint, dynamodbCredentials: credentials, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables },
-        { invoiceLifetimeSeconds: 900, retryScale: 1, secretOverlapSeconds: 86_400 },
+        { publicBaseUrl: runtime.baseUrl, dynamodbEndpoint: dynamo.endpoint, dynamodbCredentials: credentials, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables, providers },
+        DEFAULT_FUNCTION_SETTINGS,
       ),
     );
     const { dynamoClient, documentClient } = await import('../shared/store/dynamo.js');
@@ -279,7 +282,7 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
           { table: 'invoices', id: inr.id, as: 'read' },
           { table: 'transactions', id: Items![0]!.id as string, as: 'atomicWrite' },
           { table: 'uniques', id: `utr#${utr}`, as: 'atomicWrite' },
-          // One UTR under review per invoice (decisions 8).
+          // One UTR under review per invoice (docs/merchant-guide.md#confirming-a-deposit-by-utr).
           { table: 'uniques', id: `invoice-utr#${inr.id}`, as: 'atomicWrite' },
         ],
       };

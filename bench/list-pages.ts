@@ -1,5 +1,5 @@
 /**
- * What a page of the merchant's listings costs in DynamoDB read capacity (decisions 16): the
+ * What a page of the merchant's listings costs in DynamoDB read capacity (docs/merchant-guide.md#listings-and-pagination): the
  * functions run in this process behind the local API Gateway emulation, against DynamoDB Local,
  * with every read asked to return its consumed capacity. Each listing's page of 20 (the first and
  * the second, through its cursor) is printed beside the floor: what reading exactly the items on
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { ensureTables, localDynamoClient, startDynamoDbLocal } from '../infra/local/dynamodb.js';
-import { handlerEnvironment, localTableNames, randomLocalCredentials } from '../infra/local/environment.js';
+import { DEFAULT_FUNCTION_SETTINGS, handlerEnvironment, localTableNames, randomLocalCredentials } from '../infra/local/environment.js';
 import { startLocalSqs } from '../infra/local/sqs.js';
 import { eventuallyConsistentRcu, itemSize } from './capacity-meter.js';
 
@@ -48,7 +48,7 @@ export async function listPagesBenchmark(args: string[]): Promise<void> {
       process.env,
       handlerEnvironment(
         { publicBaseUrl: 'http://localhost:3000', dynamodbEndpoint: dynamo.endpoint, dynamodbCredentials: credentials, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables },
-        { invoiceLifetimeSeconds: 900, retryScale: 1, secretOverlapSeconds: 24 * 3600 },
+        DEFAULT_FUNCTION_SETTINGS,
       ),
     );
     const [{ dynamoClient }, { createTestGateway, invoke }, { seedMerchant }, { TokenBucketThrottle }] = await Promise.all([

@@ -1,5 +1,5 @@
 /**
- * What a payment provider costs the gateway (decisions 18), with the demo provider in its own
+ * What a payment provider costs the gateway (docs/provider-protocol.md), with the demo provider in its own
  * process over HTTP, as `npm start` runs it, and the functions in this process behind the local
  * API Gateway emulation (its per-key throttle lifted: the route's cost is measured, not the usage
  * plan's):
@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startLocalDemoProvider } from '../infra/local/demo-provider-process.js';
 import { ensureTables, localDynamoClient, startDynamoDbLocal } from '../infra/local/dynamodb.js';
-import { handlerEnvironment, localTableNames, randomLocalCredentials } from '../infra/local/environment.js';
+import { DEFAULT_FUNCTION_SETTINGS, handlerEnvironment, localTableNames, randomLocalCredentials } from '../infra/local/environment.js';
 import { startLocalSqs } from '../infra/local/sqs.js';
 import { figures, loadEach, round, type LoadFigures } from './load.js';
 import { positiveOption } from './options.js';
@@ -87,7 +87,7 @@ export async function providersBenchmark(args: string[]): Promise<void> {
           tables,
           providers: demo.providers,
         },
-        { invoiceLifetimeSeconds: 900, retryScale: 1, secretOverlapSeconds: 24 * 3600 },
+        DEFAULT_FUNCTION_SETTINGS,
       ),
     );
     const [{ createTestGateway, invoke }, { seedMerchant }, { TokenBucketThrottle }, { config }, { signMessage }, { DynamoInvoiceStore }, { documentClient }] = await Promise.all([

@@ -5,6 +5,7 @@
  */
 import * as z from 'zod';
 import { isProviderSecret } from '../shared/providers/protocol.js';
+import { DEFAULTS } from '../shared/defaults.js';
 
 /** The path the demo provider is served under on the gateway's API in AWS. */
 export const DEMO_PROVIDER_PATH = '/demo-provider';
@@ -16,7 +17,7 @@ const webAddress = z.url({ protocol: /^https?$/, error: 'must be an http or http
 
 const serviceSchema = z.object({
   /** How long a UTR waits for its decision; the gateway's variable, so that both sides say the same. */
-  GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0).max(3600), 2),
+  GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0).max(3600), DEFAULTS.demoProviderDelaySeconds),
   /** Its DynamoDB table. */
   DEMO_PROVIDER_TABLE: withDefault(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name'), 'demo-provider'),
 });

@@ -1,7 +1,7 @@
 import { withMaskedCard, withdrawalRequestSchema } from '../shared/domain/withdrawals.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { idempotentByHeader } from '../shared/http/idempotency.js';
-import { logger } from '../shared/http/logger.js';
+import { logger } from '../shared/observability/logger.js';
 import { routeByName } from '../shared/routes.js';
 import { fiatServiceWith } from './commons/fiat.js';
 import { transactionViews } from './commons/transaction-views.js';

@@ -10,7 +10,7 @@ import { config } from '../shared/config.js';
 import { businessMetrics } from '../shared/observability/metrics.js';
 import { observed } from '../shared/observability/tracer.js';
 import { httpDeliver } from '../shared/outbound/http-delivery.js';
-import { CallbackSender } from '../shared/queue/callback-sender.js';
+import { CallbackSender } from '../shared/outbound/callback-sender.js';
 import { sqsClient } from '../shared/queue/sqs.js';
 import { merchantStore, outboxStore } from './commons/stores.js';
 import { requireVault } from './commons/vault.js';
@@ -21,7 +21,7 @@ const sender = new CallbackSender({
   outbox: outboxStore,
   merchants: merchantStore,
   callbackSecrets: requireVault().callbackSecrets,
-  // Deployed stages never call loopback, private or link-local addresses (decisions 10).
+  // Deployed stages never call loopback, private or link-local addresses (docs/merchant-guide.md#callbacks).
   deliver: httpDeliver({ guard: callbackGuard }),
   sqs: sqsClient,
   queueUrl: callbackQueueUrl,

@@ -1,5 +1,6 @@
 import { IDEMPOTENCY_HEADER, httpHandler } from '../shared/http/handler.js';
-import { idempotentByHeader, idempotentWriteClaimId } from '../shared/http/idempotency.js';
+import { idempotentByHeader } from '../shared/http/idempotency.js';
+import { idempotentWriteClaimId } from '../shared/domain/claims.js';
 import { simulateDepositRequestSchema, simulatedChainHash, simulatedSenderDetails } from '../shared/domain/simulation.js';
 import { routeByName } from '../shared/routes.js';
 import { transactionViews } from './commons/transaction-views.js';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { UtrProblem } from '../shared/checkout-page.js';
 import { depositConfirmationRequestSchema, isConfirmedByUtr } from '../shared/domain/deposit-confirmation.js';
-import { ApiError } from '../shared/errors.js';
+import { AlreadyUsed, DomainError } from '../shared/domain/errors.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
 import { checkoutPage, checkoutService, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
@@ -11,7 +11,7 @@ import { receiptStore } from './commons/receipts.js';
 const fiatService = fiatServiceWith(receiptStore);
 
 /**
- * The transaction-information form of a P2P payment (merchant-api.md 10): the customer's UTR goes
+ * The transaction-information form of a P2P payment (docs/merchant-guide.md#the-hosted-checkout): the customer's UTR goes
  * through the same confirmation as the merchant's host-to-host call, for the invoice's merchant,
  * and on to the invoice's provider.
  */
@@ -37,8 +37,8 @@ export const handler = httpHandler(
     try {
       await fiatService.confirmDeposit(invoice.merchantId, confirmation.data);
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      if (error.code === 'db_unique_violation') return retry('used');
+      if (!(error instanceof DomainError)) throw error;
+      if (error instanceof AlreadyUsed) return retry('used');
       // Paid, canceled, another UTR under review or the provider away meanwhile: the provider page shows which.
     }
     return seeOther(providerUrl);

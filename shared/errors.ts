@@ -73,23 +73,3 @@ export class ApiError extends Error {
     return this.items[0]!.code;
   }
 }
-
-export interface FieldProblem {
-  field: string;
-  message: string;
-}
-
-/** 422: one item per problem, in the order found, each naming its field. */
-export class ValidationError extends ApiError {
-  constructor(problems: FieldProblem[]) {
-    const items = problems.map((p) => ({ code: 'unprocessable_content' as const, message: p.message, field: p.field }));
-    super('unprocessable_content', problems[0]?.message ?? 'Validation failed', items);
-    this.name = 'ValidationError';
-  }
-
-  static of(field: string, message: string): ValidationError {
-    return new ValidationError([{ field, message }]);
-  }
-}
-
-export const notFound = (what: string): ApiError => new ApiError('not_found', `${what} not found`);

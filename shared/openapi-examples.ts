@@ -4,7 +4,7 @@
  */
 import type { CallbackDelivery } from './domain/callbacks.js';
 import type { TestCallbackResult } from './domain/callback-tools.js';
-import type { InvoiceView } from './domain/invoices.js';
+import type { InvoiceView } from './domain/invoice-views.js';
 import type { MerchantSettings, MerchantView, RotatedSecret } from './domain/merchants.js';
 import type { Page } from './domain/pagination.js';
 import type { CallbackPayload, TransactionView } from './domain/transactions.js';

@@ -8,7 +8,8 @@ import * as z from 'zod';
 import { ERROR_STATUS, type ErrorCode, type ErrorItem } from './errors.js';
 import { FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS } from './domain/callback-pause.js';
 import { callbackDeliverySchema, testCallbackResultSchema } from './domain/callbacks.js';
-import { createInvoiceRequestSchema, invoiceViewSchema, listInvoicesQuerySchema } from './domain/invoices.js';
+import { createInvoiceRequestSchema, listInvoicesQuerySchema } from './domain/invoice-requests.js';
+import { invoiceViewSchema } from './domain/invoice-views.js';
 import { merchantSettingsRequestSchema, merchantViewSchema, rotatedSecretSchema } from './domain/merchants.js';
 import { pageSchema } from './domain/pagination.js';
 import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from './domain/simulation.js';
@@ -18,7 +19,8 @@ import { withdrawalRequestSchema } from './domain/withdrawals.js';
 import { providerEventReceivedSchema, providerEventSchema } from './providers/protocol.js';
 import * as examples from './openapi-examples.js';
 import { PER_KEY_THROTTLE, THROTTLED_RETRY_AFTER_SECONDS } from './platform.js';
-import { HTTP_ROUTES, maxBodyBytesOf, replaysIdempotencyKey, type HttpRoute, type HttpRouteName, type Stage } from './routes.js';
+import { HTTP_ROUTES, maxBodyBytesOf, replaysIdempotencyKey, type HttpRoute, type HttpRouteName } from './routes.js';
+import type { Stage } from './stage.js';
 
 const errorItemSchema = z.object({
   code: z.enum(Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]]),
@@ -540,7 +542,7 @@ function operation(route: HttpRoute, doc: RouteDoc) {
 }
 
 /**
- * The callback a merchant receives (decisions 10): posted to the merchant's callback URL, which
+ * The callback a merchant receives (docs/merchant-guide.md#callbacks): posted to the merchant's callback URL, which
  * is a setting (GET and PATCH /api/v2/merchant) rather than part of any request.
  */
 function transactionCallback() {

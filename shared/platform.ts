@@ -1,50 +1,14 @@
-import { STAGES, type GatewayFunction, type Stage } from './routes.js';
+import type { GatewayFunction } from './routes.js';
 
 /**
  * Settings of the platform around the functions that the AWS stacks and the local runtime must
  * agree on: one definition, imported by both.
  */
 
-/** The service name of logs, traces and metrics, and the stacks' `service` tag. */
-export const SERVICE_NAME = 'payment-gateway';
-
-/** The CloudWatch namespace of the business metrics the functions emit and the stacks plot. */
-export const METRICS_NAMESPACE = 'PaymentGateway';
-
-export interface BusinessMetricDefinition {
-  name: string;
-  unit: 'Count' | 'Milliseconds' | 'Seconds';
-  /** The dimension besides `service` and `stage`, when the metric has one. */
-  dimension?: string;
-}
-
-/** Every business metric, by what it counts or measures: one definition for the emitters and the dashboards. */
-export const BUSINESS_METRICS = {
-  /** An invoice created (not a replay), by payment method (`crypto` or a fiat method code). */
-  invoicesCreated: { name: 'InvoicesCreated', unit: 'Count', dimension: 'method' },
-  /** A deposit reaching `confirmed`, by source: `simulated`, `fiat` (a provider's decision) or `chain`. */
-  depositsConfirmed: { name: 'DepositsConfirmed', unit: 'Count', dimension: 'source' },
-  /** A deposit reaching `failed`, by source. */
-  depositsFailed: { name: 'DepositsFailed', unit: 'Count', dimension: 'source' },
-  callbacksDelivered: { name: 'CallbacksDelivered', unit: 'Count' },
-  /** A delivery attempt that failed and will be retried. */
-  callbacksFailed: { name: 'CallbacksFailed', unit: 'Count' },
-  /** A callback given up on after its 72-hour window, parked in the dead-letter queue. */
-  callbacksParked: { name: 'CallbacksParked', unit: 'Count' },
-  /** From the state change a callback announces to its delivery: what a merchant waits. */
-  callbackDeliveryLatency: { name: 'CallbackDeliveryLatency', unit: 'Milliseconds' },
-  /** After each fetch-rates run, the age of the oldest live price (a price never fetched leaves the run without one). */
-  rateAge: { name: 'RateAge', unit: 'Seconds' },
-  /** After each reconciliation run, the provider transactions still processing after a day (decisions 18): alarmed above zero. */
-  providerOverdue: { name: 'ProviderTransactionsOverdue', unit: 'Count' },
-  /** Provider calls of a reconciliation run that failed (a provider down, an answer outside the protocol). */
-  providerFailures: { name: 'ProviderCallFailures', unit: 'Count' },
-} as const satisfies Record<string, BusinessMetricDefinition>;
-
 /** Lambda settings for functions whose route-table entry names none. */
 export const FUNCTION_DEFAULTS = { timeoutSeconds: 10, memoryMb: 512 } as const;
 
-/** Decisions 12: 50 requests per second per API key, bursts of 100. */
+/** docs/merchant-guide.md#limits-and-throttling: 50 requests per second per API key, bursts of 100. */
 export const PER_KEY_THROTTLE = { ratePerSecond: 50, burst: 100 } as const;
 
 /** `Retry-After` of a throttled request: within a second the key's bucket holds 50 requests again. */
@@ -172,58 +136,3 @@ export const BODY_ESCAPE_FACTOR = 2;
 
 /** The largest proxy event a body limit allows, by the assumptions above. */
 export const eventBytesBound = (maxBodyBytes: number): number => maxBodyBytes * BODY_ESCAPE_FACTOR + EVENT_OVERHEAD_BYTES;
-
-/**
- * How long a queue consumer waits to fill a batch (the event source's batching window): callbacks
- * are latency-sensitive, so short, but long enough to group a burst of transitions into one
- * invocation, rather than one instance per message of the burst.
- */
-export const QUEUE_BATCHING_WINDOW_SECONDS = 1;
-
-export interface QueueDefinition {
-  /** Queue name (the dead-letter queue is `{name}-dlq`). */
-  name: string;
-  /** Environment variables carrying the queue's and its dead-letter queue's URLs. */
-  urlVariable: string;
-  deadLetterUrlVariable: string;
-  stages: readonly Stage[];
-  /**
-   * At least six times its consumer's timeout plus the consumer's batching window (AWS's guidance
-   * for Lambda's SQS event sources: room for the poller's retries when the function is throttled),
-   * so a message is never handled twice at once.
-   */
-  visibilityTimeoutSeconds: number;
-  /** Receives after which SQS moves a message to the dead-letter queue. */
-  maxReceiveCount: number;
-}
-
-/** Every queue, defined once for the AWS stacks and the local runtime. */
-export const QUEUES = {
-  callbacks: {
-    name: 'callbacks',
-    urlVariable: 'CALLBACK_QUEUE_URL',
-    deadLetterUrlVariable: 'CALLBACK_DLQ_URL',
-    stages: STAGES,
-    // send-callback: 6 x 30 s + 1 s batching window, rounded up. A callback's retry delay is set
-    // per message by the sender, so this only delays the redelivery of a batch whose invocation failed.
-    visibilityTimeoutSeconds: 190,
-    // A safety net for messages that crash the sender: above the ~28 receives of the 72-hour
-    // retry schedule, after which the sender parks a message itself.
-    maxReceiveCount: 40,
-  },
-} as const satisfies Record<string, QueueDefinition>;
-
-export type QueueName = keyof typeof QUEUES;
-
-/** The callbacks queue's settings, which other settings are reasoned against. */
-export const CALLBACK_QUEUE = QUEUES.callbacks;
-
-/**
- * How long a settled callback (delivered, or skipped for want of a URL) stays in the outbox with
- * the record of its attempts, before DynamoDB's TTL deletes it. Parked callbacks carry no expiry:
- * they wait for an operator's redrive, and expire once that delivery settles.
- */
-export const OUTBOX_RETENTION_DAYS = 30;
-
-/** Blocks one chain-watcher run reads at most; a network further behind catches up over several runs. */
-export const CHAIN_BLOCKS_PER_RUN = 200;

@@ -4,8 +4,10 @@
  * (docs/provider-protocol.md), signed, answering JSON, and the customer's payment page.
  */
 import { chooseLanguage } from '../../shared/checkout/language.js';
-import { ApiError, UNAUTHORIZED_MESSAGE, ValidationError, type ErrorItem } from '../../shared/errors.js';
+import { Invalid } from '../../shared/domain/errors.js';
+import { UNAUTHORIZED_MESSAGE, type ErrorItem } from '../../shared/errors.js';
 import { errorResponse, JSON_CONTENT_TYPE } from '../../shared/http/envelope.js';
+import { apiErrorOf } from '../../shared/http/errors.js';
 import { parseOrThrow } from '../../shared/http/validation.js';
 import { createPaymentRequestSchema, forwardUtrRequestSchema, payoutRequestSchema } from '../../shared/providers/protocol.js';
 import { notFoundPage, paymentPage } from './page.js';
@@ -60,7 +62,7 @@ function jsonBody(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
-    throw ValidationError.of('', 'The body must be JSON');
+    throw Invalid.of('', 'The body must be JSON');
   }
 }
 
@@ -159,7 +161,8 @@ export function demoRequestHandler(provider: DemoProvider, log: DemoLog): DemoRe
     try {
       return await found.route.handle({ request, url, reference: found.reference });
     } catch (error) {
-      if (error instanceof ApiError) return errorOf(error.status, error.items);
+      const refusal = apiErrorOf(error);
+      if (refusal) return errorOf(refusal.status, refusal.items);
       log.error('Request failed', { method: request.method, path: url.pathname }, error);
       return errorOf(500, [{ code: 'internal_server_error', message: 'Internal server error' }]);
     }

@@ -1,11 +1,11 @@
 /**
- * The demo provider (decisions 18): what it does with each request of the provider protocol and
+ * The demo provider (docs/provider-protocol.md): what it does with each request of the provider protocol and
  * each choice on its payment page, over its ports. Every operation may be repeated: payments and
  * payouts are keyed by the gateway's reference, a UTR and an outcome are written once, and an
  * event keeps its `webhook-id` through every attempt.
  */
 import type { Deliver } from '../../shared/domain/callbacks.js';
-import { ApiError, ValidationError, notFound } from '../../shared/errors.js';
+import { Conflict, Invalid, NotFound } from '../../shared/domain/errors.js';
 import {
   signMessage,
   verifiesMessage,
@@ -60,10 +60,10 @@ export class DemoProvider {
 
   async createPayment(request: CreatePaymentRequest): Promise<CreatedPayment> {
     if (flowOf(request.currency, request.method) === undefined) {
-      throw ValidationError.of('method', `The demo provider does not offer ${request.method} in ${request.currency}`);
+      throw Invalid.of('method', `The demo provider does not offer ${request.method} in ${request.currency}`);
     }
     // The customer is sent there whatever the outcome: it must be a page, not a script or a file.
-    if (!isWebAddress(request.returnUrl)) throw ValidationError.of('returnUrl', 'returnUrl must be an http or https URL');
+    if (!isWebAddress(request.returnUrl)) throw Invalid.of('returnUrl', 'returnUrl must be an http or https URL');
     const payment: PaymentRecord = {
       kind: 'payment',
       providerReference: paymentReferenceOf(request.reference),
@@ -84,10 +84,10 @@ export class DemoProvider {
   /** Takes the UTR of a peer-to-peer payment; its decision is due after the decision delay. */
   async submitUtr(providerReference: string, utr: string): Promise<void> {
     const payment = await this.payment(providerReference);
-    if (flowOf(payment.currency, payment.method) !== 'instructions') throw new ApiError('conflict', 'This payment is not paid by UTR');
+    if (flowOf(payment.currency, payment.method) !== 'instructions') throw new Conflict('This payment is not paid by UTR');
     const decidesAt = new Date(this.deps.clock().getTime() + this.deps.utrDecisionDelaySeconds * 1000).toISOString();
     const stored = await this.deps.store.setUtrOnce(providerReference, utr, decidesAt);
-    if (stored.utr !== utr) throw new ApiError('conflict', 'Another UTR was already submitted for this payment');
+    if (stored.utr !== utr) throw new Conflict('Another UTR was already submitted for this payment');
     // Scheduled again when the same UTR comes again: the first request may have failed after storing it.
     if (stored.outcome === undefined) await this.deps.scheduler.schedule({ kind: 'decide-utr', providerReference }, new Date(stored.utrDecidesAt!));
   }
@@ -112,7 +112,7 @@ export class DemoProvider {
 
   async payoutStatus(providerReference: string): Promise<ProviderStatusAnswer> {
     const record = await this.deps.store.get(providerReference);
-    if (record?.kind !== 'payout') throw notFound('Payout');
+    if (record?.kind !== 'payout') throw new NotFound('Payout');
     return payoutStatusOf(record, this.deps.clock());
   }
 
@@ -184,7 +184,7 @@ export class DemoProvider {
 
   private async payment(providerReference: string): Promise<PaymentRecord> {
     const record = await this.deps.store.get(providerReference);
-    if (record?.kind !== 'payment') throw notFound('Payment');
+    if (record?.kind !== 'payment') throw new NotFound('Payment');
     return record;
   }
 }

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { FiatService, type ReceiptStore } from '../../shared/domain/fiat-service.js';
-import { logger } from '../../shared/http/logger.js';
+import { logger } from '../../shared/observability/logger.js';
 import { seal } from '../../shared/vault/envelope.js';
 import { providerRegistryOfStage, providerRequests } from './providers.js';
 import { rateSource } from './rates.js';

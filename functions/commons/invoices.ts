@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
 import { InvoiceService, type CustomerWallets, type InvoiceServiceDeps } from '../../shared/domain/invoice-service.js';
-import { logger } from '../../shared/http/logger.js';
+import { logger } from '../../shared/observability/logger.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';

@@ -18,7 +18,9 @@ import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
-import { FUNCTION_DEFAULTS, QUEUE_BATCHING_WINDOW_SECONDS, QUEUES, SERVICE_NAME, reservedConcurrencyOf, type QueueDefinition, type QueueName } from '../../shared/platform.js';
+import { FUNCTION_DEFAULTS, reservedConcurrencyOf } from '../../shared/platform.js';
+import { QUEUE_BATCHING_WINDOW_SECONDS, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
+import { SERVICE_NAME } from '../../shared/observability/catalogue.js';
 import { readsProviders, type GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
 import { tableGrantsOf } from '../../shared/store/table-access.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
@@ -111,7 +113,7 @@ export interface GatewayFunctionProps {
   vault?: Vault;
   /** Required when some function of the stage has `readsWalletKeys`. */
   walletKeys?: WalletKeyParameters;
-  /** The payment providers' secrets, which `usesProviders` functions read (decisions 18). */
+  /** The payment providers' secrets, which `usesProviders` functions read (docs/operations.md#payment-providers). */
   providerSecrets?: readonly ISecret[];
   /**
    * `GATEWAY_PROVIDERS`, for the functions that read the providers: only there, as each provider

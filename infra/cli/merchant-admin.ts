@@ -5,7 +5,7 @@
 import type { HeldTransfer } from '../../shared/domain/chain-watcher.js';
 import { newApiKey, newMerchant, onchainDepositsByDefault, takesOnchainDeposits, type ApiKey, type Merchant, type NewMerchantInput, type SecretSealer } from '../../shared/domain/merchants.js';
 import { EVM_NETWORKS } from '../../shared/domain/networks.js';
-import type { Stage } from '../../shared/routes.js';
+import type { Stage } from '../../shared/stage.js';
 import type { MerchantStore } from '../../shared/store/merchants.js';
 
 /** The gateway's side of a key: a key must be registered there to get past its throttling. */
@@ -47,7 +47,7 @@ export class MerchantAdmin {
 
   /** The callback secret is returned in clear this once; the store keeps it sealed. */
   async createMerchant(input: NewMerchantInput): Promise<{ merchant: Merchant; callbackSecret: string; key: IssuedKey }> {
-    // Recorded explicitly, so a merchant's setting never depends on where it was read (decisions 15).
+    // Recorded explicitly, so a merchant's setting never depends on where it was read (docs/operations.md#watching-chains).
     const { merchant, callbackSecret } = await newMerchant({ onchainDeposits: onchainDepositsByDefault(this.stage), ...input }, this.sealer, this.clock());
     await this.store.createMerchant(merchant);
     return { merchant, callbackSecret, key: await this.issueKey(merchant.id) };

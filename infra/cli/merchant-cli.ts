@@ -1,12 +1,12 @@
 /**
  * `npm run merchant -- <command>`: creates merchants, issues, lists and revokes their keys
- * (decisions 12). A new key and callback secret are printed once and never again. It also
- * redelivers the callbacks parked in the local gateway's dead-letter queue (decisions 10).
+ * (docs/operations.md#merchants-and-keys). A new key and callback secret are printed once and never again. It also
+ * redelivers the callbacks parked in the local gateway's dead-letter queue (docs/merchant-guide.md#delivery-retries-and-pauses).
  */
 import { parseArgs } from 'node:util';
 import { merchantUrlProblem, normalizedUrl, type NewMerchantInput } from '../../shared/domain/merchants.js';
 import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
-import { STAGES, type Stage } from '../../shared/routes.js';
+import { STAGES, type Stage } from '../../shared/stage.js';
 import { DEFAULT_DATA_DIR, LOCAL_STAGE } from '../local/environment.js';
 import { awsTarget, localTarget, type Target } from './targets.js';
 
@@ -189,7 +189,7 @@ async function run(command: Command, target: Target): Promise<string> {
   switch (command.name) {
     case 'create': {
       const { merchant, callbackSecret, key } = await admin.createMerchant(command.input);
-      const created = { merchantId: merchant.id, apiKey: key.apiKey, callbackSecret };
+      const created = { merchantId: merchant.id, keyId: key.keyId, apiKey: key.apiKey, callbackSecret };
       if (command.json) return json(created);
       return [
         `Created merchant ${merchant.id} (${merchant.name}) in ${description}.`,

@@ -15,9 +15,10 @@ import type {
 } from 'aws-lambda';
 import { ApiError, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
 import { apiErrorResponse, internalErrorResponse, type Headers } from '../../shared/http/envelope.js';
-import { redactQueryCredentials } from '../../shared/http/redaction.js';
+import { redactQueryCredentials } from '../../shared/observability/redaction.js';
 import { GATEWAY_MESSAGES, MAX_PAYLOAD_BYTES, THROTTLED_RETRY_AFTER_SECONDS } from '../../shared/platform.js';
-import { maxBodyBytesOf, type AuthorizerFunction, type HttpRoute, type Stage } from '../../shared/routes.js';
+import { maxBodyBytesOf, type AuthorizerFunction, type HttpRoute } from '../../shared/routes.js';
+import type { Stage } from '../../shared/stage.js';
 import { LOCAL_ACCOUNT_ID } from './environment.js';
 import type { Invoke } from './functions.js';
 import type { RuntimeLog } from './log.js';

@@ -11,10 +11,11 @@ import { FIAT_METHODS, LOCAL_FIAT_CURRENCIES } from '../../shared/domain/currenc
 import { isCallbackSecret, isWellFormedApiKey } from '../../shared/domain/merchants.js';
 import type { demoProviderRoute } from '../../shared/domain/providers.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
-import type { Stage } from '../../shared/routes.js';
+import type { Stage } from '../../shared/stage.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
+import { DEFAULTS } from '../../shared/defaults.js';
 
-/** The local stack runs the demo function set (decisions 13). */
+/** The local stack runs the demo function set (docs/operations.md#local-configuration). */
 export const LOCAL_STAGE: Stage = 'demo';
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_ACCOUNT_ID = '000000000000';
@@ -65,12 +66,19 @@ export function localTableNames(): Record<TableKey, string> {
   ) as Record<TableKey, string>;
 }
 
-/** The knobs of decisions 13 that reach the functions. */
+/** The local settings that reach the functions. */
 export interface FunctionSettings {
   invoiceLifetimeSeconds: number;
   retryScale: number;
   secretOverlapSeconds: number;
 }
+
+/** What a deployed stage runs with, for the benchmarks that measure the functions as shipped. */
+export const DEFAULT_FUNCTION_SETTINGS: FunctionSettings = {
+  invoiceLifetimeSeconds: DEFAULTS.invoiceLifetimeSeconds,
+  retryScale: DEFAULTS.callbackRetryScale,
+  secretOverlapSeconds: DEFAULTS.callbackSecretOverlapSeconds,
+};
 
 /** On one machine the vault is a master key file and a directory of sealed receipts. */
 export function localVaultPaths(dataDir: string): { keyFile: string; receiptsDirectory: string } {
@@ -88,7 +96,7 @@ export interface LocalServices {
   /** Where the vault's key file and the receipts live (see `localVaultPaths`). */
   dataDir: string;
   tables: Record<TableKey, string>;
-  /** `GATEWAY_PROVIDERS` (decisions 18): the demo provider's, or the operator's own. */
+  /** `GATEWAY_PROVIDERS` (docs/operations.md#payment-providers): the demo provider's, or the operator's own. */
   providers?: string;
 }
 
@@ -141,16 +149,17 @@ export interface LocalSettings extends FunctionSettings {
   demoApiKey?: string;
   demoCallbackUrl?: string;
   demoCallbackSecret?: string;
-  expirySweepSeconds: number;
+  /** How often the expiry sweep runs (GATEWAY_EXPIRY_SWEEP_S); the route table's rate unless given. */
+  expirySweepSeconds?: number;
   /** How often each chain watcher runs (GATEWAY_CHAIN_POLL_S). */
   chainPollSeconds: number;
-  /** How often the provider reconciliation runs (GATEWAY_RECONCILE_S). */
-  reconcileSeconds: number;
+  /** How often the provider reconciliation runs (GATEWAY_RECONCILE_S); the route table's rate unless given. */
+  reconcileSeconds?: number;
   /** `GATEWAY_PROVIDERS` as given: the operator's providers, instead of the demo provider `npm start` runs. */
   providers?: string;
   /** How long the demo provider takes to decide a UTR (GATEWAY_PROVIDER_DELAY_S). */
   providerDelaySeconds: number;
-  /** GATEWAY_FIAT_LIMITS: the demo provider's limits, where they differ from section 4's. */
+  /** GATEWAY_FIAT_LIMITS: the demo provider's limits, where they differ from docs/merchant-guide.md#payment-limits. */
   demoProviderLimits: DemoProviderLimits;
   /**
    * A DynamoDB-compatible store and an SQS-compatible server already running (the AWS SDK's own
@@ -198,13 +207,13 @@ const settingsSchema = z.object({
   GATEWAY_DEMO_CALLBACK_SECRET: optional(
     z.string().refine(isCallbackSecret, { error: 'must be whsec_ followed by the base64 of 32 bytes' }),
   ),
-  GATEWAY_INVOICE_LIFETIME_S: withDefault(z.coerce.number().positive(), 900),
-  GATEWAY_EXPIRY_SWEEP_S: withDefault(z.coerce.number().positive(), 60),
+  GATEWAY_INVOICE_LIFETIME_S: withDefault(z.coerce.number().positive(), DEFAULTS.invoiceLifetimeSeconds),
+  GATEWAY_EXPIRY_SWEEP_S: optional(z.coerce.number().positive()),
   GATEWAY_CHAIN_POLL_S: withDefault(z.coerce.number().positive(), 5),
-  GATEWAY_RETRY_SCALE: withDefault(z.coerce.number().positive(), 1),
-  GATEWAY_SECRET_OVERLAP_S: withDefault(z.coerce.number().positive(), 24 * 3600),
-  GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0), 2),
-  GATEWAY_RECONCILE_S: withDefault(z.coerce.number().positive(), 300),
+  GATEWAY_RETRY_SCALE: withDefault(z.coerce.number().positive(), DEFAULTS.callbackRetryScale),
+  GATEWAY_SECRET_OVERLAP_S: withDefault(z.coerce.number().positive(), DEFAULTS.callbackSecretOverlapSeconds),
+  GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0), DEFAULTS.demoProviderDelaySeconds),
+  GATEWAY_RECONCILE_S: optional(z.coerce.number().positive()),
   // Checked in full by the functions' configuration, which reads it when they load at start.
   GATEWAY_PROVIDERS: optional(z.string().min(2)),
   GATEWAY_FIAT_LIMITS: optional(jsonOf(z.partialRecord(z.enum(LOCAL_FIAT_CURRENCIES), z.partialRecord(z.enum(FIAT_METHODS), limitSchema)))),
@@ -212,7 +221,7 @@ const settingsSchema = z.object({
   AWS_ENDPOINT_URL_SQS: optional(httpUrl),
 });
 
-/** Reads decisions 13's variables; throws one message naming every bad variable. */
+/** Reads docs/operations.md#local-configuration's variables; throws one message naming every bad variable. */
 export function parseLocalSettings(env: NodeJS.ProcessEnv): LocalSettings {
   const result = settingsSchema.safeParse(env);
   if (!result.success) {

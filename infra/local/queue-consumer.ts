@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
-import { QUEUE_BATCHING_WINDOW_SECONDS } from '../../shared/platform.js';
+import { QUEUE_BATCHING_WINDOW_SECONDS } from '../../shared/queue/queues.js';
 import type { QueueFunction } from '../../shared/routes.js';
 import type { Invoke } from './functions.js';
 import type { RuntimeLog } from './log.js';

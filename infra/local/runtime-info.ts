@@ -5,7 +5,7 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { STAGES } from '../../shared/routes.js';
+import { STAGES } from '../../shared/stage.js';
 import { TABLE_KEYS, type TableKey } from '../../shared/store/tables.js';
 import { readJsonFile } from './json-file.js';
 

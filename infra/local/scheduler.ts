@@ -22,16 +22,15 @@ export interface Scheduler {
 }
 
 /**
- * How often the local runtime runs a scheduled function: the expiry sweep as often as
- * GATEWAY_EXPIRY_SWEEP_S says (decisions 13), the provider reconciliation as GATEWAY_RECONCILE_S
- * says, any other as often as the route table allows
- * locally, else at its AWS rate.
+ * How often the local runtime runs a scheduled function: the expiry sweep and the provider
+ * reconciliation as GATEWAY_EXPIRY_SWEEP_S and GATEWAY_RECONCILE_S say, each chain watcher as
+ * GATEWAY_CHAIN_POLL_S says; otherwise, and for those two when unset, as often as the route
+ * table allows locally, else at its AWS rate.
  */
-export function localEverySeconds(fn: ScheduledFunction, settings: { expirySweepSeconds: number; chainPollSeconds: number; reconcileSeconds: number }): number {
-  if (fn.name === 'expire-invoices') return settings.expirySweepSeconds;
-  if (fn.name === 'reconcile-provider-payments') return settings.reconcileSeconds;
+export function localEverySeconds(fn: ScheduledFunction, settings: { expirySweepSeconds?: number; chainPollSeconds: number; reconcileSeconds?: number }): number {
+  const given = fn.name === 'expire-invoices' ? settings.expirySweepSeconds : fn.name === 'reconcile-provider-payments' ? settings.reconcileSeconds : undefined;
   if (fn.perEvmNetwork) return settings.chainPollSeconds;
-  return fn.localEverySeconds ?? fn.everySeconds;
+  return given ?? fn.localEverySeconds ?? fn.everySeconds;
 }
 
 export function scheduledEvent(fn: ScheduledFunction, at: Date): ScheduledEvent {

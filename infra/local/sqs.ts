@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand, ListQueueTagsCommand, SQSClient, TagQueueCommand } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
-import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/platform.js';
+import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, LOCAL_STAGE } from './environment.js';
 import type { RuntimeLog } from './log.js';
 

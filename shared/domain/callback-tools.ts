@@ -1,9 +1,8 @@
 /**
- * A merchant's own tools for its callbacks (decisions 16): the delivery log of a transaction's
+ * A merchant's own tools for its callbacks (docs/merchant-guide.md#the-delivery-log-resending-and-testing): the delivery log of a transaction's
  * callbacks, resending the latest one, and a signed sample sent at once. The same signing and the
  * same delivery (with production's URL guard) as every callback.
  */
-import { ApiError } from '../errors.js';
 import { pausedUntil } from './callback-pause.js';
 import {
   callbackDelivery,
@@ -18,6 +17,7 @@ import {
 import type { Merchant } from './merchants.js';
 import type { CallbackSecretOpener } from './transaction-views.js';
 import { callbackPayload, type Transaction } from './transactions.js';
+import { Conflict } from './errors.js';
 
 const NO_CALLBACK_URL = 'The merchant has no callback URL: set one with PATCH /api/v2/merchant';
 
@@ -55,9 +55,9 @@ export class CallbackLog {
   async resend(merchantId: string, transactionId: string): Promise<{ webhookId: string }> {
     const transaction = await this.deps.transactions.owned(merchantId, transactionId);
     const latest = (await this.deps.outbox.forTransaction(transaction.id)).at(-1);
-    if (!latest) throw new ApiError('conflict', `Transaction is ${transaction.status}: it has no callback until it is confirmed or failed`);
+    if (!latest) throw new Conflict(`Transaction is ${transaction.status}: it has no callback until it is confirmed or failed`);
     const merchant = await this.deps.merchants.getMerchant(merchantId);
-    if (!merchant?.callbackUrl) throw new ApiError('conflict', NO_CALLBACK_URL);
+    if (!merchant?.callbackUrl) throw new Conflict(NO_CALLBACK_URL);
     if ((await this.deps.outbox.resend(latest.id, this.deps.clock())) === 'requeued') await this.deps.publisher.publish([latest.id]);
     return { webhookId: latest.id };
   }
@@ -83,7 +83,7 @@ export interface TestCallbackResult {
 export async function sendTestCallback(deps: TestCallbackDeps, merchantId: string): Promise<TestCallbackResult> {
   const merchant = await deps.merchants.getMerchant(merchantId);
   if (!merchant) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
-  if (!merchant.callbackUrl) throw new ApiError('conflict', NO_CALLBACK_URL);
+  if (!merchant.callbackUrl) throw new Conflict(NO_CALLBACK_URL);
   const at = deps.clock();
   const secrets = await signingSecrets(merchant, deps.secrets, at);
   const webhookId = testWebhookId(deps.newId());

@@ -1,18 +1,16 @@
 /**
- * One run of the watcher of an EVM network (decisions 15), over small ports: follow the deposits
+ * One run of the watcher of an EVM network (docs/merchant-guide.md#on-chain-deposits), over small ports: follow the deposits
  * still short of their confirmations, credit held transfers of merchants that now take them, then
  * scan a bounded range of new blocks for native and token transfers to customers' addresses and
  * record each once. The cursor moves only after the range's writes succeeded, so a run that fails
  * part way is simply done again: every write is idempotent on the transfer's identity.
  */
-import { ApiError } from '../errors.js';
-import type { Stage } from '../routes.js';
+import type { Stage } from '../stage.js';
 import {
   advance,
   assetAmount,
   depthOf,
   forkPoint,
-  transferId,
   type BlockRef,
   type ChainCursor,
   type ChainReader,
@@ -22,10 +20,15 @@ import {
 import { decimalsOf, type CryptoAssetCode } from './currencies.js';
 import type { Invoice } from './invoices.js';
 import { takesOnchainDeposits, type Merchant } from './merchants.js';
+import { DomainError } from './errors.js';
 import { Decimal, formatAmount } from './money.js';
 import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './networks.js';
 import type { TransactionService } from './transaction-service.js';
 import type { Transaction } from './transactions.js';
+import { transferClaimId } from './claims.js';
+
+/** Blocks one chain-watcher run reads at most; a network further behind catches up over several runs. */
+export const CHAIN_BLOCKS_PER_RUN = 200;
 
 /** Whose deposit address a transfer paid. */
 export interface AddressOwner {
@@ -35,7 +38,7 @@ export interface AddressOwner {
 
 /** A transfer to a customer that is not credited yet: its merchant does not take on-chain deposits, or it has no invoice to go to. */
 export interface HeldTransfer {
-  /** The transfer's identity (`transferId`). */
+  /** The transfer's identity (`transferClaimId`). */
   id: string;
   network: EvmNetwork;
   transactionHash: string;
@@ -236,13 +239,13 @@ export class ChainWatcher {
   }
 
   /**
-   * Credits the transfer to the invoice decisions 15 picks, processing below its confirmations and
+   * Credits the transfer to the invoice docs/merchant-guide.md#on-chain-deposits picks, processing below its confirmations and
    * confirmed at them; answers what to hold instead when it cannot be credited.
    */
   private async credit(transfer: ObservedTransfer, owner: AddressOwner, head: number): Promise<Omit<HeldTransfer, 'seenAt'> | undefined> {
     const { confirmations } = this.deps.chain;
     const heldAs = (reason: HeldTransfer['reason']): Omit<HeldTransfer, 'seenAt'> => ({
-      id: transferId(transfer),
+      id: transferClaimId(transfer),
       network: transfer.network,
       transactionHash: transfer.transactionHash,
       logIndex: transfer.logIndex,
@@ -269,13 +272,13 @@ export class ChainWatcher {
       status: depthOf(transfer.block.number, head) >= confirmations ? 'confirmed' : 'processing',
       transactionHash: transfer.transactionHash,
       chain: { blockNumber: transfer.block.number, blockHash: transfer.block.hash, logIndex: transfer.logIndex },
-      uniqueId: transferId(transfer),
+      uniqueId: transferClaimId(transfer),
     }, invoice);
     return undefined;
   }
 
   /**
-   * Which invoice a transfer pays (decisions 15): the customer's oldest open invoice in the asset;
+   * Which invoice a transfer pays (docs/merchant-guide.md#on-chain-deposits): the customer's oldest open invoice in the asset;
    * else their most recent one in the asset; else their most recent crypto invoice of any asset.
    */
   private async invoiceFor(owner: AddressOwner, asset: CryptoAssetCode): Promise<Invoice | undefined> {
@@ -305,7 +308,7 @@ export class ChainWatcher {
       const position = deposit.chain!;
       const canonical = position.blockNumber > head ? undefined : await reader.blockHash(position.blockNumber);
       if (canonical !== position.blockHash) {
-        const id = transferId({ network, transactionHash: deposit.transactionHash!, logIndex: position.logIndex });
+        const id = transferClaimId({ network, transactionHash: deposit.transactionHash!, logIndex: position.logIndex });
         await transactions.settle(deposit.merchantId, deposit.id, 'failed', { callback: false, releaseClaim: id, source: 'chain' });
         this.deps.log.warn('An on-chain deposit left the chain before its confirmations', { network, transactionId: deposit.id, transactionHash: deposit.transactionHash });
         summary.failed++;
@@ -334,8 +337,8 @@ export class ChainWatcher {
         if (await this.credit(transfer, held, head)) continue;
       } catch (error) {
         // One held transfer that cannot be credited (a vanished invoice) does not stop the others.
-        if (!(error instanceof ApiError)) throw error;
-        this.deps.log.warn('A held transfer could not be credited', { network, id: held.id, code: error.code });
+        if (!(error instanceof DomainError)) throw error;
+        this.deps.log.warn('A held transfer could not be credited', { network, id: held.id, reason: error.message });
         continue;
       }
       await state.release(held.id);

@@ -1,5 +1,5 @@
 /**
- * What a chain watcher sees of an EVM network (decisions 15), and the pure rules it applies: which
+ * What a chain watcher sees of an EVM network (docs/merchant-guide.md#on-chain-deposits), and the pure rules it applies: which
  * transfers pay a customer, what they are worth exactly, how deep they are, where a reorg forked.
  */
 import { decimalsOf, type CryptoAssetCode } from './currencies.js';
@@ -55,13 +55,6 @@ export interface ObservedTransfer {
   /** In units of the asset, exact. */
   amount: Decimal;
 }
-
-/**
- * The identity of a transfer: one transaction per (network, transaction hash, log index), a
- * native transfer being its transaction's only one.
- */
-export const transferId = (transfer: Pick<ObservedTransfer, 'network' | 'transactionHash' | 'logIndex'>): string =>
-  `chain#${transfer.network}#${transfer.transactionHash.toLowerCase()}#${transfer.logIndex ?? 'native'}`;
 
 /**
  * A raw on-chain value in units of the asset. Exact when the contract has no more decimals than

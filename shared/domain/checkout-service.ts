@@ -3,7 +3,6 @@
  * it makes it `active`), its live status, the customer's details, and whether a UTR is with the
  * provider. No merchant key: the invoice id in the link is what the customer holds.
  */
-import { ApiError, notFound } from '../errors.js';
 import type { PaymentInstructions } from '../providers/protocol.js';
 import { checkoutStatus, checkoutStep, type CheckoutStatus, type CheckoutStep } from './checkout.js';
 import { isConfirmedByUtr } from './deposit-confirmation.js';
@@ -14,6 +13,7 @@ import type { Merchant } from './merchants.js';
 import type { ProviderRequests } from './provider-requests.js';
 import { ProviderUnavailable, type ProviderRoute } from './providers.js';
 import type { Ledger } from './transaction-service.js';
+import { NotFound, Unavailable } from './errors.js';
 
 export interface CheckoutInvoices {
   get(id: string): Promise<Invoice | undefined>;
@@ -32,7 +32,7 @@ export interface CheckoutServiceDeps {
   clock: () => Date;
 }
 
-/** What a customer at the payment step meets (decisions 18). */
+/** What a customer at the payment step meets (docs/provider-protocol.md). */
 export type PaymentStep =
   /** The provider's own page. */
   | { kind: 'redirect'; url: string }
@@ -66,7 +66,7 @@ export class CheckoutService {
     return { invoice, merchant, step: checkoutStep(invoice, now), now };
   }
 
-  /** The customer opens the invoice: a `created` one becomes `active` (decisions 5). */
+  /** The customer opens the invoice: a `created` one becomes `active` (docs/merchant-guide.md#invoice-lifecycle). */
   async open(invoiceId: string): Promise<Checkout | undefined> {
     const checkout = await this.find(invoiceId);
     if (!checkout || checkout.invoice.status !== 'created' || checkout.step.kind === 'closed') return checkout;
@@ -79,7 +79,7 @@ export class CheckoutService {
 
   async status(invoiceId: string): Promise<CheckoutStatus> {
     const checkout = await this.find(invoiceId);
-    if (!checkout) throw notFound('Invoice');
+    if (!checkout) throw new NotFound('Invoice');
     return checkoutStatus(checkout.invoice, checkout.merchant);
   }
 
@@ -106,12 +106,12 @@ export class CheckoutService {
       const eligible = (invoice.providers ?? []).flatMap((id) => providers.routes.filter((route) => route.id === id).map(({ name }) => ({ id, name })));
       if (eligible.length === 0) return { kind: 'unavailable' };
       const chosen = eligible.find(({ id }) => id === options.chosen)?.id;
-      // merchant-api.md 10: INR customers choose the provider, unless the merchant sent them straight to it.
+      // docs/merchant-guide.md#the-hosted-checkout: INR customers choose the provider, unless the merchant sent them straight to it.
       if (isConfirmedByUtr(invoice) && !invoice.directOpen && chosen === undefined) return { kind: 'providers', providers: eligible };
       try {
         payment = await providers.requests.paymentFor(invoice, chosen);
       } catch (error) {
-        if (error instanceof ProviderUnavailable || (error instanceof ApiError && error.code === 'service_unavailable')) return { kind: 'unavailable' };
+        if (error instanceof ProviderUnavailable || error instanceof Unavailable) return { kind: 'unavailable' };
         throw error;
       }
     }

@@ -1,21 +1,12 @@
 /**
- * The hosted checkout's rules (merchant-api.md "What the service does" 1-5, decisions 5): the step
+ * The hosted checkout's rules (docs/merchant-guide.md#the-hosted-checkout): the step
  * an invoice is at for its customer, the customer details the checkout collects (by the creation
  * request's own field rules), what has been paid so far, and where the customer returns to. Pure.
  */
 import * as z from 'zod';
 import { decimalsOf } from './currencies.js';
-import {
-  createInvoiceRequestSchema,
-  customerDetails,
-  missingCustomerFields,
-  type CancelReason,
-  type CustomerDetails,
-  type CustomerField,
-  type DirectOpenField,
-  type Invoice,
-  type InvoiceStatus,
-} from './invoices.js';
+import { customerDetails, missingCustomerFields, type CancelReason, type CustomerDetails, type CustomerField, type DirectOpenField, type Invoice, type InvoiceStatus } from './invoices.js';
+import { createInvoiceRequestSchema } from './invoice-requests.js';
 import { normalizedUrl, type Merchant } from './merchants.js';
 import { Decimal, formatAmount } from './money.js';
 
@@ -55,7 +46,7 @@ export function returnUrlOf(invoice: Pick<Invoice, 'redirectUrl'>, merchant: Pic
   return url !== null && isWebUrl(url) ? normalizedUrl(url) : null;
 }
 
-/** What the customer has paid so far and what is left, at the payment currency's precision (decisions 14). */
+/** What the customer has paid so far and what is left, at the payment currency's precision (docs/merchant-guide.md#how-payments-are-counted). */
 export interface PaymentProgress {
   paid: string;
   remaining: string;

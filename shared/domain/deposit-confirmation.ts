@@ -1,10 +1,10 @@
 /**
- * Host-to-host deposit confirmation by UTR (merchant-api.md endpoint 3, decisions 8): the strict
+ * Host-to-host deposit confirmation by UTR (docs/merchant-guide.md#confirming-a-deposit-by-utr): the strict
  * request, and the receipt's size and content checks. Pure.
  */
 import * as z from 'zod';
-import { ApiError, ValidationError } from '../errors.js';
 import type { Invoice } from './invoices.js';
+import { TooLarge, Invalid } from './errors.js';
 
 /** The invoices a customer's UTR confirms: INR's. */
 export const isConfirmedByUtr = (invoice: Pick<Invoice, 'paymentCurrency'>): boolean => invoice.paymentCurrency === 'INR';
@@ -58,15 +58,15 @@ export interface Receipt {
 /** The decoded receipt, checked by size (413) and by its magic bytes against the extension (422). */
 export function decodeReceipt(request: DepositConfirmationRequest): Receipt | undefined {
   if (request.receipt_file === undefined) {
-    if (request.receipt_file_extension !== undefined) throw ValidationError.of('receipt_file', 'receipt_file is required with receipt_file_extension');
+    if (request.receipt_file_extension !== undefined) throw Invalid.of('receipt_file', 'receipt_file is required with receipt_file_extension');
     return undefined;
   }
-  if (request.receipt_file_extension === undefined) throw ValidationError.of('receipt_file_extension', 'receipt_file_extension is required with receipt_file');
+  if (request.receipt_file_extension === undefined) throw Invalid.of('receipt_file_extension', 'receipt_file_extension is required with receipt_file');
   const content = Buffer.from(request.receipt_file, 'base64');
-  if (content.length > RECEIPT_MAX_BYTES) throw new ApiError('payload_too_large', `The receipt exceeds ${RECEIPT_MAX_BYTES} bytes`);
+  if (content.length > RECEIPT_MAX_BYTES) throw new TooLarge(`The receipt exceeds ${RECEIPT_MAX_BYTES} bytes`);
   const signature = SIGNATURES[request.receipt_file_extension];
   if (content.length < signature.length || !signature.every((byte, i) => content[i] === byte)) {
-    throw ValidationError.of('receipt_file', `receipt_file is not a ${request.receipt_file_extension.toUpperCase()} file`);
+    throw Invalid.of('receipt_file', `receipt_file is not a ${request.receipt_file_extension.toUpperCase()} file`);
   }
   return { content, extension: request.receipt_file_extension, name: request.receipt_file_name ?? null };
 }

@@ -1,14 +1,13 @@
 /**
- * Local-fiat money movement: deposit confirmation by UTR (decisions 8) and the deprecated
- * withdrawal (decisions 9), over small ports. Both take a uniqueness claim in the same write as
+ * Local-fiat money movement: deposit confirmation by UTR (docs/merchant-guide.md#confirming-a-deposit-by-utr) and the deprecated
+ * withdrawal (docs/merchant-guide.md#withdrawals-deprecated), over small ports. Both take a uniqueness claim in the same write as
  * the transaction, so the database, not a read before the write, decides who wins; then the
- * request goes to the payment provider (decisions 18), whose decision comes back as an event.
+ * request goes to the payment provider (docs/provider-protocol.md#provider-to-gateway-events), whose decision comes back as an event.
  */
-import { ApiError, ValidationError } from '../errors.js';
 import { invoiceUtrClaimId, providerPaymentClaimId, utrClaimId, withdrawalOrderClaimId } from './claims.js';
 import { decodeReceipt, isConfirmedByUtr, type DepositConfirmationRequest, type Receipt } from './deposit-confirmation.js';
 import type { SealedSecret } from '../vault/envelope.js';
-import type { Merchant } from './merchants.js';
+import { authenticatedMerchant, type MerchantProfiles } from './merchants.js';
 import { Decimal } from './money.js';
 import type { RateSource } from './rates.js';
 import { refusal, type Ledger, type TransactionService, type UniqueClaim } from './transaction-service.js';
@@ -17,6 +16,8 @@ import { depositTransaction, type Transaction } from './transactions.js';
 import type { ProviderRequests } from './provider-requests.js';
 import { ProviderUnavailable, type ProviderRegistry, type ProviderRoute } from './providers.js';
 import { payoutRecipient, withdrawTransaction, withdrawalRecipient, withdrawalVariant, type WithdrawalRequest } from './withdrawals.js';
+import { Conflict, AlreadyUsed, Unavailable, Invalid } from './errors.js';
+import { optimisticAttempts } from './retry.js';
 
 export interface ReceiptStore {
   /** Stores the receipt privately and returns its reference. */
@@ -32,7 +33,7 @@ export interface CardVault {
 export interface FiatServiceDeps {
   transactions: TransactionService;
   ledger: Ledger;
-  merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
+  merchants: MerchantProfiles;
   /** Only functions that confirm deposits store receipts: paying out needs none. */
   receipts?: ReceiptStore;
   vault: CardVault;
@@ -58,7 +59,7 @@ export interface StoredReceipt {
 
 /** A provider that does not answer before the deposit exists: nothing is written, the merchant retries. */
 const unavailable = (error: unknown): never => {
-  if (error instanceof ProviderUnavailable) throw new ApiError('service_unavailable', 'The payment provider did not answer; nothing was recorded, retry the request');
+  if (error instanceof ProviderUnavailable) throw new Unavailable('The payment provider did not answer; nothing was recorded, retry the request');
   throw error;
 };
 
@@ -66,14 +67,12 @@ const unavailable = (error: unknown): never => {
 const payoutProvider = (providers: readonly ProviderRoute[], currency: string): ProviderRoute | undefined =>
   [...providers].sort((a, b) => a.priority - b.priority).find((provider) => provider.methods.some((method) => method.currency === currency));
 
-const anotherUtrUnderReview = () => new ApiError('conflict', 'Another UTR is already under review for this invoice');
+const anotherUtrUnderReview = () => new Conflict('Another UTR is already under review for this invoice');
 
 /** Whether a UTR was accepted for the invoice: from then on the customer waits for the provider's decision. */
 export async function hasSubmittedUtr(claims: Pick<Ledger, 'getClaim'>, invoiceId: string): Promise<boolean> {
   return (await claims.getClaim(invoiceUtrClaimId(invoiceId))) !== undefined;
 }
-
-const ATTEMPTS = 5;
 
 export class FiatService {
   constructor(private readonly deps: FiatServiceDeps) {}
@@ -85,11 +84,11 @@ export class FiatService {
   async confirmDeposit(merchantId: string, request: DepositConfirmationRequest): Promise<void> {
     const { transactions, ledger, clock, newId } = this.deps;
     const receipt = decodeReceipt(request);
-    const merchant = await this.merchant(merchantId);
+    const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
     const id = newId();
     let receiptReference: string | undefined;
 
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    for await (const _attempt of optimisticAttempts()) {
       const invoice = await transactions.ownedInvoice(merchantId, request.invoiceId);
       const deposit = { id, amount: invoice.paymentAmount, currency: invoice.paymentCurrency, status: 'processing' as const };
       const outcome = isConfirmedByUtr(invoice) ? invoiceAfterDeposit(invoice, deposit, true, clock()) : undefined;
@@ -98,7 +97,7 @@ export class FiatService {
       if (!outcome || 'refused' in outcome || receipt) {
         const claims = await this.utrClaims(invoice.id, request.utr);
         if (claims === 'ours') return;
-        if (!outcome) throw ValidationError.of('invoiceId', 'Deposit confirmation by UTR applies to INR invoices only');
+        if (!outcome) throw Invalid.of('invoiceId', 'Deposit confirmation by UTR applies to INR invoices only');
         if ('refused' in outcome) throw refusal(outcome.refused, invoice);
         if (claims === 'anotherUnderReview') throw anotherUtrUnderReview();
       }
@@ -133,8 +132,11 @@ export class FiatService {
       const claims = await this.utrClaims(invoice.id, request.utr);
       if (claims === 'ours') return;
       if (claims === 'anotherUnderReview') throw anotherUtrUnderReview();
+      // The provider reported the payment itself (a partial one leaves the invoice open): retrying cannot change that.
+      const reported = await ledger.getClaim(providerPaymentClaimId(payment.providerId, payment.providerReference));
+      if (reported && reported.owner.transactionId !== id) throw new Conflict(`The payment provider already reported this invoice's payment as deposit ${reported.owner.transactionId}`);
     }
-    throw new ApiError('conflict', 'The invoice kept changing; retry the request');
+    throw new Conflict('The invoice kept changing; retry the request');
   }
 
   /**
@@ -148,7 +150,7 @@ export class FiatService {
     if (invoiceClaim?.owner.utr === utr) return 'ours';
     const claim = await this.deps.ledger.getClaim(utrClaimId(utr));
     if (claim?.owner.invoiceId === invoiceId) return 'ours';
-    if (claim) throw new ApiError('db_unique_violation', 'This UTR was already used for another payment');
+    if (claim) throw new AlreadyUsed('This UTR was already used for another payment');
     return invoiceClaim ? 'anotherUnderReview' : 'free';
   }
 
@@ -160,8 +162,8 @@ export class FiatService {
   async createWithdrawal(merchantId: string, request: WithdrawalRequest): Promise<Transaction> {
     const variant = withdrawalVariant(request);
     const provider = payoutProvider(this.deps.providers.routes, request.currency);
-    if (!provider) throw ValidationError.of('currency', `No payment provider here pays out ${request.currency}`);
-    const merchant = await this.merchant(merchantId);
+    if (!provider) throw Invalid.of('currency', `No payment provider here pays out ${request.currency}`);
+    const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
     const id = this.deps.newId();
     const recipient = withdrawalRecipient(request, variant);
     const transaction = withdrawTransaction(request, recipient, {
@@ -176,7 +178,7 @@ export class FiatService {
 
     const claims: UniqueClaim[] = request.orderId ? [{ id: withdrawalOrderClaimId(merchantId, request.orderId), owner: { transactionId: id, merchantId } }] : [];
     if ((await this.deps.ledger.insert(transaction, { claims })) === 'stale') {
-      throw new ApiError('db_unique_violation', 'A withdrawal with this orderId already exists');
+      throw new AlreadyUsed('A withdrawal with this orderId already exists');
     }
     await this.deps.requests.requestPayout(transaction, payoutRecipient(transaction, request.cardNumber)).catch(this.sentLater(id));
     return transaction;
@@ -193,11 +195,5 @@ export class FiatService {
   private receipts(): ReceiptStore {
     if (!this.deps.receipts) throw new Error('Confirming a deposit needs the receipt store, which this service was given none of');
     return this.deps.receipts;
-  }
-
-  private async merchant(merchantId: string): Promise<Merchant> {
-    const merchant = await this.deps.merchants.getMerchant(merchantId);
-    if (!merchant) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
-    return merchant;
   }
 }

@@ -2,23 +2,15 @@
  * Invoice use cases over small ports (repository, customer wallets, rates), so the rules stay
  * free of AWS and every store can be swapped in tests.
  */
-import { ApiError, notFound } from '../errors.js';
-import {
-  buildInvoice,
-  invoiceView,
-  invoiceWallet,
-  type CreateInvoiceRequest,
-  type Invoice,
-  type InvoiceFilters,
-  type InvoicePolicy,
-  type InvoiceView,
-  type ListInvoicesQuery,
-} from './invoices.js';
+import { buildInvoice, invoiceWallet, type Invoice, type InvoicePolicy } from './invoices.js';
+import { type CreateInvoiceRequest, type InvoiceFilters, type ListInvoicesQuery } from './invoice-requests.js';
+import { invoiceView, type InvoiceView } from './invoice-views.js';
 import type { BusinessMetrics } from './metrics.js';
 import { listingOf, type Listing, type Page } from './pagination.js';
 import { unavailableRates, type RateSource } from './rates.js';
 import type { ProviderRequests } from './provider-requests.js';
 import { addressForNetwork, type CustomerAddresses } from './wallets.js';
+import { NotFound, Unavailable } from './errors.js';
 
 export type CreateOutcome = { invoice: Invoice; created: boolean };
 
@@ -66,7 +58,7 @@ export interface InvoiceServiceDeps {
   metrics: Pick<BusinessMetrics, 'invoiceCreated'>;
   /**
    * Functions that create invoices: a direct-open fiat invoice gets its payment at its provider at
-   * once (decisions 18), so that its customer goes straight there.
+   * once (docs/provider-protocol.md), so that its customer goes straight there.
    */
   providerPayments?: Pick<ProviderRequests, 'paymentFor'>;
   log?: { warn(message: string, details: Record<string, unknown>): void };
@@ -92,7 +84,7 @@ export class InvoiceService {
     const snapshot = await rates.current();
     const unavailable = unavailableRates(snapshot, request.baseCurrency, request.paymentCurrency ?? request.baseCurrency);
     if (unavailable.length > 0) {
-      throw new ApiError('service_unavailable', `No current exchange rate for ${unavailable.join(', ')}; try again shortly`);
+      throw new Unavailable(`No current exchange rate for ${unavailable.join(', ')}; try again shortly`);
     }
     const invoice = buildInvoice(request, { id: newId(), merchantId, now: clock() }, snapshot.prices, policy);
     if (invoice.family === 'crypto') {
@@ -118,7 +110,7 @@ export class InvoiceService {
     clearTimeout(timer);
   }
 
-  /** The merchant's own invoices, newest first, a page at a time (decisions 16). */
+  /** The merchant's own invoices, newest first, a page at a time (docs/merchant-guide.md#listings-and-pagination). */
   async list(merchantId: string, query: ListInvoicesQuery): Promise<Page<InvoiceView>> {
     const page = await this.deps.invoices.list(merchantId, listingOf(query));
     return { items: page.items.map((invoice) => invoiceView(invoice, this.deps.publicBaseUrl)), nextCursor: page.nextCursor };
@@ -127,7 +119,7 @@ export class InvoiceService {
   /** The merchant's own invoice; another merchant's is as unknown as a missing one. */
   async get(merchantId: string, id: string): Promise<InvoiceView> {
     const invoice = isUuid(id) ? await this.deps.invoices.get(id) : undefined;
-    if (!invoice || invoice.merchantId !== merchantId) throw notFound('Invoice');
+    if (!invoice || invoice.merchantId !== merchantId) throw new NotFound('Invoice');
     return invoiceView(invoice, this.deps.publicBaseUrl);
   }
 }

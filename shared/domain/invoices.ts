@@ -1,15 +1,11 @@
 /**
- * Invoices: the creation request, the rules that turn it into an invoice (deposit family, method,
- * conversion at a fixed rate, limits, direct-open), the invoice record and its merchant view.
- * Pure: no I/O, no clock, no randomness of its own.
+ * Invoices: the record, and the rules that turn a creation request (invoice-requests.ts) into one
+ * (deposit family, method, conversion at a fixed rate, limits, direct-open). What the merchant
+ * sees of it is in invoice-views.ts. Pure: no I/O, no clock, no randomness of its own.
  */
 import { createHash } from 'node:crypto';
-import * as z from 'zod';
-import { ValidationError, type FieldProblem } from '../errors.js';
-import type { Stage } from '../routes.js';
+import type { Stage } from '../stage.js';
 import {
-  CRYPTO_NETWORKS,
-  FIAT_METHODS,
   cryptoMinimum,
   decimalsOf,
   familyOf,
@@ -24,69 +20,18 @@ import {
   type LocalFiatCurrency,
   type PaymentMethod,
 } from './currencies.js';
-import { amountRuleProblem, jsonNumberAmount } from './amounts.js';
+import { amountRuleProblem } from './amounts.js';
 import { merchantUrlProblem, normalizedUrl } from './merchants.js';
 import { Decimal, formatAmount, formatRate } from './money.js';
-import { noPayments, PAYMENT_STATUSES, type InvoicePayments } from './payments.js';
+import { noPayments, type InvoicePayments } from './payments.js';
 import { eligibleProviders, servedMethods, type ProviderPayment, type ProviderRoute } from './providers.js';
 import { crossRate, type UsdPrices } from './rates.js';
-import { createdRangeInOrder, pageParameters } from './pagination.js';
+import { Invalid, type FieldProblem } from './errors.js';
+import type { CreateInvoiceRequest } from './invoice-requests.js';
+import type { InvoiceWallet } from './invoice-views.js';
 
-const currencyCode = z
-  .string()
-  .trim()
-  .regex(/^[A-Za-z]{3,5}$/, 'must be a currency code')
-  .transform((code) => code.toUpperCase());
-
-const text = (max: number) => z.string().trim().min(1).max(max);
-
-/** ISO 13616 IBAN check: country, check digits, and the mod-97 remainder of 1. */
-export function isValidIban(value: string): boolean {
-  const iban = value.replace(/\s+/g, '').toUpperCase();
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) return false;
-  const rearranged = iban.slice(4) + iban.slice(0, 4);
-  let remainder = 0;
-  for (const char of rearranged) {
-    const digits = /\d/.test(char) ? char : String(char.charCodeAt(0) - 55);
-    for (const digit of digits) remainder = (remainder * 10 + Number(digit)) % 97;
-  }
-  return remainder === 1;
-}
-
-export const createInvoiceRequestSchema = z
-  .strictObject({
-    amount: jsonNumberAmount('Amount in baseCurrency; method limits apply to the amount in the payment currency'),
-    baseCurrency: currencyCode.describe('Currency of the invoice: a crypto asset, a local currency, or USD/EUR with paymentCurrency'),
-    displayCurrencies: text(64).optional().describe('Currency shown at checkout'),
-    paymentCurrency: currencyCode.optional().describe('Currency the customer pays in; decides the deposit family'),
-    customerId: text(128).describe("Merchant's identifier of the customer; crypto addresses are permanent per customer"),
-    orderId: text(128).describe("Merchant's order identifier, unique per merchant"),
-    applicationId: text(128).optional().describe('Application identifier when the merchant has several'),
-    invoiceStrategy: z.enum(['fixed']).optional().describe('Rate strategy; the rate is fixed at creation'),
-    paymentMethod: z.enum([...FIAT_METHODS, 'crypto']).optional().describe('Local method; with the customer fields it needs, the checkout is skipped'),
-    customerFullName: text(200).optional().describe('Wallet and bank-transfer methods'),
-    customerFirstName: text(100).optional().describe('INR'),
-    customerLastName: text(100).optional().describe('INR'),
-    customerEmail: z.email().max(254).optional().describe('INR and iban'),
-    customerAccount: z
-      .string()
-      .transform((iban) => iban.replace(/\s+/g, '').toUpperCase())
-      .refine(isValidIban, 'must be a valid IBAN')
-      .optional()
-      .describe("Customer's IBAN, for iban"),
-    customerCountry: z
-      .string()
-      .regex(/^[A-Za-z]{2}$/, 'must be an ISO 3166-1 alpha-2 country code')
-      .transform((c) => c.toUpperCase())
-      .optional()
-      .describe('ISO 3166-1 alpha-2'),
-    customerPhone: z.string().regex(/^\d{10}$/, 'must be exactly 10 digits').optional().describe('Exactly 10 digits'),
-    redirectUrl: z.string().max(2048).optional().describe('Absolute https URL the customer returns to (http allowed in demo); kept with its host in punycode and path percent-encoded'),
-  });
-
-export type CreateInvoiceRequest = z.output<typeof createInvoiceRequestSchema>;
-
-export type InvoiceStatus = 'created' | 'active' | 'completed' | 'canceled';
+export const INVOICE_STATUSES = ['created', 'active', 'completed', 'canceled'] as const;
+export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 export type CancelReason = 'expired' | 'rejected';
 
 export interface CustomerDetails {
@@ -144,7 +89,7 @@ export interface Invoice extends InvoicePayments {
   invoiceStrategy: 'fixed';
   customer: CustomerDetails;
   wallet?: InvoiceWallet;
-  /** Local fiat: the providers that can serve the payment, by priority (decisions 18); INR customers choose among them. */
+  /** Local fiat: the providers that can serve the payment, by priority (docs/provider-protocol.md); INR customers choose among them. */
   providers?: string[];
   /** Local fiat: the payment created at a provider for this invoice, once there is one. */
   providerPayment?: ProviderPayment;
@@ -154,48 +99,6 @@ export interface Invoice extends InvoicePayments {
   createdAt: string;
   updatedAt: string;
 }
-
-const decimalString = (description: string) => z.string().regex(/^\d+(\.\d+)?$/).describe(description);
-
-export const invoiceWalletSchema = z
-  .object({
-    address: z.string().describe("The customer's permanent address on the first network"),
-    networks: z.array(z.enum(CRYPTO_NETWORKS)).describe('Networks the invoice may be paid on'),
-    addresses: z.array(z.object({ network: z.enum(CRYPTO_NETWORKS), address: z.string() })).describe('The address on each network (EVM networks share one)'),
-  });
-
-/** What the merchant sees: `POST /api/v2/invoices` and `GET /api/v2/invoices/{id}`. */
-export const invoiceViewSchema = z
-  .object({
-    id: z.uuid(),
-    link: z.url().describe('Hosted checkout page: redirect, new tab or iFrame'),
-    status: z.enum(['created', 'active', 'completed', 'canceled']),
-    cancelReason: z.enum(['expired', 'rejected']).optional(),
-    paidLate: z.literal(true).optional().describe('A deposit arrived after the invoice was canceled and was credited'),
-    amount: decimalString('Amount in baseCurrency'),
-    baseCurrency: z.string(),
-    paymentCurrency: z.string(),
-    paymentAmount: decimalString('amount x exchangeRate, rounded half-up to the payment currency precision'),
-    exchangeRate: decimalString('Units of paymentCurrency per one unit of baseCurrency, fixed at creation'),
-    paidAmount: decimalString('Sum of the confirmed deposits in paymentCurrency, at its precision'),
-    paymentStatus: z
-      .enum(PAYMENT_STATUSES)
-      .describe('unpaid: nothing yet; partial: less than paymentAmount (the invoice stays open); paid: exactly; overpaid: more'),
-    transactionIds: z.array(z.uuid()).describe('Every transaction recorded on the invoice, oldest first, including deposits in another currency'),
-    completedAt: z.iso.datetime().nullable().describe('When the invoice was paid in full'),
-    paymentMethod: z.enum([...FIAT_METHODS, 'crypto']),
-    directOpen: z.boolean().describe('The checkout is skipped and the customer goes straight to the payment method'),
-    customerId: z.string(),
-    orderId: z.string(),
-    applicationId: z.string().nullable(),
-    redirectUrl: z.string().nullable(),
-    expiresAt: z.iso.datetime(),
-    createdAt: z.iso.datetime(),
-    wallet: invoiceWalletSchema.optional().describe('Crypto invoices: where the customer pays'),
-  });
-
-export type InvoiceView = z.output<typeof invoiceViewSchema>;
-export type InvoiceWallet = z.output<typeof invoiceWalletSchema>;
 
 export interface InvoicePolicy {
   stage: Stage;
@@ -259,7 +162,7 @@ export interface InvoiceIdentity {
 /**
  * Applies every creation rule to a schema-valid request and returns the invoice, without its
  * wallet (the caller attaches the customer's permanent address to crypto invoices). Throws a
- * ValidationError listing every problem found.
+ * Invalid error listing every problem found.
  */
 export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIdentity, prices: UsdPrices, policy: InvoicePolicy): Invoice {
   const problems: FieldProblem[] = [];
@@ -317,7 +220,7 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
     }
   }
 
-  if (problems.length > 0 || !family || !method || !exchangeRate || !paymentAmount) throw new ValidationError(problems);
+  if (problems.length > 0 || !family || !method || !exchangeRate || !paymentAmount) throw new Invalid(problems);
 
   const directOpen =
     family === 'fiat' &&
@@ -367,47 +270,3 @@ export function invoiceWallet(asset: string, addressOn: (network: CryptoNetwork)
   return { address: addresses[0]!.address, networks, addresses };
 }
 
-export const checkoutLink = (publicBaseUrl: string, invoiceId: string): string => `${publicBaseUrl}/checkout/${invoiceId}`;
-
-export function invoiceView(invoice: Invoice, publicBaseUrl: string): InvoiceView {
-  return {
-    id: invoice.id,
-    link: checkoutLink(publicBaseUrl, invoice.id),
-    status: invoice.status,
-    ...(invoice.cancelReason ? { cancelReason: invoice.cancelReason } : {}),
-    ...(invoice.paidLate ? { paidLate: true } : {}),
-    amount: invoice.amount,
-    baseCurrency: invoice.baseCurrency,
-    paymentCurrency: invoice.paymentCurrency,
-    paymentAmount: invoice.paymentAmount,
-    exchangeRate: invoice.exchangeRate,
-    paidAmount: invoice.paidAmount,
-    paymentStatus: invoice.paymentStatus,
-    transactionIds: invoice.transactionIds,
-    completedAt: invoice.completedAt,
-    paymentMethod: invoice.paymentMethod,
-    directOpen: invoice.directOpen,
-    customerId: invoice.customerId,
-    orderId: invoice.orderId,
-    applicationId: invoice.applicationId,
-    redirectUrl: invoice.redirectUrl,
-    expiresAt: invoice.expiresAt,
-    createdAt: invoice.createdAt,
-    ...(invoice.wallet ? { wallet: invoice.wallet } : {}),
-  };
-}
-
-const INVOICE_STATUSES = ['created', 'active', 'completed', 'canceled'] as const satisfies readonly InvoiceStatus[];
-
-/** `GET /api/v2/invoices` (decisions 16): the filters, each served by an index of its own. */
-export const listInvoicesQuerySchema = z
-  .strictObject({
-    status: z.enum(INVOICE_STATUSES).optional().describe('Only invoices in this status'),
-    orderId: text(128).optional().describe('The invoice of this orderId (at most one)'),
-    customerId: text(128).optional().describe("This customer's invoices"),
-    ...pageParameters,
-  })
-  .refine(...createdRangeInOrder);
-
-export type ListInvoicesQuery = z.output<typeof listInvoicesQuerySchema>;
-export type InvoiceFilters = Pick<ListInvoicesQuery, 'status' | 'orderId' | 'customerId'>;

@@ -1,24 +1,25 @@
 /**
- * What a merchant reads and changes of its own profile (decisions 16): its settings, and its
+ * What a merchant reads and changes of its own profile (docs/merchant-guide.md#merchant-settings): its settings, and its
  * callback secret's rotation with a period in which both the old and the new secret sign.
  */
-import { ApiError, ValidationError } from '../errors.js';
-import type { Stage } from '../routes.js';
+import type { Stage } from '../stage.js';
 import {
   merchantView,
+  authenticatedMerchant,
   rotatedCallbackSecret,
   settingsChanges,
   type Merchant,
+  type MerchantProfiles,
   type MerchantSettings,
   type MerchantView,
   type RotatedSecret,
   type RotatedSecretChanges,
   type SecretSealer,
 } from './merchants.js';
+import { Conflict, Invalid } from './errors.js';
 
 export interface MerchantAccountDeps {
-  merchants: {
-    getMerchant(id: string): Promise<Merchant | undefined>;
+  merchants: MerchantProfiles & {
     updateMerchant(id: string, changes: Partial<Merchant>): Promise<Merchant | undefined>;
     /**
      * Writes a rotation, unless the secret is no longer `current` or a rotation was written at or
@@ -39,14 +40,14 @@ export class MerchantAccount {
   constructor(private readonly deps: MerchantAccountDeps) {}
 
   async view(merchantId: string): Promise<MerchantView> {
-    return merchantView(await this.merchant(merchantId), this.deps.stage);
+    return merchantView(await authenticatedMerchant(this.deps.merchants, merchantId), this.deps.stage);
   }
 
   /** Validates every change first, then writes them in one update: a refused request changes nothing. */
   async update(merchantId: string, request: MerchantSettings): Promise<MerchantView> {
     const changes = settingsChanges(request, this.deps.stage);
     const guardProblem = changes.callbackUrl && (await this.deps.callbackUrlGuard?.(changes.callbackUrl));
-    if (guardProblem) throw ValidationError.of('callbackUrl', `callbackUrl ${guardProblem}`);
+    if (guardProblem) throw Invalid.of('callbackUrl', `callbackUrl ${guardProblem}`);
     const updated = await this.deps.merchants.updateMerchant(merchantId, changes);
     if (!updated) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
     return merchantView(updated, this.deps.stage);
@@ -60,17 +61,11 @@ export class MerchantAccount {
    * nothing. So every secret answered is the one the merchant has once the burst is over.
    */
   async rotateCallbackSecret(merchantId: string, sealer: SecretSealer, overlapSeconds: number, requestedAt: Date): Promise<RotatedSecret> {
-    const merchant = await this.merchant(merchantId);
+    const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
     const { secret, changes } = await rotatedCallbackSecret(merchant, sealer, this.deps.clock(), overlapSeconds);
     if (!(await this.deps.merchants.replaceCallbackSecret(merchant.id, merchant.sealedCallbackSecret, changes, requestedAt))) {
-      throw new ApiError('conflict', 'Another rotation of the callback secret was made while this one ran; this one changed nothing');
+      throw new Conflict('Another rotation of the callback secret was made while this one ran; this one changed nothing');
     }
     return { callbackSecret: secret, previousSecretExpiresAt: changes.previousCallbackSecret.expiresAt };
-  }
-
-  private async merchant(merchantId: string): Promise<Merchant> {
-    const merchant = await this.deps.merchants.getMerchant(merchantId);
-    if (!merchant) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
-    return merchant;
   }
 }

@@ -1,10 +1,10 @@
 /** Merchants and their API keys: generation, digests and constant-time checks. No I/O. */
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
-import { ValidationError, type FieldProblem } from '../errors.js';
-import type { Stage } from '../routes.js';
+import type { Stage } from '../stage.js';
 import type { SealedSecret } from '../vault/envelope.js';
 import type { CallbackPause } from './callback-pause.js';
+import { Invalid, type FieldProblem } from './errors.js';
 
 export interface Merchant {
   id: string;
@@ -23,7 +23,7 @@ export interface Merchant {
   /** Origins allowed to embed the checkout in a frame (CSP `frame-ancestors`). */
   frameAncestors: string[];
   /**
-   * Whether transfers seen on chain are credited (decisions 15); while off they are held. Absent
+   * Whether transfers seen on chain are credited (docs/merchant-guide.md#on-chain-deposits); while off they are held. Absent
    * on merchants made before the setting existed: see `takesOnchainDeposits`.
    */
   onchainDeposits?: boolean;
@@ -34,6 +34,18 @@ export interface Merchant {
   callbackSecretRotatedAt?: string;
   /** Timeouts of the callback URL and the pause of its deliveries, kept by the callback sender alone. */
   callbackPause?: CallbackPause;
+}
+
+/** Where merchants' profiles are read from. */
+export interface MerchantProfiles {
+  getMerchant(id: string): Promise<Merchant | undefined>;
+}
+
+/** The profile of the merchant a request was authenticated as: a key without one is a fault, not a refusal. */
+export async function authenticatedMerchant(merchants: MerchantProfiles, merchantId: string): Promise<Merchant> {
+  const merchant = await merchants.getMerchant(merchantId);
+  if (!merchant) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
+  return merchant;
 }
 
 /** On for the demo and locally, off in production, unless the merchant's setting says otherwise. */
@@ -195,7 +207,7 @@ export function settingsChanges(request: MerchantSettings, stage: Stage): Partia
   if (request.frameAncestors?.includes("'none'") && request.frameAncestors.length > 1) {
     problems.push({ field: 'frameAncestors', message: "frameAncestors: 'none' stands alone" });
   }
-  if (problems.length > 0) throw new ValidationError(problems);
+  if (problems.length > 0) throw new Invalid(problems);
   const { callbackUrl, returnUrl, frameAncestors } = request;
   const url = (value: string | null | undefined) => (typeof value === 'string' ? normalizedUrl(value) : value);
   return Object.fromEntries(

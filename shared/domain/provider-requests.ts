@@ -1,17 +1,18 @@
 /**
- * What the gateway asks of payment providers (decisions 18): a payment for an invoice, a UTR for
+ * What the gateway asks of payment providers (docs/provider-protocol.md): a payment for an invoice, a UTR for
  * a payment, a payout. Each request has a `webhook-id` of its own that stays the same when it is
  * sent again, so a provider never creates a payment or a payout twice; a provider that does not
  * answer leaves everything as it was (`ProviderUnavailable`), and the request is sent again: by
  * the customer's next visit for a payment, by the reconciliation for a UTR or a payout.
  */
-import { ApiError } from '../errors.js';
 import type { CreatePaymentRequest, ForwardUtrRequest, PayoutRequest } from '../providers/protocol.js';
 import type { Receipt } from './deposit-confirmation.js';
-import { checkoutLink, type Invoice } from './invoices.js';
+import { type Invoice } from './invoices.js';
+import { checkoutLink } from './invoice-views.js';
 import type { PaymentProvider, ProviderPayment, ProviderRegistry } from './providers.js';
 import type { Transaction, TransactionProvider } from './transactions.js';
 import type { WithdrawTransaction } from './withdrawals.js';
+import { Unavailable } from './errors.js';
 
 /** The `webhook-id` of each kind of request: one per invoice's payment, per UTR deposit, per payout. */
 export const providerRequestIds = {
@@ -47,7 +48,7 @@ export class ProviderRequests {
   /** The provider of `id`, which the configuration may have lost since the record named it. */
   provider(id: string): PaymentProvider {
     const provider = this.deps.registry.get(id);
-    if (!provider) throw new ApiError('service_unavailable', `The payment provider ${id} is not configured here; try again later`);
+    if (!provider) throw new Unavailable(`The payment provider ${id} is not configured here; try again later`);
     return provider;
   }
 
@@ -60,7 +61,7 @@ export class ProviderRequests {
     if (invoice.providerPayment) return invoice.providerPayment;
     const providerId = chosen ?? invoice.providers?.find((id) => this.deps.registry.get(id) !== undefined);
     if (!providerId || !invoice.providers?.includes(providerId)) {
-      throw new ApiError('service_unavailable', 'No payment provider configured here serves this invoice; try again later');
+      throw new Unavailable('No payment provider configured here serves this invoice; try again later');
     }
     const created = await this.provider(providerId).createPayment({ webhookId: providerRequestIds.payment(invoice.id), body: this.paymentRequest(invoice, providerId) });
     const payment: ProviderPayment = { providerId, ...created, createdAt: this.deps.clock().toISOString() };

@@ -1,11 +1,10 @@
 /**
- * What payment providers decide (decisions 18), however the decision arrives: an event on
+ * What payment providers decide (docs/provider-protocol.md#provider-to-gateway-events), however the decision arrives: an event on
  * `POST /api/v2/providers/{providerId}/events`, or the reconciliation asking about what an event
  * missed. A payment's outcome is its invoice's one deposit at that provider (a UTR deposit settles,
  * any other is recorded), a payout's its withdrawal's. Applying an outcome twice changes nothing;
  * an outcome that contradicts a settled one is a conflict.
  */
-import { ApiError, ValidationError, notFound } from '../errors.js';
 import type { ProviderEvent, ProviderStatusAnswer, SenderDetails } from '../providers/protocol.js';
 import { providerPaymentClaimId, utrClaimId } from './claims.js';
 import { isUuid } from './invoice-service.js';
@@ -15,6 +14,7 @@ import type { ProviderRequests } from './provider-requests.js';
 import { ProviderUnavailable, type ProviderRegistry } from './providers.js';
 import type { Ledger, TransactionService } from './transaction-service.js';
 import type { Transaction } from './transactions.js';
+import { DomainError, NotFound, Conflict, NotAuthentic, Invalid } from './errors.js';
 
 /** A provider's decision on one of its payments or payouts. */
 export interface ProviderOutcome {
@@ -29,7 +29,7 @@ export interface ProviderOutcome {
   senderDetails?: SenderDetails;
 }
 
-/** What the reconciliation does with time (decisions 18): ask after 10 minutes, alarm after 24 hours. */
+/** What the reconciliation does with time (docs/operations.md#payment-providers): ask after 10 minutes, alarm after 24 hours. */
 export interface ReconciliationPolicy {
   /** A payment or payout undecided this long is asked about. */
   askAfterSeconds: number;
@@ -93,14 +93,14 @@ const ageSeconds = (since: string, now: Date) => (now.getTime() - Date.parse(sin
 export class ProviderSettlement {
   constructor(private readonly deps: ProviderSettlementDeps) {}
 
-  /** An event from `providerId`: its signature first, then its outcome (401, 404, 409 or 422 as an ApiError). */
+  /** An event from `providerId`: its signature first, then its outcome (not authentic, not found, a conflict or invalid). */
   async receive(providerId: string, headers: Record<string, string>, body: string): Promise<void> {
     const provider = this.deps.registry.get(providerId);
-    if (!provider) throw notFound('Provider');
+    if (!provider) throw new NotFound('Provider');
     const read = await provider.readEvent(headers, body);
     if ('refused' in read) {
-      if (read.refused === 'unauthorized') throw new ApiError('unauthorized', 'The event is not signed by this provider, or its timestamp is more than 5 minutes away');
-      throw ValidationError.of('body', `The body is not a provider event: ${read.reason}`);
+      if (read.refused === 'unauthorized') throw new NotAuthentic('The event is not signed by this provider, or its timestamp is more than 5 minutes away');
+      throw Invalid.of('body', `The body is not a provider event: ${read.reason}`);
     }
     await this.apply(providerId, outcomeOfEvent(read.event));
   }
@@ -131,9 +131,9 @@ export class ProviderSettlement {
   private async applyPayment(providerId: string, outcome: ProviderOutcome): Promise<void> {
     const invoice = isUuid(outcome.reference) ? await this.deps.invoices.get(outcome.reference) : undefined;
     const payment = invoice?.providerPayment;
-    if (!invoice || payment?.providerId !== providerId || payment.providerReference !== outcome.providerReference) throw notFound('Payment');
+    if (!invoice || payment?.providerId !== providerId || payment.providerReference !== outcome.providerReference) throw new NotFound('Payment');
     if (outcome.currency !== undefined && outcome.currency !== invoice.paymentCurrency) {
-      throw ValidationError.of('currency', `currency must be the payment's, ${invoice.paymentCurrency}`);
+      throw Invalid.of('currency', `currency must be the payment's, ${invoice.paymentCurrency}`);
     }
     const amount = new Decimal(outcome.amount ?? invoice.paymentAmount);
     const claimId = providerPaymentClaimId(providerId, payment.providerReference);
@@ -155,13 +155,13 @@ export class ProviderSettlement {
     }
     if (deposit.status !== 'processing') {
       if (deposit.status === outcome.status && (outcome.status === 'failed' || amount.equals(deposit.amount))) return;
-      throw new ApiError('conflict', `The payment is already ${deposit.status}${deposit.status === outcome.status ? ` for ${deposit.amount} ${deposit.currency}` : ''}`);
+      throw new Conflict(`The payment is already ${deposit.status}${deposit.status === outcome.status ? ` for ${deposit.amount} ${deposit.currency}` : ''}`);
     }
     const utr = (deposit as Transaction & { utr?: string }).utr;
     await this.deps.transactions.settle(deposit.merchantId, deposit.id, outcome.status, {
       expectedType: 'deposit',
       source: 'fiat',
-      // A rejected UTR is free for the payment it really belongs to; the invoice keeps its own claim (decisions 8).
+      // A rejected UTR is free for the payment it really belongs to; the invoice keeps its own claim (docs/merchant-guide.md#confirming-a-deposit-by-utr).
       releaseClaim: outcome.status === 'failed' && utr ? utrClaimId(utr) : undefined,
       details: { amount, senderDetails: outcome.senderDetails, settlesProviderPayment: true },
     });
@@ -170,9 +170,9 @@ export class ProviderSettlement {
   private async applyPayout(providerId: string, outcome: ProviderOutcome): Promise<void> {
     const withdrawal = isUuid(outcome.reference) ? await this.deps.ledger.get(outcome.reference) : undefined;
     const provider = withdrawal?.type === 'withdraw' ? withdrawal.provider : undefined;
-    if (!withdrawal || provider?.id !== providerId || (provider.reference !== undefined && provider.reference !== outcome.providerReference)) throw notFound('Payout');
+    if (!withdrawal || provider?.id !== providerId || (provider.reference !== undefined && provider.reference !== outcome.providerReference)) throw new NotFound('Payout');
     if (withdrawal.status === outcome.status) return;
-    if (withdrawal.status !== 'processing') throw new ApiError('conflict', `The payout is already ${withdrawal.status}`);
+    if (withdrawal.status !== 'processing') throw new Conflict(`The payout is already ${withdrawal.status}`);
     await this.deps.transactions.settle(withdrawal.merchantId, withdrawal.id, outcome.status, { expectedType: 'withdraw' });
   }
 
@@ -226,7 +226,7 @@ export class ProviderSettlement {
     try {
       await work();
     } catch (error) {
-      if (!(error instanceof ProviderUnavailable || error instanceof ApiError)) throw error;
+      if (!(error instanceof ProviderUnavailable || error instanceof DomainError)) throw error;
       report.failures++;
       this.deps.log.warn('Reconciliation left an item for the next run', { providerId, subject, reason: error.message });
     }

@@ -3,13 +3,12 @@
  * and the merchant's view of them. Every write is decided on a state read and committed only if
  * that state still holds; a lost race is decided again on the new state.
  */
-import { ApiError, ValidationError, notFound } from '../errors.js';
 import { callbackEntry, type CallbackEntry } from './callbacks.js';
 import { amountRuleProblem } from './amounts.js';
 import { familyOf, isCryptoAsset, networksOf, type CryptoNetwork } from './currencies.js';
 import { isUuid } from './invoice-service.js';
 import type { Invoice } from './invoices.js';
-import type { Merchant } from './merchants.js';
+import { authenticatedMerchant, type MerchantProfiles } from './merchants.js';
 import type { BusinessMetrics, DepositSource } from './metrics.js';
 import { Decimal, formatRate } from './money.js';
 import { invoiceAfterDeposit, type DepositRefusal, type InvoiceUpdate } from './payments.js';
@@ -23,6 +22,8 @@ import {
   type TransactionStatus,
   type TransactionView,
 } from './transactions.js';
+import { NotFound, Conflict, Gone, Invalid } from './errors.js';
+import { optimisticAttempts } from './retry.js';
 
 /** `stale`: a condition failed (the invoice or transaction moved on); re-read and decide again. */
 export type CommitResult = 'committed' | 'stale';
@@ -44,7 +45,7 @@ export interface Ledger {
 export interface TransactionServiceDeps {
   ledger: Ledger;
   invoices: { get(id: string): Promise<Invoice | undefined> };
-  merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
+  merchants: MerchantProfiles;
   callbacks: { publish(callbackIds: string[]): Promise<number> };
   /** Values a deposit in another currency than its invoice's. */
   rates: RateSource;
@@ -66,7 +67,7 @@ export interface DepositInput {
   /** Claimed in the same write: what makes a deposit exist once (an on-chain transfer's id). Recording it again answers the first. */
   uniqueId?: string;
   /**
-   * Money a payment provider reports (decisions 18): it has moved already, so a closed invoice
+   * Money a payment provider reports (docs/provider-protocol.md): it has moved already, so a closed invoice
    * records it too, and the invoice's payment at the provider is decided.
    */
   reportedByProvider?: boolean;
@@ -80,32 +81,11 @@ export interface SettlementDetails {
   settlesProviderPayment?: boolean;
 }
 
-/**
- * Lost races are decided again on the new state, after a random pause that grows with each loss,
- * so that writers converging on one invoice (a burst of deposits) spread out instead of colliding again.
- */
-const ATTEMPTS = 10;
-/**
- * Writes that keep losing races stop retrying after this long and answer a clean conflict, well
- * inside a request's 10-second timeout, rather than run into the timeout under heavy contention.
- */
-const RETRY_BUDGET_MS = 4_000;
-const backOff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 40 * (attempt + 1)));
-
 /** The merchant's own transaction; anything else is as unknown as a missing one. */
 export async function ownedTransaction(ledger: Pick<Ledger, 'get'>, merchantId: string, transactionId: string): Promise<Transaction> {
   const transaction = isUuid(transactionId) ? await ledger.get(transactionId) : undefined;
-  if (!transaction || transaction.merchantId !== merchantId) throw notFound('Transaction');
+  if (!transaction || transaction.merchantId !== merchantId) throw new NotFound('Transaction');
   return transaction;
-}
-
-/** The attempts of one write: up to ATTEMPTS, within RETRY_BUDGET_MS, with a back-off before each retry. */
-async function* attempts(): AsyncGenerator<number> {
-  const deadline = performance.now() + RETRY_BUDGET_MS;
-  for (let attempt = 0; attempt < ATTEMPTS && (attempt === 0 || performance.now() < deadline); attempt++) {
-    if (attempt > 0) await backOff(attempt);
-    yield attempt;
-  }
 }
 
 export class TransactionService {
@@ -117,7 +97,7 @@ export class TransactionService {
 
   async ownedInvoice(merchantId: string, invoiceId: string): Promise<Invoice> {
     const invoice = isUuid(invoiceId) ? await this.deps.invoices.get(invoiceId) : undefined;
-    if (!invoice || invoice.merchantId !== merchantId) throw notFound('Invoice');
+    if (!invoice || invoice.merchantId !== merchantId) throw new NotFound('Invoice');
     return invoice;
   }
 
@@ -130,10 +110,10 @@ export class TransactionService {
     // Recorded already: answered before the invoice's state (paid since, by this very deposit) is judged.
     const earlier = input.uniqueId && (await this.claimed(input.uniqueId));
     if (earlier) return earlier;
-    const merchant = await this.merchant(merchantId);
+    const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
     const id = this.deps.newId();
     let known = invoiceRead?.id === invoiceId && invoiceRead.merchantId === merchantId ? invoiceRead : undefined;
-    for await (const _attempt of attempts()) {
+    for await (const _attempt of optimisticAttempts()) {
       const invoice = known ?? (await this.ownedInvoice(merchantId, invoiceId));
       known = undefined;
       const now = this.deps.clock();
@@ -153,7 +133,7 @@ export class TransactionService {
       const recorded = input.uniqueId && (await this.claimed(input.uniqueId));
       if (recorded) return recorded;
     }
-    throw new ApiError('conflict', 'The invoice kept changing; retry the request');
+    throw new Conflict('The invoice kept changing; retry the request');
   }
 
   /**
@@ -172,11 +152,11 @@ export class TransactionService {
     options: { expectedType?: Transaction['type']; callback?: boolean; releaseClaim?: string; source?: DepositSource; details?: SettlementDetails } = {},
   ): Promise<Transaction> {
     const { expectedType, callback: withCallback = true, releaseClaim, source, details = {} } = options;
-    for await (const _attempt of attempts()) {
+    for await (const _attempt of optimisticAttempts()) {
       const current = await this.owned(merchantId, transactionId);
-      if (expectedType && current.type !== expectedType) throw ValidationError.of('transactionId', `Transaction is not a ${expectedType}`);
+      if (expectedType && current.type !== expectedType) throw Invalid.of('transactionId', `Transaction is not a ${expectedType}`);
       if (current.status === status) return current;
-      if (current.status !== 'processing') throw new ApiError('conflict', `Transaction is already ${current.status}`);
+      if (current.status !== 'processing') throw new Conflict(`Transaction is already ${current.status}`);
 
       const now = this.deps.clock();
       const invoice = current.invoiceId ? await this.deps.invoices.get(current.invoiceId) : undefined;
@@ -193,7 +173,7 @@ export class TransactionService {
         return next;
       }
     }
-    throw new ApiError('conflict', 'The transaction kept changing; retry the request');
+    throw new Conflict('The transaction kept changing; retry the request');
   }
 
   /** The transaction in its final state, anew at the amount a provider reports when it differs. */
@@ -203,7 +183,7 @@ export class TransactionService {
     if (!details.amount || details.amount.equals(current.amount) || !invoice) return next;
     // Valued at the invoice's fixed rates: only a deposit in the invoice's own currency is revalued.
     if (current.currency !== invoice.paymentCurrency) throw new Error(`Deposit ${current.id} is in ${current.currency}, not its invoice's ${invoice.paymentCurrency}`);
-    const merchant = await this.merchant(current.merchantId);
+    const merchant = await authenticatedMerchant(this.deps.merchants, current.merchantId);
     const revalued = depositTransaction(
       invoice,
       { id: current.id, amount: details.amount, currency: current.currency, status, network: current.network as CryptoNetwork | null, transactionHash: current.transactionHash, senderDetails: next.senderDetails, now },
@@ -218,29 +198,23 @@ export class TransactionService {
     return claim ? this.deps.ledger.get(claim.owner.transactionId!) : undefined;
   }
 
-  private async merchant(merchantId: string): Promise<Merchant> {
-    const merchant = await this.deps.merchants.getMerchant(merchantId);
-    if (!merchant) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
-    return merchant;
-  }
-
   /**
    * Defaults a deposit to what the invoice asked for, and refuses one it cannot take. A deposit in
    * another currency of the invoice's family is taken, valued at the current rates.
    */
   private async depositDetails(invoice: Invoice, input: DepositInput) {
     const currency = input.currency ?? invoice.paymentCurrency;
-    if (familyOf(currency) !== invoice.family) throw ValidationError.of('currency', `currency must be a ${invoice.family} currency, like the invoice's ${invoice.paymentCurrency}`);
+    if (familyOf(currency) !== invoice.family) throw Invalid.of('currency', `currency must be a ${invoice.family} currency, like the invoice's ${invoice.paymentCurrency}`);
     const amount = input.amount ?? new Decimal(invoice.paymentAmount);
     const amountRule = !amount.greaterThan(0) ? 'amount must be greater than zero' : input.chain ? undefined : amountRuleProblem(amount, currency);
-    if (amountRule) throw ValidationError.of('amount', amountRule);
+    if (amountRule) throw Invalid.of('amount', amountRule);
     let network: CryptoNetwork | null = null;
     if (isCryptoAsset(currency)) {
       const networks = networksOf(currency);
       network = input.network ?? invoice.wallet?.networks.find((n) => networks.includes(n)) ?? networks[0]!;
-      if (!networks.includes(network)) throw ValidationError.of('network', `network must be one of ${networks.join(', ')} for ${currency}`);
+      if (!networks.includes(network)) throw Invalid.of('network', `network must be one of ${networks.join(', ')} for ${currency}`);
     } else if (input.network) {
-      throw ValidationError.of('network', 'network applies to crypto invoices only');
+      throw Invalid.of('network', 'network applies to crypto invoices only');
     }
     return {
       amount,
@@ -257,14 +231,14 @@ export class TransactionService {
   private async valuation(invoice: Invoice, currency: string): Promise<DepositValuation> {
     const { prices } = await this.deps.rates.current();
     const [exchangeRate, usdRate, eurRate] = [crossRate(prices, invoice.baseCurrency, currency), crossRate(prices, currency, 'USD'), crossRate(prices, currency, 'EUR')];
-    if (!exchangeRate || !usdRate || !eurRate) throw ValidationError.of('currency', `No exchange rate for ${currency}`);
+    if (!exchangeRate || !usdRate || !eurRate) throw Invalid.of('currency', `No exchange rate for ${currency}`);
     return { exchangeRate: formatRate(exchangeRate), usdRate: formatRate(usdRate), eurRate: formatRate(eurRate) };
   }
 }
 
 /** The answer to a deposit its invoice does not take. */
-export function refusal(reason: DepositRefusal, invoice: Pick<Invoice, 'cancelReason'>): ApiError {
+export function refusal(reason: DepositRefusal, invoice: Pick<Invoice, 'cancelReason'>): Gone | Conflict {
   return reason === 'gone'
-    ? new ApiError('gone', `Invoice is canceled (${invoice.cancelReason ?? 'canceled'}) and takes no payment`)
-    : new ApiError('conflict', 'Invoice is already paid');
+    ? new Gone(`Invoice is canceled (${invoice.cancelReason ?? 'canceled'}) and takes no payment`)
+    : new Conflict('Invoice is already paid');
 }

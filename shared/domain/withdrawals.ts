@@ -1,9 +1,8 @@
 /**
- * The deprecated peer-to-peer fiat withdrawal (merchant-api.md endpoint 4, decisions 9): the
+ * The deprecated peer-to-peer fiat withdrawal (docs/merchant-guide.md#withdrawals-deprecated): the
  * request with its three variants, card checks and masking, and the withdraw transaction. Pure.
  */
 import * as z from 'zod';
-import { ValidationError } from '../errors.js';
 import { amountRuleProblem, decimalStringAmount } from './amounts.js';
 import { decimalsOf, familyOf } from './currencies.js';
 import { formatAmount, formatRate } from './money.js';
@@ -11,6 +10,7 @@ import { processingFee, type Transaction } from './transactions.js';
 import { crossRate, type UsdPrices } from './rates.js';
 import type { PayoutRequest } from '../providers/protocol.js';
 import type { SealedSecret } from '../vault/envelope.js';
+import { Invalid } from './errors.js';
 
 /** Luhn check digit validation of a digits-only string. */
 export function passesLuhn(digits: string): boolean {
@@ -78,7 +78,7 @@ export function withdrawalVariant(request: WithdrawalRequest): WithdrawalVariant
     ] as const
   ).filter(([, value]) => value !== undefined);
   if (present.length !== 1) {
-    throw ValidationError.of(
+    throw Invalid.of(
       present.length === 0 ? 'cardNumber' : present[1]![0] === 'phone' ? 'phoneNumber' : 'bankAccountNumber',
       present.length === 0
         ? 'One of cardNumber, phoneNumber or bankAccountNumber is required'
@@ -86,7 +86,7 @@ export function withdrawalVariant(request: WithdrawalRequest): WithdrawalVariant
     );
   }
   const variant = present[0]![0];
-  if (variant === 'bankAccount' && !request.bankAccountName) throw ValidationError.of('bankAccountName', 'bankAccountName is required with bankAccountNumber');
+  if (variant === 'bankAccount' && !request.bankAccountName) throw Invalid.of('bankAccountName', 'bankAccountName is required with bankAccountNumber');
   return variant;
 }
 
@@ -130,10 +130,10 @@ export function withdrawTransaction(
   const decimals = decimalsOf(request.currency);
   const amount = request.amount;
   const amountRule = amountRuleProblem(amount, request.currency);
-  if (amountRule) throw ValidationError.of('amount', amountRule);
+  if (amountRule) throw Invalid.of('amount', amountRule);
   const usdRate = crossRate(context.prices, request.currency, 'USD');
   const eurRate = crossRate(context.prices, request.currency, 'EUR');
-  if (!usdRate || !eurRate) throw ValidationError.of('currency', `No exchange rate for ${request.currency}`);
+  if (!usdRate || !eurRate) throw Invalid.of('currency', `No exchange rate for ${request.currency}`);
   const at = context.now.toISOString();
   const written = formatAmount(amount, decimals);
   return {
@@ -172,7 +172,7 @@ export function withdrawTransaction(
 const PROVIDER_VARIANTS = { card: 'card', phone: 'phone', bankAccount: 'bank' } as const satisfies Record<WithdrawalVariant, PayoutRequest['recipient']['variant']>;
 
 /**
- * A payout's recipient as a provider takes it (decisions 18): the variant, its fields, and the card
+ * A payout's recipient as a provider takes it (docs/provider-protocol.md): the variant, its fields, and the card
  * number in clear, which this request alone carries.
  */
 export function payoutRecipient(withdrawal: WithdrawTransaction, cardNumber?: string): PayoutRequest['recipient'] {

@@ -9,11 +9,12 @@ import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
 import { ApiError, UNAUTHORIZED_MESSAGE } from '../errors.js';
+import { apiErrorOf } from './errors.js';
 import { TRACE_OPTIONS, tracer } from '../observability/tracer.js';
 import { DEFAULT_MAX_BODY_BYTES, replaysIdempotencyKey, type HttpRoute } from '../routes.js';
 import { apiErrorResponse, internalErrorResponse, successResponse, type Headers } from './envelope.js';
 import type { idempotentByHeader } from './idempotency.js';
-import { logger } from './logger.js';
+import { logger } from '../observability/logger.js';
 import { parseJsonBody } from './json-body.js';
 import { parseOrThrow } from './validation.js';
 
@@ -76,7 +77,7 @@ const merchantMiddleware = (): Middleware => ({
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
-/** A deprecated route says so on every answer of its function, errors included (decisions 9). */
+/** A deprecated route says so on every answer of its function, errors included (docs/merchant-guide.md#withdrawals-deprecated). */
 const deprecationMiddleware = (): Middleware => {
   const mark = (request: Request) => {
     if (request.response) request.response = { ...request.response, headers: { ...request.response.headers, deprecation: 'true' } };
@@ -130,9 +131,10 @@ const bodyMiddleware = (maxBytes: number, parser: BodyParser): Middleware => ({
 const errorHandlerMiddleware = (): Middleware => ({
   onError: (request) => {
     const { error } = request;
-    if (error instanceof ApiError) {
-      if (error.status >= 500) logger.error('Request failed', { code: error.code });
-      request.response = withRequestId(request, apiErrorResponse(error));
+    const refusal = apiErrorOf(error);
+    if (refusal) {
+      if (refusal.status >= 500) logger.error('Request failed', { code: refusal.code });
+      request.response = withRequestId(request, apiErrorResponse(refusal));
       return;
     }
     logger.error('Unexpected failure', error instanceof Error ? error : String(error));
@@ -180,7 +182,7 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
   if (options.body) chain.use(bodyMiddleware(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, BODY_PARSERS[options.bodyFormat ?? 'json']));
   chain.use(errorHandlerMiddleware());
 
-  // Replays are kept per merchant (decisions 5): routes without a key have no merchant to keep them apart by.
+  // Replays are kept per merchant (docs/merchant-guide.md#idempotency): routes without a key have no merchant to keep them apart by.
   if (replaysIdempotencyKey(route) !== (options.idempotency !== undefined)) {
     throw new Error(`${route.name} ${replaysIdempotencyKey(route) ? 'takes Idempotency-Key: pass idempotentByHeader' : 'takes no Idempotency-Key: pass no idempotency'}`);
   }

@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on POST routes (decisions 5): the same key and body within 24 h replay the
+ * `Idempotency-Key` on POST routes (docs/merchant-guide.md#idempotency): the same key and body within 24 h replay the
  * first response; the same key with another body, or while the first is still running, is a 409.
  * Records live in the idempotency table through Powertools for AWS Lambda.
  */
@@ -11,17 +11,10 @@ import {
 } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { Context } from 'aws-lambda';
-import { ApiError, ValidationError } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { config } from '../config.js';
 import { dynamoClient } from '../store/dynamo.js';
-
-/**
- * The uniqueness claim of a write made under an Idempotency-Key, written with the record it
- * creates. The idempotency record alone cannot tell a retry from a first request once the writer
- * died between its commit and saving its answer; the claim can.
- */
-export const idempotentWriteClaimId = (merchantId: string, routeName: string, key: string): string =>
-  `request#${JSON.stringify([merchantId, routeName, key])}`;
+import { Invalid } from '../domain/errors.js';
 
 const RETENTION_SECONDS = 24 * 60 * 60;
 
@@ -52,7 +45,7 @@ export function idempotentByHeader<Result>(routeName: string): (
   );
   return async (payload, context, runRequest) => {
     if (payload.key.length < 1 || payload.key.length > 255) {
-      throw ValidationError.of('Idempotency-Key', 'Idempotency-Key must be 1 to 255 characters');
+      throw Invalid.of('Idempotency-Key', 'Idempotency-Key must be 1 to 255 characters');
     }
     if (typeof context.getRemainingTimeInMillis === 'function') idempotencyConfig.registerLambdaContext(context);
     try {

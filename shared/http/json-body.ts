@@ -5,8 +5,9 @@
  * surrogate, which no store can keep) is a 422 on its field.
  */
 import { parse } from 'lossless-json';
-import { ApiError, ValidationError, type FieldProblem } from '../errors.js';
+import { ApiError } from '../errors.js';
 import { JsonNumber } from '../domain/money.js';
+import { Invalid, type FieldProblem } from '../domain/errors.js';
 
 const keepNumberText = (text: string): JsonNumber => new JsonNumber(text);
 
@@ -55,6 +56,6 @@ export function parseJsonBody(text: string): unknown {
     throw new ApiError('bad_request', `Request body is not valid JSON${reason}`);
   }
   const problems = illFormedStrings(body);
-  if (problems.length > 0) throw new ValidationError(problems);
+  if (problems.length > 0) throw new Invalid(problems);
   return body;
 }

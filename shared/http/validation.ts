@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { ValidationError, type FieldProblem } from '../errors.js';
+import { Invalid, type FieldProblem } from '../domain/errors.js';
 
 const joinPath = (path: readonly PropertyKey[]): string => path.map(String).join('.');
 
@@ -20,6 +20,6 @@ export function zodProblems(error: z.ZodError): FieldProblem[] {
 export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
   // With the input on each issue, a missing field is told apart from one of the wrong type.
   const result = schema.safeParse(input, { reportInput: true });
-  if (!result.success) throw new ValidationError(zodProblems(result.error));
+  if (!result.success) throw new Invalid(zodProblems(result.error));
   return result.data;
 }

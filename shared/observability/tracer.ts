@@ -9,8 +9,8 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { Tracer } from '@aws-lambda-powertools/tracer';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { Context } from 'aws-lambda';
-import { logger } from '../http/logger.js';
-import { SERVICE_NAME } from '../platform.js';
+import { logger } from './logger.js';
+import { SERVICE_NAME } from './catalogue.js';
 
 export const tracer = new Tracer({ serviceName: SERVICE_NAME });
 

@@ -1,6 +1,6 @@
 /** Hands callbacks from the outbox to the SQS queue the callback sender consumes. */
 import { SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { logger } from '../http/logger.js';
+import { logger } from '../observability/logger.js';
 import type { DynamoOutboxStore } from '../store/outbox.js';
 
 export interface CallbackMessage {

@@ -1,8 +1,8 @@
 /** Invoices in DynamoDB, with their per-merchant orderId claims and the sparse expiry index. */
 import { createHash } from 'node:crypto';
 import { GetCommand, paginateQuery, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ApiError, ValidationError } from '../errors.js';
-import type { CustomerDetails, Invoice, InvoiceFilters, InvoiceStatus } from '../domain/invoices.js';
+import type { CustomerDetails, Invoice, InvoiceStatus } from '../domain/invoices.js';
+import type { InvoiceFilters } from '../domain/invoice-requests.js';
 import type { ProviderPayment } from '../domain/providers.js';
 import { noPayments } from '../domain/payments.js';
 import type { CheckoutInvoices } from '../domain/checkout-service.js';
@@ -10,6 +10,9 @@ import type { CreateOutcome, DueInvoice, ExpiringInvoiceRepository, InvoiceRepos
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import { isConditionFailure, isTransactionConflict, queryAll } from './dynamo.js';
 import { IndexPager, type IndexQuery } from './pages.js';
+import { Conflict, Invalid } from '../domain/errors.js';
+import { optimisticAttempts } from '../domain/retry.js';
+import { orderClaimId } from '../domain/claims.js';
 
 
 /**
@@ -25,7 +28,6 @@ export function expiryShardOf(invoiceId: string): string {
 /** Key of the `byCustomer` index: a customer's invoices. */
 export const customerKeyOf = (merchantId: string, customerId: string): string => JSON.stringify([merchantId, customerId]);
 
-const orderClaimId = (merchantId: string, orderId: string): string => `order#${JSON.stringify([merchantId, orderId])}`;
 
 /** Key of the `byMerchantStatus` index: rewritten by every write that moves an invoice's status. */
 export const invoiceStatusKey = (merchantId: string, status: InvoiceStatus): string => JSON.stringify([merchantId, status]);
@@ -37,10 +39,6 @@ const newInvoiceItem = (invoice: Invoice) => ({
   merchantStatus: invoiceStatusKey(invoice.merchantId, invoice.status),
   customerKey: customerKeyOf(invoice.merchantId, invoice.customerId),
 });
-
-const TRANSACTION_ATTEMPTS = 5;
-
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Strips storage-only attributes from an item read back. An invoice stored before payments were
@@ -55,9 +53,9 @@ function toInvoice(item: Record<string, unknown>): Invoice {
   return { ...invoice, paidAmount: paid, paymentStatus: completed ? 'paid' : 'unpaid', transactionIds: [], completedAt: completed ? invoice.updatedAt : null };
 }
 
-/** An orderId claimed by a request with another body is a 409 (decisions 5). */
+/** An orderId claimed by a request with another body is a 409 (docs/merchant-guide.md#creating-an-invoice). */
 function refuseOtherRequest(claim: Record<string, unknown>, requestHash: string): void {
-  if (claim.requestHash !== requestHash) throw new ApiError('conflict', 'An invoice with this orderId already exists with different details');
+  if (claim.requestHash !== requestHash) throw new Conflict('An invoice with this orderId already exists with different details');
 }
 
 export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRepository, CheckoutInvoices {
@@ -72,7 +70,8 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
 
   async create(invoice: Invoice): Promise<CreateOutcome> {
     const claimId = orderClaimId(invoice.merchantId, invoice.orderId);
-    for (let attempt = 1; ; attempt++) {
+    let lost: unknown;
+    for await (const _attempt of optimisticAttempts()) {
       try {
         await this.client.send(
           new TransactWriteCommand({
@@ -96,14 +95,15 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
         );
         return { invoice, created: true };
       } catch (error) {
-        if (isTransactionConflict(error) && attempt < TRANSACTION_ATTEMPTS) {
-          await pause(20 * attempt + Math.random() * 30);
+        if (isTransactionConflict(error)) {
+          lost = error;
           continue;
         }
         if (!isConditionFailure(error)) throw error;
         return { invoice: await this.existingForOrder(claimId, invoice.requestHash), created: false };
       }
     }
+    throw lost;
   }
 
   async refuseTakenOrder(invoice: Invoice): Promise<void> {
@@ -146,7 +146,7 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
     const { status, orderId, customerId } = listing.filters;
     if (orderId !== undefined) {
       // One invoice at most: there is never a next page to continue.
-      if (listing.cursor !== undefined) throw ValidationError.of('cursor', 'cursor does not continue this listing: an orderId names one invoice, on one page');
+      if (listing.cursor !== undefined) throw Invalid.of('cursor', 'cursor does not continue this listing: an orderId names one invoice, on one page');
       const invoice = await this.findByOrder(merchantId, orderId);
       const matches =
         invoice !== undefined &&

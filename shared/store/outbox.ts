@@ -5,7 +5,7 @@
  */
 import { BatchGetCommand, GetCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallbackEntry, CallbackRecord, DeliveryAttempt } from '../domain/callbacks.js';
-import { OUTBOX_RETENTION_DAYS } from '../platform.js';
+import { OUTBOX_RETENTION_DAYS } from '../queue/queues.js';
 import { isConditionFailure, queryAll } from './dynamo.js';
 import { TABLES } from './tables.js';
 

@@ -1,14 +1,14 @@
 /**
  * Pages of a merchant's records read from one index, newest first, and the cursors that continue
- * them (decisions 16). A cursor is the index position of a page's last item together with the
+ * them (docs/merchant-guide.md#listings-and-pagination). A cursor is the index position of a page's last item together with the
  * listing it belongs to. It carries no trust: it is accepted only to continue the same listing
  * (table, index, filters) inside the key range the caller's own query reads, so a forged one can
  * at most skip some of the caller's own items; anything else is a 422 on `cursor`.
  */
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
-import { ValidationError } from '../errors.js';
 import { TABLES, type IndexDefinition, type TableDefinition, type TableKey } from './tables.js';
+import { Invalid } from '../domain/errors.js';
 
 /** A listing's filters as the client gave them, normalized: what its cursors are bound to. */
 export type ListingFilters = Readonly<Record<string, string>>;
@@ -58,7 +58,7 @@ const sameFilters = (a: ListingFilters, b: ListingFilters): boolean => {
   return entries(a) === entries(b);
 };
 
-const invalidCursor = (): ValidationError => ValidationError.of('cursor', 'cursor does not continue this listing: pass nextCursor of the previous page, with the same filters');
+const invalidCursor = (): Invalid => Invalid.of('cursor', 'cursor does not continue this listing: pass nextCursor of the previous page, with the same filters');
 
 export function encodeCursor(query: IndexQuery, filters: ListingFilters, position: Record<string, string>): string {
   const cursor: Cursor = { table: query.table, index: query.index, filters: { ...filters }, position };

@@ -9,6 +9,7 @@ import type { AddressOwner } from '../domain/chain-watcher.js';
 import { deriveCustomerAddresses, type CustomerAddresses } from '../domain/wallets.js';
 import { BATCH_GET_LIMIT, isConditionFailure, isTransactionConflict } from './dynamo.js';
 import type { WalletKeySource } from './wallet-keys.js';
+import { optimisticAttempts } from '../domain/retry.js';
 
 export interface CustomerWallet {
   /** Receiving-chain index; one index serves all three address families. */
@@ -43,8 +44,6 @@ function customerWalletId(merchantId: string, customerId: string): string {
 /** EVM addresses compared in lower case: checksum case carries no identity. */
 const evmAddressId = (address: string): string => `address#evm#${address.toLowerCase()}`;
 
-const WRITE_ATTEMPTS = 10;
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class DynamoWalletStore implements WalletStore {
   constructor(
@@ -80,7 +79,8 @@ export class DynamoWalletStore implements WalletStore {
         { Put: { TableName: this.tableName, Item: { id: evmAddressId(item.addresses.evm), merchantId, customerId }, ConditionExpression: 'attribute_not_exists(id)' } },
       ],
     });
-    for (let attempt = 1; ; attempt++) {
+    let lost: unknown;
+    for await (const _attempt of optimisticAttempts()) {
       try {
         await this.client.send(write);
         return toWallet(item);
@@ -89,10 +89,10 @@ export class DynamoWalletStore implements WalletStore {
         // A concurrent first request stored its wallet first (or is storing it): its index wins and ours stays unused.
         const winner = await this.read(id);
         if (winner) return winner;
-        if (attempt === WRITE_ATTEMPTS) throw error;
-        await pause(Math.random() * 40 * attempt);
+        lost = error;
       }
     }
+    throw lost;
   }
 
   /** The owners of those of `addresses` that are customers' EVM deposit addresses, by lower-cased address. */

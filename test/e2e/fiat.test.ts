@@ -1,5 +1,5 @@
 /**
- * Local fiat end to end (decisions 8, 9 and 13): the local runtime as a child process with a
+ * Local fiat end to end (docs/merchant-guide.md#confirming-a-deposit-by-utr, #withdrawals-deprecated, docs/operations.md#local-configuration): the local runtime as a child process with a
  * real callback receiver. A UTR is confirmed over HTTP and the simulated provider decides it from
  * its own queue within seconds (a UTR starting with 000 is rejected); the receipt is kept sealed
  * under the data directory. A card withdrawal is settled through the simulation API, and then
@@ -21,7 +21,6 @@ import { maxBodyBytesOf, routeByName } from '../../shared/routes.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
 import { callApi, dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { openRuntimeStack, type RuntimeStack } from '../support/runtime-stack.js';
-import { eventually } from '../support/wait.js';
 
 const CALLBACK_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 /** The simulated provider decides each UTR after this long. */

@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FUNCTION_BUNDLING, usesVaultKey } from '../../infra/aws/gateway-function.js';
-import { FUNCTIONS, STAGES, readsProviders, replaysIdempotencyKey, type GatewayFunction } from '../../shared/routes.js';
+import { FUNCTIONS, readsProviders, replaysIdempotencyKey, type GatewayFunction } from '../../shared/routes.js';
+import { STAGES } from '../../shared/stage.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STACK_NAMES = STAGES.map((stage) => `PaymentGateway-${stage}`);

@@ -22,31 +22,11 @@ import { DEFAULT_LIVE_RATES } from '../../infra/aws/live-rates.js';
 import type { ProviderDeployment } from '../../infra/aws/payment-providers.js';
 import { DEMO_PROVIDER_ID, demoProviderRoute } from '../../shared/domain/providers.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
-import {
-  BUSINESS_METRICS,
-  CALLBACK_QUEUE,
-  CONCURRENCY,
-  PROVIDER_EVENTS_THROTTLE,
-  PUBLIC_ROUTE_THROTTLE,
-  QUEUES,
-  reservedConcurrencyOf,
-  STAGE_METHOD_THROTTLE,
-  TABLE_CAPACITY_BASIS,
-  type QueueDefinition,
-  type QueueName,
-} from '../../shared/platform.js';
-import {
-  FUNCTIONS,
-  STAGES,
-  functionsForStage,
-  maxBodyBytesOf,
-  readsProviders,
-  replaysIdempotencyKey,
-  type GatewayFunction,
-  type HttpRoute,
-  type QueueFunction,
-  type Stage,
-} from '../../shared/routes.js';
+import { CONCURRENCY, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, reservedConcurrencyOf, STAGE_METHOD_THROTTLE, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
+import { BUSINESS_METRICS } from '../../shared/observability/catalogue.js';
+import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
+import { FUNCTIONS, functionsForStage, maxBodyBytesOf, readsProviders, replaysIdempotencyKey, type GatewayFunction, type HttpRoute, type QueueFunction } from '../../shared/routes.js';
+import { STAGES, type Stage } from '../../shared/stage.js';
 import { TABLES, TABLE_KEYS, tableEnvVar, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
@@ -89,7 +69,7 @@ const SQS_DELAY = 'sqs:ChangeMessageVisibility';
 const BACKLOG_AGE_SECONDS = 4 * 3600;
 const REQUEST_ID_HEADER = { 'gatewayresponse.header.x-request-id': 'context.requestId' };
 
-/** What API Gateway itself answers (decisions 1 and 2), written out from the contract. */
+/** What API Gateway itself answers (docs/merchant-guide.md#the-envelope, #error-codes-and-statuses), written out from the contract. */
 const GATEWAY_RESPONSES: ReadonlyArray<[type: string, status: number, code: string, message: string]> = [
   ['UNAUTHORIZED', 401, 'unauthorized', 'You do not have permission to access this resource'],
   ['ACCESS_DENIED', 401, 'unauthorized', 'You do not have permission to access this resource'],
@@ -1603,7 +1583,7 @@ describe('stage differences', () => {
     }
   });
 
-  // Decisions 11: the simulation API exists in demo and not at all in prod.
+  // docs/merchant-guide.md#the-demo-environment-and-the-simulation-api: the simulation API exists in demo and not at all in prod.
   it.each(['simulate-deposit', 'simulate-withdrawal'])('%s: routed in demo, absent from prod', (name) => {
     const route = FUNCTIONS.find((f): f is Extract<(typeof FUNCTIONS)[number], { kind: 'http' }> => f.kind === 'http' && f.name === name)!;
     expect(route.stages).toEqual(['demo']);

@@ -12,7 +12,7 @@ import { callbackBody, DELIVERY_WINDOW_SECONDS, RETRY_DELAYS_SECONDS } from '../
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
 import { DELIVERY_FAILURES, httpDeliver } from '../../shared/outbound/http-delivery.js';
-import { CallbackSender, RetryLater, type CallbackSenderDeps, type Deliver } from '../../shared/queue/callback-sender.js';
+import { CallbackSender, RetryLater, type CallbackSenderDeps, type Deliver } from '../../shared/outbound/callback-sender.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoOutboxStore, outboxPut } from '../../shared/store/outbox.js';

@@ -11,7 +11,7 @@ import { jsonNumberAmount } from '../../shared/domain/amounts.js';
 import { ApiError } from '../../shared/errors.js';
 import { httpHandler, type RouteRequest, type RouteResult } from '../../shared/http/handler.js';
 import { idempotentByHeader } from '../../shared/http/idempotency.js';
-import { logger } from '../../shared/http/logger.js';
+import { logger } from '../../shared/observability/logger.js';
 import { replaysIdempotencyKey, type HttpRoute } from '../../shared/routes.js';
 
 const MAX_BODY_BYTES = 1024;

@@ -17,7 +17,7 @@ import { ensureTables, localDynamoClient, startDynamoDbLocal, type DynamoDbLocal
 import { localCredentials, localStoreKeyFile, localTableNames, randomLocalCredentials, type LocalCredentials } from '../../infra/local/environment.js';
 import { readRunningStack, removeRuntimeInfo, runtimeInfoFile, writeRuntimeInfo } from '../../infra/local/runtime-info.js';
 import { LOCAL_RECEIVE_COUNT_FACTOR } from '../../infra/local/sqs.js';
-import { QUEUES, type QueueDefinition } from '../../shared/platform.js';
+import { QUEUES, type QueueDefinition } from '../../shared/queue/queues.js';
 import { retryDelaySeconds, windowClosed } from '../../shared/domain/callbacks.js';
 import { digestApiKey, generateApiKeyText, generateCallbackSecret, isCallbackSecret } from '../../shared/domain/merchants.js';
 import { TABLE_KEYS, TABLES, type TableKey } from '../../shared/store/tables.js';

@@ -1,5 +1,5 @@
 /**
- * The merchant's own settings and webhook tools (decisions 16) through the local gateway against
+ * The merchant's own settings and webhook tools (docs/merchant-guide.md#the-delivery-log-resending-and-testing) through the local gateway against
  * DynamoDB Local: GET and PATCH /api/v2/merchant, a transaction's callback log and its resend,
  * the test callback, and the callback secret's rotation with its overlap (2 s in tests), checked
  * with the Standard Webhooks library as a merchant's receiver checks it.
@@ -17,7 +17,7 @@ import { TEST_TRANSACTION_ID } from '../../shared/domain/callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
 import { httpDeliver } from '../../shared/outbound/http-delivery.js';
-import { CallbackSender, RetryLater } from '../../shared/queue/callback-sender.js';
+import { CallbackSender, RetryLater } from '../../shared/outbound/callback-sender.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';

@@ -1,6 +1,7 @@
-/** The chain watcher's pure rules (decisions 15): exact amounts, identities, depth, and tracing a reorg back. */
+/** The chain watcher's pure rules (docs/merchant-guide.md#on-chain-deposits): exact amounts, identities, depth, and tracing a reorg back. */
 import { describe, expect, it } from 'vitest';
-import { advance, assetAmount, depthOf, forkPoint, transferId, type ChainCursor } from '../../shared/domain/chain.js';
+import { advance, assetAmount, depthOf, forkPoint, type ChainCursor } from '../../shared/domain/chain.js';
+import { transferClaimId } from '../../shared/domain/claims.js';
 
 const hashAt = (number: number, fork = '') => `0x${fork}${number.toString(16).padStart(64 - fork.length, '0')}`;
 
@@ -21,9 +22,9 @@ describe('amounts on chain', () => {
 describe('a transfer', () => {
   it('is one per network, transaction hash and log index, native ones per transaction', () => {
     const tx = `0x${'AB'.repeat(32)}`;
-    expect(transferId({ network: 'ethereum', transactionHash: tx, logIndex: 3 })).toBe(`chain#ethereum#0x${'ab'.repeat(32)}#3`);
-    expect(transferId({ network: 'ethereum', transactionHash: tx, logIndex: null })).toBe(`chain#ethereum#0x${'ab'.repeat(32)}#native`);
-    expect(transferId({ network: 'bsc', transactionHash: tx, logIndex: 3 })).not.toBe(transferId({ network: 'ethereum', transactionHash: tx, logIndex: 3 }));
+    expect(transferClaimId({ network: 'ethereum', transactionHash: tx, logIndex: 3 })).toBe(`chain#ethereum#0x${'ab'.repeat(32)}#3`);
+    expect(transferClaimId({ network: 'ethereum', transactionHash: tx, logIndex: null })).toBe(`chain#ethereum#0x${'ab'.repeat(32)}#native`);
+    expect(transferClaimId({ network: 'bsc', transactionHash: tx, logIndex: 3 })).not.toBe(transferClaimId({ network: 'ethereum', transactionHash: tx, logIndex: 3 }));
   });
 
   it('counts its own block in its depth', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkoutStep, parseCustomerDetails, paymentProgress, returnUrlOf } from '../../shared/domain/checkout.js';
-import { buildInvoice, createInvoiceRequestSchema, type Invoice } from '../../shared/domain/invoices.js';
+import { buildInvoice, type Invoice } from '../../shared/domain/invoices.js';
+import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
 import { stageProviders } from '../support/providers.js';
 import { asRequestBody } from '../support/request-body.js';
 import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';

@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { isValidIban } from '../../shared/domain/invoices.js';
+import { isValidIban } from '../../shared/domain/iban.js';
 import {
   createdPaymentSchema,
   providerEventSchema,

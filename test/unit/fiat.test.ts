@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ApiError, ValidationError } from '../../shared/errors.js';
+import { Invalid, TooLarge } from '../../shared/domain/errors.js';
 import { RECEIPT_MAX_BYTES, decodeReceipt, depositConfirmationRequestSchema } from '../../shared/domain/deposit-confirmation.js';
 import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
 import { maskCardNumber, passesLuhn, withMaskedCard, withdrawTransaction, withdrawalRecipient, withdrawalRequestSchema, withdrawalVariant } from '../../shared/domain/withdrawals.js';
@@ -39,8 +39,8 @@ describe('deposit confirmation request', () => {
     expect(decodeReceipt(parse(PDF, 'PDF'))?.extension).toBe('pdf');
     expect(decodeReceipt(parse(JPEG, 'jpeg'))?.extension).toBe('jpeg');
     expect(decodeReceipt(parse(JPEG, 'jpg'))?.extension).toBe('jpg');
-    expect(() => decodeReceipt(parse(PNG, 'pdf'))).toThrow(ValidationError);
-    expect(() => decodeReceipt(parse(Buffer.from('<html>'), 'png'))).toThrow(ValidationError);
+    expect(() => decodeReceipt(parse(PNG, 'pdf'))).toThrow(Invalid);
+    expect(() => decodeReceipt(parse(Buffer.from('<html>'), 'png'))).toThrow(Invalid);
     const tooBig = Buffer.concat([PDF, Buffer.alloc(RECEIPT_MAX_BYTES)]);
     const error = (() => {
       try {
@@ -49,8 +49,7 @@ describe('deposit confirmation request', () => {
         return caught;
       }
     })();
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).status).toBe(413);
+    expect(error).toBeInstanceOf(TooLarge);
     expect(depositConfirmationRequestSchema.safeParse({ invoiceId: 'i', utr: 'ABCDEF123456', receipt_file_extension: 'gif' }).success).toBe(false);
   });
 });
@@ -88,8 +87,8 @@ describe('withdrawal request', () => {
     expect(variant({ cardNumber: '4111111111111111' })).toBe('card');
     expect(variant({ phoneNumber: '+905551112233' })).toBe('phone');
     expect(variant({ bankAccountNumber: 'TR330006100519786457841326', bankAccountName: 'Ada' })).toBe('bankAccount');
-    expect(() => variant({})).toThrow(ValidationError);
-    expect(() => variant({ cardNumber: '4111111111111111', phoneNumber: '+905551112233' })).toThrow(ValidationError);
+    expect(() => variant({})).toThrow(Invalid);
+    expect(() => variant({ cardNumber: '4111111111111111', phoneNumber: '+905551112233' })).toThrow(Invalid);
     expect(() => variant({ bankAccountNumber: 'TR330006100519786457841326' })).toThrow(/bankAccountName/);
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ApiError, ValidationError } from '../../shared/errors.js';
+import { Invalid } from '../../shared/domain/errors.js';
+import { ApiError } from '../../shared/errors.js';
 import { parseJsonBody } from '../../shared/http/json-body.js';
 import { JsonNumber } from '../../shared/domain/money.js';
 
@@ -33,6 +34,6 @@ describe('JSON request bodies', () => {
   });
 
   it('refuse a lone surrogate with a 422 on its field', () => {
-    expect(refusal('{"name":"\\ud800"}')).toBeInstanceOf(ValidationError);
+    expect(refusal('{"name":"\\ud800"}')).toBeInstanceOf(Invalid);
   });
 });

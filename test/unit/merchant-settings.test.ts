@@ -1,4 +1,4 @@
-/** The rules of the merchant's own settings, and which secrets sign its callbacks around a rotation (decisions 10, 16). */
+/** The rules of the merchant's own settings, and which secrets sign its callbacks around a rotation (docs/merchant-guide.md#merchant-settings, #rotating-the-callback-secret). */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,7 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCallback, signingSecrets } from '../../shared/domain/callbacks.js';
 import { generateCallbackSecret, isFrameAncestorSource, merchantUrlProblem, newMerchant, rotatedCallbackSecret, settingsChanges, type Merchant } from '../../shared/domain/merchants.js';
-import { ValidationError } from '../../shared/errors.js';
+import { Invalid } from '../../shared/domain/errors.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
 import { KeyFileDataKeySource } from '../../shared/vault/key-sources.js';
 
@@ -25,8 +25,8 @@ describe('settings a merchant changes itself', () => {
         settingsChanges(request, 'prod');
         return [];
       } catch (error) {
-        if (!(error instanceof ValidationError)) throw error;
-        return error.items.map((item) => item.field);
+        if (!(error instanceof Invalid)) throw error;
+        return error.problems.map((problem) => problem.field);
       }
     };
     expect(problems({ callbackUrl: 'http://shop.example/hooks', returnUrl: 'http://shop.example/thanks' })).toEqual(['callbackUrl', 'returnUrl']);

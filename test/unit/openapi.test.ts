@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document (decisions 16): what every operation carries for readers and client
+ * The OpenAPI document (docs/merchant-guide.md#listings-and-pagination): what every operation carries for readers and client
  * generators, examples that the schemas they illustrate accept, and Redocly's recommended ruleset
  * (the pinned @redocly/cli, run offline) finding no error in either stage's document.
  */
@@ -12,7 +12,8 @@ import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { callbackDeliverySchema, testCallbackResultSchema } from '../../shared/domain/callbacks.js';
 import { depositConfirmationRequestSchema } from '../../shared/domain/deposit-confirmation.js';
-import { createInvoiceRequestSchema, invoiceViewSchema, listInvoicesQuerySchema } from '../../shared/domain/invoices.js';
+import { createInvoiceRequestSchema, listInvoicesQuerySchema } from '../../shared/domain/invoice-requests.js';
+import { invoiceViewSchema } from '../../shared/domain/invoice-views.js';
 import { merchantSettingsRequestSchema, merchantViewSchema, rotatedSecretSchema } from '../../shared/domain/merchants.js';
 import { pageSchema } from '../../shared/domain/pagination.js';
 import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from '../../shared/domain/simulation.js';
@@ -21,7 +22,8 @@ import { withdrawalRequestSchema } from '../../shared/domain/withdrawals.js';
 import { parseJsonBody } from '../../shared/http/json-body.js';
 import { buildOpenApiDocument } from '../../shared/openapi.js';
 import * as examples from '../../shared/openapi-examples.js';
-import { HTTP_ROUTES, STAGES, type Stage } from '../../shared/routes.js';
+import { HTTP_ROUTES } from '../../shared/routes.js';
+import { STAGES, type Stage } from '../../shared/stage.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const METHODS = ['get', 'post', 'patch'] as const;

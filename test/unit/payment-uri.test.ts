@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CRYPTO_ASSETS, CRYPTO_NETWORKS, networksOf, type CryptoAssetCode } from '../../shared/domain/currencies.js';
-import { EVM_CHAIN_IDS, isEvmNetwork, NATIVE_ASSETS, TOKEN_CONTRACTS } from '../../shared/domain/networks.js';
-import { defaultEvmChains } from '../../shared/domain/networks.js';
+import { defaultEvmChains, EVM_CHAIN_IDS, isEvmNetwork, NATIVE_ASSETS, TOKEN_CONTRACTS } from '../../shared/domain/networks.js';
 import { paymentUri } from '../../shared/domain/payment-uri.js';
-import { STAGES } from '../../shared/routes.js';
+import { STAGES } from '../../shared/stage.js';
 
 const EVM = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 

@@ -1,10 +1,11 @@
-/** Which provider serves a local-fiat payment, and the limits a merchant meets (decisions 18). */
+/** Which provider serves a local-fiat payment, and the limits a merchant meets (docs/provider-protocol.md). */
 import { describe, expect, it } from 'vitest';
-import { buildInvoice, createInvoiceRequestSchema } from '../../shared/domain/invoices.js';
+import { buildInvoice } from '../../shared/domain/invoices.js';
+import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
 import { Decimal } from '../../shared/domain/money.js';
 import { demoProviderRoute, eligibleProviders, isProviderSecret, servedMethods, type ProviderRoute } from '../../shared/domain/providers.js';
 import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
-import { ValidationError } from '../../shared/errors.js';
+import { Invalid } from '../../shared/domain/errors.js';
 import { asRequestBody } from '../support/request-body.js';
 
 const prices = (await new StaticRateSource(DEMO_USD_PRICES).current()).prices;
@@ -25,7 +26,7 @@ function problems(fields: Record<string, unknown>, providers: ProviderRoute[]) {
   try {
     build(fields, providers);
   } catch (error) {
-    if (error instanceof ValidationError) return error.items.map(({ field, message }) => ({ field, message }));
+    if (error instanceof Invalid) return error.problems;
     throw error;
   }
   throw new Error('expected a validation error');
@@ -71,7 +72,7 @@ describe('routing a payment to a provider', () => {
 });
 
 describe('the demo provider', () => {
-  it("serves section 4's methods but intent, INR from 500, with a deployment's overrides", () => {
+  it("serves the limits table's methods but intent, INR from 500, with a deployment's overrides", () => {
     const demo = demoProviderRoute({ AZN: { p2p: { min: '10', max: '8000' } } });
     expect(demo.methods.find((m) => m.currency === 'INR' && m.method === 'p2p')).toEqual({ currency: 'INR', method: 'p2p', min: '500', max: '49000' });
     expect(demo.methods.some((m) => m.method === 'intent')).toBe(false);

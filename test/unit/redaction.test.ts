@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import { logger } from '../../shared/http/logger.js';
-import { redactingJsonReplacer, redactQueryCredentials } from '../../shared/http/redaction.js';
+import { logger } from '../../shared/observability/logger.js';
+import { redactingJsonReplacer, redactQueryCredentials } from '../../shared/observability/redaction.js';
 
 describe('credentials in query strings, in every log line', () => {
   it.each([

@@ -1,5 +1,5 @@
 /**
- * Delivers one callback from the queue (decisions 10): signs it, posts it once, records the
+ * Delivers one callback from the queue (docs/merchant-guide.md#callbacks): signs it, posts it once, records the
  * attempt, and on failure either schedules the next attempt through the message's visibility or,
  * once the delivery window has closed, parks it in the dead-letter queue. While deliveries to the
  * merchant's URL are paused (it kept timing out: `domain/callback-pause.ts`), a callback is not
@@ -22,11 +22,11 @@ import {
 import type { Merchant } from '../domain/merchants.js';
 import type { BusinessMetrics } from '../domain/metrics.js';
 import type { CallbackSecretOpener } from '../domain/transaction-views.js';
-import { logger } from '../http/logger.js';
-import { DELIVERY_FAILURES } from '../outbound/http-delivery.js';
+import { logger } from '../observability/logger.js';
+import { DELIVERY_FAILURES } from './http-delivery.js';
 import type { CallbackPauseStore } from '../store/merchants.js';
 import type { DynamoOutboxStore, OutboxItem } from '../store/outbox.js';
-import type { CallbackMessage } from './callbacks.js';
+import type { CallbackMessage } from '../queue/callbacks.js';
 
 export type { Deliver, DeliveryResult } from '../domain/callbacks.js';
 

@@ -1,0 +1,53 @@
+import { STAGES, type Stage } from '../stage.js';
+
+/**
+ * How long a queue consumer waits to fill a batch (the event source's batching window): callbacks
+ * are latency-sensitive, so short, but long enough to group a burst of transitions into one
+ * invocation, rather than one instance per message of the burst.
+ */
+export const QUEUE_BATCHING_WINDOW_SECONDS = 1;
+
+export interface QueueDefinition {
+  /** Queue name (the dead-letter queue is `{name}-dlq`). */
+  name: string;
+  /** Environment variables carrying the queue's and its dead-letter queue's URLs. */
+  urlVariable: string;
+  deadLetterUrlVariable: string;
+  stages: readonly Stage[];
+  /**
+   * At least six times its consumer's timeout plus the consumer's batching window (AWS's guidance
+   * for Lambda's SQS event sources: room for the poller's retries when the function is throttled),
+   * so a message is never handled twice at once.
+   */
+  visibilityTimeoutSeconds: number;
+  /** Receives after which SQS moves a message to the dead-letter queue. */
+  maxReceiveCount: number;
+}
+
+/** Every queue, defined once for the AWS stacks and the local runtime. */
+export const QUEUES = {
+  callbacks: {
+    name: 'callbacks',
+    urlVariable: 'CALLBACK_QUEUE_URL',
+    deadLetterUrlVariable: 'CALLBACK_DLQ_URL',
+    stages: STAGES,
+    // send-callback: 6 x 30 s + 1 s batching window, rounded up. A callback's retry delay is set
+    // per message by the sender, so this only delays the redelivery of a batch whose invocation failed.
+    visibilityTimeoutSeconds: 190,
+    // A safety net for messages that crash the sender: above the ~28 receives of the 72-hour
+    // retry schedule, after which the sender parks a message itself.
+    maxReceiveCount: 40,
+  },
+} as const satisfies Record<string, QueueDefinition>;
+
+export type QueueName = keyof typeof QUEUES;
+
+/** The callbacks queue's settings, which other settings are reasoned against. */
+export const CALLBACK_QUEUE = QUEUES.callbacks;
+
+/**
+ * How long a settled callback (delivered, or skipped for want of a URL) stays in the outbox with
+ * the record of its attempts, before DynamoDB's TTL deletes it. Parked callbacks carry no expiry:
+ * they wait for an operator's redrive, and expire once that delivery settles.
+ */
+export const OUTBOX_RETENTION_DAYS = 30;
