@@ -1,5 +1,10 @@
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { LogFileReporter } from './test/support/log-file-reporter.js';
+
+/** Everything the last run printed, test by test (gitignored). */
+const TEST_LOG_FILE = fileURLToPath(new URL('.test-logs/last-run.log', import.meta.url));
 
 export default defineConfig({
   test: {
@@ -11,6 +16,10 @@ export default defineConfig({
     hookTimeout: 120_000,
     // One DynamoDB Local and one local SQS for the whole run; the functions' environment in every worker.
     globalSetup: ['test/support/global-setup.ts'],
-    setupFiles: ['test/support/handler-env.ts'],
+    setupFiles: ['test/support/handler-env.ts', 'test/support/output-capture.ts'],
+    // The terminal shows the failures, each with what it logged, and the summary; what passing tests
+    // log, the faults they cause on purpose included, goes to the log file only.
+    reporters: ['minimal', new LogFileReporter(TEST_LOG_FILE)],
+    silent: 'passed-only',
   },
 });

@@ -282,7 +282,7 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
           { table: 'invoices', id: inr.id, as: 'read' },
           { table: 'transactions', id: Items![0]!.id as string, as: 'atomicWrite' },
           { table: 'uniques', id: `utr#${utr}`, as: 'atomicWrite' },
-          // One UTR under review per invoice (decisions 8).
+          // One UTR under review per invoice (docs/merchant-guide.md#confirming-a-deposit-by-utr).
           { table: 'uniques', id: `invoice-utr#${inr.id}`, as: 'atomicWrite' },
         ],
       };

@@ -1,5 +1,5 @@
 /**
- * What a page of the merchant's listings costs in DynamoDB read capacity (decisions 16): the
+ * What a page of the merchant's listings costs in DynamoDB read capacity (docs/merchant-guide.md#listings-and-pagination): the
  * functions run in this process behind the local API Gateway emulation, against DynamoDB Local,
  * with every read asked to return its consumed capacity. Each listing's page of 20 (the first and
  * the second, through its cursor) is printed beside the floor: what reading exactly the items on

@@ -1,5 +1,5 @@
 /**
- * What a payment provider costs the gateway (decisions 18), with the demo provider in its own
+ * What a payment provider costs the gateway (docs/provider-protocol.md), with the demo provider in its own
  * process over HTTP, as `npm start` runs it, and the functions in this process behind the local
  * API Gateway emulation (its per-key throttle lifted: the route's cost is measured, not the usage
  * plan's):

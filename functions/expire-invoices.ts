@@ -2,7 +2,7 @@
  * Runs every minute: cancels open invoices whose lifetime has ended. Due invoices come from the
  * sparse index, and each cancellation is conditional, so a payment that lands first wins.
  */
-import { logger } from '../shared/observability/logger.js';
+import { logScheduledRun } from '../shared/observability/logger.js';
 import { observed } from '../shared/observability/tracer.js';
 import { invoiceStore } from './commons/invoices.js';
 
@@ -17,6 +17,6 @@ export const handler = observed(async (): Promise<{ due: number; expired: number
     const outcomes = await Promise.all(due.slice(start, start + EXPIRE_CONCURRENCY).map((invoice) => invoiceStore.expire(invoice, now)));
     expired += outcomes.filter(Boolean).length;
   }
-  if (due.length > 0) logger.info('Expired invoices', { due: due.length, expired });
+  logScheduledRun('Expired invoices', { due: due.length, expired }, due.length > 0);
   return { due: due.length, expired };
 });

@@ -24,7 +24,8 @@ async function fetchRates(client: TickerClient): Promise<RateRefresh | { failed:
   try {
     const refresh = await refreshRates({ fetchQuotes: () => client.fetchQuotes(), save: (quote) => rateStore.save(quote) });
     if (refresh.problems.length > 0) logger.warn('The ticker left some prices out; their stored prices stay', { problems: refresh.problems });
-    logger.info('Rates fetched', { stored: refresh.stored, outdated: refresh.outdated });
+    // Storing the prices is every run's routine; what goes wrong is a warning or an error.
+    logger.debug('Rates fetched', { stored: refresh.stored, outdated: refresh.outdated });
     return refresh;
   } catch (error) {
     if (!(error instanceof TickerError)) throw error;

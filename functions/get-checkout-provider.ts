@@ -8,7 +8,7 @@ import { providerRegistryOfStage, providerRequests } from './commons/providers.j
 const checkoutService = checkoutServiceWith({ routes: providerRegistryOfStage.routes, requests: providerRequests });
 
 /**
- * The local payment system a fiat customer is sent to (decisions 18): the provider's own page, or
+ * The local payment system a fiat customer is sent to (docs/provider-protocol.md): the provider's own page, or
  * its instructions and the UTR form; where the customer comes back from it; and a provider that
  * does not answer, which the customer may try again.
  */
@@ -35,7 +35,7 @@ export const handler = httpHandler(routeByName('get-checkout-provider'), {}, asy
         case 'redirect': {
           // A language the customer chose in the URL goes along: a provider's page may speak it too.
           const url = language.explicit ? withQuery(payment.url, { lang: language.language }) : payment.url;
-          // Straight there when the merchant sent the customer so (merchant-api.md 4); after the
+          // Straight there when the merchant sent the customer so (docs/merchant-guide.md#direct-open); after the
           // checkout's own form, by a page that goes on by itself (see the `handoff` page).
           return invoice.directOpen ? seeOther(url) : checkoutPage(checkout, { kind: 'handoff', url }, language);
         }

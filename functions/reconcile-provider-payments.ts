@@ -1,12 +1,12 @@
 /**
- * Every 5 minutes (decisions 18): asks each provider about the payments and payouts whose decision
+ * Every 5 minutes (docs/provider-protocol.md): asks each provider about the payments and payouts whose decision
  * is overdue, settles what it answers, sends again the UTRs and payouts a provider never took, and
  * reports what has been processing for over a day (alarmed).
  */
 import type { Transaction } from '../shared/domain/transactions.js';
 import { payoutRecipient, type WithdrawTransaction } from '../shared/domain/withdrawals.js';
 import type { StoredReceipt } from '../shared/domain/fiat-service.js';
-import { logger } from '../shared/observability/logger.js';
+import { logScheduledRun } from '../shared/observability/logger.js';
 import { businessMetrics } from '../shared/observability/metrics.js';
 import { observed } from '../shared/observability/tracer.js';
 import { open } from '../shared/vault/envelope.js';
@@ -30,6 +30,7 @@ const settlement = providerSettlementWith({
 export const handler = observed(async () => {
   const report = await settlement.reconcile();
   businessMetrics.reconciled(report);
-  if (report.asked + report.resent + report.overdue + report.failures > 0) logger.info('Provider reconciliation', { ...report });
+  // Asking about payments the providers have not decided yet is routine; what it settled, sent again or could not do is not.
+  logScheduledRun('Provider reconciliation', { ...report }, report.settled + report.resent + report.overdue + report.failures > 0);
   return report;
 });

@@ -21,7 +21,7 @@ const sender = new CallbackSender({
   outbox: outboxStore,
   merchants: merchantStore,
   callbackSecrets: requireVault().callbackSecrets,
-  // Deployed stages never call loopback, private or link-local addresses (decisions 10).
+  // Deployed stages never call loopback, private or link-local addresses (docs/merchant-guide.md#callbacks).
   deliver: httpDeliver({ guard: callbackGuard }),
   sqs: sqsClient,
   queueUrl: callbackQueueUrl,

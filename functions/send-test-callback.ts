@@ -13,7 +13,7 @@ const { callbackGuard } = config();
 const deps = {
   merchants: merchantStore,
   secrets: requireVault().callbackSecrets,
-  // Deployed stages never call loopback, private or link-local addresses (decisions 10).
+  // Deployed stages never call loopback, private or link-local addresses (docs/merchant-guide.md#callbacks).
   deliver: httpDeliver({ guard: callbackGuard }),
   clock: () => new Date(),
   newId: randomUUID,

@@ -11,7 +11,7 @@ import { receiptStore } from './commons/receipts.js';
 const fiatService = fiatServiceWith(receiptStore);
 
 /**
- * The transaction-information form of a P2P payment (merchant-api.md 10): the customer's UTR goes
+ * The transaction-information form of a P2P payment (docs/merchant-guide.md#the-hosted-checkout): the customer's UTR goes
  * through the same confirmation as the merchant's host-to-host call, for the invoice's merchant,
  * and on to the invoice's provider.
  */

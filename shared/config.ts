@@ -32,11 +32,11 @@ const decimalText = z.string().regex(/^\d+(\.\d+)?$/);
 
 const providerMethodSchema = z
   .strictObject({ currency: z.enum(LOCAL_FIAT_CURRENCIES), method: z.enum(FIAT_METHODS), min: decimalText, max: decimalText, step: decimalText.optional() })
-  .refine((m) => CURRENCY_METHODS[m.currency].includes(m.method), { message: 'is not a method of its currency (decisions 4)', path: ['method'] })
+  .refine((m) => CURRENCY_METHODS[m.currency].includes(m.method), { message: 'is not a method of its currency (docs/merchant-guide.md#deposit-family-currency-and-method)', path: ['method'] })
   .refine((m) => new Decimal(m.min).lessThanOrEqualTo(m.max), { message: 'must not be above max', path: ['min'] });
 
 /**
- * A payment provider of the stage (decisions 18): where it is, how it signs, which methods it
+ * A payment provider of the stage (docs/provider-protocol.md#signatures): where it is, how it signs, which methods it
  * serves. Its secret is given here on one machine; in AWS only the ARN of the Secrets Manager
  * secret that holds it (the secret itself is never in an environment variable).
  */
@@ -60,7 +60,7 @@ const providersSchema = json
 const tickerSymbol = z.string().regex(/^[A-Z0-9]{2,30}$/, 'must be a ticker symbol such as BTCUSDT');
 
 /**
- * How each currency is priced live (README "Live exchange rates"): a ticker symbol whose price is its USD
+ * How each currency is priced live (docs/operations.md#exchange-rates): a ticker symbol whose price is its USD
  * price, the inverse of one, or a fixed USD price, e.g.
  * `{"BTC":"BTCUSDT","TRY":{"symbol":"USDTTRY","inverse":true},"USDT":{"fixed":"1"}}`. USD is the unit.
  */
@@ -85,7 +85,7 @@ const tokensSchema = json
   .pipe(z.partialRecord(z.enum(['USDT', 'USDC']), z.union([evmAddress, z.strictObject({ address: evmAddress, decimals: z.number().int().min(0).max(36) })])))
   .optional();
 
-/** Per EVM network (decisions 15): its RPC URL, token contracts and required confirmations. */
+/** Per EVM network (docs/operations.md#watching-chains): its RPC URL, token contracts and required confirmations. */
 const chainEnvSchema = z.object(
   Object.fromEntries(
   EVM_NETWORKS.flatMap((network) => [
@@ -102,7 +102,7 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: z.url().transform((url) => url.replace(/\/+$/, '')),
   GATEWAY_INVOICE_LIFETIME_S: positiveNumber(DEFAULTS.invoiceLifetimeSeconds),
   GATEWAY_PROVIDERS: providersSchema,
-  /** How long a provider's decision is awaited before the reconciliation asks for it (decisions 18: 10 minutes; tests shorten it). */
+  /** How long a provider's decision is awaited before the reconciliation asks for it (docs/provider-protocol.md: 10 minutes; tests shorten it). */
   GATEWAY_RECONCILE_AFTER_S: positiveNumber(RECONCILIATION_POLICY.askAfterSeconds),
   GATEWAY_RETRY_SCALE: positiveNumber(DEFAULTS.callbackRetryScale),
   GATEWAY_SECRET_OVERLAP_S: positiveNumber(DEFAULTS.callbackSecretOverlapSeconds),

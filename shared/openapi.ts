@@ -583,7 +583,7 @@ function operation(route: HttpRoute, doc: RouteDoc) {
 }
 
 /**
- * The callback a merchant receives (decisions 10): posted to the merchant's callback URL, which
+ * The callback a merchant receives (docs/merchant-guide.md#callbacks): posted to the merchant's callback URL, which
  * is a setting (GET and PATCH /api/v2/merchant) rather than part of any request.
  */
 function transactionCallback() {

@@ -8,7 +8,7 @@ import type { GatewayFunction } from './routes.js';
 /** Lambda settings for functions whose route-table entry names none. */
 export const FUNCTION_DEFAULTS = { timeoutSeconds: 10, memoryMb: 512 } as const;
 
-/** Decisions 12: 50 requests per second per API key, bursts of 100. */
+/** docs/merchant-guide.md#limits-and-throttling: 50 requests per second per API key, bursts of 100. */
 export const PER_KEY_THROTTLE = { ratePerSecond: 50, burst: 100 } as const;
 
 /** `Retry-After` of a throttled request: within a second the key's bucket holds 50 requests again. */

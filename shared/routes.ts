@@ -60,7 +60,7 @@ interface FunctionDefinition {
   sealsCallbackSecrets?: boolean;
   /** Whether the function derives or looks up deposit addresses: it reads the wallets' extended public keys. */
   readsWalletKeys?: boolean;
-  /** Whether the function talks to payment providers (decisions 18): it reads their secrets from the secret store. */
+  /** Whether the function talks to payment providers (docs/operations.md#payment-providers): it reads their secrets from the secret store. */
   usesProviders?: boolean;
   /** Whether the function shows the providers' methods and limits, without talking to them (the docs page). */
   describesProviders?: boolean;
@@ -93,13 +93,13 @@ export interface HttpRoute extends FunctionDefinition {
   maxBodyBytes?: number;
   /** The answer holds a secret shown once, so it is never stored to be replayed for an `Idempotency-Key`. */
   answersSecret?: boolean;
-  /** Deprecated (merchant-api.md): every answer of its function carries `Deprecation: true`. */
+  /** Deprecated (docs/merchant-guide.md#withdrawals-deprecated): every answer of its function carries `Deprecation: true`. */
   deprecated?: boolean;
   /** Called by payment providers, not merchants or customers: it has a rate rule of its own in the web ACL. */
   calledByProviders?: boolean;
 }
 
-/** POSTs with a key answer a repeated `Idempotency-Key` with their first response (decisions 5), unless that holds a secret. */
+/** POSTs with a key answer a repeated `Idempotency-Key` with their first response (docs/merchant-guide.md#idempotency), unless that holds a secret. */
 export const replaysIdempotencyKey = (route: HttpRoute): boolean => route.method === 'POST' && route.auth === 'apiKey' && !route.answersSecret;
 
 export interface AuthorizerFunction extends FunctionDefinition {
@@ -306,7 +306,7 @@ export const FUNCTIONS = [
     timeoutSeconds: 60,
   },
   {
-    // Reads each configured EVM network for deposits to customers' addresses (decisions 15).
+    // Reads each configured EVM network for deposits to customers' addresses (docs/merchant-guide.md#on-chain-deposits).
     kind: 'schedule',
     name: 'watch-chain',
     everySeconds: 60,
@@ -357,7 +357,7 @@ export const FUNCTIONS = [
     timeoutSeconds: 30,
   },
   {
-    // A payment provider's decisions (decisions 18): no key, the provider's signature instead.
+    // A payment provider's decisions (docs/provider-protocol.md#signatures): no key, the provider's signature instead.
     kind: 'http',
     name: 'receive-provider-event',
     method: 'POST',
@@ -380,7 +380,7 @@ export const FUNCTIONS = [
     sendsTo: ['callbacks'],
   },
   {
-    // Settles what a provider's event missed, and sends again what a provider never took (decisions 18).
+    // Settles what a provider's event missed, and sends again what a provider never took (docs/provider-protocol.md#provider-to-gateway-events).
     kind: 'schedule',
     name: 'reconcile-provider-payments',
     everySeconds: 300,
@@ -444,7 +444,7 @@ export const FUNCTIONS = [
     timeoutSeconds: 15,
   },
   {
-    // The transaction-information form of P2P payments (merchant-api.md 10): the customer's UTR, as the merchant's host-to-host call takes it.
+    // The transaction-information form of P2P payments (docs/merchant-guide.md#the-hosted-checkout): the customer's UTR, as the merchant's host-to-host call takes it.
     kind: 'http',
     name: 'submit-checkout-utr',
     method: 'POST',

@@ -10,7 +10,7 @@ import type { CreatedPayment, PaymentInstructions, ProviderEvent, ProviderStatus
 /** How a customer pays: on the demo provider's own page, or by a transfer the checkout gives instructions for. */
 type PaymentFlow = 'page' | 'instructions';
 
-/** What the demo offers (decisions 18): every method of section 4 but INR `intent`. */
+/** What the demo offers (docs/provider-protocol.md): every method of the payment limits but INR `intent`. */
 const OFFERS: Record<LocalFiatCurrency, Partial<Record<FiatMethod, PaymentFlow>>> = {
   TRY: { wallet: 'page', bankpay: 'page', iban: 'page' },
   INR: { p2p: 'instructions' },
@@ -129,7 +129,7 @@ export function madeUpSenderDetails(payment: Pick<PaymentRecord, 'providerRefere
   }
 }
 
-/** The demo's rule for a UTR (decisions 18): one starting with `000` matches no transfer, any other is confirmed. */
+/** The demo's rule for a UTR (docs/provider-protocol.md): one starting with `000` matches no transfer, any other is confirmed. */
 const REJECTED_UTR_PREFIX = '000';
 export const UTR_REJECTION_REASON = 'No transfer with this UTR';
 const DECLINED_REASON = 'The customer chose a failed payment on the demo page';

@@ -1,5 +1,5 @@
 /**
- * The demo provider (decisions 18): what it does with each request of the provider protocol and
+ * The demo provider (docs/provider-protocol.md): what it does with each request of the provider protocol and
  * each choice on its payment page, over its ports. Every operation may be repeated: payments and
  * payouts are keyed by the gateway's reference, a UTR and an outcome are written once, and an
  * event keeps its `webhook-id` through every attempt.

@@ -1,8 +1,9 @@
 /** The hosted checkout of this container: its service and its page responses, wired once at load. */
+import type { RenderedPage } from '../../shared/checkout/document.js';
 import { chooseLanguage, type LanguageChoice } from '../../shared/checkout/language.js';
 import { config } from '../../shared/config.js';
 import { CheckoutService, type Checkout, type CheckoutServiceDeps } from '../../shared/domain/checkout-service.js';
-import { checkoutUrl, renderCheckoutPage, renderNotFoundPage, type CheckoutPage, type RenderedPage } from '../../shared/checkout-page.js';
+import { checkoutUrl, renderCheckoutPage, renderNotFoundPage, type CheckoutPage } from '../../shared/checkout-page.js';
 import type { RouteRequest, RouteResult } from '../../shared/http/handler.js';
 import type { HttpRouteName } from '../../shared/routes.js';
 import { documentClient } from '../../shared/store/dynamo.js';

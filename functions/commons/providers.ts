@@ -1,5 +1,5 @@
 /**
- * The payment providers of this container's stage (decisions 18), wired once at load: their
+ * The payment providers of this container's stage (docs/provider-protocol.md), wired once at load: their
  * connectors, each secret read once when first needed, and the requests the gateway sends them.
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';

@@ -22,7 +22,7 @@
  * the origin of invoice links explicitly (something else in front of the API); without either,
  * links point at the API's own execute-api URL.
  *
- * `providers` lists the stage's payment providers (decisions 18) as JSON, each
+ * `providers` lists the stage's payment providers (docs/operations.md#payment-providers) as JSON, each
  * `{ id, name?, url, priority, methods: [{ currency, method, min, max, step? }] }` without its secret:
  * the stack makes a Secrets Manager secret per provider (`payment-gateway/{stage}/providers/{id}`),
  * to share with the partner. The demo stage has the demo provider besides.
@@ -34,7 +34,8 @@ import { App } from 'aws-cdk-lib';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { EVM_NETWORKS } from '../../shared/domain/networks.js';
 import { parseRatesConfig } from '../../shared/config.js';
-import { GatewayStack, gatewayStackName, type CustomDomain, type GatewayStackProps } from './gateway-stack.js';
+import type { CustomDomain } from './gateway-api.js';
+import { GatewayStack, gatewayStackName, type GatewayStackProps } from './gateway-stack.js';
 import { DEFAULT_LIVE_RATES, type LiveRates } from './live-rates.js';
 import { addNagChecks } from './nag.js';
 

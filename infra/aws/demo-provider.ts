@@ -1,5 +1,5 @@
 /**
- * The demo provider (decisions 18) deployed beside a demo stage's gateway, on the same REST API
+ * The demo provider (docs/operations.md#payment-providers) deployed beside a demo stage's gateway, on the same REST API
  * under `/demo-provider`: its table, its queue of waiting work with a dead-letter queue, the
  * secret it shares with the gateway (generated, in Secrets Manager), and its two functions (the
  * HTTP routes, and the queue's consumer), each with its own role granting only what it does.
@@ -19,6 +19,7 @@ import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { DEMO_PROVIDER_PATH } from '../../demo-provider/config.js';
 import { DEMO_PROVIDER_TABLE } from '../../demo-provider/table.js';
+import { DEFAULTS } from '../../shared/defaults.js';
 import { FUNCTION_BUNDLING } from './gateway-function.js';
 import { acknowledge } from './nag.js';
 
@@ -49,7 +50,7 @@ export interface DemoProviderProps {
   api: RestApi;
   /** Where the API is reached from outside (the gateway's PUBLIC_BASE_URL, without a trailing slash). */
   publicBaseUrl: string;
-  /** How long a UTR waits for its decision (GATEWAY_PROVIDER_DELAY_S); 2 s unless given. */
+  /** How long a UTR waits for its decision (GATEWAY_PROVIDER_DELAY_S); the shared default unless given. */
   utrDecisionDelaySeconds?: number;
   /** TWO_WEEKS unless given. */
   logRetention?: RetentionDays;
@@ -115,7 +116,7 @@ export class DemoProvider extends Construct {
       DEMO_PROVIDER_PUBLIC_URL: this.url,
       DEMO_PROVIDER_TABLE: table.tableName,
       DEMO_PROVIDER_QUEUE_URL: queue.queueUrl,
-      GATEWAY_PROVIDER_DELAY_S: String(props.utrDecisionDelaySeconds ?? 2),
+      GATEWAY_PROVIDER_DELAY_S: String(props.utrDecisionDelaySeconds ?? DEFAULTS.demoProviderDelaySeconds),
     };
     const demoFunction = (name: string, handler: string, timeout: Duration, description: string, tableActions: string[]) => {
       // Its own role with no managed policy: its log group, and the grants below.

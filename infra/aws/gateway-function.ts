@@ -113,7 +113,7 @@ export interface GatewayFunctionProps {
   vault?: Vault;
   /** Required when some function of the stage has `readsWalletKeys`. */
   walletKeys?: WalletKeyParameters;
-  /** The payment providers' secrets, which `usesProviders` functions read (decisions 18). */
+  /** The payment providers' secrets, which `usesProviders` functions read (docs/operations.md#payment-providers). */
   providerSecrets?: readonly ISecret[];
   /**
    * `GATEWAY_PROVIDERS`, for the functions that read the providers: only there, as each provider

@@ -90,7 +90,7 @@ export function ratesStaleAlarm(stack: Stack, stage: Stage, rates: LiveRates): A
 
 /**
  * A provider transaction (a UTR deposit, a payout) still processing a day after it was made,
- * counted by each reconciliation run (decisions 18): its provider neither decided it nor answered.
+ * counted by each reconciliation run (docs/operations.md#payment-providers): its provider neither decided it nor answered.
  */
 export function providersOverdueAlarm(stack: Stack, stage: Stage): Alarm {
   return new Alarm(stack, 'ProviderTransactionsOverdueAlarm', {
@@ -138,7 +138,7 @@ export function businessMetricRows(stage: Stage, rates: LiveRates | undefined): 
         leftAnnotations: rates ? [{ value: rates.maxAgeSeconds, label: 'Stale: invoices answer 503' }] : [],
       }),
     ],
-    // What each reconciliation run reports of the providers (decisions 18).
+    // What each reconciliation run reports of the providers (docs/operations.md#payment-providers).
     [
       new GraphWidget({
         title: 'Provider transactions processing over 24 h',

@@ -1,5 +1,5 @@
 /**
- * A stage's payment providers (decisions 18): each one's secret in Secrets Manager (generated
+ * A stage's payment providers (docs/operations.md#payment-providers): each one's secret in Secrets Manager (generated
  * here, then shared with the partner, or replaced by the one agreed with it), and the
  * `GATEWAY_PROVIDERS` the functions read, which names each secret by its ARN only: no secret is
  * ever in a template or an environment variable.
@@ -11,6 +11,7 @@ import { parseProviders } from '../../shared/config.js';
 import { SERVICE_NAME } from '../../shared/observability/catalogue.js';
 import type { ProviderMethod } from '../../shared/domain/providers.js';
 import type { Stage } from '../../shared/stage.js';
+import { pascalCase } from './construct-ids.js';
 import { GENERATED_SECRET } from './demo-provider.js';
 import { acknowledge } from './nag.js';
 
@@ -32,9 +33,6 @@ export interface PaymentProvidersProps {
   removalPolicy: RemovalPolicy;
 }
 
-/** `psp-one` -> `PspOne`. */
-const pascalCase = (id: string): string => id.replace(/(?:^|-)(\w)/g, (_, first: string) => first.toUpperCase());
-
 /** What a secret's ARN looks like to the functions' configuration, where the ARN is a token at synthesis. */
 const PLACEHOLDER_ARN = 'arn:aws:secretsmanager:region:000000000000:secret:placeholder';
 /** Likewise for a URL built from the API's id. */
@@ -55,7 +53,7 @@ export class PaymentProviders extends Construct {
         generateSecretString: GENERATED_SECRET,
         removalPolicy,
       });
-      acknowledge(secret, ['AwsSolutions-SMG4'], 'Shared with the partner: a rotation is agreed with it and made on both sides at once (README "Payment providers").');
+      acknowledge(secret, ['AwsSolutions-SMG4'], 'Shared with the partner: a rotation is agreed with it and made on both sides at once (docs/operations.md#payment-providers).');
       return { provider, secret };
     });
     const all = [...(demo ? [demo] : []), ...withSecrets];

@@ -1,5 +1,5 @@
 /**
- * `npm run chain -- <command>`: a local EVM chain to pay invoices on by hand (decisions 15).
+ * `npm run chain -- <command>`: a local EVM chain to pay invoices on by hand (docs/operations.md#watching-chains).
  * `node` runs one with USDT and USDC test tokens and says how to point `npm start` at it; `send`
  * pays an address from a funded test account; `mine` adds empty blocks for confirmations.
  */

@@ -47,7 +47,7 @@ export class MerchantAdmin {
 
   /** The callback secret is returned in clear this once; the store keeps it sealed. */
   async createMerchant(input: NewMerchantInput): Promise<{ merchant: Merchant; callbackSecret: string; key: IssuedKey }> {
-    // Recorded explicitly, so a merchant's setting never depends on where it was read (decisions 15).
+    // Recorded explicitly, so a merchant's setting never depends on where it was read (docs/operations.md#watching-chains).
     const { merchant, callbackSecret } = await newMerchant({ onchainDeposits: onchainDepositsByDefault(this.stage), ...input }, this.sealer, this.clock());
     await this.store.createMerchant(merchant);
     return { merchant, callbackSecret, key: await this.issueKey(merchant.id) };

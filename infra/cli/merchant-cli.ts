@@ -1,8 +1,8 @@
 /**
  * `npm run merchant -- <command>`: creates merchants, issues, lists and revokes their keys
- * (decisions 12). A new key and callback secret are printed once and never again. It also
- * redelivers the callbacks parked in the local gateway's dead-letter queue (decisions 10), and
- * keeps the merchants' books: prints balances and entries, adjusts a balance, rebuilds a
+ * (docs/operations.md#merchants-and-keys). A new key and callback secret are printed once and never again. It also
+ * redelivers the callbacks parked in the local gateway's dead-letter queue (docs/merchant-guide.md#delivery-retries-and-pauses),
+ * and keeps the merchants' books: prints balances and entries, adjusts a balance, rebuilds a
  * merchant's books from its transactions (docs/merchant-guide.md#balances).
  */
 import { parseArgs } from 'node:util';
@@ -235,7 +235,7 @@ async function run(command: Command, target: Target): Promise<string> {
   switch (command.name) {
     case 'create': {
       const { merchant, callbackSecret, key } = await admin.createMerchant(command.input);
-      const created = { merchantId: merchant.id, apiKey: key.apiKey, callbackSecret };
+      const created = { merchantId: merchant.id, keyId: key.keyId, apiKey: key.apiKey, callbackSecret };
       if (command.json) return json(created);
       return [
         `Created merchant ${merchant.id} (${merchant.name}) in ${description}.`,

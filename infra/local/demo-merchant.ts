@@ -1,6 +1,6 @@
 /**
  * The local stack's demo merchant: created on the first start, its credentials kept in
- * `{dataDir}/demo-merchant.json` so every later start prints the same ones (decisions 13).
+ * `{dataDir}/demo-merchant.json` so every later start prints the same ones (docs/operations.md#local-configuration).
  * The GATEWAY_DEMO_* variables, when set, are applied on every start and kept from then on.
  */
 import { chmod, writeFile } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * The demo provider as `npm start` runs it (decisions 18): its own process (`demo-provider/main.ts`),
+ * The demo provider as `npm start` runs it (docs/operations.md#payment-providers): its own process (`demo-provider/main.ts`),
  * on a free loopback port, with its own database in DynamoDB Local (an access key id of its own)
  * and a secret shared with the gateway, both kept under the data directory. Its standard input is a
  * pipe from this process, so it ends when this one does, however this one ends.

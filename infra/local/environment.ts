@@ -15,7 +15,7 @@ import type { Stage } from '../../shared/stage.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 import { DEFAULTS } from '../../shared/defaults.js';
 
-/** The local stack runs the demo function set (decisions 13). */
+/** The local stack runs the demo function set (docs/operations.md#local-configuration). */
 export const LOCAL_STAGE: Stage = 'demo';
 export const LOCAL_REGION = 'us-east-1';
 export const LOCAL_ACCOUNT_ID = '000000000000';
@@ -96,7 +96,7 @@ export interface LocalServices {
   /** Where the vault's key file and the receipts live (see `localVaultPaths`). */
   dataDir: string;
   tables: Record<TableKey, string>;
-  /** `GATEWAY_PROVIDERS` (decisions 18): the demo provider's, or the operator's own. */
+  /** `GATEWAY_PROVIDERS` (docs/operations.md#payment-providers): the demo provider's, or the operator's own. */
   providers?: string;
 }
 
@@ -159,7 +159,7 @@ export interface LocalSettings extends FunctionSettings {
   providers?: string;
   /** How long the demo provider takes to decide a UTR (GATEWAY_PROVIDER_DELAY_S). */
   providerDelaySeconds: number;
-  /** GATEWAY_FIAT_LIMITS: the demo provider's limits, where they differ from section 4's. */
+  /** GATEWAY_FIAT_LIMITS: the demo provider's limits, where they differ from docs/merchant-guide.md#payment-limits. */
   demoProviderLimits: DemoProviderLimits;
   /**
    * A DynamoDB-compatible store and an SQS-compatible server already running (the AWS SDK's own
@@ -221,7 +221,7 @@ const settingsSchema = z.object({
   AWS_ENDPOINT_URL_SQS: optional(httpUrl),
 });
 
-/** Reads decisions 13's variables; throws one message naming every bad variable. */
+/** Reads docs/operations.md#local-configuration's variables; throws one message naming every bad variable. */
 export function parseLocalSettings(env: NodeJS.ProcessEnv): LocalSettings {
   const result = settingsSchema.safeParse(env);
   if (!result.success) {

@@ -1,4 +1,4 @@
-/** `npm start`: the whole gateway on this machine until SIGINT or SIGTERM (decisions 13). */
+/** `npm start`: the whole gateway on this machine until SIGINT or SIGTERM (docs/operations.md#local-configuration). */
 import type { LocalSettings } from './environment.js';
 import type { LocalGateway } from './runtime.js';
 

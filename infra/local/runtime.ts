@@ -1,5 +1,5 @@
 /**
- * The whole AWS stack on one machine (decisions 13): DynamoDB Local, a local SQS, the API
+ * The whole AWS stack on one machine (docs/operations.md#local-configuration): DynamoDB Local, a local SQS, the API
  * Gateway emulation in front of the same handlers, the schedules as timers, and the queue
  * functions fed by pollers as Lambda's event source mappings feed them.
  */
@@ -150,7 +150,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     if (sqs.status === 'rejected') throw sqs.reason;
 
     const baseUrl = `http://localhost:${port}`;
-    // The demo provider, a service of its own (decisions 18), unless the operator names the providers.
+    // The demo provider, a service of its own (docs/operations.md#payment-providers), unless the operator names the providers.
     const demoProvider = options.providers
       ? undefined
       : await startLocalDemoProvider({
@@ -214,7 +214,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     );
 
     const scheduled = functions.filter((fn): fn is ScheduledFunction => fn.kind === 'schedule' && handlers.has(fn.name));
-    // A chain watcher per network with an RPC URL (decisions 15), as the stack has a rule per network.
+    // A chain watcher per network with an RPC URL (docs/operations.md#watching-chains), as the stack has a rule per network.
     const { config } = await import('../../shared/config.js');
     const watched = (Object.entries(config().evmChains) as Array<[string, { rpcUrl?: string }]>).filter(([, chain]) => chain.rpcUrl).map(([network]) => network);
     if (watched.length > 0) log.info(`Watching ${watched.join(', ')} for deposits every ${options.chainPollSeconds} s`);

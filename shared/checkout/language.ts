@@ -1,5 +1,5 @@
 /**
- * The hosted checkout's languages (decisions 17): which one a request gets (`?lang=`, else
+ * The hosted checkout's languages (docs/merchant-guide.md#the-hosted-checkout): which one a request gets (`?lang=`, else
  * `Accept-Language`, else English), and its text, numbers and dates. The text of every language
  * lives in its catalogue under ./i18n; nothing here or in the pages writes words of its own.
  */

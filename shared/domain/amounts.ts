@@ -1,5 +1,5 @@
 /**
- * Amounts in requests (decisions 3): read from the exact text the client sent, never through a
+ * Amounts in requests (docs/merchant-guide.md#amounts-and-money): read from the exact text the client sent, never through a
  * binary float, and never rounded or otherwise changed. An amount that is not a positive decimal
  * within its currency's precision and maximum is refused with a 422 saying which rule it breaks.
  * Nothing here throws on bad input.
@@ -58,7 +58,7 @@ function amountSchema(forms: readonly AmountForm[], about: string) {
     .meta({ ...(schemas.length === 1 ? schemas[0] : { anyOf: schemas }), description: `${about}. ${AMOUNT_RULES}` });
 }
 
-/** A JSON number, as merchant-api.md types `amount`; a string is refused. */
+/** A JSON number, as the merchant guide types `amount` (docs/merchant-guide.md#amounts-and-money); a string is refused. */
 export const jsonNumberAmount = (about: string) => amountSchema(['number'], about);
 
 /** A decimal written as a string (`"1500.50"`), as the withdrawal takes every field. */

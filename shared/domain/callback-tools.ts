@@ -1,5 +1,5 @@
 /**
- * A merchant's own tools for its callbacks (decisions 16): the delivery log of a transaction's
+ * A merchant's own tools for its callbacks (docs/merchant-guide.md#the-delivery-log-resending-and-testing): the delivery log of a transaction's
  * callbacks, resending the latest one, and a signed sample sent at once. The same signing and the
  * same delivery (with production's URL guard) as every callback.
  */

@@ -1,5 +1,5 @@
 /**
- * Merchant callbacks (decisions 10): Standard Webhooks signatures and the retry schedule. Pure
+ * Merchant callbacks (docs/merchant-guide.md#callbacks): Standard Webhooks signatures and the retry schedule. Pure
  * but for the signing library; where a callback may go is `shared/outbound/address-guard.ts`.
  */
 import { Webhook } from 'standardwebhooks';
@@ -50,7 +50,7 @@ export function callbackEntry(transaction: Transaction, now: Date): CallbackEntr
   };
 }
 
-/** The body a callback entry is sent with: its fields and the transaction's `hash`, in merchant-api.md's order. */
+/** The body a callback entry is sent with: its fields and the transaction's `hash`, in the merchant guide's order (docs/merchant-guide.md#body-and-headers). */
 export const callbackBody = (entry: Pick<CallbackEntry, 'payload'>, callbackSecret: string): string =>
   JSON.stringify(callbackPayload(JSON.parse(entry.payload) as CallbackFields, callbackSecret));
 
@@ -106,7 +106,7 @@ export function signCallback(secrets: string | readonly string[], id: string, bo
 
 /**
  * The secrets a merchant's callbacks are signed with at `at`: the current one, and during a
- * rotation's overlap the one it replaced (decisions 16). The first keys the body's `hash`.
+ * rotation's overlap the one it replaced (docs/merchant-guide.md#rotating-the-callback-secret). The first keys the body's `hash`.
  */
 export async function signingSecrets(merchant: Merchant, secrets: CallbackSecretOpener, at: Date): Promise<string[]> {
   const previous = merchant.previousCallbackSecret;
@@ -170,7 +170,7 @@ export const callbackDelivery = (record: CallbackRecord, pausedUntil: string | n
 /** `POST /api/v2/webhooks/test`: the attempt made. */
 export const testCallbackResultSchema = attemptSchema.extend({ webhookId: z.string().describe('The `webhook-id` the sample was sent with') });
 
-/** The transaction a test callback shows (decisions 16): a fixed id no real transaction has. */
+/** The transaction a test callback shows (docs/merchant-guide.md#the-delivery-log-resending-and-testing): a fixed id no real transaction has. */
 export const TEST_TRANSACTION_ID = '00000000-0000-4000-8000-000000000000';
 
 /** A confirmed crypto deposit, with `callbackType: "test"`; `id` and `hash` are those of no real transaction. */

@@ -1,5 +1,5 @@
 /**
- * One run of the watcher of an EVM network (decisions 15), over small ports: follow the deposits
+ * One run of the watcher of an EVM network (docs/merchant-guide.md#on-chain-deposits), over small ports: follow the deposits
  * still short of their confirmations, credit held transfers of merchants that now take them, then
  * scan a bounded range of new blocks for native and token transfers to customers' addresses and
  * record each once. The cursor moves only after the range's writes succeeded, so a run that fails
@@ -239,7 +239,7 @@ export class ChainWatcher {
   }
 
   /**
-   * Credits the transfer to the invoice decisions 15 picks, processing below its confirmations and
+   * Credits the transfer to the invoice docs/merchant-guide.md#on-chain-deposits picks, processing below its confirmations and
    * confirmed at them; answers what to hold instead when it cannot be credited.
    */
   private async credit(transfer: ObservedTransfer, owner: AddressOwner, head: number): Promise<Omit<HeldTransfer, 'seenAt'> | undefined> {
@@ -278,7 +278,7 @@ export class ChainWatcher {
   }
 
   /**
-   * Which invoice a transfer pays (decisions 15): the customer's oldest open invoice in the asset;
+   * Which invoice a transfer pays (docs/merchant-guide.md#on-chain-deposits): the customer's oldest open invoice in the asset;
    * else their most recent one in the asset; else their most recent crypto invoice of any asset.
    */
   private async invoiceFor(owner: AddressOwner, asset: CryptoAssetCode): Promise<Invoice | undefined> {

@@ -1,5 +1,5 @@
 /**
- * What a chain watcher sees of an EVM network (decisions 15), and the pure rules it applies: which
+ * What a chain watcher sees of an EVM network (docs/merchant-guide.md#on-chain-deposits), and the pure rules it applies: which
  * transfers pay a customer, what they are worth exactly, how deep they are, where a reorg forked.
  */
 import { decimalsOf, type CryptoAssetCode } from './currencies.js';

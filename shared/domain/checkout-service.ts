@@ -32,7 +32,7 @@ export interface CheckoutServiceDeps {
   clock: () => Date;
 }
 
-/** What a customer at the payment step meets (decisions 18). */
+/** What a customer at the payment step meets (docs/provider-protocol.md). */
 export type PaymentStep =
   /** The provider's own page. */
   | { kind: 'redirect'; url: string }
@@ -66,7 +66,7 @@ export class CheckoutService {
     return { invoice, merchant, step: checkoutStep(invoice, now), now };
   }
 
-  /** The customer opens the invoice: a `created` one becomes `active` (decisions 5). */
+  /** The customer opens the invoice: a `created` one becomes `active` (docs/merchant-guide.md#invoice-lifecycle). */
   async open(invoiceId: string): Promise<Checkout | undefined> {
     const checkout = await this.find(invoiceId);
     if (!checkout || checkout.invoice.status !== 'created' || checkout.step.kind === 'closed') return checkout;
@@ -106,7 +106,7 @@ export class CheckoutService {
       const eligible = (invoice.providers ?? []).flatMap((id) => providers.routes.filter((route) => route.id === id).map(({ name }) => ({ id, name })));
       if (eligible.length === 0) return { kind: 'unavailable' };
       const chosen = eligible.find(({ id }) => id === options.chosen)?.id;
-      // merchant-api.md 10: INR customers choose the provider, unless the merchant sent them straight to it.
+      // docs/merchant-guide.md#the-hosted-checkout: INR customers choose the provider, unless the merchant sent them straight to it.
       if (isConfirmedByUtr(invoice) && !invoice.directOpen && chosen === undefined) return { kind: 'providers', providers: eligible };
       try {
         payment = await providers.requests.paymentFor(invoice, chosen);

@@ -1,5 +1,5 @@
 /**
- * The hosted checkout's rules (merchant-api.md "What the service does" 1-5, decisions 5): the step
+ * The hosted checkout's rules (docs/merchant-guide.md#the-hosted-checkout): the step
  * an invoice is at for its customer, the customer details the checkout collects (by the creation
  * request's own field rules), what has been paid so far, and where the customer returns to. Pure.
  */
@@ -46,7 +46,7 @@ export function returnUrlOf(invoice: Pick<Invoice, 'redirectUrl'>, merchant: Pic
   return url !== null && isWebUrl(url) ? normalizedUrl(url) : null;
 }
 
-/** What the customer has paid so far and what is left, at the payment currency's precision (decisions 14). */
+/** What the customer has paid so far and what is left, at the payment currency's precision (docs/merchant-guide.md#how-payments-are-counted). */
 export interface PaymentProgress {
   paid: string;
   remaining: string;

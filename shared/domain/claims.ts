@@ -4,7 +4,7 @@
  */
 import type { ObservedTransfer } from './chain.js';
 
-/** A merchant's invoice orderId: the same request again is answered with the same invoice (decisions 5). */
+/** A merchant's invoice orderId: the same request again is answered with the same invoice (docs/merchant-guide.md#creating-an-invoice). */
 export const orderClaimId = (merchantId: string, orderId: string): string => `order#${JSON.stringify([merchantId, orderId])}`;
 
 /**
@@ -22,14 +22,14 @@ export const idempotentWriteClaimId = (merchantId: string, routeName: string, ke
 export const transferClaimId = (transfer: Pick<ObservedTransfer, 'network' | 'transactionHash' | 'logIndex'>): string =>
   `chain#${transfer.network}#${transfer.transactionHash.toLowerCase()}#${transfer.logIndex ?? 'native'}`;
 
-/** A UTR, used once across every merchant while it is under review or confirmed (decisions 8). */
+/** A UTR, used once across every merchant while it is under review or confirmed (docs/merchant-guide.md#confirming-a-deposit-by-utr). */
 export const utrClaimId = (utr: string): string => `utr#${utr}`;
 
 /** One UTR per invoice: a second, different reference for the same invoice is a conflict. */
 export const invoiceUtrClaimId = (invoiceId: string): string => `invoice-utr#${invoiceId}`;
 
-/** A merchant's withdrawal orderId (decisions 9). */
+/** A merchant's withdrawal orderId (docs/merchant-guide.md#withdrawals-deprecated). */
 export const withdrawalOrderClaimId = (merchantId: string, orderId: string): string => `withdrawal-order#${JSON.stringify([merchantId, orderId])}`;
 
-/** The one deposit of a payment at a provider (decisions 18), however its outcome arrives: an event, or the reconciliation. */
+/** The one deposit of a payment at a provider (docs/provider-protocol.md#provider-to-gateway-events), however its outcome arrives: an event, or the reconciliation. */
 export const providerPaymentClaimId = (providerId: string, providerReference: string): string => `provider-payment#${JSON.stringify([providerId, providerReference])}`;

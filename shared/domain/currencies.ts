@@ -1,8 +1,8 @@
 import { Decimal } from './money.js';
 
 /**
- * Currencies, crypto networks and deposit methods with their limits (merchant-api.md "Limits",
- * decisions 3 and 4).
+ * Currencies, crypto networks and deposit methods with their limits (docs/merchant-guide.md#payment-limits,
+ * docs/merchant-guide.md#amounts-and-money).
  */
 export const CRYPTO_NETWORKS = ['bitcoin', 'ethereum', 'bsc', 'polygon', 'tron', 'bahamut'] as const;
 export type CryptoNetwork = (typeof CRYPTO_NETWORKS)[number];
@@ -119,5 +119,5 @@ export const FIAT_METHOD_LIMITS: Record<LocalFiatCurrency, Partial<Record<FiatMe
   },
 };
 
-/** INR's minimum in the demo environment (merchant-api.md: 500 in the sandbox). */
+/** INR's minimum in the demo environment (docs/merchant-guide.md#payment-limits: 500 in the demo). */
 export const INR_DEMO_MIN = '500';

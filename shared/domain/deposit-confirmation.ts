@@ -1,5 +1,5 @@
 /**
- * Host-to-host deposit confirmation by UTR (merchant-api.md endpoint 3, decisions 8): the strict
+ * Host-to-host deposit confirmation by UTR (docs/merchant-guide.md#confirming-a-deposit-by-utr): the strict
  * request, and the receipt's size and content checks. Pure.
  */
 import * as z from 'zod';

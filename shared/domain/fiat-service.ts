@@ -1,8 +1,8 @@
 /**
- * Local-fiat money movement: deposit confirmation by UTR (decisions 8) and the deprecated
- * withdrawal (decisions 9), over small ports. Both take a uniqueness claim in the same write as
+ * Local-fiat money movement: deposit confirmation by UTR (docs/merchant-guide.md#confirming-a-deposit-by-utr) and the deprecated
+ * withdrawal (docs/merchant-guide.md#withdrawals-deprecated), over small ports. Both take a uniqueness claim in the same write as
  * the transaction, so the database, not a read before the write, decides who wins; then the
- * request goes to the payment provider (decisions 18), whose decision comes back as an event.
+ * request goes to the payment provider (docs/provider-protocol.md#provider-to-gateway-events), whose decision comes back as an event.
  */
 import { heldFor, requireAvailable, writeWithEntries, type BalanceReader } from './balances.js';
 import { invoiceUtrClaimId, providerPaymentClaimId, utrClaimId, withdrawalOrderClaimId } from './claims.js';
@@ -137,6 +137,9 @@ export class FiatService {
       const claims = await this.utrClaims(invoice.id, request.utr);
       if (claims === 'ours') return;
       if (claims === 'anotherUnderReview') throw anotherUtrUnderReview();
+      // The provider reported the payment itself (a partial one leaves the invoice open): retrying cannot change that.
+      const reported = await ledger.getClaim(providerPaymentClaimId(payment.providerId, payment.providerReference));
+      if (reported && reported.owner.transactionId !== id) throw new Conflict(`The payment provider already reported this invoice's payment as deposit ${reported.owner.transactionId}`);
     }
     throw new Conflict('The invoice kept changing; retry the request');
   }

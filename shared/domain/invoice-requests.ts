@@ -50,7 +50,7 @@ export const createInvoiceRequestSchema = z
 
 export type CreateInvoiceRequest = z.output<typeof createInvoiceRequestSchema>;
 
-/** `GET /api/v2/invoices` (decisions 16): the filters, each served by an index of its own. */
+/** `GET /api/v2/invoices` (docs/merchant-guide.md#listings-and-pagination): the filters, each served by an index of its own. */
 export const listInvoicesQuerySchema = z
   .strictObject({
     status: z.enum(INVOICE_STATUSES).optional().describe('Only invoices in this status'),

@@ -58,7 +58,7 @@ export interface InvoiceServiceDeps {
   metrics: Pick<BusinessMetrics, 'invoiceCreated'>;
   /**
    * Functions that create invoices: a direct-open fiat invoice gets its payment at its provider at
-   * once (decisions 18), so that its customer goes straight there.
+   * once (docs/provider-protocol.md), so that its customer goes straight there.
    */
   providerPayments?: Pick<ProviderRequests, 'paymentFor'>;
   log?: { warn(message: string, details: Record<string, unknown>): void };
@@ -110,7 +110,7 @@ export class InvoiceService {
     clearTimeout(timer);
   }
 
-  /** The merchant's own invoices, newest first, a page at a time (decisions 16). */
+  /** The merchant's own invoices, newest first, a page at a time (docs/merchant-guide.md#listings-and-pagination). */
   async list(merchantId: string, query: ListInvoicesQuery): Promise<Page<InvoiceView>> {
     const page = await this.deps.invoices.list(merchantId, listingOf(query));
     return { items: page.items.map((invoice) => invoiceView(invoice, this.deps.publicBaseUrl)), nextCursor: page.nextCursor };

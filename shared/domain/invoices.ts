@@ -89,7 +89,7 @@ export interface Invoice extends InvoicePayments {
   invoiceStrategy: 'fixed';
   customer: CustomerDetails;
   wallet?: InvoiceWallet;
-  /** Local fiat: the providers that can serve the payment, by priority (decisions 18); INR customers choose among them. */
+  /** Local fiat: the providers that can serve the payment, by priority (docs/provider-protocol.md); INR customers choose among them. */
   providers?: string[];
   /** Local fiat: the payment created at a provider for this invoice, once there is one. */
   providerPayment?: ProviderPayment;

@@ -1,5 +1,5 @@
 /**
- * What a merchant reads and changes of its own profile (decisions 16): its settings, and its
+ * What a merchant reads and changes of its own profile (docs/merchant-guide.md#merchant-settings): its settings, and its
  * callback secret's rotation with a period in which both the old and the new secret sign.
  */
 import type { Stage } from '../stage.js';

@@ -23,7 +23,7 @@ export interface Merchant {
   /** Origins allowed to embed the checkout in a frame (CSP `frame-ancestors`). */
   frameAncestors: string[];
   /**
-   * Whether transfers seen on chain are credited (decisions 15); while off they are held. Absent
+   * Whether transfers seen on chain are credited (docs/merchant-guide.md#on-chain-deposits); while off they are held. Absent
    * on merchants made before the setting existed: see `takesOnchainDeposits`.
    */
   onchainDeposits?: boolean;

@@ -5,7 +5,7 @@
 import type { Stage } from '../stage.js';
 import type { CryptoAssetCode, CryptoNetwork } from './currencies.js';
 
-/** The coin each network pays its fees in (decisions 15); every other asset on it is a token. */
+/** The coin each network pays its fees in (docs/merchant-guide.md#on-chain-deposits); every other asset on it is a token. */
 export const NATIVE_ASSETS = {
   bitcoin: 'BTC',
   ethereum: 'ETH',
@@ -53,7 +53,7 @@ export const TOKEN_CONTRACTS: Record<Stage, Partial<Record<EvmNetwork, Partial<R
   },
 };
 
-/** Confirmations a transfer needs before it counts (decisions 15), unless configured otherwise. */
+/** Confirmations a transfer needs before it counts (docs/merchant-guide.md#on-chain-deposits), unless configured otherwise. */
 export const DEFAULT_CONFIRMATIONS: Record<EvmNetwork, number> = { ethereum: 12, bsc: 15, polygon: 64, bahamut: 12 };
 
 /** What the gateway knows of an EVM network it takes payments on. */

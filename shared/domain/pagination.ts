@@ -1,5 +1,5 @@
 /**
- * Listings of a merchant's records (decisions 16): the query parameters every listing takes
+ * Listings of a merchant's records (docs/merchant-guide.md#listings-and-pagination): the query parameters every listing takes
  * besides its filters, and the page it answers. Pure.
  */
 import * as z from 'zod';

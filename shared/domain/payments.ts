@@ -1,5 +1,5 @@
 /**
- * Payment accounting (decisions 14): what an invoice has been paid, counted from its deposits, and
+ * Payment accounting (docs/merchant-guide.md#how-payments-are-counted): what an invoice has been paid, counted from its deposits, and
  * how each deposit moves it. An invoice completes only once paid in full; every deposit, whatever
  * its amount or currency, is its own transaction on the invoice. Pure.
  */

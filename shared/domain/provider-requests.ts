@@ -1,5 +1,5 @@
 /**
- * What the gateway asks of payment providers (decisions 18): a payment for an invoice, a UTR for
+ * What the gateway asks of payment providers (docs/provider-protocol.md): a payment for an invoice, a UTR for
  * a payment, a payout. Each request has a `webhook-id` of its own that stays the same when it is
  * sent again, so a provider never creates a payment or a payout twice; a provider that does not
  * answer leaves everything as it was (`ProviderUnavailable`), and the request is sent again: by

@@ -1,5 +1,5 @@
 /**
- * What payment providers decide (decisions 18), however the decision arrives: an event on
+ * What payment providers decide (docs/provider-protocol.md#provider-to-gateway-events), however the decision arrives: an event on
  * `POST /api/v2/providers/{providerId}/events`, or the reconciliation asking about what an event
  * missed. A payment's outcome is its invoice's one deposit at that provider (a UTR deposit settles,
  * any other is recorded), a payout's its withdrawal's. Applying an outcome twice changes nothing;
@@ -29,7 +29,7 @@ export interface ProviderOutcome {
   senderDetails?: SenderDetails;
 }
 
-/** What the reconciliation does with time (decisions 18): ask after 10 minutes, alarm after 24 hours. */
+/** What the reconciliation does with time (docs/operations.md#payment-providers): ask after 10 minutes, alarm after 24 hours. */
 export interface ReconciliationPolicy {
   /** A payment or payout undecided this long is asked about. */
   askAfterSeconds: number;
@@ -161,7 +161,7 @@ export class ProviderSettlement {
     await this.deps.transactions.settle(deposit.merchantId, deposit.id, outcome.status, {
       expectedType: 'deposit',
       source: 'fiat',
-      // A rejected UTR is free for the payment it really belongs to; the invoice keeps its own claim (decisions 8).
+      // A rejected UTR is free for the payment it really belongs to; the invoice keeps its own claim (docs/merchant-guide.md#confirming-a-deposit-by-utr).
       releaseClaim: outcome.status === 'failed' && utr ? utrClaimId(utr) : undefined,
       details: { amount, senderDetails: outcome.senderDetails, settlesProviderPayment: true },
     });

@@ -1,5 +1,5 @@
 /**
- * Local payment providers (decisions 18): which provider serves a fiat payment, the limits
+ * Local payment providers (docs/provider-protocol.md): which provider serves a fiat payment, the limits
  * merchants see, and the port every provider is reached through. Pure.
  */
 import type {
@@ -89,7 +89,7 @@ export function eligibleProviders(providers: readonly ProviderRoute[], currency:
 
 type MethodLimits = Partial<Record<LocalFiatCurrency, Partial<Record<FiatMethod, AmountLimit>>>>;
 
-/** A provider's methods from a table of limits by currency and method, in the shape of section 4's. */
+/** A provider's methods from a table of limits by currency and method, in the shape of the payment limits (docs/merchant-guide.md#payment-limits). */
 export function providerMethods(limits: MethodLimits): ProviderMethod[] {
   return LOCAL_FIAT_CURRENCIES.flatMap((currency) =>
     (Object.entries(limits[currency] ?? {}) as Array<[FiatMethod, AmountLimit]>).map(([method, limit]) => ({
@@ -106,8 +106,8 @@ export function providerMethods(limits: MethodLimits): ProviderMethod[] {
 export const DEMO_PROVIDER_ID = 'demo';
 
 /**
- * The demo provider (decisions 18): section 4's limits with a deployment's overrides, INR's demo
- * minimum, and no `intent`, which has no demo counterpart (decisions 4).
+ * The demo provider (docs/provider-protocol.md): the payment limits with a deployment's overrides, INR's demo
+ * minimum, and no `intent`, which has no demo counterpart (docs/merchant-guide.md#deposit-family-currency-and-method).
  */
 export function demoProviderRoute(overrides: MethodLimits = {}): ProviderRoute {
   const limits = Object.fromEntries(LOCAL_FIAT_CURRENCIES.map((currency) => [currency, { ...FIAT_METHOD_LIMITS[currency], ...overrides[currency] }]));
@@ -133,7 +133,7 @@ export interface ProviderMessage<Body> {
 }
 
 /**
- * A payment provider (decisions 18), however it is reached: the section 18 protocol is the first
+ * A payment provider (docs/provider-protocol.md), however it is reached: the provider protocol is the first
  * implementation, a partner with an API of its own another. Every call fails by throwing
  * `ProviderUnavailable` when the provider does not answer as it should.
  */

@@ -23,7 +23,7 @@ export interface RateSource {
 }
 
 /**
- * The demo and local rate table: round, documented figures (README "Demo exchange rates") so a
+ * The demo and local rate table: round, documented figures (docs/merchant-guide.md#the-demo-environment-and-the-simulation-api) so a
  * merchant can predict every converted amount. Not market data.
  */
 export const DEMO_USD_PRICES: Readonly<Record<string, string>> = {

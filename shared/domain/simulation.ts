@@ -1,4 +1,4 @@
-/** Requests of the demo simulation API (decisions 11). */
+/** Requests of the demo simulation API (docs/merchant-guide.md#the-demo-environment-and-the-simulation-api). */
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { CRYPTO_NETWORKS, type CryptoNetwork } from './currencies.js';

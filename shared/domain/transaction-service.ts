@@ -80,7 +80,7 @@ export interface DepositInput {
   /** Claimed in the same write: what makes a deposit exist once (an on-chain transfer's id). Recording it again answers the first. */
   uniqueId?: string;
   /**
-   * Money a payment provider reports (decisions 18): it has moved already, so a closed invoice
+   * Money a payment provider reports (docs/provider-protocol.md): it has moved already, so a closed invoice
    * records it too, and the invoice's payment at the provider is decided.
    */
   reportedByProvider?: boolean;

@@ -1,5 +1,5 @@
 /**
- * What a merchant sees of its transactions: the record's fields with the `hash` of decisions 7,
+ * What a merchant sees of its transactions: the record's fields with the `hash` of docs/merchant-guide.md#the-transaction-hash,
  * computed under the merchant's callback secret, which only the functions that present or sign
  * transactions can open.
  */
@@ -33,7 +33,7 @@ export class TransactionViews {
     return view!;
   }
 
-  /** The merchant's own transactions, newest first, a page at a time (decisions 16). */
+  /** The merchant's own transactions, newest first, a page at a time (docs/merchant-guide.md#listings-and-pagination). */
   async list(merchantId: string, query: ListTransactionsQuery): Promise<Page<TransactionView>> {
     const page = await this.deps.ledger.list(merchantId, listingOf(query));
     return { items: await this.presentAll(merchantId, page.items), nextCursor: page.nextCursor };

@@ -1,6 +1,6 @@
 /**
- * Transactions: the record of money that moved (merchant-api.md "Transaction"), its verification
- * hash (decisions 7) and the views a merchant sees in retrieval and in callbacks. Pure.
+ * Transactions: the record of money that moved (docs/merchant-guide.md#transactions), its verification
+ * hash (docs/merchant-guide.md#the-transaction-hash) and the views a merchant sees in retrieval and in callbacks. Pure.
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
@@ -55,7 +55,7 @@ export interface Transaction extends Omit<TransactionView, 'hash'> {
   merchantId: string;
   /** Where an on-chain deposit was seen: kept to follow it to its confirmations, or out of the chain. */
   chain?: ChainPosition;
-  /** A deposit confirmed by UTR, or a payout: the payment provider that decides it (decisions 18). */
+  /** A deposit confirmed by UTR, or a payout: the payment provider that decides it (docs/provider-protocol.md). */
   provider?: TransactionProvider;
   /**
    * Every balance entry of its current state is written (balances.ts): true of every transaction
@@ -93,7 +93,7 @@ export type CallbackPayload = z.output<typeof callbackPayloadSchema>;
 /** What a callback announces, fixed when the state is written; `hash` is added when it is signed. */
 export type CallbackFields = Omit<CallbackPayload, 'hash'>;
 
-/** decisions 7: the value existing merchant integrations verify. */
+/** docs/merchant-guide.md#the-transaction-hash: the value existing merchant integrations verify. */
 export function transactionHash(transaction: Pick<Transaction, 'id' | 'customerId' | 'amount' | 'currency'>, callbackSecret: string): string {
   const customerId = transaction.customerId === '' ? 'N/A' : transaction.customerId;
   const message = `${transaction.id}.${customerId}.${transaction.amount}.${transaction.currency}.${callbackSecret}`;
@@ -104,7 +104,7 @@ const VIEW_FIELDS = Object.keys(transactionViewSchema.shape) as (keyof Transacti
 const RETRIEVAL_ONLY: ReadonlySet<keyof TransactionView> = new Set(['createdAt', 'updatedAt', 'senderDetails']);
 const CALLBACK_FIELDS = VIEW_FIELDS.filter((field) => field !== 'hash' && !RETRIEVAL_ONLY.has(field)) as (keyof CallbackFields)[];
 
-/** Exactly the fields of merchant-api.md, in its order; whatever else the record holds stays inside. */
+/** Exactly the fields of docs/merchant-guide.md#transactions, in its order; whatever else the record holds stays inside. */
 export function transactionView(transaction: Transaction, callbackSecret: string): TransactionView {
   const hash = transactionHash(transaction, callbackSecret);
   return Object.fromEntries(VIEW_FIELDS.map((field) => [field, field === 'hash' ? hash : transaction[field]])) as TransactionView;
@@ -114,7 +114,7 @@ export function callbackFields(transaction: Transaction, callbackType: CallbackF
   return { ...Object.fromEntries(CALLBACK_FIELDS.map((field) => [field, transaction[field as keyof Transaction]])), callbackType } as CallbackFields;
 }
 
-/** The callback body as sent: the fields in merchant-api.md's order with the record's `hash`. */
+/** The callback body as sent: the fields in the merchant guide's order with the record's `hash`. */
 export function callbackPayload(fields: CallbackFields, callbackSecret: string): CallbackPayload {
   const hash = transactionHash(fields, callbackSecret);
   const ordered = VIEW_FIELDS.filter((field) => !RETRIEVAL_ONLY.has(field)).map((field) => [field, field === 'hash' ? hash : fields[field as keyof CallbackFields]]);
@@ -183,7 +183,7 @@ export function depositTransaction(invoice: Invoice, deposit: DepositDetails, fe
 
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** `GET /api/v2/transactions` (decisions 16): the filters, each served by an index of its own. */
+/** `GET /api/v2/transactions` (docs/merchant-guide.md#listings-and-pagination): the filters, each served by an index of its own. */
 export const listTransactionsQuerySchema = z
   .strictObject({
     type: z.enum(TRANSACTION_TYPES).optional().describe('Only deposits, or only withdrawals'),

@@ -1,5 +1,5 @@
 /**
- * The deprecated peer-to-peer fiat withdrawal (merchant-api.md endpoint 4, decisions 9): the
+ * The deprecated peer-to-peer fiat withdrawal (docs/merchant-guide.md#withdrawals-deprecated): the
  * request with its three variants, card checks and masking, and the withdraw transaction. Pure.
  */
 import * as z from 'zod';
@@ -173,7 +173,7 @@ export function withdrawTransaction(
 const PROVIDER_VARIANTS = { card: 'card', phone: 'phone', bankAccount: 'bank' } as const satisfies Record<WithdrawalVariant, PayoutRequest['recipient']['variant']>;
 
 /**
- * A payout's recipient as a provider takes it (decisions 18): the variant, its fields, and the card
+ * A payout's recipient as a provider takes it (docs/provider-protocol.md): the variant, its fields, and the card
  * number in clear, which this request alone carries.
  */
 export function payoutRecipient(withdrawal: WithdrawTransaction, cardNumber?: string): PayoutRequest['recipient'] {

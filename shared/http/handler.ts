@@ -77,7 +77,7 @@ const merchantMiddleware = (): Middleware => ({
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
 
-/** A deprecated route says so on every answer of its function, errors included (decisions 9). */
+/** A deprecated route says so on every answer of its function, errors included (docs/merchant-guide.md#withdrawals-deprecated). */
 const deprecationMiddleware = (): Middleware => {
   const mark = (request: Request) => {
     if (request.response) request.response = { ...request.response, headers: { ...request.response.headers, deprecation: 'true' } };
@@ -182,7 +182,7 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
   if (options.body) chain.use(bodyMiddleware(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, BODY_PARSERS[options.bodyFormat ?? 'json']));
   chain.use(errorHandlerMiddleware());
 
-  // Replays are kept per merchant (decisions 5): routes without a key have no merchant to keep them apart by.
+  // Replays are kept per merchant (docs/merchant-guide.md#idempotency): routes without a key have no merchant to keep them apart by.
   if (replaysIdempotencyKey(route) !== (options.idempotency !== undefined)) {
     throw new Error(`${route.name} ${replaysIdempotencyKey(route) ? 'takes Idempotency-Key: pass idempotentByHeader' : 'takes no Idempotency-Key: pass no idempotency'}`);
   }

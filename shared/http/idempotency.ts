@@ -1,5 +1,5 @@
 /**
- * `Idempotency-Key` on POST routes (decisions 5): the same key and body within 24 h replay the
+ * `Idempotency-Key` on POST routes (docs/merchant-guide.md#idempotency): the same key and body within 24 h replay the
  * first response; the same key with another body, or while the first is still running, is a 409.
  * Records live in the idempotency table through Powertools for AWS Lambda.
  */

@@ -33,7 +33,7 @@ export const BUSINESS_METRICS = {
   callbackDeliveryLatency: { name: 'CallbackDeliveryLatency', unit: 'Milliseconds' },
   /** After each fetch-rates run, the age of the oldest live price (a price never fetched leaves the run without one). */
   rateAge: { name: 'RateAge', unit: 'Seconds' },
-  /** After each reconciliation run, the provider transactions still processing after a day (decisions 18): alarmed above zero. */
+  /** After each reconciliation run, the provider transactions still processing after a day (docs/operations.md#payment-providers): alarmed above zero. */
   providerOverdue: { name: 'ProviderTransactionsOverdue', unit: 'Count' },
   /** Provider calls of a reconciliation run that failed (a provider down, an answer outside the protocol). */
   providerFailures: { name: 'ProviderCallFailures', unit: 'Count' },

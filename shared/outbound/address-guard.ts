@@ -1,5 +1,5 @@
 /**
- * Where the gateway may send a merchant's callbacks (decisions 10): deployed stages call public
+ * Where the gateway may send a merchant's callbacks (docs/merchant-guide.md#callbacks): deployed stages call public
  * addresses only. Every address is judged after normalising it: an IPv4-mapped or -compatible
  * IPv6 address is judged as the IPv4 address it carries, and every special-purpose range of
  * IANA's registries (loopback, private, link-local, CGN, NAT64, 6to4, Teredo, documentation,

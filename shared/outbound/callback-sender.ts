@@ -1,5 +1,5 @@
 /**
- * Delivers one callback from the queue (decisions 10): signs it, posts it once, records the
+ * Delivers one callback from the queue (docs/merchant-guide.md#callbacks): signs it, posts it once, records the
  * attempt, and on failure either schedules the next attempt through the message's visibility or,
  * once the delivery window has closed, parks it in the dead-letter queue. While deliveries to the
  * merchant's URL are paused (it kept timing out: `domain/callback-pause.ts`), a callback is not

@@ -1,5 +1,5 @@
 /**
- * A callback's HTTP delivery (decisions 10): one POST, no redirects followed, 10 s for the whole
+ * A callback's HTTP delivery (docs/merchant-guide.md#callbacks): one POST, no redirects followed, 10 s for the whole
  * exchange, behind the address guard of the deployment. A failure is reported in one of a few
  * categories, never with the system's own error text: that would tell a closed port from an open
  * one and map the network behind the URL.

@@ -1,5 +1,5 @@
 /**
- * The section 18 protocol as a `PaymentProvider` (docs/provider-protocol.md): signed JSON over
+ * The provider protocol (docs/provider-protocol.md) as a `PaymentProvider`: signed JSON over
  * HTTP(S), 10 seconds per request, every answer checked against the protocol before it is used.
  * A provider that fails, times out or answers anything else is `ProviderUnavailable`: the caller
  * changes nothing and tries again with the same `webhook-id`.
@@ -22,7 +22,7 @@ import {
   type ProviderStatusAnswer,
 } from './protocol.js';
 
-/** decisions 18: a provider that does not answer within 10 seconds is tried again later. */
+/** docs/provider-protocol.md: a provider that does not answer within 10 seconds is tried again later. */
 export const PROVIDER_TIMEOUT_MS = 10_000;
 /** More than any answer of the protocol needs; a larger one is not read. */
 const MAX_ANSWER_BYTES = 64 * 1024;

@@ -1,5 +1,5 @@
 /**
- * The payment provider protocol (docs/provider-protocol.md, decisions 18): the bodies both sides
+ * The payment provider protocol (docs/provider-protocol.md, docs/provider-protocol.md): the bodies both sides
  * send, as zod schemas, and the Standard Webhooks signatures on every message. One definition for
  * the gateway's connector, its events route and the demo provider.
  */

@@ -1,6 +1,6 @@
 /**
  * The stage's payment providers, built once per container from its configuration: each reached
- * by the connector of its protocol (the section 18 protocol for every provider so far), each
+ * by the connector of its protocol (docs/provider-protocol.md for every provider so far), each
  * secret read when first needed from where the configuration says it is, and kept for a while.
  */
 import type { ProviderConfig, ProviderSecretSource } from '../config.js';
@@ -12,7 +12,7 @@ export type SecretStoreReader = (arn: string) => Promise<string>;
 
 /**
  * How long a secret read from the store is used before it is read again: a secret replaced in the
- * store (README "Payment providers") reaches every running function within this.
+ * store (docs/operations.md#payment-providers) reaches every running function within this.
  */
 export const STORED_SECRET_MAX_AGE_MS = 5 * 60_000;
 

@@ -1,4 +1,4 @@
-/** Provider secrets kept in AWS Secrets Manager (decisions 18): never in a template or an environment variable. */
+/** Provider secrets kept in AWS Secrets Manager (docs/operations.md#payment-providers): never in a template or an environment variable. */
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { isProviderSecret } from '../domain/providers.js';
 import type { SecretStoreReader } from './registry.js';

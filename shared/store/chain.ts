@@ -5,7 +5,7 @@
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ChainCursor } from '../domain/chain.js';
 import type { HeldTransfer } from '../domain/chain-watcher.js';
-import { isConditionFailure, queryAll } from './dynamo.js';
+import { isConditionFailure, queryPartition } from './dynamo.js';
 
 const cursorId = (network: string): string => `cursor#${network}`;
 
@@ -52,12 +52,7 @@ export class DynamoChainStore {
 
   /** The transfers held on a network, oldest first. */
   async held(network: string): Promise<HeldTransfer[]> {
-    const items = await queryAll(this.client, {
-      TableName: this.tableName,
-      IndexName: 'held',
-      KeyConditionExpression: 'heldNetwork = :network',
-      ExpressionAttributeValues: { ':network': network },
-    });
+    const items = await queryPartition(this.client, this.tableName, 'held', 'heldNetwork', network);
     return items.map(({ heldNetwork: _network, ...item }) => item as unknown as HeldTransfer);
   }
 

@@ -20,6 +20,17 @@ export async function queryAll(client: DynamoDBDocumentClient, input: QueryComma
   return items;
 }
 
+/** Every item of an index whose partition key `attribute` equals `value` (a sparse index read whole). */
+export function queryPartition(client: DynamoDBDocumentClient, tableName: string, indexName: string, attribute: string, value: string): Promise<Record<string, unknown>[]> {
+  return queryAll(client, {
+    TableName: tableName,
+    IndexName: indexName,
+    KeyConditionExpression: '#key = :value',
+    ExpressionAttributeNames: { '#key': attribute },
+    ExpressionAttributeValues: { ':value': value },
+  });
+}
+
 /** BatchGetItem's limit on keys per call. */
 export const BATCH_GET_LIMIT = 100;
 

@@ -8,7 +8,7 @@ import { noPayments } from '../domain/payments.js';
 import type { CheckoutInvoices } from '../domain/checkout-service.js';
 import type { CreateOutcome, DueInvoice, ExpiringInvoiceRepository, InvoiceRepository } from '../domain/invoice-service.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
-import { isConditionFailure, isTransactionConflict, queryAll } from './dynamo.js';
+import { isConditionFailure, isTransactionConflict, queryAll, queryPartition } from './dynamo.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 import { Conflict, Invalid } from '../domain/errors.js';
 import { optimisticAttempts } from '../domain/retry.js';
@@ -53,7 +53,7 @@ function toInvoice(item: Record<string, unknown>): Invoice {
   return { ...invoice, paidAmount: paid, paymentStatus: completed ? 'paid' : 'unpaid', transactionIds: [], completedAt: completed ? invoice.updatedAt : null };
 }
 
-/** An orderId claimed by a request with another body is a 409 (decisions 5). */
+/** An orderId claimed by a request with another body is a 409 (docs/merchant-guide.md#creating-an-invoice). */
 function refuseOtherRequest(claim: Record<string, unknown>, requestHash: string): void {
   if (claim.requestHash !== requestHash) throw new Conflict('An invoice with this orderId already exists with different details');
 }
@@ -278,12 +278,7 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
 
   /** Invoices whose payment at `providerId` is not decided yet, oldest first. */
   async awaitingProvider(providerId: string): Promise<Invoice[]> {
-    const items = await queryAll(this.client, {
-      TableName: this.tables.invoices,
-      IndexName: 'awaitingProvider',
-      KeyConditionExpression: 'awaitingProvider = :provider',
-      ExpressionAttributeValues: { ':provider': providerId },
-    });
+    const items = await queryPartition(this.client, this.tables.invoices, 'awaitingProvider', 'awaitingProvider', providerId);
     return items.map(toInvoice);
   }
 

@@ -6,7 +6,7 @@
 import { BatchGetCommand, GetCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallbackEntry, CallbackRecord, DeliveryAttempt } from '../domain/callbacks.js';
 import { OUTBOX_RETENTION_DAYS } from '../queue/queues.js';
-import { isConditionFailure, queryAll } from './dynamo.js';
+import { isConditionFailure, queryAll, queryPartition } from './dynamo.js';
 import { TABLES } from './tables.js';
 
 /** Only entries not yet handed to the queue carry it (the sparse `unpublished` index). */
@@ -48,12 +48,7 @@ export class DynamoOutboxStore {
 
   /** A transaction's callbacks, oldest first. */
   async forTransaction(transactionId: string): Promise<OutboxItem[]> {
-    const entries = await queryAll(this.client, {
-      TableName: this.tableName,
-      IndexName: 'byTransaction',
-      KeyConditionExpression: 'transactionId = :transaction',
-      ExpressionAttributeValues: { ':transaction': transactionId },
-    });
+    const entries = await queryPartition(this.client, this.tableName, 'byTransaction', 'transactionId', transactionId);
     const ids = entries.map((item) => item.id as string);
     if (ids.length === 0) return [];
     // A transaction owes a callback per final state it reached: a handful, far below BatchGet's 100.

@@ -1,6 +1,6 @@
 /**
  * Pages of a merchant's records read from one index, newest first, and the cursors that continue
- * them (decisions 16). A cursor is the index position of a page's last item together with the
+ * them (docs/merchant-guide.md#listings-and-pagination). A cursor is the index position of a page's last item together with the
  * listing it belongs to. It carries no trust: it is accepted only to continue the same listing
  * (table, index, filters) inside the key range the caller's own query reads, so a forged one can
  * at most skip some of the caller's own items; anything else is a 422 on `cursor`.

@@ -10,7 +10,7 @@ import { listingFilters, type Listing, type Page } from '../domain/pagination.js
 import type { InvoiceUpdate } from '../domain/payments.js';
 import type { CommitResult, Ledger, UniqueClaim } from '../domain/transaction-service.js';
 import type { Transaction, TransactionFilters, TransactionProvider, TransactionStatus } from '../domain/transactions.js';
-import { commitTransaction, isConditionFailure, queryAll, type TransactItem } from './dynamo.js';
+import { commitTransaction, isConditionFailure, queryPartition, type TransactItem } from './dynamo.js';
 import { invoiceStatusKey } from './invoices.js';
 import { outboxPut } from './outbox.js';
 import { postingWrites, type BalanceTables } from './balances.js';
@@ -69,12 +69,7 @@ export class DynamoTransactionStore implements Ledger {
   }
 
   async listByInvoice(invoiceId: string): Promise<Transaction[]> {
-    const items = await queryAll(this.client, {
-      TableName: this.tables.transactions,
-      IndexName: 'byInvoice',
-      KeyConditionExpression: 'invoiceId = :invoice',
-      ExpressionAttributeValues: { ':invoice': invoiceId },
-    });
+    const items = await queryPartition(this.client, this.tables.transactions, 'byInvoice', 'invoiceId', invoiceId);
     return items.map(fromItem);
   }
 
@@ -108,23 +103,13 @@ export class DynamoTransactionStore implements Ledger {
 
   /** On-chain deposits on `network` still short of their confirmations, oldest first. */
   async pendingOnChain(network: string): Promise<Transaction[]> {
-    const items = await queryAll(this.client, {
-      TableName: this.tables.transactions,
-      IndexName: 'pendingOnChain',
-      KeyConditionExpression: 'pendingChain = :network',
-      ExpressionAttributeValues: { ':network': network },
-    });
+    const items = await queryPartition(this.client, this.tables.transactions, 'pendingOnChain', 'pendingChain', network);
     return items.map(fromItem);
   }
 
   /** Transactions still processing at `providerId`, oldest first. */
   async awaitingProvider(providerId: string): Promise<Transaction[]> {
-    const items = await queryAll(this.client, {
-      TableName: this.tables.transactions,
-      IndexName: 'awaitingProvider',
-      KeyConditionExpression: 'awaitingProvider = :provider',
-      ExpressionAttributeValues: { ':provider': providerId },
-    });
+    const items = await queryPartition(this.client, this.tables.transactions, 'awaitingProvider', 'awaitingProvider', providerId);
     return items.map(fromItem);
   }
 

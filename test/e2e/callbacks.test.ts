@@ -1,5 +1,5 @@
 /**
- * Merchant callbacks end to end (decisions 10): the local runtime as a child process, a real
+ * Merchant callbacks end to end (docs/merchant-guide.md#callbacks): the local runtime as a child process, a real
  * callback receiver on loopback, deposits through the simulation API, and what a merchant can
  * check from outside — one signed callback per state, retries with the same content, parking in
  * the dead-letter queue and the operator's redrive, and delivery despite crashes.
@@ -47,7 +47,7 @@ const WINDOW_MS = 72 * 3600 * 1000 * RETRY_SCALE;
 const INVOICE_LIFETIME_S = 4;
 const EXPIRY_SWEEP_S = 1;
 
-/** Exactly the Transaction fields of merchant-api.md but the retrieval-only ones, plus `callbackType`. */
+/** Exactly the Transaction fields of docs/merchant-guide.md#transactions but the retrieval-only ones, plus `callbackType`. */
 const CALLBACK_FIELDS = [
   'amount',
   'applicationId',
@@ -126,7 +126,7 @@ async function simulateDeposit(invoiceId: string): Promise<any> {
 
 const getInvoice = async (id: string) => (await api('GET', `/api/v2/invoices/${id}`)).body.data;
 
-/** decisions 7, computed here from the formula rather than with the gateway's own code. */
+/** docs/merchant-guide.md#the-transaction-hash, computed here from the formula rather than with the gateway's own code. */
 const expectedHash = (t: { id: string; customerId: string; amount: string; currency: string }) =>
   createHash('sha512').update(`${t.id}.${t.customerId === '' ? 'N/A' : t.customerId}.${t.amount}.${t.currency}.${CALLBACK_SECRET}`, 'utf8').digest('base64');
 

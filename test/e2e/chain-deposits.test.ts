@@ -1,5 +1,5 @@
 /**
- * Paying an invoice on a local chain as the README does it: `npm run chain -- node`, the gateway
+ * Paying an invoice on a local chain as docs/operations.md#a-local-chain does it: `npm run chain -- node`, the gateway
  * started with the variables it prints, `send` and `mine`, and the merchant's callbacks, verified.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runChainCli } from '../../infra/chain/chain-cli.js';
+import type { RunSummary } from '../../shared/domain/chain-watcher.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
 import { callApi, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { eventually } from '../support/wait.js';
@@ -104,5 +105,17 @@ describe('a USDT invoice paid on the local chain in two transfers', () => {
     }
     expect(await getInvoice(invoice.id)).toMatchObject({ paymentStatus: 'paid', transactionIds: expect.any(Array) });
     expect((await getInvoice(invoice.id)).transactionIds).toHaveLength(2);
+  });
+});
+
+describe("the chain watcher's log, the runtime polling every second", () => {
+  it('has an INFO line for each run that found or settled a deposit, and none for the runs that found nothing', () => {
+    const runs = gateway
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"level":"INFO"') && line.includes('"message":"Chain watcher run"'))
+      .map((line) => JSON.parse(line) as RunSummary);
+    expect(runs.length).toBeGreaterThan(0);
+    for (const run of runs) expect(run.recorded + run.held + run.confirmed + run.failed + run.credited, JSON.stringify(run)).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * Local fiat end to end (decisions 8, 9 and 13): the local runtime as a child process with a
+ * Local fiat end to end (docs/merchant-guide.md#confirming-a-deposit-by-utr, #withdrawals-deprecated, docs/operations.md#local-configuration): the local runtime as a child process with a
  * real callback receiver. A UTR is confirmed over HTTP and the simulated provider decides it from
  * its own queue within seconds (a UTR starting with 000 is rejected); the receipt is kept sealed
  * under the data directory. A card withdrawal is settled through the simulation API, and then

@@ -117,7 +117,7 @@ describe('npm start', () => {
 });
 
 describe('restarting on the same data directory', () => {
-  let cliMerchant: { merchantId: string; apiKey: string; callbackSecret: string };
+  let cliMerchant: { merchantId: string; keyId: string; apiKey: string; callbackSecret: string };
   const invoiceBody = { orderId: 'o-1', customerId: 'c-1', baseCurrency: 'USDT', invoiceStrategy: 'fixed', amount: 25 };
   let invoice: { id: string; wallet: { address: string } } & Record<string, unknown>;
 
@@ -127,6 +127,8 @@ describe('restarting on the same data directory', () => {
       env: { ...process.env, GATEWAY_DATA_DIR: dataDir },
     });
     cliMerchant = JSON.parse(stdout);
+    expect(Object.keys(cliMerchant)).toEqual(['merchantId', 'keyId', 'apiKey', 'callbackSecret']);
+    expect(cliMerchant.keyId).toMatch(UUID);
     expect((await get(invoicePath(), { 'x-api-key': cliMerchant.apiKey })).status).toBe(404);
   });
 

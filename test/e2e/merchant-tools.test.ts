@@ -1,5 +1,5 @@
 /**
- * A merchant's own tools end to end (decisions 16): the local runtime as a child process with its
+ * A merchant's own tools end to end (docs/merchant-guide.md#the-delivery-log-resending-and-testing): the local runtime as a child process with its
  * queue and callback sender, a receiver on loopback, and only HTTP calls a merchant can make —
  * a parked callback resent without an operator, the callback secret rotated while callbacks keep
  * verifying, the settings changed, and the listings followed page by page.

@@ -1,5 +1,5 @@
 /**
- * Production's path with a provider that is not the gateway's own (decisions 18): `npm start` with
+ * Production's path with a provider that is not the gateway's own (docs/provider-protocol.md): `npm start` with
  * GATEWAY_PROVIDERS naming a partner written in the tests from the protocol alone, over HTTP both
  * ways. Payments by redirect and by instructions, UTRs, payouts, the partner's events (confirmed,
  * failed, partial, replayed, forged, late, unknown), a partner that is down when a payment is made

@@ -69,7 +69,7 @@ const SQS_DELAY = 'sqs:ChangeMessageVisibility';
 const BACKLOG_AGE_SECONDS = 4 * 3600;
 const REQUEST_ID_HEADER = { 'gatewayresponse.header.x-request-id': 'context.requestId' };
 
-/** What API Gateway itself answers (decisions 1 and 2), written out from the contract. */
+/** What API Gateway itself answers (docs/merchant-guide.md#the-envelope, #error-codes-and-statuses), written out from the contract. */
 const GATEWAY_RESPONSES: ReadonlyArray<[type: string, status: number, code: string, message: string]> = [
   ['UNAUTHORIZED', 401, 'unauthorized', 'You do not have permission to access this resource'],
   ['ACCESS_DENIED', 401, 'unauthorized', 'You do not have permission to access this resource'],
@@ -1584,7 +1584,7 @@ describe('stage differences', () => {
     }
   });
 
-  // Decisions 11: the simulation API exists in demo and not at all in prod.
+  // docs/merchant-guide.md#the-demo-environment-and-the-simulation-api: the simulation API exists in demo and not at all in prod.
   it.each(['simulate-deposit', 'simulate-withdrawal'])('%s: routed in demo, absent from prod', (name) => {
     const route = FUNCTIONS.find((f): f is Extract<(typeof FUNCTIONS)[number], { kind: 'http' }> => f.kind === 'http' && f.name === name)!;
     expect(route.stages).toEqual(['demo']);

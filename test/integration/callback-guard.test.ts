@@ -1,5 +1,5 @@
 /**
- * The callback address guard as every deployed stage runs it (decisions 10), demo included: the
+ * The callback address guard as every deployed stage runs it (docs/merchant-guide.md#callbacks), demo included: the
  * functions load with GATEWAY_CALLBACK_TARGETS unset, as the AWS stacks deploy them, so only
  * public addresses are called back, whatever spelling a URL gives a loopback or private address.
  * The functions read their environment when they load, which in this file is first after this.

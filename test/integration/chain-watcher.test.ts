@@ -1,5 +1,5 @@
 /**
- * The chain watcher of decisions 14 and 15 against a real EVM node: a Hardhat node on loopback
+ * The chain watcher of docs/merchant-guide.md#how-payments-are-counted and #on-chain-deposits against a real EVM node: a Hardhat node on loopback
  * with two 6-decimal test tokens, read through a proxy that can be made to fail. Every run goes
  * through the watch-chain function, configured as a deployment would be, over the test run's tables,
  * held to the DynamoDB actions its route-table entry allows.
@@ -27,7 +27,7 @@ import { invoke, loadFunction } from '../support/invoke.js';
 import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { seedMerchant, testChainStore, type SeededMerchant } from '../support/merchants.js';
 
-/** Few, so that tests mine little; the production defaults are in decisions 15. */
+/** Few, so that tests mine little; the production defaults are in docs/merchant-guide.md#on-chain-deposits. */
 const CONFIRMATIONS = 3;
 const WATCHER_ENV = ['GATEWAY_RPC_ETHEREUM', 'GATEWAY_TOKENS_ETHEREUM', 'GATEWAY_CONFIRMATIONS_ETHEREUM'] as const;
 

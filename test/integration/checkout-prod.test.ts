@@ -1,7 +1,7 @@
 /**
  * The hosted checkout as production runs it: the same path to the providers as the demo's, with
  * nothing on the pages that simulates or says "demo", and no simulation routes. The provider here
- * is the run's (decisions 18: every stage reaches its providers the same way). The functions read
+ * is the run's (docs/provider-protocol.md: every stage reaches its providers the same way). The functions read
  * the stage when they load, which in this file is first after this.
  */
 import { randomUUID } from 'node:crypto';

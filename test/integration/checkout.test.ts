@@ -102,7 +102,7 @@ const walletLinksOf = (page: string) =>
 
 const headingsOf = (page: string) => [...page.matchAll(/<h[12]\b[^>]*>([\s\S]*?)<\/h[12]>/g)].map(([, text]) => text!.replace(/<[^>]+>/g, ''));
 
-/** A simulated deposit of less than asked (decisions 14): the invoice stays open, partly paid. */
+/** A simulated deposit of less than asked (docs/merchant-guide.md#how-payments-are-counted): the invoice stays open, partly paid. */
 async function payPart(invoiceId: string, amount: string): Promise<void> {
   const response = await invoke('simulate-deposit', { apiKey: merchant.apiKey, body: { invoiceId, amount } });
   expect(response.status).toBe(200);

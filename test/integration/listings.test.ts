@@ -1,5 +1,5 @@
 /**
- * The merchant's listings (decisions 16): GET /api/v2/invoices and GET /api/v2/transactions
+ * The merchant's listings (docs/merchant-guide.md#listings-and-pagination): GET /api/v2/invoices and GET /api/v2/transactions
  * through the local gateway against DynamoDB Local. Pages are walked to the end while other
  * requests insert records, every filter is compared with the full listing filtered here, cursors
  * are taken from one merchant to another and forged, and the DynamoDB requests behind each page

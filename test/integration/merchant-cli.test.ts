@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MerchantAdmin, type KeyRegistry } from '../../infra/cli/merchant-admin.js';
+import { localTableNames } from '../../infra/local/environment.js';
 import { digestApiKey, type ApiKey } from '../../shared/domain/merchants.js';
+import { startFakeAwsControlPlane, type FakeAwsControlPlane } from '../support/fake-aws-control-plane.js';
 import { invoke } from '../support/invoke.js';
 import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { testCallbackSecrets, testChainStore, testMerchantStore } from '../support/merchants.js';
@@ -26,14 +28,16 @@ const statusWithKey = async (apiKey: string) =>
   (await invoke('get-invoice', { pathParameters: { invoiceId: randomUUID() }, apiKey })).status;
 
 describe('merchant create', () => {
-  it('prints merchantId, apiKey and callbackSecret as JSON, and the key works at once', async () => {
+  it('prints merchantId, keyId, apiKey and callbackSecret as JSON, and the key works at once', async () => {
     const { code, out, err } = await cli(['create', '--name', 'Shop', '--callback-url', 'https://shop.example/cb', '--return-url', 'https://shop.example/done', '--fee', '1.5', '--json']);
     expect(err).toBe('');
     expect(code).toBe(0);
     const created = JSON.parse(out);
-    expect(Object.keys(created)).toEqual(['merchantId', 'apiKey', 'callbackSecret']);
+    expect(Object.keys(created)).toEqual(['merchantId', 'keyId', 'apiKey', 'callbackSecret']);
     expect(created.apiKey).toMatch(/^gw_demo_[0-9A-Za-z]{32}$/);
     expect(created.callbackSecret).toMatch(/^whsec_/);
+    // The id of the key printed, as the store records it.
+    expect(await testMerchantStore().listKeys(created.merchantId)).toEqual([expect.objectContaining({ keyId: created.keyId, digest: digestApiKey(created.apiKey) })]);
     const stored = await testMerchantStore().getMerchant(created.merchantId);
     expect(stored).toMatchObject({ name: 'Shop', callbackUrl: 'https://shop.example/cb', returnUrl: 'https://shop.example/done', processingFeePercent: '1.5' });
     // Stored sealed, under the vault the functions open it with.
@@ -46,23 +50,53 @@ describe('merchant create', () => {
     const { code, out } = await cli(['create', '--name', 'Readable shop']);
     expect(code).toBe(0);
     expect(out).toMatch(/^Created merchant [0-9a-f-]{36} \(Readable shop\) in the local gateway at http:\/\/localhost:3999\./);
+    expect(out).toMatch(/Key id: +[0-9a-f-]{36}\n/);
     expect(out).toMatch(/API key: +gw_demo_[0-9A-Za-z]{32}\n/);
     expect(out).toMatch(/Callback secret: whsec_\S+\n/);
   });
 });
 
+describe('merchant create --aws', () => {
+  const inAws = ['--aws', '--stage', 'demo', '--region', 'us-east-1'];
+  let aws: FakeAwsControlPlane;
+
+  beforeAll(async () => {
+    aws = await startFakeAwsControlPlane('demo', localTableNames());
+  });
+
+  afterAll(async () => {
+    await aws?.close();
+  });
+
+  it('prints the key id as well: the id its usage plan key is tagged with, and revoke-key takes', async () => {
+    const { code, out, err } = await cli(['create', '--name', 'Deployed shop', '--json', ...inAws]);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const created = JSON.parse(out);
+    expect(Object.keys(created)).toEqual(['merchantId', 'keyId', 'apiKey', 'callbackSecret']);
+    expect(created.apiKey).toMatch(/^gw_demo_[0-9A-Za-z]{32}$/);
+    expect(aws.apiKeys).toEqual([
+      { id: expect.any(String), name: `merchant-key-${created.keyId}`, tags: { merchantId: created.merchantId, keyId: created.keyId }, usagePlanId: expect.any(String) },
+    ]);
+    expect(await testMerchantStore().listKeys(created.merchantId)).toEqual([expect.objectContaining({ keyId: created.keyId, digest: digestApiKey(created.apiKey) })]);
+
+    const revoked = await cli(['revoke-key', '--merchant', created.merchantId, '--key', created.keyId, ...inAws]);
+    expect(revoked).toEqual({ code: 0, out: `Revoked key ${created.keyId} of merchant ${created.merchantId}.\n`, err: '' });
+    expect(aws.apiKeys).toEqual([]);
+  });
+});
+
 describe('key rotation', () => {
-  it('adds a key, revokes the old one, and lists keys by id, hint and status only', async () => {
+  it('adds a key, revokes the old one by the id create printed, and lists keys by id, hint and status only', async () => {
     const created = JSON.parse((await cli(['create', '--name', 'Rotating shop', '--json'])).out);
-    const [firstKey] = await testMerchantStore().listKeys(created.merchantId);
 
     const added = await cli(['add-key', '--merchant', created.merchantId, '--json']);
     expect(added.code).toBe(0);
     const second = JSON.parse(added.out);
     expect(second).toEqual({ merchantId: created.merchantId, keyId: expect.any(String), apiKey: expect.stringMatching(/^gw_demo_/) });
 
-    const revoked = await cli(['revoke-key', '--merchant', created.merchantId, '--key', firstKey!.keyId]);
-    expect(revoked).toEqual({ code: 0, out: `Revoked key ${firstKey!.keyId} of merchant ${created.merchantId}.\n`, err: '' });
+    const revoked = await cli(['revoke-key', '--merchant', created.merchantId, '--key', created.keyId]);
+    expect(revoked).toEqual({ code: 0, out: `Revoked key ${created.keyId} of merchant ${created.merchantId}.\n`, err: '' });
     expect(await statusWithKey(created.apiKey)).toBe(401);
     expect(await statusWithKey(second.apiKey)).toBe(404);
 
@@ -72,7 +106,7 @@ describe('key rotation', () => {
     expect(entry).toMatchObject({ name: 'Rotating shop', callbackUrl: null, processingFeePercent: '0' });
     expect(entry.keys).toEqual(
       expect.arrayContaining([
-        { keyId: firstKey!.keyId, hint: created.apiKey.slice(0, 12) + '…', status: 'revoked', createdAt: expect.any(String), revokedAt: expect.any(String) },
+        { keyId: created.keyId, hint: created.apiKey.slice(0, 12) + '…', status: 'revoked', createdAt: expect.any(String), revokedAt: expect.any(String) },
         { keyId: second.keyId, hint: second.apiKey.slice(0, 12) + '…', status: 'active', createdAt: expect.any(String), revokedAt: null },
       ]),
     );

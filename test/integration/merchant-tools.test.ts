@@ -1,5 +1,5 @@
 /**
- * The merchant's own settings and webhook tools (decisions 16) through the local gateway against
+ * The merchant's own settings and webhook tools (docs/merchant-guide.md#the-delivery-log-resending-and-testing) through the local gateway against
  * DynamoDB Local: GET and PATCH /api/v2/merchant, a transaction's callback log and its resend,
  * the test callback, and the callback secret's rotation with its overlap (2 s in tests), checked
  * with the Standard Webhooks library as a merchant's receiver checks it.

@@ -1,6 +1,6 @@
 /**
- * `POST /api/v2/providers/{providerId}/events` (decisions 18) through the API Gateway emulation:
- * the signature first, then the reference, then the outcome, counted by decisions 14. The
+ * `POST /api/v2/providers/{providerId}/events` (docs/provider-protocol.md#provider-to-gateway-events) through the API Gateway emulation:
+ * the signature first, then the reference, then the outcome, counted by docs/merchant-guide.md#how-payments-are-counted. The
  * payments and payouts are made at the run's demo provider; the events are signed here with its
  * secret, as it signs them.
  */
@@ -88,7 +88,7 @@ describe('a payment confirmed by its provider', () => {
     expect(await view(over.invoice.id)).toMatchObject({ status: 'completed', paymentStatus: 'overpaid', paidAmount: '1200.00' });
   });
 
-  it('is credited when it arrives after the invoice expired: the money moved (decisions 5)', async () => {
+  it('is credited when it arrives after the invoice expired: the money moved (docs/merchant-guide.md#invoice-lifecycle)', async () => {
     const { invoice, providerReference } = await paymentAtProvider();
     await documentClient.send(
       new UpdateCommand({

@@ -129,7 +129,7 @@ describe('simulated deposits', () => {
   });
 });
 
-describe('payment accounting (decisions 14)', () => {
+describe('payment accounting (docs/merchant-guide.md#how-payments-are-counted)', () => {
   const view = (invoice: Record<string, unknown>) => ({
     status: invoice.status,
     paidAmount: invoice.paidAmount,

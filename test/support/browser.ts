@@ -39,10 +39,10 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
 }
 
-/** Saves the whole page as test/artifacts/{name}.png. */
-export async function saveScreenshot(page: Page, name: string): Promise<void> {
+/** Saves the whole page, or with `fullPage: false` what the viewport shows (quicker on a long page), as test/artifacts/{name}.png. */
+export async function saveScreenshot(page: Page, name: string, { fullPage = true } = {}): Promise<void> {
   await mkdir(ARTIFACTS_DIR, { recursive: true });
-  await page.screenshot({ path: `${ARTIFACTS_DIR}${name}.png`, fullPage: true });
+  await page.screenshot({ path: `${ARTIFACTS_DIR}${name}.png`, fullPage });
 }
 
 /** The page's console errors and uncaught exceptions (a refused script or style shows up here), as they come. */

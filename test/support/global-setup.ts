@@ -23,7 +23,7 @@ declare module 'vitest' {
 /** The origin invoice links carry in tests (PUBLIC_BASE_URL); nothing listens there. */
 const TEST_PUBLIC_BASE_URL = 'http://localhost:3999';
 
-/** Decisions 13's knobs, turned down so that retries and a callback secret's rotation do not slow tests. */
+/** docs/operations.md#local-configuration's knobs, turned down so that retries and a callback secret's rotation do not slow tests. */
 const TEST_FUNCTION_SETTINGS: FunctionSettings = { invoiceLifetimeSeconds: 900, retryScale: 0.001, secretOverlapSeconds: 2 };
 
 /** How long the run's demo provider takes to decide a UTR. */

@@ -1,7 +1,7 @@
 /** Runtime logs for tests. */
 import { consoleLog, type RuntimeLog } from '../../infra/local/log.js';
 
-/** Failures go to stderr; the access log is left out. */
+/** Failures are logged (shown with a failing test, kept in the run's log file); the access log is left out. */
 export const quietLog: RuntimeLog = { ...consoleLog, info: () => undefined };
 
 /** For tests that cause failures on purpose. */

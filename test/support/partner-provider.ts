@@ -1,6 +1,6 @@
 /**
  * A payment provider that is not the gateway's own, written from the provider protocol alone
- * (docs/provider-protocol.md; decisions 18): plain Node HTTP and HMAC, none of the gateway's code.
+ * (docs/provider-protocol.md; docs/provider-protocol.md): plain Node HTTP and HMAC, none of the gateway's code.
  * It serves payments by redirect (TRY, PKR, AZN) or by instructions (INR), takes UTRs and payouts,
  * answers status reads with what a test sets, sends signed events when a test says, and fails on
  * request: a 500, an answer outside the protocol, or silence.

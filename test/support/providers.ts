@@ -12,10 +12,10 @@ import { signMessage } from '../../shared/providers/protocol.js';
 import type { Stage } from '../../shared/stage.js';
 import { invoke, loadFunction, type GatewayResult } from './invoke.js';
 
-/** A production partner serving every method of section 4 with its limits. */
+/** A production partner serving every method of the payment limits (docs/merchant-guide.md#payment-limits). */
 export const SECTION_FOUR_PROVIDER: ProviderRoute = { id: 'psp', name: 'PSP', priority: 0, methods: providerMethods(FIAT_METHOD_LIMITS) };
 
-/** Production with a partner serving section 4; demo and local with the demo provider. */
+/** Production with a partner serving every method; demo and local with the demo provider. */
 export const stageProviders = (stage: Stage): ProviderRoute[] => (stage === 'prod' ? [SECTION_FOUR_PROVIDER] : [demoProviderRoute()]);
 
 /** A configured provider's address and secret, as the functions of this test run know them. */
@@ -31,7 +31,7 @@ const DEMO_PROVIDER_DELAY_MS = 200;
 /**
  * What the providers decided, settled: the run's demo provider sends its events to an address
  * where nothing listens, so its decisions reach the gateway as the reconciliation reads them
- * (decisions 18), which is what this runs, once the provider's delay is over.
+ * (docs/provider-protocol.md), which is what this runs, once the provider's delay is over.
  */
 export async function settleProviderDecisions(): Promise<void> {
   await sleep(DEMO_PROVIDER_DELAY_MS + 100);

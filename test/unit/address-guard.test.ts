@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { isNonPublicAddress, nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
 import { DELIVERY_FAILURES, deliveryFailure } from '../../shared/outbound/http-delivery.js';
 
-describe('which addresses a deployed stage may call back (decisions 10)', () => {
+describe('which addresses a deployed stage may call back (docs/merchant-guide.md#callbacks)', () => {
   it.each([
     '127.0.0.1',
     '127.1.2.3',

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BalanceService, type BalanceStore, type TransactionBooks } from '../../shared/domain/balance-service.js';
+import { BalanceService, type TransactionBooks } from '../../shared/domain/balance-service.js';
 import {
   balanceEntryView,
   balancesFromEntries,
@@ -24,6 +24,7 @@ import { InsufficientBalance, Invalid, NotFound } from '../../shared/domain/erro
 import { Decimal } from '../../shared/domain/money.js';
 import type { CommitResult } from '../../shared/domain/transaction-service.js';
 import type { Transaction } from '../../shared/domain/transactions.js';
+import { balanceKey, MemoryBalanceStore } from '../support/memory/balances.js';
 
 const MERCHANT = 'merchant-1';
 const AT = '2026-03-01T12:00:00.000Z';
@@ -150,39 +151,10 @@ describe('what a merchant sees', () => {
   });
 });
 
-/** Balances and entries kept as DynamoDB keeps them: a posting writes only onto the balance it was computed from, each entry once. */
-class MemoryBooks implements BalanceStore {
-  readonly balances = new Map<string, Balance>();
-  readonly entries = new Map<string, BalanceEntry>();
+/** The books in memory, with the transactions the rebuild reads and books. */
+class MemoryBooks extends MemoryBalanceStore {
   readonly transactions = new Map<string, Transaction>();
-  /** Runs before each write, as a concurrent writer would. */
-  beforeWrite?: () => void;
 
-  async get(merchantId: string, currency: string) {
-    return this.balances.get(`${merchantId} ${currency}`);
-  }
-  async all(merchantId: string) {
-    return [...this.balances.values()].filter((b) => b.merchantId === merchantId).sort((a, b) => a.currency.localeCompare(b.currency));
-  }
-  async list(): Promise<never> {
-    throw new Error('not used');
-  }
-  async entriesIn(merchantId: string, currency: string) {
-    return [...this.entries.values()].filter((e) => e.merchantId === merchantId && e.currency === currency);
-  }
-  async post(posting: BalancePosting): Promise<CommitResult> {
-    this.beforeWrite?.();
-    const current = this.balances.get(`${posting.balance.merchantId} ${posting.balance.currency}`);
-    const expected = posting.expected && { entryCount: posting.expected.entryCount, available: posting.expected.available, reserved: posting.expected.reserved };
-    const found = current && { entryCount: current.entryCount, available: current.available, reserved: current.reserved };
-    if (JSON.stringify(found) !== JSON.stringify(expected) || posting.entries.some((e) => this.entries.has(e.id))) return 'stale';
-    for (const entry of posting.entries) this.entries.set(entry.id, entry);
-    this.balances.set(`${posting.balance.merchantId} ${posting.balance.currency}`, posting.balance);
-    return 'committed';
-  }
-  async replace(balance: Balance, expected: BalancePosting['expected']): Promise<CommitResult> {
-    return this.post({ balance, expected, entries: [] });
-  }
   async *allOf(merchantId: string) {
     yield* [...this.transactions.values()].filter((t) => t.merchantId === merchantId);
   }
@@ -225,8 +197,8 @@ describe('adjustments', () => {
     books.beforeWrite = () => {
       if (raced) return;
       raced = true;
-      const balance = books.balances.get(`${MERCHANT} TRY`)!;
-      books.balances.set(`${MERCHANT} TRY`, { ...balance, available: '10.00', entryCount: balance.entryCount + 1 });
+      const balance = books.balances.get(balanceKey(MERCHANT, 'TRY'))!;
+      books.balances.set(balanceKey(MERCHANT, 'TRY'), { ...balance, available: '10.00', entryCount: balance.entryCount + 1 });
     };
     await expect(service.adjust(MERCHANT, { currency: 'TRY', amount: new Decimal('-50'), reason: 'Too much' })).rejects.toThrow('Insufficient balance: 10.00 TRY available');
   });
@@ -280,18 +252,18 @@ describe('the rebuild', () => {
     const books = new MemoryBooks();
     const service = booksService(books);
     await service.adjust(MERCHANT, { currency: 'AZN', amount: new Decimal('40'), reason: 'Funds' });
-    const balance = books.balances.get(`${MERCHANT} AZN`)!;
-    books.balances.set(`${MERCHANT} AZN`, { ...balance, available: '41.00' });
+    const balance = books.balances.get(balanceKey(MERCHANT, 'AZN'))!;
+    books.balances.set(balanceKey(MERCHANT, 'AZN'), { ...balance, available: '41.00' });
     expect((await service.rebuild(MERCHANT)).balances).toEqual([{ currency: 'AZN', available: '40.00', reserved: '0.00', entries: 1, corrected: true }]);
-    expect(books.balances.get(`${MERCHANT} AZN`)).toMatchObject({ available: '40.00', entryCount: 1 });
+    expect(books.balances.get(balanceKey(MERCHANT, 'AZN'))).toMatchObject({ available: '40.00', entryCount: 1 });
   });
 
   it('makes again a balance that was lost while its entries were kept', async () => {
     const books = new MemoryBooks();
     const service = booksService(books);
     await service.adjust(MERCHANT, { currency: 'PKR', amount: new Decimal('700'), reason: 'Funds' });
-    books.balances.delete(`${MERCHANT} PKR`);
+    books.balances.delete(balanceKey(MERCHANT, 'PKR'));
     expect((await service.rebuild(MERCHANT)).balances).toEqual([{ currency: 'PKR', available: '700.00', reserved: '0.00', entries: 1, corrected: true }]);
-    expect(books.balances.get(`${MERCHANT} PKR`)).toMatchObject({ available: '700.00', entryCount: 1 });
+    expect(books.balances.get(balanceKey(MERCHANT, 'PKR'))).toMatchObject({ available: '700.00', entryCount: 1 });
   });
 });

@@ -1,4 +1,4 @@
-/** The chain watcher's pure rules (decisions 15): exact amounts, identities, depth, and tracing a reorg back. */
+/** The chain watcher's pure rules (docs/merchant-guide.md#on-chain-deposits): exact amounts, identities, depth, and tracing a reorg back. */
 import { describe, expect, it } from 'vitest';
 import { advance, assetAmount, depthOf, forkPoint, type ChainCursor } from '../../shared/domain/chain.js';
 import { transferClaimId } from '../../shared/domain/claims.js';

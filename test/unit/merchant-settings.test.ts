@@ -1,4 +1,4 @@
-/** The rules of the merchant's own settings, and which secrets sign its callbacks around a rotation (decisions 10, 16). */
+/** The rules of the merchant's own settings, and which secrets sign its callbacks around a rotation (docs/merchant-guide.md#merchant-settings, #rotating-the-callback-secret). */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document (decisions 16): what every operation carries for readers and client
+ * The OpenAPI document (docs/merchant-guide.md#listings-and-pagination): what every operation carries for readers and client
  * generators, examples that the schemas they illustrate accept, and Redocly's recommended ruleset
  * (the pinned @redocly/cli, run offline) finding no error in either stage's document.
  */

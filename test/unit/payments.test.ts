@@ -1,4 +1,4 @@
-/** Payment accounting (decisions 14): every deposit's effect on its invoice, and the sum that decides completion. */
+/** Payment accounting (docs/merchant-guide.md#how-payments-are-counted): every deposit's effect on its invoice, and the sum that decides completion. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Decimal, formatAmount } from '../../shared/domain/money.js';

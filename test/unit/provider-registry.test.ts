@@ -1,5 +1,5 @@
 /**
- * The registry's provider secrets (decisions 18): read from the secret store when first needed,
+ * The registry's provider secrets (docs/operations.md#payment-providers): read from the secret store when first needed,
  * shared by concurrent calls, kept for a while, read again after it, and kept in use when the
  * store fails after a first good read.
  */

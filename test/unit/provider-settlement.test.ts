@@ -1,5 +1,5 @@
 /**
- * The reconciliation with the providers (decisions 18) over in-memory ports, on a fixed clock:
+ * The reconciliation with the providers (docs/provider-protocol.md) over in-memory ports, on a fixed clock:
  * what it asks about and when, what it sends again, what it counts as overdue, and that one
  * provider's failure leaves the others' items reconciled. The events route and the whole path
  * through real processes are tested in test/integration/provider-events.test.ts and

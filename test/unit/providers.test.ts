@@ -1,4 +1,4 @@
-/** Which provider serves a local-fiat payment, and the limits a merchant meets (decisions 18). */
+/** Which provider serves a local-fiat payment, and the limits a merchant meets (docs/provider-protocol.md). */
 import { describe, expect, it } from 'vitest';
 import { buildInvoice } from '../../shared/domain/invoices.js';
 import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
@@ -72,7 +72,7 @@ describe('routing a payment to a provider', () => {
 });
 
 describe('the demo provider', () => {
-  it("serves section 4's methods but intent, INR from 500, with a deployment's overrides", () => {
+  it("serves the limits table's methods but intent, INR from 500, with a deployment's overrides", () => {
     const demo = demoProviderRoute({ AZN: { p2p: { min: '10', max: '8000' } } });
     expect(demo.methods.find((m) => m.currency === 'INR' && m.method === 'p2p')).toEqual({ currency: 'INR', method: 'p2p', min: '500', max: '49000' });
     expect(demo.methods.some((m) => m.method === 'intent')).toBe(false);

@@ -11,7 +11,7 @@ const takeMany = (throttle: TokenBucketThrottle, key: string, count: number): nu
   Array.from({ length: count }, () => throttle.tryTake(key)).filter(Boolean).length;
 
 describe('TokenBucketThrottle', () => {
-  it('uses the limits of decisions 12: 50 per second, bursts of 100', () => {
+  it('uses the limits of docs/merchant-guide.md#limits-and-throttling: 50 per second, bursts of 100', () => {
     expect(PER_KEY_THROTTLE).toEqual({ ratePerSecond: 50, burst: 100 });
   });
 

@@ -61,7 +61,7 @@ const deposit = (inv: Invoice, amount = inv.paymentAmount, feePercent = '1.5') =
     feePercent,
   );
 
-describe('transaction hash (decisions 7)', () => {
+describe('transaction hash (docs/merchant-guide.md#the-transaction-hash)', () => {
   it('is base64 SHA-512 of id.customerId.amount.currency.secret', () => {
     const tx = { id: 'abc', customerId: 'cust', amount: '10.00', currency: 'TRY' };
     const expected = createHash('sha512').update(`abc.cust.10.00.TRY.${SECRET}`).digest('base64');
@@ -121,7 +121,7 @@ describe('a deposit transaction', () => {
   });
 });
 
-describe('callbacks (decisions 10)', () => {
+describe('callbacks (docs/merchant-guide.md#callbacks)', () => {
   it('retries after 1 min, 5 min, 15 min, 1 h, then every 3 h, scaled', () => {
     expect([1, 2, 3, 4, 5, 6, 20].map((n) => retryDelaySeconds(n))).toEqual([60, 300, 900, 3600, 10800, 10800, 10800]);
     expect(retryDelaySeconds(1, 0.001)).toBeCloseTo(0.06);

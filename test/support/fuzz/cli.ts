@@ -34,5 +34,7 @@ for (const [name, value] of Object.entries(settings)) {
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const vitest = fileURLToPath(new URL('../../../node_modules/vitest/vitest.mjs', import.meta.url));
 const env = { ...process.env, ...Object.fromEntries(Object.entries(settings).filter(([, value]) => value !== undefined)) };
-const result = spawnSync(process.execPath, [vitest, 'run', 'test/integration/route-fuzz.test.ts'], { cwd: root, env, stdio: 'inherit' });
+// Unlike `npm test`, which keeps what tests log in a file, a fuzzing run prints each route's counts as it goes.
+const reporting = ['--reporter=default', '--silent=false'];
+const result = spawnSync(process.execPath, [vitest, 'run', ...reporting, 'test/integration/route-fuzz.test.ts'], { cwd: root, env, stdio: 'inherit' });
 process.exit(result.status ?? 1);

@@ -1,6 +1,6 @@
 /**
  * Runs generated requests through the local API Gateway emulation over HTTP and checks each
- * answer: never a 5xx, an envelope whose first code matches the status (decisions 1-2) wherever
+ * answer: never a 5xx, an envelope whose first code matches the status (docs/merchant-guide.md#the-envelope-2) wherever
  * one is due, an `x-request-id`, and for a refused request (4xx) no item changed. Which request
  * changed what is told by the tables' contents before and after each batch, attributed through
  * the writes each request's functions made (an AsyncLocalStorage tag on the DynamoDB client).
@@ -133,8 +133,22 @@ export async function startFuzzServer(gateway: ApiGateway, log: RuntimeLog): Pro
 
 const agent = new Agent({ keepAlive: true, maxSockets: 32 });
 
-/** Sends one request as given: every header pair (repeats included), the body as bytes. */
-export function send(url: URL, request: WireRequest, tag: string): Promise<Answer> {
+/**
+ * Sends one request as given: every header pair (repeats included), the body as bytes. A kept-alive
+ * socket the server closed for idleness just as the request went out fails with ECONNRESET before
+ * the server read anything; the request is then sent once more on a new socket, as Node's
+ * documentation of `request.reusedSocket` advises.
+ */
+export async function send(url: URL, request: WireRequest, tag: string): Promise<Answer> {
+  try {
+    return await sendOnce(url, request, tag);
+  } catch (error) {
+    if ((error as { staleSocket?: boolean }).staleSocket) return sendOnce(url, request, tag);
+    throw error;
+  }
+}
+
+function sendOnce(url: URL, request: WireRequest, tag: string): Promise<Answer> {
   return new Promise((resolveAnswer, rejectAnswer) => {
     // Repeated names go out as repeated headers; as an object, so that Node frames the body by its length.
     const headers: Record<string, string[]> = { [FUZZ_TAG_HEADER]: [tag], 'content-length': [String(request.body.length)] };
@@ -145,7 +159,9 @@ export function send(url: URL, request: WireRequest, tag: string): Promise<Answe
       response.on('end', () => resolveAnswer({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
       response.on('error', rejectAnswer);
     });
-    outgoing.on('error', rejectAnswer);
+    outgoing.on('error', (error: NodeJS.ErrnoException) =>
+      rejectAnswer(outgoing.reusedSocket && error.code === 'ECONNRESET' ? Object.assign(error, { staleSocket: true }) : error),
+    );
     outgoing.end(request.body);
   });
 }

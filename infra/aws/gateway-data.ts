@@ -1,0 +1,212 @@
+/**
+ * What a stage keeps: a table per table definition (shared/store/tables.ts), the vault (its KMS
+ * key, the receipts bucket and that bucket's access-log bucket), and the SSM parameters of the
+ * wallets' extended public keys.
+ *
+ * Made in the stack itself (gateway-stack.ts says why).
+ */
+import { CfnParameter, Duration, type CfnOutputProps, type RemovalPolicy, type Stack } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { AccountRootPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Key } from 'aws-cdk-lib/aws-kms';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type BucketProps } from 'aws-cdk-lib/aws-s3';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
+import type { AddressFamily } from '../../shared/domain/wallets.js';
+import type { Stage } from '../../shared/stage.js';
+import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
+import { pascalCase } from './construct-ids.js';
+import { SERVICE_NAME, type Vault, type WalletKeyParameters } from './gateway-function.js';
+import { acknowledge } from './nag.js';
+
+const PROJECTION_TYPE = { all: ProjectionType.ALL, keys: ProjectionType.KEYS_ONLY } as const;
+
+/** Receipts' multipart uploads left unfinished (a function that timed out) are removed after this. */
+const INCOMPLETE_UPLOAD_LIFETIME = Duration.days(1);
+
+/**
+ * What the key policy lets the account's administrators do with the vault key: manage it, never
+ * use it to decrypt. Without this the key could not be managed at all, nor its policy changed by
+ * the next deployment. These are AWS's key-administrator actions less `kms:CreateGrant` (of
+ * `kms:Create*`): no grant can give anyone the key's use beside its policy, so reading what is
+ * sealed takes a change of that policy, which CloudTrail records.
+ */
+const KEY_ADMINISTRATION_ACTIONS = [
+  'kms:CreateAlias',
+  'kms:Describe*',
+  'kms:Enable*',
+  'kms:List*',
+  'kms:Put*',
+  'kms:Update*',
+  'kms:Revoke*',
+  'kms:Disable*',
+  'kms:Get*',
+  'kms:Delete*',
+  'kms:TagResource',
+  'kms:UntagResource',
+  'kms:ScheduleKeyDeletion',
+  'kms:CancelKeyDeletion',
+  'kms:RotateKeyOnDemand',
+];
+
+/** Account-level extended public keys only: a private key (`xprv`) must never reach a parameter. */
+const XPUB_PATTERN = '^[xz]pub[1-9A-HJ-NP-Za-km-z]{107}$';
+
+export interface GatewayTablesProps {
+  /** Tables refuse deletion. */
+  protectData: boolean;
+  removalPolicy: RemovalPolicy;
+}
+
+export class GatewayTables {
+  readonly tables = {} as Record<TableKey, ITable>;
+  /** Each table's name, for the admin CLI. */
+  readonly outputs: Record<string, CfnOutputProps> = {};
+
+  constructor(stack: Stack, { protectData, removalPolicy }: GatewayTablesProps) {
+    const attribute = ({ name, type }: KeyAttribute) => ({
+      name,
+      type: type === 'S' ? AttributeType.STRING : AttributeType.NUMBER,
+    });
+    const projection = (index: IndexDefinition) =>
+      typeof index.projection === 'string'
+        ? { projectionType: PROJECTION_TYPE[index.projection] }
+        : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] };
+
+    for (const key of TABLE_KEYS) {
+      const definition: TableDefinition = TABLES[key];
+      const table = new Table(stack, `${pascalCase(key)}Table`, {
+        partitionKey: attribute(definition.partitionKey),
+        sortKey: definition.sortKey && attribute(definition.sortKey),
+        timeToLiveAttribute: definition.ttlAttribute,
+        billingMode: BillingMode.PAY_PER_REQUEST,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+        deletionProtection: protectData,
+        removalPolicy,
+      });
+      for (const index of definition.indexes ?? []) {
+        table.addGlobalSecondaryIndex({
+          indexName: index.name,
+          partitionKey: attribute(index.partitionKey),
+          sortKey: index.sortKey && attribute(index.sortKey),
+          ...projection(index),
+        });
+      }
+      this.tables[key] = table;
+      this.outputs[`Table${pascalCase(key)}`] = { value: table.tableName };
+    }
+  }
+}
+
+export interface GatewayVaultProps {
+  stage: Stage;
+  /** The buckets keep their objects rather than being emptied with the stack. */
+  protectData: boolean;
+  removalPolicy: RemovalPolicy;
+  /** How long the receipts bucket's access logs are kept. */
+  logRetention: RetentionDays;
+}
+
+/**
+ * The customer-managed key that wraps the data keys of sealed card numbers and encrypts the
+ * receipts bucket, and that bucket: private, TLS only, versioned, its access logged.
+ *
+ * The key policy is written out: the account may administer the key but not decrypt with it,
+ * and may generate data keys, which is what the admin CLI seals new merchants' callback secrets
+ * with (under the operator's IAM permissions). Each function that uses the key is named in the
+ * policy with its own actions (GatewayFunction adds them).
+ */
+export class GatewayVault implements Vault {
+  readonly key: Key;
+  readonly receipts: Bucket;
+  readonly outputs: Record<string, CfnOutputProps>;
+
+  constructor(stack: Stack, { stage, protectData, removalPolicy, logRetention }: GatewayVaultProps) {
+    const account = new AccountRootPrincipal();
+    this.key = new Key(stack, 'VaultKey', {
+      description: `Payment gateway ${stage}: data keys of sealed card numbers and callback secrets, and the receipts bucket`,
+      alias: `alias/${SERVICE_NAME}-${stage}`,
+      enableKeyRotation: true,
+      policy: new PolicyDocument({
+        statements: [
+          new PolicyStatement({ sid: 'AccountAdministersKey', principals: [account], actions: KEY_ADMINISTRATION_ACTIONS, resources: ['*'] }),
+          new PolicyStatement({ sid: 'AccountSealsWithAdminCli', principals: [account], actions: ['kms:GenerateDataKey'], resources: ['*'] }),
+        ],
+      }),
+      // Prod keeps it: deleting the key would make every sealed card number and receipt unreadable.
+      removalPolicy,
+    });
+    // A bucket that blocks public access, takes TLS only, and is retained in prod (emptied and deleted with a demo stack).
+    const privateBucket = (id: string, props: BucketProps) =>
+      new Bucket(stack, id, {
+        blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+        objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+        enforceSSL: true,
+        removalPolicy,
+        // A bucket with objects in it could not go with its stack.
+        autoDeleteObjects: !protectData,
+        ...props,
+      });
+    const accessLogs = privateBucket('ReceiptsAccessLogs', {
+      // S3 delivers access logs only to a bucket encrypted with S3-managed keys.
+      encryption: BucketEncryption.S3_MANAGED,
+      lifecycleRules: [{ expiration: Duration.days(logRetention) }],
+    });
+    acknowledge(accessLogs, ['AwsSolutions-S1'], "It is the receipts bucket's access-log destination: logging its own access would only log the log deliveries.");
+    this.receipts = privateBucket('ReceiptsBucket', {
+      encryption: BucketEncryption.KMS,
+      encryptionKey: this.key,
+      // One data key per bucket and period instead of one KMS call per object.
+      bucketKeyEnabled: true,
+      versioned: true,
+      lifecycleRules: [{ abortIncompleteMultipartUploadAfter: INCOMPLETE_UPLOAD_LIFETIME }],
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'receipts/',
+    });
+    this.outputs = {
+      ReceiptsBucketName: { value: this.receipts.bucketName, description: 'Payment receipts (private, KMS-encrypted)' },
+      VaultKeyArn: { value: this.key.keyArn, description: 'KMS key of sealed card numbers and callback secrets, and of the receipts bucket; the admin CLI seals with it' },
+    };
+  }
+}
+
+export interface GatewayWalletKeysProps {
+  stage: Stage;
+  /** Derive deposit addresses from the public test mnemonic instead of keys the operator supplies. */
+  testWalletKeys: boolean;
+}
+
+/**
+ * The wallets' extended public keys as SSM String parameters, read at run time by the functions
+ * that derive addresses and by nothing else. (CloudFormation cannot create SecureStrings; an xpub
+ * spends nothing, but it discloses every address, so it stays out of the functions' environment
+ * and the template, and reading it takes a grant.)
+ */
+export class GatewayWalletKeys {
+  readonly parameters: WalletKeyParameters;
+
+  constructor(stack: Stack, { stage, testWalletKeys }: GatewayWalletKeysProps) {
+    const families = Object.keys(TEST_WALLET_XPUBS) as AddressFamily[];
+    this.parameters = Object.fromEntries(
+      families.map((family) => {
+        const value = testWalletKeys
+          ? TEST_WALLET_XPUBS[family]
+          : // No default: deploying requires the operator's keys (`--parameters`), synthesis needs none.
+            new CfnParameter(stack, `Wallet${pascalCase(family)}Xpub`, {
+              type: 'String',
+              description: `Account-level extended public key for ${family} deposit addresses`,
+              noEcho: true,
+              allowedPattern: XPUB_PATTERN,
+              constraintDescription: 'must be an extended public key (xpub..., or zpub... for BTC), never a private key',
+            }).valueAsString;
+        const parameter = new StringParameter(stack, `Wallet${pascalCase(family)}XpubParameter`, {
+          parameterName: `/${SERVICE_NAME}/${stage}/wallet-xpub/${family}`,
+          description: `Account-level extended public key for ${family} deposit addresses`,
+          stringValue: value,
+        });
+        return [family, parameter];
+      }),
+    ) as Record<AddressFamily, StringParameter>;
+  }
+}

@@ -1,0 +1,367 @@
+/**
+ * The in-memory stores the service tests run on (test/support/memory) hold to the DynamoDB
+ * stores' contract: every scenario here runs on both, and each write is made or refused alike,
+ * by the same conditions (the orderId and uniqueness claims, the invoice as a deposit read it,
+ * the state a transaction moves from, the cursor a run read). Other test files share the tables,
+ * so every scenario uses ids, merchants, providers and networks of its own.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { config } from '../../shared/config.js';
+import { callbackEntry } from '../../shared/domain/callbacks.js';
+import type { BalanceStore } from '../../shared/domain/balance-service.js';
+import { movementsOf, post } from '../../shared/domain/balances.js';
+import type { ChainCursor } from '../../shared/domain/chain.js';
+import type { ChainState, HeldTransfer } from '../../shared/domain/chain-watcher.js';
+import { Conflict } from '../../shared/domain/errors.js';
+import type { ExpiringInvoiceRepository, InvoiceRepository } from '../../shared/domain/invoice-service.js';
+import { buildInvoice, type Invoice } from '../../shared/domain/invoices.js';
+import { Decimal } from '../../shared/domain/money.js';
+import { invoiceAfterDeposit } from '../../shared/domain/payments.js';
+import { demoProviderRoute, type ProviderPayment } from '../../shared/domain/providers.js';
+import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
+import type { Ledger } from '../../shared/domain/transaction-service.js';
+import { depositTransaction, type Transaction, type TransactionProvider } from '../../shared/domain/transactions.js';
+import { DynamoBalanceStore } from '../../shared/store/balances.js';
+import { DynamoChainStore } from '../../shared/store/chain.js';
+import { documentClient } from '../../shared/store/dynamo.js';
+import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
+import { DynamoOutboxStore } from '../../shared/store/outbox.js';
+import { DynamoTransactionStore } from '../../shared/store/transactions.js';
+import { MemoryBalanceStore } from '../support/memory/balances.js';
+import { MemoryChainState } from '../support/memory/chain-state.js';
+import { invoiceRequest } from '../support/memory/gateway.js';
+import { MemoryInvoiceStore } from '../support/memory/invoice-store.js';
+import { MemoryLedger } from '../support/memory/ledger.js';
+
+interface Stores {
+  invoices: InvoiceRepository &
+    ExpiringInvoiceRepository & {
+      attachProviderPayment(id: string, payment: ProviderPayment): Promise<boolean>;
+      awaitingProvider(providerId: string): Promise<Invoice[]>;
+      stopAwaitingProvider(id: string): Promise<void>;
+      customerInvoices(merchantId: string, customerId: string, options?: { since?: string; paymentCurrency?: string }): AsyncIterable<Invoice>;
+    };
+  balances: BalanceStore;
+  ledger: Ledger & {
+    recordProviderRequest(transactionId: string, provider: TransactionProvider): Promise<void>;
+    pendingOnChain(network: string): Promise<Transaction[]>;
+    awaitingProvider(providerId: string): Promise<Transaction[]>;
+  };
+  chain: ChainState;
+  /** The callback owed under a `webhook-id`, as the outbox holds it. */
+  owedCallback(id: string): Promise<{ transactionId: string } | undefined>;
+}
+
+function dynamoStores(): Stores {
+  const { tables } = config();
+  const outbox = new DynamoOutboxStore(documentClient, tables.outbox);
+  return {
+    invoices: new DynamoInvoiceStore(documentClient, tables),
+    balances: new DynamoBalanceStore(documentClient, tables),
+    ledger: new DynamoTransactionStore(documentClient, tables),
+    chain: new DynamoChainStore(documentClient, tables.chain),
+    owedCallback: (id) => outbox.get(id),
+  };
+}
+
+function memoryStores(): Stores {
+  const invoices = new MemoryInvoiceStore();
+  const balances = new MemoryBalanceStore();
+  const ledger = new MemoryLedger(invoices, balances);
+  return { invoices, balances, ledger, chain: new MemoryChainState(), owedCallback: async (id) => ledger.callback(id) };
+}
+
+const NOW = new Date('2026-06-01T12:00:00.000Z');
+const later = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
+const prices = (await new StaticRateSource(DEMO_USD_PRICES).current()).prices;
+const policy = { stage: 'demo' as const, lifetimeSeconds: 900, providers: [demoProviderRoute()] };
+
+/** A new invoice of a merchant of its own, unless `merchantId` names one: 1500 TRY unless `fields` say otherwise. */
+const newInvoice = (fields: Record<string, unknown> = {}, merchantId: string = randomUUID(), now = NOW): Invoice =>
+  buildInvoice(invoiceRequest({ baseCurrency: 'TRY', amount: 1500, ...fields }), { id: randomUUID(), merchantId, now }, prices, policy);
+
+/** A deposit on `invoice` as read, with the invoice change it makes. */
+function depositOn(invoice: Invoice, amount: string, status: Transaction['status'] = 'confirmed') {
+  const transaction = depositTransaction(invoice, { id: randomUUID(), amount: new Decimal(amount), currency: invoice.paymentCurrency, status, network: null, transactionHash: null, now: later(60) }, '0');
+  const outcome = invoiceAfterDeposit(invoice, transaction, true, later(60));
+  if ('refused' in outcome) throw new Error(`The invoice refuses the deposit: ${outcome.refused}`);
+  return { transaction, update: outcome.update };
+}
+
+const claim = (transactionId: string) => ({ id: `contract#${randomUUID()}`, owner: { transactionId } });
+
+describe.each([
+  ['DynamoDB', dynamoStores],
+  ['memory', memoryStores],
+])('the %s stores', (_backend, storesOf) => {
+  describe('invoices', () => {
+    it('take an orderId with the invoice: the same request again answers the first invoice, another request is a conflict', async () => {
+      const { invoices } = storesOf();
+      const first = newInvoice();
+      expect(await invoices.create(first)).toEqual({ invoice: first, created: true });
+      const again = { ...first, id: randomUUID() };
+      await invoices.refuseTakenOrder(again);
+      expect(await invoices.create(again)).toEqual({ invoice: first, created: false });
+      const other = newInvoice({ orderId: first.orderId, amount: 2000 }, first.merchantId);
+      await expect(invoices.refuseTakenOrder(other)).rejects.toThrow(Conflict);
+      await expect(invoices.create(other)).rejects.toThrow(new Conflict('An invoice with this orderId already exists with different details'));
+      expect(await invoices.get(other.id)).toBeUndefined();
+      expect((await invoices.create(newInvoice({ orderId: first.orderId }))).created).toBe(true);
+    });
+
+    it('expire an invoice only while it is open and due', async () => {
+      const { invoices } = storesOf();
+      const invoice = newInvoice();
+      await invoices.create(invoice);
+      const due = { id: invoice.id, merchantId: invoice.merchantId };
+      expect(await invoices.expire(due, later(899))).toBe(false);
+      expect(await invoices.expire(due, later(900))).toBe(true);
+      expect(await invoices.get(invoice.id)).toMatchObject({ status: 'canceled', cancelReason: 'expired', updatedAt: later(900).toISOString() });
+      expect(await invoices.expire(due, later(901))).toBe(false);
+    });
+
+    it('keep the first payment made at a provider, awaited until it is decided', async () => {
+      const { invoices } = storesOf();
+      const invoice = newInvoice();
+      await invoices.create(invoice);
+      const providerId = `provider-${randomUUID()}`;
+      const payment = { providerId, providerReference: 'pay-1', createdAt: NOW.toISOString(), redirectUrl: 'https://provider.example/pay/1' };
+      expect(await invoices.attachProviderPayment(invoice.id, payment)).toBe(true);
+      expect(await invoices.attachProviderPayment(invoice.id, { ...payment, providerReference: 'pay-2' })).toBe(false);
+      expect(await invoices.attachProviderPayment(randomUUID(), payment)).toBe(false);
+      expect((await invoices.awaitingProvider(providerId)).map(({ id, providerPayment }) => [id, providerPayment])).toEqual([[invoice.id, payment]]);
+      await invoices.stopAwaitingProvider(invoice.id);
+      expect(await invoices.awaitingProvider(providerId)).toEqual([]);
+    });
+
+    it('list a customer\'s invoices newest first, from a time and in one currency when asked', async () => {
+      const { invoices } = storesOf();
+      const merchantId = randomUUID();
+      const customer = { customerId: 'alice' };
+      const [oldest, middle, newest] = [
+        newInvoice({ ...customer, baseCurrency: 'USDT', amount: 25 }, merchantId, NOW),
+        newInvoice({ ...customer, baseCurrency: 'ETH', amount: 1 }, merchantId, later(60)),
+        newInvoice({ ...customer, baseCurrency: 'USDT', amount: 30 }, merchantId, later(120)),
+      ];
+      for (const invoice of [oldest, middle, newest, newInvoice({ customerId: 'bob' }, merchantId)]) await invoices.create(invoice);
+      const ids = async (options?: { since?: string; paymentCurrency?: string }) => {
+        const found: string[] = [];
+        for await (const invoice of invoices.customerInvoices(merchantId, 'alice', options)) found.push(invoice.id);
+        return found;
+      };
+      expect(await ids()).toEqual([newest.id, middle.id, oldest.id]);
+      expect(await ids({ paymentCurrency: 'USDT' })).toEqual([newest.id, oldest.id]);
+      expect(await ids({ since: later(60).toISOString() })).toEqual([newest.id, middle.id]);
+    });
+  });
+
+  describe('the ledger', () => {
+    it('writes a deposit with its invoice change, its callback and its claims, all together', async () => {
+      const { invoices, ledger, owedCallback } = storesOf();
+      const invoice = newInvoice();
+      await invoices.create(invoice);
+      const { transaction, update } = depositOn(invoice, '1500');
+      const taken = claim(transaction.id);
+      const callback = callbackEntry(transaction, later(60));
+      expect(await ledger.insert(transaction, { invoice: update, callback, claims: [taken] })).toBe('committed');
+      expect(await ledger.get(transaction.id)).toEqual(transaction);
+      expect(await ledger.getClaim(taken.id)).toEqual(taken);
+      expect(await owedCallback(callback.id)).toMatchObject({ transactionId: transaction.id });
+      expect(await invoices.get(invoice.id)).toMatchObject({
+        status: 'completed',
+        paidAmount: '1500.00',
+        paymentStatus: 'paid',
+        transactionIds: [transaction.id],
+        completedAt: later(60).toISOString(),
+        updatedAt: transaction.updatedAt,
+      });
+    });
+
+    it('refuses, writing nothing, a deposit whose claim is taken or whose callback is owed already', async () => {
+      const { invoices, ledger } = storesOf();
+      const invoice = newInvoice();
+      await invoices.create(invoice);
+      const first = depositOn(invoice, '500');
+      const taken = claim(first.transaction.id);
+      const callback = callbackEntry(first.transaction, later(60));
+      await ledger.insert(first.transaction, { invoice: first.update, callback, claims: [taken] });
+      const read = (await invoices.get(invoice.id))!;
+
+      const second = depositOn(read, '500');
+      const free = claim(second.transaction.id);
+      expect(await ledger.insert(second.transaction, { invoice: second.update, claims: [free, taken] })).toBe('stale');
+      expect(await ledger.insert(second.transaction, { invoice: second.update, callback: { ...callback, transactionId: second.transaction.id } })).toBe('stale');
+      expect(await ledger.get(second.transaction.id)).toBeUndefined();
+      expect(await ledger.getClaim(free.id)).toBeUndefined();
+      expect(await invoices.get(invoice.id)).toEqual(read);
+    });
+
+    it('refuses, writing nothing, a deposit decided on an invoice that moved on since it was read', async () => {
+      const { invoices, ledger } = storesOf();
+      const invoice = newInvoice();
+      await invoices.create(invoice);
+      const [winner, loser] = [depositOn(invoice, '500'), depositOn(invoice, '700')];
+      expect(await ledger.insert(winner.transaction, { invoice: winner.update })).toBe('committed');
+      const read = (await invoices.get(invoice.id))!;
+      const taken = claim(loser.transaction.id);
+      expect(await ledger.insert(loser.transaction, { invoice: loser.update, claims: [taken] })).toBe('stale');
+      expect(await ledger.get(loser.transaction.id)).toBeUndefined();
+      expect(await ledger.getClaim(taken.id)).toBeUndefined();
+      expect(await invoices.get(invoice.id)).toEqual(read);
+      expect(await ledger.insert(winner.transaction, {})).toBe('stale');
+    });
+
+    it('moves a transaction only from the state it is in, giving up claims with it', async () => {
+      const { invoices, ledger } = storesOf();
+      const invoice = newInvoice();
+      await invoices.create(invoice);
+      const { transaction, update } = depositOn(invoice, '1500', 'processing');
+      const taken = claim(transaction.id);
+      await ledger.insert(transaction, { invoice: update, claims: [taken] });
+      const read = (await invoices.get(invoice.id))!;
+      const failed = { ...transaction, status: 'failed' as const, updatedAt: later(120).toISOString() };
+      const settlement = invoiceAfterDeposit(read, failed, false, later(120));
+      if ('refused' in settlement) throw new Error('A settlement is never refused');
+
+      expect(await ledger.transition(failed, 'confirmed', { invoice: settlement.update, releaseClaims: [taken.id] })).toBe('stale');
+      expect(await ledger.getClaim(taken.id)).toEqual(taken);
+      expect(await ledger.transition(failed, 'processing', { invoice: settlement.update, releaseClaims: [taken.id] })).toBe('committed');
+      expect(await ledger.get(transaction.id)).toEqual(failed);
+      expect(await ledger.getClaim(taken.id)).toBeUndefined();
+      expect(await invoices.get(invoice.id)).toMatchObject({ status: 'canceled', cancelReason: 'rejected', updatedAt: failed.updatedAt });
+      expect(await ledger.transition({ ...failed, status: 'confirmed' }, 'processing', {})).toBe('stale');
+    });
+
+    it('records what a provider took only of a processing transaction of that provider, which it awaits while processing', async () => {
+      const { invoices, ledger } = storesOf();
+      const invoice = newInvoice();
+      await invoices.create(invoice);
+      const providerId = `provider-${randomUUID()}`;
+      const { transaction, update } = depositOn(invoice, '1500', 'processing');
+      const awaited = { ...transaction, provider: { id: providerId, reference: 'pay-1' } };
+      await ledger.insert(awaited, { invoice: update });
+
+      await ledger.recordProviderRequest(awaited.id, { id: 'another-provider', requestedAt: NOW.toISOString() });
+      expect((await ledger.get(awaited.id))!.provider).toEqual({ id: providerId, reference: 'pay-1' });
+      await ledger.recordProviderRequest(awaited.id, { id: providerId, reference: 'pay-1', requestedAt: NOW.toISOString() });
+      expect((await ledger.get(awaited.id))!.provider).toEqual({ id: providerId, reference: 'pay-1', requestedAt: NOW.toISOString() });
+      expect((await ledger.awaitingProvider(providerId)).map(({ id }) => id)).toEqual([awaited.id]);
+
+      await ledger.transition({ ...awaited, provider: { id: providerId, reference: 'pay-1', requestedAt: NOW.toISOString() }, status: 'failed' }, 'processing', {});
+      await ledger.recordProviderRequest(awaited.id, { id: providerId, reference: 'pay-2' });
+      expect((await ledger.get(awaited.id))!.provider!.reference).toBe('pay-1');
+      expect(await ledger.awaitingProvider(providerId)).toEqual([]);
+    });
+
+    it('lists an on-chain deposit as pending on its network while it is processing', async () => {
+      const { invoices, ledger } = storesOf();
+      const invoice = newInvoice({ baseCurrency: 'ETH', amount: 1 });
+      await invoices.create(invoice);
+      const { transaction, update } = depositOn(invoice, '1', 'processing');
+      const onChain = { ...transaction, network: 'ethereum', chain: { blockNumber: 7, blockHash: `0x${'ab'.repeat(32)}`, logIndex: null } };
+      await ledger.insert(onChain, { invoice: update });
+      const pendingIds = async (network: string) => (await ledger.pendingOnChain(network)).map(({ id }) => id);
+      expect(await pendingIds('ethereum')).toContain(onChain.id);
+      expect(await pendingIds('polygon')).not.toContain(onChain.id);
+      await ledger.transition({ ...onChain, status: 'confirmed' }, 'processing', {});
+      expect(await pendingIds('ethereum')).not.toContain(onChain.id);
+    });
+  });
+
+  describe('the books', () => {
+    it("write a transaction's entries with it only onto the balance they were computed from, each entry once", async () => {
+      const { invoices, balances, ledger } = storesOf();
+      const invoice = newInvoice();
+      await invoices.create(invoice);
+      const { merchantId } = invoice;
+      const context = (transaction: Transaction) => ({ merchantId, currency: 'TRY', transactionId: transaction.id, at: transaction.updatedAt });
+      const first = depositOn(invoice, '500');
+      const posting = post(undefined, movementsOf(first.transaction), context(first.transaction));
+      expect(await ledger.insert(first.transaction, { invoice: first.update, posting })).toBe('committed');
+      expect(await balances.get(merchantId, 'TRY')).toEqual(posting.balance);
+
+      // A second deposit computed from no balance, as a writer that read before the first did.
+      const read = (await invoices.get(invoice.id))!;
+      const second = depositOn(read, '300');
+      const stalePosting = post(undefined, movementsOf(second.transaction), context(second.transaction));
+      expect(await ledger.insert(second.transaction, { invoice: second.update, posting: stalePosting })).toBe('stale');
+      expect(await ledger.get(second.transaction.id)).toBeUndefined();
+      expect(await invoices.get(invoice.id)).toEqual(read);
+
+      const onBalance = post(await balances.get(merchantId, 'TRY'), movementsOf(second.transaction), context(second.transaction));
+      expect(await ledger.insert(second.transaction, { invoice: second.update, posting: onBalance })).toBe('committed');
+      expect(await balances.get(merchantId, 'TRY')).toMatchObject({ available: '800.00', reserved: '0.00', entryCount: 2 });
+      expect((await balances.entriesIn(merchantId, 'TRY')).map(({ type, availableChange, availableAfter }) => [type, availableChange, availableAfter]).sort()).toEqual([
+        ['deposit', '300.00', '800.00'],
+        ['deposit', '500.00', '500.00'],
+      ]);
+
+      // The same entries again, on the balance as it is now: refused, nothing doubled.
+      const again = post(await balances.get(merchantId, 'TRY'), movementsOf(second.transaction), context(second.transaction));
+      expect(await balances.post(again)).toBe('stale');
+      expect(await balances.get(merchantId, 'TRY')).toMatchObject({ available: '800.00', entryCount: 2 });
+    });
+
+    it("replace a balance only while it is the one read, and list a merchant's entries newest first", async () => {
+      const { balances } = storesOf();
+      const merchantId = randomUUID();
+      const at = (minute: number) => `2026-06-01T12:${String(minute).padStart(2, '0')}:00.000Z`;
+      const adjustment = (amount: string) => ({ type: 'adjustment' as const, available: new Decimal(amount), reserved: new Decimal(0) });
+      for (const [amount, minute] of [['10.00', 1], ['-2.50', 2], ['4.00', 3]] as const) {
+        const posting = post(await balances.get(merchantId, 'INR'), [adjustment(amount)], { merchantId, currency: 'INR', transactionId: null, at: at(minute), entryId: randomUUID(), reason: 'contract' });
+        expect(await balances.post(posting)).toBe('committed');
+      }
+      const page = await balances.list(merchantId, { filters: { currency: 'INR' }, limit: 2 });
+      expect(page.items.map((entry) => entry.availableAfter)).toEqual(['11.50', '7.50']);
+      const rest = await balances.list(merchantId, { filters: { currency: 'INR' }, limit: 2, cursor: page.nextCursor! });
+      expect(rest).toMatchObject({ items: [{ availableAfter: '10.00' }], nextCursor: null });
+
+      const read = (await balances.get(merchantId, 'INR'))!;
+      const fixed = { ...read, available: '11.00' };
+      expect(await balances.replace(fixed, { entryCount: 2, available: '7.50', reserved: '0.00' })).toBe('stale');
+      expect(await balances.replace(fixed, read)).toBe('committed');
+      expect(await balances.get(merchantId, 'INR')).toEqual(fixed);
+    });
+  });
+
+  describe('the chain state', () => {
+    const cursorAt = (number: number): ChainCursor => ({ number, hash: `0x${number.toString(16).padStart(64, '0')}`, recent: [{ number, hash: `0x${number.toString(16).padStart(64, '0')}` }] });
+
+    it('moves a cursor only from where it was read, or sets it only where there is none', async () => {
+      const { chain } = storesOf();
+      const network = `network-${randomUUID()}`;
+      expect(await chain.cursor(network)).toBeUndefined();
+      expect(await chain.moveCursor(network, cursorAt(10), undefined, NOW)).toBe(true);
+      expect(await chain.moveCursor(network, cursorAt(11), undefined, NOW)).toBe(false);
+      expect(await chain.moveCursor(network, cursorAt(12), cursorAt(10), NOW)).toBe(true);
+      expect(await chain.moveCursor(network, cursorAt(13), cursorAt(10), NOW)).toBe(false);
+      expect(await chain.cursor(network)).toEqual(cursorAt(12));
+    });
+
+    it('holds a transfer once, until it is released', async () => {
+      const { chain } = storesOf();
+      const network = `network-${randomUUID()}`;
+      const transfer = {
+        id: `chain#${randomUUID()}`,
+        network,
+        transactionHash: `0x${'cd'.repeat(32)}`,
+        logIndex: null,
+        blockNumber: 5,
+        blockHash: `0x${'ef'.repeat(32)}`,
+        to: `0x${'12'.repeat(20)}`,
+        asset: 'ETH',
+        amount: '0.500000000000000000',
+        merchantId: randomUUID(),
+        customerId: 'alice',
+        reason: 'onchain-deposits-off',
+        seenAt: NOW.toISOString(),
+      } as unknown as HeldTransfer;
+      expect(await chain.hold(transfer)).toBe(true);
+      expect(await chain.hold({ ...transfer, seenAt: later(60).toISOString() })).toBe(false);
+      expect(await chain.held(network)).toEqual([transfer]);
+      await chain.release(transfer.id);
+      expect(await chain.held(network)).toEqual([]);
+    });
+  });
+});

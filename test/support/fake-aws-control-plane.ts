@@ -1,0 +1,114 @@
+/**
+ * The AWS services the merchant CLI's `--aws` mode reaches besides DynamoDB, answered on a local
+ * port: the stack's outputs (CloudFormation DescribeStacks), the usage plan's keys (API Gateway)
+ * and data keys (KMS). The outputs name the test run's tables, so the merchants land in its
+ * DynamoDB Local. While it runs, the SDK clients find it through `AWS_ENDPOINT_URL_<SERVICE>`.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Stage } from '../../shared/stage.js';
+import type { TableKey } from '../../shared/store/tables.js';
+
+export interface FakeApiGatewayKey {
+  id: string;
+  name: string;
+  tags: Record<string, string>;
+  usagePlanId?: string;
+}
+
+export interface FakeAwsControlPlane {
+  /** The usage plan's keys as API Gateway holds them: created, added to the plan, not yet deleted. */
+  readonly apiKeys: FakeApiGatewayKey[];
+  close(): Promise<void>;
+}
+
+const ENDPOINT_VARIABLES = ['AWS_ENDPOINT_URL_CLOUDFORMATION', 'AWS_ENDPOINT_URL_API_GATEWAY', 'AWS_ENDPOINT_URL_KMS'] as const;
+
+const USAGE_PLAN_ID = 'usage-plan-1';
+
+async function bodyOf(request: IncomingMessage): Promise<string> {
+  let body = '';
+  for await (const chunk of request) body += chunk;
+  return body;
+}
+
+const xmlEscape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+
+/** DescribeStacks in the query protocol's XML: the one stack, with the outputs the CLI reads. */
+function describeStacks(stage: Stage, outputs: Record<string, string>): string {
+  const members = Object.entries(outputs)
+    .map(([key, value]) => `<member><OutputKey>${key}</OutputKey><OutputValue>${xmlEscape(value)}</OutputValue></member>`)
+    .join('');
+  return `<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member><StackName>PaymentGateway-${stage}</StackName><StackStatus>UPDATE_COMPLETE</StackStatus><CreationTime>2025-01-01T00:00:00Z</CreationTime><Outputs>${members}</Outputs></member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></DescribeStacksResponse>`;
+}
+
+export async function startFakeAwsControlPlane(stage: Stage, tables: Record<TableKey, string>): Promise<FakeAwsControlPlane> {
+  const apiKeys: FakeApiGatewayKey[] = [];
+  const outputs = {
+    Stage: stage,
+    TableMerchants: tables.merchants,
+    TableApiKeys: tables.apiKeys,
+    TableChain: tables.chain,
+    UsagePlanId: USAGE_PLAN_ID,
+    VaultKeyArn: 'arn:aws:kms:us-east-1:111122223333:key/vault',
+  };
+  const json = (response: ServerResponse, status: number, value: unknown) =>
+    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+
+  const server = createServer(async (request, response) => {
+    const body = await bodyOf(request);
+    const url = new URL(request.url ?? '/', 'http://aws');
+    const target = request.headers['x-amz-target'];
+    if (target === 'TrentService.GenerateDataKey') {
+      return json(response, 200, { KeyId: outputs.VaultKeyArn, Plaintext: randomBytes(32).toString('base64'), CiphertextBlob: randomBytes(64).toString('base64') });
+    }
+    if (new URLSearchParams(body).get('Action') === 'DescribeStacks') {
+      return response.writeHead(200, { 'content-type': 'text/xml' }).end(describeStacks(stage, outputs));
+    }
+    if (request.method === 'POST' && url.pathname === '/apikeys') {
+      const { name, tags } = JSON.parse(body) as { name: string; tags: Record<string, string> };
+      const key = { id: randomUUID(), name, tags };
+      apiKeys.push(key);
+      return json(response, 201, { id: key.id, name, enabled: true });
+    }
+    const planKey = /^\/usageplans\/([^/]+)\/keys$/.exec(url.pathname);
+    if (request.method === 'POST' && planKey) {
+      const { keyId } = JSON.parse(body) as { keyId: string };
+      const key = apiKeys.find((candidate) => candidate.id === keyId);
+      if (!key) return json(response, 404, { message: `No API key ${keyId}` });
+      key.usagePlanId = decodeURIComponent(planKey[1]!);
+      return json(response, 201, { id: keyId, type: 'API_KEY' });
+    }
+    if (request.method === 'GET' && url.pathname === '/apikeys') {
+      const name = url.searchParams.get('name') ?? '';
+      // API Gateway's JSON names the list `item`; the SDK reads it into `items`.
+      return json(response, 200, { item: apiKeys.filter((key) => key.name.startsWith(name)).map(({ id, name }) => ({ id, name })) });
+    }
+    const deleted = /^\/apikeys\/([^/]+)$/.exec(url.pathname);
+    if (request.method === 'DELETE' && deleted) {
+      const index = apiKeys.findIndex((key) => key.id === decodeURIComponent(deleted[1]!));
+      if (index >= 0) apiKeys.splice(index, 1);
+      return response.writeHead(202).end();
+    }
+    json(response, 400, { message: `Not faked: ${request.method} ${request.url} ${target ?? ''}` });
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const previous = ENDPOINT_VARIABLES.map((name) => [name, process.env[name]] as const);
+  for (const name of ENDPOINT_VARIABLES) process.env[name] = endpoint;
+  return {
+    apiKeys,
+    close: async () => {
+      for (const [name, value] of previous) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+      server.closeAllConnections();
+      server.close();
+      await once(server, 'close');
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * Transactions in memory, to the contract of DynamoTransactionStore: a write that moves money is
+ * all or nothing with the invoice change it causes, the balance entries it brings, the callback it
+ * owes and the claims it takes or gives up, and is refused as `stale` when any of its conditions fails (a transaction that
+ * exists already or is no longer in the state it moves from, an invoice that moved on, a claim
+ * taken, a callback owed already). Conditions are checked and the write made without yielding
+ * in between, as one DynamoDB transaction does; what it answers is a copy.
+ */
+import type { BalancePosting } from '../../../shared/domain/balances.js';
+import type { CallbackEntry } from '../../../shared/domain/callbacks.js';
+import type { InvoiceUpdate } from '../../../shared/domain/payments.js';
+import type { CommitResult, Ledger, UniqueClaim } from '../../../shared/domain/transaction-service.js';
+import type { Transaction, TransactionProvider, TransactionStatus } from '../../../shared/domain/transactions.js';
+import type { MemoryBalanceStore } from './balances.js';
+import type { MemoryInvoiceStore } from './invoice-store.js';
+
+const oldestFirst = (a: Transaction, b: Transaction) => a.createdAt.localeCompare(b.createdAt);
+
+export class MemoryLedger implements Ledger {
+  private readonly transactions = new Map<string, Transaction>();
+  private readonly claims = new Map<string, UniqueClaim>();
+  /** The outbox: every callback owed, by its `webhook-id`. */
+  private readonly outbox = new Map<string, CallbackEntry>();
+
+  /** The invoices and balances a write's changes go to, as the transactions table shares a transaction with their tables. */
+  constructor(
+    private readonly invoices: MemoryInvoiceStore,
+    private readonly balances: MemoryBalanceStore,
+  ) {}
+
+  async get(id: string): Promise<Transaction | undefined> {
+    const transaction = this.transactions.get(id);
+    return transaction && structuredClone(transaction);
+  }
+
+  async getClaim(id: string): Promise<UniqueClaim | undefined> {
+    const claim = this.claims.get(id);
+    return claim && structuredClone(claim);
+  }
+
+  async insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callback?: CallbackEntry; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
+    const { invoice, posting, callback, claims = [] } = options;
+    if (this.transactions.has(transaction.id) || !this.writable(invoice, posting, callback) || claims.some((claim) => this.claims.has(claim.id))) return 'stale';
+    this.transactions.set(transaction.id, structuredClone(transaction));
+    for (const claim of claims) this.claims.set(claim.id, structuredClone(claim));
+    this.commit(transaction, invoice, posting, callback);
+    return 'committed';
+  }
+
+  async transition(
+    next: Transaction,
+    from: TransactionStatus,
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callback?: CallbackEntry; releaseClaims?: string[] } = {},
+  ): Promise<CommitResult> {
+    const { invoice, posting, callback, releaseClaims = [] } = options;
+    if (this.transactions.get(next.id)?.status !== from || !this.writable(invoice, posting, callback)) return 'stale';
+    this.transactions.set(next.id, structuredClone(next));
+    for (const id of releaseClaims) this.claims.delete(id);
+    this.commit(next, invoice, posting, callback);
+    return 'committed';
+  }
+
+  /** What the provider took of a processing transaction's request; a settled one, or one of another provider, is left as it was. */
+  async recordProviderRequest(transactionId: string, provider: TransactionProvider): Promise<void> {
+    const transaction = this.transactions.get(transactionId);
+    if (transaction?.status === 'processing' && transaction.provider?.id === provider.id) transaction.provider = structuredClone(provider);
+  }
+
+  /** On-chain deposits on `network` still short of their confirmations, oldest first. */
+  async pendingOnChain(network: string): Promise<Transaction[]> {
+    return this.matching((transaction) => transaction.chain !== undefined && transaction.status === 'processing' && transaction.network === network);
+  }
+
+  /** Transactions still processing at `providerId`, oldest first. */
+  async awaitingProvider(providerId: string): Promise<Transaction[]> {
+    return this.matching((transaction) => transaction.status === 'processing' && transaction.provider?.id === providerId);
+  }
+
+  async listByInvoice(invoiceId: string): Promise<Transaction[]> {
+    return this.matching((transaction) => transaction.invoiceId === invoiceId);
+  }
+
+  /** The callback owed under this `webhook-id`, if any. */
+  callback(id: string): CallbackEntry | undefined {
+    return this.outbox.get(id);
+  }
+
+  private writable(invoice: InvoiceUpdate | undefined, posting: BalancePosting | undefined, callback: CallbackEntry | undefined): boolean {
+    return (
+      (invoice === undefined || this.invoices.holds(invoice)) && (posting === undefined || this.balances.holds(posting)) && (callback === undefined || !this.outbox.has(callback.id))
+    );
+  }
+
+  private commit(transaction: Transaction, invoice: InvoiceUpdate | undefined, posting: BalancePosting | undefined, callback: CallbackEntry | undefined): void {
+    if (invoice) this.invoices.apply(invoice, transaction.updatedAt);
+    if (posting) this.balances.apply(posting);
+    if (callback) this.outbox.set(callback.id, structuredClone(callback));
+  }
+
+  private matching(predicate: (transaction: Transaction) => boolean): Transaction[] {
+    return [...this.transactions.values()].filter(predicate).sort(oldestFirst).map((transaction) => structuredClone(transaction));
+  }
+}

@@ -1,0 +1,36 @@
+/** Merchants' profiles in memory: made as the admin CLI makes them, changed as the settings route changes them. */
+import { randomUUID } from 'node:crypto';
+import type { Merchant, MerchantProfiles } from '../../../shared/domain/merchants.js';
+
+/** Stands in for a sealed callback secret: the services here never open one. */
+const SEALED_SECRET: Merchant['sealedCallbackSecret'] = { algorithm: 'AES-256-GCM', encryptedKey: 'key', iv: 'iv', tag: 'tag', ciphertext: 'secret' };
+
+export class MemoryMerchants implements MerchantProfiles {
+  private readonly merchants = new Map<string, Merchant>();
+
+  /** A new merchant with no processing fee unless `fields` say otherwise. */
+  add(fields: Partial<Omit<Merchant, 'id'>> = {}): Merchant {
+    const merchant: Merchant = {
+      id: randomUUID(),
+      name: 'Shop',
+      callbackUrl: 'https://shop.example/callbacks',
+      sealedCallbackSecret: SEALED_SECRET,
+      processingFeePercent: '0',
+      returnUrl: null,
+      frameAncestors: ['*'],
+      createdAt: new Date(0).toISOString(),
+      ...fields,
+    };
+    this.merchants.set(merchant.id, merchant);
+    return structuredClone(merchant);
+  }
+
+  async getMerchant(id: string): Promise<Merchant | undefined> {
+    const merchant = this.merchants.get(id);
+    return merchant && structuredClone(merchant);
+  }
+
+  update(id: string, changes: Partial<Omit<Merchant, 'id'>>): void {
+    Object.assign(this.merchants.get(id)!, changes);
+  }
+}

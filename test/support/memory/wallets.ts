@@ -1,0 +1,44 @@
+/**
+ * Customers' permanent deposit addresses in memory, to the contract of DynamoWalletStore: a new
+ * customer takes the next derivation index (from the public test keys) only after
+ * `beforeAllocating` let it; a concurrent first request that stored its wallet first wins, the
+ * index taken meanwhile staying unused; each EVM address names its owner for the chain watchers.
+ */
+import type { AddressOwner } from '../../../shared/domain/chain-watcher.js';
+import type { CustomerWallets } from '../../../shared/domain/invoice-service.js';
+import { TEST_WALLET_XPUBS } from '../../../shared/domain/test-wallet-keys.js';
+import { deriveCustomerAddresses, parseWalletXpubs, type CustomerAddresses } from '../../../shared/domain/wallets.js';
+
+const TEST_KEYS = parseWalletXpubs(TEST_WALLET_XPUBS);
+
+export class MemoryWallets implements CustomerWallets {
+  private readonly customers = new Map<string, CustomerAddresses>();
+  private readonly owners = new Map<string, AddressOwner>();
+  private indexesTaken = 0;
+
+  /** How many derivation indexes have been used up. */
+  get allocated(): number {
+    return this.indexesTaken;
+  }
+
+  async addressesFor(merchantId: string, customerId: string, beforeAllocating?: () => Promise<void>): Promise<{ addresses: CustomerAddresses }> {
+    const key = JSON.stringify([merchantId, customerId]);
+    const existing = this.customers.get(key);
+    if (existing) return { addresses: existing };
+    await beforeAllocating?.();
+    const addresses = deriveCustomerAddresses(TEST_KEYS, this.indexesTaken++);
+    const winner = this.customers.get(key);
+    if (winner) return { addresses: winner };
+    this.customers.set(key, addresses);
+    this.owners.set(addresses.evm.toLowerCase(), { merchantId, customerId });
+    return { addresses };
+  }
+
+  /** The owners of those of `addresses` that are customers' EVM addresses, by lower-cased address. */
+  async evmOwners(addresses: readonly string[]): Promise<Map<string, AddressOwner>> {
+    return new Map(addresses.flatMap((address) => {
+      const owner = this.owners.get(address.toLowerCase());
+      return owner ? [[address.toLowerCase(), owner] as const] : [];
+    }));
+  }
+}
