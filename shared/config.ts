@@ -119,6 +119,10 @@ const envSchema = z.object({
   /** Where receipts are kept: an S3 bucket in AWS, a directory on one machine. */
   RECEIPTS_BUCKET: z.string().min(1).optional(),
   GATEWAY_RECEIPTS_DIR: z.string().min(1).optional(),
+  /** Reports: the builder's queue; where files are kept, an S3 bucket in AWS, a directory on one machine. */
+  REPORT_QUEUE_URL: z.url().optional(),
+  REPORTS_BUCKET: z.string().min(1).optional(),
+  GATEWAY_REPORTS_DIR: z.string().min(1).optional(),
   /**
    * Account-level extended public keys: m/44'/60'/0' (EVM), m/84'/0'/0' (BTC), m/44'/195'/0' (TRON).
    * One machine: the keys themselves, parsed by the functions that use them, on first use.
@@ -210,6 +214,8 @@ function walletKeysConfig(e: z.infer<typeof envSchema>): WalletKeysConfig | unde
 
 export type VaultKeyConfig = { kind: 'aws'; kmsKeyId: string } | { kind: 'local'; keyFile: string };
 export type ReceiptsConfig = { kind: 'aws'; bucket: string } | { kind: 'local'; directory: string };
+/** On one machine, report links are signed with a key derived from the vault's key file. */
+export type ReportFilesConfig = { kind: 'aws'; bucket: string } | { kind: 'local'; directory: string; keyFile: string };
 
 function vaultKeyConfig(e: { VAULT_KMS_KEY_ID?: string; GATEWAY_KEY_FILE?: string }): VaultKeyConfig | undefined {
   if (e.VAULT_KMS_KEY_ID) return { kind: 'aws', kmsKeyId: e.VAULT_KMS_KEY_ID };
@@ -220,6 +226,12 @@ function vaultKeyConfig(e: { VAULT_KMS_KEY_ID?: string; GATEWAY_KEY_FILE?: strin
 function receiptsConfig(e: { RECEIPTS_BUCKET?: string; GATEWAY_RECEIPTS_DIR?: string }): ReceiptsConfig | undefined {
   if (e.RECEIPTS_BUCKET) return { kind: 'aws', bucket: e.RECEIPTS_BUCKET };
   if (e.GATEWAY_RECEIPTS_DIR) return { kind: 'local', directory: e.GATEWAY_RECEIPTS_DIR };
+  return undefined;
+}
+
+function reportFilesConfig(e: { REPORTS_BUCKET?: string; GATEWAY_REPORTS_DIR?: string; GATEWAY_KEY_FILE?: string }): ReportFilesConfig | undefined {
+  if (e.REPORTS_BUCKET) return { kind: 'aws', bucket: e.REPORTS_BUCKET };
+  if (e.GATEWAY_REPORTS_DIR && e.GATEWAY_KEY_FILE) return { kind: 'local', directory: e.GATEWAY_REPORTS_DIR, keyFile: e.GATEWAY_KEY_FILE };
   return undefined;
 }
 
@@ -249,6 +261,10 @@ export interface Config {
   receipts?: ReceiptsConfig;
   callbackQueueUrl: string;
   callbackDlqUrl: string;
+  /** The report builder's queue; the function that asks for reports requires it. */
+  reportQueueUrl?: string;
+  /** Where report files are kept; the functions that write them or link to them require it. */
+  reportFiles?: ReportFilesConfig;
   /** Where the wallet keys are read from; the functions that derive addresses require it. */
   walletKeys?: WalletKeysConfig;
   /** The EVM networks: chain ids and tokens for payment links, RPC URLs and confirmations for the chain watcher. */
@@ -289,6 +305,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     receipts: receiptsConfig(e),
     callbackQueueUrl: e.CALLBACK_QUEUE_URL,
     callbackDlqUrl: e.CALLBACK_DLQ_URL,
+    reportQueueUrl: e.REPORT_QUEUE_URL,
+    reportFiles: reportFilesConfig(e),
     walletKeys: walletKeysConfig(e),
     evmChains: evmChains(e.STAGE, chainResult.data),
     rates: ratesConfig(ratesResult.data),

@@ -60,6 +60,11 @@ interface FunctionDefinition {
   sealsCallbackSecrets?: boolean;
   /** Whether the function derives or looks up deposit addresses: it reads the wallets' extended public keys. */
   readsWalletKeys?: boolean;
+  /**
+   * Reports' files (docs/merchant-guide.md#reports): `writes` them (the builder) or hands out
+   * `links` to them; the reports bucket in AWS, the reports directory locally.
+   */
+  reportFiles?: 'writes' | 'links';
   /** Whether the function talks to payment providers (docs/operations.md#payment-providers): it reads their secrets from the secret store. */
   usesProviders?: boolean;
   /** Whether the function shows the providers' methods and limits, without talking to them (the docs page). */
@@ -499,6 +504,52 @@ export const FUNCTIONS = [
     stages: BOTH,
     tables: {},
     queries: { balanceEntries: ['byMerchant', 'byMerchantCurrency', 'byMerchantType', 'byTransaction'] },
+  },
+  {
+    kind: 'http',
+    name: 'create-report',
+    method: 'POST',
+    path: '/api/v2/reports',
+    auth: 'apiKey',
+    stages: BOTH,
+    // The report is recorded pending, then queued for its builder; one that cannot be queued is failed.
+    tables: { reports: ['PutItem', 'UpdateItem'], idempotency: IDEMPOTENCY_RECORDS },
+    sendsTo: ['reports'],
+  },
+  {
+    kind: 'http',
+    name: 'get-report',
+    method: 'GET',
+    path: '/api/v2/reports/{reportId}',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: { reports: ['GetItem'] },
+    reportFiles: 'links',
+  },
+  {
+    // Builds a report's CSV file off the request path, streaming its rows into the file.
+    kind: 'queue',
+    name: 'build-report',
+    queue: 'reports',
+    batchSize: 1,
+    stages: BOTH,
+    tables: { reports: ['GetItem', 'UpdateItem'] },
+    queries: { transactions: ['byMerchant'], balanceEntries: ['byMerchant', 'byMerchantCurrency'] },
+    reportFiles: 'writes',
+    // A year of a busy merchant's records: Lambda's longest run, and memory for the upload's parts.
+    timeoutSeconds: 900,
+    memoryMb: 512,
+  },
+  {
+    // The books balance (docs/operations.md#the-books): per merchant and currency, the entries sum to the balance, and every settled transaction has its entries.
+    kind: 'schedule',
+    name: 'check-books',
+    everySeconds: 3600,
+    stages: BOTH,
+    tables: { balances: ['GetItem', 'BatchGetItem'] },
+    queries: { merchants: ['directory'], transactions: ['byMerchant'], balanceEntries: ['byMerchant'] },
+    timeoutSeconds: 900,
+    memoryMb: 512,
   },
   {
     kind: 'http',

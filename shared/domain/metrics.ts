@@ -19,4 +19,6 @@ export interface BusinessMetrics {
   rateAge(seconds: number): void;
   /** After a reconciliation run: provider transactions processing for over a day, and provider calls that failed. */
   reconciled(report: { overdue: number; failures: number }): void;
+  /** After a books check: the differences it found. */
+  booksChecked(differences: number): void;
 }

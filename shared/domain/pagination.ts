@@ -21,12 +21,10 @@ const inListedYears = (text: string): boolean => {
   return written >= 2000 && time >= FIRST_TIME && time <= LAST_TIME;
 };
 
-const createdBound = (description: string) =>
-  z.iso
-    .datetime({ offset: true, error: TIME_MESSAGE })
-    .refine(inListedYears, { error: YEARS_MESSAGE })
-    .optional()
-    .describe(description);
+/** A bound of a range of creation times: an ISO 8601 date-time with a time zone, in the years the stores can list. */
+export const createdTime = () => z.iso.datetime({ offset: true, error: TIME_MESSAGE }).refine(inListedYears, { error: YEARS_MESSAGE });
+
+const createdBound = (description: string) => createdTime().optional().describe(description);
 
 /** The parameters of every listing besides its filters; no defaults in the schema, so clients see them optional. */
 export const pageParameters = {

@@ -37,4 +37,6 @@ export const BUSINESS_METRICS = {
   providerOverdue: { name: 'ProviderTransactionsOverdue', unit: 'Count' },
   /** Provider calls of a reconciliation run that failed (a provider down, an answer outside the protocol). */
   providerFailures: { name: 'ProviderCallFailures', unit: 'Count' },
+  /** After each books check, the differences it found (docs/operations.md#the-books): alarmed above zero. */
+  booksDifferences: { name: 'BooksDifferences', unit: 'Count' },
 } as const satisfies Record<string, BusinessMetricDefinition>;

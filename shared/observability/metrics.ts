@@ -32,4 +32,5 @@ export const businessMetrics: BusinessMetrics = {
     emit(BUSINESS_METRICS.providerOverdue, overdue);
     emit(BUSINESS_METRICS.providerFailures, failures);
   },
+  booksChecked: (differences) => emit(BUSINESS_METRICS.booksDifferences, differences),
 };

@@ -38,6 +38,16 @@ export const QUEUES = {
     // retry schedule, after which the sender parks a message itself.
     maxReceiveCount: 40,
   },
+  reports: {
+    name: 'reports',
+    urlVariable: 'REPORT_QUEUE_URL',
+    deadLetterUrlVariable: 'REPORT_DLQ_URL',
+    stages: STAGES,
+    // build-report: 6 x 900 s + 1 s batching window, rounded up.
+    visibilityTimeoutSeconds: 5410,
+    // A report that failed three times is failed for its merchant, who may ask again.
+    maxReceiveCount: 3,
+  },
 } as const satisfies Record<string, QueueDefinition>;
 
 export type QueueName = keyof typeof QUEUES;

@@ -7,8 +7,9 @@
 import { BatchGetCommand, GetCommand, PutCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BALANCE_CURRENCIES, type Balance, type BalanceEntry, type BalanceEntryFilters, type BalancePosting } from '../domain/balances.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
+import type { ReportRange } from '../domain/report-service.js';
 import type { CommitResult } from '../domain/transaction-service.js';
-import { commitTransaction, isConditionFailure, queryAll, type TransactItem } from './dynamo.js';
+import { commitTransaction, createdBetween, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 
 export interface BalanceTables {
@@ -122,13 +123,20 @@ export class DynamoBalanceStore {
 
   /** Every entry of the merchant in `currency`. */
   async entriesIn(merchantId: string, currency: string): Promise<BalanceEntry[]> {
-    const items = await queryAll(this.client, {
-      TableName: this.tables.balanceEntries,
-      IndexName: 'byMerchantCurrency',
-      KeyConditionExpression: 'merchantCurrency = :key',
-      ExpressionAttributeValues: { ':key': merchantKey(merchantId, currency) },
-    });
+    const items = await queryPartition(this.client, this.tables.balanceEntries, 'byMerchantCurrency', 'merchantCurrency', merchantKey(merchantId, currency));
     return items.map(fromEntryItem);
+  }
+
+  /** Every entry of the merchant, in every currency. */
+  async entriesOf(merchantId: string): Promise<BalanceEntry[]> {
+    return (await queryPartition(this.client, this.tables.balanceEntries, 'byMerchant', 'merchantId', merchantId)).map(fromEntryItem);
+  }
+
+  /** The merchant's entries created in the range, oldest first, read a page at a time (a report's rows). */
+  async *createdBetween({ merchantId, createdFrom, createdTo, currency }: ReportRange): AsyncIterable<BalanceEntry> {
+    const partition = currency ? { attribute: 'merchantCurrency', value: merchantKey(merchantId, currency) } : { attribute: 'merchantId', value: merchantId };
+    const query = createdBetween(this.tables.balanceEntries, currency ? 'byMerchantCurrency' : 'byMerchant', partition, createdFrom, createdTo);
+    for await (const item of queryItems(this.client, query)) yield fromEntryItem(item);
   }
 
   /** A posting of its own, with no transaction to go with it (an operator's adjustment). */

@@ -13,11 +13,44 @@ export const documentClient = DynamoDBDocumentClient.from(dynamoClient, {
   marshallOptions: { removeUndefinedValues: true },
 });
 
+/** Every item a query finds, a page at a time as they are read, in the order of the index. */
+export async function* queryItems(client: DynamoDBDocumentClient, input: QueryCommandInput): AsyncGenerator<Record<string, unknown>> {
+  for await (const page of paginateQuery({ client }, input)) yield* page.Items ?? [];
+}
+
 /** Every item a query finds, through all its pages, in the order of the index. */
 export async function queryAll(client: DynamoDBDocumentClient, input: QueryCommandInput): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];
-  for await (const page of paginateQuery({ client }, input)) items.push(...(page.Items ?? []));
+  for await (const item of queryItems(client, input)) items.push(item);
   return items;
+}
+
+/**
+ * The query of an index partition's items created from `from` to `to` (inclusive; the sort key is
+ * `createdAt`), oldest first, whose `where` attributes also equal the values given.
+ */
+export function createdBetween(
+  tableName: string,
+  indexName: string,
+  partition: { attribute: string; value: string },
+  from: string,
+  to: string,
+  where: Readonly<Record<string, string>> = {},
+): QueryCommandInput {
+  const conditions = Object.keys(where).map((attribute, index) => `#where${index} = :where${index}`);
+  return {
+    TableName: tableName,
+    IndexName: indexName,
+    KeyConditionExpression: '#partition = :partition AND createdAt BETWEEN :from AND :to',
+    ...(conditions.length > 0 ? { FilterExpression: conditions.join(' AND ') } : {}),
+    ExpressionAttributeNames: { '#partition': partition.attribute, ...Object.fromEntries(Object.keys(where).map((attribute, index) => [`#where${index}`, attribute])) },
+    ExpressionAttributeValues: {
+      ':partition': partition.value,
+      ':from': from,
+      ':to': to,
+      ...Object.fromEntries(Object.values(where).map((value, index) => [`:where${index}`, value])),
+    },
+  };
 }
 
 /** Every item of an index whose partition key `attribute` equals `value` (a sparse index read whole). */

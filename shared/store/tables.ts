@@ -30,6 +30,15 @@ export const TABLES = {
   /** Merchant profiles: callback URL and secret, fee, checkout settings. */
   merchants: {
     partitionKey: { name: 'id', type: 'S' },
+    indexes: [
+      {
+        // Every merchant, for the books check. Keys only: a profile's changes never rewrite it.
+        name: 'directory',
+        partitionKey: { name: 'directory', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'keys',
+      },
+    ],
   },
   /** API keys by SHA-256 digest; the key text itself is never stored. */
   apiKeys: {
@@ -234,6 +243,11 @@ export const TABLES = {
         projection: 'all',
       },
     ],
+  },
+  /** Reports a merchant asked for (docs/merchant-guide.md#reports): read by id, deleted REPORT_RETENTION_DAYS after they were asked for. */
+  reports: {
+    partitionKey: { name: 'id', type: 'S' },
+    ttlAttribute: 'expiration',
   },
   /** The newest live USD price of each currency (`id` is its code), with the time it was quoted. */
   rates: {

@@ -8,9 +8,10 @@ import type { BalancePosting } from '../domain/balances.js';
 import type { CallbackEntry } from '../domain/callbacks.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import type { InvoiceUpdate } from '../domain/payments.js';
+import type { ReportRange } from '../domain/report-service.js';
 import type { CommitResult, Ledger, UniqueClaim } from '../domain/transaction-service.js';
 import type { Transaction, TransactionFilters, TransactionProvider, TransactionStatus } from '../domain/transactions.js';
-import { commitTransaction, isConditionFailure, queryPartition, type TransactItem } from './dynamo.js';
+import { commitTransaction, createdBetween, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { invoiceStatusKey } from './invoices.js';
 import { outboxPut } from './outbox.js';
 import { postingWrites, type BalanceTables } from './balances.js';
@@ -209,12 +210,19 @@ export class DynamoTransactionStore implements Ledger {
 
   /** Every transaction of the merchant, oldest first. */
   async *allOf(merchantId: string): AsyncIterable<Transaction> {
-    for await (const page of paginateQuery(
-      { client: this.client },
-      { TableName: this.tables.transactions, IndexName: 'byMerchant', KeyConditionExpression: 'merchantId = :merchant', ExpressionAttributeValues: { ':merchant': merchantId } },
-    )) {
-      for (const item of page.Items ?? []) yield fromItem(item);
-    }
+    const items = queryItems(this.client, {
+      TableName: this.tables.transactions,
+      IndexName: 'byMerchant',
+      KeyConditionExpression: 'merchantId = :merchant',
+      ExpressionAttributeValues: { ':merchant': merchantId },
+    });
+    for await (const item of items) yield fromItem(item);
+  }
+
+  /** The merchant's transactions created in the range, oldest first, read a page at a time (a report's rows). */
+  async *createdBetween({ merchantId, createdFrom, createdTo, currency }: ReportRange): AsyncIterable<Transaction> {
+    const query = createdBetween(this.tables.transactions, 'byMerchant', { attribute: 'merchantId', value: merchantId }, createdFrom, createdTo, currency ? { currency } : {});
+    for await (const item of queryItems(this.client, query)) yield fromItem(item);
   }
 
   /**
