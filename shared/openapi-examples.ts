@@ -8,12 +8,14 @@ import type { TestCallbackResult } from './domain/callback-tools.js';
 import type { InvoiceView } from './domain/invoice-views.js';
 import type { MerchantSettings, MerchantView, RotatedSecret } from './domain/merchants.js';
 import type { Page } from './domain/pagination.js';
+import type { CreateReportRequest, ReportView } from './domain/reports.js';
 import type { CallbackPayload, TransactionView } from './domain/transactions.js';
 
 const INVOICE_ID = '3f1c9a52-7d4e-4b8a-9c61-2e5f0a7b8d13';
 const TRANSACTION_ID = '8b2d4e6f-1a3c-4d5e-8f70-9a1b2c3d4e5f';
 const WITHDRAWAL_ID = 'c7e8f9a0-b1c2-4d3e-8f4a-5b6c7d8e9f01';
 const MERCHANT_ID = '5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d';
+const REPORT_ID = 'e4a1b2c3-d5e6-4f7a-8b9c-0d1e2f3a4b5c';
 const ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 const CREATED_AT = '2025-06-01T10:00:00.000Z';
 
@@ -159,6 +161,19 @@ export const balanceEntryPageExample: Page<BalanceEntryView> = {
     },
   ],
   nextCursor: null,
+};
+
+export const createReportExample: CreateReportRequest = { type: 'transactions', createdFrom: '2025-06-01T00:00:00Z', createdTo: '2025-07-01T00:00:00Z', currency: 'USDT' };
+
+export const reportAcceptedExample = { id: REPORT_ID, status: 'pending' as const };
+
+export const reportExample: ReportView = {
+  id: REPORT_ID,
+  type: 'transactions',
+  status: 'ready',
+  rows: 1284,
+  url: `https://reports.example.s3.amazonaws.com/${MERCHANT_ID}/${REPORT_ID}.csv?X-Amz-Expires=900&X-Amz-Signature=…`,
+  expiresAt: '2025-07-01T09:15:00.000Z',
 };
 
 export const callbackLogExample: CallbackDelivery[] = [

@@ -13,6 +13,7 @@ import { createInvoiceRequestSchema, listInvoicesQuerySchema } from './domain/in
 import { invoiceViewSchema } from './domain/invoice-views.js';
 import { merchantSettingsRequestSchema, merchantViewSchema, rotatedSecretSchema } from './domain/merchants.js';
 import { pageSchema } from './domain/pagination.js';
+import { createReportRequestSchema, REPORT_LINK_SECONDS, reportAcceptedSchema, reportViewSchema } from './domain/reports.js';
 import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from './domain/simulation.js';
 import { callbackPayloadSchema, listTransactionsQuerySchema, transactionViewSchema } from './domain/transactions.js';
 import { CONFIRMATION_ACCEPTED, RECEIPT_MAX_SIZE_TEXT, depositConfirmationRequestSchema } from './domain/deposit-confirmation.js';
@@ -51,6 +52,7 @@ const TAGS = {
   Deposits: 'Host-to-host deposit confirmation',
   Withdrawals: 'Payouts',
   Balances: "The merchant's money per currency, and the entries that moved it",
+  Reports: "CSV files of the merchant's transactions or balance entries, built off the request path",
   Simulation: 'Demo only: moving money without a chain or a bank',
   Providers: 'For payment providers, not merchants: their decisions on payments and payouts (the provider protocol, docs/provider-protocol.md)',
   Reference: 'This description',
@@ -80,7 +82,7 @@ interface RouteDoc {
   /** Each error status the route answers, with what it means there. */
   errors: Partial<Record<number, string>>;
   /** The record a 404 is about, for its example. */
-  notFound?: 'Invoice' | 'Transaction';
+  notFound?: 'Invoice' | 'Transaction' | 'Report';
   /** Query parameters as a client sends them, one example value each. */
   queryExample?: Record<string, string | number>;
   /** The operation leads to callbacks to the merchant's callback URL. */
@@ -360,6 +362,37 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     responseExample: examples.balanceEntryPageExample,
     success: 'A page of balance entries',
     errors: { ...QUERY_ERRORS, ...AUTH_ERRORS },
+  },
+  'create-report': {
+    summary: 'Ask for a report',
+    description:
+      "A CSV file of the merchant's `transactions` (deposits and withdrawals) or `balance_entries` created in the range " +
+      '(both ends inclusive), in one currency when `currency` is given. It is built off the request path: the answer is the ' +
+      "report's id, `pending`; read it with `GET /api/v2/reports/{reportId}` until it is `ready`. The file is RFC 4180 " +
+      '(UTF-8, CRLF, a header row, one row per record, oldest first, amounts as decimal text) and has no limit on its rows. ' +
+      'A range that does not run forwards, is longer than one year, or ends in the future is a 422 naming `createdTo`.',
+    tag: 'Reports',
+    schemaName: 'CreateReport',
+    request: createReportRequestSchema,
+    requestExample: examples.createReportExample,
+    response: reportAcceptedSchema,
+    responseExample: examples.reportAcceptedExample,
+    success: 'Recorded and queued for building',
+    successStatus: 202,
+    errors: { ...BODY_ERRORS, 409: IDEMPOTENCY_CONFLICT, ...AUTH_ERRORS },
+  },
+  'get-report': {
+    summary: 'Retrieve a report',
+    description:
+      `A report and, once it is \`ready\`, a link to its file valid ${REPORT_LINK_SECONDS / 60} minutes from this answer: ask again for ` +
+      "a new one. `failed`: it could not be built; ask for it again. Reports are kept 7 days. Another merchant's report is a 404.",
+    tag: 'Reports',
+    schemaName: 'GetReport',
+    response: reportViewSchema,
+    responseExample: examples.reportExample,
+    success: 'The report',
+    errors: { 404: 'No report of this merchant has this id', ...AUTH_ERRORS },
+    notFound: 'Report',
   },
   'list-transaction-callbacks': {
     summary: "A transaction's callbacks and their delivery",

@@ -292,7 +292,7 @@ async function run(command: Command, target: Target): Promise<string> {
         .concat('\n');
     }
     case 'balances': {
-      const statement = await target.books.statement(command.merchantId);
+      const statement = await target.books().statement(command.merchantId);
       if (command.json) {
         return json(statement.map(({ balance: { currency, available, reserved }, entries }) => ({ currency, available, reserved, entries: entries.map(entryOf) })));
       }
@@ -300,13 +300,13 @@ async function run(command: Command, target: Target): Promise<string> {
       return statement.map(({ balance, entries }) => [balanceLine(balance, entries.length), ...entries.map(entryLine)].join('\n')).join('\n').concat('\n');
     }
     case 'adjust': {
-      const { balance, entries } = await target.books.adjust(command.merchantId, command.adjustment);
+      const { balance, entries } = await target.books().adjust(command.merchantId, command.adjustment);
       const [entry] = entries;
       if (command.json) return json({ entry: entryOf(entry!), balance: { currency: balance.currency, available: balance.available, reserved: balance.reserved } });
       return `Adjusted the ${balance.currency} balance of merchant ${command.merchantId} by ${balanceEntryView(entry!).amount} (${entry!.reason}) in ${description}: available ${balance.available}, reserved ${balance.reserved}.\n`;
     }
     case 'rebuild-balances': {
-      const report = await target.books.rebuild(command.merchantId);
+      const report = await target.books().rebuild(command.merchantId);
       if (command.json) return json(report);
       return [
         `Booked ${report.booked} transaction${report.booked === 1 ? '' : 's'} of merchant ${command.merchantId} recorded before the books, in ${description}.`,

@@ -27,8 +27,8 @@ export interface Target {
   /** For messages: which environment the CLI worked on. */
   description: string;
   admin: MerchantAdmin;
-  /** The merchants' books: balances, entries, adjustments and the rebuild. */
-  books: BalanceService;
+  /** The merchants' books: balances, entries, adjustments and the rebuild; a stack deployed before the books has none. */
+  books(): BalanceService;
   /** The callback outbox's operator commands; the local gateway only (AWS redrives with SQS). */
   callbacks?: CallbackAdmin;
   /** Releases the SDK clients' connections. */
@@ -62,7 +62,7 @@ export async function localTarget(dataDir: string): Promise<Target> {
   const outbox = new DynamoOutboxStore(documentClient(client), stack.tables.outbox);
   return {
     description: `the local gateway at ${stack.baseUrl}`,
-    books: booksOver(documentClient(client), stack.tables, store),
+    books: () => booksOver(documentClient(client), stack.tables, store),
     admin: new MerchantAdmin(
       store,
       localKeyRegistry,
@@ -100,12 +100,6 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
     'TableMerchants',
     'TableApiKeys',
     'TableChain',
-    'TableTransactions',
-    'TableInvoices',
-    'TableOutbox',
-    'TableUniques',
-    'TableBalances',
-    'TableBalanceEntries',
     'UsagePlanId',
     'VaultKeyArn',
     'Stage',
@@ -119,14 +113,23 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
   const kms = new KMSClient({ region });
   const secrets = new CallbackSecretVault(new KmsDataKeySource(kms, outputs.VaultKeyArn!));
   const store = new DynamoMerchantStore(documentClient(dynamo), { merchants: outputs.TableMerchants!, apiKeys: outputs.TableApiKeys! });
-  const books = booksOver(documentClient(dynamo), {
-    transactions: outputs.TableTransactions!,
-    invoices: outputs.TableInvoices!,
-    outbox: outputs.TableOutbox!,
-    uniques: outputs.TableUniques!,
-    balances: outputs.TableBalances!,
-    balanceEntries: outputs.TableBalanceEntries!,
-  }, store);
+  const books = (): BalanceService => {
+    const tables = ['TableTransactions', 'TableInvoices', 'TableOutbox', 'TableUniques', 'TableBalances', 'TableBalanceEntries'] as const;
+    const lacking = tables.filter((name) => !outputs[name]);
+    if (lacking.length > 0) throw new AdminError(`The stack PaymentGateway-${stage} lacks the outputs ${lacking.join(', ')}: deploy this version first`);
+    return booksOver(
+      documentClient(dynamo),
+      {
+        transactions: outputs.TableTransactions!,
+        invoices: outputs.TableInvoices!,
+        outbox: outputs.TableOutbox!,
+        uniques: outputs.TableUniques!,
+        balances: outputs.TableBalances!,
+        balanceEntries: outputs.TableBalanceEntries!,
+      },
+      store,
+    );
+  };
   return {
     description: `the ${stage} stage in AWS${outputs.RestApiId ? ` (REST API ${outputs.RestApiId})` : ''}`,
     books,

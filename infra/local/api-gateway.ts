@@ -379,12 +379,27 @@ function writeResponse(response: ServerResponse, answer: GatewayResponse, closeC
 }
 
 /**
+ * Files served beside the API, as S3 serves a presigned link in AWS: `serves` tells a request for
+ * one, `answer` writes it (or a 403 for a link that does not hold).
+ */
+export interface FileServer {
+  serves(method: string, target: string): boolean;
+  answer(target: string, response: ServerResponse): Promise<number>;
+}
+
+/**
  * The HTTP side: reads the request, lets the gateway answer, writes the answer, logs one line.
  * Given a promise, requests wait until the gateway is ready.
  */
-export function httpListener(gateway: ApiGateway | Promise<ApiGateway>, log: RuntimeLog): RequestListener {
+export function httpListener(gateway: ApiGateway | Promise<ApiGateway>, log: RuntimeLog, files?: FileServer): RequestListener {
   const serve = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const startedAt = performance.now();
+    if (files?.serves(request.method ?? 'GET', request.url ?? '/')) {
+      request.resume();
+      const status = await files.answer(request.url ?? '/', response);
+      log.info(`${request.method} ${redactQueryCredentials(request.url ?? '/')} ${status} ${Math.round(performance.now() - startedAt)} ms`);
+      return;
+    }
     const body = await readBody(request, MAX_PAYLOAD_BYTES);
     const ready = await gateway;
     const answer =
@@ -442,8 +457,8 @@ function clientErrorListener(log: RuntimeLog): (error: Error & { code?: string }
 }
 
 /** The local API Gateway's HTTP server: every answer, Node's own refusals included, an envelope. */
-export function gatewayServer(gateway: ApiGateway | Promise<ApiGateway>, log: RuntimeLog): Server {
-  const server = createServer(httpListener(gateway, log));
+export function gatewayServer(gateway: ApiGateway | Promise<ApiGateway>, log: RuntimeLog, files?: FileServer): Server {
+  const server = createServer(httpListener(gateway, log, files));
   server.on('clientError', clientErrorListener(log));
   return server;
 }

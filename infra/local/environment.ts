@@ -80,9 +80,9 @@ export const DEFAULT_FUNCTION_SETTINGS: FunctionSettings = {
   secretOverlapSeconds: DEFAULTS.callbackSecretOverlapSeconds,
 };
 
-/** On one machine the vault is a master key file and a directory of sealed receipts. */
-export function localVaultPaths(dataDir: string): { keyFile: string; receiptsDirectory: string } {
-  return { keyFile: join(dataDir, 'keys', 'master.key'), receiptsDirectory: join(dataDir, 'receipts') };
+/** On one machine the vault is a master key file and a directory of sealed receipts; report files have a directory of their own. */
+export function localVaultPaths(dataDir: string): { keyFile: string; receiptsDirectory: string; reportsDirectory: string } {
+  return { keyFile: join(dataDir, 'keys', 'master.key'), receiptsDirectory: join(dataDir, 'receipts'), reportsDirectory: join(dataDir, 'reports') };
 }
 
 export interface LocalServices {
@@ -124,6 +124,7 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
     ...(services.providers === undefined ? {} : { GATEWAY_PROVIDERS: services.providers }),
     GATEWAY_KEY_FILE: vault.keyFile,
     GATEWAY_RECEIPTS_DIR: vault.receiptsDirectory,
+    GATEWAY_REPORTS_DIR: vault.reportsDirectory,
     // The SDK warns once per process that Node 20 support ends; the Lambda runtime is Node 22.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     // No X-Ray daemon and no CloudWatch here: traces are not recorded, and metric lines would

@@ -17,6 +17,7 @@ import {
 } from '../../shared/routes.js';
 import { reservedConcurrencyOf } from '../../shared/platform.js';
 import { ApiGateway, gatewayServer } from './api-gateway.js';
+import { reportFileServer } from './report-files.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo-merchant.js';
 import { startLocalDemoProvider } from './demo-provider-process.js';
 import { ensureTables, startDynamoDbLocal, stopLeftoverDynamoDbLocal } from './dynamodb.js';
@@ -131,7 +132,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       gatewayFailed = rejectGateway;
     });
     gateway.catch(() => undefined);
-    const server = gatewayServer(gateway, log);
+    const server = gatewayServer(gateway, log, reportFileServer(localVaultPaths(dataDir)));
     // First, so that a port in use fails the start before Java is started.
     const port = await listen(server, options.port).catch((error: unknown) => {
       throw new Error(`Could not listen on port ${options.port}: ${error instanceof Error ? error.message : String(error)}`);

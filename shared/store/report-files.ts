@@ -28,7 +28,8 @@ export class S3ReportFiles implements ReportFiles {
     const body = Readable.from(chunks, { objectMode: false });
     await new Upload({
       client: this.s3,
-      params: { Bucket: this.bucket, Key: key, Body: body, ContentType: REPORT_CONTENT_TYPE, ServerSideEncryption: 'aws:kms' },
+      // The bucket's own encryption (S3-managed keys), so that a presigned link needs no key grant.
+      params: { Bucket: this.bucket, Key: key, Body: body, ContentType: REPORT_CONTENT_TYPE },
       queueSize: 2,
     }).done();
   }
@@ -39,6 +40,9 @@ export class S3ReportFiles implements ReportFiles {
     return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentDisposition: `attachment; filename="${name}"` }), { expiresIn });
   }
 }
+
+/** What the key of local report links is derived for, from the vault's key file. */
+export const REPORT_LINK_KEY_PURPOSE = 'report links';
 
 /** The path the local runtime serves report files under. */
 export const LOCAL_REPORT_PATH = '/report-files/';
@@ -71,31 +75,41 @@ export class FileReportFiles implements ReportFiles {
     return `${this.publicBaseUrl}${LOCAL_REPORT_PATH}${key}?expires=${expires}&signature=${signature}`;
   }
 
-  /**
-   * The file a link names, while the link is valid and its signature holds; undefined for anything
-   * else (a link that was changed, has expired, or names no file).
-   */
-  async open(target: string, now: Date): Promise<{ stream: ReadStream; bytes: number; name: string } | undefined> {
-    const url = new URL(target, 'http://local');
-    const key = decodeURIComponent(url.pathname.slice(LOCAL_REPORT_PATH.length));
-    const expires = Number(url.searchParams.get('expires'));
-    const signature = url.searchParams.get('signature') ?? '';
-    if (!url.pathname.startsWith(LOCAL_REPORT_PATH) || !KEY_PATTERN.test(key) || !Number.isInteger(expires) || expires * 1000 < now.getTime()) return undefined;
-    const expected = Buffer.from(sign(await this.linkKey(), key, expires));
-    const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-    const path = this.pathOf(key);
-    const found = await stat(path).catch(() => undefined);
-    if (!found?.isFile()) return undefined;
-    return { stream: createReadStream(path), bytes: found.size, name: key.slice(key.indexOf('/') + 1) };
-  }
-
   private pathOf(key: string): string {
-    const root = resolve(this.directory);
-    const path = resolve(root, key);
-    if (!path.startsWith(root + sep)) throw new Error('Report key escapes the reports directory');
-    return path;
+    return reportPath(this.directory, key);
   }
+}
+
+function reportPath(directory: string, key: string): string {
+  const root = resolve(directory);
+  const path = resolve(root, key);
+  if (!path.startsWith(root + sep)) throw new Error('Report key escapes the reports directory');
+  return path;
+}
+
+/**
+ * The file a link of FileReportFiles names (the local runtime serves it), while the link is valid
+ * and its signature holds; undefined for anything else (a link that was changed, has expired, or
+ * names no file).
+ */
+export async function openLinkedReport(
+  directory: string,
+  linkKey: Buffer,
+  target: string,
+  now: Date,
+): Promise<{ stream: ReadStream; bytes: number; name: string } | undefined> {
+  const url = new URL(target, 'http://local');
+  if (!url.pathname.startsWith(LOCAL_REPORT_PATH)) return undefined;
+  const key = decodeURIComponent(url.pathname.slice(LOCAL_REPORT_PATH.length));
+  const expires = Number(url.searchParams.get('expires'));
+  if (!KEY_PATTERN.test(key) || !Number.isInteger(expires) || expires * 1000 < now.getTime()) return undefined;
+  const expected = Buffer.from(sign(linkKey, key, expires));
+  const given = Buffer.from(url.searchParams.get('signature') ?? '');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  const path = reportPath(directory, key);
+  const found = await stat(path).catch(() => undefined);
+  if (!found?.isFile()) return undefined;
+  return { stream: createReadStream(path), bytes: found.size, name: key.slice(key.indexOf('/') + 1) };
 }
 
 const sign = (key: Buffer, fileKey: string, expires: number): string => createHmac('sha256', key).update(`${fileKey}\n${expires}`).digest('base64url');

@@ -1,5 +1,5 @@
 /** Where data keys come from: KMS in AWS, a key file under the data directory locally. */
-import { randomBytes } from 'node:crypto';
+import { hkdfSync, randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DecryptCommand, GenerateDataKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
@@ -46,6 +46,11 @@ export class KeyFileDataKeySource implements DataKeySource {
       return readFile(this.path);
     });
     return this.master;
+  }
+
+  /** A key of its own for one purpose (signing report links), derived from the master key (HKDF-SHA256). */
+  async derivedKey(purpose: string): Promise<Buffer> {
+    return Buffer.from(hkdfSync('sha256', await this.masterKey(), Buffer.alloc(0), purpose, 32));
   }
 
   async generate(): Promise<DataKey> {

@@ -1,0 +1,12 @@
+import { createReportRequestSchema } from '../shared/domain/reports.js';
+import { httpHandler } from '../shared/http/handler.js';
+import { idempotentByHeader } from '../shared/http/idempotency.js';
+import { routeByName } from '../shared/routes.js';
+import { reportServiceFor } from './commons/reports.js';
+
+const reportService = reportServiceFor('queue');
+
+export const handler = httpHandler(routeByName('create-report'), { body: createReportRequestSchema, idempotency: idempotentByHeader }, async ({ body, merchantId }) => ({
+  status: 202,
+  data: await reportService.create(merchantId, body),
+}));
