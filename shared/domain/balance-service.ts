@@ -53,8 +53,11 @@ export interface TransactionBooks {
 
 export interface BalanceServiceDeps {
   balances: BalanceStore;
-  /** The admin CLI's only: adjustments name a merchant that must exist, and the rebuild books transactions. */
-  merchants?: Pick<MerchantProfiles, 'getMerchant'>;
+  /**
+   * The admin CLI's only: adjustments name a merchant that must exist, and the rebuild books
+   * transactions and lists a merchant created before the books for their hourly check.
+   */
+  merchants?: Pick<MerchantProfiles, 'getMerchant'> & { enterDirectory(id: string): Promise<boolean> };
   transactions?: TransactionBooks;
   clock: () => Date;
   newId: () => string;
@@ -149,6 +152,7 @@ export class BalanceService {
   async rebuild(merchantId: string): Promise<RebuildReport> {
     const transactions = this.transactions();
     await this.requireMerchant(merchantId);
+    await this.deps.merchants!.enterDirectory(merchantId);
     let booked = 0;
     for await (const transaction of transactions.allOf(merchantId)) {
       if (!transaction.booked && (await this.book(transaction))) booked++;

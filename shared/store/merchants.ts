@@ -2,7 +2,7 @@
 import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallbackPause, PauseChange } from '../domain/callback-pause.js';
 import type { ApiKey, Merchant, RotatedSecretChanges } from '../domain/merchants.js';
-import { isConditionFailure } from './dynamo.js';
+import { isConditionFailure, queryItems } from './dynamo.js';
 
 /** The settings of a merchant that can change after creation. */
 export type MerchantChanges = Partial<Omit<Merchant, 'id' | 'createdAt' | 'callbackPause'>>;
@@ -42,6 +42,20 @@ export interface MerchantStore {
   revokeKey(merchantId: string, keyId: string, now: Date): Promise<boolean>;
 }
 
+/**
+ * Every merchant's item carries the key of the `directory` index, one value for all (a few
+ * thousand merchants fit one partition, and the index holds keys only): the books check lists
+ * the merchants from it, without scanning the table.
+ */
+const DIRECTORY = 'merchants';
+
+const toItem = (merchant: Merchant): Record<string, unknown> => ({ ...merchant, directory: DIRECTORY });
+
+function fromItem(item: Record<string, unknown>): Merchant {
+  const { directory: _directory, ...merchant } = item;
+  return merchant as unknown as Merchant;
+}
+
 export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -50,13 +64,43 @@ export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore {
 
   async createMerchant(merchant: Merchant): Promise<void> {
     await this.client.send(
-      new PutCommand({ TableName: this.tables.merchants, Item: merchant, ConditionExpression: 'attribute_not_exists(id)' }),
+      new PutCommand({ TableName: this.tables.merchants, Item: toItem(merchant), ConditionExpression: 'attribute_not_exists(id)' }),
     );
   }
 
   async getMerchant(id: string): Promise<Merchant | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.merchants, Key: { id } }));
-    return Item as Merchant | undefined;
+    return Item && fromItem(Item);
+  }
+
+  /** Every merchant's id, from the `directory` index. */
+  async *merchantIds(): AsyncIterable<string> {
+    const items = queryItems(this.client, {
+      TableName: this.tables.merchants,
+      IndexName: 'directory',
+      KeyConditionExpression: 'directory = :directory',
+      ExpressionAttributeValues: { ':directory': DIRECTORY },
+    });
+    for await (const item of items) yield item.id as string;
+  }
+
+  /** Lists a merchant created before the directory existed; true when it was not listed yet. */
+  async enterDirectory(id: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.merchants,
+          Key: { id },
+          UpdateExpression: 'SET directory = :directory',
+          ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(directory)',
+          ExpressionAttributeValues: { ':directory': DIRECTORY },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async updateMerchant(id: string, changes: MerchantChanges): Promise<Merchant | undefined> {
@@ -74,7 +118,7 @@ export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore {
           ReturnValues: 'ALL_NEW',
         }),
       );
-      return Attributes as Merchant;
+      return Attributes && fromItem(Attributes);
     } catch (error) {
       if (isConditionFailure(error)) return undefined;
       throw error;
@@ -187,7 +231,7 @@ export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore {
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
       const page = await this.client.send(new ScanCommand({ TableName: this.tables.merchants, ExclusiveStartKey }));
-      merchants.push(...((page.Items ?? []) as Merchant[]));
+      merchants.push(...(page.Items ?? []).map(fromItem));
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
     return merchants.sort((a, b) => a.createdAt.localeCompare(b.createdAt));

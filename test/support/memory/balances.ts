@@ -53,6 +53,10 @@ export class MemoryBalanceStore implements BalanceStore {
     return [...this.entries.values()].filter((entry) => entry.merchantId === merchantId && entry.currency === currency).map((entry) => structuredClone(entry));
   }
 
+  async entriesOf(merchantId: string): Promise<BalanceEntry[]> {
+    return [...this.entries.values()].filter((entry) => entry.merchantId === merchantId).map((entry) => structuredClone(entry));
+  }
+
   async post(posting: BalancePosting): Promise<CommitResult> {
     this.beforeWrite?.();
     if (!this.holds(posting)) return 'stale';

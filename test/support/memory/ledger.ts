@@ -76,6 +76,11 @@ export class MemoryLedger implements Ledger {
     return this.matching((transaction) => transaction.status === 'processing' && transaction.provider?.id === providerId);
   }
 
+  /** Every transaction of the merchant, oldest first. */
+  async *allOf(merchantId: string): AsyncIterable<Transaction> {
+    yield* this.matching((transaction) => transaction.merchantId === merchantId);
+  }
+
   async listByInvoice(invoiceId: string): Promise<Transaction[]> {
     return this.matching((transaction) => transaction.invoiceId === invoiceId);
   }

@@ -33,4 +33,13 @@ export class MemoryMerchants implements MerchantProfiles {
   update(id: string, changes: Partial<Omit<Merchant, 'id'>>): void {
     Object.assign(this.merchants.get(id)!, changes);
   }
+
+  /** Every merchant is listed from its creation here: none predates the directory. */
+  async *merchantIds(): AsyncIterable<string> {
+    yield* this.merchants.keys();
+  }
+
+  async enterDirectory(): Promise<boolean> {
+    return false;
+  }
 }
