@@ -34,8 +34,9 @@ const merchantKey = (merchantId: string, value: string): string => JSON.stringif
  * stays out of byOrder. An on-chain deposit short of its confirmations carries its network in
  * `pendingChain`, for the pendingOnChain index; a transaction a provider decides, its provider in
  * `awaitingProvider` while it is processing, for the reconciliation's index of that name.
+ * Exported for bulk loads (the reports bench and tests).
  */
-function toItem(transaction: Transaction): Record<string, unknown> {
+export function transactionItem(transaction: Transaction): Record<string, unknown> {
   const { invoiceId, ...rest } = transaction;
   const pending = transaction.chain && transaction.status === 'processing' ? { pendingChain: transaction.network } : {};
   const awaiting = transaction.provider && transaction.status === 'processing' ? { awaitingProvider: transaction.provider.id } : {};
@@ -151,7 +152,7 @@ export class DynamoTransactionStore implements Ledger {
     options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callback?: CallbackEntry; claims?: UniqueClaim[] } = {},
   ): Promise<CommitResult> {
     return commitTransaction(this.client, [
-      { Put: { TableName: this.tables.transactions, Item: toItem(transaction), ConditionExpression: 'attribute_not_exists(id)' } },
+      { Put: { TableName: this.tables.transactions, Item: transactionItem(transaction), ConditionExpression: 'attribute_not_exists(id)' } },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction)] : []),
       ...(options.posting ? postingWrites(this.tables, options.posting) : []),
       ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
@@ -175,7 +176,7 @@ export class DynamoTransactionStore implements Ledger {
       {
         Put: {
           TableName: this.tables.transactions,
-          Item: toItem(next),
+          Item: transactionItem(next),
           ConditionExpression: '#status = :from',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':from': from },

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { NotFound, Unavailable } from '../../shared/domain/errors.js';
 import type { BalanceEntry } from '../../shared/domain/balances.js';
-import { ReportService, type ReportFiles, type ReportRange, type ReportStore } from '../../shared/domain/report-service.js';
+import { ReportService, type ReportFiles, type ReportRange, type ReportRecords, type ReportStore } from '../../shared/domain/report-service.js';
 import { createReportRequestSchema, csvField, csvRecord, reportHeader, type Report } from '../../shared/domain/reports.js';
 import type { Transaction } from '../../shared/domain/transactions.js';
 import { refusal } from '../support/memory/gateway.js';
@@ -123,7 +123,7 @@ function transaction(n: number, fields: Partial<Transaction> = {}): Transaction 
   } as Transaction;
 }
 
-function setup(records: { transactions?: Transaction[]; entries?: BalanceEntry[] } = {}) {
+function setup(records: { transactions?: Transaction[]; entries?: BalanceEntry[] } = {}, readTransactions?: ReportRecords['transactions']) {
   const reports = new MemoryReports();
   const files = new MemoryFiles();
   const queued: string[] = [];
@@ -143,7 +143,7 @@ function setup(records: { transactions?: Transaction[]; entries?: BalanceEntry[]
   const service = new ReportService({
     reports,
     files,
-    records: { transactions: (range) => each(inRange(records.transactions ?? [], range)), entries: (range) => each(inRange(records.entries ?? [], range)) },
+    records: { transactions: readTransactions ?? ((range) => each(inRange(records.transactions ?? [], range))), entries: (range) => each(inRange(records.entries ?? [], range)) },
     queue,
     clock: () => NOW,
     newId: () => `10000000-0000-4000-8000-${String(++ids).padStart(12, '0')}`,
@@ -168,6 +168,30 @@ describe('a report', () => {
     expect(written[1]).toBe(`${inside[0]!.id},2026-05-01T00:01:00.000Z,2026-05-01T00:01:00.000Z,deposit,confirmed,,,"customer, ""1""",TRY,1.10,0.50,,,,1.00,0.90\r\n`);
     const expiresAt = new Date(NOW.getTime() + 15 * 60_000).toISOString();
     expect(await service.view(MERCHANT, id)).toEqual({ id, type: 'transactions', status: 'ready', rows: 3, url: `https://files.example/${MERCHANT}/${id}.csv?until=${expiresAt}`, expiresAt });
+  });
+
+  it('is written row by row as the records are read, never gathered first', async () => {
+    const events: string[] = [];
+    const { files, service, create } = setup({}, async function* () {
+      for (const n of [1, 2, 3]) {
+        events.push(`read ${n}`);
+        yield transaction(n);
+      }
+    });
+    const write = files.write.bind(files);
+    files.write = async (key, chunks) =>
+      write(
+        key,
+        (async function* () {
+          for await (const chunk of chunks) {
+            events.push(chunk.startsWith('id,') ? 'wrote the header' : `wrote ${chunk.slice(34, 36)}`);
+            yield chunk;
+          }
+        })(),
+      );
+    const { id } = await create();
+    await service.build(id, false);
+    expect(events).toEqual(['wrote the header', 'read 1', 'wrote 01', 'read 2', 'wrote 02', 'read 3', 'wrote 03']);
   });
 
   it('is built once: a message handled again leaves it as it is', async () => {

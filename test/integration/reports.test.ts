@@ -1,0 +1,225 @@
+/**
+ * Reports (docs/merchant-guide.md#reports) against DynamoDB Local: a report of 50,000 transactions
+ * streamed from the store into its file (row count, header, amounts exact, no other merchant's
+ * row), on a DynamoDB Local of its own; then, through the route handlers on the run's store, a
+ * report built by the queue function and read through its signed link, a balance entries report
+ * in one currency, and the refusals. The queue between the two functions, and the link served
+ * over HTTP, are tested with the local runtime in test/e2e/merchant-tools.test.ts.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { SQSEvent } from 'aws-lambda';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureTable, localDynamoClient, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb.js';
+import { randomLocalCredentials } from '../../infra/local/environment.js';
+import { config } from '../../shared/config.js';
+import { Decimal } from '../../shared/domain/money.js';
+import { ReportService } from '../../shared/domain/report-service.js';
+import { createReportRequestSchema, reportHeader } from '../../shared/domain/reports.js';
+import { documentClient } from '../../shared/store/dynamo.js';
+import { FileReportFiles, openLinkedReport, REPORT_LINK_KEY_PURPOSE } from '../../shared/store/report-files.js';
+import { DynamoReportStore } from '../../shared/store/reports.js';
+import { TABLES } from '../../shared/store/tables.js';
+import { DynamoTransactionStore, type TransactionTables } from '../../shared/store/transactions.js';
+import { KeyFileDataKeySource } from '../../shared/vault/key-sources.js';
+import { fundBalance } from '../support/balances.js';
+import { invoke, loadFunction } from '../support/invoke.js';
+import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
+import { seedTransactions, type SeededTransactions } from '../support/seed-transactions.js';
+
+const ROWS = 50_000;
+/** The rows are a second apart from here: well in the past, in a range of their own. */
+const FROM = new Date(Date.now() - 3 * 86_400_000);
+
+let merchant: SeededMerchant;
+let other: SeededMerchant;
+let theirs: SeededTransactions;
+
+beforeAll(async () => {
+  [merchant, other] = await Promise.all([seedMerchant(), seedMerchant()]);
+  theirs = await seedTransactions(documentClient, config().tables.transactions, other.merchant.id, 500, FROM);
+}, 60_000);
+
+async function askFor(owner: SeededMerchant, body: Record<string, unknown>): Promise<string> {
+  const response = await invoke('create-report', { apiKey: owner.apiKey, body });
+  expect(response.status, JSON.stringify(response.body)).toBe(202);
+  expect(response.body.data).toEqual({ id: expect.any(String), status: 'pending' });
+  return response.body.data.id;
+}
+
+/** What the reports queue hands build-report: one message, received for the `receiveCount`th time. */
+async function build(reportId: string, receiveCount = 1): Promise<void> {
+  const handler = (await loadFunction('build-report'))!;
+  const event = {
+    Records: [{ messageId: randomUUID(), body: JSON.stringify({ reportId }), attributes: { ApproximateReceiveCount: String(receiveCount) }, eventSource: 'aws:sqs' }],
+  } as unknown as SQSEvent;
+  expect(await (handler as (event: SQSEvent, context: unknown) => Promise<unknown>)(event, {})).toEqual({ batchItemFailures: [] });
+}
+
+const getReport = (owner: SeededMerchant, id: string) => invoke('get-report', { apiKey: owner.apiKey, pathParameters: { reportId: id } });
+
+const linkKey = () => new KeyFileDataKeySource(process.env.GATEWAY_KEY_FILE!).derivedKey(REPORT_LINK_KEY_PURPOSE);
+
+/** The file behind a report's link, read line by line as it streams. */
+async function* linkedLines(url: string): AsyncGenerator<string> {
+  const file = await openLinkedReport(process.env.GATEWAY_REPORTS_DIR!, await linkKey(), url.slice(url.indexOf('/report-files/')), new Date());
+  expect(file, 'the link opens its file').toBeDefined();
+  yield* linesOf(file!.stream);
+}
+
+/** A CSV file's lines, read as it streams. */
+const linesOf = (stream: NodeJS.ReadableStream): AsyncIterable<string> => createInterface({ input: stream, crlfDelay: Infinity });
+
+describe(`a report of ${ROWS.toLocaleString('en')} transactions`, () => {
+  let store: DynamoDbLocal;
+  let client: DynamoDBClient;
+  let directory: string;
+
+  beforeAll(async () => {
+    // A store of its own, in memory: the run's store on disk takes a hundred writes a second. Its
+    // transactions table has only the index a report reads; the others would slow the load fourfold.
+    const credentials = randomLocalCredentials();
+    store = await startDynamoDbLocal({ credentials });
+    client = localDynamoClient(store.endpoint, credentials);
+    await ensureTable(client, 'transactions', { ...TABLES.transactions, indexes: TABLES.transactions.indexes.filter(({ name }) => name === 'byMerchant') });
+    await ensureTable(client, 'reports', TABLES.reports);
+    directory = await mkdtemp(join(tmpdir(), 'gateway-reports-'));
+  }, 60_000);
+
+  afterAll(async () => {
+    client?.destroy();
+    await store?.stop();
+    if (directory) await rm(directory, { recursive: true, force: true });
+  });
+
+  it("has every one of the merchant's rows, oldest first, none of another's, amounts exact, read a page at a time", async () => {
+    const documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+    const [mine, another] = await Promise.all([
+      seedTransactions(documents, 'transactions', 'merchant-a', ROWS, FROM),
+      seedTransactions(documents, 'transactions', 'merchant-b', 2_000, new Date(FROM.getTime() + 500)),
+    ]);
+    const transactions = new DynamoTransactionStore(documents, { transactions: 'transactions' } as TransactionTables);
+    const linkKey = randomBytes(32);
+    const queued: string[] = [];
+    const service = new ReportService({
+      reports: new DynamoReportStore(documents, 'reports'),
+      files: new FileReportFiles(directory, async () => linkKey, 'http://127.0.0.1:1'),
+      // The transactions report reads no entries.
+      records: { transactions: (range) => transactions.createdBetween(range), entries: () => expect.fail('a transactions report reads no entries') },
+      queue: { send: async (id) => void queued.push(id) },
+      clock: () => new Date(),
+      newId: randomUUID,
+    });
+    const { id } = await service.create('merchant-a', createReportRequestSchema.parse({ type: 'transactions', createdFrom: mine.first, createdTo: mine.last }));
+    expect(queued).toEqual([id]);
+    expect(await service.build(id, false)).toBe('ready');
+    const { url, rows } = await service.view('merchant-a', id);
+    expect(rows).toBe(ROWS);
+
+    const file = await openLinkedReport(directory, linkKey, url!.slice(url!.indexOf('/report-files/')), new Date());
+    let header: string | undefined;
+    let count = 0;
+    let total = new Decimal(0);
+    let previous = '';
+    const foreign: string[] = [];
+    for await (const line of linesOf(file!.stream)) {
+      if (header === undefined) {
+        header = line;
+        continue;
+      }
+      const fields = line.split(',');
+      count++;
+      if (!mine.ids.has(fields[0]!) || another.ids.has(fields[0]!)) foreign.push(fields[0]!);
+      if (fields[1]! < previous) foreign.push(`${fields[0]} out of order`);
+      previous = fields[1]!;
+      total = total.plus(fields[9]!);
+    }
+    expect(`${header}\r\n`).toBe(reportHeader('transactions'));
+    expect(count).toBe(ROWS);
+    expect(foreign).toEqual([]);
+    expect(total.toFixed(2)).toBe(mine.total.toFixed(2));
+  }, 240_000);
+});
+
+describe('a transactions report', () => {
+  it("is built by the queue function from the merchant's rows only, and linked for 15 minutes", async () => {
+    const id = await askFor(other, { type: 'transactions', createdFrom: theirs.first, createdTo: theirs.last });
+    expect((await getReport(other, id)).body.data).toMatchObject({ status: 'pending', rows: null, url: null });
+    await build(id);
+    const { body } = await getReport(other, id);
+    expect(body.data).toMatchObject({ id, type: 'transactions', status: 'ready', rows: 500 });
+    expect(Date.parse(body.data.expiresAt) - Date.now()).toBeGreaterThan(14 * 60_000);
+    const ids: string[] = [];
+    for await (const line of linkedLines(body.data.url)) ids.push(line.split(',')[0]!);
+    expect(ids[0]).toBe('id');
+    expect(new Set(ids.slice(1))).toEqual(theirs.ids);
+  });
+
+  it("is another merchant's to nobody: a 404", async () => {
+    const id = await askFor(merchant, { type: 'transactions', createdFrom: theirs.first, createdTo: theirs.last });
+    const response = await getReport(other, id);
+    expect(response.status).toBe(404);
+    expect(response.body.errors[0]).toMatchObject({ code: 'not_found', message: 'Report not found' });
+    expect((await getReport(other, randomUUID())).status).toBe(404);
+  });
+
+  it('has a link that works only as it was given, and not after it expires', async () => {
+    const id = await askFor(other, { type: 'transactions', createdFrom: theirs.first, createdTo: theirs.last });
+    await build(id);
+    const { url, rows } = (await getReport(other, id)).body.data;
+    expect(rows).toBe(500);
+    const target = url.slice(url.indexOf('/report-files/'));
+    const key = await linkKey();
+    const opened = await openLinkedReport(process.env.GATEWAY_REPORTS_DIR!, key, target, new Date());
+    expect(opened?.bytes).toBeGreaterThan(500 * 100);
+    opened?.stream.destroy();
+    expect(await openLinkedReport(process.env.GATEWAY_REPORTS_DIR!, randomBytes(32), target, new Date())).toBeUndefined();
+    expect(await openLinkedReport(process.env.GATEWAY_REPORTS_DIR!, key, target.replace(other.merchant.id, merchant.merchant.id), new Date())).toBeUndefined();
+    expect(await openLinkedReport(process.env.GATEWAY_REPORTS_DIR!, key, target.replace(/expires=(\d+)/, (_match: string, expires: string) => `expires=${Number(expires) + 60}`), new Date())).toBeUndefined();
+    expect(await openLinkedReport(process.env.GATEWAY_REPORTS_DIR!, key, target, new Date(Date.now() + 16 * 60_000))).toBeUndefined();
+  });
+});
+
+describe('a balance entries report', () => {
+  it('in one currency: its entries only, with their signed amounts, balances after and reasons', async () => {
+    const owner = await seedMerchant();
+    const from = new Date(Date.now() - 1000).toISOString();
+    await fundBalance(owner.merchant.id, 'INR', '120.50');
+    await fundBalance(owner.merchant.id, 'TRY', '99');
+    await fundBalance(owner.merchant.id, 'INR', '-20.25');
+    const id = await askFor(owner, { type: 'balance_entries', createdFrom: from, createdTo: new Date().toISOString(), currency: 'INR' });
+    await build(id);
+    const { url, rows } = (await getReport(owner, id)).body.data;
+    expect(rows).toBe(2);
+    const lines: string[] = [];
+    for await (const line of linkedLines(url)) lines.push(line);
+    expect(lines.map((line) => line.split(',').slice(3))).toEqual([
+      ['type', 'currency', 'amount', 'availableAfter', 'reservedAfter', 'reason'],
+      ['adjustment', 'INR', '120.50', '120.50', '0.00', 'Funds for the test'],
+      ['adjustment', 'INR', '-20.25', '100.25', '0.00', 'Funds for the test'],
+    ]);
+  });
+});
+
+describe('bad input: a 422 naming the field', () => {
+  const now = Date.now();
+  const at = (offsetMs: number) => new Date(now + offsetMs).toISOString();
+  it.each([
+    ['a range that is not a range', { createdFrom: at(-1000), createdTo: at(-2000) }, 'createdTo'],
+    ['a range over one year', { createdFrom: at(-367 * 86_400_000), createdTo: at(-1000) }, 'createdTo'],
+    ['a range that ends in the future', { createdFrom: at(-86_400_000), createdTo: at(3_600_000) }, 'createdTo'],
+    ['no range', { createdFrom: undefined }, 'createdFrom'],
+    ['an unknown type', { type: 'payouts' }, 'type'],
+    ['an unknown currency', { currency: 'XYZ' }, 'currency'],
+  ])('%s', async (_name, fields, field) => {
+    const response = await invoke('create-report', { apiKey: merchant.apiKey, body: { type: 'transactions', createdFrom: at(-86_400_000), createdTo: at(-1000), ...fields } });
+    expect(response.status).toBe(422);
+    expect(response.body.success).toBe(false);
+    expect(response.body.errors[0]).toMatchObject({ code: 'unprocessable_content', field });
+  });
+});
