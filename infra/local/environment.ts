@@ -156,6 +156,8 @@ export interface LocalSettings extends FunctionSettings {
   chainPollSeconds: number;
   /** How often the provider reconciliation runs (GATEWAY_RECONCILE_S); the route table's rate unless given. */
   reconcileSeconds?: number;
+  /** How often the books check runs (GATEWAY_BOOKS_CHECK_S); the route table's rate unless given. */
+  booksCheckSeconds?: number;
   /** `GATEWAY_PROVIDERS` as given: the operator's providers, instead of the demo provider `npm start` runs. */
   providers?: string;
   /** How long the demo provider takes to decide a UTR (GATEWAY_PROVIDER_DELAY_S). */
@@ -215,6 +217,7 @@ const settingsSchema = z.object({
   GATEWAY_SECRET_OVERLAP_S: withDefault(z.coerce.number().positive(), DEFAULTS.callbackSecretOverlapSeconds),
   GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0), DEFAULTS.demoProviderDelaySeconds),
   GATEWAY_RECONCILE_S: optional(z.coerce.number().positive()),
+  GATEWAY_BOOKS_CHECK_S: optional(z.coerce.number().positive()),
   // Checked in full by the functions' configuration, which reads it when they load at start.
   GATEWAY_PROVIDERS: optional(z.string().min(2)),
   GATEWAY_FIAT_LIMITS: optional(jsonOf(z.partialRecord(z.enum(LOCAL_FIAT_CURRENCIES), z.partialRecord(z.enum(FIAT_METHODS), limitSchema)))),
@@ -243,6 +246,7 @@ export function parseLocalSettings(env: NodeJS.ProcessEnv): LocalSettings {
     secretOverlapSeconds: e.GATEWAY_SECRET_OVERLAP_S,
     providerDelaySeconds: e.GATEWAY_PROVIDER_DELAY_S,
     reconcileSeconds: e.GATEWAY_RECONCILE_S,
+    booksCheckSeconds: e.GATEWAY_BOOKS_CHECK_S,
     providers: e.GATEWAY_PROVIDERS,
     demoProviderLimits: e.GATEWAY_FIAT_LIMITS ?? {},
     dynamodbEndpoint: e.AWS_ENDPOINT_URL_DYNAMODB?.replace(/\/+$/, ''),

@@ -3,7 +3,6 @@
  * presigned link in AWS): a link that holds streams the file; any other is a 403 with S3's
  * plain answer, the gateway's envelope being for the API.
  */
-import type { ServerResponse } from 'node:http';
 import { pipeline } from 'node:stream/promises';
 import { LOCAL_REPORT_PATH, openLinkedReport, REPORT_CONTENT_TYPE, REPORT_LINK_KEY_PURPOSE } from '../../shared/store/report-files.js';
 import { KeyFileDataKeySource } from '../../shared/vault/key-sources.js';

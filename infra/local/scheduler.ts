@@ -22,13 +22,20 @@ export interface Scheduler {
 }
 
 /**
- * How often the local runtime runs a scheduled function: the expiry sweep and the provider
- * reconciliation as GATEWAY_EXPIRY_SWEEP_S and GATEWAY_RECONCILE_S say, each chain watcher as
- * GATEWAY_CHAIN_POLL_S says; otherwise, and for those two when unset, as often as the route
- * table allows locally, else at its AWS rate.
+ * How often the local runtime runs a scheduled function: the expiry sweep, the provider
+ * reconciliation and the books check as GATEWAY_EXPIRY_SWEEP_S, GATEWAY_RECONCILE_S and
+ * GATEWAY_BOOKS_CHECK_S say, each chain watcher as GATEWAY_CHAIN_POLL_S says; otherwise, and for
+ * those three when unset, as often as the route table allows locally, else at its AWS rate.
  */
-export function localEverySeconds(fn: ScheduledFunction, settings: { expirySweepSeconds?: number; chainPollSeconds: number; reconcileSeconds?: number }): number {
-  const given = fn.name === 'expire-invoices' ? settings.expirySweepSeconds : fn.name === 'reconcile-provider-payments' ? settings.reconcileSeconds : undefined;
+export function localEverySeconds(
+  fn: ScheduledFunction,
+  settings: { expirySweepSeconds?: number; chainPollSeconds: number; reconcileSeconds?: number; booksCheckSeconds?: number },
+): number {
+  const given = {
+    'expire-invoices': settings.expirySweepSeconds,
+    'reconcile-provider-payments': settings.reconcileSeconds,
+    'check-books': settings.booksCheckSeconds,
+  }[fn.name];
   if (fn.perEvmNetwork) return settings.chainPollSeconds;
   return given ?? fn.localEverySeconds ?? fn.everySeconds;
 }

@@ -3,7 +3,7 @@
  * change it causes (conditional on the invoice state it was decided on), the balance entries it
  * brings (balances.ts) and the callback it owes.
  */
-import { GetCommand, paginateQuery, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BalancePosting } from '../domain/balances.js';
 import type { CallbackEntry } from '../domain/callbacks.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';

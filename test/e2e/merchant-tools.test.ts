@@ -2,7 +2,8 @@
  * A merchant's own tools end to end (docs/merchant-guide.md#the-delivery-log-resending-and-testing): the local runtime as a child process with its
  * queue and callback sender, a receiver on loopback, and only HTTP calls a merchant can make —
  * a parked callback resent without an operator, the callback secret rotated while callbacks keep
- * verifying, the settings changed, and the listings followed page by page.
+ * verifying, the settings changed, the listings followed page by page, the balance a simulated
+ * deposit credits and a payout is bounded by, and a report built by the queue and downloaded.
  *
  * The callback that is refused until it parks is started first: its scaled 72-hour window
  * (13 s here) runs out while the other tests run.
@@ -14,7 +15,8 @@ import { join } from 'node:path';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCallbackReceiver, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver.js';
-import { callApi, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { Decimal } from '../../shared/domain/money.js';
+import { callApi, simulateFunds, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { eventually } from '../support/wait.js';
 
 const CALLBACK_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
@@ -38,6 +40,7 @@ beforeAll(async () => {
       GATEWAY_DEMO_CALLBACK_SECRET: CALLBACK_SECRET,
       GATEWAY_RETRY_SCALE: String(RETRY_SCALE),
       GATEWAY_SECRET_OVERLAP_S: String(SECRET_OVERLAP_S),
+      GATEWAY_BOOKS_CHECK_S: '2',
     },
   });
 });
@@ -181,5 +184,52 @@ describe('a callback the receiver refuses (2/2)', () => {
       return current[0]?.state === 'delivered' && current;
     });
     expect(entry.attempts.at(-1)).toMatchObject({ status: 200 });
+  });
+});
+
+describe("the merchant's books", () => {
+  it('a simulated deposit credits the balance, a payout is bounded by it, and the hourly check finds them balanced', async () => {
+    const before = await api('GET', '/api/v2/balances');
+    const available = (body: any, currency: string) => new Decimal(body.data.items.find((item: any) => item.currency === currency)?.available ?? 0);
+    await simulateFunds(gateway, { baseCurrency: 'TRY', paymentMethod: 'iban', amount: 500 }, '500');
+    const after = await api('GET', '/api/v2/balances');
+    expect(available(after.body, 'TRY').minus(available(before.body, 'TRY')).toFixed(2)).toBe('500.00');
+
+    const tooMuch = await api('POST', '/api/v2/withdrawal', { customerId: 'cust-e2e', amount: available(after.body, 'TRY').plus(1).toFixed(2), currency: 'TRY', cardNumber: '4111111111111111' });
+    expect(tooMuch.status).toBe(402);
+    expect(tooMuch.body.errors[0]).toMatchObject({ code: 'payment_required', message: `Insufficient balance: ${available(after.body, 'TRY').toFixed(2)} TRY available` });
+    const paidOut = await api('POST', '/api/v2/withdrawal', { customerId: 'cust-e2e', amount: '100', currency: 'TRY', cardNumber: '4111111111111111' });
+    expect(paidOut.status, paidOut.text).toBe(200);
+    const entries = await api('GET', `/api/v2/balance/entries?transactionId=${paidOut.body.data.id}`);
+    expect(entries.body.data.items.map((entry: any) => entry.type)).toEqual(['payout_reserve']);
+
+    // GATEWAY_BOOKS_CHECK_S runs it every 2 s here.
+    await eventually(() => /"message":"Checked the books".*"differences":0/.test(gateway.output()), { what: 'a books check that found nothing' });
+    expect(gateway.output()).not.toContain('The books differ');
+  });
+
+  it('a report is built off the request path and read through its link, which works only as given', async () => {
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const { deposit } = await paidInvoice(`report-${randomUUID()}`);
+    const asked = await api('POST', '/api/v2/reports', { type: 'transactions', createdFrom: from, createdTo: new Date().toISOString(), currency: 'USDT' });
+    expect(asked.status, asked.text).toBe(202);
+    const report = await eventually(async () => {
+      const read = await api('GET', `/api/v2/reports/${asked.body.data.id}`);
+      expect(read.body.data.status).toBe('ready');
+      return read.body.data;
+    });
+    expect(report.url.startsWith(`${gateway.baseUrl}/report-files/`)).toBe(true);
+    const file = await fetch(report.url);
+    expect(file.status).toBe(200);
+    expect(file.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+    const lines = (await file.text()).split('\r\n');
+    expect(lines[0]).toMatch(/^id,createdAt,updatedAt,type,status,/);
+    expect(lines).toHaveLength(report.rows + 2);
+    expect(lines.some((line) => line.startsWith(`${deposit.id},`))).toBe(true);
+
+    expect((await fetch(report.url.replace(/signature=[^&]+/, 'signature=forged'))).status).toBe(403);
+    expect((await fetch(report.url.replace(/expires=(\d+)/, (_match: string, expires: string) => `expires=${Number(expires) + 1}`))).status).toBe(403);
+    const unknown = await api('GET', `/api/v2/reports/${randomUUID()}`);
+    expect(unknown.status).toBe(404);
   });
 });

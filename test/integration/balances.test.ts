@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TokenBucketThrottle } from '../../infra/local/throttle.js';
 import { config } from '../../shared/config.js';
 import { balancesFromEntries, entryId } from '../../shared/domain/balances.js';
@@ -18,18 +18,6 @@ import { fundBalance, testBalanceStore } from '../support/balances.js';
 import { createTestGateway, invoke, type GatewayResult, type InvokeOptions } from '../support/invoke.js';
 import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
 import { configuredProvider, sendProviderEvent, settleProviderDecisions } from '../support/providers.js';
-
-// The handlers' information lines (each withdrawal accepted) are dozens per test here; set before any handler's logger is made.
-const logLevel = vi.hoisted(() => {
-  const before = process.env.POWERTOOLS_LOG_LEVEL;
-  process.env.POWERTOOLS_LOG_LEVEL = 'WARN';
-  return before;
-});
-
-afterAll(() => {
-  if (logLevel === undefined) delete process.env.POWERTOOLS_LOG_LEVEL;
-  else process.env.POWERTOOLS_LOG_LEVEL = logLevel;
-});
 
 // Races of dozens of requests on one key: the per-key throttle has tests of its own.
 const gateway = createTestGateway({ throttle: new TokenBucketThrottle({ ratePerSecond: 1_000_000, burst: 1_000_000 }) });
