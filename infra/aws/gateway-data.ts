@@ -53,6 +53,36 @@ const KEY_ADMINISTRATION_ACTIONS = [
 /** Account-level extended public keys only: a private key (`xprv`) must never reach a parameter. */
 const XPUB_PATTERN = '^[xz]pub[1-9A-HJ-NP-Za-km-z]{107}$';
 
+interface PrivateBucketSettings {
+  /** The bucket keeps its objects rather than being emptied with the stack. */
+  protectData: boolean;
+  removalPolicy: RemovalPolicy;
+}
+
+/** A bucket that blocks public access, takes TLS only, and is retained in prod (emptied and deleted with a demo stack). */
+function privateBucket(stack: Stack, id: string, { protectData, removalPolicy }: PrivateBucketSettings, props: BucketProps): Bucket {
+  return new Bucket(stack, id, {
+    blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+    objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    enforceSSL: true,
+    removalPolicy,
+    // A bucket with objects in it could not go with its stack.
+    autoDeleteObjects: !protectData,
+    ...props,
+  });
+}
+
+/** The access-log destination of one bucket (`of`), keeping the logs as long as the stage keeps logs. */
+function accessLogBucket(stack: Stack, id: string, of: string, settings: PrivateBucketSettings, logRetention: RetentionDays): Bucket {
+  const bucket = privateBucket(stack, id, settings, {
+    // S3 delivers access logs only to a bucket encrypted with S3-managed keys.
+    encryption: BucketEncryption.S3_MANAGED,
+    lifecycleRules: [{ expiration: Duration.days(logRetention) }],
+  });
+  acknowledge(bucket, ['AwsSolutions-S1'], `It is the ${of} bucket's access-log destination: logging its own access would only log the log deliveries.`);
+  return bucket;
+}
+
 export interface GatewayTablesProps {
   /** Tables refuse deletion. */
   protectData: boolean;
@@ -137,24 +167,9 @@ export class GatewayVault implements Vault {
       // Prod keeps it: deleting the key would make every sealed card number and receipt unreadable.
       removalPolicy,
     });
-    // A bucket that blocks public access, takes TLS only, and is retained in prod (emptied and deleted with a demo stack).
-    const privateBucket = (id: string, props: BucketProps) =>
-      new Bucket(stack, id, {
-        blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-        objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-        enforceSSL: true,
-        removalPolicy,
-        // A bucket with objects in it could not go with its stack.
-        autoDeleteObjects: !protectData,
-        ...props,
-      });
-    const accessLogs = privateBucket('ReceiptsAccessLogs', {
-      // S3 delivers access logs only to a bucket encrypted with S3-managed keys.
-      encryption: BucketEncryption.S3_MANAGED,
-      lifecycleRules: [{ expiration: Duration.days(logRetention) }],
-    });
-    acknowledge(accessLogs, ['AwsSolutions-S1'], "It is the receipts bucket's access-log destination: logging its own access would only log the log deliveries.");
-    this.receipts = privateBucket('ReceiptsBucket', {
+    const buckets = { protectData, removalPolicy };
+    const accessLogs = accessLogBucket(stack, 'ReceiptsAccessLogs', 'receipts', buckets, logRetention);
+    this.receipts = privateBucket(stack, 'ReceiptsBucket', buckets, {
       encryption: BucketEncryption.KMS,
       encryptionKey: this.key,
       // One data key per bucket and period instead of one KMS call per object.
