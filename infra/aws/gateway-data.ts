@@ -1,7 +1,7 @@
 /**
  * What a stage keeps: a table per table definition (shared/store/tables.ts), the vault (its KMS
- * key, the receipts bucket and that bucket's access-log bucket), and the SSM parameters of the
- * wallets' extended public keys.
+ * key, the receipts bucket and that bucket's access-log bucket), the reports bucket and its
+ * access-log bucket, and the SSM parameters of the wallets' extended public keys.
  *
  * Made in the stack itself (gateway-stack.ts says why).
  */
@@ -12,6 +12,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type BucketProps } from 'aws-cdk-lib/aws-s3';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import { REPORT_RETENTION_DAYS } from '../../shared/domain/reports.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
 import type { Stage } from '../../shared/stage.js';
@@ -22,7 +23,7 @@ import { acknowledge } from './nag.js';
 
 const PROJECTION_TYPE = { all: ProjectionType.ALL, keys: ProjectionType.KEYS_ONLY } as const;
 
-/** Receipts' multipart uploads left unfinished (a function that timed out) are removed after this. */
+/** Multipart uploads left unfinished (a function that timed out), of receipts or reports, are removed after this. */
 const INCOMPLETE_UPLOAD_LIFETIME = Duration.days(1);
 
 /**
@@ -182,6 +183,43 @@ export class GatewayVault implements Vault {
     this.outputs = {
       ReceiptsBucketName: { value: this.receipts.bucketName, description: 'Payment receipts (private, KMS-encrypted)' },
       VaultKeyArn: { value: this.key.keyArn, description: 'KMS key of sealed card numbers and callback secrets, and of the receipts bucket; the admin CLI seals with it' },
+    };
+  }
+}
+
+export interface GatewayReportFilesProps {
+  /** The buckets keep their objects rather than being emptied with the stack. */
+  protectData: boolean;
+  removalPolicy: RemovalPolicy;
+  /** How long the reports bucket's access logs are kept. */
+  logRetention: RetentionDays;
+}
+
+/**
+ * The reports' CSV files (docs/merchant-guide.md#reports), written by their builder and read only
+ * through the presigned links handed out for them: a bucket that is private, TLS only, its access
+ * logged, each file kept as long as its report (REPORT_RETENTION_DAYS).
+ *
+ * Encrypted with S3-managed keys, not the vault's: a presigned link is a GET signed by the function
+ * that made it, and under SSE-KMS it would also take that function's right to decrypt with the key.
+ * Not versioned: each file is written once, under a key of its own, and a version kept past its
+ * expiration would outlive the report.
+ */
+export class GatewayReportFiles {
+  readonly bucket: Bucket;
+  readonly outputs: Record<string, CfnOutputProps>;
+
+  constructor(stack: Stack, { protectData, removalPolicy, logRetention }: GatewayReportFilesProps) {
+    const buckets = { protectData, removalPolicy };
+    const accessLogs = accessLogBucket(stack, 'ReportsAccessLogs', 'reports', buckets, logRetention);
+    this.bucket = privateBucket(stack, 'ReportsBucket', buckets, {
+      encryption: BucketEncryption.S3_MANAGED,
+      lifecycleRules: [{ expiration: Duration.days(REPORT_RETENTION_DAYS), abortIncompleteMultipartUploadAfter: INCOMPLETE_UPLOAD_LIFETIME }],
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'reports/',
+    });
+    this.outputs = {
+      ReportsBucketName: { value: this.bucket.bucketName, description: `Report files (private, S3-managed encryption, kept ${REPORT_RETENTION_DAYS} days)` },
     };
   }
 }
