@@ -1704,8 +1704,8 @@ describe.each(STAGES)('%s stack', (stage) => {
       }
       v().template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError' });
       // Plus the authorizer's throttles and latency, prod's stale-rates alarm (prod prices live), the overdue provider
-      // transactions', and in demo the demo provider's two functions' errors and its dead-letter queue's.
-      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2 + (stage === 'prod' ? 1 : 0) + 1 + (stage === 'demo' ? 3 : 0));
+      // transactions', the books' differences, and in demo the demo provider's two functions' errors and its dead-letter queue's.
+      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2 + (stage === 'prod' ? 1 : 0) + 1 + 1 + (stage === 'demo' ? 3 : 0));
     });
 
     it('alarms when a provider transaction has been processing over a day, as the reconciliation counts them', () => {
@@ -1727,6 +1727,49 @@ describe.each(STAGES)('%s stack', (stage) => {
         ComparisonOperator: 'GreaterThanThreshold',
         AlarmActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
       });
+    });
+
+    it('alarms when an hourly books check finds a difference, and leaves a check that failed to the errors alarm of check-books', () => {
+      const differences = v()
+        .resources('AWS::CloudWatch::Alarm')
+        .filter(([, alarm]) => alarm.Properties.MetricName === BUSINESS_METRICS.booksDifferences.name);
+      expect(differences.map(([id]) => id)).toEqual([expect.stringMatching(/^BooksDifferencesAlarm/)]);
+      expect(differences[0]![1].Properties).toMatchObject({
+        Namespace: 'PaymentGateway',
+        MetricName: 'BooksDifferences',
+        Dimensions: [
+          { Name: 'service', Value: 'payment-gateway' },
+          { Name: 'stage', Value: stage },
+        ],
+        Statistic: 'Maximum',
+        Period: 3600,
+        EvaluationPeriods: 1,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
+        OKActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
+      });
+      // The check's period is the alarm's: one report per run.
+      expect((FUNCTIONS.find((f) => f.name === 'check-books') as { everySeconds: number }).everySeconds).toBe(3600);
+      v().template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: v().functionIds().get('check-books') } }],
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    });
+
+    it('plots the books check\'s differences hourly, marked where they alarm', () => {
+      const parts = v().resources('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody['Fn::Join'][1] as unknown[];
+      const body = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : '<ref>')).join('')) as {
+        widgets: Array<{ properties: { title?: string; metrics?: unknown[][]; annotations?: { horizontal?: Array<{ value: number }> } } }>;
+      };
+      const widget = body.widgets.find(({ properties }) => properties.metrics?.some((line) => line.includes('BooksDifferences')))!;
+      expect(widget.properties.title).toBe('Differences found by the books check');
+      expect(widget.properties.metrics).toEqual([['PaymentGateway', 'BooksDifferences', 'service', 'payment-gateway', 'stage', stage, { label: 'Differences', period: 3600, stat: 'Maximum' }]]);
+      expect(widget.properties.annotations?.horizontal).toEqual([expect.objectContaining({ value: 1 })]);
     });
 
     it('watches the authorizer for real failures, throttles and p99 latency: a refused key raises none of them', () => {
