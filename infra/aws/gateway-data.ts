@@ -1,7 +1,7 @@
 /**
  * What a stage keeps: a table per table definition (shared/store/tables.ts), the vault (its KMS
- * key, the receipts bucket and that bucket's access-log bucket), and the SSM parameters of the
- * wallets' extended public keys.
+ * key, the receipts bucket and that bucket's access-log bucket), the reports bucket and its
+ * access-log bucket, and the SSM parameters of the wallets' extended public keys.
  *
  * Made in the stack itself (gateway-stack.ts says why).
  */
@@ -12,6 +12,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type BucketProps } from 'aws-cdk-lib/aws-s3';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import { REPORT_RETENTION_DAYS } from '../../shared/domain/reports.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
 import type { Stage } from '../../shared/stage.js';
@@ -22,7 +23,7 @@ import { acknowledge } from './nag.js';
 
 const PROJECTION_TYPE = { all: ProjectionType.ALL, keys: ProjectionType.KEYS_ONLY } as const;
 
-/** Receipts' multipart uploads left unfinished (a function that timed out) are removed after this. */
+/** Multipart uploads left unfinished (a function that timed out), of receipts or reports, are removed after this. */
 const INCOMPLETE_UPLOAD_LIFETIME = Duration.days(1);
 
 /**
@@ -52,6 +53,36 @@ const KEY_ADMINISTRATION_ACTIONS = [
 
 /** Account-level extended public keys only: a private key (`xprv`) must never reach a parameter. */
 const XPUB_PATTERN = '^[xz]pub[1-9A-HJ-NP-Za-km-z]{107}$';
+
+interface PrivateBucketSettings {
+  /** The bucket keeps its objects rather than being emptied with the stack. */
+  protectData: boolean;
+  removalPolicy: RemovalPolicy;
+}
+
+/** A bucket that blocks public access, takes TLS only, and is retained in prod (emptied and deleted with a demo stack). */
+function privateBucket(stack: Stack, id: string, { protectData, removalPolicy }: PrivateBucketSettings, props: BucketProps): Bucket {
+  return new Bucket(stack, id, {
+    blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+    objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+    enforceSSL: true,
+    removalPolicy,
+    // A bucket with objects in it could not go with its stack.
+    autoDeleteObjects: !protectData,
+    ...props,
+  });
+}
+
+/** The access-log destination of one bucket (`of`), keeping the logs as long as the stage keeps logs. */
+function accessLogBucket(stack: Stack, id: string, of: string, settings: PrivateBucketSettings, logRetention: RetentionDays): Bucket {
+  const bucket = privateBucket(stack, id, settings, {
+    // S3 delivers access logs only to a bucket encrypted with S3-managed keys.
+    encryption: BucketEncryption.S3_MANAGED,
+    lifecycleRules: [{ expiration: Duration.days(logRetention) }],
+  });
+  acknowledge(bucket, ['AwsSolutions-S1'], `It is the ${of} bucket's access-log destination: logging its own access would only log the log deliveries.`);
+  return bucket;
+}
 
 export interface GatewayTablesProps {
   /** Tables refuse deletion. */
@@ -137,24 +168,9 @@ export class GatewayVault implements Vault {
       // Prod keeps it: deleting the key would make every sealed card number and receipt unreadable.
       removalPolicy,
     });
-    // A bucket that blocks public access, takes TLS only, and is retained in prod (emptied and deleted with a demo stack).
-    const privateBucket = (id: string, props: BucketProps) =>
-      new Bucket(stack, id, {
-        blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-        objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-        enforceSSL: true,
-        removalPolicy,
-        // A bucket with objects in it could not go with its stack.
-        autoDeleteObjects: !protectData,
-        ...props,
-      });
-    const accessLogs = privateBucket('ReceiptsAccessLogs', {
-      // S3 delivers access logs only to a bucket encrypted with S3-managed keys.
-      encryption: BucketEncryption.S3_MANAGED,
-      lifecycleRules: [{ expiration: Duration.days(logRetention) }],
-    });
-    acknowledge(accessLogs, ['AwsSolutions-S1'], "It is the receipts bucket's access-log destination: logging its own access would only log the log deliveries.");
-    this.receipts = privateBucket('ReceiptsBucket', {
+    const buckets = { protectData, removalPolicy };
+    const accessLogs = accessLogBucket(stack, 'ReceiptsAccessLogs', 'receipts', buckets, logRetention);
+    this.receipts = privateBucket(stack, 'ReceiptsBucket', buckets, {
       encryption: BucketEncryption.KMS,
       encryptionKey: this.key,
       // One data key per bucket and period instead of one KMS call per object.
@@ -167,6 +183,43 @@ export class GatewayVault implements Vault {
     this.outputs = {
       ReceiptsBucketName: { value: this.receipts.bucketName, description: 'Payment receipts (private, KMS-encrypted)' },
       VaultKeyArn: { value: this.key.keyArn, description: 'KMS key of sealed card numbers and callback secrets, and of the receipts bucket; the admin CLI seals with it' },
+    };
+  }
+}
+
+export interface GatewayReportFilesProps {
+  /** The buckets keep their objects rather than being emptied with the stack. */
+  protectData: boolean;
+  removalPolicy: RemovalPolicy;
+  /** How long the reports bucket's access logs are kept. */
+  logRetention: RetentionDays;
+}
+
+/**
+ * The reports' CSV files (docs/merchant-guide.md#reports), written by their builder and read only
+ * through the presigned links handed out for them: a bucket that is private, TLS only, its access
+ * logged, each file kept as long as its report (REPORT_RETENTION_DAYS).
+ *
+ * Encrypted with S3-managed keys, not the vault's: a presigned link is a GET signed by the function
+ * that made it, and under SSE-KMS it would also take that function's right to decrypt with the key.
+ * Not versioned: each file is written once, under a key of its own, and a version kept past its
+ * expiration would outlive the report.
+ */
+export class GatewayReportFiles {
+  readonly bucket: Bucket;
+  readonly outputs: Record<string, CfnOutputProps>;
+
+  constructor(stack: Stack, { protectData, removalPolicy, logRetention }: GatewayReportFilesProps) {
+    const buckets = { protectData, removalPolicy };
+    const accessLogs = accessLogBucket(stack, 'ReportsAccessLogs', 'reports', buckets, logRetention);
+    this.bucket = privateBucket(stack, 'ReportsBucket', buckets, {
+      encryption: BucketEncryption.S3_MANAGED,
+      lifecycleRules: [{ expiration: Duration.days(REPORT_RETENTION_DAYS), abortIncompleteMultipartUploadAfter: INCOMPLETE_UPLOAD_LIFETIME }],
+      serverAccessLogsBucket: accessLogs,
+      serverAccessLogsPrefix: 'reports/',
+    });
+    this.outputs = {
+      ReportsBucketName: { value: this.bucket.bucketName, description: `Report files (private, S3-managed encryption, kept ${REPORT_RETENTION_DAYS} days)` },
     };
   }
 }

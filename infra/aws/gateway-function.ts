@@ -60,6 +60,14 @@ export const VAULT_SEAL_ACTIONS = ['kms:GenerateDataKey'];
 /** What opening a sealed callback secret takes: decrypting its data key. */
 export const VAULT_OPEN_ACTIONS = ['kms:Decrypt'];
 
+/**
+ * What writing a report's file takes: its parts and their completion (all PutObject), and
+ * abandoning an upload that failed, so that its parts are not kept.
+ */
+export const REPORT_WRITE_ACTIONS = ['s3:PutObject', 's3:AbortMultipartUpload'];
+/** What a presigned link to a report's file takes of its signer: reading the object. */
+export const REPORT_LINK_ACTIONS = ['s3:GetObject'];
+
 /** Why no function has a dead-letter queue of its own, by how it is invoked. */
 const NO_DEAD_LETTER_QUEUE: Record<FunctionDefinition['kind'], string> = {
   http: 'Invoked synchronously by API Gateway, which answers the failure to the caller; a dead-letter queue only ever holds asynchronous events.',
@@ -113,6 +121,8 @@ export interface GatewayFunctionProps {
   vault?: Vault;
   /** Required when some function of the stage has `readsWalletKeys`. */
   walletKeys?: WalletKeyParameters;
+  /** Where report files are kept; required when some function of the stage has `reportFiles`. */
+  reportFiles?: IBucket;
   /** The payment providers' secrets, which `usesProviders` functions read (docs/operations.md#payment-providers). */
   providerSecrets?: readonly ISecret[];
   /**
@@ -148,6 +158,8 @@ export class GatewayFunction extends NodejsFunction {
     if (usesVaultKey(definition) && !vault) throw new Error(`${definition.name} uses the vault, and no vault was given`);
     const walletKeys = definition.readsWalletKeys ? props.walletKeys : undefined;
     if (definition.readsWalletKeys && !walletKeys) throw new Error(`${definition.name} reads the wallet keys, and no wallet key parameters were given`);
+    const reportFiles = definition.reportFiles ? props.reportFiles : undefined;
+    if (definition.reportFiles && !reportFiles) throw new Error(`${definition.name} ${definition.reportFiles === 'writes' ? 'writes report files' : 'links to report files'}, and no reports bucket was given`);
 
     const environment: Record<string, string> = {
       ...props.environment,
@@ -161,6 +173,7 @@ export class GatewayFunction extends NodejsFunction {
       // Unlike the queues, only where it is used: the key and the bucket are what is protected.
       ...(vault ? { VAULT_KMS_KEY_ID: vault.key.keyArn } : {}),
       ...(vault && usesReceipts(definition) ? { RECEIPTS_BUCKET: vault.receipts.bucketName } : {}),
+      ...(reportFiles ? { REPORTS_BUCKET: reportFiles.bucketName } : {}),
       // Names only, and only where addresses are derived: the function reads the values at run time.
       ...(walletKeys
         ? Object.fromEntries((Object.entries(walletKeys) as [AddressFamily, IStringParameter][]).map(([family, parameter]) => [walletKeyParameterVariable(family), parameter.parameterName]))
@@ -225,6 +238,17 @@ export class GatewayFunction extends NodejsFunction {
     if (vault && definition.resendsProviderRequests) {
       role.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [vault.receipts.arnForObjects('*')] }));
       acknowledge(role, [`AwsSolutions-IAM5[Resource::<${logicalIdOf(vault.receipts)}.Arn>/*]`], 'GetObject only, on the receipts bucket: the receipt of a UTR its provider never took, named by its deposit.');
+    }
+    // Report files are written by their builder (a multipart upload, aborted when it fails) and
+    // read through the links the others hand out, which are signed with the reader's own grant;
+    // never listed or deleted (the bucket's lifecycle expires them).
+    if (reportFiles && definition.reportFiles === 'writes') {
+      role.addToPolicy(new PolicyStatement({ actions: REPORT_WRITE_ACTIONS, resources: [reportFiles.arnForObjects('*')] }));
+      acknowledge(role, [`AwsSolutions-IAM5[Resource::<${logicalIdOf(reportFiles)}.Arn>/*]`], 'PutObject and AbortMultipartUpload only, on the reports bucket: each file\'s key (merchant, report) is known only when it is written.');
+    }
+    if (reportFiles && definition.reportFiles === 'links') {
+      role.addToPolicy(new PolicyStatement({ actions: REPORT_LINK_ACTIONS, resources: [reportFiles.arnForObjects('*')] }));
+      acknowledge(role, [`AwsSolutions-IAM5[Resource::<${logicalIdOf(reportFiles)}.Arn>/*]`], 'GetObject only, on the reports bucket: a presigned link to a report\'s file, named by its report, is good only while its signer may read it.');
     }
     // The secrets' values, nothing else of them; each provider's secret is encrypted with Secrets Manager's own key.
     const providerSecrets = definition.usesProviders ? (props.providerSecrets ?? []) : [];

@@ -1,8 +1,8 @@
 /**
  * What the stage's operators watch: the alarm topic and its email subscription, an alarm on each
  * function's errors, on the authorizer's throttles and latency, on the API's 5XX, on every
- * dead-letter queue, on the callbacks backlog, on stale live rates and on overdue provider
- * transactions, and the dashboard (operations.ts holds the parts the demo provider's alarms and
+ * dead-letter queue, on the callbacks backlog, on stale live rates, on overdue provider
+ * transactions and on differences in the books, and the dashboard (operations.ts holds the parts the demo provider's alarms and
  * the business metrics share).
  *
  * Made in the stack itself (gateway-stack.ts says why).
@@ -17,7 +17,7 @@ import { pascalCase } from './construct-ids.js';
 import type { GatewayFunction, QueueWithDeadLetter, StageQueues } from './gateway-function.js';
 import { queuesOfStage } from './gateway-queues.js';
 import type { LiveRates } from './live-rates.js';
-import { businessMetricRows, notifyOnEveryAlarm, providersOverdueAlarm, ratesStaleAlarm, subscribeAlarmEmail } from './operations.js';
+import { booksDifferencesAlarm, businessMetricRows, notifyOnEveryAlarm, providersOverdueAlarm, ratesStaleAlarm, subscribeAlarmEmail } from './operations.js';
 import { ruleMetricNames } from './web-acl.js';
 
 /**
@@ -117,6 +117,7 @@ export class GatewayMonitoring {
       }),
       ...(liveRates ? [ratesStaleAlarm(stack, stage, liveRates)] : []),
       providersOverdueAlarm(stack, stage),
+      booksDifferencesAlarm(stack, stage),
     ];
 
     // Dashboard rows are 24 units wide.

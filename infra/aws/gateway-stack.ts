@@ -20,7 +20,7 @@ import type { Stage } from '../../shared/stage.js';
 import { pascalCase } from './construct-ids.js';
 import { DemoProvider } from './demo-provider.js';
 import { GatewayApi, GatewayRoutes, type CustomDomain } from './gateway-api.js';
-import { GatewayTables, GatewayVault, GatewayWalletKeys } from './gateway-data.js';
+import { GatewayReportFiles, GatewayTables, GatewayVault, GatewayWalletKeys } from './gateway-data.js';
 import { GatewayFunction, SERVICE_NAME, usesVaultKey } from './gateway-function.js';
 import { GatewayMonitoring } from './gateway-monitoring.js';
 import { GatewayQueues } from './gateway-queues.js';
@@ -93,9 +93,10 @@ export class GatewayStack extends Stack {
     // The parts make their resources in this stack: a construct id of their own would change every logical id, and replace the tables, queues, key and buckets.
     const data = new GatewayTables(this, { protectData, removalPolicy });
     const messaging = new GatewayQueues(this, { stage, removalPolicy });
-    // One key and one bucket per stack, made only when some function of the stage needs them.
+    // One key, one receipts bucket and one reports bucket per stack, each made only when some function of the stage needs it.
     const vault = definitions.some(usesVaultKey) ? new GatewayVault(this, { stage, protectData, removalPolicy, logRetention }) : undefined;
     const walletKeys = definitions.some((definition) => definition.readsWalletKeys) ? new GatewayWalletKeys(this, { stage, testWalletKeys }).parameters : undefined;
+    const reportFiles = definitions.some((definition) => definition.reportFiles) ? new GatewayReportFiles(this, { protectData, removalPolicy, logRetention }) : undefined;
     const httpRoutes = definitions.filter((definition): definition is HttpRoute => definition.kind === 'http');
     const api = new GatewayApi(this, { stage, customDomain, routes: httpRoutes, logRetention, removalPolicy });
 
@@ -124,6 +125,7 @@ export class GatewayStack extends Stack {
           queues: messaging.queues,
           vault,
           walletKeys,
+          reportFiles: reportFiles?.bucket,
           providerSecrets: paymentProviders.secrets,
           providerEnvironment: paymentProviders.environment,
           logRetention,
@@ -137,7 +139,7 @@ export class GatewayStack extends Stack {
     const monitoring = new GatewayMonitoring(this, { stage, api: api.restApi, functions, queues: messaging.queues, webAcl: routes.webAcl, liveRates });
 
     // What operators, the admin CLI and redrives read from the stack.
-    const outputs = { ...monitoring.outputs, ...api.outputs, ...routes.outputs, ...messaging.outputs, ...vault?.outputs, Stage: { value: stage }, ...data.outputs };
+    const outputs = { ...monitoring.outputs, ...api.outputs, ...routes.outputs, ...messaging.outputs, ...vault?.outputs, ...reportFiles?.outputs, Stage: { value: stage }, ...data.outputs };
     for (const [outputId, props] of Object.entries(outputs)) new CfnOutput(this, outputId, props);
   }
 }

@@ -1,8 +1,9 @@
 /**
  * What the stage's operators get besides the stack's own alarms: the alarm topic's email
  * subscription (the `AlarmEmail` stack parameter), every CloudWatch alarm of the stack sending to
- * the topic whoever created it, the alarms on stale live rates and on overdue provider
- * transactions, and the business metrics (shared/platform.ts BUSINESS_METRICS) on the dashboard.
+ * the topic whoever created it, the alarms on stale live rates, on overdue provider transactions
+ * and on differences in the books, and the business metrics (shared/platform.ts BUSINESS_METRICS)
+ * on the dashboard.
  */
 import { Aspects, CfnParameter, Duration, type IAspect, type Stack } from 'aws-cdk-lib';
 import {
@@ -28,6 +29,9 @@ import { acknowledge } from './nag.js';
 const EMAIL_PATTERN = '^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$';
 
 const PERIOD = Duration.minutes(5);
+
+/** The books check runs hourly (shared/routes.ts check-books), reporting once per run. */
+const BOOKS_CHECK_PERIOD = Duration.hours(1);
 
 /** The recipient of the stage's alarms: asked for at every deploy, with no default, so no stage alarms into the void. */
 export function subscribeAlarmEmail(stack: Stack, topic: ITopic): CfnParameter {
@@ -60,8 +64,8 @@ export function notifyOnEveryAlarm(scope: IConstruct, topic: ITopic): void {
 }
 
 /** A business metric of the stage: `service` and `stage` are the dimensions every one carries. */
-function businessMetric(stage: Stage, metric: BusinessMetricDefinition, statistic: string, label?: string): Metric {
-  return new Metric({ namespace: METRICS_NAMESPACE, metricName: metric.name, dimensionsMap: { service: SERVICE_NAME, stage }, statistic, period: PERIOD, label });
+function businessMetric(stage: Stage, metric: BusinessMetricDefinition, statistic: string, label?: string, period = PERIOD): Metric {
+  return new Metric({ namespace: METRICS_NAMESPACE, metricName: metric.name, dimensionsMap: { service: SERVICE_NAME, stage }, statistic, period, label });
 }
 
 /** One line per value of the metric's dimension (a payment method, a deposit source), as they appear. */
@@ -100,6 +104,23 @@ export function providersOverdueAlarm(stack: Stack, stage: Stage): Alarm {
     evaluationPeriods: 1,
     treatMissingData: TreatMissingData.NOT_BREACHING,
     alarmDescription: 'A UTR deposit or a payout has been processing for over 24 hours: its provider has not decided it, or does not answer the reconciliation',
+  });
+}
+
+/**
+ * A difference the hourly books check found (docs/operations.md#the-books): entries that do not
+ * sum to their balance, or a settled transaction without its entries. Each run reports how many it
+ * found, zero included, so the alarm clears with the first run that finds none. A run that fails
+ * reports nothing and raises check-books' Errors alarm instead.
+ */
+export function booksDifferencesAlarm(stack: Stack, stage: Stage): Alarm {
+  return new Alarm(stack, 'BooksDifferencesAlarm', {
+    metric: businessMetric(stage, BUSINESS_METRICS.booksDifferences, Stats.MAXIMUM, undefined, BOOKS_CHECK_PERIOD),
+    threshold: 1,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    alarmDescription: "The books check found differences: a merchant's balance entries do not sum to its balance in a currency, or a settled transaction has no entries",
   });
 }
 
@@ -150,6 +171,15 @@ export function businessMetricRows(stage: Stage, rates: LiveRates | undefined): 
         title: 'Failed provider calls of the reconciliation',
         width: half,
         left: [metric(BUSINESS_METRICS.providerFailures, Stats.SUM, 'Failed calls')],
+      }),
+    ],
+    // What each books check reports (docs/operations.md#the-books).
+    [
+      new GraphWidget({
+        title: 'Differences found by the books check',
+        width: half,
+        left: [businessMetric(stage, BUSINESS_METRICS.booksDifferences, Stats.MAXIMUM, 'Differences', BOOKS_CHECK_PERIOD)],
+        leftAnnotations: [{ value: 1, label: 'Alarms from 1' }],
       }),
     ],
   ];

@@ -179,12 +179,16 @@ describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
     }
   });
 
-  it('hold the page renderer only in the hosted checkout\'s functions, the replay store only where Idempotency-Key is taken, S3 only where receipts are stored or read, viem only in the chain watcher', () => {
+  it('hold the page renderer only in the hosted checkout\'s functions, the replay store only where Idempotency-Key is taken, S3 only where receipts or report files are stored or read, viem only in the chain watcher', () => {
     for (const { definition, packages, projectFiles } of contents()) {
       const checkout = definition.kind === 'http' && definition.path.startsWith('/checkout/');
       expect(projectFiles.includes('/shared/checkout-page.ts') || packages.has('qrcode'), definition.name).toBe(checkout);
       expect(packages.has('@aws-lambda-powertools/idempotency'), definition.name).toBe(definition.kind === 'http' && replaysIdempotencyKey(definition));
-      expect(packages.has('@aws-sdk/client-s3'), definition.name).toBe(RECEIPT_USERS.includes(definition.name));
+      // The reports' functions share one wiring of reports: the file uploads and links come with it, wherever reports are handled.
+      const handlesReports = definition.reportFiles !== undefined || (definition.sendsTo ?? []).includes('reports');
+      expect(packages.has('@aws-sdk/client-s3'), definition.name).toBe(RECEIPT_USERS.includes(definition.name) || handlesReports);
+      expect(packages.has('@aws-sdk/lib-storage'), definition.name).toBe(handlesReports);
+      expect(packages.has('@aws-sdk/s3-request-presigner'), definition.name).toBe(handlesReports);
       expect(packages.has('viem'), definition.name).toBe(definition.name === 'watch-chain');
     }
   });

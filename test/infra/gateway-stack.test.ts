@@ -21,6 +21,7 @@ import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js
 import { DEFAULT_LIVE_RATES } from '../../infra/aws/live-rates.js';
 import type { ProviderDeployment } from '../../infra/aws/payment-providers.js';
 import { DEMO_PROVIDER_ID, demoProviderRoute } from '../../shared/domain/providers.js';
+import { REPORT_RETENTION_DAYS } from '../../shared/domain/reports.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import { CONCURRENCY, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, reservedConcurrencyOf, STAGE_METHOD_THROTTLE, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
 import { BUSINESS_METRICS } from '../../shared/observability/catalogue.js';
@@ -63,6 +64,9 @@ const KEY_ADMINISTRATION = [
 /** What sending to an SQS queue takes, and what its event source polls with; nothing more. */
 const SQS_SEND = ['sqs:SendMessage'];
 const SQS_CONSUME = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
+/** What writing a report's file takes (a multipart upload, abandoned when it fails), and what a link to one takes of its signer. */
+const REPORT_WRITE = ['s3:PutObject', 's3:AbortMultipartUpload'];
+const REPORT_LINK = ['s3:GetObject'];
 /** What a consumer that schedules its own retries adds: hiding a message until its next attempt. */
 const SQS_DELAY = 'sqs:ChangeMessageVisibility';
 /** Four hours: past every retry's third attempt, so only a stalled queue gets there. */
@@ -191,6 +195,11 @@ class StackView {
   /** Logical ids of the vault key and the receipts bucket. */
   vaultIds(): { key: string; bucket: string } {
     return { key: this.json.Outputs.VaultKeyArn.Value['Fn::GetAtt'][0], bucket: this.json.Outputs.ReceiptsBucketName.Value.Ref };
+  }
+
+  /** Logical id of the reports bucket. */
+  reportsBucketId(): string {
+    return this.json.Outputs.ReportsBucketName.Value.Ref;
   }
 
   /** Logical ids of the SSM parameters of the wallet keys, by family (from their names). */
@@ -329,6 +338,9 @@ class StackView {
     // Receipts are written where they are taken, and read only to be sent again to a provider; never listed or deleted.
     if (definition.usesVault) grant(['s3:PutObject'], `${this.vaultIds().bucket}/*`);
     if (definition.resendsProviderRequests) grant(['s3:GetObject'], `${this.vaultIds().bucket}/*`);
+    // Report files are written by their builder, and read only by the functions that link to them.
+    if (definition.reportFiles === 'writes') grant(REPORT_WRITE, `${this.reportsBucketId()}/*`);
+    if (definition.reportFiles === 'links') grant(REPORT_LINK, `${this.reportsBucketId()}/*`);
     if (definition.readsWalletKeys) for (const id of Object.values(this.walletKeyParameterIds())) grant(SSM_READ, id);
     // Every provider's secret, read by the functions that talk to providers.
     if (definition.usesProviders) for (const id of this.providerSecretIds()) grant(SECRET_READ, id);
@@ -708,6 +720,9 @@ describe.each(STAGES)('%s stack', (stage) => {
       else expect(variables.VAULT_KMS_KEY_ID).toBeUndefined();
       if (definition.usesVault || definition.resendsProviderRequests) expect(variables.RECEIPTS_BUCKET).toEqual({ Ref: bucket });
       else expect(variables.RECEIPTS_BUCKET).toBeUndefined();
+      // The reports bucket's name only where report files are written or linked to.
+      if (definition.reportFiles) expect(variables.REPORTS_BUCKET).toEqual({ Ref: v().reportsBucketId() });
+      else expect(variables.REPORTS_BUCKET).toBeUndefined();
       // The stage's providers, each by the ARN of its secret, where they are read: the demo provider in demo, none in a prod given none.
       if (readsProviders(definition)) expect(v().providersOf(name).map((provider) => provider.id)).toEqual(stage === 'demo' ? [DEMO_PROVIDER_ID] : []);
       else expect(variables.GATEWAY_PROVIDERS).toBeUndefined();
@@ -800,11 +815,11 @@ describe.each(STAGES)('%s stack', (stage) => {
       const utrDecisions = ['receive-provider-event uniques', 'reconcile-provider-payments uniques'];
       expect(sorted(deleting)).toEqual(sorted([...idempotent, 'watch-chain chain', 'watch-chain uniques', ...utrDecisions]));
       // Batch reads only where many items are looked up at once: the owners of a range's addresses, a transaction's callbacks,
-      // a merchant's balance in every currency.
+      // a merchant's balance in every currency (listed, or checked against its entries).
       const batchReading = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:BatchGetItem')).map(([table]) => `${name} ${table}`));
       // And the live prices an amount is converted at.
       const priceReaders = definitions.filter(({ tables }) => tables.rates).map(({ name }) => `${name} rates`);
-      expect(sorted(batchReading)).toEqual(sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox', 'list-balances balances', ...priceReaders]));
+      expect(sorted(batchReading)).toEqual(sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox', 'list-balances balances', 'check-books balances', ...priceReaders]));
     });
   });
 
@@ -1301,8 +1316,8 @@ describe.each(STAGES)('%s stack', (stage) => {
       v().template.hasResourceProperties('AWS::KMS::Alias', { AliasName: `alias/payment-gateway-${stage}`, TargetKeyId: { 'Fn::GetAtt': [ids().key, 'Arn'] } });
     });
 
-    it('keeps receipts in one bucket, and its access logs in another; both block every kind of public access', () => {
-      v().template.resourceCountIs('AWS::S3::Bucket', 2);
+    it('keeps receipts in one bucket, and its access logs in another; every bucket of the stack (the reports\' two besides) blocks every kind of public access', () => {
+      v().template.resourceCountIs('AWS::S3::Bucket', 4);
       for (const [, candidate] of v().resources('AWS::S3::Bucket')) {
         expect(candidate.Properties.PublicAccessBlockConfiguration).toEqual({
           BlockPublicAcls: true,
@@ -1379,7 +1394,7 @@ describe.each(STAGES)('%s stack', (stage) => {
       const s3 = (name: string) => v().grantsOf(name).filter((grant) => grant.startsWith('s3:'));
       expect(s3('reconcile-provider-payments')).toEqual([`s3:GetObject ${ids().bucket}/*`]);
       // Only it reads receipts; those that take them write them.
-      const readers = definitions.filter((f) => s3(f.name).some((grant) => grant.startsWith('s3:GetObject'))).map((f) => f.name);
+      const readers = definitions.filter((f) => s3(f.name).includes(`s3:GetObject ${ids().bucket}/*`)).map((f) => f.name);
       expect(readers).toEqual(['reconcile-provider-payments']);
       const variables = v().functionNamed('reconcile-provider-payments').Properties.Environment.Variables;
       expect(variables).toMatchObject({ RECEIPTS_BUCKET: { Ref: ids().bucket }, VAULT_KMS_KEY_ID: { 'Fn::GetAtt': [ids().key, 'Arn'] } });
@@ -1391,15 +1406,239 @@ describe.each(STAGES)('%s stack', (stage) => {
     });
   });
 
+  describe('reports', () => {
+    const bucketId = () => v().reportsBucketId();
+    const bucket = () => v().json.Resources[bucketId()]!;
+    const reportFunctions = ['create-report', 'get-report', 'build-report'];
+    const s3 = (name: string) => v().grantsOf(name).filter((grant) => grant.startsWith('s3:'));
+    const onReports = (name: string) => v().grantsOf(name).filter((grant) => grant.endsWith(` ${bucketId()}/*`) || grant.endsWith(` ${bucketId()}`));
+
+    it('are deployed in the stage: asking for one, reading it, building it; and the hourly books check', () => {
+      for (const name of [...reportFunctions, 'check-books']) expect(v().functionIds().has(name), name).toBe(true);
+    });
+
+    it('keep their files in a private bucket of their own, with S3-managed keys (a link needs no key grant), unversioned', () => {
+      expect(bucketId()).toMatch(/^ReportsBucket/);
+      expect(bucket().Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+      expect(bucket().Properties.OwnershipControls).toEqual({ Rules: [{ ObjectOwnership: 'BucketOwnerEnforced' }] });
+      expect(bucket().Properties.BucketEncryption).toEqual({ ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] });
+      expect(JSON.stringify(bucket().Properties)).not.toContain('aws:kms');
+      expect(bucket().Properties.VersioningConfiguration).toBeUndefined();
+    });
+
+    it(`expire each file ${REPORT_RETENTION_DAYS} days after it is written, with its report, and abandoned uploads after a day`, () => {
+      expect(REPORT_RETENTION_DAYS).toBe(7);
+      expect(bucket().Properties.LifecycleConfiguration.Rules).toEqual([
+        { ExpirationInDays: REPORT_RETENTION_DAYS, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+      ]);
+    });
+
+    it('refuse plain-HTTP access to the bucket', () => {
+      v().template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: bucketId() },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+          ]),
+        },
+      });
+    });
+
+    it('log every access to the bucket, to a bucket of its own with S3-managed keys that keeps the logs as long as the stage keeps logs', () => {
+      const { DestinationBucketName, LogFilePrefix } = bucket().Properties.LoggingConfiguration;
+      const logsId = DestinationBucketName.Ref as string;
+      expect(logsId).toMatch(/^ReportsAccessLogs/);
+      expect(LogFilePrefix).toBe('reports/');
+      const logs = v().json.Resources[logsId]!;
+      expect(logs.Properties.BucketEncryption).toEqual({ ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] });
+      expect(logs.Properties.LifecycleConfiguration.Rules).toEqual([expect.objectContaining({ ExpirationInDays: v().logRetentionOf('get-report'), Status: 'Enabled' })]);
+      expect(logs.Properties.PublicAccessBlockConfiguration).toEqual({ BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true });
+      v().template.hasResourceProperties('AWS::S3::BucketPolicy', {
+        Bucket: { Ref: logsId },
+        PolicyDocument: {
+          Statement: Match.arrayWith([
+            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+            Match.objectLike({ Effect: 'Allow', Principal: { Service: 'logging.s3.amazonaws.com' }, Action: 's3:PutObject', Condition: Match.objectLike({ ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [bucketId(), 'Arn'] } } }) }),
+          ]),
+        },
+      });
+    });
+
+    it('keep the bucket and its logs with a prod stack, and empty and delete them with a demo stack', () => {
+      const logsId = bucket().Properties.LoggingConfiguration.DestinationBucketName.Ref as string;
+      for (const id of [bucketId(), logsId]) {
+        const resource = v().json.Resources[id]!;
+        if (stage === 'prod') expect(resource, id).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+        else {
+          expect(resource, id).toMatchObject({ DeletionPolicy: 'Delete' });
+          v().template.hasResourceProperties('Custom::S3AutoDeleteObjects', { BucketName: { Ref: id } });
+        }
+      }
+    });
+
+    it('export the bucket name as ReportsBucketName, and the queue with its dead-letter queue for redrives', () => {
+      expect(v().json.Outputs.ReportsBucketName.Value).toEqual({ Ref: bucketId() });
+      const { queue, deadLetter } = v().queueIds('reports');
+      expect(v().json.Outputs.ReportQueueUrl.Value).toEqual({ Ref: queue });
+      expect(v().json.Outputs.ReportDlqUrl.Value).toEqual({ Ref: deadLetter });
+      expect(v().json.Outputs.ReportQueueArn.Value).toEqual({ 'Fn::GetAtt': [queue, 'Arn'] });
+      expect(v().json.Outputs.ReportDlqArn.Value).toEqual({ 'Fn::GetAtt': [deadLetter, 'Arn'] });
+    });
+
+    it('are built off a queue that hides a report for six of build-report\'s 15-minute runs, and gives one up after three failures', () => {
+      const { queue } = v().queueIds('reports');
+      expect(v().json.Resources[queue]!.Properties).toMatchObject({ VisibilityTimeout: 5410, RedrivePolicy: { maxReceiveCount: 3 } });
+      expect(v().functionNamed('build-report').Properties).toMatchObject({ Timeout: 900, MemorySize: 512 });
+      const [, mapping] = v().resources('AWS::Lambda::EventSourceMapping').find(([, m]) => refersTo(m.Properties.FunctionName, v().functionIds().get('build-report')!))!;
+      expect(mapping.Properties).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': [queue, 'Arn'] }, BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
+    });
+
+    it('give REPORTS_BUCKET to the functions that write files or link to them, and REPORT_QUEUE_URL to create-report', () => {
+      expect(definitions.filter((f) => f.reportFiles).map((f) => [f.name, f.reportFiles])).toEqual([
+        ['get-report', 'links'],
+        ['build-report', 'writes'],
+      ]);
+      for (const name of ['get-report', 'build-report']) expect(v().functionNamed(name).Properties.Environment.Variables.REPORTS_BUCKET, name).toEqual({ Ref: bucketId() });
+      for (const name of ['create-report', 'check-books']) expect(v().functionNamed(name).Properties.Environment.Variables.REPORTS_BUCKET, name).toBeUndefined();
+      expect(v().functionNamed('create-report').Properties.Environment.Variables).toMatchObject({
+        REPORT_QUEUE_URL: { Ref: v().queueIds('reports').queue },
+        REPORT_DLQ_URL: { Ref: v().queueIds('reports').deadLetter },
+      });
+    });
+
+    it('let build-report write files and abandon its failed uploads, and get-report read them to sign links; no one lists, deletes or reads them otherwise', () => {
+      expect(onReports('build-report')).toEqual(sorted(REPORT_WRITE.map((action) => `${action} ${bucketId()}/*`)));
+      expect(onReports('get-report')).toEqual([`s3:GetObject ${bucketId()}/*`]);
+      expect(s3('get-report')).not.toContain(`s3:PutObject ${bucketId()}/*`);
+      expect(s3('build-report')).not.toContain(`s3:GetObject ${bucketId()}/*`);
+      // S3 only on the reports bucket, and the bucket itself on no grant (no listing).
+      for (const name of ['get-report', 'build-report']) expect(s3(name).every((grant) => grant.endsWith(` ${bucketId()}/*`)), name).toBe(true);
+      const others = definitions.filter((f) => !['get-report', 'build-report'].includes(f.name)).filter((f) => onReports(f.name).length > 0);
+      expect(others.map((f) => f.name)).toEqual([]);
+      for (const name of [...reportFunctions, 'check-books']) {
+        expect(s3(name).filter((grant) => /^s3:(ListBucket|DeleteObject|PutObjectAcl|GetBucket)/.test(grant)), name).toEqual([]);
+      }
+    });
+
+    it('take no vault key: the files are under S3-managed keys, and nothing of theirs is sealed', () => {
+      for (const name of [...reportFunctions, 'check-books']) {
+        const roleId = v().functionNamed(name).Properties.Role['Fn::GetAtt'][0];
+        expect(v().keyPolicy().filter((statement) => refersTo(statement.Principal, roleId)), name).toEqual([]);
+        expect(v().functionNamed(name).Properties.Environment.Variables.VAULT_KMS_KEY_ID, name).toBeUndefined();
+        expect(v().grantsOf(name).filter((grant) => grant.startsWith('kms:')), name).toEqual([]);
+      }
+    });
+
+    it('let create-report record a report, replay its Idempotency-Key, and queue the report for its builder, and nothing else', () => {
+      expect(v().tableActionsOf('create-report')).toEqual(
+        new Map([
+          ['reports', new Set(['dynamodb:PutItem', 'dynamodb:UpdateItem'])],
+          ['idempotency', new Set(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'])],
+        ]),
+      );
+      expect(v().queueActionsOf('create-report')).toEqual(new Map([[v().queueIds('reports').queue, sorted(SQS_SEND)]]));
+      expect(s3('create-report')).toEqual([]);
+      expect(v().grantsOf('create-report').filter((grant) => grant.startsWith('dynamodb:Query'))).toEqual([]);
+    });
+
+    it('let get-report read a report by key and sign a link to its file, and nothing else', () => {
+      expect(v().tableActionsOf('get-report')).toEqual(new Map([['reports', new Set(['dynamodb:GetItem'])]]));
+      expect(v().queueActionsOf('get-report')).toEqual(new Map());
+    });
+
+    it('let build-report read and update its report, consume its queue, and query the merchant\'s records by their indexes, writing none of them', () => {
+      expect(v().tableActionsOf('build-report')).toEqual(
+        new Map([
+          ['reports', new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem'])],
+          ['transactions', new Set(['dynamodb:Query'])],
+          ['balanceEntries', new Set(['dynamodb:Query'])],
+        ]),
+      );
+      const queries = v().grantsOf('build-report').filter((grant) => grant.startsWith('dynamodb:Query'));
+      expect(queries).toEqual(
+        sorted([
+          `dynamodb:Query ${v().tableId('transactions')}/index/byMerchant`,
+          `dynamodb:Query ${v().tableId('balanceEntries')}/index/byMerchant`,
+          `dynamodb:Query ${v().tableId('balanceEntries')}/index/byMerchantCurrency`,
+        ]),
+      );
+      expect(v().grantsOf('build-report')).not.toContain(`dynamodb:PutItem ${v().tableId('transactions')}`);
+      expect(v().queueActionsOf('build-report')).toEqual(new Map([[v().queueIds('reports').queue, sorted(SQS_CONSUME)]]));
+    });
+
+    it('let check-books read balances by key and query the merchants\' directory, their transactions and their entries, writing nothing and scanning nothing', () => {
+      expect(v().tableActionsOf('check-books')).toEqual(
+        new Map([
+          ['balances', new Set(['dynamodb:GetItem', 'dynamodb:BatchGetItem'])],
+          ['merchants', new Set(['dynamodb:Query'])],
+          ['transactions', new Set(['dynamodb:Query'])],
+          ['balanceEntries', new Set(['dynamodb:Query'])],
+        ]),
+      );
+      const dynamo = v().grantsOf('check-books').filter((grant) => grant.startsWith('dynamodb:'));
+      expect(dynamo).toEqual(
+        sorted([
+          `dynamodb:GetItem ${v().tableId('balances')}`,
+          `dynamodb:BatchGetItem ${v().tableId('balances')}`,
+          `dynamodb:Query ${v().tableId('merchants')}/index/directory`,
+          `dynamodb:Query ${v().tableId('transactions')}/index/byMerchant`,
+          `dynamodb:Query ${v().tableId('balanceEntries')}/index/byMerchant`,
+        ]),
+      );
+      expect(dynamo.filter((grant) => /^dynamodb:(Scan|PutItem|UpdateItem|DeleteItem|BatchWriteItem)/.test(grant))).toEqual([]);
+      expect(v().queueActionsOf('check-books')).toEqual(new Map());
+      expect(s3('check-books')).toEqual([]);
+    });
+
+    it('run the books check every hour, one run at a time, for up to 15 minutes', () => {
+      const functionId = v().functionIds().get('check-books')!;
+      const rules = v().resources('AWS::Events::Rule').filter(([, rule]) => refersTo(rule.Properties.Targets, functionId));
+      expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual(['rate(1 hour)']);
+      expect(v().functionNamed('check-books').Properties).toMatchObject({ Timeout: 900, MemorySize: 512, ReservedConcurrentExecutions: 1 });
+    });
+
+    it('keep a report record for its retention by the reports table\'s TTL, and list the merchants through a keys-only directory index', () => {
+      expect(v().json.Resources[v().tableId('reports')]!.Properties).toMatchObject({
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
+      });
+      const directory = (v().json.Resources[v().tableId('merchants')]!.Properties.GlobalSecondaryIndexes as Array<Record<string, unknown>>).find((i) => i.IndexName === 'directory');
+      expect(directory).toEqual({
+        IndexName: 'directory',
+        KeySchema: [
+          { AttributeName: 'directory', KeyType: 'HASH' },
+          { AttributeName: 'createdAt', KeyType: 'RANGE' },
+        ],
+        Projection: { ProjectionType: 'KEYS_ONLY' },
+      });
+      const queriers = definitions.filter((f) => v().grantsOf(f.name).includes(`dynamodb:Query ${v().tableId('merchants')}/index/directory`)).map((f) => f.name);
+      expect(queriers).toEqual(['check-books']);
+    });
+
+    it('alarm as soon as a report waits in the dead-letter queue', () => {
+      const { deadLetter } = v().queueIds('reports');
+      const alarms = v()
+        .resources('AWS::CloudWatch::Alarm')
+        .filter(([, alarm]) => JSON.stringify(alarm.Properties.Dimensions ?? []) === JSON.stringify([{ Name: 'QueueName', Value: { 'Fn::GetAtt': [deadLetter, 'QueueName'] } }]));
+      expect(alarms.map(([id]) => id)).toEqual([expect.stringMatching(/^ReportsDeadLetterAlarm/)]);
+      expect(alarms[0]![1].Properties).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold' });
+    });
+  });
+
   describe('schedules', () => {
     // The chain watcher's rules come with the networks a stage watches, the rates schedule with
     // live rates, prod's default (both below).
     const scheduled = definitions.flatMap((f) => (f.kind === 'schedule' && !f.perEvmNetwork && (stage === 'prod' || !f.onlyWithLiveRates) ? [f] : []));
 
+    /** EventBridge's rate of a period, in the largest whole unit, as CDK writes it. */
+    const rateOf = (seconds: number) => {
+      const [amount, unit] = seconds % 86_400 === 0 ? [seconds / 86_400, 'day'] : seconds % 3600 === 0 ? [seconds / 3600, 'hour'] : [seconds / 60, 'minute'];
+      return `rate(${amount} ${unit}${amount === 1 ? '' : 's'})`;
+    };
+
     it.each(scheduled.map((f) => [f.name, f] as const))('%s runs on its EventBridge rate', (name, definition) => {
-      const minutes = definition.everySeconds / 60;
       v().template.hasResourceProperties('AWS::Events::Rule', {
-        ScheduleExpression: `rate(${minutes} minute${minutes === 1 ? '' : 's'})`,
+        ScheduleExpression: rateOf(definition.everySeconds),
         Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [v().functionIds().get(name), 'Arn'] } })],
       });
     });
@@ -1465,8 +1704,8 @@ describe.each(STAGES)('%s stack', (stage) => {
       }
       v().template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError' });
       // Plus the authorizer's throttles and latency, prod's stale-rates alarm (prod prices live), the overdue provider
-      // transactions', and in demo the demo provider's two functions' errors and its dead-letter queue's.
-      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2 + (stage === 'prod' ? 1 : 0) + 1 + (stage === 'demo' ? 3 : 0));
+      // transactions', the books' differences, and in demo the demo provider's two functions' errors and its dead-letter queue's.
+      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2 + (stage === 'prod' ? 1 : 0) + 1 + 1 + (stage === 'demo' ? 3 : 0));
     });
 
     it('alarms when a provider transaction has been processing over a day, as the reconciliation counts them', () => {
@@ -1488,6 +1727,49 @@ describe.each(STAGES)('%s stack', (stage) => {
         ComparisonOperator: 'GreaterThanThreshold',
         AlarmActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
       });
+    });
+
+    it('alarms when an hourly books check finds a difference, and leaves a check that failed to the errors alarm of check-books', () => {
+      const differences = v()
+        .resources('AWS::CloudWatch::Alarm')
+        .filter(([, alarm]) => alarm.Properties.MetricName === BUSINESS_METRICS.booksDifferences.name);
+      expect(differences.map(([id]) => id)).toEqual([expect.stringMatching(/^BooksDifferencesAlarm/)]);
+      expect(differences[0]![1].Properties).toMatchObject({
+        Namespace: 'PaymentGateway',
+        MetricName: 'BooksDifferences',
+        Dimensions: [
+          { Name: 'service', Value: 'payment-gateway' },
+          { Name: 'stage', Value: stage },
+        ],
+        Statistic: 'Maximum',
+        Period: 3600,
+        EvaluationPeriods: 1,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
+        OKActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
+      });
+      // The check's period is the alarm's: one report per run.
+      expect((FUNCTIONS.find((f) => f.name === 'check-books') as { everySeconds: number }).everySeconds).toBe(3600);
+      v().template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/Lambda',
+        MetricName: 'Errors',
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: v().functionIds().get('check-books') } }],
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    });
+
+    it('plots the books check\'s differences hourly, marked where they alarm', () => {
+      const parts = v().resources('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody['Fn::Join'][1] as unknown[];
+      const body = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : '<ref>')).join('')) as {
+        widgets: Array<{ properties: { title?: string; metrics?: unknown[][]; annotations?: { horizontal?: Array<{ value: number }> } } }>;
+      };
+      const widget = body.widgets.find(({ properties }) => properties.metrics?.some((line) => line.includes('BooksDifferences')))!;
+      expect(widget.properties.title).toBe('Differences found by the books check');
+      expect(widget.properties.metrics).toEqual([['PaymentGateway', 'BooksDifferences', 'service', 'payment-gateway', 'stage', stage, { label: 'Differences', period: 3600, stat: 'Maximum' }]]);
+      expect(widget.properties.annotations?.horizontal).toEqual([expect.objectContaining({ value: 1 })]);
     });
 
     it('watches the authorizer for real failures, throttles and p99 latency: a refused key raises none of them', () => {
@@ -1556,6 +1838,11 @@ describe.each(STAGES)('%s stack', (stage) => {
         'DashboardUrl',
         'CallbackQueueArn',
         'CallbackDlqArn',
+        'ReportQueueUrl',
+        'ReportDlqUrl',
+        'ReportQueueArn',
+        'ReportDlqArn',
+        'ReportsBucketName',
         ...TABLE_KEYS.map((key) => `Table${pascalCase(key)}`),
       ]),
     );
@@ -1626,12 +1913,13 @@ describe('stage differences', () => {
     for (const [bucketId] of views.demo.resources('AWS::S3::Bucket')) views.demo.template.hasResourceProperties('Custom::S3AutoDeleteObjects', { BucketName: { Ref: bucketId } });
   });
 
-  it('has the callbacks queue and its dead-letter queue in both stages, and the demo provider\'s queue and dead-letter queue in demo only', () => {
-    expect(Object.keys(QUEUES)).toEqual(['callbacks']);
+  it('has the callbacks and reports queues, each with its dead-letter queue, in both stages, and the demo provider\'s queue and dead-letter queue in demo only', () => {
+    expect(Object.keys(QUEUES)).toEqual(['callbacks', 'reports']);
+    for (const stage of STAGES) expect(queuesOf(stage).map(([name]) => name)).toEqual(['callbacks', 'reports']);
     const demoProviderQueues = views.demo.resources('AWS::SQS::Queue').filter(([id]) => id.startsWith('DemoProvider'));
     expect(sorted(demoProviderQueues.map(([id]) => id))).toEqual([expect.stringMatching(/^DemoProviderDeadLetterQueue/), expect.stringMatching(/^DemoProviderQueue/)]);
-    views.demo.template.resourceCountIs('AWS::SQS::Queue', 4);
-    views.prod.template.resourceCountIs('AWS::SQS::Queue', 2);
+    views.demo.template.resourceCountIs('AWS::SQS::Queue', 6);
+    views.prod.template.resourceCountIs('AWS::SQS::Queue', 4);
     for (const view of [views.demo, views.prod]) expect(Object.keys(view.json.Outputs).filter((id) => id.startsWith('FiatDecision'))).toEqual([]);
     // What an operator redrives the demo provider's jobs with, under stable names.
     const [deadLetterId, queueId] = sorted(demoProviderQueues.map(([id]) => id));
@@ -1776,6 +2064,26 @@ describe('a queue consumer that could outlast the visibility timeout', () => {
   it('fails synthesis for a consumer of a queue its stage does not have', () => {
     const stack = new Stack(new App(), 'MissingQueue');
     expect(() => build(stack, sendCallback, {})).toThrow(/send-callback consumes the callbacks queue, which its stage does not have/);
+  });
+});
+
+describe('a function with report files and no reports bucket', () => {
+  it.each(['get-report', 'build-report'])('%s fails synthesis, saying what is missing', (name) => {
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'MissingReportsBucket');
+    const definition = FUNCTIONS.find((f) => f.name === name)! as GatewayFunction;
+    const queue = { queue: new Queue(stack, 'ReportsQueue'), deadLetterQueue: new Queue(stack, 'ReportsDeadLetterQueue'), visibilityTimeoutSeconds: QUEUES.reports.visibilityTimeoutSeconds };
+    expect(
+      () =>
+        new GatewayFunctionConstruct(stack, pascalCase(name), {
+          definition,
+          environment: {},
+          tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, Table.fromTableName(stack, `${key}Table`, key)])) as Record<TableKey, ITable>,
+          queues: { reports: queue },
+          logRetention: RetentionDays.ONE_DAY,
+          removalPolicy: RemovalPolicy.DESTROY,
+          watchedNetworks: 0,
+        }),
+    ).toThrow(new RegExp(`^${name} (writes|links to) report files, and no reports bucket was given$`));
   });
 });
 
