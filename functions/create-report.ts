@@ -2,11 +2,11 @@ import { createReportRequestSchema } from '../shared/domain/reports.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { idempotentByHeader } from '../shared/http/idempotency.js';
 import { routeByName } from '../shared/routes.js';
-import { reportServiceFor } from './commons/reports.js';
+import { reportQueue, reportService } from './commons/reports.js';
 
-const reportService = reportServiceFor('queue');
+const reports = reportService({ queue: reportQueue() });
 
 export const handler = httpHandler(routeByName('create-report'), { body: createReportRequestSchema, idempotency: idempotentByHeader }, async ({ body, merchantId }) => ({
   status: 202,
-  data: await reportService.create(merchantId, body),
+  data: await reports.create(merchantId, body),
 }));

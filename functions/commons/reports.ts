@@ -1,48 +1,36 @@
 /**
- * Reports of this container (docs/merchant-guide.md#reports): their records, their files (S3 in
- * AWS, a directory on one machine, where the local runtime serves them), the records they are
- * built from and the builder's queue, wired once at load. A function loads it only when its route
- * has `reportFiles` or sends to the reports queue; a missing setting fails its cold start.
+ * Reports of this container (docs/merchant-guide.md#reports), wired once at load with what its
+ * function does of them: asking (the builder's queue), building (the records and a writer of
+ * files) or reading (links to files). Files are kept in S3 in AWS and in a directory on one
+ * machine, where the local runtime serves them; the S3 adapters are loaded only by the function
+ * that uses each. A setting the function needs and lacks fails its cold start.
  */
 import { randomUUID } from 'node:crypto';
-import { S3Client } from '@aws-sdk/client-s3';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config } from '../../shared/config.js';
-import { ReportService, type ReportFiles } from '../../shared/domain/report-service.js';
-import { traced } from '../../shared/observability/tracer.js';
+import { ReportService, type ReportServiceDeps } from '../../shared/domain/report-service.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
-import { FileReportFiles, REPORT_LINK_KEY_PURPOSE, S3ReportFiles } from '../../shared/store/report-files.js';
+import { FileReportFiles, REPORT_LINK_KEY_PURPOSE } from '../../shared/store/report-files.js';
 import { DynamoReportStore } from '../../shared/store/reports.js';
 import { KeyFileDataKeySource } from '../../shared/vault/key-sources.js';
-import { balanceStore, transactionStore } from './stores.js';
 
 const { tables, reportFiles, reportQueueUrl, publicBaseUrl } = config();
 
-function files(): ReportFiles {
-  if (!reportFiles) throw new Error('Invalid environment: REPORTS_BUCKET (AWS) or GATEWAY_REPORTS_DIR with GATEWAY_KEY_FILE is required');
-  if (reportFiles.kind === 'aws') return new S3ReportFiles(traced(new S3Client({})), reportFiles.bucket);
-  const keys = new KeyFileDataKeySource(reportFiles.keyFile);
-  return new FileReportFiles(reportFiles.directory, () => keys.derivedKey(REPORT_LINK_KEY_PURPOSE), publicBaseUrl);
+export function reportService(parts: Omit<ReportServiceDeps, 'reports' | 'clock' | 'newId'>): ReportService {
+  return new ReportService({ reports: new DynamoReportStore(documentClient, tables.reports), ...parts, clock: () => new Date(), newId: randomUUID });
 }
 
-/** `needs`: what the function does with reports, so that a function without them does not need their settings. */
-export function reportServiceFor(needs: 'queue' | 'files'): ReportService {
-  if (needs === 'queue' && !reportQueueUrl) throw new Error('Invalid environment: REPORT_QUEUE_URL is required');
-  const unused = (): never => {
-    throw new Error(`This function was wired for reports' ${needs} only`);
-  };
-  return new ReportService({
-    reports: new DynamoReportStore(documentClient, tables.reports),
-    files: needs === 'files' ? files() : { write: unused, link: unused },
-    records: { transactions: (range) => transactionStore.createdBetween(range), entries: (range) => balanceStore.createdBetween(range) },
-    queue: {
-      send: async (reportId) => {
-        if (!reportQueueUrl) unused();
-        await sqsClient.send(new SendMessageCommand({ QueueUrl: reportQueueUrl, MessageBody: JSON.stringify({ reportId }) }));
-      },
-    },
-    clock: () => new Date(),
-    newId: randomUUID,
-  });
+/** The builder's queue, for the function that asks for reports. */
+export function reportQueue(): NonNullable<ReportServiceDeps['queue']> {
+  if (!reportQueueUrl) throw new Error('Invalid environment: REPORT_QUEUE_URL is required');
+  return { send: async (reportId) => void (await sqsClient.send(new SendMessageCommand({ QueueUrl: reportQueueUrl, MessageBody: JSON.stringify({ reportId }) }))) };
+}
+
+/** Where files are kept: the bucket in AWS, or the local directory and its signed links. */
+export function reportFilesConfig(): { kind: 'aws'; bucket: string } | { kind: 'local'; files: FileReportFiles } {
+  if (!reportFiles) throw new Error('Invalid environment: REPORTS_BUCKET (AWS) or GATEWAY_REPORTS_DIR with GATEWAY_KEY_FILE is required');
+  if (reportFiles.kind === 'aws') return reportFiles;
+  const keys = new KeyFileDataKeySource(reportFiles.keyFile);
+  return { kind: 'local', files: new FileReportFiles(reportFiles.directory, () => keys.derivedKey(REPORT_LINK_KEY_PURPOSE), publicBaseUrl) };
 }

@@ -25,10 +25,14 @@ export interface ReportStore {
   finish(id: string, outcome: Pick<Report, 'status' | 'rows' | 'fileKey' | 'updatedAt'>): Promise<boolean>;
 }
 
-/** Where report files are kept, privately. */
-export interface ReportFiles {
+/** Writes report files where they are kept, privately. */
+export interface ReportWriter {
   /** Writes the file from its chunks as they come (its size is unknown until the last). */
   write(key: string, chunks: AsyncIterable<string>): Promise<void>;
+}
+
+/** Hands out links to report files. */
+export interface ReportLinks {
   /** A link that reads the file until `expiresAt`. */
   link(key: string, expiresAt: Date): Promise<string>;
 }
@@ -46,12 +50,14 @@ export interface ReportRecords {
   entries(range: ReportRange): AsyncIterable<BalanceEntry>;
 }
 
+/** Each function is given what it does of reports: asking (the queue), building (records, writer) or reading (links). */
 export interface ReportServiceDeps {
   reports: ReportStore;
-  files: ReportFiles;
-  records: ReportRecords;
   /** Hands a report to its builder. */
-  queue: { send(reportId: string): Promise<void> };
+  queue?: { send(reportId: string): Promise<void> };
+  records?: ReportRecords;
+  writer?: ReportWriter;
+  links?: ReportLinks;
   clock: () => Date;
   newId: () => string;
 }
@@ -63,10 +69,11 @@ export class ReportService {
   async create(merchantId: string, request: CreateReportRequest): Promise<{ id: string; status: 'pending' }> {
     const now = this.deps.clock();
     if (Date.parse(request.createdTo) > now.getTime()) throw Invalid.of('createdTo', 'createdTo must not be in the future');
+    const queue = this.given('queue');
     const report = newReport(merchantId, request, this.deps.newId(), now);
     await this.deps.reports.create(report);
     try {
-      await this.deps.queue.send(report.id);
+      await queue.send(report.id);
     } catch (error) {
       // Never built: it says so, rather than stay pending for ever.
       await this.deps.reports.finish(report.id, { status: 'failed', rows: null, fileKey: null, updatedAt: this.deps.clock().toISOString() });
@@ -82,7 +89,7 @@ export class ReportService {
     const { type, status, rows } = report;
     if (status !== 'ready' || !report.fileKey) return { id, type, status, rows, url: null, expiresAt: null };
     const expiresAt = new Date(this.deps.clock().getTime() + REPORT_LINK_SECONDS * 1000);
-    return { id, type, status, rows, url: await this.deps.files.link(report.fileKey, expiresAt), expiresAt: expiresAt.toISOString() };
+    return { id, type, status, rows, url: await this.given('links').link(report.fileKey, expiresAt), expiresAt: expiresAt.toISOString() };
   }
 
   /**
@@ -90,13 +97,14 @@ export class ReportService {
    * A failure is thrown for the queue to try again; at the `lastAttempt` the report is failed first.
    */
   async build(id: string, lastAttempt: boolean): Promise<Report['status'] | 'gone'> {
+    const writer = this.given('writer');
     const report = await this.deps.reports.get(id);
     if (!report) return 'gone';
     if (report.status !== 'pending') return report.status;
     const counted = { rows: 0 };
     const fileKey = reportFileKey(report);
     try {
-      await this.deps.files.write(fileKey, this.rowsOf(report, counted));
+      await writer.write(fileKey, this.rowsOf(report, counted));
     } catch (error) {
       if (lastAttempt) await this.deps.reports.finish(id, { status: 'failed', rows: null, fileKey: null, updatedAt: this.deps.clock().toISOString() });
       throw error;
@@ -105,17 +113,24 @@ export class ReportService {
     return 'ready';
   }
 
+  private given<Part extends 'queue' | 'records' | 'writer' | 'links'>(part: Part): NonNullable<ReportServiceDeps[Part]> {
+    const given = this.deps[part];
+    if (!given) throw new Error(`This report service was given no ${part}`);
+    return given as NonNullable<ReportServiceDeps[Part]>;
+  }
+
   /** The file's text: the header, then a row per record, counted as they go. */
   private async *rowsOf(report: Report, counted: { rows: number }): AsyncGenerator<string> {
     yield reportHeader(report.type);
+    const records = this.given('records');
     const range: ReportRange = { merchantId: report.merchantId, createdFrom: report.createdFrom, createdTo: report.createdTo, currency: report.currency };
     if (report.type === 'transactions') {
-      for await (const transaction of this.deps.records.transactions(range)) {
+      for await (const transaction of records.transactions(range)) {
         counted.rows++;
         yield transactionRow(transaction);
       }
     } else {
-      for await (const entry of this.deps.records.entries(range)) {
+      for await (const entry of records.entries(range)) {
         counted.rows++;
         yield entryRow(entry);
       }

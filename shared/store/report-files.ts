@@ -1,8 +1,7 @@
 /**
- * Report files, kept privately (docs/merchant-guide.md#reports): an S3 bucket read through a
- * presigned link in AWS; on one machine, files under the data directory read through a link the
- * local runtime serves, signed with a key derived from the vault's key file. Either way a file is
- * written as its rows come, never whole in memory.
+ * Report files on one machine (docs/merchant-guide.md#reports): files under the data directory,
+ * written as their rows come, read through a link the local runtime serves, signed with a key
+ * derived from the vault's key file. In AWS: s3-report-writer.ts and s3-report-links.ts.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
@@ -10,36 +9,9 @@ import { mkdir, rename, stat } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { ReportFiles } from '../domain/report-service.js';
+import type { ReportLinks, ReportWriter } from '../domain/report-service.js';
 
 export const REPORT_CONTENT_TYPE = 'text/csv; charset=utf-8';
-
-export class S3ReportFiles implements ReportFiles {
-  constructor(
-    private readonly s3: S3Client,
-    private readonly bucket: string,
-  ) {}
-
-  /** A multipart upload fed from the rows as they come: a part is sent as soon as 5 MiB are ready. */
-  async write(key: string, chunks: AsyncIterable<string>): Promise<void> {
-    const body = Readable.from(chunks, { objectMode: false });
-    await new Upload({
-      client: this.s3,
-      // The bucket's own encryption (S3-managed keys), so that a presigned link needs no key grant.
-      params: { Bucket: this.bucket, Key: key, Body: body, ContentType: REPORT_CONTENT_TYPE },
-      queueSize: 2,
-    }).done();
-  }
-
-  async link(key: string, expiresAt: Date): Promise<string> {
-    const expiresIn = Math.max(1, Math.round((expiresAt.getTime() - Date.now()) / 1000));
-    const name = key.slice(key.lastIndexOf('/') + 1);
-    return getSignedUrl(this.s3, new GetObjectCommand({ Bucket: this.bucket, Key: key, ResponseContentDisposition: `attachment; filename="${name}"` }), { expiresIn });
-  }
-}
 
 /** What the key of local report links is derived for, from the vault's key file. */
 export const REPORT_LINK_KEY_PURPOSE = 'report links';
@@ -49,7 +21,7 @@ export const LOCAL_REPORT_PATH = '/report-files/';
 
 const KEY_PATTERN = /^[A-Za-z0-9-]+\/[0-9a-f-]{36}\.csv$/;
 
-export class FileReportFiles implements ReportFiles {
+export class FileReportFiles implements ReportWriter, ReportLinks {
   /**
    * `linkKey`: the key links are signed with; `publicBaseUrl`: where the runtime that serves them
    * answers.

@@ -184,11 +184,10 @@ describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
       const checkout = definition.kind === 'http' && definition.path.startsWith('/checkout/');
       expect(projectFiles.includes('/shared/checkout-page.ts') || packages.has('qrcode'), definition.name).toBe(checkout);
       expect(packages.has('@aws-lambda-powertools/idempotency'), definition.name).toBe(definition.kind === 'http' && replaysIdempotencyKey(definition));
-      // The reports' functions share one wiring of reports: the file uploads and links come with it, wherever reports are handled.
-      const handlesReports = definition.reportFiles !== undefined || (definition.sendsTo ?? []).includes('reports');
-      expect(packages.has('@aws-sdk/client-s3'), definition.name).toBe(RECEIPT_USERS.includes(definition.name) || handlesReports);
-      expect(packages.has('@aws-sdk/lib-storage'), definition.name).toBe(handlesReports);
-      expect(packages.has('@aws-sdk/s3-request-presigner'), definition.name).toBe(handlesReports);
+      // The builder uploads report files, get-report signs links to them; asking for a report only queues it.
+      expect(packages.has('@aws-sdk/client-s3'), definition.name).toBe(RECEIPT_USERS.includes(definition.name) || definition.reportFiles !== undefined);
+      expect(packages.has('@aws-sdk/lib-storage'), definition.name).toBe(definition.reportFiles === 'writes');
+      expect(packages.has('@aws-sdk/s3-request-presigner'), definition.name).toBe(definition.reportFiles === 'links');
       expect(packages.has('viem'), definition.name).toBe(definition.name === 'watch-chain');
     }
   });

@@ -106,9 +106,11 @@ describe(`a report of ${ROWS.toLocaleString('en')} transactions`, () => {
     const transactions = new DynamoTransactionStore(documents, { transactions: 'transactions' } as TransactionTables);
     const linkKey = randomBytes(32);
     const queued: string[] = [];
+    const files = new FileReportFiles(directory, async () => linkKey, 'http://127.0.0.1:1');
     const service = new ReportService({
       reports: new DynamoReportStore(documents, 'reports'),
-      files: new FileReportFiles(directory, async () => linkKey, 'http://127.0.0.1:1'),
+      writer: files,
+      links: files,
       // The transactions report reads no entries.
       records: { transactions: (range) => transactions.createdBetween(range), entries: () => expect.fail('a transactions report reads no entries') },
       queue: { send: async (id) => void queued.push(id) },

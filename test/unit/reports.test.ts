@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { NotFound, Unavailable } from '../../shared/domain/errors.js';
 import type { BalanceEntry } from '../../shared/domain/balances.js';
-import { ReportService, type ReportFiles, type ReportRange, type ReportRecords, type ReportStore } from '../../shared/domain/report-service.js';
+import { ReportService, type ReportLinks, type ReportRange, type ReportRecords, type ReportStore, type ReportWriter } from '../../shared/domain/report-service.js';
 import { createReportRequestSchema, csvField, csvRecord, reportHeader, type Report } from '../../shared/domain/reports.js';
 import type { Transaction } from '../../shared/domain/transactions.js';
 import { refusal } from '../support/memory/gateway.js';
@@ -83,7 +83,7 @@ class MemoryReports implements ReportStore {
 }
 
 /** Files kept as the chunks they were written in, to see that the builder writes as it reads. */
-class MemoryFiles implements ReportFiles {
+class MemoryFiles implements ReportWriter, ReportLinks {
   readonly files = new Map<string, string[]>();
   failing = false;
   async write(key: string, chunks: AsyncIterable<string>) {
@@ -142,7 +142,8 @@ function setup(records: { transactions?: Transaction[]; entries?: BalanceEntry[]
   let ids = 0;
   const service = new ReportService({
     reports,
-    files,
+    writer: files,
+    links: files,
     records: { transactions: readTransactions ?? ((range) => each(inRange(records.transactions ?? [], range))), entries: (range) => each(inRange(records.entries ?? [], range)) },
     queue,
     clock: () => NOW,
