@@ -19,7 +19,7 @@ const REPORT_ID = 'e4a1b2c3-d5e6-4f7a-8b9c-0d1e2f3a4b5c';
 const ADDRESS = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 const CREATED_AT = '2025-06-01T10:00:00.000Z';
 
-export const EXAMPLE_IDS = { invoiceId: INVOICE_ID, transactionId: TRANSACTION_ID } as const;
+export const EXAMPLE_IDS = { invoiceId: INVOICE_ID, transactionId: TRANSACTION_ID, reportId: REPORT_ID } as const;
 
 export const createInvoiceExample = { orderId: '1001', customerId: 'cust-42', baseCurrency: 'USDT', invoiceStrategy: 'fixed', amount: 25 };
 

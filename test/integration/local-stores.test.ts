@@ -179,7 +179,7 @@ describe('the queues', () => {
   afterAll(() => sqs.destroy());
 
   it('are every queue of the demo stage, each in the environment with its dead-letter queue', () => {
-    expect(demoQueues.map((queue) => queue.name)).toEqual(['callbacks']);
+    expect(demoQueues.map((queue) => queue.name)).toEqual(['callbacks', 'reports']);
     for (const queue of demoQueues) {
       expect(process.env[queue.urlVariable]).toBe(`${process.env.AWS_ENDPOINT_URL_SQS}/000000000000/${queue.name}`);
       expect(process.env[queue.deadLetterUrlVariable]).toBe(`${process.env.AWS_ENDPOINT_URL_SQS}/000000000000/${queue.name}-dlq`);
