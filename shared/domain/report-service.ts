@@ -5,6 +5,7 @@
  */
 import type { BalanceEntry } from './balances.js';
 import { Invalid, NotFound, Unavailable } from './errors.js';
+import { isUuid } from './invoice-service.js';
 import {
   entryRow,
   newReport,
@@ -82,9 +83,9 @@ export class ReportService {
     return { id: report.id, status: 'pending' };
   }
 
-  /** `GET /api/v2/reports/{id}`: another merchant's report is not found. */
+  /** `GET /api/v2/reports/{id}`: another merchant's report, or an id that is no report's (not a UUID), is not found. */
   async view(merchantId: string, id: string): Promise<ReportView> {
-    const report = await this.deps.reports.get(id);
+    const report = isUuid(id) ? await this.deps.reports.get(id) : undefined;
     if (!report || report.merchantId !== merchantId) throw new NotFound('Report');
     const { type, status, rows } = report;
     if (status !== 'ready' || !report.fileKey) return { id, type, status, rows, url: null, expiresAt: null };
