@@ -149,7 +149,8 @@ export class TransactionService {
       const recorded = input.uniqueId && (await this.claimed(input.uniqueId));
       if (recorded) return recorded;
     }
-    throw new Conflict('The invoice kept changing; retry the request');
+    // A confirmed deposit also posts to the merchant's balance, which deposits racing on it may keep moving (docs/operations.md#one-merchants-balance-is-one-item).
+    throw new Conflict("The invoice or the merchant's balance kept changing; retry the request");
   }
 
   /**
