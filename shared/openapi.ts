@@ -551,7 +551,7 @@ const GATEWAY_STATUSES = new Set([401, 413, 429]);
 const PATH_PARAMETERS: Record<string, { description: string; example: string }> = {
   invoiceId: { description: 'The invoice id (a UUID)', example: examples.EXAMPLE_IDS.invoiceId },
   transactionId: { description: 'The transaction id (a UUID)', example: examples.EXAMPLE_IDS.transactionId },
-  reportId: { description: 'The report id (a UUID), as asking for the report answered it', example: examples.EXAMPLE_IDS.reportId },
+  reportId: { description: 'The report id (a UUID)', example: examples.EXAMPLE_IDS.reportId },
   providerId: { description: "The provider's id in the gateway's configuration", example: 'psp-one' },
 };
 
