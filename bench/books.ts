@@ -26,10 +26,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { startLocalDemoProvider } from '../infra/local/demo-provider-process.js';
-import { ensureTable, ensureTables, localDynamoClient, startDynamoDbLocal } from '../infra/local/dynamodb.js';
-import { DEFAULT_FUNCTION_SETTINGS, handlerEnvironment, LOCAL_STAGE, localTableNames, randomLocalCredentials } from '../infra/local/environment.js';
-import { startLocalSqs } from '../infra/local/sqs.js';
+import { ensureTable, localDynamoClient, startDynamoDbLocal } from '../infra/local/dynamodb.js';
+import { LOCAL_STAGE, randomLocalCredentials } from '../infra/local/environment.js';
 import type { BalancePosting, BalanceReader } from '../shared/domain/balances.js';
 import type { Invoice } from '../shared/domain/invoices.js';
 import type { CommitResult, Ledger, TransactionService } from '../shared/domain/transaction-service.js';
@@ -37,6 +35,7 @@ import { functionsForStage } from '../shared/routes.js';
 import type { TransactItem } from '../shared/store/dynamo.js';
 import { TABLES } from '../shared/store/tables.js';
 import { CapacityMeter, type MeteredCall } from './capacity-meter.js';
+import { startBenchStores } from './bench-stores.js';
 import { loadEach, round, type LoadFigures } from './load.js';
 import { positiveOption } from './options.js';
 
@@ -122,35 +121,9 @@ function observed(ledger: Ledger, seen: { counts?: WriteCounts; postings?: Balan
 
 export async function booksBenchmark(args: string[]): Promise<void> {
   const options = parseOptions(args);
-  const dataDir = await mkdtemp(join(tmpdir(), 'gateway-books-bench-'));
-  const credentials = randomLocalCredentials();
-  const [dynamo, sqs] = await Promise.all([startDynamoDbLocal({ credentials }), startLocalSqs()]);
-  const stops: Array<() => Promise<unknown>> = [() => dynamo.stop(), () => sqs.stop()];
+  const stores = await startBenchStores('books-bench', { demoProvider: true });
+  const { tables } = stores;
   try {
-    // The provider takes the payouts and decides none of them while the benchmark runs.
-    const demo = await startLocalDemoProvider({ dataDir, dynamodbEndpoint: dynamo.endpoint, delaySeconds: 3600, limits: {} });
-    stops.push(() => demo.process.stop());
-    const tables = localTableNames();
-    const admin = localDynamoClient(dynamo.endpoint, credentials);
-    await ensureTables(admin, tables);
-    admin.destroy();
-    // The functions read their configuration when first loaded: after this.
-    Object.assign(
-      process.env,
-      handlerEnvironment(
-        {
-          publicBaseUrl: 'http://localhost:3000',
-          dynamodbEndpoint: dynamo.endpoint,
-          dynamodbCredentials: credentials,
-          sqsEndpoint: sqs.endpoint,
-          queueEnvironment: sqs.queueEnvironment,
-          dataDir,
-          tables,
-          providers: demo.providers,
-        },
-        DEFAULT_FUNCTION_SETTINGS,
-      ),
-    );
     const [
       { dynamoClient, documentClient },
       { createTestGateway, invoke },
@@ -465,11 +438,9 @@ export async function booksBenchmark(args: string[]): Promise<void> {
       `  a partition takes allows at most ${Math.floor(1000 / balanceUnits)} deposits/s into one balance, and since each posting reads the balance its write is conditional on,`,
     );
     console.log('  the writes to it are serialized: one read and one transaction round trip per deposit, whatever the concurrency.');
-    console.log('  Measured while other work shared the machine\'s cores with DynamoDB Local: compare runs on the same machine, not with AWS.');
     documentClient.destroy();
   } finally {
-    await Promise.allSettled(stops.reverse().map((stop) => stop()));
-    await rm(dataDir, { recursive: true, force: true });
+    await stores.stop();
   }
 }
 

@@ -8,13 +8,8 @@
  * also looks its key up and, for transactions, the merchant (to compute each `hash`).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ensureTables, localDynamoClient, startDynamoDbLocal } from '../infra/local/dynamodb.js';
-import { DEFAULT_FUNCTION_SETTINGS, handlerEnvironment, localTableNames, randomLocalCredentials } from '../infra/local/environment.js';
-import { startLocalSqs } from '../infra/local/sqs.js';
+import { startBenchStores } from './bench-stores.js';
 import { eventuallyConsistentRcu, itemSize } from './capacity-meter.js';
 
 export const DESCRIPTION = 'read capacity of a page of 20 of GET /api/v2/invoices and /api/v2/transactions, beside the floor';
@@ -35,22 +30,8 @@ export async function listPagesBenchmark(args: string[]): Promise<void> {
   const count = Number(values.invoices);
   if (!Number.isInteger(count) || count < 2 * PAGE + 1) throw new Error(`--invoices must be an integer of at least ${2 * PAGE + 1}, for two full pages`);
 
-  const dataDir = await mkdtemp(join(tmpdir(), 'gateway-list-pages-'));
-  const credentials = randomLocalCredentials();
-  const [dynamo, sqs] = await Promise.all([startDynamoDbLocal({ credentials }), startLocalSqs()]);
+  const stores = await startBenchStores('list-pages');
   try {
-    const tables = localTableNames();
-    const admin = localDynamoClient(dynamo.endpoint, credentials);
-    await ensureTables(admin, tables);
-    admin.destroy();
-    // The functions read their configuration when first loaded: after this.
-    Object.assign(
-      process.env,
-      handlerEnvironment(
-        { publicBaseUrl: 'http://localhost:3000', dynamodbEndpoint: dynamo.endpoint, dynamodbCredentials: credentials, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables },
-        DEFAULT_FUNCTION_SETTINGS,
-      ),
-    );
     const [{ dynamoClient }, { createTestGateway, invoke }, { seedMerchant }, { TokenBucketThrottle }] = await Promise.all([
       import('../shared/store/dynamo.js'),
       import('../test/support/invoke.js'),
@@ -136,7 +117,6 @@ export async function listPagesBenchmark(args: string[]): Promise<void> {
     console.log('items: on the page; read: index entries the query read; request: the key lookup, the merchant and any ownership check included');
     dynamoClient.destroy();
   } finally {
-    await Promise.allSettled([dynamo.stop(), sqs.stop()]);
-    await rm(dataDir, { recursive: true, force: true });
+    await stores.stop();
   }
 }

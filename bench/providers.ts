@@ -11,14 +11,8 @@
  *   simulate-deposit route recording the same deposits for a merchant.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startLocalDemoProvider } from '../infra/local/demo-provider-process.js';
-import { ensureTables, localDynamoClient, startDynamoDbLocal } from '../infra/local/dynamodb.js';
-import { DEFAULT_FUNCTION_SETTINGS, handlerEnvironment, localTableNames, randomLocalCredentials } from '../infra/local/environment.js';
-import { startLocalSqs } from '../infra/local/sqs.js';
+import { startBenchStores } from './bench-stores.js';
 import { figures, loadEach, round, type LoadFigures } from './load.js';
 import { positiveOption } from './options.js';
 
@@ -61,35 +55,9 @@ const row = (label: string, figures: LoadFigures) =>
 
 export async function providersBenchmark(args: string[]): Promise<void> {
   const options = parseOptions(args);
-  const dataDir = await mkdtemp(join(tmpdir(), 'gateway-providers-bench-'));
-  const credentials = randomLocalCredentials();
-  const [dynamo, sqs] = await Promise.all([startDynamoDbLocal({ credentials }), startLocalSqs()]);
-  const stops: Array<() => Promise<unknown>> = [() => dynamo.stop(), () => sqs.stop()];
+  const stores = await startBenchStores('providers-bench', { demoProvider: true });
+  const { tables } = stores;
   try {
-    // The provider decides nothing by itself here: every decision is the benchmark's event.
-    const demo = await startLocalDemoProvider({ dataDir, dynamodbEndpoint: dynamo.endpoint, delaySeconds: 3600, limits: {} });
-    stops.push(() => demo.process.stop());
-    const tables = localTableNames();
-    const admin = localDynamoClient(dynamo.endpoint, credentials);
-    await ensureTables(admin, tables);
-    admin.destroy();
-    // The functions read their configuration when first loaded: after this.
-    Object.assign(
-      process.env,
-      handlerEnvironment(
-        {
-          publicBaseUrl: 'http://localhost:3000',
-          dynamodbEndpoint: dynamo.endpoint,
-          dynamodbCredentials: credentials,
-          sqsEndpoint: sqs.endpoint,
-          queueEnvironment: sqs.queueEnvironment,
-          dataDir,
-          tables,
-          providers: demo.providers,
-        },
-        DEFAULT_FUNCTION_SETTINGS,
-      ),
-    );
     const [{ createTestGateway, invoke }, { seedMerchant }, { TokenBucketThrottle }, { config }, { signMessage }, { DynamoInvoiceStore }, { documentClient }] = await Promise.all([
       import('../test/support/invoke.js'),
       import('../test/support/merchants.js'),
@@ -181,7 +149,6 @@ export async function providersBenchmark(args: string[]): Promise<void> {
     console.log(`events route throughput / simulate-deposit's: ${round(events.rps / simulated.rps)} (goal ≥ ${GOALS.eventsThroughput})`);
     documentClient.destroy();
   } finally {
-    await Promise.allSettled(stops.reverse().map((stop) => stop()));
-    await rm(dataDir, { recursive: true, force: true });
+    await stores.stop();
   }
 }
