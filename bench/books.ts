@@ -130,19 +130,11 @@ export async function booksBenchmark(args: string[]): Promise<void> {
       { seedMerchant },
       { fundBalance },
       { TokenBucketThrottle },
-      { TransactionService: TransactionServiceClass },
-      { FiatService },
       { DynamoBalanceStore, postingWrites },
       { DynamoTransactionStore },
-      { transactionStore, balanceStore, merchantStore },
-      { invoiceStore },
-      { callbackPublisher },
-      { rateSource },
-      { providerRegistryOfStage, providerRequests },
-      { requireVault },
-      { seal },
-      { businessMetrics },
-      { logger },
+      { transactionStore, balanceStore },
+      { transactionServiceOver },
+      { fiatServiceWith },
       { simulatedChainHash, simulatedSenderDetails },
       { withdrawalRequestSchema },
     ] = await Promise.all([
@@ -151,54 +143,20 @@ export async function booksBenchmark(args: string[]): Promise<void> {
       import('../test/support/merchants.js'),
       import('../test/support/balances.js'),
       import('../infra/local/throttle.js'),
-      import('../shared/domain/transaction-service.js'),
-      import('../shared/domain/fiat-service.js'),
       import('../shared/store/balances.js'),
       import('../shared/store/transactions.js'),
       import('../functions/commons/stores.js'),
-      import('../functions/commons/invoices.js'),
-      import('../functions/commons/callbacks.js'),
-      import('../functions/commons/rates.js'),
-      import('../functions/commons/providers.js'),
-      import('../functions/commons/vault.js'),
-      import('../shared/vault/envelope.js'),
-      import('../shared/observability/metrics.js'),
-      import('../shared/observability/logger.js'),
+      import('../functions/commons/transactions.js'),
+      import('../functions/commons/fiat.js'),
       import('../shared/domain/simulation.js'),
       import('../shared/domain/withdrawals.js'),
     ]);
     const meter = new CapacityMeter();
     meter.instrument(dynamoClient);
     const gateway = createTestGateway({ throttle: new TokenBucketThrottle({ ratePerSecond: 1_000_000, burst: 1_000_000 }) });
-    const { dataKeys } = requireVault();
 
     // The services as the functions wire them (functions/commons), over the ledger and balances given.
-    const transactionServiceOver = (ledger: Ledger, balances: BalanceReader): TransactionService =>
-      new TransactionServiceClass({
-        ledger,
-        balances,
-        invoices: invoiceStore,
-        merchants: merchantStore,
-        callbacks: callbackPublisher,
-        rates: rateSource,
-        metrics: businessMetrics,
-        clock: () => new Date(),
-        newId: randomUUID,
-      });
-    const fiatServiceOver = (ledger: Ledger, balances: BalanceReader) =>
-      new FiatService({
-        transactions: transactionServiceOver(ledger, balances),
-        ledger,
-        balances,
-        merchants: merchantStore,
-        vault: { seal: (cardNumber, context) => seal(dataKeys, cardNumber, context) },
-        providers: providerRegistryOfStage,
-        requests: providerRequests,
-        rates: rateSource,
-        log: logger,
-        clock: () => new Date(),
-        newId: randomUUID,
-      });
+    const fiatServiceOver = (ledger: Ledger, balances: BalanceReader) => fiatServiceWith(undefined, { ledger, balances });
 
     /** USDT invoices of the merchant, made through the create-invoice route, 8 at a time. */
     const createInvoices = async (apiKey: string, count: number): Promise<string[]> => {

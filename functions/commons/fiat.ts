@@ -3,22 +3,25 @@
  * the receipt store for the functions that confirm deposits (`fiatServiceWith(receiptStore)`).
  */
 import { randomUUID } from 'node:crypto';
+import type { BalanceReader } from '../../shared/domain/balances.js';
 import { FiatService, type ReceiptStore } from '../../shared/domain/fiat-service.js';
+import type { Ledger } from '../../shared/domain/transaction-service.js';
 import { logger } from '../../shared/observability/logger.js';
 import { seal } from '../../shared/vault/envelope.js';
 import { providerRegistryOfStage, providerRequests } from './providers.js';
 import { rateSource } from './rates.js';
 import { balanceStore, merchantStore, transactionStore } from './stores.js';
-import { transactionService } from './transactions.js';
+import { transactionService, transactionServiceOver } from './transactions.js';
 import { requireVault } from './vault.js';
 
 const { dataKeys } = requireVault();
 
-export const fiatServiceWith = (receipts?: ReceiptStore): FiatService =>
+/** `over`: another ledger and balances than the container's stores (a benchmark's metered ones). */
+export const fiatServiceWith = (receipts?: ReceiptStore, over?: { ledger: Ledger; balances: BalanceReader }): FiatService =>
   new FiatService({
-    transactions: transactionService,
-    ledger: transactionStore,
-    balances: balanceStore,
+    transactions: over ? transactionServiceOver(over.ledger, over.balances) : transactionService,
+    ledger: over?.ledger ?? transactionStore,
+    balances: over?.balances ?? balanceStore,
     merchants: merchantStore,
     receipts,
     vault: { seal: (cardNumber, context) => seal(dataKeys, cardNumber, context) },

@@ -1,7 +1,11 @@
-/** The transaction service of this container, wired once at load: it moves money and owes callbacks. */
+/**
+ * The transaction service of this container, wired once at load: it moves money and owes callbacks.
+ * `transactionServiceOver` wires the same over another ledger and balances (a benchmark's metered ones).
+ */
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
-import { TransactionService } from '../../shared/domain/transaction-service.js';
+import type { BalanceReader } from '../../shared/domain/balances.js';
+import { TransactionService, type Ledger } from '../../shared/domain/transaction-service.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
@@ -9,14 +13,19 @@ import { callbackPublisher } from './callbacks.js';
 import { rateSource } from './rates.js';
 import { balanceStore, merchantStore, transactionStore } from './stores.js';
 
-export const transactionService = new TransactionService({
-  ledger: transactionStore,
-  balances: balanceStore,
-  invoices: new DynamoInvoiceStore(documentClient, config().tables),
-  merchants: merchantStore,
-  callbacks: callbackPublisher,
-  rates: rateSource,
-  metrics: businessMetrics,
-  clock: () => new Date(),
-  newId: randomUUID,
-});
+const invoices = new DynamoInvoiceStore(documentClient, config().tables);
+
+export const transactionServiceOver = (ledger: Ledger, balances: BalanceReader): TransactionService =>
+  new TransactionService({
+    ledger,
+    balances,
+    invoices,
+    merchants: merchantStore,
+    callbacks: callbackPublisher,
+    rates: rateSource,
+    metrics: businessMetrics,
+    clock: () => new Date(),
+    newId: randomUUID,
+  });
+
+export const transactionService = transactionServiceOver(transactionStore, balanceStore);
