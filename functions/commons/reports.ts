@@ -24,7 +24,11 @@ export function reportService(parts: Omit<ReportServiceDeps, 'reports' | 'clock'
 /** The builder's queue, for the function that asks for reports. */
 export function reportQueue(): NonNullable<ReportServiceDeps['queue']> {
   if (!reportQueueUrl) throw new Error('Invalid environment: REPORT_QUEUE_URL is required');
-  return { send: async (reportId) => void (await sqsClient.send(new SendMessageCommand({ QueueUrl: reportQueueUrl, MessageBody: JSON.stringify({ reportId }) }))) };
+  return {
+    async send(reportId) {
+      await sqsClient.send(new SendMessageCommand({ QueueUrl: reportQueueUrl, MessageBody: JSON.stringify({ reportId }) }));
+    },
+  };
 }
 
 /** Where files are kept: the bucket in AWS, or the local directory and its signed links. */

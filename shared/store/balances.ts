@@ -9,7 +9,7 @@ import { BALANCE_CURRENCIES, type Balance, type BalanceEntry, type BalanceEntryF
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import type { ReportRange } from '../domain/report-service.js';
 import type { CommitResult } from '../domain/transaction-service.js';
-import { commitTransaction, createdBetween, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
+import { commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 
 export interface BalanceTables {
@@ -135,7 +135,7 @@ export class DynamoBalanceStore {
   /** The merchant's entries created in the range, oldest first, read a page at a time (a report's rows). */
   async *createdBetween({ merchantId, createdFrom, createdTo, currency }: ReportRange): AsyncIterable<BalanceEntry> {
     const partition = currency ? { attribute: 'merchantCurrency', value: merchantKey(merchantId, currency) } : { attribute: 'merchantId', value: merchantId };
-    const query = createdBetween(this.tables.balanceEntries, currency ? 'byMerchantCurrency' : 'byMerchant', partition, createdFrom, createdTo);
+    const query = createdRangeQuery(this.tables.balanceEntries, currency ? 'byMerchantCurrency' : 'byMerchant', partition, createdFrom, createdTo);
     for await (const item of queryItems(this.client, query)) yield fromEntryItem(item);
   }
 

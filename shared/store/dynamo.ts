@@ -29,7 +29,7 @@ export async function queryAll(client: DynamoDBDocumentClient, input: QueryComma
  * The query of an index partition's items created from `from` to `to` (inclusive; the sort key is
  * `createdAt`), oldest first, whose `where` attributes also equal the values given.
  */
-export function createdBetween(
+export function createdRangeQuery(
   tableName: string,
   indexName: string,
   partition: { attribute: string; value: string },

@@ -11,7 +11,7 @@ import type { InvoiceUpdate } from '../domain/payments.js';
 import type { ReportRange } from '../domain/report-service.js';
 import type { CommitResult, Ledger, UniqueClaim } from '../domain/transaction-service.js';
 import type { Transaction, TransactionFilters, TransactionProvider, TransactionStatus } from '../domain/transactions.js';
-import { commitTransaction, createdBetween, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
+import { commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { invoiceStatusKey } from './invoices.js';
 import { outboxPut } from './outbox.js';
 import { postingWrites, type BalanceTables } from './balances.js';
@@ -222,7 +222,7 @@ export class DynamoTransactionStore implements Ledger {
 
   /** The merchant's transactions created in the range, oldest first, read a page at a time (a report's rows). */
   async *createdBetween({ merchantId, createdFrom, createdTo, currency }: ReportRange): AsyncIterable<Transaction> {
-    const query = createdBetween(this.tables.transactions, 'byMerchant', { attribute: 'merchantId', value: merchantId }, createdFrom, createdTo, currency ? { currency } : {});
+    const query = createdRangeQuery(this.tables.transactions, 'byMerchant', { attribute: 'merchantId', value: merchantId }, createdFrom, createdTo, currency ? { currency } : {});
     for await (const item of queryItems(this.client, query)) yield fromItem(item);
   }
 
