@@ -12,7 +12,8 @@ import { HARDENED_OFFSET, HDKey, type Versions } from '@scure/bip32';
 import { bech32, createBase58check } from '@scure/base';
 import type { CryptoNetwork } from './currencies.js';
 
-export type AddressFamily = 'evm' | 'btc' | 'tron';
+export const ADDRESS_FAMILIES = ['evm', 'btc', 'tron'] as const;
+export type AddressFamily = (typeof ADDRESS_FAMILIES)[number];
 
 /** Extended public keys as configured: `m/44'/60'/0'`, `m/84'/0'/0'` and `m/44'/195'/0'`. */
 export type WalletXpubs = Record<AddressFamily, string>;
@@ -98,6 +99,32 @@ export function deriveCustomerAddresses(keys: WalletKeys, index: number): Custom
     btc: bitcoinAddress(childPublicKey(keys.btc, index)),
     tron: tronAddress(childPublicKey(keys.tron, index)),
   };
+}
+
+/**
+ * What a chain watcher knows a customer's address by, in its family: an EVM address in lower case
+ * (checksum case carries no identity); a Bitcoin address by the output script it pays (a node
+ * writes addresses with its own network's prefix, a script is the same on every network); a Tron
+ * address as it is written (base58check).
+ */
+export function ownerKey(family: AddressFamily, address: string): string {
+  switch (family) {
+    case 'evm':
+      return address.toLowerCase();
+    case 'btc':
+      return segwitScript(address);
+    case 'tron':
+      return address;
+  }
+}
+
+/** The output script (hex) a segwit address of any network pays: OP_0 (or OP_n), then a push of its witness program. */
+export function segwitScript(address: string): string {
+  const { words } = bech32.decode(address as `${string}1${string}`);
+  const [version, ...data] = words;
+  const program = bech32.fromWords(data);
+  const opcode = version === 0 ? 0 : 0x50 + version!;
+  return `${opcode.toString(16).padStart(2, '0')}${program.length.toString(16).padStart(2, '0')}${bytesToHex(program)}`;
 }
 
 export function addressForNetwork(addresses: CustomerAddresses, network: CryptoNetwork): string {

@@ -1,12 +1,13 @@
 /**
  * Permanent deposit addresses per (merchant, customer) in DynamoDB. A customer's first request
  * allocates the next derivation index from a shared counter; the customer item then fixes that
- * index, and the addresses derived from it, for good. Beside it, an item per EVM address names
- * its owner, so a chain watcher can tell whose address a transfer paid.
+ * index, and the addresses derived from it, for good. Beside it, an item per address of each
+ * family names its owner, keyed as the chain watchers know addresses (`ownerKey`), so a watcher
+ * can tell whose address a transfer paid.
  */
 import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AddressOwner } from '../domain/chain-watcher.js';
-import { deriveCustomerAddresses, type CustomerAddresses } from '../domain/wallets.js';
+import { ADDRESS_FAMILIES, deriveCustomerAddresses, ownerKey, type AddressFamily, type CustomerAddresses } from '../domain/wallets.js';
 import { BATCH_GET_LIMIT, isConditionFailure, isTransactionConflict } from './dynamo.js';
 import type { WalletKeySource } from './wallet-keys.js';
 import { optimisticAttempts } from '../domain/retry.js';
@@ -41,8 +42,7 @@ function customerWalletId(merchantId: string, customerId: string): string {
   return `customer#${JSON.stringify([merchantId, customerId])}`;
 }
 
-/** EVM addresses compared in lower case: checksum case carries no identity. */
-const evmAddressId = (address: string): string => `address#evm#${address.toLowerCase()}`;
+const ownerItemId = (family: AddressFamily, key: string): string => `address#${family}#${key}`;
 
 
 export class DynamoWalletStore implements WalletStore {
@@ -72,11 +72,13 @@ export class DynamoWalletStore implements WalletStore {
       addresses: deriveCustomerAddresses(keys, index),
       createdAt: this.now().toISOString(),
     };
-    // The customer's item and its EVM address's owner item, together or not at all.
+    // The customer's item and its addresses' owner items, together or not at all.
     const write = new TransactWriteCommand({
       TransactItems: [
         { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(id)' } },
-        { Put: { TableName: this.tableName, Item: { id: evmAddressId(item.addresses.evm), merchantId, customerId }, ConditionExpression: 'attribute_not_exists(id)' } },
+        ...ADDRESS_FAMILIES.map((family) => ({
+          Put: { TableName: this.tableName, Item: { id: ownerItemId(family, ownerKey(family, item.addresses[family])), merchantId, customerId }, ConditionExpression: 'attribute_not_exists(id)' },
+        })),
       ],
     });
     let lost: unknown;
@@ -96,18 +98,24 @@ export class DynamoWalletStore implements WalletStore {
   }
 
   /** The owners of those of `addresses` that are customers' EVM deposit addresses, by lower-cased address. */
-  async evmOwners(addresses: readonly string[]): Promise<Map<string, AddressOwner>> {
+  evmOwners(addresses: readonly string[]): Promise<Map<string, AddressOwner>> {
+    return this.ownersOf('evm', addresses.map((address) => ownerKey('evm', address)));
+  }
+
+  /** The owners of those of `keys` (`ownerKey`s of `family`) that are customers' deposit addresses, by key. */
+  async ownersOf(family: AddressFamily, keys: readonly string[]): Promise<Map<string, AddressOwner>> {
     const owners = new Map<string, AddressOwner>();
-    const ids = [...new Set(addresses.map(evmAddressId))];
+    const prefix = ownerItemId(family, '');
+    const ids = [...new Set(keys.map((key) => ownerItemId(family, key)))];
     for (let start = 0; start < ids.length; start += BATCH_GET_LIMIT) {
-      let keys: Record<string, unknown>[] | undefined = ids.slice(start, start + BATCH_GET_LIMIT).map((id) => ({ id }));
-      while (keys && keys.length > 0) {
-        const page: BatchGetCommandOutput = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys } } }));
+      let batch: Record<string, unknown>[] | undefined = ids.slice(start, start + BATCH_GET_LIMIT).map((id) => ({ id }));
+      while (batch && batch.length > 0) {
+        const page: BatchGetCommandOutput = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: batch } } }));
         for (const item of page.Responses?.[this.tableName] ?? []) {
-          owners.set(String(item.id).slice('address#evm#'.length), { merchantId: item.merchantId as string, customerId: item.customerId as string });
+          owners.set(String(item.id).slice(prefix.length), { merchantId: item.merchantId as string, customerId: item.customerId as string });
         }
         // Keys DynamoDB left for later (throttled) are asked again.
-        keys = page.UnprocessedKeys?.[this.tableName]?.Keys;
+        batch = page.UnprocessedKeys?.[this.tableName]?.Keys;
       }
     }
     return owners;

@@ -5,9 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { bech32 } from '@scure/base';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
 import { documentClient } from '../../shared/store/dynamo.js';
+import { segwitScript } from '../../shared/domain/wallets.js';
 import { configuredWalletKeys } from '../../shared/store/wallet-keys.js';
 import { DynamoWalletStore } from '../../shared/store/wallets.js';
 
@@ -93,7 +95,8 @@ describe('DynamoWalletStore', () => {
     const wallets = await Promise.all(Array.from({ length: 20 }, () => store.addressesFor(merchant, 'racing-customer')));
     for (const wallet of wallets) expect(wallet).toEqual(wallets[0]);
     const items = await customerItems(merchant, 'racing-customer');
-    expect(items.map((item) => String(item.id).split('#')[0]).sort()).toEqual(['address', 'customer']);
+    const kind = (id: string) => (id.startsWith('address#') ? id.split('#').slice(0, 2).join('#') : id.split('#')[0]);
+    expect(items.map((item) => kind(String(item.id))).sort()).toEqual(['address#btc', 'address#evm', 'address#tron', 'customer']);
     expect(await store.evmOwners([wallets[0]!.addresses.evm.toUpperCase().replace('0X', '0x'), '0x000000000000000000000000000000000000dead'])).toEqual(
       new Map([[wallets[0]!.addresses.evm.toLowerCase(), { merchantId: merchant, customerId: 'racing-customer' }]]),
     );
@@ -101,5 +104,18 @@ describe('DynamoWalletStore', () => {
     // Other files allocate from the same counter meanwhile, which only adds to the difference.
     expect(await allocatedIndexes()).toBeGreaterThan(allocatedBefore + 1);
     expect(await store.addressesFor(merchant, 'racing-customer')).toEqual(wallets[0]);
+  });
+
+  it("names each address's owner as the chain watchers know it: a Bitcoin address by the script it pays on any network, a Tron address as written", async () => {
+    const merchant = merchantId();
+    const { addresses } = await store.addressesFor(merchant, 'watched');
+    const owner = { merchantId: merchant, customerId: 'watched' };
+    const script = segwitScript(addresses.btc);
+    expect(script).toMatch(/^0014[0-9a-f]{40}$/);
+    // The same script, written with a regtest node's prefix.
+    expect(segwitScript(bech32.encode('bcrt', bech32.decode(addresses.btc as `${string}1${string}`).words))).toBe(script);
+    expect(await store.ownersOf('btc', [script, `0014${'00'.repeat(20)}`])).toEqual(new Map([[script, owner]]));
+    expect(await store.ownersOf('tron', [addresses.tron, addresses.tron.toLowerCase()])).toEqual(new Map([[addresses.tron, owner]]));
+    expect(await store.ownersOf('evm', [addresses.evm.toLowerCase()])).toEqual(new Map([[addresses.evm.toLowerCase(), owner]]));
   });
 });

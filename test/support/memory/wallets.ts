@@ -2,12 +2,13 @@
  * Customers' permanent deposit addresses in memory, to the contract of DynamoWalletStore: a new
  * customer takes the next derivation index (from the public test keys) only after
  * `beforeAllocating` let it; a concurrent first request that stored its wallet first wins, the
- * index taken meanwhile staying unused; each EVM address names its owner for the chain watchers.
+ * index taken meanwhile staying unused; each address of each family names its owner for the chain
+ * watchers, by its `ownerKey`.
  */
 import type { AddressOwner } from '../../../shared/domain/chain-watcher.js';
 import type { CustomerWallets } from '../../../shared/domain/invoice-service.js';
 import { TEST_WALLET_XPUBS } from '../../../shared/domain/test-wallet-keys.js';
-import { deriveCustomerAddresses, parseWalletXpubs, type CustomerAddresses } from '../../../shared/domain/wallets.js';
+import { ADDRESS_FAMILIES, deriveCustomerAddresses, ownerKey, parseWalletXpubs, type AddressFamily, type CustomerAddresses } from '../../../shared/domain/wallets.js';
 
 const TEST_KEYS = parseWalletXpubs(TEST_WALLET_XPUBS);
 
@@ -30,15 +31,22 @@ export class MemoryWallets implements CustomerWallets {
     const winner = this.customers.get(key);
     if (winner) return { addresses: winner };
     this.customers.set(key, addresses);
-    this.owners.set(addresses.evm.toLowerCase(), { merchantId, customerId });
+    for (const family of ADDRESS_FAMILIES) this.owners.set(`${family}#${ownerKey(family, addresses[family])}`, { merchantId, customerId });
     return { addresses };
   }
 
   /** The owners of those of `addresses` that are customers' EVM addresses, by lower-cased address. */
-  async evmOwners(addresses: readonly string[]): Promise<Map<string, AddressOwner>> {
-    return new Map(addresses.flatMap((address) => {
-      const owner = this.owners.get(address.toLowerCase());
-      return owner ? [[address.toLowerCase(), owner] as const] : [];
-    }));
+  evmOwners(addresses: readonly string[]): Promise<Map<string, AddressOwner>> {
+    return this.ownersOf('evm', addresses.map((address) => ownerKey('evm', address)));
+  }
+
+  /** The owners of those of `keys` (`ownerKey`s of `family`) that are customers' addresses, by key. */
+  async ownersOf(family: AddressFamily, keys: readonly string[]): Promise<Map<string, AddressOwner>> {
+    return new Map(
+      keys.flatMap((key) => {
+        const owner = this.owners.get(`${family}#${key}`);
+        return owner ? [[key, owner] as const] : [];
+      }),
+    );
   }
 }
