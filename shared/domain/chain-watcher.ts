@@ -1,31 +1,24 @@
 /**
- * One run of the watcher of an EVM network (docs/merchant-guide.md#on-chain-deposits), over small ports: follow the deposits
- * still short of their confirmations, credit held transfers of merchants that now take them, then
- * scan a bounded range of new blocks for native and token transfers to customers' addresses and
- * record each once. The cursor moves only after the range's writes succeeded, so a run that fails
+ * One run of the watcher of a network (docs/merchant-guide.md#on-chain-deposits), over small ports, whatever the network's
+ * family (its reader, `NetworkReader`, yields each block's transfers of watched assets): follow the
+ * deposits still short of their confirmations, credit held transfers of merchants that now take
+ * them, then scan a bounded range of new blocks for transfers to customers' addresses and record
+ * each once. The cursor moves only after the range's writes succeeded, so a run that fails
  * part way is simply done again: every write is idempotent on the transfer's identity.
  */
 import type { Stage } from '../stage.js';
-import {
-  advance,
-  assetAmount,
-  depthOf,
-  forkPoint,
-  type BlockRef,
-  type ChainCursor,
-  type ChainReader,
-  type EvmBlock,
-  type ObservedTransfer,
-} from './chain.js';
-import { decimalsOf, type CryptoAssetCode } from './currencies.js';
+import { advance, depthOf, forkPoint, type BlockRef, type ChainCursor, type ChainReader, type NetworkReader, type ObservedTransfer, type ScannedBlock } from './chain.js';
+import { decimalsOf, type CryptoAssetCode, type CryptoNetwork } from './currencies.js';
+import { EvmNetworkReader } from './evm-transfers.js';
 import type { Invoice } from './invoices.js';
 import { takesOnchainDeposits, type Merchant } from './merchants.js';
 import { DomainError } from './errors.js';
 import { Decimal, formatAmount } from './money.js';
-import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './networks.js';
+import type { EvmChain, EvmNetwork } from './networks.js';
 import type { TransactionService } from './transaction-service.js';
 import type { Transaction } from './transactions.js';
 import { transferClaimId } from './claims.js';
+import type { AddressFamily } from './wallets.js';
 
 /** Blocks one chain-watcher run reads at most; a network further behind catches up over several runs. */
 export const CHAIN_BLOCKS_PER_RUN = 200;
@@ -40,7 +33,7 @@ export interface AddressOwner {
 export interface HeldTransfer {
   /** The transfer's identity (`transferClaimId`). */
   id: string;
-  network: EvmNetwork;
+  network: CryptoNetwork;
   transactionHash: string;
   logIndex: number | null;
   blockNumber: number;
@@ -62,12 +55,16 @@ export interface ChainState {
   release(id: string): Promise<void>;
 }
 
-export interface ChainWatcherDeps {
-  network: EvmNetwork;
-  chain: Pick<EvmChain, 'confirmations' | 'tokens'>;
-  reader: ChainReader;
+/** What every network's watcher runs over. */
+export interface NetworkWatcherDeps {
+  network: CryptoNetwork;
+  /** The family of the network's addresses: how the wallet store keys their owners. */
+  family: AddressFamily;
+  /** Blocks, its own included, a transfer's block needs before the transfer counts. */
+  confirmations: number;
+  reader: NetworkReader;
   state: ChainState;
-  owners: { evmOwners(addresses: readonly string[]): Promise<Map<string, AddressOwner>> };
+  owners: { ownersOf(family: AddressFamily, keys: readonly string[]): Promise<Map<string, AddressOwner>> };
   invoices: { customerInvoices(merchantId: string, customerId: string, options?: { since?: string; paymentCurrency?: string }): AsyncIterable<Invoice> };
   merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
   transactions: Pick<TransactionService, 'recordDeposit' | 'settle'>;
@@ -80,8 +77,16 @@ export interface ChainWatcherDeps {
   log: { info(message: string, details?: Record<string, unknown>): void; warn(message: string, details?: Record<string, unknown>): void };
 }
 
-export interface RunSummary {
+/** An EVM network's watcher: its node's port and its tokens, and the wallet store's EVM owners. */
+export interface ChainWatcherDeps extends Omit<NetworkWatcherDeps, 'network' | 'family' | 'confirmations' | 'reader' | 'owners'> {
   network: EvmNetwork;
+  chain: Pick<EvmChain, 'confirmations' | 'tokens'>;
+  reader: ChainReader;
+  owners: { evmOwners(addresses: readonly string[]): Promise<Map<string, AddressOwner>> };
+}
+
+export interface RunSummary {
+  network: CryptoNetwork;
   head: number;
   /** Blocks scanned this run, and the cursor after it. */
   scanned: number;
@@ -98,36 +103,14 @@ export interface RunSummary {
 export const INITIAL_LOOKBACK_BLOCKS = 1_000;
 /** An invoice left open by a late expiry sweep is still found within this margin. */
 const OPEN_INVOICE_MARGIN_MS = 60 * 60 * 1000;
-/** Blocks fetched at once. */
-const FETCH_CONCURRENCY = 8;
-
 const isOpen = (invoice: Invoice) => invoice.status === 'created' || invoice.status === 'active';
 
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]!);
-    }
-  });
-  await Promise.all(workers);
-  return results;
-}
-
-export class ChainWatcher {
-  private readonly tokenByAddress: Map<string, { asset: CryptoAssetCode; decimals: number }>;
-
-  constructor(private readonly deps: ChainWatcherDeps) {
-    this.tokenByAddress = new Map(
-      Object.entries(deps.chain.tokens).map(([asset, token]) => [token!.address.toLowerCase(), { asset: asset as CryptoAssetCode, decimals: token!.decimals }]),
-    );
-  }
+export class NetworkWatcher {
+  constructor(private readonly deps: NetworkWatcherDeps) {}
 
   /** How many blocks of hashes the cursor remembers: enough to trace back any reorg a pending deposit can see. */
   private get memory(): number {
-    return this.deps.chain.confirmations * 2 + 16;
+    return this.deps.confirmations * 2 + 16;
   }
 
   async run(): Promise<RunSummary> {
@@ -182,10 +165,9 @@ export class ChainWatcher {
   }
 
   /** Blocks after the cursor up to `last`, each the child of the one before; a break (a reorg while reading) ends the range there. */
-  private async canonicalBlocks(cursor: BlockRef, last: number): Promise<EvmBlock[]> {
-    const numbers = Array.from({ length: Math.max(0, last - cursor.number) }, (_, i) => cursor.number + 1 + i);
-    const blocks = await mapLimited(numbers, FETCH_CONCURRENCY, (number) => this.deps.reader.block(number));
-    const chained: EvmBlock[] = [];
+  private async canonicalBlocks(cursor: BlockRef, last: number): Promise<ScannedBlock[]> {
+    const blocks = last > cursor.number ? await this.deps.reader.blocks(cursor.number + 1, last) : [];
+    const chained: ScannedBlock[] = [];
     let parent = cursor.hash;
     for (const block of blocks) {
       if (block.parentHash !== parent) break;
@@ -195,43 +177,12 @@ export class ChainWatcher {
     return chained;
   }
 
-  /** Native and token transfers of watched assets in the blocks that pay customers' addresses, with their owners. */
-  private async customerTransfersIn(blocks: readonly EvmBlock[]): Promise<Array<{ transfer: ObservedTransfer; owner: AddressOwner }>> {
-    const { network } = this.deps;
-    if (blocks.length === 0) return [];
-    const byNumber = new Map(blocks.map((block) => [block.number, block]));
-    const nativeAsset = NATIVE_ASSETS[network];
-    const transfers: ObservedTransfer[] = blocks.flatMap((block) =>
-      block.transactions
-        .filter((tx) => tx.to !== null && tx.value > 0n)
-        .map((tx) => ({
-          network,
-          transactionHash: tx.hash,
-          logIndex: null,
-          block: { number: block.number, hash: block.hash },
-          to: tx.to!.toLowerCase(),
-          asset: nativeAsset,
-          amount: assetAmount(tx.value, 18, nativeAsset),
-        })),
-    );
-    if (this.tokenByAddress.size > 0) {
-      const logs = await this.deps.reader.tokenTransfers(blocks[0]!.number, blocks.at(-1)!.number, [...this.tokenByAddress.keys()]);
-      for (const log of logs) {
-        const token = this.tokenByAddress.get(log.token.toLowerCase());
-        // Logs of a block that is no longer the one scanned belong to the next run.
-        if (!token || log.value === 0n || byNumber.get(log.blockNumber)?.hash !== log.blockHash) continue;
-        transfers.push({
-          network,
-          transactionHash: log.transactionHash,
-          logIndex: log.logIndex,
-          block: { number: log.blockNumber, hash: log.blockHash },
-          to: log.to.toLowerCase(),
-          asset: token.asset,
-          amount: assetAmount(log.value, token.decimals, token.asset),
-        });
-      }
-    }
-    const owners = await this.deps.owners.evmOwners(transfers.map((t) => t.to));
+  /** Transfers of watched assets in the blocks that pay customers' addresses, with their owners. */
+  private async customerTransfersIn(blocks: readonly ScannedBlock[]): Promise<Array<{ transfer: ObservedTransfer; owner: AddressOwner }>> {
+    const { network, family } = this.deps;
+    const transfers: ObservedTransfer[] = blocks.flatMap((block) => block.transfers.map((seen) => ({ ...seen, network, block: { number: block.number, hash: block.hash } })));
+    if (transfers.length === 0) return [];
+    const owners = await this.deps.owners.ownersOf(family, transfers.map((t) => t.to));
     return transfers.flatMap((transfer) => {
       const owner = owners.get(transfer.to);
       return owner ? [{ transfer, owner }] : [];
@@ -243,7 +194,7 @@ export class ChainWatcher {
    * confirmed at them; answers what to hold instead when it cannot be credited.
    */
   private async credit(transfer: ObservedTransfer, owner: AddressOwner, head: number): Promise<Omit<HeldTransfer, 'seenAt'> | undefined> {
-    const { confirmations } = this.deps.chain;
+    const { confirmations } = this.deps;
     const heldAs = (reason: HeldTransfer['reason']): Omit<HeldTransfer, 'seenAt'> => ({
       id: transferClaimId(transfer),
       network: transfer.network,
@@ -303,7 +254,7 @@ export class ChainWatcher {
    * transfer, should it be mined again, is recorded anew.
    */
   private async followPending(head: number, summary: RunSummary): Promise<void> {
-    const { network, reader, transactions, chain } = this.deps;
+    const { network, reader, transactions, confirmations } = this.deps;
     for (const deposit of await this.deps.pending.pendingOnChain(network)) {
       const position = deposit.chain!;
       const canonical = position.blockNumber > head ? undefined : await reader.blockHash(position.blockNumber);
@@ -312,7 +263,7 @@ export class ChainWatcher {
         await transactions.settle(deposit.merchantId, deposit.id, 'failed', { callback: false, releaseClaim: id, source: 'chain' });
         this.deps.log.warn('An on-chain deposit left the chain before its confirmations', { network, transactionId: deposit.id, transactionHash: deposit.transactionHash });
         summary.failed++;
-      } else if (depthOf(position.blockNumber, head) >= chain.confirmations) {
+      } else if (depthOf(position.blockNumber, head) >= confirmations) {
         await transactions.settle(deposit.merchantId, deposit.id, 'confirmed', { source: 'chain' });
         summary.confirmed++;
       }
@@ -344,5 +295,19 @@ export class ChainWatcher {
       await state.release(held.id);
       summary.credited++;
     }
+  }
+}
+
+/** The watcher of an EVM network: its node read through `EvmNetworkReader`, its customers' EVM addresses looked up. */
+export class ChainWatcher extends NetworkWatcher {
+  constructor({ network, chain, reader, owners, ...rest }: ChainWatcherDeps) {
+    super({
+      ...rest,
+      network,
+      family: 'evm',
+      confirmations: chain.confirmations,
+      reader: new EvmNetworkReader(reader, network, chain.tokens),
+      owners: { ownersOf: (_family, keys) => owners.evmOwners(keys) },
+    });
   }
 }

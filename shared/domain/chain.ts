@@ -1,10 +1,11 @@
 /**
- * What a chain watcher sees of an EVM network (docs/merchant-guide.md#on-chain-deposits), and the pure rules it applies: which
+ * What a chain watcher sees of a network (docs/merchant-guide.md#on-chain-deposits), and the pure rules it applies: which
  * transfers pay a customer, what they are worth exactly, how deep they are, where a reorg forked.
+ * Every chain family is read through one port, `NetworkReader`; an EVM node through `ChainReader`
+ * beneath it (evm-transfers.ts).
  */
-import { decimalsOf, type CryptoAssetCode } from './currencies.js';
+import { decimalsOf, type CryptoAssetCode, type CryptoNetwork } from './currencies.js';
 import { Decimal } from './money.js';
-import type { EvmNetwork } from './networks.js';
 
 /** A block as the watcher reads it: its place in the chain and its native-coin transfers. */
 export interface EvmBlock {
@@ -25,7 +26,36 @@ export interface TokenTransferLog {
   blockHash: string;
 }
 
-/** The port to a network's JSON-RPC node; every answer is checked by the adapter, so garbage throws. */
+/** A transfer of a watched asset in a block, before its owner is known. */
+export interface SeenTransfer {
+  transactionHash: string;
+  /** Its place in its transaction: a token transfer's log index, a Bitcoin output's index; null for an account chain's native transfer. */
+  logIndex: number | null;
+  /** The address paid, as the wallet store keys its owner (`ownerKey`). */
+  to: string;
+  asset: CryptoAssetCode;
+  /** In units of the asset, exact. */
+  amount: Decimal;
+}
+
+/** A block with its transfers of watched assets. */
+export interface ScannedBlock extends BlockRef {
+  parentHash: string;
+  transfers: SeenTransfer[];
+}
+
+/** The port to a network's node, whatever its family; every answer is checked by the adapter, so garbage throws. */
+export interface NetworkReader {
+  headNumber(): Promise<number>;
+  /** The hash of the canonical block at a height. */
+  blockHash(number: number): Promise<string>;
+  /** The canonical blocks `first` to `last`, in order, each with its transfers of watched assets. */
+  blocks(first: number, last: number): Promise<ScannedBlock[]>;
+  /** Where a transaction is mined on the canonical chain now, when the family keeps a native transfer's identity in any block; undefined otherwise. */
+  minedAt(transactionHash: string): Promise<BlockRef | undefined>;
+}
+
+/** The port to an EVM network's JSON-RPC node; every answer is checked by the adapter, so garbage throws. */
 export interface ChainReader {
   headNumber(): Promise<number>;
   /** The canonical block at a height, with its transactions. */
@@ -45,7 +75,7 @@ export interface BlockRef {
 
 /** A transfer of a watched asset to an address, at a place in the chain. */
 export interface ObservedTransfer {
-  network: EvmNetwork;
+  network: CryptoNetwork;
   transactionHash: string;
   /** The log's index for a token transfer; null for a native transfer. */
   logIndex: number | null;

@@ -1,0 +1,78 @@
+/**
+ * An EVM network as every chain watcher reads a network (`NetworkReader`): its blocks fetched a
+ * few at a time over the node's port (`ChainReader`), each with its native transfers and the
+ * `Transfer` logs of the configured tokens, valued exactly (docs/merchant-guide.md#on-chain-deposits).
+ */
+import { assetAmount, type BlockRef, type ChainReader, type NetworkReader, type ScannedBlock, type SeenTransfer } from './chain.js';
+import type { CryptoAssetCode } from './currencies.js';
+import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './networks.js';
+
+/** Blocks fetched at once. */
+const FETCH_CONCURRENCY = 8;
+
+async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index]!);
+    }
+  });
+  await Promise.all(workers);
+  return results;
+}
+
+export class EvmNetworkReader implements NetworkReader {
+  private readonly tokenByAddress: Map<string, { asset: CryptoAssetCode; decimals: number }>;
+  private readonly nativeAsset: CryptoAssetCode;
+
+  constructor(
+    private readonly node: ChainReader,
+    network: EvmNetwork,
+    tokens: EvmChain['tokens'],
+  ) {
+    this.nativeAsset = NATIVE_ASSETS[network];
+    this.tokenByAddress = new Map(
+      Object.entries(tokens).map(([asset, token]) => [token!.address.toLowerCase(), { asset: asset as CryptoAssetCode, decimals: token!.decimals }]),
+    );
+  }
+
+  headNumber(): Promise<number> {
+    return this.node.headNumber();
+  }
+
+  blockHash(number: number): Promise<string> {
+    return this.node.blockHash(number);
+  }
+
+  minedAt(transactionHash: string): Promise<BlockRef | undefined> {
+    return this.node.minedAt(transactionHash);
+  }
+
+  async blocks(first: number, last: number): Promise<ScannedBlock[]> {
+    const numbers = Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => first + i);
+    const blocks = await mapLimited(numbers, FETCH_CONCURRENCY, (number) => this.node.block(number));
+    const scanned = blocks.map(
+      (block): ScannedBlock => ({
+        number: block.number,
+        hash: block.hash,
+        parentHash: block.parentHash,
+        transfers: block.transactions
+          .filter((tx) => tx.to !== null && tx.value > 0n)
+          .map((tx): SeenTransfer => ({ transactionHash: tx.hash, logIndex: null, to: tx.to!.toLowerCase(), asset: this.nativeAsset, amount: assetAmount(tx.value, 18, this.nativeAsset) })),
+      }),
+    );
+    if (this.tokenByAddress.size > 0 && scanned.length > 0) {
+      const byNumber = new Map(scanned.map((block) => [block.number, block]));
+      for (const log of await this.node.tokenTransfers(first, scanned.at(-1)!.number, [...this.tokenByAddress.keys()])) {
+        const token = this.tokenByAddress.get(log.token.toLowerCase());
+        const block = byNumber.get(log.blockNumber);
+        // Logs of a block that is no longer the one read belong to a later read.
+        if (!token || log.value === 0n || block?.hash !== log.blockHash) continue;
+        block.transfers.push({ transactionHash: log.transactionHash, logIndex: log.logIndex, to: log.to.toLowerCase(), asset: token.asset, amount: assetAmount(log.value, token.decimals, token.asset) });
+      }
+    }
+    return scanned;
+  }
+}
