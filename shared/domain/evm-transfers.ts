@@ -4,24 +4,12 @@
  * `Transfer` logs of the configured tokens, valued exactly (docs/merchant-guide.md#on-chain-deposits).
  */
 import { assetAmount, type BlockRef, type ChainReader, type NetworkReader, type ScannedBlock, type SeenTransfer } from './chain.js';
+import { heights, mapLimited } from './concurrency.js';
 import type { CryptoAssetCode } from './currencies.js';
 import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './networks.js';
 
 /** Blocks fetched at once. */
 const FETCH_CONCURRENCY = 8;
-
-async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index]!);
-    }
-  });
-  await Promise.all(workers);
-  return results;
-}
 
 export class EvmNetworkReader implements NetworkReader {
   private readonly tokenByAddress: Map<string, { asset: CryptoAssetCode; decimals: number }>;
@@ -51,8 +39,7 @@ export class EvmNetworkReader implements NetworkReader {
   }
 
   async blocks(first: number, last: number): Promise<ScannedBlock[]> {
-    const numbers = Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => first + i);
-    const blocks = await mapLimited(numbers, FETCH_CONCURRENCY, (number) => this.node.block(number));
+    const blocks = await mapLimited(heights(first, last), FETCH_CONCURRENCY, (number) => this.node.block(number));
     const scanned = blocks.map(
       (block): ScannedBlock => ({
         number: block.number,

@@ -1,0 +1,66 @@
+/**
+ * A Tron network as every chain watcher reads a network (`NetworkReader`): each block's TRX
+ * transfers and the configured TRC-20 tokens' transfers of successful transactions, to base58check
+ * addresses as the gateway derives them, valued exactly by the token's decimals (TRX 6).
+ */
+import { assetAmount, type BlockRef, type NetworkReader, type ScannedBlock } from './chain.js';
+import { heights, mapLimited } from './concurrency.js';
+import type { CryptoAssetCode } from './currencies.js';
+
+/** What the watcher needs of a Tron full node (shared/chain/tron-reader.ts over its HTTP API). */
+export interface TronNode {
+  headNumber(): Promise<number>;
+  blockHash(number: number): Promise<string>;
+  block(
+    number: number,
+    tokens: readonly string[],
+  ): Promise<{ number: number; hash: string; parentHash: string; transfers: ReadonlyArray<{ transactionHash: string; logIndex: number | null; to: string; token: string | null; value: bigint }> }>;
+}
+
+/** The configured TRC-20 contracts (`T…`) of the watched assets, with their decimals. */
+export type TronTokens = Partial<Record<CryptoAssetCode, { address: string; decimals: number }>>;
+
+const TRX_DECIMALS = 6;
+/** Blocks fetched at once: two calls each. */
+const FETCH_CONCURRENCY = 4;
+
+export class TronNetworkReader implements NetworkReader {
+  private readonly tokenByAddress: Map<string, { asset: CryptoAssetCode; decimals: number }>;
+
+  constructor(
+    private readonly node: TronNode,
+    tokens: TronTokens,
+  ) {
+    this.tokenByAddress = new Map(Object.entries(tokens).map(([asset, token]) => [token!.address, { asset: asset as CryptoAssetCode, decimals: token!.decimals }]));
+  }
+
+  headNumber(): Promise<number> {
+    return this.node.headNumber();
+  }
+
+  blockHash(number: number): Promise<string> {
+    return this.node.blockHash(number);
+  }
+
+  /** A transfer mined again in another block is found again by the scan. */
+  async minedAt(): Promise<BlockRef | undefined> {
+    return undefined;
+  }
+
+  async blocks(first: number, last: number): Promise<ScannedBlock[]> {
+    const tokens = [...this.tokenByAddress.keys()];
+    return mapLimited(heights(first, last), FETCH_CONCURRENCY, async (number) => {
+      const block = await this.node.block(number, tokens);
+      return {
+        number: block.number,
+        hash: block.hash,
+        parentHash: block.parentHash,
+        transfers: block.transfers.flatMap((transfer) => {
+          const token = transfer.token === null ? { asset: 'TRX' as const, decimals: TRX_DECIMALS } : this.tokenByAddress.get(transfer.token);
+          if (!token || transfer.value === 0n) return [];
+          return [{ transactionHash: transfer.transactionHash, logIndex: transfer.logIndex, to: transfer.to, asset: token.asset, amount: assetAmount(transfer.value, token.decimals, token.asset) }];
+        }),
+      };
+    });
+  }
+}
