@@ -1,12 +1,13 @@
 /**
- * The chain watcher of one EVM network per invocation (`{ network }`, one schedule per configured
- * network). A run that fails (an RPC down, timing out or answering garbage) logs one error and
+ * The chain watcher of one network per invocation (`{ network }`, one schedule per configured
+ * network), whatever its family: its reader comes from shared/chain/network-readers.ts. A run that fails (an RPC down, timing out or answering garbage) logs one error and
  * leaves the cursor where it was; the next run does the work again, and nothing is credited twice.
  */
 import { config } from '../shared/config.js';
-import { EvmRpcReader } from '../shared/chain/evm-reader.js';
-import { CHAIN_BLOCKS_PER_RUN, ChainWatcher, type RunSummary } from '../shared/domain/chain-watcher.js';
-import { EVM_NETWORKS, type EvmNetwork } from '../shared/domain/networks.js';
+import { networkReaderOf } from '../shared/chain/network-readers.js';
+import { CHAIN_BLOCKS_PER_RUN, NetworkWatcher, type RunSummary } from '../shared/domain/chain-watcher.js';
+import { CRYPTO_NETWORKS, type CryptoNetwork } from '../shared/domain/currencies.js';
+import { NETWORK_ADDRESS_FAMILY } from '../shared/domain/wallets.js';
 import { logger, logScheduledRun } from '../shared/observability/logger.js';
 import { observed } from '../shared/observability/tracer.js';
 import { DynamoChainStore } from '../shared/store/chain.js';
@@ -16,19 +17,21 @@ import { DynamoWalletStore } from '../shared/store/wallets.js';
 import { merchantStore, transactionStore } from './commons/stores.js';
 import { transactionService } from './commons/transactions.js';
 
-const { stage, tables, evmChains, invoiceLifetimeSeconds } = config();
+const { stage, tables, chains, invoiceLifetimeSeconds } = config();
 
-const watchers = new Map<EvmNetwork, ChainWatcher>();
+const watchers = new Map<CryptoNetwork, NetworkWatcher>();
 
-function watcherOf(network: EvmNetwork): ChainWatcher {
-  const chain = evmChains[network];
-  if (!chain.rpcUrl) throw new Error(`${network} has no RPC URL configured (GATEWAY_RPC_${network.toUpperCase()}), so it is not watched`);
+function watcherOf(network: CryptoNetwork): NetworkWatcher {
+  const chain = chains[network];
+  const { rpcUrl } = chain;
+  if (!rpcUrl) throw new Error(`${network} has no node configured (GATEWAY_RPC_${network.toUpperCase()}), so it is not watched`);
   let watcher = watchers.get(network);
   if (!watcher) {
-    watcher = new ChainWatcher({
+    watcher = new NetworkWatcher({
       network,
-      chain,
-      reader: new EvmRpcReader(chain.rpcUrl),
+      family: NETWORK_ADDRESS_FAMILY[network],
+      confirmations: chain.confirmations,
+      reader: networkReaderOf(network, { ...chain, rpcUrl }),
       state: new DynamoChainStore(documentClient, tables.chain),
       owners: new DynamoWalletStore(documentClient, tables.wallets),
       invoices: new DynamoInvoiceStore(documentClient, tables),
@@ -47,14 +50,14 @@ function watcherOf(network: EvmNetwork): ChainWatcher {
 }
 
 /** A run that failed says so apart from `failed`, the count of deposits that left the chain. */
-export type WatchResult = RunSummary | { network: EvmNetwork; runFailed: true };
+export type WatchResult = RunSummary | { network: CryptoNetwork; runFailed: true };
 
 export const handler = observed(async (event: { network?: unknown }): Promise<WatchResult> => {
   const network = event.network;
-  if (typeof network !== 'string' || !(EVM_NETWORKS as readonly string[]).includes(network)) {
-    throw new Error(`watch-chain needs { network } with one of ${EVM_NETWORKS.join(', ')}; got ${JSON.stringify(network)}`);
+  if (typeof network !== 'string' || !(CRYPTO_NETWORKS as readonly string[]).includes(network)) {
+    throw new Error(`watch-chain needs { network } with one of ${CRYPTO_NETWORKS.join(', ')}; got ${JSON.stringify(network)}`);
   }
-  const watcher = watcherOf(network as EvmNetwork);
+  const watcher = watcherOf(network as CryptoNetwork);
   try {
     const summary = await watcher.run();
     // Scanning blocks that hold nothing for the gateway, and moving the cursor past them, is every run's routine.
@@ -66,6 +69,6 @@ export const handler = observed(async (event: { network?: unknown }): Promise<Wa
       network,
       reason: error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error),
     });
-    return { network: network as EvmNetwork, runFailed: true };
+    return { network: network as CryptoNetwork, runFailed: true };
   }
 });

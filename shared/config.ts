@@ -3,12 +3,12 @@
  * value fails the cold start, never a request.
  */
 import * as z from 'zod';
-import { FIAT_METHODS, LOCAL_FIAT_CURRENCIES, PRICED_CURRENCIES, decimalsOf, type CryptoAssetCode, type PricedCurrency } from './domain/currencies.js';
+import { CRYPTO_NETWORKS, FIAT_METHODS, LOCAL_FIAT_CURRENCIES, PRICED_CURRENCIES, decimalsOf, type CryptoAssetCode, type PricedCurrency } from './domain/currencies.js';
 import { Decimal } from './domain/money.js';
 import { RECONCILIATION_POLICY, type ReconciliationPolicy } from './domain/provider-settlement.js';
 import { CURRENCY_METHODS, isProviderSecret, type ProviderRoute } from './domain/providers.js';
 import { isTickerPair, type RatePair } from './domain/rates.js';
-import { EVM_NETWORKS, defaultEvmChains, type EvmChain, type EvmNetwork, type TokenContract } from './domain/networks.js';
+import { defaultChains, isEvmNetwork, type Chains, type EvmChain, type EvmNetwork, type TokenContract } from './domain/networks.js';
 import type { AddressFamily, WalletXpubs } from './domain/wallets.js';
 import { CALLBACK_TARGETS } from './outbound/address-guard.js';
 import type { DeliveryGuard } from './outbound/http-delivery.js';
@@ -79,22 +79,40 @@ const ratePairsSchema = json
   .optional();
 
 const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address');
+const tronAddress = z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/, 'must be a base58check T… address');
 
 /** `{"USDT":"0x…","USDC":{"address":"0x…","decimals":18}}`: a bare address has its asset's usual decimals on that network. */
-const tokensSchema = json
-  .pipe(z.partialRecord(z.enum(['USDT', 'USDC']), z.union([evmAddress, z.strictObject({ address: evmAddress, decimals: z.number().int().min(0).max(36) })])))
-  .optional();
+const tokensSchema = (address: z.ZodString) =>
+  json.pipe(z.partialRecord(z.enum(['USDT', 'USDC']), z.union([address, z.strictObject({ address, decimals: z.number().int().min(0).max(36) })]))).optional();
 
-/** Per EVM network (docs/operations.md#watching-chains): its RPC URL, token contracts and required confirmations. */
-const chainEnvSchema = z.object(
-  Object.fromEntries(
-  EVM_NETWORKS.flatMap((network) => [
-    [`GATEWAY_RPC_${network.toUpperCase()}`, z.url({ protocol: /^https?$/ }).optional()],
-    [`GATEWAY_TOKENS_${network.toUpperCase()}`, tokensSchema],
-    [`GATEWAY_CONFIRMATIONS_${network.toUpperCase()}`, z.coerce.number().int().min(1).max(1000).optional()],
-  ]),
+/**
+ * Per network (docs/operations.md#watching-chains): its node's URL (JSON-RPC, or Tron's HTTP API;
+ * a Bitcoin node's with its credentials), token contracts and required confirmations; Tron's
+ * TronGrid-style API key, and the networks the stack watches.
+ */
+const chainEnvSchema = z.object({
+  ...Object.fromEntries(
+    CRYPTO_NETWORKS.flatMap((network) => [
+      [`GATEWAY_RPC_${network.toUpperCase()}`, z.url({ protocol: /^https?$/ }).optional()],
+      ...(network === 'bitcoin' ? [] : [[`GATEWAY_TOKENS_${network.toUpperCase()}`, tokensSchema(network === 'tron' ? tronAddress : evmAddress)]]),
+      [`GATEWAY_CONFIRMATIONS_${network.toUpperCase()}`, z.coerce.number().int().min(1).max(1000).optional()],
+    ]),
   ),
-);
+  /** The stack passes an empty parameter when there is no key. */
+  GATEWAY_API_KEY_TRON: z
+    .string()
+    .optional()
+    .transform((key) => key || undefined),
+  /** Set by the stack, whose functions other than the watcher are not given the nodes' URLs. */
+  GATEWAY_WATCHED_NETWORKS: z
+    .string()
+    .optional()
+    .transform((text) => (text ?? '').split(',').map((name) => name.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(CRYPTO_NETWORKS))),
+});
+
+/** The variables' values as chainEnvSchema reads them. */
+type ChainEnv = Record<string, unknown> & { GATEWAY_API_KEY_TRON?: string; GATEWAY_WATCHED_NETWORKS: readonly string[] };
 
 const envSchema = z.object({
   STAGE: z.enum(STAGES),
@@ -178,10 +196,10 @@ export function parseProviders(text: string): z.output<typeof providersSchema> {
   return result.data;
 }
 
-/** The stage's EVM networks with this deployment's RPC URLs, tokens and confirmations laid over. */
-function evmChains(stage: Stage, e: Record<string, unknown>): Record<EvmNetwork, EvmChain> {
-  const chains = defaultEvmChains(stage);
-  for (const network of EVM_NETWORKS) {
+/** The stage's networks with this deployment's node URLs, tokens and confirmations laid over. */
+function chainsOf(stage: Stage, e: ChainEnv): Chains {
+  const chains = defaultChains(stage);
+  for (const network of CRYPTO_NETWORKS) {
     const upper = network.toUpperCase();
     const chain = chains[network];
     const tokens = e[`GATEWAY_TOKENS_${upper}`] as Record<string, string | TokenContract> | undefined;
@@ -195,8 +213,17 @@ function evmChains(stage: Stage, e: Record<string, unknown>): Record<EvmNetwork,
     }
     chain.confirmations = (e[`GATEWAY_CONFIRMATIONS_${upper}`] as number | undefined) ?? chain.confirmations;
     chain.rpcUrl = e[`GATEWAY_RPC_${upper}`] as string | undefined;
+    chain.watched = chain.rpcUrl !== undefined || e.GATEWAY_WATCHED_NETWORKS.includes(network);
   }
+  chains.tron.apiKey = e.GATEWAY_API_KEY_TRON;
   return chains;
+}
+
+/** The networks' variables alone, as the functions read them: for the stack to check what it hands them. */
+export function parseChainsConfig(stage: Stage, env: Record<string, string | undefined>): Chains {
+  const result = chainEnvSchema.safeParse(env);
+  if (!result.success) throw invalidEnvironment(result.error.issues);
+  return chainsOf(stage, result.data as ChainEnv);
 }
 
 /** Where the wallets' extended public keys come from: the environment itself, or SSM parameters. */
@@ -267,7 +294,9 @@ export interface Config {
   reportFiles?: ReportFilesConfig;
   /** Where the wallet keys are read from; the functions that derive addresses require it. */
   walletKeys?: WalletKeysConfig;
-  /** The EVM networks: chain ids and tokens for payment links, RPC URLs and confirmations for the chain watcher. */
+  /** Every network: chain ids and tokens for payment links, node URLs and confirmations for the chain watchers. */
+  chains: Chains;
+  /** The EVM networks of `chains`. */
   evmChains: Record<EvmNetwork, EvmChain>;
   rates: RatesConfig;
   tables: Record<TableKey, string>;
@@ -281,6 +310,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     throw invalidEnvironment([...(result.error?.issues ?? []), ...(chainResult.error?.issues ?? []), ...(ratesResult.error?.issues ?? [])]);
   }
   const e = result.data as z.infer<typeof envSchema> & Record<string, string>;
+  const chains = chainsOf(e.STAGE, chainResult.data as ChainEnv);
   return {
     stage: e.STAGE,
     publicBaseUrl: e.PUBLIC_BASE_URL,
@@ -308,7 +338,8 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     reportQueueUrl: e.REPORT_QUEUE_URL,
     reportFiles: reportFilesConfig(e),
     walletKeys: walletKeysConfig(e),
-    evmChains: evmChains(e.STAGE, chainResult.data),
+    chains,
+    evmChains: Object.fromEntries(CRYPTO_NETWORKS.filter(isEvmNetwork).map((network) => [network, chains[network]])) as Record<EvmNetwork, EvmChain>,
     rates: ratesConfig(ratesResult.data),
     tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, e[tableEnvVar(key)]])) as Record<TableKey, string>,
   };

@@ -59,10 +59,10 @@ export const CONCURRENCY = {
  * stops), transfers are held and deposits recorded once per transfer (conditional writes on the
  * transfer's id), and settlements are conditional on the transaction's state.
  */
-export function reservedConcurrencyOf(definition: Pick<GatewayFunction, 'kind'> & { perEvmNetwork?: boolean }, watchedNetworks: number): number {
+export function reservedConcurrencyOf(definition: Pick<GatewayFunction, 'kind'> & { perNetwork?: boolean }, watchedNetworks: number): number {
   if (definition.kind !== 'schedule') return CONCURRENCY.perFunction;
   // Deployed without networks it is never invoked; zero would disable it.
-  return definition.perEvmNetwork ? Math.max(CONCURRENCY.scheduled, watchedNetworks) : CONCURRENCY.scheduled;
+  return definition.perNetwork ? Math.max(CONCURRENCY.scheduled, watchedNetworks) : CONCURRENCY.scheduled;
 }
 
 /**

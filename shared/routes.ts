@@ -118,10 +118,10 @@ export interface ScheduledFunction extends FunctionDefinition {
   /** How often the local runtime runs it, when more often than EventBridge could. */
   localEverySeconds?: number;
   /**
-   * Runs once per configured EVM network (one schedule each, the event `{ network }`), instead of
+   * Runs once per configured network (one schedule each, the event `{ network }`), instead of
    * once: the chain watcher.
    */
-  perEvmNetwork?: boolean;
+  perNetwork?: boolean;
   /** Scheduled only where the stage prices currencies live (GATEWAY_RATES_URL); deployed and idle elsewhere. */
   onlyWithLiveRates?: boolean;
 }
@@ -311,11 +311,11 @@ export const FUNCTIONS = [
     timeoutSeconds: 60,
   },
   {
-    // Reads each configured EVM network for deposits to customers' addresses (docs/merchant-guide.md#on-chain-deposits).
+    // Reads each configured network (EVM, Bitcoin, Tron) for deposits to customers' addresses (docs/merchant-guide.md#on-chain-deposits).
     kind: 'schedule',
     name: 'watch-chain',
     everySeconds: 60,
-    perEvmNetwork: true,
+    perNetwork: true,
     stages: BOTH,
     // A settlement that changes nothing on the invoice only checks it; a deposit whose block left
     // the chain gives up its claim; a held transfer credited or gone is deleted. A transfer in

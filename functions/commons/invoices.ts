@@ -1,6 +1,7 @@
 /** The invoice service of this container, wired once at load. */
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
+import { offeredNetworks } from '../../shared/domain/networks.js';
 import { InvoiceService, type CustomerWallets, type InvoiceServiceDeps } from '../../shared/domain/invoice-service.js';
 import { logger } from '../../shared/observability/logger.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
@@ -8,7 +9,7 @@ import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { rateSource } from './rates.js';
 
-const { stage, tables, invoiceLifetimeSeconds, providers, publicBaseUrl } = config();
+const { stage, tables, invoiceLifetimeSeconds, providers, publicBaseUrl, chains } = config();
 
 export const invoiceStore = new DynamoInvoiceStore(documentClient, tables);
 
@@ -23,7 +24,7 @@ export const invoiceServiceWith = (wallets?: CustomerWallets, providerPayments?:
     providerPayments,
     log: logger,
     rates: rateSource,
-    policy: { stage, lifetimeSeconds: invoiceLifetimeSeconds, providers },
+    policy: { stage, lifetimeSeconds: invoiceLifetimeSeconds, providers, networks: offeredNetworks(stage, chains) },
     publicBaseUrl,
     metrics: businessMetrics,
     clock: () => new Date(),

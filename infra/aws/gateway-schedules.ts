@@ -26,7 +26,7 @@ export class GatewaySchedules {
     for (const fn of functions) {
       const { definition } = fn;
       if (definition.kind !== 'schedule' || (definition.onlyWithLiveRates && !liveRates)) continue;
-      const runs = definition.perEvmNetwork ? watchedNetworks.map((network) => ({ id: pascalCase(network), input: { network } })) : [{ id: '', input: undefined }];
+      const runs = definition.perNetwork ? watchedNetworks.map((network) => ({ id: pascalCase(network), input: { network } })) : [{ id: '', input: undefined }];
       for (const { id, input } of runs) {
         const rule = new Rule(stack, `${pascalCase(definition.name)}${id}Schedule`, {
           description: `Runs ${definition.name}${input ? ` for ${input.network}` : ''} every ${definition.everySeconds} s`,

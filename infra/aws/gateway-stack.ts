@@ -120,7 +120,7 @@ export class GatewayStack extends Stack {
         new GatewayFunction(this, pascalCase(definition.name), {
           definition,
           // The RPC URLs only where the chain is read.
-          environment: definition.kind === 'schedule' && definition.perEvmNetwork ? { ...environment, ...rpcEnvironment } : environment,
+          environment: definition.kind === 'schedule' && definition.perNetwork ? { ...environment, ...rpcEnvironment } : environment,
           tables: data.tables,
           queues: messaging.queues,
           vault,

@@ -15,6 +15,7 @@ import {
   type QueueFunction,
   type ScheduledFunction,
 } from '../../shared/routes.js';
+import { watchedNetworks } from '../../shared/domain/networks.js';
 import { reservedConcurrencyOf } from '../../shared/platform.js';
 import { ApiGateway, gatewayServer } from './api-gateway.js';
 import { reportFileServer } from './report-files.js';
@@ -217,14 +218,14 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const scheduled = functions.filter((fn): fn is ScheduledFunction => fn.kind === 'schedule' && handlers.has(fn.name));
     // A chain watcher per network with an RPC URL (docs/operations.md#watching-chains), as the stack has a rule per network.
     const { config } = await import('../../shared/config.js');
-    const watched = (Object.entries(config().evmChains) as Array<[string, { rpcUrl?: string }]>).filter(([, chain]) => chain.rpcUrl).map(([network]) => network);
+    const watched = watchedNetworks(config().chains);
     if (watched.length > 0) log.info(`Watching ${watched.join(', ')} for deposits every ${options.chainPollSeconds} s`);
     // The rates schedule where currencies are priced live, as the stack has its rule only then.
     const liveRates = config().rates.kind === 'live';
     if (liveRates) log.info('Pricing currencies live from GATEWAY_RATES_URL');
     const jobs = scheduled.filter((fn) => liveRates || !fn.onlyWithLiveRates).flatMap((fn) => {
       const everySeconds = localEverySeconds(fn, options);
-      return fn.perEvmNetwork ? watched.map((network) => ({ fn, everySeconds, input: { network } })) : [{ fn, everySeconds }];
+      return fn.perNetwork ? watched.map((network) => ({ fn, everySeconds, input: { network } })) : [{ fn, everySeconds }];
     });
     const scheduler = startScheduler(jobs, invoke, log);
     teardown.add(() => scheduler.stop());

@@ -36,7 +36,7 @@ export function localEverySeconds(
     'reconcile-provider-payments': settings.reconcileSeconds,
     'check-books': settings.booksCheckSeconds,
   }[fn.name];
-  if (fn.perEvmNetwork) return settings.chainPollSeconds;
+  if (fn.perNetwork) return settings.chainPollSeconds;
   return given ?? fn.localEverySeconds ?? fn.everySeconds;
 }
 

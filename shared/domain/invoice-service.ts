@@ -91,7 +91,7 @@ export class InvoiceService {
       if (!wallets) throw new Error('Creating a crypto invoice needs the customer wallets, which this service was given none of');
       // A refused request changes nothing: a new customer's address index is not used up for an order that is taken.
       const { addresses } = await wallets.addressesFor(merchantId, invoice.customerId, () => invoices.refuseTakenOrder(invoice));
-      invoice.wallet = invoiceWallet(invoice.paymentCurrency, (network) => addressForNetwork(addresses, network));
+      invoice.wallet = invoiceWallet(invoice.paymentCurrency, policy.networks, (network) => addressForNetwork(addresses, network));
     }
     const outcome = await invoices.create(invoice);
     if (outcome.created) this.deps.metrics.invoiceCreated(outcome.invoice.paymentMethod);

@@ -105,6 +105,8 @@ export interface InvoicePolicy {
   lifetimeSeconds: number;
   /** The stage's payment providers: which local methods are served, and within which limits. */
   providers: readonly ProviderRoute[];
+  /** The crypto networks invoices are offered on (`offeredNetworks`): a crypto asset on none of them is refused. */
+  networks: readonly CryptoNetwork[];
 }
 
 /** Hash of the request in a canonical form (sorted keys), so field order does not matter. */
@@ -183,7 +185,9 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
 
   let method: PaymentMethod | undefined;
   if (family === 'crypto') {
-    if (request.paymentMethod !== undefined && request.paymentMethod !== 'crypto') {
+    if (offeredNetworksOf(paymentCurrency as CryptoAssetCode, policy.networks).length === 0) {
+      problem(familyField, `${familyField} ${paymentCurrency} is taken on no network here (${networksOf(paymentCurrency as CryptoAssetCode).join(', ')} not watched)`);
+    } else if (request.paymentMethod !== undefined && request.paymentMethod !== 'crypto') {
       problem('paymentMethod', `paymentMethod ${request.paymentMethod} is not available for ${paymentCurrency}`);
     } else method = 'crypto';
   } else if (family === 'fiat') {
@@ -262,10 +266,14 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
   };
 }
 
-/** The networks a crypto invoice may be paid on, each with the customer's address there. */
-export function invoiceWallet(asset: string, addressOn: (network: CryptoNetwork) => string): InvoiceWallet {
+/** The asset's networks among those offered. */
+const offeredNetworksOf = (asset: CryptoAssetCode, offered: readonly CryptoNetwork[]): CryptoNetwork[] => networksOf(asset).filter((network) => offered.includes(network));
+
+/** The offered networks a crypto invoice may be paid on, each with the customer's address there. */
+export function invoiceWallet(asset: string, offered: readonly CryptoNetwork[], addressOn: (network: CryptoNetwork) => string): InvoiceWallet {
   if (!isCryptoAsset(asset)) throw new Error(`${asset} is not a crypto asset`);
-  const networks = networksOf(asset);
+  const networks = offeredNetworksOf(asset, offered);
+  if (networks.length === 0) throw new Error(`${asset} is offered on no network`);
   const addresses = networks.map((network) => ({ network, address: addressOn(network) }));
   return { address: addresses[0]!.address, networks, addresses };
 }

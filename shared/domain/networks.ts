@@ -3,7 +3,7 @@
  * demo (and local) on their test networks. Pure data, shared by whatever needs to name a chain.
  */
 import type { Stage } from '../stage.js';
-import type { CryptoAssetCode, CryptoNetwork } from './currencies.js';
+import { CRYPTO_NETWORKS, type CryptoAssetCode, type CryptoNetwork } from './currencies.js';
 
 /** The coin each network pays its fees in (docs/merchant-guide.md#on-chain-deposits); every other asset on it is a token. */
 export const NATIVE_ASSETS = {
@@ -53,23 +53,60 @@ export const TOKEN_CONTRACTS: Record<Stage, Partial<Record<EvmNetwork, Partial<R
   },
 };
 
-/** Confirmations a transfer needs before it counts (docs/merchant-guide.md#on-chain-deposits), unless configured otherwise. */
-export const DEFAULT_CONFIRMATIONS: Record<EvmNetwork, number> = { ethereum: 12, bsc: 15, polygon: 64, bahamut: 12 };
+/** Tron's TRC-20 contracts (base58check `T…`): Tether's and Circle's on mainnet; on Nile, the test USDT its faucet hands out. */
+export const TRON_TOKEN_CONTRACTS: Record<Stage, Partial<Record<CryptoAssetCode, TokenContract>>> = {
+  prod: {
+    USDT: { address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', decimals: 6 },
+    USDC: { address: 'TEkxiTehnzSmSe2XqrBj4w32RUN966rdz8', decimals: 6 },
+  },
+  demo: { USDT: { address: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', decimals: 6 } },
+};
 
-/** What the gateway knows of an EVM network it takes payments on. */
-export interface EvmChain {
-  chainId: number;
-  /** The USDT and USDC contracts customers pay with; another token sent to a customer is not seen. */
+/**
+ * Confirmations a transfer needs before it counts (docs/merchant-guide.md#on-chain-deposits), unless configured
+ * otherwise: Bitcoin's 2 blocks, Tron's 19 (a block is solidified once 19 of its 27 producers built on it).
+ */
+export const DEFAULT_CONFIRMATIONS: Record<CryptoNetwork, number> = { bitcoin: 2, ethereum: 12, bsc: 15, polygon: 64, tron: 19, bahamut: 12 };
+
+/** What the gateway knows of a network it may watch. */
+export interface NetworkChain {
+  /** The token contracts customers pay USDT and USDC with; another token sent to a customer is not seen. */
   tokens: Partial<Record<CryptoAssetCode, TokenContract>>;
   confirmations: number;
-  /** JSON-RPC endpoint; without one the network is not watched. */
+  /** Whether the deployment watches the network: only then are its addresses handed out outside the demo stage. */
+  watched: boolean;
+  /** The node's endpoint (JSON-RPC, or Tron's HTTP API): given to the watcher of a watched network. */
   rpcUrl?: string;
+  /** A key the node's service asks for in a header (TronGrid's `TRON-PRO-API-KEY`). */
+  apiKey?: string;
 }
+
+/** What the gateway knows of an EVM network it takes payments on. */
+export interface EvmChain extends NetworkChain {
+  chainId: number;
+}
+
+/** Every network's settings, EVM networks with their chain ids. */
+export type Chains = Record<EvmNetwork, EvmChain> & Record<Exclude<CryptoNetwork, EvmNetwork>, NetworkChain>;
 
 export const EVM_NETWORKS = Object.keys(EVM_CHAIN_IDS.prod) as EvmNetwork[];
 
 /** The stage's networks as built in, before a deployment's settings. */
-export const defaultEvmChains = (stage: Stage): Record<EvmNetwork, EvmChain> =>
+export const defaultChains = (stage: Stage): Chains =>
   Object.fromEntries(
-    EVM_NETWORKS.map((network) => [network, { chainId: EVM_CHAIN_IDS[stage][network], tokens: TOKEN_CONTRACTS[stage][network] ?? {}, confirmations: DEFAULT_CONFIRMATIONS[network] }]),
-  ) as Record<EvmNetwork, EvmChain>;
+    CRYPTO_NETWORKS.map((network) => [
+      network,
+      isEvmNetwork(network)
+        ? { chainId: EVM_CHAIN_IDS[stage][network], tokens: TOKEN_CONTRACTS[stage][network] ?? {}, confirmations: DEFAULT_CONFIRMATIONS[network], watched: false }
+        : { tokens: network === 'tron' ? TRON_TOKEN_CONTRACTS[stage] : {}, confirmations: DEFAULT_CONFIRMATIONS[network], watched: false },
+    ]),
+  ) as Chains;
+
+/** The networks a deployment watches. */
+export const watchedNetworks = (chains: Chains): CryptoNetwork[] => CRYPTO_NETWORKS.filter((network) => chains[network].watched);
+
+/**
+ * The networks a crypto invoice is offered on: the watched ones, and in the demo stage every
+ * network, since the simulation API pays on any of them.
+ */
+export const offeredNetworks = (stage: Stage, chains: Chains): CryptoNetwork[] => (stage === 'demo' ? [...CRYPTO_NETWORKS] : watchedNetworks(chains));

@@ -1628,7 +1628,7 @@ describe.each(STAGES)('%s stack', (stage) => {
   describe('schedules', () => {
     // The chain watcher's rules come with the networks a stage watches, the rates schedule with
     // live rates, prod's default (both below).
-    const scheduled = definitions.flatMap((f) => (f.kind === 'schedule' && !f.perEvmNetwork && (stage === 'prod' || !f.onlyWithLiveRates) ? [f] : []));
+    const scheduled = definitions.flatMap((f) => (f.kind === 'schedule' && !f.perNetwork && (stage === 'prod' || !f.onlyWithLiveRates) ? [f] : []));
 
     /** EventBridge's rate of a period, in the largest whole unit, as CDK writes it. */
     const rateOf = (seconds: number) => {

@@ -5,6 +5,7 @@
  * the state a transaction moves from, the cursor a run read). Other test files share the tables,
  * so every scenario uses ids, merchants, providers and networks of its own.
  */
+import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
@@ -75,7 +76,7 @@ function memoryStores(): Stores {
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const later = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
 const prices = (await new StaticRateSource(DEMO_USD_PRICES).current()).prices;
-const policy = { stage: 'demo' as const, lifetimeSeconds: 900, providers: [demoProviderRoute()] };
+const policy = { stage: 'demo' as const, lifetimeSeconds: 900, providers: [demoProviderRoute()], networks: CRYPTO_NETWORKS };
 
 /** A new invoice of a merchant of its own, unless `merchantId` names one: 1500 TRY unless `fields` say otherwise. */
 const newInvoice = (fields: Record<string, unknown> = {}, merchantId: string = randomUUID(), now = NOW): Invoice =>

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
 import { checkoutStep, parseCustomerDetails, paymentProgress, returnUrlOf } from '../../shared/domain/checkout.js';
 import { buildInvoice, type Invoice } from '../../shared/domain/invoices.js';
 import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
@@ -17,6 +18,7 @@ function invoice(fields: Record<string, unknown>): Invoice {
     stage: 'demo',
     lifetimeSeconds: 900,
     providers: stageProviders('demo'),
+    networks: CRYPTO_NETWORKS,
   });
 }
 

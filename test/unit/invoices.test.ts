@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Invalid } from '../../shared/domain/errors.js';
-import { CRYPTO_ASSETS, FIAT_METHOD_LIMITS, MAX_REQUEST_AMOUNTS, decimalsOf } from '../../shared/domain/currencies.js';
+import { CRYPTO_ASSETS, FIAT_METHOD_LIMITS, MAX_REQUEST_AMOUNTS, decimalsOf, CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
 import { buildInvoice, requestHash, type InvoicePolicy } from '../../shared/domain/invoices.js';
 import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
 import { isValidIban } from '../../shared/domain/iban.js';
@@ -13,7 +13,7 @@ import { asRequestBody } from '../support/request-body.js';
 
 const prices = (await new StaticRateSource(DEMO_USD_PRICES).current()).prices;
 const NOW = new Date('2026-01-01T00:00:00.000Z');
-const policy = (stage: Stage = 'prod'): InvoicePolicy => ({ stage, lifetimeSeconds: 900, providers: stageProviders(stage) });
+const policy = (stage: Stage = 'prod'): InvoicePolicy => ({ stage, lifetimeSeconds: 900, providers: stageProviders(stage), networks: CRYPTO_NETWORKS });
 
 function build(fields: Record<string, unknown>, stage: Stage = 'prod') {
   const request = createInvoiceRequestSchema.parse(asRequestBody({ orderId: 'o-1', customerId: 'c-1', ...fields }));

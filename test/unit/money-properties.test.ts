@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CRYPTO_ASSETS, FIAT_METHOD_LIMITS, LOCAL_FIAT_CURRENCIES, MAX_REQUEST_AMOUNTS, cryptoMinimum, decimalsOf, type CryptoAssetCode, type FiatMethod, type LocalFiatCurrency } from '../../shared/domain/currencies.js';
+import { CRYPTO_ASSETS, FIAT_METHOD_LIMITS, LOCAL_FIAT_CURRENCIES, MAX_REQUEST_AMOUNTS, cryptoMinimum, decimalsOf, type CryptoAssetCode, type FiatMethod, type LocalFiatCurrency, CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
 import { providersServing } from '../../shared/domain/providers.js';
 import { buildInvoice, type InvoicePolicy } from '../../shared/domain/invoices.js';
 import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
@@ -61,7 +61,7 @@ const decimalUpTo = (places: number, max: bigint): fc.Arbitrary<string> =>
 /** USD prices of every currency: anything from a millionth to a million, up to 8 places. */
 const priceTable = fc.record(Object.fromEntries(BASE_CURRENCIES.map((code) => [code, decimalUpTo(8, 1_000_000n)])) as Record<string, fc.Arbitrary<string>>);
 
-const policyOf = (stage: Stage): InvoicePolicy => ({ stage, lifetimeSeconds: 900, providers: stageProviders(stage) });
+const policyOf = (stage: Stage): InvoicePolicy => ({ stage, lifetimeSeconds: 900, providers: stageProviders(stage), networks: CRYPTO_NETWORKS });
 
 /** An invoice created from `amount` written as that JSON number text, or the problems that refuse it. */
 async function create(amount: string, fields: Record<string, unknown>, table: Record<string, string>, stage: Stage) {

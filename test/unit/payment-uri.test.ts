@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { CRYPTO_ASSETS, CRYPTO_NETWORKS, networksOf, type CryptoAssetCode } from '../../shared/domain/currencies.js';
-import { defaultEvmChains, EVM_CHAIN_IDS, isEvmNetwork, NATIVE_ASSETS, TOKEN_CONTRACTS } from '../../shared/domain/networks.js';
+import { defaultChains, EVM_CHAIN_IDS, isEvmNetwork, NATIVE_ASSETS, TOKEN_CONTRACTS } from '../../shared/domain/networks.js';
 import { paymentUri } from '../../shared/domain/payment-uri.js';
 import { STAGES } from '../../shared/stage.js';
 
 const EVM = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
 
-const CHAINS = { prod: defaultEvmChains('prod'), demo: defaultEvmChains('demo') };
+const CHAINS = { prod: defaultChains('prod'), demo: defaultChains('demo') };
 
 describe('payment URIs', () => {
   it('ask for a native coin by EIP-681 value, in wei, on the stage chain', () => {

@@ -1,4 +1,5 @@
 /** Which provider serves a local-fiat payment, and the limits a merchant meets (docs/provider-protocol.md). */
+import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
 import { describe, expect, it } from 'vitest';
 import { buildInvoice } from '../../shared/domain/invoices.js';
 import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
@@ -19,7 +20,7 @@ const inrProvider = (id: string, priority: number, min: string, max: string, ste
 
 function build(fields: Record<string, unknown>, providers: ProviderRoute[]) {
   const request = createInvoiceRequestSchema.parse(asRequestBody({ orderId: 'o-1', customerId: 'c-1', ...fields }));
-  return buildInvoice(request, { id: '00000000-0000-4000-8000-000000000001', merchantId: 'm-1', now: new Date() }, prices, { stage: 'prod', lifetimeSeconds: 900, providers });
+  return buildInvoice(request, { id: '00000000-0000-4000-8000-000000000001', merchantId: 'm-1', now: new Date() }, prices, { stage: 'prod', lifetimeSeconds: 900, providers, networks: CRYPTO_NETWORKS });
 }
 
 function problems(fields: Record<string, unknown>, providers: ProviderRoute[]) {

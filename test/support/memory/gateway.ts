@@ -2,6 +2,7 @@
  * The gateway's services over the in-memory ports, wired as functions/commons wires them over
  * DynamoDB: the demo stage, its demo provider and rate table, and a clock the test moves.
  */
+import { CRYPTO_NETWORKS } from '../../../shared/domain/currencies.js';
 import { randomUUID } from 'node:crypto';
 import { expect, vi } from 'vitest';
 import { BalanceService } from '../../../shared/domain/balance-service.js';
@@ -52,7 +53,7 @@ export function memoryGateway(options: { rates?: RateSource } = {}) {
   const log = { warn: vi.fn() };
 
   const requests = new ProviderRequests({ registry, invoices, transactions: ledger, publicBaseUrl: PUBLIC_BASE_URL, clock });
-  const policy = { stage: 'demo' as const, lifetimeSeconds: INVOICE_LIFETIME_SECONDS, providers: registry.routes };
+  const policy = { stage: 'demo' as const, lifetimeSeconds: INVOICE_LIFETIME_SECONDS, providers: registry.routes, networks: CRYPTO_NETWORKS };
   const invoiceService = new InvoiceService({ invoices, wallets, rates, policy, publicBaseUrl: PUBLIC_BASE_URL, metrics, providerPayments: requests, log, clock, newId: randomUUID });
   /** The money services as one process has them: postings made through one balance reader take turns (shared/domain/balances.ts). */
   const moneyServices = (reader: BalanceReader) => {
