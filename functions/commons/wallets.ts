@@ -10,6 +10,6 @@ import { documentClient } from '../../shared/store/dynamo.js';
 import { configuredWalletKeys } from '../../shared/store/wallet-keys.js';
 import { DynamoWalletStore } from '../../shared/store/wallets.js';
 
-const { tables, walletKeys } = config();
+const { tables, walletKeys, stage } = config();
 
-export const customerWallets = new DynamoWalletStore(documentClient, tables.wallets, configuredWalletKeys(walletKeys, () => traced(new SSMClient({}))));
+export const customerWallets = new DynamoWalletStore(documentClient, tables.wallets, { keys: configuredWalletKeys(walletKeys, () => traced(new SSMClient({}))), stage });

@@ -40,6 +40,10 @@ Commands:
       Writes the entries of the merchant's transactions recorded before the books existed (each
       once: running it again writes nothing more), then sets each balance to the sums of its
       entries, and prints what it found.
+  backfill-addresses [--json]
+      Names the owner of every customer's Bitcoin and Tron address, for wallets allocated while
+      only EVM addresses were watched, so that the chain watchers see payments to them. Running
+      it again writes nothing more.
   redrive-callbacks [--json]
       Delivers again every callback parked after its 72-hour retry window, each with a new
       window. Local gateway only: its queues live in memory, so the callback outbox, which
@@ -89,6 +93,7 @@ const COMMAND_OPTIONS = {
   balances: ['merchant', 'json'],
   adjust: ['merchant', 'currency', 'amount', 'reason', 'json'],
   'rebuild-balances': ['merchant', 'json'],
+  'backfill-addresses': ['json'],
 } as const satisfies Record<string, readonly OptionName[]>;
 const TARGET_OPTIONS: readonly OptionName[] = ['aws', 'stage', 'region', 'help'];
 
@@ -104,7 +109,8 @@ type Command =
   | { name: 'held-deposits'; merchantId?: string; json: boolean }
   | { name: 'balances'; merchantId: string; json: boolean }
   | { name: 'adjust'; merchantId: string; adjustment: AdjustmentRequest; json: boolean }
-  | { name: 'rebuild-balances'; merchantId: string; json: boolean };
+  | { name: 'rebuild-balances'; merchantId: string; json: boolean }
+  | { name: 'backfill-addresses'; json: boolean };
 
 type Where = { aws: false } | { aws: true; stage: Stage; region?: string };
 
@@ -172,6 +178,7 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
       return { name, merchantId: id(values, 'merchant'), keyId: id(values, 'key') };
     case 'list':
     case 'redrive-callbacks':
+    case 'backfill-addresses':
       return { name, json: values.json ?? false };
     case 'onchain-deposits':
       if (values.on === values.off) throw new UsageError('onchain-deposits needs exactly one of --on and --off');
@@ -313,6 +320,11 @@ async function run(command: Command, target: Target): Promise<string> {
         ...report.balances.map((check) => `${balanceLine(check, check.entries)}  ${check.corrected ? 'corrected to the sums of its entries' : 'already the sums of its entries'}`),
         '',
       ].join('\n');
+    }
+    case 'backfill-addresses': {
+      const { customers, written } = await target.wallets().backfillOwners();
+      if (command.json) return json({ customers, written });
+      return `Read ${customers} customer wallet${customers === 1 ? '' : 's'} in ${description} and named the owner of ${written} address${written === 1 ? '' : 'es'} that had none.\n`;
     }
     case 'redrive-callbacks': {
       if (!target.callbacks) throw new Error(`redrive-callbacks is not available for ${description}`);

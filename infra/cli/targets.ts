@@ -15,6 +15,7 @@ import { DynamoChainStore } from '../../shared/store/chain.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { DynamoTransactionStore, type TransactionTables } from '../../shared/store/transactions.js';
+import { DynamoWalletStore } from '../../shared/store/wallets.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
 import { KeyFileDataKeySource, KmsDataKeySource } from '../../shared/vault/key-sources.js';
 import { localDynamoClient } from '../local/dynamodb.js';
@@ -29,6 +30,8 @@ export interface Target {
   admin: MerchantAdmin;
   /** The merchants' books: balances, entries, adjustments and the rebuild; a stack deployed before the books has none. */
   books(): BalanceService;
+  /** The customers' wallets, to name their addresses' owners. */
+  wallets(): DynamoWalletStore;
   /** The callback outbox's operator commands; the local gateway only (AWS redrives with SQS). */
   callbacks?: CallbackAdmin;
   /** Releases the SDK clients' connections. */
@@ -63,6 +66,7 @@ export async function localTarget(dataDir: string): Promise<Target> {
   return {
     description: `the local gateway at ${stack.baseUrl}`,
     books: () => booksOver(documentClient(client), stack.tables, store),
+    wallets: () => new DynamoWalletStore(documentClient(client), stack.tables.wallets),
     admin: new MerchantAdmin(
       store,
       localKeyRegistry,
@@ -130,9 +134,14 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
       store,
     );
   };
+  const wallets = (): DynamoWalletStore => {
+    if (!outputs.TableWallets) throw new AdminError(`The stack PaymentGateway-${stage} lacks the output TableWallets: deploy this version first`);
+    return new DynamoWalletStore(documentClient(dynamo), outputs.TableWallets);
+  };
   return {
     description: `the ${stage} stage in AWS${outputs.RestApiId ? ` (REST API ${outputs.RestApiId})` : ''}`,
     books,
+    wallets,
     admin: new MerchantAdmin(store, new ApiGatewayKeyRegistry(apiGateway, outputs.UsagePlanId!), secrets, new DynamoChainStore(documentClient(dynamo), outputs.TableChain!), stage),
     close: () => {
       dynamo.destroy();

@@ -24,6 +24,9 @@ export const EVM_CHAIN_IDS = {
 
 export type EvmNetwork = keyof (typeof EVM_CHAIN_IDS)['prod'];
 
+/** BIP-173 human-readable parts of native segwit addresses: mainnet's, and testnet's and signet's. */
+export const BITCOIN_ADDRESS_PREFIX = { prod: 'bc', demo: 'tb' } as const satisfies Record<Stage, string>;
+
 export const isEvmNetwork = (network: CryptoNetwork): network is EvmNetwork => Object.hasOwn(EVM_CHAIN_IDS.prod, network);
 
 export interface TokenContract {

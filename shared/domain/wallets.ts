@@ -10,7 +10,9 @@ import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, concatBytes } from '@noble/hashes/utils.js';
 import { HARDENED_OFFSET, HDKey, type Versions } from '@scure/bip32';
 import { bech32, createBase58check } from '@scure/base';
+import type { Stage } from '../stage.js';
 import type { CryptoNetwork } from './currencies.js';
+import { BITCOIN_ADDRESS_PREFIX } from './networks.js';
 
 export const ADDRESS_FAMILIES = ['evm', 'btc', 'tron'] as const;
 export type AddressFamily = (typeof ADDRESS_FAMILIES)[number];
@@ -89,14 +91,14 @@ function parseAccountXpub(family: AddressFamily, text: string): HDKey {
   return account.deriveChild(RECEIVING_CHAIN);
 }
 
-/** The customer's address in every family, at receiving-chain index `index`. */
-export function deriveCustomerAddresses(keys: WalletKeys, index: number): CustomerAddresses {
+/** The customer's address in every family, at receiving-chain index `index`, written for the stage's networks (Bitcoin's `bc1…` or `tb1…`). */
+export function deriveCustomerAddresses(keys: WalletKeys, index: number, stage: Stage): CustomerAddresses {
   if (!Number.isSafeInteger(index) || index < 0 || index >= HARDENED_OFFSET) {
     throw new RangeError(`Derivation index must be an integer in [0, 2^31), got ${index}`);
   }
   return {
     evm: evmAddress(childPublicKey(keys.evm, index)),
-    btc: bitcoinAddress(childPublicKey(keys.btc, index)),
+    btc: bitcoinAddress(childPublicKey(keys.btc, index), BITCOIN_ADDRESS_PREFIX[stage]),
     tron: tronAddress(childPublicKey(keys.tron, index)),
   };
 }
@@ -159,10 +161,10 @@ export function toChecksumAddress(address: string): string {
   return checksummed;
 }
 
-/** BIP-84 native segwit v0 P2WPKH: bech32 `bc1q...` of hash160(compressed public key). */
-function bitcoinAddress(publicKey: Uint8Array): string {
+/** BIP-84 native segwit v0 P2WPKH: bech32 `bc1q...` (or `tb1q...`) of hash160(compressed public key). */
+function bitcoinAddress(publicKey: Uint8Array, prefix: string): string {
   const hash160 = ripemd160(sha256(publicKey));
-  return bech32.encode('bc', [SEGWIT_V0, ...bech32.toWords(hash160)]);
+  return bech32.encode(prefix, [SEGWIT_V0, ...bech32.toWords(hash160)]);
 }
 
 function tronAddress(publicKey: Uint8Array): string {

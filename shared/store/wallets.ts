@@ -5,7 +5,8 @@
  * family names its owner, keyed as the chain watchers know addresses (`ownerKey`), so a watcher
  * can tell whose address a transfer paid.
  */
-import { BatchGetCommand, GetCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Stage } from '../stage.js';
 import type { AddressOwner } from '../domain/chain-watcher.js';
 import { ADDRESS_FAMILIES, deriveCustomerAddresses, ownerKey, type AddressFamily, type CustomerAddresses } from '../domain/wallets.js';
 import { BATCH_GET_LIMIT, isConditionFailure, isTransactionConflict } from './dynamo.js';
@@ -45,12 +46,18 @@ function customerWalletId(merchantId: string, customerId: string): string {
 const ownerItemId = (family: AddressFamily, key: string): string => `address#${family}#${key}`;
 
 
+/** What derives a new customer's addresses: the wallet keys, asked only then, and the stage whose networks the addresses are written for. */
+export interface AddressDerivation {
+  keys: WalletKeySource;
+  stage: Stage;
+}
+
 export class DynamoWalletStore implements WalletStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-    /** Asked only when a customer's addresses are first derived; a store that only looks owners up has none. */
-    private readonly keys?: WalletKeySource,
+    /** A store that only looks owners up derives nothing. */
+    private readonly derivation?: AddressDerivation,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
@@ -60,8 +67,8 @@ export class DynamoWalletStore implements WalletStore {
     if (existing) return existing;
 
     // Keys first: no index is used up when they cannot be had.
-    if (!this.keys) throw new Error('This wallet store has no wallet keys to derive addresses with');
-    const keys = await this.keys();
+    if (!this.derivation) throw new Error('This wallet store has no wallet keys to derive addresses with');
+    const keys = await this.derivation.keys();
     await beforeAllocating?.();
     const index = await this.allocateIndex();
     const item: CustomerWalletItem = {
@@ -69,7 +76,7 @@ export class DynamoWalletStore implements WalletStore {
       merchantId,
       customerId,
       index,
-      addresses: deriveCustomerAddresses(keys, index),
+      addresses: deriveCustomerAddresses(keys, index, this.derivation.stage),
       createdAt: this.now().toISOString(),
     };
     // The customer's item and its addresses' owner items, together or not at all.
@@ -77,7 +84,7 @@ export class DynamoWalletStore implements WalletStore {
       TransactItems: [
         { Put: { TableName: this.tableName, Item: item, ConditionExpression: 'attribute_not_exists(id)' } },
         ...ADDRESS_FAMILIES.map((family) => ({
-          Put: { TableName: this.tableName, Item: { id: ownerItemId(family, ownerKey(family, item.addresses[family])), merchantId, customerId }, ConditionExpression: 'attribute_not_exists(id)' },
+          Put: { TableName: this.tableName, Item: ownerItem(family, item), ConditionExpression: 'attribute_not_exists(id)' },
         })),
       ],
     });
@@ -121,6 +128,34 @@ export class DynamoWalletStore implements WalletStore {
     return owners;
   }
 
+  /**
+   * Writes the owner items customers' wallets lack: wallets allocated while only EVM addresses had
+   * them (docs/operations.md#watching-chains). Scans the table once; run again, it writes nothing.
+   */
+  async backfillOwners(): Promise<{ customers: number; written: number }> {
+    let customers = 0;
+    let written = 0;
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new ScanCommand({ TableName: this.tableName, FilterExpression: 'begins_with(id, :customer)', ExpressionAttributeValues: { ':customer': 'customer#' }, ExclusiveStartKey }),
+      );
+      for (const item of (page.Items ?? []) as CustomerWalletItem[]) {
+        customers++;
+        for (const family of ADDRESS_FAMILIES) {
+          try {
+            await this.client.send(new PutCommand({ TableName: this.tableName, Item: ownerItem(family, item), ConditionExpression: 'attribute_not_exists(id)' }));
+            written++;
+          } catch (error) {
+            if (!isConditionFailure(error)) throw error;
+          }
+        }
+      }
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return { customers, written };
+  }
+
   private async read(id: string): Promise<CustomerWallet | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }));
     return Item ? toWallet(Item as CustomerWalletItem) : undefined;
@@ -140,6 +175,11 @@ export class DynamoWalletStore implements WalletStore {
     if (typeof allocated !== 'number') throw new Error('Wallet index counter returned no count');
     return allocated - 1;
   }
+}
+
+/** The item naming the owner of the customer's address of `family`. */
+function ownerItem(family: AddressFamily, { addresses, merchantId, customerId }: CustomerWalletItem): Record<string, string> {
+  return { id: ownerItemId(family, ownerKey(family, addresses[family])), merchantId, customerId };
 }
 
 function toWallet(item: CustomerWalletItem): CustomerWallet {

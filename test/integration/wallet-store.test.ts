@@ -4,13 +4,13 @@
  * compared with itself.
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { bech32 } from '@scure/base';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { segwitScript } from '../../shared/domain/wallets.js';
-import { configuredWalletKeys } from '../../shared/store/wallet-keys.js';
+import { configuredWalletKeys, type WalletKeySource } from '../../shared/store/wallet-keys.js';
 import { DynamoWalletStore } from '../../shared/store/wallets.js';
 
 const CREATED_AT = new Date('2025-01-02T03:04:05.000Z');
@@ -18,12 +18,14 @@ const CREATED_AT = new Date('2025-01-02T03:04:05.000Z');
 let tableName: string;
 let store: DynamoWalletStore;
 
+let keys: WalletKeySource;
+
 beforeAll(() => {
   tableName = config().tables.wallets;
-  const keys = configuredWalletKeys(config().walletKeys, () => {
+  keys = configuredWalletKeys(config().walletKeys, () => {
     throw new Error('The test environment carries the keys themselves');
   });
-  store = new DynamoWalletStore(documentClient, tableName, keys, () => CREATED_AT);
+  store = new DynamoWalletStore(documentClient, tableName, { keys, stage: 'prod' }, () => CREATED_AT);
 });
 
 /** A merchant id no other test uses. */
@@ -117,5 +119,31 @@ describe('DynamoWalletStore', () => {
     expect(await store.ownersOf('btc', [script, `0014${'00'.repeat(20)}`])).toEqual(new Map([[script, owner]]));
     expect(await store.ownersOf('tron', [addresses.tron, addresses.tron.toLowerCase()])).toEqual(new Map([[addresses.tron, owner]]));
     expect(await store.ownersOf('evm', [addresses.evm.toLowerCase()])).toEqual(new Map([[addresses.evm.toLowerCase(), owner]]));
+  });
+
+  it('writes demo addresses for the test networks, with the scripts of the production ones', async () => {
+    const demo = new DynamoWalletStore(documentClient, tableName, { keys, stage: 'demo' }, () => CREATED_AT);
+    const merchant = merchantId();
+    const { addresses } = await demo.addressesFor(merchant, 'tester');
+    expect(addresses.btc).toMatch(/^tb1q[02-9ac-hj-np-z]{38}$/);
+    expect(await demo.ownersOf('btc', [segwitScript(addresses.btc)])).toEqual(new Map([[segwitScript(addresses.btc), { merchantId: merchant, customerId: 'tester' }]]));
+  });
+
+  it('backfills the Bitcoin and Tron owners of wallets allocated when only EVM addresses had them, once', async () => {
+    const merchant = merchantId();
+    const { addresses } = await store.addressesFor(merchant, 'before-bitcoin');
+    const script = segwitScript(addresses.btc);
+    // As such a wallet was stored: its EVM owner item alone.
+    for (const id of [`address#btc#${script}`, `address#tron#${addresses.tron}`]) await documentClient.send(new DeleteCommand({ TableName: tableName, Key: { id } }));
+    expect(await store.ownersOf('btc', [script])).toEqual(new Map());
+
+    const first = await store.backfillOwners();
+    expect(first.written).toBeGreaterThanOrEqual(2);
+    const owner = { merchantId: merchant, customerId: 'before-bitcoin' };
+    expect(await store.ownersOf('btc', [script])).toEqual(new Map([[script, owner]]));
+    expect(await store.ownersOf('tron', [addresses.tron])).toEqual(new Map([[addresses.tron, owner]]));
+    const again = await store.backfillOwners();
+    expect(again.customers).toBeGreaterThanOrEqual(first.customers);
+    expect(again.written).toBe(0);
   });
 });

@@ -12,7 +12,7 @@ import { configuredWalletKeys, readXpubParameters } from '../../shared/store/wal
 
 const PARAMETER_NAMES = { evm: '/payment-gateway/prod/wallet-xpub/evm', btc: '/payment-gateway/prod/wallet-xpub/btc', tron: '/payment-gateway/prod/wallet-xpub/tron' };
 const SSM_CONFIG: WalletKeysConfig = { kind: 'ssm', parameterNames: PARAMETER_NAMES };
-const EXPECTED_ADDRESSES = deriveCustomerAddresses(parseWalletXpubs(TEST_WALLET_XPUBS), 7);
+const EXPECTED_ADDRESSES = deriveCustomerAddresses(parseWalletXpubs(TEST_WALLET_XPUBS), 7, 'prod');
 
 /** An SSM stand-in holding `values` by name; `failures` calls fail first, as a throttled or unreachable SSM would. */
 function fakeSsm(values: Record<string, string>, failures = 0) {
@@ -75,14 +75,14 @@ describe('wallet keys from SSM', () => {
     expect(await keys()).toBe(first);
     expect(second).toBe(first);
     expect(ssm.requests).toEqual([Object.values(PARAMETER_NAMES)]);
-    expect(deriveCustomerAddresses(first, 7)).toEqual(EXPECTED_ADDRESSES);
+    expect(deriveCustomerAddresses(first, 7, 'prod')).toEqual(EXPECTED_ADDRESSES);
   });
 
   it('are read again after a failed read, so one SSM hiccup does not break the container', async () => {
     const ssm = fakeSsm(storedKeys(), 1);
     const keys = configuredWalletKeys(SSM_CONFIG, () => ssm.client);
     await expect(keys()).rejects.toThrow('Rate exceeded');
-    expect(deriveCustomerAddresses(await keys(), 7)).toEqual(EXPECTED_ADDRESSES);
+    expect(deriveCustomerAddresses(await keys(), 7, 'prod')).toEqual(EXPECTED_ADDRESSES);
     expect(ssm.requests).toHaveLength(2);
   });
 
@@ -103,7 +103,7 @@ describe('wallet keys from SSM', () => {
       clientsMade += 1;
       return fakeSsm({}).client;
     });
-    expect(deriveCustomerAddresses(await keys(), 7)).toEqual(EXPECTED_ADDRESSES);
+    expect(deriveCustomerAddresses(await keys(), 7, 'prod')).toEqual(EXPECTED_ADDRESSES);
     expect(clientsMade).toBe(0);
   });
 });

@@ -32,12 +32,12 @@ describe('test wallet keys', () => {
 
 describe('deriveCustomerAddresses', () => {
   it('matches the published vectors of the test mnemonic', () => {
-    expect(deriveCustomerAddresses(keys, 0)).toEqual({
+    expect(deriveCustomerAddresses(keys, 0, 'prod')).toEqual({
       evm: '0x9858EfFD232B4033E47d90003D41EC34EcaEda94',
       btc: 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu',
       tron: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH',
     });
-    const second = deriveCustomerAddresses(keys, 1);
+    const second = deriveCustomerAddresses(keys, 1, 'prod');
     expect(second.evm).toBe('0x6Fac4D18c912343BF86fa7049364Dd4E424Ab9C0');
     expect(second.btc).toBe('bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g');
   });
@@ -50,32 +50,32 @@ describe('deriveCustomerAddresses', () => {
       const uncompressed = secp256k1.getPublicKey(privateKey, false);
       const accountId = keccak_256(uncompressed.subarray(1)).subarray(-20);
       const expected = base58check.encode(Uint8Array.of(0x41, ...accountId));
-      expect(deriveCustomerAddresses(keys, index).tron).toBe(expected);
+      expect(deriveCustomerAddresses(keys, index, 'prod').tron).toBe(expected);
     }
   });
 
   it('is deterministic, and different indexes give different addresses', () => {
-    expect(deriveCustomerAddresses(parseWalletXpubs(TEST_WALLET_XPUBS), 5)).toEqual(deriveCustomerAddresses(keys, 5));
-    const a = deriveCustomerAddresses(keys, 2);
-    const b = deriveCustomerAddresses(keys, 3);
+    expect(deriveCustomerAddresses(parseWalletXpubs(TEST_WALLET_XPUBS), 5, 'prod')).toEqual(deriveCustomerAddresses(keys, 5, 'prod'));
+    const a = deriveCustomerAddresses(keys, 2, 'prod');
+    const b = deriveCustomerAddresses(keys, 3, 'prod');
     expect(a.evm).not.toBe(b.evm);
     expect(a.btc).not.toBe(b.btc);
     expect(a.tron).not.toBe(b.tron);
   });
 
   it('accepts the largest non-hardened index', () => {
-    expect(deriveCustomerAddresses(keys, 2 ** 31 - 1).btc).toMatch(/^bc1q[02-9ac-hj-np-z]{38}$/);
+    expect(deriveCustomerAddresses(keys, 2 ** 31 - 1, 'prod').btc).toMatch(/^bc1q[02-9ac-hj-np-z]{38}$/);
   });
 
   it.each([-1, 1.5, 2 ** 31, Number.NaN, Number.POSITIVE_INFINITY])('rejects index %s', (index) => {
-    expect(() => deriveCustomerAddresses(keys, index)).toThrow(RangeError);
+    expect(() => deriveCustomerAddresses(keys, index, 'prod')).toThrow(RangeError);
   });
 });
 
 describe('parseWalletXpubs', () => {
   it('accepts a BIP-84 zpub for BTC and derives the same addresses as the xpub', () => {
     const withZpub = parseWalletXpubs({ ...TEST_WALLET_XPUBS, btc: BTC_ACCOUNT_ZPUB });
-    expect(deriveCustomerAddresses(withZpub, 0).btc).toBe('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
+    expect(deriveCustomerAddresses(withZpub, 0, 'prod').btc).toBe('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
   });
 
   it('rejects a zpub for EVM', () => {
@@ -109,7 +109,7 @@ describe('toChecksumAddress', () => {
       '0xfB6916095ca1df60bB79Ce92cE3Ea74c37c5d359',
       '0xdbF03B407c01E7cD3CBea99509d93f8DDDC8C6FB',
       '0xD1220A0cf47c7B9Be7A2E6BA89F429762e7b9aDb',
-      deriveCustomerAddresses(keys, 0).evm,
+      deriveCustomerAddresses(keys, 0, 'prod').evm,
     ]) {
       expect(toChecksumAddress(address.toLowerCase())).toBe(address);
       expect(toChecksumAddress(address.toUpperCase().replace('0X', '0x'))).toBe(address);
@@ -119,7 +119,7 @@ describe('toChecksumAddress', () => {
 
 describe('addressForNetwork', () => {
   it('gives every EVM network the one EVM address', () => {
-    const addresses = deriveCustomerAddresses(keys, 0);
+    const addresses = deriveCustomerAddresses(keys, 0, 'prod');
     for (const network of ['ethereum', 'bsc', 'polygon', 'bahamut'] as const) {
       expect(addressForNetwork(addresses, network)).toBe(addresses.evm);
     }

@@ -27,7 +27,7 @@ export class MemoryWallets implements CustomerWallets {
     const existing = this.customers.get(key);
     if (existing) return { addresses: existing };
     await beforeAllocating?.();
-    const addresses = deriveCustomerAddresses(TEST_KEYS, this.indexesTaken++);
+    const addresses = deriveCustomerAddresses(TEST_KEYS, this.indexesTaken++, 'demo');
     const winner = this.customers.get(key);
     if (winner) return { addresses: winner };
     this.customers.set(key, addresses);
