@@ -8,10 +8,12 @@
  *     --parameters AlarmEmail=oncall@example.com \
  *     --parameters WalletEvmXpub=xpub... --parameters WalletBtcXpub=xpub... --parameters WalletTronXpub=xpub...
  *
- * `watchNetworks=ethereum,polygon` runs the chain watcher on those EVM networks, each with a
- * `ChainRpc{Network}` parameter for its JSON-RPC URL (`--parameters ChainRpcEthereum=https://...`);
- * `watchTokens='{"ethereum":{"USDT":"0x...","USDC":"0x..."}}'` replaces the stage's built-in token
- * contracts where given.
+ * `watchNetworks=ethereum,polygon,bitcoin,tron` runs the chain watcher on those networks, each with a
+ * `ChainRpc{Network}` parameter for its node's URL (`--parameters ChainRpcEthereum=https://...`,
+ * `ChainRpcBitcoin=https://user:password@host:8332`, `ChainRpcTron=https://api.trongrid.io` and
+ * `ChainApiKeyTron=...`); `watchTokens='{"ethereum":{"USDT":"0x..."},"tron":{"USDT":"T..."}}'`
+ * replaces the stage's built-in token contracts where given. Crypto invoices are offered on the
+ * watched networks only (in demo, on every network: the simulation API pays on any).
  *
  * `ratesUrl`, `ratePairs` and `rateMaxAgeSeconds` price currencies live (see live-rates.ts): each
  * laid over prod's defaults (`ratePairs='{"INR":"USDTINR"}'` adds a pair), and given to demo,
@@ -32,7 +34,7 @@
  */
 import { App } from 'aws-cdk-lib';
 import { STAGES, type Stage } from '../../shared/stage.js';
-import { EVM_NETWORKS } from '../../shared/domain/networks.js';
+import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
 import { parseRatesConfig } from '../../shared/config.js';
 import type { CustomDomain } from './gateway-api.js';
 import { GatewayStack, gatewayStackName, type GatewayStackProps } from './gateway-stack.js';
@@ -74,24 +76,21 @@ function customDomainFromContext(domainName: unknown, certificateArn: unknown, s
   return { domainName, certificateArn };
 }
 
-const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/;
-
 function watchedNetworksFromContext(networks: unknown, tokens: unknown, stages: readonly Stage[]): GatewayStackProps['watchedNetworks'] {
   if (networks === undefined && tokens === undefined) return undefined;
   if (stages.length !== 1) throw new Error('Context "watchNetworks" and "watchTokens" belong to one deployment: pass "stage" with them');
   const names = String(networks ?? '').split(',').map((name) => name.trim()).filter(Boolean);
-  const unknown = names.filter((name) => !(EVM_NETWORKS as readonly string[]).includes(name));
-  if (names.length === 0 || unknown.length > 0) throw new Error(`Context "watchNetworks" must list EVM networks among ${EVM_NETWORKS.join(', ')} (got ${JSON.stringify(networks)})`);
+  const unknown = names.filter((name) => !(CRYPTO_NETWORKS as readonly string[]).includes(name));
+  if (names.length === 0 || unknown.length > 0) throw new Error(`Context "watchNetworks" must list networks among ${CRYPTO_NETWORKS.join(', ')} (got ${JSON.stringify(networks)})`);
   let parsed: Record<string, Record<string, unknown>> = {};
   try {
     parsed = tokens === undefined ? {} : typeof tokens === 'string' ? JSON.parse(tokens) : (tokens as typeof parsed);
   } catch {
-    throw new Error('Context "watchTokens" must be JSON such as {"ethereum":{"USDT":"0x..."}}');
+    throw new Error('Context "watchTokens" must be JSON such as {"ethereum":{"USDT":"0x..."},"tron":{"USDT":"T..."}}');
   }
-  for (const [network, contracts] of Object.entries(parsed)) {
-    const bad = Object.entries(contracts).filter(([asset, address]) => !['USDT', 'USDC'].includes(asset) || typeof address !== 'string' || !EVM_ADDRESS.test(address));
-    if (!names.includes(network) || bad.length > 0) throw new Error(`Context "watchTokens" names ${network}: it must be a watched network with USDT/USDC 0x addresses`);
-  }
+  // The contracts themselves are checked by the stack, as the functions read them.
+  const unwatched = Object.keys(parsed).filter((network) => !names.includes(network));
+  if (unwatched.length > 0) throw new Error(`Context "watchTokens" names ${unwatched.join(', ')}: only watched networks take token contracts`);
   return Object.fromEntries(names.map((network) => [network, parsed[network] ? { tokens: parsed[network] as Record<'USDT' | 'USDC', string> } : {}]));
 }
 

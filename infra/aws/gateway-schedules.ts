@@ -8,7 +8,7 @@
 import { Duration, type Stack } from 'aws-cdk-lib';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { EvmNetwork } from '../../shared/domain/networks.js';
+import type { CryptoNetwork } from '../../shared/domain/currencies.js';
 import { pascalCase } from './construct-ids.js';
 import type { GatewayFunction } from './gateway-function.js';
 import { acknowledge } from './nag.js';
@@ -16,7 +16,7 @@ import { acknowledge } from './nag.js';
 export interface GatewaySchedulesProps {
   /** The stage's functions; those of kind `schedule` are scheduled. */
   functions: readonly GatewayFunction[];
-  watchedNetworks: readonly EvmNetwork[];
+  watchedNetworks: readonly CryptoNetwork[];
   /** Whether the stage's rates are live, which a function `onlyWithLiveRates` needs. */
   liveRates: boolean;
 }

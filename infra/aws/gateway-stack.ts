@@ -8,12 +8,14 @@
  * functions (here), their schedules (gateway-schedules.ts) and what operators watch
  * (gateway-monitoring.ts).
  */
-import { CfnOutput, CfnParameter, RemovalPolicy, Stack, Tags, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, CfnParameter, RemovalPolicy, Stack, Tags, type CfnParameterProps, type StackProps } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { DEFAULTS } from '../../shared/defaults.js';
-import type { EvmNetwork } from '../../shared/domain/networks.js';
+import { parseChainsConfig } from '../../shared/config.js';
+import type { CryptoNetwork } from '../../shared/domain/currencies.js';
+import { NETWORK_ADDRESS_FAMILY, type AddressFamily } from '../../shared/domain/wallets.js';
 import { demoProviderRoute } from '../../shared/domain/providers.js';
 import { functionsForStage, type HttpRoute } from '../../shared/routes.js';
 import type { Stage } from '../../shared/stage.js';
@@ -58,11 +60,12 @@ export interface GatewayStackProps extends StackProps {
    */
   customDomain?: CustomDomain;
   /**
-   * EVM networks the chain watcher reads (docs/operations.md#watching-chains), each with token contracts replacing the
-   * stage's built-in ones when given. Each gets a schedule and a `ChainRpc{Network}` parameter for
-   * its JSON-RPC URL (NoEcho: it often carries a provider's key).
+   * Networks the chain watcher reads (docs/operations.md#watching-chains), EVM, Bitcoin or Tron, each with token
+   * contracts replacing the stage's built-in ones when given. Each gets a schedule and a
+   * `ChainRpc{Network}` parameter for its node's URL (NoEcho: it often carries a provider's key, a
+   * Bitcoin node's its credentials); Tron also `ChainApiKeyTron`, its API key header, if any.
    */
-  watchedNetworks?: Partial<Record<EvmNetwork, { tokens?: Partial<Record<'USDT' | 'USDC', string>> }>>;
+  watchedNetworks?: Partial<Record<CryptoNetwork, { tokens?: Partial<Record<'USDT' | 'USDC', string>> }>>;
   /** Live exchange rates in place of the stage's (prod: Binance's public ticker; demo: the fixed table). */
   liveRates?: LiveRates;
   /**
@@ -87,7 +90,7 @@ export class GatewayStack extends Stack {
     Tags.of(this).add('service', SERVICE_NAME);
     Tags.of(this).add('stage', stage);
     const removalPolicy = protectData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY;
-    const networks = Object.keys(watchedNetworks) as EvmNetwork[];
+    const networks = Object.keys(watchedNetworks) as CryptoNetwork[];
 
     const definitions = functionsForStage(stage);
     // The parts make their resources in this stack: a construct id of their own would change every logical id, and replace the tables, queues, key and buckets.
@@ -109,10 +112,7 @@ export class GatewayStack extends Stack {
       GATEWAY_RETRY_SCALE: String(DEFAULTS.callbackRetryScale),
       GATEWAY_SECRET_OVERLAP_S: String(DEFAULTS.callbackSecretOverlapSeconds),
       ...liveRatesEnvironment(liveRates),
-      // Token contracts reach every function: the checkout's payment links name them too.
-      ...Object.fromEntries(
-        Object.entries(watchedNetworks).flatMap(([network, { tokens }]) => (tokens ? [[`GATEWAY_TOKENS_${network.toUpperCase()}`, JSON.stringify(tokens)]] : [])),
-      ),
+      ...watchedNetworksEnvironment(stage, watchedNetworks),
     };
     const rpcEnvironment = chainRpcEnvironment(this, networks);
     const functions = definitions.map(
@@ -144,18 +144,45 @@ export class GatewayStack extends Stack {
   }
 }
 
-/** `GATEWAY_RPC_{NETWORK}` from a NoEcho parameter per watched network. */
-function chainRpcEnvironment(stack: Stack, networks: readonly EvmNetwork[]): Record<string, string> {
+/**
+ * What every function knows of the watched networks: which they are (the functions that hand out
+ * addresses offer only those) and their token contracts (the checkout's payment links name them
+ * too), checked as the functions will read them.
+ */
+function watchedNetworksEnvironment(stage: Stage, watchedNetworks: NonNullable<GatewayStackProps['watchedNetworks']>): Record<string, string> {
+  const networks = Object.keys(watchedNetworks);
+  if (networks.length === 0) return {};
+  const environment = {
+    GATEWAY_WATCHED_NETWORKS: networks.join(','),
+    ...Object.fromEntries(Object.entries(watchedNetworks).flatMap(([network, { tokens }]) => (tokens ? [[`GATEWAY_TOKENS_${network.toUpperCase()}`, JSON.stringify(tokens)]] : []))),
+  };
+  parseChainsConfig(stage, environment);
+  return environment;
+}
+
+/** How each family's node is reached, for its parameter's description. */
+const NODE_URL_DESCRIPTIONS: Record<AddressFamily, string> = {
+  evm: 'JSON-RPC URL of the NETWORK node the chain watcher reads (for the demo stage, its test network)',
+  btc: "Bitcoin Core JSON-RPC URL the chain watcher reads, with the node's credentials (https://user:password@host:8332; for the demo stage, a testnet or signet node)",
+  tron: 'Tron full-node HTTP API URL the chain watcher reads (https://api.trongrid.io; for the demo stage, Nile: https://nile.trongrid.io)',
+};
+
+/** `GATEWAY_RPC_{NETWORK}` from a NoEcho parameter per watched network, and Tron's API key beside its URL. */
+function chainRpcEnvironment(stack: Stack, networks: readonly CryptoNetwork[]): Record<string, string> {
+  const parameter = (id: string, props: CfnParameterProps) => new CfnParameter(stack, id, { type: 'String', noEcho: true, ...props }).valueAsString;
   return Object.fromEntries(
-    networks.map((network) => [
-      `GATEWAY_RPC_${network.toUpperCase()}`,
-      new CfnParameter(stack, `ChainRpc${pascalCase(network)}`, {
-        type: 'String',
-        noEcho: true,
-        description: `JSON-RPC URL of the ${network} node the chain watcher reads (for the demo stage, a Sepolia-type test network)`,
-        allowedPattern: '^https?://\\S+$',
-        constraintDescription: 'must be an http(s) URL',
-      }).valueAsString,
+    networks.flatMap((network) => [
+      [
+        `GATEWAY_RPC_${network.toUpperCase()}`,
+        parameter(`ChainRpc${pascalCase(network)}`, {
+          description: NODE_URL_DESCRIPTIONS[NETWORK_ADDRESS_FAMILY[network]].replace('NETWORK', network),
+          allowedPattern: '^https?://\\S+$',
+          constraintDescription: 'must be an http(s) URL',
+        }),
+      ],
+      ...(network === 'tron'
+        ? [['GATEWAY_API_KEY_TRON', parameter('ChainApiKeyTron', { description: "TronGrid's TRON-PRO-API-KEY for the Tron node, if it asks for one", default: '' })]]
+        : []),
     ]),
   );
 }

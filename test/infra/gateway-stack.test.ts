@@ -387,6 +387,7 @@ const PSP_ONE: ProviderDeployment = {
 const LIVE_DEMO_RATES = { url: 'https://ticker.example/api/v3/ticker/price', pairs: { BTC: { symbol: 'BTCUSDT', inverse: false }, USDT: { fixed: '1' } }, maxAgeSeconds: 120 };
 
 const WATCHED_TOKEN = '0x1111111111111111111111111111111111111111';
+const WATCHED_TRON_TOKEN = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf';
 
 /** An app with the project's feature flags (cdk.json), bundling nothing. */
 function projectApp(): App {
@@ -400,7 +401,10 @@ beforeAll(() => {
   const stacks = STAGES.map((stage) => [stage, new GatewayStack(app, gatewayStackName(stage), { stage })] as const);
   const customDomainStack = new GatewayStack(app, 'PaymentGateway-prod-custom-domain', { stage: 'prod', customDomain: CUSTOM_DOMAIN });
   const explicitBaseUrlStack = new GatewayStack(app, 'PaymentGateway-demo-base-url', { stage: 'demo', customDomain: CUSTOM_DOMAIN, publicBaseUrl: EXPLICIT_BASE_URL });
-  const watchingStack = new GatewayStack(app, 'PaymentGateway-demo-watching', { stage: 'demo', watchedNetworks: { ethereum: { tokens: { USDT: WATCHED_TOKEN } }, polygon: {} } });
+  const watchingStack = new GatewayStack(app, 'PaymentGateway-demo-watching', {
+    stage: 'demo',
+    watchedNetworks: { ethereum: { tokens: { USDT: WATCHED_TOKEN } }, polygon: {}, bitcoin: {}, tron: { tokens: { USDT: WATCHED_TRON_TOKEN } } },
+  });
   const liveDemoStack = new GatewayStack(app, 'PaymentGateway-demo-live-rates', { stage: 'demo', liveRates: LIVE_DEMO_RATES });
   const partnerProdStack = new GatewayStack(app, 'PaymentGateway-prod-partner', { stage: 'prod', providers: [PSP_ONE] });
   const partnerDemoStack = new GatewayStack(app, 'PaymentGateway-demo-partner', { stage: 'demo', providers: [PSP_ONE] });
@@ -604,30 +608,51 @@ describe('payment providers', () => {
   });
 });
 
-describe('a stage watching EVM networks', () => {
+describe('a stage watching EVM networks, Bitcoin and Tron', () => {
   const watcher = 'watch-chain';
 
   it('runs the chain watcher once a minute per watched network, telling it which', () => {
     const rules = watching.resources('AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(watching.functionIds().get(watcher)!));
-    expect(rules.map(([, rule]) => [rule.Properties.ScheduleExpression, JSON.parse(rule.Properties.Targets[0].Input)]).sort()).toEqual([
+    const byNetwork = (a: unknown[], b: unknown[]) => JSON.stringify(a).localeCompare(JSON.stringify(b));
+    expect(rules.map(([, rule]) => [rule.Properties.ScheduleExpression, JSON.parse(rule.Properties.Targets[0].Input)]).sort(byNetwork)).toEqual([
+      ['rate(1 minute)', { network: 'bitcoin' }],
       ['rate(1 minute)', { network: 'ethereum' }],
       ['rate(1 minute)', { network: 'polygon' }],
+      ['rate(1 minute)', { network: 'tron' }],
     ]);
   });
 
-  it('takes each RPC URL as a NoEcho parameter, given to the watcher only', () => {
-    for (const network of ['Ethereum', 'Polygon']) expect(watching.json.Parameters?.[`ChainRpc${network}`]).toMatchObject({ Type: 'String', NoEcho: true });
+  it("takes each node's URL, and Tron's API key, as NoEcho parameters given to the watcher only", () => {
+    for (const id of ['ChainRpcEthereum', 'ChainRpcPolygon', 'ChainRpcBitcoin', 'ChainRpcTron', 'ChainApiKeyTron']) expect(watching.json.Parameters?.[id]).toMatchObject({ Type: 'String', NoEcho: true });
+    expect(watching.json.Parameters?.ChainRpcBitcoin.Description).toContain('credentials');
+    expect(watching.json.Parameters?.ChainApiKeyTron.Default).toBe('');
     for (const name of watching.functionIds().keys()) {
       const variables = watching.functionNamed(name).Properties.Environment.Variables;
-      if (name === watcher) expect(variables).toMatchObject({ GATEWAY_RPC_ETHEREUM: { Ref: 'ChainRpcEthereum' }, GATEWAY_RPC_POLYGON: { Ref: 'ChainRpcPolygon' } });
-      else expect(Object.keys(variables).filter((variable) => variable.startsWith('GATEWAY_RPC_'))).toEqual([]);
-      // The tokens reach every function: the checkout's payment links name them too.
+      const nodeVariables = ['GATEWAY_RPC_ETHEREUM', 'GATEWAY_RPC_POLYGON', 'GATEWAY_RPC_BITCOIN', 'GATEWAY_RPC_TRON', 'GATEWAY_API_KEY_TRON'];
+      if (name === watcher) {
+        expect(variables).toMatchObject({
+          GATEWAY_RPC_ETHEREUM: { Ref: 'ChainRpcEthereum' },
+          GATEWAY_RPC_POLYGON: { Ref: 'ChainRpcPolygon' },
+          GATEWAY_RPC_BITCOIN: { Ref: 'ChainRpcBitcoin' },
+          GATEWAY_RPC_TRON: { Ref: 'ChainRpcTron' },
+          GATEWAY_API_KEY_TRON: { Ref: 'ChainApiKeyTron' },
+        });
+      } else expect(Object.keys(variables).filter((variable) => nodeVariables.includes(variable))).toEqual([]);
+      // Which networks are watched, and their tokens, reach every function: invoices offer those networks, the checkout's payment links name the tokens.
+      expect(variables.GATEWAY_WATCHED_NETWORKS).toBe('ethereum,polygon,bitcoin,tron');
       expect(JSON.parse(variables.GATEWAY_TOKENS_ETHEREUM)).toEqual({ USDT: WATCHED_TOKEN });
+      expect(JSON.parse(variables.GATEWAY_TOKENS_TRON)).toEqual({ USDT: WATCHED_TRON_TOKEN });
     }
   });
 
+  it('refuses a token contract written for another family, as the functions would', () => {
+    expect(() => new GatewayStack(projectApp(), 'PaymentGateway-demo-bad-token', { stage: 'demo', watchedNetworks: { tron: { tokens: { USDT: WATCHED_TOKEN } } } })).toThrow(
+      /GATEWAY_TOKENS_TRON\.USDT: must be a base58check T… address/,
+    );
+  });
+
   it('reserves one watcher instance per watched network, so that no network waits on another; the other functions keep their ceilings', () => {
-    expect(watching.functionNamed(watcher).Properties.ReservedConcurrentExecutions).toBe(2);
+    expect(watching.functionNamed(watcher).Properties.ReservedConcurrentExecutions).toBe(4);
     for (const definition of functionsForStage('demo').filter((f) => f.name !== watcher)) {
       expect(watching.functionNamed(definition.name).Properties.ReservedConcurrentExecutions, definition.name).toBe(views.demo.functionNamed(definition.name).Properties.ReservedConcurrentExecutions);
     }
