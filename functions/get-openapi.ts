@@ -1,9 +1,11 @@
 import { config } from '../shared/config.js';
+import { offeredNetworks } from '../shared/domain/networks.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { buildOpenApiDocument } from '../shared/openapi.js';
 import { routeByName } from '../shared/routes.js';
 
-const document = buildOpenApiDocument(config().publicBaseUrl, config().stage);
+const { publicBaseUrl, stage, chains } = config();
+const document = buildOpenApiDocument(publicBaseUrl, stage, offeredNetworks(stage, chains));
 
 export const handler = httpHandler(routeByName('get-openapi'), {}, async () => ({
   raw: JSON.stringify(document),

@@ -10,7 +10,8 @@ import { FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS } from './domain/callback-pau
 import { balanceEntryViewSchema, balancesViewSchema, listBalanceEntriesQuerySchema } from './domain/balances.js';
 import { callbackDeliverySchema, testCallbackResultSchema } from './domain/callbacks.js';
 import { createInvoiceRequestSchema, listInvoicesQuerySchema } from './domain/invoice-requests.js';
-import { invoiceViewSchema } from './domain/invoice-views.js';
+import { invoiceViewSchema, type InvoiceWallet } from './domain/invoice-views.js';
+import type { CryptoNetwork } from './domain/currencies.js';
 import { merchantSettingsRequestSchema, merchantViewSchema, rotatedSecretSchema } from './domain/merchants.js';
 import { pageSchema } from './domain/pagination.js';
 import { createReportRequestSchema, REPORT_LINK_SECONDS, reportAcceptedSchema, reportViewSchema } from './domain/reports.js';
@@ -555,7 +556,7 @@ const PATH_PARAMETERS: Record<string, { description: string; example: string }> 
   providerId: { description: "The provider's id in the gateway's configuration", example: 'psp-one' },
 };
 
-function operation(route: HttpRoute, doc: RouteDoc) {
+function operation(route: HttpRoute, doc: RouteDoc, offered: readonly CryptoNetwork[]) {
   const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const parameters = [
     ...pathParameters.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' }, ...PATH_PARAMETERS[name] })),
@@ -580,7 +581,7 @@ function operation(route: HttpRoute, doc: RouteDoc) {
     description: doc.success,
     headers: { ...requestId, ...deprecation },
     content: doc.response
-      ? { 'application/json': { schema: ref(`${doc.schemaName}Response`), example: { success: true, data: doc.responseExample } } }
+      ? { 'application/json': { schema: ref(`${doc.schemaName}Response`), example: { success: true, data: withOfferedNetworks(doc.responseExample, offered) } } }
       : { [doc.produces ?? 'application/json']: { example: doc.responseExample } },
   };
   const errors = Object.entries(doc.errors)
@@ -674,13 +675,28 @@ function componentSchemas(docs: RouteDoc[]): Record<string, unknown> {
   return Object.fromEntries(Object.entries(schemas).map(([id, { $id: _id, ...schema }]) => [id, schema]));
 }
 
-export function buildOpenApiDocument(serverUrl: string, stage: Stage) {
+/**
+ * The example with its invoices' wallets narrowed to the networks the stage offers (`offeredNetworks`).
+ * A wallet none of whose networks is offered is left whole: what a stage watching them answers.
+ */
+function withOfferedNetworks<T>(example: T, offered: readonly CryptoNetwork[]): T {
+  if (Array.isArray(example)) return example.map((item) => withOfferedNetworks(item, offered)) as T;
+  if (example === null || typeof example !== 'object') return example;
+  const narrowed = Object.fromEntries(Object.entries(example).map(([key, value]) => [key, withOfferedNetworks(value, offered)]));
+  const wallet = (example as { wallet?: InvoiceWallet | null }).wallet;
+  const addresses = wallet?.addresses.filter(({ network }) => offered.includes(network)) ?? [];
+  if (!wallet || addresses.length === 0) return narrowed as T;
+  return { ...narrowed, wallet: { address: addresses[0]!.address, networks: addresses.map(({ network }) => network), addresses } } as T;
+}
+
+/** The document of the stage's routes, its examples offering `offered` networks. */
+export function buildOpenApiDocument(serverUrl: string, stage: Stage, offered: readonly CryptoNetwork[]) {
   const routes = HTTP_ROUTES.flatMap((route) => {
     const doc = ROUTE_DOCS[route.name as HttpRouteName];
     return (route.stages as readonly Stage[]).includes(stage) && isDocumented(doc) ? [{ route, doc }] : [];
   });
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const { route, doc } of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, doc);
+  for (const { route, doc } of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, doc, offered);
   const usedTags = new Set(routes.map(({ doc }) => doc.tag));
 
   return {

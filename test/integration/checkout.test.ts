@@ -3,6 +3,7 @@
  * each step, the status route they poll, the forms they post, and the headers that keep the
  * pages self-contained and framed only where the merchant allows.
  */
+import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
 import { randomUUID } from 'node:crypto';
 import { validateHeaderValue } from 'node:http';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -505,7 +506,7 @@ describe("the other local methods, on their provider's page", () => {
 describe('the merchant API description', () => {
   it('leaves the customer-facing checkout out of the OpenAPI document', () => {
     for (const stage of ['demo', 'prod'] as const) {
-      const paths = Object.keys(buildOpenApiDocument('https://gateway.example', stage).paths);
+      const paths = Object.keys(buildOpenApiDocument('https://gateway.example', stage, CRYPTO_NETWORKS).paths);
       expect(paths).toContain('/api/v2/invoices');
       expect(paths.filter((path) => path.startsWith('/checkout'))).toEqual([]);
     }

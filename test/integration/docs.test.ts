@@ -4,6 +4,7 @@
  * 375 and 1280 px (screenshots under test/artifacts/): nothing wider than a phone, readable columns
  * on a desktop, every example of the OpenAPI document, and the callbacks a merchant receives.
  */
+import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,13 +39,13 @@ describe('GET /docs', () => {
     expect(limitRow(page, 'INR', 'intent')).toBeUndefined();
     expect(limitRow(page, 'TRY', 'wallet')).toEqual(['1000', '10000']);
 
-    const prod = renderDocsPage(buildOpenApiDocument('https://gateway.example', 'prod'), [SECTION_FOUR_PROVIDER]);
+    const prod = renderDocsPage(buildOpenApiDocument('https://gateway.example', 'prod', CRYPTO_NETWORKS), [SECTION_FOUR_PROVIDER]);
     expect(limitRow(prod, 'INR', 'p2p')).toEqual(['300', '49000']);
     expect(limitRow(prod, 'INR', 'intent')).toEqual(['300', '49000']);
   });
 
   it('shows named examples, each under its name', () => {
-    const doc = buildOpenApiDocument('https://gateway.example', 'demo');
+    const doc = buildOpenApiDocument('https://gateway.example', 'demo', CRYPTO_NETWORKS);
     const body = (doc.paths['/api/v2/invoices']!.post as { requestBody: { content: Record<string, Record<string, unknown>> } }).requestBody.content['application/json']!;
     body.examples = { crypto: { summary: 'In USDT', value: body.example }, fiat: { value: { amount: 1000, baseCurrency: 'INR' } } };
     delete body.example;

@@ -4,6 +4,7 @@
  * changes no item. `npm run fuzz -- --runs N` runs the same property longer; a failure prints the
  * seed and path that replay it.
  */
+import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STAGE } from '../../infra/local/environment.js';
@@ -122,7 +123,7 @@ beforeAll(async () => {
   receiver = await startCallbackReceiver();
   const [own, other, revoked] = await Promise.all([seedMerchant({ callbackUrl: receiver.url }), seedMerchant(), seedMerchant()]);
   await testMerchantStore().revokeKey(revoked.merchant.id, revoked.key.keyId, new Date());
-  const openapi = buildOpenApiDocument(server.url.origin, LOCAL_STAGE);
+  const openapi = buildOpenApiDocument(server.url.origin, LOCAL_STAGE, CRYPTO_NETWORKS);
   type Operation = { requestBody?: { content: Record<string, { schema?: JsonSchema }> }; responses: Record<string, { content?: Record<string, { schema?: JsonSchema }> }> };
   const operationOf = (route: HttpRoute) => openapi.paths[route.path]?.[route.method.toLowerCase()] as Operation | undefined;
   world = {

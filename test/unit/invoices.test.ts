@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Invalid } from '../../shared/domain/errors.js';
-import { CRYPTO_ASSETS, FIAT_METHOD_LIMITS, MAX_REQUEST_AMOUNTS, decimalsOf, CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
-import { buildInvoice, requestHash, type InvoicePolicy } from '../../shared/domain/invoices.js';
+import { CRYPTO_ASSETS, CRYPTO_NETWORKS, FIAT_METHOD_LIMITS, MAX_REQUEST_AMOUNTS, decimalsOf, type CryptoNetwork } from '../../shared/domain/currencies.js';
+import { defaultChains, offeredNetworks } from '../../shared/domain/networks.js';
+import { buildInvoice, invoiceWallet, requestHash, type InvoicePolicy } from '../../shared/domain/invoices.js';
 import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
 import { isValidIban } from '../../shared/domain/iban.js';
 import { Decimal } from '../../shared/domain/money.js';
@@ -91,6 +92,41 @@ describe('crypto minimums', () => {
     const max = MAX_REQUEST_AMOUNTS[asset as keyof typeof MAX_REQUEST_AMOUNTS];
     expect(build({ amount: Number(max), baseCurrency: asset }).paymentAmount).toBe(new Decimal(max).toFixed(decimals));
     expect(problems({ amount: Number(max) + 1, baseCurrency: asset })[0]!.message).toBe(`amount must be at most ${max} ${asset}, the largest amount accepted`);
+  });
+});
+
+describe('the networks a stage offers', () => {
+  const offering = (networks: CryptoNetwork[]) => (fields: Record<string, unknown>) => {
+    const request = createInvoiceRequestSchema.parse(asRequestBody({ orderId: 'o-1', customerId: 'c-1', ...fields }));
+    return () => buildInvoice(request, { id: '00000000-0000-4000-8000-000000000001', merchantId: 'm-1', now: NOW }, prices, { ...policy(), networks });
+  };
+
+  it('refuses a crypto asset no offered network carries, on the field that named it', () => {
+    const nothingWatched = offering([]);
+    for (const asset of ['BTC', 'USDT', 'TRX']) {
+      expect(nothingWatched({ baseCurrency: asset, amount: 100 })).toThrow(
+        expect.objectContaining({ problems: [{ field: 'baseCurrency', message: expect.stringMatching(new RegExp(`^baseCurrency ${asset} is taken on no network here`)) }] }),
+      );
+    }
+    expect(offering(['ethereum'])({ baseCurrency: 'USD', paymentCurrency: 'BTC', amount: 100 })).toThrow(
+      expect.objectContaining({ problems: [{ field: 'paymentCurrency', message: 'paymentCurrency BTC is taken on no network here (bitcoin not watched)' }] }),
+    );
+  });
+
+  it('takes an asset some offered network carries, and its wallet names those networks only', () => {
+    expect(offering(['tron'])({ baseCurrency: 'USDT', amount: 100 })().paymentCurrency).toBe('USDT');
+    const addressOn = (network: CryptoNetwork) => `address-on-${network}`;
+    expect(invoiceWallet('USDT', ['tron', 'bitcoin'], addressOn)).toEqual({ address: 'address-on-tron', networks: ['tron'], addresses: [{ network: 'tron', address: 'address-on-tron' }] });
+    expect(invoiceWallet('USDT', CRYPTO_NETWORKS, addressOn).networks).toEqual(['ethereum', 'bsc', 'tron']);
+  });
+
+  it('offers the watched networks in prod, and every network in demo, where the simulation API pays on any', () => {
+    const chains = defaultChains('prod');
+    expect(offeredNetworks('prod', chains)).toEqual([]);
+    chains.bitcoin.watched = true;
+    chains.tron.watched = true;
+    expect(offeredNetworks('prod', chains)).toEqual(['bitcoin', 'tron']);
+    expect(offeredNetworks('demo', defaultChains('demo'))).toEqual(CRYPTO_NETWORKS);
   });
 });
 

@@ -3,6 +3,7 @@
  * generators, examples that the schemas they illustrate accept, and Redocly's recommended ruleset
  * (the pinned @redocly/cli, run offline) finding no error in either stage's document.
  */
+import { CRYPTO_NETWORKS, type CryptoNetwork } from '../../shared/domain/currencies.js';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -31,7 +32,7 @@ const METHODS = ['get', 'post', 'patch'] as const;
 
 type Doc = ReturnType<typeof buildOpenApiDocument>;
 
-const documents = Object.fromEntries(STAGES.map((stage) => [stage, buildOpenApiDocument('https://gateway.example', stage)])) as Record<Stage, Doc>;
+const documents = Object.fromEntries(STAGES.map((stage) => [stage, buildOpenApiDocument('https://gateway.example', stage, CRYPTO_NETWORKS)])) as Record<Stage, Doc>;
 
 function operations(doc: Doc): { path: string; method: string; op: any }[] {
   return Object.entries(doc.paths).flatMap(([path, item]) =>
@@ -132,6 +133,16 @@ describe.each(STAGES)('the %s document', (stage) => {
 });
 
 describe('the examples', () => {
+  it("offer the networks the stage offers: an invoice's wallet names those alone", () => {
+    const walletOf = (offered: CryptoNetwork[]) => {
+      const doc = buildOpenApiDocument('https://gateway.example', 'prod', offered);
+      return (doc.paths['/api/v2/invoices']!.post as any).responses['200'].content['application/json'].example.data.wallet;
+    };
+    expect(walletOf(['tron', 'bitcoin'])).toEqual({ address: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH', networks: ['tron'], addresses: [{ network: 'tron', address: 'TUEZSdKsoDHQMeZwihtdoBiN46zxhGWYdH' }] });
+    expect(walletOf(['ethereum', 'tron']).networks).toEqual(['ethereum', 'tron']);
+    expect(walletOf([...CRYPTO_NETWORKS]).networks).toEqual(['ethereum', 'bsc', 'polygon', 'tron']);
+  });
+
   // As the functions receive them: a query as strings, a body through the gateway's JSON parser.
   const query = (values: Record<string, string | number>) => Object.fromEntries(Object.entries(values).map(([key, value]) => [key, String(value)]));
   const body = (value: unknown) => parseJsonBody(JSON.stringify(value));
