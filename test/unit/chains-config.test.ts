@@ -1,0 +1,55 @@
+/**
+ * The networks' settings as the functions read them (docs/operations.md#watching-chains): node
+ * URLs, token contracts by family, confirmations, Tron's API key, and which networks are watched.
+ */
+import { describe, expect, it } from 'vitest';
+import { parseChainsConfig } from '../../shared/config.js';
+import { offeredNetworks, watchedNetworks } from '../../shared/domain/networks.js';
+
+describe('the networks configuration', () => {
+  it('watches nothing by default, with each stage built-in tokens and depths', () => {
+    const prod = parseChainsConfig('prod', {});
+    expect(watchedNetworks(prod)).toEqual([]);
+    expect(offeredNetworks('prod', prod)).toEqual([]);
+    expect(prod.bitcoin).toEqual({ tokens: {}, confirmations: 2, watched: false, rpcUrl: undefined });
+    expect(prod.tron.tokens.USDT).toEqual({ address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', decimals: 6 });
+    expect(prod.tron.confirmations).toBe(19);
+    expect(parseChainsConfig('demo', {}).tron.tokens).toEqual({ USDT: { address: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', decimals: 6 } });
+  });
+
+  it('watches a network given a node, with its credentials, tokens, depth and key', () => {
+    const chains = parseChainsConfig('prod', {
+      GATEWAY_RPC_BITCOIN: 'http://gateway:s3cret@127.0.0.1:18443',
+      GATEWAY_CONFIRMATIONS_BITCOIN: '3',
+      GATEWAY_RPC_TRON: 'https://api.trongrid.io',
+      GATEWAY_TOKENS_TRON: '{"USDC":{"address":"TEkxiTehnzSmSe2XqrBj4w32RUN966rdz8","decimals":6}}',
+      GATEWAY_API_KEY_TRON: 'key-1',
+    });
+    expect(watchedNetworks(chains)).toEqual(['bitcoin', 'tron']);
+    expect(chains.bitcoin).toMatchObject({ rpcUrl: 'http://gateway:s3cret@127.0.0.1:18443', confirmations: 3, watched: true });
+    expect(chains.tron).toMatchObject({ rpcUrl: 'https://api.trongrid.io', apiKey: 'key-1', tokens: { USDC: { address: 'TEkxiTehnzSmSe2XqrBj4w32RUN966rdz8', decimals: 6 } } });
+  });
+
+  it("watches what the stack names for functions that are not given the nodes' URLs", () => {
+    const chains = parseChainsConfig('prod', { GATEWAY_WATCHED_NETWORKS: 'tron,ethereum', GATEWAY_API_KEY_TRON: '' });
+    expect(watchedNetworks(chains)).toEqual(['ethereum', 'tron']);
+    expect(chains.tron.rpcUrl).toBeUndefined();
+    expect(chains.tron.apiKey).toBeUndefined();
+  });
+
+  it('refuses what a network of that family cannot take, naming every variable', () => {
+    expect(() =>
+      parseChainsConfig('prod', {
+        GATEWAY_TOKENS_TRON: '{"USDT":"0x1111111111111111111111111111111111111111"}',
+        GATEWAY_TOKENS_ETHEREUM: '{"USDT":"TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"}',
+        GATEWAY_RPC_BITCOIN: 'ftp://node',
+        GATEWAY_CONFIRMATIONS_TRON: '0',
+        GATEWAY_WATCHED_NETWORKS: 'bitcoin,solana',
+      }),
+    ).toThrow(
+      /^Invalid environment: (?=.*GATEWAY_TOKENS_TRON\.USDT: must be a base58check T… address)(?=.*GATEWAY_TOKENS_ETHEREUM\.USDT: must be a 0x address)(?=.*GATEWAY_RPC_BITCOIN)(?=.*GATEWAY_CONFIRMATIONS_TRON)(?=.*GATEWAY_WATCHED_NETWORKS)/,
+    );
+    // Bitcoin carries no tokens: a variable for them is not read.
+    expect(parseChainsConfig('prod', { GATEWAY_TOKENS_BITCOIN: '{"USDT":"x"}' }).bitcoin.tokens).toEqual({});
+  });
+});
