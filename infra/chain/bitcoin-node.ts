@@ -11,6 +11,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -73,10 +75,29 @@ export function nodeAddressFor(address: string): string {
   return (parsed.version === 0 ? bech32 : bech32m).encode(NODE_REGTEST_HRP, words);
 }
 
+/**
+ * One POST on a connection of its own (the URL's credentials as Basic auth, its path such as
+ * /wallet/<name> kept): the node's shutdown waits for every open connection, and a kept-alive one
+ * would hold it until the client drops it, seconds later.
+ */
+function post(url: URL, body: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolvePost, reject) => {
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const request = send(url, { method: 'POST', agent: false, headers: { 'content-type': 'application/json' } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => resolvePost({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('error', reject);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+
 /** `program` could not be run at all: it is not installed, or not where it was said to be. */
 export class BitcoinNodeNotInstalledError extends Error {
   constructor(readonly program: string, reason: string) {
-    super(`${program} could not be run (${reason.trim()})`);
+    super(`${program} is not installed, or cannot be run (${reason.replace(/^Could not run [^\n]*?: /, '').trim()})`);
   }
 }
 
@@ -99,17 +120,10 @@ export class BitcoinRpc {
 
   /** A JSON-RPC call; numbers come back as text, exactly as the node wrote them. */
   async rpc(method: string, params: unknown[] = []): Promise<any> {
-    const url = new URL(this.rpcUrl);
-    // The credentials go in the header (fetch refuses them in the URL); a path such as /wallet/<name> stays.
-    const response = await fetch(`${url.protocol}//${url.host}${url.pathname}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` },
-      body: JSON.stringify({ jsonrpc: '1.0', id: method, method, params }),
-    });
-    const text = await response.text();
+    const { status, text } = await post(new URL(this.rpcUrl), JSON.stringify({ jsonrpc: '1.0', id: method, method, params }));
     // Core answers a refused login with an empty 401, and an RPC error as JSON under a 4xx or 5xx.
-    if (response.status === 401) throw new Error(`${method}: the node refused the user name and password in the URL (HTTP 401)`);
-    if (text.trim() === '') throw new Error(`${method}: the node answered HTTP ${response.status} with no body`);
+    if (status === 401) throw new Error(`${method}: the node refused the user name and password in the URL (HTTP 401)`);
+    if (text.trim() === '') throw new Error(`${method}: the node answered HTTP ${status} with no body`);
     const answer = parse(text, undefined, (value) => value) as { result: unknown; error: { message: string } | null };
     if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
     return answer.result;
