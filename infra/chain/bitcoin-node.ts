@@ -215,6 +215,8 @@ export class BitcoinNode extends BitcoinRpc {
       `-rpcpassword=${password}`,
       '-fallbackfee=0.0001',
       '-printtoconsole=0',
+      // Keys as the wallet needs them, rather than 2,000 derived up front: seconds of every start.
+      '-keypool=1',
     ];
     const child = spawn(process.execPath, [CHILD_WITH_PARENT, program, ...args], { stdio: ['pipe', 'ignore', 'pipe'] });
     let errors = '';
