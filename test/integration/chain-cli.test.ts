@@ -63,13 +63,26 @@ const MAINNET_ADDRESS = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
 const scriptOf = (address: string): string => `0014${Buffer.from(parseSegwitAddress(address)!.program).toString('hex')}`;
 
 let emptyDir: string;
+let noBitcoinDir: string;
+/**
+ * `node` with litecoind missing: it starts an EVM chain of its own, so it runs from the start,
+ * beside the other tests, and its test reads what it said.
+ */
+let withoutLitecoind: ReturnType<typeof cli>;
 
 beforeAll(async () => {
   emptyDir = await mkdtemp(join(tmpdir(), 'chain-cli-empty-'));
+  noBitcoinDir = await mkdtemp(join(tmpdir(), 'chain-cli-no-bitcoin-'));
+  withoutLitecoind = cli(['node', '--port', '0', '--bitcoin-port', '0'], noBitcoinDir, {
+    env: { GATEWAY_BITCOIN_NODE: '/nonexistent/litecoind' },
+    untilStopped: async () => 'SIGTERM',
+  });
 });
 
 afterAll(async () => {
+  await withoutLitecoind?.catch(() => undefined);
   await rm(emptyDir, { recursive: true, force: true });
+  await rm(noBitcoinDir, { recursive: true, force: true });
 });
 
 describe('usage', () => {
@@ -334,21 +347,8 @@ describe('a chain run with npm run chain -- node', () => {
 });
 
 describe('npm run chain -- node without litecoind', () => {
-  let dataDir: string;
-
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'chain-cli-no-bitcoin-'));
-  });
-
-  afterAll(async () => {
-    await rm(dataDir, { recursive: true, force: true });
-  });
-
   it('says how to install it and runs the EVM chain alone', async () => {
-    const { code, out, err } = await cli(['node', '--port', '0', '--bitcoin-port', '0'], dataDir, {
-      env: { GATEWAY_BITCOIN_NODE: '/nonexistent/litecoind' },
-      untilStopped: async () => 'SIGTERM',
-    });
+    const { code, out, err } = await withoutLitecoind;
     expect(code).toBe(0);
     expect(err).toContain('No Bitcoin node: /nonexistent/litecoind is not installed, or cannot be run (spawn /nonexistent/litecoind ENOENT).\n');
     expect(err).toContain('  Install it with apt-get install litecoind');
