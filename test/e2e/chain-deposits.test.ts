@@ -35,7 +35,7 @@ const printed = (name: string): string => {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-chain-'));
-  chainNode = spawn(process.execPath, ['--import', 'tsx', 'infra/chain/chain.ts', 'node', '--port', '0'], { cwd: ROOT, env: { ...process.env, GATEWAY_DATA_DIR: dataDir } });
+  chainNode = spawn(process.execPath, ['--import', 'tsx', 'infra/chain/chain.ts', 'node', '--port', '0', '--bitcoin-port', '0'], { cwd: ROOT, env: { ...process.env, GATEWAY_DATA_DIR: dataDir } });
   for (const stream of [chainNode.stdout, chainNode.stderr]) stream.on('data', (chunk: Buffer) => (chainOutput += chunk.toString('utf8')));
   await eventually(() => chainOutput.includes('Press Ctrl+C to stop.') || chainNode.exitCode !== null, { timeoutMs: 90_000, what: 'the chain to start' });
   receiver = await startCallbackReceiver();

@@ -1,16 +1,20 @@
 /**
- * `npm run chain`: `node` as a person runs it (a child process, stopped by a signal), `send` and
- * `mine` in process against it, and what each says when something is wrong.
+ * `npm run chain`: `node` as a person runs it (a child process, stopped by a signal), with the
+ * EVM chain and the Bitcoin regtest node beside it; `send` and `mine` in process against it, and
+ * on bitcoin also as child processes, as a person runs them from another terminal; and what each
+ * says when something is wrong, litecoind missing included.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, erc20Abi, http, isAddress, parseEther, type Address, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
+import { BitcoinRpc, parseSegwitAddress } from '../../infra/chain/bitcoin-node.js';
 import { runChainCli } from '../../infra/chain/chain-cli.js';
 import { isRunning } from '../support/processes.js';
 import { eventually } from '../support/wait.js';
@@ -18,28 +22,67 @@ import { eventually } from '../support/wait.js';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const READY_LINE = 'Press Ctrl+C to stop.';
 
-async function cli(args: string[], dataDir: string) {
+async function cli(args: string[], dataDir: string, options: { env?: Record<string, string>; untilStopped?: () => Promise<string> } = {}) {
   let out = '';
   let err = '';
   const code = await runChainCli(args, {
-    env: { GATEWAY_DATA_DIR: dataDir },
+    env: { GATEWAY_DATA_DIR: dataDir, ...options.env },
     out: (text) => (out += text),
     err: (text) => (err += text),
-    untilStopped: () => new Promise(() => undefined),
+    untilStopped: options.untilStopped ?? (() => new Promise(() => undefined)),
   });
   return { code, out, err };
 }
 
+/** `npm run chain -- <args>` as its own process, as a person runs it from another terminal. */
+async function cliProcess(args: string[], dataDir: string) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'infra/chain/chain.ts', ...args], { cwd: ROOT, env: { ...process.env, GATEWAY_DATA_DIR: dataDir } });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+  const [code] = await once(child, 'close');
+  return { code: code as number | null, out, err };
+}
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolveClose) => server.close(resolveClose));
+  return port;
+}
+
 const freshAddress = (): Address => privateKeyToAccount(generatePrivateKey()).address;
 
+/** Testnet and mainnet P2WPKH addresses of one key hash, as the gateway shows a customer's. */
+const TESTNET_ADDRESS = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
+const MAINNET_ADDRESS = 'bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4';
+/** The output script both pay: OP_0, a push of the 20-byte key hash. */
+const scriptOf = (address: string): string => `0014${Buffer.from(parseSegwitAddress(address)!.program).toString('hex')}`;
+
 let emptyDir: string;
+let noBitcoinDir: string;
+/**
+ * `node` with litecoind missing: it starts an EVM chain of its own, so it runs from the start,
+ * beside the other tests, and its test reads what it said.
+ */
+let withoutLitecoind: ReturnType<typeof cli>;
 
 beforeAll(async () => {
   emptyDir = await mkdtemp(join(tmpdir(), 'chain-cli-empty-'));
+  noBitcoinDir = await mkdtemp(join(tmpdir(), 'chain-cli-no-bitcoin-'));
+  withoutLitecoind = cli(['node', '--port', '0', '--bitcoin-port', '0'], noBitcoinDir, {
+    env: { GATEWAY_BITCOIN_NODE: '/nonexistent/litecoind' },
+    untilStopped: async () => 'SIGTERM',
+  });
 });
 
 afterAll(async () => {
+  await withoutLitecoind?.catch(() => undefined);
   await rm(emptyDir, { recursive: true, force: true });
+  await rm(noBitcoinDir, { recursive: true, force: true });
 });
 
 describe('usage', () => {
@@ -65,6 +108,17 @@ describe('usage', () => {
     [['node', '--rpc', 'http://127.0.0.1:8545'], '--rpc is not an option of node'],
     [['mine', 'now'], 'unexpected argument now'],
     [['mine', '--block', '2'], "Unknown option '--block'"],
+    [['node', '--bitcoin-port', '70000'], '--bitcoin-port must be a whole number from 0 to 65535'],
+    [['send', '--network', 'dogecoin', '--to', to, '--amount', '1'], '--network must be ethereum or bitcoin'],
+    [['send', '--network', 'bitcoin', '--to', to, '--amount', '0.001'], '--to must be a Bitcoin segwit address as the gateway shows it: bc1…, tb1… or bcrt1…, with a valid checksum'],
+    // One character off: the bech32 checksum fails.
+    [['send', '--network', 'bitcoin', '--to', TESTNET_ADDRESS.replace(/x$/, 'y'), '--amount', '0.001'], '--to must be a Bitcoin segwit address'],
+    // A valid bech32 address of another chain (Litecoin's mainnet).
+    [['send', '--network', 'bitcoin', '--to', 'ltc1qw508d6qejxtdg4y5r3zarvary0c5xw7kgmn4n9', '--amount', '0.001'], '--to must be a Bitcoin segwit address'],
+    [['send', '--network', 'bitcoin', '--to', TESTNET_ADDRESS, '--amount', '0.000000001'], '--amount must be a positive decimal number of BTC with at most 8 decimal places, e.g. 0.001'],
+    [['send', '--network', 'bitcoin', '--to', TESTNET_ADDRESS, '--amount', '1e-3'], '--amount must be a positive decimal number of BTC'],
+    [['send', '--network', 'bitcoin', '--to', TESTNET_ADDRESS, '--amount', '0.001', '--token', 'USDT'], '--token is for ethereum: bitcoin sends BTC'],
+    [['mine', '--network', 'bitcoin', '--blocks', '1001'], '--blocks must be a whole number from 1 to 1000'],
   ])('%j is a usage error (exit 2): %s', async (args, message) => {
     const { code, out, err } = await cli(args, emptyDir);
     expect(code).toBe(2);
@@ -77,6 +131,8 @@ describe('usage', () => {
     const { code, out } = await cli(['--help'], emptyDir);
     expect(code).toBe(0);
     expect(out).toContain('send --to ADDRESS --amount AMOUNT [--token USDT|USDC] [--rpc URL] [--json]');
+    expect(out).toContain('send --network bitcoin --to ADDRESS --amount AMOUNT [--rpc URL] [--json]');
+    expect(out).toContain('mine [--blocks N] [--network ethereum|bitcoin] [--rpc URL] [--json]');
   });
 
   it('says clearly when no chain is running or answering (exit 1)', async () => {
@@ -89,6 +145,19 @@ describe('usage', () => {
     expect(closed.code).toBe(1);
     expect(closed.err).toMatch(/^chain: No chain answers at http:\/\/127\.0\.0\.1:9: /);
   });
+
+  it('says clearly when no Bitcoin node is running or answering (exit 1), without the password', async () => {
+    expect(await cli(['mine', '--network', 'bitcoin'], emptyDir)).toEqual({
+      code: 1,
+      out: '',
+      err: `chain: No local Bitcoin node is running from ${emptyDir}; start one with npm run chain -- node (or pass --rpc URL)\n`,
+    });
+    const port = await closedPort();
+    const closed = await cli(['send', '--network', 'bitcoin', '--to', TESTNET_ADDRESS, '--amount', '0.001', '--rpc', `http://user:secret@127.0.0.1:${port}`], emptyDir);
+    expect(closed.code).toBe(1);
+    expect(closed.err).toBe(`chain: No Bitcoin node answers at http://127.0.0.1:${port}: connect ECONNREFUSED 127.0.0.1:${port}\n`);
+    expect(closed.err).not.toContain('secret');
+  });
 });
 
 describe('a chain run with npm run chain -- node', () => {
@@ -99,6 +168,8 @@ describe('a chain run with npm run chain -- node', () => {
   let rpcUrl: string;
   let tokens: { USDT: Address; USDC: Address };
   let client: PublicClient;
+  let bitcoinRpcUrl: string;
+  let bitcoin: BitcoinRpc;
 
   const printed = (label: string): string => {
     const value = new RegExp(`^ {2}${label}=(\\S+)$`, 'm').exec(output)?.[1];
@@ -108,7 +179,7 @@ describe('a chain run with npm run chain -- node', () => {
 
   beforeAll(async () => {
     dataDir = await mkdtemp(join(tmpdir(), 'chain-cli-'));
-    node = spawn(process.execPath, ['--import', 'tsx', 'infra/chain/chain.ts', 'node', '--port', '0'], {
+    node = spawn(process.execPath, ['--import', 'tsx', 'infra/chain/chain.ts', 'node', '--port', '0', '--bitcoin-port', '0'], {
       cwd: ROOT,
       env: { ...process.env, GATEWAY_DATA_DIR: dataDir },
     });
@@ -120,6 +191,8 @@ describe('a chain run with npm run chain -- node', () => {
     rpcUrl = printed('GATEWAY_RPC_ETHEREUM');
     tokens = JSON.parse(printed('GATEWAY_TOKENS_ETHEREUM'));
     client = createPublicClient({ transport: http(rpcUrl) });
+    bitcoinRpcUrl = printed('GATEWAY_RPC_BITCOIN');
+    bitcoin = await BitcoinRpc.connect(bitcoinRpcUrl);
   });
 
   afterAll(async () => {
@@ -140,12 +213,12 @@ describe('a chain run with npm run chain -- node', () => {
       expect(await client.readContract({ address, abi: erc20Abi, functionName: 'symbol' })).toBe(symbol);
       expect(await client.readContract({ address, abi: erc20Abi, functionName: 'decimals' })).toBe(6);
     }
-    expect(output).toContain(`  GATEWAY_RPC_ETHEREUM=${rpcUrl} GATEWAY_TOKENS_ETHEREUM='${JSON.stringify(tokens)}' npm start\n`);
+    expect(output).toContain(`  GATEWAY_RPC_ETHEREUM=${rpcUrl} GATEWAY_TOKENS_ETHEREUM='${JSON.stringify(tokens)}' GATEWAY_RPC_BITCOIN=${bitcoinRpcUrl} npm start\n`);
     // The node's log of each call follows the banner; the list of test keys before it does not.
     expect(output).not.toContain('Private Key');
 
     const file = join(dataDir, 'chain.json');
-    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ rpcUrl, chainId: 11155111, pid: node.pid, tokens });
+    expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ rpcUrl, chainId: 11155111, pid: node.pid, tokens, bitcoin: { rpcUrl: bitcoinRpcUrl } });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
   });
 
@@ -194,6 +267,64 @@ describe('a chain run with npm run chain -- node', () => {
     expect((await cli(['mine'], dataDir)).out).toBe(`Mined 1 block; the head is block ${head + 13n}.\n`);
   });
 
+  it('runs the Bitcoin node on loopback with a wallet that can pay: a matured coinbase, its data in the data directory', async () => {
+    expect(bitcoinRpcUrl).toMatch(/^http:\/\/gateway:[0-9a-f]{32}@127\.0\.0\.1:\d+$/);
+    expect(output).toContain(`Local Bitcoin node running (litecoind -regtest)\n  RPC URL          ${bitcoinRpcUrl}\n`);
+    expect(await bitcoin.height()).toBeGreaterThanOrEqual(101);
+    expect(Number(await bitcoin.rpc('getbalance'))).toBeGreaterThan(0);
+    expect(await readdir(join(dataDir, 'bitcoin'))).toEqual(expect.arrayContaining(['regtest', 'rpc-password']));
+  });
+
+  it('send --network bitcoin pays a tb1 address from another process: the txid the node knows, the exact amount to its script', async () => {
+    const { code, out, err } = await cliProcess(['send', '--network', 'bitcoin', '--to', TESTNET_ADDRESS, '--amount', '0.001'], dataDir);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const txid = /^ {2}Transaction {2}([0-9a-f]{64})$/m.exec(out)?.[1];
+    expect(out).toBe(`Sent 0.001 BTC to ${TESTNET_ADDRESS}\n  Transaction  ${txid}\n  Unconfirmed until a block is mined: npm run chain -- mine --network bitcoin\n`);
+    const transaction = await bitcoin.rpc('getrawtransaction', [txid, true]);
+    const paid = transaction.vout.filter((output: any) => output.scriptPubKey.hex === scriptOf(TESTNET_ADDRESS));
+    expect(paid.map((output: any) => output.value)).toEqual(['0.00100000']);
+  });
+
+  it('send --network bitcoin pays a bc1 address the same script, to the satoshi, and mine confirms it', async () => {
+    const { code, out } = await cli(['send', '--network', 'bitcoin', '--to', MAINNET_ADDRESS, '--amount', '0.12345678', '--json'], dataDir);
+    expect(code).toBe(0);
+    const sent = JSON.parse(out);
+    expect(sent).toEqual({ txid: expect.stringMatching(/^[0-9a-f]{64}$/), to: MAINNET_ADDRESS, amount: '0.12345678', asset: 'BTC' });
+    expect(scriptOf(MAINNET_ADDRESS)).toBe(scriptOf(TESTNET_ADDRESS));
+    const transaction = await bitcoin.rpc('getrawtransaction', [sent.txid, true]);
+    expect(transaction.vout.filter((output: any) => output.scriptPubKey.hex === scriptOf(MAINNET_ADDRESS)).map((output: any) => output.value)).toEqual(['0.12345678']);
+
+    const head = await bitcoin.height();
+    expect(await cli(['mine', '--network', 'bitcoin', '--blocks', '2', '--json'], dataDir)).toEqual({ code: 0, out: `${JSON.stringify({ mined: 2, head: head + 2 }, null, 2)}\n`, err: '' });
+    expect((await bitcoin.rpc('gettransaction', [sent.txid])).confirmations).toBe('2');
+  });
+
+  it('mine --network bitcoin from another process advances the height; the EVM chain stays where it was', async () => {
+    const [height, evmHead] = [await bitcoin.height(), await client.getBlockNumber({ cacheTime: 0 })];
+    const { code, out, err } = await cliProcess(['mine', '--network', 'bitcoin', '--blocks', '3'], dataDir);
+    expect({ code, out, err }).toEqual({ code: 0, out: `Mined 3 blocks on bitcoin; the head is block ${height + 3}.\n`, err: '' });
+    expect(await bitcoin.height()).toBe(height + 3);
+    expect(await client.getBlockNumber({ cacheTime: 0 })).toBe(evmHead);
+  });
+
+  it('send --network bitcoin refuses a bad amount or address from another process, with a message (exit 2)', async () => {
+    const [tooPrecise, badAddress] = await Promise.all([
+      cliProcess(['send', '--network', 'bitcoin', '--to', TESTNET_ADDRESS, '--amount', '0.123456789'], dataDir),
+      cliProcess(['send', '--network', 'bitcoin', '--to', '0x' + '1'.repeat(40), '--amount', '0.001'], dataDir),
+    ]);
+    expect(tooPrecise.code).toBe(2);
+    expect(tooPrecise.err).toContain('chain: --amount must be a positive decimal number of BTC with at most 8 decimal places');
+    expect(badAddress.code).toBe(2);
+    expect(badAddress.err).toContain('chain: --to must be a Bitcoin segwit address as the gateway shows it');
+  });
+
+  it('send --network bitcoin reports what the node refused (exit 1)', async () => {
+    const { code, err } = await cli(['send', '--network', 'bitcoin', '--to', TESTNET_ADDRESS, '--amount', '20000000'], dataDir);
+    expect(code).toBe(1);
+    expect(err).toMatch(/^chain: sendtoaddress: /);
+  });
+
   it('a second node on the same data directory is refused', async () => {
     const { code, err } = await cli(['node', '--port', '0'], dataDir);
     expect(code).toBe(1);
@@ -209,5 +340,22 @@ describe('a chain run with npm run chain -- node', () => {
     expect(isRunning(hardhatPid)).toBe(false);
     await expect(stat(join(dataDir, 'chain.json'))).rejects.toThrow(/ENOENT/);
     expect((await cli(['mine'], dataDir)).err).toContain(`No local chain is running from ${dataDir}`);
+    // The Bitcoin node stopped too; its chain stays in the data directory for the next start.
+    await expect(bitcoin.height()).rejects.toThrow();
+    expect(await readdir(join(dataDir, 'bitcoin', 'regtest'))).toContain('blocks');
+  });
+});
+
+describe('npm run chain -- node without litecoind', () => {
+  it('says how to install it and runs the EVM chain alone', async () => {
+    const { code, out, err } = await withoutLitecoind;
+    expect(code).toBe(0);
+    expect(err).toContain('No Bitcoin node: /nonexistent/litecoind is not installed, or cannot be run (spawn /nonexistent/litecoind ENOENT).\n');
+    expect(err).toContain('  Install it with apt-get install litecoind');
+    expect(err).toContain('or point GATEWAY_RPC_BITCOIN at any Bitcoin Core-compatible node. The EVM chain runs without it.\n');
+    expect(out).toMatch(/^Local chain running \(Hardhat, pid \d+\)$/m);
+    expect(out).toMatch(/^ {2}GATEWAY_RPC_ETHEREUM=http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(out).not.toContain('GATEWAY_RPC_BITCOIN');
+    expect(out).toMatch(/SIGTERM: stopping\nStopped\n$/);
   });
 });
