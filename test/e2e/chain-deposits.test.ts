@@ -1,6 +1,7 @@
 /**
  * Paying an invoice on a local chain as docs/operations.md#a-local-chain does it: `npm run chain -- node`, the gateway
- * started with the variables it prints, `send` and `mine`, and the merchant's callbacks, verified.
+ * started with the variables it prints, `send` and `mine` on the EVM chain and on the Bitcoin node,
+ * and the merchant's callbacks, verified.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
@@ -46,6 +47,7 @@ beforeAll(async () => {
       // Printed in single quotes for a shell.
       GATEWAY_TOKENS_ETHEREUM: printed('GATEWAY_TOKENS_ETHEREUM').replace(/^'|'$/g, ''),
       GATEWAY_CONFIRMATIONS_ETHEREUM: String(CONFIRMATIONS),
+      GATEWAY_RPC_BITCOIN: printed('GATEWAY_RPC_BITCOIN'),
       GATEWAY_CHAIN_POLL_S: '1',
       GATEWAY_DEMO_CALLBACK_URL: receiver.url,
       GATEWAY_DEMO_CALLBACK_SECRET: CALLBACK_SECRET,
@@ -105,6 +107,33 @@ describe('a USDT invoice paid on the local chain in two transfers', () => {
     }
     expect(await getInvoice(invoice.id)).toMatchObject({ paymentStatus: 'paid', transactionIds: expect.any(Array) });
     expect((await getInvoice(invoice.id)).transactionIds).toHaveLength(2);
+  });
+});
+
+describe('a BTC invoice paid on the local Bitcoin node', () => {
+  it('shows a test network address, is processing after one block and completed at two, exact to the satoshi, with a verified callback', async () => {
+    const created = await callApi(gateway, 'POST', '/api/v2/invoices', { orderId: randomUUID(), customerId: 'bitcoin-customer', baseCurrency: 'BTC', amount: 0.00123457 });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const invoice = created.body.data;
+    expect(invoice.wallet).toMatchObject({ networks: ['bitcoin'], address: expect.stringMatching(/^tb1q/) });
+
+    const sent = await chainCli(['send', '--network', 'bitcoin', '--to', invoice.wallet.address, '--amount', '0.00123457']);
+    await chainCli(['mine', '--network', 'bitcoin', '--blocks', '1']);
+    const processing = await eventually(async () => {
+      const [id] = (await getInvoice(invoice.id)).transactionIds;
+      return id && (await callApi(gateway, 'GET', `/api/v2/transaction/${id}`)).body.data;
+    });
+    expect(processing).toMatchObject({ status: 'processing', network: 'bitcoin', transactionHash: sent.txid, amount: '0.00123457', currency: 'BTC' });
+
+    await chainCli(['mine', '--network', 'bitcoin', '--blocks', '1']);
+    const callback = await receiver.waitForDelivery((c) => c.json?.transactionHash === sent.txid, 30_000);
+    const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, headerText(callback.headers[name])]));
+    expect(new Webhook(CALLBACK_SECRET).verify(callback.body, headers)).toEqual(callback.json);
+    expect(callback.json).toMatchObject({ id: processing.id, invoiceId: invoice.id, status: 'confirmed', amount: '0.00123457', currency: 'BTC', network: 'bitcoin' });
+    expect(await eventually(async () => {
+      const current = await getInvoice(invoice.id);
+      return current.status === 'completed' && current;
+    })).toMatchObject({ paidAmount: '0.00123457', paymentStatus: 'paid' });
   });
 });
 
