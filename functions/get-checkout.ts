@@ -14,6 +14,8 @@ export const handler = httpHandler(routeByName('get-checkout'), {}, async (reque
       return seeOther(urlOf('get-checkout-provider', checkout.invoice.id, language));
     case 'details':
       return checkoutPage(checkout, { kind: 'details', fields: step.fields, values: {}, problems: [] }, language);
+    case 'crypto':
+      return checkoutPage(checkout, { kind: 'crypto', network: request.queryParameters.network }, language);
     default:
       return checkoutPage(checkout, step, language);
   }

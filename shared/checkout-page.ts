@@ -18,7 +18,7 @@ import { summary } from './checkout/summary.js';
 import type { Checkout } from './domain/checkout-service.js';
 import { paymentProgress, returnUrlOf, type DetailProblem } from './domain/checkout.js';
 import type { CancelReason, DirectOpenField } from './domain/invoices.js';
-import type { EvmChain, EvmNetwork } from './domain/networks.js';
+import type { PaymentChains } from './domain/payment-uri.js';
 import { html, type Html } from './http/html.js';
 import type { PaymentInstructions } from './providers/protocol.js';
 import { routeByName, type HttpRouteName } from './routes.js';
@@ -29,7 +29,8 @@ export type UtrProblem = 'invalid' | 'used';
 
 /** What a page shows below the invoice summary. */
 export type CheckoutPage =
-  | { kind: 'crypto' }
+  /** `network`: the one the customer chose (`?network=`), as asked; one the invoice is not payable on chooses nothing. */
+  | { kind: 'crypto'; network?: string }
   | { kind: 'details'; fields: readonly DirectOpenField[]; values: Record<string, string>; problems: DetailProblem[] }
   | { kind: 'completed' }
   | { kind: 'closed'; reason: CancelReason }
@@ -52,8 +53,8 @@ export type CheckoutPage =
 export interface PageContext {
   publicBaseUrl: string;
   stage: Stage;
-  /** Chain ids and token contracts of the EVM networks, for the payment URIs. */
-  chains: Readonly<Record<EvmNetwork, Pick<EvmChain, 'chainId' | 'tokens'>>>;
+  /** Chain ids and token contracts of the networks, for the QR codes and wallet links. */
+  chains: PaymentChains;
   language: LanguageChoice;
 }
 
@@ -74,6 +75,7 @@ const COUNTDOWN_PAGES: ReadonlySet<CheckoutPage['kind']> = new Set(['crypto', 'd
 function pageAddress(page: CheckoutPage): { route: HttpRouteName; query: Record<string, string> } {
   switch (page.kind) {
     case 'crypto':
+      return { route: 'get-checkout', query: page.network === undefined ? {} : { network: page.network } };
     case 'details':
     case 'completed':
     case 'closed':
@@ -91,7 +93,7 @@ export async function renderCheckoutPage(checkout: Checkout, page: CheckoutPage,
   const content = await (async (): Promise<Html> => {
     switch (page.kind) {
       case 'crypto':
-        return cryptoSection(t, invoice, merchant.name, context.chains);
+        return cryptoSection(t, invoice, merchant.name, context, { requested: page.network, urlOf: (network) => url('get-checkout', { network }) });
       case 'details':
         return detailsSection(t, invoice, merchant.name, page, url('submit-checkout-details'));
       case 'providers':

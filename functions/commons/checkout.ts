@@ -11,7 +11,7 @@ import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 
-const { tables, publicBaseUrl, stage, evmChains } = config();
+const { tables, publicBaseUrl, stage, chains } = config();
 
 /** The checkout; with the providers (`usesProviders` functions) for its payment step too. */
 export const checkoutServiceWith = (providers?: CheckoutServiceDeps['providers']): CheckoutService =>
@@ -41,10 +41,10 @@ const htmlResult = (page: RenderedPage): RouteResult => ({
 });
 
 export const checkoutPage = async (checkout: Checkout, page: CheckoutPage, language: LanguageChoice): Promise<RouteResult> =>
-  htmlResult(await renderCheckoutPage(checkout, page, { publicBaseUrl, stage, chains: evmChains, language }));
+  htmlResult(await renderCheckoutPage(checkout, page, { publicBaseUrl, stage, chains, language }));
 
 export const notFoundPage = (invoiceId: string, language: LanguageChoice): RouteResult =>
-  htmlResult(renderNotFoundPage({ publicBaseUrl, stage, chains: evmChains, language }, invoiceId));
+  htmlResult(renderNotFoundPage({ publicBaseUrl, stage, chains, language }, invoiceId));
 
 /** After a form, or to the step the invoice is at: the browser follows with a GET. */
 export const seeOther = (location: string): RouteResult => ({

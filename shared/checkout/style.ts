@@ -23,6 +23,10 @@ h1{font-size:20px;line-height:1.3;margin:0 0 8px}
 h2{font-size:16px;margin:0 0 8px}
 .countdown{font-variant-numeric:tabular-nums;font-weight:600;color:#1d2330}
 .network{border-top:1px solid #dde1e8;margin-top:16px;padding-top:16px}
+.network-choices{list-style:none;margin:0;padding:0;display:grid;gap:8px}
+.network-choices a{display:flex;justify-content:space-between;align-items:center;gap:8px;min-height:48px;padding:10px 14px;border:1px solid #b8c0cc;border-radius:8px;background:#fff;color:#1d2330;font-weight:600;text-decoration:none}
+.network-choices a[aria-current]{border:2px solid #2f5d9e;padding:9px 13px;background:#eef3fb}
+.network-choices .check{color:#2f5d9e}
 .qr{display:block;width:200px;max-width:100%;height:auto;margin:8px auto 12px;image-rendering:pixelated}
 .address{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:14px;word-break:break-all;background:#f3f5f8;border-radius:8px;padding:8px 10px;margin:0}
 .button,button{display:block;width:100%;margin:12px 0 0;padding:12px 16px;border:1px solid #2f5d9e;border-radius:8px;background:#2f5d9e;color:#fff;font:inherit;font-weight:600;text-align:center;text-decoration:none;cursor:pointer}

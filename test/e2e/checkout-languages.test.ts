@@ -2,7 +2,7 @@
  * The hosted checkout's second edition in a real browser (headless Chromium) against the local
  * runtime: every page in every language without a word left untranslated (a screenshot of each
  * language under test/artifacts/), Urdu laid out right to left, axe-core finding nothing on any
- * page at 375 and 1280 px, /docs fitting a phone, the QR codes as drawn read back as payment URIs,
+ * page at 375 and 1280 px, /docs fitting a phone, the QR code of each network as drawn read back as its payment URI,
  * a partial payment showing up live, and the way back to the shop from a rejected payment.
  *
  * The simulation API of this runtime completes an invoice on any deposit, so the partial payment
@@ -99,7 +99,7 @@ describe('the checkout in every language', () => {
           expect(RAW_KEY_OR_PLACEHOLDER.exec(text)?.[0], what).toBeUndefined();
           if (language !== 'en') expect(ENGLISH_PHRASES.filter((phrase) => text.includes(phrase)), what).toEqual([]);
           await expectAccessibleAtEveryWidth(page, what);
-          if (name === 'crypto' || name === 'details') {
+          if (name === 'crypto' || name === 'crypto-network' || name === 'details') {
             await page.setViewportSize(AUDIT_VIEWPORTS[0]);
             await saveScreenshot(page, `checkout-${language}-${name}`);
           }
@@ -114,13 +114,18 @@ describe('the checkout in every language', () => {
   it('lays Urdu out right to left: the language switcher runs from the right', async () => {
     const invoice = await driver.createInvoice({ baseCurrency: 'USDT', amount: 25 });
     const { page } = await openPage({ viewport: DESKTOP_VIEWPORT });
-    await page.goto(withLanguage(invoice.link, 'ur'));
+    await page.goto(withLanguage(`${invoice.link}?network=tron`, 'ur'));
     await page.getByRole('heading', { name: 'USDT سے ادائیگی کریں' }).waitFor();
     const english = await page.getByRole('link', { name: 'English' }).boundingBox();
     const azerbaijani = await page.getByRole('link', { name: 'Azərbaycanca' }).boundingBox();
     expect(english!.x).toBeGreaterThan(azerbaijani!.x);
-    // Addresses stay left to right inside the right-to-left page.
+    // Addresses stay left to right inside the right-to-left page, and so do the networks' names.
     expect(await page.evaluate(`getComputedStyle(document.querySelector('.address')).direction`)).toBe('ltr');
+    expect(await page.getByRole('list', { name: 'نیٹ ورک منتخب کریں' }).getByRole('link').allTextContents()).toEqual([
+      'Ethereum (ERC-20)',
+      'BNB Smart Chain (BEP-20)',
+      'Tron (TRC-20)✓',
+    ]);
     await saveScreenshot(page, 'checkout-ur-desktop');
   });
 
@@ -153,7 +158,7 @@ describe('/docs', () => {
 });
 
 describe('a crypto payment', () => {
-  it('draws QR codes that read back as payment URIs, and follows a partial payment live', async () => {
+  it("draws the chosen network's QR code, which reads back as its payment URI, and follows a partial payment live on it", async () => {
     const invoice = await driver.createInvoice({ baseCurrency: 'USDT', amount: 25 });
     const [ethereum, bsc, tron] = invoice.wallet.addresses.map((entry: { address: string }) => entry.address);
     const { page, errors } = await openPage();
@@ -162,19 +167,30 @@ describe('a crypto payment', () => {
       const images = page.locator('img.qr');
       return Promise.all(Array.from({ length: await images.count() }, async (_, index) => decodeQrPng(await images.nth(index).screenshot())));
     };
-    const asked = (units: string) => [
-      `ethereum:0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0@11155111/transfer?address=${ethereum}&uint256=${units}`,
-      `ethereum:0x337610d27c682E347C9cD60BD4b3b107C9d34dDd@97/transfer?address=${bsc}&uint256=${units}000000000000`,
+    const asked = (units: string) => ({
+      ethereum: `ethereum:0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0@11155111/transfer?address=${ethereum}&uint256=${units}`,
+      bsc: `ethereum:0x337610d27c682E347C9cD60BD4b3b107C9d34dDd@97/transfer?address=${bsc}&uint256=${units}000000000000`,
       tron,
-    ];
-    expect(await drawnQrCodes()).toEqual(asked('25000000'));
+    });
+    const choose = async (name: string, network: string) => {
+      await page.getByRole('link', { name }).click();
+      await page.waitForURL(`${invoice.link}?network=${network}#pay-on-network`);
+    };
+    expect(await drawnQrCodes()).toEqual([]);
+    await choose('Tron (TRC-20)', 'tron');
+    expect(await drawnQrCodes()).toEqual([asked('25000000').tron]);
+    await choose('BNB Smart Chain (BEP-20)', 'bsc');
+    expect(await drawnQrCodes()).toEqual([asked('25000000').bsc]);
+    await choose('Ethereum (ERC-20)', 'ethereum');
+    expect(await drawnQrCodes()).toEqual([asked('25000000').ethereum]);
     expect(await page.getByText('Paid so far').count()).toBe(0);
 
+    // The page reloads itself on the payment, keeping the network chosen.
     await driver.simulateDeposit(invoice.id, '10');
     await page.getByText('Paid so far: 10 USDT').waitFor({ timeout: LIVE_UPDATE_TIMEOUT_MS });
     await page.getByText('Still to pay: 15 USDT').waitFor();
-    expect(await drawnQrCodes()).toEqual(asked('15000000'));
-    expect(await page.getByRole('link', { name: 'Open in wallet' }).first().getAttribute('href')).toBe(asked('15000000')[0]);
+    expect(await drawnQrCodes()).toEqual([asked('15000000').ethereum]);
+    expect(await page.getByRole('link', { name: 'Open in wallet' }).getAttribute('href')).toBe(asked('15000000').ethereum);
     await saveScreenshot(page, 'checkout-partial-phone');
     expect(errors).toEqual([]);
   });

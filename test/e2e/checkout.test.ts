@@ -23,6 +23,7 @@ import {
   type MerchantSite,
 } from '../support/browser.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { decodeQrPng } from '../support/qr.js';
 import { openRuntimeStack } from '../support/runtime-stack.js';
 import { eventually } from '../support/wait.js';
 
@@ -81,23 +82,40 @@ async function openPage(viewport: { width: number; height: number }, permissions
 }
 
 describe('the hosted checkout in a browser', () => {
-  it('shows the crypto address with its QR code, counts down, copies, and returns to redirectUrl after the deposit', async () => {
+  it('asks a USDT customer for the network first, then shows its one address and QR code; counts down, copies, and returns to redirectUrl after the deposit', async () => {
     const invoice = await createInvoice({ baseCurrency: 'USDT', invoiceStrategy: 'fixed', amount: 25, redirectUrl: site.returnUrl('crypto') });
+    const addressOn = (network: string): string => invoice.wallet.addresses.find((entry: { network: string }) => entry.network === network).address;
     const { page, errors } = await openPage(PHONE_VIEWPORT, ['clipboard-read', 'clipboard-write']);
     await page.goto(invoice.link);
 
-    await page.locator('.address', { hasText: invoice.wallet.address }).first().waitFor();
-    expect(await page.locator('img.qr').evaluateAll(areLoadedImages)).toEqual([true, true, true]);
+    const choice = page.getByRole('list', { name: 'Choose a network' });
+    expect(await choice.getByRole('link').allTextContents()).toEqual(['Ethereum (ERC-20)', 'BNB Smart Chain (BEP-20)', 'Tron (TRC-20)']);
+    expect(await page.locator('.address').count()).toBe(0);
+    expect(await page.locator('img.qr').count()).toBe(0);
+    await saveScreenshot(page, 'checkout-crypto-choice-phone');
+
+    // By keyboard: the choices are links, reached and followed as any link is.
+    await choice.getByRole('link', { name: 'Tron (TRC-20)' }).focus();
+    await page.keyboard.press('Enter');
+    await page.waitForURL(`${invoice.link}?network=tron#pay-on-network`);
+    expect(await choice.getByRole('link', { name: 'Tron (TRC-20)' }).getAttribute('aria-current')).toBe('true');
+    expect(await page.locator('.address').allTextContents()).toEqual([addressOn('tron')]);
+    expect(await page.content()).not.toContain(addressOn('ethereum'));
+    const qrCode = page.locator('img.qr');
+    expect(await qrCode.evaluateAll(areLoadedImages)).toEqual([true]);
+    expect(decodeQrPng(await qrCode.screenshot())).toBe(addressOn('tron'));
+    // The link jumps to the chosen network's part, so that a phone shows its QR code without scrolling.
+    expect(await page.evaluate(`(({ top, bottom }) => top >= 0 && bottom <= innerHeight)(document.querySelector('img.qr').getBoundingClientRect())`)).toBe(true);
     // The server writes "15 min"; the script, if the policy let it run, the exact time left.
     await eventually(async () => /^1[45]:\d\d$/.test((await page.locator('.countdown').textContent()) ?? ''), { what: 'the countdown' });
-    await page.getByRole('button', { name: 'Copy address' }).first().click();
+    await page.getByRole('button', { name: 'Copy address' }).click();
     await page.getByRole('button', { name: 'Copied' }).waitFor();
-    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(invoice.wallet.address);
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(addressOn('tron'));
     await saveScreenshot(page, 'checkout-crypto-phone');
 
     const desktop = await openPage(DESKTOP_VIEWPORT);
-    await desktop.page.goto(invoice.link);
-    await desktop.page.locator('.address').first().waitFor();
+    await desktop.page.goto(`${invoice.link}?network=tron`);
+    await desktop.page.locator('.address').waitFor();
     await saveScreenshot(desktop.page, 'checkout-crypto-desktop');
 
     await simulateDeposit(invoice.id);
@@ -136,6 +154,21 @@ describe('the hosted checkout in a browser', () => {
     expect(errors).toEqual([]);
   });
 
+  it('shows a BTC invoice without a network choice: its address, with its bitcoin: URI in the QR code and the wallet link', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'BTC', amount: 0.001 });
+    const { page, errors } = await openPage(PHONE_VIEWPORT);
+    await page.goto(invoice.link);
+
+    await page.getByRole('heading', { name: 'Bitcoin' }).waitFor();
+    expect(await page.getByRole('list', { name: 'Choose a network' }).count()).toBe(0);
+    expect(await page.locator('.address').allTextContents()).toEqual([invoice.wallet.address]);
+    const uri = `bitcoin:${invoice.wallet.address}?amount=0.001`;
+    expect(decodeQrPng(await page.locator('img.qr').screenshot())).toBe(uri);
+    expect(await page.getByRole('link', { name: 'Open in wallet' }).getAttribute('href')).toBe(uri);
+    await saveScreenshot(page, 'checkout-btc-phone');
+    expect(errors).toEqual([]);
+  });
+
   it('renders inside an iFrame of another origin', async () => {
     const invoice = await createInvoice({ baseCurrency: 'BTC', amount: 0.001 });
     expect(new URL(site.origin).origin).not.toBe(new URL(invoice.link).origin);
@@ -162,7 +195,7 @@ describe('the hosted checkout in a browser', () => {
     }
     const invoice = await createInvoice({ baseCurrency: 'USDT', amount: 25 }, key.text);
     const { page, errors } = await openPage(DESKTOP_VIEWPORT);
-    await page.goto(site.embeddingUrl(invoice.link));
+    await page.goto(site.embeddingUrl(`${invoice.link}?network=tron`));
 
     await eventually(() => errors.find((error) => error.includes('frame-ancestors https://shop.example')), { what: 'the refusal' });
     expect(await page.frameLocator('iframe').locator('.address').count()).toBe(0);

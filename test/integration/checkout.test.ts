@@ -55,6 +55,8 @@ const crypto = (fields: Record<string, unknown> = {}, owner = merchant) =>
 const checkoutPath = (invoiceId: string, step = '') => `/checkout/${invoiceId}${step}`;
 const checkoutLink = (invoiceId: string, step = '') => `${config().publicBaseUrl}${checkoutPath(invoiceId, step)}`;
 const open = (invoiceId: string, step = '') => request('GET', checkoutPath(invoiceId, step));
+/** A crypto invoice's page with a network chosen, as its choice's links open it. */
+const openOn = (invoiceId: string, network: string) => request('GET', `${checkoutPath(invoiceId)}?network=${network}`);
 const postForm = (invoiceId: string, step: string, fields: Record<string, string>) =>
   request('POST', checkoutPath(invoiceId, step), {
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
@@ -101,6 +103,12 @@ const qrCodesOf = (page: string) =>
 const walletLinksOf = (page: string) =>
   [...page.matchAll(/<a class="button secondary" href="((?:ethereum|bitcoin):[^"]+)">/g)].map(([, href]) => href!.replaceAll('&amp;', '&'));
 
+/** The network choice's links: where each goes, its text, and whether it is the current choice. */
+const networkChoicesOf = (page: string) =>
+  [...page.matchAll(/<li><a href="([^"]+)"( aria-current="true")?><bdi>([^<]+)<\/bdi>/g)].map(([, href, current, name]) => ({ href: href!.replaceAll('&amp;', '&'), name, current: !!current }));
+
+const addressesOf = (page: string) => [...page.matchAll(/<p class="address" dir="ltr">([^<]+)<\/p>/g)].map(([, address]) => address);
+
 const headingsOf = (page: string) => [...page.matchAll(/<h[12]\b[^>]*>([\s\S]*?)<\/h[12]>/g)].map(([, text]) => text!.replace(/<[^>]+>/g, ''));
 
 /** A simulated deposit of less than asked (docs/merchant-guide.md#how-payments-are-counted): the invoice stays open, partly paid. */
@@ -145,21 +153,58 @@ const expectRedirect = (response: GatewayResult, location: string) => {
 };
 
 describe('GET /checkout/{invoiceId}', () => {
-  it('shows a crypto invoice: amount, each network labelled with its address, a QR code per network, copy buttons', async () => {
+  it('asks for the network of a crypto invoice on several first, each labelled with its token standard, showing no address yet', async () => {
     const invoice = await crypto();
     const page = expectHtmlPage(await open(invoice.id), 200);
     expect(page).toContain('25 USDT');
     expect(page).toContain('Acme &lt;Books&gt; &amp; &quot;Co&quot;');
-    const addresses: { network: string; address: string }[] = invoice.wallet.addresses;
-    expect(addresses.map((entry) => entry.network)).toEqual(['ethereum', 'bsc', 'tron']);
-    for (const { address } of addresses) {
-      expect(page).toContain(`<p class="address" dir="ltr">${address}</p>`);
-      expect(page).toContain(`data-copy="${address}"`);
-    }
-    expect(qrCodesOf(page)).toHaveLength(3);
-    expect(headingsOf(page)).toEqual(['Pay with USDT', 'Ethereum (ERC-20)', 'BNB Smart Chain (BEP-20)', 'Tron (TRC-20)']);
+    expect(invoice.wallet.networks).toEqual(['ethereum', 'bsc', 'tron']);
+    expect(headingsOf(page)).toEqual(['Pay with USDT', 'Choose a network']);
+    expect(networkChoicesOf(page)).toEqual([
+      { href: `${checkoutLink(invoice.id)}?network=ethereum#pay-on-network`, name: 'Ethereum (ERC-20)', current: false },
+      { href: `${checkoutLink(invoice.id)}?network=bsc#pay-on-network`, name: 'BNB Smart Chain (BEP-20)', current: false },
+      { href: `${checkoutLink(invoice.id)}?network=tron#pay-on-network`, name: 'Tron (TRC-20)', current: false },
+    ]);
+    expect(page).toContain('<ul class="network-choices" aria-labelledby="network-choice">');
+    expect(page).toContain('Send only USDT, and only on the network you choose');
+    expect(addressesOf(page)).toEqual([]);
+    expect(qrCodesOf(page)).toEqual([]);
     expect(page).toMatch(/data-seconds-left="(89\d|900)"/);
     expect(page).toContain(`data-status-url="${checkoutLink(invoice.id, '/status')}"`);
+  });
+
+  it('shows the one address, QR code and copy buttons of the network chosen, the choice marked and still offered', async () => {
+    const invoice = await crypto();
+    const tron: string = invoice.wallet.addresses.find((entry: { network: string }) => entry.network === 'tron').address;
+    const page = expectHtmlPage(await openOn(invoice.id, 'tron'), 200);
+    expect(networkChoicesOf(page).map(({ name, current }) => ({ name, current }))).toEqual([
+      { name: 'Ethereum (ERC-20)', current: false },
+      { name: 'BNB Smart Chain (BEP-20)', current: false },
+      { name: 'Tron (TRC-20)', current: true },
+    ]);
+    expect(headingsOf(page)).toEqual(['Pay with USDT', 'Choose a network', 'Tron (TRC-20)']);
+    expect(addressesOf(page)).toEqual([tron]);
+    expect(page).toContain(`data-copy="${tron}"`);
+    expect(page).toContain('data-copy="25"');
+    expect(qrCodesOf(page)).toEqual([{ text: tron, alt: 'QR code of your address on Tron (TRC-20)' }]);
+    expect(page).toContain('Send exactly <strong><bdi>25 USDT</bdi></strong> to your address on the <bdi>Tron (TRC-20)</bdi> network.');
+    expect(page).toContain('<div class="network" id="pay-on-network">');
+  });
+
+  it('takes a network the invoice is not payable on as no choice, and asks for none where there is one network', async () => {
+    const invoice = await crypto();
+    for (const network of ['polygon', 'nonsense', '']) {
+      const page = expectHtmlPage(await openOn(invoice.id, network), 200);
+      expect(networkChoicesOf(page).filter((choice) => choice.current)).toEqual([]);
+      expect(addressesOf(page)).toEqual([]);
+    }
+
+    const btc = await createInvoice({ baseCurrency: 'BTC', amount: 0.0015 });
+    const page = expectHtmlPage(await open(btc.id), 200);
+    expect(networkChoicesOf(page)).toEqual([]);
+    expect(page).not.toContain('class="network-choices"');
+    expect(headingsOf(page)).toEqual(['Pay with BTC', 'Bitcoin']);
+    expect(addressesOf(page)).toEqual([btc.wallet.address]);
   });
 
   it('makes a created invoice active, once', async () => {
@@ -546,6 +591,14 @@ describe('the pages in the customer\'s language', () => {
     expect(page).toContain('<nav class="languages" aria-label="Dil">');
   });
 
+  it('keep the network chosen when the language changes, and the language when the network does', async () => {
+    const invoice = await crypto();
+    const page = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id)}?network=tron&lang=az`), 200);
+    expect(page).toContain(`<a href="${checkoutLink(invoice.id)}?network=tron&amp;lang=tr" lang="tr" hreflang="tr">`);
+    expect(networkChoicesOf(page)[0]!.href).toBe(`${checkoutLink(invoice.id)}?network=ethereum&lang=az#pay-on-network`);
+    expect(headingsOf(page)).toEqual(['USDT ilə ödəyin', 'Şəbəkə seçin', 'Tron (TRC-20)']);
+  });
+
   it('carry a language chosen in the URL through links, forms and redirects', async () => {
     const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000 });
     const form = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id)}?lang=hi`), 200);
@@ -598,16 +651,20 @@ describe('wallet payment URIs', () => {
   it('carry USDT as ERC-20 and BEP-20 token transfers of the amount on the test chains; TRC-20 as the address alone', async () => {
     const invoice = await crypto();
     const [ethereum, bsc, tron] = invoice.wallet.addresses.map((entry: { address: string }) => entry.address);
-    const page = expectHtmlPage(await open(invoice.id), 200);
     const erc20 = `ethereum:0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0@11155111/transfer?address=${ethereum}&uint256=25000000`;
     const bep20 = `ethereum:0x337610d27c682E347C9cD60BD4b3b107C9d34dDd@97/transfer?address=${bsc}&uint256=25000000000000000000`;
-    expect(qrCodesOf(page)).toEqual([
-      { text: erc20, alt: 'QR code to pay 25 USDT on Ethereum (ERC-20)' },
-      { text: bep20, alt: 'QR code to pay 25 USDT on BNB Smart Chain (BEP-20)' },
-      { text: tron, alt: 'QR code of your address on Tron (TRC-20)' },
-    ]);
-    expect(walletLinksOf(page)).toEqual([erc20, bep20]);
-    expect(page).toContain('This QR code holds only the address: enter the amount in your wallet yourself.');
+    const onEthereum = expectHtmlPage(await openOn(invoice.id, 'ethereum'), 200);
+    expect(qrCodesOf(onEthereum)).toEqual([{ text: erc20, alt: 'QR code to pay 25 USDT on Ethereum (ERC-20)' }]);
+    expect(walletLinksOf(onEthereum)).toEqual([erc20]);
+    const onBsc = expectHtmlPage(await openOn(invoice.id, 'bsc'), 200);
+    expect(qrCodesOf(onBsc)).toEqual([{ text: bep20, alt: 'QR code to pay 25 USDT on BNB Smart Chain (BEP-20)' }]);
+    expect(walletLinksOf(onBsc)).toEqual([bep20]);
+    const onTron = expectHtmlPage(await openOn(invoice.id, 'tron'), 200);
+    expect(qrCodesOf(onTron)).toEqual([{ text: tron, alt: 'QR code of your address on Tron (TRC-20)' }]);
+    expect(onTron).toContain('This QR code holds only the address: enter the amount in your wallet yourself.');
+    // Trust Wallet's link would ask for a payment on Tron's main network; the demo's Tron is Nile.
+    expect(onTron).not.toContain('link.trustwallet.com');
+    expect(onTron).not.toContain('class="button secondary"');
   });
 
   it('carry native coins by EIP-681 value in wei, bitcoin by BIP-21, and USDC on Polygon', async () => {
@@ -620,9 +677,11 @@ describe('wallet payment URIs', () => {
     expect(walletLinksOf(btcPage)).toEqual([`bitcoin:${btc.wallet.address}?amount=0.0015`]);
 
     const usdc = await createInvoice({ baseCurrency: 'USDC', amount: 12.5 });
-    const usdcPage = expectHtmlPage(await open(usdc.id), 200);
-    expect(headingsOf(usdcPage)).toEqual(['Pay with USDC', 'Ethereum (ERC-20)', 'Polygon', 'Tron (TRC-20)']);
-    expect(qrCodesOf(usdcPage)[1]!.text).toBe(`ethereum:0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582@80002/transfer?address=${usdc.wallet.addresses[1].address}&uint256=12500000`);
+    expect(networkChoicesOf(expectHtmlPage(await open(usdc.id), 200)).map((choice) => choice.name)).toEqual(['Ethereum (ERC-20)', 'Polygon', 'Tron (TRC-20)']);
+    const usdcPage = expectHtmlPage(await openOn(usdc.id, 'polygon'), 200);
+    expect(qrCodesOf(usdcPage).map((qr) => qr.text)).toEqual([
+      `ethereum:0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582@80002/transfer?address=${usdc.wallet.addresses[1].address}&uint256=12500000`,
+    ]);
   });
 });
 
@@ -635,9 +694,10 @@ describe('a partial payment', () => {
     expect(page).toContain('<p>Paid so far: <strong><bdi>10 USDT</bdi></strong></p>');
     expect(page).toContain('<p>Still to pay: <strong><bdi>15 USDT</bdi></strong></p>');
     expect(page).toContain('Part of your payment has arrived. Send the remaining <strong><bdi>15 USDT</bdi></strong> to complete it.');
-    expect(page).toContain('data-copy="15"');
     expect(page).toContain('data-status="active" data-paid="10.000000"');
-    expect(qrCodesOf(page)[0]!.text).toMatch(/&uint256=15000000$/);
+    const onEthereum = expectHtmlPage(await openOn(invoice.id, 'ethereum'), 200);
+    expect(onEthereum).toContain('data-copy="15"');
+    expect(qrCodesOf(onEthereum).map((qr) => qr.text)).toEqual([expect.stringMatching(/&uint256=15000000$/)]);
     expect((await open(invoice.id, '/status')).body.data).toEqual({ status: 'active', paidAmount: '10.000000', remainingAmount: '15.000000', redirectUrl: null });
 
     const urdu = (await request('GET', `${checkoutPath(invoice.id)}?lang=ur`)).body as string;

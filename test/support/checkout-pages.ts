@@ -110,6 +110,7 @@ export function checkoutDriver(gateway: GatewayProcess, dataDir: string): Checko
       await driver.payAtProvider(rejected.link, 'failed');
       return {
         crypto: crypto.link,
+        'crypto-network': `${crypto.link}?network=tron`,
         partial: partial.link,
         details: details.link,
         providers: `${providers.link}/provider`,

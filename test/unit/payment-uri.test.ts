@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { CRYPTO_ASSETS, CRYPTO_NETWORKS, networksOf, type CryptoAssetCode } from '../../shared/domain/currencies.js';
 import { defaultChains, EVM_CHAIN_IDS, isEvmNetwork, NATIVE_ASSETS, TOKEN_CONTRACTS } from '../../shared/domain/networks.js';
-import { paymentUri } from '../../shared/domain/payment-uri.js';
+import { paymentUri, trustWalletTronLink, walletHandoff } from '../../shared/domain/payment-uri.js';
 import { STAGES } from '../../shared/stage.js';
 
 const EVM = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';
+const TRON = 'TJRabPrwbZy45sbavfcjinPJC18kjpRTv8';
 
 const CHAINS = { prod: defaultChains('prod'), demo: defaultChains('demo') };
 
@@ -36,13 +37,66 @@ describe('payment URIs', () => {
     expect(paymentUri({ network: 'bitcoin', asset: 'BTC', address: 'bc1qexample', amount: '0.00153800' }, CHAINS.prod)).toBe('bitcoin:bc1qexample?amount=0.001538');
   });
 
-  it('leave TRON to the bare address: it has no standard URI', () => {
+  it('name none for Tron: it has no standard URI', () => {
     expect(paymentUri({ network: 'tron', asset: 'USDT', address: 'TXYZ', amount: '5' }, CHAINS.prod)).toBeUndefined();
     expect(paymentUri({ network: 'tron', asset: 'TRX', address: 'TXYZ', amount: '25' }, CHAINS.demo)).toBeUndefined();
   });
 
   it('refuse an amount finer than the chain can carry', () => {
     expect(() => paymentUri({ network: 'ethereum', asset: 'USDC', address: EVM, amount: '1.0000001' }, CHAINS.prod)).toThrow('more than 6 decimal places');
+  });
+});
+
+describe("Trust Wallet's Tron links", () => {
+  it('name TRX as c195 and a TRC-20 by its contract, with the amount in units of the asset', () => {
+    expect(trustWalletTronLink({ network: 'tron', asset: 'TRX', address: TRON, amount: '25.500000' }, CHAINS.prod.tron)).toBe(
+      `https://link.trustwallet.com/send?asset=c195&address=${TRON}&amount=25.5`,
+    );
+    expect(trustWalletTronLink({ network: 'tron', asset: 'USDT', address: TRON, amount: '5' }, CHAINS.prod.tron)).toBe(
+      `https://link.trustwallet.com/send?asset=c195_tTR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&address=${TRON}&amount=5`,
+    );
+    expect(trustWalletTronLink({ network: 'tron', asset: 'USDC', address: TRON, amount: '12.25' }, CHAINS.prod.tron)).toBe(
+      `https://link.trustwallet.com/send?asset=c195_tTEkxiTehnzSmSe2XqrBj4w32RUN966rdz8&address=${TRON}&amount=12.25`,
+    );
+  });
+
+  it('name no token whose contract is not configured, and refuse an amount finer than the token carries', () => {
+    expect(trustWalletTronLink({ network: 'tron', asset: 'USDT', address: TRON, amount: '5' }, { tokens: {} })).toBeUndefined();
+    expect(() => trustWalletTronLink({ network: 'tron', asset: 'USDT', address: TRON, amount: '5.0000001' }, CHAINS.prod.tron)).toThrow('more than 6 decimal places');
+  });
+});
+
+describe("what a customer's wallet is handed", () => {
+  it('on Tron: the bare address as the QR code, and in production the Trust Wallet link, named as such', () => {
+    expect(walletHandoff({ network: 'tron', asset: 'USDT', address: TRON, amount: '5' }, { stage: 'prod', chains: CHAINS.prod })).toEqual({
+      qrCode: TRON,
+      qrCodeHasAmount: false,
+      walletLink: { href: `https://link.trustwallet.com/send?asset=c195_tTR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&address=${TRON}&amount=5`, app: 'Trust Wallet' },
+    });
+  });
+
+  it("on Tron in the demo, whose Tron is the Nile test network: no link, which would ask for a payment on Tron's main network", () => {
+    expect(walletHandoff({ network: 'tron', asset: 'TRX', address: TRON, amount: '25' }, { stage: 'demo', chains: CHAINS.demo })).toEqual({ qrCode: TRON, qrCodeHasAmount: false });
+  });
+
+  it('elsewhere: the payment URI, with the amount, as both the QR code and the link', () => {
+    const bitcoin = 'bitcoin:bc1qexample?amount=0.0015';
+    expect(walletHandoff({ network: 'bitcoin', asset: 'BTC', address: 'bc1qexample', amount: '0.0015' }, { stage: 'demo', chains: CHAINS.demo })).toEqual({
+      qrCode: bitcoin,
+      qrCodeHasAmount: true,
+      walletLink: { href: bitcoin },
+    });
+    const erc20 = `ethereum:0xdAC17F958D2ee523a2206206994597C13D831ec7@1/transfer?address=${EVM}&uint256=5000000`;
+    expect(walletHandoff({ network: 'ethereum', asset: 'USDT', address: EVM, amount: '5' }, { stage: 'prod', chains: CHAINS.prod })).toEqual({
+      qrCode: erc20,
+      qrCodeHasAmount: true,
+      walletLink: { href: erc20 },
+    });
+  });
+
+  it('falls back to the bare address where a token cannot be named', () => {
+    const chains = { ...CHAINS.prod, polygon: { ...CHAINS.prod.polygon, tokens: {} } };
+    expect(walletHandoff({ network: 'polygon', asset: 'USDC', address: EVM, amount: '5' }, { stage: 'prod', chains })).toEqual({ qrCode: EVM, qrCodeHasAmount: false });
   });
 });
 
