@@ -277,7 +277,7 @@ export class NetworkWatcher {
       const canonical = held.blockNumber > head ? undefined : await reader.blockHash(held.blockNumber);
       let block: BlockRef | undefined = canonical === held.blockHash ? { number: held.blockNumber, hash: held.blockHash } : undefined;
       // A native transfer keeps its identity in any block; a token transfer mined again is seen again by the scan.
-      if (!block && held.logIndex === null) block = await reader.minedAt(held.transactionHash);
+      if (!block && held.logIndex === null) block = await reader.minedAt?.(held.transactionHash);
       if (!block) {
         await state.release(held.id);
         this.deps.log.warn('A held transfer left the chain', { network, id: held.id });

@@ -44,24 +44,43 @@ export interface ScannedBlock extends BlockRef {
   transfers: SeenTransfer[];
 }
 
-/** The port to a network's node, whatever its family; every answer is checked by the adapter, so garbage throws. */
-export interface NetworkReader {
+/** What every node connector answers: its head, and the hash of the canonical block at a height. */
+export interface NodeHead {
   headNumber(): Promise<number>;
-  /** The hash of the canonical block at a height. */
   blockHash(number: number): Promise<string>;
+}
+
+/** The port to a network's node, whatever its family; every answer is checked by the adapter, so garbage throws. */
+export interface NetworkReader extends NodeHead {
   /** The canonical blocks `first` to `last`, in order, each with its transfers of watched assets. */
   blocks(first: number, last: number): Promise<ScannedBlock[]>;
-  /** Where a transaction is mined on the canonical chain now, when the family keeps a native transfer's identity in any block; undefined otherwise. */
-  minedAt(transactionHash: string): Promise<BlockRef | undefined>;
+  /**
+   * Where a transaction is mined on the canonical chain now, for a family that keeps a native
+   * transfer's identity in any block (EVM). Elsewhere a transfer mined again in another block is
+   * found again by the scan.
+   */
+  minedAt?(transactionHash: string): Promise<BlockRef | undefined>;
+}
+
+/** A network reader whose head and block hashes are its node's own. */
+export abstract class NodeNetworkReader<Node extends NodeHead> implements NetworkReader {
+  constructor(protected readonly node: Node) {}
+
+  headNumber(): Promise<number> {
+    return this.node.headNumber();
+  }
+
+  blockHash(number: number): Promise<string> {
+    return this.node.blockHash(number);
+  }
+
+  abstract blocks(first: number, last: number): Promise<ScannedBlock[]>;
 }
 
 /** The port to an EVM network's JSON-RPC node; every answer is checked by the adapter, so garbage throws. */
-export interface ChainReader {
-  headNumber(): Promise<number>;
+export interface ChainReader extends NodeHead {
   /** The canonical block at a height, with its transactions. */
   block(number: number): Promise<EvmBlock>;
-  /** The hash of the canonical block at a height. */
-  blockHash(number: number): Promise<string>;
   /** `Transfer` logs of these token contracts in a range of blocks. */
   tokenTransfers(fromBlock: number, toBlock: number, tokens: readonly string[]): Promise<TokenTransferLog[]>;
   /** Where a transaction is mined on the canonical chain now, if it is. */

@@ -3,7 +3,7 @@
  * few at a time over the node's port (`ChainReader`), each with its native transfers and the
  * `Transfer` logs of the configured tokens, valued exactly (docs/merchant-guide.md#on-chain-deposits).
  */
-import { assetAmount, type BlockRef, type ChainReader, type NetworkReader, type ScannedBlock, type SeenTransfer } from './chain.js';
+import { assetAmount, NodeNetworkReader, type BlockRef, type ChainReader, type ScannedBlock, type SeenTransfer } from './chain.js';
 import { heights, mapLimited } from './concurrency.js';
 import type { CryptoAssetCode } from './currencies.js';
 import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './networks.js';
@@ -11,27 +11,16 @@ import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './networks.js';
 /** Blocks fetched at once. */
 const FETCH_CONCURRENCY = 8;
 
-export class EvmNetworkReader implements NetworkReader {
+export class EvmNetworkReader extends NodeNetworkReader<ChainReader> {
   private readonly tokenByAddress: Map<string, { asset: CryptoAssetCode; decimals: number }>;
   private readonly nativeAsset: CryptoAssetCode;
 
-  constructor(
-    private readonly node: ChainReader,
-    network: EvmNetwork,
-    tokens: EvmChain['tokens'],
-  ) {
+  constructor(node: ChainReader, network: EvmNetwork, tokens: EvmChain['tokens']) {
+    super(node);
     this.nativeAsset = NATIVE_ASSETS[network];
     this.tokenByAddress = new Map(
       Object.entries(tokens).map(([asset, token]) => [token!.address.toLowerCase(), { asset: asset as CryptoAssetCode, decimals: token!.decimals }]),
     );
-  }
-
-  headNumber(): Promise<number> {
-    return this.node.headNumber();
-  }
-
-  blockHash(number: number): Promise<string> {
-    return this.node.blockHash(number);
   }
 
   minedAt(transactionHash: string): Promise<BlockRef | undefined> {

@@ -3,14 +3,12 @@
  * transfers and the configured TRC-20 tokens' transfers of successful transactions, to base58check
  * addresses as the gateway derives them, valued exactly by the token's decimals (TRX 6).
  */
-import { assetAmount, type BlockRef, type NetworkReader, type ScannedBlock } from './chain.js';
+import { assetAmount, NodeNetworkReader, type NodeHead, type ScannedBlock } from './chain.js';
 import { heights, mapLimited } from './concurrency.js';
 import type { CryptoAssetCode } from './currencies.js';
 
 /** What the watcher needs of a Tron full node (shared/chain/tron-reader.ts over its HTTP API). */
-export interface TronNode {
-  headNumber(): Promise<number>;
-  blockHash(number: number): Promise<string>;
+export interface TronNode extends NodeHead {
   block(
     number: number,
     tokens: readonly string[],
@@ -24,27 +22,12 @@ const TRX_DECIMALS = 6;
 /** Blocks fetched at once: two calls each. */
 const FETCH_CONCURRENCY = 4;
 
-export class TronNetworkReader implements NetworkReader {
+export class TronNetworkReader extends NodeNetworkReader<TronNode> {
   private readonly tokenByAddress: Map<string, { asset: CryptoAssetCode; decimals: number }>;
 
-  constructor(
-    private readonly node: TronNode,
-    tokens: TronTokens,
-  ) {
+  constructor(node: TronNode, tokens: TronTokens) {
+    super(node);
     this.tokenByAddress = new Map(Object.entries(tokens).map(([asset, token]) => [token!.address, { asset: asset as CryptoAssetCode, decimals: token!.decimals }]));
-  }
-
-  headNumber(): Promise<number> {
-    return this.node.headNumber();
-  }
-
-  blockHash(number: number): Promise<string> {
-    return this.node.blockHash(number);
-  }
-
-  /** A transfer mined again in another block is found again by the scan. */
-  async minedAt(): Promise<BlockRef | undefined> {
-    return undefined;
   }
 
   async blocks(first: number, last: number): Promise<ScannedBlock[]> {

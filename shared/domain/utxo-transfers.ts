@@ -4,36 +4,18 @@
  * script, which is how the wallet store knows a customer's Bitcoin address (`ownerKey`), so the
  * node's own address format does not matter. Amounts in BTC, exact to the satoshi.
  */
-import type { BlockRef, NetworkReader, ScannedBlock } from './chain.js';
-import { assetAmount } from './chain.js';
+import { assetAmount, NodeNetworkReader, type NodeHead, type ScannedBlock } from './chain.js';
 import { heights, mapLimited } from './concurrency.js';
 
 /** What the watcher needs of a Bitcoin node (shared/chain/bitcoin-reader.ts over Bitcoin Core's JSON-RPC). */
-export interface UtxoNode {
-  headNumber(): Promise<number>;
-  blockHash(number: number): Promise<string>;
+export interface UtxoNode extends NodeHead {
   block(number: number): Promise<{ number: number; hash: string; parentHash: string; outputs: ReadonlyArray<{ txid: string; index: number; script: string; satoshis: bigint }> }>;
 }
 
 /** Blocks fetched at once: each can hold thousands of transactions. */
 const FETCH_CONCURRENCY = 4;
 
-export class UtxoNetworkReader implements NetworkReader {
-  constructor(private readonly node: UtxoNode) {}
-
-  headNumber(): Promise<number> {
-    return this.node.headNumber();
-  }
-
-  blockHash(number: number): Promise<string> {
-    return this.node.blockHash(number);
-  }
-
-  /** An output's identity is its block's: one mined again in another block is found again by the scan. */
-  async minedAt(): Promise<BlockRef | undefined> {
-    return undefined;
-  }
-
+export class UtxoNetworkReader extends NodeNetworkReader<UtxoNode> {
   async blocks(first: number, last: number): Promise<ScannedBlock[]> {
     return mapLimited(heights(first, last), FETCH_CONCURRENCY, async (number) => {
       const block = await this.node.block(number);
