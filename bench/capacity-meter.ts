@@ -43,6 +43,11 @@ export interface MeteredCall {
   capacity: number;
   /** Items a read returned or examined (GetItem, Query's ScannedCount, BatchGet). */
   itemsRead: number;
+  /**
+   * Keys a BatchGetItem asked for. AWS charges a read for each, found or not; DynamoDB Local
+   * reports nothing for a key it did not find.
+   */
+  keysAsked: number;
   /** The capacity by table and by index (`table/index`), under the table names the call used. */
   byTable: Record<string, number>;
 }
@@ -59,13 +64,15 @@ export class CapacityMeter {
       (next, context) => async (args) => {
         const calls = this.labels.getStore();
         if (!calls) return next(args);
-        (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'INDEXES';
+        const input = args.input as Record<string, unknown>;
+        input.ReturnConsumedCapacity = 'INDEXES';
+        const keysAsked = Object.values((input.RequestItems ?? {}) as Record<string, { Keys?: unknown[] }>).reduce((sum, request) => sum + (Array.isArray(request.Keys) ? request.Keys.length : 0), 0);
         const result = await next(args);
         const output = result.output as Record<string, any>;
         const consumed = [output.ConsumedCapacity ?? []].flat() as ConsumedCapacity[];
         const itemsRead =
           (output.Item ? 1 : 0) + (output.ScannedCount ?? 0) + Object.values((output.Responses ?? {}) as Record<string, unknown[]>).reduce((sum, items) => sum + (Array.isArray(items) ? items.length : 0), 0);
-        calls.push({ command: context.commandName ?? '', capacity: consumed.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0), itemsRead, byTable: byTableOf(consumed) });
+        calls.push({ command: context.commandName ?? '', capacity: consumed.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0), itemsRead, keysAsked, byTable: byTableOf(consumed) });
         return result;
       },
       { step: 'initialize', name: 'capacityMeter' },

@@ -8,6 +8,7 @@
  *   npm run bench -- page-weight
  *   npm run bench -- local-chain --runs 3 --transfers 200
  *   npm run bench -- chain-watcher --deposits 100 --empty-blocks 400
+ *   npm run bench -- chains --blocks 300 --evm-blocks 50 --tron-transactions 300 --deposits 100 --runs 3
  *   npm run bench -- list-pages --invoices 60
  *   npm run bench -- goals --seconds 4 --deposits 60 --due 100 --samples 100
  *   npm run bench -- runtime-profile --concurrency 10 --seconds 10 --top 12
@@ -42,6 +43,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'chain-watcher': async () => {
     const { chainWatcherBenchmark, DESCRIPTION } = await import('./chain-watcher.js');
     return { description: DESCRIPTION, run: chainWatcherBenchmark };
+  },
+  chains: async () => {
+    const { chainsBenchmark, DESCRIPTION } = await import('./chains.js');
+    return { description: DESCRIPTION, run: chainsBenchmark };
   },
   goals: async () => {
     const { goalsBenchmark, DESCRIPTION } = await import('./goals.js');
