@@ -49,6 +49,30 @@ function watcherOf(network: CryptoNetwork): NetworkWatcher {
   return watcher;
 }
 
+/**
+ * Why a run failed, on one line: each error with what lies beneath it (a refused connection under
+ * fetch's `fetch failed`), and for an answer of the wrong shape the fields that are wrong rather
+ * than the first line of the validator's multi-line message.
+ */
+function failureReason(error: unknown): string {
+  const reasons: string[] = [];
+  for (let cause = error, depth = 0; cause !== undefined && depth < 3; cause = cause instanceof Error ? cause.cause : undefined, depth++) {
+    if (!(cause instanceof Error)) {
+      reasons.push(String(cause));
+      continue;
+    }
+    const issues = (cause as { issues?: unknown }).issues;
+    const message = Array.isArray(issues)
+      ? issues
+          .slice(0, 3)
+          .map((issue: { path?: PropertyKey[]; message?: string }) => `${(issue.path ?? []).map(String).join('.') || 'the answer'}: ${issue.message}`)
+          .join('; ')
+      : cause.message.split('\n')[0];
+    reasons.push(`${cause.name}: ${message}`);
+  }
+  return reasons.join(', caused by ');
+}
+
 /** A run that failed says so apart from `failed`, the count of deposits that left the chain. */
 export type WatchResult = RunSummary | { network: CryptoNetwork; runFailed: true };
 
@@ -65,10 +89,7 @@ export const handler = observed(async (event: { network?: unknown }): Promise<Wa
     logScheduledRun('Chain watcher run', { ...summary }, found);
     return summary;
   } catch (error) {
-    logger.error('Chain watcher run failed; its cursor stays where it was and the next run tries again', {
-      network,
-      reason: error instanceof Error ? `${error.name}: ${error.message.split('\n')[0]}` : String(error),
-    });
+    logger.error('Chain watcher run failed; its cursor stays where it was and the next run tries again', { network, reason: failureReason(error) });
     return { network: network as CryptoNetwork, runFailed: true };
   }
 });

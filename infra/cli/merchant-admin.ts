@@ -3,8 +3,8 @@
  * the gateway's own record of each key (an API Gateway usage-plan key in AWS).
  */
 import type { HeldTransfer } from '../../shared/domain/chain-watcher.js';
+import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
 import { newApiKey, newMerchant, onchainDepositsByDefault, takesOnchainDeposits, type ApiKey, type Merchant, type NewMerchantInput, type SecretSealer } from '../../shared/domain/merchants.js';
-import { EVM_NETWORKS } from '../../shared/domain/networks.js';
 import type { Stage } from '../../shared/stage.js';
 import type { MerchantStore } from '../../shared/store/merchants.js';
 
@@ -73,9 +73,9 @@ export class MerchantAdmin {
     return merchant;
   }
 
-  /** Transfers held on every EVM network, of one merchant or of all. */
+  /** Transfers held on every network, of one merchant or of all. */
   async heldDeposits(merchantId?: string): Promise<HeldTransfer[]> {
-    const held = (await Promise.all(EVM_NETWORKS.map((network) => this.chain.held(network)))).flat();
+    const held = (await Promise.all(CRYPTO_NETWORKS.map((network) => this.chain.held(network)))).flat();
     return held.filter((transfer) => merchantId === undefined || transfer.merchantId === merchantId).sort((a, b) => a.seenAt.localeCompare(b.seenAt));
   }
 

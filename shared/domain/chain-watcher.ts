@@ -164,7 +164,12 @@ export class NetworkWatcher {
     return { ...block, recent: [block] };
   }
 
-  /** Blocks after the cursor up to `last`, each the child of the one before; a break (a reorg while reading) ends the range there. */
+  /**
+   * Blocks after the cursor up to `last`, each the child of the one before; a break (a reorg while
+   * reading) ends the range there. A first block that is not the child of the cursor's, while the
+   * cursor's is still the node's block at its height, is no reorg: the node answers a chain that
+   * does not hold together, and the run fails rather than stand still without a word.
+   */
   private async canonicalBlocks(cursor: BlockRef, last: number): Promise<ScannedBlock[]> {
     const blocks = last > cursor.number ? await this.deps.reader.blocks(cursor.number + 1, last) : [];
     const chained: ScannedBlock[] = [];
@@ -173,6 +178,12 @@ export class NetworkWatcher {
       if (block.parentHash !== parent) break;
       chained.push(block);
       parent = block.hash;
+    }
+    const [first] = blocks;
+    if (first && chained.length === 0 && (await this.deps.reader.blockHash(cursor.number)) === cursor.hash) {
+      throw new Error(
+        `The ${this.deps.network} node's block ${first.number} names ${first.parentHash} as its parent, not block ${cursor.number} ${cursor.hash}: its chain does not hold together`,
+      );
     }
     return chained;
   }
