@@ -21,13 +21,13 @@ import {
   createInvoice,
   creditsOf,
   depositsOf,
-  expire,
   getInvoice,
   getTransaction,
   setEnvironment,
   total,
   watcherOf,
 } from '../support/chain-watch.js';
+import { expireInvoice } from '../support/invoke.js';
 import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { seedMerchant, testChainStore, type SeededMerchant } from '../support/merchants.js';
 
@@ -262,7 +262,7 @@ describe('Bitcoin deposits', () => {
 
   it('completes an expired invoice paid late with paidLate, with its callback', async () => {
     const invoice = await createInvoice(merchant, { baseCurrency: 'BTC', amount: 0.0002 });
-    await expire(invoice.id);
+    await expireInvoice(invoice.id);
     expect(await getInvoice(merchant, invoice.id)).toMatchObject({ status: 'canceled' });
 
     const txid = await node.send(addressOn(invoice, 'bitcoin'), '0.0002');

@@ -7,7 +7,7 @@ import { transactionHash } from '../../shared/domain/transactions.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
-import { invoke, loadFunction } from '../support/invoke.js';
+import { expireInvoice, invoke, loadFunction } from '../support/invoke.js';
 import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
 
 let merchant: SeededMerchant;
@@ -29,20 +29,6 @@ async function createInvoice(fields: Record<string, unknown>, apiKey = merchant.
 const simulate = (body: Record<string, unknown>, apiKey = merchant.apiKey) => invoke('simulate-deposit', { apiKey, body });
 const getTransaction = (id: string, apiKey = merchant.apiKey) => invoke('get-transaction', { apiKey, pathParameters: { transactionId: id } });
 const getInvoice = async (id: string) => (await invoke('get-invoice', { apiKey: merchant.apiKey, pathParameters: { invoiceId: id } })).body.data;
-
-/** Ends the invoice's lifetime now and runs the expiry schedule. */
-async function expire(invoiceId: string) {
-  await documentClient.send(
-    new UpdateCommand({
-      TableName: config().tables.invoices,
-      Key: { id: invoiceId },
-      UpdateExpression: 'SET expiresAt = :past',
-      ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
-    }),
-  );
-  const expireInvoices = (await loadFunction('expire-invoices'))!;
-  await expireInvoices({} as never, {} as never);
-}
 
 describe('simulated deposits', () => {
   it('credits a crypto invoice: confirmed transaction, completed invoice, a published callback', async () => {
@@ -199,7 +185,7 @@ describe('payment accounting (docs/merchant-guide.md#how-payments-are-counted)',
 describe('expiry', () => {
   it('cancels a lapsed invoice; a fiat deposit is then refused with 410 and nothing changes', async () => {
     const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1500 });
-    await expire(invoice.id);
+    await expireInvoice(invoice.id);
     expect(await getInvoice(invoice.id)).toMatchObject({ status: 'canceled', cancelReason: 'expired' });
     // The sweep moved it between the merchant's status listings too, knowing its owner from the expiry index alone.
     const listed = async (status: string) =>
@@ -214,7 +200,7 @@ describe('expiry', () => {
 
   it('credits a crypto deposit that arrives after cancellation, marking the invoice paid late', async () => {
     const invoice = await createInvoice({ baseCurrency: 'ETH', amount: 0.01 });
-    await expire(invoice.id);
+    await expireInvoice(invoice.id);
     const response = await simulate({ invoiceId: invoice.id });
     expect(response.status).toBe(200);
     expect(response.body.data.status).toBe('confirmed');

@@ -18,13 +18,13 @@ import {
   createInvoice,
   creditsOf,
   depositsOf,
-  expire,
   getInvoice,
   getTransaction,
   setEnvironment,
   total,
   watcherOf,
 } from '../support/chain-watch.js';
+import { expireInvoice } from '../support/invoke.js';
 import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { seedMerchant, testChainStore, type SeededMerchant } from '../support/merchants.js';
 import { trc20, trx, TronNode, type TronNodeFault } from '../support/tron-node.js';
@@ -154,7 +154,7 @@ describe('TRX and TRC-20 USDT deposits', () => {
 
   it('completes an expired invoice paid late with paidLate, with its callback', async () => {
     const invoice = await createInvoice(merchant, { baseCurrency: 'TRX', amount: 40 });
-    await expire(invoice.id);
+    await expireInvoice(invoice.id);
     expect(await getInvoice(merchant, invoice.id)).toMatchObject({ status: 'canceled' });
 
     const late = trx(addressOn(invoice, 'tron'), units('40'));

@@ -7,7 +7,6 @@
  * would send them.
  */
 import { randomUUID } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { expect, vi } from 'vitest';
 import type { WatchResult } from '../../functions/watch-chain.js';
 import { invoker, lambdaContext, loadHandler } from '../../infra/local/functions.js';
@@ -110,15 +109,3 @@ export async function callbackFor(merchant: SeededMerchant, transactionId: strin
 export const creditsOf = async (merchant: SeededMerchant, transactionId: string) =>
   (await invoke('list-balance-entries', { apiKey: merchant.apiKey, query: { transactionId } })).body.data.items.map(({ type, amount, currency }: Record<string, string>) => ({ type, amount, currency }));
 
-/** The invoice past its expiry, and the expiry schedule run: it is canceled. */
-export async function expire(invoiceId: string): Promise<void> {
-  await documentClient.send(
-    new UpdateCommand({
-      TableName: config().tables.invoices,
-      Key: { id: invoiceId },
-      UpdateExpression: 'SET expiresAt = :past',
-      ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
-    }),
-  );
-  await (await loadFunction('expire-invoices'))!({} as never, {} as never);
-}

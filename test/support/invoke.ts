@@ -6,6 +6,9 @@ import { ApiGateway, type ApiGatewayOptions, type GatewayResponse } from '../../
 import { LOCAL_STAGE } from '../../infra/local/environment.js';
 import { invoker, loadHandler, type LambdaHandler } from '../../infra/local/functions.js';
 import { functionsForStage, routeByName, type AuthorizerFunction, type HttpRoute, type HttpRouteName } from '../../shared/routes.js';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../shared/config.js';
+import { documentClient } from '../../shared/store/dynamo.js';
 import { quietLog } from './logs.js';
 
 const functions = functionsForStage(LOCAL_STAGE);
@@ -86,4 +89,17 @@ export async function invoke(routeName: HttpRouteName, options: InvokeOptions = 
   });
   const query = new URLSearchParams(options.query).toString();
   return request(options.method ?? route.method, query ? `${path}?${query}` : path, options);
+}
+
+/** Ends the invoice's lifetime now and runs the expiry schedule: an open invoice is canceled. */
+export async function expireInvoice(invoiceId: string): Promise<void> {
+  await documentClient.send(
+    new UpdateCommand({
+      TableName: config().tables.invoices,
+      Key: { id: invoiceId },
+      UpdateExpression: 'SET expiresAt = :past',
+      ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
+    }),
+  );
+  await (await loadFunction('expire-invoices'))!({} as never, {} as never);
 }
