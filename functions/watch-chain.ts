@@ -13,6 +13,7 @@ import { observed } from '../shared/observability/tracer.js';
 import { DynamoChainStore } from '../shared/store/chain.js';
 import { documentClient } from '../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../shared/store/invoices.js';
+import { CachedAddressOwners } from '../shared/store/address-owners.js';
 import { DynamoWalletStore } from '../shared/store/wallets.js';
 import { merchantStore, transactionStore } from './commons/stores.js';
 import { transactionService } from './commons/transactions.js';
@@ -20,6 +21,8 @@ import { transactionService } from './commons/transactions.js';
 const { stage, tables, chains, invoiceLifetimeSeconds } = config();
 
 const watchers = new Map<CryptoNetwork, NetworkWatcher>();
+/** The customers' addresses of every family, held for the container's life (shared/store/address-owners.ts). */
+const owners = new CachedAddressOwners(new DynamoWalletStore(documentClient, tables.wallets));
 
 function watcherOf(network: CryptoNetwork): NetworkWatcher {
   const chain = chains[network];
@@ -33,7 +36,7 @@ function watcherOf(network: CryptoNetwork): NetworkWatcher {
       confirmations: chain.confirmations,
       reader: networkReaderOf(network, { ...chain, rpcUrl }),
       state: new DynamoChainStore(documentClient, tables.chain),
-      owners: new DynamoWalletStore(documentClient, tables.wallets),
+      owners,
       invoices: new DynamoInvoiceStore(documentClient, tables),
       merchants: merchantStore,
       transactions: transactionService,
