@@ -1,12 +1,16 @@
 /**
- * The chain watcher's port to an EVM node over JSON-RPC, with viem. Every answer is checked before
- * the watcher sees it: an RPC that answers garbage throws, like one that fails or times out.
+ * The chain watcher's port to an EVM node over JSON-RPC, with viem, and a range of blocks in a few
+ * JSON-RPC batches rather than a request a block. Every answer is checked before the watcher sees
+ * it: an RPC that answers garbage, or blocks of another chain than the one configured, throws, like
+ * one that fails or times out.
  */
 import { createClient, http, parseAbiItem, TransactionReceiptNotFoundError, type Client, type HttpTransport } from 'viem';
 // The actions one by one, not the public client that carries every action: bundles keep only these.
 import { getBlock, getBlockNumber, getLogs, getTransactionReceipt } from 'viem/actions';
 import * as z from 'zod';
 import type { BlockRef, ChainReader, EvmBlock, TokenTransferLog } from '../domain/chain.js';
+import { heights } from '../domain/concurrency.js';
+import { JsonRpcHttp } from './json-rpc.js';
 
 const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
 
@@ -14,11 +18,27 @@ const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 const height = z.bigint().nonnegative().transform(Number);
 
+/** A JSON-RPC quantity: hex, as the node writes it. */
+const quantity = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]+$/, 'must be a hex quantity')
+  .transform((value) => BigInt(value));
+
+/** `eth_getBlockByNumber` with its transactions, as the node writes it. */
 const blockSchema = z.object({
-  number: height,
+  number: quantity.pipe(height),
   hash,
   parentHash: hash,
-  transactions: z.array(z.object({ hash, to: address.nullable(), value: z.bigint().nonnegative() })),
+  transactions: z.array(
+    z.object({
+      hash,
+      // Absent or null for a contract creation.
+      to: address.nullish().transform((to) => to ?? null),
+      value: quantity,
+      // Absent, or 0 on some nodes, for a legacy transaction signed for any chain (before EIP-155).
+      chainId: quantity.optional(),
+    }),
+  ),
 });
 
 const logSchema = z.object({
@@ -30,22 +50,58 @@ const logSchema = z.object({
   blockHash: hash,
 });
 
-/** How long one JSON-RPC call may take; a run that waits longer fails and leaves its cursor. */
+/** How long one JSON-RPC request may take; a run that waits longer fails and leaves its cursor. */
 const RPC_TIMEOUT_MS = 10_000;
+
+/**
+ * Blocks asked for in one request, and requests at a time: within what providers take in a batch
+ * (some refuse more than 100 calls), and a few dozen megabytes of blocks with their transactions
+ * in the function's memory at most.
+ */
+const BLOCKS_PER_REQUEST = 50;
+const BLOCK_REQUESTS_AT_ONCE = 2;
+
+/** A node of another chain than the one configured, or a block of another chain than its node's. */
+export class WrongChainError extends Error {}
 
 export class EvmRpcReader implements ChainReader {
   private readonly client: Client<HttpTransport>;
+  private readonly rpc: JsonRpcHttp;
+  /** The node's chain id, asked for once and checked against `expectedChainId`. */
+  private nodeChainId: Promise<bigint> | undefined;
 
-  constructor(rpcUrl: string) {
+  /** `expectedChainId`: the network's EIP-155 chain id; a node on another chain is refused. */
+  constructor(
+    rpcUrl: string,
+    private readonly expectedChainId?: number,
+  ) {
     this.client = createClient({ transport: http(rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }) });
+    this.rpc = new JsonRpcHttp(rpcUrl, { version: '2.0', timeoutMs: RPC_TIMEOUT_MS, parse: (text) => JSON.parse(text) });
   }
 
   async headNumber(): Promise<number> {
     return height.parse(await getBlockNumber(this.client, { cacheTime: 0 }));
   }
 
-  async block(number: number): Promise<EvmBlock> {
-    return blockSchema.parse(await getBlock(this.client, { blockNumber: BigInt(number), includeTransactions: true }));
+  /** The canonical blocks `first` to `last`, in order, with their transactions: `eth_getBlockByNumber` in batches. */
+  async blocks(first: number, last: number): Promise<EvmBlock[]> {
+    const numbers = heights(first, last);
+    if (numbers.length === 0) return [];
+    const chainId = await this.chainId();
+    const answers = await this.rpc.batches(
+      numbers.map((number) => ({ method: 'eth_getBlockByNumber', params: [`0x${number.toString(16)}`, true] })),
+      BLOCKS_PER_REQUEST,
+      BLOCK_REQUESTS_AT_ONCE,
+    );
+    return answers.map((answer, index) => {
+      const number = numbers[index]!;
+      if (answer === null) throw new Error(`eth_getBlockByNumber ${number}: the node has no such block`);
+      const block = blockSchema.parse(answer);
+      if (block.number !== number) throw new Error(`eth_getBlockByNumber ${number} answered block ${block.number}`);
+      const stranger = block.transactions.find((tx) => tx.chainId !== undefined && tx.chainId !== 0n && tx.chainId !== chainId);
+      if (stranger) throw new WrongChainError(`Block ${number} holds transaction ${stranger.hash} of chain ${stranger.chainId}, not the node's chain ${chainId}`);
+      return { number: block.number, hash: block.hash, parentHash: block.parentHash, transactions: block.transactions.map(({ hash, to, value }) => ({ hash, to, value })) };
+    });
   }
 
   async blockHash(number: number): Promise<string> {
@@ -72,6 +128,19 @@ export class EvmRpcReader implements ChainReader {
         blockHash: checked.blockHash,
       };
     });
+  }
+
+  /** The node's chain id, the configured one's or the reader fails; asked once, again only after a failure. */
+  private chainId(): Promise<bigint> {
+    this.nodeChainId ??= (async () => {
+      const chainId = quantity.parse(await this.rpc.call('eth_chainId', []));
+      if (this.expectedChainId !== undefined && chainId !== BigInt(this.expectedChainId)) {
+        throw new WrongChainError(`The node is on chain ${chainId}, not chain ${this.expectedChainId} as configured`);
+      }
+      return chainId;
+    })();
+    this.nodeChainId.catch(() => (this.nodeChainId = undefined));
+    return this.nodeChainId;
   }
 
   async minedAt(transactionHash: string): Promise<BlockRef | undefined> {

@@ -14,8 +14,9 @@ import { BitcoinRpcReader } from './bitcoin-reader.js';
 import { EvmRpcReader } from './evm-reader.js';
 import { TronHttpReader } from './tron-reader.js';
 
-export function networkReaderOf(network: CryptoNetwork, chain: NetworkChain & { rpcUrl: string }): NetworkReader {
-  if (isEvmNetwork(network)) return new EvmNetworkReader(new EvmRpcReader(chain.rpcUrl), network, chain.tokens);
+/** `chain.chainId`: an EVM network's chain id, which its node must be on. */
+export function networkReaderOf(network: CryptoNetwork, chain: NetworkChain & { rpcUrl: string; chainId?: number }): NetworkReader {
+  if (isEvmNetwork(network)) return new EvmNetworkReader(new EvmRpcReader(chain.rpcUrl, chain.chainId), network, chain.tokens);
   switch (NETWORK_ADDRESS_FAMILY[network]) {
     case 'btc':
       return new UtxoNetworkReader(new BitcoinRpcReader(chain.rpcUrl));
