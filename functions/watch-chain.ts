@@ -1,13 +1,20 @@
 /**
- * The chain watcher of one network per invocation (`{ network }`, one schedule per configured
- * network), whatever its family: its reader comes from shared/chain/network-readers.ts. A run that fails (an RPC down, timing out or answering garbage) logs one error and
- * leaves the cursor where it was; the next run does the work again, and nothing is credited twice.
+ * The chain watcher of one network per invocation (`{ network, watchForSeconds }`, one schedule
+ * per configured network), whatever its family: its reader comes from shared/chain/network-readers.ts.
+ * The invocation runs the watcher every GATEWAY_CHAIN_POLL_S for `watchForSeconds` (the schedule
+ * sets most of its period; without it, one run: the local runtime's ticks, a run by hand). A run
+ * that fails (an RPC down, timing out or answering garbage) logs one error, leaves the cursor where
+ * it was and ends the invocation; the next does the work again, and nothing is credited twice.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Context } from 'aws-lambda';
 import { config } from '../shared/config.js';
 import { networkReaderOf } from '../shared/chain/network-readers.js';
-import { CHAIN_BLOCKS_PER_RUN, NetworkWatcher, type RunSummary } from '../shared/domain/chain-watcher.js';
+import { pollUntilDeadline, sumRuns, type InvocationSummary } from '../shared/domain/chain-polling.js';
+import { CHAIN_BLOCKS_PER_RUN, NetworkWatcher } from '../shared/domain/chain-watcher.js';
 import { CRYPTO_NETWORKS, type CryptoNetwork } from '../shared/domain/currencies.js';
 import { NETWORK_ADDRESS_FAMILY } from '../shared/domain/wallets.js';
+import { CHAIN_WATCH_MARGIN_SECONDS } from '../shared/platform.js';
 import { logger, logScheduledRun } from '../shared/observability/logger.js';
 import { observed } from '../shared/observability/tracer.js';
 import { DynamoChainStore } from '../shared/store/chain.js';
@@ -18,7 +25,7 @@ import { DynamoWalletStore } from '../shared/store/wallets.js';
 import { merchantStore, transactionStore } from './commons/stores.js';
 import { transactionService } from './commons/transactions.js';
 
-const { stage, tables, chains, invoiceLifetimeSeconds } = config();
+const { stage, tables, chains, invoiceLifetimeSeconds, chainPollSeconds } = config();
 
 const watchers = new Map<CryptoNetwork, NetworkWatcher>();
 /** The customers' addresses of every family, held for the container's life (shared/store/address-owners.ts). */
@@ -76,23 +83,45 @@ function failureReason(error: unknown): string {
   return reasons.join(', caused by ');
 }
 
-/** A run that failed says so apart from `failed`, the count of deposits that left the chain. */
-export type WatchResult = RunSummary | { network: CryptoNetwork; runFailed: true };
+/**
+ * A failed run says so apart from `failed`, the count of deposits that left the chain; what the
+ * invocation's runs before it did, if any completed, is beside it.
+ */
+export type WatchResult = InvocationSummary | { network: CryptoNetwork; runFailed: true; completed?: InvocationSummary };
 
-export const handler = observed(async (event: { network?: unknown }): Promise<WatchResult> => {
-  const network = event.network;
+/**
+ * When the invocation starts its last run: `watchForSeconds` from now, and never so late that the
+ * run could outlast the function's timeout.
+ */
+function deadlineOf(watchForSeconds: number, context: Context | undefined, now: number): number {
+  const remainingMs = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : Infinity;
+  return now + Math.max(0, Math.min(watchForSeconds * 1000, remainingMs - CHAIN_WATCH_MARGIN_SECONDS * 1000));
+}
+
+export const handler = observed(async (event: { network?: unknown; watchForSeconds?: unknown }, context: Context): Promise<WatchResult> => {
+  const { network, watchForSeconds = 0 } = event;
   if (typeof network !== 'string' || !(CRYPTO_NETWORKS as readonly string[]).includes(network)) {
     throw new Error(`watch-chain needs { network } with one of ${CRYPTO_NETWORKS.join(', ')}; got ${JSON.stringify(network)}`);
   }
+  if (typeof watchForSeconds !== 'number' || !Number.isFinite(watchForSeconds) || watchForSeconds < 0) {
+    throw new Error(`watch-chain's watchForSeconds must be a number of seconds, 0 or more; got ${JSON.stringify(watchForSeconds)}`);
+  }
   const watcher = watcherOf(network as CryptoNetwork);
-  try {
-    const summary = await watcher.run();
+  const outcome = await pollUntilDeadline({
+    run: () => watcher.run(),
+    pollMs: chainPollSeconds * 1000,
+    deadline: deadlineOf(watchForSeconds, context, Date.now()),
+    now: Date.now,
+    sleep: (ms) => sleep(ms),
+  });
+  // One line per invocation, whatever the number of runs in it.
+  const summary = outcome.runs.length > 0 ? sumRuns(outcome.runs) : undefined;
+  if (summary) {
     // Scanning blocks that hold nothing for the gateway, and moving the cursor past them, is every run's routine.
     const found = summary.recorded + summary.held + summary.confirmed + summary.failed + summary.credited > 0 || summary.reorg !== undefined;
     logScheduledRun('Chain watcher run', { ...summary }, found);
-    return summary;
-  } catch (error) {
-    logger.error('Chain watcher run failed; its cursor stays where it was and the next run tries again', { network, reason: failureReason(error) });
-    return { network: network as CryptoNetwork, runFailed: true };
   }
+  if (!('error' in outcome)) return summary!;
+  logger.error('Chain watcher run failed; its cursor stays where it was and the next run tries again', { network, reason: failureReason(outcome.error) });
+  return { network: network as CryptoNetwork, runFailed: true, ...(summary ? { completed: summary } : {}) };
 });

@@ -124,6 +124,8 @@ const envSchema = z.object({
   GATEWAY_RECONCILE_AFTER_S: positiveNumber(RECONCILIATION_POLICY.askAfterSeconds),
   GATEWAY_RETRY_SCALE: positiveNumber(DEFAULTS.callbackRetryScale),
   GATEWAY_SECRET_OVERLAP_S: positiveNumber(DEFAULTS.callbackSecretOverlapSeconds),
+  /** How often a chain watcher's invocation reads its network (docs/operations.md#watching-chains). */
+  GATEWAY_CHAIN_POLL_S: positiveNumber(DEFAULTS.chainPollSeconds),
   /**
    * Which addresses callbacks may reach: `public` (the default, every deployed stage) or `any`,
    * which only the local runtime sets, so that a merchant's receiver on the same machine is reached.
@@ -280,6 +282,8 @@ export interface Config {
   retryScale: number;
   /** Seconds a rotated callback secret keeps signing beside its successor. */
   secretOverlapSeconds: number;
+  /** Seconds between a chain watcher's runs within one invocation. */
+  chainPollSeconds: number;
   /** Where callbacks may go: https only in production, public addresses only in every deployed stage. */
   callbackGuard: DeliveryGuard;
   /** The master key of sealed secrets (card numbers, callback secrets); the functions that seal or open them require it. */
@@ -330,6 +334,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     },
     retryScale: e.GATEWAY_RETRY_SCALE,
     secretOverlapSeconds: e.GATEWAY_SECRET_OVERLAP_S,
+    chainPollSeconds: e.GATEWAY_CHAIN_POLL_S,
     callbackGuard: { httpsOnly: e.STAGE === 'prod', targets: e.GATEWAY_CALLBACK_TARGETS },
     vaultKeys: vaultKeyConfig(e),
     receipts: receiptsConfig(e),

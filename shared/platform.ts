@@ -52,9 +52,11 @@ export const CONCURRENCY = {
 
 /**
  * A function's reserved concurrency. The chain watcher is one function serving every watched
- * network, one scheduled run per network each period: one instance would make the networks wait
- * on each other, so it has one per network, which lets each network's run go at once. A run that
- * outlasts its period may then meet the next run of its own network, and that overlap is safe:
+ * network, one scheduled invocation per network each period: one instance would make the networks
+ * wait on each other, so it has one per network, which lets each network's invocation go at once.
+ * An invocation polls for most of its period and starts no run after `chainWatchSecondsOf` it, and
+ * its timeout is at most the period, so it ends before the next of its network begins. Should they
+ * still meet (a schedule late by seconds, a cold start), that overlap is safe:
  * the cursor moves only from the position a run read it at (the later run's move fails and it
  * stops), transfers are held and deposits recorded once per transfer (conditional writes on the
  * transfer's id), and settlements are conditional on the transaction's state.
@@ -64,6 +66,16 @@ export function reservedConcurrencyOf(definition: Pick<GatewayFunction, 'kind'> 
   // Deployed without networks it is never invoked; zero would disable it.
   return definition.perNetwork ? Math.max(CONCURRENCY.scheduled, watchedNetworks) : CONCURRENCY.scheduled;
 }
+
+/**
+ * How long before its next scheduled invocation a chain watcher's invocation starts its last run:
+ * room for that run to end before the next begins (a run normally takes about a second; one RPC
+ * call times out at 10 s). The function's timeout, at most the period, cuts off a run that does not.
+ */
+export const CHAIN_WATCH_MARGIN_SECONDS = 10;
+
+/** How long a chain watcher's invocation keeps polling, scheduled every `everySeconds`: 50 s of a minute. */
+export const chainWatchSecondsOf = (everySeconds: number): number => Math.max(0, everySeconds - CHAIN_WATCH_MARGIN_SECONDS);
 
 /**
  * The stage's throttle for every method: what a function at its reserved concurrency answers

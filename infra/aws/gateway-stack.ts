@@ -115,12 +115,13 @@ export class GatewayStack extends Stack {
       ...watchedNetworksEnvironment(stage, watchedNetworks),
     };
     const rpcEnvironment = chainRpcEnvironment(this, networks);
+    const chainPollEnvironment = { GATEWAY_CHAIN_POLL_S: String(DEFAULTS.chainPollSeconds) };
     const functions = definitions.map(
       (definition) =>
         new GatewayFunction(this, pascalCase(definition.name), {
           definition,
-          // The RPC URLs only where the chain is read.
-          environment: definition.kind === 'schedule' && definition.perNetwork ? { ...environment, ...rpcEnvironment } : environment,
+          // The RPC URLs, and how often to read them, only where the chain is read.
+          environment: definition.kind === 'schedule' && definition.perNetwork ? { ...environment, ...rpcEnvironment, ...chainPollEnvironment } : environment,
           tables: data.tables,
           queues: messaging.queues,
           vault,

@@ -20,10 +20,11 @@ import { GatewayFunction as GatewayFunctionConstruct, QUEUE_BATCHING_WINDOW, use
 import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js';
 import { DEFAULT_LIVE_RATES } from '../../infra/aws/live-rates.js';
 import type { ProviderDeployment } from '../../infra/aws/payment-providers.js';
+import { DEFAULTS } from '../../shared/defaults.js';
 import { DEMO_PROVIDER_ID, demoProviderRoute } from '../../shared/domain/providers.js';
 import { REPORT_RETENTION_DAYS } from '../../shared/domain/reports.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
-import { CONCURRENCY, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, reservedConcurrencyOf, STAGE_METHOD_THROTTLE, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
+import { CONCURRENCY, chainWatchSecondsOf, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, reservedConcurrencyOf, STAGE_METHOD_THROTTLE, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
 import { BUSINESS_METRICS } from '../../shared/observability/catalogue.js';
 import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
 import { FUNCTIONS, functionsForStage, maxBodyBytesOf, readsProviders, replaysIdempotencyKey, type GatewayFunction, type HttpRoute, type QueueFunction } from '../../shared/routes.js';
@@ -611,15 +612,32 @@ describe('payment providers', () => {
 describe('a stage watching EVM networks, Bitcoin and Tron', () => {
   const watcher = 'watch-chain';
 
-  it('runs the chain watcher once a minute per watched network, telling it which', () => {
+  it('runs the chain watcher once a minute per watched network, telling it which and to poll it for 50 s', () => {
     const rules = watching.resources('AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(watching.functionIds().get(watcher)!));
     const byNetwork = (a: unknown[], b: unknown[]) => JSON.stringify(a).localeCompare(JSON.stringify(b));
     expect(rules.map(([, rule]) => [rule.Properties.ScheduleExpression, JSON.parse(rule.Properties.Targets[0].Input)]).sort(byNetwork)).toEqual([
-      ['rate(1 minute)', { network: 'bitcoin' }],
-      ['rate(1 minute)', { network: 'ethereum' }],
-      ['rate(1 minute)', { network: 'polygon' }],
-      ['rate(1 minute)', { network: 'tron' }],
+      ['rate(1 minute)', { network: 'bitcoin', watchForSeconds: 50 }],
+      ['rate(1 minute)', { network: 'ethereum', watchForSeconds: 50 }],
+      ['rate(1 minute)', { network: 'polygon', watchForSeconds: 50 }],
+      ['rate(1 minute)', { network: 'tron', watchForSeconds: 50 }],
     ]);
+  });
+
+  it("ends each watcher invocation before its network's next: its timeout above the polling time and no longer than the period", () => {
+    const definition = FUNCTIONS.find((fn) => fn.name === watcher)!;
+    if (definition.kind !== 'schedule') throw new Error(`${watcher} is not scheduled`);
+    const timeout = watching.functionNamed(watcher).Properties.Timeout;
+    expect(chainWatchSecondsOf(definition.everySeconds)).toBe(50);
+    expect(timeout).toBeGreaterThan(chainWatchSecondsOf(definition.everySeconds));
+    expect(timeout).toBeLessThanOrEqual(definition.everySeconds);
+  });
+
+  it('tells the watcher alone how often to read the chain (GATEWAY_CHAIN_POLL_S)', () => {
+    for (const name of watching.functionIds().keys()) {
+      const variables = watching.functionNamed(name).Properties.Environment.Variables;
+      if (name === watcher) expect(variables.GATEWAY_CHAIN_POLL_S).toBe(String(DEFAULTS.chainPollSeconds));
+      else expect(variables, name).not.toHaveProperty('GATEWAY_CHAIN_POLL_S');
+    }
   });
 
   it("takes each node's URL, and Tron's API key, as NoEcho parameters given to the watcher only", () => {
