@@ -250,7 +250,7 @@ describe('a network read through several RPC endpoints', () => {
       { tokens: {}, confirmations: 2, watched: true, rpcUrl: 'http://gateway:s3cret@127.0.0.1:1,http://127.0.0.1:2/v2/key-1?apikey=key-2' },
       (report) => reports.push(report),
     );
-    const failure: Error = await reader.observeRun(() => reader.headNumber()).catch((error: Error) => error);
+    const failure = (await reader.observeRun(() => reader.headNumber()).catch((error: unknown) => error)) as Error;
     expect(failure.message).toMatch(/^Every bitcoin RPC endpoint failed: #1 127\.0\.0\.1:1: .*; #2 127\.0\.0\.1:2: /);
     expect(JSON.stringify(reports)).not.toMatch(/s3cret|key-1|key-2/);
     expect(reports[0]!.endpoints.map((endpoint) => endpoint.label)).toEqual(['#1 127.0.0.1:1', '#2 127.0.0.1:2']);
