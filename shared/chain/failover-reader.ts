@@ -24,8 +24,11 @@ export interface FailoverOptions {
   /** How long an endpoint that failed, was slow or lagged is passed over. */
   coolDownMs: number;
   /**
-   * How long a head, a block's hash or a transaction's place may take. A range of blocks has no
-   * such bound (a catch-up over large blocks takes long): each of its requests has the reader's own.
+   * How long a head, a block's hash or a transaction's place may take: a backstop above the
+   * readers' own request timeouts, which end a slow call first (and a reader may share a call still
+   * in flight with the next identical one, so giving up on it earlier would not free the next). A
+   * range of blocks has no such bound (a catch-up over large blocks takes long): each of its
+   * requests has the reader's own.
    */
   callTimeoutMs: number;
   now?: () => number;
@@ -73,11 +76,26 @@ interface EndpointState {
   coolingUntil: number;
 }
 
-/** The first line of what went wrong, and of its cause (fetch's `fetch failed` says little without it). */
+/**
+ * What went wrong, on one line: the first line of the error and of its causes (fetch's `fetch failed`
+ * says little without the refused connection beneath it), and for an answer of the wrong shape the fields that are wrong rather
+ * than the first line of the validator's multi-line message.
+ */
 function reasonOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const line = (e: Error) => `${e.name}: ${e.message.split('\n')[0]}`;
-  return error.cause instanceof Error ? `${line(error)} (${line(error.cause)})` : line(error);
+  const line = (e: Error) => {
+    const issues = (e as { issues?: unknown }).issues;
+    const message = Array.isArray(issues)
+      ? issues
+          .slice(0, 3)
+          .map((issue: { path?: PropertyKey[]; message?: string }) => `${(issue.path ?? []).map(String).join('.') || 'the answer'}: ${issue.message}`)
+          .join('; ')
+      : e.message.split('\n')[0];
+    return `${e.name}: ${message}`;
+  };
+  const causes: string[] = [];
+  for (let cause = error.cause; cause instanceof Error && causes.length < 2; cause = cause.cause) causes.push(line(cause));
+  return causes.length > 0 ? `${line(error)} (${causes.join(', caused by ')})` : line(error);
 }
 
 /** `promise`, or a timeout error after `ms`; a call given up on may still settle, and is ignored then. */
@@ -134,18 +152,18 @@ export class FailoverNetworkReader implements NetworkReader {
     const now = this.now();
     const ready = this.states.filter((state) => state.coolingUntil <= now);
     for (const state of this.states) if (state.coolingUntil > now) this.outcomeOf(state).coolingDown = true;
-    const heads = await Promise.all(
+    const probes = await Promise.all(
       ready.map((state) =>
         this.attempt(state, (reader) => reader.headNumber(), true).then(
-          (head) => ({ state, head }),
-          () => undefined,
+          (head: number) => ({ state, head, error: undefined }),
+          (error: unknown) => ({ state, head: undefined, error }),
         ),
       ),
     );
-    const answered = heads.filter((entry) => entry !== undefined);
+    const answered = probes.flatMap(({ state, head }) => (head === undefined ? [] : [{ state, head }]));
     if (answered.length === 0) {
       // Every endpoint asked failed: those cooling down are the last resort.
-      return this.call((reader) => reader.headNumber(), true, new Set(ready));
+      return this.call((reader) => reader.headNumber(), true, new Set(ready), probes.at(-1)?.error);
     }
     const best = Math.max(...answered.map(({ head }) => head));
     this.report.head = best;
@@ -172,22 +190,26 @@ export class FailoverNetworkReader implements NetworkReader {
    * `read` on the run's endpoint; on failure, on the next in order that is not cooling down, then
    * on those that are. The endpoint that answers is the run's from then on.
    */
-  private async call<T>(read: (reader: NetworkReader) => Promise<T>, timed: boolean, tried: ReadonlySet<EndpointState> = new Set()): Promise<T> {
+  private async call<T>(read: (reader: NetworkReader) => Promise<T>, timed: boolean, tried: ReadonlySet<EndpointState> = new Set(), failed?: unknown): Promise<T> {
     const now = this.now();
     const others = this.states.filter((state) => state !== this.current);
     const order = [this.current, ...others.filter((state) => state.coolingUntil <= now), ...others.filter((state) => state.coolingUntil > now)].filter(
       (state) => !tried.has(state),
     );
+    let failure = failed;
     for (const state of order) {
       try {
         const answer = await this.attempt(state, read, timed);
         this.current = state;
         return answer;
-      } catch {
+      } catch (error) {
         // Recorded by attempt; the next endpoint is tried.
+        failure = error;
       }
     }
     this.report.allFailed = true;
+    // A network of one endpoint fails as its reader did, with nothing to add.
+    if (this.states.length === 1 && failure !== undefined) throw failure;
     const reasons = this.states.map((state) => `${state.endpoint.label}: ${this.outcomeOf(state).error ?? 'not tried'}`);
     throw new AllEndpointsFailedError(`Every ${this.network} RPC endpoint failed: ${reasons.join('; ')}`);
   }

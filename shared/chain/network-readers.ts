@@ -19,8 +19,11 @@ import { TronHttpReader } from './tron-reader.js';
 
 /** An endpoint that failed, was slow or lagged is asked again after this: about once a minute, at every schedule. */
 const ENDPOINT_COOL_DOWN_MS = 60_000;
-/** A head, a block's hash or a transaction's place slower than this is a slow endpoint's: the next is asked. */
-const ENDPOINT_CALL_TIMEOUT_MS = 5_000;
+/**
+ * A backstop for a call that never settles: the readers' own timeouts (10 s a request, and an EVM
+ * call's one retry) end a slow endpoint's call first, and the next endpoint is asked.
+ */
+const ENDPOINT_CALL_TIMEOUT_MS = 25_000;
 
 function endpointReaderOf(network: CryptoNetwork, chain: NetworkChain, rpcUrl: string): NetworkReader {
   if (isEvmNetwork(network)) return new EvmNetworkReader(new EvmRpcReader(rpcUrl), network, chain.tokens);

@@ -15,7 +15,7 @@ export function reportChainRpcRun(report: RpcRunReport): void {
     failed,
     ...(laggingHead !== undefined && { laggingHead }),
     ...(coolingDown && { coolingDown }),
-    ...(error !== undefined && failed > 0 && { error }),
+    ...(error !== undefined && { error }),
   }));
   const details = { network: report.network, head: report.head, allFailed: report.allFailed, endpoints };
   const troubled = report.allFailed || report.endpoints.some((endpoint) => endpoint.failed > 0 || endpoint.laggingHead !== undefined || endpoint.coolingDown);

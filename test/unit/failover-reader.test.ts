@@ -224,12 +224,20 @@ describe('a network read through several RPC endpoints', () => {
     expect(reports[1]!.endpoints.map(({ failed }) => failed)).toEqual([0, 0]);
   });
 
-  it('reads a network of one endpoint as before: the same calls, failures thrown as every endpoint failing', async () => {
-    const { nodes, run } = setUp([100]);
+  it('reads a network of one endpoint as before: the same calls, its failure thrown as it came, and counted', async () => {
+    const { nodes, reports, run } = setUp([100]);
     await run();
     expect(nodes[0]!.calls).toEqual(['head', 'hash 97', 'blocks 98-100']);
     nodes[0]!.behaviour = 'fail';
-    await expect(run()).rejects.toThrow('Every ethereum RPC endpoint failed: #1 n1.example: Error: n1 refused head');
+    await expect(run()).rejects.toThrow(/^n1 refused head$/);
+    expect(reports[1]).toMatchObject({ allFailed: true, endpoints: [{ answered: 0, failed: 1 }] });
+  });
+
+  it('names the fields an answer of the wrong shape got wrong, not the first line of the validator', async () => {
+    const { nodes, run } = setUp([100, 100]);
+    const wrongShape = Object.assign(new Error('[\n  {\n    "code": "invalid_format"'), { name: 'ZodError', issues: [{ path: ['hash'], message: 'Invalid string' }] });
+    nodes.forEach((node) => (node.headNumber = () => Promise.reject(wrongShape)));
+    await expect(run()).rejects.toThrow('Every ethereum RPC endpoint failed: #1 n1.example: ZodError: hash: Invalid string; #2 n2.example: ZodError: hash: Invalid string');
   });
 
   it("asks where a transaction is mined on the run's endpoint when every endpoint can say", async () => {
