@@ -15,6 +15,7 @@ import { CHAIN_BLOCKS_PER_RUN, NetworkWatcher } from '../shared/domain/chain-wat
 import { CRYPTO_NETWORKS, type CryptoNetwork } from '../shared/domain/currencies.js';
 import { NETWORK_ADDRESS_FAMILY } from '../shared/domain/wallets.js';
 import { CHAIN_WATCH_MARGIN_SECONDS } from '../shared/platform.js';
+import { reportChainRpcRun } from '../shared/observability/chain-rpc.js';
 import { logger, logScheduledRun } from '../shared/observability/logger.js';
 import { observed } from '../shared/observability/tracer.js';
 import { DynamoChainStore } from '../shared/store/chain.js';
@@ -27,21 +28,22 @@ import { transactionService } from './commons/transactions.js';
 
 const { stage, tables, chains, invoiceLifetimeSeconds, chainPollSeconds } = config();
 
-const watchers = new Map<CryptoNetwork, NetworkWatcher>();
+const watchers = new Map<CryptoNetwork, Pick<NetworkWatcher, 'run'>>();
 /** The customers' addresses of every family, held for the container's life (shared/store/address-owners.ts). */
 const owners = new CachedAddressOwners(new DynamoWalletStore(documentClient, tables.wallets));
 
-function watcherOf(network: CryptoNetwork): NetworkWatcher {
+function watcherOf(network: CryptoNetwork): Pick<NetworkWatcher, 'run'> {
   const chain = chains[network];
   const { rpcUrl } = chain;
   if (!rpcUrl) throw new Error(`${network} has no node configured (GATEWAY_RPC_${network.toUpperCase()}), so it is not watched`);
   let watcher = watchers.get(network);
   if (!watcher) {
-    watcher = new NetworkWatcher({
+    const reader = networkReaderOf(network, { ...chain, rpcUrl }, reportChainRpcRun);
+    const networkWatcher = new NetworkWatcher({
       network,
       family: NETWORK_ADDRESS_FAMILY[network],
       confirmations: chain.confirmations,
-      reader: networkReaderOf(network, { ...chain, rpcUrl }),
+      reader,
       state: new DynamoChainStore(documentClient, tables.chain),
       owners,
       invoices: new DynamoInvoiceStore(documentClient, tables),
@@ -54,6 +56,8 @@ function watcherOf(network: CryptoNetwork): NetworkWatcher {
       clock: () => new Date(),
       log: { info: (message, details = {}) => logger.info(message, details), warn: (message, details = {}) => logger.warn(message, details) },
     });
+    // Each run reports once, at its end, what each of the network's RPC endpoints answered.
+    watcher = { run: () => reader.observeRun(() => networkWatcher.run()) };
     watchers.set(network, watcher);
   }
   return watcher;

@@ -19,13 +19,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { GatewayFunction as GatewayFunctionConstruct, QUEUE_BATCHING_WINDOW, usesVaultKey } from '../../infra/aws/gateway-function.js';
 import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js';
 import { DEFAULT_LIVE_RATES } from '../../infra/aws/live-rates.js';
+import { parseChainsConfig } from '../../shared/config.js';
 import type { ProviderDeployment } from '../../infra/aws/payment-providers.js';
 import { DEFAULTS } from '../../shared/defaults.js';
 import { DEMO_PROVIDER_ID, demoProviderRoute } from '../../shared/domain/providers.js';
 import { REPORT_RETENTION_DAYS } from '../../shared/domain/reports.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import { CONCURRENCY, chainWatchSecondsOf, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, reservedConcurrencyOf, STAGE_METHOD_THROTTLE, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
-import { BUSINESS_METRICS } from '../../shared/observability/catalogue.js';
+import { BUSINESS_METRICS, CHAIN_RPC_METRICS } from '../../shared/observability/catalogue.js';
 import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
 import { FUNCTIONS, functionsForStage, maxBodyBytesOf, readsProviders, replaysIdempotencyKey, type GatewayFunction, type HttpRoute, type QueueFunction } from '../../shared/routes.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
@@ -661,6 +662,53 @@ describe('a stage watching EVM networks, Bitcoin and Tron', () => {
       expect(JSON.parse(variables.GATEWAY_TOKENS_ETHEREUM)).toEqual({ USDT: WATCHED_TOKEN });
       expect(JSON.parse(variables.GATEWAY_TOKENS_TRON)).toEqual({ USDT: WATCHED_TRON_TOKEN });
     }
+  });
+
+  it('takes one node URL or several in order of preference, as the watcher reads them, and says so', () => {
+    for (const id of ['ChainRpcEthereum', 'ChainRpcPolygon', 'ChainRpcBitcoin', 'ChainRpcTron']) {
+      const parameter = watching.json.Parameters![id];
+      expect(parameter.Description).toContain('or several, separated by commas, in order of preference');
+      const allowed = new RegExp(parameter.AllowedPattern);
+      for (const value of [
+        'https://eth.example.com/v2/key-1',
+        'https://eth.example.com/v2/key-1,https://eth.example.org',
+        'https://user:p%2Cw@btc.example.com:8332, http://gateway:s3cret@10.0.0.1:8332',
+        'https://a.example.com https://b.example.com',
+      ]) {
+        expect(allowed.test(value), value).toBe(true);
+        expect(() => parseChainsConfig('demo', { GATEWAY_RPC_ETHEREUM: value }), value).not.toThrow();
+      }
+      for (const value of ['', 'eth.example.com', 'https://a.example.com,ftp://b.example.com', 'https://a.example.com,,wss://b']) expect(allowed.test(value), value).toBe(false);
+    }
+  });
+
+  it('alarms per watched network when every run for 5 minutes found each of its RPC endpoints failing, and not where none is watched', () => {
+    const alarms = watching.resources('AWS::CloudWatch::Alarm').filter(([, alarm]) => alarm.Properties.MetricName === CHAIN_RPC_METRICS.allFailed.name);
+    expect(alarms.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
+      'ChainRpcBitcoinAllFailedAlarm',
+      'ChainRpcEthereumAllFailedAlarm',
+      'ChainRpcPolygonAllFailedAlarm',
+      'ChainRpcTronAllFailedAlarm',
+    ]);
+    const bitcoin = alarms.find(([id]) => id.startsWith('ChainRpcBitcoin'))![1].Properties;
+    expect(bitcoin).toMatchObject({
+      Namespace: 'PaymentGateway',
+      MetricName: 'ChainRpcAllFailed',
+      Dimensions: [
+        { Name: 'network', Value: 'bitcoin' },
+        { Name: 'service', Value: 'payment-gateway' },
+        { Name: 'stage', Value: 'demo' },
+      ],
+      Statistic: 'Minimum',
+      Period: 300,
+      EvaluationPeriods: 1,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: watching.json.Outputs.AlarmTopicArn.Value.Ref }],
+    });
+    expect(bitcoin.AlarmDescription).toContain('Every RPC endpoint of bitcoin failed');
+    expect(views.demo.resources('AWS::CloudWatch::Alarm').filter(([, alarm]) => alarm.Properties.MetricName === CHAIN_RPC_METRICS.allFailed.name)).toEqual([]);
   });
 
   it('refuses a token contract written for another family, as the functions would', () => {
