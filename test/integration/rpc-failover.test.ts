@@ -11,6 +11,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EVM_CHAIN_IDS } from '../../shared/domain/networks.js';
 import { startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
 import { config, rpcUrlsOf } from '../../shared/config.js';
 import { logger } from '../../shared/observability/logger.js';
@@ -70,7 +71,8 @@ let restoreEnvironment: (() => void) | undefined;
 const watcher = watcherOf('bahamut');
 
 beforeAll(async () => {
-  chain = await startLocalChain();
+  // Bahamut's demo chain id: the reader checks that its node is on the configured chain.
+  chain = await startLocalChain({ chainId: EVM_CHAIN_IDS.demo.bahamut });
   [first, second] = await Promise.all([Endpoint.start(chain.rpcUrl), Endpoint.start(chain.rpcUrl)]);
   const rpcUrl = `${first.urlWithKey('first-key')}, ${second.urlWithKey('second-key')}`;
   restoreEnvironment = setEnvironment({ GATEWAY_RPC_BAHAMUT: rpcUrl, GATEWAY_CONFIRMATIONS_BAHAMUT: String(CONFIRMATIONS) });
