@@ -16,6 +16,7 @@ import { CRYPTO_NETWORKS, type CryptoNetwork } from '../shared/domain/currencies
 import { NETWORK_ADDRESS_FAMILY } from '../shared/domain/wallets.js';
 import { CHAIN_WATCH_MARGIN_SECONDS } from '../shared/platform.js';
 import { reportChainRpcRun } from '../shared/observability/chain-rpc.js';
+import { failureReason } from '../shared/observability/failure-reason.js';
 import { logger, logScheduledRun } from '../shared/observability/logger.js';
 import { observed } from '../shared/observability/tracer.js';
 import { DynamoChainStore } from '../shared/store/chain.js';
@@ -61,30 +62,6 @@ function watcherOf(network: CryptoNetwork): Pick<NetworkWatcher, 'run'> {
     watchers.set(network, watcher);
   }
   return watcher;
-}
-
-/**
- * Why a run failed, on one line: each error with what lies beneath it (a refused connection under
- * fetch's `fetch failed`), and for an answer of the wrong shape the fields that are wrong rather
- * than the first line of the validator's multi-line message.
- */
-function failureReason(error: unknown): string {
-  const reasons: string[] = [];
-  for (let cause = error, depth = 0; cause !== undefined && depth < 3; cause = cause instanceof Error ? cause.cause : undefined, depth++) {
-    if (!(cause instanceof Error)) {
-      reasons.push(String(cause));
-      continue;
-    }
-    const issues = (cause as { issues?: unknown }).issues;
-    const message = Array.isArray(issues)
-      ? issues
-          .slice(0, 3)
-          .map((issue: { path?: PropertyKey[]; message?: string }) => `${(issue.path ?? []).map(String).join('.') || 'the answer'}: ${issue.message}`)
-          .join('; ')
-      : cause.message.split('\n')[0];
-    reasons.push(`${cause.name}: ${message}`);
-  }
-  return reasons.join(', caused by ');
 }
 
 /**

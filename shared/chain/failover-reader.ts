@@ -10,6 +10,7 @@
  * blocks onto another's; a switch between calls can at worst look like a reorganisation, which the
  * watcher handles (a range that breaks ends there; a cursor the node does not know is traced back).
  */
+import { failureReason } from '../observability/failure-reason.js';
 import type { BlockRef, NetworkReader, ScannedBlock } from '../domain/chain.js';
 
 export interface RpcEndpoint {
@@ -74,28 +75,6 @@ interface EndpointState {
   position: number;
   /** Passed over until then (ms since the epoch). */
   coolingUntil: number;
-}
-
-/**
- * What went wrong, on one line: the first line of the error and of its causes (fetch's `fetch failed`
- * says little without the refused connection beneath it), and for an answer of the wrong shape the fields that are wrong rather
- * than the first line of the validator's multi-line message.
- */
-function reasonOf(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const line = (e: Error) => {
-    const issues = (e as { issues?: unknown }).issues;
-    const message = Array.isArray(issues)
-      ? issues
-          .slice(0, 3)
-          .map((issue: { path?: PropertyKey[]; message?: string }) => `${(issue.path ?? []).map(String).join('.') || 'the answer'}: ${issue.message}`)
-          .join('; ')
-      : e.message.split('\n')[0];
-    return `${e.name}: ${message}`;
-  };
-  const causes: string[] = [];
-  for (let cause = error.cause; cause instanceof Error && causes.length < 2; cause = cause.cause) causes.push(line(cause));
-  return causes.length > 0 ? `${line(error)} (${causes.join(', caused by ')})` : line(error);
 }
 
 /** `promise`, or a timeout error after `ms`; a call given up on may still settle, and is ignored then. */
@@ -224,7 +203,7 @@ export class FailoverNetworkReader implements NetworkReader {
       return answer;
     } catch (error) {
       outcome.failed++;
-      outcome.error = reasonOf(error);
+      outcome.error = failureReason(error);
       state.coolingUntil = this.now() + this.options.coolDownMs;
       throw error;
     }

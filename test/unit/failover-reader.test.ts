@@ -108,7 +108,7 @@ describe('a network read through several RPC endpoints', () => {
       answered: 1,
       failed: 1,
       coolingDown: false,
-      error: 'Error: n1 refused hash 97 (Error: connect ECONNREFUSED)',
+      error: 'Error: n1 refused hash 97, caused by Error: connect ECONNREFUSED',
     });
     expect(reports[0]!.endpoints[1]).toMatchObject({ answered: 3, failed: 0 });
     expect(reader.minedAt).toBeUndefined();
@@ -198,7 +198,7 @@ describe('a network read through several RPC endpoints', () => {
     const failure = await run().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AllEndpointsFailedError);
     expect((failure as Error).message).toBe(
-      `Every ethereum RPC endpoint failed: #1 n1.example: Error: n1 refused head (Error: connect ECONNREFUSED); #2 n2.example: EndpointTimeoutError: no answer within ${TIMEOUT_MS} ms`,
+      `Every ethereum RPC endpoint failed: #1 n1.example: Error: n1 refused head, caused by Error: connect ECONNREFUSED; #2 n2.example: EndpointTimeoutError: no answer within ${TIMEOUT_MS} ms`,
     );
     expect(reports).toHaveLength(1);
     expect(reports[0]!.allFailed).toBe(true);
