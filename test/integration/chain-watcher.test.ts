@@ -77,7 +77,7 @@ beforeAll(async () => {
   process.env.GATEWAY_RPC_ETHEREUM = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   process.env.GATEWAY_TOKENS_ETHEREUM = JSON.stringify({ USDT: usdt, USDC: usdc });
   process.env.GATEWAY_CONFIRMATIONS_ETHEREUM = String(CONFIRMATIONS);
-  expect(config().evmChains.ethereum).toMatchObject({ rpcUrl: process.env.GATEWAY_RPC_ETHEREUM, confirmations: CONFIRMATIONS });
+  expect(config().chains.ethereum).toMatchObject({ rpcUrl: process.env.GATEWAY_RPC_ETHEREUM, confirmations: CONFIRMATIONS });
 
   [merchant, testCli] = await Promise.all([seedMerchant(), testMerchantCli()]);
 });

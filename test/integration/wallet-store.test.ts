@@ -9,7 +9,7 @@ import { bech32 } from '@scure/base';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
 import { documentClient } from '../../shared/store/dynamo.js';
-import { segwitScript } from '../../shared/domain/wallets.js';
+import { ownerKey, segwitScript } from '../../shared/domain/wallets.js';
 import { configuredWalletKeys, type WalletKeySource } from '../../shared/store/wallet-keys.js';
 import { DynamoWalletStore } from '../../shared/store/wallets.js';
 
@@ -99,7 +99,7 @@ describe('DynamoWalletStore', () => {
     const items = await customerItems(merchant, 'racing-customer');
     const kind = (id: string) => (id.startsWith('address#') ? id.split('#').slice(0, 2).join('#') : id.split('#')[0]);
     expect(items.map((item) => kind(String(item.id))).sort()).toEqual(['address#btc', 'address#evm', 'address#tron', 'customer']);
-    expect(await store.evmOwners([wallets[0]!.addresses.evm.toUpperCase().replace('0X', '0x'), '0x000000000000000000000000000000000000dead'])).toEqual(
+    expect(await store.ownersOf('evm', [ownerKey('evm', wallets[0]!.addresses.evm.toUpperCase().replace('0X', '0x')), '0x000000000000000000000000000000000000dead'])).toEqual(
       new Map([[wallets[0]!.addresses.evm.toLowerCase(), { merchantId: merchant, customerId: 'racing-customer' }]]),
     );
     // More than one index allocated means calls really lost the race; the losers' indexes stay unused.
