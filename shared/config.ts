@@ -8,7 +8,7 @@ import { Decimal } from './domain/money.js';
 import { RECONCILIATION_POLICY, type ReconciliationPolicy } from './domain/provider-settlement.js';
 import { CURRENCY_METHODS, isProviderSecret, type ProviderRoute } from './domain/providers.js';
 import { isTickerPair, type RatePair } from './domain/rates.js';
-import { defaultChains, isEvmNetwork, type Chains, type EvmChain, type EvmNetwork, type TokenContract } from './domain/networks.js';
+import { defaultChains, type Chains, type TokenContract } from './domain/networks.js';
 import type { AddressFamily, WalletXpubs } from './domain/wallets.js';
 import { CALLBACK_TARGETS } from './outbound/address-guard.js';
 import type { DeliveryGuard } from './outbound/http-delivery.js';
@@ -323,8 +323,6 @@ export interface Config {
   walletKeys?: WalletKeysConfig;
   /** Every network: chain ids and tokens for payment links, node URLs and confirmations for the chain watchers. */
   chains: Chains;
-  /** The EVM networks of `chains`. */
-  evmChains: Record<EvmNetwork, EvmChain>;
   rates: RatesConfig;
   tables: Record<TableKey, string>;
 }
@@ -367,7 +365,6 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     reportFiles: reportFilesConfig(e),
     walletKeys: walletKeysConfig(e),
     chains,
-    evmChains: Object.fromEntries(CRYPTO_NETWORKS.filter(isEvmNetwork).map((network) => [network, chains[network]])) as Record<EvmNetwork, EvmChain>,
     rates: ratesConfig(ratesResult.data),
     tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, e[tableEnvVar(key)]])) as Record<TableKey, string>,
   };

@@ -77,12 +77,11 @@ export interface NetworkWatcherDeps {
   log: { info(message: string, details?: Record<string, unknown>): void; warn(message: string, details?: Record<string, unknown>): void };
 }
 
-/** An EVM network's watcher: its node's port and its tokens, and the wallet store's EVM owners. */
-export interface ChainWatcherDeps extends Omit<NetworkWatcherDeps, 'network' | 'family' | 'confirmations' | 'reader' | 'owners'> {
+/** An EVM network's watcher: its node's port and its tokens. */
+export interface ChainWatcherDeps extends Omit<NetworkWatcherDeps, 'network' | 'family' | 'confirmations' | 'reader'> {
   network: EvmNetwork;
   chain: Pick<EvmChain, 'confirmations' | 'tokens'>;
   reader: ChainReader;
-  owners: { evmOwners(addresses: readonly string[]): Promise<Map<string, AddressOwner>> };
 }
 
 export interface RunSummary {
@@ -316,14 +315,13 @@ export class NetworkWatcher {
 
 /** The watcher of an EVM network: its node read through `EvmNetworkReader`, its customers' EVM addresses looked up. */
 export class ChainWatcher extends NetworkWatcher {
-  constructor({ network, chain, reader, owners, ...rest }: ChainWatcherDeps) {
+  constructor({ network, chain, reader, ...rest }: ChainWatcherDeps) {
     super({
       ...rest,
       network,
       family: 'evm',
       confirmations: chain.confirmations,
       reader: new EvmNetworkReader(reader, network, chain.tokens),
-      owners: { ownersOf: (_family, keys) => owners.evmOwners(keys) },
     });
   }
 }

@@ -110,10 +110,6 @@ export class DynamoWalletStore implements WalletStore {
     throw lost;
   }
 
-  /** The owners of those of `addresses` that are customers' EVM deposit addresses, by lower-cased address. */
-  evmOwners(addresses: readonly string[]): Promise<Map<string, AddressOwner>> {
-    return this.ownersOf('evm', addresses.map((address) => ownerKey('evm', address)));
-  }
 
   /** The owners of those of `keys` (`ownerKey`s of `family`) that are customers' deposit addresses, by key. */
   async ownersOf(family: AddressFamily, keys: readonly string[]): Promise<Map<string, AddressOwner>> {

@@ -83,7 +83,7 @@ beforeAll(async () => {
   process.env.GATEWAY_TOKENS_ETHEREUM = JSON.stringify({ USDT: usdt, USDC: usdc });
   process.env.GATEWAY_CONFIRMATIONS_ETHEREUM = String(CONFIRMATIONS);
   process.env.GATEWAY_CHAIN_POLL_S = String(POLL_SECONDS);
-  expect(config().evmChains.ethereum).toMatchObject({ rpcUrl: process.env.GATEWAY_RPC_ETHEREUM, confirmations: CONFIRMATIONS });
+  expect(config().chains.ethereum).toMatchObject({ rpcUrl: process.env.GATEWAY_RPC_ETHEREUM, confirmations: CONFIRMATIONS });
   expect(config().chainPollSeconds).toBe(POLL_SECONDS);
 
   [merchant, testCli] = await Promise.all([seedMerchant(), testMerchantCli()]);

@@ -35,10 +35,6 @@ export class MemoryWallets implements CustomerWallets {
     return { addresses };
   }
 
-  /** The owners of those of `addresses` that are customers' EVM addresses, by lower-cased address. */
-  evmOwners(addresses: readonly string[]): Promise<Map<string, AddressOwner>> {
-    return this.ownersOf('evm', addresses.map((address) => ownerKey('evm', address)));
-  }
 
   /** The owners of those of `keys` (`ownerKey`s of `family`) that are customers' addresses, by key. */
   async ownersOf(family: AddressFamily, keys: readonly string[]): Promise<Map<string, AddressOwner>> {
