@@ -4,15 +4,16 @@
  * it: an RPC that answers garbage, or blocks of another chain than the one configured, throws, like
  * one that fails or times out.
  */
-import { createClient, http, parseAbiItem, TransactionReceiptNotFoundError, type Client, type HttpTransport } from 'viem';
+import { createClient, decodeEventLog, encodeEventTopics, http, parseAbiItem, TransactionReceiptNotFoundError, type Client, type Hex, type HttpTransport } from 'viem';
 // The actions one by one, not the public client that carries every action: bundles keep only these.
-import { getBlock, getBlockNumber, getLogs, getTransactionReceipt } from 'viem/actions';
+import { getBlock, getBlockNumber, getTransactionReceipt } from 'viem/actions';
 import * as z from 'zod';
 import type { BlockRef, ChainReader, EvmBlock, TokenTransferLog } from '../domain/chain.js';
 import { heights } from '../domain/concurrency.js';
-import { JsonRpcHttp } from './json-rpc.js';
+import { JsonRpcError, JsonRpcHttp, type JsonRpcCall } from './json-rpc.js';
 
 const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');
+const TRANSFER_TOPICS = encodeEventTopics({ abi: [TRANSFER_EVENT], eventName: 'Transfer' });
 
 const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
@@ -41,12 +42,14 @@ const blockSchema = z.object({
   ),
 });
 
+/** A log of `eth_getLogs`, as the node writes it. */
 const logSchema = z.object({
   address,
-  args: z.object({ to: address, value: z.bigint().nonnegative() }),
+  topics: z.array(hash),
+  data: z.string().regex(/^0x([0-9a-fA-F]{2})*$/),
   transactionHash: hash,
-  logIndex: z.number().int().nonnegative(),
-  blockNumber: height,
+  logIndex: quantity.pipe(height),
+  blockNumber: quantity.pipe(height),
   blockHash: hash,
 });
 
@@ -60,6 +63,14 @@ const RPC_TIMEOUT_MS = 10_000;
  */
 const BLOCKS_PER_REQUEST = 50;
 const BLOCK_REQUESTS_AT_ONCE = 2;
+
+/**
+ * Blocks of token logs asked for in one `eth_getLogs`, and calls in one request: USDT's and USDC's
+ * logs of 10 busy Ethereum or BSC blocks (a few thousand) stay within what providers answer
+ * (commonly 10,000 logs, or a 2,000-block range). A range a node still refuses is asked in halves.
+ */
+const LOG_BLOCKS_PER_CALL = 10;
+const LOG_CALLS_PER_REQUEST = 5;
 
 /** A node of another chain than the one configured, or a block of another chain than its node's. */
 export class WrongChainError extends Error {}
@@ -108,26 +119,42 @@ export class EvmRpcReader implements ChainReader {
     return hash.parse((await getBlock(this.client, { blockNumber: BigInt(number) })).hash);
   }
 
+  /** The tokens' Transfer logs of blocks `fromBlock` to `toBlock`: `eth_getLogs` a few blocks a call, in batches. */
   async tokenTransfers(fromBlock: number, toBlock: number, tokens: readonly string[]): Promise<TokenTransferLog[]> {
-    const logs = await getLogs(this.client, {
-      address: tokens as `0x${string}`[],
-      event: TRANSFER_EVENT,
-      fromBlock: BigInt(fromBlock),
-      toBlock: BigInt(toBlock),
-      strict: true,
+    const ranges: Array<[number, number]> = [];
+    for (let first = fromBlock; first <= toBlock; first += LOG_BLOCKS_PER_CALL) ranges.push([first, Math.min(toBlock, first + LOG_BLOCKS_PER_CALL - 1)]);
+    let answers: unknown[];
+    try {
+      answers = await this.rpc.batches(
+        ranges.map((range) => logsCall(range, tokens)),
+        LOG_CALLS_PER_REQUEST,
+        BLOCK_REQUESTS_AT_ONCE,
+      );
+    } catch (error) {
+      // The node answered, and refused: too many logs for a call or for a request, as providers limit them.
+      if (!(error instanceof JsonRpcError)) throw error;
+      answers = [];
+      for (const range of ranges) answers.push(...(await this.logsInHalves(range, tokens)));
+    }
+    return answers.flatMap((answer) => z.array(z.unknown()).parse(answer)).flatMap((raw) => {
+      const log = logSchema.parse(raw);
+      // As viem's strict decoding: a log named Transfer that is not ERC-20's (ERC-721's indexes its value) is none.
+      const decoded = decodeTransfer(log.topics, log.data as Hex);
+      if (!decoded) return [];
+      return [{ token: log.address, to: decoded.to, value: decoded.value, transactionHash: log.transactionHash, logIndex: log.logIndex, blockNumber: log.blockNumber, blockHash: log.blockHash }];
     });
-    return logs.map((log) => {
-      const checked = logSchema.parse(log);
-      return {
-        token: checked.address,
-        to: checked.args.to,
-        value: checked.args.value,
-        transactionHash: checked.transactionHash,
-        logIndex: checked.logIndex,
-        blockNumber: checked.blockNumber,
-        blockHash: checked.blockHash,
-      };
-    });
+  }
+
+  /** The logs of `range` in one call, or of its halves when the node refuses it, down to one block. */
+  private async logsInHalves([first, last]: [number, number], tokens: readonly string[]): Promise<unknown[]> {
+    const { method, params } = logsCall([first, last], tokens);
+    try {
+      return [await this.rpc.call(method, params)];
+    } catch (error) {
+      if (!(error instanceof JsonRpcError) || first === last) throw error;
+      const middle = Math.floor((first + last) / 2);
+      return [...(await this.logsInHalves([first, middle], tokens)), ...(await this.logsInHalves([middle + 1, last], tokens))];
+    }
   }
 
   /** The node's chain id, the configured one's or the reader fails; asked once, again only after a failure. */
@@ -151,5 +178,19 @@ export class EvmRpcReader implements ChainReader {
       if (error instanceof TransactionReceiptNotFoundError) return undefined;
       throw error;
     }
+  }
+}
+
+const logsCall = ([first, last]: [number, number], tokens: readonly string[]): JsonRpcCall => ({
+  method: 'eth_getLogs',
+  params: [{ address: tokens, topics: TRANSFER_TOPICS, fromBlock: `0x${first.toString(16)}`, toBlock: `0x${last.toString(16)}` }],
+});
+
+function decodeTransfer(topics: string[], data: Hex): { to: string; value: bigint } | undefined {
+  try {
+    const { args } = decodeEventLog({ abi: [TRANSFER_EVENT], topics: topics as [Hex, ...Hex[]], data, strict: true });
+    return { to: args.to, value: args.value };
+  } catch {
+    return undefined;
   }
 }

@@ -1,9 +1,11 @@
 /**
  * The EVM reader against a real node (Hardhat on loopback, infra/chain/local-chain.ts) through a
  * proxy that counts its HTTP requests: a range of 200 blocks in a handful of requests (the chain id
- * once, blocks in batches of 50, one `eth_getLogs` for the range and the tokens), the same blocks
- * as single calls read; and the refusals of a node on another chain and of batch answers that are
- * no array, lack an id or an element, carry an element's error, or hold another block.
+ * once, blocks in batches of 50, `eth_getLogs` of the tokens 10 blocks a call and 5 calls a
+ * request), the same blocks as single calls read; a range of logs the node refuses asked in halves;
+ * addresses in any case; a log of a contract not configured left out; and the refusals of a node on
+ * another chain and of batch answers that are no array, lack an id or an element, carry an
+ * element's error, or hold another block.
  */
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
@@ -61,7 +63,7 @@ afterEach(() => {
 });
 
 describe('the EVM reader', () => {
-  it('reads 200 blocks in a handful of requests: the chain id once, blocks 50 to a batch, one eth_getLogs for the range', async () => {
+  it('reads 200 blocks in a handful of requests: the chain id once, blocks 50 to a batch, eth_getLogs 10 blocks a call and 5 calls a batch', async () => {
     const native = await chain.sendNative({ to: CUSTOMER, amount: '0.25' });
     const token = await chain.sendToken({ to: CUSTOMER, amount: '7', token: usdt });
     await chain.mine(200);
@@ -71,7 +73,7 @@ describe('the EVM reader', () => {
     const reader = networkReaderOf('ethereum', { rpcUrl: proxyUrl, chainId: chain.chainId, tokens: { USDT: { address: usdt, decimals: 6 } }, confirmations: 1, watched: true });
     requests = [];
     const blocks = await reader.blocks(first, last);
-    expect(requests).toEqual([['eth_chainId'], ...Array(4).fill(Array(50).fill('eth_getBlockByNumber')), ['eth_getLogs']]);
+    expect(requests).toEqual([['eth_chainId'], ...Array(4).fill(Array(50).fill('eth_getBlockByNumber')), ...Array(4).fill(Array(5).fill('eth_getLogs'))]);
 
     expect(blocks.map((block) => block.number)).toEqual(Array.from({ length: 200 }, (_, i) => first + i));
     for (const number of [first, first + 1, first + 57, last]) {
@@ -88,6 +90,70 @@ describe('the EVM reader', () => {
     requests = [];
     await reader.blocks(last, last);
     expect(requests).toEqual([['eth_getBlockByNumber'], ['eth_getLogs']]);
+  });
+
+  /** The node's answer to each `eth_getLogs` call of more blocks than `most`: a provider's limit on results. */
+  const refuseLogsOver = (most: number) => (text: string, calls: Array<{ id: number; method: string; params: unknown[] }>) => {
+    const answers: Array<{ id: number }> = [JSON.parse(text)].flat();
+    const refused = (call: { method: string; params: unknown[] }) => {
+      if (call.method !== 'eth_getLogs') return false;
+      const { fromBlock, toBlock } = call.params[0] as { fromBlock: string; toBlock: string };
+      return Number(toBlock) - Number(fromBlock) + 1 > most;
+    };
+    const answered = answers.map((answer) => {
+      const call = calls.find((each) => each.id === answer.id)!;
+      return refused(call) ? { jsonrpc: '2.0', id: answer.id, error: { code: -32005, message: 'query returned more than 10000 results' } } : answer;
+    });
+    return JSON.stringify(Array.isArray(JSON.parse(text)) ? answered : answered[0]);
+  };
+
+  it('asks a range of logs the node refuses in halves, down to what it answers, and misses no transfer', async () => {
+    const sent = [];
+    for (let i = 0; i < 12; i++) sent.push(await chain.sendToken({ to: CUSTOMER, amount: String(i + 1), token: usdt }));
+    const first = Number(sent[0]!.blockNumber);
+    const last = Number(sent.at(-1)!.blockNumber);
+    const reader = networkReaderOf('ethereum', { rpcUrl: proxyUrl, chainId: chain.chainId, tokens: { USDT: { address: usdt, decimals: 6 } }, confirmations: 1, watched: true });
+    rewrite = refuseLogsOver(2);
+    requests = [];
+    const blocks = await reader.blocks(first, last);
+    const paid = blocks.flatMap((block) => block.transfers.filter((transfer) => transfer.asset === 'USDT').map((transfer) => [transfer.transactionHash, transfer.amount.toFixed()]));
+    expect(paid).toEqual(sent.map((transfer, i) => [transfer.hash, String(i + 1)]));
+    // The batch of two ranges (10 and 2 blocks) first, then each range alone and in halves.
+    const logCalls = requests.filter((methods) => methods.includes('eth_getLogs'));
+    expect(logCalls[0]).toEqual(['eth_getLogs', 'eth_getLogs']);
+    expect(logCalls.length).toBeGreaterThan(6);
+
+    rewrite = refuseLogsOver(0);
+    await expect(reader.blocks(first, first + 1)).rejects.toThrow(/eth_getLogs: query returned more than 10000 results/);
+  });
+
+  it('takes addresses in any case, checksummed or not, and leaves out the logs of a contract not configured', async () => {
+    const other = await chain.deployToken({ symbol: 'OTHER', decimals: 6, supply: '1000' });
+    const native = await chain.sendNative({ to: CUSTOMER, amount: '0.5' });
+    const token = await chain.sendToken({ to: CUSTOMER, amount: '3', token: usdt });
+    const stranger = await chain.sendToken({ to: CUSTOMER, amount: '4', token: other });
+    const [first, last] = [Number(native.blockNumber), Number(stranger.blockNumber)];
+    const range = { fromBlock: `0x${first.toString(16)}`, toBlock: `0x${last.toString(16)}` };
+    const logsOfOther = await fetch(chain.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ address: other, ...range }] }) });
+    const otherLogs = ((await logsOfOther.json()) as { result: unknown[] }).result;
+    expect(otherLogs).toHaveLength(1);
+    // The node writes the customer's address in upper case, without a checksum, in the transaction
+    // and in the log's topic; and answers the other contract's log although the call names USDT only.
+    const upper = CUSTOMER.slice(2).toUpperCase();
+    rewrite = (text, calls) => {
+      let answer = text.replaceAll(CUSTOMER.slice(2), upper);
+      if (calls.some((call) => call.method === 'eth_getLogs')) {
+        answer = JSON.stringify([JSON.parse(answer)].flat().map((element: { result?: unknown[] }) => ({ ...element, result: [...(element.result ?? []), ...otherLogs] })));
+      }
+      return answer;
+    };
+    const reader = networkReaderOf('ethereum', { rpcUrl: proxyUrl, chainId: chain.chainId, tokens: { USDT: { address: usdt, decimals: 6 } }, confirmations: 1, watched: true });
+    const blocks = await reader.blocks(first, last);
+    const paid = blocks.flatMap((block) => block.transfers.filter((transfer) => transfer.to === CUSTOMER).map((transfer) => [transfer.transactionHash, transfer.asset, transfer.amount.toFixed()]));
+    expect(paid).toEqual([
+      [native.hash, 'ETH', '0.5'],
+      [token.hash, 'USDT', '3'],
+    ]);
   });
 
   it('refuses a node on another chain than the one configured', async () => {
