@@ -14,7 +14,7 @@ import { pollUntilDeadline, sumRuns, type InvocationSummary } from '../shared/do
 import { CHAIN_BLOCKS_PER_RUN, NetworkWatcher } from '../shared/domain/chain-watcher.js';
 import { CRYPTO_NETWORKS, type CryptoNetwork } from '../shared/domain/currencies.js';
 import { NETWORK_ADDRESS_FAMILY } from '../shared/domain/wallets.js';
-import { CHAIN_WATCH_MARGIN_SECONDS } from '../shared/platform.js';
+import { CHAIN_RUN_ALLOWANCE_SECONDS } from '../shared/platform.js';
 import { reportChainRpcRun } from '../shared/observability/chain-rpc.js';
 import { failureReason } from '../shared/observability/failure-reason.js';
 import { logger, logScheduledRun } from '../shared/observability/logger.js';
@@ -76,7 +76,7 @@ export type WatchResult = InvocationSummary | { network: CryptoNetwork; runFaile
  */
 function deadlineOf(watchForSeconds: number, context: Context | undefined, now: number): number {
   const remainingMs = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : Infinity;
-  return now + Math.max(0, Math.min(watchForSeconds * 1000, remainingMs - CHAIN_WATCH_MARGIN_SECONDS * 1000));
+  return now + Math.max(0, Math.min(watchForSeconds * 1000, remainingMs - CHAIN_RUN_ALLOWANCE_SECONDS * 1000));
 }
 
 export const handler = observed(async (event: { network?: unknown; watchForSeconds?: unknown }, context: Context): Promise<WatchResult> => {

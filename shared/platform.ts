@@ -68,14 +68,18 @@ export function reservedConcurrencyOf(definition: Pick<GatewayFunction, 'kind'> 
 }
 
 /**
- * How long before its next scheduled invocation a chain watcher's invocation starts its last run:
- * room for that run to end before the next begins (a run normally takes about a second; one RPC
- * call times out at 10 s). The function's timeout, at most the period, cuts off a run that does not.
+ * The time a chain watcher's run normally needs (about a second), with room: an invocation starts no
+ * run later than this before its timeout. A run that hangs (one RPC call times out at 10 s) is cut
+ * off by the timeout, which is at most the period, and the next invocation does its work again.
  */
-export const CHAIN_WATCH_MARGIN_SECONDS = 10;
+export const CHAIN_RUN_ALLOWANCE_SECONDS = 3;
 
-/** How long a chain watcher's invocation keeps polling, scheduled every `everySeconds`: 50 s of a minute. */
-export const chainWatchSecondsOf = (everySeconds: number): number => Math.max(0, everySeconds - CHAIN_WATCH_MARGIN_SECONDS);
+/**
+ * How long a chain watcher's invocation keeps polling, scheduled every `everySeconds` and reading
+ * every `pollSeconds`: its last run starts one poll interval before the next invocation, so runs
+ * stay a poll interval apart across invocations too (55 s of a minute at 5 s).
+ */
+export const chainWatchSecondsOf = (everySeconds: number, pollSeconds: number): number => Math.max(0, everySeconds - pollSeconds);
 
 /**
  * The stage's throttle for every method: what a function at its reserved concurrency answers

@@ -333,8 +333,9 @@ export const FUNCTIONS = [
     },
     queries: { chain: ['held'], invoices: ['byCustomer'], transactions: ['pendingOnChain'], wallets: ['ownersByFamily'] },
     sendsTo: ['callbacks'],
-    // An invocation polls for 50 s of its minute (chainWatchSecondsOf); the timeout, above that and
-    // no longer than the period, cuts off a last run that hangs before the next invocation begins.
+    // An invocation polls until one poll interval before the next (chainWatchSecondsOf: 55 s of its
+    // minute); the timeout, no longer than the period, cuts off a last run that hangs before the next
+    // invocation begins.
     timeoutSeconds: 60,
   },
   {

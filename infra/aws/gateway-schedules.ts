@@ -18,17 +18,19 @@ export interface GatewaySchedulesProps {
   /** The stage's functions; those of kind `schedule` are scheduled. */
   functions: readonly GatewayFunction[];
   watchedNetworks: readonly CryptoNetwork[];
+  /** GATEWAY_CHAIN_POLL_S as the watchers are given it: their invocations poll until one interval before the next. */
+  chainPollSeconds: number;
   /** Whether the stage's rates are live, which a function `onlyWithLiveRates` needs. */
   liveRates: boolean;
 }
 
 export class GatewaySchedules {
-  constructor(stack: Stack, { functions, watchedNetworks, liveRates }: GatewaySchedulesProps) {
+  constructor(stack: Stack, { functions, watchedNetworks, chainPollSeconds, liveRates }: GatewaySchedulesProps) {
     for (const fn of functions) {
       const { definition } = fn;
       if (definition.kind !== 'schedule' || (definition.onlyWithLiveRates && !liveRates)) continue;
       const runs = definition.perNetwork
-        ? watchedNetworks.map((network) => ({ id: pascalCase(network), input: { network, watchForSeconds: chainWatchSecondsOf(definition.everySeconds) } }))
+        ? watchedNetworks.map((network) => ({ id: pascalCase(network), input: { network, watchForSeconds: chainWatchSecondsOf(definition.everySeconds, chainPollSeconds) } }))
         : [{ id: '', input: undefined }];
       for (const { id, input } of runs) {
         const rule = new Rule(stack, `${pascalCase(definition.name)}${id}Schedule`, {

@@ -136,7 +136,7 @@ export class GatewayStack extends Stack {
     );
 
     const routes = new GatewayRoutes(this, { stage, api: api.restApi, functions });
-    new GatewaySchedules(this, { functions, watchedNetworks: networks, liveRates: liveRates !== undefined });
+    new GatewaySchedules(this, { functions, watchedNetworks: networks, chainPollSeconds: DEFAULTS.chainPollSeconds, liveRates: liveRates !== undefined });
     const monitoring = new GatewayMonitoring(this, { stage, api: api.restApi, functions, queues: messaging.queues, webAcl: routes.webAcl, liveRates, watchedNetworks: networks });
 
     // What operators, the admin CLI and redrives read from the stack.

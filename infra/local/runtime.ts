@@ -225,7 +225,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const scheduled = functions.filter((fn): fn is ScheduledFunction => fn.kind === 'schedule' && handlers.has(fn.name));
     // A chain watcher per network with an RPC URL (docs/operations.md#watching-chains), as the stack has a rule per network.
     // One run per tick every GATEWAY_CHAIN_POLL_S (its event without `watchForSeconds`), rather than
-    // AWS's invocation polling for 50 s of each minute: the same cadence, and stopping the runtime
+    // AWS's invocation polling for 55 s of each minute: the same cadence, and stopping the runtime
     // waits for one run in progress, not for most of a minute.
     const { config } = await import('../../shared/config.js');
     const watched = watchedNetworks(config().chains);

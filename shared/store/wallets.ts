@@ -211,9 +211,13 @@ export class DynamoWalletStore implements WalletStore {
   }
 }
 
-/** The item naming the owner of the customer's address of `family`; its family and time put it in the `ownersByFamily` index. */
-function ownerItem(family: AddressFamily, { addresses, merchantId, customerId, createdAt }: CustomerWalletItem): Record<string, string> {
-  return { id: ownerItemId(family, ownerKey(family, addresses[family])), merchantId, customerId, addressFamily: family, createdAt };
+/** The item naming the owner of an address (its `ownerKey`) of `family`; its family and time put it in the `ownersByFamily` index. */
+export function ownerItemOf(family: AddressFamily, key: string, { merchantId, customerId }: AddressOwner, createdAt: string): Record<string, string> {
+  return { id: ownerItemId(family, key), merchantId, customerId, addressFamily: family, createdAt };
+}
+
+function ownerItem(family: AddressFamily, item: CustomerWalletItem): Record<string, string> {
+  return ownerItemOf(family, ownerKey(family, item.addresses[family]), item, item.createdAt);
 }
 
 function toWallet(item: CustomerWalletItem): CustomerWallet {

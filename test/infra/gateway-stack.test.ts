@@ -25,7 +25,7 @@ import { DEFAULTS } from '../../shared/defaults.js';
 import { DEMO_PROVIDER_ID, demoProviderRoute } from '../../shared/domain/providers.js';
 import { REPORT_RETENTION_DAYS } from '../../shared/domain/reports.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
-import { CONCURRENCY, chainWatchSecondsOf, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, reservedConcurrencyOf, STAGE_METHOD_THROTTLE, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
+import { CHAIN_RUN_ALLOWANCE_SECONDS, CONCURRENCY, chainWatchSecondsOf, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, reservedConcurrencyOf, STAGE_METHOD_THROTTLE, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
 import { BUSINESS_METRICS, CHAIN_RPC_METRICS } from '../../shared/observability/catalogue.js';
 import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
 import { FUNCTIONS, functionsForStage, maxBodyBytesOf, readsProviders, replaysIdempotencyKey, type GatewayFunction, type HttpRoute, type QueueFunction } from '../../shared/routes.js';
@@ -613,23 +613,24 @@ describe('payment providers', () => {
 describe('a stage watching EVM networks, Bitcoin and Tron', () => {
   const watcher = 'watch-chain';
 
-  it('runs the chain watcher once a minute per watched network, telling it which and to poll it for 50 s', () => {
+  it('runs the chain watcher once a minute per watched network, telling it which and to poll it until one poll interval before the next (55 s)', () => {
     const rules = watching.resources('AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(watching.functionIds().get(watcher)!));
     const byNetwork = (a: unknown[], b: unknown[]) => JSON.stringify(a).localeCompare(JSON.stringify(b));
     expect(rules.map(([, rule]) => [rule.Properties.ScheduleExpression, JSON.parse(rule.Properties.Targets[0].Input)]).sort(byNetwork)).toEqual([
-      ['rate(1 minute)', { network: 'bitcoin', watchForSeconds: 50 }],
-      ['rate(1 minute)', { network: 'ethereum', watchForSeconds: 50 }],
-      ['rate(1 minute)', { network: 'polygon', watchForSeconds: 50 }],
-      ['rate(1 minute)', { network: 'tron', watchForSeconds: 50 }],
+      ['rate(1 minute)', { network: 'bitcoin', watchForSeconds: 55 }],
+      ['rate(1 minute)', { network: 'ethereum', watchForSeconds: 55 }],
+      ['rate(1 minute)', { network: 'polygon', watchForSeconds: 55 }],
+      ['rate(1 minute)', { network: 'tron', watchForSeconds: 55 }],
     ]);
   });
 
-  it("ends each watcher invocation before its network's next: its timeout above the polling time and no longer than the period", () => {
+  it("ends each watcher invocation before its network's next: its timeout leaves its last run its allowance and is no longer than the period", () => {
     const definition = FUNCTIONS.find((fn) => fn.name === watcher)!;
     if (definition.kind !== 'schedule') throw new Error(`${watcher} is not scheduled`);
     const timeout = watching.functionNamed(watcher).Properties.Timeout;
-    expect(chainWatchSecondsOf(definition.everySeconds)).toBe(50);
-    expect(timeout).toBeGreaterThan(chainWatchSecondsOf(definition.everySeconds));
+    const watchFor = chainWatchSecondsOf(definition.everySeconds, DEFAULTS.chainPollSeconds);
+    expect(watchFor).toBe(55);
+    expect(timeout).toBeGreaterThanOrEqual(watchFor + CHAIN_RUN_ALLOWANCE_SECONDS);
     expect(timeout).toBeLessThanOrEqual(definition.everySeconds);
   });
 

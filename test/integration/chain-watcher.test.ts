@@ -15,11 +15,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { WatchResult } from '../../functions/watch-chain.js';
 import type { RunSummary } from '../../shared/domain/chain-watcher.js';
 import { compileTestToken, startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
-import { invoker } from '../../infra/local/functions.js';
+import { invoker, lambdaContext } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
 import { callbackBody, webhookId } from '../../shared/domain/callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { logger } from '../../shared/observability/logger.js';
+import { CHAIN_RUN_ALLOWANCE_SECONDS } from '../../shared/platform.js';
 import { FUNCTIONS } from '../../shared/routes.js';
 import type { Transaction } from '../../shared/domain/transactions.js';
 import { documentClient } from '../../shared/store/dynamo.js';
@@ -521,6 +522,21 @@ describe('an invocation that polls, as the schedule invokes it in AWS', () => {
     expect(result).toMatchObject({ network: 'ethereum', runFailed: true, completed: { network: 'ethereum', runs: expect.any(Number) } });
     expect(errors).toHaveBeenCalledTimes(1);
     expect(errors.mock.calls[0]![0]).toMatch(/^Chain watcher run failed/);
+  });
+
+  it('starts no run within its run allowance of the timeout, however long it was asked to watch', async () => {
+    await catchUp();
+    const handler = (await loadFunction('watch-chain'))!;
+    const timeoutMs = CHAIN_RUN_ALLOWANCE_SECONDS * 1000 + 2_000;
+    const startedAt = Date.now();
+    const context = { ...lambdaContext(watchChain, startedAt), getRemainingTimeInMillis: () => timeoutMs - (Date.now() - startedAt) };
+    const result = (await handler({ network: 'ethereum', watchForSeconds: 55 } as never, context)) as WatchResult;
+    const took = Date.now() - startedAt;
+    // Its last run started 2 s in, the timeout less the allowance, and ended well within the timeout.
+    expect(took).toBeGreaterThanOrEqual(2_000);
+    expect(took).toBeLessThan(timeoutMs);
+    expect(result).toMatchObject({ network: 'ethereum', runs: expect.any(Number) });
+    expect((result as { runs: number }).runs).toBeGreaterThanOrEqual(2);
   });
 
   it('refuses a watchForSeconds that is not a number of seconds', async () => {
