@@ -10,9 +10,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
-    // Most files wait on DynamoDB Local, queues, browsers and child processes rather than compute:
-    // two at a time even on two cores (vitest would run one), about 8 minutes instead of 11.5.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Most files wait on DynamoDB Local, queues, browsers, chain nodes and child processes rather
+    // than compute: three at a time even on two cores (vitest would run one), about 7 minutes there
+    // instead of 8 with two and 11.5 with one.
+    maxWorkers: Math.max(3, availableParallelism() - 1),
     hookTimeout: 120_000,
     // One DynamoDB Local and one local SQS for the whole run; the functions' environment in every worker.
     globalSetup: ['test/support/global-setup.ts'],

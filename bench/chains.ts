@@ -368,8 +368,11 @@ async function watcherCapacity(
   console.log("  (AWS charges 0.5 unit for each address asked, found or not; DynamoDB Local nothing for one it does not find)");
   for (const [network, calls] of strangers) {
     const asked = calls.reduce((sum, call) => sum + call.keysAsked, 0);
-    // A day of mainnet blocks, each as busy as the estimate above or, for Tron, as the blocks read here, every payee another address.
-    const perDay = 0.5 * (MAINNET_TRANSFERS_PER_BLOCK[network] ?? transfersPerBlock[network]) * (86_400 / BLOCK_SECONDS[network]);
+    // A day of mainnet blocks, each as busy as the estimate above or, for Tron, as the blocks read here,
+    // every payee another address, asked for in the share these blocks' payees were.
+    const { first, last } = filled[network];
+    const askedShare = asked / (transfersPerBlock[network] * (last - first + 1));
+    const perDay = 0.5 * askedShare * (MAINNET_TRANSFERS_PER_BLOCK[network] ?? transfersPerBlock[network]) * (86_400 / BLOCK_SECONDS[network]);
     console.log(
       `${network.padEnd(9)} ${grouped(asked)} addresses in ${calls.filter((call) => call.keysAsked > 0).length} BatchGetItem calls: ${grouped(asked * 0.5)} units on AWS (DynamoDB Local: ${grouped(units(calls), 1)} for the whole runs); busy mainnet blocks: ~${grouped(perDay / 1e6, 2)} million units a day`,
     );

@@ -9,6 +9,7 @@
  *   npm run bench -- local-chain --runs 3 --transfers 200
  *   npm run bench -- chain-watcher --deposits 100 --empty-blocks 400
  *   npm run bench -- chains --blocks 300 --evm-blocks 50 --tron-transactions 300 --deposits 100 --runs 3
+ *   npm run bench -- chain-scale --blocks 120 --customers 100000 --samples 24 --block-ms 1000
  *   npm run bench -- list-pages --invoices 60
  *   npm run bench -- goals --seconds 4 --deposits 60 --due 100 --samples 100
  *   npm run bench -- runtime-profile --concurrency 10 --seconds 10 --top 12
@@ -43,6 +44,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'chain-watcher': async () => {
     const { chainWatcherBenchmark, DESCRIPTION } = await import('./chain-watcher.js');
     return { description: DESCRIPTION, run: chainWatcherBenchmark };
+  },
+  'chain-scale': async () => {
+    const { chainScaleBenchmark, DESCRIPTION } = await import('./chain-scale.js');
+    return { description: DESCRIPTION, run: chainScaleBenchmark };
   },
   chains: async () => {
     const { chainsBenchmark, DESCRIPTION } = await import('./chains.js');

@@ -1,39 +1,52 @@
 /**
- * The chain watcher of one network per invocation (`{ network }`, one schedule per configured
- * network), whatever its family: its reader comes from shared/chain/network-readers.ts. A run that fails (an RPC down, timing out or answering garbage) logs one error and
- * leaves the cursor where it was; the next run does the work again, and nothing is credited twice.
+ * The chain watcher of one network per invocation (`{ network, watchForSeconds }`, one schedule
+ * per configured network), whatever its family: its reader comes from shared/chain/network-readers.ts.
+ * The invocation runs the watcher every GATEWAY_CHAIN_POLL_S for `watchForSeconds` (the schedule
+ * sets most of its period; without it, one run: the local runtime's ticks, a run by hand). A run
+ * that fails (an RPC down, timing out or answering garbage) logs one error, leaves the cursor where
+ * it was and ends the invocation; the next does the work again, and nothing is credited twice.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Context } from 'aws-lambda';
 import { config } from '../shared/config.js';
 import { networkReaderOf } from '../shared/chain/network-readers.js';
-import { CHAIN_BLOCKS_PER_RUN, NetworkWatcher, type RunSummary } from '../shared/domain/chain-watcher.js';
+import { pollUntilDeadline, sumRuns, type InvocationSummary } from '../shared/domain/chain-polling.js';
+import { CHAIN_BLOCKS_PER_RUN, NetworkWatcher } from '../shared/domain/chain-watcher.js';
 import { CRYPTO_NETWORKS, type CryptoNetwork } from '../shared/domain/currencies.js';
 import { NETWORK_ADDRESS_FAMILY } from '../shared/domain/wallets.js';
+import { CHAIN_RUN_ALLOWANCE_SECONDS } from '../shared/platform.js';
+import { reportChainRpcRun } from '../shared/observability/chain-rpc.js';
+import { failureReason } from '../shared/observability/failure-reason.js';
 import { logger, logScheduledRun } from '../shared/observability/logger.js';
 import { observed } from '../shared/observability/tracer.js';
 import { DynamoChainStore } from '../shared/store/chain.js';
 import { documentClient } from '../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../shared/store/invoices.js';
+import { CachedAddressOwners } from '../shared/store/address-owners.js';
 import { DynamoWalletStore } from '../shared/store/wallets.js';
 import { merchantStore, transactionStore } from './commons/stores.js';
 import { transactionService } from './commons/transactions.js';
 
-const { stage, tables, chains, invoiceLifetimeSeconds } = config();
+const { stage, tables, chains, invoiceLifetimeSeconds, chainPollSeconds } = config();
 
-const watchers = new Map<CryptoNetwork, NetworkWatcher>();
+const watchers = new Map<CryptoNetwork, Pick<NetworkWatcher, 'run'>>();
+/** The customers' addresses of every family, held for the container's life (shared/store/address-owners.ts). */
+const owners = new CachedAddressOwners(new DynamoWalletStore(documentClient, tables.wallets));
 
-function watcherOf(network: CryptoNetwork): NetworkWatcher {
+function watcherOf(network: CryptoNetwork): Pick<NetworkWatcher, 'run'> {
   const chain = chains[network];
   const { rpcUrl } = chain;
   if (!rpcUrl) throw new Error(`${network} has no node configured (GATEWAY_RPC_${network.toUpperCase()}), so it is not watched`);
   let watcher = watchers.get(network);
   if (!watcher) {
-    watcher = new NetworkWatcher({
+    const reader = networkReaderOf(network, { ...chain, rpcUrl }, reportChainRpcRun);
+    const networkWatcher = new NetworkWatcher({
       network,
       family: NETWORK_ADDRESS_FAMILY[network],
       confirmations: chain.confirmations,
-      reader: networkReaderOf(network, { ...chain, rpcUrl }),
+      reader,
       state: new DynamoChainStore(documentClient, tables.chain),
-      owners: new DynamoWalletStore(documentClient, tables.wallets),
+      owners,
       invoices: new DynamoInvoiceStore(documentClient, tables),
       merchants: merchantStore,
       transactions: transactionService,
@@ -44,52 +57,52 @@ function watcherOf(network: CryptoNetwork): NetworkWatcher {
       clock: () => new Date(),
       log: { info: (message, details = {}) => logger.info(message, details), warn: (message, details = {}) => logger.warn(message, details) },
     });
+    // Each run reports once, at its end, what each of the network's RPC endpoints answered.
+    watcher = { run: () => reader.observeRun(() => networkWatcher.run()) };
     watchers.set(network, watcher);
   }
   return watcher;
 }
 
 /**
- * Why a run failed, on one line: each error with what lies beneath it (a refused connection under
- * fetch's `fetch failed`), and for an answer of the wrong shape the fields that are wrong rather
- * than the first line of the validator's multi-line message.
+ * A failed run says so apart from `failed`, the count of deposits that left the chain; what the
+ * invocation's runs before it did, if any completed, is beside it.
  */
-function failureReason(error: unknown): string {
-  const reasons: string[] = [];
-  for (let cause = error, depth = 0; cause !== undefined && depth < 3; cause = cause instanceof Error ? cause.cause : undefined, depth++) {
-    if (!(cause instanceof Error)) {
-      reasons.push(String(cause));
-      continue;
-    }
-    const issues = (cause as { issues?: unknown }).issues;
-    const message = Array.isArray(issues)
-      ? issues
-          .slice(0, 3)
-          .map((issue: { path?: PropertyKey[]; message?: string }) => `${(issue.path ?? []).map(String).join('.') || 'the answer'}: ${issue.message}`)
-          .join('; ')
-      : cause.message.split('\n')[0];
-    reasons.push(`${cause.name}: ${message}`);
-  }
-  return reasons.join(', caused by ');
+export type WatchResult = InvocationSummary | { network: CryptoNetwork; runFailed: true; completed?: InvocationSummary };
+
+/**
+ * When the invocation starts its last run: `watchForSeconds` from now, and never so late that the
+ * run could outlast the function's timeout.
+ */
+function deadlineOf(watchForSeconds: number, context: Context | undefined, now: number): number {
+  const remainingMs = typeof context?.getRemainingTimeInMillis === 'function' ? context.getRemainingTimeInMillis() : Infinity;
+  return now + Math.max(0, Math.min(watchForSeconds * 1000, remainingMs - CHAIN_RUN_ALLOWANCE_SECONDS * 1000));
 }
 
-/** A run that failed says so apart from `failed`, the count of deposits that left the chain. */
-export type WatchResult = RunSummary | { network: CryptoNetwork; runFailed: true };
-
-export const handler = observed(async (event: { network?: unknown }): Promise<WatchResult> => {
-  const network = event.network;
+export const handler = observed(async (event: { network?: unknown; watchForSeconds?: unknown }, context: Context): Promise<WatchResult> => {
+  const { network, watchForSeconds = 0 } = event;
   if (typeof network !== 'string' || !(CRYPTO_NETWORKS as readonly string[]).includes(network)) {
     throw new Error(`watch-chain needs { network } with one of ${CRYPTO_NETWORKS.join(', ')}; got ${JSON.stringify(network)}`);
   }
+  if (typeof watchForSeconds !== 'number' || !Number.isFinite(watchForSeconds) || watchForSeconds < 0) {
+    throw new Error(`watch-chain's watchForSeconds must be a number of seconds, 0 or more; got ${JSON.stringify(watchForSeconds)}`);
+  }
   const watcher = watcherOf(network as CryptoNetwork);
-  try {
-    const summary = await watcher.run();
+  const outcome = await pollUntilDeadline({
+    run: () => watcher.run(),
+    pollMs: chainPollSeconds * 1000,
+    deadline: deadlineOf(watchForSeconds, context, Date.now()),
+    now: Date.now,
+    sleep: (ms) => sleep(ms),
+  });
+  // One line per invocation, whatever the number of runs in it.
+  const summary = outcome.runs.length > 0 ? sumRuns(outcome.runs) : undefined;
+  if (summary) {
     // Scanning blocks that hold nothing for the gateway, and moving the cursor past them, is every run's routine.
     const found = summary.recorded + summary.held + summary.confirmed + summary.failed + summary.credited > 0 || summary.reorg !== undefined;
     logScheduledRun('Chain watcher run', { ...summary }, found);
-    return summary;
-  } catch (error) {
-    logger.error('Chain watcher run failed; its cursor stays where it was and the next run tries again', { network, reason: failureReason(error) });
-    return { network: network as CryptoNetwork, runFailed: true };
   }
+  if (!('error' in outcome)) return summary!;
+  logger.error('Chain watcher run failed; its cursor stays where it was and the next run tries again', { network, reason: failureReason(outcome.error) });
+  return { network: network as CryptoNetwork, runFailed: true, ...(summary ? { completed: summary } : {}) };
 });

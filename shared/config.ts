@@ -86,14 +86,37 @@ const tokensSchema = (address: z.ZodString) =>
   json.pipe(z.partialRecord(z.enum(['USDT', 'USDC']), z.union([address, z.strictObject({ address, decimals: z.number().int().min(0).max(36) })]))).optional();
 
 /**
- * Per network (docs/operations.md#watching-chains): its node's URL (JSON-RPC, or Tron's HTTP API;
- * a Bitcoin node's with its credentials), token contracts and required confirmations; Tron's
- * TronGrid-style API key, and the networks the stack watches.
+ * The endpoints of `GATEWAY_RPC_{NETWORK}`, in order of preference: URLs separated by commas or
+ * whitespace. Neither can stand unescaped in a URL that needs it (a password, a key): it is written
+ * percent-encoded there (`%2C`, `%20`), as URL syntax asks of any reserved character.
+ */
+export const rpcUrlsOf = (text: string): string[] => text.split(/[\s,]+/).filter(Boolean);
+
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+/** One endpoint or several (rpcUrlsOf), each an http(s) URL, none twice; kept comma-separated. */
+const rpcUrlsSchema = z
+  .string()
+  .transform((text, ctx) => {
+    const urls = rpcUrlsOf(text);
+    if (urls.length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one http(s) URL' });
+    urls.forEach((url, index) => {
+      if (!httpUrl.safeParse(url).success) ctx.addIssue({ code: 'custom', message: `endpoint ${index + 1} must be an http(s) URL` });
+    });
+    if (new Set(urls).size !== urls.length) ctx.addIssue({ code: 'custom', message: 'names an endpoint twice' });
+    return urls.join(',');
+  })
+  .optional();
+
+/**
+ * Per network (docs/operations.md#watching-chains): its node's URL, or several to fail over between
+ * (JSON-RPC, or Tron's HTTP API; a Bitcoin node's with its credentials), token contracts and
+ * required confirmations; Tron's TronGrid-style API key, and the networks the stack watches.
  */
 const chainEnvSchema = z.object({
   ...Object.fromEntries(
     CRYPTO_NETWORKS.flatMap((network) => [
-      [`GATEWAY_RPC_${network.toUpperCase()}`, z.url({ protocol: /^https?$/ }).optional()],
+      [`GATEWAY_RPC_${network.toUpperCase()}`, rpcUrlsSchema],
       ...(network === 'bitcoin' ? [] : [[`GATEWAY_TOKENS_${network.toUpperCase()}`, tokensSchema(network === 'tron' ? tronAddress : evmAddress)]]),
       [`GATEWAY_CONFIRMATIONS_${network.toUpperCase()}`, z.coerce.number().int().min(1).max(1000).optional()],
     ]),
@@ -124,6 +147,8 @@ const envSchema = z.object({
   GATEWAY_RECONCILE_AFTER_S: positiveNumber(RECONCILIATION_POLICY.askAfterSeconds),
   GATEWAY_RETRY_SCALE: positiveNumber(DEFAULTS.callbackRetryScale),
   GATEWAY_SECRET_OVERLAP_S: positiveNumber(DEFAULTS.callbackSecretOverlapSeconds),
+  /** How often a chain watcher's invocation reads its network (docs/operations.md#watching-chains). */
+  GATEWAY_CHAIN_POLL_S: positiveNumber(DEFAULTS.chainPollSeconds),
   /**
    * Which addresses callbacks may reach: `public` (the default, every deployed stage) or `any`,
    * which only the local runtime sets, so that a merchant's receiver on the same machine is reached.
@@ -280,6 +305,8 @@ export interface Config {
   retryScale: number;
   /** Seconds a rotated callback secret keeps signing beside its successor. */
   secretOverlapSeconds: number;
+  /** Seconds between a chain watcher's runs within one invocation. */
+  chainPollSeconds: number;
   /** Where callbacks may go: https only in production, public addresses only in every deployed stage. */
   callbackGuard: DeliveryGuard;
   /** The master key of sealed secrets (card numbers, callback secrets); the functions that seal or open them require it. */
@@ -328,6 +355,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     },
     retryScale: e.GATEWAY_RETRY_SCALE,
     secretOverlapSeconds: e.GATEWAY_SECRET_OVERLAP_S,
+    chainPollSeconds: e.GATEWAY_CHAIN_POLL_S,
     callbackGuard: { httpsOnly: e.STAGE === 'prod', targets: e.GATEWAY_CALLBACK_TARGETS },
     vaultKeys: vaultKeyConfig(e),
     receipts: receiptsConfig(e),

@@ -10,6 +10,8 @@ export const DEFAULTS = {
   callbackRetryScale: 1,
   /** GATEWAY_SECRET_OVERLAP_S: how long a rotated callback secret keeps signing beside the new one. */
   callbackSecretOverlapSeconds: 24 * 3600,
+  /** GATEWAY_CHAIN_POLL_S: how often a chain watcher reads its network (locally a run per tick; in AWS within each invocation). */
+  chainPollSeconds: 5,
   /** GATEWAY_PROVIDER_DELAY_S: how long the demo provider takes to decide a UTR. */
   demoProviderDelaySeconds: 2,
 } as const;

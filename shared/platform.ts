@@ -52,9 +52,11 @@ export const CONCURRENCY = {
 
 /**
  * A function's reserved concurrency. The chain watcher is one function serving every watched
- * network, one scheduled run per network each period: one instance would make the networks wait
- * on each other, so it has one per network, which lets each network's run go at once. A run that
- * outlasts its period may then meet the next run of its own network, and that overlap is safe:
+ * network, one scheduled invocation per network each period: one instance would make the networks
+ * wait on each other, so it has one per network, which lets each network's invocation go at once.
+ * An invocation polls for most of its period and starts no run after `chainWatchSecondsOf` it, and
+ * its timeout is at most the period, so it ends before the next of its network begins. Should they
+ * still meet (a schedule late by seconds, a cold start), that overlap is safe:
  * the cursor moves only from the position a run read it at (the later run's move fails and it
  * stops), transfers are held and deposits recorded once per transfer (conditional writes on the
  * transfer's id), and settlements are conditional on the transaction's state.
@@ -64,6 +66,20 @@ export function reservedConcurrencyOf(definition: Pick<GatewayFunction, 'kind'> 
   // Deployed without networks it is never invoked; zero would disable it.
   return definition.perNetwork ? Math.max(CONCURRENCY.scheduled, watchedNetworks) : CONCURRENCY.scheduled;
 }
+
+/**
+ * The time a chain watcher's run normally needs (about a second), with room: an invocation starts no
+ * run later than this before its timeout. A run that hangs (one RPC call times out at 10 s) is cut
+ * off by the timeout, which is at most the period, and the next invocation does its work again.
+ */
+export const CHAIN_RUN_ALLOWANCE_SECONDS = 3;
+
+/**
+ * How long a chain watcher's invocation keeps polling, scheduled every `everySeconds` and reading
+ * every `pollSeconds`: its last run starts one poll interval before the next invocation, so runs
+ * stay a poll interval apart across invocations too (55 s of a minute at 5 s).
+ */
+export const chainWatchSecondsOf = (everySeconds: number, pollSeconds: number): number => Math.max(0, everySeconds - pollSeconds);
 
 /**
  * The stage's throttle for every method: what a function at its reserved concurrency answers

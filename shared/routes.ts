@@ -322,7 +322,7 @@ export const FUNCTIONS = [
     // another currency than its invoice's is valued at the current rates.
     tables: {
       chain: ['GetItem', 'PutItem', 'DeleteItem'],
-      wallets: ['BatchGetItem'],
+      wallets: ['GetItem', 'BatchGetItem'],
       invoices: ['GetItem', 'UpdateItem', 'ConditionCheckItem'],
       transactions: ['GetItem', 'PutItem'],
       outbox: ['PutItem', 'UpdateItem'],
@@ -331,8 +331,11 @@ export const FUNCTIONS = [
       rates: LIVE_PRICES,
       ...POSTS_TO_BALANCES,
     },
-    queries: { chain: ['held'], invoices: ['byCustomer'], transactions: ['pendingOnChain'] },
+    queries: { chain: ['held'], invoices: ['byCustomer'], transactions: ['pendingOnChain'], wallets: ['ownersByFamily'] },
     sendsTo: ['callbacks'],
+    // An invocation polls until one poll interval before the next (chainWatchSecondsOf: 55 s of its
+    // minute); the timeout, no longer than the period, cuts off a last run that hangs before the next
+    // invocation begins.
     timeoutSeconds: 60,
   },
   {

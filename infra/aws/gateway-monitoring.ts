@@ -2,7 +2,8 @@
  * What the stage's operators watch: the alarm topic and its email subscription, an alarm on each
  * function's errors, on the authorizer's throttles and latency, on the API's 5XX, on every
  * dead-letter queue, on the callbacks backlog, on stale live rates, on overdue provider
- * transactions and on differences in the books, and the dashboard (operations.ts holds the parts the demo provider's alarms and
+ * transactions, on differences in the books and on every RPC endpoint of a watched network
+ * failing, and the dashboard (operations.ts holds the parts the demo provider's alarms and
  * the business metrics share).
  *
  * Made in the stack itself (gateway-stack.ts says why).
@@ -12,6 +13,8 @@ import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, AlarmStatusWidget, type AlarmProps, ComparisonOperator, Dashboard, GraphWidget, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
+import type { CryptoNetwork } from '../../shared/domain/currencies.js';
+import { CHAIN_RPC_METRICS, METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/observability/catalogue.js';
 import type { Stage } from '../../shared/stage.js';
 import { pascalCase } from './construct-ids.js';
 import type { GatewayFunction, QueueWithDeadLetter, StageQueues } from './gateway-function.js';
@@ -44,12 +47,14 @@ export interface GatewayMonitoringProps {
   webAcl: CfnWebACL;
   /** The stage's live rates, whose staleness alarms; none where the stage uses the fixed table. */
   liveRates?: LiveRates;
+  /** The networks the chain watcher reads, each alarming when every one of its RPC endpoints fails. */
+  watchedNetworks?: readonly CryptoNetwork[];
 }
 
 export class GatewayMonitoring {
   readonly outputs: Record<string, CfnOutputProps>;
 
-  constructor(stack: Stack, { stage, api, functions, queues, webAcl, liveRates }: GatewayMonitoringProps) {
+  constructor(stack: Stack, { stage, api, functions, queues, webAcl, liveRates, watchedNetworks = [] }: GatewayMonitoringProps) {
     const topic = new Topic(stack, 'AlarmTopic', { displayName: `Payment gateway ${stage} alarms`, enforceSSL: true });
     subscribeAlarmEmail(stack, topic);
     notifyOnEveryAlarm(stack, topic);
@@ -94,6 +99,22 @@ export class GatewayMonitoring {
           }),
         ];
       });
+    // The watcher returns a run that failed rather than throw (its Errors alarm stays quiet), and
+    // reports per run whether a call failed on every endpoint (0 or 1): the minimum over the period
+    // is 1 only when no run of it reached any endpoint, so a single run's blip does not page.
+    const chainRpcAlarms = watchedNetworks.map((network) =>
+      alarm(`ChainRpc${pascalCase(network)}AllFailedAlarm`, {
+        metric: new Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: CHAIN_RPC_METRICS.allFailed.name,
+          dimensionsMap: { service: SERVICE_NAME, stage, network },
+          statistic: Stats.MINIMUM,
+          period: ALARM_PERIOD,
+        }),
+        ...atLeastOne,
+        alarmDescription: `Every RPC endpoint of ${network} failed in every chain watcher run for ${ALARM_PERIOD.toMinutes()} minutes: its deposits go unseen until one answers (the watcher's log names each endpoint and why)`,
+      }),
+    );
     const alarms = [
       ...functions.map((fn) =>
         alarm(`${pascalCase(fn.definition.name)}ErrorsAlarm`, { metric: errorsOf(fn), ...atLeastOne, alarmDescription: `${fn.definition.name} failed` }),
@@ -118,6 +139,7 @@ export class GatewayMonitoring {
       ...(liveRates ? [ratesStaleAlarm(stack, stage, liveRates)] : []),
       providersOverdueAlarm(stack, stage),
       booksDifferencesAlarm(stack, stage),
+      ...chainRpcAlarms,
     ];
 
     // Dashboard rows are 24 units wide.

@@ -115,12 +115,13 @@ export class GatewayStack extends Stack {
       ...watchedNetworksEnvironment(stage, watchedNetworks),
     };
     const rpcEnvironment = chainRpcEnvironment(this, networks);
+    const chainPollEnvironment = { GATEWAY_CHAIN_POLL_S: String(DEFAULTS.chainPollSeconds) };
     const functions = definitions.map(
       (definition) =>
         new GatewayFunction(this, pascalCase(definition.name), {
           definition,
-          // The RPC URLs only where the chain is read.
-          environment: definition.kind === 'schedule' && definition.perNetwork ? { ...environment, ...rpcEnvironment } : environment,
+          // The RPC URLs, and how often to read them, only where the chain is read.
+          environment: definition.kind === 'schedule' && definition.perNetwork ? { ...environment, ...rpcEnvironment, ...chainPollEnvironment } : environment,
           tables: data.tables,
           queues: messaging.queues,
           vault,
@@ -135,8 +136,8 @@ export class GatewayStack extends Stack {
     );
 
     const routes = new GatewayRoutes(this, { stage, api: api.restApi, functions });
-    new GatewaySchedules(this, { functions, watchedNetworks: networks, liveRates: liveRates !== undefined });
-    const monitoring = new GatewayMonitoring(this, { stage, api: api.restApi, functions, queues: messaging.queues, webAcl: routes.webAcl, liveRates });
+    new GatewaySchedules(this, { functions, watchedNetworks: networks, chainPollSeconds: DEFAULTS.chainPollSeconds, liveRates: liveRates !== undefined });
+    const monitoring = new GatewayMonitoring(this, { stage, api: api.restApi, functions, queues: messaging.queues, webAcl: routes.webAcl, liveRates, watchedNetworks: networks });
 
     // What operators, the admin CLI and redrives read from the stack.
     const outputs = { ...monitoring.outputs, ...api.outputs, ...routes.outputs, ...messaging.outputs, ...vault?.outputs, ...reportFiles?.outputs, Stage: { value: stage }, ...data.outputs };
@@ -167,6 +168,11 @@ const NODE_URL_DESCRIPTIONS: Record<AddressFamily, string> = {
   tron: 'Tron full-node HTTP API URL the chain watcher reads (https://api.trongrid.io; for the demo stage, Nile: https://nile.trongrid.io)',
 };
 
+const SEVERAL_ENDPOINTS = 'or several, separated by commas, in order of preference: the watcher skips one that fails, is slow or lags for the next (a comma inside a URL written %2C)';
+
+/** One http(s) URL or several, separated by commas or whitespace (shared/config.ts rpcUrlsOf checks each as the watcher reads it). */
+export const RPC_URLS_PATTERN = '^\\s*https?://[^\\s,]+([\\s,]+https?://[^\\s,]+)*[\\s,]*$';
+
 /** `GATEWAY_RPC_{NETWORK}` from a NoEcho parameter per watched network, and Tron's API key beside its URL. */
 function chainRpcEnvironment(stack: Stack, networks: readonly CryptoNetwork[]): Record<string, string> {
   const parameter = (id: string, props: CfnParameterProps) => new CfnParameter(stack, id, { type: 'String', noEcho: true, ...props }).valueAsString;
@@ -175,9 +181,9 @@ function chainRpcEnvironment(stack: Stack, networks: readonly CryptoNetwork[]): 
       [
         `GATEWAY_RPC_${network.toUpperCase()}`,
         parameter(`ChainRpc${pascalCase(network)}`, {
-          description: NODE_URL_DESCRIPTIONS[NETWORK_ADDRESS_FAMILY[network]].replace('NETWORK', network),
-          allowedPattern: '^https?://\\S+$',
-          constraintDescription: 'must be an http(s) URL',
+          description: `${NODE_URL_DESCRIPTIONS[NETWORK_ADDRESS_FAMILY[network]].replace('NETWORK', network)}; ${SEVERAL_ENDPOINTS}`,
+          allowedPattern: RPC_URLS_PATTERN,
+          constraintDescription: 'must be an http(s) URL, or several separated by commas',
         }),
       ],
       ...(network === 'tron'

@@ -6,7 +6,8 @@ module.exports = {
   networks: {
     hardhat: {
       // Sepolia's id: the demo stage's payment URIs (shared/domain/networks.ts) name it for ethereum.
-      chainId: 11155111,
+      // Another demo network's id for a node that stands in for that network (local-chain.ts).
+      chainId: Number(process.env.GATEWAY_HARDHAT_CHAIN_ID || 11155111),
       // Each transaction is mined at once in a block of its own; no blocks otherwise. Empty blocks
       // come on demand (hardhat_mine, evm_mine); batches switch automine off around one block.
       mining: { auto: true, interval: 0 },

@@ -375,6 +375,8 @@ export class ChainTools {
 export interface LocalChainOptions {
   /** 0 (the default) picks a free port. */
   port?: number;
+  /** The chain id, when the node stands in for another demo network than ethereum's Sepolia. */
+  chainId?: number;
   /** Each line the node prints: its RPC calls and the transactions it mines. */
   log?: (line: string) => void;
 }
@@ -404,7 +406,12 @@ export async function startLocalChain(options: LocalChainOptions = {}): Promise<
     // Standard input stays open for exit-with-parent.cjs; the output is read line by line.
     stdio: ['pipe', 'pipe', 'pipe'],
     // No prompts, no colour codes in the lines read here.
-    env: { ...process.env, HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true', NO_COLOR: '1' },
+    env: {
+      ...process.env,
+      HARDHAT_DISABLE_TELEMETRY_PROMPT: 'true',
+      NO_COLOR: '1',
+      ...(options.chainId === undefined ? {} : { GATEWAY_HARDHAT_CHAIN_ID: String(options.chainId) }),
+    },
   });
   const tail: string[] = [];
   let announce: (rpcUrl: string) => void = () => undefined;

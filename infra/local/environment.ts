@@ -212,7 +212,7 @@ const settingsSchema = z.object({
   ),
   GATEWAY_INVOICE_LIFETIME_S: withDefault(z.coerce.number().positive(), DEFAULTS.invoiceLifetimeSeconds),
   GATEWAY_EXPIRY_SWEEP_S: optional(z.coerce.number().positive()),
-  GATEWAY_CHAIN_POLL_S: withDefault(z.coerce.number().positive(), 5),
+  GATEWAY_CHAIN_POLL_S: withDefault(z.coerce.number().positive(), DEFAULTS.chainPollSeconds),
   GATEWAY_RETRY_SCALE: withDefault(z.coerce.number().positive(), DEFAULTS.callbackRetryScale),
   GATEWAY_SECRET_OVERLAP_S: withDefault(z.coerce.number().positive(), DEFAULTS.callbackSecretOverlapSeconds),
   GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0), DEFAULTS.demoProviderDelaySeconds),

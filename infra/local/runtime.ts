@@ -176,13 +176,20 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     };
     // Before the shared store modules load: they and the functions read it at load.
     Object.assign(process.env, handlerEnvironment(services, options));
-    const [{ dynamoClient, documentClient }, { DynamoMerchantStore }, { DynamoOutboxStore }] = await Promise.all([
+    const [{ dynamoClient, documentClient }, { DynamoMerchantStore }, { DynamoOutboxStore }, { DynamoWalletStore }] = await Promise.all([
       import('../../shared/store/dynamo.js'),
       import('../../shared/store/merchants.js'),
       import('../../shared/store/outbox.js'),
+      import('../../shared/store/wallets.js'),
     ]);
 
     await ensureTables(dynamoClient, tables);
+    // A data directory from before the chain watchers' address index: what an operator runs once in AWS (backfill-addresses).
+    const wallets = new DynamoWalletStore(documentClient, tables.wallets);
+    if (!(await wallets.ownersIndexed())) {
+      const { customers, written } = await wallets.backfillOwners();
+      log.info(`Indexed the addresses of ${customers} customer wallets for the chain watchers (${written} owner items written)`);
+    }
     const secrets = new CallbackSecretVault(new KeyFileDataKeySource(localVaultPaths(dataDir).keyFile));
     const demoMerchant = await ensureDemoMerchant(new DynamoMerchantStore(documentClient, tables), secrets, dataDir, {
       apiKey: options.demoApiKey,
@@ -217,6 +224,9 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
 
     const scheduled = functions.filter((fn): fn is ScheduledFunction => fn.kind === 'schedule' && handlers.has(fn.name));
     // A chain watcher per network with an RPC URL (docs/operations.md#watching-chains), as the stack has a rule per network.
+    // One run per tick every GATEWAY_CHAIN_POLL_S (its event without `watchForSeconds`), rather than
+    // AWS's invocation polling for 55 s of each minute: the same cadence, and stopping the runtime
+    // waits for one run in progress, not for most of a minute.
     const { config } = await import('../../shared/config.js');
     const watched = watchedNetworks(config().chains);
     if (watched.length > 0) log.info(`Watching ${watched.join(', ')} for deposits every ${options.chainPollSeconds} s`);

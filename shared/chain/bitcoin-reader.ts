@@ -1,14 +1,17 @@
 /**
  * The chain watcher's port to a Bitcoin node over Bitcoin Core's JSON-RPC (`getblockcount`,
- * `getblockhash`, `getblock` with verbosity 2), or a compatible service. Every answer is checked
- * before the watcher sees it: an RPC that answers garbage throws, like one that fails or times out.
+ * `getblockhash`, `getblock` with verbosity 2), or a compatible service, a range of blocks in a few
+ * JSON-RPC batches. Every answer is checked before the watcher sees it: an RPC that answers garbage
+ * throws, like one that fails or times out.
  * Amounts are read from the JSON text itself (lossless-json), so a value of 8 decimals becomes its
  * satoshis exactly, never through a binary float.
  */
 import { isLosslessNumber, parse, type LosslessNumber } from 'lossless-json';
 import * as z from 'zod';
+import { heights } from '../domain/concurrency.js';
+import { JsonRpcError, JsonRpcHttp } from './json-rpc.js';
 
-/** How long one call may take; a run that waits longer fails and leaves its cursor. */
+/** How long one request may take; a run that waits longer fails and leaves its cursor. */
 const RPC_TIMEOUT_MS = 10_000;
 
 const SATOSHIS_PER_COIN = 100_000_000n;
@@ -59,60 +62,66 @@ export interface BitcoinBlock {
 }
 
 /** A JSON-RPC error the node answered, or an answer that is not JSON-RPC. */
-export class BitcoinRpcError extends Error {}
+export class BitcoinRpcError extends JsonRpcError {}
+
+/** Hashes asked for in one request: each answer is 64 characters. */
+const HASHES_PER_REQUEST = 100;
+/**
+ * Blocks asked for in one request, and requests at a time: a mainnet block with its transactions
+ * is megabytes of JSON, so a request of ten keeps a run within its function's memory.
+ */
+const BLOCKS_PER_REQUEST = 10;
+const BLOCK_REQUESTS_AT_ONCE = 2;
 
 export class BitcoinRpcReader {
-  private readonly endpoint: string;
-  private readonly authorization: string | undefined;
-  private nextId = 0;
+  private readonly rpc: JsonRpcHttp;
 
   /** `rpcUrl`: the node's URL, with its credentials (`http://user:password@host:port`) when it takes them. */
   constructor(rpcUrl: string) {
     const url = new URL(rpcUrl);
-    this.authorization = url.username ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : undefined;
+    const authorization = url.username ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : undefined;
     url.username = '';
     url.password = '';
-    this.endpoint = url.href;
+    this.rpc = new JsonRpcHttp(url.href, {
+      version: '1.0',
+      timeoutMs: RPC_TIMEOUT_MS,
+      parse: (text) => parse(text),
+      headers: authorization ? { authorization } : {},
+      errorClass: BitcoinRpcError,
+    });
   }
 
   async headNumber(): Promise<number> {
-    return numeric.pipe(height).parse(await this.call('getblockcount', []));
+    return numeric.pipe(height).parse(await this.rpc.call('getblockcount', []));
   }
 
   async blockHash(number: number): Promise<string> {
-    return hash.parse(await this.call('getblockhash', [number]));
+    return hash.parse(await this.rpc.call('getblockhash', [number]));
   }
 
   /** The canonical block at a height, with every output of its transactions. */
   async block(number: number): Promise<BitcoinBlock> {
-    const blockHash = await this.blockHash(number);
-    const block = blockSchema.parse(await this.call('getblock', [blockHash, 2]));
-    if (block.height !== number || block.hash !== blockHash) throw new BitcoinRpcError(`getblock ${blockHash} answered block ${block.height} ${block.hash}`);
-    return {
-      number: block.height,
-      hash: block.hash,
-      parentHash: block.previousblockhash ?? '0'.repeat(64),
-      outputs: block.tx.flatMap((tx) => tx.vout.map((output) => ({ txid: tx.txid, index: output.n, script: output.scriptPubKey.hex, satoshis: output.value }))),
-    };
+    const [block] = await this.blocks(number, number);
+    return block!;
   }
 
-  private async call(method: string, params: unknown[]): Promise<unknown> {
-    const id = ++this.nextId;
-    const response = await fetch(this.endpoint, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(this.authorization ? { authorization: this.authorization } : {}) },
-      body: JSON.stringify({ jsonrpc: '1.0', id, method, params }),
-      signal: AbortSignal.timeout(RPC_TIMEOUT_MS),
+  /**
+   * The canonical blocks `first` to `last`, in order: their hashes in one batch, then the blocks
+   * by hash in a few batches, rather than two requests a block.
+   */
+  async blocks(first: number, last: number): Promise<BitcoinBlock[]> {
+    const numbers = heights(first, last);
+    const hashes = (await this.rpc.batches(numbers.map((number) => ({ method: 'getblockhash', params: [number] })), HASHES_PER_REQUEST, 1)).map((answer) => hash.parse(answer));
+    const answers = await this.rpc.batches(hashes.map((blockHash) => ({ method: 'getblock', params: [blockHash, 2] })), BLOCKS_PER_REQUEST, BLOCK_REQUESTS_AT_ONCE);
+    return answers.map((answer, index) => {
+      const block = blockSchema.parse(answer);
+      if (block.height !== numbers[index] || block.hash !== hashes[index]) throw new BitcoinRpcError(`getblock ${hashes[index]} answered block ${block.height} ${block.hash}`);
+      return {
+        number: block.height,
+        hash: block.hash,
+        parentHash: block.previousblockhash ?? '0'.repeat(64),
+        outputs: block.tx.flatMap((tx) => tx.vout.map((output) => ({ txid: tx.txid, index: output.n, script: output.scriptPubKey.hex, satoshis: output.value }))),
+      };
     });
-    const text = await response.text();
-    let answer: { result?: unknown; error?: { code?: unknown; message?: unknown } | null; id?: unknown };
-    try {
-      answer = parse(text) as typeof answer;
-    } catch {
-      throw new BitcoinRpcError(`${method}: the node answered ${response.status} with no JSON`);
-    }
-    if (answer.error) throw new BitcoinRpcError(`${method}: ${String(answer.error.message ?? 'error')} (code ${String(answer.error.code)})`);
-    if (!response.ok || !('result' in answer)) throw new BitcoinRpcError(`${method}: the node answered ${response.status} without a result`);
-    return answer.result;
   }
 }

@@ -1,7 +1,8 @@
 /**
  * The reader of each network family, over its node: one connector per family, so that a network
  * of a known family is configuration and a new family is one entry here
- * (docs/operations.md#watching-chains).
+ * (docs/operations.md#watching-chains). A network with several endpoints is read through them in
+ * order, failing over (failover-reader.ts).
  */
 import type { NetworkReader } from '../domain/chain.js';
 import type { CryptoNetwork } from '../domain/currencies.js';
@@ -10,18 +11,46 @@ import { isEvmNetwork, type NetworkChain } from '../domain/networks.js';
 import { TronNetworkReader } from '../domain/tron-transfers.js';
 import { UtxoNetworkReader } from '../domain/utxo-transfers.js';
 import { NETWORK_ADDRESS_FAMILY } from '../domain/wallets.js';
+import { rpcUrlsOf } from '../config.js';
 import { BitcoinRpcReader } from './bitcoin-reader.js';
 import { EvmRpcReader } from './evm-reader.js';
+import { FailoverNetworkReader, type RpcRunReport } from './failover-reader.js';
 import { TronHttpReader } from './tron-reader.js';
 
-export function networkReaderOf(network: CryptoNetwork, chain: NetworkChain & { rpcUrl: string }): NetworkReader {
-  if (isEvmNetwork(network)) return new EvmNetworkReader(new EvmRpcReader(chain.rpcUrl), network, chain.tokens);
+/** An endpoint that failed, was slow or lagged is asked again after this: about once a minute, at every schedule. */
+const ENDPOINT_COOL_DOWN_MS = 60_000;
+/**
+ * A backstop for a call that never settles: the readers' own timeouts (10 s a request, and an EVM
+ * call's one retry) end a slow endpoint's call first, and the next endpoint is asked.
+ */
+const ENDPOINT_CALL_TIMEOUT_MS = 25_000;
+
+/** `chain.chainId`: an EVM network's chain id, which its node must be on. */
+function endpointReaderOf(network: CryptoNetwork, chain: NetworkChain & { chainId?: number }, rpcUrl: string): NetworkReader {
+  if (isEvmNetwork(network)) return new EvmNetworkReader(new EvmRpcReader(rpcUrl, chain.chainId), network, chain.tokens);
   switch (NETWORK_ADDRESS_FAMILY[network]) {
     case 'btc':
-      return new UtxoNetworkReader(new BitcoinRpcReader(chain.rpcUrl));
+      return new UtxoNetworkReader(new BitcoinRpcReader(rpcUrl));
     case 'tron':
-      return new TronNetworkReader(new TronHttpReader(chain.rpcUrl, chain.apiKey), chain.tokens);
+      return new TronNetworkReader(new TronHttpReader(rpcUrl, chain.apiKey), chain.tokens);
     default:
       throw new Error(`No reader for the ${network} network`);
   }
+}
+
+/**
+ * The network read through each endpoint of `rpcUrl` (one, or several comma-separated). An endpoint
+ * is lagging when its head trails the best by more than the network's confirmations: a deposit it
+ * shows as unconfirmed may then be confirmed already, while a trail of fewer blocks is the ordinary
+ * spread of nodes hearing of a new block at slightly different times. `observe` hears, once per run
+ * (FailoverNetworkReader.observeRun), what each endpoint did.
+ */
+export function networkReaderOf(network: CryptoNetwork, chain: NetworkChain & { rpcUrl: string; chainId?: number }, observe?: (report: RpcRunReport) => void): FailoverNetworkReader {
+  const endpoints = rpcUrlsOf(chain.rpcUrl).map((url, index) => ({ label: `#${index + 1} ${new URL(url).host}`, reader: endpointReaderOf(network, chain, url) }));
+  return new FailoverNetworkReader(
+    network,
+    endpoints,
+    { maxLagBlocks: chain.confirmations, coolDownMs: ENDPOINT_COOL_DOWN_MS, callTimeoutMs: ENDPOINT_CALL_TIMEOUT_MS },
+    observe,
+  );
 }

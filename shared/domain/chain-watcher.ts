@@ -116,6 +116,11 @@ export class NetworkWatcher {
     const { network, reader, state, clock } = this.deps;
     const head = await reader.headNumber();
     const stored = await state.cursor(network);
+    // A node behind the blocks already read (resyncing, or a backend of a balancer that lags) says
+    // nothing of them: taken for a reorganisation it would fail the deposits above its head.
+    if (stored && head < stored.number) {
+      throw new Error(`The ${network} node's head ${head} is below block ${stored.number}, already read: it is behind, and this run reads nothing`);
+    }
     const summary: RunSummary = { network, head, scanned: 0, cursor: 0, recorded: 0, held: 0, confirmed: 0, failed: 0, credited: 0 };
 
     let cursor = stored ?? (await this.initialCursor(head));

@@ -79,8 +79,8 @@ export abstract class NodeNetworkReader<Node extends NodeHead> implements Networ
 
 /** The port to an EVM network's JSON-RPC node; every answer is checked by the adapter, so garbage throws. */
 export interface ChainReader extends NodeHead {
-  /** The canonical block at a height, with its transactions. */
-  block(number: number): Promise<EvmBlock>;
+  /** The canonical blocks `first` to `last`, in order, with their transactions; the adapter batches its requests. */
+  blocks(first: number, last: number): Promise<EvmBlock[]>;
   /** `Transfer` logs of these token contracts in a range of blocks. */
   tokenTransfers(fromBlock: number, toBlock: number, tokens: readonly string[]): Promise<TokenTransferLog[]>;
   /** Where a transaction is mined on the canonical chain now, if it is. */

@@ -1,15 +1,11 @@
 /**
- * An EVM network as every chain watcher reads a network (`NetworkReader`): its blocks fetched a
- * few at a time over the node's port (`ChainReader`), each with its native transfers and the
+ * An EVM network as every chain watcher reads a network (`NetworkReader`): a range of blocks
+ * fetched at once over the node's port (`ChainReader`), each with its native transfers and the
  * `Transfer` logs of the configured tokens, valued exactly (docs/merchant-guide.md#on-chain-deposits).
  */
 import { assetAmount, NodeNetworkReader, type BlockRef, type ChainReader, type ScannedBlock, type SeenTransfer } from './chain.js';
-import { heights, mapLimited } from './concurrency.js';
 import type { CryptoAssetCode } from './currencies.js';
 import { NATIVE_ASSETS, type EvmChain, type EvmNetwork } from './networks.js';
-
-/** Blocks fetched at once. */
-const FETCH_CONCURRENCY = 8;
 
 export class EvmNetworkReader extends NodeNetworkReader<ChainReader> {
   private readonly tokenByAddress: Map<string, { asset: CryptoAssetCode; decimals: number }>;
@@ -28,7 +24,7 @@ export class EvmNetworkReader extends NodeNetworkReader<ChainReader> {
   }
 
   async blocks(first: number, last: number): Promise<ScannedBlock[]> {
-    const blocks = await mapLimited(heights(first, last), FETCH_CONCURRENCY, (number) => this.node.block(number));
+    const blocks = await this.node.blocks(first, last);
     const scanned = blocks.map(
       (block): ScannedBlock => ({
         number: block.number,

@@ -78,7 +78,7 @@ export interface NetworkChain {
   confirmations: number;
   /** Whether the deployment watches the network: only then are its addresses handed out outside the demo stage. */
   watched: boolean;
-  /** The node's endpoint (JSON-RPC, or Tron's HTTP API): given to the watcher of a watched network. */
+  /** The node's endpoint (JSON-RPC, or Tron's HTTP API), or several, comma-separated, in order of preference: given to the watcher of a watched network. */
   rpcUrl?: string;
   /** A key the node's service asks for in a header (TronGrid's `TRON-PRO-API-KEY`). */
   apiKey?: string;

@@ -40,3 +40,17 @@ export const BUSINESS_METRICS = {
   /** After each books check, the differences it found (docs/operations.md#the-books): alarmed above zero. */
   booksDifferences: { name: 'BooksDifferences', unit: 'Count' },
 } as const satisfies Record<string, BusinessMetricDefinition>;
+
+/**
+ * What each RPC endpoint of a watched network did in a watcher run (shared/chain/failover-reader.ts),
+ * one data point per endpoint and run with the dimensions `network` and `endpoint` (its place in the
+ * list, 1 first: never its URL, which may carry a key); and per network and run, whether a call found
+ * every endpoint failing (0 or 1), which alarms.
+ */
+export const CHAIN_RPC_METRICS = {
+  answered: { name: 'ChainRpcAnswered', unit: 'Count' },
+  failed: { name: 'ChainRpcFailed', unit: 'Count' },
+  /** 1 when the endpoint's head trailed the best by more than the network's confirmations. */
+  lagging: { name: 'ChainRpcLagging', unit: 'Count' },
+  allFailed: { name: 'ChainRpcAllFailed', unit: 'Count' },
+} as const satisfies Record<string, Omit<BusinessMetricDefinition, 'dimension'>>;

@@ -6,8 +6,9 @@
  */
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { config } from '../config.js';
+import type { RpcRunReport } from '../chain/failover-reader.js';
 import type { BusinessMetrics } from '../domain/metrics.js';
-import { BUSINESS_METRICS, METRICS_NAMESPACE, SERVICE_NAME, type BusinessMetricDefinition } from './catalogue.js';
+import { BUSINESS_METRICS, CHAIN_RPC_METRICS, METRICS_NAMESPACE, SERVICE_NAME, type BusinessMetricDefinition } from './catalogue.js';
 
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, defaultDimensions: { stage: config().stage } });
 
@@ -34,3 +35,23 @@ export const businessMetrics: BusinessMetrics = {
   },
   booksChecked: (differences) => emit(BUSINESS_METRICS.booksDifferences, differences),
 };
+
+/** Several metrics in one document, with these dimensions besides `service` and `stage`. */
+function emitTogether(dimensions: Record<string, string>, values: ReadonlyArray<readonly [{ name: string }, number]>): void {
+  const document = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, defaultDimensions: { stage: config().stage } });
+  for (const [name, value] of Object.entries(dimensions)) document.addDimension(name, value);
+  for (const [metric, value] of values) document.addMetric(metric.name, MetricUnit.Count, value);
+  document.publishStoredMetrics();
+}
+
+/** A watcher run's RPC endpoints (CHAIN_RPC_METRICS): a document per endpoint, and the network's verdict. */
+export function chainRpcRunMetrics(report: RpcRunReport): void {
+  for (const endpoint of report.endpoints) {
+    emitTogether({ network: report.network, endpoint: String(endpoint.position) }, [
+      [CHAIN_RPC_METRICS.answered, endpoint.answered],
+      [CHAIN_RPC_METRICS.failed, endpoint.failed],
+      [CHAIN_RPC_METRICS.lagging, endpoint.laggingHead === undefined ? 0 : 1],
+    ]);
+  }
+  emitTogether({ network: report.network }, [[CHAIN_RPC_METRICS.allFailed, report.allFailed ? 1 : 0]]);
+}

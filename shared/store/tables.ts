@@ -256,6 +256,17 @@ export const TABLES = {
   /** Permanent deposit addresses per (merchant, customer) and the derivation-index counter. */
   wallets: {
     partitionKey: { name: 'id', type: 'S' },
+    indexes: [
+      {
+        // Sparse: the owner item of each customer address carries its family, so a chain watcher
+        // loads its family's addresses, and then those added since, without a scan. Keys only:
+        // the item's id holds the address as the watcher knows it (docs/operations.md#watching-chains).
+        name: 'ownersByFamily',
+        partitionKey: { name: 'addressFamily', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'keys',
+      },
+    ],
   },
 } as const satisfies Record<string, TableDefinition>;
 

@@ -5,7 +5,7 @@
  * family names its owner, keyed as the chain watchers know addresses (`ownerKey`), so a watcher
  * can tell whose address a transfer paid.
  */
-import { BatchGetCommand, GetCommand, PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Stage } from '../stage.js';
 import type { AddressOwner } from '../domain/chain-watcher.js';
 import { ADDRESS_FAMILIES, deriveCustomerAddresses, ownerKey, type AddressFamily, type CustomerAddresses } from '../domain/wallets.js';
@@ -37,6 +37,11 @@ interface CustomerWalletItem extends CustomerWallet {
 
 /** Holds how many indexes have been handed out; the next index is that count. */
 const INDEX_COUNTER_ID = 'counter#hd';
+/**
+ * Says every owner item is in the `ownersByFamily` index: written with the first wallet of a new
+ * table, and by `backfillOwners` on a table that had wallets before the index.
+ */
+const OWNERS_INDEXED_ID = 'marker#ownersByFamily';
 
 /** JSON-encodes the pair so an id containing '#' cannot collide with another pair. */
 function customerWalletId(merchantId: string, customerId: string): string {
@@ -86,6 +91,7 @@ export class DynamoWalletStore implements WalletStore {
         ...ADDRESS_FAMILIES.map((family) => ({
           Put: { TableName: this.tableName, Item: ownerItem(family, item), ConditionExpression: 'attribute_not_exists(id)' },
         })),
+        ...(index === 0 ? [{ Put: { TableName: this.tableName, Item: { id: OWNERS_INDEXED_ID, at: item.createdAt } } }] : []),
       ],
     });
     let lost: unknown;
@@ -125,8 +131,9 @@ export class DynamoWalletStore implements WalletStore {
   }
 
   /**
-   * Writes the owner items customers' wallets lack: wallets allocated while only EVM addresses had
-   * them (docs/operations.md#watching-chains). Scans the table once; run again, it writes nothing.
+   * Writes the owner items customers' wallets lack, or lack in the `ownersByFamily` index: wallets
+   * allocated while only EVM addresses had them, or before the index (docs/operations.md#watching-chains).
+   * Scans the table once; run again, it writes nothing.
    */
   async backfillOwners(): Promise<{ customers: number; written: number }> {
     let customers = 0;
@@ -140,7 +147,9 @@ export class DynamoWalletStore implements WalletStore {
         customers++;
         for (const family of ADDRESS_FAMILIES) {
           try {
-            await this.client.send(new PutCommand({ TableName: this.tableName, Item: ownerItem(family, item), ConditionExpression: 'attribute_not_exists(id)' }));
+            await this.client.send(
+              new PutCommand({ TableName: this.tableName, Item: ownerItem(family, item), ConditionExpression: 'attribute_not_exists(id) OR attribute_not_exists(addressFamily)' }),
+            );
             written++;
           } catch (error) {
             if (!isConditionFailure(error)) throw error;
@@ -149,7 +158,36 @@ export class DynamoWalletStore implements WalletStore {
       }
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
+    await this.client.send(new PutCommand({ TableName: this.tableName, Item: { id: OWNERS_INDEXED_ID, at: this.now().toISOString() } }));
     return { customers, written };
+  }
+
+  /** Whether every owner item is in the `ownersByFamily` index: true when no wallet was ever allocated, or once marked so. */
+  async ownersIndexed(): Promise<boolean> {
+    const item = async (id: string) => (await this.client.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true }))).Item;
+    return (await item(OWNERS_INDEXED_ID)) !== undefined || (await item(INDEX_COUNTER_ID)) === undefined;
+  }
+
+  /**
+   * The keys (`ownerKey`) of the family's customer addresses whose wallets were allocated at or
+   * after `since` (all of them without it), oldest first, from the keys-only `ownersByFamily` index.
+   */
+  async *ownerKeysSince(family: AddressFamily, since?: string): AsyncIterable<{ key: string; createdAt: string }> {
+    const prefix = ownerItemId(family, '');
+    let ExclusiveStartKey: Record<string, unknown> | undefined;
+    do {
+      const page = await this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: 'ownersByFamily',
+          KeyConditionExpression: since === undefined ? 'addressFamily = :family' : 'addressFamily = :family AND createdAt >= :since',
+          ExpressionAttributeValues: { ':family': family, ...(since === undefined ? {} : { ':since': since }) },
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) yield { key: String(item.id).slice(prefix.length), createdAt: item.createdAt as string };
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
   }
 
   private async read(id: string): Promise<CustomerWallet | undefined> {
@@ -173,9 +211,13 @@ export class DynamoWalletStore implements WalletStore {
   }
 }
 
-/** The item naming the owner of the customer's address of `family`. */
-function ownerItem(family: AddressFamily, { addresses, merchantId, customerId }: CustomerWalletItem): Record<string, string> {
-  return { id: ownerItemId(family, ownerKey(family, addresses[family])), merchantId, customerId };
+/** The item naming the owner of an address (its `ownerKey`) of `family`; its family and time put it in the `ownersByFamily` index. */
+export function ownerItemOf(family: AddressFamily, key: string, { merchantId, customerId }: AddressOwner, createdAt: string): Record<string, string> {
+  return { id: ownerItemId(family, key), merchantId, customerId, addressFamily: family, createdAt };
+}
+
+function ownerItem(family: AddressFamily, item: CustomerWalletItem): Record<string, string> {
+  return ownerItemOf(family, ownerKey(family, item.addresses[family]), item, item.createdAt);
 }
 
 function toWallet(item: CustomerWalletItem): CustomerWallet {

@@ -19,12 +19,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { GatewayFunction as GatewayFunctionConstruct, QUEUE_BATCHING_WINDOW, usesVaultKey } from '../../infra/aws/gateway-function.js';
 import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js';
 import { DEFAULT_LIVE_RATES } from '../../infra/aws/live-rates.js';
+import { parseChainsConfig } from '../../shared/config.js';
 import type { ProviderDeployment } from '../../infra/aws/payment-providers.js';
+import { DEFAULTS } from '../../shared/defaults.js';
 import { DEMO_PROVIDER_ID, demoProviderRoute } from '../../shared/domain/providers.js';
 import { REPORT_RETENTION_DAYS } from '../../shared/domain/reports.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
-import { CONCURRENCY, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, reservedConcurrencyOf, STAGE_METHOD_THROTTLE, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
-import { BUSINESS_METRICS } from '../../shared/observability/catalogue.js';
+import { CHAIN_RUN_ALLOWANCE_SECONDS, CONCURRENCY, chainWatchSecondsOf, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, reservedConcurrencyOf, STAGE_METHOD_THROTTLE, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
+import { BUSINESS_METRICS, CHAIN_RPC_METRICS } from '../../shared/observability/catalogue.js';
 import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
 import { FUNCTIONS, functionsForStage, maxBodyBytesOf, readsProviders, replaysIdempotencyKey, type GatewayFunction, type HttpRoute, type QueueFunction } from '../../shared/routes.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
@@ -611,15 +613,33 @@ describe('payment providers', () => {
 describe('a stage watching EVM networks, Bitcoin and Tron', () => {
   const watcher = 'watch-chain';
 
-  it('runs the chain watcher once a minute per watched network, telling it which', () => {
+  it('runs the chain watcher once a minute per watched network, telling it which and to poll it until one poll interval before the next (55 s)', () => {
     const rules = watching.resources('AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(watching.functionIds().get(watcher)!));
     const byNetwork = (a: unknown[], b: unknown[]) => JSON.stringify(a).localeCompare(JSON.stringify(b));
     expect(rules.map(([, rule]) => [rule.Properties.ScheduleExpression, JSON.parse(rule.Properties.Targets[0].Input)]).sort(byNetwork)).toEqual([
-      ['rate(1 minute)', { network: 'bitcoin' }],
-      ['rate(1 minute)', { network: 'ethereum' }],
-      ['rate(1 minute)', { network: 'polygon' }],
-      ['rate(1 minute)', { network: 'tron' }],
+      ['rate(1 minute)', { network: 'bitcoin', watchForSeconds: 55 }],
+      ['rate(1 minute)', { network: 'ethereum', watchForSeconds: 55 }],
+      ['rate(1 minute)', { network: 'polygon', watchForSeconds: 55 }],
+      ['rate(1 minute)', { network: 'tron', watchForSeconds: 55 }],
     ]);
+  });
+
+  it("ends each watcher invocation before its network's next: its timeout leaves its last run its allowance and is no longer than the period", () => {
+    const definition = FUNCTIONS.find((fn) => fn.name === watcher)!;
+    if (definition.kind !== 'schedule') throw new Error(`${watcher} is not scheduled`);
+    const timeout = watching.functionNamed(watcher).Properties.Timeout;
+    const watchFor = chainWatchSecondsOf(definition.everySeconds, DEFAULTS.chainPollSeconds);
+    expect(watchFor).toBe(55);
+    expect(timeout).toBeGreaterThanOrEqual(watchFor + CHAIN_RUN_ALLOWANCE_SECONDS);
+    expect(timeout).toBeLessThanOrEqual(definition.everySeconds);
+  });
+
+  it('tells the watcher alone how often to read the chain (GATEWAY_CHAIN_POLL_S)', () => {
+    for (const name of watching.functionIds().keys()) {
+      const variables = watching.functionNamed(name).Properties.Environment.Variables;
+      if (name === watcher) expect(variables.GATEWAY_CHAIN_POLL_S).toBe(String(DEFAULTS.chainPollSeconds));
+      else expect(variables, name).not.toHaveProperty('GATEWAY_CHAIN_POLL_S');
+    }
   });
 
   it("takes each node's URL, and Tron's API key, as NoEcho parameters given to the watcher only", () => {
@@ -643,6 +663,53 @@ describe('a stage watching EVM networks, Bitcoin and Tron', () => {
       expect(JSON.parse(variables.GATEWAY_TOKENS_ETHEREUM)).toEqual({ USDT: WATCHED_TOKEN });
       expect(JSON.parse(variables.GATEWAY_TOKENS_TRON)).toEqual({ USDT: WATCHED_TRON_TOKEN });
     }
+  });
+
+  it('takes one node URL or several in order of preference, as the watcher reads them, and says so', () => {
+    for (const id of ['ChainRpcEthereum', 'ChainRpcPolygon', 'ChainRpcBitcoin', 'ChainRpcTron']) {
+      const parameter = watching.json.Parameters![id];
+      expect(parameter.Description).toContain('or several, separated by commas, in order of preference');
+      const allowed = new RegExp(parameter.AllowedPattern);
+      for (const value of [
+        'https://eth.example.com/v2/key-1',
+        'https://eth.example.com/v2/key-1,https://eth.example.org',
+        'https://user:p%2Cw@btc.example.com:8332, http://gateway:s3cret@10.0.0.1:8332',
+        'https://a.example.com https://b.example.com',
+      ]) {
+        expect(allowed.test(value), value).toBe(true);
+        expect(() => parseChainsConfig('demo', { GATEWAY_RPC_ETHEREUM: value }), value).not.toThrow();
+      }
+      for (const value of ['', 'eth.example.com', 'https://a.example.com,ftp://b.example.com', 'https://a.example.com,,wss://b']) expect(allowed.test(value), value).toBe(false);
+    }
+  });
+
+  it('alarms per watched network when every run for 5 minutes found each of its RPC endpoints failing, and not where none is watched', () => {
+    const alarms = watching.resources('AWS::CloudWatch::Alarm').filter(([, alarm]) => alarm.Properties.MetricName === CHAIN_RPC_METRICS.allFailed.name);
+    expect(alarms.map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual([
+      'ChainRpcBitcoinAllFailedAlarm',
+      'ChainRpcEthereumAllFailedAlarm',
+      'ChainRpcPolygonAllFailedAlarm',
+      'ChainRpcTronAllFailedAlarm',
+    ]);
+    const bitcoin = alarms.find(([id]) => id.startsWith('ChainRpcBitcoin'))![1].Properties;
+    expect(bitcoin).toMatchObject({
+      Namespace: 'PaymentGateway',
+      MetricName: 'ChainRpcAllFailed',
+      Dimensions: [
+        { Name: 'network', Value: 'bitcoin' },
+        { Name: 'service', Value: 'payment-gateway' },
+        { Name: 'stage', Value: 'demo' },
+      ],
+      Statistic: 'Minimum',
+      Period: 300,
+      EvaluationPeriods: 1,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [{ Ref: watching.json.Outputs.AlarmTopicArn.Value.Ref }],
+    });
+    expect(bitcoin.AlarmDescription).toContain('Every RPC endpoint of bitcoin failed');
+    expect(views.demo.resources('AWS::CloudWatch::Alarm').filter(([, alarm]) => alarm.Properties.MetricName === CHAIN_RPC_METRICS.allFailed.name)).toEqual([]);
   });
 
   it('refuses a token contract written for another family, as the functions would', () => {

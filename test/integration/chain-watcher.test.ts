@@ -6,18 +6,21 @@
  */
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createPublicClient, http, serializeTransaction, type Address, type Hash, type Hex, type PublicClient } from 'viem';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { WatchResult } from '../../functions/watch-chain.js';
 import type { RunSummary } from '../../shared/domain/chain-watcher.js';
 import { compileTestToken, startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
-import { invoker } from '../../infra/local/functions.js';
+import { invoker, lambdaContext } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
 import { callbackBody, webhookId } from '../../shared/domain/callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
+import { logger } from '../../shared/observability/logger.js';
+import { CHAIN_RUN_ALLOWANCE_SECONDS } from '../../shared/platform.js';
 import { FUNCTIONS } from '../../shared/routes.js';
 import type { Transaction } from '../../shared/domain/transactions.js';
 import { documentClient } from '../../shared/store/dynamo.js';
@@ -26,10 +29,13 @@ import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 import { invoke, loadFunction } from '../support/invoke.js';
 import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { seedMerchant, testChainStore, type SeededMerchant } from '../support/merchants.js';
+import { eventually } from '../support/wait.js';
 
 /** Few, so that tests mine little; the production defaults are in docs/merchant-guide.md#on-chain-deposits. */
 const CONFIRMATIONS = 3;
-const WATCHER_ENV = ['GATEWAY_RPC_ETHEREUM', 'GATEWAY_TOKENS_ETHEREUM', 'GATEWAY_CONFIRMATIONS_ETHEREUM'] as const;
+/** How often an invocation that polls reads the chain: short, so that tests wait little. */
+const POLL_SECONDS = 1;
+const WATCHER_ENV = ['GATEWAY_RPC_ETHEREUM', 'GATEWAY_TOKENS_ETHEREUM', 'GATEWAY_CONFIRMATIONS_ETHEREUM', 'GATEWAY_CHAIN_POLL_S'] as const;
 
 type RpcMode = 'pass' | 'error-500' | 'not-json' | 'bad-hashes' | 'refused' | 'silent';
 
@@ -77,7 +83,9 @@ beforeAll(async () => {
   process.env.GATEWAY_RPC_ETHEREUM = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   process.env.GATEWAY_TOKENS_ETHEREUM = JSON.stringify({ USDT: usdt, USDC: usdc });
   process.env.GATEWAY_CONFIRMATIONS_ETHEREUM = String(CONFIRMATIONS);
+  process.env.GATEWAY_CHAIN_POLL_S = String(POLL_SECONDS);
   expect(config().chains.ethereum).toMatchObject({ rpcUrl: process.env.GATEWAY_RPC_ETHEREUM, confirmations: CONFIRMATIONS });
+  expect(config().chainPollSeconds).toBe(POLL_SECONDS);
 
   [merchant, testCli] = await Promise.all([seedMerchant(), testMerchantCli()]);
 });
@@ -414,5 +422,125 @@ describe('merchants that do not take on-chain deposits', () => {
     expect(await callbackFor(deposit!.id, 'confirmed', offline)).toMatchObject({ status: 'confirmed' });
     expect(await getInvoice(invoice.id, offline)).toMatchObject({ paidAmount: '7.000000', paymentStatus: 'partial' });
     expect(JSON.parse((await testCli.run(['held-deposits', '--merchant', offline.merchant.id, '--json'])).out)).toEqual([]);
+  });
+});
+
+describe('an invocation that polls, as the schedule invokes it in AWS', () => {
+  /** What EventBridge sends, with a deadline of seconds instead of most of a minute. */
+  const watchFor = async (watchForSeconds: number): Promise<WatchResult> => (await runWatcher(watchChain, { network: 'ethereum', watchForSeconds })) as WatchResult;
+  const summaryLines = (spy: { mock: { calls: unknown[][] } }) => spy.mock.calls.filter(([message]) => message === 'Chain watcher run');
+
+  afterEach(() => vi.restoreAllMocks());
+
+  it('credits a deposit confirmed part way through, its callback written within the poll interval and 2 s, logs one summary, and ends by its deadline', async () => {
+    const invoice = await createInvoice({ baseCurrency: 'USD', paymentCurrency: 'USDT', amount: 6 });
+    await catchUp();
+    const info = vi.spyOn(logger, 'info');
+    const watchForSeconds = 6;
+    const startedAt = Date.now();
+    const invocation = watchFor(watchForSeconds);
+
+    await sleep(1_500);
+    const sent = await chain.sendToken({ to: invoice.wallet.address, amount: '6', token: usdt });
+    await confirm(sent.blockNumber);
+    const confirmedAt = Date.now();
+    const [deposit] = await eventually(async () => {
+      const deposits = await depositsOf(invoice.id);
+      return deposits.length > 0 && deposits;
+    }, { timeoutMs: (POLL_SECONDS + 2) * 1000, intervalMs: 50, what: 'the deposit' });
+    const callback = await eventually(() => callbackFor(deposit!.id, 'confirmed'), { timeoutMs: (POLL_SECONDS + 2) * 1000, intervalMs: 50, what: 'the confirmed callback' });
+    expect(Date.now() - confirmedAt).toBeLessThanOrEqual((POLL_SECONDS + 2) * 1000);
+    expect(callback).toMatchObject({ id: deposit!.id, status: 'confirmed', transactionHash: sent.hash });
+    expect(await getInvoice(invoice.id)).toMatchObject({ status: 'completed', paymentStatus: 'paid' });
+
+    const result = await invocation;
+    const took = Date.now() - startedAt;
+    // Its last run started at the deadline at the latest and ended soon after; it did not stop before.
+    expect(took).toBeGreaterThanOrEqual(watchForSeconds * 1000);
+    expect(took).toBeLessThan((watchForSeconds + POLL_SECONDS) * 1000);
+    expect(result).toMatchObject({ network: 'ethereum', recorded: 1, cursor: expect.any(Number) });
+    expect((result as { runs: number }).runs).toBeGreaterThanOrEqual(watchForSeconds / POLL_SECONDS - 1);
+    expect(summaryLines(info)).toEqual([['Chain watcher run', expect.objectContaining({ network: 'ethereum', recorded: 1, runs: (result as { runs: number }).runs })]]);
+  });
+
+  it('never records a transfer twice nor moves the cursor back when two invocations of the network overlap', async () => {
+    const invoices = await Promise.all([1, 2, 3].map(() => createInvoice({ baseCurrency: 'USD', paymentCurrency: 'USDC', amount: 5 })));
+    await catchUp();
+    // The run that loses the cursor to the other ends its invocation with one error.
+    const errors = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const cursors: number[] = [];
+    let sampling = true;
+    const sampler = (async () => {
+      while (sampling) {
+        cursors.push((await testChainStore().cursor('ethereum'))!.number);
+        await sleep(25);
+      }
+    })();
+
+    const invocations = [watchFor(4), sleep(300).then(() => watchFor(4))];
+    const sent = [];
+    for (const invoice of invoices) {
+      sent.push(await chain.sendToken({ to: invoice.wallet.address, amount: '5', token: usdc }));
+      await sleep(600);
+    }
+    await confirm(sent.at(-1)!.blockNumber);
+    const results = await Promise.all(invocations);
+    sampling = false;
+    await sampler;
+    await catchUp();
+
+    expect(results.map((result) => result.network)).toEqual(['ethereum', 'ethereum']);
+    for (const [message, details] of errors.mock.calls) {
+      expect(message).toMatch(/^Chain watcher run failed/);
+      expect(details).toEqual({ network: 'ethereum', reason: expect.stringMatching(/cursor was moved by another run/) });
+    }
+    expect(errors).toHaveBeenCalledTimes(results.filter((result) => 'runFailed' in result).length);
+    expect(cursors.length).toBeGreaterThan(10);
+    expect(cursors).toEqual([...cursors].sort((a, b) => a - b));
+    for (const [index, invoice] of invoices.entries()) {
+      const deposits = await depositsOf(invoice.id);
+      expect(deposits.map((d) => [d.transactionHash, d.status])).toEqual([[sent[index]!.hash, 'confirmed']]);
+      expect(await creditsOf(deposits[0]!.id)).toEqual([{ type: 'deposit', amount: '5.000000', currency: 'USDC' }]);
+      expect(await getInvoice(invoice.id)).toMatchObject({ status: 'completed', paidAmount: '5.000000' });
+    }
+  });
+
+  it('ends at its first failed run, long before its deadline, with one error and what the runs before it did', async () => {
+    await catchUp();
+    const errors = vi.spyOn(logger, 'error').mockImplementation(() => undefined);
+    const startedAt = Date.now();
+    const invocation = watchFor(30);
+    await sleep(1_500);
+    rpcMode = 'error-500';
+    let result: WatchResult;
+    try {
+      result = await invocation;
+    } finally {
+      rpcMode = 'pass';
+    }
+    expect(Date.now() - startedAt).toBeLessThan(10_000);
+    expect(result).toMatchObject({ network: 'ethereum', runFailed: true, completed: { network: 'ethereum', runs: expect.any(Number) } });
+    expect(errors).toHaveBeenCalledTimes(1);
+    expect(errors.mock.calls[0]![0]).toMatch(/^Chain watcher run failed/);
+  });
+
+  it('starts no run within its run allowance of the timeout, however long it was asked to watch', async () => {
+    await catchUp();
+    const handler = (await loadFunction('watch-chain'))!;
+    const timeoutMs = CHAIN_RUN_ALLOWANCE_SECONDS * 1000 + 2_000;
+    const startedAt = Date.now();
+    const context = { ...lambdaContext(watchChain, startedAt), getRemainingTimeInMillis: () => timeoutMs - (Date.now() - startedAt) };
+    const result = (await handler({ network: 'ethereum', watchForSeconds: 55 } as never, context)) as WatchResult;
+    const took = Date.now() - startedAt;
+    // Its last run started 2 s in, the timeout less the allowance, and ended well within the timeout.
+    expect(took).toBeGreaterThanOrEqual(2_000);
+    expect(took).toBeLessThan(timeoutMs);
+    expect(result).toMatchObject({ network: 'ethereum', runs: expect.any(Number) });
+    expect((result as { runs: number }).runs).toBeGreaterThanOrEqual(2);
+  });
+
+  it('refuses a watchForSeconds that is not a number of seconds', async () => {
+    await expect(runWatcher(watchChain, { network: 'ethereum', watchForSeconds: '50' })).rejects.toThrow(/watchForSeconds must be a number of seconds/);
+    await expect(runWatcher(watchChain, { network: 'ethereum', watchForSeconds: -1 })).rejects.toThrow(/watchForSeconds/);
   });
 });

@@ -3,7 +3,7 @@
  * URLs, token contracts by family, confirmations, Tron's API key, and which networks are watched.
  */
 import { describe, expect, it } from 'vitest';
-import { parseChainsConfig } from '../../shared/config.js';
+import { parseChainsConfig, rpcUrlsOf } from '../../shared/config.js';
 import { offeredNetworks, watchedNetworks } from '../../shared/domain/networks.js';
 
 describe('the networks configuration', () => {
@@ -28,6 +28,26 @@ describe('the networks configuration', () => {
     expect(watchedNetworks(chains)).toEqual(['bitcoin', 'tron']);
     expect(chains.bitcoin).toMatchObject({ rpcUrl: 'http://gateway:s3cret@127.0.0.1:18443', confirmations: 3, watched: true });
     expect(chains.tron).toMatchObject({ rpcUrl: 'https://api.trongrid.io', apiKey: 'key-1', tokens: { USDC: { address: 'TEkxiTehnzSmSe2XqrBj4w32RUN966rdz8', decimals: 6 } } });
+  });
+
+  it('takes several endpoints of a network, in order, separated by commas or whitespace, each with its own credentials', () => {
+    const chains = parseChainsConfig('prod', {
+      GATEWAY_RPC_BITCOIN: ' http://gateway:s3cret@10.0.0.1:8332,\n https://user:p%2Cw%20d@btc.example.com/node  ',
+      GATEWAY_RPC_ETHEREUM: 'https://eth.example.com/v2/key-1 https://eth.example.org',
+    });
+    expect(watchedNetworks(chains)).toEqual(['bitcoin', 'ethereum']);
+    expect(chains.bitcoin.rpcUrl).toBe('http://gateway:s3cret@10.0.0.1:8332,https://user:p%2Cw%20d@btc.example.com/node');
+    expect(rpcUrlsOf(chains.bitcoin.rpcUrl!)).toEqual(['http://gateway:s3cret@10.0.0.1:8332', 'https://user:p%2Cw%20d@btc.example.com/node']);
+    expect(rpcUrlsOf(chains.ethereum.rpcUrl!)).toEqual(['https://eth.example.com/v2/key-1', 'https://eth.example.org']);
+  });
+
+  it('refuses a list with an endpoint that is no http(s) URL, or one named twice, without repeating the URLs', () => {
+    expect(() => parseChainsConfig('prod', { GATEWAY_RPC_BSC: 'https://bsc.example.com,ftp://user:secret@node' })).toThrow(
+      'Invalid environment: GATEWAY_RPC_BSC: endpoint 2 must be an http(s) URL',
+    );
+    expect(() => parseChainsConfig('prod', { GATEWAY_RPC_BSC: 'https://bsc.example.com https://bsc.example.com' })).toThrow('GATEWAY_RPC_BSC: names an endpoint twice');
+    expect(() => parseChainsConfig('prod', { GATEWAY_RPC_BSC: ' , ' })).toThrow('GATEWAY_RPC_BSC: must name at least one http(s) URL');
+    expect(() => parseChainsConfig('prod', { GATEWAY_RPC_BSC: 'https://bsc.example.com,ftp://user:secret@node' })).not.toThrow(/secret/);
   });
 
   it("watches what the stack names for functions that are not given the nodes' URLs", () => {

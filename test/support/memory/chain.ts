@@ -17,7 +17,7 @@ export interface ChainPayment {
 }
 
 export class MemoryChain implements ChainReader {
-  private readonly blocks: EvmBlock[] = [];
+  private readonly canonicalBlocks: EvmBlock[] = [];
   private readonly logs = new Map<string, TokenTransferLog[]>();
   private minted = 0;
 
@@ -26,12 +26,12 @@ export class MemoryChain implements ChainReader {
   }
 
   get head(): number {
-    return this.blocks.length - 1;
+    return this.canonicalBlocks.length - 1;
   }
 
   /** Mines a block holding these payments, each a transaction of its own; answers their hashes, in order. */
   mine(...payments: ChainPayment[]): string[] {
-    const number = this.blocks.length;
+    const number = this.canonicalBlocks.length;
     const blockHash = this.newHash('block');
     const transactions: Array<EvmBlock['transactions'][number]> = [];
     const logs: TokenTransferLog[] = [];
@@ -46,7 +46,7 @@ export class MemoryChain implements ChainReader {
       }
       return hash;
     });
-    this.blocks.push({ number, hash: blockHash, parentHash: this.blocks.at(-1)?.hash ?? `0x${'0'.repeat(64)}`, transactions });
+    this.canonicalBlocks.push({ number, hash: blockHash, parentHash: this.canonicalBlocks.at(-1)?.hash ?? `0x${'0'.repeat(64)}`, transactions });
     this.logs.set(blockHash, logs);
     return hashes;
   }
@@ -58,15 +58,15 @@ export class MemoryChain implements ChainReader {
 
   /** Drops every block above `height`: the blocks mined next make the new branch. */
   fork(height: number): void {
-    this.blocks.length = height + 1;
+    this.canonicalBlocks.length = height + 1;
   }
 
   async headNumber(): Promise<number> {
     return this.head;
   }
 
-  async block(number: number): Promise<EvmBlock> {
-    return structuredClone(this.canonical(number));
+  async blocks(first: number, last: number): Promise<EvmBlock[]> {
+    return Array.from({ length: Math.max(0, last - first + 1) }, (_, i) => structuredClone(this.canonical(first + i)));
   }
 
   async blockHash(number: number): Promise<string> {
@@ -75,7 +75,7 @@ export class MemoryChain implements ChainReader {
 
   async tokenTransfers(fromBlock: number, toBlock: number, tokens: readonly string[]): Promise<TokenTransferLog[]> {
     const watched = new Set(tokens.map((token) => token.toLowerCase()));
-    return this.blocks
+    return this.canonicalBlocks
       .slice(fromBlock, toBlock + 1)
       .flatMap((block) => this.logs.get(block.hash) ?? [])
       .filter((log) => watched.has(log.token.toLowerCase()))
@@ -83,13 +83,13 @@ export class MemoryChain implements ChainReader {
   }
 
   async minedAt(transactionHash: string): Promise<BlockRef | undefined> {
-    const block = this.blocks.find((candidate) => candidate.transactions.some((transaction) => transaction.hash === transactionHash));
+    const block = this.canonicalBlocks.find((candidate) => candidate.transactions.some((transaction) => transaction.hash === transactionHash));
     return block && { number: block.number, hash: block.hash };
   }
 
   /** A node answers an error for a height above its head. */
   private canonical(number: number): EvmBlock {
-    const block = this.blocks[number];
+    const block = this.canonicalBlocks[number];
     if (!block) throw new Error(`No block ${number}: the head is ${this.head}`);
     return block;
   }
