@@ -25,8 +25,14 @@ export interface CallbackEntry {
   /** The `webhook-id`. */
   id: string;
   merchantId: string;
-  transactionId: string;
-  /** JSON of the callback's fields (`CallbackFields`) in their order, without `hash`. */
+  /** The transaction a transaction callback announces. */
+  transactionId?: string;
+  /** The invoice an invoice event announces (shared/domain/invoice-events.ts). */
+  invoiceId?: string;
+  /**
+   * JSON of the body: a transaction callback's fields (`CallbackFields`) in their order, without
+   * `hash`; an invoice event's whole body.
+   */
   payload: string;
   createdAt: string;
 }
@@ -51,8 +57,8 @@ export function callbackEntry(transaction: Transaction, now: Date): CallbackEntr
 }
 
 /** The body a callback entry is sent with: its fields and the transaction's `hash`, in the merchant guide's order (docs/merchant-guide.md#body-and-headers). */
-export const callbackBody = (entry: Pick<CallbackEntry, 'payload'>, callbackSecret: string): string =>
-  JSON.stringify(callbackPayload(JSON.parse(entry.payload) as CallbackFields, callbackSecret));
+export const callbackBody = (entry: Pick<CallbackEntry, 'payload' | 'invoiceId'>, callbackSecret: string): string =>
+  entry.invoiceId === undefined ? JSON.stringify(callbackPayload(JSON.parse(entry.payload) as CallbackFields, callbackSecret)) : entry.payload;
 
 /** Seconds to wait after `failedAttempts` failures (1-based), scaled for tests. */
 export function retryDelaySeconds(failedAttempts: number, scale = 1): number {

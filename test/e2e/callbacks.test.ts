@@ -565,7 +565,7 @@ describe('a crash of the whole runtime', () => {
     expect(afterRestart.body).toBe(receiver.byWebhookId(inQueueId)[0]!.body);
     await expectVerifiableCallback(afterRestart, inQueueDeposit.id);
     expect(orphan.body).toBe(callbackBody(unpublished, CALLBACK_SECRET));
-    await expectVerifiableCallback(orphan, unpublished.transactionId);
+    await expectVerifiableCallback(orphan, unpublished.transactionId!);
   });
 });
 

@@ -51,7 +51,7 @@ interface Stores {
   };
   chain: ChainState;
   /** The callback owed under a `webhook-id`, as the outbox holds it. */
-  owedCallback(id: string): Promise<{ transactionId: string } | undefined>;
+  owedCallback(id: string): Promise<{ transactionId?: string } | undefined>;
 }
 
 function dynamoStores(): Stores {
