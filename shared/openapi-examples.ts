@@ -205,9 +205,10 @@ export const merchantExample: MerchantView = {
   returnUrl: 'https://shop.example/thanks',
   frameAncestors: ['https://shop.example'],
   onchainDeposits: false,
+  invoiceCallbacks: true,
 };
 
-export const merchantSettingsExample: MerchantSettings = { callbackUrl: 'https://shop.example/callbacks', frameAncestors: ['https://shop.example'] };
+export const merchantSettingsExample: MerchantSettings = { callbackUrl: 'https://shop.example/callbacks', frameAncestors: ['https://shop.example'], invoiceCallbacks: true };
 
 export const rotatedSecretExample: RotatedSecret = {
   callbackSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0Dc9zGBSUdQ=',

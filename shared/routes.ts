@@ -293,9 +293,12 @@ export const FUNCTIONS = [
     name: 'expire-invoices',
     everySeconds: 60,
     stages: BOTH,
-    // Reads each due invoice's owner, which its status index key names, then cancels it conditionally.
-    tables: { invoices: ['GetItem', 'UpdateItem'] },
+    // Reads each due invoice's owner, which its status index key names, then cancels it conditionally;
+    // for a merchant that takes invoice events (its settings read once a sweep), reads the invoice and
+    // writes its invoice.expired in the same transaction, then hands it to the queue.
+    tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'], outbox: ['PutItem', 'UpdateItem'] },
     queries: { invoices: ['openByExpiry'] },
+    sendsTo: ['callbacks'],
     timeoutSeconds: 60,
   },
   {

@@ -13,7 +13,8 @@ import { callbackPublisher } from './callbacks.js';
 import { rateSource } from './rates.js';
 import { balanceStore, merchantStore, transactionStore } from './stores.js';
 
-const invoices = new DynamoInvoiceStore(documentClient, config().tables);
+const { tables, publicBaseUrl } = config();
+const invoices = new DynamoInvoiceStore(documentClient, tables);
 
 export const transactionServiceOver = (ledger: Ledger, balances: BalanceReader): TransactionService =>
   new TransactionService({
@@ -26,6 +27,7 @@ export const transactionServiceOver = (ledger: Ledger, balances: BalanceReader):
     metrics: businessMetrics,
     clock: () => new Date(),
     newId: randomUUID,
+    publicBaseUrl,
   });
 
 export const transactionService = transactionServiceOver(transactionStore, balanceStore);

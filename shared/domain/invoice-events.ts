@@ -8,6 +8,7 @@
 import * as z from 'zod';
 import type { CallbackEntry } from './callbacks.js';
 import type { Invoice } from './invoices.js';
+import type { Merchant } from './merchants.js';
 import { invoiceView, invoiceViewSchema } from './invoice-views.js';
 import type { InvoiceUpdate } from './payments.js';
 
@@ -71,3 +72,22 @@ export function invoiceEventEntry(invoice: Invoice, event: InvoiceEvent, n: numb
 
 /** The next number of `event` for an invoice that has announced `counts`. */
 export const nextEventNumber = (counts: InvoiceEventCounts | undefined, event: InvoiceEvent): number => (counts?.[event] ?? 0) + 1;
+
+/**
+ * `update` of `invoice` for a merchant that takes invoice events and a change that announces one:
+ * counting the event on the invoice, with the event's callback entry, both written with the change.
+ * Otherwise `update` as it was, and no entry.
+ */
+export function withInvoiceEvent(
+  merchant: Pick<Merchant, 'invoiceCallbacks'>,
+  invoice: Invoice,
+  update: InvoiceUpdate,
+  publicBaseUrl: string,
+  now: Date,
+): { update: InvoiceUpdate; event?: CallbackEntry } {
+  const event = merchant.invoiceCallbacks ? invoiceEventOf(update) : undefined;
+  if (!event) return { update };
+  const n = nextEventNumber(invoice.invoiceEvents, event);
+  const counted: InvoiceUpdate = { ...update, set: { ...update.set, invoiceEvents: { ...invoice.invoiceEvents, [event]: n } } };
+  return { update: counted, event: invoiceEventEntry(invoiceAfter(invoice, counted, now), event, n, publicBaseUrl, now) };
+}

@@ -35,13 +35,6 @@ export interface DueInvoice {
   merchantId?: string;
 }
 
-export interface ExpiringInvoiceRepository {
-  /** Open invoices whose lifetime ended at or before `now`. */
-  listDue(now: Date): Promise<DueInvoice[]>;
-  /** Cancels the invoice as expired if it is still open and due; false when it no longer is. */
-  expire(due: DueInvoice, now: Date): Promise<boolean>;
-}
-
 /** A customer's permanent deposit addresses, allocated on first use. */
 export interface CustomerWallets {
   /** `beforeAllocating` runs before a new customer's index is used up; what it throws stops that. */

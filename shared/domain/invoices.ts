@@ -29,6 +29,7 @@ import { crossRate, type UsdPrices } from './rates.js';
 import { Invalid, type FieldProblem } from './errors.js';
 import type { CreateInvoiceRequest } from './invoice-requests.js';
 import type { InvoiceWallet } from './invoice-views.js';
+import type { InvoiceEventCounts } from './invoice-events.js';
 
 export const INVOICE_STATUSES = ['created', 'active', 'completed', 'canceled'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
@@ -93,6 +94,8 @@ export interface Invoice extends InvoicePayments {
   providers?: string[];
   /** Local fiat: the payment created at a provider for this invoice, once there is one. */
   providerPayment?: ProviderPayment;
+  /** How many of each invoice event it has announced (shared/domain/invoice-events.ts). */
+  invoiceEvents?: InvoiceEventCounts;
   /** SHA-256 of the creation request, to tell a retry from a different order with the same id. */
   requestHash: string;
   expiresAt: string;

@@ -27,6 +27,8 @@ export interface Merchant {
    * on merchants made before the setting existed: see `takesOnchainDeposits`.
    */
   onchainDeposits?: boolean;
+  /** Whether invoice events are sent beside transaction callbacks (docs/merchant-guide.md#invoice-events); absent is off. */
+  invoiceCallbacks?: boolean;
   createdAt: string;
   /** The secret a rotation replaced: it signs callbacks beside the current one until `expiresAt`. */
   previousCallbackSecret?: { sealed: SealedSecret; expiresAt: string };
@@ -189,12 +191,13 @@ export const merchantSettingsRequestSchema = z.strictObject({
     .max(32)
     .optional()
     .describe("Origins that may show the checkout in a frame, as CSP frame-ancestors sources (`https://shop.example`, `https://*.shop.example`, `*`, `'self'`, `'none'` alone)"),
+  invoiceCallbacks: z.boolean().optional().describe('Whether the callback URL also receives invoice events (`invoice.paid`, `invoice.expired`, ...)'),
 });
 
 export type MerchantSettings = z.output<typeof merchantSettingsRequestSchema>;
 
 /** The changes a settings request makes, once every value passes the rules of `stage`; else a 422 naming each. */
-export function settingsChanges(request: MerchantSettings, stage: Stage): Partial<Pick<Merchant, 'callbackUrl' | 'returnUrl' | 'frameAncestors'>> {
+export function settingsChanges(request: MerchantSettings, stage: Stage): Partial<Pick<Merchant, 'callbackUrl' | 'returnUrl' | 'frameAncestors' | 'invoiceCallbacks'>> {
   const problems: FieldProblem[] = [];
   for (const field of ['callbackUrl', 'returnUrl'] as const) {
     const value = request[field];
@@ -208,10 +211,10 @@ export function settingsChanges(request: MerchantSettings, stage: Stage): Partia
     problems.push({ field: 'frameAncestors', message: "frameAncestors: 'none' stands alone" });
   }
   if (problems.length > 0) throw new Invalid(problems);
-  const { callbackUrl, returnUrl, frameAncestors } = request;
+  const { callbackUrl, returnUrl, frameAncestors, invoiceCallbacks } = request;
   const url = (value: string | null | undefined) => (typeof value === 'string' ? normalizedUrl(value) : value);
   return Object.fromEntries(
-    Object.entries({ callbackUrl: url(callbackUrl), returnUrl: url(returnUrl), frameAncestors }).filter(([, value]) => value !== undefined),
+    Object.entries({ callbackUrl: url(callbackUrl), returnUrl: url(returnUrl), frameAncestors, invoiceCallbacks }).filter(([, value]) => value !== undefined),
   );
 }
 
@@ -223,6 +226,7 @@ export const merchantViewSchema = z.object({
   returnUrl: z.string().nullable().describe('Where the checkout sends the customer back when an invoice has no redirectUrl'),
   frameAncestors: z.array(z.string()).describe('Origins that may show the checkout in a frame'),
   onchainDeposits: z.boolean().describe('Whether transfers seen on chain are credited; when off they are held'),
+  invoiceCallbacks: z.boolean().describe('Whether the callback URL also receives invoice events; off unless turned on'),
 });
 
 export type MerchantView = z.output<typeof merchantViewSchema>;
@@ -234,6 +238,7 @@ export const merchantView = (merchant: Merchant, stage: Stage): MerchantView => 
   returnUrl: merchant.returnUrl,
   frameAncestors: merchant.frameAncestors,
   onchainDeposits: takesOnchainDeposits(merchant, stage),
+  invoiceCallbacks: merchant.invoiceCallbacks ?? false,
 });
 
 /** `POST /api/v2/merchant/callback-secret/rotate`: the new secret, shown this once. */

@@ -3,6 +3,7 @@
  * how each deposit moves it. An invoice completes only once paid in full; every deposit, whatever
  * its amount or currency, is its own transaction on the invoice. Pure.
  */
+import type { InvoiceEventCounts } from './invoice-events.js';
 import { decimalsOf } from './currencies.js';
 import type { CancelReason, Invoice, InvoiceStatus } from './invoices.js';
 import { Decimal, formatAmount } from './money.js';
@@ -49,6 +50,8 @@ export interface InvoiceUpdate {
     paidAmount?: string;
     paymentStatus?: PaymentStatus;
     completedAt?: string;
+    /** The invoice events announced so far, with the one this change announces (shared/domain/invoice-events.ts). */
+    invoiceEvents?: InvoiceEventCounts;
   };
   /** A new transaction on the invoice, appended to `transactionIds`. */
   appendTransactionId?: string;

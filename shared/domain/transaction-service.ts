@@ -5,6 +5,7 @@
  * new state.
  */
 import { writeWithEntries, type BalancePosting, type BalanceReader } from './balances.js';
+import { withInvoiceEvent } from './invoice-events.js';
 import { callbackEntry, type CallbackEntry } from './callbacks.js';
 import { amountRuleProblem } from './amounts.js';
 import { familyOf, isCryptoAsset, networksOf, type CryptoNetwork } from './currencies.js';
@@ -45,11 +46,11 @@ export interface UniqueClaim {
 export interface Ledger {
   get(id: string): Promise<Transaction | undefined>;
   getClaim(id: string): Promise<UniqueClaim | undefined>;
-  insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callback?: CallbackEntry; claims?: UniqueClaim[] }): Promise<CommitResult>;
+  insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[] }): Promise<CommitResult>;
   transition(
     next: Transaction,
     from: TransactionStatus,
-    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callback?: CallbackEntry; releaseClaims?: string[] },
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[] },
   ): Promise<CommitResult>;
 }
 
@@ -65,6 +66,8 @@ export interface TransactionServiceDeps {
   metrics: Pick<BusinessMetrics, 'depositSettled'>;
   clock: () => Date;
   newId: () => string;
+  /** Where the gateway is served: an invoice event's view links to the invoice's checkout. */
+  publicBaseUrl: string;
 }
 
 export interface DepositInput {
@@ -136,14 +139,15 @@ export class TransactionService {
       const outcome = invoiceAfterDeposit(invoice, transaction, true, now, input.reportedByProvider);
       if ('refused' in outcome) throw refusal(outcome.refused, invoice);
       if (input.reportedByProvider) outcome.update.settlesProviderPayment = true;
-      const callback = isFinalStatus(transaction.status) ? callbackEntry(transaction, now) : undefined;
+      const { update, event } = withInvoiceEvent(merchant, invoice, outcome.update, this.deps.publicBaseUrl, now);
+      const callbacks = [...(isFinalStatus(transaction.status) ? [callbackEntry(transaction, now)] : []), ...(event ? [event] : [])];
       const claims = input.uniqueId ? [{ id: input.uniqueId, owner: { transactionId: id, merchantId } }] : [];
       const result = await writeWithEntries(this.deps.balances, undefined, transaction, (posting) =>
-        this.deps.ledger.insert(transaction, { invoice: outcome.update, posting, callback, claims }),
+        this.deps.ledger.insert(transaction, { invoice: update, posting, callbacks, claims }),
       );
       if (result === 'committed') {
         if (isFinalStatus(transaction.status)) this.deps.metrics.depositSettled(input.source, transaction.status);
-        if (callback) await this.deps.callbacks.publish([callback.id]);
+        if (callbacks.length > 0) await this.deps.callbacks.publish(callbacks.map((callback) => callback.id));
         return transaction;
       }
       const recorded = input.uniqueId && (await this.claimed(input.uniqueId));
@@ -170,6 +174,8 @@ export class TransactionService {
     options: { expectedType?: Transaction['type']; callback?: boolean; releaseClaim?: string; source?: DepositSource; details?: SettlementDetails } = {},
   ): Promise<Transaction> {
     const { expectedType, callback: withCallback = true, releaseClaim, source, details = {} } = options;
+    // Its settings decide whether the invoice's change is announced too.
+    const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
     for await (const _attempt of optimisticAttempts()) {
       const current = await this.owned(merchantId, transactionId);
       if (expectedType && current.type !== expectedType) throw Invalid.of('transactionId', `Transaction is not a ${expectedType}`);
@@ -181,16 +187,17 @@ export class TransactionService {
       const next = await this.settled(current, status, invoice, details, now);
       const outcome = invoice && invoiceAfterDeposit(invoice, next, false, now);
       // A settlement is never refused: the deposit was taken when it was recorded.
-      const update = outcome && 'update' in outcome ? outcome.update : undefined;
-      if (update && details.settlesProviderPayment) update.settlesProviderPayment = true;
-      const callback = withCallback ? callbackEntry(next, now) : undefined;
+      const settled = outcome && 'update' in outcome ? outcome.update : undefined;
+      if (settled && details.settlesProviderPayment) settled.settlesProviderPayment = true;
+      const { update, event } = invoice && settled ? withInvoiceEvent(merchant, invoice, settled, this.deps.publicBaseUrl, now) : { update: settled, event: undefined };
+      const callbacks = [...(withCallback ? [callbackEntry(next, now)] : []), ...(event ? [event] : [])];
       const released = releaseClaim ? [releaseClaim] : [];
       const result = await writeWithEntries(this.deps.balances, current, next, (posting) =>
-        this.deps.ledger.transition(next, 'processing', { invoice: update, posting, callback, releaseClaims: released }),
+        this.deps.ledger.transition(next, 'processing', { invoice: update, posting, callbacks, releaseClaims: released }),
       );
       if (result === 'committed') {
         if (next.type === 'deposit' && source) this.deps.metrics.depositSettled(source, status);
-        if (callback) await this.deps.callbacks.publish([callback.id]);
+        if (callbacks.length > 0) await this.deps.callbacks.publish(callbacks.map((callback) => callback.id));
         return next;
       }
     }

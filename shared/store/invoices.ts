@@ -6,9 +6,11 @@ import type { InvoiceFilters } from '../domain/invoice-requests.js';
 import type { ProviderPayment } from '../domain/providers.js';
 import { noPayments } from '../domain/payments.js';
 import type { CheckoutInvoices } from '../domain/checkout-service.js';
-import type { CreateOutcome, DueInvoice, ExpiringInvoiceRepository, InvoiceRepository } from '../domain/invoice-service.js';
+import type { CreateOutcome, DueInvoice, InvoiceRepository } from '../domain/invoice-service.js';
+import type { ExpiringInvoices, ExpiryAnnouncement } from '../domain/invoice-expiry.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
-import { isConditionFailure, isTransactionConflict, queryAll, queryPartition } from './dynamo.js';
+import { commitTransaction, isConditionFailure, isTransactionConflict, queryAll, queryPartition } from './dynamo.js';
+import { outboxPut } from './outbox.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 import { Conflict, Invalid } from '../domain/errors.js';
 import { optimisticAttempts } from '../domain/retry.js';
@@ -58,12 +60,12 @@ function refuseOtherRequest(claim: Record<string, unknown>, requestHash: string)
   if (claim.requestHash !== requestHash) throw new Conflict('An invoice with this orderId already exists with different details');
 }
 
-export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRepository, CheckoutInvoices {
+export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoices, CheckoutInvoices {
   private readonly pager: IndexPager;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
-    private readonly tables: { invoices: string; uniques: string },
+    private readonly tables: { invoices: string; uniques: string; outbox?: string },
   ) {
     this.pager = new IndexPager(client);
   }
@@ -242,13 +244,13 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
     });
   }
 
-  async expire({ id, merchantId: indexedOwner }: DueInvoice, now: Date): Promise<boolean> {
+  async expire({ id, merchantId: indexedOwner }: DueInvoice, now: Date, announcement?: ExpiryAnnouncement): Promise<boolean> {
     const merchantId = indexedOwner ?? (await this.merchantOf(id));
     if (merchantId === undefined) return false;
-    return this.updateIf({
+    const update = {
       TableName: this.tables.invoices,
       Key: { id },
-      UpdateExpression: 'SET #status = :canceled, merchantStatus = :statusKey, cancelReason = :expired, updatedAt = :now REMOVE expiryShard',
+      UpdateExpression: `SET #status = :canceled, merchantStatus = :statusKey, cancelReason = :expired, updatedAt = :now${announcement ? ', invoiceEvents = :events' : ''} REMOVE expiryShard`,
       ConditionExpression: '#status IN (:created, :active) AND expiresAt <= :now',
       ExpressionAttributeNames: { '#status': 'status' },
       ExpressionAttributeValues: {
@@ -258,8 +260,13 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
         ':now': now.toISOString(),
         ':created': 'created',
         ':active': 'active',
+        ...(announcement ? { ':events': announcement.invoiceEvents } : {}),
       },
-    });
+    };
+    if (!announcement) return this.updateIf(update);
+    // The cancellation and its invoice event, together or not at all.
+    if (!this.tables.outbox) throw new Error('This invoice store has no outbox table to announce an expiry in');
+    return (await commitTransaction(this.client, [{ Update: update }, outboxPut(this.tables.outbox, announcement.event)])) === 'committed';
   }
 
   /**

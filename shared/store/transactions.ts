@@ -146,16 +146,16 @@ export class DynamoTransactionStore implements Ledger {
     return Item ? { id, owner: Item.owner as Record<string, string> } : undefined;
   }
 
-  /** A new transaction with the invoice change it brings, its balance entries, its callback when it is final, and the claims it takes. */
+  /** A new transaction with the invoice change it brings, its balance entries, its callbacks (its own when it is final, an invoice event), and the claims it takes. */
   async insert(
     transaction: Transaction,
-    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callback?: CallbackEntry; claims?: UniqueClaim[] } = {},
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[] } = {},
   ): Promise<CommitResult> {
     return commitTransaction(this.client, [
       { Put: { TableName: this.tables.transactions, Item: transactionItem(transaction), ConditionExpression: 'attribute_not_exists(id)' } },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction)] : []),
       ...(options.posting ? postingWrites(this.tables, options.posting) : []),
-      ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
+      ...(options.callbacks ?? []).map((callback) => outboxPut(this.tables.outbox, callback)),
       ...(options.claims ?? []).map((claim) => ({
         Put: {
           TableName: this.tables.uniques,
@@ -166,11 +166,11 @@ export class DynamoTransactionStore implements Ledger {
     ]);
   }
 
-  /** Moves a transaction from `from` to its new state (already applied to `next`), with the invoice change, balance entries and callback. */
+  /** Moves a transaction from `from` to its new state (already applied to `next`), with the invoice change, balance entries and callbacks. */
   async transition(
     next: Transaction,
     from: TransactionStatus,
-    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callback?: CallbackEntry; releaseClaims?: string[] } = {},
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[] } = {},
   ): Promise<CommitResult> {
     return commitTransaction(this.client, [
       {
@@ -184,7 +184,7 @@ export class DynamoTransactionStore implements Ledger {
       },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, next)] : []),
       ...(options.posting ? postingWrites(this.tables, options.posting) : []),
-      ...(options.callback ? [outboxPut(this.tables.outbox, options.callback)] : []),
+      ...(options.callbacks ?? []).map((callback) => outboxPut(this.tables.outbox, callback)),
       ...(options.releaseClaims ?? []).map((id) => ({ Delete: { TableName: this.tables.uniques, Key: { id } } })),
     ]);
   }

@@ -15,7 +15,8 @@ import { movementsOf, post } from '../../shared/domain/balances.js';
 import type { ChainCursor } from '../../shared/domain/chain.js';
 import type { ChainState, HeldTransfer } from '../../shared/domain/chain-watcher.js';
 import { Conflict } from '../../shared/domain/errors.js';
-import type { ExpiringInvoiceRepository, InvoiceRepository } from '../../shared/domain/invoice-service.js';
+import type { InvoiceRepository } from '../../shared/domain/invoice-service.js';
+import type { ExpiringInvoices } from '../../shared/domain/invoice-expiry.js';
 import { buildInvoice, type Invoice } from '../../shared/domain/invoices.js';
 import { Decimal } from '../../shared/domain/money.js';
 import { invoiceAfterDeposit } from '../../shared/domain/payments.js';
@@ -37,7 +38,7 @@ import { MemoryLedger } from '../support/memory/ledger.js';
 
 interface Stores {
   invoices: InvoiceRepository &
-    ExpiringInvoiceRepository & {
+    ExpiringInvoices & {
       attachProviderPayment(id: string, payment: ProviderPayment): Promise<boolean>;
       awaitingProvider(providerId: string): Promise<Invoice[]>;
       stopAwaitingProvider(id: string): Promise<void>;
@@ -165,7 +166,7 @@ describe.each([
       const { transaction, update } = depositOn(invoice, '1500');
       const taken = claim(transaction.id);
       const callback = callbackEntry(transaction, later(60));
-      expect(await ledger.insert(transaction, { invoice: update, callback, claims: [taken] })).toBe('committed');
+      expect(await ledger.insert(transaction, { invoice: update, callbacks: [callback], claims: [taken] })).toBe('committed');
       expect(await ledger.get(transaction.id)).toEqual(transaction);
       expect(await ledger.getClaim(taken.id)).toEqual(taken);
       expect(await owedCallback(callback.id)).toMatchObject({ transactionId: transaction.id });
@@ -186,13 +187,13 @@ describe.each([
       const first = depositOn(invoice, '500');
       const taken = claim(first.transaction.id);
       const callback = callbackEntry(first.transaction, later(60));
-      await ledger.insert(first.transaction, { invoice: first.update, callback, claims: [taken] });
+      await ledger.insert(first.transaction, { invoice: first.update, callbacks: [callback], claims: [taken] });
       const read = (await invoices.get(invoice.id))!;
 
       const second = depositOn(read, '500');
       const free = claim(second.transaction.id);
       expect(await ledger.insert(second.transaction, { invoice: second.update, claims: [free, taken] })).toBe('stale');
-      expect(await ledger.insert(second.transaction, { invoice: second.update, callback: { ...callback, transactionId: second.transaction.id } })).toBe('stale');
+      expect(await ledger.insert(second.transaction, { invoice: second.update, callbacks: [{ ...callback, transactionId: second.transaction.id }] })).toBe('stale');
       expect(await ledger.get(second.transaction.id)).toBeUndefined();
       expect(await ledger.getClaim(free.id)).toBeUndefined();
       expect(await invoices.get(invoice.id)).toEqual(read);

@@ -99,7 +99,7 @@ export async function recordDepositWithoutPublishing(stack: RuntimeStack, invoic
   const callback = callbackEntry(transaction, now);
   const outcome = invoiceAfterDeposit(invoice, transaction, true, now);
   if ('refused' in outcome) throw new Error(`The invoice ${invoiceId} refuses a deposit (${outcome.refused})`);
-  const result = await writeWithEntries(stack.balances, undefined, transaction, (posting) => stack.transactions.insert(transaction, { invoice: outcome.update, posting, callback }));
+  const result = await writeWithEntries(stack.balances, undefined, transaction, (posting) => stack.transactions.insert(transaction, { invoice: outcome.update, posting, callbacks: [callback] }));
   if (result !== 'committed') throw new Error(`The deposit on ${invoiceId} was not written (${result})`);
   return { transaction, callback };
 }

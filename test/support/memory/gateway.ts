@@ -20,6 +20,7 @@ import { TransactionService } from '../../../shared/domain/transaction-service.j
 import { asRequestBody } from '../request-body.js';
 import { MemoryBalanceStore } from './balances.js';
 import { MemoryCallbackQueue } from './callback-queue.js';
+import { InvoiceExpiry } from '../../../shared/domain/invoice-expiry.js';
 import { MemoryInvoiceStore } from './invoice-store.js';
 import { MemoryLedger } from './ledger.js';
 import { MemoryMerchants } from './merchants.js';
@@ -57,7 +58,7 @@ export function memoryGateway(options: { rates?: RateSource } = {}) {
   const invoiceService = new InvoiceService({ invoices, wallets, rates, policy, publicBaseUrl: PUBLIC_BASE_URL, metrics, providerPayments: requests, log, clock, newId: randomUUID });
   /** The money services as one process has them: postings made through one balance reader take turns (shared/domain/balances.ts). */
   const moneyServices = (reader: BalanceReader) => {
-    const transactionService = new TransactionService({ ledger, balances: reader, invoices, merchants, callbacks, rates, metrics, clock, newId: randomUUID });
+    const transactionService = new TransactionService({ ledger, balances: reader, invoices, merchants, callbacks, rates, metrics, clock, newId: randomUUID, publicBaseUrl: PUBLIC_BASE_URL });
     const fiatService = new FiatService({ transactions: transactionService, ledger, balances: reader, merchants, receipts, vault, providers: registry, requests, rates, log, clock, newId: randomUUID });
     return { transactionService, fiatService };
   };
@@ -98,9 +99,9 @@ export function memoryGateway(options: { rates?: RateSource } = {}) {
     advance(seconds: number): void {
       now = new Date(now.getTime() + seconds * 1000);
     },
-    /** One run of the expiry schedule (functions/expire-invoices.ts): every due invoice canceled as expired. */
+    /** One run of the expiry schedule (functions/expire-invoices.ts): every due invoice canceled as expired, announced where the merchant takes invoice events. */
     async sweep(): Promise<void> {
-      for (const due of await invoices.listDue(now)) await invoices.expire(due, now);
+      await new InvoiceExpiry({ invoices, merchants, callbacks, publicBaseUrl: PUBLIC_BASE_URL }).sweep(now);
     },
   };
 }

@@ -7,7 +7,9 @@
  */
 import { orderClaimId } from '../../../shared/domain/claims.js';
 import { Conflict } from '../../../shared/domain/errors.js';
-import type { CreateOutcome, DueInvoice, ExpiringInvoiceRepository, InvoiceRepository } from '../../../shared/domain/invoice-service.js';
+import type { CreateOutcome, DueInvoice, InvoiceRepository } from '../../../shared/domain/invoice-service.js';
+import type { ExpiringInvoices, ExpiryAnnouncement } from '../../../shared/domain/invoice-expiry.js';
+import type { CallbackEntry } from '../../../shared/domain/callbacks.js';
 import type { InvoiceFilters } from '../../../shared/domain/invoice-requests.js';
 import type { Invoice } from '../../../shared/domain/invoices.js';
 import type { Listing, Page } from '../../../shared/domain/pagination.js';
@@ -19,7 +21,9 @@ const isOpen = (invoice: Invoice) => invoice.status === 'created' || invoice.sta
 
 const newestFirst = (a: Invoice, b: Invoice) => b.createdAt.localeCompare(a.createdAt) || b.id.localeCompare(a.id);
 
-export class MemoryInvoiceStore implements InvoiceRepository, ExpiringInvoiceRepository {
+export class MemoryInvoiceStore implements InvoiceRepository, ExpiringInvoices {
+  /** The invoice events expiries announced, by `webhook-id`. */
+  readonly announced = new Map<string, CallbackEntry>();
   private readonly invoices = new Map<string, Invoice>();
   /** The orderId claims: which invoice took the order, and from which request. */
   private readonly orders = new Map<string, { invoiceId: string; requestHash: string }>();
@@ -81,10 +85,12 @@ export class MemoryInvoiceStore implements InvoiceRepository, ExpiringInvoiceRep
     return [...this.invoices.values()].filter((invoice) => isOpen(invoice) && invoice.expiresAt <= now.toISOString()).map(({ id, merchantId }) => ({ id, merchantId }));
   }
 
-  async expire({ id }: DueInvoice, now: Date): Promise<boolean> {
+  async expire({ id }: DueInvoice, now: Date, announcement?: ExpiryAnnouncement): Promise<boolean> {
     const invoice = this.invoices.get(id);
     if (!invoice || !isOpen(invoice) || invoice.expiresAt > now.toISOString()) return false;
-    Object.assign(invoice, { status: 'canceled', cancelReason: 'expired', updatedAt: now.toISOString() });
+    if (announcement && this.announced.has(announcement.event.id)) return false;
+    Object.assign(invoice, { status: 'canceled', cancelReason: 'expired', updatedAt: now.toISOString(), ...(announcement ? { invoiceEvents: structuredClone(announcement.invoiceEvents) } : {}) });
+    if (announcement) this.announced.set(announcement.event.id, structuredClone(announcement.event));
     return true;
   }
 

@@ -38,25 +38,25 @@ export class MemoryLedger implements Ledger {
     return claim && structuredClone(claim);
   }
 
-  async insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callback?: CallbackEntry; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
-    const { invoice, posting, callback, claims = [] } = options;
-    if (this.transactions.has(transaction.id) || !this.writable(invoice, posting, callback) || claims.some((claim) => this.claims.has(claim.id))) return 'stale';
+  async insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
+    const { invoice, posting, callbacks = [], claims = [] } = options;
+    if (this.transactions.has(transaction.id) || !this.writable(invoice, posting, callbacks) || claims.some((claim) => this.claims.has(claim.id))) return 'stale';
     this.transactions.set(transaction.id, structuredClone(transaction));
     for (const claim of claims) this.claims.set(claim.id, structuredClone(claim));
-    this.commit(transaction, invoice, posting, callback);
+    this.commit(transaction, invoice, posting, callbacks);
     return 'committed';
   }
 
   async transition(
     next: Transaction,
     from: TransactionStatus,
-    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callback?: CallbackEntry; releaseClaims?: string[] } = {},
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[] } = {},
   ): Promise<CommitResult> {
-    const { invoice, posting, callback, releaseClaims = [] } = options;
-    if (this.transactions.get(next.id)?.status !== from || !this.writable(invoice, posting, callback)) return 'stale';
+    const { invoice, posting, callbacks = [], releaseClaims = [] } = options;
+    if (this.transactions.get(next.id)?.status !== from || !this.writable(invoice, posting, callbacks)) return 'stale';
     this.transactions.set(next.id, structuredClone(next));
     for (const id of releaseClaims) this.claims.delete(id);
-    this.commit(next, invoice, posting, callback);
+    this.commit(next, invoice, posting, callbacks);
     return 'committed';
   }
 
@@ -90,16 +90,14 @@ export class MemoryLedger implements Ledger {
     return this.outbox.get(id);
   }
 
-  private writable(invoice: InvoiceUpdate | undefined, posting: BalancePosting | undefined, callback: CallbackEntry | undefined): boolean {
-    return (
-      (invoice === undefined || this.invoices.holds(invoice)) && (posting === undefined || this.balances.holds(posting)) && (callback === undefined || !this.outbox.has(callback.id))
-    );
+  private writable(invoice: InvoiceUpdate | undefined, posting: BalancePosting | undefined, callbacks: readonly CallbackEntry[]): boolean {
+    return (invoice === undefined || this.invoices.holds(invoice)) && (posting === undefined || this.balances.holds(posting)) && callbacks.every((callback) => !this.outbox.has(callback.id));
   }
 
-  private commit(transaction: Transaction, invoice: InvoiceUpdate | undefined, posting: BalancePosting | undefined, callback: CallbackEntry | undefined): void {
+  private commit(transaction: Transaction, invoice: InvoiceUpdate | undefined, posting: BalancePosting | undefined, callbacks: readonly CallbackEntry[]): void {
     if (invoice) this.invoices.apply(invoice, transaction.updatedAt);
     if (posting) this.balances.apply(posting);
-    if (callback) this.outbox.set(callback.id, structuredClone(callback));
+    for (const callback of callbacks) this.outbox.set(callback.id, structuredClone(callback));
   }
 
   private matching(predicate: (transaction: Transaction) => boolean): Transaction[] {
