@@ -245,10 +245,12 @@ interface OperationHeading {
   target: string;
   /** Who may call, and what follows. */
   note: Html;
+  /** What names its tables for assistive technology, where method and target are not unique (the callbacks share a URL). */
+  title?: string;
 }
 
 function operationSection(doc: OpenApiDocument, heading: OperationHeading, op: Operation): Html {
-  const title = `${heading.method.toUpperCase()} ${heading.target}`;
+  const title = heading.title ?? `${heading.method.toUpperCase()} ${heading.target}`;
   const [successStatus, success] = Object.entries(op.responses).find(([status]) => status.startsWith('2')) ?? ['200', undefined];
   const [successType, successContent] = Object.entries(success?.content ?? {})[0] ?? [];
   const data = resolve(doc, successContent?.schema)?.properties?.data;
@@ -295,7 +297,7 @@ function callbackSections(doc: OpenApiDocument): Html[] {
   const callbacks = doc.components.callbacks as Record<string, Record<string, CallbackTarget>>;
   return Object.values(callbacks).flatMap((targets) =>
     Object.entries(targets).map(([target, { description, post }]) =>
-      operationSection(doc, { id: post.operationId, method: 'post', target, note: inlineMarkup(description) }, post),
+      operationSection(doc, { id: post.operationId, method: 'post', target, note: inlineMarkup(description), title: `POST ${target} (${post.operationId})` }, post),
     ),
   );
 }

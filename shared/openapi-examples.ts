@@ -6,6 +6,7 @@ import type { BalanceEntryView, BalanceView } from './domain/balances.js';
 import type { CallbackDelivery } from './domain/callbacks.js';
 import type { TestCallbackResult } from './domain/callback-tools.js';
 import type { InvoiceView } from './domain/invoice-views.js';
+import type { InvoiceEventBody } from './domain/invoice-events.js';
 import type { MerchantSettings, MerchantView, RotatedSecret } from './domain/merchants.js';
 import type { Page } from './domain/pagination.js';
 import type { CreateReportRequest, ReportView } from './domain/reports.js';
@@ -189,6 +190,18 @@ export const callbackLogExample: CallbackDelivery[] = [
 ];
 
 export const resendExample = { webhookId: `${TRANSACTION_ID}:confirmed` };
+
+export const invoiceCallbackLogExample: CallbackDelivery[] = [
+  { webhookId: `invoice:${INVOICE_ID}:invoice.paid:1`, state: 'delivered', attempts: [{ at: '2025-06-01T10:04:12.500Z', status: 200, latencyMs: 164, error: null }], pausedUntil: null },
+];
+
+export const invoiceResendExample = { webhookId: `invoice:${INVOICE_ID}:invoice.paid:1` };
+
+export const invoiceEventExample: InvoiceEventBody = {
+  callbackType: 'invoice',
+  event: 'invoice.paid',
+  invoice: { ...invoiceExample, status: 'completed', paidAmount: invoiceExample.paymentAmount, paymentStatus: 'paid', transactionIds: [TRANSACTION_ID], completedAt: '2025-06-01T10:04:12.000Z' },
+};
 
 export const testCallbackExample: TestCallbackResult = {
   webhookId: '00000000-0000-4000-8000-000000000000:test:0d9e8f7a-6b5c-4d3e-8f2a-1b0c9d8e7f6a',

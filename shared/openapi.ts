@@ -9,6 +9,7 @@ import { ERROR_STATUS, type ErrorCode, type ErrorItem } from './errors.js';
 import { FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS } from './domain/callback-pause.js';
 import { balanceEntryViewSchema, balancesViewSchema, listBalanceEntriesQuerySchema } from './domain/balances.js';
 import { callbackDeliverySchema, testCallbackResultSchema } from './domain/callbacks.js';
+import { invoiceEventBodySchema } from './domain/invoice-events.js';
 import { createInvoiceRequestSchema, listInvoicesQuerySchema } from './domain/invoice-requests.js';
 import { invoiceViewSchema, type InvoiceWallet } from './domain/invoice-views.js';
 import type { CryptoNetwork } from './domain/currencies.js';
@@ -42,6 +43,7 @@ const MODELS: ReadonlyArray<[z.ZodType, string]> = [
   [merchantViewSchema, 'Merchant'],
   [callbackDeliverySchema, 'CallbackDelivery'],
   [callbackPayloadSchema, 'CallbackPayload'],
+  [invoiceEventBodySchema, 'InvoiceEvent'],
   [errorEnvelopeSchema, 'ErrorEnvelope'],
 ];
 
@@ -88,6 +90,8 @@ interface RouteDoc {
   queryExample?: Record<string, string | number>;
   /** The operation leads to callbacks to the merchant's callback URL. */
   callbacks?: boolean;
+  /** The operation may lead to invoice events, for a merchant that turned them on. */
+  invoiceEvents?: boolean;
 }
 
 /** A route outside the merchant API (the customer-facing checkout): left out of the document. */
@@ -131,6 +135,7 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     response: invoiceViewSchema,
     responseExample: examples.invoiceExample,
     success: 'The invoice: new, or the existing one of this orderId and body',
+    invoiceEvents: true,
     errors: {
       ...BODY_ERRORS,
       409: `This orderId belongs to an invoice made from another body; or: ${IDEMPOTENCY_CONFLICT}`,
@@ -433,6 +438,40 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     notFound: 'Transaction',
     callbacks: true,
   },
+  'list-invoice-callbacks': {
+    summary: "An invoice's events and their delivery",
+    description:
+      'Each invoice event the invoice announced (`invoice.partially_paid`, `invoice.paid`, `invoice.expired`, `invoice.canceled`, ' +
+      '`invoice.paid_late`, oldest first; sent only while `invoiceCallbacks` is on) with every delivery attempt, as the delivery log ' +
+      "of a transaction's callbacks shows them.",
+    tag: 'Callbacks',
+    schemaName: 'ListInvoiceCallbacks',
+    response: z.array(callbackDeliverySchema),
+    responseExample: examples.invoiceCallbackLogExample,
+    success: "The invoice's events, oldest first; empty when it announced none",
+    errors: { 404: 'No invoice of this merchant has this id', ...AUTH_ERRORS },
+    notFound: 'Invoice',
+  },
+  'resend-invoice-callback': {
+    summary: "Resend an invoice's latest event",
+    description:
+      "Queues the invoice's latest event again with a fresh 72-hour retry window, as a transaction's latest callback is resent. " +
+      'The event keeps its `webhook-id`.',
+    tag: 'Callbacks',
+    schemaName: 'ResendInvoiceCallback',
+    response: z.object({ webhookId: z.string().describe('The `webhook-id` of the event queued') }),
+    responseExample: examples.invoiceResendExample,
+    success: 'Queued: its attempts show in the delivery log',
+    successStatus: 202,
+    errors: {
+      422: 'The `Idempotency-Key` header is not 1 to 255 characters',
+      404: 'No invoice of this merchant has this id',
+      409: `The invoice announced no event; or ${NO_CALLBACK_URL}; or: ${IDEMPOTENCY_CONFLICT}`,
+      ...AUTH_ERRORS,
+    },
+    notFound: 'Invoice',
+    invoiceEvents: true,
+  },
   'send-test-callback': {
     summary: 'Send a test callback',
     description:
@@ -613,7 +652,14 @@ function operation(route: HttpRoute, doc: RouteDoc, offered: readonly CryptoNetw
         }
       : {}),
     responses: { [successStatus]: success, ...Object.fromEntries(errors) },
-    ...(doc.callbacks ? { callbacks: { transactionCallback: { $ref: '#/components/callbacks/TransactionCallback' } } } : {}),
+    ...(doc.callbacks || doc.invoiceEvents
+      ? {
+          callbacks: {
+            ...(doc.callbacks ? { transactionCallback: { $ref: '#/components/callbacks/TransactionCallback' } } : {}),
+            ...(doc.invoiceEvents ? { invoiceEvent: { $ref: '#/components/callbacks/InvoiceEvent' } } : {}),
+          },
+        }
+      : {}),
   };
 }
 
@@ -657,6 +703,39 @@ function transactionCallback() {
           '2XX': { description: 'Delivered' },
           '4XX': { description: 'Not delivered: retried on the schedule above' },
           '5XX': { description: 'Not delivered: retried on the schedule above' },
+        },
+      },
+    },
+  };
+}
+
+/** The invoice event a merchant with `invoiceCallbacks` on receives (docs/merchant-guide.md#invoice-events). */
+function invoiceEventCallback() {
+  const header = (name: string, description: string, example: string) => ({ name, in: 'header', required: true, description, schema: { type: 'string' }, example });
+  return {
+    'https://merchant.example/callbacks': {
+      summary: "The merchant's callback URL",
+      description: 'Invoice events go to the same `callbackUrl` as transaction callbacks, once `invoiceCallbacks` is on (PATCH /api/v2/merchant).',
+      post: {
+        operationId: 'invoiceEvent',
+        summary: 'An invoice changed',
+        description:
+          '`invoice.partially_paid` (a confirmed deposit left it short), `invoice.paid` (completed: paid or overpaid), ' +
+          '`invoice.expired`, `invoice.canceled` (its provider rejected the payment) or `invoice.paid_late` (completed after it ' +
+          'was canceled), with the invoice as GET /api/v2/invoices/{id} shows it after the change. Signed, delivered at least ' +
+          'once and retried exactly as transaction callbacks; drop repeats by `webhook-id`. No `hash`: verify the signature.',
+        tags: ['Callbacks'],
+        security: [],
+        parameters: [
+          header('webhook-id', 'Unique per event: `invoice:{invoiceId}:{event}:{n}`, n counting that event for that invoice from 1', examples.invoiceResendExample.webhookId),
+          header('webhook-timestamp', 'Unix seconds at signing', '1748772252'),
+          header('webhook-signature', '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; during a secret rotation two, space-separated, the new first', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
+        ],
+        requestBody: { required: true, content: { 'application/json': { schema: ref('InvoiceEvent'), example: examples.invoiceEventExample } } },
+        responses: {
+          '2XX': { description: 'Delivered' },
+          '4XX': { description: 'Not delivered: retried as transaction callbacks are' },
+          '5XX': { description: 'Not delivered: retried as transaction callbacks are' },
         },
       },
     },
@@ -714,7 +793,7 @@ export function buildOpenApiDocument(serverUrl: string, stage: Stage, offered: r
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
       headers: HEADERS,
-      callbacks: { TransactionCallback: transactionCallback() },
+      callbacks: { TransactionCallback: transactionCallback(), InvoiceEvent: invoiceEventCallback() },
       schemas: componentSchemas(routes.map(({ doc }) => doc)),
     },
     paths,

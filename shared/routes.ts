@@ -581,6 +581,28 @@ export const FUNCTIONS = [
   },
   {
     kind: 'http',
+    name: 'list-invoice-callbacks',
+    method: 'GET',
+    path: '/api/v2/invoices/{invoiceId}/callbacks',
+    auth: 'apiKey',
+    stages: BOTH,
+    // The invoice's owner first; the merchant's item tells whether deliveries to its callback URL are paused.
+    tables: { invoices: ['GetItem'], outbox: ['BatchGetItem'], merchants: ['GetItem'] },
+    queries: { outbox: ['byInvoice'] },
+  },
+  {
+    kind: 'http',
+    name: 'resend-invoice-callback',
+    method: 'POST',
+    path: '/api/v2/invoices/{invoiceId}/callbacks/resend',
+    auth: 'apiKey',
+    stages: BOTH,
+    tables: { invoices: ['GetItem'], outbox: ['GetItem', 'BatchGetItem', 'UpdateItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
+    queries: { outbox: ['byInvoice'] },
+    sendsTo: ['callbacks'],
+  },
+  {
+    kind: 'http',
     name: 'send-test-callback',
     method: 'POST',
     path: '/api/v2/webhooks/test',

@@ -3,9 +3,11 @@ import { CallbackLog } from '../../shared/domain/callback-tools.js';
 import { callbackPublisher } from './callbacks.js';
 import { merchantStore, outboxStore } from './stores.js';
 import { transactionService } from './transactions.js';
+import { invoiceServiceWith } from './invoices.js';
 
 export const callbackLog = new CallbackLog({
   transactions: transactionService,
+  invoices: invoiceServiceWith(),
   outbox: outboxStore,
   merchants: merchantStore,
   publisher: callbackPublisher,

@@ -1,6 +1,6 @@
 /**
  * A merchant's own tools for its callbacks (docs/merchant-guide.md#the-delivery-log-resending-and-testing): the delivery log of a transaction's
- * callbacks, resending the latest one, and a signed sample sent at once. The same signing and the
+ * callbacks or of an invoice's events, resending the latest one, and a signed sample sent at once. The same signing and the
  * same delivery (with production's URL guard) as every callback.
  */
 import { pausedUntil } from './callback-pause.js';
@@ -23,9 +23,13 @@ const NO_CALLBACK_URL = 'The merchant has no callback URL: set one with PATCH /a
 
 export interface CallbackLogDeps {
   transactions: { owned(merchantId: string, transactionId: string): Promise<Transaction> };
+  /** The merchant's own invoice (a view of it); another's is a NotFound. */
+  invoices: { get(merchantId: string, invoiceId: string): Promise<{ id: string }> };
   outbox: {
     /** The transaction's callbacks, oldest first. */
     forTransaction(transactionId: string): Promise<CallbackRecord[]>;
+    /** The invoice's events, oldest first. */
+    forInvoice(invoiceId: string): Promise<CallbackRecord[]>;
     /** Delivers the callback again with a fresh window: `requeued` when it must be published. */
     resend(id: string, now: Date): Promise<'requeued' | 'inFlight'>;
   };
@@ -43,9 +47,13 @@ export class CallbackLog {
    */
   async deliveries(merchantId: string, transactionId: string): Promise<CallbackDelivery[]> {
     const transaction = await this.deps.transactions.owned(merchantId, transactionId);
-    const [records, merchant] = await Promise.all([this.deps.outbox.forTransaction(transaction.id), this.deps.merchants.getMerchant(merchantId)]);
-    const paused = merchant ? pausedUntil(merchant, this.deps.clock()) : null;
-    return records.map((record) => callbackDelivery(record, paused));
+    return this.logOf(merchantId, await this.deps.outbox.forTransaction(transaction.id));
+  }
+
+  /** The events of the merchant's own invoice (docs/merchant-guide.md#invoice-events), as `deliveries` shows a transaction's. */
+  async invoiceDeliveries(merchantId: string, invoiceId: string): Promise<CallbackDelivery[]> {
+    const invoice = await this.deps.invoices.get(merchantId, invoiceId);
+    return this.logOf(merchantId, await this.deps.outbox.forInvoice(invoice.id));
   }
 
   /**
@@ -56,6 +64,24 @@ export class CallbackLog {
     const transaction = await this.deps.transactions.owned(merchantId, transactionId);
     const latest = (await this.deps.outbox.forTransaction(transaction.id)).at(-1);
     if (!latest) throw new Conflict(`Transaction is ${transaction.status}: it has no callback until it is confirmed or failed`);
+    return this.resendEntry(merchantId, latest);
+  }
+
+  /** Queues the invoice's latest event again, as `resend` does a transaction's callback. */
+  async resendInvoiceEvent(merchantId: string, invoiceId: string): Promise<{ webhookId: string }> {
+    const invoice = await this.deps.invoices.get(merchantId, invoiceId);
+    const latest = (await this.deps.outbox.forInvoice(invoice.id)).at(-1);
+    if (!latest) throw new Conflict('The invoice has announced no event: invoice events are sent once invoiceCallbacks is on (PATCH /api/v2/merchant)');
+    return this.resendEntry(merchantId, latest);
+  }
+
+  private async logOf(merchantId: string, records: CallbackRecord[]): Promise<CallbackDelivery[]> {
+    const merchant = await this.deps.merchants.getMerchant(merchantId);
+    const paused = merchant ? pausedUntil(merchant, this.deps.clock()) : null;
+    return records.map((record) => callbackDelivery(record, paused));
+  }
+
+  private async resendEntry(merchantId: string, latest: CallbackRecord): Promise<{ webhookId: string }> {
     const merchant = await this.deps.merchants.getMerchant(merchantId);
     if (!merchant?.callbackUrl) throw new Conflict(NO_CALLBACK_URL);
     if ((await this.deps.outbox.resend(latest.id, this.deps.clock())) === 'requeued') await this.deps.publisher.publish([latest.id]);

@@ -5,10 +5,10 @@
  * new state.
  */
 import { writeWithEntries, type BalancePosting, type BalanceReader } from './balances.js';
-import { withInvoiceEvent } from './invoice-events.js';
 import { callbackEntry, type CallbackEntry } from './callbacks.js';
 import { amountRuleProblem } from './amounts.js';
 import { familyOf, isCryptoAsset, networksOf, type CryptoNetwork } from './currencies.js';
+import { withInvoiceEvent } from './invoice-events.js';
 import { isUuid } from './invoice-service.js';
 import type { Invoice } from './invoices.js';
 import { authenticatedMerchant, type MerchantProfiles } from './merchants.js';

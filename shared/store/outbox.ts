@@ -47,11 +47,20 @@ export class DynamoOutboxStore {
   }
 
   /** A transaction's callbacks, oldest first. */
-  async forTransaction(transactionId: string): Promise<OutboxItem[]> {
-    const entries = await queryPartition(this.client, this.tableName, 'byTransaction', 'transactionId', transactionId);
+  forTransaction(transactionId: string): Promise<OutboxItem[]> {
+    return this.listed('byTransaction', 'transactionId', transactionId);
+  }
+
+  /** An invoice's events, oldest first. */
+  forInvoice(invoiceId: string): Promise<OutboxItem[]> {
+    return this.listed('byInvoice', 'invoiceId', invoiceId);
+  }
+
+  private async listed(index: string, key: string, value: string): Promise<OutboxItem[]> {
+    const entries = await queryPartition(this.client, this.tableName, index, key, value);
     const ids = entries.map((item) => item.id as string);
     if (ids.length === 0) return [];
-    // A transaction owes a callback per final state it reached: a handful, far below BatchGet's 100.
+    // A transaction owes a callback per final state it reached, an invoice one per event: a handful, far below BatchGet's 100.
     const { Responses, UnprocessedKeys } = await this.client.send(
       new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: ids.map((id) => ({ id })), ConsistentRead: true } } }),
     );

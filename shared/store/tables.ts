@@ -227,6 +227,13 @@ export const TABLES = {
         sortKey: { name: 'createdAt', type: 'S' },
         projection: 'keys',
       },
+      {
+        // An invoice's events (docs/merchant-guide.md#invoice-events), for its delivery log.
+        name: 'byInvoice',
+        partitionKey: { name: 'invoiceId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'keys',
+      },
     ],
   },
   /**

@@ -911,7 +911,7 @@ describe.each(STAGES)('%s stack', (stage) => {
       const batchReading = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:BatchGetItem')).map(([table]) => `${name} ${table}`));
       // And the live prices an amount is converted at.
       const priceReaders = definitions.filter(({ tables }) => tables.rates).map(({ name }) => `${name} rates`);
-      expect(sorted(batchReading)).toEqual(sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox', 'list-balances balances', 'check-books balances', ...priceReaders]));
+      expect(sorted(batchReading)).toEqual(sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox', 'list-invoice-callbacks outbox', 'resend-invoice-callback outbox', 'list-balances balances', 'check-books balances', ...priceReaders]));
     });
   });
 

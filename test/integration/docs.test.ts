@@ -185,13 +185,17 @@ describe('GET /docs in a browser', () => {
     expect(blocks.filter((text) => text.startsWith('{') && text !== '{}' && !text.startsWith('{\n  "'))).toEqual([]);
   });
 
-  it('describes, under Callbacks, the callback a merchant receives: where it goes, its signature headers, its payload', async () => {
+  it.each([
+    ['TransactionCallback', 'CallbackPayload'],
+    ['InvoiceEvent', 'InvoiceEvent'],
+  ])('describes, under Callbacks, the callback a merchant receives (%s): where it goes, its signature headers, its payload', async (name, payload) => {
     const { page } = desktop;
-    const [url, callback] = Object.entries(openApi.components.callbacks.TransactionCallback as Record<string, { post: { operationId: string } }>)[0]!;
+    const [url, callback] = Object.entries(openApi.components.callbacks[name] as Record<string, { post: { operationId: string } }>)[0]!;
     expect(await page.evaluate(sectionOf(callback.post.operationId))).toBe('Callbacks');
-    const headers = await page.getByRole('region', { name: `POST ${url}: headers` }).locator('td:first-child').allTextContents();
+    const title = `POST ${url} (${callback.post.operationId})`;
+    const headers = await page.getByRole('region', { name: `${title}: headers` }).locator('td:first-child').allTextContents();
     expect(headers).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
-    const payloadFields = await page.getByRole('region', { name: `POST ${url}: request body` }).locator('td:first-child').allTextContents();
-    expect(payloadFields).toEqual(Object.keys(openApi.components.schemas.CallbackPayload.properties));
+    const payloadFields = await page.getByRole('region', { name: `${title}: request body` }).locator('td:first-child').allTextContents();
+    expect(payloadFields).toEqual(Object.keys(openApi.components.schemas[payload].properties));
   });
 });

@@ -139,6 +139,7 @@ describe('GET /api/v2/merchant', () => {
         returnUrl: 'https://shop.example/thanks',
         frameAncestors: ['https://shop.example'],
         onchainDeposits: true,
+        invoiceCallbacks: false,
       },
     });
     expect(response.rawBody.toString()).not.toMatch(/whsec_|sealed|ciphertext|processingFee/i);

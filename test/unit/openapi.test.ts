@@ -4,6 +4,7 @@
  * (the pinned @redocly/cli, run offline) finding no error in either stage's document.
  */
 import { CRYPTO_NETWORKS, type CryptoNetwork } from '../../shared/domain/currencies.js';
+import { INVOICE_EVENTS, invoiceEventBodySchema } from '../../shared/domain/invoice-events.js';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -119,9 +120,21 @@ describe.each(STAGES)('the %s document', (stage) => {
     expect(callback.requestBody.content['application/json'].example).toEqual(examples.callbackPayloadExample);
     const withCallbacks = operations(doc).filter(({ op }) => op.callbacks).map(({ op }) => op.operationId);
     expect(withCallbacks).toEqual(expect.arrayContaining(['createInvoice', 'confirmDeposit', 'createWithdrawal', 'resendTransactionCallback', 'sendTestCallback']));
+    const transactionCallback = { $ref: '#/components/callbacks/TransactionCallback' };
+    const invoiceEvent = { $ref: '#/components/callbacks/InvoiceEvent' };
     for (const { op } of operations(doc).filter(({ op }) => op.callbacks)) {
-      expect(op.callbacks).toEqual({ transactionCallback: { $ref: '#/components/callbacks/TransactionCallback' } });
+      const expected = ['createInvoice', 'resendInvoiceCallback'].includes(op.operationId) ? { invoiceEvent } : {};
+      expect(op.callbacks, op.operationId).toEqual(op.operationId === 'resendInvoiceCallback' ? expected : { transactionCallback, ...expected });
     }
+  });
+
+  it('describes the invoice events a merchant may turn on: their webhook-id, signature headers and body', () => {
+    const event = (doc.components.callbacks.InvoiceEvent as any)['https://merchant.example/callbacks'].post;
+    expect(event.parameters.map((p: { name: string }) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    expect(event.parameters[0].description).toContain('invoice:{invoiceId}:{event}:{n}');
+    expect(event.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/InvoiceEvent' });
+    expect(invoiceEventBodySchema.parse(event.requestBody.content['application/json'].example)).toEqual(examples.invoiceEventExample);
+    expect((doc.components.schemas as any).InvoiceEvent.properties.event.enum).toEqual([...INVOICE_EVENTS]);
   });
 
   it('puts no default in what a client sends: a generator would send it as if the client had', () => {
