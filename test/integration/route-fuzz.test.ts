@@ -75,8 +75,10 @@ async function call(method: string, target: string, apiKey: string, body?: unkno
   return JSON.parse(answer.body.toString('utf8')).data;
 }
 
-/** A merchant's invoices of each family and its transactions (a partial deposit, money to pay out, withdrawals open and settled, a UTR under review), and a report. */
+/** A merchant's invoices of each family (one with an invoice event) and its transactions (a partial deposit, money to pay out, withdrawals open and settled, a UTR under review), and a report. */
 async function recordsOf(apiKey: string): Promise<string[]> {
+  // Invoice events on: the partial deposit below announces one, which the invoice's delivery log lists and resends.
+  await call('PATCH', '/api/v2/merchant', apiKey, { invoiceCallbacks: true });
   const invoice = (body: Record<string, unknown>) => call('POST', '/api/v2/invoices', apiKey, { orderId: randomUUID(), customerId: 'fuzz-customer', ...body });
   const crypto = await invoice({ baseCurrency: 'USDT', invoiceStrategy: 'fixed', amount: 50 });
   const inr = await invoice({ baseCurrency: 'INR', amount: 1000 });
