@@ -37,7 +37,7 @@ export function createdRangeQuery(
   to: string,
   where: Readonly<Record<string, string>> = {},
 ): QueryCommandInput {
-  const conditions = Object.keys(where).map((attribute, index) => `#where${index} = :where${index}`);
+  const conditions = Object.keys(where).map((_attribute, index) => `#where${index} = :where${index}`);
   return {
     TableName: tableName,
     IndexName: indexName,
