@@ -15,8 +15,6 @@
  * one run a minute.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -26,6 +24,7 @@ import { invoker, loadHandler } from '../infra/local/functions.js';
 import { startQueueConsumers } from '../infra/local/queue-consumer.js';
 import { LOCAL_REGION } from '../infra/local/environment.js';
 import { localQueueArn, localSqsClient } from '../infra/local/sqs.js';
+import { JsonRpcHttp } from '../shared/chain/json-rpc.js';
 import { DEFAULTS } from '../shared/defaults.js';
 import { AddressSet } from '../shared/domain/address-set.js';
 import { ownerKey } from '../shared/domain/wallets.js';
@@ -33,10 +32,12 @@ import { chainWatchSecondsOf, CONCURRENCY } from '../shared/platform.js';
 import { QUEUES } from '../shared/queue/queues.js';
 import { FUNCTIONS, type QueueFunction, type ScheduledFunction } from '../shared/routes.js';
 import { startCallbackReceiver } from '../test/support/callback-receiver.js';
+import { RpcProxy } from '../test/support/rpc-proxy.js';
 import { startBenchStores } from './bench-stores.js';
 import { CapacityMeter, eventuallyConsistentRcu, itemSize, type MeteredCall } from './capacity-meter.js';
 import { percentile, round } from './load.js';
 import { positiveOption } from './options.js';
+import { catchUp } from './watcher-runs.js';
 
 export const DESCRIPTION = 'chain watcher at mainnet scale: blocks/s, read units and RPC requests a block, address-set memory, deposit-to-callback latency, beside the watcher before';
 
@@ -59,6 +60,7 @@ const SENDER = FUNCTIONS.find((fn) => fn.name === 'send-callback') as QueueFunct
 /** AWS bills a key asked of BatchGetItem half a read unit, found or not; DynamoDB Local reports only those found. */
 const RCU_PER_KEY = 0.5;
 const SEED_BATCH = 25;
+const MILLION = 1_000_000;
 const SEED_WRITES_AT_ONCE = 8;
 
 interface Options {
@@ -89,50 +91,6 @@ function parseOptions(args: string[]): Options {
 
 const randomAddress = (): Address => `0x${randomBytes(20).toString('hex')}`;
 
-/** A JSON-RPC proxy in front of the node that counts HTTP requests and the calls in them, by method. */
-class CountingProxy {
-  requests = 0;
-  calls = new Map<string, number>();
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
-
-  static async start(target: string): Promise<CountingProxy> {
-    let proxy!: CountingProxy;
-    const server = createServer(async (request, response) => {
-      const chunks: Buffer[] = [];
-      for await (const chunk of request) chunks.push(chunk as Buffer);
-      const body = Buffer.concat(chunks).toString('utf8');
-      proxy.count(JSON.parse(body) as { method: string } | Array<{ method: string }>);
-      const answer = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-      response.writeHead(answer.status, { 'content-type': 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    proxy = new CountingProxy(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
-    return proxy;
-  }
-
-  reset(): void {
-    this.requests = 0;
-    this.calls.clear();
-  }
-
-  get callCount(): number {
-    return [...this.calls.values()].reduce((sum, n) => sum + n, 0);
-  }
-
-  stop(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
-
-  private count(body: { method: string } | Array<{ method: string }>): void {
-    this.requests++;
-    for (const { method } of [body].flat()) this.calls.set(method, (this.calls.get(method) ?? 0) + 1);
-  }
-}
-
 /** A payment to a customer's invoice, placed in a busy block. */
 interface Payment {
   to: Address;
@@ -149,11 +107,15 @@ interface MinedBlock {
 /** Mines mainnet-shaped blocks straight through the node's JSON-RPC: one batch of sends, then one block. */
 class BusyBlocks {
   private nativeSender = 0;
+  private readonly rpc: JsonRpcHttp;
+
   constructor(
-    private readonly rpcUrl: string,
+    rpcUrl: string,
     private readonly accounts: readonly Address[],
     private readonly usdt: Address,
-  ) {}
+  ) {
+    this.rpc = new JsonRpcHttp(rpcUrl, { version: '2.0', timeoutMs: 60_000, parse: (text) => JSON.parse(text) });
+  }
 
   /** A block of 300 native transfers and 200 USDT transfers to strangers, `payments` in place of some. */
   async mine(payments: readonly Payment[] = []): Promise<MinedBlock> {
@@ -176,23 +138,17 @@ class BusyBlocks {
       recipients.push(to);
     }
     recipients.push(this.usdt);
-    const sent = (await this.rpc(transactions.map((params, id) => ({ jsonrpc: '2.0', id, method: 'eth_sendTransaction', params: [params] })))) as Array<{ error?: unknown }>;
-    const refused = sent.find((answer) => answer.error);
-    if (refused) throw new Error(`The node refused a transaction: ${JSON.stringify(refused.error)}`);
-    await this.rpc({ jsonrpc: '2.0', id: 0, method: 'evm_mine', params: [] });
+    // One request for the block's transactions; a transaction the node refuses fails the batch.
+    await this.rpc.batch(transactions.map((params) => ({ method: 'eth_sendTransaction', params: [params] })));
+    await this.rpc.call('evm_mine', []);
     const minedAt = Date.now();
-    const head = (await this.rpc({ jsonrpc: '2.0', id: 0, method: 'eth_getBlockByNumber', params: ['latest', false] })) as { result: { number: string; transactions: string[] } };
-    if (head.result.transactions.length !== TRANSFERS_PER_BLOCK) throw new Error(`Block ${Number(head.result.number)} holds ${head.result.transactions.length} transactions, not ${TRANSFERS_PER_BLOCK}`);
-    return { number: Number(head.result.number), minedAt, recipients };
+    const head = (await this.rpc.call('eth_getBlockByNumber', ['latest', false])) as { number: string; transactions: string[] };
+    if (head.transactions.length !== TRANSFERS_PER_BLOCK) throw new Error(`Block ${Number(head.number)} holds ${head.transactions.length} transactions, not ${TRANSFERS_PER_BLOCK}`);
+    return { number: Number(head.number), minedAt, recipients };
   }
 
   async automine(on: boolean): Promise<void> {
-    await this.rpc({ jsonrpc: '2.0', id: 0, method: 'evm_setAutomine', params: [on] });
-  }
-
-  private async rpc(body: unknown): Promise<unknown> {
-    const response = await fetch(this.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    return response.json();
+    await this.rpc.call('evm_setAutomine', [on]);
   }
 }
 
@@ -211,7 +167,8 @@ export async function chainScaleBenchmark(args: string[]): Promise<void> {
   const pollSeconds = DEFAULTS.chainPollSeconds;
   console.log(`Starting DynamoDB Local, the queues and a Hardhat node ...`);
   const [stores, chain, receiver] = await Promise.all([startBenchStores('chain-scale'), startLocalChain(), startCallbackReceiver()]);
-  const proxy = await CountingProxy.start(chain.rpcUrl);
+  // The node through a proxy that keeps each request's calls.
+  const proxy = await RpcProxy.start(chain.rpcUrl);
   const stops: Array<() => Promise<unknown>> = [() => chain.stop(), () => stores.stop(), () => receiver.close(), () => proxy.stop()];
   try {
     const usdt = await chain.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000000' });
@@ -223,7 +180,7 @@ export async function chainScaleBenchmark(args: string[]): Promise<void> {
       POWERTOOLS_LOG_LEVEL: 'WARN',
     });
     // Loaded once the environment is set: the functions read it at load.
-    const [{ documentClient, dynamoClient }, { DynamoWalletStore, ownerItemOf }, { CachedAddressOwners }, { invoke }, { seedMerchant }] = await Promise.all([
+    const [{ documentClient, dynamoClient }, { DynamoWalletStore, ownerItemOf }, { CachedAddressOwners, KEYS_ADDED_AT_ONCE }, { invoke }, { seedMerchant }] = await Promise.all([
       import('../shared/store/dynamo.js'),
       import('../shared/store/wallets.js'),
       import('../shared/store/address-owners.js'),
@@ -261,13 +218,17 @@ export async function chainScaleBenchmark(args: string[]): Promise<void> {
         }
       }
     };
-    let started = performance.now();
+    const seeding = performance.now();
     await Promise.all(Array.from({ length: SEED_WRITES_AT_ONCE }, seedOne));
-    console.log(`  written in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`  written in ${((performance.now() - seeding) / 1000).toFixed(1)} s`);
 
-    // --- The address set: its memory, and its load from the index as a new container loads it.
+    // --- The address set: a million addresses in memory, added 10,000 at a time as a container adds
+    // what it reads from the index; then the customers' load from the index, as a new container loads it.
+    const million = [...customerKeys.slice(0, MILLION), ...Array.from({ length: Math.max(0, MILLION - customerKeys.length) }, () => ownerKey('evm', randomAddress()))];
     const set = new AddressSet();
-    set.add(customerKeys);
+    let started = performance.now();
+    for (let i = 0; i < million.length; i += KEYS_ADDED_AT_ONCE) set.add(million.slice(i, i + KEYS_ADDED_AT_ONCE));
+    const buildSeconds = (performance.now() - started) / 1000;
     const setBytes = set.bytes;
     const loader = new CachedAddressOwners(new DynamoWalletStore(documentClient, walletsTable));
     started = performance.now();
@@ -283,21 +244,9 @@ export async function chainScaleBenchmark(args: string[]): Promise<void> {
     const meter = new CapacityMeter();
     meter.instrument(dynamoClient);
     const run = invoker(loadHandler);
-    const catchUp = async () => {
-      let runs = 0;
-      let scanned = 0;
-      let recorded = 0;
-      for (;;) {
-        const summary = (await run(WATCHER, { network: 'ethereum' })) as { head: number; cursor: number; scanned: number; recorded: number; runFailed?: true };
-        if (summary.runFailed) throw new Error('A watcher run failed');
-        runs++;
-        scanned += summary.scanned;
-        recorded += summary.recorded;
-        if (summary.cursor === summary.head) return { runs, scanned, recorded };
-      }
-    };
+    const watchOnce = () => run(WATCHER, { network: 'ethereum' });
     // The function's first runs: its container loads the address set, and the cursor reaches the head.
-    await catchUp();
+    await catchUp(watchOnce);
 
     console.log(`Mining ${options.blocks} blocks of ${NATIVE_PER_BLOCK} native transactions and ${TOKEN_PER_BLOCK} USDT transfers ...`);
     await blocks.automine(false);
@@ -309,12 +258,13 @@ export async function chainScaleBenchmark(args: string[]): Promise<void> {
 
     // --- The watcher now: the function's runs over the filled blocks.
     console.log('Watching them ...');
-    proxy.reset();
+    proxy.requests.length = 0;
     started = performance.now();
-    const now = await meter.measure(catchUp);
+    const now = await meter.measure(() => catchUp(watchOnce));
     const seconds = (performance.now() - started) / 1000;
-    const requestsNow = proxy.requests;
-    const callsNow = proxy.callCount;
+    const requestsNow = proxy.requests.length;
+    const callsByMethod = proxy.callsByMethod();
+    const callsNow = proxy.requests.flat().length;
     const readsNow = billedReads(now.calls);
     const watchersTables = [walletsTable, stores.tables.chain];
     const watcherReadsNow = billedReads(now.calls.filter((call) => isWatchersOwn(call, watchersTables)));
@@ -337,7 +287,6 @@ export async function chainScaleBenchmark(args: string[]): Promise<void> {
     // --- The figures of the filled blocks.
     const rate = now.result.scanned / seconds;
     const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
-    const bytesPerAddress = setBytes / options.customers;
     console.log('');
     console.log(`chain-scale: ${options.blocks} blocks of ${TRANSFERS_PER_BLOCK} transfers, ${hits} paying customers (1 in ${HIT_EVERY_TRANSFERS}), ${options.customers.toLocaleString('en')} customers in the wallets table; ${CONFIRMATIONS} confirmations, poll ${pollSeconds} s`);
     console.log(`  deposits recorded:         ${now.result.recorded} of ${hits} in ${now.result.runs} runs`);
@@ -355,14 +304,14 @@ export async function chainScaleBenchmark(args: string[]): Promise<void> {
       `      recording the deposits: ${perBlock(readsNow - watcherReadsNow).toFixed(3)}, ${((readsNow - watcherReadsNow) / Math.max(1, hits)).toFixed(2)} a deposit (${[...recording].sort((a, b) => b[1] - a[1]).map(([name, units]) => `${name} ${(units / Math.max(1, hits)).toFixed(2)}`).join(', ')}), as any deposit costs`,
     );
     console.log(`      before (every recipient asked): ${perBlock(lookupReadsBefore).toFixed(1)} read units a block in owner look-ups alone (${before.calls.reduce((sum, call) => sum + call.keysAsked, 0).toLocaleString('en')} keys, ${before.result.toFixed(2)} s of look-ups alone: ${(before.result / options.blocks * 1000).toFixed(1)} ms a block)`);
-    console.log(`  RPC requests a block:      ${perBlock(requestsNow).toFixed(3)} (${requestsNow} requests carrying ${callsNow} calls: ${[...proxy.calls].map(([method, n]) => `${method} ${n}`).join(', ')})`);
+    console.log(`  RPC requests a block:      ${perBlock(requestsNow).toFixed(3)} (${requestsNow} requests carrying ${callsNow} calls: ${[...callsByMethod].map(([method, n]) => `${method} ${n}`).join(', ')})`);
     // Before batching: each call a request of its own, and one eth_getLogs a run for the whole range.
-    const requestsBefore = callsNow - (proxy.calls.get('eth_getLogs') ?? 0) + now.result.runs;
+    const requestsBefore = callsNow - (callsByMethod.get('eth_getLogs') ?? 0) + now.result.runs;
     console.log(`      before (a request a call):      ${perBlock(requestsBefore).toFixed(3)}`);
-    console.log(`  address set:               ${(setBytes / 1e6).toFixed(2)} MB for ${options.customers.toLocaleString('en')} addresses, ${bytesPerAddress.toFixed(1)} bytes each (a million: ${((bytesPerAddress * 1e6) / 1e6).toFixed(1)} MB); loaded from the index in ${loadSeconds.toFixed(2)} s on DynamoDB Local (a million at this rate: ${((loadSeconds * 1e6) / options.customers).toFixed(0)} s)`);
+    console.log(`  address set:               a million addresses in ${(setBytes / 1e6).toFixed(2)} MB, ${(setBytes / MILLION).toFixed(1)} bytes each, built in memory in ${buildSeconds.toFixed(2)} s; the ${options.customers.toLocaleString('en')} customers loaded from the index in ${loadSeconds.toFixed(2)} s on DynamoDB Local (a million at this rate: ${((loadSeconds * MILLION) / options.customers).toFixed(0)} s)`);
     // What AWS reads for it: the keys-only index's items, 1 MB a page, half a unit per 4 KB.
     const indexItemBytes = itemSize({ id: `address#evm#${customerKeys[0]}`, addressFamily: 'evm', createdAt });
-    console.log(`      a million from the index on AWS: ${Math.ceil((indexItemBytes * 1e6) / 1_048_576)} pages of 1 MB, ${eventuallyConsistentRcu(indexItemBytes * 1e6).toLocaleString('en')} read units, once per container (${indexItemBytes} bytes an item)`);
+    console.log(`      a million from the index on AWS, estimated from the item size: ${Math.ceil((indexItemBytes * 1e6) / 1_048_576)} pages of 1 MB, ${eventuallyConsistentRcu(indexItemBytes * 1e6).toLocaleString('en')} read units, once per container (${indexItemBytes} bytes an item)`);
 
     // --- Latency: blocks every --block-ms, the function invoked once a minute polling as in AWS, callbacks delivered.
     console.log(`Timing ${options.samples} deposits from their last confirmation to the merchant's receiver (about ${Math.ceil((options.samples * (pollSeconds + 3)) / 60)} min) ...`);

@@ -12,6 +12,7 @@ import { DEFAULT_FUNCTION_SETTINGS, handlerEnvironment, localCredentials, localT
 import { startLocalSqs } from '../infra/local/sqs.js';
 import { compileTestToken, startLocalChain, type TokenTransfer } from '../infra/chain/local-chain.js';
 import { CapacityMeter, type MeteredCall } from './capacity-meter.js';
+import { catchUp } from './watcher-runs.js';
 
 export const DESCRIPTION = 'chain watcher: blocks scanned per second, DynamoDB capacity per detected deposit against its floor';
 
@@ -51,20 +52,10 @@ export async function chainWatcherBenchmark(args: string[]): Promise<void> {
       import('../test/support/merchants.js'),
     ]);
     const watch = (await loadFunction('watch-chain'))!;
-    const catchUp = async () => {
-      let runs = 0;
-      let scanned = 0;
-      for (;;) {
-        const summary = (await watch({ network: 'ethereum' } as never, {} as never)) as { head: number; cursor: number; scanned: number; runFailed?: true };
-        if (summary.runFailed) throw new Error('A watcher run failed');
-        runs++;
-        scanned += summary.scanned;
-        if (summary.cursor === summary.head) return { runs, scanned };
-      }
-    };
+    const watchOnce = () => watch({ network: 'ethereum' } as never, {} as never);
     const meter = new CapacityMeter();
     meter.instrument(dynamoClient);
-    await catchUp();
+    await catchUp(watchOnce);
 
     const { apiKey } = await seedMerchant();
     const addresses: `0x${string}`[] = [];
@@ -76,14 +67,14 @@ export async function chainWatcherBenchmark(args: string[]): Promise<void> {
 
     await chain.mine(emptyBlocks);
     let start = performance.now();
-    const empty = await meter.measure(catchUp);
+    const empty = await meter.measure(() => catchUp(watchOnce));
     const emptySeconds = (performance.now() - start) / 1000;
 
     for (let i = 0; i < deposits; i += BATCH) {
       await chain.sendMany(addresses.slice(i, i + BATCH).map((to): TokenTransfer => ({ to, amount: '25', token: usdt })));
     }
     start = performance.now();
-    const busy = await meter.measure(catchUp);
+    const busy = await meter.measure(() => catchUp(watchOnce));
     const busySeconds = (performance.now() - start) / 1000;
     const units = (calls: MeteredCall[]) => calls.reduce((sum, call) => sum + call.capacity, 0);
     const perDeposit = units(busy.calls) / deposits;

@@ -25,6 +25,7 @@ import { startBenchStores, type BenchStores } from './bench-stores.js';
 import { CapacityMeter, type MeteredCall } from './capacity-meter.js';
 import { median } from './cold-imports.js';
 import { positiveOption } from './options.js';
+import { catchUp } from './watcher-runs.js';
 import { busyBlockTransactions, fixtureTxId, randomTronAddress, tokenPayment, TronFixtureNode } from './tron-fixture-node.js';
 
 export const DESCRIPTION = "chain readers and watchers per family: blocks and transfers read a second against each chain's block time, capacity per detected deposit";
@@ -318,15 +319,7 @@ async function watcherCapacity(
     import('../test/support/merchants.js'),
   ]);
   const watch = (await loadFunction('watch-chain'))!;
-  const catchUp = async (network: BenchNetwork) => {
-    let recorded = 0;
-    for (;;) {
-      const summary = (await watch({ network } as never, {} as never)) as { head: number; cursor: number; recorded: number; runFailed?: true };
-      if (summary.runFailed) throw new Error(`A ${network} watcher run failed`);
-      recorded += summary.recorded;
-      if (summary.cursor === summary.head) return { recorded };
-    }
-  };
+  const watchOnce = (network: BenchNetwork) => () => watch({ network } as never, {} as never);
   const meter = new CapacityMeter();
   meter.instrument(dynamoClient);
   const { apiKey } = await seedMerchant();
@@ -337,7 +330,7 @@ async function watcherCapacity(
   for (const network of NETWORKS) {
     const { invoice, pay } = filled[network];
     // The first run starts below the head and reads the filled blocks: every transfer in them is looked up, and none is a customer's.
-    const first = await meter.measure(() => catchUp(network));
+    const first = await meter.measure(() => catchUp(watchOnce(network)));
     strangers.push([network, first.calls]);
 
     const addresses: string[] = [];
@@ -349,7 +342,7 @@ async function watcherCapacity(
       addresses.push(address);
     }
     for (let i = 0; i < deposits; i += DEPOSITS_PER_BLOCK) await pay(addresses.slice(i, i + DEPOSITS_PER_BLOCK));
-    const busy = await meter.measure(() => catchUp(network));
+    const busy = await meter.measure(() => catchUp(watchOnce(network)));
     if (busy.result.recorded !== deposits) throw new Error(`The ${network} watcher recorded ${busy.result.recorded} of ${deposits} deposits`);
     // The invoice's writes and their index copies go by the invoice's size, which depends on the
     // networks its asset is offered on (a USDT invoice carries an address on each), not on the chain.

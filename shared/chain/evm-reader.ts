@@ -1,12 +1,10 @@
 /**
- * The chain watcher's port to an EVM node over JSON-RPC, with viem, and a range of blocks in a few
- * JSON-RPC batches rather than a request a block. Every answer is checked before the watcher sees
+ * The chain watcher's port to an EVM node over JSON-RPC (shared/chain/json-rpc.ts; viem decodes
+ * the token logs), and a range of blocks in a few JSON-RPC batches rather than a request a block. Every answer is checked before the watcher sees
  * it: an RPC that answers garbage, or blocks of another chain than the one configured, throws, like
  * one that fails or times out.
  */
-import { createClient, decodeEventLog, encodeEventTopics, http, parseAbiItem, TransactionReceiptNotFoundError, type Client, type Hex, type HttpTransport } from 'viem';
-// The actions one by one, not the public client that carries every action: bundles keep only these.
-import { getBlock, getBlockNumber, getTransactionReceipt } from 'viem/actions';
+import { decodeEventLog, encodeEventTopics, parseAbiItem, type Hex } from 'viem';
 import * as z from 'zod';
 import type { BlockRef, ChainReader, EvmBlock, TokenTransferLog } from '../domain/chain.js';
 import { heights } from '../domain/concurrency.js';
@@ -25,9 +23,16 @@ const quantity = z
   .regex(/^0x[0-9a-fA-F]+$/, 'must be a hex quantity')
   .transform((value) => BigInt(value));
 
+/** A block number as the node writes it. */
+const blockNumber = quantity.pipe(height);
+const hexQuantity = (value: number): string => `0x${value.toString(16)}`;
+
+/** `eth_getTransactionReceipt`: where the transaction was mined. */
+const receiptSchema = z.object({ blockNumber, blockHash: hash });
+
 /** `eth_getBlockByNumber` with its transactions, as the node writes it. */
 const blockSchema = z.object({
-  number: quantity.pipe(height),
+  number: blockNumber,
   hash,
   parentHash: hash,
   transactions: z.array(
@@ -49,7 +54,7 @@ const logSchema = z.object({
   data: z.string().regex(/^0x([0-9a-fA-F]{2})*$/),
   transactionHash: hash,
   logIndex: quantity.pipe(height),
-  blockNumber: quantity.pipe(height),
+  blockNumber,
   blockHash: hash,
 });
 
@@ -76,7 +81,6 @@ const LOG_CALLS_PER_REQUEST = 5;
 export class WrongChainError extends Error {}
 
 export class EvmRpcReader implements ChainReader {
-  private readonly client: Client<HttpTransport>;
   private readonly rpc: JsonRpcHttp;
   /** The node's chain id, asked for once and checked against `expectedChainId`. */
   private nodeChainId: Promise<bigint> | undefined;
@@ -86,12 +90,11 @@ export class EvmRpcReader implements ChainReader {
     rpcUrl: string,
     private readonly expectedChainId?: number,
   ) {
-    this.client = createClient({ transport: http(rpcUrl, { timeout: RPC_TIMEOUT_MS, retryCount: 1 }) });
     this.rpc = new JsonRpcHttp(rpcUrl, { version: '2.0', timeoutMs: RPC_TIMEOUT_MS, parse: (text) => JSON.parse(text) });
   }
 
   async headNumber(): Promise<number> {
-    return height.parse(await getBlockNumber(this.client, { cacheTime: 0 }));
+    return blockNumber.parse(await this.rpc.call('eth_blockNumber', []));
   }
 
   /** The canonical blocks `first` to `last`, in order, with their transactions: `eth_getBlockByNumber` in batches. */
@@ -100,7 +103,7 @@ export class EvmRpcReader implements ChainReader {
     if (numbers.length === 0) return [];
     const chainId = await this.chainId();
     const answers = await this.rpc.batches(
-      numbers.map((number) => ({ method: 'eth_getBlockByNumber', params: [`0x${number.toString(16)}`, true] })),
+      numbers.map((number) => ({ method: 'eth_getBlockByNumber', params: [hexQuantity(number), true] })),
       BLOCKS_PER_REQUEST,
       BLOCK_REQUESTS_AT_ONCE,
     );
@@ -116,7 +119,9 @@ export class EvmRpcReader implements ChainReader {
   }
 
   async blockHash(number: number): Promise<string> {
-    return hash.parse((await getBlock(this.client, { blockNumber: BigInt(number) })).hash);
+    const block = await this.rpc.call('eth_getBlockByNumber', [hexQuantity(number), false]);
+    if (block === null) throw new Error(`eth_getBlockByNumber ${number}: the node has no such block`);
+    return z.object({ hash }).parse(block).hash;
   }
 
   /** The tokens' Transfer logs of blocks `fromBlock` to `toBlock`: `eth_getLogs` a few blocks a call, in batches. */
@@ -170,20 +175,18 @@ export class EvmRpcReader implements ChainReader {
     return this.nodeChainId;
   }
 
+  /** Where the transaction was mined; undefined while the node knows no receipt of it (not mined, or mined on a branch it left). */
   async minedAt(transactionHash: string): Promise<BlockRef | undefined> {
-    try {
-      const receipt = await getTransactionReceipt(this.client, { hash: transactionHash as `0x${string}` });
-      return { number: height.parse(receipt.blockNumber), hash: hash.parse(receipt.blockHash) };
-    } catch (error) {
-      if (error instanceof TransactionReceiptNotFoundError) return undefined;
-      throw error;
-    }
+    const receipt = await this.rpc.call('eth_getTransactionReceipt', [transactionHash]);
+    if (receipt === null) return undefined;
+    const { blockNumber: number, blockHash } = receiptSchema.parse(receipt);
+    return { number, hash: blockHash };
   }
 }
 
 const logsCall = ([first, last]: [number, number], tokens: readonly string[]): JsonRpcCall => ({
   method: 'eth_getLogs',
-  params: [{ address: tokens, topics: TRANSFER_TOPICS, fromBlock: `0x${first.toString(16)}`, toBlock: `0x${last.toString(16)}` }],
+  params: [{ address: tokens, topics: TRANSFER_TOPICS, fromBlock: hexQuantity(first), toBlock: hexQuantity(last) }],
 });
 
 function decodeTransfer(topics: string[], data: Hex): { to: string; value: bigint } | undefined {

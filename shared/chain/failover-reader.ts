@@ -26,10 +26,8 @@ export interface FailoverOptions {
   coolDownMs: number;
   /**
    * How long a head, a block's hash or a transaction's place may take: a backstop above the
-   * readers' own request timeouts, which end a slow call first (and a reader may share a call still
-   * in flight with the next identical one, so giving up on it earlier would not free the next). A
-   * range of blocks has no such bound (a catch-up over large blocks takes long): each of its
-   * requests has the reader's own.
+   * readers' own request timeouts, which end a slow call first. A range of blocks has no such bound
+   * (a catch-up over large blocks takes long): each of its requests has the reader's own.
    */
   callTimeoutMs: number;
   now?: () => number;

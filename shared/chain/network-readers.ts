@@ -20,10 +20,10 @@ import { TronHttpReader } from './tron-reader.js';
 /** An endpoint that failed, was slow or lagged is asked again after this: about once a minute, at every schedule. */
 const ENDPOINT_COOL_DOWN_MS = 60_000;
 /**
- * A backstop for a call that never settles: the readers' own timeouts (10 s a request, and an EVM
- * call's one retry) end a slow endpoint's call first, and the next endpoint is asked.
+ * A backstop for a call that never settles: the readers' own timeout (10 s a request) ends a slow
+ * endpoint's call first, and the next endpoint is asked.
  */
-const ENDPOINT_CALL_TIMEOUT_MS = 25_000;
+const ENDPOINT_CALL_TIMEOUT_MS = 15_000;
 
 /** `chain.chainId`: an EVM network's chain id, which its node must be on. */
 function endpointReaderOf(network: CryptoNetwork, chain: NetworkChain & { chainId?: number }, rpcUrl: string): NetworkReader {

@@ -16,6 +16,9 @@ import type { DynamoWalletStore } from './wallets.js';
  */
 export const ALLOCATION_OVERLAP_MS = 5 * 60_000;
 
+/** Keys read from the index that are added to the set at once: each addition may merge the whole array. */
+export const KEYS_ADDED_AT_ONCE = 10_000;
+
 interface Loaded {
   set: AddressSet;
   /** The latest allocation time read, from which the next top-up starts (less the overlap). */
@@ -51,7 +54,7 @@ export class CachedAddressOwners {
       for await (const { key, createdAt } of this.wallets.ownerKeysSince(family, since)) {
         batch.push(key);
         if (latest === undefined || createdAt > latest) latest = createdAt;
-        if (batch.length === 10_000) loaded.set.add(batch.splice(0));
+        if (batch.length === KEYS_ADDED_AT_ONCE) loaded.set.add(batch.splice(0));
       }
       loaded.set.add(batch);
       return { set: loaded.set, latest };

@@ -5,11 +5,11 @@
  * family names its owner, keyed as the chain watchers know addresses (`ownerKey`), so a watcher
  * can tell whose address a transfer paid.
  */
-import { BatchGetCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Stage } from '../stage.js';
 import type { AddressOwner } from '../domain/chain-watcher.js';
 import { ADDRESS_FAMILIES, deriveCustomerAddresses, ownerKey, type AddressFamily, type CustomerAddresses } from '../domain/wallets.js';
-import { BATCH_GET_LIMIT, isConditionFailure, isTransactionConflict } from './dynamo.js';
+import { BATCH_GET_LIMIT, isConditionFailure, isTransactionConflict, queryItems } from './dynamo.js';
 import type { WalletKeySource } from './wallet-keys.js';
 import { optimisticAttempts } from '../domain/retry.js';
 
@@ -110,7 +110,6 @@ export class DynamoWalletStore implements WalletStore {
     throw lost;
   }
 
-
   /** The owners of those of `keys` (`ownerKey`s of `family`) that are customers' deposit addresses, by key. */
   async ownersOf(family: AddressFamily, keys: readonly string[]): Promise<Map<string, AddressOwner>> {
     const owners = new Map<string, AddressOwner>();
@@ -174,20 +173,13 @@ export class DynamoWalletStore implements WalletStore {
    */
   async *ownerKeysSince(family: AddressFamily, since?: string): AsyncIterable<{ key: string; createdAt: string }> {
     const prefix = ownerItemId(family, '');
-    let ExclusiveStartKey: Record<string, unknown> | undefined;
-    do {
-      const page = await this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: 'ownersByFamily',
-          KeyConditionExpression: since === undefined ? 'addressFamily = :family' : 'addressFamily = :family AND createdAt >= :since',
-          ExpressionAttributeValues: { ':family': family, ...(since === undefined ? {} : { ':since': since }) },
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) yield { key: String(item.id).slice(prefix.length), createdAt: item.createdAt as string };
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const items = queryItems(this.client, {
+      TableName: this.tableName,
+      IndexName: 'ownersByFamily',
+      KeyConditionExpression: since === undefined ? 'addressFamily = :family' : 'addressFamily = :family AND createdAt >= :since',
+      ExpressionAttributeValues: { ':family': family, ...(since === undefined ? {} : { ':since': since }) },
+    });
+    for await (const item of items) yield { key: String(item.id).slice(prefix.length), createdAt: item.createdAt as string };
   }
 
   private async read(id: string): Promise<CustomerWallet | undefined> {

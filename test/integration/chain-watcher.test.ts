@@ -5,10 +5,7 @@
  * held to the DynamoDB actions its route-table entry allows.
  */
 import { randomUUID } from 'node:crypto';
-import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createPublicClient, http, serializeTransaction, type Address, type Hash, type Hex, type PublicClient } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -29,6 +26,7 @@ import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 import { invoke, loadFunction } from '../support/invoke.js';
 import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { seedMerchant, testChainStore, type SeededMerchant } from '../support/merchants.js';
+import { RpcProxy, type RpcFault } from '../support/rpc-proxy.js';
 import { eventually } from '../support/wait.js';
 
 /** Few, so that tests mine little; the production defaults are in docs/merchant-guide.md#on-chain-deposits. */
@@ -43,31 +41,19 @@ let chain: LocalChain;
 let client: PublicClient;
 let usdt: Address;
 let usdc: Address;
-let proxy: Server;
+let proxy: RpcProxy;
 let rpcMode: RpcMode = 'pass';
 let merchant: SeededMerchant;
 let testCli: TestCli;
 const savedEnv = new Map<string, string | undefined>();
 
-/** The node as the watcher sees it, made to fail on demand. */
-function startRpcProxy(upstream: string): Promise<Server> {
-  const server = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    if (rpcMode === 'refused') return request.socket.destroy();
-    // Never answers: the watcher's own timeout ends the call.
-    if (rpcMode === 'silent') return;
-    if (rpcMode === 'error-500') return response.writeHead(500, { 'content-type': 'text/plain' }).end('upstream unavailable');
-    if (rpcMode === 'not-json') return response.writeHead(200, { 'content-type': 'text/html' }).end('<html>maintenance</html>');
-    const answer = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
-    let text = await answer.text();
-    // Well-formed JSON-RPC whose block and transaction hashes are not hashes.
-    if (rpcMode === 'bad-hashes') text = text.replace(/"0x[0-9a-f]{64}"/g, '"0x1234"');
-    response.writeHead(answer.status, { 'content-type': 'application/json' }).end(text);
-  });
-  server.listen(0, '127.0.0.1');
-  return once(server, 'listening').then(() => server);
-}
+/** What the node answers in each mode but `pass`, instead of what it would. */
+const FAULTS: Partial<Record<RpcMode, RpcFault>> = {
+  refused: 'refuse',
+  silent: 'silent',
+  'error-500': { status: 500, contentType: 'text/plain', body: 'upstream unavailable' },
+  'not-json': { status: 200, contentType: 'text/html', body: '<html>maintenance</html>' },
+};
 
 beforeAll(async () => {
   const [started, compiled] = await Promise.allSettled([startLocalChain(), compileTestToken()]);
@@ -77,10 +63,14 @@ beforeAll(async () => {
   client = createPublicClient({ transport: http(chain.rpcUrl) });
   usdt = await chain.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000' });
   usdc = await chain.deployToken({ symbol: 'USDC', decimals: 6, supply: '1000000' });
-  proxy = await startRpcProxy(chain.rpcUrl);
+  proxy = await RpcProxy.start(chain.rpcUrl);
+  // The node as the watcher sees it, made to fail on demand.
+  proxy.fault = () => FAULTS[rpcMode];
+  // Well-formed JSON-RPC whose block and transaction hashes are not hashes.
+  proxy.rewrite = (text) => (rpcMode === 'bad-hashes' ? text.replace(/"0x[0-9a-f]{64}"/g, '"0x1234"') : text);
 
   for (const name of WATCHER_ENV) savedEnv.set(name, process.env[name]);
-  process.env.GATEWAY_RPC_ETHEREUM = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  process.env.GATEWAY_RPC_ETHEREUM = proxy.url;
   process.env.GATEWAY_TOKENS_ETHEREUM = JSON.stringify({ USDT: usdt, USDC: usdc });
   process.env.GATEWAY_CONFIRMATIONS_ETHEREUM = String(CONFIRMATIONS);
   process.env.GATEWAY_CHAIN_POLL_S = String(POLL_SECONDS);
@@ -96,8 +86,7 @@ afterAll(async () => {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
-  proxy?.closeAllConnections();
-  proxy?.close();
+  await proxy?.stop();
   await Promise.all([chain?.stop(), testCli?.remove()]);
 });
 

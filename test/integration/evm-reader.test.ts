@@ -7,15 +7,13 @@
  * another chain and of batch answers that are no array, lack an id or an element, carry an
  * element's error, or hold another block.
  */
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { compileTestToken, startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
 import { EvmRpcReader, WrongChainError } from '../../shared/chain/evm-reader.js';
 import { JsonRpcError } from '../../shared/chain/json-rpc.js';
 import { networkReaderOf } from '../../shared/chain/network-readers.js';
+import { RpcProxy, type RpcCall } from '../support/rpc-proxy.js';
 
 const CUSTOMER: Address = '0x00000000000000000000000000000000c0ffee01';
 
@@ -23,12 +21,8 @@ let chain: LocalChain;
 let client: PublicClient;
 let usdt: Address;
 
-/** Each HTTP request the proxy forwarded: the methods it carried, one for a single call. */
-let requests: string[][] = [];
-/** Rewrites the node's answer to a request before the reader sees it. */
-let rewrite: ((text: string, calls: Array<{ id: number; method: string; params: unknown[] }>) => string) | undefined;
-let proxy: Server;
-let proxyUrl: string;
+/** The node as the readers see it: each request's methods are kept, and an answer may be rewritten. */
+let proxy: RpcProxy;
 
 beforeAll(async () => {
   const [started, compiled] = await Promise.allSettled([startLocalChain(), compileTestToken()]);
@@ -37,29 +31,16 @@ beforeAll(async () => {
   if (compiled.status === 'rejected') throw compiled.reason;
   client = createPublicClient({ transport: http(chain.rpcUrl) });
   usdt = await chain.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000' });
-  proxy = createServer(async (request, response) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of request) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString());
-    const calls = Array.isArray(body) ? body : [body];
-    requests.push(calls.map((call) => call.method));
-    const answer = await fetch(chain.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
-    const text = await answer.text();
-    response.writeHead(answer.status, { 'content-type': 'application/json' }).end(rewrite ? rewrite(text, calls) : text);
-  });
-  proxy.listen(0, '127.0.0.1');
-  await once(proxy, 'listening');
-  proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  proxy = await RpcProxy.start(chain.rpcUrl);
 }, 120_000);
 
 afterAll(async () => {
-  proxy?.closeAllConnections();
-  proxy?.close();
+  await proxy?.stop();
   await chain?.stop();
 });
 
 afterEach(() => {
-  rewrite = undefined;
+  proxy.rewrite = undefined;
 });
 
 describe('the EVM reader', () => {
@@ -70,10 +51,10 @@ describe('the EVM reader', () => {
     const first = Number(native.blockNumber);
     const last = first + 199;
 
-    const reader = networkReaderOf('ethereum', { rpcUrl: proxyUrl, chainId: chain.chainId, tokens: { USDT: { address: usdt, decimals: 6 } }, confirmations: 1, watched: true });
-    requests = [];
+    const reader = networkReaderOf('ethereum', { rpcUrl: proxy.url, chainId: chain.chainId, tokens: { USDT: { address: usdt, decimals: 6 } }, confirmations: 1, watched: true });
+    proxy.requests.length = 0;
     const blocks = await reader.blocks(first, last);
-    expect(requests).toEqual([['eth_chainId'], ...Array(4).fill(Array(50).fill('eth_getBlockByNumber')), ...Array(4).fill(Array(5).fill('eth_getLogs'))]);
+    expect(proxy.requests).toEqual([['eth_chainId'], ...Array(4).fill(Array(50).fill('eth_getBlockByNumber')), ...Array(4).fill(Array(5).fill('eth_getLogs'))]);
 
     expect(blocks.map((block) => block.number)).toEqual(Array.from({ length: 200 }, (_, i) => first + i));
     for (const number of [first, first + 1, first + 57, last]) {
@@ -87,13 +68,13 @@ describe('the EVM reader', () => {
     ]);
 
     // The chain id is asked once per reader.
-    requests = [];
+    proxy.requests.length = 0;
     await reader.blocks(last, last);
-    expect(requests).toEqual([['eth_getBlockByNumber'], ['eth_getLogs']]);
+    expect(proxy.requests).toEqual([['eth_getBlockByNumber'], ['eth_getLogs']]);
   });
 
   /** The node's answer to each `eth_getLogs` call of more blocks than `most`: a provider's limit on results. */
-  const refuseLogsOver = (most: number) => (text: string, calls: Array<{ id: number; method: string; params: unknown[] }>) => {
+  const refuseLogsOver = (most: number) => (text: string, calls: RpcCall[]) => {
     const answers: Array<{ id: number }> = [JSON.parse(text)].flat();
     const refused = (call: { method: string; params: unknown[] }) => {
       if (call.method !== 'eth_getLogs') return false;
@@ -112,18 +93,18 @@ describe('the EVM reader', () => {
     for (let i = 0; i < 12; i++) sent.push(await chain.sendToken({ to: CUSTOMER, amount: String(i + 1), token: usdt }));
     const first = Number(sent[0]!.blockNumber);
     const last = Number(sent.at(-1)!.blockNumber);
-    const reader = networkReaderOf('ethereum', { rpcUrl: proxyUrl, chainId: chain.chainId, tokens: { USDT: { address: usdt, decimals: 6 } }, confirmations: 1, watched: true });
-    rewrite = refuseLogsOver(2);
-    requests = [];
+    const reader = networkReaderOf('ethereum', { rpcUrl: proxy.url, chainId: chain.chainId, tokens: { USDT: { address: usdt, decimals: 6 } }, confirmations: 1, watched: true });
+    proxy.rewrite = refuseLogsOver(2);
+    proxy.requests.length = 0;
     const blocks = await reader.blocks(first, last);
     const paid = blocks.flatMap((block) => block.transfers.filter((transfer) => transfer.asset === 'USDT').map((transfer) => [transfer.transactionHash, transfer.amount.toFixed()]));
     expect(paid).toEqual(sent.map((transfer, i) => [transfer.hash, String(i + 1)]));
     // The batch of two ranges (10 and 2 blocks) first, then each range alone and in halves.
-    const logCalls = requests.filter((methods) => methods.includes('eth_getLogs'));
+    const logCalls = proxy.requests.filter((methods) => methods.includes('eth_getLogs'));
     expect(logCalls[0]).toEqual(['eth_getLogs', 'eth_getLogs']);
     expect(logCalls.length).toBeGreaterThan(6);
 
-    rewrite = refuseLogsOver(0);
+    proxy.rewrite = refuseLogsOver(0);
     await expect(reader.blocks(first, first + 1)).rejects.toThrow(/eth_getLogs: query returned more than 10000 results/);
   });
 
@@ -140,14 +121,14 @@ describe('the EVM reader', () => {
     // The node writes the customer's address in upper case, without a checksum, in the transaction
     // and in the log's topic; and answers the other contract's log although the call names USDT only.
     const upper = CUSTOMER.slice(2).toUpperCase();
-    rewrite = (text, calls) => {
+    proxy.rewrite = (text, calls) => {
       let answer = text.replaceAll(CUSTOMER.slice(2), upper);
       if (calls.some((call) => call.method === 'eth_getLogs')) {
         answer = JSON.stringify([JSON.parse(answer)].flat().map((element: { result?: unknown[] }) => ({ ...element, result: [...(element.result ?? []), ...otherLogs] })));
       }
       return answer;
     };
-    const reader = networkReaderOf('ethereum', { rpcUrl: proxyUrl, chainId: chain.chainId, tokens: { USDT: { address: usdt, decimals: 6 } }, confirmations: 1, watched: true });
+    const reader = networkReaderOf('ethereum', { rpcUrl: proxy.url, chainId: chain.chainId, tokens: { USDT: { address: usdt, decimals: 6 } }, confirmations: 1, watched: true });
     const blocks = await reader.blocks(first, last);
     const paid = blocks.flatMap((block) => block.transfers.filter((transfer) => transfer.to === CUSTOMER).map((transfer) => [transfer.transactionHash, transfer.asset, transfer.amount.toFixed()]));
     expect(paid).toEqual([
@@ -157,19 +138,19 @@ describe('the EVM reader', () => {
   });
 
   it('refuses a node on another chain than the one configured', async () => {
-    const reader = new EvmRpcReader(proxyUrl, 1);
+    const reader = new EvmRpcReader(proxy.url, 1);
     await expect(reader.blocks(1, 2)).rejects.toThrow(new WrongChainError(`The node is on chain ${chain.chainId}, not chain 1 as configured`));
     // Asked again at the next run: a node fixed in between is taken.
-    requests = [];
+    proxy.requests.length = 0;
     await expect(reader.blocks(1, 2)).rejects.toThrow(WrongChainError);
-    expect(requests).toEqual([['eth_chainId']]);
+    expect(proxy.requests).toEqual([['eth_chainId']]);
   });
 
   it('refuses a block holding a transaction of another chain than its node', async () => {
     const sent = await chain.sendNative({ to: CUSTOMER, amount: '0.01' });
-    rewrite = (text) => text.replaceAll(`"chainId":"0x${chain.chainId.toString(16)}"`, '"chainId":"0x38"');
+    proxy.rewrite = (text) => text.replaceAll(`"chainId":"0x${chain.chainId.toString(16)}"`, '"chainId":"0x38"');
     const number = Number(sent.blockNumber);
-    await expect(new EvmRpcReader(proxyUrl, chain.chainId).blocks(number, number)).rejects.toThrow(
+    await expect(new EvmRpcReader(proxy.url, chain.chainId).blocks(number, number)).rejects.toThrow(
       new WrongChainError(`Block ${number} holds transaction ${sent.hash} of chain 56, not the node's chain ${chain.chainId}`),
     );
   });
@@ -177,7 +158,7 @@ describe('the EVM reader', () => {
   describe('refuses a batch answer', () => {
     const isBatch = (calls: Array<{ method: string }>) => calls.length > 1 || calls[0]?.method === 'eth_getBlockByNumber';
     const answers = (text: string): Array<Record<string, unknown>> => JSON.parse(text);
-    const reading = () => new EvmRpcReader(proxyUrl, chain.chainId).blocks(1, 3);
+    const reading = () => new EvmRpcReader(proxy.url, chain.chainId).blocks(1, 3);
 
     it.each<[string, (elements: Array<Record<string, unknown>>) => unknown, RegExp]>([
       ['that is no array', (elements) => elements[0], /batch of 3 eth_getBlockByNumber calls: the node answered 200 with no array/],
@@ -193,19 +174,19 @@ describe('the EVM reader', () => {
       ['with another block than the one asked for', (elements) => elements.map((element) => ({ ...element, result: elements[0]!.result })), /eth_getBlockByNumber 2 answered block 1/],
       ['with a garbled block', (elements) => elements.map((element, index) => (index === 1 ? { ...element, result: { number: '0x2', hash: '0x1234' } } : element)), /hash/],
     ])('%s', async (_name, garble, message) => {
-      rewrite = (text, calls) => (isBatch(calls) ? JSON.stringify(garble(answers(text))) : text);
+      proxy.rewrite = (text, calls) => (isBatch(calls) ? JSON.stringify(garble(answers(text))) : text);
       await expect(reading()).rejects.toThrow(message);
     });
 
     it('with its elements out of order, which are put back in order by id', async () => {
-      rewrite = (text, calls) => (isBatch(calls) ? JSON.stringify(answers(text).reverse()) : text);
+      proxy.rewrite = (text, calls) => (isBatch(calls) ? JSON.stringify(answers(text).reverse()) : text);
       const blocks = await reading();
       expect(blocks.map((block) => block.number)).toEqual([1, 2, 3]);
       expect(blocks[2]!.parentHash).toBe(blocks[1]!.hash);
     });
 
     it('that is no JSON', async () => {
-      rewrite = (text, calls) => (isBatch(calls) ? '<html>maintenance</html>' : text);
+      proxy.rewrite = (text, calls) => (isBatch(calls) ? '<html>maintenance</html>' : text);
       await expect(reading()).rejects.toThrow(JsonRpcError);
       await expect(reading()).rejects.toThrow(/with no JSON/);
     });

@@ -7,8 +7,6 @@
  * container reads from it again. Bahamut, which no other test watches: the chain table's cursor is
  * per network and shared by the test files.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVM_CHAIN_IDS } from '../../shared/domain/networks.js';
@@ -18,53 +16,17 @@ import { logger } from '../../shared/observability/logger.js';
 import { addressOn, createInvoice, creditsOf, depositsOf, getInvoice, setEnvironment, total, watcherOf } from '../support/chain-watch.js';
 import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
+import { RpcProxy } from '../support/rpc-proxy.js';
 
 const CONFIRMATIONS = 2;
 
-/** A loopback proxy in front of the node that counts what it forwards, and can be closed and opened again on its port. */
-class Endpoint {
-  requests = 0;
-  private constructor(
-    private readonly server: Server,
-    readonly port: number,
-  ) {}
-
-  static async start(upstream: string): Promise<Endpoint> {
-    let endpoint: Endpoint | undefined;
-    const server = createServer(async (request, response) => {
-      // No connection is kept, so that a closed proxy refuses the very next call.
-      response.setHeader('connection', 'close');
-      const chunks: Buffer[] = [];
-      for await (const chunk of request) chunks.push(chunk as Buffer);
-      endpoint!.requests++;
-      const answer = await fetch(upstream, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
-      response.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
-    });
-    server.listen(0, '127.0.0.1');
-    await new Promise((listening) => server.once('listening', listening));
-    endpoint = new Endpoint(server, (server.address() as AddressInfo).port);
-    return endpoint;
-  }
-
-  /** Its URL with a key in the path, as hosted providers give them. */
-  urlWithKey(key: string): string {
-    return `http://127.0.0.1:${this.port}/v2/${key}`;
-  }
-
-  async down(): Promise<void> {
-    this.server.closeAllConnections();
-    await new Promise<void>((closed) => this.server.close(() => closed()));
-  }
-
-  async up(): Promise<void> {
-    this.server.listen(this.port, '127.0.0.1');
-    await new Promise((listening) => this.server.once('listening', listening));
-  }
-}
+/** An endpoint's URL with a key in the path, as hosted providers give them. */
+const urlWithKey = (endpoint: RpcProxy, key: string): string => `${endpoint.url}/v2/${key}`;
 
 let chain: LocalChain;
-let first: Endpoint;
-let second: Endpoint;
+/** The node behind two endpoints that can each be taken down and brought back on their ports. */
+let first: RpcProxy;
+let second: RpcProxy;
 let merchant: SeededMerchant;
 let testCli: TestCli;
 let restoreEnvironment: (() => void) | undefined;
@@ -73,16 +35,16 @@ const watcher = watcherOf('bahamut');
 beforeAll(async () => {
   // Bahamut's demo chain id: the reader checks that its node is on the configured chain.
   chain = await startLocalChain({ chainId: EVM_CHAIN_IDS.demo.bahamut });
-  [first, second] = await Promise.all([Endpoint.start(chain.rpcUrl), Endpoint.start(chain.rpcUrl)]);
-  const rpcUrl = `${first.urlWithKey('first-key')}, ${second.urlWithKey('second-key')}`;
+  [first, second] = await Promise.all([RpcProxy.start(chain.rpcUrl, { closeConnections: true }), RpcProxy.start(chain.rpcUrl, { closeConnections: true })]);
+  const rpcUrl = `${urlWithKey(first, 'first-key')}, ${urlWithKey(second, 'second-key')}`;
   restoreEnvironment = setEnvironment({ GATEWAY_RPC_BAHAMUT: rpcUrl, GATEWAY_CONFIRMATIONS_BAHAMUT: String(CONFIRMATIONS) });
-  expect(rpcUrlsOf(config().chains.bahamut.rpcUrl!)).toEqual([first.urlWithKey('first-key'), second.urlWithKey('second-key')]);
+  expect(rpcUrlsOf(config().chains.bahamut.rpcUrl!)).toEqual([urlWithKey(first, 'first-key'), urlWithKey(second, 'second-key')]);
   [merchant, testCli] = await Promise.all([seedMerchant(), testMerchantCli()]);
 }, 60_000);
 
 afterAll(async () => {
   restoreEnvironment?.();
-  await Promise.all([first?.down().catch(() => undefined), second?.down().catch(() => undefined)]);
+  await Promise.all([first?.stop(), second?.stop()]);
   await Promise.all([chain?.stop(), testCli?.remove()]);
 });
 
@@ -113,8 +75,8 @@ describe('a network whose first RPC endpoint is down', () => {
       expect(deposit).toMatchObject({ status: 'confirmed', amount: invoice.paymentAmount, currency: 'FTN', network: 'bahamut', transactionHash: hash });
       expect(await getInvoice(merchant, invoice.id)).toMatchObject({ status: 'completed', paymentStatus: 'paid' });
       expect(await creditsOf(merchant, deposit!.id)).toEqual([{ type: 'deposit', amount: invoice.paymentAmount, currency: 'FTN' }]);
-      expect(first.requests).toBe(0);
-      expect(second.requests).toBeGreaterThan(0);
+      expect(first.requests.length).toBe(0);
+      expect(second.requests.length).toBeGreaterThan(0);
 
       // One line per run: the first refused, then passed over while it cools down; the second answered every call.
       const reports = endpointReports(warn.mock.calls);
@@ -153,13 +115,13 @@ describe('a network whose first RPC endpoint is down', () => {
     }
 
     await Promise.all([first.up(), second.up()]);
-    const before = { first: first.requests, second: second.requests };
+    const before = { first: first.requests.length, second: second.requests.length };
     const { invoice } = await payInvoice(2.5);
     const container = await watcher.coldStart();
     expect(await container.run()).toMatchObject({ network: 'bahamut', recorded: 1 });
     expect(await getInvoice(merchant, invoice.id)).toMatchObject({ status: 'completed' });
     // The second is asked its head alone, beside the first.
-    expect(second.requests - before.second).toBe(1);
-    expect(first.requests - before.first).toBeGreaterThan(1);
+    expect(second.requests.length - before.second).toBe(1);
+    expect(first.requests.length - before.first).toBeGreaterThan(1);
   });
 });

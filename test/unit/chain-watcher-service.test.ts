@@ -7,6 +7,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { webhookId } from '../../shared/domain/callbacks.js';
 import { ChainWatcher } from '../../shared/domain/chain-watcher.js';
+import type { ChainReader } from '../../shared/domain/chain.js';
 import { transferClaimId } from '../../shared/domain/claims.js';
 import type { Invoice } from '../../shared/domain/invoices.js';
 import type { Merchant } from '../../shared/domain/merchants.js';
@@ -34,12 +35,12 @@ function setup(merchantFields: Partial<Merchant> = {}) {
   state = new MemoryChainState();
 }
 
-/** A watcher of the test chain; every one shares the chain's state, as every run of a network does. */
-const watcher = (maxBlocksPerRun = 100) =>
+/** A watcher of the test chain (or of `reader`, the chain as some node tells it); every one shares the chain's state, as every run of a network does. */
+const watcher = (maxBlocksPerRun = 100, reader: ChainReader = chain) =>
   new ChainWatcher({
     network: 'ethereum',
     chain: { confirmations: CONFIRMATIONS, tokens: { USDT: { address: USDT_CONTRACT, decimals: 6 } } },
-    reader: chain,
+    reader,
     state,
     owners: gateway.wallets,
     invoices: gateway.invoices,
@@ -208,6 +209,25 @@ describe('reorganisations', () => {
     ]);
     expect(await stored(invoice)).toMatchObject({ status: 'completed', paymentStatus: 'paid' });
     expect(gateway.callbacks.published).toEqual([webhookId(deposits[1]!.id, 'confirmed')]);
+  });
+
+  it('are not read into a node whose head is behind the cursor (resyncing, a lagging backend): the run fails and changes nothing, and confirms once the node is back', async () => {
+    setup();
+    const invoice = await ethInvoice();
+    chain.mineEmpty(2);
+    chain.mine({ to: addressOf(invoice), value: ETHER / 2n });
+    expect(await run()).toMatchObject({ head: 3, cursor: 3, recorded: 1 });
+
+    // The same chain, as a node two blocks behind tells it.
+    const behind: ChainReader = Object.assign(Object.create(chain) as ChainReader, { headNumber: async () => 1 });
+    await expect(watcher(100, behind).run()).rejects.toThrow("The ethereum node's head 1 is below block 3, already read: it is behind, and this run reads nothing");
+    expect((await state.cursor('ethereum'))?.number).toBe(3);
+    const [deposit] = await depositsOf(invoice);
+    expect(deposit).toMatchObject({ status: 'processing' });
+
+    chain.mineEmpty(CONFIRMATIONS - 1);
+    expect(await run()).toMatchObject({ confirmed: 1, failed: 0 });
+    expect(await depositsOf(invoice)).toEqual([expect.objectContaining({ id: deposit!.id, status: 'confirmed' })]);
   });
 });
 
