@@ -305,6 +305,10 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
       500: 'Something failed on our side; send the event again with the same `webhook-id`',
     },
   },
+  // The dashboard is pages for people (docs/merchant-guide.md#dashboard), not the merchant API.
+  'open-dashboard': HIDDEN,
+  'get-dashboard-page': HIDDEN,
+  'submit-dashboard-form': HIDDEN,
   'get-checkout': HIDDEN,
   'get-checkout-status': HIDDEN,
   'submit-checkout-details': HIDDEN,

@@ -112,6 +112,16 @@ export const PUBLIC_ROUTE_THROTTLE = {
  */
 export const PROVIDER_EVENTS_THROTTLE = { perAddress: { requests: 6_000, windowSeconds: 300 } } as const;
 
+/**
+ * Dashboard sign-ins and invitations taken (decisions 22): an address may post 20 in 5 minutes
+ * before the web ACL answers 429, beside the lockout of an account after five failures: guessing
+ * across many accounts from one address is slowed as well as guessing one.
+ */
+export const DASHBOARD_SIGN_IN_THROTTLE = { perAddress: { requests: 20, windowSeconds: 300 } } as const;
+
+/** The dashboard's pages that take a password, under `/dashboard/`: what the sign-in rate rule counts. */
+export const DASHBOARD_SIGN_IN_PAGES = ['sign-in', 'join/{token}'] as const;
+
 /** Messages of the errors the gateway itself (not a function) answers with. */
 export const GATEWAY_MESSAGES = {
   routeNotFound: 'Route not found',

@@ -12,7 +12,7 @@
 import type { Stage as ApiStage } from 'aws-cdk-lib/aws-apigateway';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
-import { LAMBDA_SYNC_PAYLOAD_BYTES, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, eventBytesBound } from '../../shared/platform.js';
+import { DASHBOARD_SIGN_IN_PAGES, DASHBOARD_SIGN_IN_THROTTLE, LAMBDA_SYNC_PAYLOAD_BYTES, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, eventBytesBound } from '../../shared/platform.js';
 import { maxBodyBytesOf, type HttpMethod, type HttpRoute } from '../../shared/routes.js';
 
 /** WAF's ceiling on a regular expression. */
@@ -24,6 +24,7 @@ export const TOO_MANY_REQUESTS_BODY_KEY = 'too-many-requests';
 /** The names of the per-address rate rules, which are also their metrics'. */
 export const PUBLIC_RATE_RULE_NAME = 'public-requests-per-address';
 export const PROVIDER_EVENTS_RATE_RULE_NAME = 'provider-events-per-address';
+export const DASHBOARD_SIGN_IN_RATE_RULE_NAME = 'dashboard-sign-ins-per-address';
 
 /**
  * AWS's managed rule groups, each with the rules of it that only count (they label a request and
@@ -63,14 +64,18 @@ export function decimalAbovePattern(limit: number): string {
 
 /**
  * The URI paths of `routes` as the web ACL sees them: with the stage first on the execute-api
- * endpoint, without it on a custom domain mapped at its root; path parameters are one segment;
+ * endpoint, without it on a custom domain mapped at its root; path parameters are one segment (a
+ * greedy `{name+}` one or more);
  * trailing slashes are ignored, as API Gateway ignores them.
  */
-export function routePathPattern(routes: readonly HttpRoute[], stage: string): string {
-  const paths = [...new Set(routes.map((route) => route.path))].map((path) =>
+export const routePathPattern = (routes: readonly HttpRoute[], stage: string): string => pathPattern(routes.map((route) => route.path), stage);
+
+/** `routePathPattern` of path templates. */
+function pathPattern(templates: readonly string[], stage: string): string {
+  const paths = [...new Set(templates)].map((path) =>
     path
       .split('/')
-      .map((segment) => (/^\{\w+\}$/.test(segment) ? '[^/]+' : escapeRegExp(segment)))
+      .map((segment) => (/^\{\w+\+\}$/.test(segment) ? '[^/]+(/[^/]+)*' : /^\{\w+\}$/.test(segment) ? '[^/]+' : escapeRegExp(segment)))
       .join('/'),
   );
   return `^(/${escapeRegExp(stage)})?(${paths.join('|')})/*$`;
@@ -129,24 +134,26 @@ function bodyLimitRules(routes: readonly HttpRoute[], stage: string): UnorderedR
   });
 }
 
+/** At most `requests` requests matching `scope` from one address over `windowSeconds`. */
+function perAddressRule(name: string, scopeDownStatement: CfnWebACL.StatementProperty, { requests, windowSeconds }: { requests: number; windowSeconds: number }): UnorderedRule {
+  return {
+    name,
+    action: { block: { customResponse: { responseCode: 429, customResponseBodyKey: TOO_MANY_REQUESTS_BODY_KEY } } },
+    statement: { rateBasedStatement: { limit: requests, evaluationWindowSec: windowSeconds, aggregateKeyType: 'IP', scopeDownStatement } },
+    visibilityConfig: visibility(name),
+  };
+}
+
 /** At most `requests` requests to `rateRoutes` from one address over `windowSeconds`. */
-function perAddressRateRule(name: string, rateRoutes: readonly HttpRoute[], stage: string, { requests, windowSeconds }: { requests: number; windowSeconds: number }): UnorderedRule[] {
-  if (rateRoutes.length === 0) return [];
-  return [
-    {
-      name,
-      action: { block: { customResponse: { responseCode: 429, customResponseBodyKey: TOO_MANY_REQUESTS_BODY_KEY } } },
-      statement: {
-        rateBasedStatement: {
-          limit: requests,
-          evaluationWindowSec: windowSeconds,
-          aggregateKeyType: 'IP',
-          scopeDownStatement: regexMatch(routePathPattern(rateRoutes, stage), { uriPath: {} }),
-        },
-      },
-      visibilityConfig: visibility(name),
-    },
-  ];
+function perAddressRateRule(name: string, rateRoutes: readonly HttpRoute[], stage: string, limit: { requests: number; windowSeconds: number }): UnorderedRule[] {
+  return rateRoutes.length === 0 ? [] : [perAddressRule(name, regexMatch(routePathPattern(rateRoutes, stage), { uriPath: {} }), limit)];
+}
+
+/** Posts to the dashboard's password pages, when the stage serves the dashboard (DASHBOARD_SIGN_IN_THROTTLE). */
+function signInRateRule(routes: readonly HttpRoute[], stage: string): UnorderedRule[] {
+  if (!routes.some((route) => route.method === 'POST' && route.path.startsWith('/dashboard/'))) return [];
+  const pages = pathPattern(DASHBOARD_SIGN_IN_PAGES.map((page) => `/dashboard/${page}`), stage);
+  return [perAddressRule(DASHBOARD_SIGN_IN_RATE_RULE_NAME, { andStatement: { statements: [methodIs('POST'), regexMatch(pages, { uriPath: {} })] } }, DASHBOARD_SIGN_IN_THROTTLE.perAddress)];
 }
 
 /** The routes without an API key: customers' (PUBLIC_ROUTE_THROTTLE) and providers' (PROVIDER_EVENTS_THROTTLE), each counted apart. */
@@ -155,6 +162,7 @@ function rateRules(routes: readonly HttpRoute[], stage: string): UnorderedRule[]
   return [
     ...perAddressRateRule(PUBLIC_RATE_RULE_NAME, keyless.filter((route) => !route.calledByProviders), stage, PUBLIC_ROUTE_THROTTLE.perAddress),
     ...perAddressRateRule(PROVIDER_EVENTS_RATE_RULE_NAME, keyless.filter((route) => route.calledByProviders), stage, PROVIDER_EVENTS_THROTTLE.perAddress),
+    ...signInRateRule(routes, stage),
   ];
 }
 

@@ -67,16 +67,19 @@ type RouteMatch =
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** `/api/v2/invoices/{invoiceId}` -> a pattern capturing one path segment per parameter. */
+/**
+ * `/api/v2/invoices/{invoiceId}` -> a pattern capturing one path segment per parameter; a greedy
+ * `{page+}`, as API Gateway's, captures the rest of the path, one segment or more.
+ */
 function compileRoute(route: HttpRoute): CompiledRoute {
   const parameterNames: string[] = [];
   const source = route.path
     .split('/')
     .map((segment) => {
-      const parameter = /^\{(\w+)\}$/.exec(segment)?.[1];
+      const [, parameter, greedy] = /^\{(\w+)(\+?)\}$/.exec(segment) ?? [];
       if (parameter === undefined) return escapeRegExp(segment);
       parameterNames.push(parameter);
-      return '([^/]+)';
+      return greedy ? '([^/]+(?:/[^/]+)*)' : '([^/]+)';
     })
     .join('/');
   return { route, pattern: new RegExp(`^${source}$`), parameterNames };
@@ -89,6 +92,9 @@ const decodeSegment = (segment: string): string => {
     return segment;
   }
 };
+
+/** A greedy parameter is decoded segment by segment, as the one-segment ones are. */
+const decodeSegments = (path: string): string => path.split('/').map(decodeSegment).join('/');
 
 /** IAM resource and action patterns: `*` is any run of characters, `?` any one. */
 const iamPattern = (pattern: string): RegExp =>
@@ -200,7 +206,7 @@ export class ApiGateway {
         allowed.push(route.method);
         continue;
       }
-      const pathParameters = Object.fromEntries(parameterNames.map((name, i) => [name, decodeSegment(found[i + 1]!)]));
+      const pathParameters = Object.fromEntries(parameterNames.map((name, i) => [name, decodeSegments(found[i + 1]!)]));
       return { kind: 'route', route, pathParameters };
     }
     return allowed.length > 0 ? { kind: 'otherMethods', allowed } : { kind: 'none' };

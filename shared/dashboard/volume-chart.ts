@@ -19,6 +19,8 @@ export function chartDays(now: Date): string[] {
 }
 
 export interface VolumeChartInput {
+  /** Unique on the page: the chart's title and description are named by it. */
+  id: string;
   /** The days drawn, oldest first (`chartDays`). */
   days: readonly string[];
   /** The confirmed volume of each day that had any, as exact decimal strings; a day absent had none. */
@@ -30,7 +32,7 @@ export interface VolumeChartInput {
   description: (total: string, best: { day: string; amount: string } | undefined) => string;
 }
 
-export function volumeChart({ days, volumes, currency, title, description }: VolumeChartInput): Html {
+export function volumeChart({ id, days, volumes, currency, title, description }: VolumeChartInput): Html {
   const amounts = days.map((day) => new Decimal(volumes.get(day) ?? 0));
   const total = amounts.reduce((sum, amount) => sum.plus(amount), new Decimal(0));
   const most = Decimal.max(0, ...amounts);
@@ -43,5 +45,5 @@ export function volumeChart({ days, volumes, currency, title, description }: Vol
     const x = Math.round(i * barWidth * 10) / 10;
     return html`<rect class="bar" x="${x}" y="${HEIGHT - height}" width="${Math.max(barWidth - GAP, 1).toFixed(1)}" height="${height}"><title>${day}: ${amounts[i]!.toFixed()} ${currency}</title></rect>`;
   });
-  return html`<svg class="volume-chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="volume-chart-title volume-chart-description" xmlns="http://www.w3.org/2000/svg"><title id="volume-chart-title">${title}</title><desc id="volume-chart-description">${description(`${total.toFixed()} ${currency}`, best && { day: best.day, amount: `${best.amount} ${currency}` })}</desc>${bars}</svg>`;
+  return html`<svg class="volume-chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="${id}-title ${id}-description" xmlns="http://www.w3.org/2000/svg"><title id="${id}-title">${title}</title><desc id="${id}-description">${description(`${total.toFixed()} ${currency}`, best && { day: best.day, amount: `${best.amount} ${currency}` })}</desc>${bars}</svg>`;
 }

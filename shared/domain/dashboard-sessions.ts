@@ -1,9 +1,9 @@
 /**
  * Dashboard sessions: kept server-side (only a digest of the session's token is stored), ended
  * after 12 hours without a request, carried by a cookie that scripts cannot read and other sites
- * cannot send, and a CSRF token per session that every form carries back. Pure but for node:crypto.
+ * cannot send, and a random CSRF token per session that every form carries back. Pure but for node:crypto.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { newToken, tokenDigest, type DashboardRole } from './dashboard-users.js';
 
 export const SESSION_IDLE_SECONDS = 12 * 3600;
@@ -19,12 +19,15 @@ export interface DashboardSession {
   lastSeenAt: string;
   /** When the store forgets it unless it is seen again (the table's TTL, epoch seconds). */
   expiresAt: number;
+  /** What every form of the session carries back: random, kept with the session, never in the cookie. */
+  csrf: string;
 }
 
 /** A new session and the token its cookie carries (shown to the browser once, never stored). */
 export function newSession(user: { merchantId: string; userId: string; role: DashboardRole }, now: Date): { token: string; session: DashboardSession } {
   const token = newToken();
-  return { token, session: { id: tokenDigest(token), ...user, createdAt: now.toISOString(), lastSeenAt: now.toISOString(), expiresAt: idleExpiry(now) } };
+  const session = { id: tokenDigest(token), ...user, createdAt: now.toISOString(), lastSeenAt: now.toISOString(), expiresAt: idleExpiry(now), csrf: newToken() };
+  return { token, session };
 }
 
 const idleExpiry = (now: Date): number => Math.floor(now.getTime() / 1000) + SESSION_IDLE_SECONDS;
@@ -35,14 +38,27 @@ export const isLive = (session: Pick<DashboardSession, 'lastSeenAt'>, now: Date)
 /** The session seen again at `now`: its idle limit starts over. */
 export const touched = (session: DashboardSession, now: Date): DashboardSession => ({ ...session, lastSeenAt: now.toISOString(), expiresAt: idleExpiry(now) });
 
-/** The `Set-Cookie` value of a session's token: `Secure` wherever the dashboard is served over https. */
-export function sessionCookie(token: string, secure: boolean): string {
-  return [`${SESSION_COOKIE}=${token}`, 'Path=/dashboard', 'HttpOnly', 'SameSite=Strict', `Max-Age=${SESSION_IDLE_SECONDS}`, ...(secure ? ['Secure'] : [])].join('; ');
+/** Where the cookie is sent and how: under the dashboard's path, `Secure` wherever the dashboard is served over https. */
+export interface CookieScope {
+  /** The dashboard's URL path, e.g. `/dashboard` or `/prod/dashboard` on an execute-api endpoint. */
+  path: string;
+  secure: boolean;
 }
 
+/** The scope of the dashboard's cookie on the gateway's public origin. */
+export function cookieScopeOf(publicBaseUrl: string): CookieScope {
+  const url = new URL(publicBaseUrl);
+  return { path: `${url.pathname.replace(/\/+$/, '')}/dashboard`, secure: url.protocol === 'https:' };
+}
+
+const cookie = (value: string, maxAge: number, { path, secure }: CookieScope): string =>
+  [`${SESSION_COOKIE}=${value}`, `Path=${path}`, 'HttpOnly', 'SameSite=Strict', `Max-Age=${maxAge}`, ...(secure ? ['Secure'] : [])].join('; ');
+
+/** The `Set-Cookie` value of a session's token. */
+export const sessionCookie = (token: string, scope: CookieScope): string => cookie(token, SESSION_IDLE_SECONDS, scope);
+
 /** The `Set-Cookie` value that removes the session's cookie (sign-out). */
-export const clearedSessionCookie = (secure: boolean): string =>
-  [`${SESSION_COOKIE}=`, 'Path=/dashboard', 'HttpOnly', 'SameSite=Strict', 'Max-Age=0', ...(secure ? ['Secure'] : [])].join('; ');
+export const clearedSessionCookie = (scope: CookieScope): string => cookie('', 0, scope);
 
 /** The session token a request's `Cookie` header carries, if any. */
 export function sessionTokenOf(cookieHeader: string | undefined): string | undefined {
@@ -53,13 +69,10 @@ export function sessionTokenOf(cookieHeader: string | undefined): string | undef
   return undefined;
 }
 
-/** The CSRF token of a session: an HMAC of its id under the gateway's key, so nothing more is stored. */
-export const csrfToken = (sessionId: string, key: Uint8Array): string => createHmac('sha256', key).update(`csrf:${sessionId}`).digest('base64url');
-
 /** Whether a form's CSRF token is its session's. */
-export function validCsrf(sessionId: string, key: Uint8Array, submitted: string | undefined): boolean {
+export function validCsrf(session: Pick<DashboardSession, 'csrf'>, submitted: string | undefined): boolean {
   if (!submitted) return false;
-  const expected = Buffer.from(csrfToken(sessionId, key));
+  const expected = Buffer.from(session.csrf);
   const given = Buffer.from(submitted);
   return given.length === expected.length && timingSafeEqual(given, expected);
 }

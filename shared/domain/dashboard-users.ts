@@ -5,6 +5,8 @@
  * factor. Pure but for node:crypto.
  */
 import { createHash, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import zxcvbnCore from '@zxcvbn-ts/core';
+import * as commonLanguage from '@zxcvbn-ts/language-common';
 
 export const DASHBOARD_ROLES = ['owner', 'developer', 'viewer'] as const;
 export type DashboardRole = (typeof DASHBOARD_ROLES)[number];
@@ -106,4 +108,23 @@ export function newRecoveryCodes(): { codes: string[]; digests: string[] } {
 export function useRecoveryCode(digests: readonly string[], code: string): string[] | undefined {
   const digest = tokenDigest(normalizedRecoveryCode(code));
   return digests.includes(digest) ? digests.filter((each) => each !== digest) : undefined;
+}
+
+// A CommonJS package: its named exports come through its default one.
+const { ZxcvbnFactory } = zxcvbnCore;
+
+/** Common passwords and the variations people make of them, as zxcvbn knows them (its English and common lists). */
+const strength = new ZxcvbnFactory({ dictionary: { ...commonLanguage.dictionary }, graphs: commonLanguage.adjacencyGraphs });
+
+/** zxcvbn's "safely unguessable" score: at least 10^8 guesses. Below it a password is one of the commonest or a close variation. */
+const LEAST_SCORE = 3;
+
+
+export type PasswordProblem = 'too_short' | 'too_long' | 'too_common';
+
+/** What is wrong with a new password, if anything: at least 12 characters, and not one of the commonest (docs/merchant-guide.md#dashboard). */
+export function passwordProblem(password: string, context: readonly string[] = []): PasswordProblem | undefined {
+  if ([...password].length < PASSWORD_MIN_LENGTH) return 'too_short';
+  if (password.length > PASSWORD_MAX_LENGTH) return 'too_long';
+  return strength.check(password, [...context]).score < LEAST_SCORE ? 'too_common' : undefined;
 }

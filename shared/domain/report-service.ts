@@ -24,7 +24,12 @@ export interface ReportStore {
   get(id: string): Promise<Report | undefined>;
   /** Records a pending report's outcome; false when it was no longer pending (built already). */
   finish(id: string, outcome: Pick<Report, 'status' | 'rows' | 'fileKey' | 'updatedAt'>): Promise<boolean>;
+  /** The merchant's newest reports, at most `limit`, newest first. */
+  newestOf(merchantId: string, limit: number): Promise<Report[]>;
 }
+
+/** How many of a merchant's reports the dashboard lists. */
+export const RECENT_REPORTS = 20;
 
 /** Writes report files where they are kept, privately. */
 export interface ReportWriter {
@@ -91,6 +96,11 @@ export class ReportService {
     if (status !== 'ready' || !report.fileKey) return { id, type, status, rows, url: null, expiresAt: null };
     const expiresAt = new Date(this.deps.clock().getTime() + REPORT_LINK_SECONDS * 1000);
     return { id, type, status, rows, url: await this.given('links').link(report.fileKey, expiresAt), expiresAt: expiresAt.toISOString() };
+  }
+
+  /** The merchant's newest reports, as the dashboard lists them (their files are had through `view`). */
+  async recent(merchantId: string): Promise<Array<Pick<Report, 'id' | 'type' | 'status' | 'rows' | 'createdAt'>>> {
+    return (await this.deps.reports.newestOf(merchantId, RECENT_REPORTS)).map(({ id, type, status, rows, createdAt }) => ({ id, type, status, rows, createdAt }));
   }
 
   /**

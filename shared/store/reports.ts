@@ -1,5 +1,5 @@
 /** Reports in DynamoDB: one item each, its outcome written once, while it is pending; deleted by TTL after REPORT_RETENTION_DAYS. */
-import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ReportStore } from '../domain/report-service.js';
 import type { Report } from '../domain/reports.js';
 import { isConditionFailure } from './dynamo.js';
@@ -36,5 +36,12 @@ export class DynamoReportStore implements ReportStore {
       if (isConditionFailure(error)) return false;
       throw error;
     }
+  }
+
+  async newestOf(merchantId: string, limit: number): Promise<Report[]> {
+    const { Items } = await this.client.send(
+      new QueryCommand({ TableName: this.tableName, IndexName: 'byMerchant', KeyConditionExpression: 'merchantId = :merchant', ExpressionAttributeValues: { ':merchant': merchantId }, ScanIndexForward: false, Limit: limit }),
+    );
+    return (Items ?? []) as Report[];
   }
 }

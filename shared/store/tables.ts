@@ -255,6 +255,15 @@ export const TABLES = {
   reports: {
     partitionKey: { name: 'id', type: 'S' },
     ttlAttribute: 'expiration',
+    indexes: [
+      {
+        // The merchant's latest reports, for the dashboard's reports page.
+        name: 'byMerchant',
+        partitionKey: { name: 'merchantId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+    ],
   },
   /** The newest live USD price of each currency (`id` is its code), with the time it was quoted. */
   rates: {
@@ -272,6 +281,48 @@ export const TABLES = {
         partitionKey: { name: 'addressFamily', type: 'S' },
         sortKey: { name: 'createdAt', type: 'S' },
         projection: 'keys',
+      },
+    ],
+  },
+  /** The dashboard's people (docs/merchant-guide.md#dashboard), by lower-cased e-mail: one user per address across the gateway. */
+  dashboardUsers: {
+    partitionKey: { name: 'email', type: 'S' },
+    indexes: [
+      {
+        name: 'byMerchant',
+        partitionKey: { name: 'merchantId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'all',
+      },
+    ],
+  },
+  /** Invitations by the digest of their link's token, forgotten once expired. */
+  dashboardInvitations: {
+    partitionKey: { name: 'id', type: 'S' },
+    ttlAttribute: 'expiresAtEpoch',
+  },
+  /** Dashboard sessions by the digest of their cookie's token, forgotten after 12 hours idle. */
+  dashboardSessions: {
+    partitionKey: { name: 'id', type: 'S' },
+    ttlAttribute: 'expiresAt',
+    indexes: [
+      {
+        // A user's sessions, to end them all (signing out everywhere, a user removed).
+        name: 'byUser',
+        partitionKey: { name: 'userId', type: 'S' },
+        projection: 'keys',
+      },
+    ],
+  },
+  /** Every change made through the dashboard, never changed once written; the merchant's, newest first, by index (`position` = `{at}#{id}`). */
+  auditLog: {
+    partitionKey: { name: 'id', type: 'S' },
+    indexes: [
+      {
+        name: 'byMerchant',
+        partitionKey: { name: 'merchantId', type: 'S' },
+        sortKey: { name: 'position', type: 'S' },
+        projection: 'all',
       },
     ],
   },

@@ -80,6 +80,13 @@ class MemoryReports implements ReportStore {
     Object.assign(report, outcome);
     return true;
   }
+  async newestOf(merchantId: string, limit: number) {
+    return [...this.reports.values()]
+      .filter((report) => report.merchantId === merchantId)
+      .sort((a, b) => b.createdAt.localeCompare(a.createdAt))
+      .slice(0, limit)
+      .map((report) => structuredClone(report));
+  }
 }
 
 /** Files kept as the chunks they were written in, to see that the builder writes as it reads. */

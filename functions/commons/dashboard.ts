@@ -1,0 +1,85 @@
+/**
+ * The dashboard of this container (docs/merchant-guide.md#dashboard): its access (users,
+ * invitations, sessions, audit) and the API's own services it reads through, wired once at load.
+ * Each of its two functions gives what only it does of reports: asking for them, or links to them.
+ */
+import { config } from '../../shared/config.js';
+import { Dashboard, type DashboardRequest } from '../../shared/dashboard/dashboard.js';
+import type { DashboardServices } from '../../shared/dashboard/page.js';
+import { DashboardAccess, type SecretBox } from '../../shared/domain/dashboard-access.js';
+import type { ReportService } from '../../shared/domain/report-service.js';
+import type { RouteRequest, RouteResult } from '../../shared/http/handler.js';
+import { DynamoAuditLog } from '../../shared/store/audit-log.js';
+import { DynamoInvitationStore } from '../../shared/store/dashboard-invitations.js';
+import { DynamoSessionStore } from '../../shared/store/dashboard-sessions.js';
+import { DynamoDashboardUserStore } from '../../shared/store/dashboard-users.js';
+import { documentClient } from '../../shared/store/dynamo.js';
+import { open, seal, type SealedSecret } from '../../shared/vault/envelope.js';
+import { callbackLog } from './callback-log.js';
+import { balanceService } from './balances.js';
+import { languageOf } from './checkout.js';
+import { invoiceServiceWith } from './invoices.js';
+import { merchantAccount } from './merchant-account.js';
+import { transactionViews } from './transaction-views.js';
+import { requireVault } from './vault.js';
+
+const { tables, stage, publicBaseUrl, secretOverlapSeconds } = config();
+const { dataKeys, callbackSecrets } = requireVault();
+
+/** TOTP seeds at rest: sealed with the vault, bound to their user. */
+const totpSecrets: SecretBox<SealedSecret> = {
+  seal: (context, secret) => seal(dataKeys, secret, context),
+  open: (context, sealed) => open(dataKeys, sealed, context),
+};
+
+export const dashboardAccess = new DashboardAccess({
+  users: new DynamoDashboardUserStore(documentClient, tables),
+  invitations: new DynamoInvitationStore(documentClient, tables),
+  sessions: new DynamoSessionStore(documentClient, tables.dashboardSessions),
+  audit: new DynamoAuditLog(documentClient, tables.auditLog),
+  secrets: totpSecrets,
+  clock: () => new Date(),
+});
+
+export function dashboardWith(parts: { reports: ReportService; keys: DashboardServices['keys']; totals: DashboardServices['totals'] }): Dashboard {
+  const invoices = invoiceServiceWith();
+  const services: DashboardServices = {
+    access: dashboardAccess as DashboardAccess<unknown>,
+    account: {
+      view: (merchantId) => merchantAccount.view(merchantId),
+      update: (merchantId, request) => merchantAccount.update(merchantId, request),
+      rotateCallbackSecret: (merchantId, at) => merchantAccount.rotateCallbackSecret(merchantId, callbackSecrets, secretOverlapSeconds, at),
+      secretOverlapSeconds,
+    },
+    invoices: { list: (merchantId, query) => invoices.list(merchantId, query), get: (merchantId, id) => invoices.get(merchantId, id) },
+    transactions: transactionViews,
+    callbacks: callbackLog,
+    balances: balanceService,
+    reports: parts.reports,
+    totals: parts.totals,
+    keys: parts.keys,
+    clock: () => new Date(),
+  };
+  return new Dashboard(services, { stage, publicBaseUrl });
+}
+
+/** A request of the gateway's as the dashboard's: the path under `/dashboard/`, the form, the language. */
+export function dashboardRequest(method: DashboardRequest['method'], request: RouteRequest<Record<string, string> | undefined>): DashboardRequest {
+  return {
+    method,
+    page: request.pathParameters.page ?? '',
+    query: request.queryParameters,
+    form: request.body ?? {},
+    headers: request.headers,
+    language: languageOf(request),
+  };
+}
+
+/** The dashboard's answer as the gateway's: a page, or a 303 to the next one. */
+export async function servePage(dashboard: Dashboard, request: DashboardRequest): Promise<RouteResult> {
+  const answer = await dashboard.serve(request);
+  if (answer.kind === 'redirect') {
+    return { status: 303, raw: '', contentType: 'text/plain; charset=utf-8', headers: { location: answer.location, 'cache-control': 'no-store', ...answer.headers } };
+  }
+  return { status: answer.page.status, raw: answer.page.html, contentType: 'text/html; charset=utf-8', headers: answer.page.headers };
+}

@@ -1,0 +1,5 @@
+import type { DashboardCatalogue } from './en.js';
+import { en } from './en.js';
+
+/** Urdu. */
+export const ur: DashboardCatalogue = { ...en };

@@ -1,0 +1,21 @@
+/**
+ * The dashboard's languages: the checkout's five, chosen the same way (`?lang=`, else
+ * `Accept-Language`, else English), each with a catalogue of its own under ./i18n.
+ */
+import { CatalogueTranslator, type Language } from '../checkout/language.js';
+import { az } from './i18n/az.js';
+import { en, type DashboardCatalogue, type DashboardKey } from './i18n/en.js';
+import { hi } from './i18n/hi.js';
+import { tr } from './i18n/tr.js';
+import { ur } from './i18n/ur.js';
+
+export type { DashboardKey } from './i18n/en.js';
+
+export const DASHBOARD_CATALOGUES: Record<Language, DashboardCatalogue> = { en, tr, hi, ur, az };
+
+/** One language of the dashboard: its catalogue's text, numbers and dates. */
+export class DashboardTranslator extends CatalogueTranslator<DashboardKey> {
+  constructor(language: Language) {
+    super(language, DASHBOARD_CATALOGUES[language]);
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * What a dashboard page is given and gives back, and the services it reads through: the same ones
+ * the API's functions use (docs/architecture.md#the-dashboard), never a table of its own.
+ */
+import type { RenderedPage } from '../checkout/document.js';
+import type { ApiKey, MerchantSettings, MerchantView, RotatedSecret } from '../domain/merchants.js';
+import type { DashboardAccess } from '../domain/dashboard-access.js';
+import type { BalanceView } from '../domain/balances.js';
+import type { CallbackDelivery } from '../domain/callbacks.js';
+import type { InvoiceView } from '../domain/invoice-views.js';
+import type { ListInvoicesQuery } from '../domain/invoice-requests.js';
+import type { Page } from '../domain/pagination.js';
+import type { CreateReportRequest, ReportView } from '../domain/reports.js';
+import type { ListTransactionsQuery, TransactionView } from '../domain/transactions.js';
+import type { DashboardContext } from './document.js';
+
+/** A merchant's totals of the chart's days: confirmed volume per currency and day, invoices created and completed per day. */
+export interface DayTotals {
+  volumes: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  invoices: ReadonlyMap<string, { created: number; completed: number }>;
+}
+
+/** A report as the reports page lists it. */
+export interface ReportSummary {
+  id: string;
+  type: ReportView['type'];
+  status: ReportView['status'];
+  rows: number | null;
+  createdAt: string;
+}
+
+export interface DashboardServices {
+  access: DashboardAccess<unknown>;
+  account: {
+    view(merchantId: string): Promise<MerchantView>;
+    update(merchantId: string, request: MerchantSettings): Promise<MerchantView>;
+    rotateCallbackSecret(merchantId: string, requestedAt: Date): Promise<RotatedSecret>;
+    /** How long a rotated secret keeps signing, in seconds. */
+    secretOverlapSeconds: number;
+  };
+  invoices: {
+    list(merchantId: string, query: ListInvoicesQuery): Promise<Page<InvoiceView>>;
+    get(merchantId: string, id: string): Promise<InvoiceView>;
+  };
+  transactions: {
+    list(merchantId: string, query: ListTransactionsQuery): Promise<Page<TransactionView>>;
+    view(merchantId: string, id: string): Promise<TransactionView>;
+  };
+  callbacks: {
+    deliveries(merchantId: string, transactionId: string): Promise<CallbackDelivery[]>;
+    invoiceDeliveries(merchantId: string, invoiceId: string): Promise<CallbackDelivery[]>;
+    resend(merchantId: string, transactionId: string): Promise<{ webhookId: string }>;
+    resendInvoiceEvent(merchantId: string, invoiceId: string): Promise<{ webhookId: string }>;
+  };
+  balances: { view(merchantId: string): Promise<{ items: BalanceView[] }> };
+  reports: {
+    create(merchantId: string, request: CreateReportRequest): Promise<{ id: string }>;
+    view(merchantId: string, id: string): Promise<ReportView>;
+    recent(merchantId: string): Promise<ReportSummary[]>;
+  };
+  totals: { lastDays(merchantId: string, days: readonly string[]): Promise<DayTotals> };
+  keys: {
+    list(merchantId: string): Promise<ApiKey[]>;
+    issue(merchantId: string, name: string): Promise<{ keyId: string; apiKey: string }>;
+    revoke(merchantId: string, keyId: string): Promise<void>;
+  };
+  clock: () => Date;
+}
+
+export interface PageRequest {
+  context: DashboardContext;
+  services: DashboardServices;
+  /** The path's parameters (`invoices/{invoiceId}`). */
+  params: Record<string, string>;
+  /** The query, without `lang`. */
+  query: Record<string, string>;
+  /** A form's fields, without `csrf`. */
+  form: Record<string, string>;
+}
+
+export type DashboardAnswer = { kind: 'page'; page: RenderedPage } | { kind: 'redirect'; location: string; headers?: Record<string, string> };
+
+export type PageHandler = (request: PageRequest) => Promise<DashboardAnswer>;
+
+export const redirect = (location: string, headers?: Record<string, string>): DashboardAnswer => ({ kind: 'redirect', location, ...(headers && { headers }) });
+
+/** The user of a page that needs one: the router gives signed-in pages nothing else. */
+export function signedInUser(request: PageRequest): NonNullable<DashboardContext['signedIn']> {
+  const { signedIn } = request.context;
+  if (!signedIn) throw new Error('A signed-in page was served without a user');
+  return signedIn;
+}

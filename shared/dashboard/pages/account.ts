@@ -1,0 +1,190 @@
+/** The merchant's account: settings and the callback secret, API keys, users and the audit log. */
+import { invitationRequestSchema } from '../../domain/dashboard-access.js';
+import { can, DASHBOARD_ROLES } from '../../domain/dashboard-users.js';
+import { Conflict, Invalid } from '../../domain/errors.js';
+import { apiKeyNameSchema, merchantSettingsRequestSchema } from '../../domain/merchants.js';
+import { html, raw, type Html } from '../../http/html.js';
+import { csrfField, dashboardDocument, dashboardUrl, type DashboardContext } from '../document.js';
+import { field, NO_PROBLEMS, problemSummary, ruleProblems, zodProblems, type FormProblems } from '../forms.js';
+import { redirect, signedInUser, type DashboardAnswer, type PageHandler, type PageRequest } from '../page.js';
+
+const page = (context: DashboardContext, title: string, main: Html, status = 200): DashboardAnswer => ({ kind: 'page', page: dashboardDocument(context, { title, main, status }) });
+
+const notice = (text: Html | string): Html => html`<p class="notice" role="status">${text}</p>`;
+
+const th = (text: string): Html => html`<th scope="col">${text}</th>`;
+
+const table = (headings: Html[], rows: Html[], empty: string): Html =>
+  rows.length === 0 ? html`<p>${empty}</p>` : html`<div class="table-wrap"><table><thead><tr>${headings}</tr></thead><tbody>${rows}</tbody></table></div>`;
+
+/** The settings form's fields as the API's request: an empty URL is none; origins one per line. */
+function settingsRequestOf(form: Record<string, string>): Record<string, unknown> {
+  const url = (value: string | undefined) => (value === undefined || value.trim() === '' ? null : value.trim());
+  return {
+    callbackUrl: url(form.callbackUrl),
+    returnUrl: url(form.returnUrl),
+    frameAncestors: (form.frameAncestors ?? '')
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter((line) => line !== ''),
+    invoiceCallbacks: form.invoiceCallbacks === 'on',
+  };
+}
+
+const URL_FIELDS = ['callbackUrl', 'returnUrl'];
+
+async function settingsPage(request: PageRequest, options: { problems?: FormProblems; values?: Record<string, string>; top?: Html; status?: number } = {}): Promise<DashboardAnswer> {
+  const { context, services } = request;
+  const { t } = context;
+  const { user, session } = signedInUser(request);
+  const merchant = await services.account.view(user.merchantId);
+  const problems = options.problems ?? NO_PROBLEMS;
+  const values = options.values ?? {
+    callbackUrl: merchant.callbackUrl ?? '',
+    returnUrl: merchant.returnUrl ?? '',
+    frameAncestors: merchant.frameAncestors.join('\n'),
+    ...(merchant.invoiceCallbacks && { invoiceCallbacks: 'on' }),
+  };
+  const editable = can(session.role, 'settings');
+  const form = html`<section>${problemSummary(t, problems)}<form class="stack" method="post" action="${dashboardUrl(context, 'settings')}">${csrfField(context)}<fieldset class="plain"${editable ? '' : raw(' disabled')}>
+${field(t, problems, { name: 'callbackUrl', label: t.text('settings.callbackUrl'), type: 'url', value: values.callbackUrl })}
+${field(t, problems, { name: 'returnUrl', label: t.text('settings.returnUrl'), type: 'url', value: values.returnUrl })}
+${field(t, problems, { name: 'frameAncestors', label: t.text('settings.frameAncestors'), type: 'textarea', value: values.frameAncestors })}
+<p class="check"><input id="field-invoiceCallbacks" name="invoiceCallbacks" type="checkbox"${values.invoiceCallbacks === 'on' ? raw(' checked') : ''}><label for="field-invoiceCallbacks">${t.text('settings.invoiceCallbacks')}</label></p>
+${editable ? html`<button class="primary" type="submit">${t.text('settings.save')}</button>` : ''}</fieldset></form></section>`;
+  const secret = editable
+    ? html`<section><h2>${t.text('settings.secretTitle')}</h2><p>${t.text('settings.secretIntro', { hours: Math.round(services.account.secretOverlapSeconds / 3600) })}</p><form method="post" action="${dashboardUrl(context, 'settings/rotate-secret')}">${csrfField(context)}<button class="secondary" type="submit">${t.text('settings.rotate')}</button></form></section>`
+    : html``;
+  return page(context, t.text('settings.title'), html`${options.top ?? ''}${form}${secret}`, options.status ?? (problems.size > 0 ? 422 : 200));
+}
+
+export const settings: PageHandler = async (request) => settingsPage(request, { top: request.query.done === 'saved' ? notice(request.context.t.text('settings.saved')) : undefined });
+
+/** The same schema and rules as `PATCH /api/v2/merchant`. */
+export const saveSettings: PageHandler = async (request) => {
+  const { context, services, form } = request;
+  const signedIn = signedInUser(request);
+  const parsed = merchantSettingsRequestSchema.safeParse(settingsRequestOf(form));
+  if (!parsed.success) return settingsPage(request, { problems: zodProblems(parsed.error), values: form });
+  try {
+    await services.account.update(signedIn.user.merchantId, parsed.data);
+  } catch (error) {
+    if (error instanceof Invalid) return settingsPage(request, { problems: ruleProblems(error.problems, URL_FIELDS), values: form });
+    throw error;
+  }
+  await services.access.record(signedIn, 'settings.updated');
+  return redirect(dashboardUrl(context, 'settings', { done: 'saved' }));
+};
+
+/** The new secret is shown in this answer alone: it is not stored in clear, and the page is not cached. */
+export const rotateSecret: PageHandler = async (request) => {
+  const { context, services } = request;
+  const signedIn = signedInUser(request);
+  const rotated = await services.account.rotateCallbackSecret(signedIn.user.merchantId, services.clock());
+  await services.access.record(signedIn, 'callback_secret.rotated');
+  return settingsPage(request, { top: notice(html`${context.t.text('settings.newSecret')} <code>${rotated.callbackSecret}</code>`) });
+};
+
+async function keysPage(request: PageRequest, options: { problems?: FormProblems; name?: string; top?: Html } = {}): Promise<DashboardAnswer> {
+  const { context, services } = request;
+  const { t } = context;
+  const { user, session } = signedInUser(request);
+  const manages = can(session.role, 'keys');
+  const problems = options.problems ?? NO_PROBLEMS;
+  const keys = (await services.keys.list(user.merchantId)).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  const rows = keys.map(
+    (key) =>
+      html`<tr><td>${key.name ?? ''}</td><td class="mono">${key.hint}</td><td>${t.dateTime(key.createdAt)}</td><td>${key.lastUsedAt ? t.dateTime(key.lastUsedAt) : t.text('keys.never')}</td><td>${key.status === 'active' ? t.text('keys.active') : t.text('keys.revoked', { date: key.revokedAt ? t.dateTime(key.revokedAt) : '' })}</td><td>${
+        manages && key.status === 'active'
+          ? html`<form method="post" action="${dashboardUrl(context, `keys/${key.keyId}/revoke`)}">${csrfField(context)}<button class="danger" type="submit" aria-label="${t.text('keys.revoke')} ${key.name ?? key.hint}">${t.text('keys.revoke')}</button></form>`
+          : ''
+      }</td></tr>`,
+  );
+  const create = manages
+    ? html`<section><h2>${t.text('keys.create')}</h2>${problemSummary(t, problems)}<form class="stack" method="post" action="${dashboardUrl(context, 'keys')}">${csrfField(context)}${field(t, problems, { name: 'name', label: t.text('keys.name'), value: options.name, required: true })}<button class="primary" type="submit">${t.text('keys.create')}</button></form></section>`
+    : html``;
+  const main = html`${options.top ?? ''}${create}<section>${table([th(t.text('keys.name')), th(t.text('keys.hint')), th(t.text('keys.created')), th(t.text('keys.lastUsed')), th(t.text('list.status')), th(t.text('keys.revoke'))], rows, t.text('keys.none'))}</section>`;
+  return page(context, t.text('keys.title'), main, problems.size > 0 ? 422 : 200);
+}
+
+export const keys: PageHandler = async (request) => keysPage(request, { top: request.query.done === 'revoked' ? notice(request.context.t.text('keys.revokedNotice')) : undefined });
+
+/** The key's text is shown in this answer alone: only its digest is kept. */
+export const createKey: PageHandler = async (request) => {
+  const { context, services, form } = request;
+  const signedIn = signedInUser(request);
+  const name = apiKeyNameSchema.safeParse(form.name ?? '');
+  if (!name.success) return keysPage(request, { problems: zodProblems(name.error, () => 'name'), name: form.name });
+  const issued = await services.keys.issue(signedIn.user.merchantId, name.data);
+  await services.access.record(signedIn, 'api_key.created', `${name.data} (${issued.keyId})`);
+  return keysPage(request, { top: notice(html`${context.t.text('keys.newKey')} <code>${issued.apiKey}</code>`) });
+};
+
+export const revokeKey: PageHandler = async (request) => {
+  const { context, services, params } = request;
+  const signedIn = signedInUser(request);
+  await services.keys.revoke(signedIn.user.merchantId, params.keyId ?? '');
+  await services.access.record(signedIn, 'api_key.revoked', params.keyId);
+  return redirect(dashboardUrl(context, 'keys', { done: 'revoked' }));
+};
+
+async function usersPage(request: PageRequest, options: { problems?: FormProblems; values?: Record<string, string>; top?: Html } = {}): Promise<DashboardAnswer> {
+  const { context, services } = request;
+  const { t } = context;
+  const { user, session } = signedInUser(request);
+  const manages = can(session.role, 'users');
+  const problems = options.problems ?? NO_PROBLEMS;
+  const users = await services.access.users(user.merchantId);
+  const rows = users.map(
+    (each) =>
+      html`<tr><td>${each.email}</td><td>${t.text(`role.${each.role}`)}</td><td>${t.text(each.totpSecret === undefined ? 'users.no' : 'users.yes')}</td><td>${t.dateTime(each.createdAt)}</td><td>${
+        manages && each.email !== user.email
+          ? html`<form method="post" action="${dashboardUrl(context, `users/${encodeURIComponent(each.email)}/remove`)}">${csrfField(context)}<button class="danger" type="submit" aria-label="${t.text('users.remove')} ${each.email}">${t.text('users.remove')}</button></form>`
+          : ''
+      }</td></tr>`,
+  );
+  const values = options.values ?? {};
+  const invite = manages
+    ? html`<section><h2>${t.text('users.invite')}</h2>${problemSummary(t, problems)}<form class="stack" method="post" action="${dashboardUrl(context, 'users')}">${csrfField(context)}${field(t, problems, { name: 'email', label: t.text('users.email'), type: 'email', value: values.email, required: true })}
+<label for="field-role">${t.text('users.role')}</label><select id="field-role" name="role">${DASHBOARD_ROLES.map((role) => html`<option value="${role}"${(values.role ?? 'viewer') === role ? raw(' selected') : ''}>${t.text(`role.${role}`)}</option>`)}</select>
+<button class="primary" type="submit">${t.text('users.inviteSubmit')}</button></form></section>`
+    : html``;
+  const main = html`${options.top ?? ''}${invite}<section>${table([th(t.text('users.email')), th(t.text('users.role')), th(t.text('users.secondFactor')), th(t.text('users.since')), th(t.text('users.remove'))], rows, '')}</section>`;
+  return page(context, t.text('users.title'), main, problems.size > 0 ? 422 : 200);
+}
+
+export const users: PageHandler = async (request) => usersPage(request, { top: request.query.done === 'removed' ? notice(request.context.t.text('users.removed')) : undefined });
+
+/** The link is shown to the owner who invites, to hand on: the gateway sends no e-mail. */
+export const inviteUser: PageHandler = async (request) => {
+  const { context, services, form } = request;
+  const signedIn = signedInUser(request);
+  const parsed = invitationRequestSchema.safeParse({ email: form.email, role: form.role });
+  if (!parsed.success) return usersPage(request, { problems: zodProblems(parsed.error), values: form });
+  let invited;
+  try {
+    invited = await services.access.invite(signedIn.user.merchantId, parsed.data, signedIn.user.email);
+  } catch (error) {
+    if (error instanceof Conflict) return usersPage(request, { problems: new Map([['email', 'problem.taken']]), values: form });
+    throw error;
+  }
+  const link = dashboardUrl({ ...context, language: { ...context.language, explicit: false } }, `join/${invited.token}`);
+  return usersPage(request, {
+    top: notice(html`${context.t.text('users.invited', { email: invited.invitation.email, date: context.t.dateTime(invited.invitation.expiresAt)})} <code>${link}</code>`),
+  });
+};
+
+export const removeUser: PageHandler = async (request) => {
+  const { context, services, params } = request;
+  await services.access.removeUser(signedInUser(request), params.email ?? '');
+  return redirect(dashboardUrl(context, 'users', { done: 'removed' }));
+};
+
+export const audit: PageHandler = async (request) => {
+  const { context, services } = request;
+  const { t } = context;
+  const { user } = signedInUser(request);
+  const entries = await services.access.auditLog(user.merchantId);
+  const rows = entries.map((entry) => html`<tr><td>${t.dateTime(entry.at)}</td><td>${entry.actor}</td><td><code>${entry.action}</code></td><td>${entry.subject ?? ''}</td></tr>`);
+  return page(context, t.text('audit.title'), table([th(t.text('audit.at')), th(t.text('audit.actor')), th(t.text('audit.action')), th(t.text('audit.subject'))], rows, t.text('audit.none')));
+};

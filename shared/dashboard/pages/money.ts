@@ -1,0 +1,281 @@
+/** The money pages: the overview, invoices and transactions with their callbacks, payouts and reports. */
+import { Decimal } from '../../domain/money.js';
+import { can } from '../../domain/dashboard-users.js';
+import { INVOICE_STATUSES } from '../../domain/invoices.js';
+import { listInvoicesQuerySchema } from '../../domain/invoice-requests.js';
+import { createReportRequestSchema, REPORT_TYPES } from '../../domain/reports.js';
+import { BALANCE_CURRENCIES } from '../../domain/balances.js';
+import { listTransactionsQuerySchema, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../../domain/transactions.js';
+import type { CallbackDelivery } from '../../domain/callbacks.js';
+import { Invalid } from '../../domain/errors.js';
+import type { Page } from '../../domain/pagination.js';
+import { html, raw, type Html } from '../../http/html.js';
+import { csrfField, dashboardDocument, dashboardUrl, type DashboardContext } from '../document.js';
+import { field, NO_PROBLEMS, problemSummary, ruleProblems, zodProblems, type FormProblems } from '../forms.js';
+import type { DashboardKey } from '../language.js';
+import { redirect, signedInUser, type DashboardAnswer, type PageHandler, type PageRequest } from '../page.js';
+import { chartDays, volumeChart } from '../volume-chart.js';
+
+const page = (context: DashboardContext, title: string, main: Html, options: { status?: number; query?: Record<string, string> } = {}): DashboardAnswer => ({
+  kind: 'page',
+  page: dashboardDocument(context, { title, main, ...options }),
+});
+
+const table = (headings: Html[], rows: Html[], empty: string): Html =>
+  rows.length === 0 ? html`<p>${empty}</p>` : html`<div class="table-wrap"><table><thead><tr>${headings}</tr></thead><tbody>${rows}</tbody></table></div>`;
+
+const th = (text: string, numeric = false): Html => html`<th scope="col"${numeric ? raw(' class="num"') : ''}>${text}</th>`;
+
+const facts = (pairs: Array<[string, Html | string]>): Html => html`<dl class="facts">${pairs.map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>`;
+
+export const overview: PageHandler = async (request) => {
+  const { context, services } = request;
+  const { t } = context;
+  const { user } = signedInUser(request);
+  const days = chartDays(services.clock());
+  const [balances, totals] = await Promise.all([services.balances.view(user.merchantId), services.totals.lastDays(user.merchantId, days)]);
+  const balanceRows = balances.items.map(
+    ({ currency, available, reserved }) => html`<tr><th scope="row">${currency}</th><td class="num">${t.amount(available, currency)}</td><td class="num">${t.amount(reserved, currency)}</td></tr>`,
+  );
+  const charts = [...totals.volumes].map(([currency, volumes]) =>
+    volumeChart({
+      id: `chart-${currency.toLowerCase()}`,
+      days,
+      volumes,
+      currency,
+      title: t.text('overview.chartTitle', { currency }),
+      description: (total, best) => [t.text('overview.chartDescription', { total }), best ? t.text('overview.chartBest', { day: best.day, amount: best.amount }) : ''].join(' ').trim(),
+    }),
+  );
+  const invoices = [...totals.invoices.values()].reduce((sum, day) => ({ created: sum.created + day.created, completed: sum.completed + day.completed }), { created: 0, completed: 0 });
+  const main = html`<section><h2>${t.text('overview.balances')}</h2>${table([th(t.text('list.amount')), th(t.text('overview.available'), true), th(t.text('overview.reserved'), true)], balanceRows, t.text('overview.noBalances'))}</section>
+<section class="chart"><h2>${t.text('overview.volume')}</h2>${charts.length > 0 ? charts : html`<p>${t.text('overview.noVolume')}</p>`}</section>
+<section><h2>${t.text('overview.invoices')}</h2><div class="stats"><p class="stat">${t.text('overview.created')}<b>${t.number(invoices.created)}</b></p><p class="stat">${t.text('overview.completed')}<b>${t.number(invoices.completed)}</b></p></div></section>`;
+  return page(context, t.text('overview.title'), main);
+};
+
+/** A listing's query from the page's: empty fields are no filter. */
+const filtersOf = (query: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(query).filter(([, value]) => value.trim() !== ''));
+
+function select(context: DashboardContext, name: string, label: string, options: readonly string[], value: string | undefined, labelOf: (option: string) => string = (option) => option): Html {
+  const choices = ['', ...options].map((option) => html`<option value="${option}"${option === (value ?? '') ? raw(' selected') : ''}>${option === '' ? context.t.text('list.all') : labelOf(option)}</option>`);
+  return html`<label for="filter-${name}">${label}<select id="filter-${name}" name="${name}">${choices}</select></label>`;
+}
+
+function filterInput(context: DashboardContext, problems: FormProblems, name: string, label: string, value: string | undefined): Html {
+  const problem = problems.get(name);
+  return html`<label for="filter-${name}">${label}<input id="filter-${name}" name="${name}" value="${value ?? ''}"${problem ? raw(` aria-invalid="true" aria-describedby="filter-${name}-problem"`) : ''}>${problem ? html`<span class="error" id="filter-${name}-problem">${context.t.text(problem)}</span>` : ''}</label>`;
+}
+
+function filterForm(context: DashboardContext, pagePath: string, controls: Html[]): Html {
+  const language = context.language.explicit ? html`<input type="hidden" name="lang" value="${context.language.language}">` : '';
+  return html`<form class="inline" method="get" action="${dashboardUrl({ ...context, language: { ...context.language, explicit: false } }, pagePath)}" aria-label="${context.t.text('list.filter')}">${language}${controls}<button class="secondary" type="submit">${context.t.text('list.apply')}</button></form>`;
+}
+
+const nextLink = (context: DashboardContext, pagePath: string, query: Record<string, string>, result: Page<unknown>): Html =>
+  result.nextCursor ? html`<p><a href="${dashboardUrl(context, pagePath, { ...query, cursor: result.nextCursor })}" rel="next">${context.t.text('list.next')}</a></p>` : html``;
+
+function invoiceRows(context: DashboardContext, invoices: Page<import('../../domain/invoice-views.js').InvoiceView>): Html[] {
+  const { t } = context;
+  return invoices.items.map(
+    (invoice) =>
+      html`<tr><td><a class="mono" href="${dashboardUrl(context, `invoices/${invoice.id}`)}" aria-label="${t.text('list.open', { id: invoice.id })}">${invoice.id.slice(0, 8)}</a></td><td><code>${invoice.status}</code></td><td>${invoice.orderId}</td><td class="num">${t.amount(invoice.amount, invoice.baseCurrency)}</td><td class="num">${t.amount(invoice.paidAmount, invoice.paymentCurrency)}</td><td>${t.dateTime(invoice.createdAt)}</td></tr>`,
+  );
+}
+
+export const invoices: PageHandler = async (request) => {
+  const { context, services, query } = request;
+  const { t } = context;
+  const { user } = signedInUser(request);
+  const filters = filtersOf(query);
+  const parsed = listInvoicesQuerySchema.safeParse(filters);
+  const problems = parsed.success ? NO_PROBLEMS : zodProblems(parsed.error);
+  const result = parsed.success ? await services.invoices.list(user.merchantId, parsed.data) : { items: [], nextCursor: null };
+  const form = filterForm(context, 'invoices', [
+    select(context, 'status', t.text('list.status'), INVOICE_STATUSES, filters.status),
+    filterInput(context, problems, 'orderId', t.text('list.orderId'), filters.orderId),
+    filterInput(context, problems, 'customerId', t.text('list.customerId'), filters.customerId),
+  ]);
+  const headings = [th(t.text('list.id')), th(t.text('list.status')), th(t.text('list.orderId')), th(t.text('list.amount'), true), th(t.text('invoice.paid'), true), th(t.text('list.created'))];
+  const main = html`${problemSummary(t, problems)}<section>${form}</section><section>${table(headings, invoiceRows(context, result), t.text('list.empty'))}${nextLink(context, 'invoices', filters, result)}</section>`;
+  return page(context, t.text('nav.invoices'), main, { status: parsed.success ? 200 : 422, query: filters });
+};
+
+function transactionTable(context: DashboardContext, transactions: Page<import('../../domain/transactions.js').TransactionView>): Html {
+  const { t } = context;
+  const rows = transactions.items.map(
+    (transaction) =>
+      html`<tr><td><a class="mono" href="${dashboardUrl(context, `transactions/${transaction.id}`)}" aria-label="${t.text('list.open', { id: transaction.id })}">${transaction.id.slice(0, 8)}</a></td><td><code>${transaction.type}</code></td><td><code>${transaction.status}</code></td><td class="num">${t.amount(transaction.amount, transaction.currency)}</td><td>${transaction.orderId ?? ''}</td><td>${t.dateTime(transaction.createdAt)}</td></tr>`,
+  );
+  const headings = [th(t.text('list.id')), th(t.text('list.type')), th(t.text('list.status')), th(t.text('list.amount'), true), th(t.text('list.orderId')), th(t.text('list.created'))];
+  return table(headings, rows, t.text('list.empty'));
+}
+
+function callbackTable(context: DashboardContext, deliveries: CallbackDelivery[]): Html {
+  const { t } = context;
+  const rows = deliveries.map((delivery) => {
+    const last = delivery.attempts.at(-1);
+    return html`<tr><td class="mono">${delivery.webhookId}</td><td><code>${delivery.state}</code></td><td class="num">${t.number(delivery.attempts.length)}</td><td>${last ? `${last.status ?? last.error ?? ''} · ${t.dateTime(last.at)}` : ''}</td></tr>`;
+  });
+  return table([th(t.text('callbacks.event')), th(t.text('callbacks.status')), th(t.text('callbacks.attempts'), true), th(t.text('callbacks.lastAnswer'))], rows, t.text('callbacks.none'));
+}
+
+function resendForm(context: DashboardContext, action: string): Html {
+  if (!context.signedIn || !can(context.signedIn.session.role, 'callbacks')) return html``;
+  return html`<form method="post" action="${dashboardUrl(context, action)}">${csrfField(context)}<button class="secondary" type="submit">${context.t.text('callbacks.resend')}</button></form>`;
+}
+
+const resentNotice = (context: DashboardContext, query: Record<string, string>): Html =>
+  query.done === 'resent' ? html`<p class="notice" role="status">${context.t.text('callbacks.resent')}</p>` : html``;
+
+export const invoice: PageHandler = async (request) => {
+  const { context, services, params, query } = request;
+  const { t } = context;
+  const { user } = signedInUser(request);
+  const found = await services.invoices.get(user.merchantId, params.invoiceId ?? '');
+  const [transactions, events] = await Promise.all([
+    services.transactions.list(user.merchantId, listTransactionsQuerySchema.parse({ invoiceId: found.id })),
+    services.callbacks.invoiceDeliveries(user.merchantId, found.id),
+  ]);
+  const main = html`${resentNotice(context, query)}<section>${facts([
+    [t.text('list.status'), html`<code>${found.status}</code>`],
+    [t.text('list.amount'), t.amount(found.amount, found.baseCurrency)],
+    [t.text('invoice.paid'), t.amount(found.paidAmount, found.paymentCurrency)],
+    [t.text('list.orderId'), found.orderId],
+    [t.text('list.customerId'), found.customerId],
+    [t.text('list.created'), t.dateTime(found.createdAt)],
+    [t.text('invoice.expires'), t.dateTime(found.expiresAt)],
+    [t.text('invoice.checkout'), html`<a href="${found.link}">${found.link}</a>`],
+  ])}</section>
+<section><h2>${t.text('invoice.transactions')}</h2>${transactionTable(context, transactions)}</section>
+<section><h2>${t.text('invoice.events')}</h2>${callbackTable(context, events)}${resendForm(context, `invoices/${found.id}/resend`)}</section>`;
+  return page(context, t.text('invoice.title', { id: found.id }), main);
+};
+
+export const transactions: PageHandler = async (request) => {
+  const { context, services, query } = request;
+  const { t } = context;
+  const { user } = signedInUser(request);
+  const filters = filtersOf(query);
+  const parsed = listTransactionsQuerySchema.safeParse(filters);
+  const problems = parsed.success ? NO_PROBLEMS : zodProblems(parsed.error);
+  const result = parsed.success ? await services.transactions.list(user.merchantId, parsed.data) : { items: [], nextCursor: null };
+  const form = filterForm(context, 'transactions', [
+    select(context, 'type', t.text('list.type'), TRANSACTION_TYPES, filters.type),
+    select(context, 'status', t.text('list.status'), TRANSACTION_STATUSES, filters.status),
+    filterInput(context, problems, 'orderId', t.text('list.orderId'), filters.orderId),
+    filterInput(context, problems, 'invoiceId', t.text('list.invoiceId'), filters.invoiceId),
+  ]);
+  const main = html`${problemSummary(t, problems)}<section>${form}</section><section>${transactionTable(context, result)}${nextLink(context, 'transactions', filters, result)}</section>`;
+  return page(context, t.text('nav.transactions'), main, { status: parsed.success ? 200 : 422, query: filters });
+};
+
+export const transaction: PageHandler = async (request) => {
+  const { context, services, params, query } = request;
+  const { t } = context;
+  const { user } = signedInUser(request);
+  const found = await services.transactions.view(user.merchantId, params.transactionId ?? '');
+  const deliveries = await services.callbacks.deliveries(user.merchantId, found.id);
+  const main = html`${resentNotice(context, query)}<section>${facts([
+    [t.text('list.type'), html`<code>${found.type}</code>`],
+    [t.text('list.status'), html`<code>${found.status}</code>`],
+    [t.text('list.amount'), t.amount(found.amount, found.currency)],
+    ...(found.invoiceId ? [[t.text('list.invoiceId'), html`<a class="mono" href="${dashboardUrl(context, `invoices/${found.invoiceId}`)}">${found.invoiceId}</a>`] as [string, Html]] : []),
+    ...(found.network ? [[t.text('transaction.network'), found.network] as [string, string]] : []),
+    ...(found.transactionHash ? [[t.text('transaction.txHash'), html`<span class="mono">${found.transactionHash}</span>`] as [string, Html]] : []),
+    [t.text('list.orderId'), found.orderId ?? ''],
+    [t.text('list.created'), t.dateTime(found.createdAt)],
+  ])}</section>
+<section><h2>${t.text('callbacks.title')}</h2>${callbackTable(context, deliveries)}${resendForm(context, `transactions/${found.id}/resend`)}</section>`;
+  return page(context, t.text('transaction.title', { id: found.id }), main);
+};
+
+const resend =
+  (kind: 'invoices' | 'transactions'): PageHandler =>
+  async (request) => {
+    const { context, services, params } = request;
+    const signedIn = signedInUser(request);
+    const id = (kind === 'invoices' ? params.invoiceId : params.transactionId) ?? '';
+    if (kind === 'invoices') await services.callbacks.resendInvoiceEvent(signedIn.user.merchantId, id);
+    else await services.callbacks.resend(signedIn.user.merchantId, id);
+    await services.access.record(signedIn, 'callback.resent', id);
+    return redirect(dashboardUrl(context, `${kind}/${id}`, { done: 'resent' }));
+  };
+
+export const resendInvoiceEvent = resend('invoices');
+export const resendTransactionCallback = resend('transactions');
+
+export const payouts: PageHandler = async (request) => {
+  const { context, services, query } = request;
+  const { t } = context;
+  const { user } = signedInUser(request);
+  const cursor = query.cursor;
+  const [result, balances] = await Promise.all([
+    services.transactions.list(user.merchantId, listTransactionsQuerySchema.parse({ type: 'withdraw', ...(cursor && { cursor }) })),
+    services.balances.view(user.merchantId),
+  ]);
+  const held = balances.items.filter(({ reserved }) => !new Decimal(reserved).isZero());
+  const main = html`<p>${t.text('payouts.intro')}</p>${held.length > 0 ? html`<section><div class="stats">${held.map(({ currency, reserved }) => html`<p class="stat">${t.text('overview.reserved')}<b>${t.amount(reserved, currency)}</b></p>`)}</div></section>` : ''}
+<section>${transactionTable(context, result)}${nextLink(context, 'payouts', {}, result)}</section>`;
+  return page(context, t.text('payouts.title'), main);
+};
+
+/** A day of the form as the API's bound: its first instant, or with `end` its last. */
+const dayBound = (day: string | undefined, end: boolean): string | undefined =>
+  day && /^\d{4}-\d{2}-\d{2}$/.test(day) ? `${day}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : day || undefined;
+
+async function reportsPage(request: PageRequest, problems: FormProblems, values: Record<string, string>, notice?: DashboardKey): Promise<DashboardAnswer> {
+  const { context, services } = request;
+  const { t } = context;
+  const { user, session } = signedInUser(request);
+  const recent = await services.reports.recent(user.merchantId);
+  const rows = recent.map(
+    (report) =>
+      html`<tr><td>${t.text(`reports.type.${report.type}`)}</td><td><code>${report.status}</code></td><td class="num">${report.rows === null ? '' : t.number(report.rows)}</td><td>${t.dateTime(report.createdAt)}</td><td>${report.status === 'ready' ? html`<a href="${dashboardUrl(context, `reports/${report.id}/download`)}">${t.text('reports.download')}</a>` : ''}</td></tr>`,
+  );
+  const form = can(session.role, 'reports')
+    ? html`<section><h2>${t.text('reports.request')}</h2>${problemSummary(t, problems)}<form class="stack" method="post" action="${dashboardUrl(context, 'reports')}">${csrfField(context)}
+<label for="field-type">${t.text('reports.type')}</label><select id="field-type" name="type">${REPORT_TYPES.map((type) => html`<option value="${type}"${values.type === type ? raw(' selected') : ''}>${t.text(`reports.type.${type}`)}</option>`)}</select>
+${field(t, problems, { name: 'createdFrom', label: t.text('reports.from'), type: 'date', value: values.createdFrom, required: true })}
+${field(t, problems, { name: 'createdTo', label: t.text('reports.to'), type: 'date', value: values.createdTo, required: true })}
+<label for="field-currency">${t.text('reports.currency')}</label><select id="field-currency" name="currency"><option value="">${t.text('list.all')}</option>${BALANCE_CURRENCIES.map((currency) => html`<option value="${currency}"${values.currency === currency ? raw(' selected') : ''}>${currency}</option>`)}</select>
+<button class="primary" type="submit">${t.text('reports.submit')}</button></form></section>`
+    : html``;
+  const main = html`${notice ? html`<p class="notice" role="status">${t.text(notice)}</p>` : ''}${form}<section><h2>${t.text('reports.recent')}</h2>${table(
+    [th(t.text('reports.type')), th(t.text('list.status')), th(t.text('reports.rows'), true), th(t.text('list.created')), th(t.text('reports.download'))],
+    rows,
+    t.text('reports.none'),
+  )}</section>`;
+  return page(context, t.text('reports.title'), main, { status: problems.size > 0 ? 422 : 200 });
+}
+
+export const reports: PageHandler = async (request) => reportsPage(request, NO_PROBLEMS, {}, request.query.done === 'requested' ? 'reports.requested' : undefined);
+
+/** The form's days become the API's bounds; the API's schema and rules judge them. */
+export const requestReport: PageHandler = async (request) => {
+  const { context, services, form } = request;
+  const signedIn = signedInUser(request);
+  const parsed = createReportRequestSchema.safeParse({
+    type: form.type,
+    createdFrom: dayBound(form.createdFrom, false),
+    createdTo: dayBound(form.createdTo, true),
+    ...(form.currency && { currency: form.currency }),
+  });
+  if (!parsed.success) return reportsPage(request, zodProblems(parsed.error), form);
+  let id: string;
+  try {
+    ({ id } = await services.reports.create(signedIn.user.merchantId, parsed.data));
+  } catch (error) {
+    if (error instanceof Invalid) return reportsPage(request, ruleProblems(error.problems), form);
+    throw error;
+  }
+  await services.access.record(signedIn, 'report.requested', id);
+  return redirect(dashboardUrl(context, 'reports', { done: 'requested' }));
+};
+
+export const downloadReport: PageHandler = async (request) => {
+  const { context, services, params } = request;
+  const { user } = signedInUser(request);
+  const report = await services.reports.view(user.merchantId, params.reportId ?? '');
+  return redirect(report.url ?? dashboardUrl(context, 'reports'));
+};

@@ -1,0 +1,34 @@
+/** The dashboard's audit log in DynamoDB: an item per entry, a merchant's read newest first from its index. */
+import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AuditEntry, AuditLog } from '../domain/dashboard-access.js';
+import type { TransactItem } from './dynamo.js';
+
+const positionOf = (entry: AuditEntry): string => `${entry.at}#${entry.id}`;
+
+/** The entry's Put, for a transaction that makes the change it records. */
+export const auditPut = (tableName: string, entry: AuditEntry): TransactItem => ({
+  Put: { TableName: tableName, Item: { ...entry, position: positionOf(entry) }, ConditionExpression: 'attribute_not_exists(id)' },
+});
+
+function fromItem(item: Record<string, unknown>): AuditEntry {
+  const { position: _position, ...entry } = item;
+  return entry as unknown as AuditEntry;
+}
+
+export class DynamoAuditLog implements AuditLog {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async append(entry: AuditEntry): Promise<void> {
+    await this.client.send(new PutCommand(auditPut(this.tableName, entry).Put!));
+  }
+
+  async list(merchantId: string, limit: number): Promise<AuditEntry[]> {
+    const { Items } = await this.client.send(
+      new QueryCommand({ TableName: this.tableName, IndexName: 'byMerchant', KeyConditionExpression: 'merchantId = :merchant', ExpressionAttributeValues: { ':merchant': merchantId }, ScanIndexForward: false, Limit: limit }),
+    );
+    return (Items ?? []).map(fromItem);
+  }
+}
