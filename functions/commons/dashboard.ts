@@ -6,15 +6,11 @@
 import { config } from '../../shared/config.js';
 import { Dashboard, type DashboardRequest } from '../../shared/dashboard/dashboard.js';
 import type { DashboardServices } from '../../shared/dashboard/page.js';
-import { DashboardAccess, type SecretBox } from '../../shared/domain/dashboard-access.js';
+import type { DashboardAccess } from '../../shared/domain/dashboard-access.js';
 import type { ReportService } from '../../shared/domain/report-service.js';
 import type { RouteRequest, RouteResult } from '../../shared/http/handler.js';
-import { DynamoAuditLog } from '../../shared/store/audit-log.js';
-import { DynamoInvitationStore } from '../../shared/store/dashboard-invitations.js';
-import { DynamoSessionStore } from '../../shared/store/dashboard-sessions.js';
-import { DynamoDashboardUserStore } from '../../shared/store/dashboard-users.js';
+import { dynamoDashboardAccess } from '../../shared/store/dashboard-access.js';
 import { documentClient } from '../../shared/store/dynamo.js';
-import { open, seal, type SealedSecret } from '../../shared/vault/envelope.js';
 import { callbackLog } from './callback-log.js';
 import { balanceService } from './balances.js';
 import { languageOf } from './checkout.js';
@@ -26,20 +22,7 @@ import { requireVault } from './vault.js';
 const { tables, stage, publicBaseUrl, secretOverlapSeconds } = config();
 const { dataKeys, callbackSecrets } = requireVault();
 
-/** TOTP seeds at rest: sealed with the vault, bound to their user. */
-const totpSecrets: SecretBox<SealedSecret> = {
-  seal: (context, secret) => seal(dataKeys, secret, context),
-  open: (context, sealed) => open(dataKeys, sealed, context),
-};
-
-export const dashboardAccess = new DashboardAccess({
-  users: new DynamoDashboardUserStore(documentClient, tables),
-  invitations: new DynamoInvitationStore(documentClient, tables),
-  sessions: new DynamoSessionStore(documentClient, tables.dashboardSessions),
-  audit: new DynamoAuditLog(documentClient, tables.auditLog),
-  secrets: totpSecrets,
-  clock: () => new Date(),
-});
+const dashboardAccess = dynamoDashboardAccess(documentClient, tables, dataKeys);
 
 export function dashboardWith(parts: { reports: ReportService; keys: DashboardServices['keys']; totals: DashboardServices['totals'] }): Dashboard {
   const invoices = invoiceServiceWith();

@@ -12,13 +12,18 @@ const [{ parseLocalSettings }, { startLocalGateway }] = await Promise.all([impor
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 function printBanner(gateway: LocalGateway): void {
-  const { baseUrl, demoMerchant } = gateway;
+  const { baseUrl, demoMerchant, demoOwner } = gateway;
   const rows: Array<[string, string]> = [
     ['Base URL', baseUrl],
     ['Demo API key', demoMerchant.apiKey],
     ['Callback secret', demoMerchant.callbackSecret],
     ['Callback URL', demoMerchant.callbackUrl ?? 'none (no callbacks sent)'],
     ['Demo provider', gateway.demoProviderUrl ?? 'none (GATEWAY_PROVIDERS names the providers)'],
+    ['Dashboard', `${baseUrl}/dashboard`],
+    ['Owner e-mail', demoOwner.email],
+    ['Owner password', demoOwner.password],
+    // Demo only (docs/operations.md#local-configuration): add it to an authenticator app, or compute codes with `oathtool --totp -b`.
+    ['Owner TOTP key', demoOwner.totpSecret],
     ['Docs', `${baseUrl}/docs`],
     ['OpenAPI', `${baseUrl}/api/v2/openapi.json`],
     ['Data directory', gateway.dataDir],

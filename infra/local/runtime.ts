@@ -20,6 +20,7 @@ import { reservedConcurrencyOf } from '../../shared/platform.js';
 import { ApiGateway, gatewayServer } from './api-gateway.js';
 import { reportFileServer } from './report-files.js';
 import { ensureDemoMerchant, type DemoMerchant } from './demo-merchant.js';
+import { ensureDemoOwner, type DemoOwner } from './demo-owner.js';
 import { startLocalDemoProvider } from './demo-provider-process.js';
 import { ensureTables, startDynamoDbLocal, stopLeftoverDynamoDbLocal } from './dynamodb.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
@@ -48,6 +49,8 @@ export interface LocalGateway {
   demoProviderUrl?: string;
   dataDir: string;
   demoMerchant: DemoMerchant;
+  /** The demo merchant's dashboard owner and its sign-in (demo only). */
+  demoOwner: DemoOwner;
   /** Stops everything it started, Java included; resolves once all of it has stopped. */
   stop(): Promise<void>;
 }
@@ -176,11 +179,12 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     };
     // Before the shared store modules load: they and the functions read it at load.
     Object.assign(process.env, handlerEnvironment(services, options));
-    const [{ dynamoClient, documentClient }, { DynamoMerchantStore }, { DynamoOutboxStore }, { DynamoWalletStore }] = await Promise.all([
+    const [{ dynamoClient, documentClient }, { DynamoMerchantStore }, { DynamoOutboxStore }, { DynamoWalletStore }, { dynamoDashboardAccess }] = await Promise.all([
       import('../../shared/store/dynamo.js'),
       import('../../shared/store/merchants.js'),
       import('../../shared/store/outbox.js'),
       import('../../shared/store/wallets.js'),
+      import('../../shared/store/dashboard-access.js'),
     ]);
 
     await ensureTables(dynamoClient, tables);
@@ -190,12 +194,14 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       const { customers, written } = await wallets.backfillOwners();
       log.info(`Indexed the addresses of ${customers} customer wallets for the chain watchers (${written} owner items written)`);
     }
-    const secrets = new CallbackSecretVault(new KeyFileDataKeySource(localVaultPaths(dataDir).keyFile));
+    const vaultKeys = new KeyFileDataKeySource(localVaultPaths(dataDir).keyFile);
+    const secrets = new CallbackSecretVault(vaultKeys);
     const demoMerchant = await ensureDemoMerchant(new DynamoMerchantStore(documentClient, tables), secrets, dataDir, {
       apiKey: options.demoApiKey,
       callbackUrl: options.demoCallbackUrl,
       callbackSecret: options.demoCallbackSecret,
     });
+    const demoOwner = await ensureDemoOwner(dynamoDashboardAccess(documentClient, tables, vaultKeys), demoMerchant.merchantId, dataDir);
     // The local queue keeps its messages in memory: the callbacks it held when the last run ended
     // are gone, so every one handed to it and not delivered since goes back to the outbox sweep.
     const outbox = new DynamoOutboxStore(documentClient, tables.outbox);
@@ -271,7 +277,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     teardown.add(() => removeRuntimeInfo(dataDir));
 
     let stopping: Promise<void> | undefined;
-    return { baseUrl, demoProviderUrl: demoProvider?.process.url, dataDir, demoMerchant, stop: () => (stopping ??= teardown.run()) };
+    return { baseUrl, demoProviderUrl: demoProvider?.process.url, dataDir, demoMerchant, demoOwner, stop: () => (stopping ??= teardown.run()) };
   } catch (error) {
     await teardown.run();
     throw error;
