@@ -16,6 +16,8 @@ export interface GatewayProcess {
   callbackSecret: string;
   /** The demo provider's URL; undefined when GATEWAY_PROVIDERS names the providers. */
   demoProviderUrl: string | undefined;
+  /** The demo merchant's dashboard owner, as printed. */
+  owner: { email: string; password: string; totpKey: string };
   /** Everything printed so far, stdout and stderr. */
   output(): string;
   /** SIGTERM, then the exit code once the process has exited. */
@@ -87,6 +89,7 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     apiKey: printed(output, 'Demo API key'),
     callbackSecret: printed(output, 'Callback secret'),
     demoProviderUrl: /^\s*Demo provider\s+(http\S+)$/m.exec(output)?.[1],
+    owner: { email: printed(output, 'Owner e-mail'), password: printed(output, 'Owner password'), totpKey: printed(output, 'Owner TOTP key') },
     output: () => output,
     stop: async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
