@@ -126,6 +126,8 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
     GATEWAY_KEY_FILE: vault.keyFile,
     GATEWAY_RECEIPTS_DIR: vault.receiptsDirectory,
     GATEWAY_REPORTS_DIR: vault.reportsDirectory,
+    // The local gateway throttles by the digest the authorizer returns: new keys are registered nowhere.
+    GATEWAY_API_KEY_REGISTRY: 'local',
     // The SDK warns once per process that Node 20 support ends; the Lambda runtime is Node 22.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     // No X-Ray daemon and no CloudWatch here: traces are not recorded, and metric lines would
