@@ -4,7 +4,9 @@
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { config } from '../shared/config.js';
-import { digestApiKey, digestsEqual, isWellFormedApiKey } from '../shared/domain/merchants.js';
+import { digestApiKey, digestsEqual, isWellFormedApiKey, recordKeyUse } from '../shared/domain/merchants.js';
+import { failureReason } from '../shared/observability/failure-reason.js';
+import { logger } from '../shared/observability/logger.js';
 import { observed } from '../shared/observability/tracer.js';
 import { documentClient } from '../shared/store/dynamo.js';
 import { DynamoMerchantStore } from '../shared/store/merchants.js';
@@ -40,6 +42,11 @@ export const handler = observed(async (event: APIGatewayRequestAuthorizerEvent):
   const digest = digestApiKey(header);
   const key = await merchants.findKeyByDigest(digest);
   if (!key || key.status !== 'active' || !digestsEqual(key.digest, digest)) return deny(event.methodArn);
+
+  // The key's last use, for its merchant's list of keys: a failure to record it refuses nothing.
+  await recordKeyUse(merchants, key, new Date()).catch((error: unknown) =>
+    logger.warn('Could not record the last use of an API key', { keyId: key.keyId, reason: failureReason(error) }),
+  );
 
   return {
     principalId: key.merchantId,

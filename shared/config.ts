@@ -177,6 +177,14 @@ const envSchema = z.object({
   WALLET_EVM_XPUB_PARAMETER: z.string().min(1).optional(),
   WALLET_BTC_XPUB_PARAMETER: z.string().min(1).optional(),
   WALLET_TRON_XPUB_PARAMETER: z.string().min(1).optional(),
+  /**
+   * Where the functions that issue and revoke API keys (`managesApiKeys`) register them for the
+   * per-key throttle. AWS: the name of the SSM parameter holding the stage's usage plan id (the id
+   * itself cannot be in a function's environment: the plan is made after the API's deployment,
+   * which needs the route functions first). One machine: `local`, whose gateway keeps no list.
+   */
+  API_KEY_USAGE_PLAN_PARAMETER: z.string().min(1).optional(),
+  GATEWAY_API_KEY_REGISTRY: z.literal('local').optional(),
   ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), z.string().min(1)])),
 });
 
@@ -287,6 +295,15 @@ function reportFilesConfig(e: { REPORTS_BUCKET?: string; GATEWAY_REPORTS_DIR?: s
   return undefined;
 }
 
+/** Where new API keys are registered: the stage's usage plan, its id read from an SSM parameter (AWS), or nowhere (one machine). */
+export type ApiKeyRegistryConfig = { kind: 'usagePlan'; usagePlanParameter: string } | { kind: 'local' };
+
+function apiKeyRegistryConfig(e: { API_KEY_USAGE_PLAN_PARAMETER?: string; GATEWAY_API_KEY_REGISTRY?: 'local' }): ApiKeyRegistryConfig | undefined {
+  if (e.API_KEY_USAGE_PLAN_PARAMETER) return { kind: 'usagePlan', usagePlanParameter: e.API_KEY_USAGE_PLAN_PARAMETER };
+  if (e.GATEWAY_API_KEY_REGISTRY === 'local') return { kind: 'local' };
+  return undefined;
+}
+
 /** Where a provider's secret is read from: the configuration itself (one machine) or Secrets Manager (AWS), once per container. */
 export type ProviderSecretSource = { kind: 'inline'; value: string } | { kind: 'secretsManager'; arn: string };
 
@@ -321,6 +338,8 @@ export interface Config {
   reportFiles?: ReportFilesConfig;
   /** Where the wallet keys are read from; the functions that derive addresses require it. */
   walletKeys?: WalletKeysConfig;
+  /** Where API keys are registered for the per-key throttle; the functions that issue or revoke keys require it. */
+  apiKeyRegistry?: ApiKeyRegistryConfig;
   /** Every network: chain ids and tokens for payment links, node URLs and confirmations for the chain watchers. */
   chains: Chains;
   rates: RatesConfig;
@@ -364,6 +383,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     reportQueueUrl: e.REPORT_QUEUE_URL,
     reportFiles: reportFilesConfig(e),
     walletKeys: walletKeysConfig(e),
+    apiKeyRegistry: apiKeyRegistryConfig(e),
     chains,
     rates: ratesConfig(ratesResult.data),
     tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, e[tableEnvVar(key)]])) as Record<TableKey, string>,

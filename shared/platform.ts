@@ -15,6 +15,13 @@ export const PER_KEY_THROTTLE = { ratePerSecond: 50, burst: 100 } as const;
 export const THROTTLED_RETRY_AFTER_SECONDS = 1;
 
 /**
+ * How long the gateway reuses the authorizer's decision about an `x-api-key` (API Gateway's result
+ * cache; the local runtime's gateway keeps one alike): also how long a revoked key may still get
+ * through (docs/merchant-guide.md#authentication).
+ */
+export const AUTHORIZER_CACHE_SECONDS = 30;
+
+/**
  * What the reserved concurrencies below are derived from. The tables are on demand: a new
  * on-demand table serves up to 4,000 write request units a second (and 12,000 read units) without
  * throttling, and grows beyond only as its traffic doubles its previous peak. Most tables are

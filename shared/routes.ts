@@ -74,6 +74,12 @@ interface FunctionDefinition {
    * sealed card numbers and reads receipts, and nothing else of the vault.
    */
   resendsProviderRequests?: boolean;
+  /**
+   * Whether the function issues and revokes merchants' API keys (`ApiKeyService`): it adds each new
+   * key to the stage's usage plan and deletes it there on revocation (API Gateway's key APIs, and
+   * the SSM parameter naming the plan, in AWS). Its `tables` still name the key table's actions.
+   */
+  managesApiKeys?: boolean;
   timeoutSeconds?: number;
   memoryMb?: number;
 }
@@ -150,7 +156,8 @@ export const FUNCTIONS = [
     kind: 'authorizer',
     name: 'authorize-merchant',
     stages: BOTH,
-    tables: { apiKeys: ['GetItem'] },
+    // Reads the key by its digest; records its last use, at most once an hour (a conditional update).
+    tables: { apiKeys: ['GetItem', 'UpdateItem'] },
   },
   {
     kind: 'http',

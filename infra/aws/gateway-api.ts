@@ -1,10 +1,11 @@
 /**
  * The stage's REST API and its protection, in two parts: `GatewayApi`, the API with its logs, its
- * throttles and its custom domain, made before the functions, whose environment holds its URL; and
- * `GatewayRoutes`, made from the functions: a method per HTTP route of the route table, the
- * request authorizer of the `apiKey` routes, the error envelope (docs/merchant-guide.md#the-envelope, #error-codes-and-statuses) from every path
- * or method without a route and from every failure API Gateway answers itself, the web ACL
- * (web-acl.ts), and the usage plan that throttles each key.
+ * throttles, the usage plan that throttles each key and its custom domain, made before the
+ * functions, whose environment holds its URL; and `GatewayRoutes`, made from the functions: a
+ * method per HTTP route of the route table, the request authorizer of the `apiKey` routes, the
+ * error envelope (docs/merchant-guide.md#the-envelope, #error-codes-and-statuses) from every path
+ * or method without a route and from every failure API Gateway answers itself, and the web ACL
+ * (web-acl.ts).
  *
  * Made in the stack itself (gateway-stack.ts says why).
  */
@@ -26,20 +27,22 @@ import {
   RestApi,
   SecurityPolicy,
   type IResource,
+  type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { ERROR_STATUS, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
-import { GATEWAY_MESSAGES, PER_KEY_THROTTLE, PUBLIC_ROUTE_THROTTLE, STAGE_METHOD_THROTTLE, THROTTLED_RETRY_AFTER_SECONDS } from '../../shared/platform.js';
+import { AUTHORIZER_CACHE_SECONDS, GATEWAY_MESSAGES, PER_KEY_THROTTLE, PUBLIC_ROUTE_THROTTLE, STAGE_METHOD_THROTTLE, THROTTLED_RETRY_AFTER_SECONDS } from '../../shared/platform.js';
 import type { HttpRoute } from '../../shared/routes.js';
 import type { Stage } from '../../shared/stage.js';
-import { SERVICE_NAME, type GatewayFunction } from './gateway-function.js';
+import { SERVICE_NAME, type ApiKeyRegistration, type GatewayFunction } from './gateway-function.js';
 import { acknowledge } from './nag.js';
 import { createStageWebAcl } from './web-acl.js';
 
 /** How long an authorizer decision is reused for the same `x-api-key`; also how long a revoked key lingers. */
-const AUTHORIZER_CACHE_TTL = Duration.seconds(30);
+const AUTHORIZER_CACHE_TTL = Duration.seconds(AUTHORIZER_CACHE_SECONDS);
 
 const REQUEST_ID_HEADER = 'x-request-id';
 /** Parameter-mapping expression of the request id, the value `x-request-id` carries everywhere. */
@@ -104,12 +107,21 @@ export interface GatewayApiProps {
   logRetention: RetentionDays;
   /** Of the access and execution logs. */
   removalPolicy: RemovalPolicy;
+  /** Whether some function of the stage issues or revokes API keys (`managesApiKeys`): the usage plan's id is then kept in an SSM parameter for it. */
+  keysIssuedByFunctions: boolean;
 }
+
+/** The SSM parameter holding the stage's usage plan id, for the functions that issue API keys. */
+export const usagePlanParameterName = (stage: Stage): string => `/${SERVICE_NAME}/${stage}/usage-plan-id`;
 
 export class GatewayApi {
   readonly restApi: RestApi;
   /** Where clients reach the stage, without a trailing slash: its custom domain, else its execute-api URL. */
   readonly baseUrl: string;
+  /** Throttles each key (PER_KEY_THROTTLE); every key is added to it by its digest when issued. */
+  readonly usagePlan: UsagePlan;
+  /** What the functions that issue API keys are given; made only when some function does. */
+  readonly apiKeyRegistration?: ApiKeyRegistration;
   readonly outputs: Record<string, CfnOutputProps>;
 
   constructor(stack: Stack, props: GatewayApiProps) {
@@ -119,9 +131,28 @@ export class GatewayApi {
     const customDomainUrl = customDomain && `https://${customDomain.domainName}`;
     // From the API id rather than `api.url`: the stage depends on the functions, which would close a cycle.
     this.baseUrl = customDomainUrl ?? `https://${api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${stage}`;
+    this.usagePlan = api.addUsagePlan('UsagePlan', {
+      name: `${SERVICE_NAME}-${stage}`,
+      description: 'Per-key throttling; each merchant key is added by its digest when it is issued.',
+      throttle: { rateLimit: PER_KEY_THROTTLE.ratePerSecond, burstLimit: PER_KEY_THROTTLE.burst },
+      apiStages: [{ api, stage: api.deploymentStage }],
+    });
+    if (props.keysIssuedByFunctions) {
+      // The plan is made after the stage, the stage after its deployment, the deployment after
+      // every route's function: a function given the plan's id would close a cycle. It is given
+      // the parameter's name, written out, and reads the id when it first issues a key.
+      const parameterName = usagePlanParameterName(stage);
+      const parameter = new StringParameter(stack, 'UsagePlanIdParameter', {
+        parameterName,
+        description: 'Id of the usage plan the functions that issue API keys add them to',
+        stringValue: this.usagePlan.usagePlanId,
+      });
+      this.apiKeyRegistration = { usagePlanId: this.usagePlan.usagePlanId, parameterName, parameterArn: parameter.parameterArn };
+    }
     this.outputs = {
       ApiUrl: { value: customDomainUrl ? `${customDomainUrl}/` : api.url, description: 'Base URL of the merchant API' },
       RestApiId: { value: api.restApiId },
+      UsagePlanId: { value: this.usagePlan.usagePlanId, description: 'Usage plan the admin CLI adds API keys to' },
       ...(api.domainName && {
         CustomDomainTarget: {
           value: api.domainName.domainNameAliasDomainName,
@@ -143,7 +174,6 @@ export interface GatewayRoutesProps {
 /** The API's routes and their protection. The gateway responses come after the methods: both enter the deployment's logical id in the order they are added. */
 export class GatewayRoutes {
   readonly webAcl: CfnWebACL;
-  readonly outputs: Record<string, CfnOutputProps>;
 
   constructor(stack: Stack, { stage, api, functions }: GatewayRoutesProps) {
     const routes = functions.filter((fn): fn is GatewayFunction & { definition: HttpRoute } => fn.definition.kind === 'http');
@@ -189,13 +219,6 @@ export class GatewayRoutes {
       payloadTooLargeBody: errorEnvelope('payload_too_large', GATEWAY_MESSAGES.payloadTooLarge),
       tooManyRequestsBody: errorEnvelope('too_many_requests', GATEWAY_MESSAGES.tooManyRequests),
     });
-    const usagePlan = api.addUsagePlan('UsagePlan', {
-      name: `${SERVICE_NAME}-${stage}`,
-      description: 'Per-key throttling; the merchant admin CLI adds each key (by digest).',
-      throttle: { rateLimit: PER_KEY_THROTTLE.ratePerSecond, burstLimit: PER_KEY_THROTTLE.burst },
-      apiStages: [{ api, stage: api.deploymentStage }],
-    });
-    this.outputs = { UsagePlanId: { value: usagePlan.usagePlanId, description: 'Usage plan the admin CLI adds API keys to' } };
   }
 }
 

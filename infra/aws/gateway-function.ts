@@ -5,9 +5,9 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Duration, Stack, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, Stack, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -100,6 +100,21 @@ export interface Vault {
 /** The SSM parameters holding the wallets' extended public keys (`readsWalletKeys` functions only). */
 export type WalletKeyParameters = Readonly<Record<AddressFamily, IStringParameter>>;
 
+/**
+ * The stage's usage plan, for the functions that issue and revoke API keys (`managesApiKeys`). A
+ * function cannot depend on the plan (gateway-api.ts says why): it is given the name of the
+ * parameter holding the plan's id, written out, and its grants on the plan are a policy of their
+ * own, attached to its role, which the function does not wait for.
+ */
+export interface ApiKeyRegistration {
+  usagePlanId: string;
+  parameterName: string;
+  parameterArn: string;
+}
+
+/** `/apikeys` -> the ARN of that API Gateway resource in the stack's region. */
+const apiGatewayArn = (path: string): string => `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::${path}`;
+
 /** Whether a function needs the vault's key at all: to seal, to open, or to store receipts. */
 export const usesVaultKey = (definition: FunctionDefinition): boolean =>
   Boolean(definition.usesVault || definition.opensCallbackSecrets || definition.sealsCallbackSecrets || definition.resendsProviderRequests);
@@ -123,6 +138,8 @@ export interface GatewayFunctionProps {
   walletKeys?: WalletKeyParameters;
   /** Where report files are kept; required when some function of the stage has `reportFiles`. */
   reportFiles?: IBucket;
+  /** The usage plan keys are added to; required when some function of the stage has `managesApiKeys`. */
+  apiKeyRegistration?: ApiKeyRegistration;
   /** The payment providers' secrets, which `usesProviders` functions read (docs/operations.md#payment-providers). */
   providerSecrets?: readonly ISecret[];
   /**
@@ -160,6 +177,8 @@ export class GatewayFunction extends NodejsFunction {
     if (definition.readsWalletKeys && !walletKeys) throw new Error(`${definition.name} reads the wallet keys, and no wallet key parameters were given`);
     const reportFiles = definition.reportFiles ? props.reportFiles : undefined;
     if (definition.reportFiles && !reportFiles) throw new Error(`${definition.name} ${definition.reportFiles === 'writes' ? 'writes report files' : 'links to report files'}, and no reports bucket was given`);
+    const apiKeys = definition.managesApiKeys ? props.apiKeyRegistration : undefined;
+    if (definition.managesApiKeys && !apiKeys) throw new Error(`${definition.name} manages API keys, and no usage plan was given`);
 
     const environment: Record<string, string> = {
       ...props.environment,
@@ -174,6 +193,8 @@ export class GatewayFunction extends NodejsFunction {
       ...(vault ? { VAULT_KMS_KEY_ID: vault.key.keyArn } : {}),
       ...(vault && usesReceipts(definition) ? { RECEIPTS_BUCKET: vault.receipts.bucketName } : {}),
       ...(reportFiles ? { REPORTS_BUCKET: reportFiles.bucketName } : {}),
+      // A name, not a reference to the parameter (ApiKeyRegistration says why).
+      ...(apiKeys ? { API_KEY_USAGE_PLAN_PARAMETER: apiKeys.parameterName } : {}),
       // Names only, and only where addresses are derived: the function reads the values at run time.
       ...(walletKeys
         ? Object.fromEntries((Object.entries(walletKeys) as [AddressFamily, IStringParameter][]).map(([family, parameter]) => [walletKeyParameterVariable(family), parameter.parameterName]))
@@ -254,6 +275,26 @@ export class GatewayFunction extends NodejsFunction {
     const providerSecrets = definition.usesProviders ? (props.providerSecrets ?? []) : [];
     if (providerSecrets.length > 0) {
       role.addToPolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: providerSecrets.map((secret) => secret.secretArn) }));
+    }
+    // Keys added to the stage's usage plan and deleted again, and the plan's id read once: nothing
+    // else of API Gateway. A policy of its own, which the function does not depend on (the role's
+    // policy it does), since it names the plan.
+    if (apiKeys) {
+      // What shared/store/api-gateway-keys.ts calls: CreateApiKey and CreateUsagePlanKey; GetApiKeys by name and DeleteApiKey.
+      const policy = new Policy(scope, `${id}ApiKeys`, {
+        roles: [role],
+        statements: [
+          new PolicyStatement({ actions: ['apigateway:POST'], resources: [apiGatewayArn('/apikeys'), apiGatewayArn(`/usageplans/${apiKeys.usagePlanId}/keys`)] }),
+          new PolicyStatement({ actions: ['apigateway:GET'], resources: [apiGatewayArn('/apikeys')] }),
+          new PolicyStatement({ actions: ['apigateway:DELETE'], resources: [apiGatewayArn('/apikeys/*')] }),
+          new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [apiKeys.parameterArn] }),
+        ],
+      });
+      acknowledge(
+        policy,
+        ['AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/apikeys/*]'],
+        'DELETE on API keys only: a merchant key\'s API Gateway id is known only once it is created; the function finds it by its name first.',
+      );
     }
     // The keys are read in one GetParameters call.
     if (walletKeys) {

@@ -101,7 +101,14 @@ export class GatewayStack extends Stack {
     const walletKeys = definitions.some((definition) => definition.readsWalletKeys) ? new GatewayWalletKeys(this, { stage, testWalletKeys }).parameters : undefined;
     const reportFiles = definitions.some((definition) => definition.reportFiles) ? new GatewayReportFiles(this, { protectData, removalPolicy, logRetention }) : undefined;
     const httpRoutes = definitions.filter((definition): definition is HttpRoute => definition.kind === 'http');
-    const api = new GatewayApi(this, { stage, customDomain, routes: httpRoutes, logRetention, removalPolicy });
+    const api = new GatewayApi(this, {
+      stage,
+      customDomain,
+      routes: httpRoutes,
+      logRetention,
+      removalPolicy,
+      keysIssuedByFunctions: definitions.some((definition) => definition.managesApiKeys),
+    });
 
     const stagePublicBaseUrl = publicBaseUrl ?? api.baseUrl;
     const paymentProviders = createPaymentProviders(this, { stage, api: api.restApi, publicBaseUrl: stagePublicBaseUrl, partners: providers, logRetention, removalPolicy });
@@ -127,6 +134,7 @@ export class GatewayStack extends Stack {
           vault,
           walletKeys,
           reportFiles: reportFiles?.bucket,
+          apiKeyRegistration: api.apiKeyRegistration,
           providerSecrets: paymentProviders.secrets,
           providerEnvironment: paymentProviders.environment,
           logRetention,
@@ -140,7 +148,7 @@ export class GatewayStack extends Stack {
     const monitoring = new GatewayMonitoring(this, { stage, api: api.restApi, functions, queues: messaging.queues, webAcl: routes.webAcl, liveRates, watchedNetworks: networks });
 
     // What operators, the admin CLI and redrives read from the stack.
-    const outputs = { ...monitoring.outputs, ...api.outputs, ...routes.outputs, ...messaging.outputs, ...vault?.outputs, ...reportFiles?.outputs, Stage: { value: stage }, ...data.outputs };
+    const outputs = { ...monitoring.outputs, ...api.outputs, ...messaging.outputs, ...vault?.outputs, ...reportFiles?.outputs, Stage: { value: stage }, ...data.outputs };
     for (const [outputId, props] of Object.entries(outputs)) new CfnOutput(this, outputId, props);
   }
 }

@@ -2,24 +2,16 @@
  * What the merchant admin CLI does, apart from where it does it: merchants, their keys, and
  * the gateway's own record of each key (an API Gateway usage-plan key in AWS).
  */
+import { ApiKeyService, type ApiKeyView, type KeyRegistry } from '../../shared/domain/api-key-service.js';
 import type { HeldTransfer } from '../../shared/domain/chain-watcher.js';
 import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
-import { newApiKey, newMerchant, onchainDepositsByDefault, takesOnchainDeposits, type ApiKey, type Merchant, type NewMerchantInput, type SecretSealer } from '../../shared/domain/merchants.js';
+import { Invalid, NotFound } from '../../shared/domain/errors.js';
+import { newMerchant, onchainDepositsByDefault, takesOnchainDeposits, type Merchant, type NewMerchantInput, type SecretSealer } from '../../shared/domain/merchants.js';
 import type { Stage } from '../../shared/stage.js';
 import type { MerchantStore } from '../../shared/store/merchants.js';
 
-/** The gateway's side of a key: a key must be registered there to get past its throttling. */
-export interface KeyRegistry {
-  register(key: ApiKey): Promise<void>;
-  /** Safe to repeat: a key the gateway does not hold is left alone. */
-  unregister(key: ApiKey): Promise<void>;
-}
-
-/** The local gateway throttles by the digest the authorizer returns; it keeps no list of keys. */
-export const localKeyRegistry: KeyRegistry = {
-  register: async () => undefined,
-  unregister: async () => undefined,
-};
+/** The name of a key the CLI issues when it is given none (docs/operations.md#merchants-and-keys). */
+export const CLI_KEY_NAME = 'CLI';
 
 /** A failure the operator can act on, reported as its message alone. */
 export class AdminError extends Error {
@@ -34,36 +26,37 @@ export interface IssuedKey {
 }
 
 export class MerchantAdmin {
+  private readonly keys: ApiKeyService;
+
   constructor(
     private readonly store: MerchantStore,
-    private readonly registry: KeyRegistry,
+    /** The gateway's record of keys: the stage's usage plan in AWS (shared/store/api-gateway-keys.ts). */
+    registry: KeyRegistry,
     /** Seals each new merchant's callback secret: the vault's key of the target environment. */
     private readonly sealer: SecretSealer,
     /** Where the chain watchers hold transfers for merchants that do not take on-chain deposits. */
     private readonly chain: { held(network: string): Promise<HeldTransfer[]> },
     private readonly stage: Stage,
     private readonly clock: () => Date = () => new Date(),
-  ) {}
+  ) {
+    this.keys = new ApiKeyService({ keys: store, merchants: store, registry, stage, clock });
+  }
 
-  /** The callback secret is returned in clear this once; the store keeps it sealed. */
+  /** The callback secret is returned in clear this once; the store keeps it sealed. The merchant's first key is named `CLI_KEY_NAME`. */
   async createMerchant(input: NewMerchantInput): Promise<{ merchant: Merchant; callbackSecret: string; key: IssuedKey }> {
     // Recorded explicitly, so a merchant's setting never depends on where it was read (docs/operations.md#watching-chains).
     const { merchant, callbackSecret } = await newMerchant({ onchainDeposits: onchainDepositsByDefault(this.stage), ...input }, this.sealer, this.clock());
     await this.store.createMerchant(merchant);
-    return { merchant, callbackSecret, key: await this.issueKey(merchant.id) };
+    return { merchant, callbackSecret, key: await this.addKey(merchant.id) };
   }
 
-  async addKey(merchantId: string): Promise<IssuedKey> {
-    if (!(await this.store.getMerchant(merchantId))) throw new AdminError(`No merchant ${merchantId}`);
-    return this.issueKey(merchantId);
+  async addKey(merchantId: string, name: string = CLI_KEY_NAME): Promise<IssuedKey> {
+    const { apiKey, key } = await this.keys.issue(merchantId, name).catch(operatorError(`No merchant ${merchantId}`));
+    return { merchantId, keyId: key.keyId, apiKey };
   }
 
   async revokeKey(merchantId: string, keyId: string): Promise<void> {
-    const key = (await this.store.listKeys(merchantId)).find((k) => k.keyId === keyId);
-    if (!key) throw new AdminError(`Merchant ${merchantId} has no key ${keyId}`);
-    // The store first: from then on the authorizer refuses the key, whatever the gateway holds.
-    await this.store.revokeKey(merchantId, keyId, this.clock());
-    await this.registry.unregister(key);
+    await this.keys.revoke(merchantId, keyId).catch(operatorError(`Merchant ${merchantId} has no key ${keyId}`));
   }
 
   /** Turns crediting of on-chain transfers on or off; held ones are credited by the watchers' next runs once on. */
@@ -79,19 +72,20 @@ export class MerchantAdmin {
     return held.filter((transfer) => merchantId === undefined || transfer.merchantId === merchantId).sort((a, b) => a.seenAt.localeCompare(b.seenAt));
   }
 
-  /** Each merchant with its keys and whether it takes on-chain deposits (its setting, else the stage's default). */
-  async list(): Promise<Array<{ merchant: Merchant; keys: ApiKey[]; onchainDeposits: boolean }>> {
+  /** Each merchant with its keys (newest first) and whether it takes on-chain deposits (its setting, else the stage's default). */
+  async list(): Promise<Array<{ merchant: Merchant; keys: ApiKeyView[]; onchainDeposits: boolean }>> {
     const merchants = await this.store.listMerchants();
     return Promise.all(
-      merchants.map(async (merchant) => ({ merchant, keys: await this.store.listKeys(merchant.id), onchainDeposits: takesOnchainDeposits(merchant, this.stage) })),
+      merchants.map(async (merchant) => ({ merchant, keys: await this.keys.list(merchant.id), onchainDeposits: takesOnchainDeposits(merchant, this.stage) })),
     );
   }
-
-  /** The gateway first: a key the store holds always works, and an unstored one never does. */
-  private async issueKey(merchantId: string): Promise<IssuedKey> {
-    const { text, record } = newApiKey(merchantId, this.stage, this.clock());
-    await this.registry.register(record);
-    await this.store.addKey(record);
-    return { merchantId, keyId: record.keyId, apiKey: text };
-  }
 }
+
+/** A refusal of the domain in the operator's words (`notFound` for what was not found); any other failure as it is. */
+const operatorError =
+  (notFound: string) =>
+  (error: unknown): never => {
+    if (error instanceof NotFound) throw new AdminError(notFound);
+    if (error instanceof Invalid) throw new AdminError(error.message);
+    throw error;
+  };

@@ -8,11 +8,13 @@
 import { parseArgs } from 'node:util';
 import type { AdjustmentRequest } from '../../shared/domain/balance-service.js';
 import { balanceEntryView, type Balance, type BalanceEntry } from '../../shared/domain/balances.js';
+import { apiKeyNameSchema } from '../../shared/domain/api-key-service.js';
 import { merchantUrlProblem, normalizedUrl, type NewMerchantInput } from '../../shared/domain/merchants.js';
 import { Decimal } from '../../shared/domain/money.js';
 import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { DEFAULT_DATA_DIR, LOCAL_STAGE } from '../local/environment.js';
+import { CLI_KEY_NAME } from './merchant-admin.js';
 import { awsTarget, localTarget, type Target } from './targets.js';
 
 export const USAGE = `Usage: npm run merchant -- <command> [options]
@@ -20,11 +22,13 @@ export const USAGE = `Usage: npm run merchant -- <command> [options]
 Commands:
   create --name NAME [--callback-url URL] [--return-url URL] [--fee PERCENT] [--json]
       Creates a merchant with one API key; prints the key and the callback secret once.
-  add-key --merchant MERCHANT_ID [--json]
-      Issues another key (rotation: add, switch over, then revoke the old one).
+  add-key --merchant MERCHANT_ID [--name KEY_NAME] [--json]
+      Issues another key (rotation: add, switch over, then revoke the old one), named as the
+      merchant sees it in its dashboard (1 to 64 characters; ${CLI_KEY_NAME} unless given). A merchant's
+      first key, made by create, is named ${CLI_KEY_NAME}.
   revoke-key --merchant MERCHANT_ID --key KEY_ID
   list [--json]
-      Merchants and their keys (ids, hints and status; never the keys themselves).
+      Merchants and their keys (ids, names, hints, status and last use; never the keys themselves).
   onchain-deposits --merchant MERCHANT_ID --on|--off [--json]
       Whether transfers seen on chain to the merchant's customers are credited. While off they
       are held; once on, the chain watchers credit the held ones on their next runs.
@@ -84,7 +88,7 @@ type Values = { [K in OptionName]?: (typeof OPTIONS)[K]['type'] extends 'boolean
 
 const COMMAND_OPTIONS = {
   create: ['name', 'callback-url', 'return-url', 'fee', 'json'],
-  'add-key': ['merchant', 'json'],
+  'add-key': ['merchant', 'name', 'json'],
   'revoke-key': ['merchant', 'key'],
   list: ['json'],
   'redrive-callbacks': ['json'],
@@ -101,7 +105,7 @@ type CommandName = keyof typeof COMMAND_OPTIONS;
 
 type Command =
   | { name: 'create'; input: NewMerchantInput; json: boolean }
-  | { name: 'add-key'; merchantId: string; json: boolean }
+  | { name: 'add-key'; merchantId: string; keyName?: string; json: boolean }
   | { name: 'revoke-key'; merchantId: string; keyId: string }
   | { name: 'list'; json: boolean }
   | { name: 'redrive-callbacks'; json: boolean }
@@ -142,6 +146,14 @@ function url(values: Values, option: 'callback-url' | 'return-url', stage: Stage
   return normalizedUrl(value);
 }
 
+/** The rules of a key's name in the dashboard's form. */
+function keyName(values: Values): string | undefined {
+  if (values.name === undefined) return undefined;
+  const parsed = apiKeyNameSchema.safeParse(values.name);
+  if (!parsed.success) throw new UsageError(`--name ${parsed.error.issues[0]!.message}`);
+  return parsed.data;
+}
+
 function fee(values: Values): string | undefined {
   const value = values.fee;
   if (value === undefined) return undefined;
@@ -173,7 +185,7 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
         json: values.json ?? false,
       };
     case 'add-key':
-      return { name, merchantId: id(values, 'merchant'), json: values.json ?? false };
+      return { name, merchantId: id(values, 'merchant'), keyName: keyName(values), json: values.json ?? false };
     case 'revoke-key':
       return { name, merchantId: id(values, 'merchant'), keyId: id(values, 'key') };
     case 'list':
@@ -254,7 +266,7 @@ async function run(command: Command, target: Target): Promise<string> {
       ].join('\n');
     }
     case 'add-key': {
-      const key = await admin.addKey(command.merchantId);
+      const key = await admin.addKey(command.merchantId, command.keyName);
       if (command.json) return json(key);
       return [`Added key ${key.keyId} to merchant ${key.merchantId}.`, `API key: ${key.apiKey}`, 'It is shown this once; keep it now.', ''].join('\n');
     }
@@ -270,7 +282,8 @@ async function run(command: Command, target: Target): Promise<string> {
         processingFeePercent: merchant.processingFeePercent,
         onchainDeposits,
         createdAt: merchant.createdAt,
-        keys: keys.map(({ keyId, hint, status, createdAt, revokedAt }) => ({ keyId, hint, status, createdAt, revokedAt: revokedAt ?? null })),
+        // As the merchant's dashboard lists them: never a key's text or digest.
+        keys,
       }));
       if (command.json) return json(merchants);
       if (merchants.length === 0) return `No merchants in ${description}.\n`;
@@ -278,7 +291,11 @@ async function run(command: Command, target: Target): Promise<string> {
         .map((m) =>
           [
             `${m.merchantId}  ${m.name}  fee ${m.processingFeePercent}%  callback ${m.callbackUrl ?? 'none'}  on-chain deposits ${m.onchainDeposits ? 'on' : 'off'}`,
-            ...m.keys.map((k) => `  key ${k.keyId}  ${k.hint}  ${k.status}${k.revokedAt ? ` ${k.revokedAt}` : ''}`),
+            ...m.keys.map(
+              (k) =>
+                `  key ${k.keyId}  ${k.hint}  ${k.status}${k.revokedAt ? ` ${k.revokedAt}` : ''}  ${k.name === null ? '(no name)' : JSON.stringify(k.name)}  ` +
+                `last used ${k.lastUsedAt ?? 'never'}`,
+            ),
           ].join('\n'),
         )
         .join('\n')

@@ -11,6 +11,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BalanceService } from '../../shared/domain/balance-service.js';
 import type { Stage } from '../../shared/stage.js';
 import { DynamoBalanceStore, type BalanceTables } from '../../shared/store/balances.js';
+import { ApiGatewayKeyRegistry, localKeyRegistry } from '../../shared/store/api-gateway-keys.js';
 import { DynamoChainStore } from '../../shared/store/chain.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
@@ -21,8 +22,7 @@ import { KeyFileDataKeySource, KmsDataKeySource } from '../../shared/vault/key-s
 import { localDynamoClient } from '../local/dynamodb.js';
 import { localCredentials } from '../local/environment.js';
 import { readRunningStack } from '../local/runtime-info.js';
-import { ApiGatewayKeyRegistry } from './api-gateway-keys.js';
-import { AdminError, localKeyRegistry, MerchantAdmin } from './merchant-admin.js';
+import { AdminError, MerchantAdmin } from './merchant-admin.js';
 
 export interface Target {
   /** For messages: which environment the CLI worked on. */

@@ -4,7 +4,7 @@
  * The failures API Gateway and the web ACL answer themselves are rendered as the error envelope,
  * as the AWS stack's gateway responses and web ACL render them.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type {
@@ -16,7 +16,7 @@ import type {
 import { ApiError, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
 import { apiErrorResponse, internalErrorResponse, type Headers } from '../../shared/http/envelope.js';
 import { redactQueryCredentials } from '../../shared/observability/redaction.js';
-import { GATEWAY_MESSAGES, MAX_PAYLOAD_BYTES, THROTTLED_RETRY_AFTER_SECONDS } from '../../shared/platform.js';
+import { AUTHORIZER_CACHE_SECONDS, GATEWAY_MESSAGES, MAX_PAYLOAD_BYTES, THROTTLED_RETRY_AFTER_SECONDS } from '../../shared/platform.js';
 import { maxBodyBytesOf, type AuthorizerFunction, type HttpRoute } from '../../shared/routes.js';
 import type { Stage } from '../../shared/stage.js';
 import { LOCAL_ACCOUNT_ID } from './environment.js';
@@ -52,7 +52,18 @@ export interface ApiGatewayOptions {
   invoke: Invoke;
   throttle?: TokenBucketThrottle;
   log: RuntimeLog;
+  /**
+   * How long the authorizer's decision about an `x-api-key` is reused, as API Gateway's result
+   * cache reuses it: `AUTHORIZER_CACHE_SECONDS` unless given (GATEWAY_AUTHORIZER_CACHE_S); 0 asks
+   * the authorizer every time.
+   */
+  authorizerCacheSeconds?: number;
+  /** Milliseconds since the epoch, for the cache; the tests' clock stands in. */
+  now?: () => number;
 }
+
+/** Decisions kept at most; past this, the expired ones are dropped, and all of them if none had expired. */
+const MAX_CACHED_DECISIONS = 10_000;
 
 interface CompiledRoute {
   route: HttpRoute;
@@ -171,6 +182,8 @@ type Authorization = { allowed: false } | { allowed: true; principalId: string; 
 export class ApiGateway {
   private readonly routes: CompiledRoute[];
   private readonly throttle: TokenBucketThrottle;
+  /** The authorizer's decisions by the digest of the key they were about (the key text is not kept), until they expire. */
+  private readonly decisions = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
 
   constructor(private readonly options: ApiGatewayOptions) {
     this.routes = options.routes.map(compileRoute);
@@ -303,15 +316,45 @@ export class ApiGateway {
   }
 
   /**
-   * Runs the REQUEST authorizer. A missing key is refused without calling it (the header is its
-   * identity source); an authorizer that throws `Unauthorized` or denies refuses the request,
-   * and one that fails otherwise fails the request, as in AWS.
+   * Runs the REQUEST authorizer, or reuses its decision about the same key for as long as API
+   * Gateway's cache would (a revoked key gets through until then). A missing key is refused
+   * without calling it (the header is its identity source); an authorizer that throws
+   * `Unauthorized` or denies refuses the request, and one that fails otherwise fails the request,
+   * as in AWS; neither a throw nor a failure is cached.
    */
   private async authorize(event: APIGatewayProxyEvent): Promise<Authorization> {
     const apiKey = Object.entries(event.headers).find(([name]) => name.toLowerCase() === 'x-api-key')?.[1];
     if (!apiKey) return { allowed: false };
 
     const methodArn = `arn:aws:execute-api:local:${LOCAL_ACCOUNT_ID}:${LOCAL_API_ID}/${this.options.stage}/${event.httpMethod}${event.path}`;
+    const cacheKey = createHash('sha256').update(apiKey, 'utf8').digest('hex');
+    const now = (this.options.now ?? Date.now)();
+    const cached = this.decisions.get(cacheKey);
+    const result = cached && cached.expiresAt > now ? cached.result : await this.runAuthorizer(event, methodArn);
+    if (result === undefined) return { allowed: false };
+    if (result !== cached?.result) this.remember(cacheKey, result, now);
+
+    if (!policyAllows(result, methodArn)) return { allowed: false };
+    if (!result.usageIdentifierKey) throw new Error(`${this.options.authorizer.name} returned no usageIdentifierKey to throttle by`);
+    // API Gateway hands the context to the integration with every value as a string.
+    const context = Object.fromEntries(
+      Object.entries(result.context ?? {}).flatMap(([name, value]) => (value === null || value === undefined ? [] : [[name, String(value)]])),
+    );
+    return { allowed: true, principalId: result.principalId, usageIdentifierKey: result.usageIdentifierKey, context };
+  }
+
+  private remember(cacheKey: string, result: APIGatewayAuthorizerResult, now: number): void {
+    const ttlMs = (this.options.authorizerCacheSeconds ?? AUTHORIZER_CACHE_SECONDS) * 1000;
+    if (ttlMs <= 0) return;
+    if (this.decisions.size >= MAX_CACHED_DECISIONS) {
+      for (const [key, decision] of this.decisions) if (decision.expiresAt <= now) this.decisions.delete(key);
+      if (this.decisions.size >= MAX_CACHED_DECISIONS) this.decisions.clear();
+    }
+    this.decisions.set(cacheKey, { result, expiresAt: now + ttlMs });
+  }
+
+  /** The authorizer's answer; undefined when it threw `Unauthorized`. */
+  private async runAuthorizer(event: APIGatewayProxyEvent, methodArn: string): Promise<APIGatewayAuthorizerResult | undefined> {
     const authorizerEvent: APIGatewayRequestAuthorizerEvent = {
       type: 'REQUEST',
       methodArn,
@@ -331,17 +374,11 @@ export class ApiGateway {
     try {
       result = await this.options.invoke(this.options.authorizer, authorizerEvent);
     } catch (error) {
-      if (error instanceof Error && error.message === AUTHORIZER_REFUSAL) return { allowed: false };
+      if (error instanceof Error && error.message === AUTHORIZER_REFUSAL) return undefined;
       throw error;
     }
     if (!isAuthorizerResult(result)) throw new Error(`${this.options.authorizer.name} returned no valid authorizer result`);
-    if (!policyAllows(result, methodArn)) return { allowed: false };
-    if (!result.usageIdentifierKey) throw new Error(`${this.options.authorizer.name} returned no usageIdentifierKey to throttle by`);
-    // API Gateway hands the context to the integration with every value as a string.
-    const context = Object.fromEntries(
-      Object.entries(result.context ?? {}).flatMap(([name, value]) => (value === null || value === undefined ? [] : [[name, String(value)]])),
-    );
-    return { allowed: true, principalId: result.principalId, usageIdentifierKey: result.usageIdentifierKey, context };
+    return result;
   }
 }
 

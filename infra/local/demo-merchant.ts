@@ -13,6 +13,7 @@ import { LOCAL_STAGE } from './environment.js';
 import { readJsonFile } from './json-file.js';
 
 const DEMO_MERCHANT_NAME = 'Demo merchant';
+const DEMO_KEY_NAME = 'Demo key';
 
 /** What is kept to print the same credentials every start: the key exists nowhere else in clear. */
 const savedSchema = z.object({
@@ -43,7 +44,7 @@ const readSavedCredentials = (file: string): Promise<SavedCredentials | undefine
 async function adoptKey(store: MerchantStore, merchantId: string, text: string, now: Date): Promise<'usable' | 'revoked' | 'foreign'> {
   const existing = await store.findKeyByDigest(digestApiKey(text));
   if (existing === undefined) {
-    await store.addKey(newApiKey(merchantId, LOCAL_STAGE, now, text).record);
+    await store.addKey(newApiKey(merchantId, LOCAL_STAGE, now, { text, name: DEMO_KEY_NAME }).record);
     return 'usable';
   }
   if (existing.merchantId !== merchantId) return 'foreign';
@@ -65,7 +66,7 @@ async function demoApiKey(
   }
   // A saved key that was revoked since (through the admin CLI) gives way to a new one.
   if (saved !== undefined && (await adoptKey(store, merchantId, saved, now)) === 'usable') return saved;
-  const key = newApiKey(merchantId, LOCAL_STAGE, now);
+  const key = newApiKey(merchantId, LOCAL_STAGE, now, { name: DEMO_KEY_NAME });
   await store.addKey(key.record);
   return key.text;
 }

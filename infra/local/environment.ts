@@ -14,6 +14,7 @@ import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import type { Stage } from '../../shared/stage.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 import { DEFAULTS } from '../../shared/defaults.js';
+import { AUTHORIZER_CACHE_SECONDS } from '../../shared/platform.js';
 
 /** The local stack runs the demo function set (docs/operations.md#local-configuration). */
 export const LOCAL_STAGE: Stage = 'demo';
@@ -125,6 +126,8 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
     GATEWAY_KEY_FILE: vault.keyFile,
     GATEWAY_RECEIPTS_DIR: vault.receiptsDirectory,
     GATEWAY_REPORTS_DIR: vault.reportsDirectory,
+    // The local gateway throttles by the digest the authorizer returns: new keys are registered nowhere.
+    GATEWAY_API_KEY_REGISTRY: 'local',
     // The SDK warns once per process that Node 20 support ends; the Lambda runtime is Node 22.
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     // No X-Ray daemon and no CloudWatch here: traces are not recorded, and metric lines would
@@ -162,6 +165,8 @@ export interface LocalSettings extends FunctionSettings {
   providers?: string;
   /** How long the demo provider takes to decide a UTR (GATEWAY_PROVIDER_DELAY_S). */
   providerDelaySeconds: number;
+  /** How long the gateway reuses the authorizer's decision about a key (GATEWAY_AUTHORIZER_CACHE_S): API Gateway's cache unless given. */
+  authorizerCacheSeconds: number;
   /** GATEWAY_FIAT_LIMITS: the demo provider's limits, where they differ from docs/merchant-guide.md#payment-limits. */
   demoProviderLimits: DemoProviderLimits;
   /**
@@ -216,6 +221,7 @@ const settingsSchema = z.object({
   GATEWAY_RETRY_SCALE: withDefault(z.coerce.number().positive(), DEFAULTS.callbackRetryScale),
   GATEWAY_SECRET_OVERLAP_S: withDefault(z.coerce.number().positive(), DEFAULTS.callbackSecretOverlapSeconds),
   GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0), DEFAULTS.demoProviderDelaySeconds),
+  GATEWAY_AUTHORIZER_CACHE_S: withDefault(z.coerce.number().min(0), AUTHORIZER_CACHE_SECONDS),
   GATEWAY_RECONCILE_S: optional(z.coerce.number().positive()),
   GATEWAY_BOOKS_CHECK_S: optional(z.coerce.number().positive()),
   // Checked in full by the functions' configuration, which reads it when they load at start.
@@ -245,6 +251,7 @@ export function parseLocalSettings(env: NodeJS.ProcessEnv): LocalSettings {
     retryScale: e.GATEWAY_RETRY_SCALE,
     secretOverlapSeconds: e.GATEWAY_SECRET_OVERLAP_S,
     providerDelaySeconds: e.GATEWAY_PROVIDER_DELAY_S,
+    authorizerCacheSeconds: e.GATEWAY_AUTHORIZER_CACHE_S,
     reconcileSeconds: e.GATEWAY_RECONCILE_S,
     booksCheckSeconds: e.GATEWAY_BOOKS_CHECK_S,
     providers: e.GATEWAY_PROVIDERS,

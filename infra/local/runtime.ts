@@ -225,7 +225,14 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     const authorizer = functions.find((fn): fn is AuthorizerFunction => fn.kind === 'authorizer');
     if (!authorizer) throw new Error('The route table has no authorizer');
     gatewayReady(
-      new ApiGateway({ stage: LOCAL_STAGE, routes: functions.filter((fn): fn is HttpRoute => fn.kind === 'http'), authorizer, invoke, log }),
+      new ApiGateway({
+        stage: LOCAL_STAGE,
+        routes: functions.filter((fn): fn is HttpRoute => fn.kind === 'http'),
+        authorizer,
+        invoke,
+        log,
+        authorizerCacheSeconds: options.authorizerCacheSeconds,
+      }),
     );
 
     const scheduled = functions.filter((fn): fn is ScheduledFunction => fn.kind === 'schedule' && handlers.has(fn.name));

@@ -66,8 +66,37 @@ export interface ApiKey {
   /** First characters of the key, enough for a person to tell keys apart. */
   hint: string;
   status: ApiKeyStatus;
+  /** What the merchant calls the key (docs/merchant-guide.md#authentication); keys made before keys had names have none. */
+  name?: string;
   createdAt: string;
   revokedAt?: string;
+  /**
+   * When a request with the key last passed the authorizer, recorded at most once per
+   * `LAST_USED_GRANULARITY_SECONDS` (`recordKeyUse`); absent until its first use.
+   */
+  lastUsedAt?: string;
+}
+
+/** Where the authorizer records keys' uses. */
+export interface KeyUseRecorder {
+  /**
+   * Sets the key's `lastUsedAt` to `at`, unless it holds a time from `since` on already (another
+   * request recorded it first) or there is no such key; false when nothing was written.
+   */
+  recordKeyUse(digest: string, at: Date, since: Date): Promise<boolean>;
+}
+
+/** How stale a key's recorded last use may get before a request records it again: one write per key an hour at most. */
+export const LAST_USED_GRANULARITY_SECONDS = 3600;
+
+/**
+ * Records that a request with `key` passed at `now`, unless the key shows a use within the
+ * granularity already: the read the authorizer made answers that, so most requests write nothing.
+ */
+export async function recordKeyUse(uses: KeyUseRecorder, key: Pick<ApiKey, 'digest' | 'lastUsedAt'>, now: Date): Promise<void> {
+  const since = new Date(now.getTime() - LAST_USED_GRANULARITY_SECONDS * 1000);
+  if (key.lastUsedAt !== undefined && key.lastUsedAt >= since.toISOString()) return;
+  await uses.recordKeyUse(key.digest, now, since);
 }
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -94,7 +123,13 @@ export const generateCallbackSecret = (): string => `whsec_${randomBytes(32).toS
 
 export const isCallbackSecret = (text: string): boolean => /^whsec_[A-Za-z0-9+/]{43}=$/.test(text);
 
-export function newApiKey(merchantId: string, stage: Stage, now: Date, text = generateApiKeyText(stage)): { text: string; record: ApiKey } {
+/** A new key of the merchant: its text, to be shown once, and the record stored of it (`text` given: a key chosen beforehand, the local demo key). */
+export function newApiKey(
+  merchantId: string,
+  stage: Stage,
+  now: Date,
+  { text = generateApiKeyText(stage), name }: { text?: string; name?: string } = {},
+): { text: string; record: ApiKey } {
   return {
     text,
     record: {
@@ -103,6 +138,7 @@ export function newApiKey(merchantId: string, stage: Stage, now: Date, text = ge
       merchantId,
       hint: `${text.slice(0, text.lastIndexOf('_') + 5)}…`,
       status: 'active',
+      ...(name === undefined ? {} : { name }),
       createdAt: now.toISOString(),
     },
   };

@@ -1,8 +1,9 @@
 /** Merchants and API keys in DynamoDB. */
-import { GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ApiKeyStore } from '../domain/api-key-service.js';
 import type { CallbackPause, PauseChange } from '../domain/callback-pause.js';
-import type { ApiKey, Merchant, RotatedSecretChanges } from '../domain/merchants.js';
-import { isConditionFailure, queryItems } from './dynamo.js';
+import type { ApiKey, KeyUseRecorder, Merchant, RotatedSecretChanges } from '../domain/merchants.js';
+import { isConditionFailure, queryItems, queryPartition } from './dynamo.js';
 
 /** The settings of a merchant that can change after creation. */
 export type MerchantChanges = Partial<Omit<Merchant, 'id' | 'createdAt' | 'callbackPause'>>;
@@ -24,7 +25,7 @@ export interface CallbackPauseStore {
 /** Tries of a timeout's count that another sender's write (starting or clearing the state) can make fail. */
 const COUNT_TRIES = 3;
 
-export interface MerchantStore {
+export interface MerchantStore extends ApiKeyStore, KeyUseRecorder {
   createMerchant(merchant: Merchant): Promise<void>;
   getMerchant(id: string): Promise<Merchant | undefined>;
   /** Applies the given changes; undefined when there is no such merchant. */
@@ -35,11 +36,7 @@ export interface MerchantStore {
    */
   replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: RotatedSecretChanges, requestedAt: Date): Promise<boolean>;
   listMerchants(): Promise<Merchant[]>;
-  addKey(key: ApiKey): Promise<void>;
   findKeyByDigest(digest: string): Promise<ApiKey | undefined>;
-  listKeys(merchantId: string): Promise<ApiKey[]>;
-  /** Revokes one of the merchant's keys; false when the merchant has no such key. */
-  revokeKey(merchantId: string, keyId: string, now: Date): Promise<boolean>;
 }
 
 /**
@@ -248,16 +245,28 @@ export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore {
     return Item as ApiKey | undefined;
   }
 
+  /** Oldest first, every page of them. */
   async listKeys(merchantId: string): Promise<ApiKey[]> {
-    const { Items } = await this.client.send(
-      new QueryCommand({
-        TableName: this.tables.apiKeys,
-        IndexName: 'byMerchant',
-        KeyConditionExpression: 'merchantId = :m',
-        ExpressionAttributeValues: { ':m': merchantId },
-      }),
-    );
-    return (Items ?? []) as ApiKey[];
+    return (await queryPartition(this.client, this.tables.apiKeys, 'byMerchant', 'merchantId', merchantId)) as unknown as ApiKey[];
+  }
+
+  async recordKeyUse(digest: string, at: Date, since: Date): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.apiKeys,
+          Key: { digest },
+          UpdateExpression: 'SET lastUsedAt = :at',
+          // An update would create a missing item: only a stored key is written. ISO times in UTC compare as text.
+          ConditionExpression: 'attribute_exists(digest) AND (attribute_not_exists(lastUsedAt) OR lastUsedAt < :since)',
+          ExpressionAttributeValues: { ':at': at.toISOString(), ':since': since.toISOString() },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
   }
 
   async revokeKey(merchantId: string, keyId: string, now: Date): Promise<boolean> {

@@ -22,9 +22,12 @@ const ROOT = new URL('../../', import.meta.url);
 let dataDir: string;
 let gateway: GatewayProcess;
 
+/** How long the runtime's gateway reuses the authorizer's decision about a key: shorter than API Gateway's 30 s, for the revocation below. */
+const AUTHORIZER_CACHE_S = 2;
+
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-e2e-'));
-  gateway = await startGatewayProcess({ dataDir });
+  gateway = await startGatewayProcess({ dataDir, env: { GATEWAY_AUTHORIZER_CACHE_S: String(AUTHORIZER_CACHE_S) } });
 });
 
 afterAll(async () => {
@@ -167,7 +170,7 @@ describe('restarting on the same data directory', () => {
 
   it('keeps the demo merchant, its key and secret, and the merchants created meanwhile', async () => {
     const before = { apiKey: gateway.apiKey, callbackSecret: gateway.callbackSecret };
-    gateway = await startGatewayProcess({ dataDir, env: { GATEWAY_DEMO_CALLBACK_URL: 'http://localhost:9/callbacks' } });
+    gateway = await startGatewayProcess({ dataDir, env: { GATEWAY_DEMO_CALLBACK_URL: 'http://localhost:9/callbacks', GATEWAY_AUTHORIZER_CACHE_S: String(AUTHORIZER_CACHE_S) } });
     expect({ apiKey: gateway.apiKey, callbackSecret: gateway.callbackSecret }).toEqual(before);
     expect(gateway.output()).toContain('Callback URL     http://localhost:9/callbacks\n');
     expect((await get(invoicePath(), { 'x-api-key': gateway.apiKey })).status).toBe(404);
@@ -185,6 +188,24 @@ describe('restarting on the same data directory', () => {
     expect(again.status).toBe(200);
     expect(again.body.data.id).toBe(invoice.id);
     expect(again.body.data.wallet.address).toBe(invoice.wallet.address);
+  });
+
+  it('refuses a key revoked with npm run merchant once its gateway stops reusing the decision about it, as API Gateway does', async () => {
+    expect((await get(invoicePath(), { 'x-api-key': cliMerchant.apiKey })).status).toBe(404);
+    const { stdout } = await promisify(execFile)('npm', ['run', '--silent', 'merchant', '--', 'revoke-key', '--merchant', cliMerchant.merchantId, '--key', cliMerchant.keyId], {
+      cwd: ROOT,
+      env: { ...process.env, GATEWAY_DATA_DIR: dataDir },
+    });
+    expect(stdout).toBe(`Revoked key ${cliMerchant.keyId} of merchant ${cliMerchant.merchantId}.\n`);
+    const revokedAt = Date.now();
+    const refused = await eventually(async () => {
+      const response = await get(invoicePath(), { 'x-api-key': cliMerchant.apiKey });
+      return response.status === 401 && response;
+    }, { timeoutMs: (AUTHORIZER_CACHE_S + 5) * 1000, what: 'the revoked key to be refused' });
+    expect(refused.body).toEqual({ success: false, errors: [{ code: 'unauthorized', message: UNAUTHORIZED_MESSAGE }] });
+    expect(Date.now() - revokedAt).toBeLessThan((AUTHORIZER_CACHE_S + 1) * 1000);
+    // The demo key is another key: still served.
+    expect((await get(invoicePath(), { 'x-api-key': gateway.apiKey })).status).toBe(404);
   });
 });
 

@@ -163,7 +163,9 @@ describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
       expect(imported, definition.name).toContain('node:module');
       expect(imported.filter((name) => !builtins.has(name.replace(/^node:/, ''))), definition.name).toEqual([]);
       if (Object.keys(definition.tables).length > 0) expect([...packages], definition.name).toEqual(expect.arrayContaining(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']));
-      expect(packages.has('@aws-sdk/client-ssm'), definition.name).toBe(definition.readsWalletKeys === true);
+      // The wallet keys and the usage plan's id live in SSM; API Gateway is reached only to register merchants' keys.
+      expect(packages.has('@aws-sdk/client-ssm'), definition.name).toBe(definition.readsWalletKeys === true || definition.managesApiKeys === true);
+      expect(packages.has('@aws-sdk/client-api-gateway'), definition.name).toBe(definition.managesApiKeys === true);
       expect(packages.has('@aws-sdk/client-kms'), definition.name).toBe(usesVaultKey(definition));
       // The providers' secrets are read where providers are talked to, and nowhere else.
       expect(packages.has('@aws-sdk/client-secrets-manager'), definition.name).toBe(definition.usesProviders === true);

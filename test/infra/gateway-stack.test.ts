@@ -31,6 +31,7 @@ import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '..
 import { FUNCTIONS, functionsForStage, maxBodyBytesOf, readsProviders, replaysIdempotencyKey, type GatewayFunction, type HttpRoute, type QueueFunction } from '../../shared/routes.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { TABLES, TABLE_KEYS, tableEnvVar, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
+import { resolveText } from '../support/template.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Principal?: unknown; Condition?: unknown };
@@ -106,16 +107,6 @@ const sorted = (values: Iterable<string>) => [...values].sort();
 const outputName = (variable: string) => variable.toLowerCase().replace(/(?:^|_)(\w)/g, (_, first: string) => first.toUpperCase());
 const queuesOf = (stage: Stage) => (Object.entries(QUEUES) as Array<[QueueName, QueueDefinition]>).filter(([, q]) => q.stages.includes(stage));
 const routeTableNames = new Set<string>(FUNCTIONS.map((f) => f.name));
-
-/** A value of the template as text: each `Fn::Join` joined, each reference as `<LogicalId>` or `<LogicalId.Attribute>`. */
-function resolveText(value: unknown): string {
-  if (typeof value === 'string') return value;
-  const intrinsic = value as { 'Fn::Join'?: [string, unknown[]]; Ref?: string; 'Fn::GetAtt'?: [string, string] };
-  if (intrinsic['Fn::Join']) return intrinsic['Fn::Join'][1].map(resolveText).join(intrinsic['Fn::Join'][0]);
-  if (intrinsic.Ref) return `<${intrinsic.Ref}>`;
-  if (intrinsic['Fn::GetAtt']) return `<${intrinsic['Fn::GetAtt'].join('.')}>`;
-  throw new Error(`Not a text of the template: ${JSON.stringify(value)}`);
-}
 
 /**
  * The longest a reference of the template resolves to, by what it names: generated physical names
@@ -344,6 +335,16 @@ class StackView {
     if (definition.reportFiles === 'writes') grant(REPORT_WRITE, `${this.reportsBucketId()}/*`);
     if (definition.reportFiles === 'links') grant(REPORT_LINK, `${this.reportsBucketId()}/*`);
     if (definition.readsWalletKeys) for (const id of Object.values(this.walletKeyParameterIds())) grant(SSM_READ, id);
+    // Keys added to the stage's usage plan, found by name and deleted; the plan's id read from its parameter.
+    if (definition.managesApiKeys) {
+      const plan = this.resources('AWS::ApiGateway::UsagePlan')[0]![0];
+      const parameter = this.resources('AWS::SSM::Parameter').find(([, p]) => p.Properties.Name === `/payment-gateway/${this.stage}/usage-plan-id`)![0];
+      grant(['apigateway:POST'], '::/apikeys');
+      grant(['apigateway:POST'], `${plan}/keys`);
+      grant(['apigateway:GET'], '::/apikeys');
+      grant(['apigateway:DELETE'], '::/apikeys/*');
+      grant(['ssm:GetParameter'], parameter);
+    }
     // Every provider's secret, read by the functions that talk to providers.
     if (definition.usesProviders) for (const id of this.providerSecretIds()) grant(SECRET_READ, id);
     return sorted(new Set(pairs));
@@ -887,8 +888,19 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(v().tableActionsOf('get-invoice')).toEqual(new Map([['invoices', new Set(['dynamodb:GetItem'])]]));
     });
 
-    it('lets the authorizer read API keys by key and nothing else', () => {
-      expect(v().tableActionsOf('authorize-merchant')).toEqual(new Map([['apiKeys', new Set(['dynamodb:GetItem'])]]));
+    it('lets the authorizer read API keys by key and record their last use, and nothing else', () => {
+      expect(v().tableActionsOf('authorize-merchant')).toEqual(new Map([['apiKeys', new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem'])]]));
+    });
+
+    // test/infra/api-key-functions.test.ts flags a route to check what such a function is granted and given.
+    it('lets only the functions that manage API keys reach API Gateway, and keeps the usage plan id for them in SSM only if there are any', () => {
+      const managing = definitions.filter((f) => f.managesApiKeys).map((f) => f.name);
+      for (const { name } of definitions) {
+        const reachesApiGateway = v().statementsOf(name).some((statement) => actionsOf(statement).some((action) => action.startsWith('apigateway:')));
+        expect(reachesApiGateway, name).toBe(managing.includes(name));
+      }
+      const parameters = v().resources('AWS::SSM::Parameter').filter(([, p]) => p.Properties.Name === `/payment-gateway/${stage}/usage-plan-id`);
+      expect(parameters).toHaveLength(managing.length > 0 ? 1 : 0);
     });
 
     it('grants no function a Scan or any index it does not query', () => {

@@ -4,8 +4,9 @@ import { request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayServer } from '../../infra/local/api-gateway.js';
-import { LAMBDA_SYNC_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES, eventBytesBound } from '../../shared/platform.js';
+import { gatewayServer, type ApiGatewayOptions } from '../../infra/local/api-gateway.js';
+import { parseLocalSettings } from '../../infra/local/environment.js';
+import { AUTHORIZER_CACHE_SECONDS, LAMBDA_SYNC_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES, eventBytesBound } from '../../shared/platform.js';
 import { lambdaContext, type Invoke } from '../../infra/local/functions.js';
 import { TokenBucketThrottle } from '../../infra/local/throttle.js';
 import { UNAUTHORIZED_MESSAGE } from '../../shared/errors.js';
@@ -22,8 +23,12 @@ interface Call {
   context: Context;
 }
 
-/** The real authorizer in front of a route handler the test supplies. */
-function stubbedGateway(route: (event: APIGatewayProxyEvent, context: Context) => Promise<unknown>, throttle?: TokenBucketThrottle) {
+/** The real authorizer in front of a route handler the test supplies; `options` set the authorizer cache's clock and time to live. */
+function stubbedGateway(
+  route: (event: APIGatewayProxyEvent, context: Context) => Promise<unknown>,
+  throttle?: TokenBucketThrottle,
+  options: Pick<ApiGatewayOptions, 'now' | 'authorizerCacheSeconds'> = {},
+) {
   const calls: Call[] = [];
   const invoke: Invoke = async (fn, event) => {
     const context = lambdaContext(fn);
@@ -31,7 +36,7 @@ function stubbedGateway(route: (event: APIGatewayProxyEvent, context: Context) =
     if (fn.kind === 'authorizer') return (await loadFunction(fn.name))!(event as never, context);
     return route(event as APIGatewayProxyEvent, context);
   };
-  return { gateway: createTestGateway({ invoke, throttle, log: silentLog }), calls };
+  return { gateway: createTestGateway({ invoke, throttle, log: silentLog, ...options }), calls };
 }
 
 const ok = async () => ({ statusCode: 200, body: JSON.stringify({ success: true, data: 'ok' }) });
@@ -118,6 +123,61 @@ describe('authentication', () => {
       success: false,
       errors: [{ code: 'internal_server_error', message: `Internal server error (request id ${requestId})` }],
     });
+  });
+});
+
+describe("the authorizer's decisions, reused as API Gateway's cache reuses them", () => {
+  const invoicePath = () => `/api/v2/invoices/${randomUUID()}`;
+  const authorizerCalls = (calls: Call[]) => calls.filter((call) => call.fn.kind === 'authorizer').length;
+
+  it(`serve a key's requests for ${AUTHORIZER_CACHE_SECONDS} s: a key revoked meanwhile gets through until then, is refused after, and its refusal is reused in turn`, async () => {
+    let nowMs = 0;
+    const { gateway, calls } = stubbedGateway(ok, undefined, { now: () => nowMs });
+    const revoked = await seedMerchant();
+    const send = () => request('GET', invoicePath(), { gateway, apiKey: revoked.apiKey });
+    expect((await send()).status).toBe(200);
+    expect((await send()).status).toBe(200);
+    expect(authorizerCalls(calls)).toBe(1);
+
+    await testMerchantStore().revokeKey(revoked.merchant.id, revoked.key.keyId, new Date());
+    nowMs = AUTHORIZER_CACHE_SECONDS * 1000 - 1;
+    expect((await send()).status).toBe(200);
+    expect(authorizerCalls(calls)).toBe(1);
+    nowMs += 1;
+    expect((await send()).status).toBe(401);
+    expect((await send()).status).toBe(401);
+    expect(authorizerCalls(calls)).toBe(2);
+    // Another key is a decision of its own.
+    expect((await request('GET', invoicePath(), { gateway, apiKey: merchant.apiKey })).status).toBe(200);
+    expect(authorizerCalls(calls)).toBe(3);
+  });
+
+  it('are not taken from a failure: the request after an authorizer that broke asks it again', async () => {
+    let broken = true;
+    const calls: string[] = [];
+    const flaky: Invoke = async (fn, event) => {
+      calls.push(fn.kind);
+      if (fn.kind === 'authorizer' && broken) throw new Error('connection refused');
+      return fn.kind === 'authorizer' ? (await loadFunction(fn.name))!(event as never, lambdaContext(fn)) : ok();
+    };
+    const gateway = createTestGateway({ invoke: flaky, log: silentLog });
+    expect((await request('GET', invoicePath(), { gateway, apiKey: merchant.apiKey })).status).toBe(500);
+    broken = false;
+    expect((await request('GET', invoicePath(), { gateway, apiKey: merchant.apiKey })).status).toBe(200);
+    expect(calls).toEqual(['authorizer', 'authorizer', 'http']);
+  });
+
+  it("are kept as long as the stack's authorizer cache keeps them (30 s) by the runtime, unless GATEWAY_AUTHORIZER_CACHE_S says otherwise", () => {
+    expect(AUTHORIZER_CACHE_SECONDS).toBe(30);
+    expect(parseLocalSettings({}).authorizerCacheSeconds).toBe(AUTHORIZER_CACHE_SECONDS);
+    expect(parseLocalSettings({ GATEWAY_AUTHORIZER_CACHE_S: '0' }).authorizerCacheSeconds).toBe(0);
+    expect(() => parseLocalSettings({ GATEWAY_AUTHORIZER_CACHE_S: '-1' })).toThrow(/GATEWAY_AUTHORIZER_CACHE_S/);
+  });
+
+  it('are not reused with a cache of 0 s (GATEWAY_AUTHORIZER_CACHE_S=0)', async () => {
+    const { gateway, calls } = stubbedGateway(ok, undefined, { authorizerCacheSeconds: 0 });
+    for (let i = 0; i < 3; i++) expect((await request('GET', invoicePath(), { gateway, apiKey: merchant.apiKey })).status).toBe(200);
+    expect(authorizerCalls(calls)).toBe(3);
   });
 });
 

@@ -4,12 +4,16 @@
  */
 import { createHash } from 'node:crypto';
 import type { APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/authorize-merchant.js';
 import { lambdaContext } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
-import { generateApiKeyText, newApiKey } from '../../shared/domain/merchants.js';
+import { generateApiKeyText, LAST_USED_GRANULARITY_SECONDS, newApiKey } from '../../shared/domain/merchants.js';
+import { logger } from '../../shared/observability/logger.js';
 import { FUNCTIONS } from '../../shared/routes.js';
+import { documentClient } from '../../shared/store/dynamo.js';
+import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { seedMerchant, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
 
 const API_ARN = 'arn:aws:execute-api:eu-west-1:123456789012:abc123';
@@ -111,6 +115,57 @@ describe('authorize-merchant', () => {
     expect(await authorize(authorizerEvent({ 'x-api-key': second.text }))).toMatchObject({
       principalId: revoked.merchant.id,
       context: { merchantId: revoked.merchant.id, keyId: second.record.keyId },
+    });
+  });
+
+  describe("the key's last use", () => {
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    const lastUseOf = async (digest: string) => (await testMerchantStore().findKeyByDigest(digest))?.lastUsedAt;
+    const storeLastUse = (digest: string, at: Date) =>
+      documentClient.send(new UpdateCommand({ TableName: config().tables.apiKeys, Key: { digest }, UpdateExpression: 'SET lastUsedAt = :at', ExpressionAttributeValues: { ':at': at.toISOString() } }));
+
+    it('is recorded by the first request, and by the next only once the recorded one is over an hour old', async () => {
+      const used = await seedMerchant();
+      const writes = vi.spyOn(DynamoMerchantStore.prototype, 'recordKeyUse');
+      const startedAt = new Date();
+      await authorize(authorizerEvent({ 'x-api-key': used.apiKey }));
+      const first = await lastUseOf(used.key.digest);
+      expect(Date.parse(first!)).toBeGreaterThanOrEqual(startedAt.getTime());
+      expect(Date.parse(first!)).toBeLessThanOrEqual(Date.now());
+
+      // Within the hour: the key as read says so, and nothing is written.
+      await authorize(authorizerEvent({ 'x-api-key': used.apiKey }));
+      expect(await lastUseOf(used.key.digest)).toBe(first);
+      expect(writes).toHaveBeenCalledTimes(1);
+
+      const stale = new Date(Date.now() - (LAST_USED_GRANULARITY_SECONDS + 60) * 1000);
+      await storeLastUse(used.key.digest, stale);
+      await authorize(authorizerEvent({ 'x-api-key': used.apiKey }));
+      expect(Date.parse((await lastUseOf(used.key.digest))!)).toBeGreaterThanOrEqual(Date.parse(first!));
+      expect(writes).toHaveBeenCalledTimes(2);
+    });
+
+    it('is not recorded for a key that is refused', async () => {
+      const revoked = await seedMerchant();
+      await testMerchantStore().revokeKey(revoked.merchant.id, revoked.key.keyId, new Date());
+      await expectDenied(authorizerEvent({ 'x-api-key': revoked.apiKey }));
+      expect(await lastUseOf(revoked.key.digest)).toBeUndefined();
+    });
+
+    it('refuses nothing when it cannot be recorded, and says so in the log', async () => {
+      const used = await seedMerchant();
+      vi.spyOn(DynamoMerchantStore.prototype, 'recordKeyUse').mockRejectedValueOnce(new Error('ProvisionedThroughputExceededException: slow down'));
+      const warn = vi.spyOn(logger, 'warn').mockImplementation(() => undefined);
+      const result = await authorize(authorizerEvent({ 'x-api-key': used.apiKey }));
+      expect(result).toMatchObject({ principalId: used.merchant.id, policyDocument: { Statement: [{ Effect: 'Allow' }] } });
+      expect(warn).toHaveBeenCalledWith('Could not record the last use of an API key', {
+        keyId: used.key.keyId,
+        reason: 'Error: ProvisionedThroughputExceededException: slow down',
+      });
+      expect(await lastUseOf(used.key.digest)).toBeUndefined();
     });
   });
 });

@@ -3,7 +3,8 @@ import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
 import { documentClient } from '../../shared/store/dynamo.js';
-import { invoke, request } from '../support/invoke.js';
+import { AUTHORIZER_CACHE_SECONDS } from '../../shared/platform.js';
+import { createTestGateway, invoke, request } from '../support/invoke.js';
 import { seedMerchant, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -297,11 +298,19 @@ describe('GET /api/v2/invoices/{id}', () => {
     expect(response.body).toEqual({ success: false, errors: [{ code: 'not_found', message: 'Invoice not found' }] });
   });
 
-  it('refuses a revoked key', async () => {
+  it('refuses a revoked key once the gateway no longer reuses the decision it had made about it', async () => {
+    let nowMs = Date.now();
+    const gateway = createTestGateway({ now: () => nowMs });
     const revoked = await seedMerchant();
-    const created = await create(cryptoBody(), { apiKey: revoked.apiKey });
+    const created = await invoke('create-invoice', { apiKey: revoked.apiKey, body: cryptoBody(), gateway });
+    expect(created.status).toBe(200);
     await testMerchantStore().revokeKey(revoked.merchant.id, revoked.key.keyId, new Date());
-    const response = await getInvoice(created.body.data.id, revoked.apiKey);
+    const read = () => invoke('get-invoice', { apiKey: revoked.apiKey, pathParameters: { invoiceId: created.body.data.id }, gateway });
+    // As API Gateway does, for as long as its cache keeps the key's decision (docs/merchant-guide.md#authentication).
+    nowMs += AUTHORIZER_CACHE_SECONDS * 1000 - 1;
+    expect((await read()).status).toBe(200);
+    nowMs += 1;
+    const response = await read();
     expect(response.status).toBe(401);
     expect(response.body.errors[0].code).toBe('unauthorized');
   });

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MerchantAdmin, type KeyRegistry } from '../../infra/cli/merchant-admin.js';
+import { MerchantAdmin } from '../../infra/cli/merchant-admin.js';
 import { localTableNames } from '../../infra/local/environment.js';
+import type { KeyRegistry } from '../../shared/domain/api-key-service.js';
 import { digestApiKey, type ApiKey } from '../../shared/domain/merchants.js';
 import { startFakeAwsControlPlane, type FakeAwsControlPlane } from '../support/fake-aws-control-plane.js';
 import { invoke } from '../support/invoke.js';
@@ -76,7 +77,7 @@ describe('merchant create --aws', () => {
     expect(Object.keys(created)).toEqual(['merchantId', 'keyId', 'apiKey', 'callbackSecret']);
     expect(created.apiKey).toMatch(/^gw_demo_[0-9A-Za-z]{32}$/);
     expect(aws.apiKeys).toEqual([
-      { id: expect.any(String), name: `merchant-key-${created.keyId}`, tags: { merchantId: created.merchantId, keyId: created.keyId }, usagePlanId: expect.any(String) },
+      { id: expect.any(String), name: `merchant-key-${created.keyId}`, customerId: created.merchantId, usagePlanId: expect.any(String) },
     ]);
     expect(await testMerchantStore().listKeys(created.merchantId)).toEqual([expect.objectContaining({ keyId: created.keyId, digest: digestApiKey(created.apiKey) })]);
 
@@ -87,7 +88,7 @@ describe('merchant create --aws', () => {
 });
 
 describe('key rotation', () => {
-  it('adds a key, revokes the old one by the id create printed, and lists keys by id, hint and status only', async () => {
+  it('adds a key, revokes the old one by the id create printed, and lists keys by id, name, hint, status and last use only', async () => {
     const created = JSON.parse((await cli(['create', '--name', 'Rotating shop', '--json'])).out);
 
     const added = await cli(['add-key', '--merchant', created.merchantId, '--json']);
@@ -104,20 +105,32 @@ describe('key rotation', () => {
     expect(listed.code).toBe(0);
     const entry = JSON.parse(listed.out).find((m: { merchantId: string }) => m.merchantId === created.merchantId);
     expect(entry).toMatchObject({ name: 'Rotating shop', callbackUrl: null, processingFeePercent: '0' });
-    expect(entry.keys).toEqual(
-      expect.arrayContaining([
-        { keyId: created.keyId, hint: created.apiKey.slice(0, 12) + '…', status: 'revoked', createdAt: expect.any(String), revokedAt: expect.any(String) },
-        { keyId: second.keyId, hint: second.apiKey.slice(0, 12) + '…', status: 'active', createdAt: expect.any(String), revokedAt: null },
-      ]),
-    );
+    // Newest first; the key that got a request through shows when.
+    expect(entry.keys).toEqual([
+      { keyId: second.keyId, name: 'CLI', hint: second.apiKey.slice(0, 12) + '…', status: 'active', createdAt: expect.any(String), revokedAt: null, lastUsedAt: expect.any(String) },
+      { keyId: created.keyId, name: 'CLI', hint: created.apiKey.slice(0, 12) + '…', status: 'revoked', createdAt: expect.any(String), revokedAt: expect.any(String), lastUsedAt: null },
+    ]);
     for (const secret of [created.apiKey, second.apiKey, digestApiKey(created.apiKey), created.callbackSecret]) {
       expect(listed.out).not.toContain(secret);
     }
 
     const readable = await cli(['list']);
     expect(readable.out).toContain(`${created.merchantId}  Rotating shop  fee 0%  callback none  on-chain deposits on\n`);
-    expect(readable.out).toContain(`  key ${second.keyId}  ${second.apiKey.slice(0, 12)}…  active\n`);
+    expect(readable.out).toMatch(new RegExp(`\n  key ${second.keyId}  ${second.apiKey.slice(0, 12)}…  active  "CLI"  last used \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\n`));
+    expect(readable.out).toMatch(new RegExp(`\n  key ${created.keyId}  ${created.apiKey.slice(0, 12)}…  revoked [\\dT:.Z-]+  "CLI"  last used never\n`));
     expect(readable.out).not.toContain(second.apiKey);
+  });
+
+  it('names a key with --name, trimmed, as the dashboard lists it', async () => {
+    const created = JSON.parse((await cli(['create', '--name', 'Naming shop', '--json'])).out);
+    const added = await cli(['add-key', '--merchant', created.merchantId, '--name', '  Checkout server  ', '--json']);
+    expect(added.code).toBe(0);
+    const { keyId } = JSON.parse(added.out);
+    const entry = JSON.parse((await cli(['list', '--json'])).out).find((m: { merchantId: string }) => m.merchantId === created.merchantId);
+    expect(entry.keys.map(({ keyId, name }: { keyId: string; name: string }) => [keyId, name])).toEqual([
+      [keyId, 'Checkout server'],
+      [created.keyId, 'CLI'],
+    ]);
   });
 
   it('reports an unknown merchant or key with exit code 1', async () => {
@@ -143,6 +156,10 @@ describe('usage', () => {
     [['create', '--name', 'x', '--key', 'k'], '--key is not an option of create'],
     [['create', '--name', 'x', '--nme', 'y'], "Unknown option '--nme'"],
     [['add-key', '--merchant', 'abc'], '--merchant must be an id'],
+    [['add-key', '--merchant', randomUUID(), '--name', '   '], '--name must not be blank'],
+    [['add-key', '--merchant', randomUUID(), '--name', 'k'.repeat(65)], '--name must be at most 64 characters'],
+    [['add-key', '--merchant', randomUUID(), '--name', 'a\u0000b'], '--name must hold printable characters only'],
+    [['revoke-key', '--merchant', randomUUID(), '--key', randomUUID(), '--name', 'x'], '--name is not an option of revoke-key'],
     [['revoke-key', '--merchant', randomUUID()], '--key is required'],
     [['list', '--stage', 'prod'], '--stage and --region go with --aws'],
     [['list', '--aws'], '--aws needs --stage prod|demo'],

@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
 import { callbackEntry } from '../../shared/domain/callbacks.js';
+import type { ApiKeyStore } from '../../shared/domain/api-key-service.js';
 import type { BalanceStore } from '../../shared/domain/balance-service.js';
 import { movementsOf, post } from '../../shared/domain/balances.js';
 import type { ChainCursor } from '../../shared/domain/chain.js';
@@ -18,6 +19,7 @@ import { Conflict } from '../../shared/domain/errors.js';
 import type { InvoiceRepository } from '../../shared/domain/invoice-service.js';
 import type { ExpiringInvoices } from '../../shared/domain/invoice-expiry.js';
 import { buildInvoice, type Invoice } from '../../shared/domain/invoices.js';
+import { LAST_USED_GRANULARITY_SECONDS, newApiKey, type ApiKey, type KeyUseRecorder } from '../../shared/domain/merchants.js';
 import { Decimal } from '../../shared/domain/money.js';
 import { invoiceAfterDeposit } from '../../shared/domain/payments.js';
 import { demoProviderRoute, type ProviderPayment } from '../../shared/domain/providers.js';
@@ -28,8 +30,10 @@ import { DynamoBalanceStore } from '../../shared/store/balances.js';
 import { DynamoChainStore } from '../../shared/store/chain.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
+import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
+import { MemoryApiKeys } from '../support/memory/api-keys.js';
 import { MemoryBalanceStore } from '../support/memory/balances.js';
 import { MemoryChainState } from '../support/memory/chain-state.js';
 import { invoiceRequest } from '../support/memory/gateway.js';
@@ -51,6 +55,7 @@ interface Stores {
     awaitingProvider(providerId: string): Promise<Transaction[]>;
   };
   chain: ChainState;
+  keys: ApiKeyStore & KeyUseRecorder & { findKeyByDigest(digest: string): Promise<ApiKey | undefined> };
   /** The callback owed under a `webhook-id`, as the outbox holds it. */
   owedCallback(id: string): Promise<{ transactionId?: string } | undefined>;
 }
@@ -63,6 +68,7 @@ function dynamoStores(): Stores {
     balances: new DynamoBalanceStore(documentClient, tables),
     ledger: new DynamoTransactionStore(documentClient, tables),
     chain: new DynamoChainStore(documentClient, tables.chain),
+    keys: new DynamoMerchantStore(documentClient, tables),
     owedCallback: (id) => outbox.get(id),
   };
 }
@@ -71,7 +77,7 @@ function memoryStores(): Stores {
   const invoices = new MemoryInvoiceStore();
   const balances = new MemoryBalanceStore();
   const ledger = new MemoryLedger(invoices, balances);
-  return { invoices, balances, ledger, chain: new MemoryChainState(), owedCallback: async (id) => ledger.callback(id) };
+  return { invoices, balances, ledger, chain: new MemoryChainState(), keys: new MemoryApiKeys(), owedCallback: async (id) => ledger.callback(id) };
 }
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -364,6 +370,61 @@ describe.each([
       expect(await chain.held(network)).toEqual([transfer]);
       await chain.release(transfer.id);
       expect(await chain.held(network)).toEqual([]);
+    });
+  });
+
+  describe('API keys', () => {
+    const hourAgo = (at: Date) => new Date(at.getTime() - LAST_USED_GRANULARITY_SECONDS * 1000);
+
+    it("keep a key by its digest, refuse its digest a second time, and list only the merchant's keys, oldest first", async () => {
+      const { keys } = storesOf();
+      const merchantId = randomUUID();
+      const first = newApiKey(merchantId, 'demo', NOW, { name: 'First' }).record;
+      const second = newApiKey(merchantId, 'demo', later(1)).record;
+      await keys.addKey(second);
+      await keys.addKey(first);
+      await keys.addKey(newApiKey(randomUUID(), 'demo', NOW).record);
+      await expect(keys.addKey({ ...first, keyId: randomUUID() })).rejects.toThrow();
+      expect(await keys.findKeyByDigest(first.digest)).toEqual(first);
+      expect(await keys.listKeys(merchantId)).toEqual([first, second]);
+    });
+
+    it("revoke only the merchant's own key, keeping the time of its first revocation", async () => {
+      const { keys } = storesOf();
+      const key = newApiKey(randomUUID(), 'demo', NOW).record;
+      await keys.addKey(key);
+      expect(await keys.revokeKey(randomUUID(), key.keyId, later(1))).toBe(false);
+      expect(await keys.findKeyByDigest(key.digest)).toMatchObject({ status: 'active' });
+      expect(await keys.revokeKey(key.merchantId, key.keyId, later(2))).toBe(true);
+      expect(await keys.revokeKey(key.merchantId, key.keyId, later(3))).toBe(true);
+      expect(await keys.findKeyByDigest(key.digest)).toEqual({ ...key, status: 'revoked', revokedAt: later(2).toISOString() });
+      expect(await keys.revokeKey(key.merchantId, randomUUID(), later(4))).toBe(false);
+    });
+
+    it("record a key's use unless one from the hour before is recorded: each use within the hour writes nothing, the first after it does", async () => {
+      const { keys } = storesOf();
+      const key = newApiKey(randomUUID(), 'demo', NOW).record;
+      await keys.addKey(key);
+      const lastUse = async () => (await keys.findKeyByDigest(key.digest))?.lastUsedAt;
+
+      expect(await keys.recordKeyUse(key.digest, later(10), hourAgo(later(10)))).toBe(true);
+      expect(await lastUse()).toBe(later(10).toISOString());
+      // Another request within the hour (one that read the key before the first write, say) leaves it.
+      expect(await keys.recordKeyUse(key.digest, later(20), hourAgo(later(20)))).toBe(false);
+      expect(await keys.recordKeyUse(key.digest, later(3610), hourAgo(later(3610)))).toBe(false);
+      expect(await lastUse()).toBe(later(10).toISOString());
+      // An hour and a second after it, the next use is recorded.
+      expect(await keys.recordKeyUse(key.digest, later(3611), hourAgo(later(3611)))).toBe(true);
+      expect(await lastUse()).toBe(later(3611).toISOString());
+      // The key's other attributes stay as they were.
+      expect(await keys.findKeyByDigest(key.digest)).toEqual({ ...key, lastUsedAt: later(3611).toISOString() });
+    });
+
+    it('record no use of a key that is not stored, and make no item of it', async () => {
+      const { keys } = storesOf();
+      const digest = newApiKey(randomUUID(), 'demo', NOW).record.digest;
+      expect(await keys.recordKeyUse(digest, NOW, hourAgo(NOW))).toBe(false);
+      expect(await keys.findKeyByDigest(digest)).toBeUndefined();
     });
   });
 });

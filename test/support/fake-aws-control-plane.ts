@@ -14,7 +14,7 @@ import type { TableKey } from '../../shared/store/tables.js';
 export interface FakeApiGatewayKey {
   id: string;
   name: string;
-  tags: Record<string, string>;
+  customerId: string;
   usagePlanId?: string;
 }
 
@@ -68,8 +68,8 @@ export async function startFakeAwsControlPlane(stage: Stage, tables: Record<Tabl
       return response.writeHead(200, { 'content-type': 'text/xml' }).end(describeStacks(stage, outputs));
     }
     if (request.method === 'POST' && url.pathname === '/apikeys') {
-      const { name, tags } = JSON.parse(body) as { name: string; tags: Record<string, string> };
-      const key = { id: randomUUID(), name, tags };
+      const { name, customerId } = JSON.parse(body) as { name: string; customerId: string };
+      const key = { id: randomUUID(), name, customerId };
       apiKeys.push(key);
       return json(response, 201, { id: key.id, name, enabled: true });
     }

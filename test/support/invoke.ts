@@ -23,8 +23,12 @@ export const loadFunction = (name: string): Promise<LambdaHandler | undefined> =
   return handler;
 };
 
-/** A gateway over the demo route table; replace `invoke` to put stubs behind it. */
-export function createTestGateway(options: Partial<Pick<ApiGatewayOptions, 'invoke' | 'throttle' | 'log'>> = {}): ApiGateway {
+/**
+ * A gateway over the demo route table; replace `invoke` to put stubs behind it. It reuses the
+ * authorizer's decisions as the runtime does (AUTHORIZER_CACHE_SECONDS) unless told otherwise;
+ * `now` moves its clock.
+ */
+export function createTestGateway(options: Partial<Pick<ApiGatewayOptions, 'invoke' | 'throttle' | 'log' | 'authorizerCacheSeconds' | 'now'>> = {}): ApiGateway {
   return new ApiGateway({ stage: LOCAL_STAGE, routes, authorizer, invoke: invoker(loadFunction), log: quietLog, ...options });
 }
 

@@ -6,10 +6,12 @@ import {
   type APIGatewayClient,
 } from '@aws-sdk/client-api-gateway';
 import { DescribeStacksCommand, type CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
-import { ApiGatewayKeyRegistry } from '../../infra/cli/api-gateway-keys.js';
 import { stackOutputs } from '../../infra/cli/targets.js';
+import { parseConfig } from '../../shared/config.js';
 import { newApiKey } from '../../shared/domain/merchants.js';
+import { ApiGatewayKeyRegistry, configuredKeyRegistry, localKeyRegistry, usagePlanIdParameter } from '../../shared/store/api-gateway-keys.js';
 
 type Command = { constructor: { name: string }; input: Record<string, unknown> };
 
@@ -36,7 +38,8 @@ describe('ApiGatewayKeyRegistry', () => {
     expect(sent).toEqual([
       {
         command: CreateApiKeyCommand.name,
-        input: expect.objectContaining({ name: `merchant-key-${key.keyId}`, value: key.digest, enabled: true, customerId: key.merchantId }),
+        // No tags: tagging on create takes a grant of its own, which the functions that issue keys do not have.
+        input: { name: `merchant-key-${key.keyId}`, description: `Key ${key.hint} of merchant ${key.merchantId}`, value: key.digest, enabled: true, customerId: key.merchantId },
       },
       { command: CreateUsagePlanKeyCommand.name, input: { usagePlanId: 'plan-7', keyId: 'agw-key-1', keyType: 'API_KEY' } },
     ]);
@@ -61,6 +64,47 @@ describe('ApiGatewayKeyRegistry', () => {
       { command: GetApiKeysCommand.name, input: { nameQuery: `merchant-key-${key.keyId}`, includeValues: false } },
       { command: DeleteApiKeyCommand.name, input: { apiKey: 'a' } },
     ]);
+  });
+});
+
+describe("the usage plan's id in a function", () => {
+  const PARAMETER = '/payment-gateway/prod/usage-plan-id';
+  /** An SSM stand-in holding the plan's id; `failures` calls fail first, as a throttled SSM would. */
+  const ssmWith = (failures = 0) => {
+    let left = failures;
+    return stubClient<SSMClient>((command) => (command instanceof GetParameterCommand && left-- <= 0 ? { Parameter: { Name: PARAMETER, Value: 'plan-9' } } : new Error('ThrottlingException')));
+  };
+
+  it('is read from its parameter when the first key is registered, once per container', async () => {
+    const ssm = ssmWith();
+    const apiGateway = stubClient<APIGatewayClient>((command) => (command instanceof CreateApiKeyCommand ? { id: 'agw-key-3' } : {}));
+    const registry = configuredKeyRegistry({ kind: 'usagePlan', usagePlanParameter: PARAMETER }, { apiGateway: () => apiGateway.client, ssm: () => ssm.client });
+    expect(ssm.sent).toEqual([]);
+    await registry.register(key);
+    await registry.register(key);
+    expect(ssm.sent).toEqual([{ command: GetParameterCommand.name, input: { Name: PARAMETER } }]);
+    expect(apiGateway.sent.filter(({ command }) => command === CreateUsagePlanKeyCommand.name).map(({ input }) => input.usagePlanId)).toEqual(['plan-9', 'plan-9']);
+  });
+
+  it('is read again after a failed read, which is not kept', async () => {
+    const ssm = ssmWith(1);
+    const read = usagePlanIdParameter(ssm.client, PARAMETER);
+    await expect(read()).rejects.toThrow('ThrottlingException');
+    expect(await read()).toBe('plan-9');
+    expect(await read()).toBe('plan-9');
+    expect(ssm.sent).toHaveLength(2);
+  });
+
+  it('comes from the configuration: the parameter in AWS, none on one machine, and a function without either cannot register keys', () => {
+    const { API_KEY_USAGE_PLAN_PARAMETER: _parameter, GATEWAY_API_KEY_REGISTRY: _local, ...bare } = process.env;
+    expect(parseConfig({ ...bare, API_KEY_USAGE_PLAN_PARAMETER: PARAMETER }).apiKeyRegistry).toEqual({ kind: 'usagePlan', usagePlanParameter: PARAMETER });
+    expect(parseConfig({ ...bare, GATEWAY_API_KEY_REGISTRY: 'local' }).apiKeyRegistry).toEqual({ kind: 'local' });
+    expect(() => parseConfig({ ...bare, GATEWAY_API_KEY_REGISTRY: 'aws' })).toThrow(/Invalid environment: GATEWAY_API_KEY_REGISTRY/);
+    const unconfigured = parseConfig(bare).apiKeyRegistry;
+    expect(unconfigured).toBeUndefined();
+    const clients = { apiGateway: () => stubClient<APIGatewayClient>().client, ssm: () => ssmWith().client };
+    expect(configuredKeyRegistry({ kind: 'local' }, clients)).toBe(localKeyRegistry);
+    expect(() => configuredKeyRegistry(unconfigured, clients)).toThrow('Invalid environment: API_KEY_USAGE_PLAN_PARAMETER (AWS) or GATEWAY_API_KEY_REGISTRY=local (one machine) is required');
   });
 });
 
