@@ -29,6 +29,13 @@ const LIVE_PRICES: readonly TableAction[] = ['BatchGetItem'];
  */
 const POSTS_TO_BALANCES = { balances: ['GetItem', 'PutItem'], balanceEntries: ['PutItem'] } as const satisfies Partial<Record<TableKey, readonly TableAction[]>>;
 
+/**
+ * What counting towards a merchant's day totals takes (shared/store/daily-totals.ts): an ADD to
+ * their items, in the same transaction as the change counted. Creating an invoice counts it;
+ * confirming a deposit counts its amount, and the invoice it completes.
+ */
+const COUNTS_DAY_TOTALS = { dailyTotals: ['UpdateItem'] } as const satisfies Partial<Record<TableKey, readonly TableAction[]>>;
+
 /** The names of a table's global secondary indexes. */
 type IndexNameOf<K extends TableKey> = (typeof TABLES)[K] extends { indexes: ReadonlyArray<{ name: infer Name }> } ? Name : never;
 
@@ -159,7 +166,8 @@ export const FUNCTIONS = [
     path: '/api/v2/invoices',
     auth: 'apiKey',
     stages: BOTH,
-    // An order's invoice and its claim are written together; a repeated order reads them back.
+    // An order's invoice, its claim and its count in the day totals are written together; a
+    // repeated order reads them back.
     // Amounts in another currency than the invoice's are converted at the live prices. A
     // direct-open fiat invoice gets its payment at the provider at once, kept on the invoice.
     usesProviders: true,
@@ -169,6 +177,7 @@ export const FUNCTIONS = [
       idempotency: IDEMPOTENCY_RECORDS,
       wallets: ['GetItem', 'PutItem', 'UpdateItem'],
       rates: LIVE_PRICES,
+      ...COUNTS_DAY_TOTALS,
     },
     readsWalletKeys: true,
   },
@@ -212,6 +221,7 @@ export const FUNCTIONS = [
       idempotency: IDEMPOTENCY_RECORDS,
       rates: LIVE_PRICES,
       ...POSTS_TO_BALANCES,
+      ...COUNTS_DAY_TOTALS,
     },
     sendsTo: ['callbacks'],
   },
@@ -333,6 +343,7 @@ export const FUNCTIONS = [
       merchants: ['GetItem'],
       rates: LIVE_PRICES,
       ...POSTS_TO_BALANCES,
+      ...COUNTS_DAY_TOTALS,
     },
     queries: { chain: ['held'], invoices: ['byCustomer'], transactions: ['pendingOnChain'], wallets: ['ownersByFamily'] },
     sendsTo: ['callbacks'],
@@ -387,6 +398,7 @@ export const FUNCTIONS = [
       outbox: ['PutItem', 'UpdateItem'],
       merchants: ['GetItem'],
       ...POSTS_TO_BALANCES,
+      ...COUNTS_DAY_TOTALS,
     },
     sendsTo: ['callbacks'],
   },
@@ -405,6 +417,7 @@ export const FUNCTIONS = [
       outbox: ['PutItem', 'UpdateItem'],
       merchants: ['GetItem'],
       ...POSTS_TO_BALANCES,
+      ...COUNTS_DAY_TOTALS,
     },
     queries: { invoices: ['awaitingProvider'], transactions: ['awaitingProvider'] },
     sendsTo: ['callbacks'],

@@ -3,11 +3,14 @@
  * (docs/operations.md#merchants-and-keys). A new key and callback secret are printed once and never again. It also
  * redelivers the callbacks parked in the local gateway's dead-letter queue (docs/merchant-guide.md#delivery-retries-and-pauses),
  * and keeps the merchants' books: prints balances and entries, adjusts a balance, rebuilds a
- * merchant's books from its transactions (docs/merchant-guide.md#balances).
+ * merchant's books from its transactions (docs/merchant-guide.md#balances), and counts a
+ * merchant's day totals again from its records (docs/operations.md#day-totals).
  */
 import { parseArgs } from 'node:util';
+import { chartDays } from '../../shared/dashboard/volume-chart.js';
 import type { AdjustmentRequest } from '../../shared/domain/balance-service.js';
 import { balanceEntryView, type Balance, type BalanceEntry } from '../../shared/domain/balances.js';
+import type { DayTotals } from '../../shared/domain/daily-totals.js';
 import { merchantUrlProblem, normalizedUrl, type NewMerchantInput } from '../../shared/domain/merchants.js';
 import { Decimal } from '../../shared/domain/money.js';
 import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
@@ -40,6 +43,10 @@ Commands:
       Writes the entries of the merchant's transactions recorded before the books existed (each
       once: running it again writes nothing more), then sets each balance to the sums of its
       entries, and prints what it found.
+  recount-daily-totals --merchant MERCHANT_ID [--json]
+      Counts the merchant's totals of the overview's 30 UTC days (confirmed volume per currency,
+      invoices created and completed) again from its transactions and invoices, and sets them:
+      for merchants whose records predate the totals. Running it again writes the same.
   backfill-addresses [--json]
       Names the owner of every customer's Bitcoin and Tron address, for wallets allocated while
       only EVM addresses were watched, so that the chain watchers see payments to them. Running
@@ -93,6 +100,7 @@ const COMMAND_OPTIONS = {
   balances: ['merchant', 'json'],
   adjust: ['merchant', 'currency', 'amount', 'reason', 'json'],
   'rebuild-balances': ['merchant', 'json'],
+  'recount-daily-totals': ['merchant', 'json'],
   'backfill-addresses': ['json'],
 } as const satisfies Record<string, readonly OptionName[]>;
 const TARGET_OPTIONS: readonly OptionName[] = ['aws', 'stage', 'region', 'help'];
@@ -110,6 +118,7 @@ type Command =
   | { name: 'balances'; merchantId: string; json: boolean }
   | { name: 'adjust'; merchantId: string; adjustment: AdjustmentRequest; json: boolean }
   | { name: 'rebuild-balances'; merchantId: string; json: boolean }
+  | { name: 'recount-daily-totals'; merchantId: string; json: boolean }
   | { name: 'backfill-addresses'; json: boolean };
 
 type Where = { aws: false } | { aws: true; stage: Stage; region?: string };
@@ -187,6 +196,7 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
       return { name, merchantId: values.merchant === undefined ? undefined : id(values, 'merchant'), json: values.json ?? false };
     case 'balances':
     case 'rebuild-balances':
+    case 'recount-daily-totals':
       return { name, merchantId: id(values, 'merchant'), json: values.json ?? false };
     case 'adjust': {
       const amount = required(values, 'amount');
@@ -230,6 +240,21 @@ const entryOf = (entry: BalanceEntry) => ({ ...balanceEntryView(entry), ...(entr
 
 const balanceLine = ({ currency, available, reserved }: Pick<Balance, 'currency' | 'available' | 'reserved'>, entries: number): string =>
   `${currency}  available ${available}  reserved ${reserved}  (${entries} ${entries === 1 ? 'entry' : 'entries'})`;
+
+/** The days that had anything, oldest first: the invoices created and completed, and the volume per currency. */
+function countedDays(days: readonly string[], totals: DayTotals) {
+  const currencies = [...totals.volumes.keys()].sort();
+  return days.flatMap((day) => {
+    const volumes = Object.fromEntries(
+      currencies.flatMap((currency) => {
+        const amount = totals.volumes.get(currency)!.get(day);
+        return amount === undefined ? [] : [[currency, amount]];
+      }),
+    );
+    const invoices = totals.invoices.get(day) ?? { created: 0, completed: 0 };
+    return invoices.created + invoices.completed > 0 || Object.keys(volumes).length > 0 ? [{ day, ...invoices, volumes }] : [];
+  });
+}
 
 const entryLine = (entry: BalanceEntry): string => {
   const { createdAt, type, amount, availableAfter, reservedAfter, transactionId } = balanceEntryView(entry);
@@ -318,6 +343,20 @@ async function run(command: Command, target: Target): Promise<string> {
       return [
         `Booked ${report.booked} transaction${report.booked === 1 ? '' : 's'} of merchant ${command.merchantId} recorded before the books, in ${description}.`,
         ...report.balances.map((check) => `${balanceLine(check, check.entries)}  ${check.corrected ? 'corrected to the sums of its entries' : 'already the sums of its entries'}`),
+        '',
+      ].join('\n');
+    }
+    case 'recount-daily-totals': {
+      const days = chartDays(new Date());
+      const counted = countedDays(days, await target.dailyTotals().recount(command.merchantId, days));
+      const [from, to] = [days[0]!, days.at(-1)!];
+      if (command.json) return json({ merchantId: command.merchantId, from, to, days: counted });
+      return [
+        `Counted the day totals of merchant ${command.merchantId} from ${from} to ${to} (UTC) again in ${description}${counted.length === 0 ? ': nothing on any day.' : ':'}`,
+        ...counted.map(({ day, created, completed, volumes }) => {
+          const volume = Object.entries(volumes).map(([currency, amount]) => `${amount} ${currency}`);
+          return `${day}  invoices created ${created}  completed ${completed}  confirmed volume ${volume.length === 0 ? 'none' : volume.join(', ')}`;
+        }),
         '',
       ].join('\n');
     }
