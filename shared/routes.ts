@@ -10,9 +10,11 @@ import type { TABLES, TableKey } from './store/tables.js';
 /**
  * The DynamoDB actions a function may take on a table, each one it calls (a transaction's Put,
  * Update, Delete and ConditionCheck items need PutItem, UpdateItem, DeleteItem and
- * ConditionCheckItem). No Scan: every read is by key, or a Query of an index in `queries`.
+ * ConditionCheckItem). No Scan: every read is by key, a Query of the table's own key range
+ * (`Query` here: a partition's items in sort-key order, as the day totals are read), or a Query of
+ * an index in `queries`.
  */
-export type TableAction = 'GetItem' | 'BatchGetItem' | 'ConditionCheckItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'ConditionCheckItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
 
 /**
  * What Powertools' idempotency records take: read, claim (a conditional Put), complete (Update),
