@@ -3,7 +3,7 @@ import { httpHandler } from '../shared/http/handler.js';
 import { traced } from '../shared/observability/tracer.js';
 import { routeByName } from '../shared/routes.js';
 import { S3ReportLinks } from '../shared/store/s3-report-links.js';
-import { apiKeyService } from './commons/api-keys.js';
+import { apiKeyServiceWith } from './commons/api-keys.js';
 import { dailyTotals } from './commons/daily-totals.js';
 import { dashboardRequest, dashboardWith, servePage } from './commons/dashboard.js';
 import { reportFilesConfig, reportService } from './commons/reports.js';
@@ -11,7 +11,7 @@ import { reportFilesConfig, reportService } from './commons/reports.js';
 const files = reportFilesConfig();
 const dashboard = dashboardWith({
   reports: reportService({ links: files.kind === 'aws' ? new S3ReportLinks(traced(new S3Client({})), files.bucket) : files.files }),
-  keys: apiKeyService,
+  keys: apiKeyServiceWith({ manages: false }),
   totals: dailyTotals,
 });
 

@@ -10,9 +10,11 @@ import type { TABLES, TableKey } from './store/tables.js';
 /**
  * The DynamoDB actions a function may take on a table, each one it calls (a transaction's Put,
  * Update, Delete and ConditionCheck items need PutItem, UpdateItem, DeleteItem and
- * ConditionCheckItem). No Scan: every read is by key, or a Query of an index in `queries`.
+ * ConditionCheckItem). No Scan: every read is by key, a Query of the table's own key range
+ * (`Query` here: a partition's items in sort-key order, as the day totals are read), or a Query of
+ * an index in `queries`.
  */
-export type TableAction = 'GetItem' | 'BatchGetItem' | 'ConditionCheckItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
+export type TableAction = 'GetItem' | 'BatchGetItem' | 'Query' | 'ConditionCheckItem' | 'PutItem' | 'UpdateItem' | 'DeleteItem';
 
 /**
  * What Powertools' idempotency records take: read, claim (a conditional Put), complete (Update),
@@ -28,6 +30,13 @@ const LIVE_PRICES: readonly TableAction[] = ['BatchGetItem'];
  * entries, each put once, in the same transaction as the state they account for.
  */
 const POSTS_TO_BALANCES = { balances: ['GetItem', 'PutItem'], balanceEntries: ['PutItem'] } as const satisfies Partial<Record<TableKey, readonly TableAction[]>>;
+
+/**
+ * What counting towards a merchant's day totals takes (shared/store/daily-totals.ts): an ADD to
+ * their items, in the same transaction as the change counted. Creating an invoice counts it;
+ * confirming a deposit counts its amount, and the invoice it completes.
+ */
+const COUNTS_DAY_TOTALS = { dailyTotals: ['UpdateItem'] } as const satisfies Partial<Record<TableKey, readonly TableAction[]>>;
 
 /** The names of a table's global secondary indexes. */
 type IndexNameOf<K extends TableKey> = (typeof TABLES)[K] extends { indexes: ReadonlyArray<{ name: infer Name }> } ? Name : never;
@@ -166,7 +175,8 @@ export const FUNCTIONS = [
     path: '/api/v2/invoices',
     auth: 'apiKey',
     stages: BOTH,
-    // An order's invoice and its claim are written together; a repeated order reads them back.
+    // An order's invoice, its claim and its count in the day totals are written together; a
+    // repeated order reads them back.
     // Amounts in another currency than the invoice's are converted at the live prices. A
     // direct-open fiat invoice gets its payment at the provider at once, kept on the invoice.
     usesProviders: true,
@@ -176,6 +186,7 @@ export const FUNCTIONS = [
       idempotency: IDEMPOTENCY_RECORDS,
       wallets: ['GetItem', 'PutItem', 'UpdateItem'],
       rates: LIVE_PRICES,
+      ...COUNTS_DAY_TOTALS,
     },
     readsWalletKeys: true,
   },
@@ -219,6 +230,7 @@ export const FUNCTIONS = [
       idempotency: IDEMPOTENCY_RECORDS,
       rates: LIVE_PRICES,
       ...POSTS_TO_BALANCES,
+      ...COUNTS_DAY_TOTALS,
     },
     sendsTo: ['callbacks'],
   },
@@ -340,6 +352,7 @@ export const FUNCTIONS = [
       merchants: ['GetItem'],
       rates: LIVE_PRICES,
       ...POSTS_TO_BALANCES,
+      ...COUNTS_DAY_TOTALS,
     },
     queries: { chain: ['held'], invoices: ['byCustomer'], transactions: ['pendingOnChain'], wallets: ['ownersByFamily'] },
     sendsTo: ['callbacks'],
@@ -394,6 +407,7 @@ export const FUNCTIONS = [
       outbox: ['PutItem', 'UpdateItem'],
       merchants: ['GetItem'],
       ...POSTS_TO_BALANCES,
+      ...COUNTS_DAY_TOTALS,
     },
     sendsTo: ['callbacks'],
   },
@@ -412,6 +426,7 @@ export const FUNCTIONS = [
       outbox: ['PutItem', 'UpdateItem'],
       merchants: ['GetItem'],
       ...POSTS_TO_BALANCES,
+      ...COUNTS_DAY_TOTALS,
     },
     queries: { invoices: ['awaitingProvider'], transactions: ['awaitingProvider'] },
     sendsTo: ['callbacks'],
@@ -682,7 +697,7 @@ export const FUNCTIONS = [
       outbox: ['BatchGetItem'],
       balances: ['BatchGetItem'],
       reports: ['GetItem'],
-      dailyTotals: ['GetItem'],
+      dailyTotals: ['Query'],
     },
     queries: {
       dashboardUsers: ['byMerchant'],

@@ -232,7 +232,7 @@ export class GatewayFunction extends NodejsFunction {
     this.definition = definition;
     logGroup.grantWrite(role);
 
-    // Item actions on the table, Query on the named indexes: exactly what the entry says.
+    // Actions on the table (item actions, and Query of its own key where named), Query on the named indexes: exactly what the entry says.
     for (const { table, actions, queriedIndexes } of tableGrantsOf(definition)) {
       const { tableArn } = tables[table];
       if (actions.length > 0) role.addToPolicy(new PolicyStatement({ actions: actions.map((action) => `dynamodb:${action}`), resources: [tableArn] }));

@@ -148,7 +148,7 @@ export class GatewayStack extends Stack {
     const monitoring = new GatewayMonitoring(this, { stage, api: api.restApi, functions, queues: messaging.queues, webAcl: routes.webAcl, liveRates, watchedNetworks: networks });
 
     // What operators, the admin CLI and redrives read from the stack.
-    const outputs = { ...monitoring.outputs, ...api.outputs, ...messaging.outputs, ...vault?.outputs, ...reportFiles?.outputs, Stage: { value: stage }, ...data.outputs };
+    const outputs = { ...monitoring.outputs, ...api.outputs, ...messaging.outputs, ...vault?.outputs, ...reportFiles?.outputs, Stage: { value: stage }, PublicBaseUrl: { value: stagePublicBaseUrl, description: 'Where customers, merchants and their people reach the stage: checkout links, the dashboard and its invitations' }, ...data.outputs };
     for (const [outputId, props] of Object.entries(outputs)) new CfnOutput(this, outputId, props);
   }
 }

@@ -5,7 +5,8 @@
 import { ApiKeyService, type ApiKeyView, type KeyRegistry } from '../../shared/domain/api-key-service.js';
 import type { HeldTransfer } from '../../shared/domain/chain-watcher.js';
 import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
-import { Invalid, NotFound } from '../../shared/domain/errors.js';
+import type { DashboardAccess, Invitation, InvitationRequest } from '../../shared/domain/dashboard-access.js';
+import { Conflict, Invalid, NotFound } from '../../shared/domain/errors.js';
 import { newMerchant, onchainDepositsByDefault, takesOnchainDeposits, type Merchant, type NewMerchantInput, type SecretSealer } from '../../shared/domain/merchants.js';
 import type { Stage } from '../../shared/stage.js';
 import type { MerchantStore } from '../../shared/store/merchants.js';
@@ -57,6 +58,15 @@ export class MerchantAdmin {
 
   async revokeKey(merchantId: string, keyId: string): Promise<void> {
     await this.keys.revoke(merchantId, keyId).catch(operatorError(`Merchant ${merchantId} has no key ${keyId}`));
+  }
+
+  /** Invites a person to the merchant's dashboard as `operator`: the invitation and its link's token, shown this once. */
+  async invite(merchantId: string, request: InvitationRequest, access: DashboardAccess<unknown>): Promise<{ token: string; invitation: Invitation }> {
+    if (!(await this.store.getMerchant(merchantId))) throw new AdminError(`No merchant ${merchantId}`);
+    return access.invite(merchantId, request, 'operator').catch((error: unknown) => {
+      if (error instanceof Conflict) throw new AdminError(error.message);
+      throw error;
+    });
   }
 
   /** Turns crediting of on-chain transfers on or off; held ones are credited by the watchers' next runs once on. */

@@ -3,12 +3,16 @@
  * (docs/operations.md#merchants-and-keys). A new key and callback secret are printed once and never again. It also
  * redelivers the callbacks parked in the local gateway's dead-letter queue (docs/merchant-guide.md#delivery-retries-and-pauses),
  * and keeps the merchants' books: prints balances and entries, adjusts a balance, rebuilds a
- * merchant's books from its transactions (docs/merchant-guide.md#balances).
+ * merchant's books from its transactions (docs/merchant-guide.md#balances), and counts a
+ * merchant's day totals again from its records (docs/operations.md#day-totals).
  */
 import { parseArgs } from 'node:util';
+import { chartDays } from '../../shared/dashboard/volume-chart.js';
 import type { AdjustmentRequest } from '../../shared/domain/balance-service.js';
 import { balanceEntryView, type Balance, type BalanceEntry } from '../../shared/domain/balances.js';
 import { apiKeyNameSchema } from '../../shared/domain/api-key-service.js';
+import type { DayTotals } from '../../shared/domain/daily-totals.js';
+import { invitationRequestSchema, type InvitationRequest } from '../../shared/domain/dashboard-access.js';
 import { merchantUrlProblem, normalizedUrl, type NewMerchantInput } from '../../shared/domain/merchants.js';
 import { Decimal } from '../../shared/domain/money.js';
 import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
@@ -27,6 +31,10 @@ Commands:
       merchant sees it in its dashboard (1 to 64 characters; ${CLI_KEY_NAME} unless given). A merchant's
       first key, made by create, is named ${CLI_KEY_NAME}.
   revoke-key --merchant MERCHANT_ID --key KEY_ID
+  invite --merchant MERCHANT_ID --email ADDRESS [--role owner|developer|viewer] [--json]
+      Invites a person to the merchant's dashboard (an owner unless --role says otherwise): prints
+      a one-time link, valid 72 hours, to hand them; the gateway sends no e-mail. A merchant's
+      owners invite the others from the dashboard.
   list [--json]
       Merchants and their keys (ids, names, hints, status and last use; never the keys themselves).
   onchain-deposits --merchant MERCHANT_ID --on|--off [--json]
@@ -44,6 +52,10 @@ Commands:
       Writes the entries of the merchant's transactions recorded before the books existed (each
       once: running it again writes nothing more), then sets each balance to the sums of its
       entries, and prints what it found.
+  recount-daily-totals --merchant MERCHANT_ID [--json]
+      Counts the merchant's totals of the overview's 30 UTC days (confirmed volume per currency,
+      invoices created and completed) again from its transactions and invoices, and sets them:
+      for merchants whose records predate the totals. Running it again writes the same.
   backfill-addresses [--json]
       Names the owner of every customer's Bitcoin and Tron address, for wallets allocated while
       only EVM addresses were watched, so that the chain watchers see payments to them. Running
@@ -74,6 +86,8 @@ const OPTIONS = {
   currency: { type: 'string' },
   amount: { type: 'string' },
   reason: { type: 'string' },
+  email: { type: 'string' },
+  role: { type: 'string' },
   json: { type: 'boolean' },
   on: { type: 'boolean' },
   off: { type: 'boolean' },
@@ -90,6 +104,7 @@ const COMMAND_OPTIONS = {
   create: ['name', 'callback-url', 'return-url', 'fee', 'json'],
   'add-key': ['merchant', 'name', 'json'],
   'revoke-key': ['merchant', 'key'],
+  invite: ['merchant', 'email', 'role', 'json'],
   list: ['json'],
   'redrive-callbacks': ['json'],
   'onchain-deposits': ['merchant', 'on', 'off', 'json'],
@@ -97,6 +112,7 @@ const COMMAND_OPTIONS = {
   balances: ['merchant', 'json'],
   adjust: ['merchant', 'currency', 'amount', 'reason', 'json'],
   'rebuild-balances': ['merchant', 'json'],
+  'recount-daily-totals': ['merchant', 'json'],
   'backfill-addresses': ['json'],
 } as const satisfies Record<string, readonly OptionName[]>;
 const TARGET_OPTIONS: readonly OptionName[] = ['aws', 'stage', 'region', 'help'];
@@ -107,6 +123,7 @@ type Command =
   | { name: 'create'; input: NewMerchantInput; json: boolean }
   | { name: 'add-key'; merchantId: string; keyName?: string; json: boolean }
   | { name: 'revoke-key'; merchantId: string; keyId: string }
+  | { name: 'invite'; merchantId: string; invitation: InvitationRequest; json: boolean }
   | { name: 'list'; json: boolean }
   | { name: 'redrive-callbacks'; json: boolean }
   | { name: 'onchain-deposits'; merchantId: string; on: boolean; json: boolean }
@@ -114,6 +131,7 @@ type Command =
   | { name: 'balances'; merchantId: string; json: boolean }
   | { name: 'adjust'; merchantId: string; adjustment: AdjustmentRequest; json: boolean }
   | { name: 'rebuild-balances'; merchantId: string; json: boolean }
+  | { name: 'recount-daily-totals'; merchantId: string; json: boolean }
   | { name: 'backfill-addresses'; json: boolean };
 
 type Where = { aws: false } | { aws: true; stage: Stage; region?: string };
@@ -188,6 +206,11 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
       return { name, merchantId: id(values, 'merchant'), keyName: keyName(values), json: values.json ?? false };
     case 'revoke-key':
       return { name, merchantId: id(values, 'merchant'), keyId: id(values, 'key') };
+    case 'invite': {
+      const invitation = invitationRequestSchema.safeParse({ email: values.email ?? '', role: values.role ?? 'owner' });
+      if (!invitation.success) throw new UsageError(invitation.error.issues[0]!.path[0] === 'role' ? '--role is owner, developer or viewer' : '--email must be an e-mail address');
+      return { name, merchantId: id(values, 'merchant'), invitation: invitation.data, json: values.json ?? false };
+    }
     case 'list':
     case 'redrive-callbacks':
     case 'backfill-addresses':
@@ -199,6 +222,7 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
       return { name, merchantId: values.merchant === undefined ? undefined : id(values, 'merchant'), json: values.json ?? false };
     case 'balances':
     case 'rebuild-balances':
+    case 'recount-daily-totals':
       return { name, merchantId: id(values, 'merchant'), json: values.json ?? false };
     case 'adjust': {
       const amount = required(values, 'amount');
@@ -243,6 +267,21 @@ const entryOf = (entry: BalanceEntry) => ({ ...balanceEntryView(entry), ...(entr
 const balanceLine = ({ currency, available, reserved }: Pick<Balance, 'currency' | 'available' | 'reserved'>, entries: number): string =>
   `${currency}  available ${available}  reserved ${reserved}  (${entries} ${entries === 1 ? 'entry' : 'entries'})`;
 
+/** The days that had anything, oldest first: the invoices created and completed, and the volume per currency. */
+function countedDays(days: readonly string[], totals: DayTotals) {
+  const currencies = [...totals.volumes.keys()].sort();
+  return days.flatMap((day) => {
+    const volumes = Object.fromEntries(
+      currencies.flatMap((currency) => {
+        const amount = totals.volumes.get(currency)!.get(day);
+        return amount === undefined ? [] : [[currency, amount]];
+      }),
+    );
+    const invoices = totals.invoices.get(day) ?? { created: 0, completed: 0 };
+    return invoices.created + invoices.completed > 0 || Object.keys(volumes).length > 0 ? [{ day, ...invoices, volumes }] : [];
+  });
+}
+
 const entryLine = (entry: BalanceEntry): string => {
   const { createdAt, type, amount, availableAfter, reservedAfter, transactionId } = balanceEntryView(entry);
   const signed = amount.startsWith('-') ? amount : `+${amount}`;
@@ -269,6 +308,13 @@ async function run(command: Command, target: Target): Promise<string> {
       const key = await admin.addKey(command.merchantId, command.keyName);
       if (command.json) return json(key);
       return [`Added key ${key.keyId} to merchant ${key.merchantId}.`, `API key: ${key.apiKey}`, 'It is shown this once; keep it now.', ''].join('\n');
+    }
+    case 'invite': {
+      const { access, publicBaseUrl } = target.dashboard();
+      const { token, invitation } = await admin.invite(command.merchantId, command.invitation, access);
+      const link = `${publicBaseUrl}/dashboard/join/${token}`;
+      if (command.json) return json({ merchantId: invitation.merchantId, email: invitation.email, role: invitation.role, link, expiresAt: invitation.expiresAt });
+      return [`Invited ${invitation.email} (${invitation.role}) to merchant ${invitation.merchantId}'s dashboard.`, `Link: ${link}`, `It works once, until ${invitation.expiresAt}; hand it to them now.`, ''].join('\n');
     }
     case 'revoke-key':
       await admin.revokeKey(command.merchantId, command.keyId);
@@ -335,6 +381,20 @@ async function run(command: Command, target: Target): Promise<string> {
       return [
         `Booked ${report.booked} transaction${report.booked === 1 ? '' : 's'} of merchant ${command.merchantId} recorded before the books, in ${description}.`,
         ...report.balances.map((check) => `${balanceLine(check, check.entries)}  ${check.corrected ? 'corrected to the sums of its entries' : 'already the sums of its entries'}`),
+        '',
+      ].join('\n');
+    }
+    case 'recount-daily-totals': {
+      const days = chartDays(new Date());
+      const counted = countedDays(days, await target.dailyTotals().recount(command.merchantId, days));
+      const [from, to] = [days[0]!, days.at(-1)!];
+      if (command.json) return json({ merchantId: command.merchantId, from, to, days: counted });
+      return [
+        `Counted the day totals of merchant ${command.merchantId} from ${from} to ${to} (UTC) again in ${description}${counted.length === 0 ? ': nothing on any day.' : ':'}`,
+        ...counted.map(({ day, created, completed, volumes }) => {
+          const volume = Object.entries(volumes).map(([currency, amount]) => `${amount} ${currency}`);
+          return `${day}  invoices created ${created}  completed ${completed}  confirmed volume ${volume.length === 0 ? 'none' : volume.join(', ')}`;
+        }),
         '',
       ].join('\n');
     }

@@ -9,10 +9,15 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BalanceService } from '../../shared/domain/balance-service.js';
+import { DailyTotalsRecount } from '../../shared/domain/daily-totals.js';
 import type { Stage } from '../../shared/stage.js';
 import { DynamoBalanceStore, type BalanceTables } from '../../shared/store/balances.js';
 import { ApiGatewayKeyRegistry, localKeyRegistry } from '../../shared/store/api-gateway-keys.js';
+import { dynamoDashboardAccess } from '../../shared/store/dashboard-access.js';
+import type { DashboardAccess } from '../../shared/domain/dashboard-access.js';
 import { DynamoChainStore } from '../../shared/store/chain.js';
+import { DynamoDailyTotalsStore } from '../../shared/store/daily-totals.js';
+import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { DynamoTransactionStore, type TransactionTables } from '../../shared/store/transactions.js';
@@ -30,8 +35,12 @@ export interface Target {
   admin: MerchantAdmin;
   /** The merchants' books: balances, entries, adjustments and the rebuild; a stack deployed before the books has none. */
   books(): BalanceService;
+  /** The recount of a merchant's day totals from its transactions and invoices; a stack deployed before the totals has none. */
+  dailyTotals(): DailyTotalsRecount;
   /** The customers' wallets, to name their addresses' owners. */
   wallets(): DynamoWalletStore;
+  /** The dashboard's users and invitations (docs/merchant-guide.md#dashboard); a stack deployed before the dashboard has none. */
+  dashboard(): { access: DashboardAccess<unknown>; publicBaseUrl: string };
   /** The callback outbox's operator commands; the local gateway only (AWS redrives with SQS). */
   callbacks?: CallbackAdmin;
   /** Releases the SDK clients' connections. */
@@ -57,6 +66,15 @@ const booksOver = (client: DynamoDBDocumentClient, tables: BalanceTables & Trans
     newId: randomUUID,
   });
 
+/** The day totals' recount over the target's tables, from the records the functions write. */
+const dailyTotalsOver = (client: DynamoDBDocumentClient, tables: BalanceTables & TransactionTables, merchants: DynamoMerchantStore): DailyTotalsRecount =>
+  new DailyTotalsRecount({
+    merchants,
+    transactions: new DynamoTransactionStore(client, tables),
+    invoices: new DynamoInvoiceStore(client, tables),
+    totals: new DynamoDailyTotalsStore(client, tables.dailyTotals),
+  });
+
 export async function localTarget(dataDir: string): Promise<Target> {
   const stack = await readRunningStack(dataDir);
   if (!stack) throw new AdminError(`No local gateway is running from ${dataDir}; start it with npm start (or set GATEWAY_DATA_DIR)`);
@@ -66,7 +84,9 @@ export async function localTarget(dataDir: string): Promise<Target> {
   return {
     description: `the local gateway at ${stack.baseUrl}`,
     books: () => booksOver(documentClient(client), stack.tables, store),
+    dailyTotals: () => dailyTotalsOver(documentClient(client), stack.tables, store),
     wallets: () => new DynamoWalletStore(documentClient(client), stack.tables.wallets),
+    dashboard: () => ({ access: dynamoDashboardAccess(documentClient(client), stack.tables, new KeyFileDataKeySource(stack.vaultKeyFile)), publicBaseUrl: stack.baseUrl }),
     admin: new MerchantAdmin(
       store,
       localKeyRegistry,
@@ -117,30 +137,41 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
   const kms = new KMSClient({ region });
   const secrets = new CallbackSecretVault(new KmsDataKeySource(kms, outputs.VaultKeyArn!));
   const store = new DynamoMerchantStore(documentClient(dynamo), { merchants: outputs.TableMerchants!, apiKeys: outputs.TableApiKeys! });
-  const books = (): BalanceService => {
-    const tables = ['TableTransactions', 'TableInvoices', 'TableOutbox', 'TableUniques', 'TableBalances', 'TableBalanceEntries'] as const;
+  /** The tables of the money's records: the books and the day totals work on them. */
+  const ledgerTables = (): BalanceTables & TransactionTables => {
+    const tables = ['TableTransactions', 'TableInvoices', 'TableOutbox', 'TableUniques', 'TableBalances', 'TableBalanceEntries', 'TableDailyTotals'] as const;
     const lacking = tables.filter((name) => !outputs[name]);
     if (lacking.length > 0) throw new AdminError(`The stack PaymentGateway-${stage} lacks the outputs ${lacking.join(', ')}: deploy this version first`);
-    return booksOver(
-      documentClient(dynamo),
-      {
-        transactions: outputs.TableTransactions!,
-        invoices: outputs.TableInvoices!,
-        outbox: outputs.TableOutbox!,
-        uniques: outputs.TableUniques!,
-        balances: outputs.TableBalances!,
-        balanceEntries: outputs.TableBalanceEntries!,
-      },
-      store,
-    );
+    return {
+      transactions: outputs.TableTransactions!,
+      invoices: outputs.TableInvoices!,
+      outbox: outputs.TableOutbox!,
+      uniques: outputs.TableUniques!,
+      balances: outputs.TableBalances!,
+      balanceEntries: outputs.TableBalanceEntries!,
+      dailyTotals: outputs.TableDailyTotals!,
+    };
   };
   const wallets = (): DynamoWalletStore => {
     if (!outputs.TableWallets) throw new AdminError(`The stack PaymentGateway-${stage} lacks the output TableWallets: deploy this version first`);
     return new DynamoWalletStore(documentClient(dynamo), outputs.TableWallets);
   };
+  const dashboard = () => {
+    const tables = ['TableDashboardUsers', 'TableDashboardInvitations', 'TableDashboardSessions', 'TableAuditLog', 'PublicBaseUrl'] as const;
+    const lacking = tables.filter((name) => !outputs[name]);
+    if (lacking.length > 0) throw new AdminError(`The stack PaymentGateway-${stage} lacks the outputs ${lacking.join(', ')}: deploy this version first`);
+    const access = dynamoDashboardAccess(
+      documentClient(dynamo),
+      { dashboardUsers: outputs.TableDashboardUsers!, dashboardInvitations: outputs.TableDashboardInvitations!, dashboardSessions: outputs.TableDashboardSessions!, auditLog: outputs.TableAuditLog! },
+      new KmsDataKeySource(kms, outputs.VaultKeyArn!),
+    );
+    return { access, publicBaseUrl: outputs.PublicBaseUrl!.replace(/\/+$/, '') };
+  };
   return {
     description: `the ${stage} stage in AWS${outputs.RestApiId ? ` (REST API ${outputs.RestApiId})` : ''}`,
-    books,
+    dashboard,
+    books: () => booksOver(documentClient(dynamo), ledgerTables(), store),
+    dailyTotals: () => dailyTotalsOver(documentClient(dynamo), ledgerTables(), store),
     wallets,
     admin: new MerchantAdmin(store, new ApiGatewayKeyRegistry(apiGateway, outputs.UsagePlanId!), secrets, new DynamoChainStore(documentClient(dynamo), outputs.TableChain!), stage),
     close: () => {

@@ -46,12 +46,12 @@ export function accessRequestsOf(commandName: string, input: Record<string, unkn
   }
 }
 
-/** Whether the function's grants allow the request: item actions on the table itself, Query on a granted index only. */
+/** Whether the function's grants allow the request: actions on the table itself (a Query of its own key among them), Query on a granted index only. */
 export function grantsAllow(fn: Pick<GatewayFunction, 'tables' | 'queries'>, { action, table, index }: TableAccessRequest): boolean {
   const key = TABLE_KEYS.find((candidate) => process.env[tableEnvVar(candidate)] === table);
   const grant = key && tableGrantsOf(fn).find((candidate) => candidate.table === key);
   if (!grant) return false;
-  if (action === 'Query') return index !== undefined && grant.queriedIndexes.includes(index);
+  if (action === 'Query' && index !== undefined) return grant.queriedIndexes.includes(index);
   return index === undefined && (grant.actions as readonly string[]).includes(action);
 }
 

@@ -3,22 +3,18 @@
  * the API's functions use (docs/architecture.md#the-dashboard), never a table of its own.
  */
 import type { RenderedPage } from '../checkout/document.js';
-import type { ApiKey, MerchantSettings, MerchantView, RotatedSecret } from '../domain/merchants.js';
+import type { ApiKeyView, IssuedApiKey } from '../domain/api-key-service.js';
+import type { MerchantSettings, MerchantView, RotatedSecret } from '../domain/merchants.js';
 import type { DashboardAccess } from '../domain/dashboard-access.js';
 import type { BalanceView } from '../domain/balances.js';
 import type { CallbackDelivery } from '../domain/callbacks.js';
+import type { DailyTotals } from '../domain/daily-totals.js';
 import type { InvoiceView } from '../domain/invoice-views.js';
 import type { ListInvoicesQuery } from '../domain/invoice-requests.js';
 import type { Page } from '../domain/pagination.js';
 import type { CreateReportRequest, ReportView } from '../domain/reports.js';
 import type { ListTransactionsQuery, TransactionView } from '../domain/transactions.js';
 import type { DashboardContext } from './document.js';
-
-/** A merchant's totals of the chart's days: confirmed volume per currency and day, invoices created and completed per day. */
-export interface DayTotals {
-  volumes: ReadonlyMap<string, ReadonlyMap<string, string>>;
-  invoices: ReadonlyMap<string, { created: number; completed: number }>;
-}
 
 /** A report as the reports page lists it. */
 export interface ReportSummary {
@@ -58,11 +54,11 @@ export interface DashboardServices {
     view(merchantId: string, id: string): Promise<ReportView>;
     recent(merchantId: string): Promise<ReportSummary[]>;
   };
-  totals: { lastDays(merchantId: string, days: readonly string[]): Promise<DayTotals> };
+  totals: DailyTotals;
   keys: {
-    list(merchantId: string): Promise<ApiKey[]>;
-    issue(merchantId: string, name: string): Promise<{ keyId: string; apiKey: string }>;
-    revoke(merchantId: string, keyId: string): Promise<void>;
+    list(merchantId: string): Promise<ApiKeyView[]>;
+    issue(merchantId: string, name: string): Promise<IssuedApiKey>;
+    revoke(merchantId: string, keyId: string): Promise<ApiKeyView>;
   };
   clock: () => Date;
 }

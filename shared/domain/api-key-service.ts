@@ -81,7 +81,8 @@ export interface ApiKeyServiceDeps {
   keys: ApiKeyStore;
   /** A key is issued to a merchant that exists. */
   merchants: MerchantProfiles;
-  registry: KeyRegistry;
+  /** Where keys are registered; only functions that issue or revoke keys have one (`managesApiKeys`). */
+  registry?: KeyRegistry;
   /** The environment in the key's text: `gw_{stage}_…`. */
   stage: Stage;
   clock: () => Date;
@@ -98,12 +99,13 @@ export class ApiKeyService {
     if (!parsed.success) throw Invalid.of('name', `name ${parsed.error.issues[0]!.message}`);
     if (!(await this.deps.merchants.getMerchant(merchantId))) throw new NotFound('Merchant');
     const { text, record } = newApiKey(merchantId, this.deps.stage, this.deps.clock(), { name: parsed.data.name });
-    await this.deps.registry.register(record);
+    const registry = this.registry();
+    await registry.register(record);
     try {
       await this.deps.keys.addKey(record);
     } catch (error) {
       // Unstored, the key gets through nowhere; the gateway's copy would only take a place in its quota.
-      await this.deps.registry.unregister(record).catch(() => undefined);
+      await registry.unregister(record).catch(() => undefined);
       throw error;
     }
     return { apiKey: text, key: apiKeyView(record) };
@@ -116,10 +118,11 @@ export class ApiKeyService {
    * a revocation the gateway failed is finished by repeating it. Another merchant's key is not found.
    */
   async revoke(merchantId: string, keyId: string): Promise<ApiKeyView> {
+    const registry = this.registry();
     const key = isUuid(keyId) ? (await this.deps.keys.listKeys(merchantId)).find((candidate) => candidate.keyId === keyId) : undefined;
     const now = this.deps.clock();
     if (!key || !(await this.deps.keys.revokeKey(merchantId, keyId, now))) throw new NotFound(KEY);
-    await this.deps.registry.unregister(key);
+    await registry.unregister(key);
     return apiKeyView({ ...key, status: 'revoked', revokedAt: key.revokedAt ?? now.toISOString() });
   }
 
@@ -127,5 +130,10 @@ export class ApiKeyService {
   async list(merchantId: string): Promise<ApiKeyView[]> {
     const keys = await this.deps.keys.listKeys(merchantId);
     return keys.sort((a, b) => b.createdAt.localeCompare(a.createdAt) || a.keyId.localeCompare(b.keyId)).map(apiKeyView);
+  }
+
+  private registry(): KeyRegistry {
+    if (!this.deps.registry) throw new Error('This API key service was given no registry: it lists keys only');
+    return this.deps.registry;
   }
 }

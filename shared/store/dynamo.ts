@@ -2,6 +2,7 @@
  * The container's DynamoDB document client. The endpoint comes from the SDK's own settings
  * (`AWS_ENDPOINT_URL_DYNAMODB` points it at DynamoDB Local).
  */
+import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateQuery, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { CommitResult } from '../domain/transaction-service.js';
@@ -63,6 +64,9 @@ export function queryPartition(client: DynamoDBDocumentClient, tableName: string
     ExpressionAttributeValues: { ':value': value },
   });
 }
+
+/** Which of `shards` items an id's writes go to: the same wherever it is computed, and spread evenly over them. */
+export const shardOf = (id: string, shards: number): number => createHash('sha256').update(id).digest()[0]! % shards;
 
 /** BatchGetItem's limit on keys per call. */
 export const BATCH_GET_LIMIT = 100;

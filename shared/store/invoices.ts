@@ -1,15 +1,16 @@
-/** Invoices in DynamoDB, with their per-merchant orderId claims and the sparse expiry index. */
-import { createHash } from 'node:crypto';
+/** Invoices in DynamoDB, with their per-merchant orderId claims, the sparse expiry index, and their count in the merchant's day totals. */
 import { GetCommand, paginateQuery, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CustomerDetails, Invoice, InvoiceStatus } from '../domain/invoices.js';
 import type { InvoiceFilters } from '../domain/invoice-requests.js';
 import type { ProviderPayment } from '../domain/providers.js';
 import { noPayments } from '../domain/payments.js';
 import type { CheckoutInvoices } from '../domain/checkout-service.js';
+import { countOfNewInvoice } from '../domain/daily-totals.js';
 import type { CreateOutcome, DueInvoice, InvoiceRepository } from '../domain/invoice-service.js';
 import type { ExpiringInvoices, ExpiryAnnouncement } from '../domain/invoice-expiry.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
-import { commitTransaction, isConditionFailure, isTransactionConflict, queryAll, queryPartition } from './dynamo.js';
+import { commitTransaction, isConditionFailure, isTransactionConflict, queryAll, queryPartition, shardOf } from './dynamo.js';
+import { dailyTotalWrites } from './daily-totals.js';
 import { outboxPut } from './outbox.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 import { Conflict, Invalid } from '../domain/errors.js';
@@ -24,7 +25,7 @@ import { orderClaimId } from '../domain/claims.js';
 export const EXPIRY_SHARDS = 8;
 
 export function expiryShardOf(invoiceId: string): string {
-  return `open#${createHash('sha256').update(invoiceId).digest()[0]! % EXPIRY_SHARDS}`;
+  return `open#${shardOf(invoiceId, EXPIRY_SHARDS)}`;
 }
 
 /** Key of the `byCustomer` index: a customer's invoices. */
@@ -65,11 +66,12 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoices, 
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
-    private readonly tables: { invoices: string; uniques: string; outbox?: string },
+    private readonly tables: { invoices: string; uniques: string; dailyTotals: string; outbox?: string },
   ) {
     this.pager = new IndexPager(client);
   }
 
+  /** The invoice with its orderId's claim and its count on the day it is created, together or not at all. */
   async create(invoice: Invoice): Promise<CreateOutcome> {
     const claimId = orderClaimId(invoice.merchantId, invoice.orderId);
     let lost: unknown;
@@ -92,6 +94,7 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoices, 
                   ConditionExpression: 'attribute_not_exists(id)',
                 },
               },
+              ...dailyTotalWrites(this.tables.dailyTotals, [countOfNewInvoice(invoice)]),
             ],
           }),
         );

@@ -7,7 +7,7 @@
 import type { GatewayFunction, TableAction } from '../routes.js';
 import type { TableKey } from './tables.js';
 
-/** One table's grant: item actions on the table itself, and Query on the named indexes only. */
+/** One table's grant: actions on the table itself (item actions, a Query of its own key), and Query on the named indexes only. */
 export interface TableGrant {
   table: TableKey;
   actions: readonly TableAction[];

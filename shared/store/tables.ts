@@ -195,6 +195,17 @@ export const TABLES = {
       },
     ],
   },
+  /**
+   * Each merchant's totals per UTC day for its dashboard's overview (shared/store/daily-totals.ts):
+   * `dayKey` `YYYY-MM-DD#volume#CUR` holds the confirmed deposit volume in a currency,
+   * `YYYY-MM-DD#invoices#N` the invoices created and completed (counted on one of a few items per
+   * day), each added to in the same transaction as the change it counts. A month of them is one
+   * Query of the merchant's key range.
+   */
+  dailyTotals: {
+    partitionKey: { name: 'merchantId', type: 'S' },
+    sortKey: { name: 'dayKey', type: 'S' },
+  },
   /** Uniqueness claims (a merchant's orderId, a UTR), written in the same transaction as the record they guard. */
   uniques: {
     partitionKey: { name: 'id', type: 'S' },

@@ -1,11 +1,13 @@
 /**
  * Transactions in DynamoDB. Every write that moves money is one transaction with the invoice
  * change it causes (conditional on the invoice state it was decided on), the balance entries it
- * brings (balances.ts) and the callback it owes.
+ * brings (balances.ts), what it adds to the merchant's day totals (daily-totals.ts) and the
+ * callback it owes.
  */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BalancePosting } from '../domain/balances.js';
 import type { CallbackEntry } from '../domain/callbacks.js';
+import { countsOfLedgerWrite } from '../domain/daily-totals.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import type { InvoiceUpdate } from '../domain/payments.js';
 import type { ReportRange } from '../domain/report-service.js';
@@ -15,6 +17,7 @@ import { commitTransaction, createdRangeQuery, isConditionFailure, queryItems, q
 import { invoiceStatusKey } from './invoices.js';
 import { outboxPut } from './outbox.js';
 import { postingWrites, type BalanceTables } from './balances.js';
+import { dailyTotalWrites } from './daily-totals.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 
 export interface TransactionTables extends BalanceTables {
@@ -22,6 +25,7 @@ export interface TransactionTables extends BalanceTables {
   invoices: string;
   outbox: string;
   uniques: string;
+  dailyTotals: string;
 }
 
 /** Keys of the merchant's listing indexes: JSON [merchantId, value]. */
@@ -146,7 +150,11 @@ export class DynamoTransactionStore implements Ledger {
     return Item ? { id, owner: Item.owner as Record<string, string> } : undefined;
   }
 
-  /** A new transaction with the invoice change it brings, its balance entries, its callbacks (its own when it is final, an invoice event), and the claims it takes. */
+  /**
+   * A new transaction with the invoice change it brings, its balance entries and what they count
+   * towards the day totals, its callbacks (its own when it is final, an invoice event), and the
+   * claims it takes.
+   */
   async insert(
     transaction: Transaction,
     options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[] } = {},
@@ -155,6 +163,7 @@ export class DynamoTransactionStore implements Ledger {
       { Put: { TableName: this.tables.transactions, Item: transactionItem(transaction), ConditionExpression: 'attribute_not_exists(id)' } },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction)] : []),
       ...(options.posting ? postingWrites(this.tables, options.posting) : []),
+      ...dailyTotalWrites(this.tables.dailyTotals, countsOfLedgerWrite(transaction, options.posting, options.invoice)),
       ...(options.callbacks ?? []).map((callback) => outboxPut(this.tables.outbox, callback)),
       ...(options.claims ?? []).map((claim) => ({
         Put: {
@@ -166,7 +175,7 @@ export class DynamoTransactionStore implements Ledger {
     ]);
   }
 
-  /** Moves a transaction from `from` to its new state (already applied to `next`), with the invoice change, balance entries and callbacks. */
+  /** Moves a transaction from `from` to its new state (already applied to `next`), with the invoice change, balance entries and their day totals, and callbacks. */
   async transition(
     next: Transaction,
     from: TransactionStatus,
@@ -184,6 +193,7 @@ export class DynamoTransactionStore implements Ledger {
       },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, next)] : []),
       ...(options.posting ? postingWrites(this.tables, options.posting) : []),
+      ...dailyTotalWrites(this.tables.dailyTotals, countsOfLedgerWrite(next, options.posting, options.invoice)),
       ...(options.callbacks ?? []).map((callback) => outboxPut(this.tables.outbox, callback)),
       ...(options.releaseClaims ?? []).map((id) => ({ Delete: { TableName: this.tables.uniques, Key: { id } } })),
     ]);
@@ -192,6 +202,9 @@ export class DynamoTransactionStore implements Ledger {
   /**
    * Books a transaction recorded before the books existed: its entries (`posting`), written with
    * the mark that they are, only if it is still in the state they were computed from and unbooked.
+   * It counts nothing towards the day totals: a deposit booked so was confirmed before the books,
+   * and so before the totals, existed; its day is counted by the recount of the merchant's totals
+   * (DailyTotalsRecount), which sets them instead of adding, so neither counts it twice.
    */
   async book(transaction: Transaction, posting: BalancePosting): Promise<CommitResult> {
     return commitTransaction(this.client, [

@@ -56,7 +56,8 @@ describe('the tables', () => {
     for (const key of TABLE_KEYS) {
       const { Table } = await client.send(new DescribeTableCommand({ TableName: names[key] }));
       const definition = TABLES[key];
-      expect(Table?.KeySchema).toEqual([{ AttributeName: definition.partitionKey.name, KeyType: 'HASH' }]);
+      const sortKey = 'sortKey' in definition ? [{ AttributeName: definition.sortKey.name, KeyType: 'RANGE' }] : [];
+      expect(Table?.KeySchema).toEqual([{ AttributeName: definition.partitionKey.name, KeyType: 'HASH' }, ...sortKey]);
       const indexes = 'indexes' in definition ? definition.indexes : [];
       expect((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName).sort()).toEqual(indexes.map((i) => i.name).sort());
     }

@@ -2,7 +2,8 @@
  * The in-memory stores the service tests run on (test/support/memory) hold to the DynamoDB
  * stores' contract: every scenario here runs on both, and each write is made or refused alike,
  * by the same conditions (the orderId and uniqueness claims, the invoice as a deposit read it,
- * the state a transaction moves from, the cursor a run read). Other test files share the tables,
+ * the state a transaction moves from, the cursor a run read), counting towards the day totals
+ * with it or not at all. Other test files share the tables,
  * so every scenario uses ids, merchants, providers and networks of its own.
  */
 import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
@@ -15,6 +16,7 @@ import type { BalanceStore } from '../../shared/domain/balance-service.js';
 import { movementsOf, post } from '../../shared/domain/balances.js';
 import type { ChainCursor } from '../../shared/domain/chain.js';
 import type { ChainState, HeldTransfer } from '../../shared/domain/chain-watcher.js';
+import type { DailyCount, DailyTotalsStore } from '../../shared/domain/daily-totals.js';
 import { Conflict } from '../../shared/domain/errors.js';
 import type { InvoiceRepository } from '../../shared/domain/invoice-service.js';
 import type { ExpiringInvoices } from '../../shared/domain/invoice-expiry.js';
@@ -28,6 +30,7 @@ import type { Ledger } from '../../shared/domain/transaction-service.js';
 import { depositTransaction, type Transaction, type TransactionProvider } from '../../shared/domain/transactions.js';
 import { DynamoBalanceStore } from '../../shared/store/balances.js';
 import { DynamoChainStore } from '../../shared/store/chain.js';
+import { DynamoDailyTotalsStore } from '../../shared/store/daily-totals.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
@@ -36,6 +39,7 @@ import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 import { MemoryApiKeys } from '../support/memory/api-keys.js';
 import { MemoryBalanceStore } from '../support/memory/balances.js';
 import { MemoryChainState } from '../support/memory/chain-state.js';
+import { MemoryDailyTotals } from '../support/memory/daily-totals.js';
 import { invoiceRequest } from '../support/memory/gateway.js';
 import { MemoryInvoiceStore } from '../support/memory/invoice-store.js';
 import { MemoryLedger } from '../support/memory/ledger.js';
@@ -56,6 +60,7 @@ interface Stores {
   };
   chain: ChainState;
   keys: ApiKeyStore & KeyUseRecorder & { findKeyByDigest(digest: string): Promise<ApiKey | undefined> };
+  totals: DailyTotalsStore;
   /** The callback owed under a `webhook-id`, as the outbox holds it. */
   owedCallback(id: string): Promise<{ transactionId?: string } | undefined>;
 }
@@ -69,15 +74,17 @@ function dynamoStores(): Stores {
     ledger: new DynamoTransactionStore(documentClient, tables),
     chain: new DynamoChainStore(documentClient, tables.chain),
     keys: new DynamoMerchantStore(documentClient, tables),
+    totals: new DynamoDailyTotalsStore(documentClient, tables.dailyTotals),
     owedCallback: (id) => outbox.get(id),
   };
 }
 
 function memoryStores(): Stores {
-  const invoices = new MemoryInvoiceStore();
+  const totals = new MemoryDailyTotals();
+  const invoices = new MemoryInvoiceStore(totals);
   const balances = new MemoryBalanceStore();
-  const ledger = new MemoryLedger(invoices, balances);
-  return { invoices, balances, ledger, chain: new MemoryChainState(), keys: new MemoryApiKeys(), owedCallback: async (id) => ledger.callback(id) };
+  const ledger = new MemoryLedger(invoices, balances, totals);
+  return { invoices, balances, ledger, chain: new MemoryChainState(), keys: new MemoryApiKeys(), totals, owedCallback: async (id) => ledger.callback(id) };
 }
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -330,6 +337,110 @@ describe.each([
       expect(await balances.replace(fixed, { entryCount: 2, available: '7.50', reserved: '0.00' })).toBe('stale');
       expect(await balances.replace(fixed, read)).toBe('committed');
       expect(await balances.get(merchantId, 'INR')).toEqual(fixed);
+    });
+  });
+
+  describe('the day totals', () => {
+    const [DAY, NEXT_DAY] = ['2026-06-01', '2026-06-02'];
+    const at = (time: string) => new Date(time);
+
+    /** A deposit on the invoice as stored now, written at `now` with its invoice change and the entries of its state on the balance as it is. */
+    async function deposit({ invoices, balances, ledger }: Stores, invoiceId: string, amount: string, status: Transaction['status'], now: Date) {
+      const invoice = (await invoices.get(invoiceId))!;
+      const transaction = depositTransaction(invoice, { id: randomUUID(), amount: new Decimal(amount), currency: invoice.paymentCurrency, status, network: null, transactionHash: null, now }, '0');
+      const outcome = invoiceAfterDeposit(invoice, transaction, true, now);
+      if ('refused' in outcome) throw new Error(`The invoice refuses the deposit: ${outcome.refused}`);
+      expect(await ledger.insert(transaction, { invoice: outcome.update, posting: await postingOf(balances, transaction) })).toBe('committed');
+      return transaction;
+    }
+
+    /** The entries of the transaction's state on its balance as it is; none when its state has none. */
+    async function postingOf(balances: BalanceStore, transaction: Transaction) {
+      const movements = movementsOf(transaction);
+      const { merchantId, currency, id, updatedAt } = transaction;
+      return movements.length === 0 ? undefined : post(await balances.get(merchantId, currency), movements, { merchantId, currency, transactionId: id, at: updatedAt });
+    }
+
+    it("count a confirmed deposit's amount exactly on the UTC day it is confirmed, and nothing of one pending or failed", async () => {
+      const stores = storesOf();
+      const merchantId = randomUUID();
+      const usdt = newInvoice({ baseCurrency: 'USDT', amount: 25 }, merchantId, at(`${DAY}T12:00:00.000Z`));
+      const eth = newInvoice({ baseCurrency: 'ETH', amount: 1 }, merchantId, at(`${DAY}T12:00:00.000Z`));
+      for (const invoice of [usdt, eth]) await stores.invoices.create(invoice);
+
+      await deposit(stores, usdt.id, '0.1', 'confirmed', at(`${DAY}T12:01:00.000Z`));
+      await deposit(stores, usdt.id, '0.2', 'confirmed', at(`${DAY}T23:59:59.999Z`));
+      await deposit(stores, usdt.id, '0.4', 'confirmed', at(`${NEXT_DAY}T00:00:00.000Z`));
+      await deposit(stores, eth.id, '123456789.123456789012345678', 'confirmed', at(`${DAY}T13:00:00.000Z`));
+      await deposit(stores, eth.id, '0.000000000000000001', 'confirmed', at(`${DAY}T13:01:00.000Z`));
+      const pending = await deposit(stores, usdt.id, '5', 'processing', at(`${NEXT_DAY}T01:00:00.000Z`));
+      await deposit(stores, usdt.id, '6', 'failed', at(`${NEXT_DAY}T01:00:00.000Z`));
+      const failed = { ...pending, status: 'failed' as const, updatedAt: at(`${NEXT_DAY}T02:00:00.000Z`).toISOString() };
+      expect(await stores.ledger.transition(failed, 'processing', {})).toBe('committed');
+
+      expect(await stores.totals.lastDays(merchantId, [DAY, NEXT_DAY])).toEqual({
+        volumes: new Map([
+          ['USDT', new Map([[DAY, '0.300000'], [NEXT_DAY, '0.400000']])],
+          ['ETH', new Map([[DAY, '123456789.123456789012345679']])],
+        ]),
+        // The first ETH deposit paid its invoice; the USDT one is still short.
+        invoices: new Map([[DAY, { created: 2, completed: 1 }]]),
+      });
+      expect(await stores.totals.lastDays(merchantId, [NEXT_DAY])).toEqual({ volumes: new Map([['USDT', new Map([[NEXT_DAY, '0.400000']])]]), invoices: new Map() });
+      expect(await stores.totals.lastDays(randomUUID(), [DAY, NEXT_DAY])).toEqual({ volumes: new Map(), invoices: new Map() });
+    });
+
+    it('count an invoice once on the day it is created, and a deposit settled from pending and the invoice it completes on the day it settles, once', async () => {
+      const stores = storesOf();
+      const { invoices, balances, ledger, totals } = stores;
+      const invoice = newInvoice({}, randomUUID(), at(`${DAY}T23:00:00.000Z`));
+      await invoices.create(invoice);
+      expect((await invoices.create({ ...invoice, id: randomUUID() })).created).toBe(false);
+      const pending = await deposit(stores, invoice.id, '1500', 'processing', at(`${DAY}T23:59:59.999Z`));
+      expect(await totals.lastDays(invoice.merchantId, [DAY, NEXT_DAY])).toEqual({ volumes: new Map(), invoices: new Map([[DAY, { created: 1, completed: 0 }]]) });
+
+      const settledAt = at(`${NEXT_DAY}T00:00:00.000Z`);
+      const confirmed = { ...pending, status: 'confirmed' as const, updatedAt: settledAt.toISOString() };
+      const settlement = invoiceAfterDeposit((await invoices.get(invoice.id))!, confirmed, false, settledAt);
+      if ('refused' in settlement) throw new Error('A settlement is never refused');
+      const posting = await postingOf(balances, confirmed);
+      expect(await ledger.transition(confirmed, 'processing', { invoice: settlement.update, posting })).toBe('committed');
+      // The same settlement again, as a retry after a lost answer would make it: refused, nothing counted twice.
+      expect(await ledger.transition(confirmed, 'processing', { invoice: settlement.update, posting })).toBe('stale');
+      expect(await ledger.insert(confirmed, { invoice: settlement.update, posting })).toBe('stale');
+
+      expect(await totals.lastDays(invoice.merchantId, [DAY, NEXT_DAY])).toEqual({
+        volumes: new Map([['TRY', new Map([[NEXT_DAY, '1500.00']])]]),
+        invoices: new Map([
+          [DAY, { created: 1, completed: 0 }],
+          [NEXT_DAY, { created: 0, completed: 1 }],
+        ]),
+      });
+    });
+
+    it("replace a merchant's days with the sums of the counts given, the same however often, and leave its other days", async () => {
+      const { totals } = storesOf();
+      const merchantId = randomUUID();
+      const created = (day: string): DailyCount => ({ kind: 'invoice', merchantId, day, invoiceId: randomUUID(), event: 'created' });
+      const volume = (day: string, amount: string): DailyCount => ({ kind: 'volume', merchantId, day, currency: 'BTC', amount });
+      const counts = [...Array.from({ length: 20 }, () => created(DAY)), created(NEXT_DAY), volume(DAY, '0.1'), volume(DAY, '0.2'), volume(NEXT_DAY, '1')];
+      const expected = {
+        volumes: new Map([['BTC', new Map([[DAY, '0.30000000'], [NEXT_DAY, '1.00000000']])]]),
+        invoices: new Map([
+          [DAY, { created: 20, completed: 0 }],
+          [NEXT_DAY, { created: 1, completed: 0 }],
+        ]),
+      };
+      await totals.replace(merchantId, [DAY, NEXT_DAY], counts);
+      await totals.replace(merchantId, [DAY, NEXT_DAY], counts);
+      expect(await totals.lastDays(merchantId, [DAY, NEXT_DAY])).toEqual(expected);
+
+      // Counts outside the days given, or of another merchant, are not the replacement's.
+      await totals.replace(merchantId, [DAY], [volume(NEXT_DAY, '5'), { ...created(DAY), merchantId: randomUUID() }]);
+      expect(await totals.lastDays(merchantId, [DAY, NEXT_DAY])).toEqual({
+        volumes: new Map([['BTC', new Map([[NEXT_DAY, '1.00000000']])]]),
+        invoices: new Map([[NEXT_DAY, { created: 1, completed: 0 }]]),
+      });
     });
   });
 

@@ -10,6 +10,7 @@ import { invoker } from '../../infra/local/functions.js';
 import { AccessDeniedException, accessRequestsOf, holdToTableGrants, runAs } from '../../infra/local/table-grants.js';
 import { config } from '../../shared/config.js';
 import { FUNCTIONS, type GatewayFunction } from '../../shared/routes.js';
+import { DynamoDailyTotalsStore } from '../../shared/store/daily-totals.js';
 import { documentClient, dynamoClient } from '../../shared/store/dynamo.js';
 import { createTestGateway, invoke, loadFunction } from '../support/invoke.js';
 
@@ -67,6 +68,16 @@ describe('a function running locally', () => {
     await expect(runAs(entry('get-invoice'), () => documentClient.send(checkInvoiceAndWriteTransaction('ConditionCheck')))).rejects.toThrow(
       /get-invoice is not authorized to perform dynamodb:ConditionCheckItem/,
     );
+  });
+
+  it("queries a table's own key range only with Query in its entry for that table, and an index only as `queries` names it", async () => {
+    const readTotals = () => new DynamoDailyTotalsStore(documentClient, tables().dailyTotals).lastDays(randomUUID(), ['2026-06-01']);
+    const reader = (grants: GatewayFunction['tables']): GatewayFunction => ({ ...entry('get-invoice'), tables: grants });
+    await expect(runAs(reader({ dailyTotals: ['Query'] }), readTotals)).resolves.toEqual({ volumes: new Map(), invoices: new Map() });
+    await expect(runAs(reader({ dailyTotals: ['GetItem', 'UpdateItem'] }), readTotals)).rejects.toThrow(
+      new AccessDeniedException(`get-invoice is not authorized to perform dynamodb:Query on ${tables().dailyTotals}: its route-table entry does not allow it (shared/routes.ts)`),
+    );
+    await expect(runAs(reader({ invoices: ['Query'] }), () => documentClient.send(queryExpiryIndex()))).rejects.toThrow(/dynamodb:Query on .* \(index openByExpiry\)/);
   });
 
   it('is held to its grants through the runtime invoker, end to end', async () => {

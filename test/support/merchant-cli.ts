@@ -2,6 +2,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { localCredentials, localTableNames } from '../../infra/local/environment.js';
 import { writeRuntimeInfo } from '../../infra/local/runtime-info.js';
 import { runMerchantCli } from '../../infra/cli/merchant-cli.js';
@@ -44,4 +45,16 @@ export async function testMerchantCli(): Promise<TestCli> {
     },
     remove: () => rm(dataDir, { recursive: true, force: true }),
   };
+}
+
+/** The CLI for the tests of the file that calls this: its data directory made before them and removed after. */
+export function merchantCliForTheseTests(): (args: string[], env?: NodeJS.ProcessEnv) => Promise<CliResult> {
+  let testCli: TestCli;
+  beforeAll(async () => {
+    testCli = await testMerchantCli();
+  });
+  afterAll(async () => {
+    await testCli.remove();
+  });
+  return (args, env) => testCli.run(args, env);
 }

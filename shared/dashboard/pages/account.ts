@@ -2,7 +2,8 @@
 import { invitationRequestSchema } from '../../domain/dashboard-access.js';
 import { can, DASHBOARD_ROLES } from '../../domain/dashboard-users.js';
 import { Conflict, Invalid } from '../../domain/errors.js';
-import { apiKeyNameSchema, merchantSettingsRequestSchema } from '../../domain/merchants.js';
+import { apiKeyNameSchema } from '../../domain/api-key-service.js';
+import { merchantSettingsRequestSchema } from '../../domain/merchants.js';
 import { html, raw, type Html } from '../../http/html.js';
 import { csrfField, dashboardDocument, dashboardUrl, type DashboardContext } from '../document.js';
 import { field, NO_PROBLEMS, problemSummary, ruleProblems, zodProblems, type FormProblems } from '../forms.js';
@@ -91,7 +92,7 @@ async function keysPage(request: PageRequest, options: { problems?: FormProblems
   const { user, session } = signedInUser(request);
   const manages = can(session.role, 'keys');
   const problems = options.problems ?? NO_PROBLEMS;
-  const keys = (await services.keys.list(user.merchantId)).sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+  const keys = await services.keys.list(user.merchantId);
   const rows = keys.map(
     (key) =>
       html`<tr><td>${key.name ?? ''}</td><td class="mono">${key.hint}</td><td>${t.dateTime(key.createdAt)}</td><td>${key.lastUsedAt ? t.dateTime(key.lastUsedAt) : t.text('keys.never')}</td><td>${key.status === 'active' ? t.text('keys.active') : t.text('keys.revoked', { date: key.revokedAt ? t.dateTime(key.revokedAt) : '' })}</td><td>${
@@ -116,7 +117,7 @@ export const createKey: PageHandler = async (request) => {
   const name = apiKeyNameSchema.safeParse(form.name ?? '');
   if (!name.success) return keysPage(request, { problems: zodProblems(name.error, () => 'name'), name: form.name });
   const issued = await services.keys.issue(signedIn.user.merchantId, name.data);
-  await services.access.record(signedIn, 'api_key.created', `${name.data} (${issued.keyId})`);
+  await services.access.record(signedIn, 'api_key.created', `${name.data} (${issued.key.keyId})`);
   return keysPage(request, { top: notice(html`${context.t.text('keys.newKey')} <code>${issued.apiKey}</code>`) });
 };
 

@@ -20,6 +20,7 @@ import { TransactionService } from '../../../shared/domain/transaction-service.j
 import { asRequestBody } from '../request-body.js';
 import { MemoryBalanceStore } from './balances.js';
 import { MemoryCallbackQueue } from './callback-queue.js';
+import { MemoryDailyTotals } from './daily-totals.js';
 import { InvoiceExpiry } from '../../../shared/domain/invoice-expiry.js';
 import { MemoryInvoiceStore } from './invoice-store.js';
 import { MemoryLedger } from './ledger.js';
@@ -39,9 +40,10 @@ export const invoiceRequest = (fields: Record<string, unknown>): CreateInvoiceRe
 export function memoryGateway(options: { rates?: RateSource } = {}) {
   let now = new Date('2026-06-01T12:00:00.000Z');
   const clock = () => now;
-  const invoices = new MemoryInvoiceStore();
+  const totals = new MemoryDailyTotals();
+  const invoices = new MemoryInvoiceStore(totals);
   const balances = new MemoryBalanceStore();
-  const ledger = new MemoryLedger(invoices, balances);
+  const ledger = new MemoryLedger(invoices, balances, totals);
   const wallets = new MemoryWallets();
   const merchants = new MemoryMerchants();
   const callbacks = new MemoryCallbackQueue();
@@ -71,6 +73,7 @@ export function memoryGateway(options: { rates?: RateSource } = {}) {
     invoices,
     ledger,
     balances,
+    totals,
     wallets,
     merchants,
     callbacks,

@@ -6,6 +6,7 @@
  * answers is a copy, as a read from a table is.
  */
 import { orderClaimId } from '../../../shared/domain/claims.js';
+import { countOfNewInvoice } from '../../../shared/domain/daily-totals.js';
 import { Conflict } from '../../../shared/domain/errors.js';
 import type { CreateOutcome, DueInvoice, InvoiceRepository } from '../../../shared/domain/invoice-service.js';
 import type { ExpiringInvoices, ExpiryAnnouncement } from '../../../shared/domain/invoice-expiry.js';
@@ -15,6 +16,7 @@ import type { Invoice } from '../../../shared/domain/invoices.js';
 import type { Listing, Page } from '../../../shared/domain/pagination.js';
 import type { InvoiceUpdate } from '../../../shared/domain/payments.js';
 import type { ProviderPayment } from '../../../shared/domain/providers.js';
+import { MemoryDailyTotals } from './daily-totals.js';
 import { inCreatedRange, memoryPage } from './pages.js';
 
 const isOpen = (invoice: Invoice) => invoice.status === 'created' || invoice.status === 'active';
@@ -30,6 +32,9 @@ export class MemoryInvoiceStore implements InvoiceRepository, ExpiringInvoices {
   /** Invoices whose payment at a provider is not decided yet, with that provider. */
   private readonly awaiting = new Map<string, string>();
 
+  /** Where a new invoice is counted, as DynamoInvoiceStore counts it in the same write. */
+  constructor(private readonly totals: MemoryDailyTotals = new MemoryDailyTotals()) {}
+
   async create(invoice: Invoice): Promise<CreateOutcome> {
     const claimId = orderClaimId(invoice.merchantId, invoice.orderId);
     const claim = this.orders.get(claimId);
@@ -39,6 +44,7 @@ export class MemoryInvoiceStore implements InvoiceRepository, ExpiringInvoices {
     }
     this.orders.set(claimId, { invoiceId: invoice.id, requestHash: invoice.requestHash });
     this.invoices.set(invoice.id, structuredClone(invoice));
+    this.totals.add([countOfNewInvoice(invoice)]);
     return { invoice, created: true };
   }
 

@@ -1,17 +1,19 @@
 /**
  * Transactions in memory, to the contract of DynamoTransactionStore: a write that moves money is
- * all or nothing with the invoice change it causes, the balance entries it brings, the callback it
- * owes and the claims it takes or gives up, and is refused as `stale` when any of its conditions fails (a transaction that
+ * all or nothing with the invoice change it causes, the balance entries it brings, what it counts
+ * towards the day totals, the callback it owes and the claims it takes or gives up, and is refused as `stale` when any of its conditions fails (a transaction that
  * exists already or is no longer in the state it moves from, an invoice that moved on, a claim
  * taken, a callback owed already). Conditions are checked and the write made without yielding
  * in between, as one DynamoDB transaction does; what it answers is a copy.
  */
 import type { BalancePosting } from '../../../shared/domain/balances.js';
 import type { CallbackEntry } from '../../../shared/domain/callbacks.js';
+import { countsOfLedgerWrite } from '../../../shared/domain/daily-totals.js';
 import type { InvoiceUpdate } from '../../../shared/domain/payments.js';
 import type { CommitResult, Ledger, UniqueClaim } from '../../../shared/domain/transaction-service.js';
 import type { Transaction, TransactionProvider, TransactionStatus } from '../../../shared/domain/transactions.js';
 import type { MemoryBalanceStore } from './balances.js';
+import { MemoryDailyTotals } from './daily-totals.js';
 import type { MemoryInvoiceStore } from './invoice-store.js';
 
 const oldestFirst = (a: Transaction, b: Transaction) => a.createdAt.localeCompare(b.createdAt);
@@ -22,10 +24,11 @@ export class MemoryLedger implements Ledger {
   /** The outbox: every callback owed, by its `webhook-id`. */
   private readonly outbox = new Map<string, CallbackEntry>();
 
-  /** The invoices and balances a write's changes go to, as the transactions table shares a transaction with their tables. */
+  /** The invoices, balances and day totals a write's changes go to, as the transactions table shares a transaction with their tables. */
   constructor(
     private readonly invoices: MemoryInvoiceStore,
     private readonly balances: MemoryBalanceStore,
+    private readonly totals: MemoryDailyTotals = new MemoryDailyTotals(),
   ) {}
 
   async get(id: string): Promise<Transaction | undefined> {
@@ -97,6 +100,7 @@ export class MemoryLedger implements Ledger {
   private commit(transaction: Transaction, invoice: InvoiceUpdate | undefined, posting: BalancePosting | undefined, callbacks: readonly CallbackEntry[]): void {
     if (invoice) this.invoices.apply(invoice, transaction.updatedAt);
     if (posting) this.balances.apply(posting);
+    this.totals.add(countsOfLedgerWrite(transaction, posting, invoice));
     for (const callback of callbacks) this.outbox.set(callback.id, structuredClone(callback));
   }
 
