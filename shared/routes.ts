@@ -693,6 +693,8 @@ export const FUNCTIONS = [
       merchants: ['GetItem'],
       apiKeys: ['GetItem'],
       invoices: ['GetItem'],
+      // The invoices' orderId filter looks the order up through its uniqueness claim, as list-invoices does.
+      uniques: ['GetItem'],
       transactions: ['GetItem'],
       outbox: ['BatchGetItem'],
       balances: ['BatchGetItem'],
