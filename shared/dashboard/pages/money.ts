@@ -220,9 +220,15 @@ export const payouts: PageHandler = async (request) => {
   return page(context, t.text('payouts.title'), main);
 };
 
-/** A day of the form as the API's bound: its first instant, or with `end` its last. */
-const dayBound = (day: string | undefined, end: boolean): string | undefined =>
-  day && /^\d{4}-\d{2}-\d{2}$/.test(day) ? `${day}T${end ? '23:59:59.999' : '00:00:00.000'}Z` : day || undefined;
+/**
+ * A day of the form as the API's bound: its first instant, or with `end` its last, but no later
+ * than `now`: the API refuses an end in the future, and a report up to today runs up to now.
+ */
+function dayBound(day: string | undefined, end: boolean, now: Date): string | undefined {
+  if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return day || undefined;
+  const bound = `${day}T${end ? '23:59:59.999' : '00:00:00.000'}Z`;
+  return end && Date.parse(bound) > now.getTime() ? now.toISOString() : bound;
+}
 
 async function reportsPage(request: PageRequest, problems: FormProblems, values: Record<string, string>, notice?: DashboardKey): Promise<DashboardAnswer> {
   const { context, services } = request;
@@ -255,10 +261,11 @@ export const reports: PageHandler = async (request) => reportsPage(request, NO_P
 export const requestReport: PageHandler = async (request) => {
   const { context, services, form } = request;
   const signedIn = signedInUser(request);
+  const now = services.clock();
   const parsed = createReportRequestSchema.safeParse({
     type: form.type,
-    createdFrom: dayBound(form.createdFrom, false),
-    createdTo: dayBound(form.createdTo, true),
+    createdFrom: dayBound(form.createdFrom, false, now),
+    createdTo: dayBound(form.createdTo, true, now),
     ...(form.currency && { currency: form.currency }),
   });
   if (!parsed.success) return reportsPage(request, zodProblems(parsed.error), form);
