@@ -93,7 +93,7 @@ export function dashboardDocument(context: DashboardContext, document: Dashboard
   const page = html`<!doctype html>
 <html lang="${t.language}" dir="${t.dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title><link rel="icon" href="data:,"><style nonce="${nonce}">${raw(DASHBOARD_STYLE)}</style></head>
-<body><a class="skip" href="#content">${t.text('page.skip')}</a>${header(context)}${languageSwitcher(context, document.query ?? {})}${demo}<main id="content"><h1>${document.title}</h1>${document.main}</main></body></html>`;
+<body><a class="skip" href="#content">${t.text('page.skip')}</a>${header(context)}${languageSwitcher(context, document.query ?? {})}<main id="content">${demo}<h1>${document.title}</h1>${document.main}</main></body></html>`;
   return {
     status: document.status ?? 200,
     html: page.text,

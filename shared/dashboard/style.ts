@@ -43,7 +43,7 @@ button.danger{background:#fff;color:#a11212;border:1px solid #a11212;margin:0;pa
 [aria-invalid=true]{border-color:#a11212!important;border-width:2px!important}
 .notice{background:#e7f4ea;border:1px solid #2e7d32;border-radius:6px;padding:10px 14px;margin:0 0 16px;overflow-wrap:anywhere}
 .alert{background:#fdecea;border:1px solid #a11212;border-radius:6px;padding:10px 14px;margin:0 0 16px}
-.demo{background:#fff4ce;color:#4a3b00;padding:4px 16px;margin:0;font-size:.9rem}
+.demo{background:#fff4ce;color:#4a3b00;padding:4px 12px;margin:0;border-radius:6px;font-size:.9rem}
 .stats{display:grid;grid-template-columns:repeat(auto-fit,minmax(160px,1fr));gap:12px}
 .stat{background:#f0f2f5;border-radius:6px;padding:8px 12px}
 .stat b{display:block;font-size:1.3rem}
