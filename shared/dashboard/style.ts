@@ -23,6 +23,7 @@ h1{font-size:1.5rem;margin:.5rem 0 1rem}
 h2{font-size:1.2rem;margin:1.5rem 0 .5rem}
 section,.card{background:#fff;border:1px solid #d5dae1;border-radius:6px;padding:12px 16px;margin:0 0 16px}
 .table-wrap{overflow-x:auto}
+.table-wrap:focus-visible{outline:3px solid #0b57a4;outline-offset:2px}
 table{border-collapse:collapse;width:100%;font-size:.95rem}
 th,td{text-align:start;padding:6px 8px;border-bottom:1px solid #e1e5ea;vertical-align:top}
 th{background:#f0f2f5}

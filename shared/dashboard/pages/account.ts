@@ -15,8 +15,9 @@ const notice = (text: Html | string): Html => html`<p class="notice" role="statu
 
 const th = (text: string): Html => html`<th scope="col">${text}</th>`;
 
+/** A table that scrolls sideways on a narrow screen: focusable, so that a keyboard scrolls it too. */
 const table = (headings: Html[], rows: Html[], empty: string): Html =>
-  rows.length === 0 ? html`<p>${empty}</p>` : html`<div class="table-wrap"><table><thead><tr>${headings}</tr></thead><tbody>${rows}</tbody></table></div>`;
+  rows.length === 0 ? html`<p>${empty}</p>` : html`<div class="table-wrap" tabindex="0"><table><thead><tr>${headings}</tr></thead><tbody>${rows}</tbody></table></div>`;
 
 /** The settings form's fields as the API's request: an empty URL is none; origins one per line. */
 function settingsRequestOf(form: Record<string, string>): Record<string, unknown> {

@@ -21,8 +21,9 @@ const page = (context: DashboardContext, title: string, main: Html, options: { s
   page: dashboardDocument(context, { title, main, ...options }),
 });
 
+/** A table that scrolls sideways on a narrow screen: focusable, so that a keyboard scrolls it too. */
 const table = (headings: Html[], rows: Html[], empty: string): Html =>
-  rows.length === 0 ? html`<p>${empty}</p>` : html`<div class="table-wrap"><table><thead><tr>${headings}</tr></thead><tbody>${rows}</tbody></table></div>`;
+  rows.length === 0 ? html`<p>${empty}</p>` : html`<div class="table-wrap" tabindex="0"><table><thead><tr>${headings}</tr></thead><tbody>${rows}</tbody></table></div>`;
 
 const th = (text: string, numeric = false): Html => html`<th scope="col"${numeric ? raw(' class="num"') : ''}>${text}</th>`;
 
