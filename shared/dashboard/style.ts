@@ -4,8 +4,8 @@ export const DASHBOARD_STYLE = `
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","Noto Nastaliq Urdu","Noto Sans Devanagari",sans-serif;color:#1a1a1a;background:#f6f7f9}
 a{color:#0b57a4}
 a:focus-visible,button:focus-visible,input:focus-visible,select:focus-visible,textarea:focus-visible{outline:3px solid #0b57a4;outline-offset:2px}
-.skip{position:absolute;left:-999px}
-.skip:focus{left:8px;top:8px;background:#fff;padding:8px;z-index:1}
+.skip{position:absolute;inset-inline-start:-999px}
+.skip:focus{inset-inline-start:8px;top:8px;background:#fff;padding:8px;z-index:1}
 header{background:#12263f;color:#fff;padding:8px 16px}
 header a{color:#fff}
 header .top{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;justify-content:space-between}
