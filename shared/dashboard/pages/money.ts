@@ -49,7 +49,7 @@ export const overview: PageHandler = async (request) => {
     }),
   );
   const invoices = [...totals.invoices.values()].reduce((sum, day) => ({ created: sum.created + day.created, completed: sum.completed + day.completed }), { created: 0, completed: 0 });
-  const main = html`<section><h2>${t.text('overview.balances')}</h2>${table([th(t.text('list.amount')), th(t.text('overview.available'), true), th(t.text('overview.reserved'), true)], balanceRows, t.text('overview.noBalances'))}</section>
+  const main = html`<section><h2>${t.text('overview.balances')}</h2>${table([th(t.text('reports.currency')), th(t.text('overview.available'), true), th(t.text('overview.reserved'), true)], balanceRows, t.text('overview.noBalances'))}</section>
 <section class="chart"><h2>${t.text('overview.volume')}</h2>${charts.length > 0 ? charts : html`<p>${t.text('overview.noVolume')}</p>`}</section>
 <section><h2>${t.text('overview.invoices')}</h2><div class="stats"><p class="stat">${t.text('overview.created')}<b>${t.number(invoices.created)}</b></p><p class="stat">${t.text('overview.completed')}<b>${t.number(invoices.completed)}</b></p></div></section>`;
   return page(context, t.text('overview.title'), main);
