@@ -15,17 +15,18 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LANGUAGE_CODES } from '../../shared/checkout/language.js';
 import {
-  accessibilityViolations,
+  accessibilityViolationsAtEveryWidth,
   AUDIT_VIEWPORTS,
   collectPageErrors,
   DESKTOP_VIEWPORT,
   launchChromium,
+  NO_VIOLATIONS_AT_ANY_WIDTH,
   PHONE_VIEWPORT,
   saveScreenshot,
   startMerchantSite,
   type MerchantSite,
 } from '../support/browser.js';
-import { ENGLISH_PHRASES, RAW_KEY_OR_PLACEHOLDER } from '../support/catalogues.js';
+import { DOCUMENT_LANGUAGE, ENGLISH_PHRASES, RAW_KEY_OR_PLACEHOLDER, readableText } from '../support/catalogues.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { checkoutDriver, withLanguage, type CheckoutDriver } from '../support/checkout-pages.js';
 import { decodeQrPng } from '../support/qr.js';
@@ -68,18 +69,8 @@ async function openPage(options: { viewport?: { width: number; height: number };
   return { page, errors: collectPageErrors(page) };
 }
 
-/** Everything a reader meets on the page: its text, its title, and the text alternatives of its elements. */
-const READABLE_TEXT = `[document.title, document.body.innerText,
-  ...Array.from(document.querySelectorAll('[alt], [aria-label], [title]')).flatMap((element) =>
-    ['alt', 'aria-label', 'title'].map((name) => element.getAttribute(name) || ''))].join('\\n')`;
-
-const DOCUMENT_LANGUAGE = `({ lang: document.documentElement.lang, dir: document.documentElement.dir, direction: getComputedStyle(document.body).direction })`;
-
 async function expectAccessibleAtEveryWidth(page: Page, what: string): Promise<void> {
-  for (const viewport of AUDIT_VIEWPORTS) {
-    await page.setViewportSize(viewport);
-    expect(await accessibilityViolations(page), `${what} at ${viewport.width} px`).toEqual([]);
-  }
+  expect(await accessibilityViolationsAtEveryWidth(page), what).toEqual(NO_VIOLATIONS_AT_ANY_WIDTH);
 }
 
 describe('the checkout in every language', () => {
@@ -95,7 +86,7 @@ describe('the checkout in every language', () => {
           expect(await page.evaluate(DOCUMENT_LANGUAGE), what).toEqual(
             language === 'ur' ? { lang: 'ur', dir: 'rtl', direction: 'rtl' } : { lang: language, dir: 'ltr', direction: 'ltr' },
           );
-          const text = await page.evaluate<string>(READABLE_TEXT);
+          const text = await page.evaluate<string>(readableText());
           expect(RAW_KEY_OR_PLACEHOLDER.exec(text)?.[0], what).toBeUndefined();
           if (language !== 'en') expect(ENGLISH_PHRASES.filter((phrase) => text.includes(phrase)), what).toEqual([]);
           await expectAccessibleAtEveryWidth(page, what);

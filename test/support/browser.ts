@@ -136,7 +136,8 @@ export interface AxeViolation {
  * policy does not govern, and the page keeps its real policy while it is audited.
  */
 export async function accessibilityViolations(page: Page): Promise<AxeViolation[]> {
-  await page.evaluate(AXE_SOURCE);
+  // Once per document: a page audited again (at another width) has it still.
+  if (!(await page.evaluate('typeof axe === "object" && typeof axe.run === "function"'))) await page.evaluate(AXE_SOURCE);
   return page.evaluate(async () => {
     const { violations } = await (globalThis as unknown as { axe: { run(): Promise<{ violations: any[] }> } }).axe.run();
     return violations.map((violation) => ({
@@ -147,3 +148,16 @@ export async function accessibilityViolations(page: Page): Promise<AxeViolation[
     }));
   });
 }
+
+/** axe's findings on the page at each of AUDIT_VIEWPORTS, by width; the page is left at the last width. */
+export async function accessibilityViolationsAtEveryWidth(page: Page): Promise<Record<number, AxeViolation[]>> {
+  const found: Record<number, AxeViolation[]> = {};
+  for (const viewport of AUDIT_VIEWPORTS) {
+    await page.setViewportSize(viewport);
+    found[viewport.width] = await accessibilityViolations(page);
+  }
+  return found;
+}
+
+/** What `accessibilityViolationsAtEveryWidth` finds on a page without a problem. */
+export const NO_VIOLATIONS_AT_ANY_WIDTH: Readonly<Record<number, AxeViolation[]>> = Object.fromEntries(AUDIT_VIEWPORTS.map(({ width }) => [width, []]));

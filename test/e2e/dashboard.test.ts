@@ -1,0 +1,692 @@
+/**
+ * The merchant dashboard (docs/merchant-guide.md#dashboard) in a real browser (headless Chromium)
+ * against the local runtime as `npm start` runs it, used as its people use it: the demo owner
+ * invites a developer and a viewer, who join from their links; money arrives and is followed from
+ * the overview to its callbacks; settings, the callback secret, API keys and reports are changed
+ * and used against the API; and what must be refused is: a viewer's change, a form without its
+ * CSRF token or from another site, another merchant's invoice, a wrong sign-in, a locked account,
+ * an ended session. Every page is audited by axe-core at 375 and 1280 px in the five languages,
+ * without a word left untranslated; screenshots go under test/artifacts/.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LANGUAGE_CODES, type Language } from '../../shared/checkout/language.js';
+import { en } from '../../shared/dashboard/i18n/en.js';
+import { DASHBOARD_CATALOGUES } from '../../shared/dashboard/language.js';
+import { SESSION_COOKIE, SESSION_IDLE_SECONDS } from '../../shared/domain/dashboard-sessions.js';
+import { tokenDigest } from '../../shared/domain/dashboard-users.js';
+import { totpCode, totpStep } from '../../shared/domain/totp.js';
+import { accessibilityViolationsAtEveryWidth, AUDIT_VIEWPORTS, collectPageErrors, launchChromium, NO_VIOLATIONS_AT_ANY_WIDTH, saveScreenshot } from '../support/browser.js';
+import { startCallbackReceiver, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver.js';
+import { DASHBOARD_TEXT, DOCUMENT_LANGUAGE, readableText, untranslatedIn } from '../support/catalogues.js';
+import { callApi, startGatewayProcess, type ApiResponse, type GatewayProcess } from '../support/gateway-process.js';
+import { merchantCliForTheseTests } from '../support/merchant-cli.js';
+import { decodeQrDataUri } from '../support/qr.js';
+import { openRuntimeStack } from '../support/runtime-stack.js';
+import { eventually } from '../support/wait.js';
+
+/** A person of the dashboard as their password manager and authenticator app know them. */
+interface Person {
+  email: string;
+  password: string;
+  totpKey: string;
+  /** The last TOTP step whose code was taken: the gateway takes a code once. */
+  lastStep: number;
+  recoveryCodes: string[];
+}
+
+interface OpenPage {
+  context: BrowserContext;
+  page: Page;
+  errors: string[];
+}
+
+const cli = merchantCliForTheseTests();
+
+let dataDir: string;
+let gateway: GatewayProcess;
+let browser: Browser;
+let receiver: CallbackReceiver;
+
+let owner: Person;
+let developer: Person;
+let viewer: Person;
+/** The demo owner's browser, signed in from the first test to the last. */
+let ownerBrowser: OpenPage;
+/** The developer's and the viewer's browsers, signed in by taking their invitations. */
+let developerBrowser: OpenPage;
+let viewerBrowser: OpenPage;
+
+/** The demo merchant's invoice, paid by a simulated deposit (the transaction). */
+const ORDER_ID = `order-${randomUUID()}`;
+const AMOUNT = '37.25';
+let invoice: { id: string; orderId: string };
+let transaction: { id: string };
+
+/** Another merchant, made with the admin CLI: its invoice and transaction, and its owner's invitation. */
+let other: { merchantId: string; apiKey: string; invoiceId: string; transactionId: string; joinLink: string };
+
+beforeAll(async () => {
+  receiver = await startCallbackReceiver();
+  dataDir = await mkdtemp(join(tmpdir(), 'gateway-dashboard-'));
+  [browser, gateway] = await Promise.all([
+    launchChromium(),
+    // Callbacks to the receiver; a revoked key is refused at once rather than after the authorizer's 30 s.
+    startGatewayProcess({ dataDir, env: { GATEWAY_DEMO_CALLBACK_URL: receiver.url, GATEWAY_AUTHORIZER_CACHE_S: '0' } }),
+  ]);
+  // The demo owner enrolled before the runtime said it was ready: its code of this step is taken.
+  owner = { email: gateway.owner.email, password: gateway.owner.password, totpKey: gateway.owner.totpKey, lastStep: totpStep(new Date()), recoveryCodes: [] };
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await gateway?.stop();
+  await receiver?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+const withLanguage = (url: string, language: Language): string => `${url}${url.includes('?') ? '&' : '?'}lang=${language}`;
+
+/** A dashboard page's URL, in a language chosen with `?lang=` when given. */
+const dashboard = (page: string, language?: Language): string => (language ? withLanguage(`${gateway.baseUrl}/dashboard/${page}`, language) : `${gateway.baseUrl}/dashboard/${page}`);
+
+async function openPage(options: { javaScriptEnabled?: boolean } = {}): Promise<OpenPage> {
+  const context = await browser.newContext({ viewport: AUDIT_VIEWPORTS[1], javaScriptEnabled: options.javaScriptEnabled ?? true });
+  const page = await context.newPage();
+  return { context, page, errors: collectPageErrors(page) };
+}
+
+/**
+ * The browser's reports since the last look, but those of pages answered with a 4xx status, which
+ * the tests expect and check themselves; anything else (a refused style, a script error, a 500) is a fault.
+ */
+const unexpected = (errors: string[]): string[] => errors.splice(0).filter((error) => !/^Failed to load resource: the server responded with a status of 4\d\d /.test(error));
+
+/** The code the person's app shows now, or the next one if now's was taken; a recovery code when both were. */
+function nextCode(person: Person): string {
+  const now = totpStep(new Date());
+  const step = Math.max(now, person.lastStep + 1);
+  if (step > now + 1) {
+    const recovery = person.recoveryCodes.shift();
+    if (!recovery) throw new Error(`${person.email} has no code left to sign in with before the next step`);
+    return recovery;
+  }
+  person.lastStep = step;
+  return totpCode(person.totpKey, step);
+}
+
+/** Fills and sends the sign-in form; resolves to the answer to the form (before its redirect). */
+async function submitSignIn(page: Page, fields: { email: string; password: string; code: string }): Promise<Response> {
+  await page.goto(dashboard('sign-in'));
+  await page.getByLabel('E-mail', { exact: true }).fill(fields.email);
+  await page.getByLabel('Password', { exact: true }).fill(fields.password);
+  await page.getByLabel(en['signIn.code']).fill(fields.code);
+  const [answer] = await Promise.all([
+    page.waitForResponse((response) => response.request().method() === 'POST' && response.url() === dashboard('sign-in')),
+    page.getByRole('button', { name: 'Sign in' }).click(),
+  ]);
+  await page.waitForLoadState();
+  return answer;
+}
+
+async function signIn(page: Page, person: Person, code = nextCode(person)): Promise<Response> {
+  const answer = await submitSignIn(page, { email: person.email, password: person.password, code });
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  return answer;
+}
+
+/** The owner invites someone on the users page; resolves to the link shown to hand on. */
+async function invite(email: string, role: 'developer' | 'viewer'): Promise<string> {
+  const { page } = ownerBrowser;
+  await page.goto(dashboard('users'));
+  await page.getByLabel('E-mail', { exact: true }).fill(email);
+  await page.getByLabel('Role').selectOption(role);
+  await page.getByRole('button', { name: 'Invite', exact: true }).click();
+  const notice = page.getByRole('status');
+  await expect(notice.textContent()).resolves.toContain(`Send ${email} this link; it works once, until `);
+  const link = (await notice.locator('code').textContent()) ?? '';
+  expect(link).toMatch(new RegExp(`^${gateway.baseUrl}/dashboard/join/[\\w-]{43}$`));
+  return link;
+}
+
+/**
+ * Takes an invitation in a fresh browser as its person does: a too-common password first, then a
+ * good one, the TOTP key read off the page (which its QR code carries too), the recovery codes.
+ */
+async function takeInvitation(link: string, email: string, role: string): Promise<{ person: Person; opened: OpenPage }> {
+  const opened = await openPage();
+  const { page } = opened;
+  await page.goto(link);
+  await page.getByRole('heading', { name: 'Join Demo merchant' }).waitFor();
+  await page.getByText(`You are invited to the dashboard of Demo merchant as ${role}, with the e-mail ${email}.`).waitFor();
+  const shownKey = async () => /^Key: ([A-Z2-7]{32})$/.exec((await page.locator('main .mono').textContent()) ?? '')?.[1];
+  const totpKey = (await shownKey())!;
+  expect(totpKey).toBeDefined();
+  const uri = new URL(decodeQrDataUri((await page.getByRole('img', { name: 'QR code of the authenticator key' }).getAttribute('src')) ?? ''));
+  expect([uri.protocol, uri.host, uri.pathname]).toEqual(['otpauth:', 'totp', `/Payment%20Gateway:${encodeURIComponent(email)}`]);
+  expect(Object.fromEntries(uri.searchParams)).toEqual({ secret: totpKey, issuer: 'Payment Gateway', algorithm: 'SHA1', digits: '6', period: '30' });
+
+  // The code of the step the app shows, which a refused form does not take.
+  const step = totpStep(new Date());
+  const fill = async (password: string) => {
+    await page.getByLabel(en['join.password']).fill(password);
+    await page.getByLabel(en['join.passwordAgain']).fill(password);
+    await page.getByLabel('Code from the app').fill(totpCode(totpKey, step));
+    await page.getByRole('button', { name: 'Join', exact: true }).click();
+  };
+  await fill('password1234');
+  const password = page.getByLabel(en['join.password']);
+  await expect(page.locator('#field-password-problem').textContent()).resolves.toBe(en['problem.too_common']);
+  expect(await password.getAttribute('aria-invalid')).toBe('true');
+  expect(await password.getAttribute('aria-describedby')).toBe('field-password-problem');
+  expect(await page.getByRole('alert').textContent()).toBe(en['problem.summary']);
+  // The same key again: the app the person set up keeps working.
+  expect(await shownKey()).toBe(totpKey);
+
+  const chosen = `${randomBytes(12).toString('base64url')}-Kx7`;
+  await fill(chosen);
+  await page.getByRole('heading', { name: 'Your recovery codes', level: 1 }).waitFor();
+  const recoveryCodes = await page.locator('ol.codes li').allTextContents();
+  expect(recoveryCodes).toHaveLength(10);
+  for (const code of recoveryCodes) expect(code).toMatch(/^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/);
+  await saveScreenshot(page, `dashboard-join-recovery-codes-${role}`, { fullPage: false });
+  await page.getByRole('link', { name: 'Continue to the dashboard' }).click();
+  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor();
+  await page.getByText(`Signed in as ${email} (${role})`).waitFor();
+
+  // Shown once: the link is spent, and nothing shows the codes again.
+  const again = await page.goto(link);
+  expect(again?.status()).toBe(404);
+  await page.getByText(en['join.invalid']).waitFor();
+  expect(await page.content()).not.toContain(recoveryCodes[0]);
+  return { person: { email, password: chosen, totpKey, lastStep: step, recoveryCodes }, opened };
+}
+
+/** The CSRF token of the page's session, as its sign-out form carries it. */
+const csrfOf = async (page: Page): Promise<string> => page.locator(`header form[action="${dashboard('sign-out')}"] input[name=csrf]`).first().inputValue();
+
+/** A dashboard form posted from the browser's own session, as a tampered page or a script would post it. */
+async function postForm(opened: OpenPage, page: string, form: Record<string, string>, headers: Record<string, string> = {}) {
+  const response = await opened.context.request.post(dashboard(page), { form, headers, maxRedirects: 0 });
+  return { status: response.status(), text: await response.text() };
+}
+
+const demoApi = (method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<ApiResponse> => callApi(gateway, method, path, body);
+
+/** The rows of the table in the page's section headed `heading`, or of the page's only table. */
+const tableRows = (page: Page, heading?: string) => (heading ? page.locator('section', { has: page.getByRole('heading', { name: heading }) }) : page.locator('main')).locator('tbody tr');
+
+/** The audit log's entries as the owner sees them: who, what, on what. */
+async function auditEntries(): Promise<string[][]> {
+  const { page } = ownerBrowser;
+  await page.goto(dashboard('audit'));
+  const rows = page.locator('main tbody tr');
+  return Promise.all(Array.from({ length: await rows.count() }, async (_, i) => (await rows.nth(i).locator('td').allTextContents()).slice(1)));
+}
+
+const verifiesWith = (secret: string, callback: ReceivedCallback): boolean => {
+  try {
+    new Webhook(secret).verify(callback.body, Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(callback.headers[name] ?? '')])));
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The transaction's row in its callback log: the delivery's state, attempts and last answer. */
+async function deliveryRow(page: Page, webhookId: string): Promise<{ state: string; attempts: string; lastAnswer: string } | undefined> {
+  const row = tableRows(page, 'Callbacks').filter({ hasText: webhookId });
+  if ((await row.count()) !== 1) return undefined;
+  const [, state = '', attempts = '', lastAnswer = ''] = await row.locator('td').allTextContents();
+  return { state, attempts, lastAnswer };
+}
+
+/**
+ * Resends the transaction's callback from its page: a notice, the receiver gets it again, and the
+ * callback log shows its delivery once more. Resolves to the delivery the receiver got.
+ */
+async function resendFromTransactionPage(page: Page): Promise<ReceivedCallback> {
+  const before = receiver.received.length;
+  await page.goto(dashboard(`transactions/${transaction.id}`));
+  // The deposit's callback, delivered when the deposit was confirmed: its one row in the log.
+  const { webhookId } = await receiver.waitForDelivery((callback) => callback.json?.orderId === ORDER_ID);
+  const attempts = Number((await eventually(() => deliveryRow(page, webhookId), { what: 'the delivery in the callback log' })).attempts);
+  await page.getByRole('button', { name: 'Resend the callback' }).click();
+  await page.getByRole('status').getByText(en['callbacks.resent']).waitFor();
+  expect(new URL(page.url()).searchParams.get('done')).toBe('resent');
+  const delivered = await receiver.waitForDelivery((callback) => receiver.received.indexOf(callback) >= before && callback.webhookId === webhookId);
+  const row = await eventually(
+    async () => {
+      await page.reload();
+      const shown = await deliveryRow(page, webhookId);
+      return shown?.state === 'delivered' && shown.attempts === String(attempts + 1) && shown;
+    },
+    { what: 'the resent delivery in the callback log' },
+  );
+  expect(row.lastAnswer).toMatch(/^200 · /);
+  return delivered;
+}
+
+describe('the dashboard', () => {
+  it('signs the demo owner in: the session cookie is HttpOnly, SameSite=Strict, under /dashboard; the pages load no script and refuse frames', async () => {
+    ownerBrowser = await openPage();
+    const { page, context } = ownerBrowser;
+    // /dashboard asks for a sign-in.
+    await page.goto(`${gateway.baseUrl}/dashboard`);
+    expect(page.url()).toBe(dashboard('sign-in'));
+    const answer = await signIn(page, owner);
+    expect(answer.status()).toBe(303);
+    const setCookie = (await answer.headerValue('set-cookie')) ?? '';
+    expect(setCookie.split('; ').slice(1).sort()).toEqual(['HttpOnly', `Max-Age=${SESSION_IDLE_SECONDS}`, 'Path=/dashboard', 'SameSite=Strict']);
+    expect((await context.cookies()).map(({ name, httpOnly, sameSite, path }) => ({ name, httpOnly, sameSite, path }))).toEqual([
+      { name: SESSION_COOKIE, httpOnly: true, sameSite: 'Strict', path: '/dashboard' },
+    ]);
+    expect(await page.evaluate('document.cookie')).toBe('');
+
+    const overview = await page.goto(dashboard('overview'));
+    const headers = overview!.headers();
+    const policy = Object.fromEntries(headers['content-security-policy']!.split('; ').map((directive) => [directive.split(' ')[0], directive.split(' ').slice(1).join(' ')]));
+    expect(policy).toMatchObject({ 'default-src': "'none'", 'form-action': "'self'", 'frame-ancestors': "'none'", 'base-uri': "'none'" });
+    expect(Object.keys(policy).filter((name) => name.startsWith('script-src'))).toEqual([]);
+    expect(policy['style-src']).toMatch(/^'nonce-[\w+/=]+'$/);
+    expect(headers).toMatchObject({ 'x-frame-options': 'DENY', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' });
+    expect(await page.locator('script').count()).toBe(0);
+    expect(unexpected(ownerBrowser.errors)).toEqual([]);
+  });
+
+  it('lets the owner invite a developer and a viewer, who join from their links: a too-common password refused beside its field, TOTP enrolled from the key and QR code shown, recovery codes shown once', async () => {
+    const [developerLink, viewerLink] = [await invite('deniz@demo.example', 'developer'), await invite('ayse@demo.example', 'viewer')];
+    const joined = await Promise.all([takeInvitation(developerLink, 'deniz@demo.example', 'developer'), takeInvitation(viewerLink, 'ayse@demo.example', 'viewer')]);
+    [{ person: developer, opened: developerBrowser }, { person: viewer, opened: viewerBrowser }] = joined;
+
+    await ownerBrowser.page.goto(dashboard('users'));
+    const users = tableRows(ownerBrowser.page);
+    const listed = await Promise.all((await users.all()).map(async (row) => (await row.locator('td').allTextContents()).slice(0, 3)));
+    // The owner first; the others in the order they joined, which was at once.
+    expect(listed[0]).toEqual(['owner@demo.example', 'owner', 'yes']);
+    expect(listed.slice(1).sort()).toEqual([
+      ['ayse@demo.example', 'viewer', 'yes'],
+      ['deniz@demo.example', 'developer', 'yes'],
+    ]);
+    expect((await auditEntries()).slice(0, 4)).toEqual(
+      expect.arrayContaining([
+        ['deniz@demo.example', 'user.joined', 'developer'],
+        ['ayse@demo.example', 'user.joined', 'viewer'],
+        ['owner@demo.example', 'user.invited', 'deniz@demo.example (developer)'],
+        ['owner@demo.example', 'user.invited', 'ayse@demo.example (viewer)'],
+      ]),
+    );
+    expect([...unexpected(developerBrowser.errors), ...unexpected(viewerBrowser.errors)]).toEqual([]);
+  });
+
+  it('shows a simulated deposit on the overview: the balance, the day\'s bar and the chart\'s description with the exact amount, the invoices created and completed', async () => {
+    const created = await demoApi('POST', '/api/v2/invoices', { orderId: ORDER_ID, customerId: 'customer-dashboard', baseCurrency: 'USDT', amount: Number(AMOUNT) });
+    expect(created.status, created.text).toBe(200);
+    invoice = created.body.data;
+    const deposit = await demoApi('POST', '/api/v2/simulate/deposit', { invoiceId: invoice.id });
+    expect(deposit.status, deposit.text).toBe(200);
+    transaction = deposit.body.data;
+
+    const { page } = ownerBrowser;
+    const today = new Date().toISOString().slice(0, 10);
+    const chart = page.getByRole('img', { name: 'Confirmed deposits per day in USDT' });
+    await eventually(
+      async () => {
+        await page.goto(dashboard('overview'));
+        return (await chart.count()) === 1 && (await page.locator('.stat', { hasText: 'Completed' }).locator('b').textContent()) === '1';
+      },
+      { what: 'the deposit on the overview' },
+    );
+    const balances = page.locator('section', { has: page.getByRole('heading', { name: 'Balances' }) });
+    expect(await balances.locator('thead th').allTextContents()).toEqual(['Currency', 'Available', 'Reserved']);
+    expect(await tableRows(page, 'Balances').first().locator('th, td').allTextContents()).toEqual(['USDT', `${AMOUNT} USDT`, '0 USDT']);
+    expect(await chart.locator('desc').textContent()).toBe(`${AMOUNT} USDT in 30 days. The best day was ${today}, with ${AMOUNT} USDT.`);
+    const bars = chart.locator('rect.bar');
+    expect(await bars.count()).toBe(30);
+    expect(await bars.last().locator('title').textContent()).toBe(`${today}: ${AMOUNT} USDT`);
+    expect(Number(await bars.last().getAttribute('height'))).toBeGreaterThan(0);
+    expect(await page.locator('.stat', { hasText: 'Created' }).locator('b').textContent()).toBe('1');
+    expect(unexpected(ownerBrowser.errors)).toEqual([]);
+  });
+
+  it('finds the invoice by its order id, opens it, its transaction, and resends the callback: a notice, then the delivery in the callback log', async () => {
+    const { page } = ownerBrowser;
+    await page.goto(dashboard('invoices'));
+    await page.getByLabel('Order id').fill(ORDER_ID);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL((url) => url.searchParams.get('orderId') === ORDER_ID);
+    expect(await tableRows(page).count()).toBe(1);
+    await page.getByRole('link', { name: `Open ${invoice.id}` }).click();
+    await page.getByRole('heading', { name: `Invoice ${invoice.id}` }).waitFor();
+    await page.getByRole('definition').filter({ hasText: ORDER_ID }).waitFor();
+    expect(await tableRows(page, 'Its transactions').count()).toBe(1);
+    await page.getByRole('link', { name: `Open ${transaction.id}` }).click();
+    await page.getByRole('heading', { name: `Transaction ${transaction.id}` }).waitFor();
+
+    const resent = await resendFromTransactionPage(page);
+    expect(resent.json.id).toBe(transaction.id);
+    expect(verifiesWith(gateway.callbackSecret, resent)).toBe(true);
+    expect(unexpected(ownerBrowser.errors)).toEqual([]);
+  });
+
+  it('refuses a bad callback URL beside its field in Turkish, saves a good one, and rotates the callback secret: shown once, then signing the callbacks', async () => {
+    const tr = DASHBOARD_CATALOGUES.tr;
+    const { page } = ownerBrowser;
+    await page.goto(dashboard('settings', 'tr'));
+    const callbackUrl = page.getByLabel(tr['settings.callbackUrl']);
+    await callbackUrl.fill('ftp://shop.example/callbacks');
+    await page.getByRole('button', { name: tr['settings.save'] }).click();
+    await expect(page.locator('#field-callbackUrl-problem').textContent()).resolves.toBe(tr['problem.url']);
+    expect(await callbackUrl.getAttribute('aria-invalid')).toBe('true');
+    expect(await callbackUrl.getAttribute('aria-describedby')).toBe('field-callbackUrl-problem');
+    expect(await page.getByRole('alert').textContent()).toBe(tr['problem.summary']);
+    expect(await callbackUrl.inputValue()).toBe('ftp://shop.example/callbacks');
+    expect((await demoApi('GET', '/api/v2/merchant')).body.data.callbackUrl).toBe(receiver.url);
+    await saveScreenshot(page, 'dashboard-tr-settings-refused', { fullPage: false });
+
+    const saved = `${receiver.url}/saved`;
+    await callbackUrl.fill(saved);
+    await page.getByRole('button', { name: tr['settings.save'] }).click();
+    await page.getByRole('status').getByText(tr['settings.saved']).waitFor();
+    expect(await callbackUrl.inputValue()).toBe(saved);
+    expect((await demoApi('GET', '/api/v2/merchant')).body.data.callbackUrl).toBe(saved);
+
+    await page.getByRole('button', { name: tr['settings.rotate'] }).click();
+    const notice = page.getByRole('status');
+    await expect(notice.textContent()).resolves.toContain(tr['settings.newSecret']);
+    const secret = (await notice.locator('code').textContent()) ?? '';
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(secret).not.toBe(gateway.callbackSecret);
+    await page.goto(dashboard('settings', 'tr'));
+    expect(await page.content()).not.toContain(secret);
+
+    const callback = await resendFromTransactionPage(page);
+    expect(callback.path).toBe('/callbacks/saved');
+    expect(verifiesWith(secret, callback)).toBe(true);
+    expect((await demoApi('GET', '/api/v2/merchant')).status).toBe(200);
+    expect(unexpected(ownerBrowser.errors)).toEqual([]);
+  });
+
+  it("lets the developer create a named API key, shown once, which the API serves; once revoked on the keys page the API refuses it", async () => {
+    const { page } = developerBrowser;
+    const name = 'pos-terminal-7';
+    await page.goto(dashboard('keys'));
+    await page.getByLabel('Name', { exact: true }).fill(name);
+    await page.getByRole('button', { name: 'Create a key' }).click();
+    const notice = page.getByRole('status');
+    await expect(notice.textContent()).resolves.toContain('Your new key, shown only now:');
+    const apiKey = (await notice.locator('code').textContent()) ?? '';
+    expect(apiKey).toMatch(/^gw_demo_[0-9A-Za-z]{32}$/);
+    const row = tableRows(page).filter({ hasText: name });
+    expect((await row.locator('td').allTextContents())[4]).toBe('active');
+
+    const withKey = { baseUrl: gateway.baseUrl, apiKey };
+    const balances = await callApi(withKey, 'GET', '/api/v2/balances');
+    expect(balances.status, balances.text).toBe(200);
+    expect(balances.body.data.items).toEqual([{ currency: 'USDT', available: '37.250000', reserved: '0.000000' }]);
+
+    await page.goto(dashboard('keys'));
+    expect(await page.content()).not.toContain(apiKey);
+    await page.getByRole('button', { name: `Revoke ${name}` }).click();
+    await page.getByRole('status').getByText('The key is revoked: the API refuses it from now on.').waitFor();
+    expect((await row.locator('td').allTextContents())[4]).toMatch(/^revoked /);
+    const refused = await eventually(async () => {
+      const answer = await callApi(withKey, 'GET', '/api/v2/balances');
+      return answer.status === 401 && answer;
+    }, { what: 'the revoked key to be refused' });
+    expect(refused.body.errors[0].code).toBe('unauthorized');
+    expect(unexpected(developerBrowser.errors)).toEqual([]);
+  });
+
+  it("builds a report asked for today's transactions, and downloads it once ready as CSV", async () => {
+    const { page, context } = ownerBrowser;
+    const today = new Date().toISOString().slice(0, 10);
+    await page.goto(dashboard('reports'));
+    await page.getByLabel('Kind').selectOption('transactions');
+    await page.getByLabel('From (UTC day)').fill(today);
+    await page.getByLabel('To (UTC day, included)').fill(today);
+    await page.getByRole('button', { name: 'Request', exact: true }).click();
+    await page.getByRole('status').getByText(en['reports.requested']).waitFor();
+    const download = page.getByRole('link', { name: 'Download' });
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await download.count()) === 1;
+      },
+      { what: 'the report to be ready' },
+    );
+    expect((await tableRows(page, 'Your reports').first().locator('td').allTextContents()).slice(0, 3)).toEqual(['Transactions', 'ready', '1']);
+    const file = await context.request.get((await download.getAttribute('href'))!);
+    expect(file.status()).toBe(200);
+    expect(file.headers()['content-type']).toMatch(/^text\/csv/);
+    const lines = (await file.text()).trim().split('\n');
+    expect(lines[0]).toMatch(/^id,createdAt,updatedAt,type,status,/);
+    expect(lines.slice(1).map((line) => line.split(',')[0])).toEqual([transaction.id]);
+    expect(unexpected(ownerBrowser.errors)).toEqual([]);
+  });
+
+  it('shows a viewer no form for a change, and refuses the changes it posts with its own CSRF token: 403, and nothing changed', async () => {
+    const { page } = viewerBrowser;
+    const changeControls = page.locator('main form[method=post]').locator('button, input:not([type=hidden]), select, textarea').and(page.locator(':enabled'));
+    for (const path of ['overview', 'settings', 'keys', 'users', 'reports', `invoices/${invoice.id}`, `transactions/${transaction.id}`]) {
+      await page.goto(dashboard(path));
+      expect(await changeControls.count(), path).toBe(0);
+    }
+    expect(await page.getByRole('link', { name: 'Audit log' }).count()).toBe(0);
+    expect((await page.goto(dashboard('audit')))?.status()).toBe(403);
+
+    const csrf = await csrfOf(page);
+    const merchantBefore = (await demoApi('GET', '/api/v2/merchant')).body.data;
+    const auditBefore = await auditEntries();
+    const changes: Array<[string, Record<string, string>]> = [
+      ['settings', { callbackUrl: 'https://attacker.example/callbacks', returnUrl: '', frameAncestors: '' }],
+      ['settings/rotate-secret', {}],
+      ['keys', { name: 'viewer-key' }],
+      ['users', { email: 'mallory@demo.example', role: 'owner' }],
+      ['users/deniz%40demo.example/remove', {}],
+      ['reports', { type: 'transactions', createdFrom: '2026-01-01', createdTo: '2026-01-02' }],
+      [`transactions/${transaction.id}/resend`, {}],
+      [`invoices/${invoice.id}/resend`, {}],
+    ];
+    for (const [path, form] of changes) {
+      const answer = await postForm(viewerBrowser, path, { csrf, ...form });
+      expect(answer.status, path).toBe(403);
+      expect(answer.text, path).toContain('Your role (viewer) does not allow this. Ask an owner.');
+    }
+    expect((await demoApi('GET', '/api/v2/merchant')).body.data).toEqual(merchantBefore);
+    expect(await auditEntries()).toEqual(auditBefore);
+    expect(unexpected(viewerBrowser.errors)).toEqual([]);
+  });
+
+  it('works without JavaScript: the viewer signs in with a recovery code and filters the invoices', async () => {
+    const opened = await openPage({ javaScriptEnabled: false });
+    const { page } = opened;
+    await signIn(page, viewer, viewer.recoveryCodes.shift());
+    await page.getByRole('link', { name: 'Invoices' }).click();
+    await page.getByLabel('Order id').fill(ORDER_ID);
+    await page.getByLabel('Status').selectOption('completed');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL((url) => url.searchParams.get('orderId') === ORDER_ID);
+    expect(await tableRows(page).count()).toBe(1);
+    await page.getByLabel('Status').selectOption('canceled');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.getByText('Nothing matches.').waitFor();
+    expect(unexpected(opened.errors)).toEqual([]);
+    await opened.context.close();
+  });
+
+  it('says only that the sign-in failed, to a wrong password, a wrong code, an unknown address and a locked account; five failures lock even the right password out', async () => {
+    const opened = await openPage();
+    const { page } = opened;
+    const attempt = async (fields: { email: string; password: string; code: string }) => {
+      const answer = await submitSignIn(page, fields);
+      expect(page.url()).toBe(dashboard('sign-in'));
+      return { status: answer.status(), main: await page.locator('main').innerText(), email: await page.getByLabel('E-mail', { exact: true }).inputValue() };
+    };
+    const failed = (email: string) => ({ status: 401, main: expect.stringContaining(en['signIn.failed']), email });
+    // A code the app shows now, not taken by these attempts (they fail before it counts).
+    const currentCode = () => totpCode(viewer.totpKey, Math.max(totpStep(new Date()), viewer.lastStep + 1));
+    const wrongCode = () => String((Number(currentCode()) + 500_000) % 1_000_000).padStart(6, '0');
+
+    const answers = [
+      await attempt({ email: viewer.email, password: `${viewer.password}x`, code: currentCode() }),
+      await attempt({ email: viewer.email, password: viewer.password, code: wrongCode() }),
+      await attempt({ email: 'nobody@demo.example', password: viewer.password, code: currentCode() }),
+    ];
+    expect(answers).toEqual([failed(viewer.email), failed(viewer.email), failed('nobody@demo.example')]);
+    // Told apart by nothing but the address kept in its field.
+    expect(new Set(answers.map(({ main }) => main)).size).toBe(1);
+    await saveScreenshot(page, 'dashboard-en-sign-in-failed', { fullPage: false });
+
+    for (let failure = 3; failure <= 5; failure++) await attempt({ email: viewer.email, password: `wrong-${failure}-${viewer.password}`, code: currentCode() });
+    const locked = await attempt({ email: viewer.email, password: viewer.password, code: currentCode() });
+    expect(locked).toEqual({ ...failed(viewer.email), main: answers[0]!.main });
+    const lockedByRecovery = await attempt({ email: viewer.email, password: viewer.password, code: viewer.recoveryCodes[0]! });
+    expect(lockedByRecovery.main).toBe(answers[0]!.main);
+    expect((await auditEntries())[0]).toEqual(['ayse@demo.example', 'user.locked', '']);
+    expect(unexpected(opened.errors)).toEqual([]);
+    await opened.context.close();
+  });
+
+  it('ends a session 12 hours after its last page: the next page asks for a sign-in, saying the session has ended', async () => {
+    const { page, context } = developerBrowser;
+    const token = (await context.cookies()).find(({ name }) => name === SESSION_COOKIE)!.value;
+    const stack = await openRuntimeStack(dataDir);
+    try {
+      await stack.documentClient.send(
+        new UpdateCommand({
+          TableName: stack.info.tables.dashboardSessions,
+          Key: { id: tokenDigest(token) },
+          UpdateExpression: 'SET lastSeenAt = :seen',
+          ConditionExpression: 'attribute_exists(id)',
+          ExpressionAttributeValues: { ':seen': new Date(Date.now() - (SESSION_IDLE_SECONDS + 60) * 1000).toISOString() },
+        }),
+      );
+    } finally {
+      stack.close();
+    }
+    await page.goto(dashboard('keys'));
+    expect(page.url()).toBe(dashboard('sign-in?reason=expired'));
+    await page.getByText('Your session has ended. Sign in again.').waitFor();
+    expect(await context.cookies()).toEqual([]);
+  });
+
+  it('signs the developer out everywhere: a session in another browser ends too', async () => {
+    const { page } = developerBrowser;
+    await signIn(page, developer);
+    const elsewhere = await openPage();
+    await signIn(elsewhere.page, developer, developer.recoveryCodes.shift());
+    await page.getByRole('button', { name: 'Sign out everywhere' }).click();
+    await page.getByText('You are signed out.').waitFor();
+    expect(page.url()).toBe(dashboard('sign-in?reason=signed-out'));
+    await elsewhere.page.goto(dashboard('overview'));
+    expect(elsewhere.page.url()).toBe(dashboard('sign-in?reason=expired'));
+    await elsewhere.page.getByText('Your session has ended. Sign in again.').waitFor();
+    expect((await auditEntries())[0]).toEqual(['deniz@demo.example', 'user.signed_out_everywhere', '']);
+    expect([...unexpected(developerBrowser.errors), ...unexpected(elsewhere.errors)]).toEqual([]);
+    await elsewhere.context.close();
+  });
+
+  it('refuses a form without its CSRF token, and one posted from another site, with a 403 page: nothing changed', async () => {
+    const { page } = ownerBrowser;
+    const before = (await demoApi('GET', '/api/v2/merchant')).body.data;
+    await page.goto(dashboard('settings'));
+    await page.evaluate(`document.querySelector('main form[action="${dashboard('settings')}"] input[name=csrf]').remove()`);
+    await page.getByLabel('Return URL (empty: none)').fill('https://shop.example/csrf');
+    const [answer] = await Promise.all([page.waitForResponse((response) => response.request().method() === 'POST'), page.getByRole('button', { name: 'Save' }).click()]);
+    expect(answer.status()).toBe(403);
+    await page.getByRole('heading', { name: 'This form has expired' }).waitFor();
+
+    const crossSite = await postForm(ownerBrowser, 'settings', { csrf: await csrfOf(page), returnUrl: 'https://shop.example/cross-site' }, { origin: 'https://attacker.example', 'sec-fetch-site': 'cross-site' });
+    expect(crossSite.status).toBe(403);
+    expect(crossSite.text).toContain(en['error.csrfBody']);
+    expect((await demoApi('GET', '/api/v2/merchant')).body.data).toEqual(before);
+    expect(unexpected(ownerBrowser.errors)).toEqual([]);
+  });
+
+  it("answers another merchant's invoice and transaction, typed into the URL, as not found; the operator's invitation link opens", async () => {
+    const created = await cli(['create', '--name', 'Other shop', '--json'], { GATEWAY_DATA_DIR: dataDir });
+    expect(created.code, created.err).toBe(0);
+    const { merchantId, apiKey } = JSON.parse(created.out) as { merchantId: string; apiKey: string };
+    const withKey = { baseUrl: gateway.baseUrl, apiKey };
+    const made = await callApi(withKey, 'POST', '/api/v2/invoices', { orderId: `other-${randomUUID()}`, customerId: 'other-customer', baseCurrency: 'USDT', amount: 5 });
+    expect(made.status, made.text).toBe(200);
+    const paid = await callApi(withKey, 'POST', '/api/v2/simulate/deposit', { invoiceId: made.body.data.id });
+    expect(paid.status, paid.text).toBe(200);
+    const invited = await cli(['invite', '--merchant', merchantId, '--email', 'sahip@other.example', '--role', 'owner', '--json'], { GATEWAY_DATA_DIR: dataDir });
+    expect(invited.code, invited.err).toBe(0);
+    other = { merchantId, apiKey, invoiceId: made.body.data.id, transactionId: paid.body.data.id, joinLink: JSON.parse(invited.out).link };
+
+    const { page } = ownerBrowser;
+    for (const path of [`invoices/${other.invoiceId}`, `transactions/${other.transactionId}`]) {
+      const answer = await page.goto(dashboard(path));
+      expect(answer?.status(), path).toBe(404);
+      await page.getByRole('heading', { name: 'Not found' }).waitFor();
+      expect(await page.content()).not.toContain(made.body.data.orderId);
+    }
+    await page.goto(dashboard(`transactions?invoiceId=${other.invoiceId}`));
+    await page.getByText('Nothing matches.').waitFor();
+
+    const anonymous = await openPage();
+    expect((await anonymous.page.goto(other.joinLink))?.status()).toBe(200);
+    await anonymous.page.getByRole('heading', { name: 'Join Other shop' }).waitFor();
+    await anonymous.context.close();
+  });
+
+  it('passes axe-core on every page at 375 and 1280 px in every language, Urdu right to left, without an untranslated word or a console error', async () => {
+    /** The API's own words, which no language translates: identifiers, statuses and types shown as code, and offered as the listings' filters. */
+    const data = 'code, .mono, form.inline option:not([value=""])';
+    const pages: Array<{ name: string; url: string; signedIn: boolean; status?: number; ignore?: string }> = [
+      { name: 'sign-in', url: dashboard('sign-in'), signedIn: false },
+      { name: 'join', url: other.joinLink, signedIn: false },
+      { name: 'overview', url: dashboard('overview'), signedIn: true },
+      { name: 'invoices', url: dashboard('invoices'), signedIn: true },
+      { name: 'invoice', url: dashboard(`invoices/${invoice.id}`), signedIn: true },
+      { name: 'transactions', url: dashboard('transactions'), signedIn: true },
+      { name: 'transaction', url: dashboard(`transactions/${transaction.id}`), signedIn: true },
+      { name: 'payouts', url: dashboard('payouts'), signedIn: true },
+      { name: 'reports', url: dashboard('reports'), signedIn: true },
+      { name: 'settings', url: dashboard('settings'), signedIn: true },
+      { name: 'keys', url: dashboard('keys'), signedIn: true },
+      { name: 'users', url: dashboard('users'), signedIn: true },
+      // Who did what to whom, as recorded: e-mails, and the subjects written when it was done.
+      { name: 'audit', url: dashboard('audit'), signedIn: true, ignore: 'main td:nth-child(2), main td:nth-child(4)' },
+      { name: 'not-found', url: dashboard(`invoices/${randomUUID()}`), signedIn: true, status: 404 },
+    ];
+    const screenshots = new Set(['overview', 'invoice', 'settings']);
+
+    const anonymous = await openPage();
+    ownerBrowser.errors.splice(0);
+    for (const language of LANGUAGE_CODES) {
+      for (const { name, url, signedIn, status = 200, ignore } of pages) {
+        const what = `${name} in ${language}`;
+        const { page, errors } = signedIn ? ownerBrowser : anonymous;
+        const answer = await page.goto(withLanguage(url, language));
+        expect(answer?.status(), what).toBe(status);
+        expect(await page.evaluate(DOCUMENT_LANGUAGE), what).toEqual(language === 'ur' ? { lang: 'ur', dir: 'rtl', direction: 'rtl' } : { lang: language, dir: 'ltr', direction: 'ltr' });
+        expect(untranslatedIn(await page.evaluate<string>(readableText([data, ignore].filter(Boolean).join(', '))), language, DASHBOARD_TEXT), what).toEqual([]);
+        expect(await accessibilityViolationsAtEveryWidth(page), what).toEqual(NO_VIOLATIONS_AT_ANY_WIDTH);
+        // Nothing scrolls the page sideways (a wide table scrolls in its own frame), at either width, either way of writing.
+        for (const viewport of [...AUDIT_VIEWPORTS].reverse()) {
+          await page.setViewportSize(viewport);
+          expect(await page.evaluate('document.scrollingElement.scrollWidth'), `${what} at ${viewport.width} px`).toBeLessThanOrEqual(viewport.width);
+        }
+        if (screenshots.has(name) && (name === 'overview' || language === 'en' || language === 'ur')) {
+          for (const viewport of AUDIT_VIEWPORTS) {
+            await page.setViewportSize(viewport);
+            await saveScreenshot(page, `dashboard-${language}-${name}-${viewport.width}`);
+          }
+        }
+        // The browser reports the not-found page's own 404 status; nothing else may go wrong.
+        expect(errors.splice(0), what).toEqual(status === 404 ? ['Failed to load resource: the server responded with a status of 404 (Not Found)'] : []);
+      }
+    }
+    await anonymous.context.close();
+  }, 120_000);
+});
