@@ -11,7 +11,7 @@ import { reportFilesConfig, reportService } from './commons/reports.js';
 const files = reportFilesConfig();
 const dashboard = dashboardWith({
   reports: reportService({ links: files.kind === 'aws' ? new S3ReportLinks(traced(new S3Client({})), files.bucket) : files.files }),
-  keys: apiKeyServiceWith({ manages: false }),
+  keys: apiKeyServiceWith(),
   totals: dailyTotals,
 });
 

@@ -2,11 +2,12 @@ import * as z from 'zod';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
 import { apiKeyServiceWith } from './commons/api-keys.js';
+import { keyRegistry } from './commons/key-registry.js';
 import { dailyTotals } from './commons/daily-totals.js';
 import { dashboardRequest, dashboardWith, servePage } from './commons/dashboard.js';
 import { reportQueue, reportService } from './commons/reports.js';
 
-const dashboard = dashboardWith({ reports: reportService({ queue: reportQueue() }), keys: apiKeyServiceWith({ manages: true }), totals: dailyTotals });
+const dashboard = dashboardWith({ reports: reportService({ queue: reportQueue() }), keys: apiKeyServiceWith(keyRegistry), totals: dailyTotals });
 
 /** A dashboard form (docs/merchant-guide.md#dashboard): its fields as the browser sends them, judged by the page's own rules. */
 export const handler = httpHandler(routeByName('submit-dashboard-form'), { body: z.record(z.string(), z.string()), bodyFormat: 'form' }, async (request) =>

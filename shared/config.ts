@@ -13,7 +13,7 @@ import type { AddressFamily, WalletXpubs } from './domain/wallets.js';
 import { CALLBACK_TARGETS } from './outbound/address-guard.js';
 import type { DeliveryGuard } from './outbound/http-delivery.js';
 import { STAGES, type Stage } from './stage.js';
-import { TABLE_KEYS, tableEnvVar, type TableKey } from './store/tables.js';
+import { namedEverywhere, TABLE_KEYS, tableEnvVar, type TableKey } from './store/tables.js';
 import { DEFAULTS } from './defaults.js';
 
 const positiveNumber = (fallback: number) => z.coerce.number().positive().default(fallback);
@@ -185,7 +185,8 @@ const envSchema = z.object({
    */
   API_KEY_USAGE_PLAN_PARAMETER: z.string().min(1).optional(),
   GATEWAY_API_KEY_REGISTRY: z.literal('local').optional(),
-  ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), z.string().min(1)])),
+  // A table `namedWhereGranted` is named only to the functions granted it.
+  ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), namedEverywhere(key) ? z.string().min(1) : z.string().min(1).optional()])),
 });
 
 const ratesEnvSchema = z
@@ -295,6 +296,22 @@ function reportFilesConfig(e: { REPORTS_BUCKET?: string; GATEWAY_REPORTS_DIR?: s
   return undefined;
 }
 
+/**
+ * The names of the function's tables: reading the name of one it was not given (a table named only
+ * where granted, and not granted it) fails at once, naming the variable, rather than sending the
+ * SDK a request without a table.
+ */
+function grantedTables(names: Partial<Record<TableKey, string>>): Record<TableKey, string> {
+  return new Proxy(names as Record<TableKey, string>, {
+    get(target, property, receiver) {
+      if (typeof property === 'string' && (TABLE_KEYS as readonly string[]).includes(property) && !Object.hasOwn(target, property)) {
+        throw new Error(`Invalid environment: ${tableEnvVar(property as TableKey)} is required`);
+      }
+      return Reflect.get(target, property, receiver);
+    },
+  });
+}
+
 /** Where new API keys are registered: the stage's usage plan, its id read from an SSM parameter (AWS), or nowhere (one machine). */
 export type ApiKeyRegistryConfig = { kind: 'usagePlan'; usagePlanParameter: string } | { kind: 'local' };
 
@@ -386,7 +403,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     apiKeyRegistry: apiKeyRegistryConfig(e),
     chains,
     rates: ratesConfig(ratesResult.data),
-    tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, e[tableEnvVar(key)]])) as Record<TableKey, string>,
+    tables: grantedTables(Object.fromEntries(TABLE_KEYS.flatMap((key) => (e[tableEnvVar(key)] ? [[key, e[tableEnvVar(key)]]] : [])))),
   };
 }
 

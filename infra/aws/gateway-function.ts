@@ -23,7 +23,7 @@ import { QUEUE_BATCHING_WINDOW_SECONDS, QUEUES, type QueueDefinition, type Queue
 import { SERVICE_NAME } from '../../shared/observability/catalogue.js';
 import { readsProviders, type GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
 import { tableGrantsOf } from '../../shared/store/table-access.js';
-import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
+import { namedEverywhere, TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 import { acknowledge } from './nag.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -185,9 +185,11 @@ export class GatewayFunction extends NodejsFunction {
       ...(readsProviders(definition) ? props.providerEnvironment : {}),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       NODE_OPTIONS: '--enable-source-maps',
-      // Every name and URL, not only the granted ones: the shared config validates them all at
-      // cold start, and a name grants nothing.
-      ...Object.fromEntries(TABLE_KEYS.map((key) => [tableEnvVar(key), tables[key].tableName])),
+      // Every table's name but those named only where granted (`namedWhereGranted`): the shared
+      // config validates the others at cold start, and a name grants nothing.
+      ...Object.fromEntries(
+        TABLE_KEYS.filter((key) => namedEverywhere(key) || tableGrantsOf(definition).some(({ table }) => table === key)).map((key) => [tableEnvVar(key), tables[key].tableName]),
+      ),
       ...queueEnvironment(queues),
       // Unlike the queues, only where it is used: the key and the bucket are what is protected.
       ...(vault ? { VAULT_KMS_KEY_ID: vault.key.keyArn } : {}),

@@ -5,7 +5,7 @@
  * factor. Pure but for node:crypto.
  */
 import { createHash, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import zxcvbnCore from '@zxcvbn-ts/core';
+import { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import * as commonLanguage from '@zxcvbn-ts/language-common';
 
 export const DASHBOARD_ROLES = ['owner', 'developer', 'viewer'] as const;
@@ -109,9 +109,6 @@ export function useRecoveryCode(digests: readonly string[], code: string): strin
   const digest = tokenDigest(normalizedRecoveryCode(code));
   return digests.includes(digest) ? digests.filter((each) => each !== digest) : undefined;
 }
-
-// A CommonJS package: its named exports come through its default one.
-const { ZxcvbnFactory } = zxcvbnCore;
 
 /** Common passwords and the variations people make of them, as zxcvbn knows them (its English and common lists). */
 const strength = new ZxcvbnFactory({ dictionary: { ...commonLanguage.dictionary }, graphs: commonLanguage.adjacencyGraphs });

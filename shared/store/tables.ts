@@ -24,6 +24,11 @@ export interface TableDefinition {
   indexes?: readonly IndexDefinition[];
   /** Epoch-seconds attribute after which DynamoDB deletes the item. */
   ttlAttribute?: string;
+  /**
+   * Its name is given only to the functions granted it, where the others' names go to every
+   * function: Lambda's environment holds 4 KB, which every name for every function outgrows.
+   */
+  namedWhereGranted?: true;
 }
 
 export const TABLES = {
@@ -297,6 +302,7 @@ export const TABLES = {
   },
   /** The dashboard's people (docs/merchant-guide.md#dashboard), by lower-cased e-mail: one user per address across the gateway. */
   dashboardUsers: {
+    namedWhereGranted: true,
     partitionKey: { name: 'email', type: 'S' },
     indexes: [
       {
@@ -309,11 +315,13 @@ export const TABLES = {
   },
   /** Invitations by the digest of their link's token, forgotten once expired. */
   dashboardInvitations: {
+    namedWhereGranted: true,
     partitionKey: { name: 'id', type: 'S' },
     ttlAttribute: 'expiresAtEpoch',
   },
   /** Dashboard sessions by the digest of their cookie's token, forgotten after 12 hours idle. */
   dashboardSessions: {
+    namedWhereGranted: true,
     partitionKey: { name: 'id', type: 'S' },
     ttlAttribute: 'expiresAt',
     indexes: [
@@ -327,6 +335,7 @@ export const TABLES = {
   },
   /** Every change made through the dashboard, never changed once written; the merchant's, newest first, by index (`position` = `{at}#{id}`). */
   auditLog: {
+    namedWhereGranted: true,
     partitionKey: { name: 'id', type: 'S' },
     indexes: [
       {
@@ -342,6 +351,9 @@ export const TABLES = {
 export type TableKey = keyof typeof TABLES;
 
 export const TABLE_KEYS = Object.keys(TABLES) as TableKey[];
+
+/** Whether every function is given the table's name (`namedWhereGranted` says why not all are). */
+export const namedEverywhere = (key: TableKey): boolean => !(TABLES[key] as TableDefinition).namedWhereGranted;
 
 /** `invoices` -> `TABLE_INVOICES`, `apiKeys` -> `TABLE_API_KEYS`. */
 export function tableEnvVar(key: TableKey): string {

@@ -181,10 +181,13 @@ describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
     }
   });
 
-  it('hold the page renderer only in the hosted checkout\'s functions, the replay store only where Idempotency-Key is taken, S3 only where receipts or report files are stored or read, viem only in the chain watcher', () => {
+  it('hold the page renderer only in the hosted checkout\'s functions, QR codes only there and in the dashboard\'s pages, the replay store only where Idempotency-Key is taken, S3 only where receipts or report files are stored or read, viem only in the chain watcher', () => {
     for (const { definition, packages, projectFiles } of contents()) {
       const checkout = definition.kind === 'http' && definition.path.startsWith('/checkout/');
-      expect(projectFiles.includes('/shared/checkout-page.ts') || packages.has('qrcode'), definition.name).toBe(checkout);
+      // The dashboard draws the QR code of a TOTP key when a person joins.
+      const dashboardPages = definition.kind === 'http' && definition.path.startsWith('/dashboard/');
+      expect(projectFiles.includes('/shared/checkout-page.ts') || (packages.has('qrcode') && !dashboardPages), definition.name).toBe(checkout);
+      if (dashboardPages) expect(projectFiles.includes('/shared/checkout-page.ts'), definition.name).toBe(false);
       expect(packages.has('@aws-lambda-powertools/idempotency'), definition.name).toBe(definition.kind === 'http' && replaysIdempotencyKey(definition));
       // The builder uploads report files, get-report signs links to them; asking for a report only queues it.
       expect(packages.has('@aws-sdk/client-s3'), definition.name).toBe(RECEIPT_USERS.includes(definition.name) || definition.reportFiles !== undefined);

@@ -30,7 +30,8 @@ import { BUSINESS_METRICS, CHAIN_RPC_METRICS } from '../../shared/observability/
 import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
 import { FUNCTIONS, functionsForStage, maxBodyBytesOf, readsProviders, replaysIdempotencyKey, type GatewayFunction, type HttpRoute, type QueueFunction } from '../../shared/routes.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
-import { TABLES, TABLE_KEYS, tableEnvVar, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
+import { namedEverywhere, TABLES, TABLE_KEYS, tableEnvVar, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
+import { tableGrantsOf } from '../../shared/store/table-access.js';
 import { resolveText } from '../support/template.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
@@ -790,7 +791,9 @@ describe.each(STAGES)('%s stack', (stage) => {
         expect(variables[`WALLET_${family.toUpperCase()}_XPUB`]).toBeUndefined();
         expect(variables[`WALLET_${family.toUpperCase()}_XPUB_PARAMETER`]).toEqual(definition.readsWalletKeys ? { Ref: parameters[family] } : undefined);
       }
-      for (const key of TABLE_KEYS) expect(variables[tableEnvVar(key)]).toEqual({ Ref: v().tableId(key) });
+      // Every table's name, but a table named where granted only (Lambda's 4 KB) goes to its grantees alone.
+      const granted = new Set(tableGrantsOf(definition).map(({ table }) => table));
+      for (const key of TABLE_KEYS) expect(variables[tableEnvVar(key)], key).toEqual(namedEverywhere(key) || granted.has(key) ? { Ref: v().tableId(key) } : undefined);
       // Every queue's URLs everywhere, whatever the grants: the config validates them at every cold start.
       for (const [queueName, queue] of Object.entries(QUEUES) as Array<[QueueName, QueueDefinition]>) {
         if (queue.stages.includes(stage)) {
@@ -912,18 +915,23 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(sorted(queriers)).toEqual(sorted(definitions.filter((f) => Object.keys(f.queries ?? {}).length > 0).map((f) => f.name)));
     });
 
-    it('grants deletes only where items are given up: idempotency records of failed requests, a chain deposit\'s claim, a held transfer, a rejected UTR\'s claim', () => {
+    it('grants deletes only where items are given up: idempotency records of failed requests, a chain deposit\'s claim, a held transfer, a rejected UTR\'s claim, a taken invitation, an ended session, a removed dashboard user', () => {
       const deleting = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:DeleteItem')).map(([table]) => `${name} ${table}`));
       const idempotent = routes.filter(replaysIdempotencyKey).map((route) => `${route.name} idempotency`);
       // A provider rejects a UTR by its event, or in its answer to the reconciliation.
       const utrDecisions = ['receive-provider-event uniques', 'reconcile-provider-payments uniques'];
-      expect(sorted(deleting)).toEqual(sorted([...idempotent, 'watch-chain chain', 'watch-chain uniques', ...utrDecisions]));
+      const dashboard = ['submit-dashboard-form dashboardInvitations', 'submit-dashboard-form dashboardSessions', 'submit-dashboard-form dashboardUsers'];
+      expect(sorted(deleting)).toEqual(sorted([...idempotent, 'watch-chain chain', 'watch-chain uniques', ...utrDecisions, ...dashboard]));
       // Batch reads only where many items are looked up at once: the owners of a range's addresses, a transaction's callbacks,
       // a merchant's balance in every currency (listed, or checked against its entries).
       const batchReading = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:BatchGetItem')).map(([table]) => `${name} ${table}`));
       // And the live prices an amount is converted at.
       const priceReaders = definitions.filter(({ tables }) => tables.rates).map(({ name }) => `${name} rates`);
-      expect(sorted(batchReading)).toEqual(sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox', 'list-invoice-callbacks outbox', 'resend-invoice-callback outbox', 'list-balances balances', 'check-books balances', ...priceReaders]));
+      // The dashboard's pages show callbacks and balances as those routes do; its forms resend callbacks.
+      const dashboardBatches = ['get-dashboard-page outbox', 'get-dashboard-page balances', 'submit-dashboard-form outbox'];
+      expect(sorted(batchReading)).toEqual(
+        sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox', 'list-invoice-callbacks outbox', 'resend-invoice-callback outbox', 'list-balances balances', 'check-books balances', ...dashboardBatches, ...priceReaders]),
+      );
     });
   });
 
@@ -1167,13 +1175,14 @@ describe.each(STAGES)('%s stack', (stage) => {
       for (const rule of rules()) expect((rule as Rule & { VisibilityConfig: unknown }).VisibilityConfig).toMatchObject({ CloudWatchMetricsEnabled: true, MetricName: rule.Name });
     });
 
-    it('evaluates the body limits first, then the per-address rates (public routes, provider events), then the managed rule groups, in consecutive priorities', () => {
+    it('evaluates the body limits first, then the per-address rates (public routes, provider events, dashboard sign-ins), then the managed rule groups, in consecutive priorities', () => {
       const ordered = [...rules()].sort((a, b) => (a as Rule & { Priority: number }).Priority - (b as Rule & { Priority: number }).Priority);
       expect(ordered.map((rule) => (rule as Rule & { Priority: number }).Priority)).toEqual(ordered.map((_, i) => i));
       expect(ordered.map((rule) => rule.Name)).toEqual([
         ...bodyLimitRules().map((rule) => rule.Name),
         'public-requests-per-address',
         'provider-events-per-address',
+        'dashboard-sign-ins-per-address',
         'AWSManagedRulesCommonRuleSet',
         'AWSManagedRulesKnownBadInputsRuleSet',
       ]);
@@ -1487,11 +1496,14 @@ describe.each(STAGES)('%s stack', (stage) => {
       const withVariables = definitions.filter((f) => v().functionNamed(f.name).Properties.Environment.Variables.VAULT_KMS_KEY_ID !== undefined).map((f) => f.name);
       expect(sorted(withKms)).toEqual(sorted(users));
       expect(sorted(withVariables)).toEqual(sorted(users));
-      for (const opener of definitions.filter((f) => f.opensCallbackSecrets && !f.usesVault)) expect(kmsActionsOf(opener.name)).toEqual(['kms:Decrypt']);
-      // A rotation seals the new secret and never opens the old one, which moves still sealed.
-      for (const sealer of definitions.filter((f) => f.sealsCallbackSecrets && !f.usesVault)) expect(kmsActionsOf(sealer.name)).toEqual(['kms:GenerateDataKey']);
-      // The reconciliation opens what it sends again (a sealed card number, a receipt) and seals nothing.
-      for (const resender of definitions.filter((f) => f.resendsProviderRequests && !f.usesVault)) expect(kmsActionsOf(resender.name)).toEqual(['kms:Decrypt']);
+      // Opening is decrypting, sealing is a new data key, and nothing else: a rotation seals the new
+      // secret and never opens the old one, which moves still sealed; the reconciliation opens what
+      // it sends again (a sealed card number, a receipt) and seals nothing; the dashboard's forms do
+      // both (a user's TOTP seed opened at sign-in, sealed when joining; the callback secret rotated).
+      for (const f of definitions.filter((f) => (f.opensCallbackSecrets || f.sealsCallbackSecrets || f.resendsProviderRequests) && !f.usesVault)) {
+        const expected = [...(f.opensCallbackSecrets || f.resendsProviderRequests ? ['kms:Decrypt'] : []), ...(f.sealsCallbackSecrets ? ['kms:GenerateDataKey'] : [])];
+        expect(sorted(kmsActionsOf(f.name)), f.name).toEqual(sorted(expected));
+      }
     });
 
     it('lets the reconciliation read receipts to send them again, and nothing else of the vault: no writing, listing or deleting', () => {
@@ -1597,27 +1609,30 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(mapping.Properties).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': [queue, 'Arn'] }, BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
     });
 
-    it('give REPORTS_BUCKET to the functions that write files or link to them, and REPORT_QUEUE_URL to create-report', () => {
+    it('give REPORTS_BUCKET to the functions that write files or link to them, and REPORT_QUEUE_URL to those that ask for reports', () => {
       expect(definitions.filter((f) => f.reportFiles).map((f) => [f.name, f.reportFiles])).toEqual([
         ['get-report', 'links'],
         ['build-report', 'writes'],
+        ['get-dashboard-page', 'links'],
       ]);
-      for (const name of ['get-report', 'build-report']) expect(v().functionNamed(name).Properties.Environment.Variables.REPORTS_BUCKET, name).toEqual({ Ref: bucketId() });
+      for (const name of ['get-report', 'build-report', 'get-dashboard-page']) expect(v().functionNamed(name).Properties.Environment.Variables.REPORTS_BUCKET, name).toEqual({ Ref: bucketId() });
       for (const name of ['create-report', 'check-books']) expect(v().functionNamed(name).Properties.Environment.Variables.REPORTS_BUCKET, name).toBeUndefined();
-      expect(v().functionNamed('create-report').Properties.Environment.Variables).toMatchObject({
-        REPORT_QUEUE_URL: { Ref: v().queueIds('reports').queue },
-        REPORT_DLQ_URL: { Ref: v().queueIds('reports').deadLetter },
-      });
+      for (const name of ['create-report', 'submit-dashboard-form']) {
+        expect(v().functionNamed(name).Properties.Environment.Variables, name).toMatchObject({ REPORT_QUEUE_URL: { Ref: v().queueIds('reports').queue } });
+      }
     });
 
-    it('let build-report write files and abandon its failed uploads, and get-report read them to sign links; no one lists, deletes or reads them otherwise', () => {
+    it('let build-report write files and abandon its failed uploads, and get-report and the dashboard\'s pages read them to sign links; no one lists, deletes or reads them otherwise', () => {
+      const linking = ['get-report', 'get-dashboard-page'];
       expect(onReports('build-report')).toEqual(sorted(REPORT_WRITE.map((action) => `${action} ${bucketId()}/*`)));
-      expect(onReports('get-report')).toEqual([`s3:GetObject ${bucketId()}/*`]);
-      expect(s3('get-report')).not.toContain(`s3:PutObject ${bucketId()}/*`);
+      for (const name of linking) {
+        expect(onReports(name), name).toEqual([`s3:GetObject ${bucketId()}/*`]);
+        expect(s3(name), name).not.toContain(`s3:PutObject ${bucketId()}/*`);
+      }
       expect(s3('build-report')).not.toContain(`s3:GetObject ${bucketId()}/*`);
       // S3 only on the reports bucket, and the bucket itself on no grant (no listing).
-      for (const name of ['get-report', 'build-report']) expect(s3(name).every((grant) => grant.endsWith(` ${bucketId()}/*`)), name).toBe(true);
-      const others = definitions.filter((f) => !['get-report', 'build-report'].includes(f.name)).filter((f) => onReports(f.name).length > 0);
+      for (const name of [...linking, 'build-report']) expect(s3(name).every((grant) => grant.endsWith(` ${bucketId()}/*`)), name).toBe(true);
+      const others = definitions.filter((f) => ![...linking, 'build-report'].includes(f.name)).filter((f) => onReports(f.name).length > 0);
       expect(others.map((f) => f.name)).toEqual([]);
       for (const name of [...reportFunctions, 'check-books']) {
         expect(s3(name).filter((grant) => /^s3:(ListBucket|DeleteObject|PutObjectAcl|GetBucket)/.test(grant)), name).toEqual([]);

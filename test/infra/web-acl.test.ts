@@ -6,8 +6,8 @@ import { App, Stack } from 'aws-cdk-lib';
 import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { describe, expect, it } from 'vitest';
-import { PROVIDER_EVENTS_RATE_RULE_NAME, PUBLIC_RATE_RULE_NAME, createStageWebAcl, decimalAbovePattern, routePathPattern } from '../../infra/aws/web-acl.js';
-import { PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE } from '../../shared/platform.js';
+import { DASHBOARD_SIGN_IN_RATE_RULE_NAME, PROVIDER_EVENTS_RATE_RULE_NAME, PUBLIC_RATE_RULE_NAME, createStageWebAcl, decimalAbovePattern, routePathPattern } from '../../infra/aws/web-acl.js';
+import { DASHBOARD_SIGN_IN_THROTTLE, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE } from '../../shared/platform.js';
 import { HTTP_ROUTES, maxBodyBytesOf, routeByName, type HttpRoute } from '../../shared/routes.js';
 
 describe('decimalAbovePattern', () => {
@@ -83,16 +83,21 @@ describe('createStageWebAcl', () => {
       return rules.flatMap((rule) => {
         const rate = (rule.statement as CfnWebACL.StatementProperty).rateBasedStatement as CfnWebACL.RateBasedStatementProperty | undefined;
         if (!rate) return [];
-        const scope = (rate.scopeDownStatement as CfnWebACL.StatementProperty).regexMatchStatement as CfnWebACL.RegexMatchStatementProperty;
-        return [{ name: rule.name, priority: rule.priority, limit: rate.limit, window: rate.evaluationWindowSec, scope: new RegExp(scope.regexString) }];
+        const statement = rate.scopeDownStatement as CfnWebACL.StatementProperty;
+        // A rule of one method has its path beside a method match.
+        const parts = ((statement.andStatement as CfnWebACL.AndStatementProperty | undefined)?.statements ?? [statement]) as CfnWebACL.StatementProperty[];
+        const scope = parts.find((part) => part.regexMatchStatement)!.regexMatchStatement as CfnWebACL.RegexMatchStatementProperty;
+        const method = (parts.find((part) => part.byteMatchStatement)?.byteMatchStatement as CfnWebACL.ByteMatchStatementProperty | undefined)?.searchString;
+        return [{ name: rule.name, priority: rule.priority, limit: rate.limit, window: rate.evaluationWindowSec, scope: new RegExp(scope.regexString), method }];
       });
     };
     const events = routeByName('receive-provider-event');
     const eventsPath = '/api/v2/providers/psp-one/events';
 
     it('counts the routes providers call apart from the public ones, in a rule of its own right after the public rule', () => {
-      const [publicRule, providerRule, ...others] = rateRulesOf(HTTP_ROUTES);
+      const [publicRule, providerRule, signInRule, ...others] = rateRulesOf(HTTP_ROUTES);
       expect(others).toEqual([]);
+      expect(signInRule!.name).toBe(DASHBOARD_SIGN_IN_RATE_RULE_NAME);
       expect(publicRule).toMatchObject({ name: PUBLIC_RATE_RULE_NAME, limit: PUBLIC_ROUTE_THROTTLE.perAddress.requests, window: PUBLIC_ROUTE_THROTTLE.perAddress.windowSeconds });
       expect(providerRule).toMatchObject({ name: PROVIDER_EVENTS_RATE_RULE_NAME, limit: PROVIDER_EVENTS_THROTTLE.perAddress.requests, window: PROVIDER_EVENTS_THROTTLE.perAddress.windowSeconds });
       expect(providerRule!.priority).toBe(publicRule!.priority + 1);
@@ -108,8 +113,16 @@ describe('createStageWebAcl', () => {
       expect(events.calledByProviders).toBe(true);
     });
 
+    it("counts the dashboard's posted sign-ins and invitations per address, after the other rate rules, and nothing else of it", () => {
+      const signInRule = rateRulesOf(HTTP_ROUTES).find((rule) => rule.name === DASHBOARD_SIGN_IN_RATE_RULE_NAME)!;
+      expect(signInRule).toMatchObject({ limit: DASHBOARD_SIGN_IN_THROTTLE.perAddress.requests, window: DASHBOARD_SIGN_IN_THROTTLE.perAddress.windowSeconds, method: 'POST' });
+      for (const path of ['/dashboard/sign-in', '/prod/dashboard/sign-in', '/dashboard/sign-in/', '/dashboard/join/abc-_1']) expect(signInRule.scope.test(path), path).toBe(true);
+      for (const path of ['/dashboard/overview', '/dashboard/sign-out', '/dashboard/join/a/b', '/dashboard/sign-in/x', '/checkout/abc']) expect(signInRule.scope.test(path), path).toBe(false);
+    });
+
     it('has no rule for a kind of route the stage does not have', () => {
-      expect(rateRulesOf(HTTP_ROUTES.filter((route) => !route.calledByProviders)).map((rule) => rule.name)).toEqual([PUBLIC_RATE_RULE_NAME]);
+      expect(rateRulesOf(HTTP_ROUTES.filter((route) => !route.calledByProviders && !route.path.startsWith('/dashboard'))).map((rule) => rule.name)).toEqual([PUBLIC_RATE_RULE_NAME]);
+      expect(rateRulesOf(HTTP_ROUTES.filter((route) => !route.calledByProviders)).map((rule) => rule.name)).toEqual([PUBLIC_RATE_RULE_NAME, DASHBOARD_SIGN_IN_RATE_RULE_NAME]);
       expect(rateRulesOf([events]).map((rule) => rule.name)).toEqual([PROVIDER_EVENTS_RATE_RULE_NAME]);
       expect(rateRulesOf(HTTP_ROUTES.filter((route) => route.auth === 'apiKey'))).toEqual([]);
     });

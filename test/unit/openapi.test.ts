@@ -56,8 +56,8 @@ describe.each(STAGES)('the %s document', (stage) => {
 
   it('documents each merchant route of the stage, the new ones included, and nothing else', () => {
     const documented = operations(doc).map(({ path, method }) => `${method.toUpperCase()} ${path}`);
-    // The customer's checkout pages are not the merchant API.
-    const served = HTTP_ROUTES.filter((route) => (route.stages as readonly Stage[]).includes(stage) && !route.path.startsWith('/checkout')).map(
+    // The customer's checkout pages and the merchant's people's dashboard are not the merchant API.
+    const served = HTTP_ROUTES.filter((route) => (route.stages as readonly Stage[]).includes(stage) && !/^\/(checkout|dashboard)(\/|$)/.test(route.path)).map(
       (route) => `${route.method} ${route.path}`,
     );
     expect(documented.sort()).toEqual(served.sort());
