@@ -6,6 +6,7 @@
  *   npm run bench -- create-invoices --count 200 --concurrency 20
  *   npm run bench -- cold-imports --runs 7 --only authorize-merchant,create-invoice
  *   npm run bench -- page-weight
+ *   npm run bench -- dashboard-overview --transactions 100000 --runs 50
  *   npm run bench -- local-chain --runs 3 --transfers 200
  *   npm run bench -- chain-watcher --deposits 100 --empty-blocks 400
  *   npm run bench -- chains --blocks 300 --evm-blocks 50 --tron-transactions 300 --deposits 100 --runs 3
@@ -36,6 +37,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   'cold-imports': async () => {
     const { coldImportsBenchmark, DESCRIPTION } = await import('./cold-imports.js');
     return { description: DESCRIPTION, run: coldImportsBenchmark };
+  },
+  'dashboard-overview': async () => {
+    const { dashboardOverviewBenchmark, DESCRIPTION } = await import('./dashboard-overview.js');
+    return { description: DESCRIPTION, run: dashboardOverviewBenchmark };
   },
   'page-weight': async () => {
     const { pageWeightBenchmark, DESCRIPTION } = await import('./page-weight.js');

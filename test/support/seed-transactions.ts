@@ -19,13 +19,13 @@ export interface SeededTransactions {
   last: string;
 }
 
-/** `count` confirmed TRY deposits of the merchant, one a second from `from`, amounts with every pair of decimals. */
-export async function seedTransactions(client: DynamoDBDocumentClient, tableName: string, merchantId: string, count: number, from: Date): Promise<SeededTransactions> {
+/** `count` confirmed TRY deposits of the merchant, one every `spacingSeconds` from `from`, amounts with every pair of decimals. */
+export async function seedTransactions(client: DynamoDBDocumentClient, tableName: string, merchantId: string, count: number, from: Date, spacingSeconds = 1): Promise<SeededTransactions> {
   const ids = new Set<string>();
   let total = new Decimal(0);
   const transactions: Transaction[] = [];
   for (let n = 0; n < count; n++) {
-    const at = new Date(from.getTime() + n * 1000).toISOString();
+    const at = new Date(from.getTime() + n * spacingSeconds * 1000).toISOString();
     const amount = `${(n % 9973) + 1}.${String(n % 100).padStart(2, '0')}`;
     const id = randomUUID();
     ids.add(id);

@@ -84,7 +84,7 @@ export const join: PageHandler = async (request) => {
   const cookie = { 'set-cookie': sessionCookie(outcome.sessionToken, cookieScopeOf(context.publicBaseUrl)) };
   if (outcome.recoveryCodes.length === 0) return redirect(dashboardUrl(context, 'overview'), cookie);
   const codes = outcome.recoveryCodes.map((code) => html`<li>${code}</li>`);
-  const main = html`<section><h2>${t.text('join.recoveryTitle')}</h2><p>${t.text('join.recoveryIntro')}</p><ol class="codes">${codes}</ol>
+  const main = html`<section><p>${t.text('join.recoveryIntro')}</p><ol class="codes">${codes}</ol>
 <p><a href="${dashboardUrl(context, 'overview')}">${t.text('join.continue')}</a></p></section>`;
   return { kind: 'page', page: dashboardDocument(context, { title: t.text('join.recoveryTitle'), main, headers: cookie }) };
 };

@@ -149,7 +149,7 @@ export const invoice: PageHandler = async (request) => {
     [t.text('invoice.checkout'), html`<a href="${found.link}">${found.link}</a>`],
   ])}</section>
 <section><h2>${t.text('invoice.transactions')}</h2>${transactionTable(context, transactions)}</section>
-<section><h2>${t.text('invoice.events')}</h2>${callbackTable(context, events)}${resendForm(context, `invoices/${found.id}/resend`)}</section>`;
+<section><h2>${t.text('invoice.events')}</h2>${callbackTable(context, events)}${events.length > 0 ? resendForm(context, `invoices/${found.id}/resend`) : ''}</section>`;
   return page(context, t.text('invoice.title', { id: found.id }), main);
 };
 
