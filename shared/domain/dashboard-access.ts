@@ -251,7 +251,8 @@ export class DashboardAccess<Sealed> {
    */
   async signIn(email: string, password: string, code: string): Promise<{ sessionToken: string; session: DashboardSession } | undefined> {
     const now = this.deps.clock();
-    const user = await this.deps.users.get(email.trim().toLowerCase());
+    const address = emailSchema.safeParse(email);
+    const user = address.success ? await this.deps.users.get(address.data) : undefined;
     if (!user) {
       await verifyPassword(password, await (decoyHash ??= hashPassword(newToken())));
       return undefined;
@@ -324,6 +325,7 @@ export class DashboardAccess<Sealed> {
 
   /** Removes another user of the merchant and ends their sessions; an owner cannot remove themselves (a merchant keeps an owner). */
   async removeUser(by: SignedIn, email: string): Promise<void> {
+    if (!emailSchema.safeParse(email).success) throw new NotFound('User');
     if (email === by.user.email) throw new Conflict('You cannot remove yourself');
     if (!(await this.deps.users.remove(by.user.merchantId, email, this.entry(by.user.merchantId, by.user.email, 'user.removed', email)))) throw new NotFound('User');
     await this.deps.sessions.deleteAllOf(email);

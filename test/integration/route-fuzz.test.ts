@@ -136,7 +136,11 @@ beforeAll(async () => {
     answersEnvelopes: Object.fromEntries(routes.map((route) => [route.name, operationOf(route)?.responses['200']?.content?.['application/json']?.schema !== undefined])),
     requestSchemas: Object.fromEntries(routes.map((route) => [route.name, operationOf(route)?.requestBody?.content['application/json']?.schema])),
     components: openapi.components.schemas as Record<string, JsonSchema>,
-    pathValues: { providerId: ['demo'] },
+    pathValues: {
+      providerId: ['demo'],
+      // The dashboard's pages and forms: without a session most go to the sign-in page.
+      page: ['sign-in', 'overview', 'invoices', 'keys', 'settings', 'users', 'sign-out', 'join/unknown', 'reports', 'keys/unknown/revoke'],
+    },
     // Signed as the demo provider signs: the events' schema and state are fuzzed past their signature.
     signs: {
       'receive-provider-event': (body) =>

@@ -177,8 +177,10 @@ describe('sign-in', () => {
     const refusals = await Promise.all([
       access.signIn(email, `${PASSWORD}!`, code(secret)),
       access.signIn('nobody@shop.example', PASSWORD, code(secret)),
+      access.signIn('', PASSWORD, code(secret)),
+      access.signIn('not an address', PASSWORD, code(secret)),
     ]);
-    expect(refusals).toEqual([undefined, undefined]);
+    expect(refusals).toEqual([undefined, undefined, undefined, undefined]);
     expect(await access.signIn(email, PASSWORD, '')).toBeUndefined();
     expect(await access.signIn(email, PASSWORD, '123456')).toBeUndefined();
   });

@@ -425,7 +425,7 @@ function wellFormedRequest(route: HttpRoute, world: FuzzWorld): fc.Arbitrary<Fuz
   return fc
     .record({
       parameters: fc.tuple(
-        ...[...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => fc.oneof(fc.constantFrom(...(world.pathValues?.[name!] ?? world.ownIds)), pathParameter(world))),
+        ...[...route.path.matchAll(PATH_PARAMETER)].map(([, name]) => fc.oneof(fc.constantFrom(...(world.pathValues?.[name!] ?? world.ownIds)), pathParameter(world))),
       ),
       tree: fc.tuple(tree, change).map(([value, mutate]) => mutate(value)),
       idempotency: idempotencyKey(),
@@ -433,7 +433,7 @@ function wellFormedRequest(route: HttpRoute, world: FuzzWorld): fc.Arbitrary<Fuz
     })
     .map(({ parameters, tree: value, idempotency, query }) => {
       let index = 0;
-      const path = route.path.replace(/\{\w+\}/g, () => parameters[index++]!);
+      const path = route.path.replace(PATH_PARAMETER, () => parameters[index++]!);
       const hasBody = route.method !== 'GET';
       const headers: Array<[string, string]> = [
         ['x-api-key', world.keys.own],
@@ -446,13 +446,16 @@ function wellFormedRequest(route: HttpRoute, world: FuzzWorld): fc.Arbitrary<Fuz
     });
 }
 
+/** A path parameter of a route's template: `{invoiceId}`, or a greedy `{page+}`. */
+const PATH_PARAMETER = /\{(\w+)\+?\}/g;
+
 /** Requests for `route`: well-formed ones, and hostile ones in every part (method, path, query, headers, body). */
 export function requestFor(route: HttpRoute, world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
   return fc.oneof({ weight: 2, arbitrary: wellFormedRequest(route, world) }, { weight: 3, arbitrary: hostileRequest(route, world) });
 }
 
 function hostileRequest(route: HttpRoute, world: FuzzWorld): fc.Arbitrary<FuzzRequest> {
-  const parameterNames = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]!);
+  const parameterNames = [...route.path.matchAll(PATH_PARAMETER)].map((match) => match[1]!);
   return fc
     .record({
       method: fc.oneof({ weight: 9, arbitrary: fc.constant<string>(route.method) }, { weight: 1, arbitrary: fc.constantFrom(...METHODS) }),
@@ -467,7 +470,7 @@ function hostileRequest(route: HttpRoute, world: FuzzWorld): fc.Arbitrary<FuzzRe
     })
     .map(({ method, parameters, trailingSlash, query, keys, idempotency, withBody, body: { body: payload, contentType }, extra }) => {
       let index = 0;
-      const path = route.path.replace(/\{\w+\}/g, () => parameters[index++]!);
+      const path = route.path.replace(PATH_PARAMETER, () => parameters[index++]!);
       const headers: Array<[string, string]> = [
         ...keys.map((key): [string, string] => ['x-api-key', key]),
         ...idempotency.map((key): [string, string] => ['idempotency-key', key]),
