@@ -5,12 +5,11 @@
  * the domain looks like as a page. Roles are checked here, on the server, for every page and form.
  */
 import type { LanguageChoice } from '../checkout/language.js';
-import { validCsrf } from '../domain/dashboard-sessions.js';
 import { can, type Permission } from '../domain/dashboard-users.js';
 import { Conflict, DomainError, Gone, NotFound, Unavailable } from '../domain/errors.js';
 import { html } from '../http/html.js';
 import type { Stage } from '../stage.js';
-import { clearedSessionCookie, cookieScopeOf, sessionTokenOf } from '../domain/dashboard-sessions.js';
+import { clearedSessionCookie, cookieScopeOf, sessionTokenOf, validCsrf } from '../domain/dashboard-sessions.js';
 import { dashboardDocument, dashboardUrl, type DashboardContext } from './document.js';
 import { DashboardTranslator } from './language.js';
 import { redirect, type DashboardAnswer, type DashboardServices, type PageHandler } from './page.js';
@@ -128,7 +127,7 @@ export class Dashboard {
         return redirect(dashboardUrl(base, 'sign-in', token ? { reason: 'expired' } : {}), headers);
       }
       const merchant = await this.services.account.view(signedIn.user.merchantId);
-      context = { ...base, signedIn: { ...signedIn, merchantName: merchant.name } };
+      context = { ...base, signedIn: { ...signedIn, merchant } };
       if (request.method === 'POST' && !validCsrf(signedIn.session, csrf)) return this.refusal(context, 403, 'error.csrf', 'error.csrfBody');
       if (!can(signedIn.session.role, route.needs)) return this.refusal(context, 403, 'error.forbidden', 'error.forbiddenBody');
     }

@@ -9,6 +9,7 @@ import { newNonce } from '../checkout/content-security-policy.js';
 import type { RenderedPage } from '../checkout/document.js';
 import { can, type Permission } from '../domain/dashboard-users.js';
 import type { SignedIn } from '../domain/dashboard-access.js';
+import type { MerchantView } from '../domain/merchants.js';
 import { html, raw, type Html } from '../http/html.js';
 import type { Stage } from '../stage.js';
 import type { DashboardKey, DashboardTranslator } from './language.js';
@@ -22,8 +23,8 @@ export interface DashboardContext {
   publicBaseUrl: string;
   /** The page's path under `/dashboard`, without its query. */
   page: string;
-  /** The signed-in user, with the merchant's name; absent on the sign-in and invitation pages. */
-  signedIn?: SignedIn & { merchantName: string };
+  /** The signed-in user, with its merchant's settings as read once for the request; absent on the sign-in and invitation pages. */
+  signedIn?: SignedIn & { merchant: MerchantView };
 }
 
 /** Where a dashboard page is on the public origin, keeping a language chosen in the URL. */
@@ -59,7 +60,7 @@ function header(context: DashboardContext): Html {
   );
   const signOut = (everywhere: boolean) =>
     html`<form method="post" action="${dashboardUrl(context, 'sign-out')}">${csrfField(context)}${everywhere ? html`<input type="hidden" name="everywhere" value="yes">` : ''}<button type="submit">${t.text(everywhere ? 'nav.signOutEverywhere' : 'nav.signOut')}</button></form>`;
-  return html`<header><div class="top"><span class="merchant">${signedIn.merchantName}</span><span class="who">${t.text('nav.signedInAs', { email: signedIn.user.email, role: t.text(`role.${signedIn.session.role}`) })} ${signOut(false)} ${signOut(true)}</span></div><nav aria-label="${t.text('nav.label')}"><ul>${links}</ul></nav></header>`;
+  return html`<header><div class="top"><span class="merchant">${signedIn.merchant.name}</span><span class="who">${t.text('nav.signedInAs', { email: signedIn.user.email, role: t.text(`role.${signedIn.session.role}`) })} ${signOut(false)} ${signOut(true)}</span></div><nav aria-label="${t.text('nav.label')}"><ul>${links}</ul></nav></header>`;
 }
 
 function languageSwitcher(context: DashboardContext, query: Record<string, string>): Html {
@@ -88,7 +89,7 @@ export const dashboardContentSecurityPolicy = (nonce: string): string =>
 export function dashboardDocument(context: DashboardContext, document: DashboardDocument): RenderedPage {
   const { t } = context;
   const nonce = newNonce();
-  const title = context.signedIn ? t.text('page.title', { page: document.title, merchant: context.signedIn.merchantName }) : document.title;
+  const title = context.signedIn ? t.text('page.title', { page: document.title, merchant: context.signedIn.merchant.name }) : document.title;
   const demo = context.stage === 'demo' ? html`<p class="demo">${t.text('page.demo')}</p>` : '';
   const page = html`<!doctype html>
 <html lang="${t.language}" dir="${t.dir}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -5,19 +5,10 @@ import { Conflict, Invalid } from '../../domain/errors.js';
 import { apiKeyNameSchema } from '../../domain/api-key-service.js';
 import { merchantSettingsRequestSchema } from '../../domain/merchants.js';
 import { html, raw, type Html } from '../../http/html.js';
-import { csrfField, dashboardDocument, dashboardUrl, type DashboardContext } from '../document.js';
+import { csrfField, dashboardUrl } from '../document.js';
+import { notice, page, table, th } from '../parts.js';
 import { field, NO_PROBLEMS, problemSummary, ruleProblems, zodProblems, type FormProblems } from '../forms.js';
 import { redirect, signedInUser, type DashboardAnswer, type PageHandler, type PageRequest } from '../page.js';
-
-const page = (context: DashboardContext, title: string, main: Html, status = 200): DashboardAnswer => ({ kind: 'page', page: dashboardDocument(context, { title, main, status }) });
-
-const notice = (text: Html | string): Html => html`<p class="notice" role="status">${text}</p>`;
-
-const th = (text: string): Html => html`<th scope="col">${text}</th>`;
-
-/** A table that scrolls sideways on a narrow screen: focusable, so that a keyboard scrolls it too. */
-const table = (headings: Html[], rows: Html[], empty: string): Html =>
-  rows.length === 0 ? html`<p>${empty}</p>` : html`<div class="table-wrap" tabindex="0"><table><thead><tr>${headings}</tr></thead><tbody>${rows}</tbody></table></div>`;
 
 /** The settings form's fields as the API's request: an empty URL is none; origins one per line. */
 function settingsRequestOf(form: Record<string, string>): Record<string, unknown> {
@@ -38,8 +29,8 @@ const URL_FIELDS = ['callbackUrl', 'returnUrl'];
 async function settingsPage(request: PageRequest, options: { problems?: FormProblems; values?: Record<string, string>; top?: Html; status?: number } = {}): Promise<DashboardAnswer> {
   const { context, services } = request;
   const { t } = context;
-  const { user, session } = signedInUser(request);
-  const merchant = await services.account.view(user.merchantId);
+  // Read once for the request by the router; a change redirects to a page that reads it again.
+  const { session, merchant } = signedInUser(request);
   const problems = options.problems ?? NO_PROBLEMS;
   const values = options.values ?? {
     callbackUrl: merchant.callbackUrl ?? '',
@@ -57,7 +48,7 @@ ${editable ? html`<button class="primary" type="submit">${t.text('settings.save'
   const secret = editable
     ? html`<section><h2>${t.text('settings.secretTitle')}</h2><p>${t.text('settings.secretIntro', { hours: Math.round(services.account.secretOverlapSeconds / 3600) })}</p><form method="post" action="${dashboardUrl(context, 'settings/rotate-secret')}">${csrfField(context)}<button class="secondary" type="submit">${t.text('settings.rotate')}</button></form></section>`
     : html``;
-  return page(context, t.text('settings.title'), html`${options.top ?? ''}${form}${secret}`, options.status ?? (problems.size > 0 ? 422 : 200));
+  return page(context, t.text('settings.title'), html`${options.top ?? ''}${form}${secret}`, { status: options.status ?? (problems.size > 0 ? 422 : 200) });
 }
 
 export const settings: PageHandler = async (request) => settingsPage(request, { top: request.query.done === 'saved' ? notice(request.context.t.text('settings.saved')) : undefined });
@@ -106,7 +97,7 @@ async function keysPage(request: PageRequest, options: { problems?: FormProblems
     ? html`<section><h2>${t.text('keys.create')}</h2>${problemSummary(t, problems)}<form class="stack" method="post" action="${dashboardUrl(context, 'keys')}">${csrfField(context)}${field(t, problems, { name: 'name', label: t.text('keys.name'), value: options.name, required: true })}<button class="primary" type="submit">${t.text('keys.create')}</button></form></section>`
     : html``;
   const main = html`${options.top ?? ''}${create}<section>${table([th(t.text('keys.name')), th(t.text('keys.hint')), th(t.text('keys.created')), th(t.text('keys.lastUsed')), th(t.text('list.status')), th(t.text('keys.revoke'))], rows, t.text('keys.none'))}</section>`;
-  return page(context, t.text('keys.title'), main, problems.size > 0 ? 422 : 200);
+  return page(context, t.text('keys.title'), main, { status: problems.size > 0 ? 422 : 200 });
 }
 
 export const keys: PageHandler = async (request) => keysPage(request, { top: request.query.done === 'revoked' ? notice(request.context.t.text('keys.revokedNotice')) : undefined });
@@ -152,7 +143,7 @@ async function usersPage(request: PageRequest, options: { problems?: FormProblem
 <button class="primary" type="submit">${t.text('users.inviteSubmit')}</button></form></section>`
     : html``;
   const main = html`${options.top ?? ''}${invite}<section>${table([th(t.text('users.email')), th(t.text('users.role')), th(t.text('users.secondFactor')), th(t.text('users.since')), th(t.text('users.remove'))], rows, '')}</section>`;
-  return page(context, t.text('users.title'), main, problems.size > 0 ? 422 : 200);
+  return page(context, t.text('users.title'), main, { status: problems.size > 0 ? 422 : 200 });
 }
 
 export const users: PageHandler = async (request) => usersPage(request, { top: request.query.done === 'removed' ? notice(request.context.t.text('users.removed')) : undefined });

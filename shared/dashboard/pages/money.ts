@@ -5,29 +5,18 @@ import { INVOICE_STATUSES } from '../../domain/invoices.js';
 import { listInvoicesQuerySchema } from '../../domain/invoice-requests.js';
 import { createReportRequestSchema, REPORT_TYPES } from '../../domain/reports.js';
 import { BALANCE_CURRENCIES } from '../../domain/balances.js';
-import { listTransactionsQuerySchema, TRANSACTION_STATUSES, TRANSACTION_TYPES } from '../../domain/transactions.js';
+import { listTransactionsQuerySchema, TRANSACTION_STATUSES, TRANSACTION_TYPES, type TransactionView } from '../../domain/transactions.js';
+import type { InvoiceView } from '../../domain/invoice-views.js';
 import type { CallbackDelivery } from '../../domain/callbacks.js';
 import { Invalid } from '../../domain/errors.js';
 import type { Page } from '../../domain/pagination.js';
 import { html, raw, type Html } from '../../http/html.js';
-import { csrfField, dashboardDocument, dashboardUrl, type DashboardContext } from '../document.js';
+import { csrfField, dashboardUrl, type DashboardContext } from '../document.js';
+import { facts, notice, page, table, th } from '../parts.js';
 import { field, NO_PROBLEMS, problemSummary, ruleProblems, zodProblems, type FormProblems } from '../forms.js';
 import type { DashboardKey } from '../language.js';
 import { redirect, signedInUser, type DashboardAnswer, type PageHandler, type PageRequest } from '../page.js';
 import { chartDays, volumeChart } from '../volume-chart.js';
-
-const page = (context: DashboardContext, title: string, main: Html, options: { status?: number; query?: Record<string, string> } = {}): DashboardAnswer => ({
-  kind: 'page',
-  page: dashboardDocument(context, { title, main, ...options }),
-});
-
-/** A table that scrolls sideways on a narrow screen: focusable, so that a keyboard scrolls it too. */
-const table = (headings: Html[], rows: Html[], empty: string): Html =>
-  rows.length === 0 ? html`<p>${empty}</p>` : html`<div class="table-wrap" tabindex="0"><table><thead><tr>${headings}</tr></thead><tbody>${rows}</tbody></table></div>`;
-
-const th = (text: string, numeric = false): Html => html`<th scope="col"${numeric ? raw(' class="num"') : ''}>${text}</th>`;
-
-const facts = (pairs: Array<[string, Html | string]>): Html => html`<dl class="facts">${pairs.map(([term, value]) => html`<dt>${term}</dt><dd>${value}</dd>`)}</dl>`;
 
 export const overview: PageHandler = async (request) => {
   const { context, services } = request;
@@ -76,7 +65,7 @@ function filterForm(context: DashboardContext, pagePath: string, controls: Html[
 const nextLink = (context: DashboardContext, pagePath: string, query: Record<string, string>, result: Page<unknown>): Html =>
   result.nextCursor ? html`<p><a href="${dashboardUrl(context, pagePath, { ...query, cursor: result.nextCursor })}" rel="next">${context.t.text('list.next')}</a></p>` : html``;
 
-function invoiceRows(context: DashboardContext, invoices: Page<import('../../domain/invoice-views.js').InvoiceView>): Html[] {
+function invoiceRows(context: DashboardContext, invoices: Page<InvoiceView>): Html[] {
   const { t } = context;
   return invoices.items.map(
     (invoice) =>
@@ -102,7 +91,7 @@ export const invoices: PageHandler = async (request) => {
   return page(context, t.text('nav.invoices'), main, { status: parsed.success ? 200 : 422, query: filters });
 };
 
-function transactionTable(context: DashboardContext, transactions: Page<import('../../domain/transactions.js').TransactionView>): Html {
+function transactionTable(context: DashboardContext, transactions: Page<TransactionView>): Html {
   const { t } = context;
   const rows = transactions.items.map(
     (transaction) =>
@@ -127,7 +116,7 @@ function resendForm(context: DashboardContext, action: string): Html {
 }
 
 const resentNotice = (context: DashboardContext, query: Record<string, string>): Html =>
-  query.done === 'resent' ? html`<p class="notice" role="status">${context.t.text('callbacks.resent')}</p>` : html``;
+  query.done === 'resent' ? notice(context.t.text('callbacks.resent')) : html``;
 
 export const invoice: PageHandler = async (request) => {
   const { context, services, params, query } = request;
@@ -231,7 +220,7 @@ function dayBound(day: string | undefined, end: boolean, now: Date): string | un
   return end && Date.parse(bound) > now.getTime() ? now.toISOString() : bound;
 }
 
-async function reportsPage(request: PageRequest, problems: FormProblems, values: Record<string, string>, notice?: DashboardKey): Promise<DashboardAnswer> {
+async function reportsPage(request: PageRequest, problems: FormProblems, values: Record<string, string>, told?: DashboardKey): Promise<DashboardAnswer> {
   const { context, services } = request;
   const { t } = context;
   const { user, session } = signedInUser(request);
@@ -248,7 +237,7 @@ ${field(t, problems, { name: 'createdTo', label: t.text('reports.to'), type: 'da
 <label for="field-currency">${t.text('reports.currency')}</label><select id="field-currency" name="currency"><option value="">${t.text('list.all')}</option>${BALANCE_CURRENCIES.map((currency) => html`<option value="${currency}"${values.currency === currency ? raw(' selected') : ''}>${currency}</option>`)}</select>
 <button class="primary" type="submit">${t.text('reports.submit')}</button></form></section>`
     : html``;
-  const main = html`${notice ? html`<p class="notice" role="status">${t.text(notice)}</p>` : ''}${form}<section><h2>${t.text('reports.recent')}</h2>${table(
+  const main = html`${told ? notice(t.text(told)) : ''}${form}<section><h2>${t.text('reports.recent')}</h2>${table(
     [th(t.text('reports.type')), th(t.text('list.status')), th(t.text('reports.rows'), true), th(t.text('list.created')), th(t.text('reports.download'))],
     rows,
     t.text('reports.none'),
