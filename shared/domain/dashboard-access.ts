@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import * as z from 'zod';
 import {
-  afterFailedSignIn,
   DASHBOARD_ROLES,
   hashPassword,
   INVITATION_SECONDS,
@@ -16,11 +15,13 @@ import {
   newToken,
   passwordProblem,
   requiresSecondFactor,
+  signInFailure,
   tokenDigest,
   useRecoveryCode,
   verifyPassword,
   type DashboardRole,
   type PasswordProblem,
+  type SignInFailure,
 } from './dashboard-users.js';
 import { isLive, newSession, touched, type DashboardSession } from './dashboard-sessions.js';
 import { Conflict, NotFound } from './errors.js';
@@ -102,15 +103,23 @@ export interface DashboardUserStore<Sealed> {
   /** Takes the invitation and creates its user, with its audit entry, in one transaction; false when the invitation was taken or the e-mail is a user's already. */
   join(user: DashboardUser<Sealed>, invitationId: string, entry: AuditEntry): Promise<boolean>;
   /**
-   * Writes the sign-in state, if the user's failures, last code and recovery codes are still those
-   * of `before` (a racing sign-in counted a failure or used the code first: false).
+   * Writes a successful sign-in: no failures, the code or recovery code it used. Only if the user
+   * is not locked at `at` and its failures, last code and recovery codes are still those of
+   * `before` (a racing sign-in counted a failure, locked the account or used the code first: false).
    */
-  recordSignIn(before: DashboardUser<Sealed>, state: SignInState): Promise<boolean>;
+  recordSignIn(before: DashboardUser<Sealed>, state: SignInState, at: Date): Promise<boolean>;
+  /**
+   * Counts a failed sign-in at once, however many race it (an atomic increment, not a read and a
+   * write): `locked_already` while the user is locked, when nothing is counted; `locked` for the
+   * one failure that reached `maxFailures`, which locked the user until `lockedUntil` and set the
+   * count to zero; `counted` otherwise (an unknown user included).
+   */
+  countFailedSignIn(email: string, failure: SignInFailure): Promise<'counted' | 'locked' | 'locked_already'>;
   /** Removes the user of `merchantId`, with its audit entry; false when there is none. */
   remove(merchantId: string, email: string, entry: AuditEntry): Promise<boolean>;
 }
 
-export type SignInState = Pick<DashboardUser, 'failedSignIns' | 'lockedUntil' | 'lastTotpStep' | 'recoveryCodeDigests'>;
+export type SignInState = Pick<DashboardUser, 'lastTotpStep' | 'recoveryCodeDigests'>;
 
 export interface InvitationStore {
   /** Stores the invitation (forgotten by the store after it expires) with its audit entry. */
@@ -260,18 +269,11 @@ export class DashboardAccess<Sealed> {
     if (isLocked(user, now)) return undefined;
     const secondFactor = await this.secondFactor(user, code.trim(), now);
     if (!(await verifyPassword(password, user.passwordHash)) || !secondFactor) {
-      const after = afterFailedSignIn(user, now);
-      const written = await this.deps.users.recordSignIn(user, {
-        failedSignIns: after.failedSignIns,
-        lockedUntil: after.lockedUntil,
-        lastTotpStep: user.lastTotpStep,
-        recoveryCodeDigests: user.recoveryCodeDigests,
-      });
-      if (written && after.lockedUntil) await this.deps.audit.append(this.entry(user.merchantId, user.email, 'user.locked'));
+      if ((await this.deps.users.countFailedSignIn(user.email, signInFailure(now))) === 'locked') await this.deps.audit.append(this.entry(user.merchantId, user.email, 'user.locked'));
       return undefined;
     }
-    // A racing sign-in that wrote first (a failure counted, or the same code used) makes this one fail too.
-    if (!(await this.deps.users.recordSignIn(user, { failedSignIns: 0, ...secondFactor }))) return undefined;
+    // A racing sign-in that wrote first (a failure counted, the account locked, the same code used) makes this one fail too.
+    if (!(await this.deps.users.recordSignIn(user, secondFactor, now))) return undefined;
     await this.deps.audit.append(this.entry(user.merchantId, user.email, 'user.signed_in'));
     return this.startSession(user);
   }

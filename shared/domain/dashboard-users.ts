@@ -7,6 +7,7 @@
 import { createHash, randomBytes, randomInt, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { ZxcvbnFactory } from '@zxcvbn-ts/core';
 import * as commonLanguage from '@zxcvbn-ts/language-common';
+import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
 
 export const DASHBOARD_ROLES = ['owner', 'developer', 'viewer'] as const;
 export type DashboardRole = (typeof DASHBOARD_ROLES)[number];
@@ -23,6 +24,19 @@ const GRANTS: Record<DashboardRole, readonly Permission[]> = {
 };
 
 export const can = (role: DashboardRole, permission: Permission): boolean => GRANTS[role].includes(permission);
+
+/**
+ * The scopes of the API keys a role may make: what the role may do itself, so that a key never
+ * does more than its maker could (docs/merchant-guide.md#key-scopes). A developer may not pay out
+ * or ask for reports; a viewer makes no keys.
+ */
+const KEY_SCOPES: Record<DashboardRole, readonly ApiKeyScope[]> = {
+  owner: API_KEY_SCOPES,
+  developer: ['read', 'payments', 'settings'],
+  viewer: [],
+};
+
+export const keyScopesOf = (role: DashboardRole): readonly ApiKeyScope[] => KEY_SCOPES[role];
 
 /** Owners must have a second factor; the others may. */
 export const requiresSecondFactor = (role: DashboardRole): boolean => role === 'owner';
@@ -69,15 +83,21 @@ export interface SignInRecord {
 export const isLocked = (record: SignInRecord, now: Date): boolean => record.lockedUntil !== undefined && Date.parse(record.lockedUntil) > now.getTime();
 
 /**
- * The record after a failed sign-in: the fifth in a row locks the account for 15 minutes and starts
- * the count again. While locked, nothing is checked and nothing counts: the lock runs its course.
+ * What a failed sign-in at `now` does, for the store to apply atomically (so that failures sent at
+ * once are all counted): while locked, nothing; otherwise it counts one more, and the failure that
+ * makes five in a row locks the account for 15 minutes and starts the count again.
  */
-export function afterFailedSignIn(record: SignInRecord, now: Date): SignInRecord {
-  if (isLocked(record, now)) return record;
-  const failed = record.failedSignIns + 1;
-  if (failed < MAX_FAILED_SIGN_INS) return { failedSignIns: failed };
-  return { failedSignIns: 0, lockedUntil: new Date(now.getTime() + LOCKOUT_SECONDS * 1000).toISOString() };
+export interface SignInFailure {
+  at: Date;
+  maxFailures: number;
+  lockedUntil: string;
 }
+
+export const signInFailure = (now: Date): SignInFailure => ({
+  at: now,
+  maxFailures: MAX_FAILED_SIGN_INS,
+  lockedUntil: new Date(now.getTime() + LOCKOUT_SECONDS * 1000).toISOString(),
+});
 
 /** How long an invitation's link may be used. */
 export const INVITATION_SECONDS = 72 * 3600;

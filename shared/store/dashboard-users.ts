@@ -1,6 +1,7 @@
 /** The dashboard's users in DynamoDB, by lower-cased e-mail, with the merchant's listing by index. */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry, DashboardUser, DashboardUserStore, SignInState } from '../domain/dashboard-access.js';
+import type { SignInFailure } from '../domain/dashboard-users.js';
 import type { SealedSecret } from '../vault/envelope.js';
 import { auditPut } from './audit-log.js';
 import { commitTransaction, isConditionFailure, queryAll } from './dynamo.js';
@@ -36,11 +37,12 @@ export class DynamoDashboardUserStore implements DashboardUserStore<SealedSecret
     return result === 'committed';
   }
 
-  async recordSignIn(before: DashboardUser<SealedSecret>, { failedSignIns, lockedUntil, lastTotpStep, recoveryCodeDigests }: SignInState): Promise<boolean> {
+  async recordSignIn(before: DashboardUser<SealedSecret>, { lastTotpStep, recoveryCodeDigests }: SignInState, at: Date): Promise<boolean> {
     const names = { '#failed': 'failedSignIns', '#step': 'lastTotpStep', '#codes': 'recoveryCodeDigests', '#locked': 'lockedUntil' };
-    const values: Record<string, unknown> = { ':failedBefore': before.failedSignIns, ':failed': failedSignIns, ':codes': recoveryCodeDigests, ':codeCount': before.recoveryCodeDigests.length };
-    const set = ['#failed = :failed', '#codes = :codes'];
-    const condition = ['#failed = :failedBefore', 'size(#codes) = :codeCount'];
+    const values: Record<string, unknown> = { ':failedBefore': before.failedSignIns, ':none': 0, ':codes': recoveryCodeDigests, ':codeCount': before.recoveryCodeDigests.length, ':now': at.toISOString() };
+    const set = ['#failed = :none', '#codes = :codes'];
+    // Not locked meanwhile: a lock also sets the count to zero, so the count alone could match again.
+    const condition = ['#failed = :failedBefore', 'size(#codes) = :codeCount', '(attribute_not_exists(#locked) OR #locked <= :now)'];
     if (before.lastTotpStep === undefined) condition.push('attribute_not_exists(#step)');
     else {
       condition.push('#step = :stepBefore');
@@ -50,16 +52,12 @@ export class DynamoDashboardUserStore implements DashboardUserStore<SealedSecret
       set.push('#step = :step');
       values[':step'] = lastTotpStep;
     }
-    if (lockedUntil !== undefined) {
-      set.push('#locked = :locked');
-      values[':locked'] = lockedUntil;
-    }
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tables.dashboardUsers,
           Key: { email: before.email },
-          UpdateExpression: `SET ${set.join(', ')}${lockedUntil === undefined ? ' REMOVE #locked' : ''}`,
+          UpdateExpression: `SET ${set.join(', ')} REMOVE #locked`,
           ConditionExpression: condition.join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
@@ -68,6 +66,48 @@ export class DynamoDashboardUserStore implements DashboardUserStore<SealedSecret
       return true;
     } catch (error) {
       if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async countFailedSignIn(email: string, { at, maxFailures, lockedUntil }: SignInFailure): Promise<'counted' | 'locked' | 'locked_already'> {
+    const names = { '#failed': 'failedSignIns', '#locked': 'lockedUntil' };
+    const unlocked = '(attribute_not_exists(#locked) OR #locked <= :now)';
+    let failed: number;
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.dashboardUsers,
+          Key: { email },
+          UpdateExpression: 'ADD #failed :one',
+          ConditionExpression: `attribute_exists(#email) AND ${unlocked}`,
+          ExpressionAttributeNames: { ...names, '#email': 'email' },
+          ExpressionAttributeValues: { ':one': 1, ':now': at.toISOString() },
+          ReturnValues: 'UPDATED_NEW',
+        }),
+      );
+      failed = Number(Attributes?.failedSignIns);
+    } catch (error) {
+      // Locked already, or removed meanwhile: nothing to count.
+      if (isConditionFailure(error)) return 'locked_already';
+      throw error;
+    }
+    if (failed < maxFailures) return 'counted';
+    try {
+      // Of the failures that reached the limit at once, the first to write locks; the others find it locked.
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.dashboardUsers,
+          Key: { email },
+          UpdateExpression: 'SET #locked = :until, #failed = :none',
+          ConditionExpression: `#failed >= :max AND ${unlocked}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: { ':until': lockedUntil, ':none': 0, ':max': maxFailures, ':now': at.toISOString() },
+        }),
+      );
+      return 'locked';
+    } catch (error) {
+      if (isConditionFailure(error)) return 'counted';
       throw error;
     }
   }

@@ -5,11 +5,11 @@
  * user's index, the audit log newest first by merchant.
  */
 import { randomUUID } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
 import { SESSION_IDLE_SECONDS } from '../../shared/domain/dashboard-sessions.js';
-import { tokenDigest } from '../../shared/domain/dashboard-users.js';
+import { LOCKOUT_SECONDS, tokenDigest } from '../../shared/domain/dashboard-users.js';
 import { totpCode, totpStep } from '../../shared/domain/totp.js';
 import { dynamoDashboardAccess } from '../../shared/store/dashboard-access.js';
 import { documentClient } from '../../shared/store/dynamo.js';
@@ -53,6 +53,27 @@ describe('the dashboard on DynamoDB', () => {
     const code = totpCode(secret, totpStep(new Date()) + 1);
     const both = await Promise.all([access.signIn(email, PASSWORD, code), access.signIn(email, PASSWORD, code)]);
     expect(both.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('counts every one of 20 wrong sign-ins sent at once: locked once for 15 minutes, the right sign-in refused until the lock ends', async () => {
+    const { merchantId, email, secret } = await joinedOwner();
+    const step = totpStep(new Date());
+    const startedAt = Date.now();
+    const wrong = await Promise.all(Array.from({ length: 20 }, () => access.signIn(email, 'wrong-password-here', totpCode(secret, step + 1))));
+    expect(wrong.filter(Boolean)).toEqual([]);
+    const locked = await item(tables.dashboardUsers, { email });
+    expect(locked?.failedSignIns).toBe(0);
+    const until = Date.parse(String(locked?.lockedUntil));
+    expect(until).toBeGreaterThanOrEqual(startedAt + LOCKOUT_SECONDS * 1000);
+    expect(until).toBeLessThanOrEqual(Date.now() + LOCKOUT_SECONDS * 1000);
+    expect((await access.auditLog(merchantId)).filter((entry) => entry.action === 'user.locked')).toHaveLength(1);
+
+    expect(await access.signIn(email, PASSWORD, totpCode(secret, step + 1))).toBeUndefined();
+    // The lock's end, brought forward: the right password and a code get in again, and the count starts from zero.
+    await documentClient.send(new UpdateCommand({ TableName: tables.dashboardUsers, Key: { email }, UpdateExpression: 'SET lockedUntil = :past', ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() } }));
+    expect(await access.signIn(email, PASSWORD, totpCode(secret, step + 1))).toBeDefined();
+    expect(await item(tables.dashboardUsers, { email })).toMatchObject({ failedSignIns: 0 });
+    expect((await item(tables.dashboardUsers, { email }))?.lockedUntil).toBeUndefined();
   });
 
   it('stores sessions by digest with their TTL, and ends every one of a user', async () => {

@@ -12,7 +12,7 @@ import {
   type SignInState,
 } from '../../shared/domain/dashboard-access.js';
 import type { DashboardSession } from '../../shared/domain/dashboard-sessions.js';
-import { INVITATION_SECONDS, LOCKOUT_SECONDS, tokenDigest } from '../../shared/domain/dashboard-users.js';
+import { INVITATION_SECONDS, isLocked, LOCKOUT_SECONDS, tokenDigest } from '../../shared/domain/dashboard-users.js';
 import { NotFound, Conflict } from '../../shared/domain/errors.js';
 import { totpCode, totpStep } from '../../shared/domain/totp.js';
 
@@ -35,12 +35,21 @@ class Memory {
       this.entries.push(entry);
       return true;
     },
-    recordSignIn: async (before, state: SignInState) => {
+    recordSignIn: async (before, state: SignInState, at) => {
       const now = this.users.get(before.email);
-      if (!now || now.failedSignIns !== before.failedSignIns || now.lastTotpStep !== before.lastTotpStep || now.recoveryCodeDigests.length !== before.recoveryCodeDigests.length) return false;
-      Object.assign(now, state);
-      if (state.lockedUntil === undefined) delete now.lockedUntil;
+      if (!now || isLocked(now, at) || now.failedSignIns !== before.failedSignIns || now.lastTotpStep !== before.lastTotpStep || now.recoveryCodeDigests.length !== before.recoveryCodeDigests.length) return false;
+      Object.assign(now, state, { failedSignIns: 0 });
+      delete now.lockedUntil;
       return true;
+    },
+    // As DynamoDB's atomic ADD then conditional lock: no await between reading and writing.
+    countFailedSignIn: async (email, { at, maxFailures, lockedUntil }) => {
+      const now = this.users.get(email);
+      if (!now || isLocked(now, at)) return 'locked_already';
+      now.failedSignIns++;
+      if (now.failedSignIns < maxFailures) return 'counted';
+      Object.assign(now, { failedSignIns: 0, lockedUntil });
+      return 'locked';
     },
     remove: async (merchantId, email, entry) => {
       if (this.users.get(email)?.merchantId !== merchantId) return false;
@@ -196,6 +205,18 @@ describe('sign-in', () => {
     expect(memory.users.get(email)).toMatchObject({ failedSignIns: 0 });
     expect(memory.users.get(email)!.lockedUntil).toBeUndefined();
     expect(memory.entries.map((entry) => entry.action)).toContain('user.locked');
+  });
+
+  it('counts every one of 20 wrong sign-ins sent at once: the account locks once, and the right sign-in is refused until the lock ends', async () => {
+    const { email, secret } = await owner();
+    const refusals = await Promise.all(Array.from({ length: 20 }, () => access.signIn(email, 'wrong-password-here', code(secret))));
+    expect(refusals.every((refusal) => refusal === undefined)).toBe(true);
+    expect(memory.users.get(email)!.lockedUntil).toBe(new Date(now.getTime() + LOCKOUT_SECONDS * 1000).toISOString());
+    expect(memory.entries.filter((entry) => entry.action === 'user.locked')).toHaveLength(1);
+    later(LOCKOUT_SECONDS - 1);
+    expect(await access.signIn(email, PASSWORD, code(secret))).toBeUndefined();
+    later(1);
+    expect(await access.signIn(email, PASSWORD, code(secret))).toBeDefined();
   });
 
   it('takes a recovery code once, in place of the code', async () => {
