@@ -4,6 +4,7 @@
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { config } from '../shared/config.js';
+import { encodeKeyReach } from '../shared/domain/api-key-scopes.js';
 import { digestApiKey, digestsEqual, isWellFormedApiKey, recordKeyUse } from '../shared/domain/merchants.js';
 import { failureReason } from '../shared/observability/failure-reason.js';
 import { logger } from '../shared/observability/logger.js';
@@ -52,6 +53,7 @@ export const handler = observed(async (event: APIGatewayRequestAuthorizerEvent):
     principalId: key.merchantId,
     usageIdentifierKey: digest,
     policyDocument: policy('Allow', event.methodArn),
-    context: { merchantId: key.merchantId, keyId: key.keyId },
+    // What the key may do and from where: every function checks its route's scope against them (shared/http/handler.ts).
+    context: { merchantId: key.merchantId, keyId: key.keyId, ...encodeKeyReach(key) },
   };
 });

@@ -7,6 +7,7 @@
 import * as z from 'zod';
 import { ERROR_STATUS, type ErrorCode, type ErrorItem } from './errors.js';
 import { FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS } from './domain/callback-pause.js';
+import { missingScopeMessage, type ApiKeyScope } from './domain/api-key-scopes.js';
 import { balanceEntryViewSchema, balancesViewSchema, listBalanceEntriesQuerySchema } from './domain/balances.js';
 import { callbackDeliverySchema, testCallbackResultSchema } from './domain/callbacks.js';
 import { invoiceEventBodySchema } from './domain/invoice-events.js';
@@ -599,6 +600,10 @@ const PATH_PARAMETERS: Record<string, { description: string; example: string }> 
   providerId: { description: "The provider's id in the gateway's configuration", example: 'psp-one' },
 };
 
+/** What a key beyond its reach is answered on a route needing `scope` (docs/merchant-guide.md#key-scopes). */
+const keyReachError = (scope: ApiKeyScope): string =>
+  `The key lacks the scope \`${scope}\` (\`${missingScopeMessage(scope)}\`), or is not allowed from the address the request came from`;
+
 function operation(route: HttpRoute, doc: RouteDoc, offered: readonly CryptoNetwork[]) {
   const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
   const parameters = [
@@ -627,7 +632,7 @@ function operation(route: HttpRoute, doc: RouteDoc, offered: readonly CryptoNetw
       ? { 'application/json': { schema: ref(`${doc.schemaName}Response`), example: { success: true, data: withOfferedNetworks(doc.responseExample, offered) } } }
       : { [doc.produces ?? 'application/json']: { example: doc.responseExample } },
   };
-  const errors = Object.entries(doc.errors)
+  const errors = Object.entries({ ...(route.auth === 'apiKey' && { 403: keyReachError(route.scope) }), ...doc.errors })
     .map(([status, description]) => [Number(status), description!] as const)
     .sort(([a], [b]) => a - b)
     .map(([status, description]) => [
@@ -635,16 +640,18 @@ function operation(route: HttpRoute, doc: RouteDoc, offered: readonly CryptoNetw
       {
         description,
         headers: { ...requestId, ...(GATEWAY_STATUSES.has(status) ? {} : deprecation), ...(status === 429 ? { 'Retry-After': headerRef('RetryAfter') } : {}) },
-        content: { 'application/json': { schema: ref('ErrorEnvelope'), example: errorExample(status, doc) } },
+        content: { 'application/json': { schema: ref('ErrorEnvelope'), example: status === 403 && route.auth === 'apiKey' ? { success: false, errors: [{ code: 'forbidden', message: missingScopeMessage(route.scope) }] } : errorExample(status, doc) } },
       },
     ]);
   return {
     operationId: camelCase(route.name),
     summary: doc.summary,
-    description: doc.description,
+    description: route.auth === 'apiKey' ? `${doc.description}\n\nScope: \`${route.scope}\`.` : doc.description,
     tags: [doc.tag],
     ...(route.deprecated ? { deprecated: true } : {}),
     security: route.auth === 'apiKey' ? [{ apiKey: [] }] : [],
+    // An API key scheme has no scopes in OpenAPI 3.0: the one the key needs is this extension, and the description's last line.
+    ...(route.auth === 'apiKey' ? { 'x-scope': route.scope } : {}),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(doc.request
       ? {

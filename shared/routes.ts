@@ -4,6 +4,7 @@
  * function's code is `functions/{name}.ts`, exporting `handler`.
  */
 import type { QueueName } from './queue/queues.js';
+import type { ApiKeyScope } from './domain/api-key-scopes.js';
 import { STAGES, type Stage } from './stage.js';
 import type { TABLES, TableKey } from './store/tables.js';
 
@@ -99,13 +100,18 @@ export const readsProviders = (definition: GatewayFunction): boolean =>
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
-export interface HttpRoute extends FunctionDefinition {
+/**
+ * Who may call a route. `apiKey`: the request passes the authorizer, which resolves the key's
+ * merchant, scopes and allowed addresses, and the key must have the route's `scope`
+ * (docs/merchant-guide.md#key-scopes); `none`: anyone (customers' pages, providers' events, docs).
+ */
+export type RouteAccess = { auth: 'apiKey'; scope: ApiKeyScope } | { auth: 'none'; scope?: never };
+
+interface HttpRouteDefinition extends FunctionDefinition {
   kind: 'http';
   method: HttpMethod;
   /** API Gateway path template, e.g. `/api/v2/invoices/{invoiceId}`. */
   path: string;
-  /** `apiKey`: the request passes the authorizer, which resolves the merchant. */
-  auth: 'apiKey' | 'none';
   /**
    * Largest request body accepted, in bytes: above it the gateway tier answers 413 before any
    * function runs. Its proxy event must fit a synchronous invocation (`eventBytesBound`).
@@ -118,6 +124,8 @@ export interface HttpRoute extends FunctionDefinition {
   /** Called by payment providers, not merchants or customers: it has a rate rule of its own in the web ACL. */
   calledByProviders?: boolean;
 }
+
+export type HttpRoute = HttpRouteDefinition & RouteAccess;
 
 /** POSTs with a key answer a repeated `Idempotency-Key` with their first response (docs/merchant-guide.md#idempotency), unless that holds a secret. */
 export const replaysIdempotencyKey = (route: HttpRoute): boolean => route.method === 'POST' && route.auth === 'apiKey' && !route.answersSecret;
@@ -174,6 +182,7 @@ export const FUNCTIONS = [
     method: 'POST',
     path: '/api/v2/invoices',
     auth: 'apiKey',
+    scope: 'payments',
     stages: BOTH,
     // An order's invoice, its claim and its count in the day totals are written together; a
     // repeated order reads them back.
@@ -196,6 +205,7 @@ export const FUNCTIONS = [
     method: 'GET',
     path: '/api/v2/invoices/{invoiceId}',
     auth: 'apiKey',
+    scope: 'read',
     stages: BOTH,
     tables: { invoices: ['GetItem'] },
   },
@@ -205,6 +215,7 @@ export const FUNCTIONS = [
     method: 'GET',
     path: '/api/v2/transaction/{transactionId}',
     auth: 'apiKey',
+    scope: 'read',
     stages: BOTH,
     opensCallbackSecrets: true,
     tables: { transactions: ['GetItem'], merchants: ['GetItem'] },
@@ -215,6 +226,7 @@ export const FUNCTIONS = [
     method: 'POST',
     path: '/api/v2/simulate/deposit',
     auth: 'apiKey',
+    scope: 'payments',
     stages: DEMO_ONLY,
     opensCallbackSecrets: true,
     // A deposit sent with an Idempotency-Key claims it in uniques within the same write; a retry
@@ -240,6 +252,7 @@ export const FUNCTIONS = [
     method: 'POST',
     path: '/api/v2/simulate/withdrawal',
     auth: 'apiKey',
+    scope: 'payments',
     stages: DEMO_ONLY,
     opensCallbackSecrets: true,
     // The outcome pays the reserve out, or releases it.
@@ -252,6 +265,7 @@ export const FUNCTIONS = [
     method: 'POST',
     path: '/api/v2/gateway9/deposit/confirm',
     auth: 'apiKey',
+    scope: 'payments',
     stages: BOTH,
     // A receipt of RECEIPT_MAX_BYTES (2 MiB) is 2.67 MiB of base64; the rest is room for the other fields.
     maxBodyBytes: 2.75 * 1024 * 1024,
@@ -270,6 +284,7 @@ export const FUNCTIONS = [
     method: 'POST',
     path: '/api/v2/withdrawal',
     auth: 'apiKey',
+    scope: 'payouts',
     stages: BOTH,
     deprecated: true,
     opensCallbackSecrets: true,
@@ -496,6 +511,7 @@ export const FUNCTIONS = [
     method: 'GET',
     path: '/api/v2/invoices',
     auth: 'apiKey',
+    scope: 'read',
     stages: BOTH,
     // An orderId is looked up through its uniqueness claim.
     tables: { invoices: ['GetItem'], uniques: ['GetItem'] },
@@ -507,6 +523,7 @@ export const FUNCTIONS = [
     method: 'GET',
     path: '/api/v2/transactions',
     auth: 'apiKey',
+    scope: 'read',
     stages: BOTH,
     opensCallbackSecrets: true,
     // The invoiceId filter checks the invoice is the merchant's.
@@ -519,6 +536,7 @@ export const FUNCTIONS = [
     method: 'GET',
     path: '/api/v2/balances',
     auth: 'apiKey',
+    scope: 'read',
     stages: BOTH,
     // Every currency's balance read by key in one batch: consistent with the last posting, and no index to keep.
     tables: { balances: ['BatchGetItem'] },
@@ -529,6 +547,7 @@ export const FUNCTIONS = [
     method: 'GET',
     path: '/api/v2/balance/entries',
     auth: 'apiKey',
+    scope: 'read',
     stages: BOTH,
     tables: {},
     queries: { balanceEntries: ['byMerchant', 'byMerchantCurrency', 'byMerchantType', 'byTransaction'] },
@@ -539,6 +558,7 @@ export const FUNCTIONS = [
     method: 'POST',
     path: '/api/v2/reports',
     auth: 'apiKey',
+    scope: 'reports',
     stages: BOTH,
     // The report is recorded pending, then queued for its builder; one that cannot be queued is failed.
     tables: { reports: ['PutItem', 'UpdateItem'], idempotency: IDEMPOTENCY_RECORDS },
@@ -550,6 +570,7 @@ export const FUNCTIONS = [
     method: 'GET',
     path: '/api/v2/reports/{reportId}',
     auth: 'apiKey',
+    scope: 'read',
     stages: BOTH,
     tables: { reports: ['GetItem'] },
     reportFiles: 'links',
@@ -585,6 +606,7 @@ export const FUNCTIONS = [
     method: 'GET',
     path: '/api/v2/transaction/{transactionId}/callbacks',
     auth: 'apiKey',
+    scope: 'read',
     stages: BOTH,
     // The merchant's item tells whether deliveries to its callback URL are paused.
     tables: { transactions: ['GetItem'], outbox: ['BatchGetItem'], merchants: ['GetItem'] },
@@ -596,6 +618,7 @@ export const FUNCTIONS = [
     method: 'POST',
     path: '/api/v2/transaction/{transactionId}/callbacks/resend',
     auth: 'apiKey',
+    scope: 'settings',
     stages: BOTH,
     tables: { transactions: ['GetItem'], outbox: ['GetItem', 'BatchGetItem', 'UpdateItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
     queries: { outbox: ['byTransaction'] },
@@ -607,6 +630,7 @@ export const FUNCTIONS = [
     method: 'GET',
     path: '/api/v2/invoices/{invoiceId}/callbacks',
     auth: 'apiKey',
+    scope: 'read',
     stages: BOTH,
     // The invoice's owner first; the merchant's item tells whether deliveries to its callback URL are paused.
     tables: { invoices: ['GetItem'], outbox: ['BatchGetItem'], merchants: ['GetItem'] },
@@ -618,6 +642,7 @@ export const FUNCTIONS = [
     method: 'POST',
     path: '/api/v2/invoices/{invoiceId}/callbacks/resend',
     auth: 'apiKey',
+    scope: 'settings',
     stages: BOTH,
     tables: { invoices: ['GetItem'], outbox: ['GetItem', 'BatchGetItem', 'UpdateItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
     queries: { outbox: ['byInvoice'] },
@@ -629,6 +654,7 @@ export const FUNCTIONS = [
     method: 'POST',
     path: '/api/v2/webhooks/test',
     auth: 'apiKey',
+    scope: 'settings',
     stages: BOTH,
     opensCallbackSecrets: true,
     tables: { merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS },
@@ -641,6 +667,7 @@ export const FUNCTIONS = [
     method: 'GET',
     path: '/api/v2/merchant',
     auth: 'apiKey',
+    scope: 'read',
     stages: BOTH,
     tables: { merchants: ['GetItem'] },
   },
@@ -650,6 +677,7 @@ export const FUNCTIONS = [
     method: 'PATCH',
     path: '/api/v2/merchant',
     auth: 'apiKey',
+    scope: 'settings',
     stages: BOTH,
     tables: { merchants: ['GetItem', 'UpdateItem'] },
   },
@@ -659,6 +687,7 @@ export const FUNCTIONS = [
     method: 'POST',
     path: '/api/v2/merchant/callback-secret/rotate',
     auth: 'apiKey',
+    scope: 'settings',
     stages: BOTH,
     // Seals the new secret; the old one moves, still sealed, beside it.
     sealsCallbackSecrets: true,

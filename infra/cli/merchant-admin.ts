@@ -2,6 +2,7 @@
  * What the merchant admin CLI does, apart from where it does it: merchants, their keys, and
  * the gateway's own record of each key (an API Gateway usage-plan key in AWS).
  */
+import type { ApiKeyScope } from '../../shared/domain/api-key-scopes.js';
 import { ApiKeyService, type ApiKeyView, type KeyRegistry } from '../../shared/domain/api-key-service.js';
 import type { HeldTransfer } from '../../shared/domain/chain-watcher.js';
 import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
@@ -24,6 +25,15 @@ export interface IssuedKey {
   keyId: string;
   /** The key text: shown once, never stored. */
   apiKey: string;
+  scopes: ApiKeyScope[];
+  allowedIps: string[];
+}
+
+/** What a key the operator issues is: named `CLI_KEY_NAME`, with every scope, from anywhere, unless given. */
+export interface KeyRequest {
+  name?: string;
+  scopes?: ApiKeyScope[];
+  allowedIps?: string[];
 }
 
 export class MerchantAdmin {
@@ -44,16 +54,17 @@ export class MerchantAdmin {
   }
 
   /** The callback secret is returned in clear this once; the store keeps it sealed. The merchant's first key is named `CLI_KEY_NAME`. */
-  async createMerchant(input: NewMerchantInput): Promise<{ merchant: Merchant; callbackSecret: string; key: IssuedKey }> {
+  async createMerchant(input: NewMerchantInput, key: KeyRequest = {}): Promise<{ merchant: Merchant; callbackSecret: string; key: IssuedKey }> {
     // Recorded explicitly, so a merchant's setting never depends on where it was read (docs/operations.md#watching-chains).
     const { merchant, callbackSecret } = await newMerchant({ onchainDeposits: onchainDepositsByDefault(this.stage), ...input }, this.sealer, this.clock());
     await this.store.createMerchant(merchant);
-    return { merchant, callbackSecret, key: await this.addKey(merchant.id) };
+    return { merchant, callbackSecret, key: await this.addKey(merchant.id, key) };
   }
 
-  async addKey(merchantId: string, name: string = CLI_KEY_NAME): Promise<IssuedKey> {
-    const { apiKey, key } = await this.keys.issue(merchantId, name).catch(operatorError(`No merchant ${merchantId}`));
-    return { merchantId, keyId: key.keyId, apiKey };
+  /** The operator's reach is the whole API: any scope. */
+  async addKey(merchantId: string, { name = CLI_KEY_NAME, scopes, allowedIps }: KeyRequest = {}): Promise<IssuedKey> {
+    const { apiKey, key } = await this.keys.issue(merchantId, { name, scopes, allowedIps }).catch(operatorError(`No merchant ${merchantId}`));
+    return { merchantId, keyId: key.id, apiKey, scopes: key.scopes, allowedIps: key.allowedIps };
   }
 
   async revokeKey(merchantId: string, keyId: string): Promise<void> {

@@ -10,7 +10,8 @@ import { parseArgs } from 'node:util';
 import { chartDays } from '../../shared/dashboard/volume-chart.js';
 import type { AdjustmentRequest } from '../../shared/domain/balance-service.js';
 import { balanceEntryView, type Balance, type BalanceEntry } from '../../shared/domain/balances.js';
-import { apiKeyNameSchema } from '../../shared/domain/api-key-service.js';
+import { API_KEY_SCOPES, MAX_ALLOWED_IPS } from '../../shared/domain/api-key-scopes.js';
+import { newApiKeyRequestSchema } from '../../shared/domain/api-key-service.js';
 import type { DayTotals } from '../../shared/domain/daily-totals.js';
 import { invitationRequestSchema, type InvitationRequest } from '../../shared/domain/dashboard-access.js';
 import { merchantUrlProblem, normalizedUrl, type NewMerchantInput } from '../../shared/domain/merchants.js';
@@ -18,18 +19,22 @@ import { Decimal } from '../../shared/domain/money.js';
 import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { DEFAULT_DATA_DIR, LOCAL_STAGE } from '../local/environment.js';
-import { CLI_KEY_NAME } from './merchant-admin.js';
+import { CLI_KEY_NAME, type KeyRequest } from './merchant-admin.js';
 import { awsTarget, localTarget, type Target } from './targets.js';
 
 export const USAGE = `Usage: npm run merchant -- <command> [options]
 
 Commands:
-  create --name NAME [--callback-url URL] [--return-url URL] [--fee PERCENT] [--json]
+  create --name NAME [--callback-url URL] [--return-url URL] [--fee PERCENT] [--scopes LIST] [--allowed-ips LIST] [--json]
       Creates a merchant with one API key; prints the key and the callback secret once.
-  add-key --merchant MERCHANT_ID [--name KEY_NAME] [--json]
+  add-key --merchant MERCHANT_ID [--name KEY_NAME] [--scopes LIST] [--allowed-ips LIST] [--json]
       Issues another key (rotation: add, switch over, then revoke the old one), named as the
       merchant sees it in its dashboard (1 to 64 characters; ${CLI_KEY_NAME} unless given). A merchant's
       first key, made by create, is named ${CLI_KEY_NAME}.
+      --scopes: what the key may do, comma-separated, of ${API_KEY_SCOPES.join(', ')}; all of them
+      unless given. --allowed-ips: the only source addresses it may be used from, comma-separated
+      IPv4 or IPv6 addresses or CIDR ranges (at most ${MAX_ALLOWED_IPS}); any address unless given. Neither
+      changes after the key is made: issue another key instead.
   revoke-key --merchant MERCHANT_ID --key KEY_ID
   invite --merchant MERCHANT_ID --email ADDRESS [--role owner|developer|viewer] [--json]
       Invites a person to the merchant's dashboard (an owner unless --role says otherwise): prints
@@ -78,6 +83,8 @@ Where:
 
 const OPTIONS = {
   name: { type: 'string' },
+  scopes: { type: 'string' },
+  'allowed-ips': { type: 'string' },
   'callback-url': { type: 'string' },
   'return-url': { type: 'string' },
   fee: { type: 'string' },
@@ -101,8 +108,8 @@ type OptionName = keyof typeof OPTIONS;
 type Values = { [K in OptionName]?: (typeof OPTIONS)[K]['type'] extends 'boolean' ? boolean : string };
 
 const COMMAND_OPTIONS = {
-  create: ['name', 'callback-url', 'return-url', 'fee', 'json'],
-  'add-key': ['merchant', 'name', 'json'],
+  create: ['name', 'callback-url', 'return-url', 'fee', 'scopes', 'allowed-ips', 'json'],
+  'add-key': ['merchant', 'name', 'scopes', 'allowed-ips', 'json'],
   'revoke-key': ['merchant', 'key'],
   invite: ['merchant', 'email', 'role', 'json'],
   list: ['json'],
@@ -120,8 +127,8 @@ const TARGET_OPTIONS: readonly OptionName[] = ['aws', 'stage', 'region', 'help']
 type CommandName = keyof typeof COMMAND_OPTIONS;
 
 type Command =
-  | { name: 'create'; input: NewMerchantInput; json: boolean }
-  | { name: 'add-key'; merchantId: string; keyName?: string; json: boolean }
+  | { name: 'create'; input: NewMerchantInput; key: KeyRequest; json: boolean }
+  | { name: 'add-key'; merchantId: string; key: KeyRequest; json: boolean }
   | { name: 'revoke-key'; merchantId: string; keyId: string }
   | { name: 'invite'; merchantId: string; invitation: InvitationRequest; json: boolean }
   | { name: 'list'; json: boolean }
@@ -164,11 +171,23 @@ function url(values: Values, option: 'callback-url' | 'return-url', stage: Stage
   return normalizedUrl(value);
 }
 
-/** The rules of a key's name in the dashboard's form. */
-function keyName(values: Values): string | undefined {
-  if (values.name === undefined) return undefined;
-  const parsed = apiKeyNameSchema.safeParse(values.name);
-  if (!parsed.success) throw new UsageError(`--name ${parsed.error.issues[0]!.message}`);
+const listOption = (value: string | undefined): string[] | undefined =>
+  value === undefined ? undefined : value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+
+/** A key's name, scopes and addresses, by the rules of the dashboard's form (docs/merchant-guide.md#key-scopes). */
+function keyRequest(values: Values, { named }: { named: boolean }): KeyRequest {
+  const parsed = newApiKeyRequestSchema.partial().safeParse({
+    ...(named && values.name !== undefined && { name: values.name }),
+    ...(values.scopes !== undefined && { scopes: listOption(values.scopes) }),
+    ...(values['allowed-ips'] !== undefined && { allowedIps: listOption(values['allowed-ips']) }),
+  });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const option = { name: '--name', scopes: '--scopes', allowedIps: '--allowed-ips' }[String(issue.path[0]) as 'name' | 'scopes' | 'allowedIps'];
+    throw new UsageError(
+      option === '--scopes' ? `--scopes is a comma-separated list of ${API_KEY_SCOPES.join(', ')}` : `${option} ${issue.message}`,
+    );
+  }
   return parsed.data;
 }
 
@@ -200,10 +219,11 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
           returnUrl: url(values, 'return-url', stage),
           processingFeePercent: fee(values),
         },
+        key: keyRequest(values, { named: false }),
         json: values.json ?? false,
       };
     case 'add-key':
-      return { name, merchantId: id(values, 'merchant'), keyName: keyName(values), json: values.json ?? false };
+      return { name, merchantId: id(values, 'merchant'), key: keyRequest(values, { named: true }), json: values.json ?? false };
     case 'revoke-key':
       return { name, merchantId: id(values, 'merchant'), keyId: id(values, 'key') };
     case 'invite': {
@@ -288,26 +308,37 @@ const entryLine = (entry: BalanceEntry): string => {
   return `  ${createdAt}  ${type.padEnd(14)}  ${signed.padStart(16)}  available ${availableAfter}  reserved ${reservedAfter}  ${transactionId ? `transaction ${transactionId}` : `(${entry.reason})`}`;
 };
 
+const describeAllowedIps = (allowedIps: readonly string[]): string => (allowedIps.length === 0 ? 'any address' : allowedIps.join(', '));
+
 async function run(command: Command, target: Target): Promise<string> {
   const { admin, description } = target;
   switch (command.name) {
     case 'create': {
-      const { merchant, callbackSecret, key } = await admin.createMerchant(command.input);
+      const { merchant, callbackSecret, key } = await admin.createMerchant(command.input, command.key);
       const created = { merchantId: merchant.id, keyId: key.keyId, apiKey: key.apiKey, callbackSecret };
       if (command.json) return json(created);
       return [
         `Created merchant ${merchant.id} (${merchant.name}) in ${description}.`,
         `Key id:          ${key.keyId}`,
         `API key:         ${key.apiKey}`,
+        `Scopes:          ${key.scopes.join(', ')}`,
+        `Allowed from:    ${describeAllowedIps(key.allowedIps)}`,
         `Callback secret: ${callbackSecret}`,
         'The API key and the callback secret are shown this once; keep them now.',
         '',
       ].join('\n');
     }
     case 'add-key': {
-      const key = await admin.addKey(command.merchantId, command.keyName);
-      if (command.json) return json(key);
-      return [`Added key ${key.keyId} to merchant ${key.merchantId}.`, `API key: ${key.apiKey}`, 'It is shown this once; keep it now.', ''].join('\n');
+      const key = await admin.addKey(command.merchantId, command.key);
+      if (command.json) return json({ merchantId: key.merchantId, keyId: key.keyId, apiKey: key.apiKey });
+      return [
+        `Added key ${key.keyId} to merchant ${key.merchantId}.`,
+        `API key: ${key.apiKey}`,
+        `Scopes: ${key.scopes.join(', ')}`,
+        `Allowed from: ${describeAllowedIps(key.allowedIps)}`,
+        'It is shown this once; keep it now.',
+        '',
+      ].join('\n');
     }
     case 'invite': {
       const { access, publicBaseUrl } = target.dashboard();
@@ -339,8 +370,8 @@ async function run(command: Command, target: Target): Promise<string> {
             `${m.merchantId}  ${m.name}  fee ${m.processingFeePercent}%  callback ${m.callbackUrl ?? 'none'}  on-chain deposits ${m.onchainDeposits ? 'on' : 'off'}`,
             ...m.keys.map(
               (k) =>
-                `  key ${k.keyId}  ${k.hint}  ${k.status}${k.revokedAt ? ` ${k.revokedAt}` : ''}  ${k.name === null ? '(no name)' : JSON.stringify(k.name)}  ` +
-                `last used ${k.lastUsedAt ?? 'never'}`,
+                `  key ${k.id}  ${k.hint}  ${k.status}${k.revokedAt ? ` ${k.revokedAt}` : ''}  ${k.name === null ? '(no name)' : JSON.stringify(k.name)}  ` +
+                `last used ${k.lastUsedAt ?? 'never'}\n    scopes ${k.scopes.join(', ')}; from ${describeAllowedIps(k.allowedIps)}`,
             ),
           ].join('\n'),
         )

@@ -3,7 +3,7 @@
  * the API's functions use (docs/architecture.md#the-dashboard), never a table of its own.
  */
 import type { RenderedPage } from '../checkout/document.js';
-import type { ApiKeyView, IssuedApiKey } from '../domain/api-key-service.js';
+import type { ApiKeyService, ApiKeyView } from '../domain/api-key-service.js';
 import type { MerchantSettings, MerchantView, RotatedSecret } from '../domain/merchants.js';
 import type { DashboardAccess } from '../domain/dashboard-access.js';
 import type { BalanceView } from '../domain/balances.js';
@@ -57,7 +57,7 @@ export interface DashboardServices {
   totals: DailyTotals;
   keys: {
     list(merchantId: string): Promise<ApiKeyView[]>;
-    issue(merchantId: string, name: string): Promise<IssuedApiKey>;
+    issue: ApiKeyService['issue'];
     revoke(merchantId: string, keyId: string): Promise<ApiKeyView>;
   };
   clock: () => Date;

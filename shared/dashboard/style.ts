@@ -32,6 +32,8 @@ code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;over
 form.stack label{display:block;margin:.75rem 0 .25rem;font-weight:600}
 form.stack input:not([type=checkbox]),form.stack select,form.stack textarea{width:100%;max-width:32rem;padding:8px;border:1px solid #6b7380;border-radius:4px;font:inherit;background:#fff}
 fieldset.plain{border:0;padding:0;margin:0;min-width:0}
+form.stack legend{font-weight:600;margin:.75rem 0 0;padding:0}
+.hint{color:#4a4f57;font-size:.9rem;margin:.25rem 0}
 form.inline{display:flex;flex-wrap:wrap;gap:8px;align-items:flex-end}
 form.inline label{display:flex;flex-direction:column;font-size:.9rem;font-weight:600}
 form.inline input,form.inline select{padding:6px;border:1px solid #6b7380;border-radius:4px;font:inherit}

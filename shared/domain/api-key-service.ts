@@ -8,6 +8,7 @@
  */
 import * as z from 'zod';
 import type { Stage } from '../stage.js';
+import { allowedIpsSchema, API_KEY_SCOPES, scopesOf, scopesSchema, type ApiKeyScope } from './api-key-scopes.js';
 import { Invalid, NotFound } from './errors.js';
 import { isUuid } from './invoice-service.js';
 import { newApiKey, type ApiKey, type ApiKeyStatus, type MerchantProfiles } from './merchants.js';
@@ -42,19 +43,24 @@ export const apiKeyNameSchema = z
   .refine((name) => !UNPRINTABLE.test(name), 'must hold printable characters only')
   .describe('What the merchant calls the key, shown beside it wherever keys are listed');
 
-/** The form that creates a key. */
-export const newApiKeyRequestSchema = z.strictObject({ name: apiKeyNameSchema });
+/** What a new key is: its name, its scopes (every scope unless given) and the addresses it may be used from (any unless given). */
+export const newApiKeyRequestSchema = z.strictObject({ name: apiKeyNameSchema, scopes: scopesSchema.optional(), allowedIps: allowedIpsSchema.optional() });
 
 export type NewApiKeyRequest = z.output<typeof newApiKeyRequestSchema>;
 
 /** A key as its merchant sees it: never its text or digest. */
 export interface ApiKeyView {
+  id: string;
+  /** The same as `id`, as listings named it before keys had scopes. */
   keyId: string;
   /** null for a key made before keys had names. */
   name: string | null;
   /** The key's first characters, e.g. `gw_prod_AbCd…`. */
   hint: string;
   status: ApiKeyStatus;
+  scopes: ApiKeyScope[];
+  /** Empty: the key may be used from any address. */
+  allowedIps: string[];
   createdAt: string;
   revokedAt: string | null;
   /** Within an hour or so of the key's latest request (docs/merchant-guide.md#authentication); null when it has had none. */
@@ -62,10 +68,13 @@ export interface ApiKeyView {
 }
 
 export const apiKeyView = (key: ApiKey): ApiKeyView => ({
+  id: key.keyId,
   keyId: key.keyId,
   name: key.name ?? null,
   hint: key.hint,
   status: key.status,
+  scopes: [...scopesOf(key)],
+  allowedIps: key.allowedIps ?? [],
   createdAt: key.createdAt,
   revokedAt: key.revokedAt ?? null,
   lastUsedAt: key.lastUsedAt ?? null,
@@ -93,12 +102,19 @@ const KEY = 'API key';
 export class ApiKeyService {
   constructor(private readonly deps: ApiKeyServiceDeps) {}
 
-  /** A new active key of the merchant, named `name` (trimmed). The gateway first: a key the store holds always gets through. */
-  async issue(merchantId: string, name: string): Promise<IssuedApiKey> {
-    const parsed = newApiKeyRequestSchema.safeParse({ name });
-    if (!parsed.success) throw Invalid.of('name', `name ${parsed.error.issues[0]!.message}`);
+  /**
+   * A new active key of the merchant, named (trimmed) and scoped as asked, within `reach`: the
+   * scopes its maker may give (docs/merchant-guide.md#key-scopes; every scope for the operator).
+   * The gateway first: a key the store holds always gets through.
+   */
+  async issue(merchantId: string, request: z.input<typeof newApiKeyRequestSchema>, reach: readonly ApiKeyScope[] = API_KEY_SCOPES): Promise<IssuedApiKey> {
+    const parsed = newApiKeyRequestSchema.safeParse(request);
+    if (!parsed.success) throw new Invalid(parsed.error.issues.map((issue) => ({ field: issue.path.join('.'), message: `${issue.path.join('.')} ${issue.message}` })));
+    const scopes = parsed.data.scopes ?? [...API_KEY_SCOPES];
+    const beyond = scopes.filter((scope) => !reach.includes(scope));
+    if (beyond.length > 0) throw Invalid.of('scopes', `scopes may not include ${beyond.join(', ')}: a key never does more than its maker may`);
     if (!(await this.deps.merchants.getMerchant(merchantId))) throw new NotFound('Merchant');
-    const { text, record } = newApiKey(merchantId, this.deps.stage, this.deps.clock(), { name: parsed.data.name });
+    const { text, record } = newApiKey(merchantId, this.deps.stage, this.deps.clock(), { name: parsed.data.name, scopes, allowedIps: parsed.data.allowedIps ?? [] });
     const registry = this.registry();
     await registry.register(record);
     try {

@@ -3,6 +3,7 @@ import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 
 import * as z from 'zod';
 import type { Stage } from '../stage.js';
 import type { SealedSecret } from '../vault/envelope.js';
+import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
 import type { CallbackPause } from './callback-pause.js';
 import { Invalid, type FieldProblem } from './errors.js';
 
@@ -75,6 +76,10 @@ export interface ApiKey {
    * `LAST_USED_GRANULARITY_SECONDS` (`recordKeyUse`); absent until its first use.
    */
   lastUsedAt?: string;
+  /** What the key may do (docs/merchant-guide.md#key-scopes); keys made before scopes existed have none stored, and every scope. */
+  scopes?: ApiKeyScope[];
+  /** The source addresses and ranges the key may be used from; absent: any. Never changed after the key is made. */
+  allowedIps?: string[];
 }
 
 /** Where the authorizer records keys' uses. */
@@ -128,7 +133,7 @@ export function newApiKey(
   merchantId: string,
   stage: Stage,
   now: Date,
-  { text = generateApiKeyText(stage), name }: { text?: string; name?: string } = {},
+  { text = generateApiKeyText(stage), name, scopes = [...API_KEY_SCOPES], allowedIps = [] }: { text?: string; name?: string; scopes?: ApiKeyScope[]; allowedIps?: string[] } = {},
 ): { text: string; record: ApiKey } {
   return {
     text,
@@ -139,6 +144,8 @@ export function newApiKey(
       hint: `${text.slice(0, text.lastIndexOf('_') + 5)}…`,
       status: 'active',
       ...(name === undefined ? {} : { name }),
+      scopes,
+      ...(allowedIps.length === 0 ? {} : { allowedIps }),
       createdAt: now.toISOString(),
     },
   };

@@ -8,6 +8,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
+import { decodeKeyReach, keyRefusal, type ApiKeyScope } from '../domain/api-key-scopes.js';
 import { ApiError, UNAUTHORIZED_MESSAGE } from '../errors.js';
 import { apiErrorOf } from './errors.js';
 import { TRACE_OPTIONS, tracer } from '../observability/tracer.js';
@@ -66,11 +67,18 @@ const requestIdMiddleware = (): Middleware => ({
   },
 });
 
-/** The authorizer (API Gateway's, or the local runtime's) resolved the key to a merchant. */
-const merchantMiddleware = (): Middleware => ({
+/**
+ * The authorizer (API Gateway's, or the local runtime's) resolved the key to a merchant, its scopes
+ * and the addresses it may be used from; the route needs `scope`. A key beyond its reach is a 403
+ * before anything is read or written (docs/merchant-guide.md#key-scopes).
+ */
+const merchantMiddleware = (scope: ApiKeyScope): Middleware => ({
   before: (request) => {
-    const merchantId = request.event.requestContext?.authorizer?.merchantId;
+    const authorizer = request.event.requestContext?.authorizer;
+    const merchantId = authorizer?.merchantId;
     if (typeof merchantId !== 'string' || merchantId === '') throw new ApiError('unauthorized', UNAUTHORIZED_MESSAGE);
+    const refusal = keyRefusal(decodeKeyReach(authorizer ?? {}), scope, request.event.requestContext?.identity?.sourceIp);
+    if (refusal) throw new ApiError('forbidden', refusal.message);
     gatewayOf(request.event).merchantId = merchantId;
   },
 });
@@ -178,7 +186,7 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
   // Before the others that answer, so its `after` and `onError` run after theirs, on the answer they made.
   if (route.deprecated) chain.use(deprecationMiddleware());
   chain.use(requestIdMiddleware());
-  if (route.auth === 'apiKey') chain.use(merchantMiddleware());
+  if (route.auth === 'apiKey') chain.use(merchantMiddleware(route.scope));
   if (options.body) chain.use(bodyMiddleware(route.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES, BODY_PARSERS[options.bodyFormat ?? 'json']));
   chain.use(errorHandlerMiddleware());
 

@@ -413,29 +413,52 @@ describe('the dashboard', () => {
     expect(unexpected(ownerBrowser.errors)).toEqual([]);
   });
 
-  it("lets the developer create a named API key, shown once, which the API serves; once revoked on the keys page the API refuses it", async () => {
+  it("lets the developer create a named API key, shown once, within the developer's scopes, which the API serves; once revoked on the keys page the API refuses it", async () => {
     const { page } = developerBrowser;
     const name = 'pos-terminal-7';
     await page.goto(dashboard('keys'));
+    // A developer may give only the scopes of what a developer may do: no payouts, no reports.
+    const offered = page.locator('main input[type=checkbox][name^=scope-]');
+    const choices = await Promise.all((await offered.all()).map(async (box) => [await box.getAttribute('name'), await box.isChecked()]));
+    expect(choices).toEqual([
+      ['scope-read', true],
+      ['scope-payments', true],
+      ['scope-settings', true],
+    ]);
     await page.getByLabel('Name', { exact: true }).fill(name);
+    await page.getByLabel('Allowed addresses').fill('127.0.0.1\n::1');
     await page.getByRole('button', { name: 'Create a key' }).click();
     const notice = page.getByRole('status');
     await expect(notice.textContent()).resolves.toContain('Your new key, shown only now:');
     const apiKey = (await notice.locator('code').textContent()) ?? '';
     expect(apiKey).toMatch(/^gw_demo_[0-9A-Za-z]{32}$/);
     const row = tableRows(page).filter({ hasText: name });
-    expect((await row.locator('td').allTextContents())[4]).toBe('active');
+    const cells = await row.locator('td').allTextContents();
+    expect([cells[2], cells[3], cells[6]]).toEqual(['read, payments, settings', '127.0.0.1, ::1', 'active']);
 
     const withKey = { baseUrl: gateway.baseUrl, apiKey };
     const balances = await callApi(withKey, 'GET', '/api/v2/balances');
     expect(balances.status, balances.text).toBe(200);
     expect(balances.body.data.items).toEqual([{ currency: 'USDT', available: '37.250000', reserved: '0.000000' }]);
+    // What the developer may not do in the dashboard, the key may not do through the API: nothing is reserved or asked for.
+    const payout = await callApi(withKey, 'POST', '/api/v2/withdrawal', { customerId: 'c-1', amount: '10', currency: 'USDT', cardNumber: '4111111111111111' }, { 'idempotency-key': randomUUID() });
+    expect([payout.status, payout.body.errors]).toEqual([403, [{ code: 'forbidden', message: 'This API key lacks the scope payouts' }]]);
+    const report = await callApi(withKey, 'POST', '/api/v2/reports', { type: 'transactions', createdFrom: '2026-01-01T00:00:00Z', createdTo: '2026-01-02T00:00:00Z' }, { 'idempotency-key': randomUUID() });
+    expect([report.status, report.body.errors]).toEqual([403, [{ code: 'forbidden', message: 'This API key lacks the scope reports' }]]);
+    expect((await callApi(withKey, 'GET', '/api/v2/balances')).body.data).toEqual(balances.body.data);
 
+    // A form forged with a scope the page does not offer is refused, and makes no key.
+    const keysBefore = await tableRows(page).count();
+    const forged = await postForm(developerBrowser, 'keys', { csrf: await csrfOf(page), name: 'forged', 'scope-read': 'on', 'scope-payouts': 'on' });
+    expect(forged.status).toBe(422);
     await page.goto(dashboard('keys'));
+    expect(await tableRows(page).count()).toBe(keysBefore);
+    expect(await page.content()).not.toContain('forged');
+
     expect(await page.content()).not.toContain(apiKey);
     await page.getByRole('button', { name: `Revoke ${name}` }).click();
     await page.getByRole('status').getByText('The key is revoked: the API refuses it from now on.').waitFor();
-    expect((await row.locator('td').allTextContents())[4]).toMatch(/^revoked /);
+    expect((await row.locator('td').allTextContents())[6]).toMatch(/^revoked /);
     const refused = await eventually(async () => {
       const answer = await callApi(withKey, 'GET', '/api/v2/balances');
       return answer.status === 401 && answer;

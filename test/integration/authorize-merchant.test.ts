@@ -59,6 +59,9 @@ beforeAll(async () => {
   merchant = await seedMerchant();
 });
 
+/** Every scope, as the authorizer's context carries them. */
+const ALL_SCOPES = 'read payments payouts reports settings';
+
 describe('authorize-merchant', () => {
   it('allows a valid key for every method and path of the API, naming the merchant and the key', async () => {
     const result = await authorize(authorizerEvent({ 'x-api-key': merchant.apiKey }));
@@ -69,7 +72,7 @@ describe('authorize-merchant', () => {
         Version: '2012-10-17',
         Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: `${API_ARN}/prod/*/*` }],
       },
-      context: { merchantId: merchant.merchant.id, keyId: merchant.key.keyId },
+      context: { merchantId: merchant.merchant.id, keyId: merchant.key.keyId, scopes: ALL_SCOPES, allowedIps: '' },
     });
   });
 
@@ -88,7 +91,7 @@ describe('authorize-merchant', () => {
   it.each(['x-api-key', 'X-API-Key', 'X-API-KEY'])('reads the key from the header %s', async (name) => {
     const result = await authorize(authorizerEvent({ [name]: merchant.apiKey, 'content-type': 'application/json' }));
     expect(result.principalId).toBe(merchant.merchant.id);
-    expect(result.context).toEqual({ merchantId: merchant.merchant.id, keyId: merchant.key.keyId });
+    expect(result.context).toEqual({ merchantId: merchant.merchant.id, keyId: merchant.key.keyId, scopes: ALL_SCOPES, allowedIps: '' });
   });
 
   it.each([
@@ -103,6 +106,22 @@ describe('authorize-merchant', () => {
     await expectDenied(authorizerEvent(headers));
   });
 
+  it('passes the key\'s scopes and allowed addresses on, for the route to check; a key stored before scopes has every scope', async () => {
+    const store = testMerchantStore();
+    const scoped = newApiKey(merchant.merchant.id, config().stage, new Date(), { scopes: ['read', 'reports'], allowedIps: ['203.0.113.7', '10.0.0.0/8'] });
+    await store.addKey(scoped.record);
+    expect((await authorize(authorizerEvent({ 'x-api-key': scoped.text }))).context).toEqual({
+      merchantId: merchant.merchant.id,
+      keyId: scoped.record.keyId,
+      scopes: 'read reports',
+      allowedIps: '203.0.113.7,10.0.0.0/8',
+    });
+    const legacy = newApiKey(merchant.merchant.id, config().stage, new Date());
+    const { scopes: _, ...storedBeforeScopes } = legacy.record;
+    await store.addKey(storedBeforeScopes);
+    expect((await authorize(authorizerEvent({ 'x-api-key': legacy.text }))).context).toMatchObject({ scopes: ALL_SCOPES, allowedIps: '' });
+  });
+
   it("denies a revoked key, while the same merchant's other key still works", async () => {
     const revoked = await seedMerchant();
     const store = testMerchantStore();
@@ -114,7 +133,7 @@ describe('authorize-merchant', () => {
     await expectDenied(authorizerEvent({ 'x-api-key': revoked.apiKey }));
     expect(await authorize(authorizerEvent({ 'x-api-key': second.text }))).toMatchObject({
       principalId: revoked.merchant.id,
-      context: { merchantId: revoked.merchant.id, keyId: second.record.keyId },
+      context: { merchantId: revoked.merchant.id, keyId: second.record.keyId, scopes: ALL_SCOPES, allowedIps: '' },
     });
   });
 

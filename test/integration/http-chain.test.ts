@@ -32,11 +32,12 @@ const testRoute = (overrides: Partial<HttpRoute> = {}): HttpRoute => ({
   method: 'POST',
   path: '/test/http-chain',
   auth: 'apiKey',
+  scope: 'payments',
   stages: ['demo'],
   tables: {},
   maxBodyBytes: MAX_BODY_BYTES,
   ...overrides,
-});
+} as HttpRoute);
 
 type RouteFn = (request: RouteRequest<Body>) => Promise<RouteResult>;
 
@@ -79,6 +80,10 @@ interface EventOptions {
   /** `null` leaves the authorizer out of the request context. */
   merchantId?: string | null;
   requestId?: string;
+  /** The key's scopes and allowed addresses as the authorizer passes them; every scope from anywhere unless given. */
+  scopes?: string;
+  allowedIps?: string;
+  sourceIp?: string;
 }
 
 function proxyEvent(options: EventOptions = {}): APIGatewayProxyEvent {
@@ -99,7 +104,7 @@ function proxyEvent(options: EventOptions = {}): APIGatewayProxyEvent {
     requestContext: {
       accountId: '000000000000',
       apiId: 'test-api',
-      authorizer: merchantId === null ? null : { merchantId, keyId: 'key-1', principalId: merchantId },
+      authorizer: merchantId === null ? null : { merchantId, keyId: 'key-1', principalId: merchantId, scopes: options.scopes ?? 'read payments payouts reports settings', allowedIps: options.allowedIps ?? '' },
       protocol: 'HTTP/1.1',
       httpMethod: 'POST',
       path: '/demo/test/http-chain',
@@ -108,7 +113,7 @@ function proxyEvent(options: EventOptions = {}): APIGatewayProxyEvent {
       requestTimeEpoch: Date.now(),
       resourceId: 'test',
       resourcePath: '/test/http-chain',
-      identity: { sourceIp: '127.0.0.1', userAgent: 'http-chain-tests' } as APIGatewayProxyEvent['requestContext']['identity'],
+      identity: { sourceIp: options.sourceIp ?? '127.0.0.1', userAgent: 'http-chain-tests' } as APIGatewayProxyEvent['requestContext']['identity'],
     },
   };
 }
@@ -207,6 +212,31 @@ describe('the HTTP chain', () => {
     expect(status).toBe(401);
     expect(errors).toEqual([{ code: 'unauthorized', message: 'You do not have permission to access this resource' }]);
     expect(calls).toEqual([]);
+  });
+
+  it.each([
+    ['a key without the route\'s scope', { scopes: 'read settings' }, 'This API key lacks the scope payments'],
+    ['an authorizer context without scopes', { scopes: '' }, 'This API key lacks the scope payments'],
+    ['a key from an address outside its allowed ones', { allowedIps: '10.0.0.0/8,2001:db8::/32', sourceIp: '127.0.0.1' }, 'This API key is not allowed from this address'],
+    ['a key allowed from one address, called from another', { allowedIps: '203.0.113.7', sourceIp: '203.0.113.8' }, 'This API key is not allowed from this address'],
+  ])('refuses %s with 403 before the body is read or the route runs', async (_, options, message) => {
+    // A body that would be a 400: the key's reach is decided first, and nothing is parsed, replayed or written.
+    const { status, errors, calls } = await refusal(proxyEvent({ ...options, body: 'not json', headers: { 'Content-Type': 'application/json', 'Idempotency-Key': randomUUID() } }));
+    expect(status).toBe(403);
+    expect(errors).toEqual([{ code: 'forbidden', message }]);
+    expect(calls).toEqual([]);
+  });
+
+  it.each([
+    ['the route\'s scope alone', { scopes: 'payments' }],
+    ['an address inside an allowed range', { allowedIps: '10.0.0.0/8', sourceIp: '10.20.30.40' }],
+    ['an IPv4 address seen as IPv4-mapped IPv6', { allowedIps: '203.0.113.7', sourceIp: '::ffff:203.0.113.7' }],
+    ['an IPv6 address inside an allowed range', { allowedIps: '127.0.0.1,2001:db8::/32', sourceIp: '2001:db8::5' }],
+  ])('lets a key with %s through', async (_, options) => {
+    const { call, calls } = chain();
+    const response = await call(proxyEvent(options));
+    expect(response.statusCode).toBe(200);
+    expect(calls).toHaveLength(1);
   });
 
   it('refuses a body over the route limit with 413, counting bytes', async () => {

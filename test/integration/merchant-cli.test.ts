@@ -8,7 +8,7 @@ import { localTableNames } from '../../infra/local/environment.js';
 import type { KeyRegistry } from '../../shared/domain/api-key-service.js';
 import { digestApiKey, type ApiKey } from '../../shared/domain/merchants.js';
 import { startFakeAwsControlPlane, type FakeAwsControlPlane } from '../support/fake-aws-control-plane.js';
-import { invoke } from '../support/invoke.js';
+import { invoke, request } from '../support/invoke.js';
 import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { testCallbackSecrets, testChainStore, testMerchantStore } from '../support/merchants.js';
 
@@ -106,9 +106,10 @@ describe('key rotation', () => {
     const entry = JSON.parse(listed.out).find((m: { merchantId: string }) => m.merchantId === created.merchantId);
     expect(entry).toMatchObject({ name: 'Rotating shop', callbackUrl: null, processingFeePercent: '0' });
     // Newest first; the key that got a request through shows when.
+    const everyScope = ['read', 'payments', 'payouts', 'reports', 'settings'];
     expect(entry.keys).toEqual([
-      { keyId: second.keyId, name: 'CLI', hint: second.apiKey.slice(0, 12) + '…', status: 'active', createdAt: expect.any(String), revokedAt: null, lastUsedAt: expect.any(String) },
-      { keyId: created.keyId, name: 'CLI', hint: created.apiKey.slice(0, 12) + '…', status: 'revoked', createdAt: expect.any(String), revokedAt: expect.any(String), lastUsedAt: null },
+      { id: second.keyId, keyId: second.keyId, name: 'CLI', hint: second.apiKey.slice(0, 12) + '…', status: 'active', scopes: everyScope, allowedIps: [], createdAt: expect.any(String), revokedAt: null, lastUsedAt: expect.any(String) },
+      { id: created.keyId, keyId: created.keyId, name: 'CLI', hint: created.apiKey.slice(0, 12) + '…', status: 'revoked', scopes: everyScope, allowedIps: [], createdAt: expect.any(String), revokedAt: expect.any(String), lastUsedAt: null },
     ]);
     for (const secret of [created.apiKey, second.apiKey, digestApiKey(created.apiKey), created.callbackSecret]) {
       expect(listed.out).not.toContain(secret);
@@ -118,7 +119,42 @@ describe('key rotation', () => {
     expect(readable.out).toContain(`${created.merchantId}  Rotating shop  fee 0%  callback none  on-chain deposits on\n`);
     expect(readable.out).toMatch(new RegExp(`\n  key ${second.keyId}  ${second.apiKey.slice(0, 12)}…  active  "CLI"  last used \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\n`));
     expect(readable.out).toMatch(new RegExp(`\n  key ${created.keyId}  ${created.apiKey.slice(0, 12)}…  revoked [\\dT:.Z-]+  "CLI"  last used never\n`));
+    expect(readable.out).toContain(`"CLI"  last used never\n    scopes read, payments, payouts, reports, settings; from any address\n`);
     expect(readable.out).not.toContain(second.apiKey);
+  });
+
+  it('issues a key with --scopes and --allowed-ips, which the API holds it to, and lists them', async () => {
+    const created = JSON.parse((await cli(['create', '--name', 'Scoped shop', '--scopes', 'read,reports', '--json'])).out);
+    const added = await cli(['add-key', '--merchant', created.merchantId, '--name', 'Office', '--scopes', 'payments, read', '--allowed-ips', '10.0.0.0/8, 2001:db8::/32']);
+    expect(added.code, added.err).toBe(0);
+    expect(added.out).toContain('\nScopes: read, payments\nAllowed from: 10.0.0.0/8, 2001:db8::/32\n');
+    const office = added.out.match(/API key: (gw_demo_\w+)/)![1]!;
+
+    // The merchant's first key reads but may not change settings; the second is refused from loopback.
+    expect(await statusWithKey(created.apiKey)).toBe(404);
+    const answer = await request('PATCH', '/api/v2/merchant', { apiKey: created.apiKey, body: { returnUrl: null } });
+    expect([answer.status, answer.body.errors]).toEqual([403, [{ code: 'forbidden', message: 'This API key lacks the scope settings' }]]);
+    const fenced = await request('GET', '/api/v2/merchant', { apiKey: office });
+    expect([fenced.status, fenced.body.errors[0].message]).toEqual([403, 'This API key is not allowed from this address']);
+
+    const entry = JSON.parse((await cli(['list', '--json'])).out).find((m: { merchantId: string }) => m.merchantId === created.merchantId);
+    expect(entry.keys.map(({ name, scopes, allowedIps }: { name: string; scopes: string[]; allowedIps: string[] }) => [name, scopes, allowedIps])).toEqual([
+      ['Office', ['read', 'payments'], ['10.0.0.0/8', '2001:db8::/32']],
+      ['CLI', ['read', 'reports'], []],
+    ]);
+  });
+
+  it.each([
+    [['--scopes', 'read,admin'], '--scopes is a comma-separated list of read, payments, payouts, reports, settings'],
+    [['--scopes', ''], '--scopes is a comma-separated list of read, payments, payouts, reports, settings'],
+    [['--allowed-ips', '10.0.0.0/8,example.com'], '--allowed-ips "example.com" is not an IPv4 or IPv6 address or CIDR range'],
+    [['--allowed-ips', Array.from({ length: 21 }, (_, i) => `10.0.0.${i}`).join(',')], '--allowed-ips must hold at most 20 addresses or ranges'],
+  ])('refuses add-key %j with exit code 2 and issues nothing', async (options, message) => {
+    const created = JSON.parse((await cli(['create', '--name', 'Refusing shop', '--json'])).out);
+    const refused = await cli(['add-key', '--merchant', created.merchantId, ...options]);
+    expect(refused.code).toBe(2);
+    expect(refused.err).toContain(message);
+    expect(await testMerchantStore().listKeys(created.merchantId)).toHaveLength(1);
   });
 
   it('names a key with --name, trimmed, as the dashboard lists it', async () => {

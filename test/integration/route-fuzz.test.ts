@@ -22,7 +22,7 @@ for (const key of TABLE_KEYS) process.env[tableEnvVar(key)] = tables[key];
 const [
   { ensureTables },
   { createTestGateway, loadFunction },
-  { seedMerchant, testMerchantStore },
+  { seedKey, seedMerchant, testMerchantStore },
   { dynamoClient, documentClient },
   { buildOpenApiDocument },
   { WriteLog, readTables, send, startFuzzServer, FUZZ_TAG_HEADER },
@@ -125,11 +125,13 @@ beforeAll(async () => {
   receiver = await startCallbackReceiver();
   const [own, other, revoked] = await Promise.all([seedMerchant({ callbackUrl: receiver.url }), seedMerchant(), seedMerchant()]);
   await testMerchantStore().revokeKey(revoked.merchant.id, revoked.key.keyId, new Date());
+  // The merchant's own keys beyond their reach: the requests come from loopback, never from 192.0.2.0/24 (TEST-NET-1).
+  const [readOnly, fenced] = await Promise.all([seedKey(own.merchant.id, { scopes: ['read'] }), seedKey(own.merchant.id, { allowedIps: ['192.0.2.0/24'] })]);
   const openapi = buildOpenApiDocument(server.url.origin, LOCAL_STAGE, CRYPTO_NETWORKS);
   type Operation = { requestBody?: { content: Record<string, { schema?: JsonSchema }> }; responses: Record<string, { content?: Record<string, { schema?: JsonSchema }> }> };
   const operationOf = (route: HttpRoute) => openapi.paths[route.path]?.[route.method.toLowerCase()] as Operation | undefined;
   world = {
-    keys: { own: own.apiKey, other: other.apiKey, revoked: revoked.apiKey },
+    keys: { own: own.apiKey, other: other.apiKey, revoked: revoked.apiKey, readOnly, fenced },
     ownIds: await recordsOf(own.apiKey),
     otherIds: await recordsOf(other.apiKey),
     examples: Object.fromEntries(Object.entries(examples).map(([name, bodies]) => [name, bodies.map(treeOf)])),

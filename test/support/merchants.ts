@@ -1,6 +1,7 @@
 /** Merchants and keys in the test run's tables, made the way the admin CLI makes them. */
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
+import type { ApiKeyScope } from '../../shared/domain/api-key-scopes.js';
 import { newApiKey, newMerchant, type ApiKey, type Merchant, type NewMerchantInput } from '../../shared/domain/merchants.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoChainStore } from '../../shared/store/chain.js';
@@ -35,6 +36,13 @@ export async function seedMerchant(input: Partial<NewMerchantInput> = {}): Promi
   await store.createMerchant(merchant);
   await store.addKey(record);
   return { merchant, callbackSecret, apiKey: text, key: record };
+}
+
+/** Another key of the merchant, with the scopes and allowed addresses given (every scope, from anywhere, unless given); its text. */
+export async function seedKey(merchantId: string, options: { scopes?: ApiKeyScope[]; allowedIps?: string[] } = {}): Promise<string> {
+  const { text, record } = newApiKey(merchantId, config().stage, new Date(), options);
+  await testMerchantStore().addKey(record);
+  return text;
 }
 
 /** The chain watchers' state in the test run's tables. */

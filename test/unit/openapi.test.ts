@@ -109,8 +109,22 @@ describe.each(STAGES)('the %s document', (stage) => {
     expect(deprecated.map(({ method, path }) => `${method} ${path}`)).toEqual(['post /api/v2/withdrawal']);
     const { responses } = deprecated[0]!.op;
     const marked = Object.entries<any>(responses).filter(([, response]) => response.headers.Deprecation).map(([status]) => status);
-    expect(marked).toEqual(['200', '400', '402', '409', '415', '422', '500']);
+    expect(marked).toEqual(['200', '400', '402', '403', '409', '415', '422', '500']);
     expect(doc.components.headers.Deprecation.schema).toEqual({ type: 'string', enum: ['true'] });
+  });
+
+  it("names each keyed operation's scope (x-scope and the description's last line) and its 403, and no scope elsewhere", () => {
+    for (const { method, path, op } of operations(doc)) {
+      const route = HTTP_ROUTES.find((candidate) => candidate.path === path && candidate.method.toLowerCase() === method)!;
+      if (route.auth !== 'apiKey') {
+        expect(op['x-scope'], op.operationId).toBeUndefined();
+        continue;
+      }
+      expect(op['x-scope'], op.operationId).toBe(route.scope);
+      expect(op.description, op.operationId).toMatch(new RegExp(`\\n\\nScope: \`${route.scope}\`\\.$`));
+      expect(op.responses['403'].content['application/json'].example, op.operationId).toEqual({ success: false, errors: [{ code: 'forbidden', message: `This API key lacks the scope ${route.scope}` }] });
+    }
+    expect(operations(doc).find(({ op }) => op.operationId === 'createWithdrawal')!.op['x-scope']).toBe('payouts');
   });
 
   it('describes the callback the merchant receives as an OpenAPI callbacks object, with its signature headers and payload', () => {

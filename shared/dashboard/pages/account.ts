@@ -1,8 +1,9 @@
 /** The merchant's account: settings and the callback secret, API keys, users and the audit log. */
 import { invitationRequestSchema } from '../../domain/dashboard-access.js';
-import { can, DASHBOARD_ROLES } from '../../domain/dashboard-users.js';
+import { API_KEY_SCOPES } from '../../domain/api-key-scopes.js';
+import { can, DASHBOARD_ROLES, keyScopesOf } from '../../domain/dashboard-users.js';
 import { Conflict, Invalid } from '../../domain/errors.js';
-import { apiKeyNameSchema } from '../../domain/api-key-service.js';
+import { newApiKeyRequestSchema, type IssuedApiKey } from '../../domain/api-key-service.js';
 import { merchantSettingsRequestSchema } from '../../domain/merchants.js';
 import { html, raw, type Html } from '../../http/html.js';
 import { csrfField, dashboardUrl } from '../document.js';
@@ -78,38 +79,66 @@ export const rotateSecret: PageHandler = async (request) => {
   return settingsPage(request, { top: notice(html`${context.t.text('settings.newSecret')} <code>${rotated.callbackSecret}</code>`) });
 };
 
-async function keysPage(request: PageRequest, options: { problems?: FormProblems; name?: string; top?: Html } = {}): Promise<DashboardAnswer> {
+/**
+ * The form's fields of a new key: a checkbox per scope (`scope-read`), the addresses one per line
+ * or comma-separated. Every scope checked is asked for, offered or not: one beyond the role's
+ * reach is refused by the service rather than dropped unseen.
+ */
+function keyRequestOf(form: Record<string, string>): Record<string, unknown> {
+  const allowedIps = (form.allowedIps ?? '').split(/[\s,]+/).filter((entry) => entry !== '');
+  return { name: form.name ?? '', scopes: API_KEY_SCOPES.filter((scope) => form[`scope-${scope}`] === 'on'), allowedIps };
+}
+
+async function keysPage(request: PageRequest, options: { problems?: FormProblems; values?: Record<string, string>; top?: Html } = {}): Promise<DashboardAnswer> {
   const { context, services } = request;
   const { t } = context;
   const { user, session } = signedInUser(request);
   const manages = can(session.role, 'keys');
+  const reach = keyScopesOf(session.role);
   const problems = options.problems ?? NO_PROBLEMS;
+  // A new form offers every scope the role may give, checked.
+  const values = options.values ?? Object.fromEntries(reach.map((scope) => [`scope-${scope}`, 'on']));
   const keys = await services.keys.list(user.merchantId);
   const rows = keys.map(
     (key) =>
-      html`<tr><td>${key.name ?? ''}</td><td class="mono">${key.hint}</td><td>${t.dateTime(key.createdAt)}</td><td>${key.lastUsedAt ? t.dateTime(key.lastUsedAt) : t.text('keys.never')}</td><td>${key.status === 'active' ? t.text('keys.active') : t.text('keys.revoked', { date: key.revokedAt ? t.dateTime(key.revokedAt) : '' })}</td><td>${
+      html`<tr><td>${key.name ?? ''}</td><td class="mono">${key.hint}</td><td>${key.scopes.join(', ')}</td><td class="mono">${key.allowedIps.length === 0 ? t.text('keys.anyAddress') : key.allowedIps.join(', ')}</td><td>${t.dateTime(key.createdAt)}</td><td>${key.lastUsedAt ? t.dateTime(key.lastUsedAt) : t.text('keys.never')}</td><td>${key.status === 'active' ? t.text('keys.active') : t.text('keys.revoked', { date: key.revokedAt ? t.dateTime(key.revokedAt) : '' })}</td><td>${
         manages && key.status === 'active'
-          ? html`<form method="post" action="${dashboardUrl(context, `keys/${key.keyId}/revoke`)}">${csrfField(context)}<button class="danger" type="submit" aria-label="${t.text('keys.revoke')} ${key.name ?? key.hint}">${t.text('keys.revoke')}</button></form>`
+          ? html`<form method="post" action="${dashboardUrl(context, `keys/${key.id}/revoke`)}">${csrfField(context)}<button class="danger" type="submit" aria-label="${t.text('keys.revoke')} ${key.name ?? key.hint}">${t.text('keys.revoke')}</button></form>`
           : ''
       }</td></tr>`,
   );
+  const scopeProblem = problems.get('scopes');
+  const scopeChoices = html`<fieldset class="plain"${scopeProblem ? raw(' aria-describedby="field-scopes-problem"') : ''}><legend>${t.text('keys.scopes')}</legend>${reach.map(
+    (scope) =>
+      html`<p class="check"><input id="field-scope-${scope}" name="scope-${scope}" type="checkbox"${values[`scope-${scope}`] === 'on' ? raw(' checked') : ''}><label for="field-scope-${scope}"><span class="mono">${scope}</span>: ${t.text(`keys.scope.${scope}`)}</label></p>`,
+  )}${scopeProblem ? html`<p class="error" id="field-scopes-problem">${t.text(scopeProblem)}</p>` : ''}</fieldset>`;
   const create = manages
-    ? html`<section><h2>${t.text('keys.create')}</h2>${problemSummary(t, problems)}<form class="stack" method="post" action="${dashboardUrl(context, 'keys')}">${csrfField(context)}${field(t, problems, { name: 'name', label: t.text('keys.name'), value: options.name, required: true })}<button class="primary" type="submit">${t.text('keys.create')}</button></form></section>`
+    ? html`<section><h2>${t.text('keys.create')}</h2>${problemSummary(t, problems)}<form class="stack" method="post" action="${dashboardUrl(context, 'keys')}">${csrfField(context)}${field(t, problems, { name: 'name', label: t.text('keys.name'), value: values.name, required: true })}${scopeChoices}${field(t, problems, { name: 'allowedIps', label: t.text('keys.allowedIps'), type: 'textarea', value: values.allowedIps })}<p class="hint">${t.text('keys.allowedIpsHint')}</p><button class="primary" type="submit">${t.text('keys.create')}</button></form></section>`
     : html``;
-  const main = html`${options.top ?? ''}${create}<section>${table([th(t.text('keys.name')), th(t.text('keys.hint')), th(t.text('keys.created')), th(t.text('keys.lastUsed')), th(t.text('list.status')), th(t.text('keys.revoke'))], rows, t.text('keys.none'))}</section>`;
+  const main = html`${options.top ?? ''}${create}<section>${table([th(t.text('keys.name')), th(t.text('keys.hint')), th(t.text('keys.scopes')), th(t.text('keys.allowedIps')), th(t.text('keys.created')), th(t.text('keys.lastUsed')), th(t.text('list.status')), th(t.text('keys.revoke'))], rows, t.text('keys.none'))}</section>`;
   return page(context, t.text('keys.title'), main, { status: problems.size > 0 ? 422 : 200 });
 }
 
 export const keys: PageHandler = async (request) => keysPage(request, { top: request.query.done === 'revoked' ? notice(request.context.t.text('keys.revokedNotice')) : undefined });
 
-/** The key's text is shown in this answer alone: only its digest is kept. */
+/**
+ * The key's text is shown in this answer alone: only its digest is kept. It is given only scopes
+ * the user's role may give (docs/merchant-guide.md#key-scopes); the service refuses any other.
+ */
 export const createKey: PageHandler = async (request) => {
   const { context, services, form } = request;
   const signedIn = signedInUser(request);
-  const name = apiKeyNameSchema.safeParse(form.name ?? '');
-  if (!name.success) return keysPage(request, { problems: zodProblems(name.error, () => 'name'), name: form.name });
-  const issued = await services.keys.issue(signedIn.user.merchantId, name.data);
-  await services.access.record(signedIn, 'api_key.created', `${name.data} (${issued.key.keyId})`);
+  const reach = keyScopesOf(signedIn.session.role);
+  const parsed = newApiKeyRequestSchema.safeParse(keyRequestOf(form));
+  if (!parsed.success) return keysPage(request, { problems: zodProblems(parsed.error), values: form });
+  let issued: IssuedApiKey;
+  try {
+    issued = await services.keys.issue(signedIn.user.merchantId, parsed.data, reach);
+  } catch (error) {
+    if (error instanceof Invalid) return keysPage(request, { problems: ruleProblems(error.problems), values: form });
+    throw error;
+  }
+  await services.access.record(signedIn, 'api_key.created', `${parsed.data.name} (${issued.key.id}; ${issued.key.scopes.join(' ')})`);
   return keysPage(request, { top: notice(html`${context.t.text('keys.newKey')} <code>${issued.apiKey}</code>`) });
 };
 

@@ -54,6 +54,25 @@ const describeRequest = (request: FuzzRequest, answer?: Answer): string =>
   `body=${JSON.stringify('text' in request.body ? { ...request.body, text: request.body.text.slice(0, 300) } : request.body)}` +
   (answer ? ` -> ${answer.status} ${answer.body.toString('utf8').slice(0, 300)}` : '');
 
+/**
+ * A key beyond its reach (docs/merchant-guide.md#key-scopes) never gets through: a route outside
+ * the key's scopes, or any route from an address the key is not allowed from, is refused, and
+ * when the refusal is the key's (rather than the gateway's before it: an unknown path, a body too
+ * large) it is the 403 that says why.
+ */
+function keyReachProblem(route: HttpRoute, request: FuzzRequest, answer: Answer, world: FuzzWorld): string | undefined {
+  if (route.auth !== 'apiKey') return undefined;
+  const keys = request.headers.filter(([name]) => name.toLowerCase() === 'x-api-key').map(([, value]) => value);
+  if (keys.length !== 1) return undefined;
+  const expected =
+    keys[0] === world.keys.fenced ? 'This API key is not allowed from this address' : keys[0] === world.keys.readOnly && route.scope !== 'read' ? `This API key lacks the scope ${route.scope}` : undefined;
+  if (expected === undefined) return undefined;
+  if (answer.status < 400) return `a key beyond its reach was answered ${answer.status}`;
+  if (answer.status !== 403) return undefined;
+  const errors = (JSON.parse(answer.body.toString('utf8')) as { errors?: Array<{ code: string; message: string }> }).errors;
+  return errors?.[0]?.code === 'forbidden' && errors[0].message === expected ? undefined : `a key beyond its reach was refused with ${JSON.stringify(errors)}, not "${expected}"`;
+}
+
 /** Runs the property for one route; throws fast-check's report, with the replay command, on failure. */
 export async function fuzzRoute(route: HttpRoute, target: FuzzTarget, settings: FuzzSettings): Promise<FuzzOutcome> {
   const outcome: FuzzOutcome = { sent: 0, statuses: {} };
@@ -72,7 +91,7 @@ export async function fuzzRoute(route: HttpRoute, target: FuzzTarget, settings: 
         answers.forEach((answer, i) => {
           const statusClass = `${Math.floor(answer.status / 100)}xx`;
           outcome.statuses[statusClass] = (outcome.statuses[statusClass] ?? 0) + 1;
-          const problem = answerProblem(requests[i]!.target, answer, target.world.answersEnvelopes[route.name] ?? false);
+          const problem = answerProblem(requests[i]!.target, answer, target.world.answersEnvelopes[route.name] ?? false) ?? keyReachProblem(route, requests[i]!, answer, target.world);
           if (problem) throw new Error(`${problem}\n  request: ${describeRequest(requests[i]!, answer)}`);
         });
         // Every changed item must have been written for a request that was not refused.

@@ -4,7 +4,9 @@
  * document's request schema, so a new route's body is covered as soon as it is documented) to
  * hostile (wrong types, huge and unicode strings, deep nesting, `__proto__` and duplicate keys,
  * exponents and 30-digit decimals), wrong content types, empty and gzip bodies, long headers, and
- * every kind of API key: the merchant's own, another merchant's, revoked, unknown, malformed.
+ * every kind of API key: the merchant's own, another merchant's, revoked, unknown, malformed, and
+ * the merchant's own keys beyond their reach (a key with the `read` scope alone, a key allowed
+ * from addresses the requests do not come from).
  */
 import fc from 'fast-check';
 import { gzipSync } from 'node:zlib';
@@ -14,7 +16,15 @@ import { formText, jsonText, numberText, objectOf, type JsonTree } from './json-
 
 /** What exists in the tables the requests run against, so that some requests reach past validation. */
 export interface FuzzWorld {
-  keys: { own: string; other: string; revoked: string };
+  keys: {
+    own: string;
+    other: string;
+    revoked: string;
+    /** The merchant's key with the `read` scope alone: every other route refuses it (403). */
+    readOnly: string;
+    /** The merchant's key with every scope, allowed only from addresses the requests do not come from (403 everywhere). */
+    fenced: string;
+  };
   /** Ids of records of the merchant whose key is `own`, and of the other merchant. */
   ownIds: string[];
   otherIds: string[];
@@ -345,6 +355,8 @@ function apiKey(world: FuzzWorld): fc.Arbitrary<readonly string[]> {
     { weight: 8, arbitrary: fc.constant([world.keys.own]) },
     { weight: 2, arbitrary: fc.constant([world.keys.other]) },
     { weight: 1, arbitrary: fc.constant([world.keys.revoked]) },
+    { weight: 1, arbitrary: fc.constant([world.keys.readOnly]) },
+    { weight: 1, arbitrary: fc.constant([world.keys.fenced]) },
     { weight: 1, arbitrary: base62.map((text) => [`gw_demo_${text}`]) },
     { weight: 1, arbitrary: base62.map((text) => [`gw_prod_${text}`]) },
     { weight: 1, arbitrary: fc.string({ maxLength: 80 }).map((text) => [latin1Header(text)]) },
@@ -430,14 +442,16 @@ function wellFormedRequest(route: HttpRoute, world: FuzzWorld): fc.Arbitrary<Fuz
       tree: fc.tuple(tree, change).map(([value, mutate]) => mutate(value)),
       idempotency: idempotencyKey(),
       query: fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: queryString() }),
+      // Mostly the merchant's own key; sometimes one beyond its reach, on a request that would otherwise pass.
+      key: fc.oneof({ weight: 8, arbitrary: fc.constant(world.keys.own) }, { weight: 1, arbitrary: fc.constant(world.keys.readOnly) }, { weight: 1, arbitrary: fc.constant(world.keys.fenced) }),
     })
-    .map(({ parameters, tree: value, idempotency, query }) => {
+    .map(({ parameters, tree: value, idempotency, query, key }) => {
       let index = 0;
       const path = route.path.replace(PATH_PARAMETER, () => parameters[index++]!);
       const hasBody = route.method !== 'GET';
       const headers: Array<[string, string]> = [
-        ['x-api-key', world.keys.own],
-        ...idempotency.map((key): [string, string] => ['idempotency-key', key]),
+        ['x-api-key', key],
+        ...idempotency.map((idempotencyKey): [string, string] => ['idempotency-key', idempotencyKey]),
         ...(hasBody ? [['content-type', json ? 'application/json' : 'application/x-www-form-urlencoded'] as [string, string]] : []),
       ];
       const text = hasBody ? (json ? jsonText(value) : formText(value)) : '';
