@@ -8,6 +8,6 @@ const { secretOverlapSeconds } = config();
 const { callbackSecrets } = requireVault();
 
 // Not replayed by Idempotency-Key (`answersSecret`): a replay would need the new secret kept in clear.
-export const handler = httpHandler(routeByName('rotate-callback-secret'), {}, async ({ merchantId, receivedAt }) => ({
-  data: await merchantAccount.rotateCallbackSecret(merchantId, callbackSecrets, secretOverlapSeconds, receivedAt),
+export const handler = httpHandler(routeByName('rotate-callback-secret'), {}, async ({ merchantId }) => ({
+  data: await merchantAccount.rotateCallbackSecret(merchantId, callbackSecrets, secretOverlapSeconds),
 }));

@@ -14,7 +14,7 @@ import { invoiceEventBodySchema } from './domain/invoice-events.js';
 import { createInvoiceRequestSchema, listInvoicesQuerySchema } from './domain/invoice-requests.js';
 import { invoiceViewSchema, type InvoiceWallet } from './domain/invoice-views.js';
 import type { CryptoNetwork } from './domain/currencies.js';
-import { merchantSettingsRequestSchema, merchantViewSchema, rotatedSecretSchema } from './domain/merchants.js';
+import { MAX_PREVIOUS_CALLBACK_SECRETS, merchantSettingsRequestSchema, merchantViewSchema, rotatedSecretSchema } from './domain/merchants.js';
 import { pageSchema } from './domain/pagination.js';
 import { createReportRequestSchema, REPORT_LINK_SECONDS, reportAcceptedSchema, reportViewSchema } from './domain/reports.js';
 import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from './domain/simulation.js';
@@ -527,18 +527,21 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
   'rotate-callback-secret': {
     summary: 'Rotate the callback secret',
     description:
-      'Answers a new `whsec_…` secret, once: it is not shown again. For 24 hours every callback carries two signatures in ' +
-      '`webhook-signature`, space-separated, the new secret\'s first, so a receiver verifies with either while it switches; then ' +
-      "only the new. The transactions' `hash` takes the new secret at once. Rotating again within the 24 hours replaces the " +
-      'secret of the first rotation, and the one before it stops signing. `Idempotency-Key` is not honoured here: a replay ' +
-      'would need the secret kept in clear.',
+      'Answers a new `whsec_…` secret, once: it is not shown again. For 24 hours every callback also carries a signature with ' +
+      'the secret it replaced in `webhook-signature`, space-separated after the new secret\'s, so a receiver verifies with either ' +
+      "while it switches; then only the new. The transactions' `hash` takes the new secret at once. Every secret answered signs " +
+      'until its own 24 hours end: rotating again within them, or several rotations at once, keeps each replaced secret signing ' +
+      `beside the newest, at most ${MAX_PREVIOUS_CALLBACK_SECRETS} of them. \`Idempotency-Key\` is not honoured here: a replay would need the secret ` +
+      'kept in clear.',
     tag: 'Merchant',
     schemaName: 'RotateCallbackSecret',
     response: rotatedSecretSchema,
     responseExample: examples.rotatedSecretExample,
     success: 'The new secret',
     errors: {
-      409: 'Another rotation was written after this request arrived (rotations sent at the same time): this one changed nothing, and the secret is the one that rotation answered',
+      409:
+        `${MAX_PREVIOUS_CALLBACK_SECRETS} replaced secrets still sign within their overlap (the message says when the next rotation is possible), ` +
+        'or other rotations kept being written while this one ran: this one changed nothing',
       ...AUTH_ERRORS,
     },
   },
@@ -702,7 +705,7 @@ function transactionCallback() {
           header('webhook-timestamp', 'Unix seconds at signing', '1748772252'),
           header(
             'webhook-signature',
-            '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; during a secret rotation two, space-separated, the new first',
+            '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; while replaced secrets are within their overlap, one per secret signing, space-separated, the newest first',
             'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
           ),
         ],
@@ -740,7 +743,7 @@ function invoiceEventCallback() {
         parameters: [
           header('webhook-id', 'Unique per event: `invoice:{invoiceId}:{event}:{n}`, n counting that event for that invoice from 1', examples.invoiceResendExample.webhookId),
           header('webhook-timestamp', 'Unix seconds at signing', '1748772252'),
-          header('webhook-signature', '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; during a secret rotation two, space-separated, the new first', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
+          header('webhook-signature', '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; while replaced secrets are within their overlap, one per secret signing, space-separated, the newest first', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
         ],
         requestBody: { required: true, content: { 'application/json': { schema: ref('InvoiceEvent'), example: examples.invoiceEventExample } } },
         responses: {

@@ -31,7 +31,7 @@ export function dashboardWith(parts: { reports: ReportService; keys: DashboardSe
     account: {
       view: (merchantId) => merchantAccount.view(merchantId),
       update: (merchantId, request) => merchantAccount.update(merchantId, request),
-      rotateCallbackSecret: (merchantId, at) => merchantAccount.rotateCallbackSecret(merchantId, callbackSecrets, secretOverlapSeconds, at),
+      rotateCallbackSecret: (merchantId) => merchantAccount.rotateCallbackSecret(merchantId, callbackSecrets, secretOverlapSeconds),
       secretOverlapSeconds,
     },
     invoices: { list: (merchantId, query) => invoices.list(merchantId, query), get: (merchantId, id) => invoices.get(merchantId, id) },

@@ -30,7 +30,7 @@ export interface DashboardServices {
   account: {
     view(merchantId: string): Promise<MerchantView>;
     update(merchantId: string, request: MerchantSettings): Promise<MerchantView>;
-    rotateCallbackSecret(merchantId: string, requestedAt: Date): Promise<RotatedSecret>;
+    rotateCallbackSecret(merchantId: string): Promise<RotatedSecret>;
     /** How long a rotated secret keeps signing, in seconds. */
     secretOverlapSeconds: number;
   };

@@ -4,7 +4,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import * as z from 'zod';
-import type { Merchant } from './merchants.js';
+import { previousSecretsAt, type Merchant } from './merchants.js';
 import type { CallbackSecretOpener } from './transaction-views.js';
 import { callbackFields, callbackPayload, type CallbackFields, type Transaction, type TransactionStatus } from './transactions.js';
 
@@ -91,7 +91,7 @@ export type Deliver = (url: string, callback: SignedCallback) => Promise<Deliver
 
 /**
  * The headers of the Standard Webhooks specification, signed with the merchant's `whsec_` secret;
- * with several secrets (a rotation's overlap, newest first), one space-separated `v1,` signature
+ * with several secrets (rotations' overlaps, newest first), one space-separated `v1,` signature
  * each, in that order: a receiver accepts the callback if any of them verifies.
  */
 export function signCallback(secrets: string | readonly string[], id: string, body: string, at: Date): SignedCallback {
@@ -111,16 +111,12 @@ export function signCallback(secrets: string | readonly string[], id: string, bo
 }
 
 /**
- * The secrets a merchant's callbacks are signed with at `at`: the current one, and during a
- * rotation's overlap the one it replaced (docs/merchant-guide.md#rotating-the-callback-secret). The first keys the body's `hash`.
+ * The secrets a merchant's callbacks are signed with at `at`: the current one, then each one a
+ * rotation replaced whose overlap has not ended, newest first (docs/merchant-guide.md#rotating-the-callback-secret). The first keys the body's `hash`.
  */
 export async function signingSecrets(merchant: Merchant, secrets: CallbackSecretOpener, at: Date): Promise<string[]> {
-  const previous = merchant.previousCallbackSecret;
-  const overlapping = previous !== undefined && new Date(previous.expiresAt).getTime() > at.getTime();
-  return Promise.all([
-    secrets.open(merchant.id, merchant.sealedCallbackSecret),
-    ...(overlapping ? [secrets.open(merchant.id, previous.sealed)] : []),
-  ]);
+  const sealed = [merchant.sealedCallbackSecret, ...previousSecretsAt(merchant, at).map((previous) => previous.sealed)];
+  return Promise.all(sealed.map((secret) => secrets.open(merchant.id, secret)));
 }
 
 /** A callback entry with what its deliveries left on it (the outbox record). */

@@ -1,12 +1,13 @@
 /**
  * What a merchant reads and changes of its own profile (docs/merchant-guide.md#merchant-settings): its settings, and its
- * callback secret's rotation with a period in which both the old and the new secret sign.
+ * callback secret's rotation with a period in which the replaced secrets sign beside the new one.
  */
 import type { Stage } from '../stage.js';
 import {
   merchantView,
   authenticatedMerchant,
-  rotatedCallbackSecret,
+  generateCallbackSecret,
+  rotationChanges,
   settingsChanges,
   type Merchant,
   type MerchantProfiles,
@@ -17,15 +18,13 @@ import {
   type SecretSealer,
 } from './merchants.js';
 import { Conflict, Invalid } from './errors.js';
+import { optimisticAttempts } from './retry.js';
 
 export interface MerchantAccountDeps {
   merchants: MerchantProfiles & {
     updateMerchant(id: string, changes: Partial<Merchant>): Promise<Merchant | undefined>;
-    /**
-     * Writes a rotation, unless the secret is no longer `current` or a rotation was written at or
-     * after `requestedAt`; false when it did not.
-     */
-    replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: RotatedSecretChanges, requestedAt: Date): Promise<boolean>;
+    /** Writes a rotation, unless the secret is no longer `current`; false when it did not. */
+    replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: RotatedSecretChanges): Promise<boolean>;
   };
   stage: Stage;
   /**
@@ -55,17 +54,22 @@ export class MerchantAccount {
 
   /**
    * A new callback secret, returned this once. The one it replaces keeps signing beside it for
-   * `overlapSeconds`; a second rotation within that time replaces the first one's secret, and the
-   * secret before it stops signing. Rotations requested at the same time do not chain: one is
-   * written, and each other one, having been requested before that write, is a 409 that changes
-   * nothing. So every secret answered is the one the merchant has once the burst is over.
+   * `overlapSeconds`, and so does every secret replaced before whose overlap has not ended: every
+   * secret answered signs until its own overlap ends, however rotations interleave. One that lost
+   * the race to another rotation is made again on the secret that one wrote; one beyond
+   * `MAX_PREVIOUS_CALLBACK_SECRETS` is refused and changes nothing.
    */
-  async rotateCallbackSecret(merchantId: string, sealer: SecretSealer, overlapSeconds: number, requestedAt: Date): Promise<RotatedSecret> {
-    const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
-    const { secret, changes } = await rotatedCallbackSecret(merchant, sealer, this.deps.clock(), overlapSeconds);
-    if (!(await this.deps.merchants.replaceCallbackSecret(merchant.id, merchant.sealedCallbackSecret, changes, requestedAt))) {
-      throw new Conflict('Another rotation of the callback secret was made while this one ran; this one changed nothing');
+  async rotateCallbackSecret(merchantId: string, sealer: SecretSealer, overlapSeconds: number): Promise<RotatedSecret> {
+    const secret = generateCallbackSecret();
+    // Sealed once: what a try reads of the merchant does not change it.
+    const sealed = await sealer.seal(merchantId, secret);
+    for await (const _attempt of optimisticAttempts()) {
+      const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
+      const changes = rotationChanges(merchant, sealed, this.deps.clock(), overlapSeconds);
+      if (await this.deps.merchants.replaceCallbackSecret(merchantId, merchant.sealedCallbackSecret, changes)) {
+        return { callbackSecret: secret, previousSecretExpiresAt: changes.previousCallbackSecrets[0]!.expiresAt };
+      }
     }
-    return { callbackSecret: secret, previousSecretExpiresAt: changes.previousCallbackSecret.expiresAt };
+    throw new Conflict('Other rotations of the callback secret kept being written while this one ran; this one changed nothing');
   }
 }

@@ -5,7 +5,7 @@ import type { Stage } from '../stage.js';
 import type { SealedSecret } from '../vault/envelope.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
 import type { CallbackPause } from './callback-pause.js';
-import { Invalid, type FieldProblem } from './errors.js';
+import { Conflict, Invalid, type FieldProblem } from './errors.js';
 
 export interface Merchant {
   id: string;
@@ -31,12 +31,19 @@ export interface Merchant {
   /** Whether invoice events are sent beside transaction callbacks (docs/merchant-guide.md#invoice-events); absent is off. */
   invoiceCallbacks?: boolean;
   createdAt: string;
-  /** The secret a rotation replaced: it signs callbacks beside the current one until `expiresAt`. */
-  previousCallbackSecret?: { sealed: SealedSecret; expiresAt: string };
-  /** When the last rotation was written: a rotation requested before it changes nothing (409). */
-  callbackSecretRotatedAt?: string;
+  /**
+   * The secrets rotations replaced, newest first, as the last rotation left them: each signs callbacks
+   * beside the current one until its own `expiresAt` (`signingSecrets`).
+   */
+  previousCallbackSecrets?: PreviousCallbackSecret[];
   /** Timeouts of the callback URL and the pause of its deliveries, kept by the callback sender alone. */
   callbackPause?: CallbackPause;
+}
+
+/** A callback secret a rotation replaced, and when its overlap ends. */
+export interface PreviousCallbackSecret {
+  sealed: SealedSecret;
+  expiresAt: string;
 }
 
 /** Where merchants' profiles are read from. */
@@ -287,31 +294,47 @@ export const merchantView = (merchant: Merchant, stage: Stage): MerchantView => 
 /** `POST /api/v2/merchant/callback-secret/rotate`: the new secret, shown this once. */
 export const rotatedSecretSchema = z.object({
   callbackSecret: z.string().describe('The new `whsec_…` secret; it is not shown again'),
-  previousSecretExpiresAt: z.iso.datetime().describe('Until then callbacks also carry a signature with the secret it replaced'),
+  previousSecretExpiresAt: z.iso
+    .datetime()
+    .describe('Until then callbacks also carry a signature with the secret it replaced; secrets replaced before keep signing until their own overlap ends'),
 });
 
 export type RotatedSecret = z.output<typeof rotatedSecretSchema>;
 
-export type RotatedSecretChanges = Required<Pick<Merchant, 'sealedCallbackSecret' | 'previousCallbackSecret' | 'callbackSecretRotatedAt'>>;
+export type RotatedSecretChanges = Required<Pick<Merchant, 'sealedCallbackSecret' | 'previousCallbackSecrets'>>;
 
 /**
- * A new callback secret, sealed, and the current one kept beside it for `overlapSeconds`: for that
- * long every callback carries both signatures, so the merchant can switch without losing one.
+ * How many replaced secrets may still be signing when a rotation is made; a rotation beyond them,
+ * within their overlap, is refused. Each one signs every callback until its overlap ends: it costs
+ * each callback an opening (a KMS decryption per container) and a signature, and the merchant's
+ * item about 450 bytes, sealed under a KMS data key. Ten keep the item near 5.5 KB (two 4 KB read
+ * units, where DynamoDB allows 400 KB) and the `webhook-signature` header under 600 bytes, and are
+ * more rotations in a day than replacing a leaked secret or moving receivers takes.
  */
-export async function rotatedCallbackSecret(
-  merchant: Pick<Merchant, 'id' | 'sealedCallbackSecret'>,
-  sealer: SecretSealer,
+export const MAX_PREVIOUS_CALLBACK_SECRETS = 10;
+
+/** The replaced secrets still signing at `at`, newest first. */
+export const previousSecretsAt = (merchant: Pick<Merchant, 'previousCallbackSecrets'>, at: Date): PreviousCallbackSecret[] =>
+  (merchant.previousCallbackSecrets ?? []).filter((previous) => Date.parse(previous.expiresAt) > at.getTime());
+
+/**
+ * What a rotation to the sealed `next` secret writes: the current secret joins the replaced ones
+ * still signing, for `overlapSeconds` from `now`, and those whose overlap has ended are dropped.
+ * Refused while `MAX_PREVIOUS_CALLBACK_SECRETS` are still signing.
+ */
+export function rotationChanges(
+  merchant: Pick<Merchant, 'sealedCallbackSecret' | 'previousCallbackSecrets'>,
+  next: SealedSecret,
   now: Date,
   overlapSeconds: number,
-): Promise<{ secret: string; changes: RotatedSecretChanges }> {
-  const secret = generateCallbackSecret();
+): RotatedSecretChanges {
+  const signing = previousSecretsAt(merchant, now);
+  if (signing.length >= MAX_PREVIOUS_CALLBACK_SECRETS) {
+    const freed = signing.map((previous) => previous.expiresAt).sort()[0];
+    throw new Conflict(
+      `${signing.length} replaced callback secrets still sign beside the current one, the most there may be: this rotation changed nothing; the next is possible from ${freed}`,
+    );
+  }
   const expiresAt = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
-  return {
-    secret,
-    changes: {
-      sealedCallbackSecret: await sealer.seal(merchant.id, secret),
-      previousCallbackSecret: { sealed: merchant.sealedCallbackSecret, expiresAt },
-      callbackSecretRotatedAt: now.toISOString(),
-    },
-  };
+  return { sealedCallbackSecret: next, previousCallbackSecrets: [{ sealed: merchant.sealedCallbackSecret, expiresAt }, ...signing] };
 }

@@ -30,8 +30,6 @@ export interface RouteRequest<Body> {
   /** The authenticated merchant; empty on routes without auth. */
   merchantId: string;
   requestId: string;
-  /** When API Gateway received the request (its `requestTimeEpoch`). */
-  receivedAt: Date;
 }
 
 export type RouteResult =
@@ -209,7 +207,6 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
           headers,
           merchantId: gateway.merchantId ?? '',
           requestId: requestIdOf(event),
-          receivedAt: new Date(event.requestContext?.requestTimeEpoch ?? Date.now()),
         }),
       );
     const key = headers[IDEMPOTENCY_HEADER];

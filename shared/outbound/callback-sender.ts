@@ -117,7 +117,7 @@ export class CallbackSender {
     const probe = decision.action === 'probe' ? decision.hold : undefined;
 
     const at = clock();
-    // During a rotation's overlap, signed with both secrets; the body's hash takes the new one.
+    // Signed with the current secret and each replaced one still in its overlap; the body's hash takes the current one.
     const secrets = await signingSecrets(merchant, callbackSecrets, at);
     const result = await deliver(url, signCallback(secrets, entry.id, callbackBody(entry, secrets[0]!), at));
     await this.notePause(merchant, url, result, probe);

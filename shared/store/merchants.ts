@@ -34,7 +34,7 @@ export interface MerchantStore extends ApiKeyStore, KeyUseRecorder {
    * Applies the changes only while the merchant's sealed callback secret is still `current`;
    * false when another write replaced it first.
    */
-  replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: RotatedSecretChanges, requestedAt: Date): Promise<boolean>;
+  replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: RotatedSecretChanges): Promise<boolean>;
   listMerchants(): Promise<Merchant[]>;
   findKeyByDigest(digest: string): Promise<ApiKey | undefined>;
 }
@@ -48,8 +48,16 @@ const DIRECTORY = 'merchants';
 
 const toItem = (merchant: Merchant): Record<string, unknown> => ({ ...merchant, directory: DIRECTORY });
 
+/**
+ * Before a merchant kept a list of replaced callback secrets, a rotation stored the one it replaced
+ * as `previousCallbackSecret` (and its time as `callbackSecretRotatedAt`): such a merchant is read
+ * with that secret as its list, and its next rotation writes the list in their place.
+ */
+const LEGACY_ROTATION_ATTRIBUTES = ['previousCallbackSecret', 'callbackSecretRotatedAt'] as const;
+
 function fromItem(item: Record<string, unknown>): Merchant {
-  const { directory: _directory, ...merchant } = item;
+  const { directory: _directory, previousCallbackSecret, callbackSecretRotatedAt: _rotatedAt, ...merchant } = item;
+  if (previousCallbackSecret !== undefined && merchant.previousCallbackSecrets === undefined) merchant.previousCallbackSecrets = [previousCallbackSecret];
   return merchant as unknown as Merchant;
 }
 
@@ -122,22 +130,20 @@ export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore {
     }
   }
 
-  async replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: RotatedSecretChanges, requestedAt: Date): Promise<boolean> {
+  async replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: RotatedSecretChanges): Promise<boolean> {
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tables.merchants,
           Key: { id },
-          UpdateExpression: 'SET sealedCallbackSecret = :next, previousCallbackSecret = :previous, callbackSecretRotatedAt = :rotatedAt',
-          // Each sealing draws its own IV, so the ciphertext tells one sealed secret from another.
-          // ISO times in UTC compare as text.
-          ConditionExpression: 'sealedCallbackSecret.ciphertext = :current AND (attribute_not_exists(callbackSecretRotatedAt) OR callbackSecretRotatedAt < :requestedAt)',
+          UpdateExpression: `SET sealedCallbackSecret = :next, previousCallbackSecrets = :previous REMOVE ${LEGACY_ROTATION_ATTRIBUTES.join(', ')}`,
+          // Each sealing draws its own IV, so the ciphertext tells one sealed secret from another;
+          // every rotation replaces it, so the list is written only over the one read.
+          ConditionExpression: 'sealedCallbackSecret.ciphertext = :current',
           ExpressionAttributeValues: {
             ':next': changes.sealedCallbackSecret,
-            ':previous': changes.previousCallbackSecret,
-            ':rotatedAt': changes.callbackSecretRotatedAt,
+            ':previous': changes.previousCallbackSecrets,
             ':current': current.ciphertext,
-            ':requestedAt': requestedAt.toISOString(),
           },
         }),
       );

@@ -12,9 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCallbackReceiver, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver.js';
+import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver.js';
 import { Decimal } from '../../shared/domain/money.js';
 import { callApi, simulateFunds, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { eventually } from '../support/wait.js';
@@ -59,19 +58,6 @@ async function paidInvoice(orderId: string): Promise<{ invoice: any; deposit: an
   const deposit = await api('POST', '/api/v2/simulate/deposit', { invoiceId: created.body.data.id });
   expect(deposit.status, deposit.text).toBe(200);
   return { invoice: created.body.data, deposit: deposit.body.data };
-}
-
-const headersOf = (callback: ReceivedCallback): Record<string, string> =>
-  Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, String(callback.headers[name] ?? '')]));
-
-function verifiesWith(secret: string, callback: ReceivedCallback): boolean {
-  try {
-    new Webhook(secret).verify(callback.body, headersOf(callback));
-    return true;
-  } catch (error) {
-    if (error instanceof WebhookVerificationError) return false;
-    throw error;
-  }
 }
 
 const parked = { orderId: `parked-${randomUUID()}`, transactionId: '' };

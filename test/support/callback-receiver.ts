@@ -5,6 +5,7 @@
 import { once } from 'node:events';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import { eventually } from './wait.js';
 
 export interface ReceivedCallback {
@@ -101,4 +102,19 @@ export async function startCallbackReceiver(answer: CallbackAnswer = () => 200):
   await once(server, 'listening');
   receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/callbacks`;
   return receiver;
+}
+
+/**
+ * Whether a receiver holding `secret` accepts the callback: its signature checked as any Standard
+ * Webhooks library checks it, which takes any one of several space-separated signatures.
+ */
+export function verifiesWith(secret: string, callback: ReceivedCallback): boolean {
+  const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, header(callback.headers, name)]));
+  try {
+    new Webhook(secret).verify(callback.body, headers);
+    return true;
+  } catch (error) {
+    if (error instanceof WebhookVerificationError) return false;
+    throw error;
+  }
 }

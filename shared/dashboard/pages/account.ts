@@ -74,7 +74,7 @@ export const saveSettings: PageHandler = async (request) => {
 export const rotateSecret: PageHandler = async (request) => {
   const { context, services } = request;
   const signedIn = signedInUser(request);
-  const rotated = await services.account.rotateCallbackSecret(signedIn.user.merchantId, services.clock());
+  const rotated = await services.account.rotateCallbackSecret(signedIn.user.merchantId);
   await services.access.record(signedIn, 'callback_secret.rotated');
   return settingsPage(request, { top: notice(html`${context.t.text('settings.newSecret')} <code>${rotated.callbackSecret}</code>`) });
 };

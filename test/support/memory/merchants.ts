@@ -1,8 +1,8 @@
 /** Merchants' profiles in memory: made as the admin CLI makes them, changed as the settings route changes them. */
 import { randomUUID } from 'node:crypto';
-import type { Merchant, MerchantProfiles } from '../../../shared/domain/merchants.js';
+import type { Merchant, MerchantProfiles, RotatedSecretChanges } from '../../../shared/domain/merchants.js';
 
-/** Stands in for a sealed callback secret: the services here never open one. */
+/** Stands in for a sealed callback secret where none is opened; a test that signs seals a real one. */
 const SEALED_SECRET: Merchant['sealedCallbackSecret'] = { algorithm: 'AES-256-GCM', encryptedKey: 'key', iv: 'iv', tag: 'tag', ciphertext: 'secret' };
 
 export class MemoryMerchants implements MerchantProfiles {
@@ -32,6 +32,19 @@ export class MemoryMerchants implements MerchantProfiles {
 
   update(id: string, changes: Partial<Omit<Merchant, 'id'>>): void {
     Object.assign(this.merchants.get(id)!, changes);
+  }
+
+  async updateMerchant(id: string, changes: Partial<Omit<Merchant, 'id'>>): Promise<Merchant | undefined> {
+    if (!this.merchants.has(id)) return undefined;
+    this.update(id, structuredClone(changes));
+    return this.getMerchant(id);
+  }
+
+  /** As the DynamoDB store: written only while the sealed secret is still the one the rotation read. */
+  async replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: RotatedSecretChanges): Promise<boolean> {
+    if (this.merchants.get(id)?.sealedCallbackSecret.ciphertext !== current.ciphertext) return false;
+    this.update(id, structuredClone(changes));
+    return true;
   }
 
   /** Every merchant is listed from its creation here: none predates the directory. */
