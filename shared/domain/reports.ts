@@ -5,7 +5,7 @@
  * is kept as, and the file's rows are pure.
  */
 import * as z from 'zod';
-import { BALANCE_CURRENCIES, balanceEntryView, type BalanceEntry } from './balances.js';
+import { BALANCE_CURRENCIES, balanceEntryView, type BalanceEntry, type BalanceEntryView } from './balances.js';
 import { createdTime } from './pagination.js';
 import type { Transaction } from './transactions.js';
 
@@ -105,37 +105,77 @@ export function csvField(value: string | number | null | undefined): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** One CSV record, CRLF-terminated (RFC 4180). */
-export const csvRecord = (fields: ReadonlyArray<string | number | null | undefined>): string => `${fields.map(csvField).join(',')}\r\n`;
+/** What a spreadsheet takes for the start of a formula (OWASP, "CSV Injection"). */
+const FORMULA_START = /^[=+\-@\t\r]/;
 
-const TRANSACTION_COLUMNS = [
-  'id',
-  'createdAt',
-  'updatedAt',
-  'type',
-  'status',
-  'invoiceId',
-  'orderId',
-  'customerId',
-  'currency',
-  'amount',
-  'processingFee',
-  'technicalFee',
-  'network',
-  'transactionHash',
-  'usd',
-  'eur',
-] as const;
+/** The gateway's own decimal text: a spreadsheet reads it as the number it is, a negative one included. */
+const DECIMAL = /^-?\d+(\.\d+)?$/;
 
-const ENTRY_COLUMNS = ['id', 'createdAt', 'transactionId', 'type', 'currency', 'amount', 'availableAfter', 'reservedAfter', 'reason'] as const;
+/**
+ * A text cell a spreadsheet shows as text: one that starts as a formula does (`=HYPERLINK(…)`,
+ * `+1`, `-2+3`, `@SUM(…)`, a tab or a carriage return) gets a leading `'`, as OWASP's CSV-injection
+ * guidance says, and a spreadsheet opening the file shows it without running it.
+ */
+export const neutralizedText = (text: string): string => (FORMULA_START.test(text) ? `'${text}` : text);
 
-export const transactionRow = (t: Transaction): string =>
-  csvRecord([t.id, t.createdAt, t.updatedAt, t.type, t.status, t.invoiceId, t.orderId, t.customerId, t.currency, t.amount, t.fees.processing, t.fees.technical, t.network, t.transactionHash, t.usd, t.eur]);
-
-export function entryRow(entry: BalanceEntry): string {
-  const view = balanceEntryView(entry);
-  return csvRecord([view.id, view.createdAt, view.transactionId, view.type, view.currency, view.amount, view.availableAfter, view.reservedAfter, entry.reason]);
+/**
+ * A column of a report: its header and its cell of a row. Every cell is text, neutralized, but an
+ * `amount` column's: the gateway's decimals stay numbers (a negative entry is `-10.00`), and any
+ * value there that is not a decimal is neutralized all the same.
+ */
+interface Column<Row> {
+  name: string;
+  cell: (row: Row) => string | null | undefined;
+  amount?: true;
 }
 
+const cellText = <Row>(column: Column<Row>, row: Row): string => {
+  const value = column.cell(row) ?? '';
+  return column.amount && DECIMAL.test(value) ? value : neutralizedText(value);
+};
+
+/** One CSV record, CRLF-terminated (RFC 4180). */
+const csvRecord = (fields: readonly string[]): string => `${fields.map(csvField).join(',')}\r\n`;
+
+const TRANSACTION_COLUMNS: ReadonlyArray<Column<Transaction>> = [
+  { name: 'id', cell: (t) => t.id },
+  { name: 'createdAt', cell: (t) => t.createdAt },
+  { name: 'updatedAt', cell: (t) => t.updatedAt },
+  { name: 'type', cell: (t) => t.type },
+  { name: 'status', cell: (t) => t.status },
+  { name: 'invoiceId', cell: (t) => t.invoiceId },
+  { name: 'orderId', cell: (t) => t.orderId },
+  { name: 'customerId', cell: (t) => t.customerId },
+  { name: 'currency', cell: (t) => t.currency },
+  { name: 'amount', cell: (t) => t.amount, amount: true },
+  { name: 'processingFee', cell: (t) => t.fees.processing, amount: true },
+  { name: 'technicalFee', cell: (t) => t.fees.technical, amount: true },
+  { name: 'network', cell: (t) => t.network },
+  { name: 'transactionHash', cell: (t) => t.transactionHash },
+  { name: 'usd', cell: (t) => t.usd, amount: true },
+  { name: 'eur', cell: (t) => t.eur, amount: true },
+];
+
+/** A balance entry as a report shows it: as listed, and the operator's reason of an adjustment. */
+type EntryRow = BalanceEntryView & Pick<BalanceEntry, 'reason'>;
+
+const ENTRY_COLUMNS: ReadonlyArray<Column<EntryRow>> = [
+  { name: 'id', cell: (entry) => entry.id },
+  { name: 'createdAt', cell: (entry) => entry.createdAt },
+  { name: 'transactionId', cell: (entry) => entry.transactionId },
+  { name: 'type', cell: (entry) => entry.type },
+  { name: 'currency', cell: (entry) => entry.currency },
+  { name: 'amount', cell: (entry) => entry.amount, amount: true },
+  { name: 'availableAfter', cell: (entry) => entry.availableAfter, amount: true },
+  { name: 'reservedAfter', cell: (entry) => entry.reservedAfter, amount: true },
+  { name: 'reason', cell: (entry) => entry.reason },
+];
+
+const rowOf = <Row>(columns: ReadonlyArray<Column<Row>>, row: Row): string => csvRecord(columns.map((column) => cellText(column, row)));
+
+export const transactionRow = (transaction: Transaction): string => rowOf(TRANSACTION_COLUMNS, transaction);
+
+export const entryRow = (entry: BalanceEntry): string => rowOf(ENTRY_COLUMNS, { ...balanceEntryView(entry), reason: entry.reason });
+
 /** The header row of a report's file. */
-export const reportHeader = (type: ReportType): string => csvRecord(type === 'transactions' ? TRANSACTION_COLUMNS : ENTRY_COLUMNS);
+export const reportHeader = (type: ReportType): string => csvRecord((type === 'transactions' ? TRANSACTION_COLUMNS : ENTRY_COLUMNS).map((column) => column.name));

