@@ -3,6 +3,7 @@ import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 
 import * as z from 'zod';
 import type { Stage } from '../stage.js';
 import type { SealedSecret } from '../vault/envelope.js';
+import type { BooksHold, ClearedBooksHold } from './books-hold.js';
 import type { CallbackPause } from './callback-pause.js';
 import { Invalid, type FieldProblem } from './errors.js';
 
@@ -36,16 +37,25 @@ export interface Merchant {
   callbackSecretRotatedAt?: string;
   /** Timeouts of the callback URL and the pause of its deliveries, kept by the callback sender alone. */
   callbackPause?: CallbackPause;
+  /** The hold on its payouts while its books are off: placed by the books check, cleared by an operator alone. */
+  booksHold?: BooksHold;
+  /** The hold an operator cleared last. */
+  booksHoldCleared?: ClearedBooksHold;
+}
+
+/** How a profile is read: `consistent`, as the last write left it, where a change of a moment ago must count. */
+export interface MerchantRead {
+  consistent: boolean;
 }
 
 /** Where merchants' profiles are read from. */
 export interface MerchantProfiles {
-  getMerchant(id: string): Promise<Merchant | undefined>;
+  getMerchant(id: string, read?: MerchantRead): Promise<Merchant | undefined>;
 }
 
 /** The profile of the merchant a request was authenticated as: a key without one is a fault, not a refusal. */
-export async function authenticatedMerchant(merchants: MerchantProfiles, merchantId: string): Promise<Merchant> {
-  const merchant = await merchants.getMerchant(merchantId);
+export async function authenticatedMerchant(merchants: MerchantProfiles, merchantId: string, read?: MerchantRead): Promise<Merchant> {
+  const merchant = await merchants.getMerchant(merchantId, read);
   if (!merchant) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
   return merchant;
 }
