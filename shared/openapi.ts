@@ -247,7 +247,9 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
       '`phoneNumber`, or `bankAccountNumber` with `bankAccountName`; none or several is a 422. `orderId` is unique per merchant ' +
       '(409 `db_unique_violation`). The amount and its fee are paid from the available balance in the currency: they are ' +
       'reserved with the withdrawal, paid out when it is confirmed and released when it fails; more than is available is a ' +
-      '402 `payment_required` and nothing is written. Answers the withdraw transaction, `processing`, with the header ' +
+      '402 `payment_required` and nothing is written. While your books are under review (the hourly books check found them off), ' +
+      "every withdrawal is a 423 `locked`, whatever the balance, and nothing is written, until the gateway's operator clears the hold. " +
+      'Answers the withdraw transaction, `processing`, with the header ' +
       '`Deprecation: true`; the `withdraw` callback follows when it is settled. A card number is stored only encrypted and never returned.',
     tag: 'Withdrawals',
     schemaName: 'CreateWithdrawal',
@@ -260,6 +262,7 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
       ...BODY_ERRORS,
       402: 'The available balance in the currency is less than the amount and its fee (the message names what is available); nothing is written',
       409: `This orderId belongs to another withdrawal (\`db_unique_violation\`), or the balance kept changing; or: ${IDEMPOTENCY_CONFLICT}`,
+      423: "Payouts are held while your books are under review: the books check found them off (the message names the check's time); nothing is written, and retrying does not help until the gateway's operator clears the hold",
       ...AUTH_ERRORS,
     },
     callbacks: true,
@@ -569,6 +572,7 @@ const EXAMPLE_ERRORS: Partial<Record<number, ErrorItem>> = {
   410: { code: 'gone', message: 'Invoice is canceled (expired) and takes no payment' },
   413: { code: 'payload_too_large', message: 'Request body too large' },
   415: { code: 'unsupported_media_type', message: 'Content-Type must be application/json' },
+  423: { code: 'locked', message: "Payouts are held: the books check of 2026-11-29T04:00:00Z found this merchant's books off; an operator must clear the hold" },
   429: { code: 'too_many_requests', message: 'Too many requests' },
   500: { code: 'internal_server_error', message: 'Internal server error (request id 2f6d1c1e-93b4-4d55-9c1a-0a4b6e3f7d21)' },
 };

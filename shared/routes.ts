@@ -595,7 +595,8 @@ export const FUNCTIONS = [
     name: 'check-books',
     everySeconds: 3600,
     stages: BOTH,
-    tables: { balances: ['GetItem', 'BatchGetItem'] },
+    // A merchant whose books differ has its payouts held, on its item (shared/domain/books-hold.ts).
+    tables: { balances: ['GetItem', 'BatchGetItem'], merchants: ['UpdateItem'] },
     queries: { merchants: ['directory'], transactions: ['byMerchant'], balanceEntries: ['byMerchant'] },
     timeoutSeconds: 900,
     memoryMb: 512,

@@ -110,8 +110,9 @@ export function providersOverdueAlarm(stack: Stack, stage: Stage): Alarm {
 /**
  * A difference the hourly books check found (docs/operations.md#the-books): entries that do not
  * sum to their balance, or a settled transaction without its entries. Each run reports how many it
- * found, zero included, so the alarm clears with the first run that finds none. A run that fails
- * reports nothing and raises check-books' Errors alarm instead.
+ * found, zero included, so the alarm clears with the first run that finds none; the hold the run
+ * put on the merchant's payouts stays until an operator clears it. A run that fails reports
+ * nothing and raises check-books' Errors alarm instead.
  */
 export function booksDifferencesAlarm(stack: Stack, stage: Stage): Alarm {
   return new Alarm(stack, 'BooksDifferencesAlarm', {
@@ -120,7 +121,10 @@ export function booksDifferencesAlarm(stack: Stack, stage: Stage): Alarm {
     comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
     evaluationPeriods: 1,
     treatMissingData: TreatMissingData.NOT_BREACHING,
-    alarmDescription: "The books check found differences: a merchant's balance entries do not sum to its balance in a currency, or a settled transaction has no entries",
+    alarmDescription:
+      "The books check found differences: a merchant's balance entries do not sum to its balance in a currency, or a settled transaction has no entries. " +
+      "The merchant's payouts are held (withdrawals answer 423 locked) until an operator clears the hold, also once the alarm clears: " +
+      'npm run merchant -- clear-books-hold --merchant ID --reason TEXT (docs/operations.md#the-hourly-check)',
   });
 }
 

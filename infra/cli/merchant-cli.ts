@@ -3,7 +3,8 @@
  * (docs/operations.md#merchants-and-keys). A new key and callback secret are printed once and never again. It also
  * redelivers the callbacks parked in the local gateway's dead-letter queue (docs/merchant-guide.md#delivery-retries-and-pauses),
  * and keeps the merchants' books: prints balances and entries, adjusts a balance, rebuilds a
- * merchant's books from its transactions (docs/merchant-guide.md#balances), and counts a
+ * merchant's books from its transactions (docs/merchant-guide.md#balances), clears the hold the
+ * books check put on a merchant's payouts (docs/operations.md#the-hourly-check), and counts a
  * merchant's day totals again from its records (docs/operations.md#day-totals).
  */
 import { parseArgs } from 'node:util';
@@ -12,6 +13,7 @@ import type { AdjustmentRequest } from '../../shared/domain/balance-service.js';
 import { balanceEntryView, type Balance, type BalanceEntry } from '../../shared/domain/balances.js';
 import { API_KEY_SCOPES, MAX_ALLOWED_IPS } from '../../shared/domain/api-key-scopes.js';
 import { newApiKeyRequestSchema } from '../../shared/domain/api-key-service.js';
+import type { BooksHold } from '../../shared/domain/books-hold.js';
 import type { DayTotals } from '../../shared/domain/daily-totals.js';
 import { invitationRequestSchema, type InvitationRequest } from '../../shared/domain/dashboard-access.js';
 import { merchantUrlProblem, normalizedUrl, type NewMerchantInput } from '../../shared/domain/merchants.js';
@@ -49,7 +51,9 @@ Commands:
       On-chain transfers held, and why: the merchant does not take on-chain deposits, or the
       customer has no invoice to credit.
   balances --merchant MERCHANT_ID [--json]
-      The merchant's balance in each currency, with every entry that made it, in the order posted.
+      The merchant's balance in each currency, with every entry that made it, in the order posted;
+      without --json, first the hold on its payouts, if the books check placed one, and the hold
+      cleared last.
   adjust --merchant MERCHANT_ID --currency CODE --amount=SIGNED_AMOUNT --reason TEXT [--json]
       Corrects the merchant's available balance by the amount (--amount=250.00, --amount=-12.50),
       recorded as an adjustment entry with the reason. Refused if it would take available below zero.
@@ -57,6 +61,10 @@ Commands:
       Writes the entries of the merchant's transactions recorded before the books existed (each
       once: running it again writes nothing more), then sets each balance to the sums of its
       entries, and prints what it found.
+  clear-books-hold --merchant MERCHANT_ID --reason TEXT [--json]
+      Accepts the merchant's withdrawals again after the books check found its books off and held
+      its payouts: clears the hold as read, kept with the reason as the hold cleared last. If the
+      books still differ, the next check holds the payouts again.
   recount-daily-totals --merchant MERCHANT_ID [--json]
       Counts the merchant's totals of the overview's 30 UTC days (confirmed volume per currency,
       invoices created and completed) again from its transactions and invoices, and sets them:
@@ -119,6 +127,7 @@ const COMMAND_OPTIONS = {
   balances: ['merchant', 'json'],
   adjust: ['merchant', 'currency', 'amount', 'reason', 'json'],
   'rebuild-balances': ['merchant', 'json'],
+  'clear-books-hold': ['merchant', 'reason', 'json'],
   'recount-daily-totals': ['merchant', 'json'],
   'backfill-addresses': ['json'],
 } as const satisfies Record<string, readonly OptionName[]>;
@@ -138,6 +147,7 @@ type Command =
   | { name: 'balances'; merchantId: string; json: boolean }
   | { name: 'adjust'; merchantId: string; adjustment: AdjustmentRequest; json: boolean }
   | { name: 'rebuild-balances'; merchantId: string; json: boolean }
+  | { name: 'clear-books-hold'; merchantId: string; reason: string; json: boolean }
   | { name: 'recount-daily-totals'; merchantId: string; json: boolean }
   | { name: 'backfill-addresses'; json: boolean };
 
@@ -244,6 +254,8 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
     case 'rebuild-balances':
     case 'recount-daily-totals':
       return { name, merchantId: id(values, 'merchant'), json: values.json ?? false };
+    case 'clear-books-hold':
+      return { name, merchantId: id(values, 'merchant'), reason: required(values, 'reason'), json: values.json ?? false };
     case 'adjust': {
       const amount = required(values, 'amount');
       if (!SIGNED_AMOUNT.test(amount)) throw new UsageError('--amount must be a signed decimal amount, e.g. --amount=250.00 or --amount=-12.50');
@@ -301,6 +313,14 @@ function countedDays(days: readonly string[], totals: DayTotals) {
     return invoices.created + invoices.completed > 0 || Object.keys(volumes).length > 0 ? [{ day, ...invoices, volumes }] : [];
   });
 }
+
+/** A hold on payouts, for a person: when, which run of the check, and what it found. */
+const holdText = ({ heldAt, run, differences, currencies, transactionIds }: BooksHold): string =>
+  [
+    `placed ${heldAt} by the books check of ${run.at} (request id ${run.id}): ${differences} ${differences === 1 ? 'difference' : 'differences'}`,
+    ...(currencies.length > 0 ? [`balances off in ${currencies.join(', ')}`] : []),
+    ...(transactionIds.length > 0 ? [`entries missing for transactions ${transactionIds.join(', ')}`] : []),
+  ].join('; ');
 
 const entryLine = (entry: BalanceEntry): string => {
   const { createdAt, type, amount, availableAfter, reservedAfter, transactionId } = balanceEntryView(entry);
@@ -393,12 +413,18 @@ async function run(command: Command, target: Target): Promise<string> {
         .concat('\n');
     }
     case 'balances': {
-      const statement = await target.books().statement(command.merchantId);
+      const { booksHold, booksHoldCleared, balances } = await target.books().statement(command.merchantId);
       if (command.json) {
-        return json(statement.map(({ balance: { currency, available, reserved }, entries }) => ({ currency, available, reserved, entries: entries.map(entryOf) })));
+        return json(balances.map(({ balance: { currency, available, reserved }, entries }) => ({ currency, available, reserved, entries: entries.map(entryOf) })));
       }
-      if (statement.length === 0) return `Merchant ${command.merchantId} has no balance in ${description}.\n`;
-      return statement.map(({ balance, entries }) => [balanceLine(balance, entries.length), ...entries.map(entryLine)].join('\n')).join('\n').concat('\n');
+      return [
+        ...(booksHold ? [`Payouts held (withdrawals answer 423 until clear-books-hold): ${holdText(booksHold)}`] : []),
+        ...(booksHoldCleared ? [`Hold cleared last ${booksHoldCleared.clearedAt} (${booksHoldCleared.reason}), ${holdText(booksHoldCleared)}`] : []),
+        ...(balances.length === 0
+          ? [`Merchant ${command.merchantId} has no balance in ${description}.`]
+          : balances.map(({ balance, entries }) => [balanceLine(balance, entries.length), ...entries.map(entryLine)].join('\n'))),
+        '',
+      ].join('\n');
     }
     case 'adjust': {
       const { balance, entries } = await target.books().adjust(command.merchantId, command.adjustment);
@@ -412,6 +438,17 @@ async function run(command: Command, target: Target): Promise<string> {
       return [
         `Booked ${report.booked} transaction${report.booked === 1 ? '' : 's'} of merchant ${command.merchantId} recorded before the books, in ${description}.`,
         ...report.balances.map((check) => `${balanceLine(check, check.entries)}  ${check.corrected ? 'corrected to the sums of its entries' : 'already the sums of its entries'}`),
+        '',
+      ].join('\n');
+    }
+    case 'clear-books-hold': {
+      const cleared = await target.books().clearHold(command.merchantId, command.reason);
+      if (command.json) return json({ merchantId: command.merchantId, cleared: cleared ?? null });
+      if (!cleared) return `The payouts of merchant ${command.merchantId} are not held in ${description}; nothing was cleared.\n`;
+      return [
+        `Cleared the hold on the payouts of merchant ${command.merchantId} in ${description} (${cleared.reason}): withdrawals are accepted again.`,
+        `The hold was ${holdText(cleared)}.`,
+        'If the books still differ, the next books check holds the payouts again.',
         '',
       ].join('\n');
     }

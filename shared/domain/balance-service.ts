@@ -1,7 +1,8 @@
 /**
  * The merchant's balances and entries as the API shows them, and the operator's work on the books
- * (the admin CLI): adjustments, and the rebuild of a merchant's books from its transactions for
- * data recorded before the books existed. Over small ports.
+ * (the admin CLI): adjustments, the rebuild of a merchant's books from its transactions for data
+ * recorded before the books existed, and clearing the hold the books check put on a merchant's
+ * payouts. Over small ports.
  */
 import {
   BALANCE_CURRENCIES,
@@ -20,9 +21,10 @@ import {
   type BalanceView,
   type ListBalanceEntriesQuery,
 } from './balances.js';
+import type { BooksHolds, ClearedBooksHold } from './books-hold.js';
 import { decimalsOf } from './currencies.js';
 import { Conflict, Invalid, NotFound } from './errors.js';
-import type { MerchantProfiles } from './merchants.js';
+import type { Merchant, MerchantProfiles, MerchantRead } from './merchants.js';
 import { Decimal, formatAmount } from './money.js';
 import { listingOf, mapPage, type Listing, type Page } from './pagination.js';
 import { optimisticAttempts, type RetryPolicy } from './retry.js';
@@ -54,10 +56,11 @@ export interface TransactionBooks {
 export interface BalanceServiceDeps {
   balances: BalanceStore;
   /**
-   * The admin CLI's only: adjustments name a merchant that must exist, and the rebuild books
-   * transactions and lists a merchant created before the books for their hourly check.
+   * The admin CLI's only: adjustments name a merchant that must exist, the rebuild books
+   * transactions and lists a merchant created before the books for their hourly check, and an
+   * operator clears a hold on payouts.
    */
-  merchants?: Pick<MerchantProfiles, 'getMerchant'> & { enterDirectory(id: string): Promise<boolean> };
+  merchants?: Pick<MerchantProfiles, 'getMerchant'> & Pick<BooksHolds, 'clearPayoutsHold'> & { enterDirectory(id: string): Promise<boolean> };
   transactions?: TransactionBooks;
   clock: () => Date;
   newId: () => string;
@@ -85,7 +88,15 @@ export interface RebuildReport {
   balances: BalanceCheck[];
 }
 
-export const ADJUSTMENT_REASON_MAX = 500;
+/** How long an operator's reason may be: an adjustment's, or a cleared hold's. */
+const REASON_MAX = 500;
+
+/** An operator's reason, trimmed: 1 to `REASON_MAX` characters. */
+function operatorReason(text: string): string {
+  const reason = text.trim();
+  if (reason === '' || reason.length > REASON_MAX) throw Invalid.of('reason', `reason must be 1 to ${REASON_MAX} characters`);
+  return reason;
+}
 
 /**
  * How long the rebuild waits for the entries index to show every entry a balance counts: entries
@@ -111,12 +122,32 @@ export class BalanceService {
     return mapPage(await this.deps.balances.list(merchantId, listingOf(query)), (entries) => entries.map(balanceEntryView));
   }
 
-  /** The merchant's balances with all their entries in the order they were posted, for the operator. */
-  async statement(merchantId: string): Promise<Array<{ balance: Balance; entries: BalanceEntry[] }>> {
-    await this.requireMerchant(merchantId);
-    const balances = await this.deps.balances.all(merchantId);
+  /**
+   * The merchant's balances with all their entries in the order they were posted, and the hold on
+   * its payouts and the one cleared last, for the operator.
+   */
+  async statement(merchantId: string): Promise<Pick<Merchant, 'booksHold' | 'booksHoldCleared'> & { balances: Array<{ balance: Balance; entries: BalanceEntry[] }> }> {
+    const { booksHold, booksHoldCleared } = await this.requireMerchant(merchantId);
     const inOrder = (entries: BalanceEntry[]) => entries.sort((a, b) => a.sequence - b.sequence);
-    return Promise.all(balances.map(async (balance) => ({ balance, entries: inOrder(await this.deps.balances.entriesIn(merchantId, balance.currency)) })));
+    const balances = await Promise.all(
+      (await this.deps.balances.all(merchantId)).map(async (balance) => ({ balance, entries: inOrder(await this.deps.balances.entriesIn(merchantId, balance.currency)) })),
+    );
+    return { booksHold, booksHoldCleared, balances };
+  }
+
+  /**
+   * An operator's release of the hold the books check put on the merchant's payouts, with its
+   * reason, kept as the hold cleared last: only the hold read is cleared, so one placed meanwhile
+   * stays. Undefined when the merchant's payouts are not held. If the books still differ, the
+   * next check holds them again.
+   */
+  async clearHold(merchantId: string, reasonText: string): Promise<ClearedBooksHold | undefined> {
+    const reason = operatorReason(reasonText);
+    const { booksHold } = await this.requireMerchant(merchantId, { consistent: true });
+    if (!booksHold) return undefined;
+    const cleared: ClearedBooksHold = { ...booksHold, clearedAt: this.deps.clock().toISOString(), reason };
+    if (!(await this.deps.merchants!.clearPayoutsHold(merchantId, cleared))) throw new Conflict('The hold changed since it was read; look at it again');
+    return cleared;
   }
 
   /**
@@ -125,10 +156,9 @@ export class BalanceService {
    */
   async adjust(merchantId: string, request: AdjustmentRequest): Promise<BalancePosting> {
     const { currency, amount } = request;
-    const reason = request.reason.trim();
     if (!(BALANCE_CURRENCIES as readonly string[]).includes(currency)) throw Invalid.of('currency', `currency must be one of ${BALANCE_CURRENCIES.join(', ')}`);
     if (amount.isZero() || amount.decimalPlaces() > decimalsOf(currency)) throw Invalid.of('amount', `amount must be a non-zero amount with at most ${decimalsOf(currency)} decimal places for ${currency}`);
-    if (reason === '' || reason.length > ADJUSTMENT_REASON_MAX) throw Invalid.of('reason', `reason must be 1 to ${ADJUSTMENT_REASON_MAX} characters`);
+    const reason = operatorReason(request.reason);
     await this.requireMerchant(merchantId);
     const context = { merchantId, currency, transactionId: null, at: this.deps.clock().toISOString(), entryId: this.deps.newId(), reason };
     // The posting last tried: the one written, once committed.
@@ -209,9 +239,11 @@ export class BalanceService {
     throw new Conflict(`The ${currency} balance kept changing; run the rebuild again`);
   }
 
-  private async requireMerchant(merchantId: string): Promise<void> {
+  private async requireMerchant(merchantId: string, read?: MerchantRead): Promise<Merchant> {
     if (!this.deps.merchants) throw new Error("The operator's work on the books needs the merchants, which this service was given none of");
-    if (!(await this.deps.merchants.getMerchant(merchantId))) throw new NotFound('Merchant');
+    const merchant = await this.deps.merchants.getMerchant(merchantId, read);
+    if (!merchant) throw new NotFound('Merchant');
+    return merchant;
   }
 
   private transactions(): TransactionBooks {

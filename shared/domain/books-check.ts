@@ -1,10 +1,12 @@
 /**
  * The check that the books balance (docs/operations.md#the-books): per merchant and currency the
  * entries sum to the balance (available, reserved and the number of entries), and every transaction
- * that moved money has every entry its state calls for. Over small ports; the scheduled function
- * logs, counts and alarms on what it finds.
+ * that moved money has every entry its state calls for. A merchant whose books differ has its
+ * payouts held (shared/domain/books-hold.ts). Over small ports; the scheduled function logs, counts
+ * and alarms on what it finds.
  */
 import { balancesFromEntries, entryId, movementsOf, type Balance, type BalanceEntry, type BalanceEntryType } from './balances.js';
+import { booksHold, type BooksCheckRun, type BooksHold, type BooksHolds } from './books-hold.js';
 import type { Transaction } from './transactions.js';
 
 type Amounts = Pick<Balance, 'available' | 'reserved' | 'entryCount'>;
@@ -22,7 +24,7 @@ export type BooksDifference =
   | { kind: 'missing_entries'; merchantId: string; transactionId: string; type: Transaction['type']; status: Transaction['status']; missing: BalanceEntryType[] };
 
 export interface BooksCheckDeps {
-  merchants: { merchantIds(): AsyncIterable<string> };
+  merchants: { merchantIds(): AsyncIterable<string> } & Pick<BooksHolds, 'holdPayouts'>;
   balances: { all(merchantId: string): Promise<Balance[]>; entriesOf(merchantId: string): Promise<BalanceEntry[]> };
   transactions: { allOf(merchantId: string): AsyncIterable<Transaction> };
   /**
@@ -30,6 +32,7 @@ export interface BooksCheckDeps {
    * moment after the tables do, so a posting made during the read can look like a difference.
    */
   settle(): Promise<void>;
+  clock: () => Date;
 }
 
 export interface BooksCheckReport {
@@ -37,6 +40,8 @@ export interface BooksCheckReport {
   balances: number;
   transactions: number;
   differences: BooksDifference[];
+  /** The merchants whose books differ, each with the hold on its payouts: placed by this run, or kept from an earlier one. */
+  held: Array<{ merchantId: string; hold: BooksHold }>;
 }
 
 const amountsOf = ({ available, reserved, entryCount }: Amounts): Amounts => ({ available, reserved, entryCount });
@@ -47,9 +52,13 @@ const sameAmounts = (a: Amounts | null, b: Amounts | null): boolean =>
 export class BooksCheck {
   constructor(private readonly deps: BooksCheckDeps) {}
 
-  /** Every merchant's books; a merchant whose books differ is read again once, after `settle`, and only what still differs is reported. */
-  async run(): Promise<BooksCheckReport> {
-    const report: BooksCheckReport = { merchants: 0, balances: 0, transactions: 0, differences: [] };
+  /**
+   * Every merchant's books; a merchant whose books differ is read again once, after `settle`, and
+   * only what still differs is reported, and holds its payouts. A merchant whose books balance is
+   * left as it is: a hold is an operator's to clear.
+   */
+  async run(run: BooksCheckRun): Promise<BooksCheckReport> {
+    const report: BooksCheckReport = { merchants: 0, balances: 0, transactions: 0, differences: [], held: [] };
     for await (const merchantId of this.deps.merchants.merchantIds()) {
       let found = await this.checkMerchant(merchantId);
       if (found.differences.length > 0) {
@@ -60,6 +69,9 @@ export class BooksCheck {
       report.balances += found.balances;
       report.transactions += found.transactions;
       report.differences.push(...found.differences);
+      if (found.differences.length === 0) continue;
+      const hold = await this.deps.merchants.holdPayouts(merchantId, booksHold(found.differences, run, this.deps.clock()));
+      if (hold) report.held.push({ merchantId, hold });
     }
     return report;
   }

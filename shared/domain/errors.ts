@@ -31,6 +31,9 @@ export class InsufficientBalance extends DomainError {
   }
 }
 
+/** The thing is held until a person releases it: a merchant's payouts while its books are off. */
+export class Held extends DomainError {}
+
 /** The thing exists but is over for good: a canceled invoice. */
 export class Gone extends DomainError {}
 

@@ -5,6 +5,7 @@
  * request goes to the payment provider (docs/provider-protocol.md#provider-to-gateway-events), whose decision comes back as an event.
  */
 import { heldFor, requireAvailable, writeWithEntries, type BalanceReader } from './balances.js';
+import { payingMerchant } from './books-hold.js';
 import { invoiceUtrClaimId, providerPaymentClaimId, utrClaimId, withdrawalOrderClaimId } from './claims.js';
 import { decodeReceipt, isConfirmedByUtr, type DepositConfirmationRequest, type Receipt } from './deposit-confirmation.js';
 import type { SealedSecret } from '../vault/envelope.js';
@@ -162,15 +163,16 @@ export class FiatService {
   /**
    * Records a payout request (processing) with the reserve of its amount and fee on the merchant's
    * balance, and sends it to the first provider, by priority, that serves its currency; the card
-   * number is sealed before it is stored, and goes in clear to the provider only. More than the
-   * available balance is refused and writes nothing; the balance is written only if it is still the
-   * one the reserve was decided on, so racing withdrawals never take it below zero.
+   * number is sealed before it is stored, and goes in clear to the provider only. A merchant whose
+   * payouts are held is refused whatever its balance, and more than the available balance is
+   * refused; either writes nothing. The balance is written only if it is still the one the reserve
+   * was decided on, so racing withdrawals never take it below zero.
    */
   async createWithdrawal(merchantId: string, request: WithdrawalRequest): Promise<Transaction> {
     const variant = withdrawalVariant(request);
     const provider = payoutProvider(this.deps.providers.routes, request.currency);
     if (!provider) throw Invalid.of('currency', `No payment provider here pays out ${request.currency}`);
-    const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
+    const merchant = await payingMerchant(this.deps.merchants, merchantId);
     const id = this.deps.newId();
     const recipient = withdrawalRecipient(request, variant);
     const transaction = withdrawTransaction(request, recipient, {

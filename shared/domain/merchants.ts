@@ -4,6 +4,7 @@ import * as z from 'zod';
 import type { Stage } from '../stage.js';
 import type { SealedSecret } from '../vault/envelope.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
+import type { BooksHold, ClearedBooksHold } from './books-hold.js';
 import type { CallbackPause } from './callback-pause.js';
 import { Conflict, Invalid, type FieldProblem } from './errors.js';
 
@@ -38,6 +39,15 @@ export interface Merchant {
   previousCallbackSecrets?: PreviousCallbackSecret[];
   /** Timeouts of the callback URL and the pause of its deliveries, kept by the callback sender alone. */
   callbackPause?: CallbackPause;
+  /** The hold on its payouts while its books are off: placed by the books check, cleared by an operator alone. */
+  booksHold?: BooksHold;
+  /** The hold an operator cleared last. */
+  booksHoldCleared?: ClearedBooksHold;
+}
+
+/** How a profile is read: `consistent`, as the last write left it, where a change of a moment ago must count. */
+export interface MerchantRead {
+  consistent: boolean;
 }
 
 /** A callback secret a rotation replaced, and when its overlap ends. */
@@ -48,12 +58,12 @@ export interface PreviousCallbackSecret {
 
 /** Where merchants' profiles are read from. */
 export interface MerchantProfiles {
-  getMerchant(id: string): Promise<Merchant | undefined>;
+  getMerchant(id: string, read?: MerchantRead): Promise<Merchant | undefined>;
 }
 
 /** The profile of the merchant a request was authenticated as: a key without one is a fault, not a refusal. */
-export async function authenticatedMerchant(merchants: MerchantProfiles, merchantId: string): Promise<Merchant> {
-  const merchant = await merchants.getMerchant(merchantId);
+export async function authenticatedMerchant(merchants: MerchantProfiles, merchantId: string, read?: MerchantRead): Promise<Merchant> {
+  const merchant = await merchants.getMerchant(merchantId, read);
   if (!merchant) throw new Error(`Authenticated merchant ${merchantId} has no profile`);
   return merchant;
 }

@@ -1,12 +1,13 @@
 /** Merchants and API keys in DynamoDB. */
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyStore } from '../domain/api-key-service.js';
+import type { BooksHold, BooksHolds, ClearedBooksHold } from '../domain/books-hold.js';
 import type { CallbackPause, PauseChange } from '../domain/callback-pause.js';
-import type { ApiKey, KeyUseRecorder, Merchant, RotatedSecretChanges } from '../domain/merchants.js';
+import type { ApiKey, KeyUseRecorder, Merchant, MerchantRead, RotatedSecretChanges } from '../domain/merchants.js';
 import { isConditionFailure, queryItems, queryPartition } from './dynamo.js';
 
 /** The settings of a merchant that can change after creation. */
-export type MerchantChanges = Partial<Omit<Merchant, 'id' | 'createdAt' | 'callbackPause'>>;
+export type MerchantChanges = Partial<Omit<Merchant, 'id' | 'createdAt' | 'callbackPause' | 'booksHold' | 'booksHoldCleared'>>;
 
 /**
  * The pause of a merchant's callback deliveries (`Merchant.callbackPause`), written by the callback
@@ -27,7 +28,7 @@ const COUNT_TRIES = 3;
 
 export interface MerchantStore extends ApiKeyStore, KeyUseRecorder {
   createMerchant(merchant: Merchant): Promise<void>;
-  getMerchant(id: string): Promise<Merchant | undefined>;
+  getMerchant(id: string, read?: MerchantRead): Promise<Merchant | undefined>;
   /** Applies the given changes; undefined when there is no such merchant. */
   updateMerchant(id: string, changes: MerchantChanges): Promise<Merchant | undefined>;
   /**
@@ -61,7 +62,7 @@ function fromItem(item: Record<string, unknown>): Merchant {
   return merchant as unknown as Merchant;
 }
 
-export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore {
+export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore, BooksHolds {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: { merchants: string; apiKeys: string },
@@ -73,8 +74,8 @@ export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore {
     );
   }
 
-  async getMerchant(id: string): Promise<Merchant | undefined> {
-    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.merchants, Key: { id } }));
+  async getMerchant(id: string, read?: MerchantRead): Promise<Merchant | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.merchants, Key: { id }, ...(read?.consistent ? { ConsistentRead: true } : {}) }));
     return Item && fromItem(Item);
   }
 
@@ -99,6 +100,46 @@ export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore {
           UpdateExpression: 'SET directory = :directory',
           ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(directory)',
           ExpressionAttributeValues: { ':directory': DIRECTORY },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  }
+
+  async holdPayouts(id: string, hold: BooksHold): Promise<BooksHold | undefined> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.merchants,
+          Key: { id },
+          UpdateExpression: 'SET booksHold = if_not_exists(booksHold, :hold)',
+          // An update would create a missing item.
+          ConditionExpression: 'attribute_exists(id)',
+          ExpressionAttributeValues: { ':hold': hold },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return (Attributes as Merchant).booksHold;
+    } catch (error) {
+      if (isConditionFailure(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async clearPayoutsHold(id: string, cleared: ClearedBooksHold): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tables.merchants,
+          Key: { id },
+          UpdateExpression: 'REMOVE booksHold SET booksHoldCleared = :cleared',
+          // A hold is never changed once placed: its time and its run tell it from a later one.
+          ConditionExpression: 'booksHold.heldAt = :heldAt AND booksHold.#run.id = :run',
+          ExpressionAttributeNames: { '#run': 'run' },
+          ExpressionAttributeValues: { ':cleared': cleared, ':heldAt': cleared.heldAt, ':run': cleared.run.id },
         }),
       );
       return true;

@@ -1685,11 +1685,11 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(v().queueActionsOf('build-report')).toEqual(new Map([[v().queueIds('reports').queue, sorted(SQS_CONSUME)]]));
     });
 
-    it('let check-books read balances by key and query the merchants\' directory, their transactions and their entries, writing nothing and scanning nothing', () => {
+    it('let check-books read balances by key and query the merchants\' directory, their transactions and their entries, scanning nothing and writing only the hold on a merchant\'s payouts', () => {
       expect(v().tableActionsOf('check-books')).toEqual(
         new Map([
           ['balances', new Set(['dynamodb:GetItem', 'dynamodb:BatchGetItem'])],
-          ['merchants', new Set(['dynamodb:Query'])],
+          ['merchants', new Set(['dynamodb:Query', 'dynamodb:UpdateItem'])],
           ['transactions', new Set(['dynamodb:Query'])],
           ['balanceEntries', new Set(['dynamodb:Query'])],
         ]),
@@ -1699,12 +1699,13 @@ describe.each(STAGES)('%s stack', (stage) => {
         sorted([
           `dynamodb:GetItem ${v().tableId('balances')}`,
           `dynamodb:BatchGetItem ${v().tableId('balances')}`,
+          `dynamodb:UpdateItem ${v().tableId('merchants')}`,
           `dynamodb:Query ${v().tableId('merchants')}/index/directory`,
           `dynamodb:Query ${v().tableId('transactions')}/index/byMerchant`,
           `dynamodb:Query ${v().tableId('balanceEntries')}/index/byMerchant`,
         ]),
       );
-      expect(dynamo.filter((grant) => /^dynamodb:(Scan|PutItem|UpdateItem|DeleteItem|BatchWriteItem)/.test(grant))).toEqual([]);
+      expect(dynamo.filter((grant) => /^dynamodb:(Scan|PutItem|UpdateItem|DeleteItem|BatchWriteItem)/.test(grant))).toEqual([`dynamodb:UpdateItem ${v().tableId('merchants')}`]);
       expect(v().queueActionsOf('check-books')).toEqual(new Map());
       expect(s3('check-books')).toEqual([]);
     });
@@ -1869,6 +1870,9 @@ describe.each(STAGES)('%s stack', (stage) => {
         AlarmActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
         OKActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
       });
+      // Whoever gets the mail learns that payouts stay held after the alarm clears, and how to release them.
+      expect(differences[0]![1].Properties.AlarmDescription).toContain('payouts are held (withdrawals answer 423 locked) until an operator clears the hold, also once the alarm clears');
+      expect(differences[0]![1].Properties.AlarmDescription).toContain('npm run merchant -- clear-books-hold --merchant ID --reason TEXT');
       // The check's period is the alarm's: one report per run.
       expect((FUNCTIONS.find((f) => f.name === 'check-books') as { everySeconds: number }).everySeconds).toBe(3600);
       v().template.hasResourceProperties('AWS::CloudWatch::Alarm', {

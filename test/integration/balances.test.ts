@@ -413,6 +413,7 @@ describe('the books check over the DynamoDB stores', () => {
       balances: testBalanceStore(),
       transactions: new DynamoTransactionStore(documentClient, config().tables),
       settle: async () => undefined,
+      clock: () => new Date(),
     });
 
   it('lists every merchant from the directory index, and finds books the routes wrote balanced', async () => {

@@ -13,6 +13,7 @@ import { config } from '../../shared/config.js';
 import { callbackEntry } from '../../shared/domain/callbacks.js';
 import type { ApiKeyStore } from '../../shared/domain/api-key-service.js';
 import type { BalanceStore } from '../../shared/domain/balance-service.js';
+import type { BooksHold, BooksHolds, ClearedBooksHold } from '../../shared/domain/books-hold.js';
 import { movementsOf, post } from '../../shared/domain/balances.js';
 import type { ChainCursor } from '../../shared/domain/chain.js';
 import type { ChainState, HeldTransfer } from '../../shared/domain/chain-watcher.js';
@@ -21,7 +22,7 @@ import { Conflict } from '../../shared/domain/errors.js';
 import type { InvoiceRepository } from '../../shared/domain/invoice-service.js';
 import type { ExpiringInvoices } from '../../shared/domain/invoice-expiry.js';
 import { buildInvoice, type Invoice } from '../../shared/domain/invoices.js';
-import { LAST_USED_GRANULARITY_SECONDS, newApiKey, type ApiKey, type KeyUseRecorder } from '../../shared/domain/merchants.js';
+import { LAST_USED_GRANULARITY_SECONDS, newApiKey, type ApiKey, type KeyUseRecorder, type Merchant, type MerchantProfiles } from '../../shared/domain/merchants.js';
 import { Decimal } from '../../shared/domain/money.js';
 import { invoiceAfterDeposit } from '../../shared/domain/payments.js';
 import { demoProviderRoute, type ProviderPayment } from '../../shared/domain/providers.js';
@@ -43,6 +44,8 @@ import { MemoryDailyTotals } from '../support/memory/daily-totals.js';
 import { invoiceRequest } from '../support/memory/gateway.js';
 import { MemoryInvoiceStore } from '../support/memory/invoice-store.js';
 import { MemoryLedger } from '../support/memory/ledger.js';
+import { MemoryMerchants } from '../support/memory/merchants.js';
+import { seedMerchant } from '../support/merchants.js';
 
 interface Stores {
   invoices: InvoiceRepository &
@@ -60,6 +63,9 @@ interface Stores {
   };
   chain: ChainState;
   keys: ApiKeyStore & KeyUseRecorder & { findKeyByDigest(digest: string): Promise<ApiKey | undefined> };
+  merchants: BooksHolds & MerchantProfiles;
+  /** A merchant of its own. */
+  addMerchant(): Promise<string>;
   totals: DailyTotalsStore;
   /** The callback owed under a `webhook-id`, as the outbox holds it. */
   owedCallback(id: string): Promise<{ transactionId?: string } | undefined>;
@@ -74,6 +80,8 @@ function dynamoStores(): Stores {
     ledger: new DynamoTransactionStore(documentClient, tables),
     chain: new DynamoChainStore(documentClient, tables.chain),
     keys: new DynamoMerchantStore(documentClient, tables),
+    merchants: new DynamoMerchantStore(documentClient, tables),
+    addMerchant: async () => (await seedMerchant()).merchant.id,
     totals: new DynamoDailyTotalsStore(documentClient, tables.dailyTotals),
     owedCallback: (id) => outbox.get(id),
   };
@@ -84,7 +92,18 @@ function memoryStores(): Stores {
   const invoices = new MemoryInvoiceStore(totals);
   const balances = new MemoryBalanceStore();
   const ledger = new MemoryLedger(invoices, balances, totals);
-  return { invoices, balances, ledger, chain: new MemoryChainState(), keys: new MemoryApiKeys(), totals, owedCallback: async (id) => ledger.callback(id) };
+  const merchants = new MemoryMerchants();
+  return {
+    invoices,
+    balances,
+    ledger,
+    chain: new MemoryChainState(),
+    keys: new MemoryApiKeys(),
+    merchants,
+    addMerchant: async () => merchants.add().id,
+    totals,
+    owedCallback: async (id) => ledger.callback(id),
+  };
 }
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');
@@ -536,6 +555,44 @@ describe.each([
       const digest = newApiKey(randomUUID(), 'demo', NOW).record.digest;
       expect(await keys.recordKeyUse(digest, NOW, hourAgo(NOW))).toBe(false);
       expect(await keys.findKeyByDigest(digest)).toBeUndefined();
+    });
+  });
+
+  describe('holds on payouts', () => {
+    const hold = (run: string, at: Date): BooksHold => ({ heldAt: at.toISOString(), run: { at: at.toISOString().replace(/\.\d{3}Z$/, 'Z'), id: run }, differences: 1, currencies: ['TRY'], transactionIds: [] });
+    const cleared = (held: BooksHold): ClearedBooksHold => ({ ...held, clearedAt: later(7200).toISOString(), reason: 'Checked' });
+    const holdsOf = async (merchants: MerchantProfiles, id: string): Promise<Pick<Merchant, 'booksHold' | 'booksHoldCleared'> | undefined> => {
+      const merchant = await merchants.getMerchant(id, { consistent: true });
+      return merchant && { booksHold: merchant.booksHold, booksHoldCleared: merchant.booksHoldCleared };
+    };
+
+    it("keep a merchant's first hold through later ones, and make none, nor a merchant, for a merchant that is not stored", async () => {
+      const { merchants, addMerchant } = storesOf();
+      const merchantId = await addMerchant();
+      const first = hold('run-1', NOW);
+      expect(await merchants.holdPayouts(merchantId, first)).toEqual(first);
+      expect(await merchants.holdPayouts(merchantId, hold('run-2', later(3600)))).toEqual(first);
+      expect(await holdsOf(merchants, merchantId)).toEqual({ booksHold: first, booksHoldCleared: undefined });
+      const missing = randomUUID();
+      expect(await merchants.holdPayouts(missing, first)).toBeUndefined();
+      expect(await merchants.getMerchant(missing, { consistent: true })).toBeUndefined();
+    });
+
+    it('clear only the hold in force, keeping it as the one cleared last', async () => {
+      const { merchants, addMerchant } = storesOf();
+      const merchantId = await addMerchant();
+      const first = hold('run-1', NOW);
+      await merchants.holdPayouts(merchantId, first);
+      // Another hold than the one in force: of the same time from another run, or of another time.
+      expect(await merchants.clearPayoutsHold(merchantId, cleared({ ...first, run: { ...first.run, id: 'run-2' } }))).toBe(false);
+      expect(await merchants.clearPayoutsHold(merchantId, cleared({ ...first, heldAt: later(1).toISOString() }))).toBe(false);
+      expect(await holdsOf(merchants, merchantId)).toEqual({ booksHold: first, booksHoldCleared: undefined });
+      expect(await merchants.clearPayoutsHold(merchantId, cleared(first))).toBe(true);
+      expect(await holdsOf(merchants, merchantId)).toEqual({ booksHold: undefined, booksHoldCleared: cleared(first) });
+      expect(await merchants.clearPayoutsHold(merchantId, cleared(first))).toBe(false);
+      const missing = randomUUID();
+      expect(await merchants.clearPayoutsHold(missing, cleared(first))).toBe(false);
+      expect(await merchants.getMerchant(missing, { consistent: true })).toBeUndefined();
     });
   });
 });

@@ -3,9 +3,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { localCredentials, localTableNames } from '../../infra/local/environment.js';
+import { localCredentials } from '../../infra/local/environment.js';
 import { writeRuntimeInfo } from '../../infra/local/runtime-info.js';
 import { runMerchantCli } from '../../infra/cli/merchant-cli.js';
+import { config } from '../../shared/config.js';
 
 export interface CliResult {
   code: number;
@@ -31,7 +32,8 @@ export async function testMerchantCli(): Promise<TestCli> {
     region: 'us-east-1',
     dynamodbEndpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB!,
     sqsEndpoint: process.env.AWS_ENDPOINT_URL_SQS!,
-    tables: localTableNames(),
+    // The tables the functions of this test file see: a file may have tables of its own.
+    tables: { ...config().tables },
     vaultKeyFile: process.env.GATEWAY_KEY_FILE!,
     pid: process.pid,
   });

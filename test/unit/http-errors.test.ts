@@ -1,6 +1,6 @@
 /** Each refusal of the domain, as the merchant contract answers it (shared/http/errors.ts). */
 import { describe, expect, it } from 'vitest';
-import { AlreadyUsed, Conflict, Gone, Invalid, NotAuthentic, NotFound, TooLarge, Unavailable } from '../../shared/domain/errors.js';
+import { AlreadyUsed, Conflict, Gone, Held, Invalid, NotAuthentic, NotFound, TooLarge, Unavailable } from '../../shared/domain/errors.js';
 import { ApiError } from '../../shared/errors.js';
 import { apiErrorOf } from '../../shared/http/errors.js';
 
@@ -10,6 +10,7 @@ describe('a domain refusal as an answer', () => {
     [new Conflict('Invoice is already paid'), 409, 'conflict', 'Invoice is already paid'],
     [new AlreadyUsed('This UTR was already used for another payment'), 409, 'db_unique_violation', 'This UTR was already used for another payment'],
     [new Gone('Invoice is canceled'), 410, 'gone', 'Invoice is canceled'],
+    [new Held('Payouts are held'), 423, 'locked', 'Payouts are held'],
     [new Unavailable('No current exchange rate'), 503, 'service_unavailable', 'No current exchange rate'],
     [new TooLarge('The receipt exceeds 2097152 bytes'), 413, 'payload_too_large', 'The receipt exceeds 2097152 bytes'],
     [new NotAuthentic('The event is not signed by this provider'), 401, 'unauthorized', 'The event is not signed by this provider'],

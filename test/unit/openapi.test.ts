@@ -109,7 +109,7 @@ describe.each(STAGES)('the %s document', (stage) => {
     expect(deprecated.map(({ method, path }) => `${method} ${path}`)).toEqual(['post /api/v2/withdrawal']);
     const { responses } = deprecated[0]!.op;
     const marked = Object.entries<any>(responses).filter(([, response]) => response.headers.Deprecation).map(([status]) => status);
-    expect(marked).toEqual(['200', '400', '402', '403', '409', '415', '422', '500']);
+    expect(marked).toEqual(['200', '400', '402', '403', '409', '415', '422', '423', '500']);
     expect(doc.components.headers.Deprecation.schema).toEqual({ type: 'string', enum: ['true'] });
   });
 

@@ -1,11 +1,15 @@
-/** Merchants' profiles in memory: made as the admin CLI makes them, changed as the settings route changes them. */
+/**
+ * Merchants' profiles in memory: made as the admin CLI makes them, changed as the settings route
+ * changes them, their payouts held and cleared to the contract of DynamoMerchantStore.
+ */
 import { randomUUID } from 'node:crypto';
+import type { BooksHold, BooksHolds, ClearedBooksHold } from '../../../shared/domain/books-hold.js';
 import type { Merchant, MerchantProfiles, RotatedSecretChanges } from '../../../shared/domain/merchants.js';
 
 /** Stands in for a sealed callback secret where none is opened; a test that signs seals a real one. */
 const SEALED_SECRET: Merchant['sealedCallbackSecret'] = { algorithm: 'AES-256-GCM', encryptedKey: 'key', iv: 'iv', tag: 'tag', ciphertext: 'secret' };
 
-export class MemoryMerchants implements MerchantProfiles {
+export class MemoryMerchants implements MerchantProfiles, BooksHolds {
   private readonly merchants = new Map<string, Merchant>();
 
   /** A new merchant with no processing fee unless `fields` say otherwise. */
@@ -44,6 +48,21 @@ export class MemoryMerchants implements MerchantProfiles {
   async replaceCallbackSecret(id: string, current: Merchant['sealedCallbackSecret'], changes: RotatedSecretChanges): Promise<boolean> {
     if (this.merchants.get(id)?.sealedCallbackSecret.ciphertext !== current.ciphertext) return false;
     this.update(id, structuredClone(changes));
+    return true;
+  }
+
+  async holdPayouts(id: string, hold: BooksHold): Promise<BooksHold | undefined> {
+    const merchant = this.merchants.get(id);
+    if (!merchant) return undefined;
+    merchant.booksHold ??= structuredClone(hold);
+    return structuredClone(merchant.booksHold);
+  }
+
+  async clearPayoutsHold(id: string, cleared: ClearedBooksHold): Promise<boolean> {
+    const merchant = this.merchants.get(id);
+    if (merchant?.booksHold?.heldAt !== cleared.heldAt || merchant.booksHold.run.id !== cleared.run.id) return false;
+    delete merchant.booksHold;
+    merchant.booksHoldCleared = structuredClone(cleared);
     return true;
   }
 
