@@ -186,9 +186,15 @@ export class DashboardAccess<Sealed> {
     return { merchantId, id: randomUUID(), at: this.deps.clock().toISOString(), actor, action, ...(subject === undefined ? {} : { subject }) };
   }
 
-  /** Invites a person to the merchant: the link's token, returned this once. `invitedBy` is a user's e-mail, or `operator`. */
+  /**
+   * Invites a person to the merchant: the link's token, returned this once. `invitedBy` is a user's
+   * e-mail, or `operator`. An address that is already one of the merchant's users is refused (the
+   * merchant lists its users anyway); one that is another merchant's user is invited exactly as an
+   * unknown address is, the same reads and writes and the same answer, so that no answer tells one
+   * merchant of another's people. Such an invitation cannot be taken: an address is one user.
+   */
   async invite(merchantId: string, request: InvitationRequest, invitedBy: string): Promise<{ token: string; invitation: Invitation }> {
-    if (await this.deps.users.get(request.email)) throw new Conflict(`${request.email} is a dashboard user already`);
+    if ((await this.deps.users.get(request.email))?.merchantId === merchantId) throw new Conflict(`${request.email} is a dashboard user of this merchant already`);
     const now = this.deps.clock();
     const token = newToken();
     const invitation: Invitation = {

@@ -659,7 +659,24 @@ describe('the dashboard', () => {
     const anonymous = await openPage();
     expect((await anonymous.page.goto(other.joinLink))?.status()).toBe(200);
     await anonymous.page.getByRole('heading', { name: 'Join Other shop' }).waitFor();
+    // The other shop's owner joins...
+    const key = /^Key: ([A-Z2-7]{32})$/.exec((await anonymous.page.locator('main .mono').textContent()) ?? '')![1]!;
+    const chosen = `${randomBytes(12).toString('base64url')}-Kx7`;
+    await anonymous.page.getByLabel(en['join.password']).fill(chosen);
+    await anonymous.page.getByLabel(en['join.passwordAgain']).fill(chosen);
+    await anonymous.page.getByLabel('Code from the app').fill(totpCode(key, totpStep(new Date())));
+    await anonymous.page.getByRole('button', { name: 'Join', exact: true }).click();
+    await anonymous.page.getByRole('heading', { name: 'Your recovery codes', level: 1 }).waitFor();
     await anonymous.context.close();
+
+    // ...and inviting that address here is answered as inviting an unknown one: nothing tells this merchant of another's people.
+    const [known, unknown] = [await invite('sahip@other.example', 'viewer'), await invite(`nobody-${randomUUID().slice(0, 8)}@other.example`, 'viewer')];
+    expect([known, unknown].map((link) => link.replace(/[\w-]{43}$/, 'TOKEN'))).toEqual([`${gateway.baseUrl}/dashboard/join/TOKEN`, `${gateway.baseUrl}/dashboard/join/TOKEN`]);
+    // An address of the merchant's own users is refused beside its field.
+    await page.goto(dashboard('users'));
+    await page.getByLabel('E-mail', { exact: true }).fill(developer.email);
+    await page.getByRole('button', { name: 'Invite', exact: true }).click();
+    await expect(page.locator('#field-email-problem').textContent()).resolves.toBe(en['problem.taken']);
   });
 
   it('passes axe-core on every page at 375 and 1280 px in every language, Urdu right to left, without an untranslated word or a console error', async () => {

@@ -128,9 +128,27 @@ describe('invitations', () => {
     await expect(access.join(token, { password: PASSWORD, passwordAgain: PASSWORD })).rejects.toThrow(NotFound);
   });
 
-  it('are refused for an address that is a user already', async () => {
+  it("are refused for an address that is the merchant's user already", async () => {
     const { email } = await owner();
     await expect(access.invite(MERCHANT, { email, role: 'viewer' }, 'operator')).rejects.toThrow(Conflict);
+  });
+
+  it("are made for another merchant's user as for an unknown address, the same writes and answer, and cannot be taken", async () => {
+    const { email } = await owner();
+    const writes = (action: () => Promise<unknown>) => async () => {
+      const before = { invitations: memory.invitations.size, entries: memory.entries.length };
+      const answer = await action();
+      return { answer, invitations: memory.invitations.size - before.invitations, entries: memory.entries.length - before.entries };
+    };
+    const taken = await writes(() => access.invite('merchant-2', { email, role: 'viewer' }, 'rival@other.example'))();
+    const unknown = await writes(() => access.invite('merchant-2', { email: 'nobody@shop.example', role: 'viewer' }, 'rival@other.example'))();
+    const shape = (outcome: typeof taken) => ({ ...outcome, answer: Object.keys(outcome.answer as object) });
+    expect(shape(taken)).toEqual(shape(unknown));
+    expect((taken.answer as { invitation: Invitation }).invitation).toMatchObject({ merchantId: 'merchant-2', email, role: 'viewer' });
+    // The address stays its own merchant's user.
+    const { token } = taken.answer as { token: string };
+    await expect(access.join(token, { password: PASSWORD, passwordAgain: PASSWORD })).rejects.toThrow(NotFound);
+    expect(memory.users.get(email)).toMatchObject({ merchantId: MERCHANT, role: 'owner' });
   });
 });
 

@@ -60,7 +60,7 @@ export const az: DashboardCatalogue = {
   'problem.email': 'E-poçt ünvanı daxil edin.',
   'problem.url': 'https ilə başlayan URL daxil edin.',
   'problem.date': 'Tarix daxil edin.',
-  'problem.taken': 'Bu e-poçt artıq idarə panelinin istifadəçisinə məxsusdur.',
+  'problem.taken': 'Bu e-poçt artıq idarə panelinizin istifadəçilərindən birinə məxsusdur.',
   'problem.summary': 'Formada problemlər var: aşağıda qeyd olunmuş xanalara baxın.',
 
   'overview.title': 'İcmal',

@@ -61,7 +61,7 @@ export const en = {
   'problem.email': 'Enter an e-mail address.',
   'problem.url': 'Enter an https URL.',
   'problem.date': 'Enter a date.',
-  'problem.taken': 'This e-mail belongs to a dashboard user already.',
+  'problem.taken': 'This e-mail is one of your dashboard users already.',
   'problem.summary': 'The form has problems: see the fields marked below.',
 
   'overview.title': 'Overview',

@@ -60,7 +60,7 @@ export const hi: DashboardCatalogue = {
   'problem.email': 'ईमेल पता दर्ज करें।',
   'problem.url': 'https URL दर्ज करें।',
   'problem.date': 'तारीख दर्ज करें।',
-  'problem.taken': 'यह ईमेल पहले से किसी डैशबोर्ड उपयोगकर्ता का है।',
+  'problem.taken': 'यह ईमेल पहले से आपके डैशबोर्ड उपयोगकर्ताओं में से एक का है।',
   'problem.summary': 'फ़ॉर्म में समस्याएँ हैं: नीचे चिह्नित फ़ील्ड देखें।',
 
   'overview.title': 'अवलोकन',

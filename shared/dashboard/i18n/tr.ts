@@ -60,7 +60,7 @@ export const tr: DashboardCatalogue = {
   'problem.email': 'Bir e-posta adresi girin.',
   'problem.url': 'https ile başlayan bir URL adresi girin.',
   'problem.date': 'Bir tarih girin.',
-  'problem.taken': 'Bu e-posta zaten bir panel kullanıcısına ait.',
+  'problem.taken': 'Bu e-posta zaten panel kullanıcılarınızdan birine ait.',
   'problem.summary': 'Formda sorunlar var: aşağıda işaretlenen alanlara bakın.',
 
   'overview.title': 'Genel bakış',

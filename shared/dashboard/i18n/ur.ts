@@ -60,7 +60,7 @@ export const ur: DashboardCatalogue = {
   'problem.email': 'ای میل پتہ درج کریں۔',
   'problem.url': 'https والا URL درج کریں۔',
   'problem.date': 'تاریخ درج کریں۔',
-  'problem.taken': 'یہ ای میل پہلے ہی کسی ڈیش بورڈ صارف کی ہے۔',
+  'problem.taken': 'یہ ای میل پہلے ہی آپ کے ڈیش بورڈ صارفین میں سے ایک کی ہے۔',
   'problem.summary': 'فارم میں مسائل ہیں: نیچے نشان زد خانے دیکھیں۔',
 
   'overview.title': 'جائزہ',
