@@ -113,14 +113,14 @@ export const PUBLIC_ROUTE_THROTTLE = {
 } as const;
 
 /**
- * Providers' events come from a few addresses, in bursts when a provider catches up (decisions
- * 18): an address may send 6,000 in 5 minutes (20 a second) before the web ACL answers 429, and
+ * Providers' events come from a few addresses, in bursts when a provider catches up
+ * (docs/provider-protocol.md): an address may send 6,000 in 5 minutes (20 a second) before the web ACL answers 429, and
  * the provider sends again later with the same `webhook-id`.
  */
 export const PROVIDER_EVENTS_THROTTLE = { perAddress: { requests: 6_000, windowSeconds: 300 } } as const;
 
 /**
- * Dashboard sign-ins and invitations taken (decisions 22): an address may post 20 in 5 minutes
+ * Dashboard sign-ins and invitations taken (docs/merchant-guide.md#signing-in): an address may post 20 in 5 minutes
  * before the web ACL answers 429, beside the lockout of an account after five failures: guessing
  * across many accounts from one address is slowed as well as guessing one.
  */
@@ -137,6 +137,7 @@ export const GATEWAY_MESSAGES = {
   payloadTooLarge: 'Request body too large',
   headersTooLarge: 'Request header fields too large',
   malformedRequest: 'Malformed request',
+  requestTimeout: 'The request did not arrive in time',
 } as const;
 
 /** API Gateway's own ceiling on a request body. */

@@ -206,6 +206,11 @@ export class ApiGateway {
     return this.reject(requestId, 'payload_too_large', GATEWAY_MESSAGES.payloadTooLarge);
   }
 
+  /** For a body that stopped arriving before it was whole. */
+  requestTimeout(requestId: string = randomUUID()): GatewayResponse {
+    return this.reject(requestId, 'request_timeout', GATEWAY_MESSAGES.requestTimeout);
+  }
+
   private reject(requestId: string, code: ErrorCode, message: string, headers: Headers = {}): GatewayResponse {
     return toGatewayResponse(apiErrorResponse(new ApiError(code, message), headers), requestId);
   }
@@ -382,27 +387,47 @@ export class ApiGateway {
   }
 }
 
-/** Reads a body up to `limit` bytes; undefined once it is larger. */
-function readBody(request: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+/**
+ * How long the gateway waits for a request's headers, and then for the whole of its body: a client
+ * that announces a body and stalls holds a connection no longer than this (API Gateway's edge
+ * drops such clients alike).
+ */
+export const RECEIVE_TIMEOUT_MS = 10_000;
+
+type ReceivedBody = { body: Buffer } | { refused: 'too_large' | 'timed_out' };
+
+/** Reads a body up to `limit` bytes, within `timeoutMs`. */
+function readBody(request: IncomingMessage, limit: number, timeoutMs: number): Promise<ReceivedBody> {
   return new Promise((resolveBody, rejectBody) => {
     if (Number(request.headers['content-length']) > limit) {
       request.resume();
-      resolveBody(undefined);
+      resolveBody({ refused: 'too_large' });
       return;
     }
     const chunks: Buffer[] = [];
     let size = 0;
+    const timer = setTimeout(() => {
+      chunks.length = 0;
+      resolveBody({ refused: 'timed_out' });
+    }, timeoutMs);
+    const settle = (received: ReceivedBody) => {
+      clearTimeout(timer);
+      resolveBody(received);
+    };
     request.on('data', (chunk: Buffer) => {
       size += chunk.length;
       if (size > limit) {
         chunks.length = 0;
-        resolveBody(undefined);
+        settle({ refused: 'too_large' });
       } else {
         chunks.push(chunk);
       }
     });
-    request.on('end', () => resolveBody(size > limit ? undefined : Buffer.concat(chunks)));
-    request.on('error', rejectBody);
+    request.on('end', () => settle(size > limit ? { refused: 'too_large' } : { body: Buffer.concat(chunks) }));
+    request.on('error', (error) => {
+      clearTimeout(timer);
+      rejectBody(error);
+    });
   });
 }
 
@@ -434,7 +459,7 @@ export interface FileServer {
  * The HTTP side: reads the request, lets the gateway answer, writes the answer, logs one line.
  * Given a promise, requests wait until the gateway is ready.
  */
-export function httpListener(gateway: ApiGateway | Promise<ApiGateway>, log: RuntimeLog, files?: FileServer): RequestListener {
+export function httpListener(gateway: ApiGateway | Promise<ApiGateway>, log: RuntimeLog, files?: FileServer, receiveTimeoutMs = RECEIVE_TIMEOUT_MS): RequestListener {
   const serve = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const startedAt = performance.now();
     if (files?.serves(request.method ?? 'GET', request.url ?? '/')) {
@@ -443,20 +468,23 @@ export function httpListener(gateway: ApiGateway | Promise<ApiGateway>, log: Run
       log.info(`${request.method} ${redactQueryCredentials(request.url ?? '/')} ${status} ${Math.round(performance.now() - startedAt)} ms`);
       return;
     }
-    const body = await readBody(request, MAX_PAYLOAD_BYTES);
+    const received = await readBody(request, MAX_PAYLOAD_BYTES, receiveTimeoutMs);
     const ready = await gateway;
     const answer =
-      body === undefined
-        ? ready.payloadTooLarge()
+      'refused' in received
+        ? received.refused === 'too_large'
+          ? ready.payloadTooLarge()
+          : ready.requestTimeout()
         : await ready.handle({
             method: request.method ?? 'GET',
             target: request.url ?? '/',
             headers: headerPairs(request.rawHeaders),
-            body,
+            body: received.body,
             sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
           });
-    // The rest of an oversized body is not worth reading: answer, then drop the connection.
-    writeResponse(response, answer, body === undefined);
+    // The rest of an oversized or stalled body is not worth waiting for: answer, then drop the connection.
+    writeResponse(response, answer, 'refused' in received);
+    if ('refused' in received && received.refused === 'timed_out') response.once('finish', () => request.socket.destroySoon());
     const elapsed = Math.round(performance.now() - startedAt);
     log.info(`${request.method} ${redactQueryCredentials(request.url ?? '/')} ${answer.statusCode} ${elapsed} ms ${answer.headers['x-request-id']?.[0] ?? ''}`);
   };
@@ -469,9 +497,10 @@ export function httpListener(gateway: ApiGateway | Promise<ApiGateway>, log: Run
 }
 
 /**
- * What Node answers itself, before a request reaches the gateway (headers over its 16 KiB limit, a
- * request line it cannot parse), as the error envelope with a request id too: 431
- * `request_header_fields_too_large` or 400 `bad_request`, then the connection closes.
+ * What Node answers itself, before a request reaches the gateway (headers over its 16 KiB limit,
+ * headers that did not arrive in time, a request line it cannot parse), as the error envelope with
+ * a request id too: 431 `request_header_fields_too_large`, 408 `request_timeout` or 400
+ * `bad_request`, then the connection closes.
  */
 const CLIENT_ERROR_DRAIN_MS = 5_000;
 
@@ -483,10 +512,12 @@ function clientErrorListener(log: RuntimeLog): (error: Error & { code?: string }
       return;
     }
     const requestId = randomUUID();
-    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-    const refusal = tooLarge
-      ? new ApiError('request_header_fields_too_large', GATEWAY_MESSAGES.headersTooLarge)
-      : new ApiError('bad_request', GATEWAY_MESSAGES.malformedRequest);
+    const refusal =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? new ApiError('request_header_fields_too_large', GATEWAY_MESSAGES.headersTooLarge)
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new ApiError('request_timeout', GATEWAY_MESSAGES.requestTimeout)
+          : new ApiError('bad_request', GATEWAY_MESSAGES.malformedRequest);
     const answer = toGatewayResponse(apiErrorResponse(refusal), requestId);
     const headers = Object.entries({ ...answer.headers, 'content-length': [String(answer.body.length)], connection: ['close'] })
       .flatMap(([name, values]) => values.map((value) => `${name}: ${value}\r\n`))
@@ -500,8 +531,18 @@ function clientErrorListener(log: RuntimeLog): (error: Error & { code?: string }
 }
 
 /** The local API Gateway's HTTP server: every answer, Node's own refusals included, an envelope. */
-export function gatewayServer(gateway: ApiGateway | Promise<ApiGateway>, log: RuntimeLog, files?: FileServer): Server {
-  const server = createServer(httpListener(gateway, log, files));
+export function gatewayServer(
+  gateway: ApiGateway | Promise<ApiGateway>,
+  log: RuntimeLog,
+  files?: FileServer,
+  /** `RECEIVE_TIMEOUT_MS` but in tests, which wait less. */
+  receiveTimeoutMs = RECEIVE_TIMEOUT_MS,
+): Server {
+  // Headers too slow to arrive are Node's to cut (a clientError), checked every second rather than every 30.
+  const server = createServer(
+    { headersTimeout: receiveTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: Math.min(1_000, receiveTimeoutMs) },
+    httpListener(gateway, log, files, receiveTimeoutMs),
+  );
   server.on('clientError', clientErrorListener(log));
   return server;
 }

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayServer, type ApiGatewayOptions } from '../../infra/local/api-gateway.js';
+import { gatewayServer, RECEIVE_TIMEOUT_MS, type ApiGatewayOptions } from '../../infra/local/api-gateway.js';
 import { parseLocalSettings } from '../../infra/local/environment.js';
 import { AUTHORIZER_CACHE_SECONDS, LAMBDA_SYNC_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES, eventBytesBound } from '../../shared/platform.js';
 import { lambdaContext, type Invoke } from '../../infra/local/functions.js';
@@ -454,5 +454,58 @@ describe('over HTTP', () => {
     expect(JSON.parse(response.body)).toEqual({ success: false, errors: [{ code: 'payload_too_large', message: 'Request body too large' }] });
     expect(response.headers['x-request-id']).toMatch(UUID);
     expect(response.headers.connection).toBe('close');
+  });
+});
+
+describe('a client that stalls', () => {
+  /** The gateway's wait, shortened: the same server, waiting 1 s where `npm start` waits RECEIVE_TIMEOUT_MS. */
+  const WAIT_MS = 1_000;
+  let server: Server;
+  let port: number;
+
+  beforeAll(async () => {
+    const { gateway } = stubbedGateway(ok);
+    server = gatewayServer(gateway, silentLog, undefined, WAIT_MS).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    port = (server.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolveClose) => server.close(resolveClose));
+  });
+
+  /** Writes `text` on a raw connection and never more; resolves to what came back once the gateway closed it, and when. */
+  const stall = (text: string) =>
+    new Promise<{ answer: string; closedAfterMs: number }>((resolveStall, rejectStall) => {
+      const startedAt = performance.now();
+      const socket = connect(port, '127.0.0.1', () => socket.write(text));
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+      socket.on('close', () => resolveStall({ answer, closedAfterMs: performance.now() - startedAt }));
+      socket.on('error', rejectStall);
+    });
+
+  const envelopeOf = (answer: string) => JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+
+  it('waits 10 s for a request in npm start', () => {
+    expect(RECEIVE_TIMEOUT_MS).toBe(10_000);
+  });
+
+  it('cuts a body announced at 2,000 bytes that stops after 5, with the 408 envelope, and closes the connection', async () => {
+    const { answer, closedAfterMs } = await stall(
+      `POST /api/v2/invoices HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2000\r\nx-api-key: ${merchant.apiKey}\r\n\r\n{"amo`,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(answer).toMatch(/\r\nconnection: close\r\n/i);
+    expect(answer).toMatch(/\r\nx-request-id: [0-9a-f-]{36}\r\n/i);
+    expect(envelopeOf(answer)).toEqual({ success: false, errors: [{ code: 'request_timeout', message: 'The request did not arrive in time' }] });
+    expect(closedAfterMs).toBeGreaterThanOrEqual(WAIT_MS - 50);
+  });
+
+  it('cuts headers that stop arriving, with the 408 envelope', async () => {
+    const { answer } = await stall('POST /api/v2/invoices HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty');
+    expect(answer).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect(envelopeOf(answer)).toEqual({ success: false, errors: [{ code: 'request_timeout', message: 'The request did not arrive in time' }] });
   });
 });
