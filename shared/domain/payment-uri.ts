@@ -1,5 +1,5 @@
 /**
- * What a customer's wallet is handed for a payment (decisions 17): a QR code and a link that open
+ * What a customer's wallet is handed for a payment (docs/merchant-guide.md#the-hosted-checkout): a QR code and a link that open
  * the wallet with the recipient, the amount and the chain filled in, wherever a format for it
  * exists. BIP-21 for bitcoin, EIP-681 for EVM networks (native coins by `value`, tokens by an
  * ERC-20 `transfer`). Tron has no standard payment URI, so its QR code is the bare base58 address,

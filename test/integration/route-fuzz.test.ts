@@ -1,6 +1,6 @@
 /**
  * Every HTTP route of the route table, fuzzed through the local API Gateway emulation over HTTP
- * (docs/merchant-guide.md#the-envelope-2): no 5xx, every answer an envelope with `x-request-id`, and a refused request
+ * (docs/merchant-guide.md#the-envelope): no 5xx, every answer an envelope with `x-request-id`, and a refused request
  * changes no item. `npm run fuzz -- --runs N` runs the same property longer; a failure prints the
  * seed and path that replay it.
  */

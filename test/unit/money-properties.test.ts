@@ -1,6 +1,6 @@
 /**
  * Money as properties, against an oracle of plain BigInt fractions that shares no code with
- * decimal.js: conversion at the fixed rate (docs/merchant-guide.md#amounts-and-money-4: `exchangeRate` half-up at 18 places,
+ * decimal.js: conversion at the fixed rate (docs/merchant-guide.md#amounts-and-money: `exchangeRate` half-up at 18 places,
  * `paymentAmount` = `amount` x `exchangeRate` half-up at the payment currency's precision), the
  * limits of every method and asset at and around their edges, and payment accounting (decisions
  * 14: `paidAmount` is the sum of the confirmed deposits).

@@ -1,6 +1,6 @@
 /**
  * Runs generated requests through the local API Gateway emulation over HTTP and checks each
- * answer: never a 5xx, an envelope whose first code matches the status (docs/merchant-guide.md#the-envelope-2) wherever
+ * answer: never a 5xx, an envelope whose first code matches the status (docs/merchant-guide.md#the-envelope) wherever
  * one is due, an `x-request-id`, and for a refused request (4xx) no item changed. Which request
  * changed what is told by the tables' contents before and after each batch, attributed through
  * the writes each request's functions made (an AsyncLocalStorage tag on the DynamoDB client).
