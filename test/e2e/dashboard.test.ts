@@ -668,6 +668,10 @@ describe('the dashboard', () => {
     await anonymous.page.getByRole('button', { name: 'Join', exact: true }).click();
     await anonymous.page.getByRole('heading', { name: 'Your recovery codes', level: 1 }).waitFor();
     await anonymous.context.close();
+    // A link still to be taken, for the pages' audit below.
+    const pending = await cli(['invite', '--merchant', merchantId, '--email', 'gozlemci@other.example', '--role', 'viewer', '--json'], { GATEWAY_DATA_DIR: dataDir });
+    expect(pending.code, pending.err).toBe(0);
+    other.joinLink = JSON.parse(pending.out).link;
 
     // ...and inviting that address here is answered as inviting an unknown one: nothing tells this merchant of another's people.
     const [known, unknown] = [await invite('sahip@other.example', 'viewer'), await invite(`nobody-${randomUUID().slice(0, 8)}@other.example`, 'viewer')];

@@ -127,6 +127,8 @@ beforeAll(async () => {
   await testMerchantStore().revokeKey(revoked.merchant.id, revoked.key.keyId, new Date());
   // The merchant's own keys beyond their reach: the requests come from loopback, never from 192.0.2.0/24 (TEST-NET-1).
   const [readOnly, fenced] = await Promise.all([seedKey(own.merchant.id, { scopes: ['read'] }), seedKey(own.merchant.id, { allowedIps: ['192.0.2.0/24'] })]);
+  // Each used once first, as the merchant's own key is by the records below: the authorizer records a key's first use (docs/merchant-guide.md#authentication), which is no change a refusal made.
+  for (const key of [readOnly, fenced]) await send(server.url, { method: 'GET', target: '/api/v2/merchant', headers: [['x-api-key', key]], body: Buffer.alloc(0) }, 'setup');
   const openapi = buildOpenApiDocument(server.url.origin, LOCAL_STAGE, CRYPTO_NETWORKS);
   type Operation = { requestBody?: { content: Record<string, { schema?: JsonSchema }> }; responses: Record<string, { content?: Record<string, { schema?: JsonSchema }> }> };
   const operationOf = (route: HttpRoute) => openapi.paths[route.path]?.[route.method.toLowerCase()] as Operation | undefined;
