@@ -145,7 +145,8 @@ function keccakAccountId(compressedPublicKey: Uint8Array): Uint8Array {
   return keccak_256(uncompressed.subarray(1)).subarray(-20);
 }
 
-function evmAddress(publicKey: Uint8Array): string {
+/** The EIP-55 checksummed EVM address of a compressed secp256k1 public key. */
+export function evmAddress(publicKey: Uint8Array): string {
   return toChecksumAddress(bytesToHex(keccakAccountId(publicKey)));
 }
 
@@ -162,11 +163,12 @@ export function toChecksumAddress(address: string): string {
 }
 
 /** BIP-84 native segwit v0 P2WPKH: bech32 `bc1q...` (or `tb1q...`) of hash160(compressed public key). */
-function bitcoinAddress(publicKey: Uint8Array, prefix: string): string {
+export function bitcoinAddress(publicKey: Uint8Array, prefix: string): string {
   const hash160 = ripemd160(sha256(publicKey));
   return bech32.encode(prefix, [SEGWIT_V0, ...bech32.toWords(hash160)]);
 }
 
-function tronAddress(publicKey: Uint8Array): string {
+/** The base58check `T…` Tron address of a compressed secp256k1 public key: 0x41 then the account id. */
+export function tronAddress(publicKey: Uint8Array): string {
   return base58check.encode(concatBytes(Uint8Array.of(TRON_ADDRESS_PREFIX), keccakAccountId(publicKey)));
 }
