@@ -1,5 +1,5 @@
 /**
- * Whether an address can be paid on a network (docs/merchant-guide.md#payout-addresses): an EVM
+ * Whether an address can be paid on a network: an EVM
  * address (EIP-55's checksum held when it is written in mixed case), a Tron base58check `T…`
  * address, or a Bitcoin address of the stage's network (bech32 for segwit v0, bech32m for v1 and
  * later, or base58check P2PKH and P2SH). Each is kept in one canonical form, so that an address

@@ -5,7 +5,7 @@
  * runs the very same property longer, or replays one failure.
  */
 import fc from 'fast-check';
-import type { HttpRoute } from '../../../shared/routes.js';
+import { HTTP_ROUTES, type HttpRoute } from '../../../shared/routes.js';
 import { answerProblem, changedItems, send, type Answer, type WriteLog } from './harness.js';
 import { requestFor, wireRequest, type FuzzRequest, type FuzzWorld } from './requests.js';
 
@@ -60,8 +60,20 @@ const describeRequest = (request: FuzzRequest, answer?: Answer): string =>
  * when the refusal is the key's (rather than the gateway's before it: an unknown path, a body too
  * large) it is the 403 that says why.
  */
-function keyReachProblem(route: HttpRoute, request: FuzzRequest, answer: Answer, world: FuzzWorld): string | undefined {
-  if (route.auth !== 'apiKey') return undefined;
+const ROUTE_PATTERNS = HTTP_ROUTES.map((route) => ({
+  route,
+  pattern: new RegExp(`^${route.path.replace(/\{\w+\+\}/g, '.+').replace(/\{\w+\}/g, '[^/]+')}$`),
+}));
+
+/** The route a request reaches: a generated method or path may be another route's. */
+function answeringRoute(request: FuzzRequest): HttpRoute | undefined {
+  const path = request.target.split('?')[0]!;
+  return ROUTE_PATTERNS.find(({ route, pattern }) => route.method === request.method && pattern.test(path))?.route;
+}
+
+function keyReachProblem(request: FuzzRequest, answer: Answer, world: FuzzWorld): string | undefined {
+  const route = answeringRoute(request);
+  if (route?.auth !== 'apiKey') return undefined;
   const keys = request.headers.filter(([name]) => name.toLowerCase() === 'x-api-key').map(([, value]) => value);
   if (keys.length !== 1) return undefined;
   const expected =
@@ -91,7 +103,7 @@ export async function fuzzRoute(route: HttpRoute, target: FuzzTarget, settings: 
         answers.forEach((answer, i) => {
           const statusClass = `${Math.floor(answer.status / 100)}xx`;
           outcome.statuses[statusClass] = (outcome.statuses[statusClass] ?? 0) + 1;
-          const problem = answerProblem(requests[i]!.target, answer, target.world.answersEnvelopes[route.name] ?? false) ?? keyReachProblem(route, requests[i]!, answer, target.world);
+          const problem = answerProblem(requests[i]!.target, answer, target.world.answersEnvelopes[route.name] ?? false) ?? keyReachProblem(requests[i]!, answer, target.world);
           if (problem) throw new Error(`${problem}\n  request: ${describeRequest(requests[i]!, answer)}`);
         });
         // Every changed item must have been written for a request that was not refused.
