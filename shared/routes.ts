@@ -590,15 +590,20 @@ export const FUNCTIONS = [
     memoryMb: 512,
   },
   {
-    // The books balance (docs/operations.md#the-books): per merchant and currency, the entries sum to the balance, and every settled transaction has its entries.
+    // The books balance (docs/operations.md#the-hourly-check): per merchant and currency, the entries sum to the balance, and every settled transaction has its entries.
     kind: 'schedule',
     name: 'check-books',
     everySeconds: 3600,
     stages: BOTH,
-    // A merchant whose books differ has its payouts held, on its item (shared/domain/books-hold.ts).
-    tables: { balances: ['GetItem', 'BatchGetItem'], merchants: ['UpdateItem'] },
-    queries: { merchants: ['directory'], transactions: ['byMerchant'], balanceEntries: ['byMerchant'] },
-    timeoutSeconds: 900,
+    // The changes since the last run, then the full pass (every merchant's books) for the time left:
+    // balances read by key and their entries in order of sequence from where the last reading
+    // stopped (booksCheck keeps where), the entries a transaction calls for asked by key. A
+    // merchant whose books differ has its payouts held, on its item (shared/domain/books-hold.ts).
+    tables: { balances: ['GetItem'], balanceEntries: ['BatchGetItem'], merchants: ['UpdateItem'], booksCheck: ['GetItem', 'PutItem', 'UpdateItem'] },
+    queries: { merchants: ['directory'], transactions: ['changes', 'byMerchant'], balances: ['changes'], balanceEntries: ['bySequence'] },
+    // Ten minutes of work a run, then BOOKS_CHECK_RESERVE_MS (functions/check-books.ts) to finish
+    // the step under way and save where the next run goes on.
+    timeoutSeconds: 720,
     memoryMb: 512,
   },
   {

@@ -4,12 +4,13 @@
  * (`postingWrites`): each entry only if its id is new, the balance only if it is still the one the
  * posting was computed from (its entry count and amounts).
  */
-import { BatchGetCommand, GetCommand, PutCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, paginateQuery, PutCommand, QueryCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BALANCE_CURRENCIES, type Balance, type BalanceEntry, type BalanceEntryFilters, type BalancePosting } from '../domain/balances.js';
+import type { BalanceKey, RecordPosition, SequencedEntry } from '../domain/books-check.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import type { ReportRange } from '../domain/report-service.js';
 import type { CommitResult } from '../domain/transaction-service.js';
-import { commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
+import { BATCH_GET_LIMIT, changedBetween, changeShardOf, commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 
 export interface BalanceTables {
@@ -23,7 +24,7 @@ const merchantKey = (merchantId: string, value: string): string => JSON.stringif
 const balanceId = (merchantId: string, currency: string): string => merchantKey(merchantId, currency);
 
 function fromBalanceItem(item: Record<string, unknown>): Balance {
-  const { id: _id, ...balance } = item;
+  const { id: _id, changeShard: _shard, ...balance } = item;
   return balance as unknown as Balance;
 }
 
@@ -42,12 +43,16 @@ function fromEntryItem(item: Record<string, unknown>): BalanceEntry {
   return { ...entry, transactionId: (entry.transactionId as string | undefined) ?? null } as BalanceEntry;
 }
 
-/** The balance's write: conditional on the balance the posting was computed from (or on there being no balance yet). */
+/**
+ * The balance's write: conditional on the balance the posting was computed from (or on there being
+ * no balance yet). Every version carries its `changeShard`, for the books check's `changes` index.
+ */
 function balancePut(tableName: string, balance: Balance, expected: BalancePosting['expected']) {
+  const id = balanceId(balance.merchantId, balance.currency);
   return {
     Put: {
       TableName: tableName,
-      Item: { id: balanceId(balance.merchantId, balance.currency), ...balance },
+      Item: { id, ...balance, changeShard: changeShardOf(id) },
       ...(expected
         ? {
             ConditionExpression: 'entryCount = :count AND available = :available AND reserved = :reserved',
@@ -127,16 +132,66 @@ export class DynamoBalanceStore {
     return items.map(fromEntryItem);
   }
 
-  /** Every entry of the merchant, in every currency. */
-  async entriesOf(merchantId: string): Promise<BalanceEntry[]> {
-    return (await queryPartition(this.client, this.tables.balanceEntries, 'byMerchant', 'merchantId', merchantId)).map(fromEntryItem);
-  }
-
-  /** The merchant's entries created in the range, oldest first, read a page at a time (a report's rows). */
-  async *createdBetween({ merchantId, createdFrom, createdTo, currency }: ReportRange): AsyncIterable<BalanceEntry> {
+  /** The merchant's entries created in the range, oldest first, after `after` when given, read a page at a time (a report's rows). */
+  async *createdBetween({ merchantId, createdFrom, createdTo, currency }: ReportRange, after: RecordPosition | null = null): AsyncIterable<BalanceEntry> {
     const partition = currency ? { attribute: 'merchantCurrency', value: merchantKey(merchantId, currency) } : { attribute: 'merchantId', value: merchantId };
     const query = createdRangeQuery(this.tables.balanceEntries, currency ? 'byMerchantCurrency' : 'byMerchant', partition, createdFrom, createdTo);
+    if (after) query.ExclusiveStartKey = { id: after.id, [partition.attribute]: partition.value, createdAt: after.createdAt };
     for await (const item of queryItems(this.client, query)) yield fromEntryItem(item);
+  }
+
+  /** The balances written from `from` to `to`, as the `changes` index holds them. */
+  async *changedBetween(from: string, to: string): AsyncIterable<BalanceKey[]> {
+    for await (const items of changedBetween(this.client, this.tables.balances, from, to)) {
+      yield items.map(({ merchantId, currency }) => ({ merchantId, currency }) as BalanceKey);
+    }
+  }
+
+  /** The highest sequence among the balance's entries (the `bySequence` index, newest first); 0 when it has none. */
+  async newestSequence({ merchantId, currency }: BalanceKey): Promise<number> {
+    const { Items } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tables.balanceEntries,
+        IndexName: 'bySequence',
+        KeyConditionExpression: 'merchantCurrency = :balance',
+        ExpressionAttributeValues: { ':balance': merchantKey(merchantId, currency) },
+        ScanIndexForward: false,
+        Limit: 1,
+      }),
+    );
+    return (Items?.[0]?.sequence as number | undefined) ?? 0;
+  }
+
+  /** The balance's entries with sequences from `from` to `to`, in their order, a page at a time, with what each did. */
+  async *entriesBySequence({ merchantId, currency }: BalanceKey, from: number, to: number): AsyncIterable<SequencedEntry[]> {
+    const pages = paginateQuery(
+      { client: this.client },
+      {
+        TableName: this.tables.balanceEntries,
+        IndexName: 'bySequence',
+        KeyConditionExpression: 'merchantCurrency = :balance AND #sequence BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#sequence': 'sequence' },
+        ExpressionAttributeValues: { ':balance': merchantKey(merchantId, currency), ':from': from, ':to': to },
+      },
+    );
+    for await (const page of pages) {
+      yield (page.Items ?? []).map(({ sequence, availableChange, reservedChange }) => ({ sequence, availableChange, reservedChange }) as SequencedEntry);
+    }
+  }
+
+  /** Which of the entries `ids` are written, asked by key a hundred at a time. */
+  async written(ids: readonly string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let start = 0; start < ids.length; start += BATCH_GET_LIMIT) {
+      let keys: Record<string, unknown>[] | undefined = ids.slice(start, start + BATCH_GET_LIMIT).map((id) => ({ id }));
+      while (keys && keys.length > 0) {
+        const page: BatchGetCommandOutput = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tables.balanceEntries]: { Keys: keys, ProjectionExpression: 'id' } } }));
+        for (const item of page.Responses?.[this.tables.balanceEntries] ?? []) found.add(item.id as string);
+        // Keys DynamoDB left for later (throttled) are asked again.
+        keys = page.UnprocessedKeys?.[this.tables.balanceEntries]?.Keys;
+      }
+    }
+    return found;
   }
 
   /** A posting of its own, with no transaction to go with it (an operator's adjustment). */
