@@ -576,7 +576,8 @@ export const FUNCTIONS = [
     reportFiles: 'links',
   },
   {
-    // Builds a report's CSV file off the request path, streaming its rows into the file.
+    // Builds a report's CSV file off the request path, streaming its rows into the file a part at a
+    // time; a report bigger than one invocation builds is queued again, and the next goes on with it.
     kind: 'queue',
     name: 'build-report',
     queue: 'reports',
@@ -585,8 +586,10 @@ export const FUNCTIONS = [
     tables: { reports: ['GetItem', 'UpdateItem'] },
     queries: { transactions: ['byMerchant'], balanceEntries: ['byMerchant', 'byMerchantCurrency'] },
     reportFiles: 'writes',
-    // A year of a busy merchant's records: Lambda's longest run, and memory for the upload's parts.
-    timeoutSeconds: 900,
+    sendsTo: ['reports'],
+    // Four minutes of work an invocation, then BUILD_RESERVE_MS (functions/build-report.ts) to finish
+    // the part under way and hand the rest on; memory for a part and the rows being read.
+    timeoutSeconds: 300,
     memoryMb: 512,
   },
   {

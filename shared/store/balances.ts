@@ -28,8 +28,11 @@ function fromBalanceItem(item: Record<string, unknown>): Balance {
   return balance as unknown as Balance;
 }
 
-/** The entry with the keys of the indexes it belongs to; an adjustment (no transaction) stays out of byTransaction. */
-function toEntryItem(entry: BalanceEntry): Record<string, unknown> {
+/**
+ * The entry with the keys of the indexes it belongs to; an adjustment (no transaction) stays out of
+ * byTransaction. Exported for bulk loads (the jobs bench).
+ */
+export function balanceEntryItem(entry: BalanceEntry): Record<string, unknown> {
   return {
     ...entry,
     merchantCurrency: merchantKey(entry.merchantId, entry.currency),
@@ -44,15 +47,20 @@ function fromEntryItem(item: Record<string, unknown>): BalanceEntry {
 }
 
 /**
- * The balance's write: conditional on the balance the posting was computed from (or on there being
- * no balance yet). Every version carries its `changeShard`, for the books check's `changes` index.
+ * The balance as stored: every version carries its `changeShard`, for the books check's `changes`
+ * index. Exported for bulk loads (the jobs bench).
  */
-function balancePut(tableName: string, balance: Balance, expected: BalancePosting['expected']) {
+export function balanceItem(balance: Balance): Record<string, unknown> {
   const id = balanceId(balance.merchantId, balance.currency);
+  return { id, ...balance, changeShard: changeShardOf(id) };
+}
+
+/** The balance's write: conditional on the balance the posting was computed from (or on there being no balance yet). */
+function balancePut(tableName: string, balance: Balance, expected: BalancePosting['expected']) {
   return {
     Put: {
       TableName: tableName,
-      Item: { id, ...balance, changeShard: changeShardOf(id) },
+      Item: balanceItem(balance),
       ...(expected
         ? {
             ConditionExpression: 'entryCount = :count AND available = :available AND reserved = :reserved',
@@ -67,7 +75,7 @@ function balancePut(tableName: string, balance: Balance, expected: BalancePostin
 export function postingWrites(tables: BalanceTables, posting: BalancePosting): TransactItem[] {
   return [
     ...posting.entries.map((entry) => ({
-      Put: { TableName: tables.balanceEntries, Item: toEntryItem(entry), ConditionExpression: 'attribute_not_exists(id)' },
+      Put: { TableName: tables.balanceEntries, Item: balanceEntryItem(entry), ConditionExpression: 'attribute_not_exists(id)' },
     })),
     balancePut(tables.balances, posting.balance, posting.expected),
   ];
