@@ -18,6 +18,12 @@ export interface BalanceTables {
   balanceEntries: string;
 }
 
+/**
+ * BatchGetItem requests the books check has in flight at once: a page of a merchant's transactions
+ * calls for a few thousand entries, twenty-odd requests that need not wait for each other.
+ */
+const WRITTEN_IN_FLIGHT = 8;
+
 /** Keys of the merchant's listing indexes: JSON [merchantId, value]. */
 const merchantKey = (merchantId: string, value: string): string => JSON.stringify([merchantId, value]);
 
@@ -187,18 +193,23 @@ export class DynamoBalanceStore {
     }
   }
 
-  /** Which of the entries `ids` are written, asked by key a hundred at a time. */
+  /** Which of the entries `ids` are written, asked by key a hundred at a time, WRITTEN_IN_FLIGHT requests at once. */
   async written(ids: readonly string[]): Promise<Set<string>> {
     const found = new Set<string>();
-    for (let start = 0; start < ids.length; start += BATCH_GET_LIMIT) {
-      let keys: Record<string, unknown>[] | undefined = ids.slice(start, start + BATCH_GET_LIMIT).map((id) => ({ id }));
-      while (keys && keys.length > 0) {
-        const page: BatchGetCommandOutput = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tables.balanceEntries]: { Keys: keys, ProjectionExpression: 'id' } } }));
-        for (const item of page.Responses?.[this.tables.balanceEntries] ?? []) found.add(item.id as string);
-        // Keys DynamoDB left for later (throttled) are asked again.
-        keys = page.UnprocessedKeys?.[this.tables.balanceEntries]?.Keys;
+    const batches: string[][] = [];
+    for (let start = 0; start < ids.length; start += BATCH_GET_LIMIT) batches.push(ids.slice(start, start + BATCH_GET_LIMIT));
+    const ask = async () => {
+      for (let batch = batches.shift(); batch; batch = batches.shift()) {
+        let keys: Record<string, unknown>[] | undefined = batch.map((id) => ({ id }));
+        while (keys && keys.length > 0) {
+          const page: BatchGetCommandOutput = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tables.balanceEntries]: { Keys: keys, ProjectionExpression: 'id' } } }));
+          for (const item of page.Responses?.[this.tables.balanceEntries] ?? []) found.add(item.id as string);
+          // Keys DynamoDB left for later (throttled) are asked again.
+          keys = page.UnprocessedKeys?.[this.tables.balanceEntries]?.Keys;
+        }
       }
-    }
+    };
+    await Promise.all(Array.from({ length: Math.min(WRITTEN_IN_FLIGHT, batches.length) }, ask));
     return found;
   }
 
