@@ -9,9 +9,6 @@
  *   the code wrote before the books. DynamoDB Local bills the items of one TransactWriteItems that
  *   cost the same in one table or index once (two entries for the price of one): the posting's
  *   items are also written one at a time into tables of the same definitions, and counted so;
- * - a transactions report of 50,000 rows (--rows), seeded into a DynamoDB Local of its own and built by
- *   ReportService into a file, as test/integration/reports.test.ts builds it: time, rows/s,
- *   memory, beside build-report's timeout and memory;
  * - the hot key: confirmed deposits, each on an invoice of its own, into one merchant's balance
  *   (one item every deposit writes conditionally) beside the same number spread over many
  *   merchants, at a few concurrencies: through one service (one process: its postings to one
@@ -21,17 +18,12 @@
  * Nothing is asserted: the figures are printed beside their goals.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { ensureTable, localDynamoClient, startDynamoDbLocal } from '../infra/local/dynamodb.js';
-import { LOCAL_STAGE, randomLocalCredentials } from '../infra/local/environment.js';
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ensureTable } from '../infra/local/dynamodb.js';
 import type { BalancePosting, BalanceReader } from '../shared/domain/balances.js';
 import type { Invoice } from '../shared/domain/invoices.js';
 import type { CommitResult, Ledger, TransactionService } from '../shared/domain/transaction-service.js';
-import { functionsForStage } from '../shared/routes.js';
 import type { TransactItem } from '../shared/store/dynamo.js';
 import { TABLES } from '../shared/store/tables.js';
 import { CapacityMeter, type MeteredCall } from './capacity-meter.js';
@@ -40,10 +32,9 @@ import { loadEach, round, type LoadFigures } from './load.js';
 import { positiveOption } from './options.js';
 
 export const DESCRIPTION =
-  'capacity of a deposit and a withdrawal with their balance entries vs without; a 50,000-row transactions report; deposits/s into one balance vs spread over merchants';
+  'capacity of a deposit and a withdrawal with their balance entries vs without; deposits/s into one balance vs spread over merchants';
 
 interface Options {
-  rows: number;
   deposits: number;
   concurrency: number[];
   merchants: number;
@@ -55,7 +46,6 @@ function parseOptions(args: string[]): Options {
     args,
     strict: true,
     options: {
-      rows: { type: 'string', default: '50000' },
       deposits: { type: 'string', default: '200' },
       concurrency: { type: 'string', default: '1,8,32' },
       merchants: { type: 'string', default: '32' },
@@ -63,7 +53,6 @@ function parseOptions(args: string[]): Options {
     },
   });
   return {
-    rows: positiveOption('rows', values.rows, true),
     deposits: positiveOption('deposits', values.deposits, true),
     concurrency: values.concurrency.split(',').map((level) => positiveOption('concurrency', level.trim(), true)),
     merchants: positiveOption('merchants', values.merchants, true),
@@ -75,7 +64,6 @@ function parseOptions(args: string[]): Options {
 const FEE_PERCENT = '1.5';
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-const mb = (bytes: number) => round(bytes / 2 ** 20, 1);
 
 const READS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand', 'TransactGetItemsCommand']);
 
@@ -258,12 +246,8 @@ export async function booksBenchmark(args: string[]): Promise<void> {
       capacityRows.push({ name: operation.name, with: typical(runs.with), without: typical(runs.without) });
     }
 
-    // --- 2. A report of many rows, from a DynamoDB Local of its own.
-    console.log(`2. A transactions report of ${options.rows.toLocaleString('en')} rows ...`);
-    const report = await buildLargeReport(options.rows);
-
-    // --- 3. The hot key.
-    console.log(`3. ${options.deposits} confirmed deposits into one merchant's balance vs over ${options.merchants} merchants, at concurrency ${options.concurrency.join(', ')} ...`);
+    // --- 2. The hot key.
+    console.log(`2. ${options.deposits} confirmed deposits into one merchant's balance vs over ${options.merchants} merchants, at concurrency ${options.concurrency.join(', ')} ...`);
     const hot = await seedMerchant({ name: 'Books bench hot merchant', processingFeePercent: FEE_PERCENT });
     const spread = await Promise.all(Array.from({ length: options.merchants }, (_, i) => seedMerchant({ name: `Books bench merchant ${i}`, processingFeePercent: FEE_PERCENT })));
     type Mode = 'one process' | 'instances';
@@ -343,20 +327,8 @@ export async function booksBenchmark(args: string[]): Promise<void> {
     console.log('  "WCU with" counts each of the posting\'s items (priced alone in tables of the same definitions), as AWS bills every item.');
     console.log('  DynamoDB Local enforces no throughput, so nothing here shows a limit.');
     console.log('');
-    console.log(`2. Transactions report of ${report.rows.toLocaleString('en')} rows, from a DynamoDB Local of its own (in memory; byMerchant index only)`);
-    console.log(`  seeding:  ${report.seedSeconds} s, ${report.seedRowsPerSecond} rows/s (BatchWriteItem, 25 a batch, 8 in flight)`);
-    console.log(`  build:    ${report.buildSeconds} s, ${report.buildRowsPerSecond} rows/s, file ${mb(report.fileBytes)} MB (${round(report.fileBytes / report.rows, 1)} bytes a row)`);
-    console.log(
-      `  memory:   RSS ${mb(report.rssBefore)} -> peak ${mb(report.rssPeak)} MB (+${mb(report.rssPeak - report.rssBefore)}), heap used ${mb(report.heapBefore)} -> peak ${mb(report.heapPeak)} MB (+${mb(report.heapPeak - report.heapBefore)}); this whole process, build-report has ${report.memoryMb} MB`,
-    );
-    console.log(
-      `  goal: well inside build-report's ${report.timeoutSeconds} s timeout: ${round((100 * report.buildSeconds) / report.timeoutSeconds, 1)}% of it; ` +
-        `${report.rows.toLocaleString('en')} rows in ${report.timeoutSeconds} s needs ${round(report.rows / report.timeoutSeconds, 1)} rows/s, ` +
-        `and ${report.buildRowsPerSecond} rows/s would build ${Math.floor(report.buildRowsPerSecond * report.timeoutSeconds).toLocaleString('en')} rows in ${report.timeoutSeconds / 60} minutes`,
-    );
-
     console.log('');
-    console.log(`3. ${options.deposits} confirmed deposits, each on its own invoice: into one merchant's USDT balance, or round-robin over ${options.merchants} merchants`);
+    console.log(`2. ${options.deposits} confirmed deposits, each on its own invoice: into one merchant's USDT balance, or round-robin over ${options.merchants} merchants`);
     console.log('  one process: one service and balance store, as the local runtime serves every request (postings to one balance take turns);');
     console.log('  instances: a service and balance store per request in flight, as Lambda serves one request per instance (only the write condition decides)');
     console.log(
@@ -399,103 +371,5 @@ export async function booksBenchmark(args: string[]): Promise<void> {
     documentClient.destroy();
   } finally {
     await stores.stop();
-  }
-}
-
-interface LargeReport {
-  rows: number;
-  seedSeconds: number;
-  seedRowsPerSecond: number;
-  buildSeconds: number;
-  buildRowsPerSecond: number;
-  fileBytes: number;
-  rssBefore: number;
-  rssPeak: number;
-  heapBefore: number;
-  heapPeak: number;
-  timeoutSeconds: number;
-  memoryMb: number;
-}
-
-/**
- * `rows` confirmed deposits of one merchant seeded into a DynamoDB Local of its own, in memory, whose
- * transactions table has only the index a report reads (the others would slow the load fourfold),
- * and the report of them built into a file, as test/integration/reports.test.ts builds it.
- */
-async function buildLargeReport(rows: number): Promise<LargeReport> {
-  const [{ ReportService }, { createReportRequestSchema }, { FileReportFiles }, { DynamoReportStore }, { DynamoTransactionStore }, { seedTransactions }] = await Promise.all([
-    import('../shared/domain/report-service.js'),
-    import('../shared/domain/reports.js'),
-    import('../shared/store/report-files.js'),
-    import('../shared/store/reports.js'),
-    import('../shared/store/transactions.js'),
-    import('../test/support/seed-transactions.js'),
-  ]);
-  const builder = functionsForStage(LOCAL_STAGE).find((fn) => fn.name === 'build-report') as { timeoutSeconds?: number; memoryMb?: number } | undefined;
-  const credentials = randomLocalCredentials();
-  const store = await startDynamoDbLocal({ credentials });
-  const client = localDynamoClient(store.endpoint, credentials);
-  const directory = await mkdtemp(join(tmpdir(), 'gateway-books-report-'));
-  try {
-    await ensureTable(client, 'transactions', { ...TABLES.transactions, indexes: TABLES.transactions.indexes.filter(({ name }) => name === 'byMerchant') });
-    await ensureTable(client, 'reports', TABLES.reports);
-    const documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
-    const from = new Date(Date.now() - 3 * 86_400_000);
-    const seedStarted = performance.now();
-    const seeded = await seedTransactions(documents, 'transactions', 'books-merchant', rows, from);
-    const seedSeconds = (performance.now() - seedStarted) / 1000;
-
-    const transactions = new DynamoTransactionStore(documents, { transactions: 'transactions' } as ConstructorParameters<typeof DynamoTransactionStore>[1]);
-    const files = new FileReportFiles(directory, async () => Buffer.alloc(32), 'http://127.0.0.1:1');
-    const reports = new DynamoReportStore(documents, 'reports');
-    const service = new ReportService({
-      reports,
-      writer: files,
-      links: files,
-      records: {
-        transactions: (range) => transactions.createdBetween(range),
-        entries: () => {
-          throw new Error('A transactions report reads no entries');
-        },
-      },
-      queue: { send: async () => undefined },
-      clock: () => new Date(),
-      newId: randomUUID,
-    });
-    const { id } = await service.create('books-merchant', createReportRequestSchema.parse({ type: 'transactions', createdFrom: seeded.first, createdTo: seeded.last }));
-
-    const before = process.memoryUsage();
-    let [rssPeak, heapPeak] = [before.rss, before.heapUsed];
-    const sampler = setInterval(() => {
-      const now = process.memoryUsage();
-      rssPeak = Math.max(rssPeak, now.rss);
-      heapPeak = Math.max(heapPeak, now.heapUsed);
-    }, 10);
-    const buildStarted = performance.now();
-    const outcome = await service.build(id, false);
-    const buildSeconds = (performance.now() - buildStarted) / 1000;
-    clearInterval(sampler);
-    const built = await reports.get(id);
-    if (outcome !== 'ready' || !built?.fileKey) throw new Error(`The report was not built: ${outcome}`);
-    if (built.rows !== rows) throw new Error(`The report has ${built.rows} rows, not ${rows}`);
-    const { size } = await stat(join(directory, built.fileKey));
-    return {
-      rows,
-      seedSeconds: round(seedSeconds, 1),
-      seedRowsPerSecond: Math.round(rows / seedSeconds),
-      buildSeconds: round(buildSeconds, 1),
-      buildRowsPerSecond: Math.round(rows / buildSeconds),
-      fileBytes: size,
-      rssBefore: before.rss,
-      rssPeak,
-      heapBefore: before.heapUsed,
-      heapPeak,
-      timeoutSeconds: builder?.timeoutSeconds ?? 900,
-      memoryMb: builder?.memoryMb ?? 512,
-    };
-  } finally {
-    client.destroy();
-    await store.stop();
-    await rm(directory, { recursive: true, force: true });
   }
 }

@@ -15,7 +15,8 @@
  *   npm run bench -- goals --seconds 4 --deposits 60 --due 100 --samples 100
  *   npm run bench -- runtime-profile --concurrency 10 --seconds 10 --top 12
  *   npm run bench -- providers --payments 40 --events 200 --concurrency 10
- *   npm run bench -- books --rows 50000 --deposits 200 --concurrency 1,8,32 --merchants 32 --samples 5
+ *   npm run bench -- books --deposits 200 --concurrency 1,8,32 --merchants 32 --samples 5
+ *   npm run bench -- jobs --entries 1000000 --merchants 1 --changes 1000
  */
 
 // Set before the SDK loads: it warns that Node 20 support ends, which says nothing about a benchmark.
@@ -81,6 +82,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   books: async () => {
     const { booksBenchmark, DESCRIPTION } = await import('./books.js');
     return { description: DESCRIPTION, run: booksBenchmark };
+  },
+  jobs: async () => {
+    const { jobsBenchmark, DESCRIPTION } = await import('./jobs.js');
+    return { description: DESCRIPTION, run: jobsBenchmark };
   },
 };
 

@@ -576,7 +576,8 @@ export const FUNCTIONS = [
     reportFiles: 'links',
   },
   {
-    // Builds a report's CSV file off the request path, streaming its rows into the file.
+    // Builds a report's CSV file off the request path, streaming its rows into the file a part at a
+    // time; a report bigger than one invocation builds is queued again, and the next goes on with it.
     kind: 'queue',
     name: 'build-report',
     queue: 'reports',
@@ -585,20 +586,27 @@ export const FUNCTIONS = [
     tables: { reports: ['GetItem', 'UpdateItem'] },
     queries: { transactions: ['byMerchant'], balanceEntries: ['byMerchant', 'byMerchantCurrency'] },
     reportFiles: 'writes',
-    // A year of a busy merchant's records: Lambda's longest run, and memory for the upload's parts.
-    timeoutSeconds: 900,
+    sendsTo: ['reports'],
+    // Four minutes of work an invocation, then BUILD_RESERVE_MS (functions/build-report.ts) to finish
+    // the part under way and hand the rest on; memory for a part and the rows being read.
+    timeoutSeconds: 300,
     memoryMb: 512,
   },
   {
-    // The books balance (docs/operations.md#the-books): per merchant and currency, the entries sum to the balance, and every settled transaction has its entries.
+    // The books balance (docs/operations.md#the-hourly-check): per merchant and currency, the entries sum to the balance, and every settled transaction has its entries.
     kind: 'schedule',
     name: 'check-books',
     everySeconds: 3600,
     stages: BOTH,
-    // A merchant whose books differ has its payouts held, on its item (shared/domain/books-hold.ts).
-    tables: { balances: ['GetItem', 'BatchGetItem'], merchants: ['UpdateItem'] },
-    queries: { merchants: ['directory'], transactions: ['byMerchant'], balanceEntries: ['byMerchant'] },
-    timeoutSeconds: 900,
+    // The changes since the last run, then the full pass (every merchant's books) for the time left:
+    // balances read by key and their entries in order of sequence from where the last reading
+    // stopped (booksCheck keeps where), the entries a transaction calls for asked by key. A
+    // merchant whose books differ has its payouts held, on its item (shared/domain/books-hold.ts).
+    tables: { balances: ['GetItem'], balanceEntries: ['BatchGetItem'], merchants: ['UpdateItem'], booksCheck: ['GetItem', 'PutItem', 'UpdateItem'] },
+    queries: { merchants: ['directory'], transactions: ['changes', 'byMerchant'], balances: ['changes'], balanceEntries: ['bySequence'] },
+    // Ten minutes of work a run, then BOOKS_CHECK_RESERVE_MS (functions/check-books.ts) to finish
+    // the step under way and save where the next run goes on.
+    timeoutSeconds: 720,
     memoryMb: 512,
   },
   {

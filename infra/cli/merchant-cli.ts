@@ -4,8 +4,8 @@
  * redelivers the callbacks parked in the local gateway's dead-letter queue (docs/merchant-guide.md#delivery-retries-and-pauses),
  * and keeps the merchants' books: prints balances and entries, adjusts a balance, rebuilds a
  * merchant's books from its transactions (docs/merchant-guide.md#balances), clears the hold the
- * books check put on a merchant's payouts (docs/operations.md#the-hourly-check), and counts a
- * merchant's day totals again from its records (docs/operations.md#day-totals).
+ * books check put on a merchant's payouts and asks it for a full pass (docs/operations.md#the-hourly-check),
+ * and counts a merchant's day totals again from its records (docs/operations.md#day-totals).
  */
 import { parseArgs } from 'node:util';
 import { chartDays } from '../../shared/dashboard/volume-chart.js';
@@ -65,6 +65,10 @@ Commands:
       Accepts the merchant's withdrawals again after the books check found its books off and held
       its payouts: clears the hold as read, kept with the reason as the hold cleared last. If the
       books still differ, the next check holds the payouts again.
+  full-books-check [--json]
+      Asks the books check for a full pass: its next hourly run begins one (a pass under way
+      begins again), reading every merchant's books from the first entry, and the runs after go
+      on with it until every merchant is read. Prints where the passes stand.
   recount-daily-totals --merchant MERCHANT_ID [--json]
       Counts the merchant's totals of the overview's 30 UTC days (confirmed volume per currency,
       invoices created and completed) again from its transactions and invoices, and sets them:
@@ -128,6 +132,7 @@ const COMMAND_OPTIONS = {
   adjust: ['merchant', 'currency', 'amount', 'reason', 'json'],
   'rebuild-balances': ['merchant', 'json'],
   'clear-books-hold': ['merchant', 'reason', 'json'],
+  'full-books-check': ['json'],
   'recount-daily-totals': ['merchant', 'json'],
   'backfill-addresses': ['json'],
 } as const satisfies Record<string, readonly OptionName[]>;
@@ -149,7 +154,8 @@ type Command =
   | { name: 'rebuild-balances'; merchantId: string; json: boolean }
   | { name: 'clear-books-hold'; merchantId: string; reason: string; json: boolean }
   | { name: 'recount-daily-totals'; merchantId: string; json: boolean }
-  | { name: 'backfill-addresses'; json: boolean };
+  | { name: 'backfill-addresses'; json: boolean }
+  | { name: 'full-books-check'; json: boolean };
 
 type Where = { aws: false } | { aws: true; stage: Stage; region?: string };
 
@@ -244,6 +250,7 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
     case 'list':
     case 'redrive-callbacks':
     case 'backfill-addresses':
+    case 'full-books-check':
       return { name, json: values.json ?? false };
     case 'onchain-deposits':
       if (values.on === values.off) throw new UsageError('onchain-deposits needs exactly one of --on and --off');
@@ -449,6 +456,16 @@ async function run(command: Command, target: Target): Promise<string> {
         `Cleared the hold on the payouts of merchant ${command.merchantId} in ${description} (${cleared.reason}): withdrawals are accepted again.`,
         `The hold was ${holdText(cleared)}.`,
         'If the books still differ, the next books check holds the payouts again.',
+        '',
+      ].join('\n');
+    }
+    case 'full-books-check': {
+      const { passAskedAt, pass, lastPass } = await target.booksCheck().askForPass(new Date());
+      if (command.json) return json({ askedAt: passAskedAt, pass: pass ? { startedAt: pass.startedAt, merchants: pass.merchants } : null, lastPass: lastPass ?? null });
+      return [
+        `Asked for a full pass of the books check in ${description} at ${passAskedAt}: the next hourly run of check-books begins it, and the runs after go on with it until every merchant is read.`,
+        pass ? `A pass under way since ${pass.startedAt} (${pass.merchants} merchants read) begins again.` : 'No pass is under way.',
+        lastPass ? `The last full pass began ${lastPass.startedAt} and finished ${lastPass.finishedAt}.` : 'No full pass has finished yet.',
         '',
       ].join('\n');
     }

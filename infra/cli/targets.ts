@@ -12,6 +12,7 @@ import { BalanceService } from '../../shared/domain/balance-service.js';
 import { DailyTotalsRecount } from '../../shared/domain/daily-totals.js';
 import type { Stage } from '../../shared/stage.js';
 import { DynamoBalanceStore, type BalanceTables } from '../../shared/store/balances.js';
+import { DynamoBooksCheckStore } from '../../shared/store/books-check.js';
 import { ApiGatewayKeyRegistry, localKeyRegistry } from '../../shared/store/api-gateway-keys.js';
 import { dynamoDashboardAccess } from '../../shared/store/dashboard-access.js';
 import type { DashboardAccess } from '../../shared/domain/dashboard-access.js';
@@ -37,6 +38,8 @@ export interface Target {
   books(): BalanceService;
   /** The recount of a merchant's day totals from its transactions and invoices; a stack deployed before the totals has none. */
   dailyTotals(): DailyTotalsRecount;
+  /** The books check's state (docs/operations.md#the-hourly-check), to ask it for a full pass; a stack deployed before it has none. */
+  booksCheck(): DynamoBooksCheckStore;
   /** The customers' wallets, to name their addresses' owners. */
   wallets(): DynamoWalletStore;
   /** The dashboard's users and invitations (docs/merchant-guide.md#dashboard); a stack deployed before the dashboard has none. */
@@ -85,6 +88,7 @@ export async function localTarget(dataDir: string): Promise<Target> {
     description: `the local gateway at ${stack.baseUrl}`,
     books: () => booksOver(documentClient(client), stack.tables, store),
     dailyTotals: () => dailyTotalsOver(documentClient(client), stack.tables, store),
+    booksCheck: () => new DynamoBooksCheckStore(documentClient(client), stack.tables.booksCheck),
     wallets: () => new DynamoWalletStore(documentClient(client), stack.tables.wallets),
     dashboard: () => ({ access: dynamoDashboardAccess(documentClient(client), stack.tables, new KeyFileDataKeySource(stack.vaultKeyFile)), publicBaseUrl: stack.baseUrl }),
     admin: new MerchantAdmin(
@@ -172,6 +176,10 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
     dashboard,
     books: () => booksOver(documentClient(dynamo), ledgerTables(), store),
     dailyTotals: () => dailyTotalsOver(documentClient(dynamo), ledgerTables(), store),
+    booksCheck: () => {
+      if (!outputs.TableBooksCheck) throw new AdminError(`The stack PaymentGateway-${stage} lacks the output TableBooksCheck: deploy this version first`);
+      return new DynamoBooksCheckStore(documentClient(dynamo), outputs.TableBooksCheck);
+    },
     wallets,
     admin: new MerchantAdmin(store, new ApiGatewayKeyRegistry(apiGateway, outputs.UsagePlanId!), secrets, new DynamoChainStore(documentClient(dynamo), outputs.TableChain!), stage),
     close: () => {

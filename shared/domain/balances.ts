@@ -103,7 +103,7 @@ export const heldFor = (withdrawal: Pick<Transaction, 'amount' | 'fees'>): Decim
  * payout and fee out of `reserved` once confirmed, or the release of the reserve once failed. A
  * fee of nothing is no entry.
  */
-export function movementsOf(transaction: Transaction): Movement[] {
+export function movementsOf(transaction: Pick<Transaction, 'type' | 'status' | 'amount' | 'fees'>): Movement[] {
   const amount = new Decimal(transaction.amount);
   const fee = feeOf(transaction);
   const feeMovement = (on: 'available' | 'reserved'): Movement[] =>

@@ -61,6 +61,32 @@ export interface Report {
   updatedAt: string;
   /** Epoch seconds after which the record is deleted. */
   expiration: number;
+  /** While it is built over several invocations: what its file has so far. */
+  progress?: ReportProgress;
+  /** The invocation building it, until when: another one handed the same message leaves it alone meanwhile. */
+  building?: ReportLease;
+}
+
+/** An upload of a file in parts: the store's id of it, and what the store answered for each part written, in order. */
+export interface ReportUpload {
+  id: string;
+  parts: string[];
+}
+
+/** How far a report's file is built: the parts uploaded, their rows, and the last record in them. */
+export interface ReportProgress {
+  /** Rows in the parts uploaded, the header aside. */
+  rows: number;
+  /** The last record in them, which the next invocation reads on after; null before the first. */
+  after: { id: string; createdAt: string } | null;
+  upload: ReportUpload;
+}
+
+export interface ReportLease {
+  /** Which invocation holds it. */
+  token: string;
+  /** When that invocation ends at the latest. */
+  until: string;
 }
 
 export const reportViewSchema = z.object({

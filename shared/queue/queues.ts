@@ -43,8 +43,8 @@ export const QUEUES = {
     urlVariable: 'REPORT_QUEUE_URL',
     deadLetterUrlVariable: 'REPORT_DLQ_URL',
     stages: STAGES,
-    // build-report: 6 x 900 s + 1 s batching window, rounded up.
-    visibilityTimeoutSeconds: 5410,
+    // build-report: 6 x 300 s + 1 s batching window.
+    visibilityTimeoutSeconds: 1801,
     // A report that failed three times is failed for its merchant, who may ask again.
     maxReceiveCount: 3,
   },

@@ -4,12 +4,13 @@
  * (`postingWrites`): each entry only if its id is new, the balance only if it is still the one the
  * posting was computed from (its entry count and amounts).
  */
-import { BatchGetCommand, GetCommand, PutCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand, paginateQuery, PutCommand, QueryCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BALANCE_CURRENCIES, type Balance, type BalanceEntry, type BalanceEntryFilters, type BalancePosting } from '../domain/balances.js';
+import type { BalanceKey, RecordPosition, SequencedEntry } from '../domain/books-check.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import type { ReportRange } from '../domain/report-service.js';
 import type { CommitResult } from '../domain/transaction-service.js';
-import { commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
+import { BATCH_GET_LIMIT, changedBetween, changeShardOf, commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 
 export interface BalanceTables {
@@ -17,18 +18,27 @@ export interface BalanceTables {
   balanceEntries: string;
 }
 
+/**
+ * BatchGetItem requests the books check has in flight at once: a page of a merchant's transactions
+ * calls for a few thousand entries, twenty-odd requests that need not wait for each other.
+ */
+const WRITTEN_IN_FLIGHT = 8;
+
 /** Keys of the merchant's listing indexes: JSON [merchantId, value]. */
 const merchantKey = (merchantId: string, value: string): string => JSON.stringify([merchantId, value]);
 
 const balanceId = (merchantId: string, currency: string): string => merchantKey(merchantId, currency);
 
 function fromBalanceItem(item: Record<string, unknown>): Balance {
-  const { id: _id, ...balance } = item;
+  const { id: _id, changeShard: _shard, ...balance } = item;
   return balance as unknown as Balance;
 }
 
-/** The entry with the keys of the indexes it belongs to; an adjustment (no transaction) stays out of byTransaction. */
-function toEntryItem(entry: BalanceEntry): Record<string, unknown> {
+/**
+ * The entry with the keys of the indexes it belongs to; an adjustment (no transaction) stays out of
+ * byTransaction. Exported for bulk loads (the jobs bench).
+ */
+export function balanceEntryItem(entry: BalanceEntry): Record<string, unknown> {
   return {
     ...entry,
     merchantCurrency: merchantKey(entry.merchantId, entry.currency),
@@ -42,12 +52,21 @@ function fromEntryItem(item: Record<string, unknown>): BalanceEntry {
   return { ...entry, transactionId: (entry.transactionId as string | undefined) ?? null } as BalanceEntry;
 }
 
+/**
+ * The balance as stored: every version carries its `changeShard`, for the books check's `changes`
+ * index. Exported for bulk loads (the jobs bench).
+ */
+export function balanceItem(balance: Balance): Record<string, unknown> {
+  const id = balanceId(balance.merchantId, balance.currency);
+  return { id, ...balance, changeShard: changeShardOf(id) };
+}
+
 /** The balance's write: conditional on the balance the posting was computed from (or on there being no balance yet). */
 function balancePut(tableName: string, balance: Balance, expected: BalancePosting['expected']) {
   return {
     Put: {
       TableName: tableName,
-      Item: { id: balanceId(balance.merchantId, balance.currency), ...balance },
+      Item: balanceItem(balance),
       ...(expected
         ? {
             ConditionExpression: 'entryCount = :count AND available = :available AND reserved = :reserved',
@@ -62,7 +81,7 @@ function balancePut(tableName: string, balance: Balance, expected: BalancePostin
 export function postingWrites(tables: BalanceTables, posting: BalancePosting): TransactItem[] {
   return [
     ...posting.entries.map((entry) => ({
-      Put: { TableName: tables.balanceEntries, Item: toEntryItem(entry), ConditionExpression: 'attribute_not_exists(id)' },
+      Put: { TableName: tables.balanceEntries, Item: balanceEntryItem(entry), ConditionExpression: 'attribute_not_exists(id)' },
     })),
     balancePut(tables.balances, posting.balance, posting.expected),
   ];
@@ -127,16 +146,71 @@ export class DynamoBalanceStore {
     return items.map(fromEntryItem);
   }
 
-  /** Every entry of the merchant, in every currency. */
-  async entriesOf(merchantId: string): Promise<BalanceEntry[]> {
-    return (await queryPartition(this.client, this.tables.balanceEntries, 'byMerchant', 'merchantId', merchantId)).map(fromEntryItem);
-  }
-
-  /** The merchant's entries created in the range, oldest first, read a page at a time (a report's rows). */
-  async *createdBetween({ merchantId, createdFrom, createdTo, currency }: ReportRange): AsyncIterable<BalanceEntry> {
+  /** The merchant's entries created in the range, oldest first, after `after` when given, read a page at a time (a report's rows). */
+  async *createdBetween({ merchantId, createdFrom, createdTo, currency }: ReportRange, after: RecordPosition | null = null): AsyncIterable<BalanceEntry> {
     const partition = currency ? { attribute: 'merchantCurrency', value: merchantKey(merchantId, currency) } : { attribute: 'merchantId', value: merchantId };
     const query = createdRangeQuery(this.tables.balanceEntries, currency ? 'byMerchantCurrency' : 'byMerchant', partition, createdFrom, createdTo);
+    if (after) query.ExclusiveStartKey = { id: after.id, [partition.attribute]: partition.value, createdAt: after.createdAt };
     for await (const item of queryItems(this.client, query)) yield fromEntryItem(item);
+  }
+
+  /** The balances written from `from` to `to`, as the `changes` index holds them. */
+  async *changedBetween(from: string, to: string): AsyncIterable<BalanceKey[]> {
+    for await (const items of changedBetween(this.client, this.tables.balances, from, to)) {
+      yield items.map(({ merchantId, currency }) => ({ merchantId, currency }) as BalanceKey);
+    }
+  }
+
+  /** The highest sequence among the balance's entries (the `bySequence` index, newest first); 0 when it has none. */
+  async newestSequence({ merchantId, currency }: BalanceKey): Promise<number> {
+    const { Items } = await this.client.send(
+      new QueryCommand({
+        TableName: this.tables.balanceEntries,
+        IndexName: 'bySequence',
+        KeyConditionExpression: 'merchantCurrency = :balance',
+        ExpressionAttributeValues: { ':balance': merchantKey(merchantId, currency) },
+        ScanIndexForward: false,
+        Limit: 1,
+      }),
+    );
+    return (Items?.[0]?.sequence as number | undefined) ?? 0;
+  }
+
+  /** The balance's entries with sequences from `from` to `to`, in their order, a page at a time, with what each did. */
+  async *entriesBySequence({ merchantId, currency }: BalanceKey, from: number, to: number): AsyncIterable<SequencedEntry[]> {
+    const pages = paginateQuery(
+      { client: this.client },
+      {
+        TableName: this.tables.balanceEntries,
+        IndexName: 'bySequence',
+        KeyConditionExpression: 'merchantCurrency = :balance AND #sequence BETWEEN :from AND :to',
+        ExpressionAttributeNames: { '#sequence': 'sequence' },
+        ExpressionAttributeValues: { ':balance': merchantKey(merchantId, currency), ':from': from, ':to': to },
+      },
+    );
+    for await (const page of pages) {
+      yield (page.Items ?? []).map(({ sequence, availableChange, reservedChange }) => ({ sequence, availableChange, reservedChange }) as SequencedEntry);
+    }
+  }
+
+  /** Which of the entries `ids` are written, asked by key a hundred at a time, WRITTEN_IN_FLIGHT requests at once. */
+  async written(ids: readonly string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    const batches: string[][] = [];
+    for (let start = 0; start < ids.length; start += BATCH_GET_LIMIT) batches.push(ids.slice(start, start + BATCH_GET_LIMIT));
+    const ask = async () => {
+      for (let batch = batches.shift(); batch; batch = batches.shift()) {
+        let keys: Record<string, unknown>[] | undefined = batch.map((id) => ({ id }));
+        while (keys && keys.length > 0) {
+          const page: BatchGetCommandOutput = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tables.balanceEntries]: { Keys: keys, ProjectionExpression: 'id' } } }));
+          for (const item of page.Responses?.[this.tables.balanceEntries] ?? []) found.add(item.id as string);
+          // Keys DynamoDB left for later (throttled) are asked again.
+          keys = page.UnprocessedKeys?.[this.tables.balanceEntries]?.Keys;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(WRITTEN_IN_FLIGHT, batches.length) }, ask));
+    return found;
   }
 
   /** A posting of its own, with no transaction to go with it (an operator's adjustment). */

@@ -68,6 +68,28 @@ export function queryPartition(client: DynamoDBDocumentClient, tableName: string
 /** Which of `shards` items an id's writes go to: the same wherever it is computed, and spread evenly over them. */
 export const shardOf = (id: string, shards: number): number => createHash('sha256').update(id).digest()[0]! % shards;
 
+/**
+ * Transactions and balances are spread over this many partitions of their `changes` index by id,
+ * so that no one partition takes every write; the books check reads each.
+ */
+export const CHANGE_SHARDS = 8;
+
+/** The `changes` index partition of an item: its `changeShard`, written with every version of it. */
+export const changeShardOf = (id: string): string => String(shardOf(id, CHANGE_SHARDS));
+
+/** What the `changes` index of a table holds that was written from `from` to `to` (its `updatedAt`, both included), a page at a time, shard after shard. */
+export async function* changedBetween(client: DynamoDBDocumentClient, tableName: string, from: string, to: string): AsyncGenerator<Record<string, unknown>[]> {
+  for (let shard = 0; shard < CHANGE_SHARDS; shard++) {
+    const query: QueryCommandInput = {
+      TableName: tableName,
+      IndexName: 'changes',
+      KeyConditionExpression: 'changeShard = :shard AND updatedAt BETWEEN :from AND :to',
+      ExpressionAttributeValues: { ':shard': String(shard), ':from': from, ':to': to },
+    };
+    for await (const page of paginateQuery({ client }, query)) yield page.Items ?? [];
+  }
+}
+
 /** BatchGetItem's limit on keys per call. */
 export const BATCH_GET_LIMIT = 100;
 

@@ -1,6 +1,7 @@
 /** Merchants and API keys in DynamoDB. */
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyStore } from '../domain/api-key-service.js';
+import type { RecordPosition } from '../domain/books-check.js';
 import type { BooksHold, BooksHolds, ClearedBooksHold } from '../domain/books-hold.js';
 import type { CallbackPause, PauseChange } from '../domain/callback-pause.js';
 import type { ApiKey, KeyUseRecorder, Merchant, MerchantRead, RotatedSecretChanges } from '../domain/merchants.js';
@@ -79,15 +80,16 @@ export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore, B
     return Item && fromItem(Item);
   }
 
-  /** Every merchant's id, from the `directory` index. */
-  async *merchantIds(): AsyncIterable<string> {
+  /** Every merchant after `after` (all of them from null), oldest first, from the `directory` index. */
+  async *directory(after: RecordPosition | null): AsyncIterable<RecordPosition> {
     const items = queryItems(this.client, {
       TableName: this.tables.merchants,
       IndexName: 'directory',
       KeyConditionExpression: 'directory = :directory',
       ExpressionAttributeValues: { ':directory': DIRECTORY },
+      ...(after ? { ExclusiveStartKey: { id: after.id, directory: DIRECTORY, createdAt: after.createdAt } } : {}),
     });
-    for await (const item of items) yield item.id as string;
+    for await (const item of items) yield { id: item.id as string, createdAt: item.createdAt as string };
   }
 
   /** Lists a merchant created before the directory existed; true when it was not listed yet. */

@@ -1,15 +1,15 @@
 /**
  * Report files on one machine (docs/merchant-guide.md#reports): files under the data directory,
- * written as their rows come, read through a link the local runtime serves, signed with a key
- * derived from the vault's key file. In AWS: s3-report-writer.ts and s3-report-links.ts.
+ * written a part at a time as their rows come, read through a link the local runtime serves,
+ * signed with a key derived from the vault's key file. In AWS: s3-report-writer.ts and
+ * s3-report-links.ts.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createReadStream, createWriteStream, type ReadStream } from 'node:fs';
-import { mkdir, rename, stat } from 'node:fs/promises';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createReadStream, type ReadStream } from 'node:fs';
+import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { ReportLinks, ReportWriter } from '../domain/report-service.js';
+import type { ReportUpload } from '../domain/reports.js';
 
 export const REPORT_CONTENT_TYPE = 'text/csv; charset=utf-8';
 
@@ -32,13 +32,46 @@ export class FileReportFiles implements ReportWriter, ReportLinks {
     private readonly publicBaseUrl: string,
   ) {}
 
-  /** Written beside its place, then moved there: a half-written file is never served. */
-  async write(key: string, chunks: AsyncIterable<string>): Promise<void> {
-    const path = this.pathOf(key);
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    const partial = `${path}.partial`;
-    await pipeline(Readable.from(chunks, { objectMode: false }), createWriteStream(partial, { mode: 0o600 }));
-    await rename(partial, path);
+  /**
+   * An upload is a file beside the report's place, named after the upload, moved there once
+   * complete: a half-written file is never served. A part's tag is its length in bytes.
+   */
+  async begin(key: string): Promise<ReportUpload> {
+    const upload = { id: randomUUID(), parts: [] };
+    const partial = this.partialOf(key, upload);
+    await mkdir(dirname(partial), { recursive: true, mode: 0o700 });
+    await writeFile(partial, '', { mode: 0o600 });
+    return upload;
+  }
+
+  /** Written where the parts before it end, cutting off whatever a part written there before left. */
+  async part(key: string, upload: ReportUpload, body: string): Promise<ReportUpload> {
+    const file = await open(this.partialOf(key, upload), 'r+');
+    try {
+      const start = lengthOf(upload);
+      await file.truncate(start);
+      const bytes = Buffer.from(body);
+      await file.write(bytes, 0, bytes.length, start);
+    } finally {
+      await file.close();
+    }
+    return { ...upload, parts: [...upload.parts, String(Buffer.byteLength(body))] };
+  }
+
+  async complete(key: string, upload: ReportUpload): Promise<void> {
+    const partial = this.partialOf(key, upload);
+    // Cut to its parts: what an invocation wrote past them and never recorded is not the file's.
+    const file = await open(partial, 'r+');
+    try {
+      await file.truncate(lengthOf(upload));
+    } finally {
+      await file.close();
+    }
+    await rename(partial, this.pathOf(key));
+  }
+
+  async abort(key: string, upload: ReportUpload): Promise<void> {
+    await rm(this.partialOf(key, upload), { force: true });
   }
 
   async link(key: string, expiresAt: Date): Promise<string> {
@@ -50,7 +83,14 @@ export class FileReportFiles implements ReportWriter, ReportLinks {
   private pathOf(key: string): string {
     return reportPath(this.directory, key);
   }
+
+  private partialOf(key: string, upload: ReportUpload): string {
+    return `${this.pathOf(key)}.${upload.id}.partial`;
+  }
 }
+
+/** The bytes of an upload's parts: each part's tag is its length. */
+const lengthOf = (upload: ReportUpload): number => upload.parts.reduce((sum, bytes) => sum + Number(bytes), 0);
 
 function reportPath(directory: string, key: string): string {
   const root = resolve(directory);

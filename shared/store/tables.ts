@@ -155,15 +155,33 @@ export const TABLES = {
         sortKey: { name: 'createdAt', type: 'S' },
         projection: 'all',
       },
+      {
+        // Every transaction by when it last changed, spread over CHANGE_SHARDS partitions
+        // (`changeShard`), for the books check's hourly run: what its state calls for in the books.
+        name: 'changes',
+        partitionKey: { name: 'changeShard', type: 'S' },
+        sortKey: { name: 'updatedAt', type: 'S' },
+        projection: ['merchantId', 'type', 'status', 'amount', 'fees', 'currency'],
+      },
     ],
   },
   /**
    * The books: each merchant's `available` and `reserved` money per currency (`id` = JSON
    * [merchantId, currency]), rewritten with every posting, in the same transaction as the
-   * posting's entries. Read by key only.
+   * posting's entries. Read by key, and by when they last changed for the books check.
    */
   balances: {
     partitionKey: { name: 'id', type: 'S' },
+    indexes: [
+      {
+        // Every balance by when it was last written, spread over CHANGE_SHARDS partitions
+        // (`changeShard`): the balances the books check's hourly run reads again.
+        name: 'changes',
+        partitionKey: { name: 'changeShard', type: 'S' },
+        sortKey: { name: 'updatedAt', type: 'S' },
+        projection: ['merchantId', 'currency'],
+      },
+    ],
   },
   /**
    * The entries of the books, never changed once written; their ids are derived from their
@@ -198,7 +216,24 @@ export const TABLES = {
         sortKey: { name: 'createdAt', type: 'S' },
         projection: 'all',
       },
+      {
+        // A balance's entries in the order posted, with what each did: the books check sums them
+        // from where it last stopped, never from the first again (docs/operations.md#the-hourly-check).
+        name: 'bySequence',
+        partitionKey: { name: 'merchantCurrency', type: 'S' },
+        sortKey: { name: 'sequence', type: 'N' },
+        projection: ['availableChange', 'reservedChange'],
+      },
     ],
+  },
+  /**
+   * The books check's own state (docs/operations.md#the-hourly-check): `state`, how far its runs
+   * have read the changes and where its full pass is; and per balance (`id` = JSON [merchantId,
+   * currency]) the sums of its entries up to a sequence, where the next run's reading starts.
+   */
+  booksCheck: {
+    namedWhereGranted: true,
+    partitionKey: { name: 'id', type: 'S' },
   },
   /**
    * Each merchant's totals per UTC day for its dashboard's overview (shared/store/daily-totals.ts):

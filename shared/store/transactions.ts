@@ -4,16 +4,17 @@
  * brings (balances.ts), what it adds to the merchant's day totals (daily-totals.ts) and the
  * callback it owes.
  */
-import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, paginateQuery, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BalancePosting } from '../domain/balances.js';
 import type { CallbackEntry } from '../domain/callbacks.js';
 import { countsOfLedgerWrite } from '../domain/daily-totals.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import type { InvoiceUpdate } from '../domain/payments.js';
+import type { CheckedTransaction, RecordPosition } from '../domain/books-check.js';
 import type { ReportRange } from '../domain/report-service.js';
 import type { CommitResult, Ledger, UniqueClaim } from '../domain/transaction-service.js';
 import type { Transaction, TransactionFilters, TransactionProvider, TransactionStatus } from '../domain/transactions.js';
-import { commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
+import { changedBetween, changeShardOf, commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { invoiceStatusKey } from './invoices.js';
 import { outboxPut } from './outbox.js';
 import { postingWrites, type BalanceTables } from './balances.js';
@@ -37,7 +38,8 @@ const merchantKey = (merchantId: string, value: string): string => JSON.stringif
  * without the attribute, and so stays out of the index; likewise a transaction without an orderId
  * stays out of byOrder. An on-chain deposit short of its confirmations carries its network in
  * `pendingChain`, for the pendingOnChain index; a transaction a provider decides, its provider in
- * `awaitingProvider` while it is processing, for the reconciliation's index of that name.
+ * `awaitingProvider` while it is processing, for the reconciliation's index of that name. Every
+ * version carries its `changeShard`, for the books check's `changes` index.
  * Exported for bulk loads (the reports bench and tests).
  */
 export function transactionItem(transaction: Transaction): Record<string, unknown> {
@@ -51,11 +53,12 @@ export function transactionItem(transaction: Transaction): Record<string, unknow
     merchantStatus: merchantKey(transaction.merchantId, transaction.status),
     merchantType: merchantKey(transaction.merchantId, transaction.type),
     ...(transaction.orderId === null ? {} : { orderKey: merchantKey(transaction.merchantId, transaction.orderId) }),
+    changeShard: changeShardOf(transaction.id),
   };
 }
 
 function fromItem(item: Record<string, unknown>): Transaction {
-  const { pendingChain: _pending, awaitingProvider: _awaiting, merchantStatus: _status, merchantType: _type, orderKey: _order, ...transaction } = item;
+  const { pendingChain: _pending, awaitingProvider: _awaiting, merchantStatus: _status, merchantType: _type, orderKey: _order, changeShard: _shard, ...transaction } = item;
   return { ...transaction, invoiceId: (item.invoiceId as string | undefined) ?? null } as Transaction;
 }
 
@@ -224,18 +227,35 @@ export class DynamoTransactionStore implements Ledger {
 
   /** Every transaction of the merchant, oldest first. */
   async *allOf(merchantId: string): AsyncIterable<Transaction> {
-    const items = queryItems(this.client, {
-      TableName: this.tables.transactions,
-      IndexName: 'byMerchant',
-      KeyConditionExpression: 'merchantId = :merchant',
-      ExpressionAttributeValues: { ':merchant': merchantId },
-    });
-    for await (const item of items) yield fromItem(item);
+    for await (const page of this.ofMerchant(merchantId, null)) yield* page;
   }
 
-  /** The merchant's transactions created in the range, oldest first, read a page at a time (a report's rows). */
-  async *createdBetween({ merchantId, createdFrom, createdTo, currency }: ReportRange): AsyncIterable<Transaction> {
+  /** The merchant's transactions after `after` (all of them from null), oldest first, a page at a time. */
+  async *ofMerchant(merchantId: string, after: RecordPosition | null): AsyncIterable<Transaction[]> {
+    const pages = paginateQuery(
+      { client: this.client },
+      {
+        TableName: this.tables.transactions,
+        IndexName: 'byMerchant',
+        KeyConditionExpression: 'merchantId = :merchant',
+        ExpressionAttributeValues: { ':merchant': merchantId },
+        ...(after ? { ExclusiveStartKey: { id: after.id, merchantId, createdAt: after.createdAt } } : {}),
+      },
+    );
+    for await (const page of pages) yield (page.Items ?? []).map(fromItem);
+  }
+
+  /** The transactions changed from `from` to `to`, as the `changes` index holds them: what their states call for in the books. */
+  async *changedBetween(from: string, to: string): AsyncIterable<CheckedTransaction[]> {
+    for await (const items of changedBetween(this.client, this.tables.transactions, from, to)) {
+      yield items.map(({ id, merchantId, type, status, amount, fees }) => ({ id, merchantId, type, status, amount, fees }) as CheckedTransaction);
+    }
+  }
+
+  /** The merchant's transactions created in the range, oldest first, after `after` when given, read a page at a time (a report's rows). */
+  async *createdBetween({ merchantId, createdFrom, createdTo, currency }: ReportRange, after: RecordPosition | null = null): AsyncIterable<Transaction> {
     const query = createdRangeQuery(this.tables.transactions, 'byMerchant', { attribute: 'merchantId', value: merchantId }, createdFrom, createdTo, currency ? { currency } : {});
+    if (after) query.ExclusiveStartKey = { id: after.id, merchantId, createdAt: after.createdAt };
     for await (const item of queryItems(this.client, query)) yield fromItem(item);
   }
 

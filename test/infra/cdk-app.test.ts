@@ -191,7 +191,6 @@ describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
       expect(packages.has('@aws-lambda-powertools/idempotency'), definition.name).toBe(definition.kind === 'http' && replaysIdempotencyKey(definition));
       // The builder uploads report files, get-report signs links to them; asking for a report only queues it.
       expect(packages.has('@aws-sdk/client-s3'), definition.name).toBe(RECEIPT_USERS.includes(definition.name) || definition.reportFiles !== undefined);
-      expect(packages.has('@aws-sdk/lib-storage'), definition.name).toBe(definition.reportFiles === 'writes');
       expect(packages.has('@aws-sdk/s3-request-presigner'), definition.name).toBe(definition.reportFiles === 'links');
       expect(packages.has('viem'), definition.name).toBe(definition.name === 'watch-chain');
     }

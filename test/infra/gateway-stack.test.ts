@@ -923,14 +923,14 @@ describe.each(STAGES)('%s stack', (stage) => {
       const dashboard = ['submit-dashboard-form dashboardInvitations', 'submit-dashboard-form dashboardSessions', 'submit-dashboard-form dashboardUsers'];
       expect(sorted(deleting)).toEqual(sorted([...idempotent, 'watch-chain chain', 'watch-chain uniques', ...utrDecisions, ...dashboard]));
       // Batch reads only where many items are looked up at once: the owners of a range's addresses, a transaction's callbacks,
-      // a merchant's balance in every currency (listed, or checked against its entries).
+      // a merchant's balance in every currency, the entries the books check asks for.
       const batchReading = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:BatchGetItem')).map(([table]) => `${name} ${table}`));
       // And the live prices an amount is converted at.
       const priceReaders = definitions.filter(({ tables }) => tables.rates).map(({ name }) => `${name} rates`);
       // The dashboard's pages show callbacks and balances as those routes do; its forms resend callbacks.
       const dashboardBatches = ['get-dashboard-page outbox', 'get-dashboard-page balances', 'submit-dashboard-form outbox'];
       expect(sorted(batchReading)).toEqual(
-        sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox', 'list-invoice-callbacks outbox', 'resend-invoice-callback outbox', 'list-balances balances', 'check-books balances', ...dashboardBatches, ...priceReaders]),
+        sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox', 'list-invoice-callbacks outbox', 'resend-invoice-callback outbox', 'list-balances balances', 'check-books balanceEntries', ...dashboardBatches, ...priceReaders]),
       );
     });
   });
@@ -1601,10 +1601,10 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(v().json.Outputs.ReportDlqArn.Value).toEqual({ 'Fn::GetAtt': [deadLetter, 'Arn'] });
     });
 
-    it('are built off a queue that hides a report for six of build-report\'s 15-minute runs, and gives one up after three failures', () => {
+    it('are built off a queue that hides a report for six of build-report\'s 5-minute runs, and gives one up after three failures', () => {
       const { queue } = v().queueIds('reports');
-      expect(v().json.Resources[queue]!.Properties).toMatchObject({ VisibilityTimeout: 5410, RedrivePolicy: { maxReceiveCount: 3 } });
-      expect(v().functionNamed('build-report').Properties).toMatchObject({ Timeout: 900, MemorySize: 512 });
+      expect(v().json.Resources[queue]!.Properties).toMatchObject({ VisibilityTimeout: 1801, RedrivePolicy: { maxReceiveCount: 3 } });
+      expect(v().functionNamed('build-report').Properties).toMatchObject({ Timeout: 300, MemorySize: 512 });
       const [, mapping] = v().resources('AWS::Lambda::EventSourceMapping').find(([, m]) => refersTo(m.Properties.FunctionName, v().functionIds().get('build-report')!))!;
       expect(mapping.Properties).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': [queue, 'Arn'] }, BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
     });
@@ -1665,7 +1665,7 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(v().queueActionsOf('get-report')).toEqual(new Map());
     });
 
-    it('let build-report read and update its report, consume its queue, and query the merchant\'s records by their indexes, writing none of them', () => {
+    it('let build-report read and update its report, consume its queue and queue it again, and query the merchant\'s records by their indexes, writing none of them', () => {
       expect(v().tableActionsOf('build-report')).toEqual(
         new Map([
           ['reports', new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem'])],
@@ -1682,39 +1682,47 @@ describe.each(STAGES)('%s stack', (stage) => {
         ]),
       );
       expect(v().grantsOf('build-report')).not.toContain(`dynamodb:PutItem ${v().tableId('transactions')}`);
-      expect(v().queueActionsOf('build-report')).toEqual(new Map([[v().queueIds('reports').queue, sorted(SQS_CONSUME)]]));
+      expect(v().queueActionsOf('build-report')).toEqual(new Map([[v().queueIds('reports').queue, sorted([...SQS_CONSUME, ...SQS_SEND])]]));
     });
 
-    it('let check-books read balances by key and query the merchants\' directory, their transactions and their entries, scanning nothing and writing only the hold on a merchant\'s payouts', () => {
+    it('let check-books read balances and entries by key and query the merchants\' directory, their changes, transactions and entries, scanning nothing and writing only the hold on a merchant\'s payouts and its own state', () => {
       expect(v().tableActionsOf('check-books')).toEqual(
         new Map([
-          ['balances', new Set(['dynamodb:GetItem', 'dynamodb:BatchGetItem'])],
+          ['balances', new Set(['dynamodb:GetItem', 'dynamodb:Query'])],
+          ['balanceEntries', new Set(['dynamodb:BatchGetItem', 'dynamodb:Query'])],
           ['merchants', new Set(['dynamodb:Query', 'dynamodb:UpdateItem'])],
+          ['booksCheck', new Set(['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'])],
           ['transactions', new Set(['dynamodb:Query'])],
-          ['balanceEntries', new Set(['dynamodb:Query'])],
         ]),
       );
       const dynamo = v().grantsOf('check-books').filter((grant) => grant.startsWith('dynamodb:'));
       expect(dynamo).toEqual(
         sorted([
           `dynamodb:GetItem ${v().tableId('balances')}`,
-          `dynamodb:BatchGetItem ${v().tableId('balances')}`,
+          `dynamodb:BatchGetItem ${v().tableId('balanceEntries')}`,
           `dynamodb:UpdateItem ${v().tableId('merchants')}`,
+          `dynamodb:GetItem ${v().tableId('booksCheck')}`,
+          `dynamodb:PutItem ${v().tableId('booksCheck')}`,
+          `dynamodb:UpdateItem ${v().tableId('booksCheck')}`,
           `dynamodb:Query ${v().tableId('merchants')}/index/directory`,
+          `dynamodb:Query ${v().tableId('transactions')}/index/changes`,
           `dynamodb:Query ${v().tableId('transactions')}/index/byMerchant`,
-          `dynamodb:Query ${v().tableId('balanceEntries')}/index/byMerchant`,
+          `dynamodb:Query ${v().tableId('balances')}/index/changes`,
+          `dynamodb:Query ${v().tableId('balanceEntries')}/index/bySequence`,
         ]),
       );
-      expect(dynamo.filter((grant) => /^dynamodb:(Scan|PutItem|UpdateItem|DeleteItem|BatchWriteItem)/.test(grant))).toEqual([`dynamodb:UpdateItem ${v().tableId('merchants')}`]);
+      expect(dynamo.filter((grant) => /^dynamodb:(Scan|PutItem|UpdateItem|DeleteItem|BatchWriteItem)/.test(grant))).toEqual(
+        sorted([`dynamodb:UpdateItem ${v().tableId('merchants')}`, `dynamodb:PutItem ${v().tableId('booksCheck')}`, `dynamodb:UpdateItem ${v().tableId('booksCheck')}`]),
+      );
       expect(v().queueActionsOf('check-books')).toEqual(new Map());
       expect(s3('check-books')).toEqual([]);
     });
 
-    it('run the books check every hour, one run at a time, for up to 15 minutes', () => {
+    it('run the books check every hour, one run at a time, for up to 12 minutes', () => {
       const functionId = v().functionIds().get('check-books')!;
       const rules = v().resources('AWS::Events::Rule').filter(([, rule]) => refersTo(rule.Properties.Targets, functionId));
       expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual(['rate(1 hour)']);
-      expect(v().functionNamed('check-books').Properties).toMatchObject({ Timeout: 900, MemorySize: 512, ReservedConcurrentExecutions: 1 });
+      expect(v().functionNamed('check-books').Properties).toMatchObject({ Timeout: 720, MemorySize: 512, ReservedConcurrentExecutions: 1 });
     });
 
     it('keep a report record for its retention by the reports table\'s TTL, and list the merchants through a keys-only directory index', () => {

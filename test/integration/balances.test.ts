@@ -6,21 +6,18 @@
  * cursors and refusals.
  */
 import { randomUUID } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TokenBucketThrottle } from '../../infra/local/throttle.js';
 import { config } from '../../shared/config.js';
 import { balancesFromEntries, entryId } from '../../shared/domain/balances.js';
-import { BooksCheck } from '../../shared/domain/books-check.js';
 import { withdrawalOrderClaimId } from '../../shared/domain/claims.js';
 import type { HttpRouteName } from '../../shared/routes.js';
 import { documentClient, dynamoClient } from '../../shared/store/dynamo.js';
-import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 import { fundBalance, testBalanceStore } from '../support/balances.js';
 import { createTestGateway, invoke, type GatewayResult, type InvokeOptions } from '../support/invoke.js';
-import { seedMerchant, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
+import { seedMerchant, type SeededMerchant } from '../support/merchants.js';
 import { configuredProvider, sendProviderEvent, settleProviderDecisions } from '../support/providers.js';
-import { eventually } from '../support/wait.js';
 
 // Races of dozens of requests on one key: the per-key throttle has tests of its own.
 const gateway = createTestGateway({ throttle: new TokenBucketThrottle({ ratePerSecond: 1_000_000, burst: 1_000_000 }) });
@@ -403,45 +400,5 @@ describe('GET /api/v2/balances and GET /api/v2/balance/entries', () => {
       expect(sent.filter((command) => command.name === 'QueryCommand').map((command) => [command.input.IndexName, command.input.Limit])).toEqual([[index, 6]]);
       expect(sent.map((command) => command.name).filter((command) => command !== 'QueryCommand' && command !== 'GetItemCommand')).toEqual([]);
     });
-  });
-});
-
-describe('the books check over the DynamoDB stores', () => {
-  const check = () =>
-    new BooksCheck({
-      merchants: testMerchantStore(),
-      balances: testBalanceStore(),
-      transactions: new DynamoTransactionStore(documentClient, config().tables),
-      settle: async () => undefined,
-      clock: () => new Date(),
-    });
-
-  it('lists every merchant from the directory index, and finds books the routes wrote balanced', async () => {
-    const merchant = await seedMerchant({ processingFeePercent: '1.5' });
-    await deposit(merchant, (await createInvoice(merchant, TRY_INVOICE)).id);
-    const withdrawal = await call('create-withdrawal', { apiKey: merchant.apiKey, body: { customerId: 'c-1', amount: '100', currency: 'TRY', cardNumber: '4111111111111111' } });
-    expect(withdrawal.status, JSON.stringify(withdrawal.body)).toBe(200);
-    const listed: string[] = [];
-    for await (const id of testMerchantStore().merchantIds()) listed.push(id);
-    expect(listed).toContain(merchant.merchant.id);
-    expect(await check().checkMerchant(merchant.merchant.id)).toEqual({ balances: 1, transactions: 2, differences: [] });
-  });
-
-  it('reports a balance item that is not the sums of its entries, and a transaction whose entry is gone', async () => {
-    const merchant = await seedMerchant();
-    const confirmed = await deposit(merchant, (await createInvoice(merchant, TRY_INVOICE)).id);
-    const { tables } = config();
-    const id = JSON.stringify([merchant.merchant.id, 'TRY']);
-    const { Item } = await documentClient.send(new GetCommand({ TableName: tables.balances, Key: { id } }));
-    await documentClient.send(new PutCommand({ TableName: tables.balances, Item: { ...Item, available: '1.00' } }));
-    await documentClient.send(new DeleteCommand({ TableName: tables.balanceEntries, Key: { id: entryId(confirmed.id, 'deposit') } }));
-    const { differences } = await eventually(async () => {
-      const found = await check().checkMerchant(merchant.merchant.id);
-      return found.differences.length === 2 && found;
-    });
-    expect(differences).toEqual([
-      { kind: 'balance', merchantId: merchant.merchant.id, currency: 'TRY', balance: { available: '1.00', reserved: '0.00', entryCount: 1 }, entries: null },
-      { kind: 'missing_entries', merchantId: merchant.merchant.id, transactionId: confirmed.id, type: 'deposit', status: 'confirmed', missing: ['deposit'] },
-    ]);
   });
 });

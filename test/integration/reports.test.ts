@@ -1,26 +1,32 @@
 /**
  * Reports (docs/merchant-guide.md#reports) against DynamoDB Local: a report of 50,000 transactions
  * streamed from the store into its file (row count, header, amounts exact, no other merchant's
- * row), on a DynamoDB Local of its own; then, through the route handlers on the run's store, a
- * report built by the queue function and read through its signed link, a balance entries report
- * in one currency, and the refusals. The queue between the two functions, and the link served
- * over HTTP, are tested with the local runtime in test/e2e/merchant-tools.test.ts.
+ * row), on a DynamoDB Local of its own, and the same report built a part per invocation
+ * (docs/operations.md#reports) into the same file byte for byte, though a message is handled twice
+ * at once or an invocation dies before it records its part; then, through the route handlers on
+ * the run's store, a report built by the queue function and read through its signed link, a
+ * balance entries report in one currency, built at once and in turns, and the refusals. The queue
+ * between the two functions, and the link served over HTTP, are tested with the local runtime in
+ * test/e2e/merchant-tools.test.ts.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { SQSEvent } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureTable, localDynamoClient, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb.js';
 import { randomLocalCredentials } from '../../infra/local/environment.js';
+import { lambdaContext } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
 import { Decimal } from '../../shared/domain/money.js';
-import { ReportService } from '../../shared/domain/report-service.js';
+import { ReportService, type BuildAttempt, type ReportRecords } from '../../shared/domain/report-service.js';
 import { createReportRequestSchema, reportHeader } from '../../shared/domain/reports.js';
+import { FUNCTIONS } from '../../shared/routes.js';
+import { DynamoBalanceStore } from '../../shared/store/balances.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { FileReportFiles, openLinkedReport, REPORT_LINK_KEY_PURPOSE } from '../../shared/store/report-files.js';
 import { DynamoReportStore } from '../../shared/store/reports.js';
@@ -52,13 +58,29 @@ async function askFor(owner: SeededMerchant, body: Record<string, unknown>): Pro
   return response.body.data.id;
 }
 
-/** What the reports queue hands build-report: one message, received for the `receiveCount`th time. */
+/** What the reports queue hands build-report: one message, received for the `receiveCount`th time, in an invocation of its own. */
 async function build(reportId: string, receiveCount = 1): Promise<void> {
   const handler = (await loadFunction('build-report'))!;
   const event = {
     Records: [{ messageId: randomUUID(), body: JSON.stringify({ reportId }), attributes: { ApproximateReceiveCount: String(receiveCount) }, eventSource: 'aws:sqs' }],
   } as unknown as SQSEvent;
-  expect(await (handler as (event: SQSEvent, context: unknown) => Promise<unknown>)(event, {})).toEqual({ batchItemFailures: [] });
+  expect(await (handler as (event: SQSEvent, context: unknown) => Promise<unknown>)(event, lambdaContext(FUNCTIONS.find(({ name }) => name === 'build-report')!))).toEqual({ batchItemFailures: [] });
+}
+
+/** An invocation with its time: once `steps` parts are written when given, it hands the report on. */
+const attempt = (steps?: number): BuildAttempt => {
+  let asked = 0;
+  return { last: false, budget: { spent: () => steps !== undefined && ++asked > steps }, until: new Date(Date.now() + 300_000) };
+};
+
+/** A report's file as built by `service`: one invocation after another, each handing it on after one part, until it is ready; the invocations it took. */
+async function builtInTurns(service: ReportService, id: string): Promise<number> {
+  for (let turn = 1; turn <= 1000; turn++) {
+    const outcome = await service.build(id, attempt(0));
+    if (outcome === 'ready') return turn;
+    expect(outcome).toBe('continued');
+  }
+  throw new Error('The report never got built');
 }
 
 const getReport = (owner: SeededMerchant, id: string) => invoke('get-report', { apiKey: owner.apiKey, pathParameters: { reportId: id } });
@@ -79,6 +101,19 @@ describe(`a report of ${ROWS.toLocaleString('en')} transactions`, () => {
   let store: DynamoDbLocal;
   let client: DynamoDBClient;
   let directory: string;
+  let transactions: DynamoTransactionStore;
+  let reports: DynamoReportStore;
+  let range: Record<string, string>;
+  /** The file one invocation built. */
+  let once: Buffer;
+  const linkKey = randomBytes(32);
+
+  /** The builder over this store, its parts of `partBytes` when given. */
+  const serviceOf = (queue: { send(id: string): Promise<void> } = { send: async () => undefined }, partBytes?: number) => {
+    const files = new FileReportFiles(directory, async () => linkKey, 'http://127.0.0.1:1');
+    const records: ReportRecords = { transactions: (range, after) => transactions.createdBetween(range, after), entries: () => expect.fail('a transactions report reads no entries') };
+    return new ReportService({ reports, writer: files, links: files, records, queue, ...(partBytes ? { partBytes } : {}), clock: () => new Date(), newId: randomUUID });
+  };
 
   beforeAll(async () => {
     // A store of its own, in memory: the run's store on disk takes a hundred writes a second. Its
@@ -97,29 +132,22 @@ describe(`a report of ${ROWS.toLocaleString('en')} transactions`, () => {
     if (directory) await rm(directory, { recursive: true, force: true });
   });
 
+  const documents = () => DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+
   it("has every one of the merchant's rows, oldest first, none of another's, amounts exact, read a page at a time", async () => {
-    const documents = DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
     const [mine, another] = await Promise.all([
-      seedTransactions(documents, 'transactions', 'merchant-a', ROWS, FROM),
-      seedTransactions(documents, 'transactions', 'merchant-b', 2_000, new Date(FROM.getTime() + 500)),
+      seedTransactions(documents(), 'transactions', 'merchant-a', ROWS, FROM),
+      seedTransactions(documents(), 'transactions', 'merchant-b', 2_000, new Date(FROM.getTime() + 500)),
     ]);
-    const transactions = new DynamoTransactionStore(documents, { transactions: 'transactions' } as TransactionTables);
-    const linkKey = randomBytes(32);
+    transactions = new DynamoTransactionStore(documents(), { transactions: 'transactions' } as TransactionTables);
+    reports = new DynamoReportStore(documents(), 'reports');
+    range = { type: 'transactions', createdFrom: mine.first, createdTo: mine.last };
     const queued: string[] = [];
-    const files = new FileReportFiles(directory, async () => linkKey, 'http://127.0.0.1:1');
-    const service = new ReportService({
-      reports: new DynamoReportStore(documents, 'reports'),
-      writer: files,
-      links: files,
-      // The transactions report reads no entries.
-      records: { transactions: (range) => transactions.createdBetween(range), entries: () => expect.fail('a transactions report reads no entries') },
-      queue: { send: async (id) => void queued.push(id) },
-      clock: () => new Date(),
-      newId: randomUUID,
-    });
-    const { id } = await service.create('merchant-a', createReportRequestSchema.parse({ type: 'transactions', createdFrom: mine.first, createdTo: mine.last }));
+    const service = serviceOf({ send: async (id) => void queued.push(id) });
+    const { id } = await service.create('merchant-a', createReportRequestSchema.parse(range));
     expect(queued).toEqual([id]);
-    expect(await service.build(id, false)).toBe('ready');
+    expect(await service.build(id, attempt())).toBe('ready');
+    once = await readFile(join(directory, `merchant-a/${id}.csv`));
     const { url, rows } = await service.view('merchant-a', id);
     expect(rows).toBe(ROWS);
 
@@ -145,6 +173,37 @@ describe(`a report of ${ROWS.toLocaleString('en')} transactions`, () => {
     expect(count).toBe(ROWS);
     expect(foreign).toEqual([]);
     expect(total.toFixed(2)).toBe(mine.total.toFixed(2));
+  }, 240_000);
+
+  it('built a part per invocation, each going on after the last row the one before recorded, is the same file byte for byte', async () => {
+    const queued: string[] = [];
+    const service = serviceOf({ send: async (id) => void queued.push(id) }, 2 ** 20);
+    const { id } = await service.create('merchant-a', createReportRequestSchema.parse(range));
+    const turns = await builtInTurns(service, id);
+    expect(turns).toBeGreaterThanOrEqual(Math.floor(once.length / 2 ** 20));
+    // The request's message, then each invocation's that handed it on.
+    expect(queued).toEqual(Array(turns).fill(id));
+    expect(Buffer.compare(await readFile(join(directory, `merchant-a/${id}.csv`)), once)).toBe(0);
+    expect((await service.view('merchant-a', id)).rows).toBe(ROWS);
+  }, 240_000);
+
+  it('has each row once though SQS hands a message to two invocations at once, or an invocation dies after a part it did not record', async () => {
+    const service = serviceOf(undefined, 2 ** 20);
+    const { id } = await service.create('merchant-a', createReportRequestSchema.parse(range));
+    expect(await service.build(id, attempt(0))).toBe('continued');
+    // The message handed on, delivered twice at once: one invocation builds, the other leaves it.
+    expect((await Promise.all([service.build(id, attempt(0)), service.build(id, attempt(0))])).sort()).toEqual(['building', 'continued']);
+    // An invocation that writes its part and dies before recording it.
+    const save = reports.saveProgress.bind(reports);
+    reports.saveProgress = async () => {
+      throw new Error('The invocation timed out');
+    };
+    await expect(service.build(id, attempt(0))).rejects.toThrow('The invocation timed out');
+    reports.saveProgress = save;
+    // SQS delivers its message again once the invocation's time is over.
+    await documents().send(new UpdateCommand({ TableName: 'reports', Key: { id }, UpdateExpression: 'SET building.#until = :past', ExpressionAttributeNames: { '#until': 'until' }, ExpressionAttributeValues: { ':past': new Date(0).toISOString() } }));
+    await builtInTurns(service, id);
+    expect(Buffer.compare(await readFile(join(directory, `merchant-a/${id}.csv`)), once)).toBe(0);
   }, 240_000);
 });
 
@@ -205,6 +264,24 @@ describe('a balance entries report', () => {
       ['adjustment', 'INR', '120.50', '120.50', '0.00', 'Funds for the test'],
       ['adjustment', 'INR', '-20.25', '100.25', '0.00', 'Funds for the test'],
     ]);
+
+    // The same report a row per invocation: each goes on after the entry the one before recorded.
+    const entries = new DynamoBalanceStore(documentClient, config().tables);
+    const files = new FileReportFiles(process.env.GATEWAY_REPORTS_DIR!, linkKey, 'http://127.0.0.1:1');
+    const service = new ReportService({
+      reports: new DynamoReportStore(documentClient, config().tables.reports),
+      writer: files,
+      records: { transactions: () => expect.fail('an entries report reads no transactions'), entries: (range, after) => entries.createdBetween(range, after) },
+      queue: { send: async () => undefined },
+      partBytes: 1,
+      clock: () => new Date(),
+      newId: randomUUID,
+    });
+    const again = await askFor(owner, { type: 'balance_entries', createdFrom: from, createdTo: new Date().toISOString(), currency: 'INR' });
+    // Two rows a part each, and the invocation that finds no more.
+    expect(await builtInTurns(service, again)).toBe(3);
+    const built = await readFile(join(process.env.GATEWAY_REPORTS_DIR!, `${owner.merchant.id}/${again}.csv`), 'utf8');
+    expect(built.split('\r\n').slice(0, 3).map((line) => line.split(',').slice(3).join(','))).toEqual(lines.map((line) => line.split(',').slice(3).join(',')));
   });
 });
 

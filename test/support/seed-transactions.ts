@@ -19,39 +19,46 @@ export interface SeededTransactions {
   last: string;
 }
 
-/** `count` confirmed TRY deposits of the merchant, one every `spacingSeconds` from `from`, amounts with every pair of decimals. */
+/**
+ * The `n`th confirmed TRY deposit of a seeded merchant, at `at`: an amount with every pair of
+ * decimals, a customer among 500, the processing fee given.
+ */
+export function seededDeposit(merchantId: string, n: number, at: string, processingFee = '0.00'): Transaction {
+  const amount = `${(n % 9973) + 1}.${String(n % 100).padStart(2, '0')}`;
+  return {
+    id: randomUUID(),
+    merchantId,
+    invoiceId: randomUUID(),
+    type: 'deposit',
+    status: 'confirmed',
+    amount,
+    currency: 'TRY',
+    network: null,
+    transactionHash: null,
+    customerId: `customer-${n % 500}`,
+    orderId: `order-${n}`,
+    applicationId: null,
+    createdAt: at,
+    updatedAt: at,
+    info: { exchangeRate: '1', referenceAmount: amount, referenceCurrency: 'TRY', referenceExchangeRate: '1', transactionAmount: amount, transactionCurrency: 'TRY' },
+    fees: { processing: processingFee, technical: null },
+    eur: '0.00',
+    usd: '0.00',
+    senderDetails: { senderIban: '', senderAccountNumber: '', senderSortCode: '' },
+    booked: true,
+  };
+}
+
+/** `count` confirmed TRY deposits of the merchant, one every `spacingSeconds` from `from`. */
 export async function seedTransactions(client: DynamoDBDocumentClient, tableName: string, merchantId: string, count: number, from: Date, spacingSeconds = 1): Promise<SeededTransactions> {
   const ids = new Set<string>();
   let total = new Decimal(0);
   const transactions: Transaction[] = [];
   for (let n = 0; n < count; n++) {
-    const at = new Date(from.getTime() + n * spacingSeconds * 1000).toISOString();
-    const amount = `${(n % 9973) + 1}.${String(n % 100).padStart(2, '0')}`;
-    const id = randomUUID();
-    ids.add(id);
-    total = total.plus(amount);
-    transactions.push({
-      id,
-      merchantId,
-      invoiceId: randomUUID(),
-      type: 'deposit',
-      status: 'confirmed',
-      amount,
-      currency: 'TRY',
-      network: null,
-      transactionHash: null,
-      customerId: `customer-${n % 500}`,
-      orderId: `order-${n}`,
-      applicationId: null,
-      createdAt: at,
-      updatedAt: at,
-      info: { exchangeRate: '1', referenceAmount: amount, referenceCurrency: 'TRY', referenceExchangeRate: '1', transactionAmount: amount, transactionCurrency: 'TRY' },
-      fees: { processing: '0.00', technical: null },
-      eur: '0.00',
-      usd: '0.00',
-      senderDetails: { senderIban: '', senderAccountNumber: '', senderSortCode: '' },
-      booked: true,
-    });
+    const transaction = seededDeposit(merchantId, n, new Date(from.getTime() + n * spacingSeconds * 1000).toISOString());
+    ids.add(transaction.id);
+    total = total.plus(transaction.amount);
+    transactions.push(transaction);
   }
   const batches: Transaction[][] = [];
   for (let start = 0; start < transactions.length; start += BATCH) batches.push(transactions.slice(start, start + BATCH));

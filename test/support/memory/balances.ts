@@ -6,9 +6,10 @@
  */
 import type { BalanceStore } from '../../../shared/domain/balance-service.js';
 import type { Balance, BalanceEntry, BalanceEntryFilters, BalancePosting } from '../../../shared/domain/balances.js';
+import type { BalanceKey, SequencedEntry } from '../../../shared/domain/books-check.js';
 import type { Listing, Page } from '../../../shared/domain/pagination.js';
 import type { CommitResult } from '../../../shared/domain/transaction-service.js';
-import { inCreatedRange, memoryPage } from './pages.js';
+import { inCreatedRange, memoryPage, pagesOf } from './pages.js';
 
 /** Where a balance is kept in `balances`. */
 export const balanceKey = (merchantId: string, currency: string) => JSON.stringify([merchantId, currency]);
@@ -21,6 +22,8 @@ export class MemoryBalanceStore implements BalanceStore {
   readonly entries = new Map<string, BalanceEntry>();
   /** Runs before each posting of the store's own is judged, as a concurrent writer would. */
   beforeWrite?: () => void;
+  /** Items in a page of the books check's reads, as a query's 1 MB page holds a few thousand. */
+  pageSize = 1000;
 
   async get(merchantId: string, currency: string): Promise<Balance | undefined> {
     const balance = this.balances.get(balanceKey(merchantId, currency));
@@ -53,8 +56,34 @@ export class MemoryBalanceStore implements BalanceStore {
     return [...this.entries.values()].filter((entry) => entry.merchantId === merchantId && entry.currency === currency).map((entry) => structuredClone(entry));
   }
 
-  async entriesOf(merchantId: string): Promise<BalanceEntry[]> {
-    return [...this.entries.values()].filter((entry) => entry.merchantId === merchantId).map((entry) => structuredClone(entry));
+  /** The balances written from `from` to `to`, as the `changes` index holds them. */
+  async *changedBetween(from: string, to: string): AsyncIterable<BalanceKey[]> {
+    const changed = [...this.balances.values()].filter(({ updatedAt }) => updatedAt >= from && updatedAt <= to);
+    yield* pagesOf(
+      changed.map(({ merchantId, currency }) => ({ merchantId, currency })),
+      this.pageSize,
+    );
+  }
+
+  async newestSequence(key: BalanceKey): Promise<number> {
+    return Math.max(0, ...this.ofBalance(key).map((entry) => entry.sequence));
+  }
+
+  async *entriesBySequence(key: BalanceKey, from: number, to: number): AsyncIterable<SequencedEntry[]> {
+    const entries = this.ofBalance(key).filter(({ sequence }) => sequence >= from && sequence <= to);
+    yield* pagesOf(
+      entries.map(({ sequence, availableChange, reservedChange }) => ({ sequence, availableChange, reservedChange })),
+      this.pageSize,
+    );
+  }
+
+  async written(ids: readonly string[]): Promise<Set<string>> {
+    return new Set(ids.filter((id) => this.entries.has(id)));
+  }
+
+  /** The balance's entries in order of sequence, as the `bySequence` index holds them. */
+  private ofBalance({ merchantId, currency }: BalanceKey): BalanceEntry[] {
+    return [...this.entries.values()].filter((entry) => entry.merchantId === merchantId && entry.currency === currency).sort((a, b) => a.sequence - b.sequence);
   }
 
   async post(posting: BalancePosting): Promise<CommitResult> {

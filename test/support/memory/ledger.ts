@@ -7,6 +7,7 @@
  * in between, as one DynamoDB transaction does; what it answers is a copy.
  */
 import type { BalancePosting } from '../../../shared/domain/balances.js';
+import type { CheckedTransaction, RecordPosition } from '../../../shared/domain/books-check.js';
 import type { CallbackEntry } from '../../../shared/domain/callbacks.js';
 import { countsOfLedgerWrite } from '../../../shared/domain/daily-totals.js';
 import type { InvoiceUpdate } from '../../../shared/domain/payments.js';
@@ -15,6 +16,7 @@ import type { Transaction, TransactionProvider, TransactionStatus } from '../../
 import type { MemoryBalanceStore } from './balances.js';
 import { MemoryDailyTotals } from './daily-totals.js';
 import type { MemoryInvoiceStore } from './invoice-store.js';
+import { pagesOf } from './pages.js';
 
 const oldestFirst = (a: Transaction, b: Transaction) => a.createdAt.localeCompare(b.createdAt);
 
@@ -82,6 +84,24 @@ export class MemoryLedger implements Ledger {
   /** Every transaction of the merchant, oldest first. */
   async *allOf(merchantId: string): AsyncIterable<Transaction> {
     yield* this.matching((transaction) => transaction.merchantId === merchantId);
+  }
+
+  /** Items in a page of the books check's reads, as a query's 1 MB page holds a thousand or so. */
+  pageSize = 1000;
+
+  /** The merchant's transactions after `after`, oldest first, a page at a time. */
+  async *ofMerchant(merchantId: string, after: RecordPosition | null): AsyncIterable<Transaction[]> {
+    const theirs = this.matching((transaction) => transaction.merchantId === merchantId);
+    yield* pagesOf(theirs.slice(after ? theirs.findIndex(({ id }) => id === after.id) + 1 : 0), this.pageSize);
+  }
+
+  /** The transactions changed from `from` to `to`, as the `changes` index holds them. */
+  async *changedBetween(from: string, to: string): AsyncIterable<CheckedTransaction[]> {
+    const changed = [...this.transactions.values()].filter(({ updatedAt }) => updatedAt >= from && updatedAt <= to);
+    yield* pagesOf(
+      changed.map(({ id, merchantId, type, status, amount, fees }) => ({ id, merchantId, type, status, amount, fees })),
+      this.pageSize,
+    );
   }
 
   async listByInvoice(invoiceId: string): Promise<Transaction[]> {

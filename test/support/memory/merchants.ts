@@ -3,6 +3,7 @@
  * changes them, their payouts held and cleared to the contract of DynamoMerchantStore.
  */
 import { randomUUID } from 'node:crypto';
+import type { RecordPosition } from '../../../shared/domain/books-check.js';
 import type { BooksHold, BooksHolds, ClearedBooksHold } from '../../../shared/domain/books-hold.js';
 import type { Merchant, MerchantProfiles, RotatedSecretChanges } from '../../../shared/domain/merchants.js';
 
@@ -66,9 +67,10 @@ export class MemoryMerchants implements MerchantProfiles, BooksHolds {
     return true;
   }
 
-  /** Every merchant is listed from its creation here: none predates the directory. */
-  async *merchantIds(): AsyncIterable<string> {
-    yield* this.merchants.keys();
+  /** Every merchant is listed from its creation here (none predates the directory), oldest first. */
+  async *directory(after: RecordPosition | null): AsyncIterable<RecordPosition> {
+    const listed = [...this.merchants.values()].map(({ id, createdAt }) => ({ id, createdAt })).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    yield* listed.slice(after ? listed.findIndex(({ id }) => id === after.id) + 1 : 0);
   }
 
   async enterDirectory(): Promise<boolean> {

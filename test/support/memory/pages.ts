@@ -35,3 +35,8 @@ function continued(cursor: string, filters: Record<string, string>): string {
   if (!parsed || JSON.stringify(parsed.filters) !== JSON.stringify(filters)) throw Invalid.of('cursor', 'cursor does not continue this listing');
   return parsed.after;
 }
+
+/** Records in pages of `size`, as a query of DynamoDB answers them a page at a time. */
+export async function* pagesOf<Item>(items: readonly Item[], size: number): AsyncGenerator<Item[]> {
+  for (let start = 0; start < items.length; start += size) yield items.slice(start, start + size).map((item) => structuredClone(item));
+}
