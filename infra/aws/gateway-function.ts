@@ -19,7 +19,7 @@ import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
 import { FUNCTION_DEFAULTS, reservedConcurrencyOf } from '../../shared/platform.js';
-import { QUEUE_BATCHING_WINDOW_SECONDS, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
+import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
 import { SERVICE_NAME } from '../../shared/observability/catalogue.js';
 import { readsProviders, type GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
 import { tableGrantsOf } from '../../shared/store/table-access.js';
@@ -51,9 +51,6 @@ export const FUNCTION_BUNDLING = {
   // Ship the SDK version the code was tested with, not whichever one the runtime carries.
   bundleAwsSDK: true,
 } as const satisfies BundlingOptions;
-
-/** The event sources' batching window (`QUEUE_BATCHING_WINDOW_SECONDS`, which the local runtime's pollers share). */
-export const QUEUE_BATCHING_WINDOW = Duration.seconds(QUEUE_BATCHING_WINDOW_SECONDS);
 
 /** What sealing takes of the vault key: a data key per sealed value, and S3's data key for a receipt written under SSE-KMS. */
 export const VAULT_SEAL_ACTIONS = ['kms:GenerateDataKey'];
@@ -169,7 +166,7 @@ export class GatewayFunction extends NodejsFunction {
             "add the stage to that queue's stages (shared/platform.ts)",
         );
       }
-      assertVisibilityCoversRetries(definition.name, consumed, timeoutSeconds);
+      assertVisibilityCoversRetries(definition.name, consumed, QUEUES[definition.queue].batchingWindowSeconds, timeoutSeconds);
     }
     const vault = usesVaultKey(definition) ? props.vault : undefined;
     if (usesVaultKey(definition) && !vault) throw new Error(`${definition.name} uses the vault, and no vault was given`);
@@ -307,7 +304,8 @@ export class GatewayFunction extends NodejsFunction {
       this.addEventSourceMapping('QueueEventSource', {
         eventSourceArn: queue.queueArn,
         batchSize: definition.batchSize,
-        maxBatchingWindow: QUEUE_BATCHING_WINDOW,
+        // Its queue's own window (the local runtime's poller waits alike).
+        maxBatchingWindow: Duration.seconds(QUEUES[definition.queue].batchingWindowSeconds),
         // Only the failed deliveries of a batch come back, not the whole batch.
         reportBatchItemFailures: true,
         // No more pollers than instances: a throttled invocation would count against the messages' receives.
@@ -365,8 +363,7 @@ export const VISIBILITY_TIMEOUTS_PER_INVOCATION = 6;
  * invocation included (six function timeouts, plus the batching window), or another consumer
  * receives it mid-delivery; AWS refuses the event source below one function timeout.
  */
-function assertVisibilityCoversRetries(name: string, { visibilityTimeoutSeconds }: QueueWithDeadLetter, timeoutSeconds: number): void {
-  const batchingSeconds = QUEUE_BATCHING_WINDOW.toSeconds();
+function assertVisibilityCoversRetries(name: string, { visibilityTimeoutSeconds }: QueueWithDeadLetter, batchingSeconds: number, timeoutSeconds: number): void {
   const requiredSeconds = VISIBILITY_TIMEOUTS_PER_INVOCATION * timeoutSeconds + batchingSeconds;
   if (visibilityTimeoutSeconds < requiredSeconds) {
     throw new Error(

@@ -16,7 +16,7 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GatewayFunction as GatewayFunctionConstruct, QUEUE_BATCHING_WINDOW, usesVaultKey } from '../../infra/aws/gateway-function.js';
+import { GatewayFunction as GatewayFunctionConstruct, usesVaultKey } from '../../infra/aws/gateway-function.js';
 import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js';
 import { DEFAULT_LIVE_RATES } from '../../infra/aws/live-rates.js';
 import { parseChainsConfig } from '../../shared/config.js';
@@ -1317,15 +1317,14 @@ describe.each(STAGES)('%s stack', (stage) => {
         BatchSize: consumer.batchSize,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
-      // Short: a callback should not wait for a batch to fill.
-      expect(mappingOf(name).MaximumBatchingWindowInSeconds).toBeGreaterThan(0);
-      expect(mappingOf(name).MaximumBatchingWindowInSeconds).toBeLessThanOrEqual(5);
+      // Its queue's own batching window: none where a message should not wait for others to fill a batch.
+      expect(mappingOf(name).MaximumBatchingWindowInSeconds ?? 0).toBe(definition.batchingWindowSeconds);
     });
 
     it.each(consumers.map((f) => [f.name] as const))('%s: the queue hides a message for six of its timeouts plus the batching window', (name) => {
       const mapping = mappingOf(name);
       const queue = v().json.Resources[mapping.EventSourceArn['Fn::GetAtt'][0]]!.Properties;
-      const requiredSeconds = 6 * v().functionNamed(name).Properties.Timeout + mapping.MaximumBatchingWindowInSeconds;
+      const requiredSeconds = 6 * v().functionNamed(name).Properties.Timeout + (mapping.MaximumBatchingWindowInSeconds ?? 0);
       expect(queue.VisibilityTimeout).toBe(definition.visibilityTimeoutSeconds);
       expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(requiredSeconds);
     });
@@ -1400,8 +1399,12 @@ describe.each(STAGES)('%s stack', (stage) => {
       v().template.resourceCountIs('AWS::Lambda::EventSourceMapping', definitions.filter((f) => f.kind === 'queue').length + (stage === 'demo' ? 1 : 0));
     });
 
-    it('has a visibility timeout of 190 s: six times send-callback\'s 30 s plus its batching window, rounded up', () => {
-      expect(v().json.Resources[queues().queue]!.Properties.VisibilityTimeout).toBe(190);
+    it('waits for no batch to fill: a merchant\'s callback goes as soon as it is queued', () => {
+      expect(mappingOf('send-callback').MaximumBatchingWindowInSeconds ?? 0).toBe(0);
+    });
+
+    it('has a visibility timeout of 180 s: six times send-callback\'s 30 s, with no batching window', () => {
+      expect(v().json.Resources[queues().queue]!.Properties.VisibilityTimeout).toBe(180);
       expect(v().functionNamed('send-callback').Properties.Timeout).toBe(30);
     });
 
@@ -2165,7 +2168,7 @@ describe('a queue consumer that could outlast the visibility timeout', () => {
   });
 
   /** The longest timeout the six-times rule allows a consumer of a queue with this visibility timeout. */
-  const longestTimeout = (visibilityTimeoutSeconds: number) => Math.floor((visibilityTimeoutSeconds - QUEUE_BATCHING_WINDOW.toSeconds()) / 6);
+  const longestTimeout = (visibilityTimeoutSeconds: number) => Math.floor((visibilityTimeoutSeconds - CALLBACK_QUEUE.batchingWindowSeconds) / 6);
 
   // Below one timeout AWS refuses the event source; below six the poller's retries can overlap. Synthesis refuses it first, saying what to change.
   it('fails synthesis below six timeouts plus the batching window, naming the function, the durations and where to change them', () => {
@@ -2174,7 +2177,7 @@ describe('a queue consumer that could outlast the visibility timeout', () => {
     const tooLong = longestTimeout(CALLBACK_QUEUE.visibilityTimeoutSeconds) + 1;
     expect(() => build(stack, { ...sendCallback, timeoutSeconds: tooLong }, queues)).toThrow(
       new RegExp(
-        `send-callback may hold a message ${6 * tooLong + QUEUE_BATCHING_WINDOW.toSeconds()} s \\(6 x its ${tooLong} s timeout .*` +
+        `send-callback may hold a message ${6 * tooLong + CALLBACK_QUEUE.batchingWindowSeconds} s \\(6 x its ${tooLong} s timeout .*` +
           `visibility timeout must be at least that, and it is ${CALLBACK_QUEUE.visibilityTimeoutSeconds} s: .*shared/platform\\.ts.*shared/routes\\.ts`,
       ),
     );
