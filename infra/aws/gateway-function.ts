@@ -83,7 +83,7 @@ export interface QueueWithDeadLetter {
   visibilityTimeoutSeconds: number;
 }
 
-/** The queues of one stack: those of `QUEUES` whose stages include the stack's. */
+/** The queues of one stage: those of `QUEUES` whose stages include it. */
 export type StageQueues = Partial<Record<QueueName, QueueWithDeadLetter>>;
 
 /**

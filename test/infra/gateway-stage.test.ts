@@ -25,6 +25,7 @@ import { DEFAULT_LIVE_RATES } from '../../infra/aws/live-rates.js';
 import { parseChainsConfig, parseRatesConfig } from '../../shared/config.js';
 import type { ProviderDeployment } from '../../infra/aws/payment-providers.js';
 import { DEFAULTS } from '../../shared/defaults.js';
+import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
 import { DEMO_PROVIDER_ID, demoProviderRoute } from '../../shared/domain/providers.js';
 import { REPORT_RETENTION_DAYS } from '../../shared/domain/reports.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
@@ -1997,6 +1998,32 @@ describe.each(STAGES)('%s stack', (stage) => {
     // Spelled out: the admin CLI looks these up by name.
     expect(outputs).toEqual(expect.arrayContaining(['TableMerchants', 'TableApiKeys', 'TableInvoices']));
     expect(v().json.Outputs.Stage.Value).toBe(stage);
+  });
+});
+
+describe("the operations guide's concurrency figures", () => {
+  const guide = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  const reservedBy = (view: StackView) => view.resources('AWS::Lambda::Function').reduce((sum, [, fn]) => sum + (fn.Properties.ReservedConcurrentExecutions ?? 0), 0);
+  const figure = (pattern: RegExp) => Number(pattern.exec(guide)?.[1]?.replace(',', ''));
+  /** What a stage watching every network reserves: one watcher instance a network. */
+  const watchingEvery = (stage: Stage) => reservedBy(views[stage]) + CRYPTO_NETWORKS.length - 1;
+
+  it('are what the templates reserve, so that an operator who sizes the account from them can deploy both stages', () => {
+    expect(figure(/A prod stage reserves (\d+) and a demo stage \d+/)).toBe(reservedBy(views.prod));
+    expect(figure(/A prod stage reserves \d+ and a demo stage (\d+)/)).toBe(reservedBy(views.demo));
+    expect(figure(/reserves (\d+), a demo stage \d+ \(\[Prerequisites\]/)).toBe(reservedBy(views.prod));
+    expect(figure(/a demo stage (\d+) \(\[Prerequisites\]/)).toBe(reservedBy(views.demo));
+    // Each network watched beyond the first adds its own instance of the watcher.
+    expect(reservedBy(watching) - reservedBy(views.demo)).toBe(Object.keys(watching.documentOf('chain-endpoints').rpc).length - 1);
+    expect(figure(/both stages in one account take ([\d,]+) of it/)).toBe(reservedBy(views.prod) + reservedBy(views.demo) + 100);
+    expect(figure(/or ([\d,]+) watching every network/)).toBe(watchingEvery('prod') + watchingEvery('demo') + 100);
+  });
+
+  it(`are within the budget of ${CONCURRENCY.stageBudget} a stage, which leaves room for ${CONCURRENCY.roomForRoutes} more routes with a key watching every network, two of them and AWS's 100 within the usual 1,000`, () => {
+    expect(figure(/within a budget of (\d+)/)).toBe(CONCURRENCY.stageBudget);
+    expect(guide).toContain(`leaves room for ${['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'][CONCURRENCY.roomForRoutes]} more routes with a key`);
+    for (const stage of STAGES) expect(watchingEvery(stage) + CONCURRENCY.roomForRoutes * CONCURRENCY.perFunction, stage).toBeLessThanOrEqual(CONCURRENCY.stageBudget);
+    expect(2 * CONCURRENCY.stageBudget + 100).toBeLessThanOrEqual(1000);
   });
 });
 
