@@ -74,7 +74,7 @@ beforeAll(async () => {
       cdkSynth(join(workdir, 'providers-not-a-list'), 'stage=prod', `providers=${JSON.stringify(PARTNER)}`),
       cdkSynth(join(workdir, 'provider-bad-method'), 'stage=prod', `providers=${JSON.stringify([{ ...PARTNER, methods: [{ currency: 'TRY', method: 'p2p', min: '1', max: '2' }] }])}`),
     ]);
-}, 420_000);
+}, 900_000);
 
 afterAll(() => {
   if (workdir) rmSync(workdir, { recursive: true, force: true });
