@@ -10,7 +10,8 @@
  * - the expiry sweep's items read against the invoices due, with ten times more open invoices
  *   not due;
  * - create latency and capacity with 1,000 and with 20,000 invoices in the table.
- * Goals: capacity <= 1.25x floor, throughput >= 0.6x baseline, callback p95 <= 1 s, sweep reads
+ * Goals: capacity <= 1.25x floor, throughput >= 0.6x baseline, callback p95 <= 300 ms (no batching
+ * window holds a merchant's callback: shared/queue/queues.ts), sweep reads
  * <= 1.1x due, no growth with table size. Nothing is asserted: the figures are printed.
  */
 import { randomUUID } from 'node:crypto';
@@ -41,7 +42,7 @@ export const DESCRIPTION =
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS_FILE = join(ROOT, 'bench', 'results.json');
-const GOALS = { capacity: 1.25, throughput: 0.6, callbackP95Ms: 1_000, sweepReads: 1.1, tableGrowth: 1.25 } as const;
+const GOALS = { capacity: 1.25, throughput: 0.6, callbackP95Ms: 300, sweepReads: 1.1, tableGrowth: 1.25 } as const;
 
 interface Options {
   seconds: number;
@@ -434,7 +435,7 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
       ]),
     );
     print([
-      ['Callback, deposit to receiver', `p50 ${callbacks.p50} ms, p95 ${callbacks.p95} ms = ${round(callbacks.p95 / GOALS.callbackP95Ms)}x of 1 s  ${verdict(goals.callbackP95)}`],
+      ['Callback, deposit to receiver', `p50 ${callbacks.p50} ms, p95 ${callbacks.p95} ms = ${round(callbacks.p95 / GOALS.callbackP95Ms)}x of ${GOALS.callbackP95Ms} ms  ${verdict(goals.callbackP95)}`],
       ['Expiry sweep', `${sweep.itemsRead} items read for ${sweep.due} due (${options.due * 10}+ open, not due) = ${sweep.ratio}x  ${verdict(goals.sweepReads)}`],
       [
         'Create at 1k vs 20k invoices',

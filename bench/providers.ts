@@ -58,18 +58,18 @@ export async function providersBenchmark(args: string[]): Promise<void> {
   const stores = await startBenchStores('providers-bench', { demoProvider: true });
   const { tables } = stores;
   try {
-    const [{ createTestGateway, invoke }, { seedMerchant }, { TokenBucketThrottle }, { config }, { signMessage }, { DynamoInvoiceStore }, { documentClient }] = await Promise.all([
+    const [{ createTestGateway, invoke }, { seedMerchant }, { TokenBucketThrottle }, { localStageConfiguration }, { signMessage }, { DynamoInvoiceStore }, { documentClient }] = await Promise.all([
       import('../test/support/invoke.js'),
       import('../test/support/merchants.js'),
       import('../infra/local/throttle.js'),
-      import('../shared/config.js'),
+      import('../test/support/stage-configuration.js'),
       import('../shared/providers/protocol.js'),
       import('../shared/store/invoices.js'),
       import('../shared/store/dynamo.js'),
     ]);
     const gateway = createTestGateway({ throttle: new TokenBucketThrottle({ ratePerSecond: 1_000_000, burst: 1_000_000 }) });
     const merchant = await seedMerchant({ name: 'Bench shop' });
-    const provider = config().providers[0]!;
+    const provider = localStageConfiguration().providers[0]!;
     if (provider.secret.kind !== 'inline') throw new Error('The demo provider is configured without its secret');
     const secret = provider.secret.value;
 

@@ -2,7 +2,8 @@ import { returnUrlOf } from '../shared/domain/checkout.js';
 import { withQuery } from '../shared/http/urls.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
-import { checkoutPage, checkoutServiceWith, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
+import { checkoutPage, notFoundPage } from './commons/checkout-pages.js';
+import { checkoutServiceWith, languageOf, seeOther, urlOf } from './commons/checkout.js';
 import { providerRegistryOfStage, providerRequests } from './commons/providers.js';
 
 const checkoutService = checkoutServiceWith({ routes: providerRegistryOfStage.routes, requests: providerRequests });

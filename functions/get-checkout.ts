@@ -1,6 +1,7 @@
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
-import { checkoutPage, checkoutService, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
+import { checkoutPage, notFoundPage } from './commons/checkout-pages.js';
+import { checkoutService, languageOf, seeOther, urlOf } from './commons/checkout.js';
 
 /** The link the merchant hands the customer: the invoice at whatever step it is. */
 export const handler = httpHandler(routeByName('get-checkout'), {}, async (request) => {

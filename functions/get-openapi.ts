@@ -4,8 +4,8 @@ import { httpHandler } from '../shared/http/handler.js';
 import { buildOpenApiDocument } from '../shared/openapi.js';
 import { routeByName } from '../shared/routes.js';
 
-const { publicBaseUrl, stage, chains } = config();
-const document = buildOpenApiDocument(publicBaseUrl, stage, offeredNetworks(stage, chains));
+const { publicBaseUrl, stage, watchedNetworks } = config();
+const document = buildOpenApiDocument(publicBaseUrl, stage, offeredNetworks(stage, watchedNetworks));
 
 export const handler = httpHandler(routeByName('get-openapi'), {}, async () => ({
   raw: JSON.stringify(document),

@@ -2,7 +2,8 @@ import * as z from 'zod';
 import { parseCustomerDetails } from '../shared/domain/checkout.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
-import { checkoutPage, checkoutService, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
+import { checkoutPage, notFoundPage } from './commons/checkout-pages.js';
+import { checkoutService, languageOf, seeOther, urlOf } from './commons/checkout.js';
 
 /** The customer details a fiat method still needs, checked by the invoice creation rules. */
 export const handler = httpHandler(

@@ -4,7 +4,8 @@ import { depositConfirmationRequestSchema, isConfirmedByUtr } from '../shared/do
 import { AlreadyUsed, DomainError } from '../shared/domain/errors.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
-import { checkoutPage, checkoutService, languageOf, notFoundPage, seeOther, urlOf } from './commons/checkout.js';
+import { checkoutPage, notFoundPage } from './commons/checkout-pages.js';
+import { checkoutService, languageOf, seeOther, urlOf } from './commons/checkout.js';
 import { fiatServiceWith } from './commons/fiat.js';
 import { receiptStore } from './commons/receipts.js';
 

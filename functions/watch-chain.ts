@@ -13,6 +13,7 @@ import { networkReaderOf } from '../shared/chain/network-readers.js';
 import { pollUntilDeadline, sumRuns, type InvocationSummary } from '../shared/domain/chain-polling.js';
 import { CHAIN_BLOCKS_PER_RUN, NetworkWatcher } from '../shared/domain/chain-watcher.js';
 import { CRYPTO_NETWORKS, type CryptoNetwork } from '../shared/domain/currencies.js';
+import type { NetworkChain } from '../shared/domain/networks.js';
 import { NETWORK_ADDRESS_FAMILY } from '../shared/domain/wallets.js';
 import { CHAIN_RUN_ALLOWANCE_SECONDS } from '../shared/platform.js';
 import { reportChainRpcRun } from '../shared/observability/chain-rpc.js';
@@ -25,19 +26,21 @@ import { DynamoInvoiceStore } from '../shared/store/invoices.js';
 import { CachedAddressOwners } from '../shared/store/address-owners.js';
 import { DynamoWalletStore } from '../shared/store/wallets.js';
 import { merchantStore, transactionStore } from './commons/stores.js';
+import { stageConfiguration } from './commons/stage-configuration.js';
 import { transactionService } from './commons/transactions.js';
 
-const { stage, tables, chains, invoiceLifetimeSeconds, chainPollSeconds } = config();
+const { stage, tables, invoiceLifetimeSeconds, chainPollSeconds } = config();
 
-const watchers = new Map<CryptoNetwork, Pick<NetworkWatcher, 'run'>>();
+/** Each network's watcher, with the settings it was built from: made again when the stage's configuration changes them. */
+const watchers = new Map<CryptoNetwork, { chain: NetworkChain; watcher: Pick<NetworkWatcher, 'run'> }>();
 /** The customers' addresses of every family, held for the container's life (shared/store/address-owners.ts). */
 const owners = new CachedAddressOwners(new DynamoWalletStore(documentClient, tables.wallets));
 
 function watcherOf(network: CryptoNetwork): Pick<NetworkWatcher, 'run'> {
-  const chain = chains[network];
+  const chain = stageConfiguration.current().chains[network];
   const { rpcUrl } = chain;
-  if (!rpcUrl) throw new Error(`${network} has no node configured (GATEWAY_RPC_${network.toUpperCase()}), so it is not watched`);
-  let watcher = watchers.get(network);
+  if (!rpcUrl) throw new Error(`${network} has no node configured (GATEWAY_RPC_${network.toUpperCase()}, or the stage's chain endpoints in AWS), so it is not watched`);
+  let watcher = watchers.get(network)?.chain === chain ? watchers.get(network)!.watcher : undefined;
   if (!watcher) {
     const reader = networkReaderOf(network, { ...chain, rpcUrl }, reportChainRpcRun);
     const networkWatcher = new NetworkWatcher({
@@ -59,7 +62,7 @@ function watcherOf(network: CryptoNetwork): Pick<NetworkWatcher, 'run'> {
     });
     // Each run reports once, at its end, what each of the network's RPC endpoints answered.
     watcher = { run: () => reader.observeRun(() => networkWatcher.run()) };
-    watchers.set(network, watcher);
+    watchers.set(network, { chain, watcher });
   }
   return watcher;
 }

@@ -1,14 +1,16 @@
 /**
  * The functions' environment, read and validated once when a container loads: a missing or bad
- * value fails the cold start, never a request.
+ * value fails the cold start, never a request. What grows with a stage (its providers, its
+ * networks' tokens and node endpoints) is its configuration document in AWS, read and validated
+ * here too (docs/operations.md#stage-configuration), and the environment on one machine.
  */
 import * as z from 'zod';
-import { CRYPTO_NETWORKS, FIAT_METHODS, LOCAL_FIAT_CURRENCIES, PRICED_CURRENCIES, decimalsOf, type CryptoAssetCode, type PricedCurrency } from './domain/currencies.js';
+import { CRYPTO_NETWORKS, FIAT_METHODS, LOCAL_FIAT_CURRENCIES, PRICED_CURRENCIES, decimalsOf, type CryptoAssetCode, type CryptoNetwork, type PricedCurrency } from './domain/currencies.js';
 import { Decimal } from './domain/money.js';
 import { RECONCILIATION_POLICY, type ReconciliationPolicy } from './domain/provider-settlement.js';
 import { CURRENCY_METHODS, isProviderSecret, type ProviderRoute } from './domain/providers.js';
 import { isTickerPair, type RatePair } from './domain/rates.js';
-import { defaultChains, type Chains, type TokenContract } from './domain/networks.js';
+import { defaultChains, watchedNetworks, type Chains, type TokenContract } from './domain/networks.js';
 import type { AddressFamily, WalletXpubs } from './domain/wallets.js';
 import { CALLBACK_TARGETS } from './outbound/address-guard.js';
 import type { DeliveryGuard } from './outbound/http-delivery.js';
@@ -52,10 +54,11 @@ const providerSchema = z
   })
   .refine((p) => (p.secret === undefined) !== (p.secretArn === undefined), { message: 'needs exactly one of secret and secretArn', path: ['secret'] });
 
-/** `GATEWAY_PROVIDERS`: the stage's providers, ids unique. */
-const providersSchema = json
-  .pipe(z.array(providerSchema).refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'provider ids must be unique'))
-  .optional();
+/** The stage's providers, ids unique. */
+const providerListSchema = z.array(providerSchema).refine((list) => new Set(list.map((p) => p.id)).size === list.length, 'provider ids must be unique');
+
+/** `GATEWAY_PROVIDERS`: the providers as JSON. */
+const providersSchema = json.pipe(providerListSchema).optional();
 
 const tickerSymbol = z.string().regex(/^[A-Z0-9]{2,30}$/, 'must be a ticker symbol such as BTCUSDT');
 
@@ -82,8 +85,12 @@ const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address
 const tronAddress = z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/, 'must be a base58check T… address');
 
 /** `{"USDT":"0x…","USDC":{"address":"0x…","decimals":18}}`: a bare address has its asset's usual decimals on that network. */
-const tokensSchema = (address: z.ZodString) =>
-  json.pipe(z.partialRecord(z.enum(['USDT', 'USDC']), z.union([address, z.strictObject({ address, decimals: z.number().int().min(0).max(36) })]))).optional();
+const tokenContractsSchema = (address: z.ZodString) =>
+  z.partialRecord(z.enum(['USDT', 'USDC']), z.union([address, z.strictObject({ address, decimals: z.number().int().min(0).max(36) })]));
+
+/** The networks that carry tokens, each with the address form of its family. */
+const TOKEN_NETWORKS: readonly CryptoNetwork[] = CRYPTO_NETWORKS.filter((network) => network !== 'bitcoin');
+const tokenAddressOf = (network: CryptoNetwork): z.ZodString => (network === 'tron' ? tronAddress : evmAddress);
 
 /**
  * The endpoints of `GATEWAY_RPC_{NETWORK}`, in order of preference: URLs separated by commas or
@@ -95,7 +102,7 @@ export const rpcUrlsOf = (text: string): string[] => text.split(/[\s,]+/).filter
 const httpUrl = z.url({ protocol: /^https?$/ });
 
 /** One endpoint or several (rpcUrlsOf), each an http(s) URL, none twice; kept comma-separated. */
-const rpcUrlsSchema = z
+const rpcUrlListSchema = z
   .string()
   .transform((text, ctx) => {
     const urls = rpcUrlsOf(text);
@@ -105,8 +112,7 @@ const rpcUrlsSchema = z
     });
     if (new Set(urls).size !== urls.length) ctx.addIssue({ code: 'custom', message: 'names an endpoint twice' });
     return urls.join(',');
-  })
-  .optional();
+  });
 
 /**
  * Per network (docs/operations.md#watching-chains): its node's URL, or several to fail over between
@@ -116,16 +122,12 @@ const rpcUrlsSchema = z
 const chainEnvSchema = z.object({
   ...Object.fromEntries(
     CRYPTO_NETWORKS.flatMap((network) => [
-      [`GATEWAY_RPC_${network.toUpperCase()}`, rpcUrlsSchema],
-      ...(network === 'bitcoin' ? [] : [[`GATEWAY_TOKENS_${network.toUpperCase()}`, tokensSchema(network === 'tron' ? tronAddress : evmAddress)]]),
+      [`GATEWAY_RPC_${network.toUpperCase()}`, rpcUrlListSchema.optional()],
+      ...(TOKEN_NETWORKS.includes(network) ? [[`GATEWAY_TOKENS_${network.toUpperCase()}`, json.pipe(tokenContractsSchema(tokenAddressOf(network))).optional()]] : []),
       [`GATEWAY_CONFIRMATIONS_${network.toUpperCase()}`, z.coerce.number().int().min(1).max(1000).optional()],
     ]),
   ),
-  /** The stack passes an empty parameter when there is no key. */
-  GATEWAY_API_KEY_TRON: z
-    .string()
-    .optional()
-    .transform((key) => key || undefined),
+  GATEWAY_API_KEY_TRON: z.string().optional(),
   /** Set by the stack, whose functions other than the watcher are not given the nodes' URLs. */
   GATEWAY_WATCHED_NETWORKS: z
     .string()
@@ -135,7 +137,25 @@ const chainEnvSchema = z.object({
 });
 
 /** The variables' values as chainEnvSchema reads them. */
-type ChainEnv = Record<string, unknown> & { GATEWAY_API_KEY_TRON?: string; GATEWAY_WATCHED_NETWORKS: readonly string[] };
+type ChainEnv = Record<string, unknown> & { GATEWAY_API_KEY_TRON?: string; GATEWAY_WATCHED_NETWORKS: readonly CryptoNetwork[] };
+
+/**
+ * The stage's configuration document (docs/operations.md#stage-configuration): its providers,
+ * each secret by its ARN, and the token contracts replacing a network's built-in ones.
+ */
+const stageDocumentSchema = z.strictObject({
+  providers: providerListSchema,
+  tokens: z.strictObject(Object.fromEntries(TOKEN_NETWORKS.map((network) => [network, tokenContractsSchema(tokenAddressOf(network)).optional()]))),
+});
+
+/** What the chain watcher alone reads beside it: each watched network's node endpoints, and Tron's API key (empty when there is none). */
+const chainEndpointsSchema = z.strictObject({
+  rpc: z.partialRecord(z.enum(CRYPTO_NETWORKS), rpcUrlListSchema),
+  tronApiKey: z.string(),
+});
+
+export type StageDocument = z.input<typeof stageDocumentSchema>;
+export type ChainEndpointsDocument = z.input<typeof chainEndpointsSchema>;
 
 const envSchema = z.object({
   STAGE: z.enum(STAGES),
@@ -143,6 +163,13 @@ const envSchema = z.object({
   PUBLIC_BASE_URL: z.url().transform((url) => url.replace(/\/+$/, '')),
   GATEWAY_INVOICE_LIFETIME_S: positiveNumber(DEFAULTS.invoiceLifetimeSeconds),
   GATEWAY_PROVIDERS: providersSchema,
+  /**
+   * AWS: the SSM parameters holding the stage's configuration document and, for the chain watcher,
+   * its networks' endpoints (docs/operations.md#stage-configuration); given only to the functions
+   * that read them. One machine: the environment's own variables stand for both.
+   */
+  GATEWAY_STAGE_CONFIGURATION_PARAMETER: z.string().min(1).optional(),
+  GATEWAY_CHAIN_ENDPOINTS_PARAMETER: z.string().min(1).optional(),
   /** How long a provider's decision is awaited before the reconciliation asks for it (docs/provider-protocol.md: 10 minutes; tests shorten it). */
   GATEWAY_RECONCILE_AFTER_S: positiveNumber(RECONCILIATION_POLICY.askAfterSeconds),
   GATEWAY_RETRY_SCALE: positiveNumber(DEFAULTS.callbackRetryScale),
@@ -223,41 +250,116 @@ export function parseRatesConfig(env: Record<string, string | undefined>): Rates
   return ratesConfig(result.data);
 }
 
-/** `GATEWAY_PROVIDERS` as the functions read it: for the stack to check what it hands them. */
-export function parseProviders(text: string): z.output<typeof providersSchema> {
-  const result = providersSchema.safeParse(text);
-  if (!result.success) throw invalidEnvironment(result.error.issues.map((issue) => ({ ...issue, path: ['GATEWAY_PROVIDERS', ...issue.path] })));
-  return result.data;
+/** Tokens, node endpoints and Tron's key laid over a network's settings, from the environment or the stage's documents. */
+interface ChainsLayer {
+  tokens: Partial<Record<CryptoNetwork, Partial<Record<string, string | TokenContract>>>>;
+  rpc: Partial<Record<CryptoNetwork, string>>;
+  tronApiKey?: string;
 }
 
-/** The stage's networks with this deployment's node URLs, tokens and confirmations laid over. */
-function chainsOf(stage: Stage, e: ChainEnv): Chains {
-  const chains = defaultChains(stage);
+/** `chains` with `layer` laid over, each bare token address at its asset's usual decimals on that network. */
+function layChains(chains: Chains, { tokens, rpc, tronApiKey }: ChainsLayer): Chains {
+  const laid = structuredClone(chains);
   for (const network of CRYPTO_NETWORKS) {
-    const upper = network.toUpperCase();
-    const chain = chains[network];
-    const tokens = e[`GATEWAY_TOKENS_${upper}`] as Record<string, string | TokenContract> | undefined;
-    if (tokens) {
+    const chain = laid[network];
+    const given = tokens[network];
+    if (given) {
       chain.tokens = Object.fromEntries(
-        Object.entries(tokens).map(([asset, token]) => [
+        Object.entries(given).map(([asset, token]) => [
           asset,
-          typeof token === 'string' ? { address: token, decimals: chain.tokens[asset as CryptoAssetCode]?.decimals ?? decimalsOf(asset) } : token,
+          typeof token === 'string' ? { address: token, decimals: chain.tokens[asset as CryptoAssetCode]?.decimals ?? decimalsOf(asset) } : token!,
         ]),
       );
     }
-    chain.confirmations = (e[`GATEWAY_CONFIRMATIONS_${upper}`] as number | undefined) ?? chain.confirmations;
-    chain.rpcUrl = e[`GATEWAY_RPC_${upper}`] as string | undefined;
-    chain.watched = chain.rpcUrl !== undefined || e.GATEWAY_WATCHED_NETWORKS.includes(network);
+    chain.rpcUrl = rpc[network] ?? chain.rpcUrl;
+    chain.watched ||= chain.rpcUrl !== undefined;
   }
-  chains.tron.apiKey = e.GATEWAY_API_KEY_TRON;
-  return chains;
+  laid.tron.apiKey = tronApiKey || laid.tron.apiKey;
+  return laid;
 }
 
-/** The networks' variables alone, as the functions read them: for the stack to check what it hands them. */
+/** The stage's networks with this deployment's variables laid over: what it watches, the depths, and on one machine tokens and nodes too. */
+function chainsOf(stage: Stage, e: ChainEnv): Chains {
+  const chains = defaultChains(stage);
+  for (const network of CRYPTO_NETWORKS) {
+    chains[network].confirmations = (e[`GATEWAY_CONFIRMATIONS_${network.toUpperCase()}`] as number | undefined) ?? chains[network].confirmations;
+    chains[network].watched = e.GATEWAY_WATCHED_NETWORKS.includes(network);
+  }
+  const ofNetworks = (prefix: string) =>
+    Object.fromEntries(CRYPTO_NETWORKS.flatMap((network) => (e[`${prefix}${network.toUpperCase()}`] === undefined ? [] : [[network, e[`${prefix}${network.toUpperCase()}`]]])));
+  return layChains(chains, { tokens: ofNetworks('GATEWAY_TOKENS_'), rpc: ofNetworks('GATEWAY_RPC_'), tronApiKey: e.GATEWAY_API_KEY_TRON });
+}
+
+/** The networks' variables alone, as the functions read them. */
 export function parseChainsConfig(stage: Stage, env: Record<string, string | undefined>): Chains {
   const result = chainEnvSchema.safeParse(env);
   if (!result.success) throw invalidEnvironment(result.error.issues);
   return chainsOf(stage, result.data as ChainEnv);
+}
+
+/** Where a provider's secret is read from: the configuration itself (one machine) or Secrets Manager (AWS), once per container. */
+export type ProviderSecretSource = { kind: 'inline'; value: string } | { kind: 'secretsManager'; arn: string };
+
+export interface ProviderConfig extends ProviderRoute {
+  url: string;
+  secret: ProviderSecretSource;
+}
+
+const providerConfigsOf = (providers: z.output<typeof providerListSchema>): ProviderConfig[] =>
+  providers.map(({ id, name, url, secret, secretArn, priority, methods }) => ({
+    id,
+    name: name ?? id,
+    url,
+    priority,
+    methods,
+    secret: secret !== undefined ? { kind: 'inline', value: secret } : { kind: 'secretsManager', arn: secretArn! },
+  }));
+
+/**
+ * What grows with a stage (docs/operations.md#stage-configuration): its payment providers, and its
+ * networks with their tokens and, for the chain watcher, their node endpoints.
+ */
+export interface StageConfiguration {
+  /** The stage's payment providers; none where no local-fiat method is offered. */
+  providers: ProviderConfig[];
+  /** Every network: chain ids and tokens for payment links, node endpoints and confirmations for the chain watchers. */
+  chains: Chains;
+}
+
+/** The stage's configuration as the environment gives it (one machine), or the SSM parameters it is read from, laid over the environment's part (AWS). */
+export type StageConfigurationSource =
+  | { kind: 'environment'; configuration: StageConfiguration }
+  | { kind: 'parameters'; parameterNames: { configuration?: string; chainEndpoints?: string }; base: StageConfiguration };
+
+/** Documents' problems, each with where it is in its document. */
+function invalidDocument(name: string, issues: readonly z.core.$ZodIssue[]): Error {
+  return new Error(`Invalid stage configuration: ${issues.map((i) => `${[name, ...i.path].join('.')}: ${i.message}`).join('; ')}`);
+}
+
+function parsedDocument<S extends z.ZodType>(name: string, schema: S, text: string): z.output<S> {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw new Error(`Invalid stage configuration: ${name} is not JSON`);
+  }
+  const result = schema.safeParse(value);
+  if (!result.success) throw invalidDocument(name, result.error.issues);
+  return result.data;
+}
+
+/**
+ * `base` with the stage's documents laid over, as the functions read them (and the stack checks
+ * what it writes): `configuration` (its providers and tokens) and, for the chain watcher,
+ * `chainEndpoints`. A document not given leaves that part of `base`.
+ */
+export function stageConfigurationOf(base: StageConfiguration, documents: { configuration?: string; chainEndpoints?: string }): StageConfiguration {
+  const document = documents.configuration === undefined ? undefined : parsedDocument('configuration', stageDocumentSchema, documents.configuration);
+  const endpoints = documents.chainEndpoints === undefined ? undefined : parsedDocument('chainEndpoints', chainEndpointsSchema, documents.chainEndpoints);
+  return {
+    providers: document ? providerConfigsOf(document.providers) : base.providers,
+    chains: layChains(base.chains, { tokens: document?.tokens ?? {}, rpc: endpoints?.rpc ?? {}, tronApiKey: endpoints?.tronApiKey }),
+  };
 }
 
 /** Where the wallets' extended public keys come from: the environment itself, or SSM parameters. */
@@ -321,20 +423,14 @@ function apiKeyRegistryConfig(e: { API_KEY_USAGE_PLAN_PARAMETER?: string; GATEWA
   return undefined;
 }
 
-/** Where a provider's secret is read from: the configuration itself (one machine) or Secrets Manager (AWS), once per container. */
-export type ProviderSecretSource = { kind: 'inline'; value: string } | { kind: 'secretsManager'; arn: string };
-
-export interface ProviderConfig extends ProviderRoute {
-  url: string;
-  secret: ProviderSecretSource;
-}
-
 export interface Config {
   stage: (typeof STAGES)[number];
   publicBaseUrl: string;
   invoiceLifetimeSeconds: number;
-  /** The stage's payment providers; none where no local-fiat method is offered. */
-  providers: ProviderConfig[];
+  /** Where the stage's providers and networks are read from (docs/operations.md#stage-configuration). */
+  stageConfiguration: StageConfigurationSource;
+  /** The networks the deployment watches: only these are offered outside the demo stage. */
+  watchedNetworks: CryptoNetwork[];
   reconciliationPolicy: ReconciliationPolicy;
   retryScale: number;
   /** Seconds a rotated callback secret keeps signing beside its successor. */
@@ -357,8 +453,6 @@ export interface Config {
   walletKeys?: WalletKeysConfig;
   /** Where API keys are registered for the per-key throttle; the functions that issue or revoke keys require it. */
   apiKeyRegistry?: ApiKeyRegistryConfig;
-  /** Every network: chain ids and tokens for payment links, node URLs and confirmations for the chain watchers. */
-  chains: Chains;
   rates: RatesConfig;
   tables: Record<TableKey, string>;
 }
@@ -372,18 +466,17 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   }
   const e = result.data as z.infer<typeof envSchema> & Record<string, string>;
   const chains = chainsOf(e.STAGE, chainResult.data as ChainEnv);
+  const fromEnvironment: StageConfiguration = { providers: providerConfigsOf(e.GATEWAY_PROVIDERS ?? []), chains };
+  const parameterNames = { configuration: e.GATEWAY_STAGE_CONFIGURATION_PARAMETER, chainEndpoints: e.GATEWAY_CHAIN_ENDPOINTS_PARAMETER };
   return {
     stage: e.STAGE,
     publicBaseUrl: e.PUBLIC_BASE_URL,
     invoiceLifetimeSeconds: e.GATEWAY_INVOICE_LIFETIME_S,
-    providers: (e.GATEWAY_PROVIDERS ?? []).map(({ id, name, url, secret, secretArn, priority, methods }) => ({
-      id,
-      name: name ?? id,
-      url,
-      priority,
-      methods,
-      secret: secret !== undefined ? { kind: 'inline', value: secret } : { kind: 'secretsManager', arn: secretArn! },
-    })),
+    stageConfiguration:
+      parameterNames.configuration || parameterNames.chainEndpoints
+        ? { kind: 'parameters', parameterNames, base: fromEnvironment }
+        : { kind: 'environment', configuration: fromEnvironment },
+    watchedNetworks: watchedNetworks(chains),
     reconciliationPolicy: {
       ...RECONCILIATION_POLICY,
       askAfterSeconds: e.GATEWAY_RECONCILE_AFTER_S,
@@ -401,7 +494,6 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     reportFiles: reportFilesConfig(e),
     walletKeys: walletKeysConfig(e),
     apiKeyRegistry: apiKeyRegistryConfig(e),
-    chains,
     rates: ratesConfig(ratesResult.data),
     tables: grantedTables(Object.fromEntries(TABLE_KEYS.flatMap((key) => (e[tableEnvVar(key)] ? [[key, e[tableEnvVar(key)]]] : [])))),
   };

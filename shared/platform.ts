@@ -1,4 +1,4 @@
-import type { GatewayFunction } from './routes.js';
+import type { GatewayFunction, HttpRoute } from './routes.js';
 
 /**
  * Settings of the platform around the functions that the AWS stacks and the local runtime must
@@ -43,10 +43,16 @@ export const TABLE_CAPACITY_BASIS = {
  * Reserved concurrency: the most instances of one function that run at once. It bounds what one
  * function can ask of a table (10 instances x 50 requests/s x 4 units = 2,000 write units/s, half
  * a new table's capacity) and keeps a flood on one route from taking the account's concurrency
- * from the others. The sweeps on a schedule run one instance at a time, so a slow run is never
- * overlapped by the next: that run is throttled, retried for one period, then dropped, and the run
- * after it does the same work (the chain watcher: see `reservedConcurrencyOf`). AWS keeps 100 of an account's concurrency (1,000 by default)
- * unreserved, so each stage reserves at most `stageBudget`: two stages fit in one account.
+ * from the others. A route reserves no more than its method's throttle can send it (a route
+ * without a key, at PUBLIC_ROUTE_THROTTLE's 200 requests/s, 4). The sweeps on a schedule run one
+ * instance at a time, so a slow run is never overlapped by the next: that run is throttled, retried
+ * for one period, then dropped, and the run after it does the same work (the chain watcher: see
+ * `reservedConcurrencyOf`).
+ *
+ * AWS keeps 100 of an account's concurrency (1,000 by default) unreserved, so each stage reserves
+ * at most `stageBudget`: two stages fit in one account. A stage must leave room in it for
+ * `roomForRoutes` more routes with a key at `perFunction` each, watching every network, so that
+ * the next capabilities deploy without raising the account's quota (docs/operations.md#prerequisites).
  */
 export const CONCURRENCY = {
   perFunction: Math.floor(
@@ -55,6 +61,7 @@ export const CONCURRENCY = {
   ),
   scheduled: 1,
   stageBudget: 400,
+  roomForRoutes: 10,
 } as const;
 
 /**
@@ -68,7 +75,9 @@ export const CONCURRENCY = {
  * stops), transfers are held and deposits recorded once per transfer (conditional writes on the
  * transfer's id), and settlements are conditional on the transaction's state.
  */
-export function reservedConcurrencyOf(definition: Pick<GatewayFunction, 'kind'> & { perNetwork?: boolean }, watchedNetworks: number): number {
+export function reservedConcurrencyOf(definition: GatewayFunction, watchedNetworks: number): number {
+  // What the method's throttle lets through, at what an instance answers.
+  if (definition.kind === 'http') return Math.ceil(methodThrottleOf(definition).ratePerSecond / TABLE_CAPACITY_BASIS.requestsPerInstancePerSecond);
   if (definition.kind !== 'schedule') return CONCURRENCY.perFunction;
   // Deployed without networks it is never invoked; zero would disable it.
   return definition.perNetwork ? Math.max(CONCURRENCY.scheduled, watchedNetworks) : CONCURRENCY.scheduled;
@@ -111,6 +120,9 @@ export const PUBLIC_ROUTE_THROTTLE = {
   burst: 400,
   perAddress: { requests: 1_500, windowSeconds: 300 },
 } as const;
+
+/** The throttle of a route's method: its own for a route without a key, the stage's otherwise. */
+export const methodThrottleOf = (route: Pick<HttpRoute, 'auth'>): { ratePerSecond: number; burst: number } => (route.auth === 'none' ? PUBLIC_ROUTE_THROTTLE : STAGE_METHOD_THROTTLE);
 
 /**
  * Providers' events come from a few addresses, in bursts when a provider catches up

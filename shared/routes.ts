@@ -79,6 +79,8 @@ interface FunctionDefinition {
   usesProviders?: boolean;
   /** Whether the function shows the providers' methods and limits, without talking to them (the docs page). */
   describesProviders?: boolean;
+  /** Whether the function draws the hosted checkout's pages, whose payment links name the stage's token contracts. */
+  drawsCheckoutPages?: boolean;
   /**
    * Whether the function sends a provider again what it never took (the reconciliation): it opens
    * sealed card numbers and reads receipts, and nothing else of the vault.
@@ -94,9 +96,20 @@ interface FunctionDefinition {
   memoryMb?: number;
 }
 
-/** Whether the function reads the stage's providers (`GATEWAY_PROVIDERS`): to route payments and talk to them, or to describe their limits. */
+/** Whether the function reads the stage's providers: to route payments and talk to them, or to describe their limits. */
 export const readsProviders = (definition: GatewayFunction): boolean =>
   Boolean(definition.usesProviders || definition.describesProviders);
+
+/**
+ * Whether the function reads the stage's configuration (docs/operations.md#stage-configuration):
+ * its providers, its tokens in the checkout's payment links, or, for the chain watcher, its
+ * networks' endpoints. In AWS it reads its SSM parameter when its container loads.
+ */
+export const readsStageConfiguration = (definition: GatewayFunction): boolean =>
+  readsProviders(definition) || Boolean(definition.drawsCheckoutPages) || watchesChains(definition);
+
+/** Whether the function is the chain watcher, run per watched network: it alone reads the networks' node endpoints. */
+export const watchesChains = (definition: GatewayFunction): boolean => definition.kind === 'schedule' && Boolean(definition.perNetwork);
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
@@ -456,6 +469,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}',
     auth: 'none',
     stages: BOTH,
+    drawsCheckoutPages: true,
     // Opening the page activates a created invoice.
     tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'] },
   },
@@ -475,6 +489,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/details',
     auth: 'none',
     stages: BOTH,
+    drawsCheckoutPages: true,
     tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'] },
   },
   {
@@ -484,6 +499,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/provider',
     auth: 'none',
     stages: BOTH,
+    drawsCheckoutPages: true,
     // Direct-open invoices arrive here first and are activated; the invoice gets its payment at
     // the provider; the UTR claims tell a payment under review.
     tables: { invoices: ['GetItem', 'UpdateItem'], merchants: ['GetItem'], uniques: ['GetItem'] },
@@ -499,6 +515,7 @@ export const FUNCTIONS = [
     path: '/checkout/{invoiceId}/utr',
     auth: 'none',
     stages: BOTH,
+    drawsCheckoutPages: true,
     tables: { invoices: ['GetItem', 'UpdateItem'], transactions: ['PutItem', 'UpdateItem'], uniques: ['GetItem', 'PutItem'], merchants: ['GetItem'] },
     usesProviders: true,
     usesVault: true,

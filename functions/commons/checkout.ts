@@ -1,9 +1,8 @@
-/** The hosted checkout of this container: its service and its page responses, wired once at load. */
-import type { RenderedPage } from '../../shared/checkout/document.js';
+/** The hosted checkout of this container: its service and what its routes answer besides pages (checkout-pages.ts), wired once at load. */
 import { chooseLanguage, type LanguageChoice } from '../../shared/checkout/language.js';
 import { config } from '../../shared/config.js';
-import { CheckoutService, type Checkout, type CheckoutServiceDeps } from '../../shared/domain/checkout-service.js';
-import { checkoutUrl, renderCheckoutPage, renderNotFoundPage, type CheckoutPage } from '../../shared/checkout-page.js';
+import { CheckoutService, type CheckoutServiceDeps } from '../../shared/domain/checkout-service.js';
+import { checkoutUrl } from '../../shared/checkout-page.js';
 import type { RouteRequest, RouteResult } from '../../shared/http/handler.js';
 import type { HttpRouteName } from '../../shared/routes.js';
 import { documentClient } from '../../shared/store/dynamo.js';
@@ -11,7 +10,7 @@ import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 
-const { tables, publicBaseUrl, stage, chains } = config();
+const { tables, publicBaseUrl } = config();
 
 /** The checkout; with the providers (`usesProviders` functions) for its payment step too. */
 export const checkoutServiceWith = (providers?: CheckoutServiceDeps['providers']): CheckoutService =>
@@ -32,19 +31,6 @@ export const languageOf = ({ queryParameters, headers }: Pick<RouteRequest<unkno
 /** Where a checkout route of the invoice is, on the public origin, keeping a language chosen in the URL. */
 export const urlOf = (route: HttpRouteName, invoiceId: string, language: LanguageChoice, query: Record<string, string> = {}): string =>
   checkoutUrl({ publicBaseUrl, language }, route, invoiceId, query);
-
-const htmlResult = (page: RenderedPage): RouteResult => ({
-  status: page.status,
-  raw: page.html,
-  contentType: 'text/html; charset=utf-8',
-  headers: page.headers,
-});
-
-export const checkoutPage = async (checkout: Checkout, page: CheckoutPage, language: LanguageChoice): Promise<RouteResult> =>
-  htmlResult(await renderCheckoutPage(checkout, page, { publicBaseUrl, stage, chains, language }));
-
-export const notFoundPage = (invoiceId: string, language: LanguageChoice): RouteResult =>
-  htmlResult(renderNotFoundPage({ publicBaseUrl, stage, chains, language }, invoiceId));
 
 /** After a form, or to the step the invoice is at: the browser follows with a GET. */
 export const seeOther = (location: string): RouteResult => ({

@@ -3,28 +3,40 @@ import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
 import { offeredNetworks } from '../../shared/domain/networks.js';
 import { InvoiceService, type CustomerWallets, type InvoiceServiceDeps } from '../../shared/domain/invoice-service.js';
+import type { ProviderRegistry } from '../../shared/domain/providers.js';
 import { logger } from '../../shared/observability/logger.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { rateSource } from './rates.js';
 
-const { stage, tables, invoiceLifetimeSeconds, providers, publicBaseUrl, chains } = config();
+const { stage, tables, invoiceLifetimeSeconds, publicBaseUrl, watchedNetworks } = config();
 
 export const invoiceStore = new DynamoInvoiceStore(documentClient, tables);
 
-/**
- * Reading invoices; with `wallets` (functions with `readsWalletKeys` only) and the provider
- * payments (`usesProviders`), creating them too.
- */
-export const invoiceServiceWith = (wallets?: CustomerWallets, providerPayments?: InvoiceServiceDeps['providerPayments']): InvoiceService =>
+/** What creating invoices takes of the stage's providers (functions with `usesProviders`, functions/commons/providers.ts). */
+export interface InvoiceProviders {
+  payments: NonNullable<InvoiceServiceDeps['providerPayments']>;
+  registry: Pick<ProviderRegistry, 'routes'>;
+}
+
+/** Reading invoices; with `wallets` (functions with `readsWalletKeys` only) and the `providers`, creating them too. */
+export const invoiceServiceWith = (wallets?: CustomerWallets, providers?: InvoiceProviders): InvoiceService =>
   new InvoiceService({
     invoices: invoiceStore,
     wallets,
-    providerPayments,
+    providerPayments: providers?.payments,
     log: logger,
     rates: rateSource,
-    policy: { stage, lifetimeSeconds: invoiceLifetimeSeconds, providers, networks: offeredNetworks(stage, chains) },
+    policy: {
+      stage,
+      lifetimeSeconds: invoiceLifetimeSeconds,
+      networks: offeredNetworks(stage, watchedNetworks),
+      // The stage's providers as its configuration stands when an invoice is made.
+      get providers() {
+        return providers?.registry.routes ?? [];
+      },
+    },
     publicBaseUrl,
     metrics: businessMetrics,
     clock: () => new Date(),

@@ -1,15 +1,19 @@
 /**
- * The CDK app: one GatewayStack per stage.
+ * The CDK app: each stage as its stacks (gateway-stage.ts).
  *
- *   npx cdk synth                                   both stages
- *   npx cdk deploy PaymentGateway-demo -c stage=demo --parameters AlarmEmail=oncall@example.com
- *   npx cdk deploy PaymentGateway-prod -c stage=prod \
+ *   npx cdk synth                                   both stages, each as its stacks
+ *   npx cdk deploy --all -c stage=demo --parameters PaymentGateway-demo-monitoring:AlarmEmail=oncall@example.com
+ *   npx cdk deploy --all -c stage=prod -c watchNetworks=ethereum,bitcoin,tron \
  *     -c domainName=pay.example.com -c certificateArn=arn:aws:acm:eu-west-1:123456789012:certificate/... \
- *     --parameters AlarmEmail=oncall@example.com \
- *     --parameters WalletEvmXpub=xpub... --parameters WalletBtcXpub=xpub... --parameters WalletTronXpub=xpub...
+ *     --parameters PaymentGateway-prod-monitoring:AlarmEmail=oncall@example.com \
+ *     --parameters PaymentGateway-prod-data:WalletEvmXpub=xpub... (and WalletBtcXpub, WalletTronXpub) \
+ *     --parameters PaymentGateway-prod-jobs:ChainRpcEthereum=https://... (and ChainRpcBitcoin, ChainRpcTron)
+ *
+ * Each parameter belongs to one stack of the stage (docs/operations.md#parameters), which
+ * `--parameters` names before it.
  *
  * `watchNetworks=ethereum,polygon,bitcoin,tron` runs the chain watcher on those networks, each with a
- * `ChainRpc{Network}` parameter for its node's URL (`--parameters ChainRpcEthereum=https://...`,
+ * `ChainRpc{Network}` parameter of the jobs stack for its node's URL (`ChainRpcEthereum=https://...`,
  * `ChainRpcBitcoin=https://user:password@host:8332`, `ChainRpcTron=https://api.trongrid.io` and
  * `ChainApiKeyTron=...`); `watchTokens='{"ethereum":{"USDT":"0x..."},"tron":{"USDT":"T..."}}'`
  * replaces the stage's built-in token contracts where given. Crypto invoices are offered on the
@@ -26,117 +30,18 @@
  *
  * `providers` lists the stage's payment providers (docs/operations.md#payment-providers) as JSON, each
  * `{ id, name?, url, priority, methods: [{ currency, method, min, max, step? }] }` without its secret:
- * the stack makes a Secrets Manager secret per provider (`payment-gateway/{stage}/providers/{id}`),
- * to share with the partner. The demo stage has the demo provider besides.
+ * the data stack makes a Secrets Manager secret per provider (its ARN the output
+ * `ProviderSecret{Id}`), to share with the partner. The demo stage has the demo provider besides.
+ * Providers and token contracts reach the functions through the stage's configuration document
+ * (docs/operations.md#stage-configuration), not their environment.
  *
  * cdk-nag's AwsSolutions and Serverless checks run over every stack: synthesis fails on a finding
  * that is neither fixed nor acknowledged with its reason (infra/aws/nag.ts).
  */
 import { App } from 'aws-cdk-lib';
-import { STAGES, type Stage } from '../../shared/stage.js';
-import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
-import { parseRatesConfig } from '../../shared/config.js';
-import type { CustomDomain } from './gateway-api.js';
-import { GatewayStack, gatewayStackName, type GatewayStackProps } from './gateway-stack.js';
-import { DEFAULT_LIVE_RATES, type LiveRates } from './live-rates.js';
 import { addNagChecks } from './nag.js';
-
-function stagesFromContext(value: unknown): readonly Stage[] {
-  if (value === undefined) return STAGES;
-  if (!STAGES.includes(value as Stage)) {
-    throw new Error(`Context "stage" must be one of ${STAGES.join(', ')} (got ${JSON.stringify(value)}); omit it to synthesize every stage`);
-  }
-  return [value as Stage];
-}
-
-function publicBaseUrlFromContext(value: unknown, stages: readonly Stage[]): string | undefined {
-  if (value === undefined) return undefined;
-  if (stages.length !== 1) throw new Error('Context "publicBaseUrl" belongs to one deployment: pass "stage" with it');
-  const url = URL.canParse(String(value)) ? new URL(String(value)) : undefined;
-  if (url?.protocol !== 'https:' || url.search || url.hash) {
-    throw new Error(`Context "publicBaseUrl" must be an https URL such as https://pay.example.com (got ${JSON.stringify(value)})`);
-  }
-  return url.href.replace(/\/+$/, '');
-}
-
-/** Lower-case labels of letters, digits and hyphens: what API Gateway takes as a domain name. */
-const HOST_NAME = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
-const ACM_CERTIFICATE_ARN = /^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate\/[0-9a-f-]+$/;
-
-function customDomainFromContext(domainName: unknown, certificateArn: unknown, stages: readonly Stage[]): CustomDomain | undefined {
-  if (domainName === undefined && certificateArn === undefined) return undefined;
-  if (stages.length !== 1) throw new Error('Context "domainName" and "certificateArn" belong to one deployment: pass "stage" with them');
-  if (domainName === undefined || certificateArn === undefined) throw new Error('Context "domainName" and "certificateArn" go together: pass both or neither');
-  if (typeof domainName !== 'string' || !HOST_NAME.test(domainName)) {
-    throw new Error(`Context "domainName" must be a lower-case host name such as pay.example.com (got ${JSON.stringify(domainName)})`);
-  }
-  if (typeof certificateArn !== 'string' || !ACM_CERTIFICATE_ARN.test(certificateArn)) {
-    throw new Error(`Context "certificateArn" must be the ARN of an ACM certificate in the stack's region (got ${JSON.stringify(certificateArn)})`);
-  }
-  return { domainName, certificateArn };
-}
-
-function watchedNetworksFromContext(networks: unknown, tokens: unknown, stages: readonly Stage[]): GatewayStackProps['watchedNetworks'] {
-  if (networks === undefined && tokens === undefined) return undefined;
-  if (stages.length !== 1) throw new Error('Context "watchNetworks" and "watchTokens" belong to one deployment: pass "stage" with them');
-  const names = String(networks ?? '').split(',').map((name) => name.trim()).filter(Boolean);
-  const unknown = names.filter((name) => !(CRYPTO_NETWORKS as readonly string[]).includes(name));
-  if (names.length === 0 || unknown.length > 0) throw new Error(`Context "watchNetworks" must list networks among ${CRYPTO_NETWORKS.join(', ')} (got ${JSON.stringify(networks)})`);
-  let parsed: Record<string, Record<string, unknown>> = {};
-  try {
-    parsed = tokens === undefined ? {} : typeof tokens === 'string' ? JSON.parse(tokens) : (tokens as typeof parsed);
-  } catch {
-    throw new Error('Context "watchTokens" must be JSON such as {"ethereum":{"USDT":"0x..."},"tron":{"USDT":"T..."}}');
-  }
-  // The contracts themselves are checked by the stack, as the functions read them.
-  const unwatched = Object.keys(parsed).filter((network) => !names.includes(network));
-  if (unwatched.length > 0) throw new Error(`Context "watchTokens" names ${unwatched.join(', ')}: only watched networks take token contracts`);
-  return Object.fromEntries(names.map((network) => [network, parsed[network] ? { tokens: parsed[network] as Record<'USDT' | 'USDC', string> } : {}]));
-}
-
-function liveRatesFromContext(url: unknown, pairs: unknown, maxAgeSeconds: unknown, stages: readonly Stage[]): LiveRates | undefined {
-  if (url === undefined && pairs === undefined && maxAgeSeconds === undefined) return undefined;
-  if (stages.length !== 1) throw new Error('Context "ratesUrl", "ratePairs" and "rateMaxAgeSeconds" belong to one deployment: pass "stage" with them');
-  let extraPairs: unknown = {};
-  try {
-    extraPairs = typeof pairs === 'string' ? JSON.parse(pairs) : (pairs ?? {});
-  } catch {
-    throw new Error('Context "ratePairs" must be JSON such as {"INR":"USDTINR"} or {"INR":{"symbol":"USDTINR","inverse":true}}');
-  }
-  try {
-    const rates = parseRatesConfig({
-      GATEWAY_RATES_URL: String(url ?? DEFAULT_LIVE_RATES.url),
-      GATEWAY_RATE_PAIRS: JSON.stringify({ ...DEFAULT_LIVE_RATES.pairs, ...(extraPairs as object) }),
-      GATEWAY_RATE_MAX_AGE_S: String(maxAgeSeconds ?? DEFAULT_LIVE_RATES.maxAgeSeconds),
-    });
-    return rates.kind === 'live' ? { url: rates.url, pairs: rates.pairs, maxAgeSeconds: rates.maxAgeSeconds } : undefined;
-  } catch (error) {
-    throw new Error(`Context "ratesUrl", "ratePairs" or "rateMaxAgeSeconds" is not usable: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
-
-function providersFromContext(value: unknown, stages: readonly Stage[]): GatewayStackProps['providers'] {
-  if (value === undefined) return undefined;
-  if (stages.length !== 1) throw new Error('Context "providers" belongs to one deployment: pass "stage" with it');
-  try {
-    const providers = typeof value === 'string' ? JSON.parse(value) : value;
-    if (!Array.isArray(providers)) throw new Error('not a list');
-    // The shape is checked as the functions check it, by the providers' construct.
-    return providers as GatewayStackProps['providers'];
-  } catch (error) {
-    throw new Error(`Context "providers" must be a JSON list such as [{"id":"psp-one","url":"https://psp.example/gw","priority":1,"methods":[...]}]: ${error instanceof Error ? error.message : String(error)}`);
-  }
-}
+import { addStages } from './stages.js';
 
 const app = new App();
 addNagChecks(app);
-const context = (key: string): unknown => app.node.tryGetContext(key);
-const stages = stagesFromContext(context('stage'));
-const publicBaseUrl = publicBaseUrlFromContext(context('publicBaseUrl'), stages);
-const customDomain = customDomainFromContext(context('domainName'), context('certificateArn'), stages);
-const watchedNetworks = watchedNetworksFromContext(context('watchNetworks'), context('watchTokens'), stages);
-const liveRates = liveRatesFromContext(context('ratesUrl'), context('ratePairs'), context('rateMaxAgeSeconds'), stages);
-const providers = providersFromContext(context('providers'), stages);
-for (const stage of stages) {
-  new GatewayStack(app, gatewayStackName(stage), { stage, publicBaseUrl, customDomain, watchedNetworks, liveRates, providers });
-}
+addStages(app);

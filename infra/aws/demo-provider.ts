@@ -2,7 +2,8 @@
  * The demo provider (docs/operations.md#payment-providers) deployed beside a demo stage's gateway, on the same REST API
  * under `/demo-provider`: its table, its queue of waiting work with a dead-letter queue, the
  * secret it shares with the gateway (generated, in Secrets Manager), and its two functions (the
- * HTTP routes, and the queue's consumer), each with its own role granting only what it does.
+ * HTTP routes, and the queue's consumer), each with its own role granting only what it does; and
+ * the alarms an operator watches it by, which the stage's monitoring makes (`alarmsIn`).
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -66,6 +67,9 @@ export class DemoProvider extends Construct {
   /** Its waiting work, and the jobs given up on, which an operator moves back to it. */
   readonly queue: Queue;
   readonly deadLetterQueue: Queue;
+  /** Its two functions: the HTTP routes, and the queue's consumer. */
+  readonly httpFunction: NodejsFunction;
+  readonly queueFunction: NodejsFunction;
 
   constructor(scope: Construct, id: string, props: DemoProviderProps) {
     super(scope, id);
@@ -153,9 +157,9 @@ export class DemoProvider extends Construct {
       return fn;
     };
 
-    const httpFunction = demoFunction('HttpFunction', 'handler', HTTP_TIMEOUT, 'demo-provider: the provider protocol and the payment page', ['GetItem', 'PutItem', 'UpdateItem']);
+    const httpFunction = (this.httpFunction = demoFunction('HttpFunction', 'handler', HTTP_TIMEOUT, 'demo-provider: the provider protocol and the payment page', ['GetItem', 'PutItem', 'UpdateItem']));
     acknowledge(httpFunction, ['Serverless-LambdaDLQ'], 'Invoked synchronously by API Gateway, which answers the failure to the caller; a dead-letter queue only ever holds asynchronous events.');
-    const queueFunction = demoFunction('QueueFunction', 'queueHandler', QUEUE_TIMEOUT, 'demo-provider: UTR decisions and event retries when due', ['GetItem', 'UpdateItem']);
+    const queueFunction = (this.queueFunction = demoFunction('QueueFunction', 'queueHandler', QUEUE_TIMEOUT, 'demo-provider: UTR decisions and event retries when due', ['GetItem', 'UpdateItem']));
     queueFunction.addEventSourceMapping('QueueEventSource', {
       eventSourceArn: queue.queueArn,
       batchSize: BATCH_SIZE,
@@ -176,23 +180,30 @@ export class DemoProvider extends Construct {
       .addResource('{proxy+}')
       .addMethod('ANY', new LambdaIntegration(httpFunction, { allowTestInvoke: false }), { authorizationType: AuthorizationType.NONE, apiKeyRequired: false });
 
-    // The stage mails every alarm (infra/aws/operations.ts notifyOnEveryAlarm): a demo customer's
-    // payment or a UTR decision that fails shows here as it would at a real provider's desk.
-    const alarmPeriod = Duration.minutes(5);
-    const atLeastOne = { threshold: 1, comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD, evaluationPeriods: 1, treatMissingData: TreatMissingData.NOT_BREACHING };
-    for (const [id, fn] of [['HttpErrorsAlarm', httpFunction], ['QueueErrorsAlarm', queueFunction]] as const) {
-      new Alarm(this, id, { metric: fn.metricErrors({ period: alarmPeriod, statistic: Stats.SUM }), ...atLeastOne, alarmDescription: `${fn.node.id} of the demo provider failed` });
-    }
-    new Alarm(this, 'DeadLetterAlarm', {
-      metric: deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: alarmPeriod, statistic: Stats.MAXIMUM }),
-      ...atLeastOne,
-      alarmDescription: "A demo provider job (a UTR decision, an event to the gateway) failed five times and waits in its dead-letter queue for redrive",
-    });
-
     acknowledge(
       method,
       ['AwsSolutions-APIG4', 'AwsSolutions-COG4'],
       "The demo provider's routes: the protocol's requests are signed with the secret it shares with the gateway, which the function checks before anything else; its payment pages are public like the gateway's checkout, each at an address derived from the invoice id the checkout link carries.",
     );
+  }
+
+  /**
+   * An alarm on each function's errors and on a job in its dead-letter queue, made in `scope` (the
+   * stage's monitoring, which mails every alarm: infra/aws/operations.ts notifyOnEveryAlarm): a
+   * demo customer's payment or a UTR decision that fails shows as it would at a real provider's desk.
+   */
+  alarmsIn(scope: Construct): Alarm[] {
+    const alarmPeriod = Duration.minutes(5);
+    const atLeastOne = { threshold: 1, comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD, evaluationPeriods: 1, treatMissingData: TreatMissingData.NOT_BREACHING };
+    return [
+      ...([['DemoProviderHttpErrorsAlarm', this.httpFunction], ['DemoProviderQueueErrorsAlarm', this.queueFunction]] as const).map(
+        ([id, fn]) => new Alarm(scope, id, { metric: fn.metricErrors({ period: alarmPeriod, statistic: Stats.SUM }), ...atLeastOne, alarmDescription: `${fn.node.id} of the demo provider failed` }),
+      ),
+      new Alarm(scope, 'DemoProviderDeadLetterAlarm', {
+        metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: alarmPeriod, statistic: Stats.MAXIMUM }),
+        ...atLeastOne,
+        alarmDescription: 'A demo provider job (a UTR decision, an event to the gateway) failed five times and waits in its dead-letter queue for redrive',
+      }),
+    ];
   }
 }

@@ -7,9 +7,14 @@
  * or method without a route and from every failure API Gateway answers itself, and the web ACL
  * (web-acl.ts).
  *
- * Made in the stack itself (gateway-stack.ts says why).
+ * `GatewayApiStack` holds them, with the routes' functions in a nested stack of their own
+ * (`GatewayRouteFunctions`): a route costs the API a method, its invoke permission and a share of
+ * a resource, and its function four more (the function, its role and policy, its log group), so
+ * that each template keeps its headroom below CloudFormation's 500 resources. The methods,
+ * permissions and authorizer are the API's and refer to the functions; the functions refer to the
+ * API's id (their public URL) only, so neither stack waits on the other's whole.
  */
-import { Aws, Duration, type CfnOutputProps, type RemovalPolicy, type Stack } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, NestedStack, Stack, type CfnOutputProps, type RemovalPolicy, type StackProps } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -30,14 +35,23 @@ import {
   type UsagePlan,
 } from 'aws-cdk-lib/aws-apigateway';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
+import type { Construct } from 'constructs';
 import { ERROR_STATUS, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
 import { AUTHORIZER_CACHE_SECONDS, GATEWAY_MESSAGES, PER_KEY_THROTTLE, PUBLIC_ROUTE_THROTTLE, STAGE_METHOD_THROTTLE, THROTTLED_RETRY_AFTER_SECONDS } from '../../shared/platform.js';
-import type { HttpRoute } from '../../shared/routes.js';
+import { functionsForStage, type GatewayFunction as FunctionDefinition, type HttpRoute } from '../../shared/routes.js';
 import type { Stage } from '../../shared/stage.js';
-import { SERVICE_NAME, type ApiKeyRegistration, type GatewayFunction } from './gateway-function.js';
+import { pascalCase } from './construct-ids.js';
+import { DemoProvider } from './demo-provider.js';
+import type { GatewayDataStack } from './gateway-data.js';
+import { GatewayFunction, SERVICE_NAME, type ApiKeyRegistration, type GatewayFunctionProps } from './gateway-function.js';
+import { demoProviderRoute } from '../../shared/domain/providers.js';
+import type { ProviderWithSecret } from './payment-providers.js';
+import { stageConfigurationParameter, type WatchedNetworks } from './stage-configuration.js';
+import { removalPolicyOf, type StageSettings } from './stage-settings.js';
 import { acknowledge } from './nag.js';
 import { createStageWebAcl } from './web-acl.js';
 
@@ -114,6 +128,9 @@ export interface GatewayApiProps {
 /** The SSM parameter holding the stage's usage plan id, for the functions that issue API keys. */
 export const usagePlanParameterName = (stage: Stage): string => `/${SERVICE_NAME}/${stage}/usage-plan-id`;
 
+/** `/apikeys` -> the ARN of that API Gateway resource in the stack's region. */
+const apiGatewayArn = (path: string): string => `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::${path}`;
+
 export class GatewayApi {
   readonly restApi: RestApi;
   /** Where clients reach the stage, without a trailing slash: its custom domain, else its execute-api URL. */
@@ -123,8 +140,11 @@ export class GatewayApi {
   /** What the functions that issue API keys are given; made only when some function does. */
   readonly apiKeyRegistration?: ApiKeyRegistration;
   readonly outputs: Record<string, CfnOutputProps>;
+  private readonly stack: Stack;
+  private readonly usagePlanIdParameter?: StringParameter;
 
   constructor(stack: Stack, props: GatewayApiProps) {
+    this.stack = stack;
     const { stage, customDomain } = props;
     const api = createRestApi(stack, props);
     this.restApi = api;
@@ -142,12 +162,12 @@ export class GatewayApi {
       // every route's function: a function given the plan's id would close a cycle. It is given
       // the parameter's name, written out, and reads the id when it first issues a key.
       const parameterName = usagePlanParameterName(stage);
-      const parameter = new StringParameter(stack, 'UsagePlanIdParameter', {
+      this.usagePlanIdParameter = new StringParameter(stack, 'UsagePlanIdParameter', {
         parameterName,
         description: 'Id of the usage plan the functions that issue API keys add them to',
         stringValue: this.usagePlan.usagePlanId,
       });
-      this.apiKeyRegistration = { usagePlanId: this.usagePlan.usagePlanId, parameterName, parameterArn: parameter.parameterArn };
+      this.apiKeyRegistration = { parameterName };
     }
     this.outputs = {
       ApiUrl: { value: customDomainUrl ? `${customDomainUrl}/` : api.url, description: 'Base URL of the merchant API' },
@@ -161,6 +181,31 @@ export class GatewayApi {
         CustomDomainHostedZoneId: { value: api.domainName.domainNameAliasHostedZoneId },
       }),
     };
+  }
+
+  /**
+   * Lets a function that issues and revoke API keys add them to the stage's usage plan, delete them
+   * again and read the plan's id once: nothing else of API Gateway. A policy of the API's own,
+   * attached to the function's role, which the function does not wait for, since it names the plan.
+   */
+  grantKeyRegistration(fn: GatewayFunction): void {
+    if (!this.usagePlanIdParameter) throw new Error(`${fn.definition.name} manages API keys, and the stage keeps no usage plan id for it`);
+    const id = pascalCase(fn.definition.name);
+    // What shared/store/api-gateway-keys.ts calls: CreateApiKey and CreateUsagePlanKey; GetApiKeys by name and DeleteApiKey.
+    const policy = new Policy(this.stack, `${id}ApiKeys`, {
+      roles: [fn.role!],
+      statements: [
+        new PolicyStatement({ actions: ['apigateway:POST'], resources: [apiGatewayArn('/apikeys'), apiGatewayArn(`/usageplans/${this.usagePlan.usagePlanId}/keys`)] }),
+        new PolicyStatement({ actions: ['apigateway:GET'], resources: [apiGatewayArn('/apikeys')] }),
+        new PolicyStatement({ actions: ['apigateway:DELETE'], resources: [apiGatewayArn('/apikeys/*')] }),
+        new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [this.usagePlanIdParameter.parameterArn] }),
+      ],
+    });
+    acknowledge(
+      policy,
+      ['AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/apikeys/*]'],
+      "DELETE on API keys only: a merchant key's API Gateway id is known only once it is created; the function finds it by its name first.",
+    );
   }
 }
 
@@ -345,4 +390,101 @@ function addErrorMethod(resource: IResource, code: ErrorCode, message: string, s
     },
   );
   acknowledge(method, ['AwsSolutions-APIG4', 'AwsSolutions-COG4'], ERROR_METHOD);
+}
+
+export interface GatewayRouteFunctionsProps {
+  routes: readonly HttpRoute[];
+  /** What each function is made with. */
+  functionProps: (definition: FunctionDefinition) => GatewayFunctionProps;
+}
+
+/** The functions of the stage's HTTP routes, each with its role and log group, in a nested stack of the API's. */
+export class GatewayRouteFunctions extends NestedStack {
+  readonly functions: GatewayFunction[];
+
+  constructor(scope: Construct, id: string, { routes, functionProps }: GatewayRouteFunctionsProps) {
+    super(scope, id, { description: 'The functions of the HTTP routes of the route table (shared/routes.ts)' });
+    this.functions = routes.map((definition) => new GatewayFunction(this, pascalCase(definition.name), functionProps(definition)));
+  }
+}
+
+export interface GatewayApiStackProps extends StackProps {
+  stage: Stage;
+  settings: StageSettings;
+  data: GatewayDataStack;
+  /** Origin of the hosted checkout; by default the custom domain's, else the API's execute-api URL. */
+  publicBaseUrl?: string;
+  /** Serves the stage at its root; the execute-api endpoint is then disabled, so that every client goes through the domain. */
+  customDomain?: CustomDomain;
+  /** The networks the stage watches, whose token contracts its configuration names. */
+  watchedNetworks: WatchedNetworks;
+  /** What each of the stage's functions is made with but its public URL and its stage configuration, which this stack adds. */
+  functionProps: (definition: FunctionDefinition) => Omit<GatewayFunctionProps, 'stageConfiguration' | 'apiKeyRegistration' | 'providerSecrets'>;
+}
+
+/** A stage's API: the REST API and its protection, its routes' functions, the demo provider in demo, and the stage's configuration document. */
+export class GatewayApiStack extends Stack {
+  readonly api: GatewayApi;
+  readonly routes: GatewayRoutes;
+  /** Where customers, merchants and their people reach the stage: the functions' PUBLIC_BASE_URL. */
+  readonly publicBaseUrl: string;
+  /** The stage's providers with their secrets: the demo provider first in demo, then the partners. */
+  readonly providers: ProviderWithSecret[];
+  /** The stage's configuration document (docs/operations.md#stage-configuration), which the functions that read it are given. */
+  readonly stageConfiguration: StringParameter;
+  /** Every function of this stack: the routes' and the authorizer. */
+  readonly functions: GatewayFunction[];
+  readonly demoProvider?: DemoProvider;
+
+  constructor(scope: Construct, id: string, { stage, settings, data, publicBaseUrl, customDomain, watchedNetworks, functionProps, ...stackProps }: GatewayApiStackProps) {
+    super(scope, id, { description: `Payment gateway ${stage}: the API, its routes' functions and its configuration`, terminationProtection: settings.protectData, ...stackProps });
+    const { logRetention } = settings;
+    const removalPolicy = removalPolicyOf(settings);
+    const definitions = functionsForStage(stage);
+    const httpRoutes = definitions.filter((definition): definition is HttpRoute => definition.kind === 'http');
+    this.api = new GatewayApi(this, {
+      stage,
+      customDomain,
+      routes: httpRoutes,
+      logRetention,
+      removalPolicy,
+      keysIssuedByFunctions: definitions.some((definition) => definition.managesApiKeys),
+    });
+    this.publicBaseUrl = publicBaseUrl ?? this.api.baseUrl;
+
+    // The demo provider beside a demo stage's gateway, on the same API, first of its providers (docs/operations.md#payment-providers).
+    this.demoProvider = stage === 'demo' ? new DemoProvider(this, 'DemoProvider', { api: this.api.restApi, publicBaseUrl: this.publicBaseUrl, logRetention, removalPolicy }) : undefined;
+    const demo = this.demoProvider && { provider: { ...demoProviderRoute(), url: this.demoProvider.url }, secret: this.demoProvider.secret };
+    this.providers = [...(demo ? [demo] : []), ...data.partnerSecrets.partners];
+    this.stageConfiguration = stageConfigurationParameter(this, 'StageConfigurationParameter', { stage, providers: this.providers, watchedNetworks });
+
+    const propsOf = (definition: FunctionDefinition): GatewayFunctionProps => {
+      const props = functionProps(definition);
+      return {
+        ...props,
+        environment: { ...props.environment, PUBLIC_BASE_URL: this.publicBaseUrl },
+        providerSecrets: this.providers.map(({ secret }) => secret),
+        stageConfiguration: { configuration: this.stageConfiguration },
+        apiKeyRegistration: this.api.apiKeyRegistration,
+      };
+    };
+    const routeFunctions = new GatewayRouteFunctions(this, 'RouteFunctions', { routes: httpRoutes, functionProps: propsOf });
+    // The authorizer beside the API: its invoke permission names the authorizer, which names it.
+    const authorizers = definitions.filter((definition) => definition.kind === 'authorizer').map((definition) => new GatewayFunction(this, pascalCase(definition.name), propsOf(definition)));
+    this.functions = [...routeFunctions.functions, ...authorizers];
+    this.routes = new GatewayRoutes(this, { stage, api: this.api.restApi, functions: this.functions });
+    for (const fn of this.functions.filter((candidate) => candidate.definition.managesApiKeys)) this.api.grantKeyRegistration(fn);
+
+    // What operators and the admin CLI read of the stage's API.
+    const outputs: Record<string, CfnOutputProps> = {
+      ...this.api.outputs,
+      PublicBaseUrl: { value: this.publicBaseUrl, description: 'Where customers, merchants and their people reach the stage: checkout links, the dashboard and its invitations' },
+      ...(this.demoProvider && {
+        DemoProviderUrl: { value: this.demoProvider.url, description: "The demo provider's base URL" },
+        DemoProviderQueueArn: { value: this.demoProvider.queue.queueArn, description: "The demo provider's waiting work (redrive destination)" },
+        DemoProviderDlqArn: { value: this.demoProvider.deadLetterQueue.queueArn, description: "The demo provider's jobs given up on (redrive source)" },
+      }),
+    };
+    for (const [outputId, props] of Object.entries(outputs)) new CfnOutput(this, outputId, props);
+  }
 }

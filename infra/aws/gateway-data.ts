@@ -1,24 +1,32 @@
 /**
- * What a stage keeps: a table per table definition (shared/store/tables.ts), the vault (its KMS
- * key, the receipts bucket and that bucket's access-log bucket), the reports bucket and its
- * access-log bucket, and the SSM parameters of the wallets' extended public keys.
+ * What a stage keeps, in a stack of its own that the stateless ones refer to
+ * (docs/operations.md#what-a-stage-is-made-of): a table per table definition
+ * (shared/store/tables.ts), the queues (gateway-queues.ts), the vault (its KMS key, the receipts
+ * bucket and that bucket's access-log bucket), the reports bucket and its access-log bucket, the
+ * SSM parameters of the wallets' extended public keys, and the partner providers' secrets.
  *
- * Made in the stack itself (gateway-stack.ts says why).
+ * Each part makes its resources in the stack itself, so that their logical ids are the stack's
+ * and a part's refactoring never replaces a table, queue, key, bucket or secret.
  */
-import { CfnParameter, Duration, type CfnOutputProps, type RemovalPolicy, type Stack } from 'aws-cdk-lib';
+import { CfnOutput, CfnParameter, Duration, Stack, Tags, type CfnOutputProps, type RemovalPolicy, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { AccountRootPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { AccountRootPrincipal, AnyPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type BucketProps } from 'aws-cdk-lib/aws-s3';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
+import type { Construct } from 'constructs';
 import { REPORT_RETENTION_DAYS } from '../../shared/domain/reports.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
 import type { Stage } from '../../shared/stage.js';
 import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 import { pascalCase } from './construct-ids.js';
-import { SERVICE_NAME, type Vault, type WalletKeyParameters } from './gateway-function.js';
+import { GatewayQueues } from './gateway-queues.js';
+import { PartnerSecrets, type ProviderDeployment } from './payment-providers.js';
+import { removalPolicyOf, type StageSettings } from './stage-settings.js';
+import { functionsForStage, type GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
+import { functionRoleArn, SERVICE_NAME, usesVaultKey, vaultActionsOf, type StageQueues, type Vault, type WalletKeyParameters } from './gateway-function.js';
 import { acknowledge } from './nag.js';
 
 const PROJECTION_TYPE = { all: ProjectionType.ALL, keys: ProjectionType.KEYS_ONLY } as const;
@@ -132,6 +140,8 @@ export class GatewayTables {
 
 export interface GatewayVaultProps {
   stage: Stage;
+  /** The stage's functions: those that use the vault are named in the key policy, each with its actions. */
+  functions: readonly FunctionDefinition[];
   /** The buckets keep their objects rather than being emptied with the stack. */
   protectData: boolean;
   removalPolicy: RemovalPolicy;
@@ -146,15 +156,27 @@ export interface GatewayVaultProps {
  * The key policy is written out: the account may administer the key but not decrypt with it,
  * and may generate data keys, which is what the admin CLI seals new merchants' callback secrets
  * with (under the operator's IAM permissions). Each function that uses the key is named in the
- * policy with its own actions (GatewayFunction adds them).
+ * policy by its role's ARN, with its own actions: the roles are the api and jobs stacks', made
+ * after this one, and a key policy naming a role that does not exist yet is refused, so the
+ * statement names the role in its condition rather than as its principal.
  */
 export class GatewayVault implements Vault {
   readonly key: Key;
   readonly receipts: Bucket;
   readonly outputs: Record<string, CfnOutputProps>;
 
-  constructor(stack: Stack, { stage, protectData, removalPolicy, logRetention }: GatewayVaultProps) {
+  constructor(stack: Stack, { stage, functions, protectData, removalPolicy, logRetention }: GatewayVaultProps) {
     const account = new AccountRootPrincipal();
+    const users = functions.filter(usesVaultKey).map(
+      (definition) =>
+        new PolicyStatement({
+          sid: `${pascalCase(definition.name)}Uses`,
+          principals: [new AnyPrincipal()],
+          actions: vaultActionsOf(definition),
+          resources: ['*'],
+          conditions: { ArnEquals: { 'aws:PrincipalArn': functionRoleArn(stage, definition.name) } },
+        }),
+    );
     this.key = new Key(stack, 'VaultKey', {
       description: `Payment gateway ${stage}: data keys of sealed card numbers and callback secrets, and the receipts bucket`,
       alias: `alias/${SERVICE_NAME}-${stage}`,
@@ -163,6 +185,7 @@ export class GatewayVault implements Vault {
         statements: [
           new PolicyStatement({ sid: 'AccountAdministersKey', principals: [account], actions: KEY_ADMINISTRATION_ACTIONS, resources: ['*'] }),
           new PolicyStatement({ sid: 'AccountSealsWithAdminCli', principals: [account], actions: ['kms:GenerateDataKey'], resources: ['*'] }),
+          ...users,
         ],
       }),
       // Prod keeps it: deleting the key would make every sealed card number and receipt unreadable.
@@ -261,5 +284,42 @@ export class GatewayWalletKeys {
         return [family, parameter];
       }),
     ) as Record<AddressFamily, StringParameter>;
+  }
+}
+
+export interface GatewayDataStackProps extends StackProps {
+  stage: Stage;
+  settings: StageSettings;
+  /** The stage's partner providers (context `providers`), each given a secret here. */
+  partners: readonly ProviderDeployment[];
+}
+
+/** A stage's stateful resources: what its functions keep and read, and the operators' outputs naming them. */
+export class GatewayDataStack extends Stack {
+  readonly tables: Record<TableKey, ITable>;
+  readonly queues: StageQueues;
+  /** Made only when some function of the stage needs it, as the wallet keys and the reports bucket. */
+  readonly vault?: GatewayVault;
+  readonly walletKeys?: WalletKeyParameters;
+  readonly reportFiles?: GatewayReportFiles;
+  readonly partnerSecrets: PartnerSecrets;
+
+  constructor(scope: Construct, id: string, { stage, settings, partners, ...stackProps }: GatewayDataStackProps) {
+    super(scope, id, { description: `Payment gateway ${stage}: what the stage keeps`, terminationProtection: settings.protectData, ...stackProps });
+    const { protectData, logRetention, testWalletKeys } = settings;
+    const removalPolicy = removalPolicyOf(settings);
+    const definitions = functionsForStage(stage);
+    const tables = new GatewayTables(this, { protectData, removalPolicy });
+    this.tables = tables.tables;
+    const messaging = new GatewayQueues(this, { stage, removalPolicy });
+    this.queues = messaging.queues;
+    this.vault = definitions.some(usesVaultKey) ? new GatewayVault(this, { stage, functions: definitions, protectData, removalPolicy, logRetention }) : undefined;
+    this.walletKeys = definitions.some((definition) => definition.readsWalletKeys) ? new GatewayWalletKeys(this, { stage, testWalletKeys }).parameters : undefined;
+    this.reportFiles = definitions.some((definition) => definition.reportFiles) ? new GatewayReportFiles(this, { protectData, removalPolicy, logRetention }) : undefined;
+    this.partnerSecrets = new PartnerSecrets(this, 'PaymentProviders', { partners, removalPolicy });
+
+    // What operators, the admin CLI and redrives read of the stage's data.
+    const outputs = { Stage: { value: stage }, ...tables.outputs, ...messaging.outputs, ...this.vault?.outputs, ...this.reportFiles?.outputs, ...this.partnerSecrets.outputs };
+    for (const [outputId, props] of Object.entries(outputs)) new CfnOutput(this, outputId, props);
   }
 }

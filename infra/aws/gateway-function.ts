@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Aws, Duration, Stack, type CfnElement, type RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, Duration, type RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
@@ -19,12 +19,14 @@ import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import type { AddressFamily } from '../../shared/domain/wallets.js';
 import { FUNCTION_DEFAULTS, reservedConcurrencyOf } from '../../shared/platform.js';
-import { QUEUE_BATCHING_WINDOW_SECONDS, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
+import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
 import { SERVICE_NAME } from '../../shared/observability/catalogue.js';
-import { readsProviders, type GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
+import { readsStageConfiguration, watchesChains, type GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
+import type { Stage } from '../../shared/stage.js';
 import { tableGrantsOf } from '../../shared/store/table-access.js';
 import { namedEverywhere, TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
-import { acknowledge } from './nag.js';
+import { acknowledge, acknowledgeWildcardResourcesOf } from './nag.js';
+import { chainEndpointsParameterName, stageConfigurationParameterName } from './stage-configuration.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -51,9 +53,6 @@ export const FUNCTION_BUNDLING = {
   // Ship the SDK version the code was tested with, not whichever one the runtime carries.
   bundleAwsSDK: true,
 } as const satisfies BundlingOptions;
-
-/** The event sources' batching window (`QUEUE_BATCHING_WINDOW_SECONDS`, which the local runtime's pollers share). */
-export const QUEUE_BATCHING_WINDOW = Duration.seconds(QUEUE_BATCHING_WINDOW_SECONDS);
 
 /** What sealing takes of the vault key: a data key per sealed value, and S3's data key for a receipt written under SSE-KMS. */
 export const VAULT_SEAL_ACTIONS = ['kms:GenerateDataKey'];
@@ -84,13 +83,13 @@ export interface QueueWithDeadLetter {
   visibilityTimeoutSeconds: number;
 }
 
-/** The queues of one stack: those of `QUEUES` whose stages include the stack's. */
+/** The queues of one stage: those of `QUEUES` whose stages include it. */
 export type StageQueues = Partial<Record<QueueName, QueueWithDeadLetter>>;
 
 /**
  * Where sealed secrets' data keys come from and receipts are kept (`usesVault`,
- * `opensCallbackSecrets` and `sealsCallbackSecrets` functions only). The key's use is granted in its key policy, which names
- * each function's role with its actions.
+ * `opensCallbackSecrets` and `sealsCallbackSecrets` functions only). The key's use is granted in
+ * its key policy, which names each function's role with its actions (`vaultActionsOf`).
  */
 export interface Vault {
   key: IKey;
@@ -103,17 +102,47 @@ export type WalletKeyParameters = Readonly<Record<AddressFamily, IStringParamete
 /**
  * The stage's usage plan, for the functions that issue and revoke API keys (`managesApiKeys`). A
  * function cannot depend on the plan (gateway-api.ts says why): it is given the name of the
- * parameter holding the plan's id, written out, and its grants on the plan are a policy of their
- * own, attached to its role, which the function does not wait for.
+ * parameter holding the plan's id, written out, and its grants on the plan are a policy the API
+ * attaches to its role (`GatewayApi.grantKeyRegistration`), which the function does not wait for.
  */
 export interface ApiKeyRegistration {
-  usagePlanId: string;
   parameterName: string;
-  parameterArn: string;
 }
 
-/** `/apikeys` -> the ARN of that API Gateway resource in the stack's region. */
-const apiGatewayArn = (path: string): string => `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::${path}`;
+/**
+ * The stage's configuration in SSM (docs/operations.md#stage-configuration): its document, which
+ * the functions that read it (`readsStageConfiguration`) are given, and its networks' endpoints,
+ * which the chain watcher alone is.
+ */
+export interface StageConfigurationParameters {
+  configuration: IStringParameter;
+  chainEndpoints?: IStringParameter;
+}
+
+/**
+ * Each function's role has a name of its own, which the vault key's policy names (the key is in the
+ * data stack, made before the functions; its policy cannot refer to their roles): the stage's, the
+ * function's and the region's, as IAM names are the account's in every region.
+ */
+export const functionRoleName = (stage: Stage, functionName: string): string => {
+  // IAM takes 64 characters; the longest region name has 14.
+  const name = `${SERVICE_NAME}-${stage}-${functionName}-${Aws.REGION}`;
+  if (name.length - Aws.REGION.length + 14 > 64) throw new Error(`The role name of ${functionName} in ${stage} could take over IAM's 64 characters: shorten the function's name`);
+  return name;
+};
+
+/** The ARN of a function's role, from its name. */
+export const functionRoleArn = (stage: Stage, functionName: string): string => `arn:${Aws.PARTITION}:iam::${Aws.ACCOUNT_ID}:role/${functionRoleName(stage, functionName)}`;
+
+/**
+ * What a function may do with the vault key: seal (card numbers, receipts under SSE-KMS, a rotated
+ * callback secret) generates data keys; open (a callback secret, or a sealed card number or a
+ * receipt to send again to a provider) decrypts one.
+ */
+export function vaultActionsOf(definition: FunctionDefinition): string[] {
+  const opens = definition.opensCallbackSecrets || definition.resendsProviderRequests;
+  return [...(definition.usesVault || definition.sealsCallbackSecrets ? VAULT_SEAL_ACTIONS : []), ...(opens ? VAULT_OPEN_ACTIONS : [])];
+}
 
 /** Whether a function needs the vault's key at all: to seal, to open, or to store receipts. */
 export const usesVaultKey = (definition: FunctionDefinition): boolean =>
@@ -126,6 +155,7 @@ const usesReceipts = (definition: FunctionDefinition): boolean => Boolean(defini
 export const walletKeyParameterVariable = (family: AddressFamily): string => `WALLET_${family.toUpperCase()}_XPUB_PARAMETER`;
 
 export interface GatewayFunctionProps {
+  stage: Stage;
   definition: FunctionDefinition;
   /** Variables every function reads whatever its tables: stage, public URL, retry scale. */
   environment: Record<string, string>;
@@ -143,10 +173,10 @@ export interface GatewayFunctionProps {
   /** The payment providers' secrets, which `usesProviders` functions read (docs/operations.md#payment-providers). */
   providerSecrets?: readonly ISecret[];
   /**
-   * `GATEWAY_PROVIDERS`, for the functions that read the providers: only there, as each provider
-   * adds to it and a function's environment holds 4 KB at most.
+   * Where the stage's configuration is (docs/operations.md#stage-configuration): required when
+   * the function reads it (`readsStageConfiguration`), and its networks' endpoints when it watches chains.
    */
-  providerEnvironment?: Record<string, string>;
+  stageConfiguration?: StageConfigurationParameters;
   logRetention: RetentionDays;
   /** Applies to the function's log group. */
   removalPolicy: RemovalPolicy;
@@ -169,7 +199,7 @@ export class GatewayFunction extends NodejsFunction {
             "add the stage to that queue's stages (shared/platform.ts)",
         );
       }
-      assertVisibilityCoversRetries(definition.name, consumed, timeoutSeconds);
+      assertVisibilityCoversRetries(definition.name, consumed, QUEUES[definition.queue].batchingWindowSeconds, timeoutSeconds);
     }
     const vault = usesVaultKey(definition) ? props.vault : undefined;
     if (usesVaultKey(definition) && !vault) throw new Error(`${definition.name} uses the vault, and no vault was given`);
@@ -179,10 +209,16 @@ export class GatewayFunction extends NodejsFunction {
     if (definition.reportFiles && !reportFiles) throw new Error(`${definition.name} ${definition.reportFiles === 'writes' ? 'writes report files' : 'links to report files'}, and no reports bucket was given`);
     const apiKeys = definition.managesApiKeys ? props.apiKeyRegistration : undefined;
     if (definition.managesApiKeys && !apiKeys) throw new Error(`${definition.name} manages API keys, and no usage plan was given`);
+    const stageConfiguration = readsStageConfiguration(definition) ? props.stageConfiguration : undefined;
+    if (readsStageConfiguration(definition) && !stageConfiguration) throw new Error(`${definition.name} reads the stage configuration, and no parameter of it was given`);
+    const chainEndpoints = watchesChains(definition) ? stageConfiguration?.chainEndpoints : undefined;
+    if (watchesChains(definition) && !chainEndpoints) throw new Error(`${definition.name} watches chains, and no parameter of their endpoints was given`);
 
     const environment: Record<string, string> = {
       ...props.environment,
-      ...(readsProviders(definition) ? props.providerEnvironment : {}),
+      // Names written out, and only where they are read: what grows with the stage is read at run time (Lambda's environment holds 4 KB).
+      ...(stageConfiguration ? { GATEWAY_STAGE_CONFIGURATION_PARAMETER: stageConfigurationParameterName(props.stage) } : {}),
+      ...(chainEndpoints ? { GATEWAY_CHAIN_ENDPOINTS_PARAMETER: chainEndpointsParameterName(props.stage) } : {}),
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       NODE_OPTIONS: '--enable-source-maps',
       // Every table's name but those named only where granted (`namedWhereGranted`): the shared
@@ -205,6 +241,7 @@ export class GatewayFunction extends NodejsFunction {
 
     // Its own role with no managed policy: writing to its own log group, and the grants below.
     const role = new Role(scope, `${id}Role`, {
+      roleName: functionRoleName(props.stage, definition.name),
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `${definition.name}: what its route-table entry allows`,
     });
@@ -247,56 +284,32 @@ export class GatewayFunction extends NodejsFunction {
     // provider's integration, not to the demo's simulated provider.
     const sendsTo = (definition.sendsTo ?? []).flatMap((name) => queues[name]?.queue ?? []);
     if (sendsTo.length > 0) role.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: sendsTo.map((queue) => queue.queueArn) }));
-    if (vault) {
-      const opens = definition.opensCallbackSecrets || definition.resendsProviderRequests;
-      const actions = [...(definition.usesVault || definition.sealsCallbackSecrets ? VAULT_SEAL_ACTIONS : []), ...(opens ? VAULT_OPEN_ACTIONS : [])];
-      vault.key.addToResourcePolicy(new PolicyStatement({ sid: `${id}Uses`, principals: [role], actions, resources: ['*'] }));
-    }
+    // Receipts are written, never read, listed or deleted; sent again to a provider as they were
+    // given: read, never written, listed or deleted.
     if (vault && definition.usesVault) {
-      // Receipts are written, never read, listed or deleted.
-      role.addToPolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: [vault.receipts.arnForObjects('*')] }));
-      acknowledge(role, [`AwsSolutions-IAM5[Resource::<${logicalIdOf(vault.receipts)}.Arn>/*]`], 'PutObject only, on the receipts bucket: each receipt\'s key (merchant, invoice, UTR) is known only when it is written.');
+      this.grantOnObjects(id, 'Receipts', ['s3:PutObject'], vault.receipts, "PutObject only, on the receipts bucket: each receipt's key (merchant, invoice, UTR) is known only when it is written.");
     }
-    // Sent again to a provider as it was given: read, never written, listed or deleted.
     if (vault && definition.resendsProviderRequests) {
-      role.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [vault.receipts.arnForObjects('*')] }));
-      acknowledge(role, [`AwsSolutions-IAM5[Resource::<${logicalIdOf(vault.receipts)}.Arn>/*]`], 'GetObject only, on the receipts bucket: the receipt of a UTR its provider never took, named by its deposit.');
+      this.grantOnObjects(id, 'ResentReceipts', ['s3:GetObject'], vault.receipts, 'GetObject only, on the receipts bucket: the receipt of a UTR its provider never took, named by its deposit.');
     }
     // Report files are written by their builder (a multipart upload, aborted when it fails) and
     // read through the links the others hand out, which are signed with the reader's own grant;
     // never listed or deleted (the bucket's lifecycle expires them).
     if (reportFiles && definition.reportFiles === 'writes') {
-      role.addToPolicy(new PolicyStatement({ actions: REPORT_WRITE_ACTIONS, resources: [reportFiles.arnForObjects('*')] }));
-      acknowledge(role, [`AwsSolutions-IAM5[Resource::<${logicalIdOf(reportFiles)}.Arn>/*]`], 'PutObject and AbortMultipartUpload only, on the reports bucket: each file\'s key (merchant, report) is known only when it is written.');
+      this.grantOnObjects(id, 'ReportFiles', REPORT_WRITE_ACTIONS, reportFiles, "PutObject and AbortMultipartUpload only, on the reports bucket: each file's key (merchant, report) is known only when it is written.");
     }
     if (reportFiles && definition.reportFiles === 'links') {
-      role.addToPolicy(new PolicyStatement({ actions: REPORT_LINK_ACTIONS, resources: [reportFiles.arnForObjects('*')] }));
-      acknowledge(role, [`AwsSolutions-IAM5[Resource::<${logicalIdOf(reportFiles)}.Arn>/*]`], 'GetObject only, on the reports bucket: a presigned link to a report\'s file, named by its report, is good only while its signer may read it.');
+      this.grantOnObjects(id, 'ReportLinks', REPORT_LINK_ACTIONS, reportFiles, "GetObject only, on the reports bucket: a presigned link to a report's file, named by its report, is good only while its signer may read it.");
     }
     // The secrets' values, nothing else of them; each provider's secret is encrypted with Secrets Manager's own key.
     const providerSecrets = definition.usesProviders ? (props.providerSecrets ?? []) : [];
     if (providerSecrets.length > 0) {
       role.addToPolicy(new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: providerSecrets.map((secret) => secret.secretArn) }));
     }
-    // Keys added to the stage's usage plan and deleted again, and the plan's id read once: nothing
-    // else of API Gateway. A policy of its own, which the function does not depend on (the role's
-    // policy it does), since it names the plan.
-    if (apiKeys) {
-      // What shared/store/api-gateway-keys.ts calls: CreateApiKey and CreateUsagePlanKey; GetApiKeys by name and DeleteApiKey.
-      const policy = new Policy(scope, `${id}ApiKeys`, {
-        roles: [role],
-        statements: [
-          new PolicyStatement({ actions: ['apigateway:POST'], resources: [apiGatewayArn('/apikeys'), apiGatewayArn(`/usageplans/${apiKeys.usagePlanId}/keys`)] }),
-          new PolicyStatement({ actions: ['apigateway:GET'], resources: [apiGatewayArn('/apikeys')] }),
-          new PolicyStatement({ actions: ['apigateway:DELETE'], resources: [apiGatewayArn('/apikeys/*')] }),
-          new PolicyStatement({ actions: ['ssm:GetParameter'], resources: [apiKeys.parameterArn] }),
-        ],
-      });
-      acknowledge(
-        policy,
-        ['AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/apikeys/*]'],
-        'DELETE on API keys only: a merchant key\'s API Gateway id is known only once it is created; the function finds it by its name first.',
-      );
+    // The stage's configuration, and the watcher's endpoints beside it, in one GetParameters call.
+    if (stageConfiguration) {
+      const parameters = [stageConfiguration.configuration, ...(chainEndpoints ? [chainEndpoints] : [])];
+      role.addToPolicy(new PolicyStatement({ actions: ['ssm:GetParameters'], resources: parameters.map((parameter) => parameter.parameterArn) }));
     }
     // The keys are read in one GetParameters call.
     if (walletKeys) {
@@ -307,7 +320,8 @@ export class GatewayFunction extends NodejsFunction {
       this.addEventSourceMapping('QueueEventSource', {
         eventSourceArn: queue.queueArn,
         batchSize: definition.batchSize,
-        maxBatchingWindow: QUEUE_BATCHING_WINDOW,
+        // Its queue's own window (the local runtime's poller waits alike).
+        maxBatchingWindow: Duration.seconds(QUEUES[definition.queue].batchingWindowSeconds),
         // Only the failed deliveries of a batch come back, not the whole batch.
         reportBatchItemFailures: true,
         // No more pollers than instances: a throttled invocation would count against the messages' receives.
@@ -336,12 +350,16 @@ export class GatewayFunction extends NodejsFunction {
       'nodejs22.x is the runtime the functions are built (esbuild target node22) and tested for; moving to a newer one is a change of its own, with its tests.',
     );
   }
-}
 
-/** The logical id of a construct's CloudFormation resource, as cdk-nag names it in findings. */
-function logicalIdOf(construct: IBucket): string {
-  const stack = Stack.of(construct);
-  return stack.getLogicalId(construct.node.defaultChild as CfnElement);
+  /**
+   * `actions` on every object of a bucket of the data stack, in a policy of their own that the
+   * function waits for, so that the wildcard acknowledged is this one alone (nag.ts says why).
+   */
+  private grantOnObjects(id: string, grant: string, actions: readonly string[], bucket: IBucket, reason: string): void {
+    const policy = new Policy(this, `${id}${grant}`, { roles: [this.role!], statements: [new PolicyStatement({ actions: [...actions], resources: [bucket.arnForObjects('*')] })] });
+    acknowledgeWildcardResourcesOf(policy, reason);
+    this.node.addDependency(policy);
+  }
 }
 
 /** `{urlVariable}` and `{deadLetterUrlVariable}` of every queue. */
@@ -365,8 +383,7 @@ export const VISIBILITY_TIMEOUTS_PER_INVOCATION = 6;
  * invocation included (six function timeouts, plus the batching window), or another consumer
  * receives it mid-delivery; AWS refuses the event source below one function timeout.
  */
-function assertVisibilityCoversRetries(name: string, { visibilityTimeoutSeconds }: QueueWithDeadLetter, timeoutSeconds: number): void {
-  const batchingSeconds = QUEUE_BATCHING_WINDOW.toSeconds();
+function assertVisibilityCoversRetries(name: string, { visibilityTimeoutSeconds }: QueueWithDeadLetter, batchingSeconds: number, timeoutSeconds: number): void {
   const requiredSeconds = VISIBILITY_TIMEOUTS_PER_INVOCATION * timeoutSeconds + batchingSeconds;
   if (visibilityTimeoutSeconds < requiredSeconds) {
     throw new Error(

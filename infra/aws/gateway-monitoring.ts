@@ -3,20 +3,21 @@
  * function's errors, on the authorizer's throttles and latency, on the API's 5XX, on every
  * dead-letter queue, on the callbacks backlog, on stale live rates, on overdue provider
  * transactions, on differences in the books and on every RPC endpoint of a watched network
- * failing, and the dashboard (operations.ts holds the parts the demo provider's alarms and
- * the business metrics share).
- *
- * Made in the stack itself (gateway-stack.ts says why).
+ * failing, the demo provider's alarms in demo, and the dashboard (operations.ts holds the parts
+ * the stage's other alarms and the business metrics share). A stack of its own, made last: it
+ * watches every other stack of the stage, and no other stack refers to it.
  */
-import { Aws, Duration, type CfnOutputProps, type Stack } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Stack, type CfnOutputProps, type StackProps } from 'aws-cdk-lib';
 import type { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Alarm, AlarmStatusWidget, type AlarmProps, ComparisonOperator, Dashboard, GraphWidget, Metric, Stats, TreatMissingData } from 'aws-cdk-lib/aws-cloudwatch';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
+import type { Construct } from 'constructs';
 import type { CryptoNetwork } from '../../shared/domain/currencies.js';
 import { CHAIN_RPC_METRICS, METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/observability/catalogue.js';
 import type { Stage } from '../../shared/stage.js';
 import { pascalCase } from './construct-ids.js';
+import type { DemoProvider } from './demo-provider.js';
 import type { GatewayFunction, QueueWithDeadLetter, StageQueues } from './gateway-function.js';
 import { queuesOfStage } from './gateway-queues.js';
 import type { LiveRates } from './live-rates.js';
@@ -49,12 +50,14 @@ export interface GatewayMonitoringProps {
   liveRates?: LiveRates;
   /** The networks the chain watcher reads, each alarming when every one of its RPC endpoints fails. */
   watchedNetworks?: readonly CryptoNetwork[];
+  /** The demo provider beside a demo stage, whose alarms are the stage's too. */
+  demoProvider?: DemoProvider;
 }
 
 export class GatewayMonitoring {
   readonly outputs: Record<string, CfnOutputProps>;
 
-  constructor(stack: Stack, { stage, api, functions, queues, webAcl, liveRates, watchedNetworks = [] }: GatewayMonitoringProps) {
+  constructor(stack: Stack, { stage, api, functions, queues, webAcl, liveRates, watchedNetworks = [], demoProvider }: GatewayMonitoringProps) {
     const topic = new Topic(stack, 'AlarmTopic', { displayName: `Payment gateway ${stage} alarms`, enforceSSL: true });
     subscribeAlarmEmail(stack, topic);
     notifyOnEveryAlarm(stack, topic);
@@ -140,6 +143,7 @@ export class GatewayMonitoring {
       providersOverdueAlarm(stack, stage),
       booksDifferencesAlarm(stack, stage),
       ...chainRpcAlarms,
+      ...(demoProvider?.alarmsIn(stack) ?? []),
     ];
 
     // Dashboard rows are 24 units wide.
@@ -209,5 +213,19 @@ export class GatewayMonitoring {
         description: 'The CloudWatch dashboard of the stage',
       },
     };
+  }
+}
+
+export interface GatewayMonitoringStackProps extends StackProps, GatewayMonitoringProps {
+  /** The stacks' termination protection. */
+  protectData: boolean;
+}
+
+/** What a stage's operators watch, in a stack of its own (GatewayMonitoring). */
+export class GatewayMonitoringStack extends Stack {
+  constructor(scope: Construct, id: string, { stage, api, functions, queues, webAcl, liveRates, watchedNetworks, demoProvider, protectData, ...stackProps }: GatewayMonitoringStackProps) {
+    super(scope, id, { description: `Payment gateway ${stage}: its alarms and dashboard`, terminationProtection: protectData, ...stackProps });
+    const monitoring = new GatewayMonitoring(this, { stage, api, functions, queues, webAcl, liveRates, watchedNetworks, demoProvider });
+    for (const [outputId, props] of Object.entries(monitoring.outputs)) new CfnOutput(this, outputId, props);
   }
 }

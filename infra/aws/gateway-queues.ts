@@ -2,7 +2,7 @@
  * The stage's SQS queues: those of `QUEUES` (shared/platform.ts) whose stages include it, each
  * with its dead-letter queue, and their URLs and ARNs as outputs, which redrives take.
  *
- * Made in the stack itself (gateway-stack.ts says why).
+ * Made in the data stack itself (gateway-data.ts says why).
  */
 import { Duration, type CfnOutputProps, type RemovalPolicy, type Stack } from 'aws-cdk-lib';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';

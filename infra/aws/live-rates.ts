@@ -34,10 +34,15 @@ export const DEFAULT_LIVE_RATES: LiveRates = {
   maxAgeSeconds: 300,
 };
 
+/** A pair as the functions read it, in its shortest form: a symbol whose price is the USD price stands alone. */
+const shortestPair = (pair: RatePair): RatePair | string => ('symbol' in pair && !pair.inverse ? pair.symbol : pair);
+
 /** The functions' variables for these rates; none for the fixed demo table. */
 export function liveRatesEnvironment(rates: LiveRates | undefined): Record<string, string> {
   if (!rates) return {};
-  const environment = { GATEWAY_RATES_URL: rates.url, GATEWAY_RATE_PAIRS: JSON.stringify(rates.pairs), GATEWAY_RATE_MAX_AGE_S: String(rates.maxAgeSeconds) };
+  // Shortest: every function is given them, and a function's environment holds 4 KB.
+  const pairs = Object.fromEntries(Object.entries(rates.pairs).map(([currency, pair]) => [currency, shortestPair(pair)]));
+  const environment = { GATEWAY_RATES_URL: rates.url, GATEWAY_RATE_PAIRS: JSON.stringify(pairs), GATEWAY_RATE_MAX_AGE_S: String(rates.maxAgeSeconds) };
   // Fails synthesis as the functions would fail their cold start.
   parseRatesConfig(environment);
   return environment;

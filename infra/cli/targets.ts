@@ -28,6 +28,7 @@ import { KeyFileDataKeySource, KmsDataKeySource } from '../../shared/vault/key-s
 import { localDynamoClient } from '../local/dynamodb.js';
 import { localCredentials } from '../local/environment.js';
 import { readRunningStack } from '../local/runtime-info.js';
+import { gatewayStackName, STACK_CONCERNS } from '../aws/construct-ids.js';
 import { AdminError, MerchantAdmin } from './merchant-admin.js';
 
 export interface Target {
@@ -103,17 +104,18 @@ export async function localTarget(dataDir: string): Promise<Target> {
   };
 }
 
-/** The outputs of the stack that `infra/aws` deploys for `stage`. */
+/** The outputs of the stacks that `infra/aws` deploys for `stage` (docs/operations.md#deploying-a-stage), together. */
 export async function stackOutputs(client: Pick<CloudFormationClient, 'send'>, stage: Stage): Promise<Record<string, string>> {
-  const stackName = `PaymentGateway-${stage}`;
-  try {
-    const { Stacks } = await client.send(new DescribeStacksCommand({ StackName: stackName }));
-    const outputs = Stacks?.[0]?.Outputs ?? [];
-    return Object.fromEntries(outputs.flatMap((o) => (o.OutputKey && o.OutputValue ? [[o.OutputKey, o.OutputValue]] : [])));
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new AdminError(`Could not read the stack ${stackName}: ${reason}`);
-  }
+  const outputsOf = async (stackName: string): Promise<Array<[string, string]>> => {
+    try {
+      const { Stacks } = await client.send(new DescribeStacksCommand({ StackName: stackName }));
+      return (Stacks?.[0]?.Outputs ?? []).flatMap((o) => (o.OutputKey && o.OutputValue ? [[o.OutputKey, o.OutputValue] as [string, string]] : []));
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new AdminError(`Could not read the stack ${stackName}: ${reason}`);
+    }
+  };
+  return Object.fromEntries((await Promise.all(STACK_CONCERNS.map((concern) => outputsOf(gatewayStackName(stage, concern))))).flat());
 }
 
 export async function awsTarget(stage: Stage, region: string | undefined): Promise<Target> {
@@ -133,8 +135,8 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
     'Stage',
   ] as const;
   const missing = required.filter((name) => !outputs[name]);
-  if (missing.length > 0) throw new AdminError(`The stack PaymentGateway-${stage} lacks the outputs ${missing.join(', ')}`);
-  if (outputs.Stage !== stage) throw new AdminError(`The stack PaymentGateway-${stage} serves the stage ${outputs.Stage}`);
+  if (missing.length > 0) throw new AdminError(`The stacks PaymentGateway-${stage}-* lack the outputs ${missing.join(', ')}`);
+  if (outputs.Stage !== stage) throw new AdminError(`The stacks PaymentGateway-${stage}-* serve the stage ${outputs.Stage}`);
 
   const dynamo = new DynamoDBClient({ region });
   const apiGateway = new APIGatewayClient({ region });
@@ -145,7 +147,7 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
   const ledgerTables = (): BalanceTables & TransactionTables => {
     const tables = ['TableTransactions', 'TableInvoices', 'TableOutbox', 'TableUniques', 'TableBalances', 'TableBalanceEntries', 'TableDailyTotals'] as const;
     const lacking = tables.filter((name) => !outputs[name]);
-    if (lacking.length > 0) throw new AdminError(`The stack PaymentGateway-${stage} lacks the outputs ${lacking.join(', ')}: deploy this version first`);
+    if (lacking.length > 0) throw new AdminError(`The stacks PaymentGateway-${stage}-* lack the outputs ${lacking.join(', ')}: deploy this version first`);
     return {
       transactions: outputs.TableTransactions!,
       invoices: outputs.TableInvoices!,
@@ -157,13 +159,13 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
     };
   };
   const wallets = (): DynamoWalletStore => {
-    if (!outputs.TableWallets) throw new AdminError(`The stack PaymentGateway-${stage} lacks the output TableWallets: deploy this version first`);
+    if (!outputs.TableWallets) throw new AdminError(`The stacks PaymentGateway-${stage}-* lack the output TableWallets: deploy this version first`);
     return new DynamoWalletStore(documentClient(dynamo), outputs.TableWallets);
   };
   const dashboard = () => {
     const tables = ['TableDashboardUsers', 'TableDashboardInvitations', 'TableDashboardSessions', 'TableAuditLog', 'PublicBaseUrl'] as const;
     const lacking = tables.filter((name) => !outputs[name]);
-    if (lacking.length > 0) throw new AdminError(`The stack PaymentGateway-${stage} lacks the outputs ${lacking.join(', ')}: deploy this version first`);
+    if (lacking.length > 0) throw new AdminError(`The stacks PaymentGateway-${stage}-* lack the outputs ${lacking.join(', ')}: deploy this version first`);
     const access = dynamoDashboardAccess(
       documentClient(dynamo),
       { dashboardUsers: outputs.TableDashboardUsers!, dashboardInvitations: outputs.TableDashboardInvitations!, dashboardSessions: outputs.TableDashboardSessions!, auditLog: outputs.TableAuditLog! },

@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type Message, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSEvent, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
-import { QUEUE_BATCHING_WINDOW_SECONDS } from '../../shared/queue/queues.js';
+import { QUEUES } from '../../shared/queue/queues.js';
 import type { QueueFunction } from '../../shared/routes.js';
 import type { Invoke } from './functions.js';
 import type { RuntimeLog } from './log.js';
@@ -22,12 +22,6 @@ import type { RuntimeLog } from './log.js';
  * delay instead.
  */
 const EMPTY_POLL_PAUSE_MS = 100;
-/**
- * While the function handles a batch, the next receive is that long poll, for the batching window:
- * it gathers a batch as Lambda's poller does, so that a burst takes a few instances rather than one
- * per message (and one merchant's burst of slow callbacks cannot take them all).
- */
-const BUSY_WAIT_TIME_SECONDS = QUEUE_BATCHING_WINDOW_SECONDS;
 /** After a failed SQS call the poller waits this long, doubling up to the maximum. */
 const BACKOFF_MS = { initial: 250, max: 5_000 } as const;
 /** DeleteMessageBatch takes at most this many entries. */
@@ -196,7 +190,10 @@ class Poller {
       new ReceiveMessageCommand({
         QueueUrl: source.url,
         MaxNumberOfMessages: fn.batchSize,
-        WaitTimeSeconds: this.inFlight.size > 0 ? BUSY_WAIT_TIME_SECONDS : 0,
+        // While the function handles a batch, the next receive is that long poll for the queue's
+        // batching window, gathering a batch as Lambda's poller does; a queue without one is
+        // polled at once, as its event source hands each message over.
+        WaitTimeSeconds: this.inFlight.size > 0 ? QUEUES[fn.queue].batchingWindowSeconds : 0,
         // Both spellings: the local server reads the older one.
         MessageSystemAttributeNames: ['All'],
         AttributeNames: ['All'],

@@ -15,7 +15,6 @@ import {
   type QueueFunction,
   type ScheduledFunction,
 } from '../../shared/routes.js';
-import { watchedNetworks } from '../../shared/domain/networks.js';
 import { reservedConcurrencyOf } from '../../shared/platform.js';
 import { ApiGateway, gatewayServer } from './api-gateway.js';
 import { reportFileServer } from './report-files.js';
@@ -241,7 +240,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     // AWS's invocation polling for 55 s of each minute: the same cadence, and stopping the runtime
     // waits for one run in progress, not for most of a minute.
     const { config } = await import('../../shared/config.js');
-    const watched = watchedNetworks(config().chains);
+    const watched = config().watchedNetworks;
     if (watched.length > 0) log.info(`Watching ${watched.join(', ')} for deposits every ${options.chainPollSeconds} s`);
     // The rates schedule where currencies are priced live, as the stack has its rule only then.
     const liveRates = config().rates.kind === 'live';

@@ -109,7 +109,7 @@ export const defaultChains = (stage: Stage): Chains =>
 export const watchedNetworks = (chains: Chains): CryptoNetwork[] => CRYPTO_NETWORKS.filter((network) => chains[network].watched);
 
 /**
- * The networks a crypto invoice is offered on: the watched ones, and in the demo stage every
+ * The networks a crypto invoice is offered on: the `watched` ones, and in the demo stage every
  * network, since the simulation API pays on any of them.
  */
-export const offeredNetworks = (stage: Stage, chains: Chains): CryptoNetwork[] => (stage === 'demo' ? [...CRYPTO_NETWORKS] : watchedNetworks(chains));
+export const offeredNetworks = (stage: Stage, watched: readonly CryptoNetwork[]): CryptoNetwork[] => (stage === 'demo' ? [...CRYPTO_NETWORKS] : [...watched]);

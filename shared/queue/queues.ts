@@ -1,12 +1,5 @@
 import { STAGES, type Stage } from '../stage.js';
 
-/**
- * How long a queue consumer waits to fill a batch (the event source's batching window): callbacks
- * are latency-sensitive, so short, but long enough to group a burst of transitions into one
- * invocation, rather than one instance per message of the burst.
- */
-export const QUEUE_BATCHING_WINDOW_SECONDS = 1;
-
 export interface QueueDefinition {
   /** Queue name (the dead-letter queue is `{name}-dlq`). */
   name: string;
@@ -22,6 +15,12 @@ export interface QueueDefinition {
   visibilityTimeoutSeconds: number;
   /** Receives after which SQS moves a message to the dead-letter queue. */
   maxReceiveCount: number;
+  /**
+   * How long its consumer's event source waits to fill a batch (Lambda's batching window; the
+   * local runtime's poller waits alike). Zero where a message's latency matters more than the
+   * invocations a fuller batch saves.
+   */
+  batchingWindowSeconds: number;
 }
 
 /** Every queue, defined once for the AWS stacks and the local runtime. */
@@ -31,12 +30,15 @@ export const QUEUES = {
     urlVariable: 'CALLBACK_QUEUE_URL',
     deadLetterUrlVariable: 'CALLBACK_DLQ_URL',
     stages: STAGES,
-    // send-callback: 6 x 30 s + 1 s batching window, rounded up. A callback's retry delay is set
-    // per message by the sender, so this only delays the redelivery of a batch whose invocation failed.
-    visibilityTimeoutSeconds: 190,
+    // send-callback: 6 x 30 s, and no batching window. A callback's retry delay is set per
+    // message by the sender, so this only delays the redelivery of a batch whose invocation failed.
+    visibilityTimeoutSeconds: 180,
     // A safety net for messages that crash the sender: above the ~28 receives of the 72-hour
     // retry schedule, after which the sender parks a message itself.
     maxReceiveCount: 40,
+    // A merchant's callback goes as soon as it is queued: it does not wait for other merchants'
+    // callbacks to fill a batch. A burst still arrives in batches, up to the sender's batch size.
+    batchingWindowSeconds: 0,
   },
   reports: {
     name: 'reports',
@@ -47,6 +49,8 @@ export const QUEUES = {
     visibilityTimeoutSeconds: 1801,
     // A report that failed three times is failed for its merchant, who may ask again.
     maxReceiveCount: 3,
+    // Reports are built minutes long: a second spent gathering requests costs nothing noticeable.
+    batchingWindowSeconds: 1,
   },
 } as const satisfies Record<string, QueueDefinition>;
 

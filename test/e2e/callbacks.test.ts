@@ -400,7 +400,7 @@ describe('the local queue poller', () => {
     await eventually(() => handled.includes('hangs'), { what: 'the hanging batch' });
     await send(['x', 'y', 'z']);
     // One slot is held by the hanging batch; the other takes the three in turn, each receive
-    // waiting up to the batching window (1 s) to fill its batch, as Lambda's poller does.
+    // answered at once (the callbacks queue has no batching window), as Lambda's poller does.
     await eventually(() => ['x', 'y', 'z'].every((body) => handled.includes(body)), { timeoutMs: 15_000, what: 'the other batches, beside the hanging one' });
 
     warnings.length = 0;

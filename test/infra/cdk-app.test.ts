@@ -1,21 +1,23 @@
 /**
- * The CDK app through the real CLI, offline: `cdk synth` with no stage emits both stacks, bundling
- * every function with the local esbuild (the demo provider's too), a stage takes its partner
- * providers from context, and bad context fails before anything is built.
+ * The CDK app through the real CLI, offline: `cdk synth` with no stage emits both stages, each as
+ * its stacks (the API's with its routes' functions in a nested stack), bundling every function with
+ * the local esbuild (the demo provider's too), a stage takes its partner providers from context,
+ * and bad context fails before anything is built.
  */
 import { spawn } from 'node:child_process';
 import { builtinModules } from 'node:module';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayStackName, STACK_CONCERNS } from '../../infra/aws/construct-ids.js';
 import { FUNCTION_BUNDLING, usesVaultKey } from '../../infra/aws/gateway-function.js';
-import { FUNCTIONS, readsProviders, replaysIdempotencyKey, type GatewayFunction } from '../../shared/routes.js';
-import { STAGES } from '../../shared/stage.js';
+import { FUNCTIONS, readsStageConfiguration, replaysIdempotencyKey, type GatewayFunction } from '../../shared/routes.js';
+import { STAGES, type Stage } from '../../shared/stage.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const STACK_NAMES = STAGES.map((stage) => `PaymentGateway-${stage}`);
+const STACK_NAMES = STAGES.flatMap((stage) => STACK_CONCERNS.map((concern) => gatewayStackName(stage, concern)));
 const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789';
 
 interface Run {
@@ -72,7 +74,7 @@ beforeAll(async () => {
       cdkSynth(join(workdir, 'providers-not-a-list'), 'stage=prod', `providers=${JSON.stringify(PARTNER)}`),
       cdkSynth(join(workdir, 'provider-bad-method'), 'stage=prod', `providers=${JSON.stringify([{ ...PARTNER, methods: [{ currency: 'TRY', method: 'p2p', min: '1', max: '2' }] }])}`),
     ]);
-}, 420_000);
+}, 900_000);
 
 afterAll(() => {
   if (workdir) rmSync(workdir, { recursive: true, force: true });
@@ -80,9 +82,15 @@ afterAll(() => {
 
 const template = (stackName: string, run = 'all') => JSON.parse(readFileSync(join(workdir, run, `${stackName}.template.json`), 'utf8'));
 
-/** The demo provider's functions of a synthesized stack (they carry `demo-provider:` in their description), each with its bundle. */
-function demoProviderBundlesOf(stackName: string) {
-  return Object.values(template(stackName).Resources as Record<string, any>)
+/** Every resource of a stage's templates, nested stacks' included (`PaymentGatewaydemoapiRouteFunctions….nested.template.json`). */
+function resourcesOf(stage: Stage, run = 'all'): Array<Record<string, any>> {
+  const files = readdirSync(join(workdir, run)).filter((file) => new RegExp(`^PaymentGateway-?${stage}-?(${STACK_CONCERNS.join('|')}).*\\.template\\.json$`).test(file));
+  return files.flatMap((file) => Object.values(JSON.parse(readFileSync(join(workdir, run, file), 'utf8')).Resources as Record<string, any>));
+}
+
+/** The demo provider's functions of a synthesized stage (they carry `demo-provider:` in their description), each with its bundle. */
+function demoProviderBundlesOf(stage: Stage) {
+  return resourcesOf(stage)
     .filter((resource) => resource.Type === 'AWS::Lambda::Function' && String(resource.Properties.Description).startsWith('demo-provider:'))
     .map((resource) => {
       const assetDir = join(workdir, 'all', resource.Metadata['aws:asset:path']);
@@ -98,9 +106,9 @@ function demoProviderBundlesOf(stackName: string) {
     });
 }
 
-/** The gateway's own functions of a synthesized stack (by their route-table name), each with its bundle; CDK's prebuilt handlers are not bundled here. */
-function bundlesOf(stackName: string) {
-  return Object.values(template(stackName).Resources as Record<string, any>)
+/** The gateway's own functions of a synthesized stage (by their route-table name), each with its bundle; CDK's prebuilt handlers are not bundled here. */
+function bundlesOf(stage: Stage) {
+  return resourcesOf(stage)
     .filter((resource) => resource.Type === 'AWS::Lambda::Function' && FUNCTIONS.some((f) => f.name === resource.Properties.Description))
     .map((resource) => {
       const assetDir = join(workdir, 'all', resource.Metadata['aws:asset:path']);
@@ -115,15 +123,23 @@ function bundlesOf(stackName: string) {
 
 describe('cdk synth without a stage', () => {
 
-  it('succeeds offline and emits both stacks', () => {
+  it("succeeds offline and emits both stages' stacks, each stage's in the order it deploys", () => {
     expect(synth.code, synth.stderr).toBe(0);
     for (const stackName of STACK_NAMES) expect(existsSync(join(workdir, 'all', `${stackName}.template.json`))).toBe(true);
     const manifest = JSON.parse(readFileSync(join(workdir, 'all', 'manifest.json'), 'utf8'));
     expect(Object.keys(manifest.artifacts)).toEqual(expect.arrayContaining(STACK_NAMES));
+    // `cdk deploy --all` follows each stack's dependencies: data first, monitoring last.
+    for (const stage of STAGES) {
+      const dependencies = (concern: (typeof STACK_CONCERNS)[number]) => (manifest.artifacts[gatewayStackName(stage, concern)].dependencies as string[]).filter((name) => !name.endsWith('.assets'));
+      expect(dependencies('data')).toEqual([]);
+      expect(dependencies('api')).toEqual([gatewayStackName(stage, 'data')]);
+      expect(dependencies('jobs').sort()).toEqual([gatewayStackName(stage, 'api'), gatewayStackName(stage, 'data')]);
+      expect(dependencies('monitoring').sort()).toEqual([gatewayStackName(stage, 'api'), gatewayStackName(stage, 'data'), gatewayStackName(stage, 'jobs')]);
+    }
   });
 
-  it.each(STACK_NAMES)('%s: every function is a minified ES module bundle with a source map', (stackName) => {
-    const functions = bundlesOf(stackName);
+  it.each(STAGES)('%s: every function is a minified ES module bundle with a source map', (stage) => {
+    const functions = bundlesOf(stage);
     expect(functions.length).toBeGreaterThan(0);
     for (const { assetDir, code } of functions) {
       expect(code.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);")).toBe(true);
@@ -133,10 +149,10 @@ describe('cdk synth without a stage', () => {
   });
 });
 
-describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
+describe.each(STAGES)('%s function bundles', (stage) => {
   /** What each bundle was built from: project files by their path, packages by their name. */
   const contents = () =>
-    bundlesOf(stackName).map(({ definition, code, map }) => {
+    bundlesOf(stage).map(({ definition, code, map }) => {
       const sources = map.sources.map((source) => source.replace(/\\/g, '/'));
       const packages = new Set(sources.flatMap((source) => [...source.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)/g)].map((m) => m[1]!).slice(-1)));
       // A path from the project's directory on, found as a whole segment (a directory named `main` is not the `main` in `domain`).
@@ -163,12 +179,18 @@ describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
       expect(imported, definition.name).toContain('node:module');
       expect(imported.filter((name) => !builtins.has(name.replace(/^node:/, ''))), definition.name).toEqual([]);
       if (Object.keys(definition.tables).length > 0) expect([...packages], definition.name).toEqual(expect.arrayContaining(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']));
-      // The wallet keys and the usage plan's id live in SSM; API Gateway is reached only to register merchants' keys.
-      expect(packages.has('@aws-sdk/client-ssm'), definition.name).toBe(definition.readsWalletKeys === true || definition.managesApiKeys === true);
+      // The wallet keys, the usage plan's id and the stage's configuration live in SSM; API Gateway is reached only to register merchants' keys.
+      expect(packages.has('@aws-sdk/client-ssm'), definition.name).toBe(definition.readsWalletKeys === true || definition.managesApiKeys === true || readsStageConfiguration(definition));
       expect(packages.has('@aws-sdk/client-api-gateway'), definition.name).toBe(definition.managesApiKeys === true);
       expect(packages.has('@aws-sdk/client-kms'), definition.name).toBe(usesVaultKey(definition));
       // The providers' secrets are read where providers are talked to, and nowhere else.
       expect(packages.has('@aws-sdk/client-secrets-manager'), definition.name).toBe(definition.usesProviders === true);
+    }
+  });
+
+  it("read the stage's configuration where their route-table entry says they do, and nowhere else: its parameter is named to them alone", () => {
+    for (const { definition, projectFiles } of contents()) {
+      expect(projectFiles.includes('/functions/commons/stage-configuration.ts'), definition.name).toBe(readsStageConfiguration(definition));
     }
   });
 
@@ -199,15 +221,15 @@ describe.each(STACK_NAMES)('%s function bundles', (stackName) => {
 
 describe('the demo provider\'s bundles', () => {
   it('are in the demo stack only: its two functions, one bundle each from demo-provider/lambda.ts', () => {
-    expect(demoProviderBundlesOf('PaymentGateway-prod')).toEqual([]);
-    const bundles = demoProviderBundlesOf('PaymentGateway-demo');
+    expect(demoProviderBundlesOf('prod')).toEqual([]);
+    const bundles = demoProviderBundlesOf('demo');
     expect(bundles.map(({ handler }) => handler).sort()).toEqual(['index.handler', 'index.queueHandler']);
     for (const { handler, projectFiles } of bundles) expect(projectFiles, handler).toContain('/demo-provider/lambda.ts');
   });
 
   it('are minified ES modules with a source map, importing nothing but Node\'s own modules, holding no gateway function, CDK or dev tool', () => {
     const builtins = new Set(builtinModules);
-    for (const { handler, code, map, packages, projectFiles } of demoProviderBundlesOf('PaymentGateway-demo')) {
+    for (const { handler, code, map, packages, projectFiles } of demoProviderBundlesOf('demo')) {
       expect(code.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);"), handler).toBe(true);
       expect(code.length / code.split('\n').length, handler).toBeGreaterThan(1_000);
       expect(map.sourcesContent, handler).toBeUndefined();
@@ -223,22 +245,25 @@ describe('the demo provider\'s bundles', () => {
 });
 
 describe('cdk synth with a partner provider', () => {
-  it('makes its secret in Secrets Manager, generated, and names it by ARN in the GATEWAY_PROVIDERS of every function that reads it', () => {
+  it("makes its secret in Secrets Manager, generated, named by CloudFormation, and names it by ARN in the stage's configuration document", () => {
     expect(withPartner.code, withPartner.stderr).toBe(0);
-    const resources = template('PaymentGateway-prod', 'partner').Resources as Record<string, any>;
-    const secrets = Object.entries(resources).filter(([, resource]) => resource.Type === 'AWS::SecretsManager::Secret');
-    expect(secrets.map(([, secret]) => secret.Properties.Name)).toEqual(['payment-gateway/prod/providers/psp-one']);
+    const data = template(gatewayStackName('prod', 'data'), 'partner');
+    const secrets = Object.entries(data.Resources as Record<string, any>).filter(([, resource]) => resource.Type === 'AWS::SecretsManager::Secret');
+    expect(secrets).toHaveLength(1);
     const [secretId, secret] = secrets[0]!;
     expect(secret.Properties.GenerateSecretString).toBeDefined();
     expect(secret.Properties.SecretString).toBeUndefined();
-    const functions = Object.values(resources).filter(
-      (resource) => resource.Type === 'AWS::Lambda::Function' && FUNCTIONS.some((f) => f.name === resource.Properties.Description && readsProviders(f)),
+    expect(secret.Properties.Name).toBeUndefined();
+    expect(data.Outputs.ProviderSecretPspOne.Value).toEqual({ Ref: secretId });
+    const [document] = Object.values(template(gatewayStackName('prod', 'api'), 'partner').Resources as Record<string, any>).filter(
+      (resource) => resource.Type === 'AWS::SSM::Parameter' && resource.Properties.Name === '/payment-gateway/prod/configuration',
     );
-    expect(functions.length).toBeGreaterThan(0);
-    for (const fn of functions) {
-      const providers = JSON.stringify(fn.Properties.Environment.Variables.GATEWAY_PROVIDERS);
-      expect(providers, fn.Properties.Description).toContain('\\"id\\":\\"psp-one\\"');
-      expect(providers, fn.Properties.Description).toContain(`{"Ref":"${secretId}"}`);
+    const value = JSON.stringify(document.Properties.Value);
+    expect(value).toContain('\\"id\\":\\"psp-one\\"');
+    // The data stack's output of the secret's ARN, read where the document is written.
+    expect(value).toContain(`"StackName":"${gatewayStackName('prod', 'data')}"`);
+    for (const resource of resourcesOf('prod', 'partner').filter((candidate) => candidate.Type === 'AWS::Lambda::Function')) {
+      expect(resource.Properties.Environment?.Variables ?? {}, resource.Properties.Description).not.toHaveProperty('GATEWAY_PROVIDERS');
     }
   });
 });
@@ -281,6 +306,6 @@ describe('cdk synth with bad context', () => {
 
   it('rejects a provider the functions would refuse, naming what is wrong', () => {
     expect(providerWithBadMethod.code).not.toBe(0);
-    expect(providerWithBadMethod.stderr).toContain('GATEWAY_PROVIDERS.0.methods.0.method: is not a method of its currency');
+    expect(providerWithBadMethod.stderr).toContain('Invalid stage configuration: configuration.providers.0.methods.0.method: is not a method of its currency');
   });
 });

@@ -13,6 +13,7 @@ import { bech32 } from '@scure/base';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { BitcoinNode, nodeAddressFor } from '../../infra/chain/bitcoin-node.js';
 import { config } from '../../shared/config.js';
+import { localStageConfiguration } from '../support/stage-configuration.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { logger } from '../../shared/observability/logger.js';
 import {
@@ -96,7 +97,7 @@ beforeAll(async () => {
   proxy = await startProxy(nodeUrl);
   const rpcUrl = `http://${nodeUrl.username}:${nodeUrl.password}@127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   restoreEnvironment = setEnvironment({ GATEWAY_RPC_BITCOIN: rpcUrl, GATEWAY_CONFIRMATIONS_BITCOIN: String(CONFIRMATIONS) });
-  expect(config().chains.bitcoin).toMatchObject({ rpcUrl, confirmations: CONFIRMATIONS });
+  expect(localStageConfiguration().chains.bitcoin).toMatchObject({ rpcUrl, confirmations: CONFIRMATIONS });
   [merchant, testCli] = await Promise.all([seedMerchant(), testMerchantCli()]);
   await watcher.catchUp();
 }, 60_000);

@@ -14,6 +14,7 @@ import type { RunSummary } from '../../shared/domain/chain-watcher.js';
 import { compileTestToken, startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
 import { invoker, lambdaContext } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
+import { localStageConfiguration } from '../support/stage-configuration.js';
 import { callbackBody, webhookId } from '../../shared/domain/callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { logger } from '../../shared/observability/logger.js';
@@ -74,7 +75,7 @@ beforeAll(async () => {
   process.env.GATEWAY_TOKENS_ETHEREUM = JSON.stringify({ USDT: usdt, USDC: usdc });
   process.env.GATEWAY_CONFIRMATIONS_ETHEREUM = String(CONFIRMATIONS);
   process.env.GATEWAY_CHAIN_POLL_S = String(POLL_SECONDS);
-  expect(config().chains.ethereum).toMatchObject({ rpcUrl: process.env.GATEWAY_RPC_ETHEREUM, confirmations: CONFIRMATIONS });
+  expect(localStageConfiguration().chains.ethereum).toMatchObject({ rpcUrl: process.env.GATEWAY_RPC_ETHEREUM, confirmations: CONFIRMATIONS });
   expect(config().chainPollSeconds).toBe(POLL_SECONDS);
 
   [merchant, testCli] = await Promise.all([seedMerchant(), testMerchantCli()]);

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVM_CHAIN_IDS } from '../../shared/domain/networks.js';
 import { startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
 import { config, rpcUrlsOf } from '../../shared/config.js';
+import { localStageConfiguration } from '../support/stage-configuration.js';
 import { logger } from '../../shared/observability/logger.js';
 import { addressOn, createInvoice, creditsOf, depositsOf, getInvoice, setEnvironment, total, watcherOf } from '../support/chain-watch.js';
 import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
@@ -38,7 +39,7 @@ beforeAll(async () => {
   [first, second] = await Promise.all([RpcProxy.start(chain.rpcUrl, { closeConnections: true }), RpcProxy.start(chain.rpcUrl, { closeConnections: true })]);
   const rpcUrl = `${urlWithKey(first, 'first-key')}, ${urlWithKey(second, 'second-key')}`;
   restoreEnvironment = setEnvironment({ GATEWAY_RPC_BAHAMUT: rpcUrl, GATEWAY_CONFIRMATIONS_BAHAMUT: String(CONFIRMATIONS) });
-  expect(rpcUrlsOf(config().chains.bahamut.rpcUrl!)).toEqual([urlWithKey(first, 'first-key'), urlWithKey(second, 'second-key')]);
+  expect(rpcUrlsOf(localStageConfiguration().chains.bahamut.rpcUrl!)).toEqual([urlWithKey(first, 'first-key'), urlWithKey(second, 'second-key')]);
   [merchant, testCli] = await Promise.all([seedMerchant(), testMerchantCli()]);
 }, 60_000);
 

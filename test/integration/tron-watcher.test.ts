@@ -10,6 +10,7 @@ import type { MockInstance } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { tronAddress } from '../../shared/chain/tron-reader.js';
 import { config } from '../../shared/config.js';
+import { localStageConfiguration } from '../support/stage-configuration.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { logger } from '../../shared/observability/logger.js';
 import {
@@ -52,7 +53,7 @@ beforeAll(async () => {
     GATEWAY_TOKENS_TRON: JSON.stringify({ USDT }),
     GATEWAY_CONFIRMATIONS_TRON: String(CONFIRMATIONS),
   });
-  expect(config().chains.tron).toMatchObject({ rpcUrl: node.url, confirmations: CONFIRMATIONS, tokens: { USDT: { address: USDT, decimals: 6 } } });
+  expect(localStageConfiguration().chains.tron).toMatchObject({ rpcUrl: node.url, confirmations: CONFIRMATIONS, tokens: { USDT: { address: USDT, decimals: 6 } } });
   [merchant, testCli] = await Promise.all([seedMerchant(), testMerchantCli()]);
   await watcher.catchUp();
 });

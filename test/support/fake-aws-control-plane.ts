@@ -1,6 +1,7 @@
 /**
  * The AWS services the merchant CLI's `--aws` mode reaches besides DynamoDB, answered on a local
- * port: the stack's outputs (CloudFormation DescribeStacks), the usage plan's keys (API Gateway)
+ * port: the stage's stacks' outputs (CloudFormation DescribeStacks, a stack at a time: the data
+ * stack names the tables and the vault key, the API stack the usage plan), the usage plan's keys (API Gateway)
  * and data keys (KMS). The outputs name the test run's tables, so the merchants land in its
  * DynamoDB Local. While it runs, the SDK clients find it through `AWS_ENDPOINT_URL_<SERVICE>`.
  */
@@ -8,6 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gatewayStackName, STACK_CONCERNS } from '../../infra/aws/construct-ids.js';
 import type { Stage } from '../../shared/stage.js';
 import type { TableKey } from '../../shared/store/tables.js';
 
@@ -36,24 +38,27 @@ async function bodyOf(request: IncomingMessage): Promise<string> {
 
 const xmlEscape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 
-/** DescribeStacks in the query protocol's XML: the one stack, with the outputs the CLI reads. */
-function describeStacks(stage: Stage, outputs: Record<string, string>): string {
+/** DescribeStacks in the query protocol's XML: one stack, with its outputs. */
+function describeStacks(stackName: string, outputs: Record<string, string>): string {
   const members = Object.entries(outputs)
     .map(([key, value]) => `<member><OutputKey>${key}</OutputKey><OutputValue>${xmlEscape(value)}</OutputValue></member>`)
     .join('');
-  return `<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member><StackName>PaymentGateway-${stage}</StackName><StackStatus>UPDATE_COMPLETE</StackStatus><CreationTime>2025-01-01T00:00:00Z</CreationTime><Outputs>${members}</Outputs></member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></DescribeStacksResponse>`;
+  return `<DescribeStacksResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><DescribeStacksResult><Stacks><member><StackName>${stackName}</StackName><StackStatus>UPDATE_COMPLETE</StackStatus><CreationTime>2025-01-01T00:00:00Z</CreationTime><Outputs>${members}</Outputs></member></Stacks></DescribeStacksResult><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></DescribeStacksResponse>`;
 }
 
 export async function startFakeAwsControlPlane(stage: Stage, tables: Record<TableKey, string>): Promise<FakeAwsControlPlane> {
   const apiKeys: FakeApiGatewayKey[] = [];
-  const outputs = {
+  const data = {
     Stage: stage,
     TableMerchants: tables.merchants,
     TableApiKeys: tables.apiKeys,
     TableChain: tables.chain,
-    UsagePlanId: USAGE_PLAN_ID,
     VaultKeyArn: 'arn:aws:kms:us-east-1:111122223333:key/vault',
   };
+  /** Each stack of the stage with its outputs. */
+  const stacks = new Map<string, Record<string, string>>(STACK_CONCERNS.map((concern) => [gatewayStackName(stage, concern), {}]));
+  stacks.set(gatewayStackName(stage, 'data'), data);
+  stacks.set(gatewayStackName(stage, 'api'), { UsagePlanId: USAGE_PLAN_ID });
   const json = (response: ServerResponse, status: number, value: unknown) =>
     response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
 
@@ -62,10 +67,17 @@ export async function startFakeAwsControlPlane(stage: Stage, tables: Record<Tabl
     const url = new URL(request.url ?? '/', 'http://aws');
     const target = request.headers['x-amz-target'];
     if (target === 'TrentService.GenerateDataKey') {
-      return json(response, 200, { KeyId: outputs.VaultKeyArn, Plaintext: randomBytes(32).toString('base64'), CiphertextBlob: randomBytes(64).toString('base64') });
+      return json(response, 200, { KeyId: data.VaultKeyArn, Plaintext: randomBytes(32).toString('base64'), CiphertextBlob: randomBytes(64).toString('base64') });
     }
-    if (new URLSearchParams(body).get('Action') === 'DescribeStacks') {
-      return response.writeHead(200, { 'content-type': 'text/xml' }).end(describeStacks(stage, outputs));
+    const query = new URLSearchParams(body);
+    if (query.get('Action') === 'DescribeStacks') {
+      const stackName = query.get('StackName') ?? '';
+      const outputs = stacks.get(stackName);
+      if (!outputs) {
+        const error = `<ErrorResponse xmlns="http://cloudformation.amazonaws.com/doc/2010-05-15/"><Error><Type>Sender</Type><Code>ValidationError</Code><Message>Stack with id ${xmlEscape(stackName)} does not exist</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`;
+        return response.writeHead(400, { 'content-type': 'text/xml' }).end(error);
+      }
+      return response.writeHead(200, { 'content-type': 'text/xml' }).end(describeStacks(stackName, outputs));
     }
     if (request.method === 'POST' && url.pathname === '/apikeys') {
       const { name, customerId } = JSON.parse(body) as { name: string; customerId: string };

@@ -5,12 +5,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { config } from '../../shared/config.js';
 import { FIAT_METHOD_LIMITS } from '../../shared/domain/currencies.js';
 import { DEMO_PROVIDER_ID, demoProviderRoute, providerMethods, type ProviderRoute } from '../../shared/domain/providers.js';
 import { signMessage } from '../../shared/providers/protocol.js';
 import type { Stage } from '../../shared/stage.js';
 import { invoke, loadFunction, type GatewayResult } from './invoke.js';
+import { localStageConfiguration } from './stage-configuration.js';
 
 /** A production partner serving every method of the payment limits (docs/merchant-guide.md#payment-limits). */
 export const SECTION_FOUR_PROVIDER: ProviderRoute = { id: 'psp', name: 'PSP', priority: 0, methods: providerMethods(FIAT_METHOD_LIMITS) };
@@ -20,7 +20,7 @@ export const stageProviders = (stage: Stage): ProviderRoute[] => (stage === 'pro
 
 /** A configured provider's address and secret, as the functions of this test run know them. */
 export function configuredProvider(id = DEMO_PROVIDER_ID): { url: string; secret: string } {
-  const provider = config().providers.find((candidate) => candidate.id === id);
+  const provider = localStageConfiguration().providers.find((candidate) => candidate.id === id);
   if (!provider || provider.secret.kind !== 'inline') throw new Error(`The test run configures no provider ${id} with its secret`);
   return { url: provider.url, secret: provider.secret.value };
 }

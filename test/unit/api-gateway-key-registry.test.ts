@@ -109,16 +109,19 @@ describe("the usage plan's id in a function", () => {
 });
 
 describe('stackOutputs', () => {
-  it('reads the outputs of PaymentGateway-{stage}', async () => {
-    const { client, sent } = stubClient<CloudFormationClient>(() => ({
-      Stacks: [{ Outputs: [{ OutputKey: 'TableMerchants', OutputValue: 'm' }, { OutputKey: 'UsagePlanId', OutputValue: 'p' }] }],
-    }));
+  it("reads the outputs of every stack of the stage, PaymentGateway-{stage}-{data,api,jobs,monitoring}, together", async () => {
+    const outputs: Record<string, Array<{ OutputKey: string; OutputValue: string }>> = {
+      'PaymentGateway-demo-data': [{ OutputKey: 'TableMerchants', OutputValue: 'm' }],
+      'PaymentGateway-demo-api': [{ OutputKey: 'UsagePlanId', OutputValue: 'p' }],
+    };
+    const { client, sent } = stubClient<CloudFormationClient>((command) => ({ Stacks: [{ Outputs: outputs[(command.input as { StackName: string }).StackName] ?? [] }] }));
     expect(await stackOutputs(client, 'demo')).toEqual({ TableMerchants: 'm', UsagePlanId: 'p' });
-    expect(sent).toEqual([{ command: DescribeStacksCommand.name, input: { StackName: 'PaymentGateway-demo' } }]);
+    expect(sent.map(({ input }) => input)).toEqual(['data', 'api', 'jobs', 'monitoring'].map((concern) => ({ StackName: `PaymentGateway-demo-${concern}` })));
+    expect(sent.every(({ command }) => command === DescribeStacksCommand.name)).toBe(true);
   });
 
   it('names the stack it could not read', async () => {
-    const { client } = stubClient<CloudFormationClient>(() => new Error('Stack with id PaymentGateway-prod does not exist'));
-    await expect(stackOutputs(client, 'prod')).rejects.toThrow('Could not read the stack PaymentGateway-prod: Stack with id');
+    const { client } = stubClient<CloudFormationClient>(() => new Error('Stack with id PaymentGateway-prod-data does not exist'));
+    await expect(stackOutputs(client, 'prod')).rejects.toThrow('Could not read the stack PaymentGateway-prod-data: Stack with id');
   });
 });

@@ -10,7 +10,7 @@ describe('the networks configuration', () => {
   it('watches nothing by default, with each stage built-in tokens and depths', () => {
     const prod = parseChainsConfig('prod', {});
     expect(watchedNetworks(prod)).toEqual([]);
-    expect(offeredNetworks('prod', prod)).toEqual([]);
+    expect(offeredNetworks('prod', watchedNetworks(prod))).toEqual([]);
     expect(prod.bitcoin).toEqual({ tokens: {}, confirmations: 2, watched: false, rpcUrl: undefined });
     expect(prod.tron.tokens.USDT).toEqual({ address: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', decimals: 6 });
     expect(prod.tron.confirmations).toBe(19);

@@ -5,19 +5,23 @@
  */
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { providerRegistry, STORED_SECRET_MAX_AGE_MS } from '../../shared/providers/registry.js';
+import type { ProviderConfig } from '../../shared/config.js';
+import { providerRegistry } from '../../shared/providers/registry.js';
+import { STORED_VALUE_MAX_AGE_MS as STORED_SECRET_MAX_AGE_MS } from '../../shared/refreshed.js';
 import { signMessage } from '../../shared/providers/protocol.js';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:payment-gateway/prod/providers/psp-AbCdEf';
 const newSecret = () => randomBytes(32).toString('base64');
 const event = JSON.stringify({ type: 'payment.failed', reference: '6f1c1c4e-2b9a-4d8e-9f57-0c5b7d7a1f00', providerReference: 'p-1', amount: '10.00', currency: 'TRY' });
 
-/** A registry of one provider whose secret is in a store the test controls, on a clock it moves. */
-function setup() {
+const PSP: ProviderConfig = { id: 'psp', name: 'PSP', url: 'https://psp.example', priority: 1, methods: [], secret: { kind: 'secretsManager', arn: ARN } };
+
+/** A registry of one provider whose secret is in a store the test controls, on a clock it moves; `configuration` is the stage's list of providers. */
+function setup(configuration: { providers: readonly ProviderConfig[] } = { providers: [PSP] }) {
   const store = { value: newSecret(), reads: 0, failing: false };
   let clock = 1_000_000;
   const registry = providerRegistry(
-    [{ id: 'psp', name: 'PSP', url: 'https://psp.example', priority: 1, methods: [], secret: { kind: 'secretsManager', arn: ARN } }],
+    () => configuration.providers,
     async (arn) => {
       expect(arn).toBe(ARN);
       store.reads++;
@@ -26,13 +30,12 @@ function setup() {
     },
     () => clock,
   );
-  const provider = registry.get('psp')!;
   /** Whether the provider takes an event signed with `secret`. */
-  const accepts = async (secret: string) => {
+  const accepts = async (secret: string, id = 'psp') => {
     const signed = signMessage(secret, `evt_${randomBytes(4).toString('hex')}`, event, new Date());
-    return 'event' in (await provider.readEvent(signed.headers, event));
+    return 'event' in (await registry.get(id)!.readEvent(signed.headers, event));
   };
-  return { store, accepts, advance: (ms: number) => (clock += ms) };
+  return { registry, store, accepts, advance: (ms: number) => (clock += ms) };
 }
 
 describe("a provider's secret in the secret store", () => {
@@ -80,5 +83,31 @@ describe("a provider's secret in the secret store", () => {
     store.failing = false;
     expect(await accepts(store.value)).toBe(true);
     expect(store.reads).toBe(2);
+  });
+});
+
+describe('the providers of a stage whose configuration changes', () => {
+  it('are those the configuration names when they are used, and keep a secret read while its provider stays as it was', async () => {
+    const configuration: { providers: readonly ProviderConfig[] } = { providers: [PSP] };
+    const { registry, store, accepts } = setup(configuration);
+    expect(registry.routes.map(({ id }) => id)).toEqual(['psp']);
+    expect(await accepts(store.value)).toBe(true);
+    const routes = registry.routes;
+    // The same list: the same routes, the same connectors.
+    expect(registry.routes).toBe(routes);
+
+    configuration.providers = [{ ...PSP, priority: 2 }, { ...PSP, id: 'psp-two', name: 'PSP Two' }];
+    expect(registry.routes.map(({ id, priority }) => [id, priority])).toEqual([
+      ['psp', 2],
+      ['psp-two', 1],
+    ]);
+    expect(await accepts(store.value, 'psp-two')).toBe(true);
+    expect(await accepts(store.value, 'psp')).toBe(true);
+    // psp's secret was kept; psp-two's, at the same ARN in this test, is a provider of its own and read once.
+    expect(store.reads).toBe(2);
+
+    configuration.providers = [];
+    expect(registry.routes).toEqual([]);
+    expect(registry.get('psp')).toBeUndefined();
   });
 });

@@ -1,7 +1,10 @@
 /**
  * The synthesized CloudFormation of both stages, checked against the route table, the table
  * definitions and the contract. Expectations are computed from shared/routes.ts and
- * shared/store/tables.ts, so they stay true as routes and tables are added.
+ * shared/store/tables.ts, so they stay true as routes and tables are added. A stage is several
+ * stacks (infra/aws/gateway-stage.ts): each is read here as one template, its references to the
+ * others' outputs made references within it (test/support/template.ts linkedStageTemplate); what
+ * each stack holds apart is stage-limits.test.ts's.
  *
  * Bundling is skipped here (it changes nothing these assertions read); cdk-app.test.ts bundles
  * every function through the real CLI.
@@ -16,23 +19,24 @@ import { Key } from 'aws-cdk-lib/aws-kms';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GatewayFunction as GatewayFunctionConstruct, QUEUE_BATCHING_WINDOW, usesVaultKey } from '../../infra/aws/gateway-function.js';
-import { GatewayStack, gatewayStackName } from '../../infra/aws/gateway-stack.js';
+import { GatewayFunction as GatewayFunctionConstruct, usesVaultKey } from '../../infra/aws/gateway-function.js';
+import { GatewayStage, type GatewayStageProps } from '../../infra/aws/gateway-stage.js';
 import { DEFAULT_LIVE_RATES } from '../../infra/aws/live-rates.js';
-import { parseChainsConfig } from '../../shared/config.js';
+import { parseChainsConfig, parseRatesConfig } from '../../shared/config.js';
 import type { ProviderDeployment } from '../../infra/aws/payment-providers.js';
 import { DEFAULTS } from '../../shared/defaults.js';
+import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
 import { DEMO_PROVIDER_ID, demoProviderRoute } from '../../shared/domain/providers.js';
 import { REPORT_RETENTION_DAYS } from '../../shared/domain/reports.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
-import { CHAIN_RUN_ALLOWANCE_SECONDS, CONCURRENCY, chainWatchSecondsOf, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, reservedConcurrencyOf, STAGE_METHOD_THROTTLE, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
+import { CHAIN_RUN_ALLOWANCE_SECONDS, CONCURRENCY, chainWatchSecondsOf, methodThrottleOf, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, reservedConcurrencyOf, STAGE_METHOD_THROTTLE, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
 import { BUSINESS_METRICS, CHAIN_RPC_METRICS } from '../../shared/observability/catalogue.js';
 import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
-import { FUNCTIONS, functionsForStage, maxBodyBytesOf, readsProviders, replaysIdempotencyKey, type GatewayFunction, type HttpRoute, type QueueFunction } from '../../shared/routes.js';
+import { FUNCTIONS, functionsForStage, maxBodyBytesOf, readsProviders, readsStageConfiguration, replaysIdempotencyKey, watchesChains, type GatewayFunction, type HttpRoute, type QueueFunction } from '../../shared/routes.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { namedEverywhere, TABLES, TABLE_KEYS, tableEnvVar, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 import { tableGrantsOf } from '../../shared/store/table-access.js';
-import { resolveText } from '../support/template.js';
+import { linkedStageTemplate, resolveText } from '../support/template.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Principal?: unknown; Condition?: unknown };
@@ -109,43 +113,17 @@ const outputName = (variable: string) => variable.toLowerCase().replace(/(?:^|_)
 const queuesOf = (stage: Stage) => (Object.entries(QUEUES) as Array<[QueueName, QueueDefinition]>).filter(([, q]) => q.stages.includes(stage));
 const routeTableNames = new Set<string>(FUNCTIONS.map((f) => f.name));
 
-/**
- * The longest a reference of the template resolves to, by what it names: generated physical names
- * are the stack's name, the logical id and a suffix; URLs and ARNs add the region and the account.
- */
-const REFERENCE_LENGTH: Record<string, number> = {
-  'AWS::Region': 14,
-  'AWS::URLSuffix': 16,
-  'AWS::ApiGateway::RestApi': 10,
-  'AWS::DynamoDB::Table': 100,
-  'AWS::SQS::Queue': 140,
-  'AWS::KMS::Key': 90,
-  'AWS::S3::Bucket': 63,
-  'AWS::SecretsManager::Secret': 130,
-  'AWS::SSM::Parameter': 50,
-};
-
-/** A value's length once deployed, each reference at its REFERENCE_LENGTH. */
-function resolvedLength(view: StackView, value: unknown): number {
-  const text = resolveText(value);
-  return [...text.matchAll(/<([\w:]+?)(?:\.\w+)?>/g)].reduce((length, [placeholder, id]) => {
-    const type = id!.startsWith('AWS::') ? id! : view.json.Resources[id!]?.Type;
-    const bound = type && REFERENCE_LENGTH[type];
-    if (!bound) throw new Error(`No length known for a reference to ${id} (${type})`);
-    return length - placeholder.length + bound;
-  }, text.length);
-}
-
-/** Read helpers over one synthesized template. */
+/** Read helpers over a stage's templates, linked as one. */
 class StackView {
   readonly json: { Resources: Record<string, Resource>; Outputs: Record<string, any>; Parameters?: Record<string, any> };
+  readonly template: Template;
 
   constructor(
     readonly stage: Stage,
-    readonly stack: GatewayStack,
-    readonly template: Template,
+    readonly gatewayStage: GatewayStage,
   ) {
-    this.json = template.toJSON() as StackView['json'];
+    this.json = linkedStageTemplate(gatewayStage) as StackView['json'];
+    this.template = Template.fromJSON(this.json, { skipCyclicalDependenciesCheck: true });
   }
 
   resources(type: string): [string, Resource][] {
@@ -348,7 +326,31 @@ class StackView {
     }
     // Every provider's secret, read by the functions that talk to providers.
     if (definition.usesProviders) for (const id of this.providerSecretIds()) grant(SECRET_READ, id);
+    // The stage's configuration where it is read, the networks' endpoints beside it for the chain watcher.
+    if (readsStageConfiguration(definition)) {
+      grant(['ssm:GetParameters'], this.parameterNamed('configuration'));
+      if (watchesChains(definition)) grant(['ssm:GetParameters'], this.parameterNamed('chain-endpoints'));
+    }
     return sorted(new Set(pairs));
+  }
+
+  /** The logical id of the stage's SSM parameter `/payment-gateway/{stage}/{name}`. */
+  parameterNamed(name: string): string {
+    const found = this.resources('AWS::SSM::Parameter').find(([, parameter]) => parameter.Properties.Name === `/payment-gateway/${this.stage}/${name}`);
+    if (!found) throw new Error(`No parameter ${name} in ${this.stage}`);
+    return found[0];
+  }
+
+  /** The JSON document an SSM parameter of the stage holds, each reference of the template standing as `<LogicalId>` (a secret's ARN is its `Ref`). */
+  documentOf(name: 'configuration' | 'chain-endpoints'): Record<string, any> {
+    return JSON.parse(resolveText(this.json.Resources[this.parameterNamed(name)]!.Properties.Value));
+  }
+
+  /** The vault key policy's statements that name the role of a function, by its role's name, in their condition. */
+  keyStatementsOf(functionName: string): Statement[] {
+    const roleId = this.functionNamed(functionName).Properties.Role['Fn::GetAtt'][0] as string;
+    const roleName = resolveText(this.json.Resources[roleId]!.Properties.RoleName);
+    return this.keyPolicy().filter((statement) => resolveText((statement.Condition as any)?.ArnEquals?.['aws:PrincipalArn'] ?? '').endsWith(`:role/${roleName}`));
   }
 
   /** Logical ids of the stack's Secrets Manager secrets: the providers' (the stack keeps no other). */
@@ -356,13 +358,9 @@ class StackView {
     return this.resources('AWS::SecretsManager::Secret').map(([id]) => id);
   }
 
-  /**
-   * A function's `GATEWAY_PROVIDERS`, parsed, each reference of the template standing as
-   * `<LogicalId>` (a secret's ARN is its `Ref`) or `<LogicalId.Attribute>`, pseudo parameters as
-   * `<AWS::Region>`.
-   */
-  providersOf(functionName: string): Array<Record<string, unknown>> {
-    return JSON.parse(resolveText(this.functionNamed(functionName).Properties.Environment.Variables.GATEWAY_PROVIDERS));
+  /** The stage's providers as its configuration document names them, each secret by its ARN (`<LogicalId>`). */
+  providers(): Array<Record<string, unknown>> {
+    return this.documentOf('configuration').providers;
   }
 
   logRetentionOf(functionName: string): number {
@@ -399,27 +397,21 @@ function projectApp(): App {
   return new App({ context: { ...context, 'aws:cdk:bundling-stacks': [] } });
 }
 
+/** A stage of `props` in an app of its own (a stage's stacks are named after it), read as one template. */
+const view = (props: GatewayStageProps) => new StackView(props.stage, new GatewayStage(projectApp(), props));
+
 beforeAll(() => {
-  const app = projectApp();
-  const view = (stage: Stage, stack: GatewayStack) => new StackView(stage, stack, Template.fromStack(stack));
-  const stacks = STAGES.map((stage) => [stage, new GatewayStack(app, gatewayStackName(stage), { stage })] as const);
-  const customDomainStack = new GatewayStack(app, 'PaymentGateway-prod-custom-domain', { stage: 'prod', customDomain: CUSTOM_DOMAIN });
-  const explicitBaseUrlStack = new GatewayStack(app, 'PaymentGateway-demo-base-url', { stage: 'demo', customDomain: CUSTOM_DOMAIN, publicBaseUrl: EXPLICIT_BASE_URL });
-  const watchingStack = new GatewayStack(app, 'PaymentGateway-demo-watching', {
+  views = Object.fromEntries(STAGES.map((stage) => [stage, view({ stage })])) as Record<Stage, StackView>;
+  customDomain = view({ stage: 'prod', customDomain: CUSTOM_DOMAIN });
+  explicitBaseUrl = view({ stage: 'demo', customDomain: CUSTOM_DOMAIN, publicBaseUrl: EXPLICIT_BASE_URL });
+  watching = view({
     stage: 'demo',
     watchedNetworks: { ethereum: { tokens: { USDT: WATCHED_TOKEN } }, polygon: {}, bitcoin: {}, tron: { tokens: { USDT: WATCHED_TRON_TOKEN } } },
   });
-  const liveDemoStack = new GatewayStack(app, 'PaymentGateway-demo-live-rates', { stage: 'demo', liveRates: LIVE_DEMO_RATES });
-  const partnerProdStack = new GatewayStack(app, 'PaymentGateway-prod-partner', { stage: 'prod', providers: [PSP_ONE] });
-  const partnerDemoStack = new GatewayStack(app, 'PaymentGateway-demo-partner', { stage: 'demo', providers: [PSP_ONE] });
-  views = Object.fromEntries(stacks.map(([stage, stack]) => [stage, view(stage, stack)])) as Record<Stage, StackView>;
-  customDomain = view('prod', customDomainStack);
-  explicitBaseUrl = view('demo', explicitBaseUrlStack);
-  watching = view('demo', watchingStack);
-  liveDemo = view('demo', liveDemoStack);
-  partnerProd = view('prod', partnerProdStack);
-  partnerDemo = view('demo', partnerDemoStack);
-});
+  liveDemo = view({ stage: 'demo', liveRates: LIVE_DEMO_RATES });
+  partnerProd = view({ stage: 'prod', providers: [PSP_ONE] });
+  partnerDemo = view({ stage: 'demo', providers: [PSP_ONE] });
+}, 600_000);
 
 describe('live exchange rates', () => {
   const rateVariables = (view: StackView, name: string) =>
@@ -432,7 +424,9 @@ describe('live exchange rates', () => {
     for (const name of prod.functionIds().keys()) {
       const variables = rateVariables(prod, name);
       expect(variables).toMatchObject({ GATEWAY_RATES_URL: DEFAULT_LIVE_RATES.url, GATEWAY_RATE_MAX_AGE_S: '300' });
-      expect(JSON.parse(variables.GATEWAY_RATE_PAIRS!)).toEqual(DEFAULT_LIVE_RATES.pairs);
+      // As the functions read them; written in their shortest form (a symbol whose price is the USD price stands alone).
+      expect(parseRatesConfig(variables)).toEqual({ kind: 'live', ...DEFAULT_LIVE_RATES });
+      expect(JSON.parse(variables.GATEWAY_RATE_PAIRS!)).toMatchObject({ BTC: 'BTCUSDT', TRY: { symbol: 'USDTTRY', inverse: true }, USDT: { fixed: '1' } });
     }
     expect(ratesRules(prod).map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
   });
@@ -446,7 +440,7 @@ describe('live exchange rates', () => {
   it('are any stage\'s when given, with their schedule', () => {
     expect(rateVariables(liveDemo, 'create-invoice')).toEqual({
       GATEWAY_RATES_URL: LIVE_DEMO_RATES.url,
-      GATEWAY_RATE_PAIRS: JSON.stringify(LIVE_DEMO_RATES.pairs),
+      GATEWAY_RATE_PAIRS: JSON.stringify({ BTC: 'BTCUSDT', USDT: { fixed: '1' } }),
       GATEWAY_RATE_MAX_AGE_S: '120',
     });
     expect(ratesRules(liveDemo)).toHaveLength(1);
@@ -488,71 +482,79 @@ describe('live exchange rates', () => {
   });
 
   it('fail synthesis when the functions would fail to start on them', () => {
-    const app = projectApp();
     const liveRates = { ...LIVE_DEMO_RATES, pairs: { USD: { symbol: 'USDUSDT', inverse: false } } };
-    expect(() => new GatewayStack(app, 'PaymentGateway-demo-bad-rates', { stage: 'demo', liveRates })).toThrow(/Invalid environment: GATEWAY_RATE_PAIRS/);
+    expect(() => new GatewayStage(projectApp(), { stage: 'demo', liveRates })).toThrow(/Invalid environment: GATEWAY_RATE_PAIRS/);
   });
 });
 
 describe('payment providers', () => {
-  const secretNamed = (view: StackView, name: string): [string, Resource] => {
-    const found = view.resources('AWS::SecretsManager::Secret').filter(([, secret]) => secret.Properties.Name === name);
-    expect(found, name).toHaveLength(1);
-    return found[0]!;
+  /** A partner's secret, by the output that names it to operators. */
+  const partnerSecret = (view: StackView, id = 'psp-one'): [string, Resource] => {
+    const secretId = view.json.Outputs[`ProviderSecret${pascalCase(id)}`]?.Value.Ref as string;
+    expect(view.json.Resources[secretId]?.Type, id).toBe('AWS::SecretsManager::Secret');
+    return [secretId, view.json.Resources[secretId]!];
   };
-  /** The demo provider as GATEWAY_PROVIDERS names it: its routes, its address on the stage's API, its secret's ARN. */
+  /** The demo provider as the stage's configuration names it: its routes, its address on the stage's API, its secret's ARN. */
   const demoEntry = (view: StackView) => ({
     ...demoProviderRoute(),
     url: `${resolveText(view.functionNamed('create-invoice').Properties.Environment.Variables.PUBLIC_BASE_URL)}/demo-provider`,
     secretArn: `<${view.providerSecretIds().find((id) => id.startsWith('DemoProviderSecret'))}>`,
   });
-  const partnerEntry = (view: StackView) => ({ ...PSP_ONE, secretArn: `<${secretNamed(view, `payment-gateway/${view.stage}/providers/psp-one`)[0]}>` });
+  const partnerEntry = (view: StackView) => ({ ...PSP_ONE, secretArn: `<${partnerSecret(view)[0]}>` });
   const everyView = () => [views.demo, views.prod, partnerProd, partnerDemo];
 
-  /** The functions that read the providers, and get GATEWAY_PROVIDERS; it is left out elsewhere, as every provider adds to it and an environment holds 4 KB. */
-  const readersOf = (view: StackView) => [...view.functionIds().keys()].filter((name) => readsProviders(FUNCTIONS.find((f) => f.name === name)!));
+  /** The functions that read the stage's configuration: those that read its providers among them. */
+  const readersOf = (view: StackView) => [...view.functionIds().keys()].filter((name) => readsStageConfiguration(FUNCTIONS.find((f) => f.name === name)!));
 
-  it('gives GATEWAY_PROVIDERS only to the functions that read the providers: those that talk to them, and the docs', () => {
-    const expected = FUNCTIONS.filter((f) => ('usesProviders' in f && f.usesProviders) || f.name === 'get-docs').filter((f) => (f.stages as readonly string[]).includes('demo'));
-    expect(sorted(readersOf(views.demo))).toEqual(sorted(expected.map((f) => f.name)));
+  it("names the stage's providers in its configuration document alone, which the functions that read them are given the name of, and no function's environment", () => {
+    const providerReaders = FUNCTIONS.filter((f) => ('usesProviders' in f && f.usesProviders) || f.name === 'get-docs').filter((f) => (f.stages as readonly string[]).includes('demo'));
+    expect(providerReaders.every((f) => readsProviders(f as GatewayFunction) && readsStageConfiguration(f as GatewayFunction))).toBe(true);
     for (const view of [views.demo, views.prod]) {
       for (const name of view.functionIds().keys()) {
-        if (!readersOf(view).includes(name)) expect(view.functionNamed(name).Properties.Environment.Variables.GATEWAY_PROVIDERS, `${view.stage} ${name}`).toBeUndefined();
+        const variables = view.functionNamed(name).Properties.Environment.Variables;
+        expect(variables.GATEWAY_PROVIDERS, `${view.stage} ${name}`).toBeUndefined();
+        expect(variables.GATEWAY_STAGE_CONFIGURATION_PARAMETER, `${view.stage} ${name}`).toBe(readersOf(view).includes(name) ? `/payment-gateway/${view.stage}/configuration` : undefined);
       }
+    }
+  });
+
+  it('keeps the document in SSM, in the standard tier while it fits 4 KB and the advanced beyond', () => {
+    for (const view of everyView()) {
+      expect(view.json.Resources[view.parameterNamed('configuration')]!.Properties).toMatchObject({ Type: 'String', Tier: 'Intelligent-Tiering' });
     }
   });
 
   it('names the demo provider in a demo stage, at {PUBLIC_BASE_URL}/demo-provider, by its secret\'s ARN', () => {
     expect(demoEntry(views.demo).url).toMatch(/^https:\/\/<Api\w+>\.execute-api\.<AWS::Region>\.<AWS::URLSuffix>\/demo\/demo-provider$/);
-    for (const name of readersOf(views.demo)) expect(views.demo.providersOf(name), name).toEqual([demoEntry(views.demo)]);
+    expect(views.demo.providers()).toEqual([demoEntry(views.demo)]);
   });
 
   it('gives a prod stage without partners no provider: an empty list, no secret, and no function reads one', () => {
-    for (const name of views.prod.functionIds().keys()) {
-      if (readersOf(views.prod).includes(name)) expect(views.prod.functionNamed(name).Properties.Environment.Variables.GATEWAY_PROVIDERS, name).toBe('[]');
-      expect(views.prod.grantsOf(name).filter((grant) => grant.startsWith('secretsmanager:')), name).toEqual([]);
-    }
+    expect(views.prod.providers()).toEqual([]);
+    for (const name of views.prod.functionIds().keys()) expect(views.prod.grantsOf(name).filter((grant) => grant.startsWith('secretsmanager:')), name).toEqual([]);
     views.prod.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
   });
 
-  it('makes each partner a secret of its own, named after the stage and the provider, generated by Secrets Manager, kept when a prod stack goes', () => {
+  it('makes each partner a secret of its own, generated by Secrets Manager, named by CloudFormation at each creation, kept when a prod stack goes', () => {
     for (const view of [partnerProd, partnerDemo]) {
-      const [, secret] = secretNamed(view, `payment-gateway/${view.stage}/providers/psp-one`);
+      const [, secret] = partnerSecret(view);
       // 64 letters and digits: the base64 of 48 bytes, a secret the protocol takes.
       expect(secret.Properties.GenerateSecretString).toEqual({ ExcludePunctuation: true, PasswordLength: 64 });
       expect(secret.Properties.SecretString).toBeUndefined();
+      // A prod secret outlives its provider and its stack: a fixed name would refuse the next one ("already exists").
+      expect(secret.Properties.Name).toBeUndefined();
       expect(secret).toMatchObject(view.stage === 'prod' ? { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' } : { DeletionPolicy: 'Delete' });
     }
     partnerProd.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
     partnerDemo.template.resourceCountIs('AWS::SecretsManager::Secret', 2);
   });
 
-  it('names each partner in GATEWAY_PROVIDERS as the context gives it, with its secret\'s ARN; the demo provider comes first in demo', () => {
-    for (const name of readersOf(partnerProd)) expect(partnerProd.providersOf(name), name).toEqual([partnerEntry(partnerProd)]);
-    for (const name of readersOf(partnerDemo)) expect(partnerDemo.providersOf(name), name).toEqual([demoEntry(partnerDemo), partnerEntry(partnerDemo)]);
+  it('names each partner in the document as the context gives it, with its secret\'s ARN; the demo provider comes first in demo', () => {
+    expect(partnerProd.providers()).toEqual([partnerEntry(partnerProd)]);
+    expect(partnerDemo.providers()).toEqual([demoEntry(partnerDemo), partnerEntry(partnerDemo)]);
   });
 
-  it('keeps every provider secret out of the template and the environment: generated in Secrets Manager, named by ARN only', () => {
+  it('keeps every provider secret out of the template, the document and the environment: generated in Secrets Manager, named by ARN only', () => {
     for (const view of everyView()) {
       for (const [id, secret] of view.resources('AWS::SecretsManager::Secret')) {
         expect(secret.Properties.GenerateSecretString, id).toBeDefined();
@@ -562,12 +564,10 @@ describe('payment providers', () => {
       const text = JSON.stringify(view.json);
       expect(text).not.toContain('resolve:secretsmanager');
       expect(text).not.toContain('whsec_');
-      for (const name of readersOf(view)) {
-        for (const provider of view.providersOf(name)) {
-          expect(provider, `${view.stage} ${name}`).not.toHaveProperty('secret');
-          expect(provider.secretArn, `${view.stage} ${name}`).toMatch(/^<\w+>$/);
-          expect(view.providerSecretIds()).toContain(String(provider.secretArn).slice(1, -1));
-        }
+      for (const provider of view.providers()) {
+        expect(provider, view.stage).not.toHaveProperty('secret');
+        expect(provider.secretArn, view.stage).toMatch(/^<\w+>$/);
+        expect(view.providerSecretIds()).toContain(String(provider.secretArn).slice(1, -1));
       }
     }
   });
@@ -588,27 +588,27 @@ describe('payment providers', () => {
     }
   });
 
-  it('fails synthesis on providers the functions would refuse at cold start', () => {
-    const app = projectApp();
-    expect(() => new GatewayStack(app, 'PaymentGateway-demo-clashing-provider', { stage: 'demo', providers: [{ ...PSP_ONE, id: DEMO_PROVIDER_ID }] })).toThrow(
-      /Invalid environment: GATEWAY_PROVIDERS: provider ids must be unique/,
-    );
-    const tryP2p: ProviderDeployment = { ...PSP_ONE, methods: [{ currency: 'TRY', method: 'p2p', min: '1', max: '2' }] };
-    expect(() => new GatewayStack(app, 'PaymentGateway-prod-bad-method', { stage: 'prod', providers: [tryP2p] })).toThrow(
-      /Invalid environment: GATEWAY_PROVIDERS\.0\.methods\.0\.method: is not a method of its currency/,
-    );
-  });
-
-  it('keeps every function\'s environment within Lambda\'s 4 KB with a partner, each reference counted at the longest it resolves to', () => {
-    for (const view of [partnerProd, partnerDemo]) {
-      for (const name of view.functionIds().keys()) {
-        const bytes = Object.entries(view.functionNamed(name).Properties.Environment.Variables as Record<string, unknown>).reduce(
-          (sum, [variable, value]) => sum + variable.length + resolvedLength(view, value),
-          0,
-        );
-        expect(bytes, `${view.stage} ${name}`).toBeLessThanOrEqual(4 * 1024);
+  it('lets exactly the functions that read the stage configuration read its document, and the chain watcher alone its endpoints', () => {
+    for (const view of [views.demo, views.prod, watching]) {
+      for (const definition of functionsForStage(view.stage)) {
+        const ssm = view.grantsOf(definition.name).filter((grant) => grant.startsWith('ssm:GetParameters ') && !Object.values(view.walletKeyParameterIds()).some((id) => grant.endsWith(` ${id}`)));
+        const expected = [
+          ...(readsStageConfiguration(definition) ? [`ssm:GetParameters ${view.parameterNamed('configuration')}`] : []),
+          ...(watchesChains(definition) ? [`ssm:GetParameters ${view.parameterNamed('chain-endpoints')}`] : []),
+        ];
+        expect(ssm, `${view.stage} ${definition.name}`).toEqual(sorted(expected));
       }
     }
+  });
+
+  it('fails synthesis on providers the functions would refuse at cold start', () => {
+    expect(() => new GatewayStage(projectApp(), { stage: 'demo', providers: [{ ...PSP_ONE, id: DEMO_PROVIDER_ID }] })).toThrow(
+      /Invalid stage configuration: configuration\.providers: provider ids must be unique/,
+    );
+    const tryP2p: ProviderDeployment = { ...PSP_ONE, methods: [{ currency: 'TRY', method: 'p2p', min: '1', max: '2' }] };
+    expect(() => new GatewayStage(projectApp(), { stage: 'prod', providers: [tryP2p] })).toThrow(
+      /Invalid stage configuration: configuration\.providers\.0\.methods\.0\.method: is not a method of its currency/,
+    );
   });
 });
 
@@ -644,27 +644,24 @@ describe('a stage watching EVM networks, Bitcoin and Tron', () => {
     }
   });
 
-  it("takes each node's URL, and Tron's API key, as NoEcho parameters given to the watcher only", () => {
+  it("takes each node's URL, and Tron's API key, as NoEcho parameters, into a document only the watcher reads", () => {
     for (const id of ['ChainRpcEthereum', 'ChainRpcPolygon', 'ChainRpcBitcoin', 'ChainRpcTron', 'ChainApiKeyTron']) expect(watching.json.Parameters?.[id]).toMatchObject({ Type: 'String', NoEcho: true });
     expect(watching.json.Parameters?.ChainRpcBitcoin.Description).toContain('credentials');
     expect(watching.json.Parameters?.ChainApiKeyTron.Default).toBe('');
+    expect(watching.documentOf('chain-endpoints')).toEqual({
+      rpc: { ethereum: '<ChainRpcEthereum>', polygon: '<ChainRpcPolygon>', bitcoin: '<ChainRpcBitcoin>', tron: '<ChainRpcTron>' },
+      tronApiKey: '<ChainApiKeyTron>',
+    });
+    expect(watching.json.Resources[watching.parameterNamed('chain-endpoints')]!.Properties).toMatchObject({ Type: 'String', Tier: 'Intelligent-Tiering' });
     for (const name of watching.functionIds().keys()) {
       const variables = watching.functionNamed(name).Properties.Environment.Variables;
-      const nodeVariables = ['GATEWAY_RPC_ETHEREUM', 'GATEWAY_RPC_POLYGON', 'GATEWAY_RPC_BITCOIN', 'GATEWAY_RPC_TRON', 'GATEWAY_API_KEY_TRON'];
-      if (name === watcher) {
-        expect(variables).toMatchObject({
-          GATEWAY_RPC_ETHEREUM: { Ref: 'ChainRpcEthereum' },
-          GATEWAY_RPC_POLYGON: { Ref: 'ChainRpcPolygon' },
-          GATEWAY_RPC_BITCOIN: { Ref: 'ChainRpcBitcoin' },
-          GATEWAY_RPC_TRON: { Ref: 'ChainRpcTron' },
-          GATEWAY_API_KEY_TRON: { Ref: 'ChainApiKeyTron' },
-        });
-      } else expect(Object.keys(variables).filter((variable) => nodeVariables.includes(variable))).toEqual([]);
-      // Which networks are watched, and their tokens, reach every function: invoices offer those networks, the checkout's payment links name the tokens.
+      expect(Object.keys(variables).filter((variable) => /^GATEWAY_(RPC|TOKENS|API_KEY)_/.test(variable)), name).toEqual([]);
+      expect(variables.GATEWAY_CHAIN_ENDPOINTS_PARAMETER, name).toBe(name === watcher ? '/payment-gateway/demo/chain-endpoints' : undefined);
+      // Which networks are watched reaches every function: invoices offer those networks.
       expect(variables.GATEWAY_WATCHED_NETWORKS).toBe('ethereum,polygon,bitcoin,tron');
-      expect(JSON.parse(variables.GATEWAY_TOKENS_ETHEREUM)).toEqual({ USDT: WATCHED_TOKEN });
-      expect(JSON.parse(variables.GATEWAY_TOKENS_TRON)).toEqual({ USDT: WATCHED_TRON_TOKEN });
     }
+    // Their tokens are the stage's configuration: the checkout's payment links name them, the watcher reads their transfers.
+    expect(watching.documentOf('configuration').tokens).toEqual({ ethereum: { USDT: WATCHED_TOKEN }, tron: { USDT: WATCHED_TRON_TOKEN } });
   });
 
   it('takes one node URL or several in order of preference, as the watcher reads them, and says so', () => {
@@ -681,7 +678,10 @@ describe('a stage watching EVM networks, Bitcoin and Tron', () => {
         expect(allowed.test(value), value).toBe(true);
         expect(() => parseChainsConfig('demo', { GATEWAY_RPC_ETHEREUM: value }), value).not.toThrow();
       }
-      for (const value of ['', 'eth.example.com', 'https://a.example.com,ftp://b.example.com', 'https://a.example.com,,wss://b']) expect(allowed.test(value), value).toBe(false);
+      // Nothing that would end its string in the watcher's JSON document: URL syntax writes a quote or a backslash percent-encoded.
+      for (const value of ['', 'eth.example.com', 'https://a.example.com,ftp://b.example.com', 'https://a.example.com,,wss://b', 'https://a.example.com/"x', 'https://a.example.com/\\x']) {
+        expect(allowed.test(value), value).toBe(false);
+      }
     }
   });
 
@@ -715,8 +715,8 @@ describe('a stage watching EVM networks, Bitcoin and Tron', () => {
   });
 
   it('refuses a token contract written for another family, as the functions would', () => {
-    expect(() => new GatewayStack(projectApp(), 'PaymentGateway-demo-bad-token', { stage: 'demo', watchedNetworks: { tron: { tokens: { USDT: WATCHED_TOKEN } } } })).toThrow(
-      /GATEWAY_TOKENS_TRON\.USDT: must be a base58check T… address/,
+    expect(() => new GatewayStage(projectApp(), { stage: 'demo', watchedNetworks: { tron: { tokens: { USDT: WATCHED_TOKEN } } } })).toThrow(
+      /Invalid stage configuration: configuration\.tokens\.tron\.USDT: must be a base58check T… address/,
     );
   });
 
@@ -819,9 +819,9 @@ describe.each(STAGES)('%s stack', (stage) => {
       // The reports bucket's name only where report files are written or linked to.
       if (definition.reportFiles) expect(variables.REPORTS_BUCKET).toEqual({ Ref: v().reportsBucketId() });
       else expect(variables.REPORTS_BUCKET).toBeUndefined();
-      // The stage's providers, each by the ARN of its secret, where they are read: the demo provider in demo, none in a prod given none.
-      if (readsProviders(definition)) expect(v().providersOf(name).map((provider) => provider.id)).toEqual(stage === 'demo' ? [DEMO_PROVIDER_ID] : []);
-      else expect(variables.GATEWAY_PROVIDERS).toBeUndefined();
+      // The stage's configuration by the name of its parameter, where it is read; the providers never in the environment.
+      expect(variables.GATEWAY_STAGE_CONFIGURATION_PARAMETER).toBe(readsStageConfiguration(definition) ? `/payment-gateway/${stage}/configuration` : undefined);
+      expect(variables.GATEWAY_PROVIDERS).toBeUndefined();
     });
 
     it('writes each function to its own log group', () => {
@@ -851,14 +851,14 @@ describe.each(STAGES)('%s stack', (stage) => {
     });
 
     it.each(definitions.map((f) => [f.name, f] as const))('%s: is named in the vault key policy with the actions its entry says, and only there', (name, definition) => {
-      const roleId = v().functionNamed(name).Properties.Role['Fn::GetAtt'][0];
-      const named = v().keyPolicy().filter((statement) => refersTo(statement.Principal, roleId));
+      const named = v().keyStatementsOf(name);
       // Sealing (card numbers, receipts under SSE-KMS, a rotated callback secret) generates data keys;
       // opening a callback secret, or a sealed card number or a receipt to send again to a provider, decrypts one.
       const opens = definition.opensCallbackSecrets || definition.resendsProviderRequests;
       const expected = [...(definition.usesVault || definition.sealsCallbackSecrets ? ['kms:GenerateDataKey'] : []), ...(opens ? ['kms:Decrypt'] : [])];
       expect(sorted(named.flatMap(actionsOf))).toEqual(sorted(expected));
-      for (const statement of named) expect(statement).toMatchObject({ Effect: 'Allow', Resource: '*' });
+      // Named by its role's ARN in the condition, as the role is another stack's (infra/aws/gateway-data.ts says why).
+      for (const statement of named) expect(statement).toMatchObject({ Effect: 'Allow', Principal: { AWS: '*' }, Resource: '*' });
     });
 
     it('lets create-invoice, which derives addresses, read the wallet keys', () => {
@@ -945,11 +945,18 @@ describe.each(STAGES)('%s stack', (stage) => {
       for (const action of actions) expect(['kms:*', 'kms:Create*', 'kms:CreateGrant', 'kms:Decrypt', 'kms:Encrypt', 'kms:ReEncrypt*', 'kms:GenerateDataKey*'].includes(action), action).toBe(false);
     });
 
-    it('names every other principal: the roles of the functions that use the vault', () => {
-      const roleIds = new Set(definitions.map((f) => v().functionNamed(f.name).Properties.Role['Fn::GetAtt'][0] as string));
+    it('names every other principal: the roles of the functions that use the vault, each by its ARN alone', () => {
       const others = v().keyPolicy().filter((statement) => !rootStatements().includes(statement));
       expect(others.length).toBe(definitions.filter(usesVaultKey).length);
-      for (const statement of others) expect([...roleIds].filter((id) => refersTo(statement.Principal, id))).toHaveLength(1);
+      for (const statement of others) {
+        expect(Object.keys(statement.Condition as object)).toEqual(['ArnEquals']);
+        expect(definitions.filter((f) => v().keyStatementsOf(f.name).includes(statement))).toHaveLength(1);
+      }
+      // Each role's name is the stage's, the function's and the region's: IAM's names are the account's, in every region.
+      for (const { name } of definitions) {
+        const roleId = v().functionNamed(name).Properties.Role['Fn::GetAtt'][0];
+        expect(resolveText(v().json.Resources[roleId]!.Properties.RoleName)).toBe(`payment-gateway-${stage}-${name}-<AWS::Region>`);
+      }
     });
   });
 
@@ -957,8 +964,20 @@ describe.each(STAGES)('%s stack', (stage) => {
     it.each(definitions.map((f) => [f.name, f] as const))('%s: reserves the ceiling shared/platform.ts names for its kind', (name, definition) => {
       const reserved = v().functionNamed(name).Properties.ReservedConcurrentExecutions;
       // One instance per scheduled job (the chain watcher too, with no network watched): a run never overlaps its predecessor.
-      expect(reserved).toBe(definition.kind === 'schedule' ? 1 : CONCURRENCY.perFunction);
+      // A route what its method's throttle sends it; a queue consumer and the authorizer the table-derived ceiling.
+      const expected =
+        definition.kind === 'schedule' ? 1 : definition.kind === 'http' ? methodThrottleOf(definition).ratePerSecond / TABLE_CAPACITY_BASIS.requestsPerInstancePerSecond : CONCURRENCY.perFunction;
+      expect(reserved).toBe(expected);
       expect(reserved).toBe(reservedConcurrencyOf(definition, 0));
+      expect(reserved).toBeLessThanOrEqual(CONCURRENCY.perFunction);
+    });
+
+    it('reserves for a route no more instances than its throttle keeps busy: 10 with a key (500 requests/s), 4 without (200)', () => {
+      for (const route of routes) {
+        const reserved = v().functionNamed(route.name).Properties.ReservedConcurrentExecutions;
+        expect(reserved * TABLE_CAPACITY_BASIS.requestsPerInstancePerSecond, route.name).toBeGreaterThanOrEqual(methodThrottleOf(route).ratePerSecond);
+        expect(reserved, route.name).toBe(route.auth === 'none' ? 4 : 10);
+      }
     });
 
     it('derives the ceiling from the tables\' capacity: one function can take at most half a new on-demand table\'s writes', () => {
@@ -969,7 +988,7 @@ describe.each(STAGES)('%s stack', (stage) => {
 
     it('reserves at most its budget, so two stages leave the account the 100 unreserved AWS requires out of 1,000', () => {
       const total = v().resources('AWS::Lambda::Function').reduce((sum, [, fn]) => sum + (fn.Properties.ReservedConcurrentExecutions ?? 0), 0);
-      expect(total).toBe(definitions.reduce((sum, f) => sum + (f.kind === 'schedule' ? 1 : CONCURRENCY.perFunction), 0));
+      expect(total).toBe(definitions.reduce((sum, f) => sum + reservedConcurrencyOf(f, 0), 0));
       expect(total).toBeLessThanOrEqual(CONCURRENCY.stageBudget);
       expect(2 * CONCURRENCY.stageBudget + 100).toBeLessThanOrEqual(1000);
     });
@@ -1317,15 +1336,14 @@ describe.each(STAGES)('%s stack', (stage) => {
         BatchSize: consumer.batchSize,
         FunctionResponseTypes: ['ReportBatchItemFailures'],
       });
-      // Short: a callback should not wait for a batch to fill.
-      expect(mappingOf(name).MaximumBatchingWindowInSeconds).toBeGreaterThan(0);
-      expect(mappingOf(name).MaximumBatchingWindowInSeconds).toBeLessThanOrEqual(5);
+      // Its queue's own batching window: none where a message should not wait for others to fill a batch.
+      expect(mappingOf(name).MaximumBatchingWindowInSeconds ?? 0).toBe(definition.batchingWindowSeconds);
     });
 
     it.each(consumers.map((f) => [f.name] as const))('%s: the queue hides a message for six of its timeouts plus the batching window', (name) => {
       const mapping = mappingOf(name);
       const queue = v().json.Resources[mapping.EventSourceArn['Fn::GetAtt'][0]]!.Properties;
-      const requiredSeconds = 6 * v().functionNamed(name).Properties.Timeout + mapping.MaximumBatchingWindowInSeconds;
+      const requiredSeconds = 6 * v().functionNamed(name).Properties.Timeout + (mapping.MaximumBatchingWindowInSeconds ?? 0);
       expect(queue.VisibilityTimeout).toBe(definition.visibilityTimeoutSeconds);
       expect(queue.VisibilityTimeout).toBeGreaterThanOrEqual(requiredSeconds);
     });
@@ -1400,8 +1418,12 @@ describe.each(STAGES)('%s stack', (stage) => {
       v().template.resourceCountIs('AWS::Lambda::EventSourceMapping', definitions.filter((f) => f.kind === 'queue').length + (stage === 'demo' ? 1 : 0));
     });
 
-    it('has a visibility timeout of 190 s: six times send-callback\'s 30 s plus its batching window, rounded up', () => {
-      expect(v().json.Resources[queues().queue]!.Properties.VisibilityTimeout).toBe(190);
+    it('waits for no batch to fill: a merchant\'s callback goes as soon as it is queued', () => {
+      expect(mappingOf('send-callback').MaximumBatchingWindowInSeconds ?? 0).toBe(0);
+    });
+
+    it('has a visibility timeout of 180 s: six times send-callback\'s 30 s, with no batching window', () => {
+      expect(v().json.Resources[queues().queue]!.Properties.VisibilityTimeout).toBe(180);
       expect(v().functionNamed('send-callback').Properties.Timeout).toBe(30);
     });
 
@@ -1488,9 +1510,8 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(users).toEqual(expect.arrayContaining(['confirm-deposit', 'create-withdrawal', 'send-callback', 'get-transaction', 'rotate-callback-secret', 'reconcile-provider-payments']));
       // The key's use is granted in its key policy, which names each role; no role policy mentions KMS.
       const kmsActionsOf = (name: string) => {
-        const roleId = v().functionNamed(name).Properties.Role['Fn::GetAtt'][0];
         expect(v().statementsOf(name).flatMap(actionsOf).filter((action) => action.startsWith('kms:'))).toEqual([]);
-        return v().keyPolicy().filter((statement) => refersTo(statement.Principal, roleId)).flatMap(actionsOf);
+        return v().keyStatementsOf(name).flatMap(actionsOf);
       };
       const withKms = definitions.filter((f) => kmsActionsOf(f.name).length > 0).map((f) => f.name);
       const withVariables = definitions.filter((f) => v().functionNamed(f.name).Properties.Environment.Variables.VAULT_KMS_KEY_ID !== undefined).map((f) => f.name);
@@ -1641,8 +1662,7 @@ describe.each(STAGES)('%s stack', (stage) => {
 
     it('take no vault key: the files are under S3-managed keys, and nothing of theirs is sealed', () => {
       for (const name of [...reportFunctions, 'check-books']) {
-        const roleId = v().functionNamed(name).Properties.Role['Fn::GetAtt'][0];
-        expect(v().keyPolicy().filter((statement) => refersTo(statement.Principal, roleId)), name).toEqual([]);
+        expect(v().keyStatementsOf(name), name).toEqual([]);
         expect(v().functionNamed(name).Properties.Environment.Variables.VAULT_KMS_KEY_ID, name).toBeUndefined();
         expect(v().grantsOf(name).filter((grant) => grant.startsWith('kms:')), name).toEqual([]);
       }
@@ -1989,6 +2009,32 @@ describe.each(STAGES)('%s stack', (stage) => {
   });
 });
 
+describe("the operations guide's concurrency figures", () => {
+  const guide = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8').replace(/\s+/g, ' ');
+  const reservedBy = (view: StackView) => view.resources('AWS::Lambda::Function').reduce((sum, [, fn]) => sum + (fn.Properties.ReservedConcurrentExecutions ?? 0), 0);
+  const figure = (pattern: RegExp) => Number(pattern.exec(guide)?.[1]?.replace(',', ''));
+  /** What a stage watching every network reserves: one watcher instance a network. */
+  const watchingEvery = (stage: Stage) => reservedBy(views[stage]) + CRYPTO_NETWORKS.length - 1;
+
+  it('are what the templates reserve, so that an operator who sizes the account from them can deploy both stages', () => {
+    expect(figure(/A prod stage reserves (\d+) and a demo stage \d+/)).toBe(reservedBy(views.prod));
+    expect(figure(/A prod stage reserves \d+ and a demo stage (\d+)/)).toBe(reservedBy(views.demo));
+    expect(figure(/reserves (\d+), a demo stage \d+ \(\[Prerequisites\]/)).toBe(reservedBy(views.prod));
+    expect(figure(/a demo stage (\d+) \(\[Prerequisites\]/)).toBe(reservedBy(views.demo));
+    // Each network watched beyond the first adds its own instance of the watcher.
+    expect(reservedBy(watching) - reservedBy(views.demo)).toBe(Object.keys(watching.documentOf('chain-endpoints').rpc).length - 1);
+    expect(figure(/both stages in one account take ([\d,]+) of it/)).toBe(reservedBy(views.prod) + reservedBy(views.demo) + 100);
+    expect(figure(/or ([\d,]+) watching every network/)).toBe(watchingEvery('prod') + watchingEvery('demo') + 100);
+  });
+
+  it(`are within the budget of ${CONCURRENCY.stageBudget} a stage, which leaves room for ${CONCURRENCY.roomForRoutes} more routes with a key watching every network, two of them and AWS's 100 within the usual 1,000`, () => {
+    expect(figure(/within a budget of (\d+)/)).toBe(CONCURRENCY.stageBudget);
+    expect(guide).toContain(`leaves room for ${['', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine', 'ten'][CONCURRENCY.roomForRoutes]} more routes with a key`);
+    for (const stage of STAGES) expect(watchingEvery(stage) + CONCURRENCY.roomForRoutes * CONCURRENCY.perFunction, stage).toBeLessThanOrEqual(CONCURRENCY.stageBudget);
+    expect(2 * CONCURRENCY.stageBudget + 100).toBeLessThanOrEqual(1000);
+  });
+});
+
 describe('stage differences', () => {
   const demoOnly = FUNCTIONS.filter((f: GatewayFunction) => !f.stages.includes('prod')).map((f) => f.name);
 
@@ -2027,8 +2073,8 @@ describe('stage differences', () => {
       expect(table.Properties.DeletionProtectionEnabled ?? false, id).toBe(false);
     }
     for (const [, logGroup] of views.prod.resources('AWS::Logs::LogGroup')) expect(logGroup.DeletionPolicy).toBe('Retain');
-    expect(views.prod.stack.terminationProtection).toBe(true);
-    expect(views.demo.stack.terminationProtection).toBe(false);
+    for (const stack of views.prod.gatewayStage.stacks) expect(stack.terminationProtection, stack.stackName).toBe(true);
+    for (const stack of views.demo.gatewayStage.stacks) expect(stack.terminationProtection, stack.stackName).toBe(false);
   });
 
   it('retains the prod vault key, buckets and queues (parked callbacks wait for an operator); demo empties and deletes them with its stack', () => {
@@ -2157,6 +2203,7 @@ describe('a queue consumer that could outlast the visibility timeout', () => {
   const sendCallback = FUNCTIONS.find((f): f is Extract<(typeof FUNCTIONS)[number], { kind: 'queue' }> => f.name === 'send-callback')!;
   const build = (stack: Stack, definition: QueueFunction, queues: Record<string, { queue: Queue; deadLetterQueue: Queue; visibilityTimeoutSeconds: number }>) =>
     new GatewayFunctionConstruct(stack, pascalCase(definition.name), {
+      stage: 'demo',
       definition,
       environment: {},
       tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, Table.fromTableName(stack, `${key}Table`, key)])) as Record<TableKey, ITable>,
@@ -2173,7 +2220,7 @@ describe('a queue consumer that could outlast the visibility timeout', () => {
   });
 
   /** The longest timeout the six-times rule allows a consumer of a queue with this visibility timeout. */
-  const longestTimeout = (visibilityTimeoutSeconds: number) => Math.floor((visibilityTimeoutSeconds - QUEUE_BATCHING_WINDOW.toSeconds()) / 6);
+  const longestTimeout = (visibilityTimeoutSeconds: number) => Math.floor((visibilityTimeoutSeconds - CALLBACK_QUEUE.batchingWindowSeconds) / 6);
 
   // Below one timeout AWS refuses the event source; below six the poller's retries can overlap. Synthesis refuses it first, saying what to change.
   it('fails synthesis below six timeouts plus the batching window, naming the function, the durations and where to change them', () => {
@@ -2182,7 +2229,7 @@ describe('a queue consumer that could outlast the visibility timeout', () => {
     const tooLong = longestTimeout(CALLBACK_QUEUE.visibilityTimeoutSeconds) + 1;
     expect(() => build(stack, { ...sendCallback, timeoutSeconds: tooLong }, queues)).toThrow(
       new RegExp(
-        `send-callback may hold a message ${6 * tooLong + QUEUE_BATCHING_WINDOW.toSeconds()} s \\(6 x its ${tooLong} s timeout .*` +
+        `send-callback may hold a message ${6 * tooLong + CALLBACK_QUEUE.batchingWindowSeconds} s \\(6 x its ${tooLong} s timeout .*` +
           `visibility timeout must be at least that, and it is ${CALLBACK_QUEUE.visibilityTimeoutSeconds} s: .*shared/platform\\.ts.*shared/routes\\.ts`,
       ),
     );
@@ -2206,6 +2253,7 @@ describe('a function with report files and no reports bucket', () => {
     expect(
       () =>
         new GatewayFunctionConstruct(stack, pascalCase(name), {
+          stage: 'demo',
           definition,
           environment: {},
           tables: Object.fromEntries(TABLE_KEYS.map((key) => [key, Table.fromTableName(stack, `${key}Table`, key)])) as Record<TableKey, ITable>,
@@ -2238,10 +2286,9 @@ function mockMethod(status: number, code: string, message: string, staticHeaders
   };
 }
 
-describe('an alarm added to the stack by any construct', () => {
+describe('an alarm added to the monitoring stack by any construct', () => {
   it('sends to the alarm topic too', () => {
-    const app = projectApp();
-    const stack = new GatewayStack(app, 'PaymentGateway-demo-extra-alarm', { stage: 'demo' });
+    const stack = new GatewayStage(projectApp(), { stage: 'demo' }).monitoring;
     new Alarm(stack, 'ExtraAlarm', { metric: new Metric({ namespace: 'Custom', metricName: 'Anything' }), threshold: 1, evaluationPeriods: 1 });
     const json = Template.fromStack(stack).toJSON() as { Resources: Record<string, Resource>; Outputs: Record<string, any> };
     const topicId = json.Outputs.AlarmTopicArn.Value.Ref;
