@@ -4,10 +4,34 @@
  * take the sender's time from every other merchant's. After a few timeouts in a row no attempt goes
  * to it for a while; then one attempt probes it: an answer (of any status) or a failure other than
  * a timeout ends the pause, a timeout starts a longer one. Paused callbacks are not attempted and
- * not counted as failures; they wait for the pause to end. Pure: the sender keeps the state on the
- * merchant.
+ * not counted as failures; they wait for the pause to end. Until a pause opens, and for a URL that
+ * answers slowly without timing out, a URL's deliveries take at most DELIVERIES_PER_URL of the
+ * sender's places at once. Pure: the sender keeps the state on the merchant.
  */
 import { DELIVERY_TIMEOUT_MS, RETRY_DELAYS_SECONDS, retryDelaySeconds } from './callbacks.js';
+
+/**
+ * Deliveries to one merchant's callback URL at once: half of what the sender runs at once
+ * (`CONCURRENCY.perFunction`, 10), so that however many callbacks one merchant has queued, and
+ * however slowly its URL answers, the other half is free for every other merchant's. A delivery
+ * holds its place on the merchant's record (`DeliveryPlaces`) for DELIVERY_HOLD_SECONDS at most.
+ */
+export const DELIVERIES_PER_URL = 5;
+/**
+ * How long a delivery keeps its place: its one attempt (at most DELIVERY_TIMEOUT_MS) and the writes
+ * around it. Real time, not scaled: should its sender die, the place frees itself.
+ */
+export const DELIVERY_HOLD_SECONDS = (2 * DELIVERY_TIMEOUT_MS) / 1000;
+
+/**
+ * Seconds until a callback that found every place of its merchant's URL taken is received again:
+ * not an attempt and not a failure. Longer with each receive, up to a place's hold, so that a URL
+ * kept busy for long (a burst to a slow receiver) spends few of the queue's receives on waiting;
+ * spread over a second, so that the waiting callbacks do not all come back at once.
+ */
+export function busyRetrySeconds(receives: number, random: () => number = Math.random): number {
+  return Math.min(receives, DELIVERY_HOLD_SECONDS) + random();
+}
 
 /** Timed-out attempts in a row after which deliveries to a URL pause. */
 export const PAUSE_AFTER_TIMEOUTS = 3;
@@ -28,7 +52,7 @@ export const PAUSE_SPREAD_SHARE = 0.1;
  * How long a probe keeps the URL to itself: its one delivery (at most DELIVERY_TIMEOUT_MS) and the
  * writes around it. Real time, not scaled: should the probe's sender die, the next callback probes.
  */
-export const PROBE_HOLD_SECONDS = (2 * DELIVERY_TIMEOUT_MS) / 1000;
+export const PROBE_HOLD_SECONDS = DELIVERY_HOLD_SECONDS;
 
 /** What the merchant's record keeps about its callback URL's timeouts (`Merchant.callbackPause`). */
 export interface CallbackPause {

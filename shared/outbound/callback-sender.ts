@@ -3,11 +3,13 @@
  * attempt, and on failure either schedules the next attempt through the message's visibility or,
  * once the delivery window has closed, parks it in the dead-letter queue. While deliveries to the
  * merchant's URL are paused (it kept timing out: `domain/callback-pause.ts`), a callback is not
- * attempted: it waits for the pause to end, and is parked instead if its window closes first.
+ * attempted: it waits for the pause to end, and is parked instead if its window closes first. An
+ * attempt takes one of the URL's few delivery places first; a callback that finds them all taken
+ * comes back shortly, unattempted.
  */
 import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { pauseAfterTimeout, pauseDecision, pausedRetrySeconds, type PauseChange } from '../domain/callback-pause.js';
+import { busyRetrySeconds, DELIVERY_HOLD_SECONDS, pauseAfterTimeout, pauseDecision, pausedRetrySeconds, type PauseChange } from '../domain/callback-pause.js';
 import {
   callbackBody,
   retryDelaySeconds,
@@ -24,7 +26,7 @@ import type { BusinessMetrics } from '../domain/metrics.js';
 import type { CallbackSecretOpener } from '../domain/transaction-views.js';
 import { logger } from '../observability/logger.js';
 import { DELIVERY_FAILURES } from './http-delivery.js';
-import type { CallbackPauseStore } from '../store/merchants.js';
+import type { CallbackPauseStore, DeliveryPlaces } from '../store/merchants.js';
 import type { DynamoOutboxStore, OutboxItem } from '../store/outbox.js';
 import type { CallbackMessage } from '../queue/callbacks.js';
 
@@ -54,7 +56,7 @@ const MAX_VISIBILITY_SECONDS = 12 * 3600;
 export interface CallbackSenderDeps {
   outbox: DynamoOutboxStore;
   /** The merchant (read on every attempt, its pause with it) and the pause's writes. */
-  merchants: { getMerchant(id: string): Promise<Merchant | undefined> } & CallbackPauseStore;
+  merchants: { getMerchant(id: string): Promise<Merchant | undefined> } & CallbackPauseStore & DeliveryPlaces;
   callbackSecrets: CallbackSecretOpener;
   deliver: Deliver;
   sqs: SQSClient;
@@ -117,9 +119,17 @@ export class CallbackSender {
     const probe = decision.action === 'probe' ? decision.hold : undefined;
 
     const at = clock();
-    // Signed with the current secret and each replaced one still in its overlap; the body's hash takes the current one.
-    const secrets = await signingSecrets(merchant, callbackSecrets, at);
-    const result = await deliver(url, signCallback(secrets, entry.id, callbackBody(entry, secrets[0]!), at));
+    const place = await merchants.takeDeliveryPlace(merchant.id, at, new Date(at.getTime() + DELIVERY_HOLD_SECONDS * 1000));
+    if (!place) return this.retryIn(record, callbackId, busyRetrySeconds(receivesOf(record)));
+    let result: DeliveryResult;
+    try {
+      // Signed with the current secret and each replaced one still in its overlap; the body's hash takes the current one.
+      const secrets = await signingSecrets(merchant, callbackSecrets, at);
+      result = await deliver(url, signCallback(secrets, entry.id, callbackBody(entry, secrets[0]!), at));
+    } finally {
+      // Best effort: a place left taken frees itself when its hold ends.
+      await merchants.freeDeliveryPlace(merchant.id, place).catch((error: unknown) => logger.warn('A delivery place was not freed', { merchantId: merchant.id, error }));
+    }
     await this.notePause(merchant, url, result, probe);
     const attempt: DeliveryAttempt = { at: at.toISOString(), ...result };
     if (isSuccess(result.status)) {

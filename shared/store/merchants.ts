@@ -3,7 +3,7 @@ import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocume
 import type { ApiKeyStore } from '../domain/api-key-service.js';
 import type { RecordPosition } from '../domain/books-check.js';
 import type { BooksHold, BooksHolds, ClearedBooksHold } from '../domain/books-hold.js';
-import type { CallbackPause, PauseChange } from '../domain/callback-pause.js';
+import { DELIVERIES_PER_URL, type CallbackPause, type PauseChange } from '../domain/callback-pause.js';
 import type { ApiKey, KeyUseRecorder, Merchant, MerchantRead, RotatedSecretChanges } from '../domain/merchants.js';
 import { isConditionFailure, queryItems, queryPartition } from './dynamo.js';
 
@@ -23,6 +23,25 @@ export interface CallbackPauseStore {
   /** Forgets the URL's timeouts and pause. */
   clearPause(merchantId: string, url: string): Promise<void>;
 }
+
+/**
+ * The places of deliveries in flight to a merchant's URL (`DELIVERIES_PER_URL`), each an attribute
+ * of the merchant's item holding when it frees itself: a conditional write takes a free or expired
+ * one, so racing senders never hold more than there are.
+ */
+export interface DeliveryPlaces {
+  /** Takes a place until `holdUntil`; undefined when every place is held past `now`. */
+  takeDeliveryPlace(merchantId: string, now: Date, holdUntil: Date): Promise<DeliveryPlace | undefined>;
+  /** Frees the place, unless it expired and another delivery took it since. */
+  freeDeliveryPlace(merchantId: string, place: DeliveryPlace): Promise<void>;
+}
+
+export interface DeliveryPlace {
+  attribute: string;
+  heldUntil: string;
+}
+
+const DELIVERY_PLACE_ATTRIBUTES = Array.from({ length: DELIVERIES_PER_URL }, (_, n) => `callbackDelivery${n}`);
 
 /** Tries of a timeout's count that another sender's write (starting or clearing the state) can make fail. */
 const COUNT_TRIES = 3;
@@ -59,11 +78,12 @@ const LEGACY_ROTATION_ATTRIBUTES = ['previousCallbackSecret', 'callbackSecretRot
 
 function fromItem(item: Record<string, unknown>): Merchant {
   const { directory: _directory, previousCallbackSecret, callbackSecretRotatedAt: _rotatedAt, ...merchant } = item;
+  for (const attribute of DELIVERY_PLACE_ATTRIBUTES) delete merchant[attribute];
   if (previousCallbackSecret !== undefined && merchant.previousCallbackSecrets === undefined) merchant.previousCallbackSecrets = [previousCallbackSecret];
   return merchant as unknown as Merchant;
 }
 
-export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore, BooksHolds {
+export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore, DeliveryPlaces, BooksHolds {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tables: { merchants: string; apiKeys: string },
@@ -268,6 +288,48 @@ export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore, B
       )
       .catch((error: unknown) => {
         // Already cleared, or about another URL since.
+        if (!isConditionFailure(error)) throw error;
+      });
+  }
+
+  async takeDeliveryPlace(merchantId: string, now: Date, holdUntil: Date): Promise<DeliveryPlace | undefined> {
+    // From a random place on, so that racing senders seldom try the same one first.
+    const first = Math.floor(Math.random() * DELIVERY_PLACE_ATTRIBUTES.length);
+    for (let n = 0; n < DELIVERY_PLACE_ATTRIBUTES.length; n++) {
+      const place = { attribute: DELIVERY_PLACE_ATTRIBUTES[(first + n) % DELIVERY_PLACE_ATTRIBUTES.length]!, heldUntil: holdUntil.toISOString() };
+      try {
+        await this.client.send(
+          new UpdateCommand({
+            TableName: this.tables.merchants,
+            Key: { id: merchantId },
+            UpdateExpression: 'SET #place = :until',
+            ConditionExpression: 'attribute_exists(id) AND (attribute_not_exists(#place) OR #place < :now)',
+            ExpressionAttributeNames: { '#place': place.attribute },
+            ExpressionAttributeValues: { ':until': place.heldUntil, ':now': now.toISOString() },
+          }),
+        );
+        return place;
+      } catch (error) {
+        if (!isConditionFailure(error)) throw error;
+      }
+    }
+    return undefined;
+  }
+
+  async freeDeliveryPlace(merchantId: string, { attribute, heldUntil }: DeliveryPlace): Promise<void> {
+    await this.client
+      .send(
+        new UpdateCommand({
+          TableName: this.tables.merchants,
+          Key: { id: merchantId },
+          UpdateExpression: 'REMOVE #place',
+          ConditionExpression: '#place = :until',
+          ExpressionAttributeNames: { '#place': attribute },
+          ExpressionAttributeValues: { ':until': heldUntil },
+        }),
+      )
+      .catch((error: unknown) => {
+        // Expired and taken by another delivery since, which frees it itself.
         if (!isConditionFailure(error)) throw error;
       });
   }

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMerchantCli } from '../../infra/cli/merchant-cli.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
 import { callApi, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { DELIVERIES_PER_URL } from '../../shared/domain/callback-pause.js';
 import { eventually } from '../support/wait.js';
 
 const RETRY_SCALE = 0.001;
@@ -81,7 +82,7 @@ describe('a merchant whose callback URL hangs', () => {
   it("does not delay another merchant's callbacks", async () => {
     aDeposits.push(...(await Promise.all(Array.from({ length: HANGING_DEPOSITS }, (_, n) => deposit(merchantA, `a-${n}-${randomUUID()}`)))).map((d) => d.id));
     // The sender is busy with A's callbacks, each waiting for an answer that never comes.
-    await eventually(() => hangingRequests >= 10, { what: "A's callbacks to be attempted" });
+    await eventually(() => hangingRequests >= DELIVERIES_PER_URL, { what: "A's callbacks to be attempted" });
     await expectPromptCallbackToB();
   });
 

@@ -7,7 +7,7 @@ import type { SQSRecord } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
-import { FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS, PAUSE_SPREAD_SHARE, PROBE_HOLD_SECONDS } from '../../shared/domain/callback-pause.js';
+import { DELIVERIES_PER_URL, DELIVERY_HOLD_SECONDS, FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS, PAUSE_SPREAD_SHARE, PROBE_HOLD_SECONDS } from '../../shared/domain/callback-pause.js';
 import { callbackBody, DELIVERY_WINDOW_SECONDS, RETRY_DELAYS_SECONDS } from '../../shared/domain/callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
@@ -402,5 +402,68 @@ describe("the pause of a merchant's callbacks", () => {
     expect((await store.getMerchant(merchant.id))?.callbackPause).toBeDefined();
     await store.clearPause(merchant.id, url);
     expect(await store.getMerchant(merchant.id)).toEqual(merchant);
+  });
+});
+
+describe("the delivery places of a merchant's URL", () => {
+  it(`let ${DELIVERIES_PER_URL} deliveries to one URL go at once; the others come back shortly, unattempted and uncounted, while another merchant's go`, async () => {
+    const slow = await merchantAt('/slow');
+    const other = await merchantAt('/prompt');
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const urls: string[] = [];
+    // The slow merchant's receiver answers only when released; the other's at once.
+    const deliver: Deliver = async (url) => {
+      urls.push(url);
+      if (url === slow.merchant.callbackUrl) await released;
+      return { status: 200, latencyMs: 1 };
+    };
+    const callbacks: Queued[] = [];
+    for (let n = 0; n < DELIVERIES_PER_URL + 3; n++) callbacks.push(await queuedCallback(slow));
+    const handled = callbacks.map(({ record }) => sender({ deliver }).handle(record).catch((error: unknown) => error));
+    const busy = (await Promise.all(handled.map((outcome) => Promise.race([outcome, new Promise((resolve) => setTimeout(() => resolve('pending'), 2_000))])))).filter((outcome) => outcome !== 'pending');
+    expect(busy).toHaveLength(3);
+    for (const outcome of busy) {
+      expect(outcome).toBeInstanceOf(RetryLater);
+      expect((outcome as RetryLater).delaySeconds).toBeGreaterThanOrEqual(1);
+      expect((outcome as RetryLater).delaySeconds).toBeLessThanOrEqual(2);
+    }
+    expect(urls).toHaveLength(DELIVERIES_PER_URL);
+
+    const prompt = await queuedCallback(other);
+    await sender({ deliver }).handle(prompt.record);
+    expect((await outbox().get(prompt.id))?.deliveredAt).toBeTruthy();
+
+    release();
+    await Promise.all(handled);
+    const waited = callbacks.filter(({ record }) => busy.some((outcome) => (outcome as RetryLater).message.includes(JSON.parse(record.body).callbackId)));
+    expect(waited).toHaveLength(3);
+    for (const { id } of waited) expect(await outbox().get(id)).toMatchObject({ attempts: [] });
+    // Every place freed: the next callback goes at once.
+    const next = await queuedCallback(slow);
+    await sender({ deliver }).handle(next.record);
+    expect((await outbox().get(next.id))?.deliveredAt).toBeTruthy();
+  });
+
+  it('are taken by racing senders no more than there are, come free when their hold ends, and are freed only by their holder', async () => {
+    const { merchant } = await merchantAt('/places');
+    const store = testMerchantStore();
+    const now = new Date();
+    const holdUntil = new Date(now.getTime() + DELIVERY_HOLD_SECONDS * 1000);
+    const taken = await Promise.all(Array.from({ length: 3 * DELIVERIES_PER_URL }, () => store.takeDeliveryPlace(merchant.id, now, holdUntil)));
+    const places = taken.filter((place) => place !== undefined);
+    expect(places).toHaveLength(DELIVERIES_PER_URL);
+    expect(new Set(places.map((place) => place.attribute)).size).toBe(DELIVERIES_PER_URL);
+    // Invisible on the merchant.
+    expect(await store.getMerchant(merchant.id)).toEqual(merchant);
+    // Once a hold has ended its place is taken again; its former holder cannot free it then.
+    const afterHold = new Date(holdUntil.getTime() + 1);
+    const retaken = await store.takeDeliveryPlace(merchant.id, afterHold, new Date(afterHold.getTime() + DELIVERY_HOLD_SECONDS * 1000));
+    expect(retaken).toBeDefined();
+    const formerHolder = places.find((place) => place.attribute === retaken!.attribute)!;
+    await store.freeDeliveryPlace(merchant.id, formerHolder);
+    expect(await store.takeDeliveryPlace(merchant.id, now, holdUntil)).toBeUndefined();
+    await store.freeDeliveryPlace(merchant.id, retaken!);
+    expect(await store.takeDeliveryPlace(merchant.id, now, holdUntil)).toMatchObject({ attribute: retaken!.attribute });
   });
 });
