@@ -13,7 +13,7 @@ import type { AdjustmentRequest } from '../../shared/domain/balance-service.js';
 import { balanceEntryView, type Balance, type BalanceEntry } from '../../shared/domain/balances.js';
 import { API_KEY_SCOPES, MAX_ALLOWED_IPS } from '../../shared/domain/api-key-scopes.js';
 import { newApiKeyRequestSchema } from '../../shared/domain/api-key-service.js';
-import type { BooksHold } from '../../shared/domain/books-hold.js';
+import type { BooksHold } from '../../shared/domain/merchants.js';
 import type { DayTotals } from '../../shared/domain/daily-totals.js';
 import { invitationRequestSchema, type InvitationRequest } from '../../shared/domain/dashboard-access.js';
 import { merchantUrlProblem, normalizedUrl, type NewMerchantInput } from '../../shared/domain/merchants.js';

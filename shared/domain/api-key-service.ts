@@ -10,7 +10,7 @@ import * as z from 'zod';
 import type { Stage } from '../stage.js';
 import { allowedIpsSchema, API_KEY_SCOPES, scopesOf, scopesSchema, type ApiKeyScope } from './api-key-scopes.js';
 import { Invalid, NotFound } from './errors.js';
-import { isUuid } from './invoice-service.js';
+import { isUuid } from './identifiers.js';
 import { newApiKey, type ApiKey, type ApiKeyStatus, type MerchantProfiles } from './merchants.js';
 
 /** The gateway's side of a key: a key must be registered there to get past its throttling. */

@@ -21,7 +21,8 @@ import {
   type BalanceView,
   type ListBalanceEntriesQuery,
 } from './balances.js';
-import type { BooksHolds, ClearedBooksHold } from './books-hold.js';
+import type { BooksHolds } from './books-hold.js';
+import type { ClearedBooksHold } from './merchants.js';
 import { decimalsOf } from './currencies.js';
 import { Conflict, Invalid, NotFound } from './errors.js';
 import type { Merchant, MerchantProfiles, MerchantRead } from './merchants.js';

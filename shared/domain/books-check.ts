@@ -10,7 +10,8 @@
  * function logs, counts and alarms on what it finds.
  */
 import { BALANCE_CURRENCIES, entryId, movementsOf, type Balance, type BalanceEntry, type BalanceEntryType } from './balances.js';
-import { booksHold, type BooksCheckRun, type BooksHold, type BooksHolds } from './books-hold.js';
+import type { BooksHolds } from './books-hold.js';
+import type { BooksCheckRun, BooksHold } from './merchants.js';
 import { decimalsOf } from './currencies.js';
 import { Decimal, formatAmount } from './money.js';
 import type { Transaction } from './transactions.js';
@@ -473,4 +474,18 @@ function passDue(state: BooksCheckState, now: string): boolean {
   const last = state.pass ?? state.lastPass;
   if (state.passAskedAt !== undefined && state.passAskedAt !== last?.asked) return true;
   return !state.pass && (!last || Date.parse(now) - Date.parse(last.startedAt) >= FULL_PASS_EVERY_MS);
+}
+
+/** Enough to look the rest up in the run's log lines, and small on an item every payout reads. */
+const TRANSACTIONS_NAMED = 10;
+
+/** The hold a run places on a merchant whose books it found off, with what it found. */
+export function booksHold(differences: readonly BooksDifference[], run: BooksCheckRun, at: Date): BooksHold {
+  const currencies = new Set<string>();
+  const transactionIds: string[] = [];
+  for (const difference of differences) {
+    if (difference.kind === 'balance') currencies.add(difference.currency);
+    else transactionIds.push(difference.transactionId);
+  }
+  return { heldAt: at.toISOString(), run, differences: differences.length, currencies: [...currencies].sort(), transactionIds: transactionIds.slice(0, TRANSACTIONS_NAMED) };
 }

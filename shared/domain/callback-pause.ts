@@ -9,6 +9,7 @@
  * sender's places at once. Pure: the sender keeps the state on the merchant.
  */
 import { DELIVERY_TIMEOUT_MS, RETRY_DELAYS_SECONDS, retryDelaySeconds } from './callbacks.js';
+import type { CallbackPause } from './merchants.js';
 
 /**
  * Deliveries to one merchant's callback URL at once: half of what the sender runs at once
@@ -53,18 +54,6 @@ export const PAUSE_SPREAD_SHARE = 0.1;
  * writes around it. Real time, not scaled: should the probe's sender die, the next callback probes.
  */
 export const PROBE_HOLD_SECONDS = DELIVERY_HOLD_SECONDS;
-
-/** What the merchant's record keeps about its callback URL's timeouts (`Merchant.callbackPause`). */
-export interface CallbackPause {
-  /** The callback URL this is about: a new URL starts afresh. */
-  url: string;
-  /** Timed-out attempts in a row on the URL. */
-  timeouts: number;
-  /** Pauses in a row so far; the next lasts twice as long as the last. */
-  pauses: number;
-  /** No attempt goes to the URL before then; a probe's hold moves it on while the probe runs. */
-  pausedUntil?: string;
-}
 
 /** A pause to set: the URL's pause that ends at `from` (none: not paused) becomes one that ends at `until`. */
 export interface PauseChange {

@@ -7,7 +7,7 @@ import type { PaymentInstructions } from '../providers/protocol.js';
 import { checkoutStatus, checkoutStep, type CheckoutStatus, type CheckoutStep } from './checkout.js';
 import { isConfirmedByUtr } from './deposit-confirmation.js';
 import { hasSubmittedUtr } from './fiat-service.js';
-import { isUuid } from './invoice-service.js';
+import { isUuid } from './identifiers.js';
 import type { CustomerDetails, Invoice } from './invoices.js';
 import type { Merchant } from './merchants.js';
 import type { ProviderRequests } from './provider-requests.js';

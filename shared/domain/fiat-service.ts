@@ -8,7 +8,7 @@ import { heldFor, requireAvailable, writeWithEntries, type BalanceReader } from 
 import { payingMerchant } from './books-hold.js';
 import { invoiceUtrClaimId, providerPaymentClaimId, utrClaimId, withdrawalOrderClaimId } from './claims.js';
 import { decodeReceipt, isConfirmedByUtr, type DepositConfirmationRequest, type Receipt } from './deposit-confirmation.js';
-import type { SealedSecret } from '../vault/envelope.js';
+import type { SealedSecret } from './sealed-secret.js';
 import { authenticatedMerchant, type MerchantProfiles } from './merchants.js';
 import { Decimal } from './money.js';
 import type { RateSource } from './rates.js';

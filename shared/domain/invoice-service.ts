@@ -11,6 +11,7 @@ import { unavailableRates, type RateSource } from './rates.js';
 import type { ProviderRequests } from './provider-requests.js';
 import { addressForNetwork, type CustomerAddresses } from './wallets.js';
 import { NotFound, Unavailable } from './errors.js';
+import { isUuid } from './identifiers.js';
 
 export type CreateOutcome = { invoice: Invoice; created: boolean };
 
@@ -65,9 +66,6 @@ export interface InvoiceServiceDeps {
  * the customer opens it.
  */
 export const PAYMENT_AT_CREATION_MS = 3_000;
-
-/** Invoice and transaction ids are UUIDs: anything else is unknown without asking the store. */
-export const isUuid = (id: string): boolean => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
 export class InvoiceService {
   constructor(private readonly deps: InvoiceServiceDeps) {}

@@ -2,10 +2,8 @@
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
 import type { Stage } from '../stage.js';
-import type { SealedSecret } from '../vault/envelope.js';
+import type { SealedSecret } from './sealed-secret.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
-import type { BooksHold, ClearedBooksHold } from './books-hold.js';
-import type { CallbackPause } from './callback-pause.js';
 import { Conflict, Invalid, type FieldProblem } from './errors.js';
 
 export interface Merchant {
@@ -347,4 +345,44 @@ export function rotationChanges(
   }
   const expiresAt = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
   return { sealedCallbackSecret: next, previousCallbackSecrets: [{ sealed: merchant.sealedCallbackSecret, expiresAt }, ...signing] };
+}
+
+/** What the merchant's record keeps about its callback URL's timeouts (`Merchant.callbackPause`). */
+export interface CallbackPause {
+  /** The callback URL this is about: a new URL starts afresh. */
+  url: string;
+  /** Timed-out attempts in a row on the URL. */
+  timeouts: number;
+  /** Pauses in a row so far; the next lasts twice as long as the last. */
+  pauses: number;
+  /** No attempt goes to the URL before then; a probe's hold moves it on while the probe runs. */
+  pausedUntil?: string;
+}
+
+/** One run of the books check. */
+export interface BooksCheckRun {
+  /** When it ran, to the second: an hourly run's scheduled time. */
+  at: string;
+  /** Its invocation's request id, which each of its log lines carries. */
+  id: string;
+}
+
+/** The hold on a merchant's payouts, as the merchant's item keeps it. */
+export interface BooksHold {
+  /** When it was placed: a later run that finds the books off keeps the hold as it is. */
+  heldAt: string;
+  /** The run that found the books off. */
+  run: BooksCheckRun;
+  /** How many differences that run found. */
+  differences: number;
+  /** The currencies whose balance is not the sums of its entries. */
+  currencies: string[];
+  /** Transactions without an entry their state calls for, the first `TRANSACTIONS_NAMED` of them. */
+  transactionIds: string[];
+}
+
+/** The hold an operator cleared last, with when and why: the merchant's item keeps it. */
+export interface ClearedBooksHold extends BooksHold {
+  clearedAt: string;
+  reason: string;
 }

@@ -7,7 +7,7 @@
  */
 import type { ProviderEvent, ProviderStatusAnswer, SenderDetails } from '../providers/protocol.js';
 import { providerPaymentClaimId, utrClaimId } from './claims.js';
-import { isUuid } from './invoice-service.js';
+import { isUuid } from './identifiers.js';
 import type { Invoice } from './invoices.js';
 import { Decimal } from './money.js';
 import type { ProviderRequests } from './provider-requests.js';

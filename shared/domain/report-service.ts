@@ -7,7 +7,7 @@
  */
 import type { BalanceEntry } from './balances.js';
 import { Invalid, NotFound, Unavailable } from './errors.js';
-import { isUuid } from './invoice-service.js';
+import { isUuid } from './identifiers.js';
 import {
   entryRow,
   newReport,

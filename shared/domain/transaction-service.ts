@@ -9,7 +9,7 @@ import { callbackEntry, type CallbackEntry } from './callbacks.js';
 import { amountRuleProblem } from './amounts.js';
 import { familyOf, isCryptoAsset, networksOf, type CryptoNetwork } from './currencies.js';
 import { withInvoiceEvent } from './invoice-events.js';
-import { isUuid } from './invoice-service.js';
+import { isUuid } from './identifiers.js';
 import type { Invoice } from './invoices.js';
 import { authenticatedMerchant, type MerchantProfiles } from './merchants.js';
 import type { BusinessMetrics, DepositSource } from './metrics.js';

@@ -9,7 +9,7 @@ import { formatAmount, formatRate } from './money.js';
 import { processingFee, type Transaction } from './transactions.js';
 import { crossRate, type UsdPrices } from './rates.js';
 import type { PayoutRequest } from '../providers/protocol.js';
-import type { SealedSecret } from '../vault/envelope.js';
+import type { SealedSecret } from './sealed-secret.js';
 import { Invalid } from './errors.js';
 
 /** Luhn check digit validation of a digits-only string. */

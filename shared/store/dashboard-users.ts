@@ -2,7 +2,7 @@
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry, DashboardUser, DashboardUserStore, SignInState } from '../domain/dashboard-access.js';
 import type { SignInFailure } from '../domain/dashboard-users.js';
-import type { SealedSecret } from '../vault/envelope.js';
+import type { SealedSecret } from '../domain/sealed-secret.js';
 import { auditPut } from './audit-log.js';
 import { commitTransaction, isConditionFailure, queryAll } from './dynamo.js';
 

@@ -2,8 +2,10 @@
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyStore } from '../domain/api-key-service.js';
 import type { RecordPosition } from '../domain/books-check.js';
-import type { BooksHold, BooksHolds, ClearedBooksHold } from '../domain/books-hold.js';
-import { DELIVERIES_PER_URL, type CallbackPause, type PauseChange } from '../domain/callback-pause.js';
+import type { BooksHolds } from '../domain/books-hold.js';
+import type { BooksHold, ClearedBooksHold } from '../domain/merchants.js';
+import { DELIVERIES_PER_URL, type PauseChange } from '../domain/callback-pause.js';
+import type { CallbackPause } from '../domain/merchants.js';
 import type { ApiKey, KeyUseRecorder, Merchant, MerchantRead, RotatedSecretChanges } from '../domain/merchants.js';
 import { isConditionFailure, queryItems, queryPartition } from './dynamo.js';
 

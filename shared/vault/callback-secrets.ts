@@ -5,7 +5,8 @@
  * its sealed form, so a rotated secret is opened afresh and a container opens each one once.
  */
 import type { SecretSealer } from '../domain/merchants.js';
-import { open, seal, type DataKeySource, type SealedSecret } from './envelope.js';
+import type { SealedSecret } from '../domain/sealed-secret.js';
+import { open, seal, type DataKeySource } from './envelope.js';
 
 export const callbackSecretContext = (merchantId: string): string => `callback-secret:${merchantId}`;
 

@@ -4,6 +4,7 @@
  * keys come from KMS in AWS and from a local key file on one machine.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import type { SealedSecret } from '../domain/sealed-secret.js';
 
 export interface DataKey {
   plaintext: Uint8Array;
@@ -16,13 +17,6 @@ export interface DataKeySource {
   decrypt(encrypted: string): Promise<Uint8Array>;
 }
 
-export interface SealedSecret {
-  algorithm: 'AES-256-GCM';
-  encryptedKey: string;
-  iv: string;
-  tag: string;
-  ciphertext: string;
-}
 
 export function aesGcmEncrypt(key: Uint8Array, plaintext: Buffer, associatedData?: string): { iv: Buffer; tag: Buffer; ciphertext: Buffer } {
   const iv = randomBytes(12);

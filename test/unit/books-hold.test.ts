@@ -6,7 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { booksHold, type BooksHold } from '../../shared/domain/books-hold.js';
+import { booksHold } from '../../shared/domain/books-check.js';
+import type { BooksHold } from '../../shared/domain/merchants.js';
 import { withdrawalOrderClaimId } from '../../shared/domain/claims.js';
 import { Conflict, Held, Invalid, NotFound } from '../../shared/domain/errors.js';
 import { withdrawalRequestSchema } from '../../shared/domain/withdrawals.js';

@@ -1,17 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  FIRST_PAUSE_SECONDS,
-  LONGEST_PAUSE_SECONDS,
-  PAUSE_AFTER_TIMEOUTS,
-  PAUSE_SPREAD_SHARE,
-  PROBE_HOLD_SECONDS,
-  pauseAfterTimeout,
-  pauseDecision,
-  pausedRetrySeconds,
-  pausedUntil,
-  pauseSeconds,
-  type CallbackPause,
-} from '../../shared/domain/callback-pause.js';
+import { FIRST_PAUSE_SECONDS, LONGEST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS, PAUSE_SPREAD_SHARE, PROBE_HOLD_SECONDS, pauseAfterTimeout, pauseDecision, pausedRetrySeconds, pausedUntil, pauseSeconds } from '../../shared/domain/callback-pause.js';
+import type { CallbackPause } from '../../shared/domain/merchants.js';
 
 const URL_A = 'https://shop.example/callbacks';
 const now = new Date('2025-06-01T10:00:00.000Z');

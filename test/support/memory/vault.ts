@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { CardVault } from '../../../shared/domain/fiat-service.js';
-import type { SealedSecret } from '../../../shared/vault/envelope.js';
+import type { SealedSecret } from '../../../shared/domain/sealed-secret.js';
 
 export class MemoryVault implements CardVault {
   private readonly secrets = new Map<string, { secret: string; context: string }>();
