@@ -17,10 +17,11 @@ import { handoffSection, instructionsSection, providersSection, unavailableSecti
 import { summary } from './checkout/summary.js';
 import type { Checkout } from './domain/checkout-service.js';
 import { paymentProgress, returnUrlOf, type DetailProblem } from './domain/checkout.js';
-import type { CancelReason, DirectOpenField } from './domain/invoices.js';
+import type { DirectOpenField } from './domain/invoices.js';
+import type { CancelReason } from './domain/invoice.js';
 import type { PaymentChains } from './domain/payment-uri.js';
 import { html, type Html } from './http/html.js';
-import type { PaymentInstructions } from './providers/protocol.js';
+import type { PaymentInstructions } from './domain/provider-port.js';
 import { routeByName, type HttpRouteName } from './routes.js';
 import type { Stage } from './stage.js';
 

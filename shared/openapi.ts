@@ -12,7 +12,8 @@ import { balanceEntryViewSchema, balancesViewSchema, listBalanceEntriesQuerySche
 import { callbackDeliverySchema, testCallbackResultSchema } from './domain/callbacks.js';
 import { invoiceEventBodySchema } from './domain/invoice-events.js';
 import { createInvoiceRequestSchema, listInvoicesQuerySchema } from './domain/invoice-requests.js';
-import { invoiceViewSchema, type InvoiceWallet } from './domain/invoice-views.js';
+import { invoiceViewSchema } from './domain/invoice-views.js';
+import type { InvoiceWallet } from './domain/invoice.js';
 import type { CryptoNetwork } from './domain/currencies.js';
 import { MAX_PREVIOUS_CALLBACK_SECRETS, merchantSettingsRequestSchema, merchantViewSchema, rotatedSecretSchema } from './domain/merchants.js';
 import { pageSchema } from './domain/pagination.js';

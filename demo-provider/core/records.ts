@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { FiatMethod, LocalFiatCurrency } from '../../shared/domain/currencies.js';
-import type { CreatedPayment, PaymentInstructions, ProviderEvent, ProviderStatusAnswer, SenderDetails } from '../../shared/providers/protocol.js';
+import type { CreatedPayment, PaymentInstructions, ProviderEvent, ProviderStatusAnswer, SenderDetails } from '../../shared/domain/provider-port.js';
 
 /** How a customer pays: on the demo provider's own page, or by a transfer the checkout gives instructions for. */
 type PaymentFlow = 'page' | 'instructions';

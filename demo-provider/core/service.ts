@@ -6,14 +6,8 @@
  */
 import type { Deliver } from '../../shared/domain/callbacks.js';
 import { Conflict, Invalid, NotFound } from '../../shared/domain/errors.js';
-import {
-  signMessage,
-  verifiesMessage,
-  type CreatePaymentRequest,
-  type CreatedPayment,
-  type PayoutRequest,
-  type ProviderStatusAnswer,
-} from '../../shared/providers/protocol.js';
+import { signMessage, verifiesMessage } from '../../shared/providers/protocol.js';
+import type { CreatePaymentRequest, CreatedPayment, PayoutRequest, ProviderStatusAnswer } from '../../shared/domain/provider-port.js';
 import type { DemoLog, DemoStore, Job, Scheduler } from './ports.js';
 import {
   chosenOutcome,

@@ -3,8 +3,7 @@
  * nonce and no script at all, the header with the merchant's pages (those the user's role may
  * open), the sign-out forms, the language switcher, and the headers the page is served with.
  */
-import type { Language, LanguageChoice } from '../checkout/language.js';
-import { LANGUAGE_CODES, LANGUAGES } from '../checkout/language.js';
+import { type Language, LANGUAGE_CODES, type LanguageChoice, LANGUAGES } from '../checkout/language.js';
 import { newNonce } from '../checkout/content-security-policy.js';
 import type { RenderedPage } from '../checkout/document.js';
 import { can, type Permission } from '../domain/dashboard-users.js';

@@ -22,14 +22,12 @@ import {
   type ListBalanceEntriesQuery,
 } from './balances.js';
 import type { BooksHolds } from './books-hold.js';
-import type { ClearedBooksHold } from './merchants.js';
+import type { ClearedBooksHold, Merchant, MerchantProfiles, MerchantRead } from './merchants.js';
 import { decimalsOf } from './currencies.js';
 import { Conflict, Invalid, NotFound } from './errors.js';
-import type { Merchant, MerchantProfiles, MerchantRead } from './merchants.js';
 import { Decimal, formatAmount } from './money.js';
 import { listingOf, mapPage, type Listing, type Page } from './pagination.js';
-import { optimisticAttempts, type RetryPolicy } from './retry.js';
-import type { CommitResult } from './transaction-service.js';
+import { type CommitResult, optimisticAttempts, type RetryPolicy } from './retry.js';
 import type { Transaction } from './transactions.js';
 
 export interface BalanceStore extends BalanceReader {

@@ -11,8 +11,7 @@ import { CRYPTO_ASSETS, LOCAL_FIAT_CURRENCIES, decimalsOf } from './currencies.j
 import { InsufficientBalance } from './errors.js';
 import { Decimal, formatAmount } from './money.js';
 import { createdRangeInOrder, pageParameters } from './pagination.js';
-import { BALANCE_RETRY, optimisticAttempts } from './retry.js';
-import type { CommitResult } from './transaction-service.js';
+import { BALANCE_RETRY, type CommitResult, optimisticAttempts } from './retry.js';
 import type { Transaction } from './transactions.js';
 
 export const BALANCE_ENTRY_TYPES = ['deposit', 'fee', 'payout_reserve', 'payout', 'payout_release', 'adjustment'] as const;

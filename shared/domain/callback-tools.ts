@@ -4,18 +4,9 @@
  * same delivery (with production's URL guard) as every callback.
  */
 import { pausedUntil } from './callback-pause.js';
-import {
-  callbackDelivery,
-  signCallback,
-  signingSecrets,
-  testCallbackFields,
-  testWebhookId,
-  type CallbackDelivery,
-  type CallbackRecord,
-  type Deliver,
-} from './callbacks.js';
+import { callbackDelivery, type CallbackDelivery, type CallbackRecord, type CallbackSecretOpener, type Deliver, signCallback, signingSecrets } from './callbacks.js';
+import { testCallbackFields, testWebhookId } from './transaction-callbacks.js';
 import type { Merchant } from './merchants.js';
-import type { CallbackSecretOpener } from './transaction-views.js';
 import { callbackPayload, type Transaction } from './transactions.js';
 import { Conflict } from './errors.js';
 

@@ -10,7 +10,7 @@ import type { Stage } from '../stage.js';
 import { advance, depthOf, forkPoint, type BlockRef, type ChainCursor, type ChainReader, type NetworkReader, type ObservedTransfer, type ScannedBlock } from './chain.js';
 import { decimalsOf, type CryptoAssetCode, type CryptoNetwork } from './currencies.js';
 import { EvmNetworkReader } from './evm-transfers.js';
-import type { Invoice } from './invoices.js';
+import type { Invoice } from './invoice.js';
 import { takesOnchainDeposits, type Merchant } from './merchants.js';
 import { DomainError } from './errors.js';
 import { Decimal, formatAmount } from './money.js';

@@ -3,12 +3,12 @@
  * it makes it `active`), its live status, the customer's details, and whether a UTR is with the
  * provider. No merchant key: the invoice id in the link is what the customer holds.
  */
-import type { PaymentInstructions } from '../providers/protocol.js';
+import type { PaymentInstructions } from './provider-port.js';
 import { checkoutStatus, checkoutStep, type CheckoutStatus, type CheckoutStep } from './checkout.js';
 import { isConfirmedByUtr } from './deposit-confirmation.js';
 import { hasSubmittedUtr } from './fiat-service.js';
 import { isUuid } from './identifiers.js';
-import type { CustomerDetails, Invoice } from './invoices.js';
+import type { CustomerDetails, Invoice } from './invoice.js';
 import type { Merchant } from './merchants.js';
 import type { ProviderRequests } from './provider-requests.js';
 import { ProviderUnavailable, type ProviderRoute } from './providers.js';

@@ -5,7 +5,8 @@
  */
 import * as z from 'zod';
 import { decimalsOf } from './currencies.js';
-import { customerDetails, missingCustomerFields, type CancelReason, type CustomerDetails, type CustomerField, type DirectOpenField, type Invoice, type InvoiceStatus } from './invoices.js';
+import { missingCustomerFields, type DirectOpenField } from './invoices.js';
+import { customerDetails, type CancelReason, type CustomerDetails, type CustomerField, type Invoice, type InvoiceStatus } from './invoice.js';
 import { createInvoiceRequestSchema } from './invoice-requests.js';
 import { normalizedUrl, type Merchant } from './merchants.js';
 import { Decimal, formatAmount } from './money.js';

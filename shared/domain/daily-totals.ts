@@ -10,7 +10,7 @@
 import type { BalancePosting } from './balances.js';
 import { NotFound } from './errors.js';
 import type { InvoiceFilters } from './invoice-requests.js';
-import type { Invoice } from './invoices.js';
+import type { Invoice } from './invoice.js';
 import type { MerchantProfiles } from './merchants.js';
 import { MAX_PAGE_LIMIT, type Listing, type Page } from './pagination.js';
 import type { InvoiceUpdate } from './payments.js';

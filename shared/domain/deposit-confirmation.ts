@@ -3,7 +3,7 @@
  * request, and the receipt's size and content checks. Pure.
  */
 import * as z from 'zod';
-import type { Invoice } from './invoices.js';
+import type { Invoice } from './invoice.js';
 import { TooLarge, Invalid } from './errors.js';
 
 /** The invoices a customer's UTR confirms: INR's. */

@@ -12,14 +12,14 @@ import type { SealedSecret } from './sealed-secret.js';
 import { authenticatedMerchant, type MerchantProfiles } from './merchants.js';
 import { Decimal } from './money.js';
 import type { RateSource } from './rates.js';
-import { refusal, type CommitResult, type Ledger, type TransactionService, type UniqueClaim } from './transaction-service.js';
+import { refusal, type Ledger, type TransactionService, type UniqueClaim } from './transaction-service.js';
+import { type CommitResult, optimisticAttempts } from './retry.js';
 import { invoiceAfterDeposit } from './payments.js';
 import { depositTransaction, type Transaction } from './transactions.js';
 import type { ProviderRequests } from './provider-requests.js';
 import { ProviderUnavailable, type ProviderRegistry, type ProviderRoute } from './providers.js';
 import { payoutRecipient, withdrawTransaction, withdrawalRecipient, withdrawalVariant, type WithdrawalRequest } from './withdrawals.js';
 import { Conflict, AlreadyUsed, InsufficientBalance, Unavailable, Invalid } from './errors.js';
-import { optimisticAttempts } from './retry.js';
 
 export interface ReceiptStore {
   /** Stores the receipt privately and returns its reference. */

@@ -7,16 +7,10 @@
  */
 import * as z from 'zod';
 import type { CallbackEntry } from './callbacks.js';
-import type { Invoice } from './invoices.js';
+import { type Invoice, INVOICE_EVENTS, type InvoiceEvent, type InvoiceEventCounts } from './invoice.js';
 import type { Merchant } from './merchants.js';
 import { invoiceView, invoiceViewSchema } from './invoice-views.js';
 import type { InvoiceUpdate } from './payments.js';
-
-export const INVOICE_EVENTS = ['invoice.partially_paid', 'invoice.paid', 'invoice.expired', 'invoice.canceled', 'invoice.paid_late'] as const;
-export type InvoiceEvent = (typeof INVOICE_EVENTS)[number];
-
-/** How many of each event an invoice has announced: the next one's `n` follows. */
-export type InvoiceEventCounts = Partial<Record<InvoiceEvent, number>>;
 
 /**
  * The event a change of an invoice announces, if any: completed (paid, or paid late after it was

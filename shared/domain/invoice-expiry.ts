@@ -4,9 +4,9 @@
  * (docs/merchant-guide.md#invoice-events) the cancellation and its `invoice.expired` are one write.
  */
 import type { CallbackEntry } from './callbacks.js';
-import { withInvoiceEvent, type InvoiceEventCounts } from './invoice-events.js';
+import { withInvoiceEvent } from './invoice-events.js';
+import type { Invoice, InvoiceEventCounts } from './invoice.js';
 import type { DueInvoice } from './invoice-service.js';
-import type { Invoice } from './invoices.js';
 import type { Merchant, MerchantProfiles } from './merchants.js';
 import type { InvoiceUpdate } from './payments.js';
 

@@ -6,7 +6,7 @@ import * as z from 'zod';
 import { jsonNumberAmount } from './amounts.js';
 import { FIAT_METHODS } from './currencies.js';
 import { isValidIban } from './iban.js';
-import { INVOICE_STATUSES } from './invoices.js';
+import { INVOICE_STATUSES } from './invoice.js';
 import { createdRangeInOrder, pageParameters } from './pagination.js';
 
 const currencyCode = z

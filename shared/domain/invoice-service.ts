@@ -2,7 +2,8 @@
  * Invoice use cases over small ports (repository, customer wallets, rates), so the rules stay
  * free of AWS and every store can be swapped in tests.
  */
-import { buildInvoice, invoiceWallet, type Invoice, type InvoicePolicy } from './invoices.js';
+import { buildInvoice, invoiceWallet, type InvoicePolicy } from './invoices.js';
+import type { Invoice } from './invoice.js';
 import { type CreateInvoiceRequest, type InvoiceFilters, type ListInvoicesQuery } from './invoice-requests.js';
 import { invoiceView, type InvoiceView } from './invoice-views.js';
 import type { BusinessMetrics } from './metrics.js';

@@ -1,17 +1,9 @@
 /** What a merchant sees of an invoice: `POST /api/v2/invoices`, `GET /api/v2/invoices/{id}` and the listing. */
 import * as z from 'zod';
 import { CRYPTO_NETWORKS, FIAT_METHODS } from './currencies.js';
-import { INVOICE_STATUSES, type Invoice } from './invoices.js';
-import { PAYMENT_STATUSES } from './payments.js';
+import { type Invoice, INVOICE_STATUSES, invoiceWalletSchema, PAYMENT_STATUSES } from './invoice.js';
 
 const decimalString = (description: string) => z.string().regex(/^\d+(\.\d+)?$/).describe(description);
-
-export const invoiceWalletSchema = z
-  .object({
-    address: z.string().describe("The customer's permanent address on the first network"),
-    networks: z.array(z.enum(CRYPTO_NETWORKS)).describe('Networks the invoice may be paid on'),
-    addresses: z.array(z.object({ network: z.enum(CRYPTO_NETWORKS), address: z.string() })).describe('The address on each network (EVM networks share one)'),
-  });
 
 /** What the merchant sees: `POST /api/v2/invoices` and `GET /api/v2/invoices/{id}`. */
 export const invoiceViewSchema = z
@@ -44,7 +36,6 @@ export const invoiceViewSchema = z
   });
 
 export type InvoiceView = z.output<typeof invoiceViewSchema>;
-export type InvoiceWallet = z.output<typeof invoiceWalletSchema>;
 
 export const checkoutLink = (publicBaseUrl: string, invoiceId: string): string => `${publicBaseUrl}/checkout/${invoiceId}`;
 

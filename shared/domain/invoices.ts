@@ -23,85 +23,12 @@ import {
 import { amountRuleProblem } from './amounts.js';
 import { merchantUrlProblem, normalizedUrl } from './merchants.js';
 import { Decimal, formatAmount, formatRate } from './money.js';
-import { noPayments, type InvoicePayments } from './payments.js';
+import { noPayments } from './payments.js';
+import { CUSTOMER_FIELDS, customerDetails, type CustomerField, type Invoice, type InvoiceEventCounts, type InvoicePayments, type InvoiceWallet } from './invoice.js';
 import { eligibleProviders, servedMethods, type ProviderPayment, type ProviderRoute } from './providers.js';
 import { crossRate, type UsdPrices } from './rates.js';
 import { Invalid, type FieldProblem } from './errors.js';
 import type { CreateInvoiceRequest } from './invoice-requests.js';
-import type { InvoiceWallet } from './invoice-views.js';
-import type { InvoiceEventCounts } from './invoice-events.js';
-
-export const INVOICE_STATUSES = ['created', 'active', 'completed', 'canceled'] as const;
-export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
-export type CancelReason = 'expired' | 'rejected';
-
-export interface CustomerDetails {
-  fullName?: string;
-  firstName?: string;
-  lastName?: string;
-  email?: string;
-  account?: string;
-  country?: string;
-  phone?: string;
-}
-
-/** The customer fields of the creation request, each with where the invoice keeps it. */
-export const CUSTOMER_FIELDS = {
-  customerFullName: 'fullName',
-  customerFirstName: 'firstName',
-  customerLastName: 'lastName',
-  customerEmail: 'email',
-  customerAccount: 'account',
-  customerCountry: 'country',
-  customerPhone: 'phone',
-} as const satisfies Record<string, keyof CustomerDetails>;
-
-export type CustomerField = keyof typeof CUSTOMER_FIELDS;
-
-/** Request-named customer values as the invoice keeps them. */
-export function customerDetails(values: Partial<Record<CustomerField, string>>): CustomerDetails {
-  return Object.fromEntries(
-    (Object.entries(CUSTOMER_FIELDS) as [CustomerField, keyof CustomerDetails][]).map(([field, key]) => [key, values[field]]),
-  ) as CustomerDetails;
-}
-
-export interface Invoice extends InvoicePayments {
-  id: string;
-  merchantId: string;
-  status: InvoiceStatus;
-  cancelReason?: CancelReason;
-  paidLate?: boolean;
-  family: DepositFamily;
-  amount: string;
-  baseCurrency: string;
-  paymentCurrency: string;
-  paymentAmount: string;
-  exchangeRate: string;
-  /** USD and EUR value of one unit of the payment currency, fixed with the exchange rate. */
-  usdRate: string;
-  eurRate: string;
-  paymentMethod: PaymentMethod;
-  directOpen: boolean;
-  customerId: string;
-  orderId: string;
-  applicationId: string | null;
-  redirectUrl: string | null;
-  displayCurrencies: string | null;
-  invoiceStrategy: 'fixed';
-  customer: CustomerDetails;
-  wallet?: InvoiceWallet;
-  /** Local fiat: the providers that can serve the payment, by priority (docs/provider-protocol.md); INR customers choose among them. */
-  providers?: string[];
-  /** Local fiat: the payment created at a provider for this invoice, once there is one. */
-  providerPayment?: ProviderPayment;
-  /** How many of each invoice event it has announced (shared/domain/invoice-events.ts). */
-  invoiceEvents?: InvoiceEventCounts;
-  /** SHA-256 of the creation request, to tell a retry from a different order with the same id. */
-  requestHash: string;
-  expiresAt: string;
-  createdAt: string;
-  updatedAt: string;
-}
 
 export interface InvoicePolicy {
   stage: Stage;

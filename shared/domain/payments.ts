@@ -3,24 +3,10 @@
  * how each deposit moves it. An invoice completes only once paid in full; every deposit, whatever
  * its amount or currency, is its own transaction on the invoice. Pure.
  */
-import type { InvoiceEventCounts } from './invoice-events.js';
+import type { CancelReason, Invoice, InvoiceEventCounts, InvoicePayments, InvoiceStatus, PaymentStatus } from './invoice.js';
 import { decimalsOf } from './currencies.js';
-import type { CancelReason, Invoice, InvoiceStatus } from './invoices.js';
 import { Decimal, formatAmount } from './money.js';
 import type { Transaction } from './transactions.js';
-
-export const PAYMENT_STATUSES = ['unpaid', 'partial', 'paid', 'overpaid'] as const;
-export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
-
-/** What an invoice records of its payments. */
-export interface InvoicePayments {
-  /** Sum of the confirmed deposits in the payment currency, at its precision. */
-  paidAmount: string;
-  paymentStatus: PaymentStatus;
-  /** Every transaction recorded on the invoice, oldest first. */
-  transactionIds: string[];
-  completedAt: string | null;
-}
 
 export function paymentStatusOf(paid: Decimal, due: Decimal): PaymentStatus {
   if (paid.isZero()) return 'unpaid';

@@ -5,9 +5,9 @@
  * answer leaves everything as it was (`ProviderUnavailable`), and the request is sent again: by
  * the customer's next visit for a payment, by the reconciliation for a UTR or a payout.
  */
-import type { CreatePaymentRequest, ForwardUtrRequest, PayoutRequest } from '../providers/protocol.js';
+import type { CreatePaymentRequest, ForwardUtrRequest, PayoutRequest } from './provider-port.js';
 import type { Receipt } from './deposit-confirmation.js';
-import { type Invoice } from './invoices.js';
+import type { Invoice } from './invoice.js';
 import { checkoutLink } from './invoice-views.js';
 import type { PaymentProvider, ProviderPayment, ProviderRegistry } from './providers.js';
 import type { Transaction, TransactionProvider } from './transactions.js';

@@ -5,10 +5,10 @@
  * any other is recorded), a payout's its withdrawal's. Applying an outcome twice changes nothing;
  * an outcome that contradicts a settled one is a conflict.
  */
-import type { ProviderEvent, ProviderStatusAnswer, SenderDetails } from '../providers/protocol.js';
+import type { ProviderEvent, ProviderStatusAnswer, SenderDetails } from './provider-port.js';
 import { providerPaymentClaimId, utrClaimId } from './claims.js';
 import { isUuid } from './identifiers.js';
-import type { Invoice } from './invoices.js';
+import type { Invoice } from './invoice.js';
 import { Decimal } from './money.js';
 import type { ProviderRequests } from './provider-requests.js';
 import { ProviderUnavailable, type ProviderRegistry } from './providers.js';

@@ -10,7 +10,7 @@ import type {
   PayoutRequest,
   ProviderEvent,
   ProviderStatusAnswer,
-} from '../providers/protocol.js';
+} from './provider-port.js';
 import { decimalsOf, FIAT_METHOD_LIMITS, INR_DEMO_MIN, LOCAL_FIAT_CURRENCIES, MAX_REQUEST_AMOUNTS, type AmountLimit, type FiatMethod, type LocalFiatCurrency } from './currencies.js';
 import { Decimal, formatAmount } from './money.js';
 

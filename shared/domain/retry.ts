@@ -14,6 +14,13 @@ export interface RetryPolicy {
   pauseCapMs?: number;
 }
 
+/**
+ * `stale`: a condition failed (the invoice or transaction moved on); re-read and decide again.
+ * `contended`: another transaction was writing the same items at that moment and nothing was found
+ * changed: the same write may succeed a moment later, or be decided again as a stale one.
+ */
+export type CommitResult = 'committed' | 'stale' | 'contended';
+
 export const OPTIMISTIC_RETRY: RetryPolicy = { attempts: 10, budgetMs: 4_000, pauseStepMs: 40 };
 
 /**

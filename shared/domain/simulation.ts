@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { CRYPTO_NETWORKS, type CryptoNetwork } from './currencies.js';
-import type { Invoice } from './invoices.js';
+import type { Invoice } from './invoice.js';
 import { numberOrStringAmount } from './amounts.js';
 
 export const simulateDepositRequestSchema = z.strictObject({

@@ -5,12 +5,13 @@
  * new state.
  */
 import { writeWithEntries, type BalancePosting, type BalanceReader } from './balances.js';
-import { callbackEntry, type CallbackEntry } from './callbacks.js';
+import { type CallbackEntry } from './callbacks.js';
+import { callbackEntry } from './transaction-callbacks.js';
 import { amountRuleProblem } from './amounts.js';
 import { familyOf, isCryptoAsset, networksOf, type CryptoNetwork } from './currencies.js';
 import { withInvoiceEvent } from './invoice-events.js';
 import { isUuid } from './identifiers.js';
-import type { Invoice } from './invoices.js';
+import type { Invoice } from './invoice.js';
 import { authenticatedMerchant, type MerchantProfiles } from './merchants.js';
 import type { BusinessMetrics, DepositSource } from './metrics.js';
 import { Decimal, formatRate } from './money.js';
@@ -26,14 +27,7 @@ import {
   type TransactionView,
 } from './transactions.js';
 import { NotFound, Conflict, Gone, Invalid } from './errors.js';
-import { optimisticAttempts } from './retry.js';
-
-/**
- * `stale`: a condition failed (the invoice or transaction moved on); re-read and decide again.
- * `contended`: another transaction was writing the same items at that moment and nothing was found
- * changed: the same write may succeed a moment later, or be decided again as a stale one.
- */
-export type CommitResult = 'committed' | 'stale' | 'contended';
+import { optimisticAttempts, type CommitResult } from './retry.js';
 
 /** A value that may be taken once (a UTR, a merchant's withdrawal orderId), taken in the same write as the record it guards. */
 export interface UniqueClaim {

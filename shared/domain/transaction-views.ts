@@ -6,11 +6,7 @@
 import type { Merchant } from './merchants.js';
 import { listingOf, type Listing, type Page } from './pagination.js';
 import { transactionView, type ListTransactionsQuery, type Transaction, type TransactionFilters, type TransactionView } from './transactions.js';
-
-/** Opens a merchant's sealed callback secret. */
-export interface CallbackSecretOpener {
-  open(merchantId: string, sealed: Merchant['sealedCallbackSecret']): Promise<string>;
-}
+import type { CallbackSecretOpener } from './callbacks.js';
 
 export interface TransactionViewsDeps {
   transactions: { owned(merchantId: string, transactionId: string): Promise<Transaction> };

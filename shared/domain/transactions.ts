@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
 import { decimalsOf, type CryptoNetwork } from './currencies.js';
-import type { Invoice } from './invoices.js';
+import type { Invoice } from './invoice.js';
 import { Decimal, formatAmount, formatRate } from './money.js';
 import { createdRangeInOrder, pageParameters } from './pagination.js';
 

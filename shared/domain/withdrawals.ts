@@ -8,7 +8,7 @@ import { decimalsOf, familyOf } from './currencies.js';
 import { formatAmount, formatRate } from './money.js';
 import { processingFee, type Transaction } from './transactions.js';
 import { crossRate, type UsdPrices } from './rates.js';
-import type { PayoutRequest } from '../providers/protocol.js';
+import type { PayoutRequest } from './provider-port.js';
 import type { SealedSecret } from './sealed-secret.js';
 import { Invalid } from './errors.js';
 

@@ -10,20 +10,10 @@
 import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
 import { busyRetrySeconds, DELIVERY_HOLD_SECONDS, pauseAfterTimeout, pauseDecision, pausedRetrySeconds, type PauseChange } from '../domain/callback-pause.js';
-import {
-  callbackBody,
-  retryDelaySeconds,
-  signCallback,
-  storeFailureRetrySeconds,
-  signingSecrets,
-  windowClosed,
-  type Deliver,
-  type DeliveryAttempt,
-  type DeliveryResult,
-} from '../domain/callbacks.js';
+import { type CallbackSecretOpener, type Deliver, type DeliveryAttempt, type DeliveryResult, retryDelaySeconds, signCallback, signingSecrets, storeFailureRetrySeconds, windowClosed } from '../domain/callbacks.js';
+import { callbackBody } from '../domain/transaction-callbacks.js';
 import type { Merchant } from '../domain/merchants.js';
 import type { BusinessMetrics } from '../domain/metrics.js';
-import type { CallbackSecretOpener } from '../domain/transaction-views.js';
 import { logger } from '../observability/logger.js';
 import { DELIVERY_FAILURES } from './http-delivery.js';
 import type { CallbackPauseStore, DeliveryPlaces } from '../store/merchants.js';

@@ -7,20 +7,8 @@
 import { randomUUID } from 'node:crypto';
 import type * as z from 'zod';
 import { ProviderUnavailable, type PaymentProvider, type ProviderMessage } from '../domain/providers.js';
-import {
-  createdPaymentSchema,
-  providerEventSchema,
-  providerStatusSchema,
-  requestedPayoutSchema,
-  signMessage,
-  verifiesMessage,
-  type CreatedPayment,
-  type CreatePaymentRequest,
-  type ForwardUtrRequest,
-  type PayoutRequest,
-  type ProviderEvent,
-  type ProviderStatusAnswer,
-} from './protocol.js';
+import { createdPaymentSchema, providerEventSchema, providerStatusSchema, requestedPayoutSchema, signMessage, verifiesMessage } from './protocol.js';
+import type { CreatedPayment, CreatePaymentRequest, ForwardUtrRequest, PayoutRequest, ProviderEvent, ProviderStatusAnswer } from '../domain/provider-port.js';
 
 /** docs/provider-protocol.md: a provider that does not answer within 10 seconds is tried again later. */
 export const PROVIDER_TIMEOUT_MS = 10_000;

@@ -7,6 +7,20 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import * as z from 'zod';
 import { signCallback, type SignedCallback } from '../domain/callbacks.js';
 import { FIAT_METHODS, LOCAL_FIAT_CURRENCIES } from '../domain/currencies.js';
+import {
+  PAYOUT_VARIANTS,
+  PROVIDER_EVENT_TYPES,
+  PROVIDER_STATUSES,
+  type CreatedPayment,
+  type CreatePaymentRequest,
+  type ForwardUtrRequest,
+  type PaymentInstructions,
+  type PayoutRequest,
+  type ProviderCustomer,
+  type ProviderEvent,
+  type ProviderStatusAnswer,
+  type SenderDetails,
+} from '../domain/provider-port.js';
 
 export { isProviderSecret } from '../domain/providers.js';
 
@@ -24,7 +38,7 @@ export const providerCustomerSchema = z.object({
   phone: nullableText(32),
   account: nullableText(64),
   country: nullableText(2),
-});
+}) satisfies z.ZodType<ProviderCustomer>;
 
 export const createPaymentRequestSchema = z.object({
   reference: z.uuid(),
@@ -35,9 +49,7 @@ export const createPaymentRequestSchema = z.object({
   returnUrl: z.url(),
   notifyUrl: z.url(),
   expiresAt: z.iso.datetime().optional(),
-});
-
-export type CreatePaymentRequest = z.output<typeof createPaymentRequestSchema>;
+}) satisfies z.ZodType<CreatePaymentRequest>;
 
 export const paymentInstructionsSchema = z.object({
   payee: text(200),
@@ -47,9 +59,7 @@ export const paymentInstructionsSchema = z.object({
   amount: amountText,
   currency: z.enum(LOCAL_FIAT_CURRENCIES),
   reference: text(64),
-});
-
-export type PaymentInstructions = z.output<typeof paymentInstructionsSchema>;
+}) satisfies z.ZodType<PaymentInstructions>;
 
 const providerReference = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 1 to 128 letters, digits or ._:-');
 
@@ -57,18 +67,12 @@ const providerReference = z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'must be 
 export const createdPaymentSchema = z.union([
   z.object({ providerReference, redirectUrl: z.url({ protocol: /^https?$/ }) }),
   z.object({ providerReference, instructions: paymentInstructionsSchema }),
-]);
-
-export type CreatedPayment = z.output<typeof createdPaymentSchema>;
+]) satisfies z.ZodType<CreatedPayment>;
 
 export const forwardUtrRequestSchema = z.object({
   utr: z.string().regex(/^[A-Z0-9]{12,22}$/),
   receipt: z.object({ content: z.string().min(1), extension: z.enum(['jpg', 'jpeg', 'png', 'pdf']), name: z.string().max(255).optional() }).optional(),
-});
-
-export type ForwardUtrRequest = z.output<typeof forwardUtrRequestSchema>;
-
-export const PAYOUT_VARIANTS = ['card', 'phone', 'bank'] as const;
+}) satisfies z.ZodType<ForwardUtrRequest>;
 
 export const payoutRequestSchema = z.object({
   reference: z.uuid(),
@@ -76,9 +80,7 @@ export const payoutRequestSchema = z.object({
   currency: z.enum(LOCAL_FIAT_CURRENCIES),
   recipient: z.looseObject({ variant: z.enum(PAYOUT_VARIANTS) }),
   notifyUrl: z.url(),
-});
-
-export type PayoutRequest = z.output<typeof payoutRequestSchema>;
+}) satisfies z.ZodType<PayoutRequest>;
 
 export const requestedPayoutSchema = z.object({ providerReference });
 
@@ -87,24 +89,14 @@ export const senderDetailsSchema = z.object({
   senderIban: z.string().max(64).optional(),
   senderAccountNumber: z.string().max(64).optional(),
   senderSortCode: z.string().max(32).optional(),
-});
-
-export type SenderDetails = z.output<typeof senderDetailsSchema>;
-
-export const PROVIDER_STATUSES = ['pending', 'confirmed', 'failed'] as const;
-export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
+}) satisfies z.ZodType<SenderDetails>;
 
 export const providerStatusSchema = z.object({
   status: z.enum(PROVIDER_STATUSES),
   amount: amountText.optional(),
   utr: z.string().max(64).optional(),
   senderDetails: senderDetailsSchema.optional(),
-});
-
-export type ProviderStatusAnswer = z.output<typeof providerStatusSchema>;
-
-export const PROVIDER_EVENT_TYPES = ['payment.confirmed', 'payment.failed', 'payout.confirmed', 'payout.failed'] as const;
-export type ProviderEventType = (typeof PROVIDER_EVENT_TYPES)[number];
+}) satisfies z.ZodType<ProviderStatusAnswer>;
 
 export const providerEventSchema = z.object({
   type: z.enum(PROVIDER_EVENT_TYPES),
@@ -115,9 +107,7 @@ export const providerEventSchema = z.object({
   utr: z.string().max(64).optional(),
   senderDetails: senderDetailsSchema.optional(),
   reason: z.string().max(500).optional(),
-});
-
-export type ProviderEvent = z.output<typeof providerEventSchema>;
+}) satisfies z.ZodType<ProviderEvent>;
 
 /** The gateway's answer to an event it applied (or had applied already). */
 export const providerEventReceivedSchema = z.object({ received: z.literal(true) });

@@ -9,7 +9,7 @@ import { BALANCE_CURRENCIES, type Balance, type BalanceEntry, type BalanceEntryF
 import type { BalanceKey, RecordPosition, SequencedEntry } from '../domain/books-check.js';
 import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
 import type { ReportRange } from '../domain/report-service.js';
-import type { CommitResult } from '../domain/transaction-service.js';
+import type { CommitResult } from '../domain/retry.js';
 import { BATCH_GET_LIMIT, changedBetween, changeShardOf, commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 

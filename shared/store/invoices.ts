@@ -1,6 +1,6 @@
 /** Invoices in DynamoDB, with their per-merchant orderId claims, the sparse expiry index, and their count in the merchant's day totals. */
 import { GetCommand, paginateQuery, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CustomerDetails, Invoice, InvoiceStatus } from '../domain/invoices.js';
+import type { CustomerDetails, Invoice, InvoiceStatus } from '../domain/invoice.js';
 import type { InvoiceFilters } from '../domain/invoice-requests.js';
 import type { ProviderPayment } from '../domain/providers.js';
 import { noPayments } from '../domain/payments.js';

@@ -3,10 +3,8 @@ import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocume
 import type { ApiKeyStore } from '../domain/api-key-service.js';
 import type { RecordPosition } from '../domain/books-check.js';
 import type { BooksHolds } from '../domain/books-hold.js';
-import type { BooksHold, ClearedBooksHold } from '../domain/merchants.js';
+import type { ApiKey, BooksHold, CallbackPause, ClearedBooksHold, KeyUseRecorder, Merchant, MerchantRead, RotatedSecretChanges } from '../domain/merchants.js';
 import { DELIVERIES_PER_URL, type PauseChange } from '../domain/callback-pause.js';
-import type { CallbackPause } from '../domain/merchants.js';
-import type { ApiKey, KeyUseRecorder, Merchant, MerchantRead, RotatedSecretChanges } from '../domain/merchants.js';
 import { isConditionFailure, queryItems, queryPartition } from './dynamo.js';
 
 /** The settings of a merchant that can change after creation. */

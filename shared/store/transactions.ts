@@ -12,7 +12,8 @@ import { listingFilters, type Listing, type Page } from '../domain/pagination.js
 import type { InvoiceUpdate } from '../domain/payments.js';
 import type { CheckedTransaction, RecordPosition } from '../domain/books-check.js';
 import type { ReportRange } from '../domain/report-service.js';
-import type { CommitResult, Ledger, UniqueClaim } from '../domain/transaction-service.js';
+import type { Ledger, UniqueClaim } from '../domain/transaction-service.js';
+import type { CommitResult } from '../domain/retry.js';
 import type { Transaction, TransactionFilters, TransactionProvider, TransactionStatus } from '../domain/transactions.js';
 import { changedBetween, changeShardOf, commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { invoiceStatusKey } from './invoices.js';

@@ -15,12 +15,11 @@ import { compileTestToken, startLocalChain, type LocalChain } from '../../infra/
 import { invoker, lambdaContext } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
 import { localStageConfiguration } from '../support/stage-configuration.js';
-import { callbackBody, webhookId } from '../../shared/domain/callbacks.js';
-import { transactionHash } from '../../shared/domain/transactions.js';
+import { callbackBody, webhookId } from '../../shared/domain/transaction-callbacks.js';
+import { type Transaction, transactionHash } from '../../shared/domain/transactions.js';
 import { logger } from '../../shared/observability/logger.js';
 import { CHAIN_RUN_ALLOWANCE_SECONDS } from '../../shared/platform.js';
 import { FUNCTIONS } from '../../shared/routes.js';
-import type { Transaction } from '../../shared/domain/transactions.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
 import { sendTestCallback, type TestCallbackDeps } from '../../shared/domain/callback-tools.js';
 import { FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS } from '../../shared/domain/callback-pause.js';
-import { TEST_TRANSACTION_ID } from '../../shared/domain/callbacks.js';
+import { TEST_TRANSACTION_ID } from '../../shared/domain/transaction-callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
 import { httpDeliver } from '../../shared/outbound/http-delivery.js';

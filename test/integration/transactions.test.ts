@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
-import { callbackBody } from '../../shared/domain/callbacks.js';
+import { callbackBody } from '../../shared/domain/transaction-callbacks.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';

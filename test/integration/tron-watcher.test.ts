@@ -6,8 +6,7 @@
  * exactly, failed transactions, other contracts and strangers ignored, reorganisations before the
  * confirmations, restarts, held deposits, and a node that fails.
  */
-import type { MockInstance } from 'vitest';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { tronAddress } from '../../shared/chain/tron-reader.js';
 import { config } from '../../shared/config.js';
 import { localStageConfiguration } from '../support/stage-configuration.js';

@@ -11,7 +11,7 @@ import { expect, vi } from 'vitest';
 import type { WatchResult } from '../../functions/watch-chain.js';
 import { invoker, lambdaContext, loadHandler } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
-import { callbackBody, webhookId } from '../../shared/domain/callbacks.js';
+import { callbackBody, webhookId } from '../../shared/domain/transaction-callbacks.js';
 import type { RunSummary } from '../../shared/domain/chain-watcher.js';
 import type { CryptoNetwork } from '../../shared/domain/currencies.js';
 import type { Transaction } from '../../shared/domain/transactions.js';

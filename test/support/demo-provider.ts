@@ -5,7 +5,8 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DeliveryResult } from '../../shared/domain/callbacks.js';
-import { signMessage, type CreatePaymentRequest, type PayoutRequest } from '../../shared/providers/protocol.js';
+import { signMessage } from '../../shared/providers/protocol.js';
+import type { CreatePaymentRequest, PayoutRequest } from '../../shared/domain/provider-port.js';
 import { demoRequestHandler, type DemoRequest, type DemoResponse } from '../../demo-provider/core/http.js';
 import type { DemoLog, DemoStore, Job, LogDetails, Scheduler } from '../../demo-provider/core/ports.js';
 import type { DemoRecord, Outcome, PaymentRecord } from '../../demo-provider/core/records.js';

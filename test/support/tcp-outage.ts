@@ -5,8 +5,7 @@
  * untouched: DynamoDB Local, unlike DynamoDB, can lose a write it acknowledged when its process is
  * stopped, which is no fault of the gateway's.
  */
-import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createConnection, createServer, type Server, type Socket } from 'node:net';
 
 export interface TcpOutage {
   /** `http://127.0.0.1:{port}` */

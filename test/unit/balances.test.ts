@@ -22,7 +22,7 @@ import {
 } from '../../shared/domain/balances.js';
 import { InsufficientBalance, Invalid, NotFound } from '../../shared/domain/errors.js';
 import { Decimal } from '../../shared/domain/money.js';
-import type { CommitResult } from '../../shared/domain/transaction-service.js';
+import type { CommitResult } from '../../shared/domain/retry.js';
 import type { Transaction } from '../../shared/domain/transactions.js';
 import { balanceKey, MemoryBalanceStore } from '../support/memory/balances.js';
 

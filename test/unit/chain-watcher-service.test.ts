@@ -5,11 +5,11 @@
  * actions its route allows are tested in test/integration/chain-watcher.test.ts.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { webhookId } from '../../shared/domain/callbacks.js';
+import { webhookId } from '../../shared/domain/transaction-callbacks.js';
 import { ChainWatcher } from '../../shared/domain/chain-watcher.js';
 import type { ChainReader } from '../../shared/domain/chain.js';
 import { transferClaimId } from '../../shared/domain/claims.js';
-import type { Invoice } from '../../shared/domain/invoices.js';
+import type { Invoice } from '../../shared/domain/invoice.js';
 import type { Merchant } from '../../shared/domain/merchants.js';
 import { MemoryChain, type ChainPayment } from '../support/memory/chain.js';
 import { MemoryChainState } from '../support/memory/chain-state.js';

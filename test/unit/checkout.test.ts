@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
 import { checkoutStep, parseCustomerDetails, paymentProgress, returnUrlOf } from '../../shared/domain/checkout.js';
-import { buildInvoice, type Invoice } from '../../shared/domain/invoices.js';
+import { buildInvoice } from '../../shared/domain/invoices.js';
+import type { Invoice } from '../../shared/domain/invoice.js';
 import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
 import { stageProviders } from '../support/providers.js';
 import { asRequestBody } from '../support/request-body.js';

@@ -6,11 +6,11 @@
  * test/integration/fiat.test.ts and provider-events.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { webhookId } from '../../shared/domain/callbacks.js';
+import { webhookId } from '../../shared/domain/transaction-callbacks.js';
 import { providerPaymentClaimId, utrClaimId, withdrawalOrderClaimId } from '../../shared/domain/claims.js';
 import { depositConfirmationRequestSchema } from '../../shared/domain/deposit-confirmation.js';
 import { AlreadyUsed, Conflict, Gone, InsufficientBalance, Invalid, NotFound, Unavailable } from '../../shared/domain/errors.js';
-import type { Invoice } from '../../shared/domain/invoices.js';
+import type { Invoice } from '../../shared/domain/invoice.js';
 import { Decimal } from '../../shared/domain/money.js';
 import type { ProviderOutcome } from '../../shared/domain/provider-settlement.js';
 import type { Transaction } from '../../shared/domain/transactions.js';

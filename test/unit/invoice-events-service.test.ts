@@ -4,8 +4,8 @@
  * the change it announces, numbered per invoice and event, and handed to the queue with it.
  */
 import { describe, expect, it } from 'vitest';
-import { webhookId } from '../../shared/domain/callbacks.js';
-import type { Invoice } from '../../shared/domain/invoices.js';
+import { webhookId } from '../../shared/domain/transaction-callbacks.js';
+import type { Invoice } from '../../shared/domain/invoice.js';
 import { invoiceEventBodySchema } from '../../shared/domain/invoice-events.js';
 import { Decimal } from '../../shared/domain/money.js';
 import type { DepositInput } from '../../shared/domain/transaction-service.js';

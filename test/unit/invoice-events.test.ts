@@ -1,7 +1,7 @@
 /** Invoice events (docs/merchant-guide.md#invoice-events): which change announces which event, its number, its id and its body. */
 import { describe, expect, it } from 'vitest';
-import { callbackBody } from '../../shared/domain/callbacks.js';
-import type { Invoice } from '../../shared/domain/invoices.js';
+import { callbackBody } from '../../shared/domain/transaction-callbacks.js';
+import type { Invoice } from '../../shared/domain/invoice.js';
 import { invoiceAfter, invoiceEventBodySchema, invoiceEventEntry, invoiceEventOf, nextEventNumber } from '../../shared/domain/invoice-events.js';
 import { invoiceAfterDeposit, noPayments, type InvoiceUpdate } from '../../shared/domain/payments.js';
 import type { TransactionStatus } from '../../shared/domain/transactions.js';

@@ -4,7 +4,8 @@
  * (the pinned @redocly/cli, run offline) finding no error in either stage's document.
  */
 import { CRYPTO_NETWORKS, type CryptoNetwork } from '../../shared/domain/currencies.js';
-import { INVOICE_EVENTS, invoiceEventBodySchema } from '../../shared/domain/invoice-events.js';
+import { invoiceEventBodySchema } from '../../shared/domain/invoice-events.js';
+import { INVOICE_EVENTS } from '../../shared/domain/invoice.js';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -8,12 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { providerPaymentClaimId } from '../../shared/domain/claims.js';
-import type { Invoice } from '../../shared/domain/invoices.js';
+import type { Invoice } from '../../shared/domain/invoice.js';
 import { Decimal } from '../../shared/domain/money.js';
 import { ProviderSettlement, RECONCILIATION_POLICY } from '../../shared/domain/provider-settlement.js';
 import { ProviderUnavailable, type PaymentProvider, type ProviderRoute } from '../../shared/domain/providers.js';
 import type { Transaction } from '../../shared/domain/transactions.js';
-import type { ProviderStatusAnswer } from '../../shared/providers/protocol.js';
+import type { ProviderStatusAnswer } from '../../shared/domain/provider-port.js';
 
 const NOW = new Date('2026-11-24T12:00:00Z');
 const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();

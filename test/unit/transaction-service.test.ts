@@ -5,9 +5,9 @@
  * queue, 20 writers on one item) is tested in test/integration/transactions.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { webhookId } from '../../shared/domain/callbacks.js';
+import { webhookId } from '../../shared/domain/transaction-callbacks.js';
 import { Conflict, Gone, Invalid, NotFound } from '../../shared/domain/errors.js';
-import type { Invoice } from '../../shared/domain/invoices.js';
+import type { Invoice } from '../../shared/domain/invoice.js';
 import { Decimal } from '../../shared/domain/money.js';
 import type { DepositInput } from '../../shared/domain/transaction-service.js';
 import { INVOICE_LIFETIME_SECONDS, memoryGateway, type MemoryGateway, refusal } from '../support/memory/gateway.js';

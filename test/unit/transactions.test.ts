@@ -1,17 +1,9 @@
 import { createHash, createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import {
-  DELIVERY_WINDOW_SECONDS,
-  callbackBody,
-  callbackEntry,
-  retryDelaySeconds,
-  storeFailureRetrySeconds,
-  signCallback,
-  webhookId,
-  windowClosed,
-} from '../../shared/domain/callbacks.js';
-import type { Invoice } from '../../shared/domain/invoices.js';
+import { DELIVERY_WINDOW_SECONDS, retryDelaySeconds, storeFailureRetrySeconds, signCallback, windowClosed } from '../../shared/domain/callbacks.js';
+import { callbackBody, callbackEntry, webhookId } from '../../shared/domain/transaction-callbacks.js';
+import type { Invoice } from '../../shared/domain/invoice.js';
 import { Decimal } from '../../shared/domain/money.js';
 import {
   callbackFields,

@@ -6,7 +6,7 @@
  */
 import { paymentProgress } from '../../domain/checkout.js';
 import type { CryptoAssetCode, CryptoNetwork } from '../../domain/currencies.js';
-import type { Invoice } from '../../domain/invoices.js';
+import type { Invoice } from '../../domain/invoice.js';
 import { Decimal } from '../../domain/money.js';
 import { NATIVE_ASSETS } from '../../domain/networks.js';
 import { walletHandoff } from '../../domain/payment-uri.js';

@@ -1,7 +1,7 @@
 /** The money pages: the overview, invoices and transactions with their callbacks, payouts and reports. */
 import { Decimal } from '../../domain/money.js';
 import { can } from '../../domain/dashboard-users.js';
-import { INVOICE_STATUSES } from '../../domain/invoices.js';
+import { INVOICE_STATUSES } from '../../domain/invoice.js';
 import { listInvoicesQuerySchema } from '../../domain/invoice-requests.js';
 import { createReportRequestSchema, REPORT_TYPES } from '../../domain/reports.js';
 import { BALANCE_CURRENCIES } from '../../domain/balances.js';

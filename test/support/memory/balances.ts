@@ -8,7 +8,7 @@ import type { BalanceStore } from '../../../shared/domain/balance-service.js';
 import type { Balance, BalanceEntry, BalanceEntryFilters, BalancePosting } from '../../../shared/domain/balances.js';
 import type { BalanceKey, SequencedEntry } from '../../../shared/domain/books-check.js';
 import type { Listing, Page } from '../../../shared/domain/pagination.js';
-import type { CommitResult } from '../../../shared/domain/transaction-service.js';
+import type { CommitResult } from '../../../shared/domain/retry.js';
 import { inCreatedRange, memoryPage, pagesOf } from './pages.js';
 
 /** Where a balance is kept in `balances`. */

@@ -10,7 +10,7 @@ import type { BalanceReader } from '../../../shared/domain/balances.js';
 import { FiatService } from '../../../shared/domain/fiat-service.js';
 import { InvoiceService } from '../../../shared/domain/invoice-service.js';
 import { createInvoiceRequestSchema, type CreateInvoiceRequest } from '../../../shared/domain/invoice-requests.js';
-import type { Invoice } from '../../../shared/domain/invoices.js';
+import type { Invoice } from '../../../shared/domain/invoice.js';
 import { Decimal } from '../../../shared/domain/money.js';
 import { ProviderRequests } from '../../../shared/domain/provider-requests.js';
 import { ProviderSettlement } from '../../../shared/domain/provider-settlement.js';

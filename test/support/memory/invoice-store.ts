@@ -12,7 +12,7 @@ import type { CreateOutcome, DueInvoice, InvoiceRepository } from '../../../shar
 import type { ExpiringInvoices, ExpiryAnnouncement } from '../../../shared/domain/invoice-expiry.js';
 import type { CallbackEntry } from '../../../shared/domain/callbacks.js';
 import type { InvoiceFilters } from '../../../shared/domain/invoice-requests.js';
-import type { Invoice } from '../../../shared/domain/invoices.js';
+import type { Invoice } from '../../../shared/domain/invoice.js';
 import type { Listing, Page } from '../../../shared/domain/pagination.js';
 import type { InvoiceUpdate } from '../../../shared/domain/payments.js';
 import type { ProviderPayment } from '../../../shared/domain/providers.js';

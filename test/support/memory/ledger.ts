@@ -11,7 +11,8 @@ import type { CheckedTransaction, RecordPosition } from '../../../shared/domain/
 import type { CallbackEntry } from '../../../shared/domain/callbacks.js';
 import { countsOfLedgerWrite } from '../../../shared/domain/daily-totals.js';
 import type { InvoiceUpdate } from '../../../shared/domain/payments.js';
-import type { CommitResult, Ledger, UniqueClaim } from '../../../shared/domain/transaction-service.js';
+import type { Ledger, UniqueClaim } from '../../../shared/domain/transaction-service.js';
+import type { CommitResult } from '../../../shared/domain/retry.js';
 import type { Transaction, TransactionProvider, TransactionStatus } from '../../../shared/domain/transactions.js';
 import type { MemoryBalanceStore } from './balances.js';
 import { MemoryDailyTotals } from './daily-totals.js';

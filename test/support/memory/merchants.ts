@@ -5,8 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RecordPosition } from '../../../shared/domain/books-check.js';
 import type { BooksHolds } from '../../../shared/domain/books-hold.js';
-import type { BooksHold, ClearedBooksHold } from '../../../shared/domain/merchants.js';
-import type { Merchant, MerchantProfiles, RotatedSecretChanges } from '../../../shared/domain/merchants.js';
+import type { BooksHold, ClearedBooksHold, Merchant, MerchantProfiles, RotatedSecretChanges } from '../../../shared/domain/merchants.js';
 
 /** Stands in for a sealed callback secret where none is opened; a test that signs seals a real one. */
 const SEALED_SECRET: Merchant['sealedCallbackSecret'] = { algorithm: 'AES-256-GCM', encryptedKey: 'key', iv: 'iv', tag: 'tag', ciphertext: 'secret' };
