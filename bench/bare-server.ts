@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { digestApiKey } from '../shared/domain/merchants.js';
+import { digestApiKey } from '../shared/domain/merchants/merchants.js';
 
 const { BARE_DYNAMODB_ENDPOINT: endpoint, BARE_API_KEYS_TABLE: keysTable, BARE_INVOICES_TABLE: invoicesTable } = process.env;
 if (!endpoint || !keysTable || !invoicesTable) throw new Error('BARE_DYNAMODB_ENDPOINT, BARE_API_KEYS_TABLE and BARE_INVOICES_TABLE are required');

@@ -21,10 +21,10 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../infra/local/dynamodb.js';
-import type { BalancePosting, BalanceReader } from '../shared/domain/balances.js';
-import type { Invoice } from '../shared/domain/invoice.js';
-import type { Ledger, TransactionService } from '../shared/domain/transaction-service.js';
-import type { CommitResult } from '../shared/domain/retry.js';
+import type { BalancePosting, BalanceReader } from '../shared/domain/ledger/balances.js';
+import type { Invoice } from '../shared/domain/invoicing/invoice.js';
+import type { Ledger, TransactionService } from '../shared/domain/payments/transaction-service.js';
+import type { CommitResult } from '../shared/domain/kernel/retry.js';
 import type { TransactItem } from '../shared/store/dynamo.js';
 import { TABLES } from '../shared/store/tables.js';
 import { CapacityMeter, type MeteredCall } from './capacity-meter.js';
@@ -137,8 +137,8 @@ export async function booksBenchmark(args: string[]): Promise<void> {
       import('../functions/commons/stores.js'),
       import('../functions/commons/transactions.js'),
       import('../functions/commons/fiat.js'),
-      import('../shared/domain/simulation.js'),
-      import('../shared/domain/withdrawals.js'),
+      import('../shared/domain/invoicing/simulation.js'),
+      import('../shared/domain/transactions/withdrawals.js'),
     ]);
     const meter = new CapacityMeter();
     meter.instrument(dynamoClient);

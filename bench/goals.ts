@@ -163,7 +163,7 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
     const meter = new CapacityMeter();
     meter.instrument(dynamoClient);
     const { seedMerchant } = await import('../test/support/merchants.js');
-    const { newApiKey } = await import('../shared/domain/merchants.js');
+    const { newApiKey } = await import('../shared/domain/merchants/merchants.js');
     const { DynamoMerchantStore } = await import('../shared/store/merchants.js');
     const merchant = await seedMerchant({ callbackUrl: receiver.url });
 

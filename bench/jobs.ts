@@ -21,7 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { BatchWriteCommand, type BatchWriteCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { movementsOf, post, type Balance } from '../shared/domain/balances.js';
+import { movementsOf, post, type Balance } from '../shared/domain/ledger/balances.js';
 import { TABLES, type TableDefinition, type TableKey } from '../shared/store/tables.js';
 import { startBenchStores } from './bench-stores.js';
 import { CapacityMeter, type MeteredCall } from './capacity-meter.js';
@@ -135,8 +135,8 @@ export async function jobsBenchmark(args: string[]): Promise<void> {
       import('../shared/queue/queues.js'),
       import('../functions/commons/reports.js'),
       import('../shared/store/reports.js'),
-      import('../shared/domain/reports.js'),
-      import('../shared/domain/money.js'),
+      import('../shared/domain/ledger/reports.js'),
+      import('../shared/domain/kernel/money.js'),
     ]);
     const meter = new CapacityMeter();
     meter.instrument(dynamoClient);

@@ -99,7 +99,7 @@ export async function runtimeProfileBenchmark(args: string[]): Promise<void> {
     });
     const { documentClient } = await import('../shared/store/dynamo.js');
     const { DynamoMerchantStore } = await import('../shared/store/merchants.js');
-    const { digestApiKey, newApiKey } = await import('../shared/domain/merchants.js');
+    const { digestApiKey, newApiKey } = await import('../shared/domain/merchants/merchants.js');
     const tables = localTableNames();
     const merchants = new DynamoMerchantStore(documentClient, tables);
     const demoKey = await merchants.findKeyByDigest(digestApiKey(runtime.apiKey));

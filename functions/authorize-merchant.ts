@@ -4,8 +4,7 @@
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { config } from '../shared/config.js';
-import { encodeKeyReach } from '../shared/domain/api-key-scopes.js';
-import { digestApiKey, digestsEqual, isWellFormedApiKey, recordKeyUse } from '../shared/domain/merchants.js';
+import { digestApiKey, digestsEqual, encodeKeyReach, isWellFormedApiKey, recordKeyUse } from '../shared/domain/merchants/index.js';
 import { failureReason } from '../shared/observability/failure-reason.js';
 import { logger } from '../shared/observability/logger.js';
 import { observed } from '../shared/observability/tracer.js';

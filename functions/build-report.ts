@@ -8,7 +8,7 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { invocationBudget } from '../shared/domain/work-budget.js';
+import { invocationBudget } from '../shared/domain/kernel/index.js';
 import { logger } from '../shared/observability/logger.js';
 import { observed, traced } from '../shared/observability/tracer.js';
 import { QUEUES } from '../shared/queue/queues.js';

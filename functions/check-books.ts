@@ -7,8 +7,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { config } from '../shared/config.js';
-import { BooksCheck } from '../shared/domain/books-check.js';
-import { invocationBudget } from '../shared/domain/work-budget.js';
+import { BooksCheck } from '../shared/domain/ledger/index.js';
+import { invocationBudget } from '../shared/domain/kernel/index.js';
 import { logger } from '../shared/observability/logger.js';
 import { businessMetrics } from '../shared/observability/metrics.js';
 import { observed } from '../shared/observability/tracer.js';

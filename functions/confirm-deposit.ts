@@ -1,4 +1,4 @@
-import { CONFIRMATION_ACCEPTED, depositConfirmationRequestSchema } from '../shared/domain/deposit-confirmation.js';
+import { CONFIRMATION_ACCEPTED, depositConfirmationRequestSchema } from '../shared/domain/invoicing/index.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { idempotentByHeader } from '../shared/http/idempotency.js';
 import { routeByName } from '../shared/routes.js';

@@ -1,4 +1,4 @@
-import { createInvoiceRequestSchema } from '../shared/domain/invoice-requests.js';
+import { createInvoiceRequestSchema } from '../shared/domain/invoicing/index.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { idempotentByHeader } from '../shared/http/idempotency.js';
 import { routeByName } from '../shared/routes.js';

@@ -1,4 +1,4 @@
-import { createReportRequestSchema } from '../shared/domain/reports.js';
+import { createReportRequestSchema } from '../shared/domain/ledger/index.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { idempotentByHeader } from '../shared/http/idempotency.js';
 import { routeByName } from '../shared/routes.js';

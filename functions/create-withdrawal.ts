@@ -1,4 +1,4 @@
-import { withMaskedCard, withdrawalRequestSchema } from '../shared/domain/withdrawals.js';
+import { withMaskedCard, withdrawalRequestSchema } from '../shared/domain/transactions/index.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { idempotentByHeader } from '../shared/http/idempotency.js';
 import { logger } from '../shared/observability/logger.js';

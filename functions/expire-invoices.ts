@@ -1,10 +1,10 @@
 /**
  * Runs every minute: cancels open invoices whose lifetime has ended, announcing each to a merchant
- * that takes invoice events (shared/domain/invoice-expiry.ts). Due invoices come from the sparse
+ * that takes invoice events (shared/domain/invoicing/invoice-expiry.ts). Due invoices come from the sparse
  * index, and each cancellation is conditional, so a payment that lands first wins.
  */
 import { config } from '../shared/config.js';
-import { InvoiceExpiry } from '../shared/domain/invoice-expiry.js';
+import { InvoiceExpiry } from '../shared/domain/invoicing/index.js';
 import { logScheduledRun } from '../shared/observability/logger.js';
 import { observed } from '../shared/observability/tracer.js';
 import { documentClient } from '../shared/store/dynamo.js';

@@ -6,7 +6,7 @@
  * run reports the age of the oldest price, which the stack alarms on.
  */
 import { config } from '../shared/config.js';
-import { isTickerPair, oldestQuoteAgeSeconds, refreshRates, type RateRefresh } from '../shared/domain/rates.js';
+import { isTickerPair, oldestQuoteAgeSeconds, refreshRates, type RateRefresh } from '../shared/domain/rates/index.js';
 import { logger } from '../shared/observability/logger.js';
 import { businessMetrics } from '../shared/observability/metrics.js';
 import { observed } from '../shared/observability/tracer.js';

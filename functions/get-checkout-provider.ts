@@ -1,4 +1,4 @@
-import { returnUrlOf } from '../shared/domain/checkout.js';
+import { returnUrlOf } from '../shared/domain/invoicing/index.js';
 import { withQuery } from '../shared/http/urls.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';

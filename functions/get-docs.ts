@@ -1,5 +1,5 @@
 import { config, type StageConfiguration } from '../shared/config.js';
-import { offeredNetworks } from '../shared/domain/networks.js';
+import { offeredNetworks } from '../shared/domain/chains/index.js';
 import { renderDocsPage } from '../shared/docs-page.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { buildOpenApiDocument } from '../shared/openapi.js';

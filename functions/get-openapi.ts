@@ -1,5 +1,5 @@
 import { config } from '../shared/config.js';
-import { offeredNetworks } from '../shared/domain/networks.js';
+import { offeredNetworks } from '../shared/domain/chains/index.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { buildOpenApiDocument } from '../shared/openapi.js';
 import { routeByName } from '../shared/routes.js';

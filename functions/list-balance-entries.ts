@@ -1,4 +1,4 @@
-import { listBalanceEntriesQuerySchema } from '../shared/domain/balances.js';
+import { listBalanceEntriesQuerySchema } from '../shared/domain/ledger/index.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { parseOrThrow } from '../shared/http/validation.js';
 import { routeByName } from '../shared/routes.js';

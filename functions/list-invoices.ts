@@ -1,4 +1,4 @@
-import { listInvoicesQuerySchema } from '../shared/domain/invoice-requests.js';
+import { listInvoicesQuerySchema } from '../shared/domain/invoicing/index.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { parseOrThrow } from '../shared/http/validation.js';
 import { routeByName } from '../shared/routes.js';

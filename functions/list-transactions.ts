@@ -1,4 +1,4 @@
-import { listTransactionsQuerySchema } from '../shared/domain/transactions.js';
+import { listTransactionsQuerySchema } from '../shared/domain/transactions/index.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { parseOrThrow } from '../shared/http/validation.js';
 import { routeByName } from '../shared/routes.js';

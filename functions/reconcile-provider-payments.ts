@@ -3,9 +3,8 @@
  * is overdue, settles what it answers, sends again the UTRs and payouts a provider never took, and
  * reports what has been processing for over a day (alarmed).
  */
-import type { Transaction } from '../shared/domain/transactions.js';
-import { payoutRecipient, type WithdrawTransaction } from '../shared/domain/withdrawals.js';
-import type { StoredReceipt } from '../shared/domain/fiat-service.js';
+import { payoutRecipient, type Transaction, type WithdrawTransaction } from '../shared/domain/transactions/index.js';
+import type { StoredReceipt } from '../shared/domain/payments/index.js';
 import { logScheduledRun } from '../shared/observability/logger.js';
 import { businessMetrics } from '../shared/observability/metrics.js';
 import { observed } from '../shared/observability/tracer.js';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { config } from '../shared/config.js';
-import { sendTestCallback } from '../shared/domain/callback-tools.js';
+import { sendTestCallback } from '../shared/domain/payments/index.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { idempotentByHeader } from '../shared/http/idempotency.js';
 import { httpDeliver } from '../shared/outbound/http-delivery.js';

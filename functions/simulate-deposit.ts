@@ -1,7 +1,7 @@
 import { IDEMPOTENCY_HEADER, httpHandler } from '../shared/http/handler.js';
 import { idempotentByHeader } from '../shared/http/idempotency.js';
-import { idempotentWriteClaimId } from '../shared/domain/claims.js';
-import { simulateDepositRequestSchema, simulatedChainHash, simulatedSenderDetails } from '../shared/domain/simulation.js';
+import { idempotentWriteClaimId } from '../shared/domain/chains/index.js';
+import { simulateDepositRequestSchema, simulatedChainHash, simulatedSenderDetails } from '../shared/domain/invoicing/index.js';
 import { routeByName } from '../shared/routes.js';
 import { transactionViews } from './commons/transaction-views.js';
 import { transactionService } from './commons/transactions.js';

@@ -1,6 +1,6 @@
 import { httpHandler } from '../shared/http/handler.js';
 import { idempotentByHeader } from '../shared/http/idempotency.js';
-import { simulateWithdrawalRequestSchema } from '../shared/domain/simulation.js';
+import { simulateWithdrawalRequestSchema } from '../shared/domain/invoicing/index.js';
 import { routeByName } from '../shared/routes.js';
 import { transactionViews } from './commons/transaction-views.js';
 import { transactionService } from './commons/transactions.js';

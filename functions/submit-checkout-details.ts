@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { parseCustomerDetails } from '../shared/domain/checkout.js';
+import { parseCustomerDetails } from '../shared/domain/invoicing/index.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
 import { checkoutPage, notFoundPage } from './commons/checkout-pages.js';

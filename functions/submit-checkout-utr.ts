@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import type { UtrProblem } from '../shared/checkout-page.js';
-import { depositConfirmationRequestSchema, isConfirmedByUtr } from '../shared/domain/deposit-confirmation.js';
-import { AlreadyUsed, DomainError } from '../shared/domain/errors.js';
+import { depositConfirmationRequestSchema, isConfirmedByUtr } from '../shared/domain/invoicing/index.js';
+import { AlreadyUsed, DomainError } from '../shared/domain/kernel/index.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
 import { checkoutPage, notFoundPage } from './commons/checkout-pages.js';

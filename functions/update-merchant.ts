@@ -1,4 +1,4 @@
-import { merchantSettingsRequestSchema } from '../shared/domain/merchants.js';
+import { merchantSettingsRequestSchema } from '../shared/domain/merchants/index.js';
 import { httpHandler } from '../shared/http/handler.js';
 import { routeByName } from '../shared/routes.js';
 import { merchantAccount } from './commons/merchant-account.js';

@@ -15,13 +15,11 @@ import { detailsSection } from './checkout/steps/details.js';
 import { closedSection, completedSection } from './checkout/steps/outcome.js';
 import { handoffSection, instructionsSection, providersSection, unavailableSection, waitingSection } from './checkout/steps/provider.js';
 import { summary } from './checkout/summary.js';
-import type { Checkout } from './domain/checkout-service.js';
-import { paymentProgress, returnUrlOf, type DetailProblem } from './domain/checkout.js';
-import type { DirectOpenField } from './domain/invoices.js';
-import type { CancelReason } from './domain/invoice.js';
-import type { PaymentChains } from './domain/payment-uri.js';
+import type { Checkout } from './domain/payments/index.js';
+import { type CancelReason, type DetailProblem, type DirectOpenField, paymentProgress, returnUrlOf } from './domain/invoicing/index.js';
+import type { PaymentChains } from './domain/chains/index.js';
 import { html, type Html } from './http/html.js';
-import type { PaymentInstructions } from './domain/provider-port.js';
+import type { PaymentInstructions } from './domain/providers/index.js';
 import { routeByName, type HttpRouteName } from './routes.js';
 import type { Stage } from './stage.js';
 

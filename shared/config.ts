@@ -5,13 +5,11 @@
  * here too (docs/operations.md#stage-configuration), and the environment on one machine.
  */
 import * as z from 'zod';
-import { CRYPTO_NETWORKS, FIAT_METHODS, LOCAL_FIAT_CURRENCIES, PRICED_CURRENCIES, decimalsOf, type CryptoAssetCode, type CryptoNetwork, type PricedCurrency } from './domain/currencies.js';
-import { Decimal } from './domain/money.js';
-import { RECONCILIATION_POLICY, type ReconciliationPolicy } from './domain/provider-settlement.js';
-import { CURRENCY_METHODS, isProviderSecret, type ProviderRoute } from './domain/providers.js';
-import { isTickerPair, type RatePair } from './domain/rates.js';
-import { defaultChains, watchedNetworks, type Chains, type TokenContract } from './domain/networks.js';
-import type { AddressFamily, WalletXpubs } from './domain/wallets.js';
+import { CRYPTO_NETWORKS, type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf, FIAT_METHODS, LOCAL_FIAT_CURRENCIES, PRICED_CURRENCIES, type PricedCurrency } from './domain/kernel/index.js';
+import { RECONCILIATION_POLICY, type ReconciliationPolicy } from './domain/payments/index.js';
+import { CURRENCY_METHODS, isProviderSecret, type ProviderRoute } from './domain/providers/index.js';
+import { isTickerPair, type RatePair } from './domain/rates/index.js';
+import { type AddressFamily, type Chains, defaultChains, type TokenContract, type WalletXpubs, watchedNetworks } from './domain/chains/index.js';
 import { CALLBACK_TARGETS } from './outbound/address-guard.js';
 import type { DeliveryGuard } from './outbound/http-delivery.js';
 import { STAGES, type Stage } from './stage.js';

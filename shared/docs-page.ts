@@ -6,8 +6,8 @@
  * row of a field table becomes a block of its own, any other table too wide for it scrolls inside
  * its own box, and no column is ever squeezed below its words.
  */
-import { CRYPTO_ASSETS, LOCAL_FIAT_CURRENCIES } from './domain/currencies.js';
-import { CURRENCY_METHODS, providersServing, type ProviderRoute } from './domain/providers.js';
+import { CRYPTO_ASSETS, LOCAL_FIAT_CURRENCIES } from './domain/kernel/index.js';
+import { CURRENCY_METHODS, providersServing, type ProviderRoute } from './domain/providers/index.js';
 import { ERROR_STATUS } from './errors.js';
 import { html, raw, type Html } from './http/html.js';
 import type { buildOpenApiDocument } from './openapi.js';

@@ -2,15 +2,13 @@
  * Examples of the OpenAPI document: one request and one answer per operation, written as a
  * merchant's client sends and receives them. Tests parse each with the schema it illustrates.
  */
-import type { BalanceEntryView, BalanceView } from './domain/balances.js';
-import type { CallbackDelivery } from './domain/callbacks.js';
-import type { TestCallbackResult } from './domain/callback-tools.js';
-import type { InvoiceView } from './domain/invoice-views.js';
-import type { InvoiceEventBody } from './domain/invoice-events.js';
-import type { MerchantSettings, MerchantView, RotatedSecret } from './domain/merchants.js';
-import type { Page } from './domain/pagination.js';
-import type { CreateReportRequest, ReportView } from './domain/reports.js';
-import type { CallbackPayload, TransactionView } from './domain/transactions.js';
+import type { BalanceEntryView, BalanceView, CreateReportRequest, ReportView } from './domain/ledger/index.js';
+import type { CallbackDelivery } from './domain/callbacks/index.js';
+import type { TestCallbackResult } from './domain/payments/index.js';
+import type { InvoiceEventBody, InvoiceView } from './domain/invoicing/index.js';
+import type { MerchantSettings, MerchantView, RotatedSecret } from './domain/merchants/index.js';
+import type { Page } from './domain/kernel/index.js';
+import type { CallbackPayload, TransactionView } from './domain/transactions/index.js';
 
 const INVOICE_ID = '3f1c9a52-7d4e-4b8a-9c61-2e5f0a7b8d13';
 const TRANSACTION_ID = '8b2d4e6f-1a3c-4d5e-8f70-9a1b2c3d4e5f';

@@ -6,22 +6,12 @@
  */
 import * as z from 'zod';
 import { ERROR_STATUS, type ErrorCode, type ErrorItem } from './errors.js';
-import { FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS } from './domain/callback-pause.js';
-import { missingScopeMessage, type ApiKeyScope } from './domain/api-key-scopes.js';
-import { balanceEntryViewSchema, balancesViewSchema, listBalanceEntriesQuerySchema } from './domain/balances.js';
-import { callbackDeliverySchema, testCallbackResultSchema } from './domain/callbacks.js';
-import { invoiceEventBodySchema } from './domain/invoice-events.js';
-import { createInvoiceRequestSchema, listInvoicesQuerySchema } from './domain/invoice-requests.js';
-import { invoiceViewSchema } from './domain/invoice-views.js';
-import type { InvoiceWallet } from './domain/invoice.js';
-import type { CryptoNetwork } from './domain/currencies.js';
-import { MAX_PREVIOUS_CALLBACK_SECRETS, merchantSettingsRequestSchema, merchantViewSchema, rotatedSecretSchema } from './domain/merchants.js';
-import { pageSchema } from './domain/pagination.js';
-import { createReportRequestSchema, REPORT_LINK_SECONDS, reportAcceptedSchema, reportViewSchema } from './domain/reports.js';
-import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from './domain/simulation.js';
-import { callbackPayloadSchema, listTransactionsQuerySchema, transactionViewSchema } from './domain/transactions.js';
-import { CONFIRMATION_ACCEPTED, RECEIPT_MAX_SIZE_TEXT, depositConfirmationRequestSchema } from './domain/deposit-confirmation.js';
-import { withdrawalRequestSchema } from './domain/withdrawals.js';
+import { callbackDeliverySchema, FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS, testCallbackResultSchema } from './domain/callbacks/index.js';
+import { type ApiKeyScope, MAX_PREVIOUS_CALLBACK_SECRETS, merchantSettingsRequestSchema, merchantViewSchema, missingScopeMessage, rotatedSecretSchema } from './domain/merchants/index.js';
+import { balanceEntryViewSchema, balancesViewSchema, createReportRequestSchema, listBalanceEntriesQuerySchema, REPORT_LINK_SECONDS, reportAcceptedSchema, reportViewSchema } from './domain/ledger/index.js';
+import { CONFIRMATION_ACCEPTED, createInvoiceRequestSchema, depositConfirmationRequestSchema, invoiceEventBodySchema, invoiceViewSchema, type InvoiceWallet, listInvoicesQuerySchema, RECEIPT_MAX_SIZE_TEXT, simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from './domain/invoicing/index.js';
+import { type CryptoNetwork, pageSchema } from './domain/kernel/index.js';
+import { callbackPayloadSchema, listTransactionsQuerySchema, transactionViewSchema, withdrawalRequestSchema } from './domain/transactions/index.js';
 import { providerEventReceivedSchema, providerEventSchema } from './providers/protocol.js';
 import * as examples from './openapi-examples.js';
 import { PER_KEY_THROTTLE, THROTTLED_RETRY_AFTER_SECONDS } from './platform.js';

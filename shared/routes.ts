@@ -4,7 +4,7 @@
  * function's code is `functions/{name}.ts`, exporting `handler`.
  */
 import type { QueueName } from './queue/queues.js';
-import type { ApiKeyScope } from './domain/api-key-scopes.js';
+import type { ApiKeyScope } from './domain/merchants/index.js';
 import { STAGES, type Stage } from './stage.js';
 import type { TABLES, TableKey } from './store/tables.js';
 
@@ -618,7 +618,7 @@ export const FUNCTIONS = [
     // The changes since the last run, then the full pass (every merchant's books) for the time left:
     // balances read by key and their entries in order of sequence from where the last reading
     // stopped (booksCheck keeps where), the entries a transaction calls for asked by key. A
-    // merchant whose books differ has its payouts held, on its item (shared/domain/books-hold.ts).
+    // merchant whose books differ has its payouts held, on its item (shared/domain/ledger/books-hold.ts).
     tables: { balances: ['GetItem'], balanceEntries: ['BatchGetItem'], merchants: ['UpdateItem'], booksCheck: ['GetItem', 'PutItem', 'UpdateItem'] },
     queries: { merchants: ['directory'], transactions: ['changes', 'byMerchant'], balances: ['changes'], balanceEntries: ['bySequence'] },
     // Ten minutes of work a run, then BOOKS_CHECK_RESERVE_MS (functions/check-books.ts) to finish

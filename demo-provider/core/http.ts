@@ -4,7 +4,7 @@
  * (docs/provider-protocol.md), signed, answering JSON, and the customer's payment page.
  */
 import { chooseLanguage } from '../../shared/checkout/language.js';
-import { Invalid } from '../../shared/domain/errors.js';
+import { Invalid } from '../../shared/domain/kernel/index.js';
 import { UNAUTHORIZED_MESSAGE, type ErrorItem } from '../../shared/errors.js';
 import { errorResponse, JSON_CONTENT_TYPE } from '../../shared/http/envelope.js';
 import { apiErrorOf } from '../../shared/http/errors.js';

@@ -4,8 +4,8 @@
  * how long a payout request waits. Pure: no clock, store or network of its own.
  */
 import { createHash } from 'node:crypto';
-import type { FiatMethod, LocalFiatCurrency } from '../../shared/domain/currencies.js';
-import type { CreatedPayment, PaymentInstructions, ProviderEvent, ProviderStatusAnswer, SenderDetails } from '../../shared/domain/provider-port.js';
+import type { FiatMethod, LocalFiatCurrency } from '../../shared/domain/kernel/index.js';
+import type { CreatedPayment, PaymentInstructions, ProviderEvent, ProviderStatusAnswer, SenderDetails } from '../../shared/domain/providers/index.js';
 
 /** How a customer pays: on the demo provider's own page, or by a transfer the checkout gives instructions for. */
 type PaymentFlow = 'page' | 'instructions';

@@ -4,10 +4,10 @@
  * payouts are keyed by the gateway's reference, a UTR and an outcome are written once, and an
  * event keeps its `webhook-id` through every attempt.
  */
-import type { Deliver } from '../../shared/domain/callbacks.js';
-import { Conflict, Invalid, NotFound } from '../../shared/domain/errors.js';
+import type { Deliver } from '../../shared/domain/callbacks/index.js';
+import { Conflict, Invalid, NotFound } from '../../shared/domain/kernel/index.js';
 import { signMessage, verifiesMessage } from '../../shared/providers/protocol.js';
-import type { CreatePaymentRequest, CreatedPayment, PayoutRequest, ProviderStatusAnswer } from '../../shared/domain/provider-port.js';
+import type { CreatePaymentRequest, CreatedPayment, PayoutRequest, ProviderStatusAnswer } from '../../shared/domain/providers/index.js';
 import type { DemoLog, DemoStore, Job, Scheduler } from './ports.js';
 import {
   chosenOutcome,

@@ -4,7 +4,7 @@
  * key-registry.ts), so that the others' bundles go without API Gateway's and SSM's clients.
  */
 import { config } from '../../shared/config.js';
-import { ApiKeyService, type KeyRegistry } from '../../shared/domain/api-key-service.js';
+import { ApiKeyService, type KeyRegistry } from '../../shared/domain/merchants/index.js';
 import { merchantStore } from './merchants.js';
 
 const { stage } = config();

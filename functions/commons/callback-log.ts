@@ -1,5 +1,5 @@
 /** The callback delivery log and resend of this container, wired once at load. */
-import { CallbackLog } from '../../shared/domain/callback-tools.js';
+import { CallbackLog } from '../../shared/domain/payments/index.js';
 import { callbackPublisher } from './callbacks.js';
 import { merchantStore, outboxStore } from './stores.js';
 import { transactionService } from './transactions.js';

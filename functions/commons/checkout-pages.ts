@@ -6,7 +6,7 @@ import type { RenderedPage } from '../../shared/checkout/document.js';
 import type { LanguageChoice } from '../../shared/checkout/language.js';
 import { renderCheckoutPage, renderNotFoundPage, type CheckoutPage } from '../../shared/checkout-page.js';
 import { config } from '../../shared/config.js';
-import type { Checkout } from '../../shared/domain/checkout-service.js';
+import type { Checkout } from '../../shared/domain/payments/index.js';
 import type { RouteResult } from '../../shared/http/handler.js';
 import { stageConfiguration } from './stage-configuration.js';
 

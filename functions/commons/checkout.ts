@@ -1,7 +1,7 @@
 /** The hosted checkout of this container: its service and what its routes answer besides pages (checkout-pages.ts), wired once at load. */
 import { chooseLanguage, type LanguageChoice } from '../../shared/checkout/language.js';
 import { config } from '../../shared/config.js';
-import { CheckoutService, type CheckoutServiceDeps } from '../../shared/domain/checkout-service.js';
+import { CheckoutService, type CheckoutServiceDeps } from '../../shared/domain/payments/index.js';
 import { checkoutUrl } from '../../shared/checkout-page.js';
 import type { RouteRequest, RouteResult } from '../../shared/http/handler.js';
 import type { HttpRouteName } from '../../shared/routes.js';

@@ -6,8 +6,8 @@
 import { config } from '../../shared/config.js';
 import { Dashboard, type DashboardRequest } from '../../shared/dashboard/dashboard.js';
 import type { DashboardServices } from '../../shared/dashboard/page.js';
-import type { DashboardAccess } from '../../shared/domain/dashboard-access.js';
-import type { ReportService } from '../../shared/domain/report-service.js';
+import type { DashboardAccess } from '../../shared/domain/dashboard/index.js';
+import type { ReportService } from '../../shared/domain/ledger/index.js';
 import type { RouteRequest, RouteResult } from '../../shared/http/handler.js';
 import { dynamoDashboardAccess } from '../../shared/store/dashboard-access.js';
 import { documentClient } from '../../shared/store/dynamo.js';

@@ -3,9 +3,8 @@
  * the receipt store for the functions that confirm deposits (`fiatServiceWith(receiptStore)`).
  */
 import { randomUUID } from 'node:crypto';
-import type { BalanceReader } from '../../shared/domain/balances.js';
-import { FiatService, type ReceiptStore } from '../../shared/domain/fiat-service.js';
-import type { Ledger } from '../../shared/domain/transaction-service.js';
+import type { BalanceReader } from '../../shared/domain/ledger/index.js';
+import { FiatService, type Ledger, type ReceiptStore } from '../../shared/domain/payments/index.js';
 import { logger } from '../../shared/observability/logger.js';
 import { seal } from '../../shared/vault/envelope.js';
 import { providerRegistryOfStage, providerRequests } from './providers.js';

@@ -1,9 +1,9 @@
 /** The invoice service of this container, wired once at load. */
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
-import { offeredNetworks } from '../../shared/domain/networks.js';
-import { InvoiceService, type CustomerWallets, type InvoiceServiceDeps } from '../../shared/domain/invoice-service.js';
-import type { ProviderRegistry } from '../../shared/domain/providers.js';
+import { offeredNetworks } from '../../shared/domain/chains/index.js';
+import { InvoiceService, type CustomerWallets, type InvoiceServiceDeps } from '../../shared/domain/invoicing/index.js';
+import type { ProviderRegistry } from '../../shared/domain/providers/index.js';
 import { logger } from '../../shared/observability/logger.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
 import { documentClient } from '../../shared/store/dynamo.js';

@@ -1,6 +1,6 @@
 /** The merchant's own account of this container: its settings and callback secret. */
 import { config } from '../../shared/config.js';
-import { MerchantAccount } from '../../shared/domain/merchant-account.js';
+import { MerchantAccount } from '../../shared/domain/merchants/index.js';
 import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
 import { merchantStore } from './merchants.js';
 

@@ -1,6 +1,6 @@
 /** What this container's stage does with its providers' decisions: events, and the reconciliation of what they missed. */
 import { config } from '../../shared/config.js';
-import { ProviderSettlement, type ProviderSettlementDeps } from '../../shared/domain/provider-settlement.js';
+import { ProviderSettlement, type ProviderSettlementDeps } from '../../shared/domain/payments/index.js';
 import { logger } from '../../shared/observability/logger.js';
 import { invoiceStore } from './invoices.js';
 import { providerRegistryOfStage } from './providers.js';

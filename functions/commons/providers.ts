@@ -5,7 +5,7 @@
  */
 import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { config } from '../../shared/config.js';
-import { ProviderRequests } from '../../shared/domain/provider-requests.js';
+import { ProviderRequests } from '../../shared/domain/payments/index.js';
 import { traced } from '../../shared/observability/tracer.js';
 import { providerRegistry, type SecretStoreReader } from '../../shared/providers/registry.js';
 import { secretsManagerReader } from '../../shared/providers/secret-store.js';

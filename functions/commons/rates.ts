@@ -1,6 +1,6 @@
 /** The exchange rates of this container: the fixed demo table, or the live prices the fetch-rates schedule stores. */
 import { config } from '../../shared/config.js';
-import { DEMO_USD_PRICES, StaticRateSource, StoredRateSource, type RateSource } from '../../shared/domain/rates.js';
+import { DEMO_USD_PRICES, StaticRateSource, StoredRateSource, type RateSource } from '../../shared/domain/rates/index.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoRateStore } from '../../shared/store/rates.js';
 

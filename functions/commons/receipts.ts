@@ -5,7 +5,7 @@
  */
 import { S3Client } from '@aws-sdk/client-s3';
 import { config } from '../../shared/config.js';
-import type { ReceiptStore } from '../../shared/domain/fiat-service.js';
+import type { ReceiptStore } from '../../shared/domain/payments/index.js';
 import { traced } from '../../shared/observability/tracer.js';
 import { FileReceiptStore, S3ReceiptStore } from '../../shared/store/receipts.js';
 import { requireVault } from './vault.js';

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config } from '../../shared/config.js';
-import { ReportService, type ReportServiceDeps } from '../../shared/domain/report-service.js';
+import { ReportService, type ReportServiceDeps } from '../../shared/domain/ledger/index.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { FileReportFiles, REPORT_LINK_KEY_PURPOSE } from '../../shared/store/report-files.js';

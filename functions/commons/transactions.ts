@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
-import type { BalanceReader } from '../../shared/domain/balances.js';
-import { TransactionService, type Ledger } from '../../shared/domain/transaction-service.js';
+import type { BalanceReader } from '../../shared/domain/ledger/index.js';
+import { TransactionService, type Ledger } from '../../shared/domain/payments/index.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';

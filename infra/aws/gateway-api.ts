@@ -48,7 +48,7 @@ import { pascalCase } from './construct-ids.js';
 import { DemoProvider } from './demo-provider.js';
 import type { GatewayDataStack } from './gateway-data.js';
 import { GatewayFunction, SERVICE_NAME, type ApiKeyRegistration, type GatewayFunctionProps } from './gateway-function.js';
-import { demoProviderRoute } from '../../shared/domain/providers.js';
+import { demoProviderRoute } from '../../shared/domain/providers/index.js';
 import type { ProviderWithSecret } from './payment-providers.js';
 import { stageConfigurationParameter, type WatchedNetworks } from './stage-configuration.js';
 import { removalPolicyOf, type StageSettings } from './stage-settings.js';

@@ -17,7 +17,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import type { AddressFamily } from '../../shared/domain/wallets.js';
+import type { AddressFamily } from '../../shared/domain/chains/index.js';
 import { FUNCTION_DEFAULTS, reservedConcurrencyOf } from '../../shared/platform.js';
 import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
 import { SERVICE_NAME } from '../../shared/observability/catalogue.js';

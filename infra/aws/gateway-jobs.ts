@@ -8,7 +8,7 @@
 import { Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Rule, RuleTargetInput, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import type { CryptoNetwork } from '../../shared/domain/currencies.js';
+import type { CryptoNetwork } from '../../shared/domain/kernel/index.js';
 import { chainWatchSecondsOf } from '../../shared/platform.js';
 import type { Construct } from 'constructs';
 import { functionsForStage, type GatewayFunction as FunctionDefinition } from '../../shared/routes.js';

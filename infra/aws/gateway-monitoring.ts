@@ -13,7 +13,7 @@ import { Alarm, AlarmStatusWidget, type AlarmProps, ComparisonOperator, Dashboar
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
-import type { CryptoNetwork } from '../../shared/domain/currencies.js';
+import type { CryptoNetwork } from '../../shared/domain/kernel/index.js';
 import { CHAIN_RPC_METRICS, METRICS_NAMESPACE, SERVICE_NAME } from '../../shared/observability/catalogue.js';
 import type { Stage } from '../../shared/stage.js';
 import { pascalCase } from './construct-ids.js';

@@ -12,7 +12,7 @@ import { Tags, type Environment, type Stack } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
 import { parseChainsConfig } from '../../shared/config.js';
 import { DEFAULTS } from '../../shared/defaults.js';
-import type { CryptoNetwork } from '../../shared/domain/currencies.js';
+import type { CryptoNetwork } from '../../shared/domain/kernel/index.js';
 import { watchesChains, type GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
 import type { Stage } from '../../shared/stage.js';
 import { gatewayStackName } from './construct-ids.js';

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { App } from 'aws-cdk-lib';
-import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
+import { CRYPTO_NETWORKS } from '../../shared/domain/kernel/index.js';
 import { addStages } from './stages.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));

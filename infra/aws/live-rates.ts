@@ -4,7 +4,7 @@
  * GATEWAY_RATE_MAX_AGE_S, validated at synthesis by the same parser as at their cold start.
  */
 import { parseRatesConfig } from '../../shared/config.js';
-import type { RatePair } from '../../shared/domain/rates.js';
+import type { RatePair } from '../../shared/domain/rates/index.js';
 
 export interface LiveRates {
   url: string;

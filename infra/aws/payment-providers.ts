@@ -7,7 +7,7 @@
 import { type CfnOutputProps, type RemovalPolicy } from 'aws-cdk-lib';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import type { ProviderMethod } from '../../shared/domain/providers.js';
+import type { ProviderMethod } from '../../shared/domain/providers/index.js';
 import { pascalCase } from './construct-ids.js';
 import { GENERATED_SECRET } from './demo-provider.js';
 import { acknowledge } from './nag.js';

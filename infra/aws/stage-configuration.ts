@@ -10,9 +10,8 @@ import { CfnParameter, Stack, Token, type CfnParameterProps } from 'aws-cdk-lib'
 import { ParameterTier, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { stageConfigurationOf, type ChainEndpointsDocument, type StageDocument } from '../../shared/config.js';
-import type { CryptoNetwork } from '../../shared/domain/currencies.js';
-import { defaultChains } from '../../shared/domain/networks.js';
-import { NETWORK_ADDRESS_FAMILY, type AddressFamily } from '../../shared/domain/wallets.js';
+import type { CryptoNetwork } from '../../shared/domain/kernel/index.js';
+import { type AddressFamily, defaultChains, NETWORK_ADDRESS_FAMILY } from '../../shared/domain/chains/index.js';
 import { SERVICE_NAME } from '../../shared/observability/catalogue.js';
 import type { Stage } from '../../shared/stage.js';
 import { pascalCase } from './construct-ids.js';

@@ -5,7 +5,7 @@
  */
 import type { App } from 'aws-cdk-lib';
 import { STAGES, type Stage } from '../../shared/stage.js';
-import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
+import { CRYPTO_NETWORKS } from '../../shared/domain/kernel/index.js';
 import { parseRatesConfig } from '../../shared/config.js';
 import type { CustomDomain } from './gateway-api.js';
 import { GatewayStage, type GatewayStageProps } from './gateway-stage.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BaseError, getAddress, isAddress, type Address } from 'viem';
 import * as z from 'zod';
-import { parseDecimalText } from '../../shared/domain/money.js';
+import { parseDecimalText } from '../../shared/domain/kernel/index.js';
 import type { CliIo } from '../cli/merchant-cli.js';
 import { DEFAULT_DATA_DIR } from '../local/environment.js';
 import { readJsonFile } from '../local/json-file.js';

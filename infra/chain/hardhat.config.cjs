@@ -5,7 +5,7 @@
 module.exports = {
   networks: {
     hardhat: {
-      // Sepolia's id: the demo stage's payment URIs (shared/domain/networks.ts) name it for ethereum.
+      // Sepolia's id: the demo stage's payment URIs (shared/domain/chains/networks.ts) name it for ethereum.
       // Another demo network's id for a node that stands in for that network (local-chain.ts).
       chainId: Number(process.env.GATEWAY_HARDHAT_CHAIN_ID || 11155111),
       // Each transaction is mined at once in a block of its own; no blocks otherwise. Empty blocks

@@ -35,7 +35,7 @@ import {
   type TransactionReceipt,
   type WalletClient,
 } from 'viem';
-import { parseDecimalText } from '../../shared/domain/money.js';
+import { parseDecimalText } from '../../shared/domain/kernel/index.js';
 
 const HARDHAT_CLI = createRequire(import.meta.url).resolve('hardhat/internal/cli/bootstrap.js');
 const HARDHAT_CONFIG = fileURLToPath(new URL('./hardhat.config.cjs', import.meta.url));

@@ -2,13 +2,10 @@
  * What the merchant admin CLI does, apart from where it does it: merchants, their keys, and
  * the gateway's own record of each key (an API Gateway usage-plan key in AWS).
  */
-import type { ApiKeyScope } from '../../shared/domain/api-key-scopes.js';
-import { ApiKeyService, type ApiKeyView, type KeyRegistry } from '../../shared/domain/api-key-service.js';
-import type { HeldTransfer } from '../../shared/domain/chain-watcher.js';
-import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
-import type { DashboardAccess, Invitation, InvitationRequest } from '../../shared/domain/dashboard-access.js';
-import { Conflict, Invalid, NotFound } from '../../shared/domain/errors.js';
-import { newMerchant, onchainDepositsByDefault, takesOnchainDeposits, type Merchant, type NewMerchantInput, type SecretSealer } from '../../shared/domain/merchants.js';
+import { type ApiKeyScope, ApiKeyService, type ApiKeyView, type KeyRegistry, type Merchant, newMerchant, type NewMerchantInput, onchainDepositsByDefault, type SecretSealer, takesOnchainDeposits } from '../../shared/domain/merchants/index.js';
+import type { HeldTransfer } from '../../shared/domain/payments/index.js';
+import { Conflict, CRYPTO_NETWORKS, Invalid, NotFound } from '../../shared/domain/kernel/index.js';
+import type { DashboardAccess, Invitation, InvitationRequest } from '../../shared/domain/dashboard/index.js';
 import type { Stage } from '../../shared/stage.js';
 import type { MerchantStore } from '../../shared/store/merchants.js';
 

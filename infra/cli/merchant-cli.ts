@@ -9,14 +9,10 @@
  */
 import { parseArgs } from 'node:util';
 import { chartDays } from '../../shared/dashboard/volume-chart.js';
-import type { AdjustmentRequest } from '../../shared/domain/balance-service.js';
-import { balanceEntryView, type Balance, type BalanceEntry } from '../../shared/domain/balances.js';
-import { API_KEY_SCOPES, MAX_ALLOWED_IPS } from '../../shared/domain/api-key-scopes.js';
-import { newApiKeyRequestSchema } from '../../shared/domain/api-key-service.js';
-import { type BooksHold, merchantUrlProblem, type NewMerchantInput, normalizedUrl } from '../../shared/domain/merchants.js';
-import type { DayTotals } from '../../shared/domain/daily-totals.js';
-import { invitationRequestSchema, type InvitationRequest } from '../../shared/domain/dashboard-access.js';
-import { Decimal } from '../../shared/domain/money.js';
+import { type AdjustmentRequest, type Balance, type BalanceEntry, balanceEntryView, type DayTotals } from '../../shared/domain/ledger/index.js';
+import { API_KEY_SCOPES, type BooksHold, MAX_ALLOWED_IPS, merchantUrlProblem, newApiKeyRequestSchema, type NewMerchantInput, normalizedUrl } from '../../shared/domain/merchants/index.js';
+import { invitationRequestSchema, type InvitationRequest } from '../../shared/domain/dashboard/index.js';
+import { Decimal } from '../../shared/domain/kernel/index.js';
 import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { DEFAULT_DATA_DIR, LOCAL_STAGE } from '../local/environment.js';

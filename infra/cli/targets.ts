@@ -8,14 +8,13 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BalanceService } from '../../shared/domain/balance-service.js';
-import { DailyTotalsRecount } from '../../shared/domain/daily-totals.js';
+import { BalanceService, DailyTotalsRecount } from '../../shared/domain/ledger/index.js';
 import type { Stage } from '../../shared/stage.js';
 import { DynamoBalanceStore, type BalanceTables } from '../../shared/store/balances.js';
 import { DynamoBooksCheckStore } from '../../shared/store/books-check.js';
 import { ApiGatewayKeyRegistry, localKeyRegistry } from '../../shared/store/api-gateway-keys.js';
 import { dynamoDashboardAccess } from '../../shared/store/dashboard-access.js';
-import type { DashboardAccess } from '../../shared/domain/dashboard-access.js';
+import type { DashboardAccess } from '../../shared/domain/dashboard/index.js';
 import { DynamoChainStore } from '../../shared/store/chain.js';
 import { DynamoDailyTotalsStore } from '../../shared/store/daily-totals.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';

@@ -6,7 +6,7 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { digestApiKey, isWellFormedApiKey, newApiKey, newMerchant } from '../../shared/domain/merchants.js';
+import { digestApiKey, isWellFormedApiKey, newApiKey, newMerchant } from '../../shared/domain/merchants/index.js';
 import type { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
 import type { MerchantStore } from '../../shared/store/merchants.js';
 import { LOCAL_STAGE } from './environment.js';

@@ -7,9 +7,7 @@
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
-import type { DashboardAccess } from '../../shared/domain/dashboard-access.js';
-import { newToken } from '../../shared/domain/dashboard-users.js';
-import { totpCode, totpStep } from '../../shared/domain/totp.js';
+import { type DashboardAccess, newToken, totpCode, totpStep } from '../../shared/domain/dashboard/index.js';
 import { readJsonFile } from './json-file.js';
 
 export const DEMO_OWNER_EMAIL = 'owner@demo.example';

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { demoProviderRoute, isProviderSecret } from '../../shared/domain/providers.js';
+import { demoProviderRoute, isProviderSecret } from '../../shared/domain/providers/index.js';
 import { localCredentials } from './environment.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -8,7 +8,7 @@
  */
 import { isLosslessNumber, parse, type LosslessNumber } from 'lossless-json';
 import * as z from 'zod';
-import { heights } from '../domain/concurrency.js';
+import { heights } from '../domain/kernel/index.js';
 import { JsonRpcError, JsonRpcHttp } from './json-rpc.js';
 
 /** How long one request may take; a run that waits longer fails and leaves its cursor. */

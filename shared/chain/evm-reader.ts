@@ -6,8 +6,8 @@
  */
 import { decodeEventLog, encodeEventTopics, parseAbiItem, type Hex } from 'viem';
 import * as z from 'zod';
-import type { BlockRef, ChainReader, EvmBlock, TokenTransferLog } from '../domain/chain.js';
-import { heights } from '../domain/concurrency.js';
+import type { BlockRef, ChainReader, EvmBlock, TokenTransferLog } from '../domain/chains/index.js';
+import { heights } from '../domain/kernel/index.js';
 import { JsonRpcError, JsonRpcHttp, type JsonRpcCall } from './json-rpc.js';
 
 const TRANSFER_EVENT = parseAbiItem('event Transfer(address indexed from, address indexed to, uint256 value)');

@@ -11,7 +11,7 @@
  * watcher handles (a range that breaks ends there; a cursor the node does not know is traced back).
  */
 import { failureReason } from '../observability/failure-reason.js';
-import type { BlockRef, NetworkReader, ScannedBlock } from '../domain/chain.js';
+import type { BlockRef, NetworkReader, ScannedBlock } from '../domain/chains/index.js';
 
 export interface RpcEndpoint {
   /** How logs name it: its place in the list and its host, never its credentials, path or query (where providers put keys). */

@@ -4,13 +4,8 @@
  * (docs/operations.md#watching-chains). A network with several endpoints is read through them in
  * order, failing over (failover-reader.ts).
  */
-import type { NetworkReader } from '../domain/chain.js';
-import type { CryptoNetwork } from '../domain/currencies.js';
-import { EvmNetworkReader } from '../domain/evm-transfers.js';
-import { isEvmNetwork, type NetworkChain } from '../domain/networks.js';
-import { TronNetworkReader } from '../domain/tron-transfers.js';
-import { UtxoNetworkReader } from '../domain/utxo-transfers.js';
-import { NETWORK_ADDRESS_FAMILY } from '../domain/wallets.js';
+import { EvmNetworkReader, isEvmNetwork, NETWORK_ADDRESS_FAMILY, type NetworkChain, type NetworkReader, TronNetworkReader, UtxoNetworkReader } from '../domain/chains/index.js';
+import type { CryptoNetwork } from '../domain/kernel/index.js';
 import { rpcUrlsOf } from '../config.js';
 import { BitcoinRpcReader } from './bitcoin-reader.js';
 import { EvmRpcReader } from './evm-reader.js';

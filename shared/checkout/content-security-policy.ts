@@ -3,7 +3,7 @@
  * admitted by a nonce drawn anew for each response, its images (data: URIs) and its status polls.
  */
 import { randomBytes } from 'node:crypto';
-import { isFrameAncestorSource } from '../domain/merchants.js';
+import { isFrameAncestorSource } from '../domain/merchants/index.js';
 
 export interface EmbeddingPolicy {
   /** Origins allowed to frame the page. */

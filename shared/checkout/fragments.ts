@@ -1,6 +1,6 @@
 /** Small pieces of markup that several parts of a checkout page share. */
-import type { FiatMethod } from '../domain/currencies.js';
-import type { Invoice } from '../domain/invoice.js';
+import type { FiatMethod } from '../domain/kernel/index.js';
+import type { Invoice } from '../domain/invoicing/index.js';
 import { html, type Html } from '../http/html.js';
 import type { MessageKey, Translator } from './language.js';
 

@@ -4,8 +4,7 @@
  * lives in its catalogue under ./i18n; nothing here or in the pages writes words of its own.
  */
 import Negotiator from 'negotiator';
-import { decimalsOf, isCryptoAsset } from '../domain/currencies.js';
-import { Decimal } from '../domain/money.js';
+import { Decimal, decimalsOf, isCryptoAsset } from '../domain/kernel/index.js';
 import { escapeHtml, Html } from '../http/html.js';
 import { az } from './i18n/az.js';
 import { en, type Catalogue, type MessageKey } from './i18n/en.js';

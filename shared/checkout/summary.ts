@@ -1,5 +1,4 @@
-import { paymentProgress } from '../domain/checkout.js';
-import type { Invoice } from '../domain/invoice.js';
+import { type Invoice, paymentProgress } from '../domain/invoicing/index.js';
 import { html, type Html } from '../http/html.js';
 import { dateTime, shownAmount } from './fragments.js';
 import type { Translator } from './language.js';

@@ -5,11 +5,10 @@
  * the domain looks like as a page. Roles are checked here, on the server, for every page and form.
  */
 import type { LanguageChoice } from '../checkout/language.js';
-import { can, type Permission } from '../domain/dashboard-users.js';
-import { Conflict, DomainError, Gone, NotFound, Unavailable } from '../domain/errors.js';
+import { can, clearedSessionCookie, cookieScopeOf, type Permission, sessionTokenOf, validCsrf } from '../domain/dashboard/index.js';
+import { Conflict, DomainError, Gone, NotFound, Unavailable } from '../domain/kernel/index.js';
 import { html } from '../http/html.js';
 import type { Stage } from '../stage.js';
-import { clearedSessionCookie, cookieScopeOf, sessionTokenOf, validCsrf } from '../domain/dashboard-sessions.js';
 import { dashboardDocument, dashboardUrl, type DashboardContext } from './document.js';
 import { DashboardTranslator } from './language.js';
 import { redirect, type DashboardAnswer, type DashboardServices, type PageHandler } from './page.js';

@@ -6,9 +6,8 @@
 import { type Language, LANGUAGE_CODES, type LanguageChoice, LANGUAGES } from '../checkout/language.js';
 import { newNonce } from '../checkout/content-security-policy.js';
 import type { RenderedPage } from '../checkout/document.js';
-import { can, type Permission } from '../domain/dashboard-users.js';
-import type { SignedIn } from '../domain/dashboard-access.js';
-import type { MerchantView } from '../domain/merchants.js';
+import { can, type Permission, type SignedIn } from '../domain/dashboard/index.js';
+import type { MerchantView } from '../domain/merchants/index.js';
 import { html, raw, type Html } from '../http/html.js';
 import type { Stage } from '../stage.js';
 import type { DashboardKey, DashboardTranslator } from './language.js';

@@ -3,7 +3,7 @@
  * of the API's own schemas (zod) and rules (`Invalid`) told in the reader's language.
  */
 import type * as z from 'zod';
-import type { FieldProblem } from '../domain/errors.js';
+import type { FieldProblem } from '../domain/kernel/index.js';
 import { html, raw, type Html } from '../http/html.js';
 import type { DashboardKey, DashboardTranslator } from './language.js';
 

@@ -3,17 +3,13 @@
  * the API's functions use (docs/architecture.md#the-dashboard), never a table of its own.
  */
 import type { RenderedPage } from '../checkout/document.js';
-import type { ApiKeyService, ApiKeyView } from '../domain/api-key-service.js';
-import type { MerchantSettings, MerchantView, RotatedSecret } from '../domain/merchants.js';
-import type { DashboardAccess } from '../domain/dashboard-access.js';
-import type { BalanceView } from '../domain/balances.js';
-import type { CallbackDelivery } from '../domain/callbacks.js';
-import type { DailyTotals } from '../domain/daily-totals.js';
-import type { InvoiceView } from '../domain/invoice-views.js';
-import type { ListInvoicesQuery } from '../domain/invoice-requests.js';
-import type { Page } from '../domain/pagination.js';
-import type { CreateReportRequest, ReportView } from '../domain/reports.js';
-import type { ListTransactionsQuery, TransactionView } from '../domain/transactions.js';
+import type { ApiKeyService, ApiKeyView, MerchantSettings, MerchantView, RotatedSecret } from '../domain/merchants/index.js';
+import type { DashboardAccess } from '../domain/dashboard/index.js';
+import type { BalanceView, CreateReportRequest, DailyTotals, ReportView } from '../domain/ledger/index.js';
+import type { CallbackDelivery } from '../domain/callbacks/index.js';
+import type { InvoiceView, ListInvoicesQuery } from '../domain/invoicing/index.js';
+import type { Page } from '../domain/kernel/index.js';
+import type { ListTransactionsQuery, TransactionView } from '../domain/transactions/index.js';
 import type { DashboardContext } from './document.js';
 
 /** A report as the reports page lists it. */

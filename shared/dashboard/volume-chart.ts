@@ -4,7 +4,7 @@
  * land. Each bar names its day and amount; the chart's title and description say what it shows
  * to a screen reader.
  */
-import { Decimal } from '../domain/money.js';
+import { Decimal } from '../domain/kernel/index.js';
 import { html, type Html } from '../http/html.js';
 
 export const CHART_DAYS = 30;

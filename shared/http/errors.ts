@@ -1,5 +1,5 @@
 /** Where a refusal of the domain becomes the merchant contract's status and code: here only. */
-import { AlreadyUsed, Conflict, DomainError, Gone, Held, InsufficientBalance, Invalid, NotAuthentic, NotFound, TooLarge, Unavailable } from '../domain/errors.js';
+import { AlreadyUsed, Conflict, DomainError, Gone, Held, InsufficientBalance, Invalid, NotAuthentic, NotFound, TooLarge, Unavailable } from '../domain/kernel/index.js';
 import { ApiError, type ErrorCode } from '../errors.js';
 
 const CODE_OF_KIND: ReadonlyArray<readonly [abstract new (...args: never[]) => DomainError, ErrorCode]> = [

@@ -8,7 +8,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import type { z } from 'zod';
-import { decodeKeyReach, keyRefusal, type ApiKeyScope } from '../domain/api-key-scopes.js';
+import { decodeKeyReach, keyRefusal, type ApiKeyScope } from '../domain/merchants/index.js';
 import { ApiError, UNAUTHORIZED_MESSAGE } from '../errors.js';
 import { apiErrorOf } from './errors.js';
 import { TRACE_OPTIONS, tracer } from '../observability/tracer.js';

@@ -14,7 +14,7 @@ import type { Context } from 'aws-lambda';
 import { ApiError } from '../errors.js';
 import { config } from '../config.js';
 import { dynamoClient } from '../store/dynamo.js';
-import { Invalid } from '../domain/errors.js';
+import { Invalid } from '../domain/kernel/index.js';
 
 const RETENTION_SECONDS = 24 * 60 * 60;
 

@@ -6,8 +6,7 @@
  */
 import { parse } from 'lossless-json';
 import { ApiError } from '../errors.js';
-import { JsonNumber } from '../domain/money.js';
-import { Invalid, type FieldProblem } from '../domain/errors.js';
+import { type FieldProblem, Invalid, JsonNumber } from '../domain/kernel/index.js';
 
 const keepNumberText = (text: string): JsonNumber => new JsonNumber(text);
 

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { Invalid, type FieldProblem } from '../domain/errors.js';
+import { Invalid, type FieldProblem } from '../domain/kernel/index.js';
 
 const joinPath = (path: readonly PropertyKey[]): string => path.map(String).join('.');
 

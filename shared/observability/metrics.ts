@@ -7,7 +7,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { config } from '../config.js';
 import type { RpcRunReport } from '../chain/failover-reader.js';
-import type { BusinessMetrics } from '../domain/metrics.js';
+import type { BusinessMetrics } from '../domain/kernel/index.js';
 import { BUSINESS_METRICS, CHAIN_RPC_METRICS, METRICS_NAMESPACE, SERVICE_NAME, type BusinessMetricDefinition } from './catalogue.js';
 
 const metrics = new Metrics({ namespace: METRICS_NAMESPACE, serviceName: SERVICE_NAME, defaultDimensions: { stage: config().stage } });

@@ -2,25 +2,24 @@
  * Delivers one callback from the queue (docs/merchant-guide.md#callbacks): signs it, posts it once, records the
  * attempt, and on failure either schedules the next attempt through the message's visibility or,
  * once the delivery window has closed, parks it in the dead-letter queue. While deliveries to the
- * merchant's URL are paused (it kept timing out: `domain/callback-pause.ts`), a callback is not
+ * merchant's URL are paused (it kept timing out: `domain/callbacks/callback-pause.ts`), a callback is not
  * attempted: it waits for the pause to end, and is parked instead if its window closes first. An
  * attempt takes one of the URL's few delivery places first; a callback that finds them all taken
  * comes back shortly, unattempted.
  */
 import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { busyRetrySeconds, DELIVERY_HOLD_SECONDS, pauseAfterTimeout, pauseDecision, pausedRetrySeconds, type PauseChange } from '../domain/callback-pause.js';
-import { type CallbackSecretOpener, type Deliver, type DeliveryAttempt, type DeliveryResult, retryDelaySeconds, signCallback, signingSecrets, storeFailureRetrySeconds, windowClosed } from '../domain/callbacks.js';
-import { callbackBody } from '../domain/transaction-callbacks.js';
-import type { Merchant } from '../domain/merchants.js';
-import type { BusinessMetrics } from '../domain/metrics.js';
+import { busyRetrySeconds, type CallbackSecretOpener, type Deliver, DELIVERY_HOLD_SECONDS, type DeliveryAttempt, type DeliveryResult, pauseAfterTimeout, type PauseChange, pauseDecision, pausedRetrySeconds, retryDelaySeconds, signCallback, signingSecrets, storeFailureRetrySeconds, windowClosed } from '../domain/callbacks/index.js';
+import { callbackBody } from '../domain/transactions/index.js';
+import type { Merchant } from '../domain/merchants/index.js';
+import type { BusinessMetrics } from '../domain/kernel/index.js';
 import { logger } from '../observability/logger.js';
 import { DELIVERY_FAILURES } from './http-delivery.js';
 import type { CallbackPauseStore, DeliveryPlaces } from '../store/merchants.js';
 import type { DynamoOutboxStore, OutboxItem } from '../store/outbox.js';
 import type { CallbackMessage } from '../queue/callbacks.js';
 
-export type { Deliver, DeliveryResult } from '../domain/callbacks.js';
+export type { Deliver, DeliveryResult } from '../domain/callbacks/index.js';
 
 /** Thrown to leave the message on the queue for its next attempt. */
 export class RetryLater extends Error {

@@ -6,7 +6,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { DELIVERY_TIMEOUT_MS, type Deliver } from '../domain/callbacks.js';
+import { DELIVERY_TIMEOUT_MS, type Deliver } from '../domain/callbacks/index.js';
 import { isIpLiteral, isNonPublicAddress, NonPublicAddressError, publicOnlyLookup, type CallbackTargets } from './address-guard.js';
 
 /** What a failed delivery reports as its `error`: the category, and nothing of the network. */

@@ -6,9 +6,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import type * as z from 'zod';
-import { ProviderUnavailable, type PaymentProvider, type ProviderMessage } from '../domain/providers.js';
+import { type CreatedPayment, type CreatePaymentRequest, type ForwardUtrRequest, type PaymentProvider, type PayoutRequest, type ProviderEvent, type ProviderMessage, type ProviderStatusAnswer, ProviderUnavailable } from '../domain/providers/index.js';
 import { createdPaymentSchema, providerEventSchema, providerStatusSchema, requestedPayoutSchema, signMessage, verifiesMessage } from './protocol.js';
-import type { CreatedPayment, CreatePaymentRequest, ForwardUtrRequest, PayoutRequest, ProviderEvent, ProviderStatusAnswer } from '../domain/provider-port.js';
 
 /** docs/provider-protocol.md: a provider that does not answer within 10 seconds is tried again later. */
 export const PROVIDER_TIMEOUT_MS = 10_000;

@@ -5,7 +5,7 @@
  * a while (shared/refreshed.ts).
  */
 import type { ProviderConfig, ProviderSecretSource } from '../config.js';
-import type { PaymentProvider, ProviderRegistry, ProviderRoute } from '../domain/providers.js';
+import type { PaymentProvider, ProviderRegistry, ProviderRoute } from '../domain/providers/index.js';
 import { refreshed } from '../refreshed.js';
 import { ProtocolProvider } from './protocol-provider.js';
 

@@ -1,6 +1,6 @@
 /** Provider secrets kept in AWS Secrets Manager (docs/operations.md#payment-providers): never in a template or an environment variable. */
 import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { isProviderSecret } from '../domain/providers.js';
+import { isProviderSecret } from '../domain/providers/index.js';
 import type { SecretStoreReader } from './registry.js';
 
 /** Reads a provider's secret by its ARN, refusing what is not one. */

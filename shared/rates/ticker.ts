@@ -4,8 +4,8 @@
  * currency it prices live to a symbol (`GATEWAY_RATE_PAIRS`); the symbol's price is the
  * currency's USD price, or its inverse. Prices are read as decimal text, never as binary floats.
  */
-import { Decimal, formatRate, parseDecimalText, RATE_DECIMALS } from '../domain/money.js';
-import { isTickerPair, type RatePair, type RateQuote, type TickerQuotes } from '../domain/rates.js';
+import { Decimal, formatRate, parseDecimalText, RATE_DECIMALS } from '../domain/kernel/index.js';
+import { isTickerPair, type RatePair, type RateQuote, type TickerQuotes } from '../domain/rates/index.js';
 
 /** How long one request may take, answer included; the schedule comes back a minute later. */
 export const TICKER_TIMEOUT_MS = 10_000;

@@ -4,9 +4,8 @@
  * `ownersByFamily` index once per container and topped up at every look-up with those allocated
  * since, so that a transfer to a stranger costs no read (docs/operations.md#watching-chains).
  */
-import type { AddressOwner } from '../domain/chain-watcher.js';
-import { AddressSet } from '../domain/address-set.js';
-import type { AddressFamily } from '../domain/wallets.js';
+import type { AddressOwner } from '../domain/payments/index.js';
+import { type AddressFamily, AddressSet } from '../domain/chains/index.js';
 import type { DynamoWalletStore } from './wallets.js';
 
 /**

@@ -13,8 +13,7 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import type { ApiKeyRegistryConfig } from '../config.js';
-import type { KeyRegistry } from '../domain/api-key-service.js';
-import type { ApiKey } from '../domain/merchants.js';
+import type { ApiKey, KeyRegistry } from '../domain/merchants/index.js';
 
 /** One API Gateway key per merchant key, found again by this name. */
 export const apiGatewayKeyName = (key: ApiKey): string => `merchant-key-${key.keyId}`;

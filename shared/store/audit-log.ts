@@ -1,6 +1,6 @@
 /** The dashboard's audit log in DynamoDB: an item per entry, a merchant's read newest first from its index. */
 import { PutCommand, QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AuditEntry, AuditLog } from '../domain/dashboard-access.js';
+import type { AuditEntry, AuditLog } from '../domain/dashboard/index.js';
 import type { TransactItem } from './dynamo.js';
 
 const positionOf = (entry: AuditEntry): string => `${entry.at}#${entry.id}`;

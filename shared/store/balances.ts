@@ -5,11 +5,8 @@
  * posting was computed from (its entry count and amounts).
  */
 import { BatchGetCommand, GetCommand, paginateQuery, PutCommand, QueryCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { BALANCE_CURRENCIES, type Balance, type BalanceEntry, type BalanceEntryFilters, type BalancePosting } from '../domain/balances.js';
-import type { BalanceKey, RecordPosition, SequencedEntry } from '../domain/books-check.js';
-import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
-import type { ReportRange } from '../domain/report-service.js';
-import type { CommitResult } from '../domain/retry.js';
+import { type Balance, BALANCE_CURRENCIES, type BalanceEntry, type BalanceEntryFilters, type BalanceKey, type BalancePosting, type RecordPosition, type ReportRange, type SequencedEntry } from '../domain/ledger/index.js';
+import { type CommitResult, type Listing, listingFilters, type Page } from '../domain/kernel/index.js';
 import { BATCH_GET_LIMIT, changedBetween, changeShardOf, commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 

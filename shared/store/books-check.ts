@@ -6,7 +6,7 @@
  * operator's request for a full pass is an attribute of its own, which no run writes.
  */
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { BalanceKey, BooksCheckState, BooksCheckStore, EntrySums } from '../domain/books-check.js';
+import type { BalanceKey, BooksCheckState, BooksCheckStore, EntrySums } from '../domain/ledger/index.js';
 
 const STATE_ID = 'state';
 

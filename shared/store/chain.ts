@@ -3,8 +3,8 @@
  * was read at, and the transfers held for merchants that do not take on-chain deposits yet.
  */
 import { DeleteCommand, GetCommand, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ChainCursor } from '../domain/chain.js';
-import type { HeldTransfer } from '../domain/chain-watcher.js';
+import type { ChainCursor } from '../domain/chains/index.js';
+import type { HeldTransfer } from '../domain/payments/index.js';
 import { isConditionFailure, queryPartition } from './dynamo.js';
 
 const cursorId = (network: string): string => `cursor#${network}`;

@@ -1,5 +1,5 @@
 /**
- * The day totals in DynamoDB (shared/domain/daily-totals.ts), in the merchant's partition of the
+ * The day totals in DynamoDB (shared/domain/ledger/daily-totals.ts), in the merchant's partition of the
  * dailyTotals table, one item per day and currency for the confirmed volume (`dayKey`
  * `YYYY-MM-DD#volume#CUR`, `volume`) and INVOICE_COUNT_SHARDS items per day for the invoices
  * (`YYYY-MM-DD#invoices#N`, `created` and `completed`), every figure a DynamoDB Number: a month of
@@ -10,9 +10,8 @@
  */
 import { QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, NumberValue, PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { decimalsOf } from '../domain/currencies.js';
-import type { DailyCount, DailyTotalsStore, DayTotals } from '../domain/daily-totals.js';
-import { Decimal, formatAmount } from '../domain/money.js';
+import { Decimal, decimalsOf, formatAmount } from '../domain/kernel/index.js';
+import type { DailyCount, DailyTotalsStore, DayTotals } from '../domain/ledger/index.js';
 import { shardOf, type TransactItem } from './dynamo.js';
 
 /**

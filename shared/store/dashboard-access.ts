@@ -1,7 +1,7 @@
 /** The dashboard's access over its DynamoDB tables and the vault: one wiring for the functions, the admin CLI and the local runtime. */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { DashboardAccess, type SecretBox } from '../domain/dashboard-access.js';
-import type { SealedSecret } from '../domain/sealed-secret.js';
+import { DashboardAccess, type SecretBox } from '../domain/dashboard/index.js';
+import type { SealedSecret } from '../domain/kernel/index.js';
 import { open, seal, type DataKeySource } from '../vault/envelope.js';
 import { DynamoAuditLog } from './audit-log.js';
 import { DynamoInvitationStore } from './dashboard-invitations.js';

@@ -1,6 +1,6 @@
 /** Dashboard invitations in DynamoDB, by the digest of their link's token; DynamoDB forgets each once it has expired. */
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AuditEntry, Invitation, InvitationStore } from '../domain/dashboard-access.js';
+import type { AuditEntry, Invitation, InvitationStore } from '../domain/dashboard/index.js';
 import { auditPut } from './audit-log.js';
 import { commitTransaction } from './dynamo.js';
 

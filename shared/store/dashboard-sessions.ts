@@ -1,7 +1,6 @@
 /** Dashboard sessions in DynamoDB, by the digest of their cookie's token; DynamoDB forgets each 12 hours after it was last seen. */
 import { DeleteCommand, GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { SessionStore } from '../domain/dashboard-access.js';
-import type { DashboardSession } from '../domain/dashboard-sessions.js';
+import type { DashboardSession, SessionStore } from '../domain/dashboard/index.js';
 import { isConditionFailure, queryItems } from './dynamo.js';
 
 export class DynamoSessionStore implements SessionStore {

@@ -1,8 +1,7 @@
 /** The dashboard's users in DynamoDB, by lower-cased e-mail, with the merchant's listing by index. */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { AuditEntry, DashboardUser, DashboardUserStore, SignInState } from '../domain/dashboard-access.js';
-import type { SignInFailure } from '../domain/dashboard-users.js';
-import type { SealedSecret } from '../domain/sealed-secret.js';
+import type { AuditEntry, DashboardUser, DashboardUserStore, SignInFailure, SignInState } from '../domain/dashboard/index.js';
+import type { SealedSecret } from '../domain/kernel/index.js';
 import { auditPut } from './audit-log.js';
 import { commitTransaction, isConditionFailure, queryAll } from './dynamo.js';
 

@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, paginateQuery, TransactWriteCommand, type QueryCommandInput, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { CommitResult } from '../domain/retry.js';
+import type { CommitResult } from '../domain/kernel/index.js';
 import { traced } from '../observability/tracer.js';
 
 export const dynamoClient = traced(new DynamoDBClient({}));

@@ -1,21 +1,15 @@
 /** Invoices in DynamoDB, with their per-merchant orderId claims, the sparse expiry index, and their count in the merchant's day totals. */
 import { GetCommand, paginateQuery, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CustomerDetails, Invoice, InvoiceStatus } from '../domain/invoice.js';
-import type { InvoiceFilters } from '../domain/invoice-requests.js';
-import type { ProviderPayment } from '../domain/providers.js';
-import { noPayments } from '../domain/payments.js';
-import type { CheckoutInvoices } from '../domain/checkout-service.js';
-import { countOfNewInvoice } from '../domain/daily-totals.js';
-import type { CreateOutcome, DueInvoice, InvoiceRepository } from '../domain/invoice-service.js';
-import type { ExpiringInvoices, ExpiryAnnouncement } from '../domain/invoice-expiry.js';
-import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
+import { type CreateOutcome, type CustomerDetails, type DueInvoice, type ExpiringInvoices, type ExpiryAnnouncement, type Invoice, type InvoiceFilters, type InvoiceRepository, type InvoiceStatus, noPayments } from '../domain/invoicing/index.js';
+import type { ProviderPayment } from '../domain/providers/index.js';
+import type { CheckoutInvoices } from '../domain/payments/index.js';
+import { countOfNewInvoice } from '../domain/ledger/index.js';
+import { Conflict, Invalid, type Listing, listingFilters, optimisticAttempts, type Page } from '../domain/kernel/index.js';
 import { commitTransaction, isConditionFailure, isTransactionConflict, queryAll, queryPartition, shardOf } from './dynamo.js';
 import { dailyTotalWrites } from './daily-totals.js';
 import { outboxPut } from './outbox.js';
 import { IndexPager, type IndexQuery } from './pages.js';
-import { Conflict, Invalid } from '../domain/errors.js';
-import { optimisticAttempts } from '../domain/retry.js';
-import { orderClaimId } from '../domain/claims.js';
+import { orderClaimId } from '../domain/chains/index.js';
 
 
 /**

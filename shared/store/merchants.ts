@@ -1,10 +1,8 @@
 /** Merchants and API keys in DynamoDB. */
 import { GetCommand, PutCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyStore } from '../domain/api-key-service.js';
-import type { RecordPosition } from '../domain/books-check.js';
-import type { BooksHolds } from '../domain/books-hold.js';
-import type { ApiKey, BooksHold, CallbackPause, ClearedBooksHold, KeyUseRecorder, Merchant, MerchantRead, RotatedSecretChanges } from '../domain/merchants.js';
-import { DELIVERIES_PER_URL, type PauseChange } from '../domain/callback-pause.js';
+import type { ApiKey, ApiKeyStore, BooksHold, CallbackPause, ClearedBooksHold, KeyUseRecorder, Merchant, MerchantRead, RotatedSecretChanges } from '../domain/merchants/index.js';
+import type { BooksHolds, RecordPosition } from '../domain/ledger/index.js';
+import { DELIVERIES_PER_URL, type PauseChange } from '../domain/callbacks/index.js';
 import { isConditionFailure, queryItems, queryPartition } from './dynamo.js';
 
 /** The settings of a merchant that can change after creation. */

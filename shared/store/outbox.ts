@@ -4,7 +4,7 @@
  * the queue and every delivery attempt.
  */
 import { BatchGetCommand, GetCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { CallbackEntry, CallbackRecord, DeliveryAttempt } from '../domain/callbacks.js';
+import type { CallbackEntry, CallbackRecord, DeliveryAttempt } from '../domain/callbacks/index.js';
 import { OUTBOX_RETENTION_DAYS } from '../queue/queues.js';
 import { isConditionFailure, queryAll, queryPartition } from './dynamo.js';
 import { TABLES } from './tables.js';

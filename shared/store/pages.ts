@@ -8,7 +8,7 @@
 import { QueryCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod';
 import { TABLES, type IndexDefinition, type TableDefinition, type TableKey } from './tables.js';
-import { Invalid } from '../domain/errors.js';
+import { Invalid } from '../domain/kernel/index.js';
 
 /** A listing's filters as the client gave them, normalized: what its cursors are bound to. */
 export type ListingFilters = Readonly<Record<string, string>>;

@@ -1,7 +1,7 @@
 /** Live exchange rates in DynamoDB: one item per currency, its newest USD price and when it was quoted. */
 import { BatchGetCommand, PutCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { toDecimal } from '../domain/money.js';
-import type { RateQuote } from '../domain/rates.js';
+import { toDecimal } from '../domain/kernel/index.js';
+import type { RateQuote } from '../domain/rates/index.js';
 import { BATCH_GET_LIMIT, isConditionFailure } from './dynamo.js';
 
 interface RateItem {

@@ -6,8 +6,8 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, extname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import type { Receipt } from '../domain/deposit-confirmation.js';
-import type { ReceiptStore } from '../domain/fiat-service.js';
+import type { Receipt } from '../domain/invoicing/index.js';
+import type { ReceiptStore } from '../domain/payments/index.js';
 import { aesGcmDecrypt, aesGcmEncrypt, type DataKeySource } from '../vault/envelope.js';
 
 const CONTENT_TYPES: Record<Receipt['extension'], string> = { jpg: 'image/jpeg', jpeg: 'image/jpeg', png: 'image/png', pdf: 'application/pdf' };

@@ -8,8 +8,7 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import { createReadStream, type ReadStream } from 'node:fs';
 import { mkdir, open, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, resolve, sep } from 'node:path';
-import type { ReportLinks, ReportWriter } from '../domain/report-service.js';
-import type { ReportUpload } from '../domain/reports.js';
+import type { ReportLinks, ReportUpload, ReportWriter } from '../domain/ledger/index.js';
 
 export const REPORT_CONTENT_TYPE = 'text/csv; charset=utf-8';
 

@@ -4,8 +4,7 @@
  * and which invocation builds it until when (`building`), each written only by that invocation.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ReportStore } from '../domain/report-service.js';
-import type { Report, ReportLease, ReportProgress } from '../domain/reports.js';
+import type { Report, ReportLease, ReportProgress, ReportStore } from '../domain/ledger/index.js';
 import { isConditionFailure } from './dynamo.js';
 
 export class DynamoReportStore implements ReportStore {

@@ -1,7 +1,7 @@
 /** Links to report files in S3 (docs/merchant-guide.md#reports): presigned GetObject URLs that download the file. */
 import { GetObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { ReportLinks } from '../domain/report-service.js';
+import type { ReportLinks } from '../domain/ledger/index.js';
 
 export class S3ReportLinks implements ReportLinks {
   constructor(

@@ -5,8 +5,7 @@
  * bucket's lifecycle after a day.
  */
 import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
-import type { ReportWriter } from '../domain/report-service.js';
-import type { ReportUpload } from '../domain/reports.js';
+import type { ReportUpload, ReportWriter } from '../domain/ledger/index.js';
 import { REPORT_CONTENT_TYPE } from './report-files.js';
 
 export class S3ReportWriter implements ReportWriter {

@@ -5,16 +5,12 @@
  * callback it owes.
  */
 import { GetCommand, paginateQuery, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { BalancePosting } from '../domain/balances.js';
-import type { CallbackEntry } from '../domain/callbacks.js';
-import { countsOfLedgerWrite } from '../domain/daily-totals.js';
-import { listingFilters, type Listing, type Page } from '../domain/pagination.js';
-import type { InvoiceUpdate } from '../domain/payments.js';
-import type { CheckedTransaction, RecordPosition } from '../domain/books-check.js';
-import type { ReportRange } from '../domain/report-service.js';
-import type { Ledger, UniqueClaim } from '../domain/transaction-service.js';
-import type { CommitResult } from '../domain/retry.js';
-import type { Transaction, TransactionFilters, TransactionProvider, TransactionStatus } from '../domain/transactions.js';
+import { type BalancePosting, type CheckedTransaction, countsOfLedgerWrite, type RecordPosition, type ReportRange } from '../domain/ledger/index.js';
+import type { CallbackEntry } from '../domain/callbacks/index.js';
+import { type CommitResult, type Listing, listingFilters, type Page } from '../domain/kernel/index.js';
+import type { InvoiceUpdate } from '../domain/invoicing/index.js';
+import type { Ledger, UniqueClaim } from '../domain/payments/index.js';
+import type { Transaction, TransactionFilters, TransactionProvider, TransactionStatus } from '../domain/transactions/index.js';
 import { changedBetween, changeShardOf, commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { invoiceStatusKey } from './invoices.js';
 import { outboxPut } from './outbox.js';

@@ -6,7 +6,7 @@
  */
 import { GetParametersCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import type { WalletKeysConfig } from '../config.js';
-import { parseWalletXpubs, type AddressFamily, type WalletKeys, type WalletXpubs } from '../domain/wallets.js';
+import { parseWalletXpubs, type AddressFamily, type WalletKeys, type WalletXpubs } from '../domain/chains/index.js';
 
 /** The parsed keys; the first call reads and parses them, later calls share that result. */
 export type WalletKeySource = () => Promise<WalletKeys>;

@@ -7,11 +7,11 @@
  */
 import { BatchGetCommand, GetCommand, PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Stage } from '../stage.js';
-import type { AddressOwner } from '../domain/chain-watcher.js';
-import { ADDRESS_FAMILIES, deriveCustomerAddresses, ownerKey, type AddressFamily, type CustomerAddresses } from '../domain/wallets.js';
+import type { AddressOwner } from '../domain/payments/index.js';
+import { ADDRESS_FAMILIES, deriveCustomerAddresses, ownerKey, type AddressFamily, type CustomerAddresses } from '../domain/chains/index.js';
 import { BATCH_GET_LIMIT, isConditionFailure, isTransactionConflict, queryItems } from './dynamo.js';
 import type { WalletKeySource } from './wallet-keys.js';
-import { optimisticAttempts } from '../domain/retry.js';
+import { optimisticAttempts } from '../domain/kernel/index.js';
 
 export interface CustomerWallet {
   /** Receiving-chain index; one index serves all three address families. */

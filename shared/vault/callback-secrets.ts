@@ -4,8 +4,8 @@
  * a transaction's `hash` is computed. An opened secret is kept for the container's life, keyed by
  * its sealed form, so a rotated secret is opened afresh and a container opens each one once.
  */
-import type { SecretSealer } from '../domain/merchants.js';
-import type { SealedSecret } from '../domain/sealed-secret.js';
+import type { SecretSealer } from '../domain/merchants/index.js';
+import type { SealedSecret } from '../domain/kernel/index.js';
 import { open, seal, type DataKeySource } from './envelope.js';
 
 export const callbackSecretContext = (merchantId: string): string => `callback-secret:${merchantId}`;

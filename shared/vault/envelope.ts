@@ -4,7 +4,7 @@
  * keys come from KMS in AWS and from a local key file on one machine.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { SealedSecret } from '../domain/sealed-secret.js';
+import type { SealedSecret } from '../domain/kernel/index.js';
 
 export interface DataKey {
   plaintext: Uint8Array;

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runMerchantCli } from '../../infra/cli/merchant-cli.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
 import { callApi, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
-import { DELIVERIES_PER_URL } from '../../shared/domain/callback-pause.js';
+import { DELIVERIES_PER_URL } from '../../shared/domain/callbacks/callback-pause.js';
 import { eventually } from '../support/wait.js';
 
 const RETRY_SCALE = 0.001;

@@ -30,7 +30,7 @@ import type { RuntimeLog } from '../../infra/local/log.js';
 import { batchOutcome, startQueueConsumers, uniqueMessages, type QueueConsumers } from '../../infra/local/queue-consumer.js';
 import { localSqsClient } from '../../infra/local/sqs.js';
 import type { QueueFunction } from '../../shared/routes.js';
-import { callbackBody } from '../../shared/domain/transaction-callbacks.js';
+import { callbackBody } from '../../shared/domain/transactions/transaction-callbacks.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
 import { callApi, dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { openRuntimeStack, recordDepositWithoutPublishing, type RuntimeStack } from '../support/runtime-stack.js';

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runChainCli } from '../../infra/chain/chain-cli.js';
-import type { RunSummary } from '../../shared/domain/chain-watcher.js';
+import type { RunSummary } from '../../shared/domain/payments/chain-watcher.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
 import { callApi, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { eventually } from '../support/wait.js';

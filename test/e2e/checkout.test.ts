@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newApiKey, newMerchant } from '../../shared/domain/merchants.js';
+import { newApiKey, newMerchant } from '../../shared/domain/merchants/merchants.js';
 import {
   areLoadedImages,
   collectPageErrors,

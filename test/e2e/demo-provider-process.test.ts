@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { localDynamoClient } from '../../infra/local/dynamodb.js';
 import { randomLocalCredentials } from '../../infra/local/environment.js';
 import { signMessage } from '../../shared/providers/protocol.js';
-import type { CreatePaymentRequest } from '../../shared/domain/provider-port.js';
+import type { CreatePaymentRequest } from '../../shared/domain/providers/provider-port.js';
 import { startCallbackReceiver, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver.js';
 import { paymentRequest, payoutRequest, newProviderSecret } from '../support/demo-provider.js';
 import { startDemoProviderProcess, type DemoProviderProcess } from '../../infra/local/demo-provider-process.js';

@@ -16,7 +16,7 @@ import { ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDynamoClient } from '../../infra/local/dynamodb.js';
 import { localCredentials } from '../../infra/local/environment.js';
-import { RECEIPT_MAX_BYTES, RECEIPT_MAX_SIZE_TEXT } from '../../shared/domain/deposit-confirmation.js';
+import { RECEIPT_MAX_BYTES, RECEIPT_MAX_SIZE_TEXT } from '../../shared/domain/invoicing/deposit-confirmation.js';
 import { maxBodyBytesOf, routeByName } from '../../shared/routes.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../support/callback-receiver.js';
 import { callApi, dynamoDbLocalProcesses, simulateFunds, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localDynamoClient } from '../../infra/local/dynamodb.js';
 import { localCredentials } from '../../infra/local/environment.js';
 import { readRunningStack, type RuntimeInfo } from '../../infra/local/runtime-info.js';
-import { digestApiKey } from '../../shared/domain/merchants.js';
+import { digestApiKey } from '../../shared/domain/merchants/merchants.js';
 import { callApi, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { isLoopback, listeningSockets, processTree } from '../support/listening-sockets.js';
 

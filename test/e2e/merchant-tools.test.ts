@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver } from '../support/callback-receiver.js';
-import { Decimal } from '../../shared/domain/money.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
 import { callApi, simulateFunds, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { eventually } from '../support/wait.js';
 

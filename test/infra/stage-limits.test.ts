@@ -12,8 +12,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { GatewayStage, type GatewayStageProps } from '../../infra/aws/gateway-stage.js';
 import type { ProviderDeployment } from '../../infra/aws/payment-providers.js';
 import { PARAMETER_VALUE_BYTES, type WatchedNetworks } from '../../infra/aws/stage-configuration.js';
-import { CRYPTO_NETWORKS, FIAT_METHOD_LIMITS } from '../../shared/domain/currencies.js';
-import { providerMethods } from '../../shared/domain/providers.js';
+import { CRYPTO_NETWORKS, FIAT_METHOD_LIMITS } from '../../shared/domain/kernel/currencies.js';
+import { providerMethods } from '../../shared/domain/providers/providers.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { deployedText, environmentBytes, linkedStageTemplate, stageTemplates, type CfnTemplate, type StageTemplate } from '../support/template.js';
 

@@ -9,7 +9,7 @@ import { DeleteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { ensureTable } from '../../infra/local/dynamodb.js';
 import { config } from '../../shared/config.js';
-import { segwitScript } from '../../shared/domain/wallets.js';
+import { segwitScript } from '../../shared/domain/chains/wallets.js';
 import { CachedAddressOwners } from '../../shared/store/address-owners.js';
 import { documentClient, dynamoClient } from '../../shared/store/dynamo.js';
 import { TABLES } from '../../shared/store/tables.js';

@@ -9,7 +9,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../functions/authorize-merchant.js';
 import { lambdaContext } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
-import { generateApiKeyText, LAST_USED_GRANULARITY_SECONDS, newApiKey } from '../../shared/domain/merchants.js';
+import { generateApiKeyText, LAST_USED_GRANULARITY_SECONDS, newApiKey } from '../../shared/domain/merchants/merchants.js';
 import { logger } from '../../shared/observability/logger.js';
 import { FUNCTIONS } from '../../shared/routes.js';
 import { documentClient } from '../../shared/store/dynamo.js';

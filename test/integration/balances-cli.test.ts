@@ -7,10 +7,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
-import { Decimal } from '../../shared/domain/money.js';
-import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
-import { depositTransaction, type Transaction } from '../../shared/domain/transactions.js';
-import { withdrawalRecipient, withdrawalRequestSchema, withdrawTransaction } from '../../shared/domain/withdrawals.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
+import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates/rates.js';
+import { depositTransaction, type Transaction } from '../../shared/domain/transactions/transactions.js';
+import { withdrawalRecipient, withdrawalRequestSchema, withdrawTransaction } from '../../shared/domain/transactions/withdrawals.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';

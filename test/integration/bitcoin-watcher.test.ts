@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from
 import { BitcoinNode, nodeAddressFor } from '../../infra/chain/bitcoin-node.js';
 import { config } from '../../shared/config.js';
 import { localStageConfiguration } from '../support/stage-configuration.js';
-import { transactionHash } from '../../shared/domain/transactions.js';
+import { transactionHash } from '../../shared/domain/transactions/transactions.js';
 import { logger } from '../../shared/observability/logger.js';
 import {
   addressOn,

@@ -37,7 +37,7 @@ const [
   import('../../infra/local/scheduler.js'),
   import('../../shared/routes.js'),
   import('../../shared/store/dynamo.js'),
-  import('../../shared/domain/balances.js'),
+  import('../../shared/domain/ledger/balances.js'),
   import('../../shared/store/books-check.js'),
   import('../../shared/store/transactions.js'),
   import('../support/balances.js'),

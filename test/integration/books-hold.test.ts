@@ -34,7 +34,7 @@ const [
   import('../../infra/local/scheduler.js'),
   import('../../shared/routes.js'),
   import('../../shared/store/dynamo.js'),
-  import('../../shared/domain/claims.js'),
+  import('../../shared/domain/chains/claims.js'),
   import('../support/balances.js'),
   import('../support/invoke.js'),
   import('../support/merchant-cli.js'),

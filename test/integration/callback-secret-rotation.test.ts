@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { itemSize } from '../../bench/capacity-meter.js';
 import { merchantStore } from '../../functions/commons/merchants.js';
 import { config } from '../../shared/config.js';
-import { generateCallbackSecret, MAX_PREVIOUS_CALLBACK_SECRETS } from '../../shared/domain/merchants.js';
+import { generateCallbackSecret, MAX_PREVIOUS_CALLBACK_SECRETS } from '../../shared/domain/merchants/merchants.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { startCallbackReceiver, verifiesWith, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver.js';
 import { invoke, type GatewayResult } from '../support/invoke.js';

@@ -3,7 +3,7 @@
  * each step, the status route they poll, the forms they post, and the headers that keep the
  * pages self-contained and framed only where the merchant allows.
  */
-import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
+import { CRYPTO_NETWORKS } from '../../shared/domain/kernel/currencies.js';
 import { randomUUID } from 'node:crypto';
 import { validateHeaderValue } from 'node:http';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';

@@ -4,7 +4,7 @@
  * 375 and 1280 px (screenshots under test/artifacts/): nothing wider than a phone, readable columns
  * on a desktop, every example of the OpenAPI document, and the callbacks a merchant receives.
  */
-import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
+import { CRYPTO_NETWORKS } from '../../shared/domain/kernel/currencies.js';
 import { isDeepStrictEqual } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { config } from '../../shared/config.js';
-import { RECEIPT_MAX_BYTES } from '../../shared/domain/deposit-confirmation.js';
+import { RECEIPT_MAX_BYTES } from '../../shared/domain/invoicing/deposit-confirmation.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';

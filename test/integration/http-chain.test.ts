@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi, type MockInstance } from 'vitest';
 import * as z from 'zod';
-import { jsonNumberAmount } from '../../shared/domain/amounts.js';
+import { jsonNumberAmount } from '../../shared/domain/kernel/amounts.js';
 import { ApiError } from '../../shared/errors.js';
 import { httpHandler, type RouteRequest, type RouteResult } from '../../shared/http/handler.js';
 import { idempotentByHeader } from '../../shared/http/idempotency.js';

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { API_KEY_SCOPES, type ApiKeyScope } from '../../shared/domain/api-key-scopes.js';
+import { API_KEY_SCOPES, type ApiKeyScope } from '../../shared/domain/merchants/api-key-scopes.js';
 import { functionsForStage, type HttpRoute, type HttpRouteName } from '../../shared/routes.js';
 import { LOCAL_STAGE } from '../../infra/local/environment.js';
 import { invoke } from '../support/invoke.js';

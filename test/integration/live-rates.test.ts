@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { scheduledEvent } from '../../infra/local/scheduler.js';
 import { invoker } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
-import { Decimal } from '../../shared/domain/money.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
 import { FUNCTIONS, type ScheduledFunction } from '../../shared/routes.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoRateStore } from '../../shared/store/rates.js';

@@ -23,7 +23,7 @@ import {
 } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { AmountError, compileTestToken, startLocalChain, toSmallestUnits, type LocalChain } from '../../infra/chain/local-chain.js';
-import { EVM_CHAIN_IDS } from '../../shared/domain/networks.js';
+import { EVM_CHAIN_IDS } from '../../shared/domain/chains/networks.js';
 import { hardhatNodesOnPort, isRunning } from '../support/processes.js';
 import { eventually } from '../support/wait.js';
 

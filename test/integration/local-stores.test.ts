@@ -18,8 +18,8 @@ import { localCredentials, localStoreKeyFile, localTableNames, randomLocalCreden
 import { readRunningStack, removeRuntimeInfo, runtimeInfoFile, writeRuntimeInfo } from '../../infra/local/runtime-info.js';
 import { LOCAL_RECEIVE_COUNT_FACTOR } from '../../infra/local/sqs.js';
 import { QUEUES, type QueueDefinition } from '../../shared/queue/queues.js';
-import { retryDelaySeconds, windowClosed } from '../../shared/domain/callbacks.js';
-import { digestApiKey, generateApiKeyText, generateCallbackSecret, isCallbackSecret } from '../../shared/domain/merchants.js';
+import { retryDelaySeconds, windowClosed } from '../../shared/domain/callbacks/callbacks.js';
+import { digestApiKey, generateApiKeyText, generateCallbackSecret, isCallbackSecret } from '../../shared/domain/merchants/merchants.js';
 import { TABLE_KEYS, TABLES, type TableKey } from '../../shared/store/tables.js';
 import { testCallbackSecrets, testMerchantStore } from '../support/merchants.js';
 

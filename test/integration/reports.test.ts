@@ -22,9 +22,9 @@ import { ensureTable, localDynamoClient, startDynamoDbLocal, type DynamoDbLocal 
 import { randomLocalCredentials } from '../../infra/local/environment.js';
 import { lambdaContext } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
-import { Decimal } from '../../shared/domain/money.js';
-import { ReportService, type BuildAttempt, type ReportRecords } from '../../shared/domain/report-service.js';
-import { createReportRequestSchema, reportHeader } from '../../shared/domain/reports.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
+import { ReportService, type BuildAttempt, type ReportRecords } from '../../shared/domain/ledger/report-service.js';
+import { createReportRequestSchema, reportHeader } from '../../shared/domain/ledger/reports.js';
 import { FUNCTIONS } from '../../shared/routes.js';
 import { DynamoBalanceStore } from '../../shared/store/balances.js';
 import { documentClient } from '../../shared/store/dynamo.js';

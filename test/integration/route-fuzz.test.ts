@@ -4,7 +4,7 @@
  * changes no item. `npm run fuzz -- --runs N` runs the same property longer; a failure prints the
  * seed and path that replay it.
  */
-import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
+import { CRYPTO_NETWORKS } from '../../shared/domain/kernel/currencies.js';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LOCAL_STAGE } from '../../infra/local/environment.js';

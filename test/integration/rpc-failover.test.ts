@@ -9,7 +9,7 @@
  */
 import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { EVM_CHAIN_IDS } from '../../shared/domain/networks.js';
+import { EVM_CHAIN_IDS } from '../../shared/domain/chains/networks.js';
 import { startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
 import { config, rpcUrlsOf } from '../../shared/config.js';
 import { localStageConfiguration } from '../support/stage-configuration.js';

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from
 import { tronAddress } from '../../shared/chain/tron-reader.js';
 import { config } from '../../shared/config.js';
 import { localStageConfiguration } from '../support/stage-configuration.js';
-import { transactionHash } from '../../shared/domain/transactions.js';
+import { transactionHash } from '../../shared/domain/transactions/transactions.js';
 import { logger } from '../../shared/observability/logger.js';
 import {
   addressOn,

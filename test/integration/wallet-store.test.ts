@@ -11,7 +11,7 @@ import { config } from '../../shared/config.js';
 import { documentClient, dynamoClient } from '../../shared/store/dynamo.js';
 import { ensureTable } from '../../infra/local/dynamodb.js';
 import { TABLES } from '../../shared/store/tables.js';
-import { ownerKey, segwitScript } from '../../shared/domain/wallets.js';
+import { ownerKey, segwitScript } from '../../shared/domain/chains/wallets.js';
 import { configuredWalletKeys, type WalletKeySource } from '../../shared/store/wallet-keys.js';
 import { DynamoWalletStore } from '../../shared/store/wallets.js';
 

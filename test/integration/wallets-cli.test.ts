@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
-import { segwitScript } from '../../shared/domain/wallets.js';
+import { segwitScript } from '../../shared/domain/chains/wallets.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoWalletStore } from '../../shared/store/wallets.js';
 import { invoke } from '../support/invoke.js';

@@ -1,8 +1,8 @@
 /** Merchants' balances in the test run's tables, and money put on them as the admin CLI's adjustment does. */
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
-import { BalanceService } from '../../shared/domain/balance-service.js';
-import { Decimal } from '../../shared/domain/money.js';
+import { BalanceService } from '../../shared/domain/ledger/balance-service.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
 import { DynamoBalanceStore } from '../../shared/store/balances.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';

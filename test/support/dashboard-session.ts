@@ -1,5 +1,5 @@
 /** A dashboard session over plain HTTP (no browser), for benchmarks and tests that only fetch pages. */
-import { totpCode, totpStep } from '../../shared/domain/totp.js';
+import { totpCode, totpStep } from '../../shared/domain/dashboard/totp.js';
 import type { GatewayProcess } from './gateway-process.js';
 
 /**

@@ -4,9 +4,9 @@
  * and answers as the test says. Requests go through the same HTTP handler as in AWS and locally.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { DeliveryResult } from '../../shared/domain/callbacks.js';
+import type { DeliveryResult } from '../../shared/domain/callbacks/callbacks.js';
 import { signMessage } from '../../shared/providers/protocol.js';
-import type { CreatePaymentRequest, PayoutRequest } from '../../shared/domain/provider-port.js';
+import type { CreatePaymentRequest, PayoutRequest } from '../../shared/domain/providers/provider-port.js';
 import { demoRequestHandler, type DemoRequest, type DemoResponse } from '../../demo-provider/core/http.js';
 import type { DemoLog, DemoStore, Job, LogDetails, Scheduler } from '../../demo-provider/core/ports.js';
 import type { DemoRecord, Outcome, PaymentRecord } from '../../demo-provider/core/records.js';

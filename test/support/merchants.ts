@@ -1,8 +1,8 @@
 /** Merchants and keys in the test run's tables, made the way the admin CLI makes them. */
 import { randomUUID } from 'node:crypto';
 import { config } from '../../shared/config.js';
-import type { ApiKeyScope } from '../../shared/domain/api-key-scopes.js';
-import { newApiKey, newMerchant, type ApiKey, type Merchant, type NewMerchantInput } from '../../shared/domain/merchants.js';
+import type { ApiKeyScope } from '../../shared/domain/merchants/api-key-scopes.js';
+import { newApiKey, newMerchant, type ApiKey, type Merchant, type NewMerchantInput } from '../../shared/domain/merchants/merchants.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoChainStore } from '../../shared/store/chain.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';

@@ -5,8 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { FIAT_METHOD_LIMITS } from '../../shared/domain/currencies.js';
-import { DEMO_PROVIDER_ID, demoProviderRoute, providerMethods, type ProviderRoute } from '../../shared/domain/providers.js';
+import { FIAT_METHOD_LIMITS } from '../../shared/domain/kernel/currencies.js';
+import { DEMO_PROVIDER_ID, demoProviderRoute, providerMethods, type ProviderRoute } from '../../shared/domain/providers/providers.js';
 import { signMessage } from '../../shared/providers/protocol.js';
 import type { Stage } from '../../shared/stage.js';
 import { invoke, loadFunction, type GatewayResult } from './invoke.js';

@@ -4,8 +4,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BatchWriteCommand, type BatchWriteCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { Decimal } from '../../shared/domain/money.js';
-import type { Transaction } from '../../shared/domain/transactions.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
+import type { Transaction } from '../../shared/domain/transactions/transactions.js';
 import { transactionItem } from '../../shared/store/transactions.js';
 
 const BATCH = 25;

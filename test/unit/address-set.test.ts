@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AddressSet, addressHash } from '../../shared/domain/address-set.js';
+import { AddressSet, addressHash } from '../../shared/domain/chains/address-set.js';
 
 const evm = (i: number) => `0x${i.toString(16).padStart(40, '0')}`;
 

@@ -10,7 +10,7 @@ import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import { stackOutputs } from '../../infra/cli/targets.js';
 import { parseConfig } from '../../shared/config.js';
-import { newApiKey } from '../../shared/domain/merchants.js';
+import { newApiKey } from '../../shared/domain/merchants/merchants.js';
 import { ApiGatewayKeyRegistry, configuredKeyRegistry, localKeyRegistry, usagePlanIdParameter } from '../../shared/store/api-gateway-keys.js';
 
 type Command = { constructor: { name: string }; input: Record<string, unknown> };

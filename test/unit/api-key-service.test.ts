@@ -6,10 +6,10 @@
  * admin CLI over it in test/integration/merchant-cli.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { ApiKeyService, apiKeyNameSchema, type KeyRegistry } from '../../shared/domain/api-key-service.js';
-import { Invalid, NotFound } from '../../shared/domain/errors.js';
+import { ApiKeyService, apiKeyNameSchema, type KeyRegistry } from '../../shared/domain/merchants/api-key-service.js';
+import { Invalid, NotFound } from '../../shared/domain/kernel/errors.js';
 import { apiErrorOf } from '../../shared/http/errors.js';
-import { digestApiKey, LAST_USED_GRANULARITY_SECONDS, newApiKey, recordKeyUse, type ApiKey, type KeyUseRecorder } from '../../shared/domain/merchants.js';
+import { digestApiKey, LAST_USED_GRANULARITY_SECONDS, newApiKey, recordKeyUse, type ApiKey, type KeyUseRecorder } from '../../shared/domain/merchants/merchants.js';
 import { MemoryApiKeys } from '../support/memory/api-keys.js';
 import { refusal } from '../support/memory/gateway.js';
 import { MemoryMerchants } from '../support/memory/merchants.js';

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { BalanceService, type TransactionBooks } from '../../shared/domain/balance-service.js';
+import { BalanceService, type TransactionBooks } from '../../shared/domain/ledger/balance-service.js';
 import {
   balanceEntryView,
   balancesFromEntries,
@@ -19,11 +19,11 @@ import {
   type BalanceEntry,
   type BalancePosting,
   type Movement,
-} from '../../shared/domain/balances.js';
-import { InsufficientBalance, Invalid, NotFound } from '../../shared/domain/errors.js';
-import { Decimal } from '../../shared/domain/money.js';
-import type { CommitResult } from '../../shared/domain/retry.js';
-import type { Transaction } from '../../shared/domain/transactions.js';
+} from '../../shared/domain/ledger/balances.js';
+import { InsufficientBalance, Invalid, NotFound } from '../../shared/domain/kernel/errors.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
+import type { CommitResult } from '../../shared/domain/kernel/retry.js';
+import type { Transaction } from '../../shared/domain/transactions/transactions.js';
 import { balanceKey, MemoryBalanceStore } from '../support/memory/balances.js';
 
 const MERCHANT = 'merchant-1';

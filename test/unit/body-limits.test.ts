@@ -4,7 +4,7 @@
  * route that carries receipts.
  */
 import { describe, expect, it } from 'vitest';
-import { RECEIPT_MAX_BYTES, RECEIPT_MAX_SIZE_TEXT } from '../../shared/domain/deposit-confirmation.js';
+import { RECEIPT_MAX_BYTES, RECEIPT_MAX_SIZE_TEXT } from '../../shared/domain/invoicing/deposit-confirmation.js';
 import { LAMBDA_SYNC_PAYLOAD_BYTES, MAX_PAYLOAD_BYTES, eventBytesBound } from '../../shared/platform.js';
 import { HTTP_ROUTES, maxBodyBytesOf, routeByName } from '../../shared/routes.js';
 

@@ -8,10 +8,10 @@
  * merchant's books whole, over as many runs as their budgets take.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { balancesFromEntries, entryId } from '../../shared/domain/balances.js';
-import { BooksCheck, FULL_PASS_EVERY_MS, type BooksCheckReport, type PassStep } from '../../shared/domain/books-check.js';
-import type { WorkBudget } from '../../shared/domain/work-budget.js';
-import { withdrawalRequestSchema } from '../../shared/domain/withdrawals.js';
+import { balancesFromEntries, entryId } from '../../shared/domain/ledger/balances.js';
+import { BooksCheck, FULL_PASS_EVERY_MS, type BooksCheckReport, type PassStep } from '../../shared/domain/ledger/books-check.js';
+import type { WorkBudget } from '../../shared/domain/kernel/work-budget.js';
+import { withdrawalRequestSchema } from '../../shared/domain/transactions/withdrawals.js';
 import { balanceKey } from '../support/memory/balances.js';
 import { MemoryBooksCheckState } from '../support/memory/books-check.js';
 import { memoryGateway, type MemoryGateway } from '../support/memory/gateway.js';

@@ -6,11 +6,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { booksHold } from '../../shared/domain/books-check.js';
-import type { BooksHold } from '../../shared/domain/merchants.js';
-import { withdrawalOrderClaimId } from '../../shared/domain/claims.js';
-import { Conflict, Held, Invalid, NotFound } from '../../shared/domain/errors.js';
-import { withdrawalRequestSchema } from '../../shared/domain/withdrawals.js';
+import { booksHold } from '../../shared/domain/ledger/books-check.js';
+import type { BooksHold } from '../../shared/domain/merchants/merchants.js';
+import { withdrawalOrderClaimId } from '../../shared/domain/chains/claims.js';
+import { Conflict, Held, Invalid, NotFound } from '../../shared/domain/kernel/errors.js';
+import { withdrawalRequestSchema } from '../../shared/domain/transactions/withdrawals.js';
 import { memoryGateway, refusal, type MemoryGateway } from '../support/memory/gateway.js';
 
 const RUN = { at: '2026-11-29T04:00:00Z', id: 'run-1' };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pollUntilDeadline, sumRuns } from '../../shared/domain/chain-polling.js';
-import type { RunSummary } from '../../shared/domain/chain-watcher.js';
+import { pollUntilDeadline, sumRuns } from '../../shared/domain/payments/chain-polling.js';
+import type { RunSummary } from '../../shared/domain/payments/chain-watcher.js';
 
 const summary = (fields: Partial<RunSummary> = {}): RunSummary => ({
   network: 'ethereum',

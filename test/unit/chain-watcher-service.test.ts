@@ -5,12 +5,12 @@
  * actions its route allows are tested in test/integration/chain-watcher.test.ts.
  */
 import { describe, expect, it, vi } from 'vitest';
-import { webhookId } from '../../shared/domain/transaction-callbacks.js';
-import { ChainWatcher } from '../../shared/domain/chain-watcher.js';
-import type { ChainReader } from '../../shared/domain/chain.js';
-import { transferClaimId } from '../../shared/domain/claims.js';
-import type { Invoice } from '../../shared/domain/invoice.js';
-import type { Merchant } from '../../shared/domain/merchants.js';
+import { webhookId } from '../../shared/domain/transactions/transaction-callbacks.js';
+import { ChainWatcher } from '../../shared/domain/payments/chain-watcher.js';
+import type { ChainReader } from '../../shared/domain/chains/chain.js';
+import { transferClaimId } from '../../shared/domain/chains/claims.js';
+import type { Invoice } from '../../shared/domain/invoicing/invoice.js';
+import type { Merchant } from '../../shared/domain/merchants/merchants.js';
 import { MemoryChain, type ChainPayment } from '../support/memory/chain.js';
 import { MemoryChainState } from '../support/memory/chain-state.js';
 import { INVOICE_LIFETIME_SECONDS, memoryGateway, type MemoryGateway } from '../support/memory/gateway.js';

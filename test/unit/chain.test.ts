@@ -1,7 +1,7 @@
 /** The chain watcher's pure rules (docs/merchant-guide.md#on-chain-deposits): exact amounts, identities, depth, and tracing a reorg back. */
 import { describe, expect, it } from 'vitest';
-import { advance, assetAmount, depthOf, forkPoint, type ChainCursor } from '../../shared/domain/chain.js';
-import { transferClaimId } from '../../shared/domain/claims.js';
+import { advance, assetAmount, depthOf, forkPoint, type ChainCursor } from '../../shared/domain/chains/chain.js';
+import { transferClaimId } from '../../shared/domain/chains/claims.js';
 
 const hashAt = (number: number, fork = '') => `0x${fork}${number.toString(16).padStart(64 - fork.length, '0')}`;
 

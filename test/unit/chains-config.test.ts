@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseChainsConfig, rpcUrlsOf } from '../../shared/config.js';
-import { offeredNetworks, watchedNetworks } from '../../shared/domain/networks.js';
+import { offeredNetworks, watchedNetworks } from '../../shared/domain/chains/networks.js';
 
 describe('the networks configuration', () => {
   it('watches nothing by default, with each stage built-in tokens and depths', () => {

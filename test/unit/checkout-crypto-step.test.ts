@@ -6,12 +6,12 @@ import { describe, expect, it } from 'vitest';
 import { shownNetwork } from '../../shared/checkout/steps/crypto.js';
 import type { Language } from '../../shared/checkout/language.js';
 import { renderCheckoutPage } from '../../shared/checkout-page.js';
-import type { Checkout } from '../../shared/domain/checkout-service.js';
-import { networksOf, type CryptoNetwork } from '../../shared/domain/currencies.js';
-import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
-import { buildInvoice } from '../../shared/domain/invoices.js';
-import { defaultChains } from '../../shared/domain/networks.js';
-import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
+import type { Checkout } from '../../shared/domain/payments/checkout-service.js';
+import { networksOf, type CryptoNetwork } from '../../shared/domain/kernel/currencies.js';
+import { createInvoiceRequestSchema } from '../../shared/domain/invoicing/invoice-requests.js';
+import { buildInvoice } from '../../shared/domain/invoicing/invoices.js';
+import { defaultChains } from '../../shared/domain/chains/networks.js';
+import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates/rates.js';
 import { stageProviders } from '../support/providers.js';
 import { asRequestBody } from '../support/request-body.js';
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
-import { checkoutStep, parseCustomerDetails, paymentProgress, returnUrlOf } from '../../shared/domain/checkout.js';
-import { buildInvoice } from '../../shared/domain/invoices.js';
-import type { Invoice } from '../../shared/domain/invoice.js';
-import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
+import { CRYPTO_NETWORKS } from '../../shared/domain/kernel/currencies.js';
+import { checkoutStep, parseCustomerDetails, paymentProgress, returnUrlOf } from '../../shared/domain/invoicing/checkout.js';
+import { buildInvoice } from '../../shared/domain/invoicing/invoices.js';
+import type { Invoice } from '../../shared/domain/invoicing/invoice.js';
+import { createInvoiceRequestSchema } from '../../shared/domain/invoicing/invoice-requests.js';
 import { stageProviders } from '../support/providers.js';
 import { asRequestBody } from '../support/request-body.js';
-import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
+import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates/rates.js';
 
 const prices = (await new StaticRateSource(DEMO_USD_PRICES).current()).prices;
 const CREATED = new Date('2026-01-01T00:00:00.000Z');

@@ -1,16 +1,16 @@
 /**
- * The day totals of the dashboard's overview (shared/domain/daily-totals.ts) through the services
+ * The day totals of the dashboard's overview (shared/domain/ledger/daily-totals.ts) through the services
  * over in-memory ports: what each write counts, on which UTC day, and the operator's recount from
  * the records. The items DynamoDB holds, and the functions' writes, are tested in
  * test/integration/daily-totals.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { movementsOf, post } from '../../shared/domain/balances.js';
-import { countsOfLedgerWrite, DailyTotalsRecount, utcDay } from '../../shared/domain/daily-totals.js';
-import { NotFound } from '../../shared/domain/errors.js';
-import { Decimal } from '../../shared/domain/money.js';
-import type { Transaction } from '../../shared/domain/transactions.js';
+import { movementsOf, post } from '../../shared/domain/ledger/balances.js';
+import { countsOfLedgerWrite, DailyTotalsRecount, utcDay } from '../../shared/domain/ledger/daily-totals.js';
+import { NotFound } from '../../shared/domain/kernel/errors.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
+import type { Transaction } from '../../shared/domain/transactions/transactions.js';
 import { memoryGateway, refusal } from '../support/memory/gateway.js';
 
 const [DAY, NEXT_DAY] = ['2026-06-01', '2026-06-02'];

@@ -10,11 +10,11 @@ import {
   type InvitationStore,
   type SessionStore,
   type SignInState,
-} from '../../shared/domain/dashboard-access.js';
-import type { DashboardSession } from '../../shared/domain/dashboard-sessions.js';
-import { INVITATION_SECONDS, isLocked, LOCKOUT_SECONDS, tokenDigest } from '../../shared/domain/dashboard-users.js';
-import { NotFound, Conflict } from '../../shared/domain/errors.js';
-import { totpCode, totpStep } from '../../shared/domain/totp.js';
+} from '../../shared/domain/dashboard/dashboard-access.js';
+import type { DashboardSession } from '../../shared/domain/dashboard/dashboard-sessions.js';
+import { INVITATION_SECONDS, isLocked, LOCKOUT_SECONDS, tokenDigest } from '../../shared/domain/dashboard/dashboard-users.js';
+import { NotFound, Conflict } from '../../shared/domain/kernel/errors.js';
+import { totpCode, totpStep } from '../../shared/domain/dashboard/totp.js';
 
 const PASSWORD = 'plum-orbit-canvas-41';
 const MERCHANT = 'merchant-1';

@@ -1,7 +1,7 @@
 /** Dashboard sessions: a digest stored, 12 hours idle at most, the cookie's attributes, and the CSRF token of each session. */
 import { describe, expect, it } from 'vitest';
-import { clearedSessionCookie, cookieScopeOf, isLive, newSession, SESSION_IDLE_SECONDS, sessionCookie, sessionTokenOf, touched, validCsrf } from '../../shared/domain/dashboard-sessions.js';
-import { tokenDigest } from '../../shared/domain/dashboard-users.js';
+import { clearedSessionCookie, cookieScopeOf, isLive, newSession, SESSION_IDLE_SECONDS, sessionCookie, sessionTokenOf, touched, validCsrf } from '../../shared/domain/dashboard/dashboard-sessions.js';
+import { tokenDigest } from '../../shared/domain/dashboard/dashboard-users.js';
 
 const NOW = new Date('2026-11-25T10:00:00.000Z');
 const later = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);

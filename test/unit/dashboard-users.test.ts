@@ -16,7 +16,7 @@ import {
   useRecoveryCode,
   verifyPassword,
   type SignInRecord,
-} from '../../shared/domain/dashboard-users.js';
+} from '../../shared/domain/dashboard/dashboard-users.js';
 
 const NOW = new Date('2026-11-25T10:00:00.000Z');
 const later = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);

@@ -7,9 +7,9 @@
 import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { isValidIban } from '../../shared/domain/iban.js';
+import { isValidIban } from '../../shared/domain/kernel/iban.js';
 import { createdPaymentSchema, providerEventSchema, providerStatusSchema, requestedPayoutSchema, signMessage } from '../../shared/providers/protocol.js';
-import type { CreatePaymentRequest } from '../../shared/domain/provider-port.js';
+import type { CreatePaymentRequest } from '../../shared/domain/providers/provider-port.js';
 import {
   EVENT_DELIVERY_WINDOW_SECONDS,
   madeUpSenderDetails,

@@ -5,7 +5,7 @@
  * per run.
  */
 import { describe, expect, it } from 'vitest';
-import type { NetworkReader, ScannedBlock } from '../../shared/domain/chain.js';
+import type { NetworkReader, ScannedBlock } from '../../shared/domain/chains/chain.js';
 import { AllEndpointsFailedError, FailoverNetworkReader, type RpcRunReport } from '../../shared/chain/failover-reader.js';
 import { networkReaderOf } from '../../shared/chain/network-readers.js';
 

@@ -6,15 +6,15 @@
  * test/integration/fiat.test.ts and provider-events.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { webhookId } from '../../shared/domain/transaction-callbacks.js';
-import { providerPaymentClaimId, utrClaimId, withdrawalOrderClaimId } from '../../shared/domain/claims.js';
-import { depositConfirmationRequestSchema } from '../../shared/domain/deposit-confirmation.js';
-import { AlreadyUsed, Conflict, Gone, InsufficientBalance, Invalid, NotFound, Unavailable } from '../../shared/domain/errors.js';
-import type { Invoice } from '../../shared/domain/invoice.js';
-import { Decimal } from '../../shared/domain/money.js';
-import type { ProviderOutcome } from '../../shared/domain/provider-settlement.js';
-import type { Transaction } from '../../shared/domain/transactions.js';
-import { withdrawalRequestSchema, type WithdrawTransaction } from '../../shared/domain/withdrawals.js';
+import { webhookId } from '../../shared/domain/transactions/transaction-callbacks.js';
+import { providerPaymentClaimId, utrClaimId, withdrawalOrderClaimId } from '../../shared/domain/chains/claims.js';
+import { depositConfirmationRequestSchema } from '../../shared/domain/invoicing/deposit-confirmation.js';
+import { AlreadyUsed, Conflict, Gone, InsufficientBalance, Invalid, NotFound, Unavailable } from '../../shared/domain/kernel/errors.js';
+import type { Invoice } from '../../shared/domain/invoicing/invoice.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
+import type { ProviderOutcome } from '../../shared/domain/payments/provider-settlement.js';
+import type { Transaction } from '../../shared/domain/transactions/transactions.js';
+import { withdrawalRequestSchema, type WithdrawTransaction } from '../../shared/domain/transactions/withdrawals.js';
 import { INVOICE_LIFETIME_SECONDS, memoryGateway, type MemoryGateway, refusal } from '../support/memory/gateway.js';
 import { interleave } from '../support/memory/interleave.js';
 

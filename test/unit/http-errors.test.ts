@@ -1,6 +1,6 @@
 /** Each refusal of the domain, as the merchant contract answers it (shared/http/errors.ts). */
 import { describe, expect, it } from 'vitest';
-import { AlreadyUsed, Conflict, Gone, Held, Invalid, NotAuthentic, NotFound, TooLarge, Unavailable } from '../../shared/domain/errors.js';
+import { AlreadyUsed, Conflict, Gone, Held, Invalid, NotAuthentic, NotFound, TooLarge, Unavailable } from '../../shared/domain/kernel/errors.js';
 import { ApiError } from '../../shared/errors.js';
 import { apiErrorOf } from '../../shared/http/errors.js';
 

@@ -4,11 +4,11 @@
  * the change it announces, numbered per invoice and event, and handed to the queue with it.
  */
 import { describe, expect, it } from 'vitest';
-import { webhookId } from '../../shared/domain/transaction-callbacks.js';
-import type { Invoice } from '../../shared/domain/invoice.js';
-import { invoiceEventBodySchema } from '../../shared/domain/invoice-events.js';
-import { Decimal } from '../../shared/domain/money.js';
-import type { DepositInput } from '../../shared/domain/transaction-service.js';
+import { webhookId } from '../../shared/domain/transactions/transaction-callbacks.js';
+import type { Invoice } from '../../shared/domain/invoicing/invoice.js';
+import { invoiceEventBodySchema } from '../../shared/domain/invoicing/invoice-events.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
+import type { DepositInput } from '../../shared/domain/payments/transaction-service.js';
 import { INVOICE_LIFETIME_SECONDS, memoryGateway } from '../support/memory/gateway.js';
 
 function setup(invoiceCallbacks: boolean) {

@@ -1,10 +1,10 @@
 /** Invoice events (docs/merchant-guide.md#invoice-events): which change announces which event, its number, its id and its body. */
 import { describe, expect, it } from 'vitest';
-import { callbackBody } from '../../shared/domain/transaction-callbacks.js';
-import type { Invoice } from '../../shared/domain/invoice.js';
-import { invoiceAfter, invoiceEventBodySchema, invoiceEventEntry, invoiceEventOf, nextEventNumber } from '../../shared/domain/invoice-events.js';
-import { invoiceAfterDeposit, noPayments, type InvoiceUpdate } from '../../shared/domain/payments.js';
-import type { TransactionStatus } from '../../shared/domain/transactions.js';
+import { callbackBody } from '../../shared/domain/transactions/transaction-callbacks.js';
+import type { Invoice } from '../../shared/domain/invoicing/invoice.js';
+import { invoiceAfter, invoiceEventBodySchema, invoiceEventEntry, invoiceEventOf, nextEventNumber } from '../../shared/domain/invoicing/invoice-events.js';
+import { invoiceAfterDeposit, noPayments, type InvoiceUpdate } from '../../shared/domain/invoicing/payments.js';
+import type { TransactionStatus } from '../../shared/domain/transactions/transactions.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const BASE_URL = 'https://pay.example.com';

@@ -4,9 +4,9 @@
  * that list and expire invoices) is tested in test/integration/invoices.test.ts and listings.test.ts.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Conflict, Invalid, NotFound, Unavailable } from '../../shared/domain/errors.js';
-import { PAYMENT_AT_CREATION_MS } from '../../shared/domain/invoice-service.js';
-import { DEMO_USD_PRICES, StaticRateSource, type RateSource } from '../../shared/domain/rates.js';
+import { Conflict, Invalid, NotFound, Unavailable } from '../../shared/domain/kernel/errors.js';
+import { PAYMENT_AT_CREATION_MS } from '../../shared/domain/invoicing/invoice-service.js';
+import { DEMO_USD_PRICES, StaticRateSource, type RateSource } from '../../shared/domain/rates/rates.js';
 import { INVOICE_LIFETIME_SECONDS, invoiceRequest, memoryGateway, type MemoryGateway, PUBLIC_BASE_URL, refusal } from '../support/memory/gateway.js';
 
 const VALID_IBAN = 'TR330006100519786457841326';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Invalid } from '../../shared/domain/errors.js';
+import { Invalid } from '../../shared/domain/kernel/errors.js';
 import { ApiError } from '../../shared/errors.js';
 import { parseJsonBody } from '../../shared/http/json-body.js';
-import { JsonNumber } from '../../shared/domain/money.js';
+import { JsonNumber } from '../../shared/domain/kernel/money.js';
 
 const refusal = (text: string) => {
   try {

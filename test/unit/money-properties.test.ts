@@ -7,13 +7,13 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CRYPTO_ASSETS, FIAT_METHOD_LIMITS, LOCAL_FIAT_CURRENCIES, MAX_REQUEST_AMOUNTS, cryptoMinimum, decimalsOf, type CryptoAssetCode, type FiatMethod, type LocalFiatCurrency, CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
-import { providersServing } from '../../shared/domain/providers.js';
-import { buildInvoice, type InvoicePolicy } from '../../shared/domain/invoices.js';
-import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
-import { invoiceAfterDeposit, type InvoiceAccounting } from '../../shared/domain/payments.js';
-import { StaticRateSource } from '../../shared/domain/rates.js';
-import { Invalid } from '../../shared/domain/errors.js';
+import { CRYPTO_ASSETS, FIAT_METHOD_LIMITS, LOCAL_FIAT_CURRENCIES, MAX_REQUEST_AMOUNTS, cryptoMinimum, decimalsOf, type CryptoAssetCode, type FiatMethod, type LocalFiatCurrency, CRYPTO_NETWORKS } from '../../shared/domain/kernel/currencies.js';
+import { providersServing } from '../../shared/domain/providers/providers.js';
+import { buildInvoice, type InvoicePolicy } from '../../shared/domain/invoicing/invoices.js';
+import { createInvoiceRequestSchema } from '../../shared/domain/invoicing/invoice-requests.js';
+import { invoiceAfterDeposit, type InvoiceAccounting } from '../../shared/domain/invoicing/payments.js';
+import { StaticRateSource } from '../../shared/domain/rates/rates.js';
+import { Invalid } from '../../shared/domain/kernel/errors.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { parseJsonBody } from '../../shared/http/json-body.js';
 import { stageProviders } from '../support/providers.js';

@@ -3,9 +3,9 @@
  * generators, examples that the schemas they illustrate accept, and Redocly's recommended ruleset
  * (the pinned @redocly/cli, run offline) finding no error in either stage's document.
  */
-import { CRYPTO_NETWORKS, type CryptoNetwork } from '../../shared/domain/currencies.js';
-import { invoiceEventBodySchema } from '../../shared/domain/invoice-events.js';
-import { INVOICE_EVENTS } from '../../shared/domain/invoice.js';
+import { CRYPTO_NETWORKS, type CryptoNetwork } from '../../shared/domain/kernel/currencies.js';
+import { invoiceEventBodySchema } from '../../shared/domain/invoicing/invoice-events.js';
+import { INVOICE_EVENTS } from '../../shared/domain/invoicing/invoice.js';
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,16 +13,16 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { z } from 'zod';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { balanceEntryViewSchema, balancesViewSchema, listBalanceEntriesQuerySchema } from '../../shared/domain/balances.js';
-import { callbackDeliverySchema, testCallbackResultSchema } from '../../shared/domain/callbacks.js';
-import { depositConfirmationRequestSchema } from '../../shared/domain/deposit-confirmation.js';
-import { createInvoiceRequestSchema, listInvoicesQuerySchema } from '../../shared/domain/invoice-requests.js';
-import { invoiceViewSchema } from '../../shared/domain/invoice-views.js';
-import { merchantSettingsRequestSchema, merchantViewSchema, rotatedSecretSchema } from '../../shared/domain/merchants.js';
-import { pageSchema } from '../../shared/domain/pagination.js';
-import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from '../../shared/domain/simulation.js';
-import { callbackPayloadSchema, listTransactionsQuerySchema, transactionViewSchema } from '../../shared/domain/transactions.js';
-import { withdrawalRequestSchema } from '../../shared/domain/withdrawals.js';
+import { balanceEntryViewSchema, balancesViewSchema, listBalanceEntriesQuerySchema } from '../../shared/domain/ledger/balances.js';
+import { callbackDeliverySchema, testCallbackResultSchema } from '../../shared/domain/callbacks/callbacks.js';
+import { depositConfirmationRequestSchema } from '../../shared/domain/invoicing/deposit-confirmation.js';
+import { createInvoiceRequestSchema, listInvoicesQuerySchema } from '../../shared/domain/invoicing/invoice-requests.js';
+import { invoiceViewSchema } from '../../shared/domain/invoicing/invoice-views.js';
+import { merchantSettingsRequestSchema, merchantViewSchema, rotatedSecretSchema } from '../../shared/domain/merchants/merchants.js';
+import { pageSchema } from '../../shared/domain/kernel/pagination.js';
+import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from '../../shared/domain/invoicing/simulation.js';
+import { callbackPayloadSchema, listTransactionsQuerySchema, transactionViewSchema } from '../../shared/domain/transactions/transactions.js';
+import { withdrawalRequestSchema } from '../../shared/domain/transactions/withdrawals.js';
 import { parseJsonBody } from '../../shared/http/json-body.js';
 import { buildOpenApiDocument } from '../../shared/openapi.js';
 import * as examples from '../../shared/openapi-examples.js';

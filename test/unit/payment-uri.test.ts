@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { CRYPTO_ASSETS, CRYPTO_NETWORKS, networksOf, type CryptoAssetCode } from '../../shared/domain/currencies.js';
-import { defaultChains, EVM_CHAIN_IDS, isEvmNetwork, NATIVE_ASSETS, TOKEN_CONTRACTS } from '../../shared/domain/networks.js';
-import { paymentUri, trustWalletTronLink, walletHandoff } from '../../shared/domain/payment-uri.js';
+import { CRYPTO_ASSETS, CRYPTO_NETWORKS, networksOf, type CryptoAssetCode } from '../../shared/domain/kernel/currencies.js';
+import { defaultChains, EVM_CHAIN_IDS, isEvmNetwork, NATIVE_ASSETS, TOKEN_CONTRACTS } from '../../shared/domain/chains/networks.js';
+import { paymentUri, trustWalletTronLink, walletHandoff } from '../../shared/domain/chains/payment-uri.js';
 import { STAGES } from '../../shared/stage.js';
 
 const EVM = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94';

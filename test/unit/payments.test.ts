@@ -1,9 +1,9 @@
 /** Payment accounting (docs/merchant-guide.md#how-payments-are-counted): every deposit's effect on its invoice, and the sum that decides completion. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Decimal, formatAmount } from '../../shared/domain/money.js';
-import { invoiceAfterDeposit, noPayments, paymentStatusOf, type InvoiceAccounting } from '../../shared/domain/payments.js';
-import type { TransactionStatus } from '../../shared/domain/transactions.js';
+import { Decimal, formatAmount } from '../../shared/domain/kernel/money.js';
+import { invoiceAfterDeposit, noPayments, paymentStatusOf, type InvoiceAccounting } from '../../shared/domain/invoicing/payments.js';
+import type { TransactionStatus } from '../../shared/domain/transactions/transactions.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 

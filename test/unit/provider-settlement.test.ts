@@ -7,13 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { providerPaymentClaimId } from '../../shared/domain/claims.js';
-import type { Invoice } from '../../shared/domain/invoice.js';
-import { Decimal } from '../../shared/domain/money.js';
-import { ProviderSettlement, RECONCILIATION_POLICY } from '../../shared/domain/provider-settlement.js';
-import { ProviderUnavailable, type PaymentProvider, type ProviderRoute } from '../../shared/domain/providers.js';
-import type { Transaction } from '../../shared/domain/transactions.js';
-import type { ProviderStatusAnswer } from '../../shared/domain/provider-port.js';
+import { providerPaymentClaimId } from '../../shared/domain/chains/claims.js';
+import type { Invoice } from '../../shared/domain/invoicing/invoice.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
+import { ProviderSettlement, RECONCILIATION_POLICY } from '../../shared/domain/payments/provider-settlement.js';
+import { ProviderUnavailable, type PaymentProvider, type ProviderRoute } from '../../shared/domain/providers/providers.js';
+import type { Transaction } from '../../shared/domain/transactions/transactions.js';
+import type { ProviderStatusAnswer } from '../../shared/domain/providers/provider-port.js';
 
 const NOW = new Date('2026-11-24T12:00:00Z');
 const ago = (seconds: number) => new Date(NOW.getTime() - seconds * 1000).toISOString();

@@ -1,12 +1,12 @@
 /** Which provider serves a local-fiat payment, and the limits a merchant meets (docs/provider-protocol.md). */
-import { CRYPTO_NETWORKS } from '../../shared/domain/currencies.js';
+import { CRYPTO_NETWORKS } from '../../shared/domain/kernel/currencies.js';
 import { describe, expect, it } from 'vitest';
-import { buildInvoice } from '../../shared/domain/invoices.js';
-import { createInvoiceRequestSchema } from '../../shared/domain/invoice-requests.js';
-import { Decimal } from '../../shared/domain/money.js';
-import { demoProviderRoute, eligibleProviders, isProviderSecret, servedMethods, type ProviderRoute } from '../../shared/domain/providers.js';
-import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates.js';
-import { Invalid } from '../../shared/domain/errors.js';
+import { buildInvoice } from '../../shared/domain/invoicing/invoices.js';
+import { createInvoiceRequestSchema } from '../../shared/domain/invoicing/invoice-requests.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
+import { demoProviderRoute, eligibleProviders, isProviderSecret, servedMethods, type ProviderRoute } from '../../shared/domain/providers/providers.js';
+import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates/rates.js';
+import { Invalid } from '../../shared/domain/kernel/errors.js';
 import { asRequestBody } from '../support/request-body.js';
 
 const prices = (await new StaticRateSource(DEMO_USD_PRICES).current()).prices;

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseRatesConfig } from '../../shared/config.js';
-import { PRICED_CURRENCIES } from '../../shared/domain/currencies.js';
-import { Decimal } from '../../shared/domain/money.js';
-import { DEMO_USD_PRICES, StaticRateSource, StoredRateSource, unavailableRates, type RatePair, type RateQuote } from '../../shared/domain/rates.js';
+import { PRICED_CURRENCIES } from '../../shared/domain/kernel/currencies.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
+import { DEMO_USD_PRICES, StaticRateSource, StoredRateSource, unavailableRates, type RatePair, type RateQuote } from '../../shared/domain/rates/rates.js';
 
 const NOW = new Date('2025-01-01T12:00:00.000Z');
 const secondsAgo = (seconds: number) => new Date(NOW.getTime() - seconds * 1000);

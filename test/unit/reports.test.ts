@@ -8,8 +8,8 @@
  * test/integration/reports.test.ts, the whole flow over HTTP in test/e2e/merchant-tools.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { NotFound, Unavailable } from '../../shared/domain/errors.js';
-import type { BalanceEntry } from '../../shared/domain/balances.js';
+import { NotFound, Unavailable } from '../../shared/domain/kernel/errors.js';
+import type { BalanceEntry } from '../../shared/domain/ledger/balances.js';
 import {
   ReportService,
   type BuildAttempt,
@@ -19,10 +19,10 @@ import {
   type ReportRecords,
   type ReportStore,
   type ReportWriter,
-} from '../../shared/domain/report-service.js';
-import { createReportRequestSchema, csvField, entryRow, reportHeader, transactionRow, type Report, type ReportLease, type ReportProgress, type ReportUpload } from '../../shared/domain/reports.js';
+} from '../../shared/domain/ledger/report-service.js';
+import { createReportRequestSchema, csvField, entryRow, reportHeader, transactionRow, type Report, type ReportLease, type ReportProgress, type ReportUpload } from '../../shared/domain/ledger/reports.js';
 import { S3ReportWriter } from '../../shared/store/s3-report-writer.js';
-import type { Transaction } from '../../shared/domain/transactions.js';
+import type { Transaction } from '../../shared/domain/transactions/transactions.js';
 import { refusal } from '../support/memory/gateway.js';
 
 const NOW = new Date('2026-06-01T12:00:00.000Z');

@@ -1,6 +1,6 @@
-/** The optimistic write retry policy (shared/domain/retry.ts), on a clock the test moves. */
+/** The optimistic write retry policy (shared/domain/kernel/retry.ts), on a clock the test moves. */
 import { describe, expect, it } from 'vitest';
-import { BALANCE_RETRY, OPTIMISTIC_RETRY, optimisticAttempts, type RetryPolicy } from '../../shared/domain/retry.js';
+import { BALANCE_RETRY, OPTIMISTIC_RETRY, optimisticAttempts, type RetryPolicy } from '../../shared/domain/kernel/retry.js';
 
 function timing(random = 1, sleepAlso = 0) {
   let now = 0;

@@ -8,7 +8,7 @@
 import { GetParametersCommand, type GetParametersCommandOutput, type SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, stageConfigurationOf, type StageConfiguration, type StageConfigurationSource } from '../../shared/config.js';
-import { defaultChains } from '../../shared/domain/networks.js';
+import { defaultChains } from '../../shared/domain/chains/networks.js';
 import { STORED_VALUE_MAX_AGE_MS } from '../../shared/refreshed.js';
 import { loadStageConfiguration, ssmParametersReader } from '../../shared/stage-configuration.js';
 

@@ -1,7 +1,7 @@
 /** TOTP (RFC 6238) for dashboard users: the RFC's test vectors, the drift allowed, a code never taken twice, the enrolment URI. */
 import { base32nopad } from '@scure/base';
 import { describe, expect, it } from 'vitest';
-import { newTotpSecret, totpCode, totpStep, totpUri, verifyTotp } from '../../shared/domain/totp.js';
+import { newTotpSecret, totpCode, totpStep, totpUri, verifyTotp } from '../../shared/domain/dashboard/totp.js';
 
 // RFC 6238 appendix B: the SHA-1 key is the ASCII of "12345678901234567890".
 const RFC_SECRET = base32nopad.encode(new TextEncoder().encode('12345678901234567890'));

@@ -5,11 +5,11 @@
  * queue, 20 writers on one item) is tested in test/integration/transactions.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { webhookId } from '../../shared/domain/transaction-callbacks.js';
-import { Conflict, Gone, Invalid, NotFound } from '../../shared/domain/errors.js';
-import type { Invoice } from '../../shared/domain/invoice.js';
-import { Decimal } from '../../shared/domain/money.js';
-import type { DepositInput } from '../../shared/domain/transaction-service.js';
+import { webhookId } from '../../shared/domain/transactions/transaction-callbacks.js';
+import { Conflict, Gone, Invalid, NotFound } from '../../shared/domain/kernel/errors.js';
+import type { Invoice } from '../../shared/domain/invoicing/invoice.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
+import type { DepositInput } from '../../shared/domain/payments/transaction-service.js';
 import { INVOICE_LIFETIME_SECONDS, memoryGateway, type MemoryGateway, refusal } from '../support/memory/gateway.js';
 import { interleave } from '../support/memory/interleave.js';
 

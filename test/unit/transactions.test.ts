@@ -1,18 +1,18 @@
 import { createHash, createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
-import { DELIVERY_WINDOW_SECONDS, retryDelaySeconds, storeFailureRetrySeconds, signCallback, windowClosed } from '../../shared/domain/callbacks.js';
-import { callbackBody, callbackEntry, webhookId } from '../../shared/domain/transaction-callbacks.js';
-import type { Invoice } from '../../shared/domain/invoice.js';
-import { Decimal } from '../../shared/domain/money.js';
+import { DELIVERY_WINDOW_SECONDS, retryDelaySeconds, storeFailureRetrySeconds, signCallback, windowClosed } from '../../shared/domain/callbacks/callbacks.js';
+import { callbackBody, callbackEntry, webhookId } from '../../shared/domain/transactions/transaction-callbacks.js';
+import type { Invoice } from '../../shared/domain/invoicing/invoice.js';
+import { Decimal } from '../../shared/domain/kernel/money.js';
 import {
   callbackFields,
   callbackPayload,
   depositTransaction,
   transactionHash,
   transactionView,
-} from '../../shared/domain/transactions.js';
-import { noPayments } from '../../shared/domain/payments.js';
+} from '../../shared/domain/transactions/transactions.js';
+import { noPayments } from '../../shared/domain/invoicing/payments.js';
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const NOW = new Date('2026-03-01T12:00:00.000Z');

@@ -6,7 +6,7 @@ import { bech32, createBase58check } from '@scure/base';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { privateKeyToAddress } from 'viem/accounts';
 import { describe, expect, it } from 'vitest';
-import { BITCOIN_ADDRESS_PREFIX } from '../../shared/domain/networks.js';
+import { BITCOIN_ADDRESS_PREFIX } from '../../shared/domain/chains/networks.js';
 import { treasuryAddress, treasuryAddresses, type TreasuryFamily } from '../../shared/domain/payouts/index.js';
 
 /** The secp256k1 private key 1: its public key is the generator G. */

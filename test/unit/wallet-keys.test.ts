@@ -6,8 +6,8 @@
 import { GetParametersCommand, type GetParametersCommandOutput, type SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type WalletKeysConfig } from '../../shared/config.js';
-import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
-import { deriveCustomerAddresses, parseWalletXpubs } from '../../shared/domain/wallets.js';
+import { TEST_WALLET_XPUBS } from '../../shared/domain/chains/test-wallet-keys.js';
+import { deriveCustomerAddresses, parseWalletXpubs } from '../../shared/domain/chains/wallets.js';
 import { configuredWalletKeys, readXpubParameters } from '../../shared/store/wallet-keys.js';
 
 const PARAMETER_NAMES = { evm: '/payment-gateway/prod/wallet-xpub/evm', btc: '/payment-gateway/prod/wallet-xpub/btc', tron: '/payment-gateway/prod/wallet-xpub/tron' };

@@ -5,13 +5,13 @@ import { HDKey } from '@scure/bip32';
 import { createBase58check } from '@scure/base';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { describe, expect, it } from 'vitest';
-import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
+import { TEST_WALLET_XPUBS } from '../../shared/domain/chains/test-wallet-keys.js';
 import {
   addressForNetwork,
   deriveCustomerAddresses,
   parseWalletXpubs,
   toChecksumAddress,
-} from '../../shared/domain/wallets.js';
+} from '../../shared/domain/chains/wallets.js';
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const root = HDKey.fromMasterSeed(mnemonicToSeedSync(MNEMONIC));

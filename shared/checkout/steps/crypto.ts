@@ -4,12 +4,9 @@
  * needed); then, as with an asset on one network, it shows the one address, its QR code and wallet
  * link, and the amount still to send.
  */
-import { paymentProgress } from '../../domain/checkout.js';
-import type { CryptoAssetCode, CryptoNetwork } from '../../domain/currencies.js';
-import type { Invoice } from '../../domain/invoice.js';
-import { Decimal } from '../../domain/money.js';
-import { NATIVE_ASSETS } from '../../domain/networks.js';
-import { walletHandoff } from '../../domain/payment-uri.js';
+import { type Invoice, paymentProgress } from '../../domain/invoicing/index.js';
+import { type CryptoAssetCode, type CryptoNetwork, Decimal } from '../../domain/kernel/index.js';
+import { NATIVE_ASSETS, walletHandoff } from '../../domain/chains/index.js';
 import { html, raw, type Html } from '../../http/html.js';
 import type { PageContext } from '../../checkout-page.js';
 import { copyButton, shownAmount } from '../fragments.js';

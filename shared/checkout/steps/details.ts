@@ -1,8 +1,6 @@
 /** The form for the customer details an invoice's method still lacks, with the problem of each field sent back. */
 import type { CheckoutPage } from '../../checkout-page.js';
-import type { DetailProblem } from '../../domain/checkout.js';
-import type { DirectOpenField } from '../../domain/invoices.js';
-import type { Invoice } from '../../domain/invoice.js';
+import type { DetailProblem, DirectOpenField, Invoice } from '../../domain/invoicing/index.js';
 import { html, type Html } from '../../http/html.js';
 import { methodName } from '../fragments.js';
 import type { Translator } from '../language.js';

@@ -1,5 +1,5 @@
 /** The end states: the invoice paid, or closed (expired, rejected), each with the way back to the shop. */
-import type { CancelReason, Invoice } from '../../domain/invoice.js';
+import type { CancelReason, Invoice } from '../../domain/invoicing/index.js';
 import { html, type Html } from '../../http/html.js';
 import { dateTime } from '../fragments.js';
 import type { Translator } from '../language.js';

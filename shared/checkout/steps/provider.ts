@@ -3,9 +3,9 @@
  * form (P2P), the way on to its page, waiting for its decision, and trying again when it did not answer.
  */
 import type { CheckoutPage } from '../../checkout-page.js';
-import type { Invoice } from '../../domain/invoice.js';
+import type { Invoice } from '../../domain/invoicing/index.js';
 import { html, type Html } from '../../http/html.js';
-import type { PaymentInstructions } from '../../domain/provider-port.js';
+import type { PaymentInstructions } from '../../domain/providers/index.js';
 import { copyButton, methodName, shownAmount } from '../fragments.js';
 import type { MessageKey, Translator } from '../language.js';
 import { qrCodeDataUri } from '../qr-code.js';

@@ -1,8 +1,6 @@
 /** Getting in and out: sign-in, taking an invitation (password, second factor, recovery codes), signing out. */
 import { qrCodeDataUri } from '../../checkout/qr-code.js';
-import { clearedSessionCookie, cookieScopeOf, sessionCookie } from '../../domain/dashboard-sessions.js';
-import { totpUri } from '../../domain/totp.js';
-import { requiresSecondFactor } from '../../domain/dashboard-users.js';
+import { clearedSessionCookie, cookieScopeOf, requiresSecondFactor, sessionCookie, totpUri } from '../../domain/dashboard/index.js';
 import { html } from '../../http/html.js';
 import { dashboardDocument, dashboardUrl, type DashboardContext } from '../document.js';
 import { field, NO_PROBLEMS, problemSummary, type FormProblems } from '../forms.js';

@@ -1,10 +1,7 @@
 /** The merchant's account: settings and the callback secret, API keys, users and the audit log. */
-import { invitationRequestSchema } from '../../domain/dashboard-access.js';
-import { API_KEY_SCOPES } from '../../domain/api-key-scopes.js';
-import { can, DASHBOARD_ROLES, keyScopesOf } from '../../domain/dashboard-users.js';
-import { Conflict, Invalid } from '../../domain/errors.js';
-import { newApiKeyRequestSchema, type IssuedApiKey } from '../../domain/api-key-service.js';
-import { merchantSettingsRequestSchema } from '../../domain/merchants.js';
+import { can, DASHBOARD_ROLES, invitationRequestSchema, keyScopesOf } from '../../domain/dashboard/index.js';
+import { API_KEY_SCOPES, type IssuedApiKey, merchantSettingsRequestSchema, newApiKeyRequestSchema } from '../../domain/merchants/index.js';
+import { Conflict, Invalid } from '../../domain/kernel/index.js';
 import { html, raw, type Html } from '../../http/html.js';
 import { csrfField, dashboardUrl } from '../document.js';
 import { notice, page, table, th } from '../parts.js';

@@ -1,15 +1,10 @@
 /** The money pages: the overview, invoices and transactions with their callbacks, payouts and reports. */
-import { Decimal } from '../../domain/money.js';
-import { can } from '../../domain/dashboard-users.js';
-import { INVOICE_STATUSES } from '../../domain/invoice.js';
-import { listInvoicesQuerySchema } from '../../domain/invoice-requests.js';
-import { createReportRequestSchema, REPORT_TYPES } from '../../domain/reports.js';
-import { BALANCE_CURRENCIES } from '../../domain/balances.js';
-import { listTransactionsQuerySchema, TRANSACTION_STATUSES, TRANSACTION_TYPES, type TransactionView } from '../../domain/transactions.js';
-import type { InvoiceView } from '../../domain/invoice-views.js';
-import type { CallbackDelivery } from '../../domain/callbacks.js';
-import { Invalid } from '../../domain/errors.js';
-import type { Page } from '../../domain/pagination.js';
+import { Decimal, Invalid, type Page } from '../../domain/kernel/index.js';
+import { can } from '../../domain/dashboard/index.js';
+import { INVOICE_STATUSES, type InvoiceView, listInvoicesQuerySchema } from '../../domain/invoicing/index.js';
+import { BALANCE_CURRENCIES, createReportRequestSchema, REPORT_TYPES } from '../../domain/ledger/index.js';
+import { listTransactionsQuerySchema, TRANSACTION_STATUSES, TRANSACTION_TYPES, type TransactionView } from '../../domain/transactions/index.js';
+import type { CallbackDelivery } from '../../domain/callbacks/index.js';
 import { html, raw, type Html } from '../../http/html.js';
 import { csrfField, dashboardUrl, type DashboardContext } from '../document.js';
 import { facts, notice, page, table, th } from '../parts.js';

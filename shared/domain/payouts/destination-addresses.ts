@@ -8,9 +8,8 @@
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bech32, bech32m, createBase58check } from '@scure/base';
 import type { Stage } from '../../stage.js';
-import type { CryptoNetwork } from '../currencies.js';
-import { isEvmNetwork } from '../networks.js';
-import { toChecksumAddress } from '../wallets.js';
+import type { CryptoNetwork } from '../kernel/index.js';
+import { isEvmNetwork, toChecksumAddress } from '../chains/index.js';
 
 const base58check = createBase58check(sha256);
 

@@ -6,7 +6,7 @@
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { equalBytes } from '@noble/curves/utils.js';
-import type { AddressFamily } from '../wallets.js';
+import type { AddressFamily } from '../chains/index.js';
 
 /** The treasury's accounts, one per chain family, as the admin CLI names them. */
 export const TREASURY_FAMILIES = ['evm', 'tron', 'bitcoin'] as const;

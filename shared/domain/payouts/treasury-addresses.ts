@@ -4,8 +4,7 @@
  * network), base58check `T…` for Tron, native segwit P2WPKH with the stage's Bitcoin prefix.
  */
 import type { Stage } from '../../stage.js';
-import { BITCOIN_ADDRESS_PREFIX } from '../networks.js';
-import { bitcoinAddress, evmAddress, tronAddress } from '../wallets.js';
+import { BITCOIN_ADDRESS_PREFIX, bitcoinAddress, evmAddress, tronAddress } from '../chains/index.js';
 import { assertCompressedPublicKey, TREASURY_FAMILIES, type TreasuryFamily, type TreasurySigner } from './signer.js';
 
 export type TreasuryAddresses = Record<TreasuryFamily, string>;

@@ -10,7 +10,7 @@
  */
 import fc from 'fast-check';
 import { gzipSync } from 'node:zlib';
-import { CRYPTO_ASSETS, CRYPTO_NETWORKS, FIAT_METHODS, LOCAL_FIAT_CURRENCIES, REFERENCE_CURRENCIES } from '../../../shared/domain/currencies.js';
+import { CRYPTO_ASSETS, CRYPTO_NETWORKS, FIAT_METHODS, LOCAL_FIAT_CURRENCIES, REFERENCE_CURRENCIES } from '../../../shared/domain/kernel/currencies.js';
 import type { HttpRoute } from '../../../shared/routes.js';
 import { formText, jsonText, numberText, objectOf, type JsonTree } from './json-text.js';
 

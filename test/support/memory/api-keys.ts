@@ -1,6 +1,6 @@
 /** API keys in memory, held to the DynamoDB store's contract (test/integration/store-contracts.test.ts). */
-import type { ApiKeyStore } from '../../../shared/domain/api-key-service.js';
-import type { ApiKey, KeyUseRecorder } from '../../../shared/domain/merchants.js';
+import type { ApiKeyStore } from '../../../shared/domain/merchants/api-key-service.js';
+import type { ApiKey, KeyUseRecorder } from '../../../shared/domain/merchants/merchants.js';
 
 export class MemoryApiKeys implements ApiKeyStore, KeyUseRecorder {
   private readonly keys = new Map<string, ApiKey>();

@@ -4,11 +4,11 @@
  * (entry count and amounts), all or nothing; the ledger's writes carry a posting the same way
  * (`holds`, then `apply`). What it answers is a copy.
  */
-import type { BalanceStore } from '../../../shared/domain/balance-service.js';
-import type { Balance, BalanceEntry, BalanceEntryFilters, BalancePosting } from '../../../shared/domain/balances.js';
-import type { BalanceKey, SequencedEntry } from '../../../shared/domain/books-check.js';
-import type { Listing, Page } from '../../../shared/domain/pagination.js';
-import type { CommitResult } from '../../../shared/domain/retry.js';
+import type { BalanceStore } from '../../../shared/domain/ledger/balance-service.js';
+import type { Balance, BalanceEntry, BalanceEntryFilters, BalancePosting } from '../../../shared/domain/ledger/balances.js';
+import type { BalanceKey, SequencedEntry } from '../../../shared/domain/ledger/books-check.js';
+import type { Listing, Page } from '../../../shared/domain/kernel/pagination.js';
+import type { CommitResult } from '../../../shared/domain/kernel/retry.js';
 import { inCreatedRange, memoryPage, pagesOf } from './pages.js';
 
 /** Where a balance is kept in `balances`. */

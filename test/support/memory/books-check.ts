@@ -1,5 +1,5 @@
 /** The books check's state in memory, to the contract of DynamoBooksCheckStore: the runs' attributes and the operator's apart. */
-import type { BalanceKey, BooksCheckState, BooksCheckStore, EntrySums } from '../../../shared/domain/books-check.js';
+import type { BalanceKey, BooksCheckState, BooksCheckStore, EntrySums } from '../../../shared/domain/ledger/books-check.js';
 
 export class MemoryBooksCheckState implements BooksCheckStore {
   /** As stored: a test may change them as a fault would. */

@@ -2,8 +2,8 @@
  * The chain watchers' state in memory, to the contract of DynamoChainStore: a cursor moved only
  * from the position it was read at (or set only if there is none), and a transfer held once.
  */
-import type { ChainCursor } from '../../../shared/domain/chain.js';
-import type { ChainState, HeldTransfer } from '../../../shared/domain/chain-watcher.js';
+import type { ChainCursor } from '../../../shared/domain/chains/chain.js';
+import type { ChainState, HeldTransfer } from '../../../shared/domain/payments/chain-watcher.js';
 
 export class MemoryChainState implements ChainState {
   private readonly cursors = new Map<string, ChainCursor>();

@@ -4,7 +4,7 @@
  * above a height with a new branch. Every block mined has a hash of its own, on any branch.
  */
 import { createHash } from 'node:crypto';
-import type { BlockRef, ChainReader, EvmBlock, TokenTransferLog } from '../../../shared/domain/chain.js';
+import type { BlockRef, ChainReader, EvmBlock, TokenTransferLog } from '../../../shared/domain/chains/chain.js';
 
 export interface ChainPayment {
   to: string;

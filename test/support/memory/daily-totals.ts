@@ -3,9 +3,9 @@
  * add what their writes count (`add`) when, and only when, the write is made; the recount sets a
  * merchant's days. Amounts are summed as decimals and read at the currency's precision.
  */
-import { decimalsOf } from '../../../shared/domain/currencies.js';
-import type { DailyCount, DailyTotalsStore, DayTotals } from '../../../shared/domain/daily-totals.js';
-import { Decimal, formatAmount } from '../../../shared/domain/money.js';
+import { decimalsOf } from '../../../shared/domain/kernel/currencies.js';
+import type { DailyCount, DailyTotalsStore, DayTotals } from '../../../shared/domain/ledger/daily-totals.js';
+import { Decimal, formatAmount } from '../../../shared/domain/kernel/money.js';
 
 export class MemoryDailyTotals implements DailyTotalsStore {
   /** Every count added, in the order of the writes. */

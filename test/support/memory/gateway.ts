@@ -2,26 +2,26 @@
  * The gateway's services over the in-memory ports, wired as functions/commons wires them over
  * DynamoDB: the demo stage, its demo provider and rate table, and a clock the test moves.
  */
-import { CRYPTO_NETWORKS } from '../../../shared/domain/currencies.js';
+import { CRYPTO_NETWORKS } from '../../../shared/domain/kernel/currencies.js';
 import { randomUUID } from 'node:crypto';
 import { expect, vi } from 'vitest';
-import { BalanceService } from '../../../shared/domain/balance-service.js';
-import type { BalanceReader } from '../../../shared/domain/balances.js';
-import { FiatService } from '../../../shared/domain/fiat-service.js';
-import { InvoiceService } from '../../../shared/domain/invoice-service.js';
-import { createInvoiceRequestSchema, type CreateInvoiceRequest } from '../../../shared/domain/invoice-requests.js';
-import type { Invoice } from '../../../shared/domain/invoice.js';
-import { Decimal } from '../../../shared/domain/money.js';
-import { ProviderRequests } from '../../../shared/domain/provider-requests.js';
-import { ProviderSettlement } from '../../../shared/domain/provider-settlement.js';
-import { demoProviderRoute } from '../../../shared/domain/providers.js';
-import { DEMO_USD_PRICES, StaticRateSource, type RateSource } from '../../../shared/domain/rates.js';
-import { TransactionService } from '../../../shared/domain/transaction-service.js';
+import { BalanceService } from '../../../shared/domain/ledger/balance-service.js';
+import type { BalanceReader } from '../../../shared/domain/ledger/balances.js';
+import { FiatService } from '../../../shared/domain/payments/fiat-service.js';
+import { InvoiceService } from '../../../shared/domain/invoicing/invoice-service.js';
+import { createInvoiceRequestSchema, type CreateInvoiceRequest } from '../../../shared/domain/invoicing/invoice-requests.js';
+import type { Invoice } from '../../../shared/domain/invoicing/invoice.js';
+import { Decimal } from '../../../shared/domain/kernel/money.js';
+import { ProviderRequests } from '../../../shared/domain/payments/provider-requests.js';
+import { ProviderSettlement } from '../../../shared/domain/payments/provider-settlement.js';
+import { demoProviderRoute } from '../../../shared/domain/providers/providers.js';
+import { DEMO_USD_PRICES, StaticRateSource, type RateSource } from '../../../shared/domain/rates/rates.js';
+import { TransactionService } from '../../../shared/domain/payments/transaction-service.js';
 import { asRequestBody } from '../request-body.js';
 import { MemoryBalanceStore } from './balances.js';
 import { MemoryCallbackQueue } from './callback-queue.js';
 import { MemoryDailyTotals } from './daily-totals.js';
-import { InvoiceExpiry } from '../../../shared/domain/invoice-expiry.js';
+import { InvoiceExpiry } from '../../../shared/domain/invoicing/invoice-expiry.js';
 import { MemoryInvoiceStore } from './invoice-store.js';
 import { MemoryLedger } from './ledger.js';
 import { MemoryMerchants } from './merchants.js';
@@ -58,7 +58,7 @@ export function memoryGateway(options: { rates?: RateSource } = {}) {
   const requests = new ProviderRequests({ registry, invoices, transactions: ledger, publicBaseUrl: PUBLIC_BASE_URL, clock });
   const policy = { stage: 'demo' as const, lifetimeSeconds: INVOICE_LIFETIME_SECONDS, providers: registry.routes, networks: CRYPTO_NETWORKS };
   const invoiceService = new InvoiceService({ invoices, wallets, rates, policy, publicBaseUrl: PUBLIC_BASE_URL, metrics, providerPayments: requests, log, clock, newId: randomUUID });
-  /** The money services as one process has them: postings made through one balance reader take turns (shared/domain/balances.ts). */
+  /** The money services as one process has them: postings made through one balance reader take turns (shared/domain/ledger/balances.ts). */
   const moneyServices = (reader: BalanceReader) => {
     const transactionService = new TransactionService({ ledger, balances: reader, invoices, merchants, callbacks, rates, metrics, clock, newId: randomUUID, publicBaseUrl: PUBLIC_BASE_URL });
     const fiatService = new FiatService({ transactions: transactionService, ledger, balances: reader, merchants, receipts, vault, providers: registry, requests, rates, log, clock, newId: randomUUID });

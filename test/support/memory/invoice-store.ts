@@ -5,17 +5,17 @@
  * call decides and writes without yielding in between, as one conditional write does; what it
  * answers is a copy, as a read from a table is.
  */
-import { orderClaimId } from '../../../shared/domain/claims.js';
-import { countOfNewInvoice } from '../../../shared/domain/daily-totals.js';
-import { Conflict } from '../../../shared/domain/errors.js';
-import type { CreateOutcome, DueInvoice, InvoiceRepository } from '../../../shared/domain/invoice-service.js';
-import type { ExpiringInvoices, ExpiryAnnouncement } from '../../../shared/domain/invoice-expiry.js';
-import type { CallbackEntry } from '../../../shared/domain/callbacks.js';
-import type { InvoiceFilters } from '../../../shared/domain/invoice-requests.js';
-import type { Invoice } from '../../../shared/domain/invoice.js';
-import type { Listing, Page } from '../../../shared/domain/pagination.js';
-import type { InvoiceUpdate } from '../../../shared/domain/payments.js';
-import type { ProviderPayment } from '../../../shared/domain/providers.js';
+import { orderClaimId } from '../../../shared/domain/chains/claims.js';
+import { countOfNewInvoice } from '../../../shared/domain/ledger/daily-totals.js';
+import { Conflict } from '../../../shared/domain/kernel/errors.js';
+import type { CreateOutcome, DueInvoice, InvoiceRepository } from '../../../shared/domain/invoicing/invoice-service.js';
+import type { ExpiringInvoices, ExpiryAnnouncement } from '../../../shared/domain/invoicing/invoice-expiry.js';
+import type { CallbackEntry } from '../../../shared/domain/callbacks/callbacks.js';
+import type { InvoiceFilters } from '../../../shared/domain/invoicing/invoice-requests.js';
+import type { Invoice } from '../../../shared/domain/invoicing/invoice.js';
+import type { Listing, Page } from '../../../shared/domain/kernel/pagination.js';
+import type { InvoiceUpdate } from '../../../shared/domain/invoicing/payments.js';
+import type { ProviderPayment } from '../../../shared/domain/providers/providers.js';
 import { MemoryDailyTotals } from './daily-totals.js';
 import { inCreatedRange, memoryPage } from './pages.js';
 

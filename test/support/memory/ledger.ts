@@ -6,14 +6,14 @@
  * taken, a callback owed already). Conditions are checked and the write made without yielding
  * in between, as one DynamoDB transaction does; what it answers is a copy.
  */
-import type { BalancePosting } from '../../../shared/domain/balances.js';
-import type { CheckedTransaction, RecordPosition } from '../../../shared/domain/books-check.js';
-import type { CallbackEntry } from '../../../shared/domain/callbacks.js';
-import { countsOfLedgerWrite } from '../../../shared/domain/daily-totals.js';
-import type { InvoiceUpdate } from '../../../shared/domain/payments.js';
-import type { Ledger, UniqueClaim } from '../../../shared/domain/transaction-service.js';
-import type { CommitResult } from '../../../shared/domain/retry.js';
-import type { Transaction, TransactionProvider, TransactionStatus } from '../../../shared/domain/transactions.js';
+import type { BalancePosting } from '../../../shared/domain/ledger/balances.js';
+import type { CheckedTransaction, RecordPosition } from '../../../shared/domain/ledger/books-check.js';
+import type { CallbackEntry } from '../../../shared/domain/callbacks/callbacks.js';
+import { countsOfLedgerWrite } from '../../../shared/domain/ledger/daily-totals.js';
+import type { InvoiceUpdate } from '../../../shared/domain/invoicing/payments.js';
+import type { Ledger, UniqueClaim } from '../../../shared/domain/payments/transaction-service.js';
+import type { CommitResult } from '../../../shared/domain/kernel/retry.js';
+import type { Transaction, TransactionProvider, TransactionStatus } from '../../../shared/domain/transactions/transactions.js';
 import type { MemoryBalanceStore } from './balances.js';
 import { MemoryDailyTotals } from './daily-totals.js';
 import type { MemoryInvoiceStore } from './invoice-store.js';

@@ -3,9 +3,9 @@
  * changes them, their payouts held and cleared to the contract of DynamoMerchantStore.
  */
 import { randomUUID } from 'node:crypto';
-import type { RecordPosition } from '../../../shared/domain/books-check.js';
-import type { BooksHolds } from '../../../shared/domain/books-hold.js';
-import type { BooksHold, ClearedBooksHold, Merchant, MerchantProfiles, RotatedSecretChanges } from '../../../shared/domain/merchants.js';
+import type { RecordPosition } from '../../../shared/domain/ledger/books-check.js';
+import type { BooksHolds } from '../../../shared/domain/ledger/books-hold.js';
+import type { BooksHold, ClearedBooksHold, Merchant, MerchantProfiles, RotatedSecretChanges } from '../../../shared/domain/merchants/merchants.js';
 
 /** Stands in for a sealed callback secret where none is opened; a test that signs seals a real one. */
 const SEALED_SECRET: Merchant['sealedCallbackSecret'] = { algorithm: 'AES-256-GCM', encryptedKey: 'key', iv: 'iv', tag: 'tag', ciphertext: 'secret' };

@@ -3,8 +3,8 @@
  * after the cursor's, with a cursor bound to the listing it continues (one of another listing is
  * refused, as the stores refuse it).
  */
-import { Invalid } from '../../../shared/domain/errors.js';
-import { listingFilters, type Listing, type Page } from '../../../shared/domain/pagination.js';
+import { Invalid } from '../../../shared/domain/kernel/errors.js';
+import { listingFilters, type Listing, type Page } from '../../../shared/domain/kernel/pagination.js';
 
 interface ListingCursor {
   filters: Record<string, string>;

@@ -3,8 +3,8 @@
  * one payment per `webhook-id` however often it is asked, UTRs and payouts taken, and every call
  * failing with `ProviderUnavailable` while it is down. It records what it was sent.
  */
-import type { CreatedPayment, CreatePaymentRequest, ForwardUtrRequest, PayoutRequest } from '../../../shared/domain/provider-port.js';
-import { ProviderUnavailable, type PaymentProvider, type ProviderMessage, type ProviderRegistry, type ProviderRoute } from '../../../shared/domain/providers.js';
+import type { CreatedPayment, CreatePaymentRequest, ForwardUtrRequest, PayoutRequest } from '../../../shared/domain/providers/provider-port.js';
+import { ProviderUnavailable, type PaymentProvider, type ProviderMessage, type ProviderRegistry, type ProviderRoute } from '../../../shared/domain/providers/providers.js';
 
 type RequestSender = Pick<PaymentProvider, 'id' | 'createPayment' | 'forwardUtr' | 'requestPayout'>;
 

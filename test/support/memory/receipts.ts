@@ -1,6 +1,6 @@
 /** Payment receipts in memory: kept as given under their key, read back by the reference `put` answered. */
-import type { Receipt } from '../../../shared/domain/deposit-confirmation.js';
-import type { ReceiptStore } from '../../../shared/domain/fiat-service.js';
+import type { Receipt } from '../../../shared/domain/invoicing/deposit-confirmation.js';
+import type { ReceiptStore } from '../../../shared/domain/payments/fiat-service.js';
 
 export class MemoryReceiptStore implements ReceiptStore {
   private readonly receipts = new Map<string, Receipt>();

@@ -3,8 +3,8 @@
  * opens only under the context it was sealed for, as the envelope encryption's associated data binds it.
  */
 import { randomUUID } from 'node:crypto';
-import type { CardVault } from '../../../shared/domain/fiat-service.js';
-import type { SealedSecret } from '../../../shared/domain/sealed-secret.js';
+import type { CardVault } from '../../../shared/domain/payments/fiat-service.js';
+import type { SealedSecret } from '../../../shared/domain/kernel/sealed-secret.js';
 
 export class MemoryVault implements CardVault {
   private readonly secrets = new Map<string, { secret: string; context: string }>();

@@ -5,10 +5,10 @@
  * index taken meanwhile staying unused; each address of each family names its owner for the chain
  * watchers, by its `ownerKey`.
  */
-import type { AddressOwner } from '../../../shared/domain/chain-watcher.js';
-import type { CustomerWallets } from '../../../shared/domain/invoice-service.js';
-import { TEST_WALLET_XPUBS } from '../../../shared/domain/test-wallet-keys.js';
-import { ADDRESS_FAMILIES, deriveCustomerAddresses, ownerKey, parseWalletXpubs, type AddressFamily, type CustomerAddresses } from '../../../shared/domain/wallets.js';
+import type { AddressOwner } from '../../../shared/domain/payments/chain-watcher.js';
+import type { CustomerWallets } from '../../../shared/domain/invoicing/invoice-service.js';
+import { TEST_WALLET_XPUBS } from '../../../shared/domain/chains/test-wallet-keys.js';
+import { ADDRESS_FAMILIES, deriveCustomerAddresses, ownerKey, parseWalletXpubs, type AddressFamily, type CustomerAddresses } from '../../../shared/domain/chains/wallets.js';
 
 const TEST_KEYS = parseWalletXpubs(TEST_WALLET_XPUBS);
 

@@ -1,0 +1,14 @@
+export { AddressSet } from './address-set.js';
+export { advance, depthOf, forkPoint } from './chain.js';
+export type { BlockRef, ChainCursor, ChainReader, EvmBlock, NetworkReader, ObservedTransfer, ScannedBlock, TokenTransferLog } from './chain.js';
+export { idempotentWriteClaimId, invoiceUtrClaimId, orderClaimId, providerPaymentClaimId, transferClaimId, utrClaimId, withdrawalOrderClaimId } from './claims.js';
+export { EvmNetworkReader } from './evm-transfers.js';
+export { BITCOIN_ADDRESS_PREFIX, defaultChains, isEvmNetwork, NATIVE_ASSETS, offeredNetworks, watchedNetworks } from './networks.js';
+export type { Chains, EvmChain, EvmNetwork, NetworkChain, TokenContract } from './networks.js';
+export { walletHandoff } from './payment-uri.js';
+export type { PaymentChains } from './payment-uri.js';
+export { TEST_WALLET_XPUBS } from './test-wallet-keys.js';
+export { TronNetworkReader } from './tron-transfers.js';
+export { UtxoNetworkReader } from './utxo-transfers.js';
+export { ADDRESS_FAMILIES, addressForNetwork, bitcoinAddress, deriveCustomerAddresses, evmAddress, NETWORK_ADDRESS_FAMILY, ownerKey, parseWalletXpubs, toChecksumAddress, tronAddress } from './wallets.js';
+export type { AddressFamily, CustomerAddresses, WalletKeys, WalletXpubs } from './wallets.js';

@@ -1,0 +1,15 @@
+export { CallbackLog, sendTestCallback } from './callback-tools.js';
+export type { TestCallbackResult } from './callback-tools.js';
+export { pollUntilDeadline, sumRuns } from './chain-polling.js';
+export type { InvocationSummary } from './chain-polling.js';
+export { CHAIN_BLOCKS_PER_RUN, NetworkWatcher } from './chain-watcher.js';
+export type { AddressOwner, HeldTransfer } from './chain-watcher.js';
+export { CheckoutService } from './checkout-service.js';
+export type { Checkout, CheckoutInvoices, CheckoutServiceDeps } from './checkout-service.js';
+export { FiatService } from './fiat-service.js';
+export type { ReceiptStore, StoredReceipt } from './fiat-service.js';
+export { ProviderRequests } from './provider-requests.js';
+export { ProviderSettlement, RECONCILIATION_POLICY } from './provider-settlement.js';
+export type { ProviderSettlementDeps, ReconciliationPolicy } from './provider-settlement.js';
+export { ownedTransaction, TransactionService } from './transaction-service.js';
+export type { Ledger, UniqueClaim } from './transaction-service.js';

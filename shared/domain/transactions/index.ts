@@ -1,0 +1,6 @@
+export { callbackBody, callbackEntry, testCallbackFields, testWebhookId } from './transaction-callbacks.js';
+export { TransactionViews } from './transaction-views.js';
+export { callbackPayload, callbackPayloadSchema, depositTransaction, isFinalStatus, listTransactionsQuerySchema, TRANSACTION_STATUSES, TRANSACTION_TYPES, transactionViewSchema } from './transactions.js';
+export type { CallbackPayload, ChainPosition, DepositValuation, ListTransactionsQuery, Transaction, TransactionFilters, TransactionProvider, TransactionStatus, TransactionView } from './transactions.js';
+export { payoutRecipient, withdrawalRecipient, withdrawalRequestSchema, withdrawalVariant, withdrawTransaction, withMaskedCard } from './withdrawals.js';
+export type { WithdrawalRequest, WithdrawTransaction } from './withdrawals.js';
