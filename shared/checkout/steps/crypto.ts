@@ -11,7 +11,7 @@ import { Decimal } from '../../domain/money.js';
 import { NATIVE_ASSETS } from '../../domain/networks.js';
 import { walletHandoff } from '../../domain/payment-uri.js';
 import { html, raw, type Html } from '../../http/html.js';
-import type { PageContext } from '../../checkout-page.js';
+import type { PageContext } from '../page.js';
 import { copyButton, shownAmount } from '../fragments.js';
 import type { Translator } from '../language.js';
 import { qrCodeDataUri } from '../qr-code.js';
