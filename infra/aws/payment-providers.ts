@@ -4,7 +4,7 @@
  * The stage's configuration names each by its ARN only (stage-configuration.ts): no secret is ever
  * in a template, a document or an environment variable.
  */
-import { type CfnOutputProps, type RemovalPolicy } from 'aws-cdk-lib';
+import type { CfnOutputProps, RemovalPolicy } from 'aws-cdk-lib';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { ProviderMethod } from '../../shared/domain/providers.js';

@@ -3,7 +3,7 @@
  * free of AWS and every store can be swapped in tests.
  */
 import { buildInvoice, invoiceWallet, type Invoice, type InvoicePolicy } from './invoices.js';
-import { type CreateInvoiceRequest, type InvoiceFilters, type ListInvoicesQuery } from './invoice-requests.js';
+import type { CreateInvoiceRequest, InvoiceFilters, ListInvoicesQuery } from './invoice-requests.js';
 import { invoiceView, type InvoiceView } from './invoice-views.js';
 import type { BusinessMetrics } from './metrics.js';
 import { listingOf, type Listing, type Page } from './pagination.js';

@@ -7,7 +7,7 @@
  */
 import type { CreatePaymentRequest, ForwardUtrRequest, PayoutRequest } from '../providers/protocol.js';
 import type { Receipt } from './deposit-confirmation.js';
-import { type Invoice } from './invoices.js';
+import type { Invoice } from './invoices.js';
 import { checkoutLink } from './invoice-views.js';
 import type { PaymentProvider, ProviderPayment, ProviderRegistry } from './providers.js';
 import type { Transaction, TransactionProvider } from './transactions.js';

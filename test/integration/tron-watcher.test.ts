@@ -9,7 +9,6 @@
 import type { MockInstance } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { tronAddress } from '../../shared/chain/tron-reader.js';
-import { config } from '../../shared/config.js';
 import { localStageConfiguration } from '../support/stage-configuration.js';
 import { transactionHash } from '../../shared/domain/transactions.js';
 import { logger } from '../../shared/observability/logger.js';

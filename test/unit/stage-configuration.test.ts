@@ -5,7 +5,7 @@
  * the background, the last kept when a read fails. SSM is the one part stood in for: a client
  * that answers GetParameters from a map.
  */
-import { GetParametersCommand, type GetParametersCommandOutput, type SSMClient } from '@aws-sdk/client-ssm';
+import type { GetParametersCommand, GetParametersCommandOutput, SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, stageConfigurationOf, type StageConfiguration, type StageConfigurationSource } from '../../shared/config.js';
 import { defaultChains } from '../../shared/domain/networks.js';

@@ -3,7 +3,7 @@
  * read (from SSM in AWS) and parsed only on first use, once per container. SSM itself is the one
  * part stood in for: a client that answers GetParameters from a map.
  */
-import { GetParametersCommand, type GetParametersCommandOutput, type SSMClient } from '@aws-sdk/client-ssm';
+import type { GetParametersCommand, GetParametersCommandOutput, SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type WalletKeysConfig } from '../../shared/config.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/test-wallet-keys.js';
