@@ -92,7 +92,6 @@ export const senderDetailsSchema = z.object({
 export type SenderDetails = z.output<typeof senderDetailsSchema>;
 
 export const PROVIDER_STATUSES = ['pending', 'confirmed', 'failed'] as const;
-export type ProviderStatus = (typeof PROVIDER_STATUSES)[number];
 
 export const providerStatusSchema = z.object({
   status: z.enum(PROVIDER_STATUSES),
@@ -104,7 +103,6 @@ export const providerStatusSchema = z.object({
 export type ProviderStatusAnswer = z.output<typeof providerStatusSchema>;
 
 export const PROVIDER_EVENT_TYPES = ['payment.confirmed', 'payment.failed', 'payout.confirmed', 'payout.failed'] as const;
-export type ProviderEventType = (typeof PROVIDER_EVENT_TYPES)[number];
 
 export const providerEventSchema = z.object({
   type: z.enum(PROVIDER_EVENT_TYPES),
