@@ -22,7 +22,7 @@ async function respond(path: string, apiKey: string | undefined): Promise<{ stat
   const id = /^\/api\/v2\/invoices\/([^/]+)$/.exec(path)?.[1];
   if (!id) return answer(404, { success: false, errors: [{ code: 'not_found', message: 'Route not found' }] });
   const { Item: key } = apiKey ? await documents.send(new GetCommand({ TableName: keysTable, Key: { digest: digestApiKey(apiKey) } })) : { Item: undefined };
-  if (!key || key.status !== 'active') return answer(401, { success: false, errors: [{ code: 'unauthorized', message: 'Unauthorized' }] });
+  if (key?.status !== 'active') return answer(401, { success: false, errors: [{ code: 'unauthorized', message: 'Unauthorized' }] });
   const { Item: invoice } = await documents.send(new GetCommand({ TableName: invoicesTable, Key: { id }, ConsistentRead: true }));
   if (!invoice || invoice.merchantId !== key.merchantId) return answer(404, { success: false, errors: [{ code: 'not_found', message: 'Invoice not found' }] });
   return answer(200, { success: true, data: invoice });

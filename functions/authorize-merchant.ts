@@ -41,7 +41,7 @@ export const handler = observed(async (event: APIGatewayRequestAuthorizerEvent):
 
   const digest = digestApiKey(header);
   const key = await merchants.findKeyByDigest(digest);
-  if (!key || key.status !== 'active' || !digestsEqual(key.digest, digest)) return deny(event.methodArn);
+  if (key?.status !== 'active' || !digestsEqual(key.digest, digest)) return deny(event.methodArn);
 
   // The key's last use, for its merchant's list of keys: a failure to record it refuses nothing.
   await recordKeyUse(merchants, key, new Date()).catch((error: unknown) =>

@@ -9,53 +9,20 @@
  * script and policy, the invoice summary, and the markup of each step.
  */
 import { htmlDocument, type RenderedPage } from './checkout/document.js';
-import { Translator, type LanguageChoice } from './checkout/language.js';
+import { Translator } from './checkout/language.js';
+import type { CheckoutPage, PageContext } from './checkout/page.js';
 import { cryptoSection } from './checkout/steps/crypto.js';
 import { detailsSection } from './checkout/steps/details.js';
 import { closedSection, completedSection } from './checkout/steps/outcome.js';
 import { handoffSection, instructionsSection, providersSection, unavailableSection, waitingSection } from './checkout/steps/provider.js';
 import { summary } from './checkout/summary.js';
 import type { Checkout } from './domain/payments/index.js';
-import { type CancelReason, type DetailProblem, type DirectOpenField, paymentProgress, returnUrlOf } from './domain/invoicing/index.js';
-import type { PaymentChains } from './domain/chains/index.js';
+import { paymentProgress, returnUrlOf } from './domain/invoicing/index.js';
 import { html, type Html } from './http/html.js';
-import type { PaymentInstructions } from './domain/providers/index.js';
 import { routeByName, type HttpRouteName } from './routes.js';
-import type { Stage } from './stage.js';
 
-/** Why the UTR form was sent back: the API's format rule, or a UTR another payment used. */
-export type UtrProblem = 'invalid' | 'used';
-
-/** What a page shows below the invoice summary. */
-export type CheckoutPage =
-  /** `network`: the one the customer chose (`?network=`), as asked; one the invoice is not payable on chooses nothing. */
-  | { kind: 'crypto'; network?: string }
-  | { kind: 'details'; fields: readonly DirectOpenField[]; values: Record<string, string>; problems: DetailProblem[] }
-  | { kind: 'completed' }
-  | { kind: 'closed'; reason: CancelReason }
-  /** INR: the customer picks the provider among those that can serve the invoice (docs/provider-protocol.md). */
-  | { kind: 'providers'; providers: ReadonlyArray<{ id: string; name: string }> }
-  /** P2P: the provider's instructions, then the transaction-information form. */
-  | { kind: 'instructions'; instructions: PaymentInstructions; value: string; problem?: UtrProblem }
-  /** The provider did not answer: nothing happened, and the customer may try again. */
-  | { kind: 'unavailable' }
-  /** The payment is with the provider; its decision is awaited. `continueUrl`: the provider's page, for a customer who came back unpaid. */
-  | { kind: 'waiting'; continueUrl?: string }
-  /**
-   * On to the provider's page by a refresh rather than a redirect: a customer who got here from
-   * the checkout's form would otherwise be held by the form's policy (form-action), which admits
-   * no redirect to an origin it does not name.
-   */
-  | { kind: 'handoff'; url: string };
-
-/** Where and for whom a page is rendered. */
-export interface PageContext {
-  publicBaseUrl: string;
-  stage: Stage;
-  /** Chain ids and token contracts of the networks, for the QR codes and wallet links. */
-  chains: PaymentChains;
-  language: LanguageChoice;
-}
+/** What the handlers name a page by. */
+export type { CheckoutPage, UtrProblem } from './checkout/page.js';
 
 /**
  * A checkout URL of an invoice, from the route table, on the public origin; with the language when

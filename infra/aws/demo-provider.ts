@@ -23,6 +23,7 @@ import { DEMO_PROVIDER_TABLE } from '../../demo-provider/table.js';
 import { DEFAULTS } from '../../shared/defaults.js';
 import { FUNCTION_BUNDLING } from './gateway-function.js';
 import { acknowledge } from './nag.js';
+import { GENERATED_SECRET } from './payment-providers.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -42,9 +43,6 @@ const QUEUE_RETENTION = Duration.days(4);
 const DEAD_LETTER_RETENTION = Duration.days(14);
 /** The least concurrency an SQS event source takes; the demo needs no more. */
 const QUEUE_POLLERS = 2;
-
-/** What a generated secret must look like to be a provider secret: 64 letters and digits are the base64 of 48 bytes. */
-export const GENERATED_SECRET = { excludePunctuation: true, passwordLength: 64 } as const;
 
 export interface DemoProviderProps {
   /** The gateway's API: the provider is served at `/demo-provider/{proxy+}` on it. */

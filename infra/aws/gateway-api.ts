@@ -20,7 +20,7 @@ import {
   AccessLogFormat,
   ApiKeySourceType,
   AuthorizationType,
-  CfnRestApi,
+  type CfnRestApi,
   EndpointType,
   IdentitySource,
   LambdaIntegration,

@@ -8,7 +8,7 @@
  * Each part makes its resources in the stack itself, so that their logical ids are the stack's
  * and a part's refactoring never replaces a table, queue, key, bucket or secret.
  */
-import { CfnOutput, CfnParameter, Duration, Stack, Tags, type CfnOutputProps, type RemovalPolicy, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, CfnParameter, Duration, Stack, type CfnOutputProps, type RemovalPolicy, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { AccountRootPrincipal, AnyPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';

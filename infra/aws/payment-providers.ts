@@ -4,13 +4,15 @@
  * The stage's configuration names each by its ARN only (stage-configuration.ts): no secret is ever
  * in a template, a document or an environment variable.
  */
-import { type CfnOutputProps, type RemovalPolicy } from 'aws-cdk-lib';
+import type { CfnOutputProps, RemovalPolicy } from 'aws-cdk-lib';
 import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { ProviderMethod } from '../../shared/domain/providers/index.js';
 import { pascalCase } from './construct-ids.js';
-import { GENERATED_SECRET } from './demo-provider.js';
 import { acknowledge } from './nag.js';
+
+/** What a generated secret must look like to be a provider secret (the demo provider's too): 64 letters and digits are the base64 of 48 bytes. */
+export const GENERATED_SECRET = { excludePunctuation: true, passwordLength: 64 } as const;
 
 /** A provider as the stage's context gives it: everything but its secret. */
 export interface ProviderDeployment {

@@ -119,6 +119,7 @@ export class BitcoinRpc {
   }
 
   /** A JSON-RPC call; numbers come back as text, exactly as the node wrote them. */
+  // biome-ignore lint/suspicious/noExplicitAny: an answer's shape is the method's; each caller reads the fields of the method it called
   async rpc(method: string, params: unknown[] = []): Promise<any> {
     const { status, text } = await post(new URL(this.rpcUrl), JSON.stringify({ jsonrpc: '1.0', id: method, method, params }));
     // Core answers a refused login with an empty 401, and an RPC error as JSON under a 4xx or 5xx.

@@ -16,7 +16,7 @@ import { DEFAULT_DATA_DIR } from '../local/environment.js';
 import { readJsonFile } from '../local/json-file.js';
 import { isProcessAlive } from '../local/runtime-info.js';
 import { BITCOIN_NODE_PROGRAM, BitcoinNode, BitcoinNodeNotInstalledError, BitcoinRpc, parseSegwitAddress } from './bitcoin-node.js';
-import { ChainTools, compileTestToken, startLocalChain, type LocalChain } from './local-chain.js';
+import { ChainTools, compileTestToken, startLocalChain, type LocalChain, type SentTransaction } from './local-chain.js';
 
 export const DEFAULT_PORT = 8545;
 /** Bitcoin Core's regtest JSON-RPC port, where Bitcoin tools look first. */
@@ -449,7 +449,7 @@ async function run(command: ChainCommand, dataDir: string): Promise<string> {
   switch (command.name) {
     case 'send': {
       const { to, amount } = command;
-      let sent;
+      let sent: SentTransaction;
       if (command.token) {
         const token = tokens?.[command.token];
         if (!token) throw new Error(`The ${command.token} address is unknown: npm run chain -- node records it in ${chainFile(dataDir)}`);

@@ -5,8 +5,8 @@
  * accounts, which it signs for itself. Amounts are decimal strings, converted exactly.
  *
  * Reorgs: `snapshot()` marks a point; blocks mined after it can later be replaced with
- * `reorg({ snapshot, then })`, which reverts to the point (`evm_revert`: the blocks after it and
- * their transactions are gone), runs `then` to put new transactions on the new branch, and mines
+ * `reorg({ snapshot, onNewBranch })`, which reverts to the point (`evm_revert`: the blocks after it
+ * and their transactions are gone), runs `onNewBranch` to put new transactions on it, and mines
  * until the new branch is longer than the old one. Every height after the point then holds a
  * block with a new hash, and a reverted transaction has no receipt.
  */
@@ -143,7 +143,7 @@ export interface ReorgOptions {
   /** From `snapshot()`, taken before the blocks to replace were mined; it is used up. */
   snapshot: Hex;
   /** Puts the new branch's transactions on the chain (sends, `sendMany`, `mine`). */
-  then?: () => Promise<void>;
+  onNewBranch?: () => Promise<void>;
   /** Blocks of the new branch, at least; by default one more than it replaces, as a real fork choice wants. */
   length?: number;
 }
@@ -294,7 +294,7 @@ export class ChainTools {
   }
 
   /** Replaces every block mined since `snapshot` with a new branch; see the top of this file. */
-  async reorg({ snapshot, then, length }: ReorgOptions): Promise<Reorg> {
+  async reorg({ snapshot, onNewBranch, length }: ReorgOptions): Promise<Reorg> {
     const oldHead = await this.reader.getBlock({ blockTag: 'latest' });
     await this.revert(snapshot);
     const forkBlockNumber = await this.headNumber();
@@ -303,7 +303,7 @@ export class ChainTools {
     // An empty block on the same parent in the same second would be the very block it replaced:
     // the new branch starts after the old one ended.
     await this.test.setNextBlockTimestamp({ timestamp: oldHead.timestamp + 1n });
-    await then?.();
+    await onNewBranch?.();
     const wanted = forkBlockNumber + BigInt(length === undefined ? depth + 1 : positiveInteger(length, 'length'));
     const head = await this.headNumber();
     if (head < wanted) await this.mine(Number(wanted - head));

@@ -161,7 +161,7 @@ export async function stopLeftoverDynamoDbLocal(pid: number, dataDir: string): P
   // By command line, not by signal 0: an exited child that nobody reaped still answers that.
   const holdsDirectory = () => {
     const args = commandLine(pid);
-    return args !== undefined && args.includes('DynamoDBLocal.jar') && args.includes(`-dbPath ${resolve(dataDir)} `);
+    return args?.includes('DynamoDBLocal.jar') && args.includes(`-dbPath ${resolve(dataDir)} `);
   };
   const signal = (name: NodeJS.Signals) => {
     try {

@@ -56,9 +56,6 @@ const ROUTES: readonly DashboardRoute[] = [
   { method: 'GET', path: 'audit', needs: 'audit', handle: account.audit },
 ];
 
-/** The dashboard's pages by path, for the docs and the tests. */
-export const DASHBOARD_PAGES: ReadonlyArray<Pick<DashboardRoute, 'method' | 'path' | 'needs'>> = ROUTES.map(({ method, path, needs }) => ({ method, path, needs }));
-
 function matchRoute(method: DashboardMethod, page: string): { route: DashboardRoute; params: Record<string, string> } | undefined {
   const segments = page.split('/');
   for (const route of ROUTES) {

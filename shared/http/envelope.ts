@@ -1,6 +1,6 @@
 /** The two response envelopes of the merchant contract, as API Gateway proxy results. */
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { ApiError, type ErrorItem } from '../errors.js';
+import type { ApiError, ErrorItem } from '../errors.js';
 
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 

@@ -550,6 +550,7 @@ describe('the dashboard', () => {
     const attempt = async (fields: { email: string; password: string; code: string }) => {
       const answer = await submitSignIn(page, fields);
       expect(page.url()).toBe(dashboard('sign-in'));
+      // biome-ignore lint/performance/useDomNodeTextContent: Playwright's Locator.innerText(), the text as rendered, not the DOM property
       return { status: answer.status(), main: await page.locator('main').innerText(), email: await page.getByLabel('E-mail', { exact: true }).inputValue() };
     };
     const failed = (email: string) => ({ status: 401, main: expect.stringContaining(en['signIn.failed']), email });

@@ -261,7 +261,9 @@ describe('faults under load', { timeout: 240_000 }, () => {
     let gateway = await startGatewayProcess({ dataDir, env });
     cleanups.push(
       () => rm(dataDir, { recursive: true, force: true }),
-      async () => dynamoDbLocalProcesses(dataDir).forEach((pid) => process.kill(pid, 'SIGKILL')),
+      async () => {
+        for (const pid of dynamoDbLocalProcesses(dataDir)) process.kill(pid, 'SIGKILL');
+      },
       () => receiver.close(),
       () => gateway.stop(),
     );

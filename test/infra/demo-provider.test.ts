@@ -9,8 +9,9 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DemoProvider, GENERATED_SECRET } from '../../infra/aws/demo-provider.js';
+import { DemoProvider } from '../../infra/aws/demo-provider.js';
 import { nagPacks } from '../../infra/aws/nag.js';
+import { GENERATED_SECRET } from '../../infra/aws/payment-providers.js';
 import { isProviderSecret } from '../../shared/providers/protocol.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };

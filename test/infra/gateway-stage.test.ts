@@ -199,7 +199,7 @@ class StackView {
       for (const key of TABLE_KEYS) {
         if (!refersTo(statement.Resource, this.tableId(key))) continue;
         const actions = access.get(key) ?? new Set<string>();
-        actionsOf(statement).forEach((action) => actions.add(action));
+        for (const action of actionsOf(statement)) actions.add(action);
         access.set(key, actions);
       }
     }

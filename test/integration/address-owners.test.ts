@@ -51,7 +51,7 @@ describe('customer addresses held in memory', () => {
   it('sees an address allocated after the load at the next look-up, in every family', async () => {
     const { store, owners } = await freshWallets();
     await store.addressesFor('m-1', 'first');
-    expect(await owners.ownersOf('btc', ['0014' + '00'.repeat(20)])).toEqual(new Map());
+    expect(await owners.ownersOf('btc', [`0014${'00'.repeat(20)}`])).toEqual(new Map());
     const { addresses } = await store.addressesFor('m-1', 'just-now');
     const owner = { merchantId: 'm-1', customerId: 'just-now' };
     expect(await owners.ownersOf('btc', [segwitScript(addresses.btc)])).toEqual(new Map([[segwitScript(addresses.btc), owner]]));

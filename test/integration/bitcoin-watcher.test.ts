@@ -12,7 +12,6 @@ import type { AddressInfo } from 'node:net';
 import { bech32 } from '@scure/base';
 import { afterAll, beforeAll, describe, expect, it, vi, type MockInstance } from 'vitest';
 import { BitcoinNode, nodeAddressFor } from '../../infra/chain/bitcoin-node.js';
-import { config } from '../../shared/config.js';
 import { localStageConfiguration } from '../support/stage-configuration.js';
 import { transactionHash } from '../../shared/domain/transactions/transactions.js';
 import { logger } from '../../shared/observability/logger.js';

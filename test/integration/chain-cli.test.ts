@@ -311,7 +311,7 @@ describe('a chain run with npm run chain -- node', () => {
   it('send --network bitcoin refuses a bad amount or address from another process, with a message (exit 2)', async () => {
     const [tooPrecise, badAddress] = await Promise.all([
       cliProcess(['send', '--network', 'bitcoin', '--to', TESTNET_ADDRESS, '--amount', '0.123456789'], dataDir),
-      cliProcess(['send', '--network', 'bitcoin', '--to', '0x' + '1'.repeat(40), '--amount', '0.001'], dataDir),
+      cliProcess(['send', '--network', 'bitcoin', '--to', `0x${'1'.repeat(40)}`, '--amount', '0.001'], dataDir),
     ]);
     expect(tooPrecise.code).toBe(2);
     expect(tooPrecise.err).toContain('chain: --amount must be a positive decimal number of BTC with at most 8 decimal places');

@@ -361,7 +361,7 @@ describe('reorganisations', () => {
     const raw = await rawTransaction(sent.hash);
     await catchUp();
 
-    await chain.reorg({ snapshot, then: async () => void (await client.request({ method: 'eth_sendRawTransaction', params: [raw] })) });
+    await chain.reorg({ snapshot, onNewBranch: async () => void (await client.request({ method: 'eth_sendRawTransaction', params: [raw] })) });
     const receipt = await client.getTransactionReceipt({ hash: sent.hash });
     expect(receipt.blockHash).not.toBe(sent.blockHash);
     await confirm(receipt.blockNumber);

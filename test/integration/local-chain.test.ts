@@ -208,7 +208,7 @@ describe('blocks and reorgs', () => {
     const oldBlocks = await Promise.all([1n, 2n, 3n, 4n].map((n) => client.getBlock({ blockNumber: fork + n })));
 
     const other = freshAddress();
-    const reorg = await chain.reorg({ snapshot, then: async () => void (await chain.sendNative({ to: other, amount: '2' })) });
+    const reorg = await chain.reorg({ snapshot, onNewBranch: async () => void (await chain.sendNative({ to: other, amount: '2' })) });
 
     expect(reorg).toEqual({ forkBlockNumber: fork, depth: 4, oldHead: fork + 4n, newHead: fork + 5n });
     expect(await chain.headNumber()).toBe(fork + 5n);
@@ -231,7 +231,7 @@ describe('blocks and reorgs', () => {
     const to = freshAddress();
     const first = await chain.sendNative({ to, amount: '1' });
 
-    await chain.reorg({ snapshot, then: async () => void (await chain.sendNative({ to, amount: '1' })), length: 1 });
+    await chain.reorg({ snapshot, onNewBranch: async () => void (await chain.sendNative({ to, amount: '1' })), length: 1 });
 
     // Same sender, nonce and fields: the same transaction, in a different block at the same height.
     const receipt = await client.getTransactionReceipt({ hash: first.hash });

@@ -108,8 +108,8 @@ describe('key rotation', () => {
     // Newest first; the key that got a request through shows when.
     const everyScope = ['read', 'payments', 'payouts', 'reports', 'settings'];
     expect(entry.keys).toEqual([
-      { id: second.keyId, keyId: second.keyId, name: 'CLI', hint: second.apiKey.slice(0, 12) + '…', status: 'active', scopes: everyScope, allowedIps: [], createdAt: expect.any(String), revokedAt: null, lastUsedAt: expect.any(String) },
-      { id: created.keyId, keyId: created.keyId, name: 'CLI', hint: created.apiKey.slice(0, 12) + '…', status: 'revoked', scopes: everyScope, allowedIps: [], createdAt: expect.any(String), revokedAt: expect.any(String), lastUsedAt: null },
+      { id: second.keyId, keyId: second.keyId, name: 'CLI', hint: `${second.apiKey.slice(0, 12)}…`, status: 'active', scopes: everyScope, allowedIps: [], createdAt: expect.any(String), revokedAt: null, lastUsedAt: expect.any(String) },
+      { id: created.keyId, keyId: created.keyId, name: 'CLI', hint: `${created.apiKey.slice(0, 12)}…`, status: 'revoked', scopes: everyScope, allowedIps: [], createdAt: expect.any(String), revokedAt: expect.any(String), lastUsedAt: null },
     ]);
     for (const secret of [created.apiKey, second.apiKey, digestApiKey(created.apiKey), created.callbackSecret]) {
       expect(listed.out).not.toContain(secret);

@@ -162,7 +162,7 @@ describe('an answer with bad prices', () => {
   it('never stores a price whose inverse is zero at 18 places', async () => {
     const before = await storeGoodPrices();
     later();
-    ticker.reply = { prices: { ...GOOD_PRICES, USDTTRY: '1' + '0'.repeat(20) } };
+    ticker.reply = { prices: { ...GOOD_PRICES, USDTTRY: `1${'0'.repeat(20)}` } };
     const result = await refresh();
     expect(result.problems).toEqual([expect.stringMatching(/^TRY: USDTTRY price 1000+ has no inverse within 18 decimal places/)]);
     expect((await stored()).TRY).toEqual(before.TRY);

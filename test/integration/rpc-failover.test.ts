@@ -11,7 +11,7 @@ import type { Address } from 'viem';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVM_CHAIN_IDS } from '../../shared/domain/chains/networks.js';
 import { startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
-import { config, rpcUrlsOf } from '../../shared/config.js';
+import { rpcUrlsOf } from '../../shared/config.js';
 import { localStageConfiguration } from '../support/stage-configuration.js';
 import { logger } from '../../shared/observability/logger.js';
 import { addressOn, createInvoice, creditsOf, depositsOf, getInvoice, setEnvironment, total, watcherOf } from '../support/chain-watch.js';

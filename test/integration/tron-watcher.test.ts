@@ -8,7 +8,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it, type MockInstance, vi } from 'vitest';
 import { tronAddress } from '../../shared/chain/tron-reader.js';
-import { config } from '../../shared/config.js';
 import { localStageConfiguration } from '../support/stage-configuration.js';
 import { transactionHash } from '../../shared/domain/transactions/transactions.js';
 import { logger } from '../../shared/observability/logger.js';

@@ -3,6 +3,10 @@
  * with the tables made by the same code as the local runtime's. Test files get the functions'
  * environment through `provide`; the setup file `handler-env.ts` copies it into each worker's
  * process.env before any test imports a handler module (which reads its configuration at load).
+ *
+ * Each vitest project that names this file (vitest.config.ts: integration and e2e) runs it; the
+ * first starts the services and the others share them, and the last teardown stops them. A run of
+ * the unit tier alone starts nothing.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -29,7 +33,30 @@ const TEST_FUNCTION_SETTINGS: FunctionSettings = { invoiceLifetimeSeconds: 900, 
 /** How long the run's demo provider takes to decide a UTR. */
 const TEST_PROVIDER_DELAY_SECONDS = 0.2;
 
+interface RunServices {
+  /** The functions' environment, pointed at the services. */
+  gatewayEnv: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/** The run's services and how many projects use them; on globalThis, which every project's setup shares (each loads this module anew). */
+const SHARED = Symbol.for('payment-gateway.test-services');
+type Shared = { services: Promise<RunServices>; users: number };
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const scope = globalThis as { [SHARED]?: Shared };
+  const shared = (scope[SHARED] ??= { services: startServices(), users: 0 });
+  shared.users++;
+  const services = await shared.services;
+  project.provide('gatewayEnv', services.gatewayEnv);
+  return async () => {
+    if (--shared.users > 0) return;
+    delete scope[SHARED];
+    await services.stop();
+  };
+}
+
+async function startServices(): Promise<RunServices> {
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const dataDir = await mkdtemp(join(tmpdir(), 'gateway-test-'));
   // An access key id of the run's own: no one else reaching the store's port sees its tables.
@@ -66,10 +93,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       providers: demoProvider.providers,
     };
     // The reconciliation asks the providers at once, rather than after 10 minutes (settleProviderDecisions).
-    project.provide('gatewayEnv', { ...handlerEnvironment(services, TEST_FUNCTION_SETTINGS), GATEWAY_RECONCILE_AFTER_S: '0.001' });
+    return { gatewayEnv: { ...handlerEnvironment(services, TEST_FUNCTION_SETTINGS), GATEWAY_RECONCILE_AFTER_S: '0.001' }, stop: teardown };
   } catch (error) {
     await teardown();
     throw error;
   }
-  return teardown;
 }

@@ -21,7 +21,7 @@ export const stageProviders = (stage: Stage): ProviderRoute[] => (stage === 'pro
 /** A configured provider's address and secret, as the functions of this test run know them. */
 export function configuredProvider(id = DEMO_PROVIDER_ID): { url: string; secret: string } {
   const provider = localStageConfiguration().providers.find((candidate) => candidate.id === id);
-  if (!provider || provider.secret.kind !== 'inline') throw new Error(`The test run configures no provider ${id} with its secret`);
+  if (provider?.secret.kind !== 'inline') throw new Error(`The test run configures no provider ${id} with its secret`);
   return { url: provider.url, secret: provider.secret.value };
 }
 

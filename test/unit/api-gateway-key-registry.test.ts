@@ -12,6 +12,7 @@ import { stackOutputs } from '../../infra/cli/targets.js';
 import { parseConfig } from '../../shared/config.js';
 import { newApiKey } from '../../shared/domain/merchants/merchants.js';
 import { ApiGatewayKeyRegistry, configuredKeyRegistry, localKeyRegistry, usagePlanIdParameter } from '../../shared/store/api-gateway-keys.js';
+import { offlineFunctionEnvironment } from '../support/function-environment.js';
 
 type Command = { constructor: { name: string }; input: Record<string, unknown> };
 
@@ -96,7 +97,7 @@ describe("the usage plan's id in a function", () => {
   });
 
   it('comes from the configuration: the parameter in AWS, none on one machine, and a function without either cannot register keys', () => {
-    const { API_KEY_USAGE_PLAN_PARAMETER: _parameter, GATEWAY_API_KEY_REGISTRY: _local, ...bare } = process.env;
+    const { API_KEY_USAGE_PLAN_PARAMETER: _parameter, GATEWAY_API_KEY_REGISTRY: _local, ...bare } = offlineFunctionEnvironment();
     expect(parseConfig({ ...bare, API_KEY_USAGE_PLAN_PARAMETER: PARAMETER }).apiKeyRegistry).toEqual({ kind: 'usagePlan', usagePlanParameter: PARAMETER });
     expect(parseConfig({ ...bare, GATEWAY_API_KEY_REGISTRY: 'local' }).apiKeyRegistry).toEqual({ kind: 'local' });
     expect(() => parseConfig({ ...bare, GATEWAY_API_KEY_REGISTRY: 'aws' })).toThrow(/Invalid environment: GATEWAY_API_KEY_REGISTRY/);

@@ -1,5 +1,5 @@
 /** The dashboard's access over in-memory stores: invitations, joining, sign-in with its lockout and second factor, sessions, removal, the audit log. */
-import { beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   DashboardAccess,
   type AuditEntry,
@@ -15,6 +15,26 @@ import type { DashboardSession } from '../../shared/domain/dashboard/dashboard-s
 import { INVITATION_SECONDS, isLocked, LOCKOUT_SECONDS, tokenDigest } from '../../shared/domain/dashboard/dashboard-users.js';
 import { NotFound, Conflict } from '../../shared/domain/kernel/errors.js';
 import { totpCode, totpStep } from '../../shared/domain/dashboard/totp.js';
+
+// The rules here, not the hash's cost: passwords are hashed in the gateway's format with scrypt's
+// cost at 2^10 rather than 2^15 (dashboard-users.test.ts hashes at the real cost), and checked by
+// the real verifyPassword, which reads the cost from the hash. Each sign-in takes a millisecond
+// rather than a tenth of a second, seconds rather than tens of seconds for this file on a busy machine.
+vi.mock('../../shared/domain/dashboard-users.js', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('../../shared/domain/dashboard/dashboard-users.js')>();
+  const { randomBytes, scrypt } = await import('node:crypto');
+  const { promisify } = await import('node:util');
+  const [cost, blockSize, parallelism, keyBytes] = [2 ** 10, 8, 1, 32];
+  const derive = promisify(scrypt) as (password: string, salt: Buffer, keyLength: number, options: { N: number; r: number; p: number }) => Promise<Buffer>;
+  return {
+    ...actual,
+    hashPassword: async (password: string): Promise<string> => {
+      const salt = randomBytes(16);
+      const key = await derive(password.normalize('NFKC'), salt, keyBytes, { N: cost, r: blockSize, p: parallelism });
+      return ['scrypt', cost, blockSize, parallelism, salt.toString('base64url'), key.toString('base64url')].join('$');
+    },
+  };
+});
 
 const PASSWORD = 'plum-orbit-canvas-41';
 const MERCHANT = 'merchant-1';

@@ -2,7 +2,7 @@
  * The demo provider's parts around its core: its configuration, its page catalogues, API
  * Gateway's events as its requests, and its two schedulers (SQS's delays, the local timers).
  */
-import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import type { SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { describe, expect, it } from 'vitest';
 import { LANGUAGE_CODES, PLACEHOLDER } from '../../shared/checkout/language.js';

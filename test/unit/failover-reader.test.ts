@@ -65,7 +65,9 @@ function setUp(heads: number[]) {
       const blocks = await reader.blocks(head - 2, head);
       return { head, cursorHash, blocks };
     });
-  const reset = () => nodes.forEach((node) => (node.calls = []));
+  const reset = () => {
+    for (const node of nodes) node.calls = [];
+  };
   return { nodes, clock, reports, reader, run, reset };
 }
 
@@ -95,7 +97,11 @@ describe('a network read through several RPC endpoints', () => {
     const { nodes, reports, reader, run } = setUp([100, 100, 100]);
     // The first answers its head, then fails.
     const headFirst = nodes[0]!.headNumber.bind(nodes[0]);
-    nodes[0]!.headNumber = () => headFirst().then((head) => ((nodes[0]!.behaviour = 'fail'), head));
+    nodes[0]!.headNumber = async () => {
+      const head = await headFirst();
+      nodes[0]!.behaviour = 'fail';
+      return head;
+    };
     const { cursorHash, blocks } = await run();
     expect(cursorHash).toBe('n2-97');
     expect(blocks.map((block) => block.hash)).toEqual(['n2-98', 'n2-99', 'n2-100']);
@@ -213,11 +219,11 @@ describe('a network read through several RPC endpoints', () => {
     const { nodes, clock, reports, reader, run } = setUp([100, 100]);
     await reader.observeRun(async () => {
       await reader.headNumber();
-      nodes.forEach((node) => (node.behaviour = 'fail'));
+      for (const node of nodes) node.behaviour = 'fail';
       await expect(reader.blockHash(97)).rejects.toThrow(/^Every ethereum RPC endpoint failed: #1 n1\.example: Error: n1 refused hash 97/);
     });
     expect(reports[0]).toMatchObject({ allFailed: true, head: 100 });
-    nodes.forEach((node) => (node.behaviour = 'answer'));
+    for (const node of nodes) node.behaviour = 'answer';
     clock.now += COOL_DOWN_MS;
     await run();
     expect(reports[1]).toMatchObject({ allFailed: false });
@@ -236,7 +242,7 @@ describe('a network read through several RPC endpoints', () => {
   it('names the fields an answer of the wrong shape got wrong, not the first line of the validator', async () => {
     const { nodes, run } = setUp([100, 100]);
     const wrongShape = Object.assign(new Error('[\n  {\n    "code": "invalid_format"'), { name: 'ZodError', issues: [{ path: ['hash'], message: 'Invalid string' }] });
-    nodes.forEach((node) => (node.headNumber = () => Promise.reject(wrongShape)));
+    for (const node of nodes) node.headNumber = () => Promise.reject(wrongShape);
     await expect(run()).rejects.toThrow('Every ethereum RPC endpoint failed: #1 n1.example: ZodError: hash: Invalid string; #2 n2.example: ZodError: hash: Invalid string');
   });
 

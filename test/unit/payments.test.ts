@@ -19,7 +19,7 @@ const invoice = (overrides: Partial<InvoiceAccounting> = {}): InvoiceAccounting 
 
 const deposit = (amount: string, status: TransactionStatus = 'confirmed', currency = 'USDT', id = 'tx-1') => ({ id, amount, currency, status });
 
-const after = (inv: InvoiceAccounting, ...args: [ReturnType<typeof deposit>, boolean?]) => invoiceAfterDeposit(inv, args[0], args[1] ?? true, NOW);
+const afterDeposit = (inv: InvoiceAccounting, ...args: [ReturnType<typeof deposit>, boolean?]) => invoiceAfterDeposit(inv, args[0], args[1] ?? true, NOW);
 
 describe('payment status', () => {
   it.each([
@@ -35,7 +35,7 @@ describe('payment status', () => {
 
 describe('a deposit on an invoice', () => {
   it('of less than asked leaves it open as partial, recorded', () => {
-    expect(after(invoice(), deposit('10.000000'))).toEqual({
+    expect(afterDeposit(invoice(), deposit('10.000000'))).toEqual({
       update: {
         id: 'invoice-1',
         expected: { status: 'active', paidAmount: '0.000000', transactionCount: 0 },
@@ -47,33 +47,33 @@ describe('a deposit on an invoice', () => {
 
   it('completing the amount completes it, with the time', () => {
     const partlyPaid = invoice({ paidAmount: '10.000000', paymentStatus: 'partial', transactionIds: ['tx-0'] });
-    expect(after(partlyPaid, deposit('15.000000'))).toMatchObject({
+    expect(afterDeposit(partlyPaid, deposit('15.000000'))).toMatchObject({
       update: { expected: { paidAmount: '10.000000', transactionCount: 1 }, set: { paidAmount: '25.000000', paymentStatus: 'paid', status: 'completed', completedAt: NOW.toISOString() } },
     });
   });
 
   it('of more than asked completes it as overpaid; a further one on a completed crypto invoice only adds', () => {
-    expect(after(invoice(), deposit('30.000000'))).toMatchObject({ update: { set: { paymentStatus: 'overpaid', status: 'completed' } } });
+    expect(afterDeposit(invoice(), deposit('30.000000'))).toMatchObject({ update: { set: { paymentStatus: 'overpaid', status: 'completed' } } });
     const completed = invoice({ status: 'completed', paidAmount: '25.000000', paymentStatus: 'paid', transactionIds: ['tx-0'], completedAt: 'earlier' });
-    expect(after(completed, deposit('1.000000'))).toMatchObject({ update: { set: { paidAmount: '26.000000', paymentStatus: 'overpaid' } } });
-    expect(after(completed, deposit('1.000000'))).not.toHaveProperty('update.set.status');
+    expect(afterDeposit(completed, deposit('1.000000'))).toMatchObject({ update: { set: { paidAmount: '26.000000', paymentStatus: 'overpaid' } } });
+    expect(afterDeposit(completed, deposit('1.000000'))).not.toHaveProperty('update.set.status');
   });
 
   it('in another currency is recorded on the invoice but never pays or completes it', () => {
-    const outcome = after(invoice(), deposit('100.000000', 'confirmed', 'USDC'));
+    const outcome = afterDeposit(invoice(), deposit('100.000000', 'confirmed', 'USDC'));
     expect(outcome).toEqual({ update: { id: 'invoice-1', expected: expect.anything(), set: {}, appendTransactionId: 'tx-1' } });
   });
 
   it('on a canceled crypto invoice completes it late only once paid in full', () => {
     const canceled = invoice({ status: 'canceled', cancelReason: 'expired' } as Partial<InvoiceAccounting>);
-    expect(after(canceled, deposit('10.000000'))).toMatchObject({ update: { set: { paymentStatus: 'partial' } } });
-    expect(after(canceled, deposit('10.000000'))).not.toHaveProperty('update.set.status');
-    expect(after(canceled, deposit('25.000000'))).toMatchObject({ update: { set: { status: 'completed', paidLate: true, paymentStatus: 'paid' } } });
+    expect(afterDeposit(canceled, deposit('10.000000'))).toMatchObject({ update: { set: { paymentStatus: 'partial' } } });
+    expect(afterDeposit(canceled, deposit('10.000000'))).not.toHaveProperty('update.set.status');
+    expect(afterDeposit(canceled, deposit('25.000000'))).toMatchObject({ update: { set: { status: 'completed', paidLate: true, paymentStatus: 'paid' } } });
   });
 
   it('that is processing or failed moves no money; a failed crypto one leaves the invoice open', () => {
     for (const status of ['processing', 'failed'] as const) {
-      expect(after(invoice(), deposit('25.000000', status))).toMatchObject({ update: { set: {}, appendTransactionId: 'tx-1' } });
+      expect(afterDeposit(invoice(), deposit('25.000000', status))).toMatchObject({ update: { set: {}, appendTransactionId: 'tx-1' } });
     }
   });
 
@@ -81,14 +81,14 @@ describe('a deposit on an invoice', () => {
     const fiat = (overrides: Partial<InvoiceAccounting> = {}) => invoice({ family: 'fiat', paymentCurrency: 'INR', paymentAmount: '1000.00', ...noPayments('INR'), ...overrides });
 
     it('is refused once the invoice is canceled (gone) or completed (conflict)', () => {
-      expect(after(fiat({ status: 'canceled' }), deposit('1000.00', 'confirmed', 'INR'))).toEqual({ refused: 'gone' });
-      expect(after(fiat({ status: 'completed' }), deposit('1000.00', 'confirmed', 'INR'))).toEqual({ refused: 'conflict' });
+      expect(afterDeposit(fiat({ status: 'canceled' }), deposit('1000.00', 'confirmed', 'INR'))).toEqual({ refused: 'gone' });
+      expect(afterDeposit(fiat({ status: 'completed' }), deposit('1000.00', 'confirmed', 'INR'))).toEqual({ refused: 'conflict' });
     });
 
     it('rejected cancels the invoice while nothing is paid, and only then', () => {
-      expect(after(fiat(), deposit('1000.00', 'failed', 'INR'))).toMatchObject({ update: { set: { status: 'canceled', cancelReason: 'rejected' } } });
+      expect(afterDeposit(fiat(), deposit('1000.00', 'failed', 'INR'))).toMatchObject({ update: { set: { status: 'canceled', cancelReason: 'rejected' } } });
       const partlyPaid = fiat({ paidAmount: '400.00', paymentStatus: 'partial', transactionIds: ['tx-0'] });
-      expect(after(partlyPaid, deposit('600.00', 'failed', 'INR'))).toMatchObject({ update: { set: {} } });
+      expect(afterDeposit(partlyPaid, deposit('600.00', 'failed', 'INR'))).toMatchObject({ update: { set: {} } });
     });
 
     it('confirmed after its review completes the invoice even once it lapsed (paid late), never refused', () => {
@@ -108,7 +108,7 @@ describe('the sum of deposits', () => {
       fc.property(fc.array(cents, { minLength: 1, maxLength: 12 }), (amounts) => {
         let state = invoice();
         amounts.forEach((amount, index) => {
-          const outcome = after(state, deposit(amount, 'confirmed', 'USDT', `tx-${index}`));
+          const outcome = afterDeposit(state, deposit(amount, 'confirmed', 'USDT', `tx-${index}`));
           if (!('update' in outcome)) throw new Error('refused');
           const { set, appendTransactionId } = outcome.update;
           state = { ...state, ...(set as Partial<InvoiceAccounting>), transactionIds: [...state.transactionIds, appendTransactionId!] };

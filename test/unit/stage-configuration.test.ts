@@ -5,12 +5,13 @@
  * the background, the last kept when a read fails. SSM is the one part stood in for: a client
  * that answers GetParameters from a map.
  */
-import { GetParametersCommand, type GetParametersCommandOutput, type SSMClient } from '@aws-sdk/client-ssm';
+import type { GetParametersCommand, GetParametersCommandOutput, SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, stageConfigurationOf, type StageConfiguration, type StageConfigurationSource } from '../../shared/config.js';
 import { defaultChains } from '../../shared/domain/chains/networks.js';
 import { STORED_VALUE_MAX_AGE_MS } from '../../shared/refreshed.js';
 import { loadStageConfiguration, ssmParametersReader } from '../../shared/stage-configuration.js';
+import { offlineFunctionEnvironment } from '../support/function-environment.js';
 
 const CONFIGURATION = '/payment-gateway/prod/configuration';
 const CHAIN_ENDPOINTS = '/payment-gateway/prod/chain-endpoints';
@@ -83,9 +84,9 @@ describe('the stage configuration document', () => {
   });
 
   it('is read from SSM by the functions given its parameter, and from the environment otherwise', () => {
-    const env = { ...process.env, GATEWAY_PROVIDERS: undefined, GATEWAY_STAGE_CONFIGURATION_PARAMETER: CONFIGURATION, GATEWAY_CHAIN_ENDPOINTS_PARAMETER: CHAIN_ENDPOINTS };
+    const env = { ...offlineFunctionEnvironment(), GATEWAY_PROVIDERS: undefined, GATEWAY_STAGE_CONFIGURATION_PARAMETER: CONFIGURATION, GATEWAY_CHAIN_ENDPOINTS_PARAMETER: CHAIN_ENDPOINTS };
     expect(parseConfig(env).stageConfiguration).toMatchObject({ kind: 'parameters', parameterNames: { configuration: CONFIGURATION, chainEndpoints: CHAIN_ENDPOINTS } });
-    const local = parseConfig({ ...process.env, GATEWAY_STAGE_CONFIGURATION_PARAMETER: undefined, GATEWAY_CHAIN_ENDPOINTS_PARAMETER: undefined }).stageConfiguration;
+    const local = parseConfig({ ...offlineFunctionEnvironment(), GATEWAY_STAGE_CONFIGURATION_PARAMETER: undefined, GATEWAY_CHAIN_ENDPOINTS_PARAMETER: undefined }).stageConfiguration;
     expect(local.kind).toBe('environment');
   });
 });

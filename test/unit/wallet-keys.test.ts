@@ -3,12 +3,13 @@
  * read (from SSM in AWS) and parsed only on first use, once per container. SSM itself is the one
  * part stood in for: a client that answers GetParameters from a map.
  */
-import { GetParametersCommand, type GetParametersCommandOutput, type SSMClient } from '@aws-sdk/client-ssm';
+import type { GetParametersCommand, GetParametersCommandOutput, SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, type WalletKeysConfig } from '../../shared/config.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/chains/test-wallet-keys.js';
 import { deriveCustomerAddresses, parseWalletXpubs } from '../../shared/domain/chains/wallets.js';
 import { configuredWalletKeys, readXpubParameters } from '../../shared/store/wallet-keys.js';
+import { offlineFunctionEnvironment } from '../support/function-environment.js';
 
 const PARAMETER_NAMES = { evm: '/payment-gateway/prod/wallet-xpub/evm', btc: '/payment-gateway/prod/wallet-xpub/btc', tron: '/payment-gateway/prod/wallet-xpub/tron' };
 const SSM_CONFIG: WalletKeysConfig = { kind: 'ssm', parameterNames: PARAMETER_NAMES };
@@ -35,7 +36,7 @@ function fakeSsm(values: Record<string, string>, failures = 0) {
 const storedKeys = () => Object.fromEntries(Object.entries(PARAMETER_NAMES).map(([family, name]) => [name, TEST_WALLET_XPUBS[family as keyof typeof TEST_WALLET_XPUBS]]));
 
 describe('the wallet keys in the configuration', () => {
-  const base = { ...process.env };
+  const base = offlineFunctionEnvironment();
   const without = (env: NodeJS.ProcessEnv, ...names: string[]) => Object.fromEntries(Object.entries(env).filter(([name]) => !names.includes(name)));
   const inlineVariables = ['WALLET_EVM_XPUB', 'WALLET_BTC_XPUB', 'WALLET_TRON_XPUB'];
 

@@ -8,7 +8,7 @@ import { type Invoice, paymentProgress } from '../../domain/invoicing/index.js';
 import { type CryptoAssetCode, type CryptoNetwork, Decimal } from '../../domain/kernel/index.js';
 import { NATIVE_ASSETS, walletHandoff } from '../../domain/chains/index.js';
 import { html, raw, type Html } from '../../http/html.js';
-import type { PageContext } from '../../checkout-page.js';
+import type { PageContext } from '../page.js';
 import { copyButton, shownAmount } from '../fragments.js';
 import type { Translator } from '../language.js';
 import { qrCodeDataUri } from '../qr-code.js';

@@ -1,5 +1,5 @@
 /** The form for the customer details an invoice's method still lacks, with the problem of each field sent back. */
-import type { CheckoutPage } from '../../checkout-page.js';
+import type { CheckoutPage } from '../page.js';
 import type { DetailProblem, DirectOpenField, Invoice } from '../../domain/invoicing/index.js';
 import { html, type Html } from '../../http/html.js';
 import { methodName } from '../fragments.js';

@@ -2,7 +2,7 @@
  * The steps of a payment at a provider: choosing the provider (INR), its instructions with the UTR
  * form (P2P), the way on to its page, waiting for its decision, and trying again when it did not answer.
  */
-import type { CheckoutPage } from '../../checkout-page.js';
+import type { CheckoutPage } from '../page.js';
 import type { Invoice } from '../../domain/invoicing/index.js';
 import { html, type Html } from '../../http/html.js';
 import type { PaymentInstructions } from '../../domain/providers/index.js';

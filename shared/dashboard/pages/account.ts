@@ -180,7 +180,7 @@ export const inviteUser: PageHandler = async (request) => {
   const signedIn = signedInUser(request);
   const parsed = invitationRequestSchema.safeParse({ email: form.email, role: form.role });
   if (!parsed.success) return usersPage(request, { problems: zodProblems(parsed.error), values: form });
-  let invited;
+  let invited: Awaited<ReturnType<typeof services.access.invite>>;
   try {
     invited = await services.access.invite(signedIn.user.merchantId, parsed.data, signedIn.user.email);
   } catch (error) {

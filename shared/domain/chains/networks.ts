@@ -92,8 +92,6 @@ export interface EvmChain extends NetworkChain {
 /** Every network's settings, EVM networks with their chain ids. */
 export type Chains = Record<EvmNetwork, EvmChain> & Record<Exclude<CryptoNetwork, EvmNetwork>, NetworkChain>;
 
-export const EVM_NETWORKS = Object.keys(EVM_CHAIN_IDS.prod) as EvmNetwork[];
-
 /** The stage's networks as built in, before a deployment's settings. */
 export const defaultChains = (stage: Stage): Chains =>
   Object.fromEntries(

@@ -4,7 +4,7 @@
  */
 import { buildInvoice, invoiceWallet, type InvoicePolicy } from './invoices.js';
 import type { Invoice } from './invoice.js';
-import { type CreateInvoiceRequest, type InvoiceFilters, type ListInvoicesQuery } from './invoice-requests.js';
+import type { CreateInvoiceRequest, InvoiceFilters, ListInvoicesQuery } from './invoice-requests.js';
 import { invoiceView, type InvoiceView } from './invoice-views.js';
 import { type BusinessMetrics, isUuid, type Listing, listingOf, NotFound, type Page, Unavailable } from '../kernel/index.js';
 import { unavailableRates, type RateSource } from '../rates/index.js';

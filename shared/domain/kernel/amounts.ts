@@ -6,7 +6,7 @@
  */
 import * as z from 'zod';
 import { MAX_REQUEST_AMOUNTS, decimalsOf, maxRequestAmount } from './currencies.js';
-import { Decimal, JsonNumber, parseDecimalText } from './money.js';
+import { type Decimal, JsonNumber, parseDecimalText } from './money.js';
 
 const RANGE_MESSAGE = 'is out of range: not a finite amount';
 

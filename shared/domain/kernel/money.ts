@@ -15,8 +15,6 @@ export const formatAmount = (value: Decimal, decimals: number): string => value.
 /** Half-up at `decimals` places, without trailing zeros: rates such as `34.5` or `0.000015384615384615`. */
 export const formatRate = (value: Decimal): string => value.toDecimalPlaces(RATE_DECIMALS).toFixed();
 
-export const decimalPlaces = (value: Decimal): number => value.decimalPlaces();
-
 /**
  * A JSON number exactly as the client wrote it. Request bodies are parsed with every number kept
  * as its text, so `4.99999999999999999999` is never read as the double `5`. Serialised as that

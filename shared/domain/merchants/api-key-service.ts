@@ -45,8 +45,6 @@ export const apiKeyNameSchema = z
 /** What a new key is: its name, its scopes (every scope unless given) and the addresses it may be used from (any unless given). */
 export const newApiKeyRequestSchema = z.strictObject({ name: apiKeyNameSchema, scopes: scopesSchema.optional(), allowedIps: allowedIpsSchema.optional() });
 
-export type NewApiKeyRequest = z.output<typeof newApiKeyRequestSchema>;
-
 /** A key as its merchant sees it: never its text or digest. */
 export interface ApiKeyView {
   id: string;

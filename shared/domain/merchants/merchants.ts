@@ -205,7 +205,7 @@ export async function newMerchant(
 }
 
 /** C0 and C1 control characters: the URL parser would drop some silently and keep others. */
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL_CHARACTERS = /\p{Cc}/u;
 
 /**
  * The rules of a URL a merchant gives (callback and return URLs, an invoice's `redirectUrl`):

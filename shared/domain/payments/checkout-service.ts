@@ -65,7 +65,7 @@ export class CheckoutService {
   /** The customer opens the invoice: a `created` one becomes `active` (docs/merchant-guide.md#invoice-lifecycle). */
   async open(invoiceId: string): Promise<Checkout | undefined> {
     const checkout = await this.find(invoiceId);
-    if (!checkout || checkout.invoice.status !== 'created' || checkout.step.kind === 'closed') return checkout;
+    if (checkout?.invoice.status !== 'created' || checkout.step.kind === 'closed') return checkout;
     if (await this.deps.invoices.activate(checkout.invoice.id, checkout.now)) {
       return { ...checkout, invoice: { ...checkout.invoice, status: 'active', updatedAt: checkout.now.toISOString() } };
     }

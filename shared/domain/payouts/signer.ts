@@ -6,14 +6,10 @@
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { equalBytes } from '@noble/curves/utils.js';
-import type { AddressFamily } from '../chains/index.js';
 
 /** The treasury's accounts, one per chain family, as the admin CLI names them. */
 export const TREASURY_FAMILIES = ['evm', 'tron', 'bitcoin'] as const;
 export type TreasuryFamily = (typeof TREASURY_FAMILIES)[number];
-
-/** The deposit-address family whose encoding each treasury family's address takes. */
-export const TREASURY_ADDRESS_FAMILY = { evm: 'evm', tron: 'tron', bitcoin: 'btc' } as const satisfies Record<TreasuryFamily, AddressFamily>;
 
 /** An ECDSA signature over secp256k1 as two scalars, as a DER `Ecdsa-Sig-Value` carries it. */
 export interface EcdsaSignature {
@@ -70,8 +66,6 @@ function isOnCurve(publicKey: Uint8Array): boolean {
     return false;
   }
 }
-
-export const isTreasuryFamily = (value: string): value is TreasuryFamily => (TREASURY_FAMILIES as readonly string[]).includes(value);
 
 export const isLowS = (s: bigint): boolean => s >= 1n && s <= HALF_ORDER;
 

@@ -10,7 +10,6 @@ import type { Invoice } from '../invoicing/index.js';
 export const TRANSACTION_STATUSES = ['processing', 'confirmed', 'failed'] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 export const TRANSACTION_TYPES = ['deposit', 'withdraw'] as const;
-export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** States after which a transaction never changes, and the merchant is called back. */
 export const isFinalStatus = (status: TransactionStatus): status is Exclude<TransactionStatus, 'processing'> => status !== 'processing';

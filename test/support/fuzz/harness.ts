@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { Agent, request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ERROR_STATUS } from '../../../shared/errors.js';
 import { TABLES, type TableDefinition, type TableKey } from '../../../shared/store/tables.js';
 import { gatewayServer, type ApiGateway } from '../../../infra/local/api-gateway.js';

@@ -114,7 +114,7 @@ export async function fuzzRoute(route: HttpRoute, target: FuzzTarget, settings: 
           throw new Error(`refused requests changed ${unexplained.join(', ')}\n  written by: ${writers.join('\n  ') || 'no request of the batch'}`);
         }
       } finally {
-        tags.forEach((tag) => target.writes.forget(tag));
+        for (const tag of tags) target.writes.forget(tag);
       }
     },
   );

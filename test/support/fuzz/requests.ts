@@ -108,6 +108,7 @@ const TRICKY_STRINGS = [
   '0x1F',
   '<script>alert(1)</script>',
   "' OR '1'='1",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a lookup injection as a client would send it
   '${jndi:ldap://x}',
   '../../etc/passwd',
   '%00',
@@ -347,6 +348,7 @@ function body(route: HttpRoute, world: FuzzWorld): fc.Arbitrary<{ body: BodyChoi
 const latin1Header = (text: string): string =>
   Buffer.from(text.toWellFormed(), 'utf8')
     .toString('latin1')
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters a header value cannot carry, tab aside
     .replace(/[\u0000-\u0008\u000a-\u001f\u007f]/g, '');
 
 function apiKey(world: FuzzWorld): fc.Arbitrary<readonly string[]> {
