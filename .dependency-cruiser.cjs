@@ -47,7 +47,7 @@ module.exports = {
     {
       name: 'domain-no-io-modules',
       severity: 'error',
-      comment: "shared/domain uses no runtime module but crypto, buffer and util: no node:http, node:https, node:fs, node:net or child_process.",
+      comment: 'shared/domain uses no runtime module but crypto, buffer and util: no node:http, node:https, node:fs, node:net or child_process.',
       from: { path: DOMAIN },
       to: { dependencyTypes: ['core'], pathNot: DOMAIN_CORE_MODULES },
     },
@@ -82,7 +82,7 @@ module.exports = {
     {
       name: 'capability-through-its-index',
       severity: 'error',
-      comment: "Shipped code outside a capability folder of the domain reaches it through its index.ts, not its insides (tests may test the insides).",
+      comment: 'Shipped code outside a capability folder of the domain reaches it through its index.ts, not its insides (tests may test the insides).',
       from: { path: SHIPPED, pathNot: CAPABILITY_INSIDES },
       to: { path: CAPABILITY_INSIDES, pathNot: CAPABILITY_INDEX },
     },

@@ -37,7 +37,10 @@ export async function startBenchStores(name: string, options: { demoProvider?: b
   };
   try {
     const [dynamo, sqs] = await Promise.all([startDynamoDbLocal({ credentials }), startLocalSqs()]);
-    stops.push(() => dynamo.stop(), () => sqs.stop());
+    stops.push(
+      () => dynamo.stop(),
+      () => sqs.stop(),
+    );
     const demo = options.demoProvider ? await startLocalDemoProvider({ dataDir, dynamodbEndpoint: dynamo.endpoint, delaySeconds: 3600, limits: {} }) : undefined;
     if (demo) stops.push(() => demo.process.stop());
     const tables = localTableNames();

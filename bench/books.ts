@@ -32,8 +32,7 @@ import { startBenchStores } from './bench-stores.js';
 import { loadEach, round, type LoadFigures } from './load.js';
 import { positiveOption } from './options.js';
 
-export const DESCRIPTION =
-  'capacity of a deposit and a withdrawal with their balance entries vs without; deposits/s into one balance vs spread over merchants';
+export const DESCRIPTION = 'capacity of a deposit and a withdrawal with their balance entries vs without; deposits/s into one balance vs spread over merchants';
 
 interface Options {
   deposits: number;
@@ -202,8 +201,7 @@ export async function booksBenchmark(args: string[]): Promise<void> {
     // New items each time (an id of the same length): a Put that changes nothing writes no index.
     const newId = (id: string) => randomUUID().replace(/-/g, '').repeat(4).slice(0, id.length);
     const pricePosting = async (posting: BalancePosting) => {
-      const puts = () =>
-        postingWrites(tables, posting).map(({ Put }): TransactItem => ({ Put: { TableName: pricing[Put!.TableName!]!, Item: { ...Put!.Item, id: newId(String(Put!.Item!.id)) } } }));
+      const puts = () => postingWrites(tables, posting).map(({ Put }): TransactItem => ({ Put: { TableName: pricing[Put!.TableName!]!, Item: { ...Put!.Item, id: newId(String(Put!.Item!.id)) } } }));
       const alone = await Promise.all(puts().map((put) => transactUnits([put])));
       return { items: alone.length, together: await transactUnits(puts()), alone: sum(alone), balance: alone.at(-1)! };
     };
@@ -276,7 +274,10 @@ export async function booksBenchmark(args: string[]): Promise<void> {
           // Invoices first, round-robin over the merchants: not timed.
           const owners = over === 'one merchant' ? [hot] : spread;
           const perOwner = await Promise.all(owners.map((owner, o) => createInvoices(owner.apiKey, Math.ceil((options.deposits - o) / owners.length))));
-          const targets = Array.from({ length: options.deposits }, (_, i) => ({ merchantId: owners[i % owners.length]!.merchant.id, invoiceId: perOwner[i % owners.length]![Math.floor(i / owners.length)]! }));
+          const targets = Array.from({ length: options.deposits }, (_, i) => ({
+            merchantId: owners[i % owners.length]!.merchant.id,
+            invoiceId: perOwner[i % owners.length]![Math.floor(i / owners.length)]!,
+          }));
           const counts: WriteCounts = { committed: 0, stale: 0, contended: 0 };
           // One process: one service and one balance store, as one container wires them. Instances:
           // one of each per request in flight, each serving one request at a time.
@@ -365,12 +366,8 @@ export async function booksBenchmark(args: string[]): Promise<void> {
     console.log(`  one balance: at most ${described(fastest(into('one merchant', 'one process')))} through one process, ${described(fastest(into('one merchant', 'instances')))} through instances;`);
     console.log(`  spread over ${options.merchants} merchants: ${described(fastest(into('merchants')))}, this machine's ceiling for the same work.`);
     const balanceUnits = capacityRows[0]!.with.posting.balance;
-    console.log(
-      `  On AWS a balance is one item, and an item is never split over partitions: at ${balanceUnits} WCU a deposit on it (its transactional write) the 1,000 WCU/s`,
-    );
-    console.log(
-      `  a partition takes allows at most ${Math.floor(1000 / balanceUnits)} deposits/s into one balance, and since each posting reads the balance its write is conditional on,`,
-    );
+    console.log(`  On AWS a balance is one item, and an item is never split over partitions: at ${balanceUnits} WCU a deposit on it (its transactional write) the 1,000 WCU/s`);
+    console.log(`  a partition takes allows at most ${Math.floor(1000 / balanceUnits)} deposits/s into one balance, and since each posting reads the balance its write is conditional on,`);
     console.log('  the writes to it are serialized: one read and one transaction round trip per deposit, whatever the concurrency.');
     documentClient.destroy();
   } finally {

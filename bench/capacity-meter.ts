@@ -13,7 +13,14 @@ import type { ConsumedCapacity, DynamoDBClient } from '@aws-sdk/client-dynamodb'
  */
 function valueSize(value: unknown): number {
   if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
-  if (typeof value === 'number') return Math.ceil(String(Math.abs(value)).replace(/^[0.]+|\.|e.*$/g, '').replace(/0+$/, '').length / 2) + 1;
+  if (typeof value === 'number')
+    return (
+      Math.ceil(
+        String(Math.abs(value))
+          .replace(/^[0.]+|\.|e.*$/g, '')
+          .replace(/0+$/, '').length / 2,
+      ) + 1
+    );
   if (typeof value === 'boolean' || value === null) return 1;
   if (value instanceof Uint8Array) return value.length;
   if (Array.isArray(value)) return 3 + value.reduce((sum: number, element) => sum + 1 + valueSize(element), 0);
@@ -21,8 +28,7 @@ function valueSize(value: unknown): number {
   throw new Error(`No size rule for ${typeof value}`);
 }
 
-export const itemSize = (item: Record<string, unknown>): number =>
-  Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name, 'utf8') + valueSize(value), 0);
+export const itemSize = (item: Record<string, unknown>): number => Object.entries(item).reduce((sum, [name, value]) => sum + Buffer.byteLength(name, 'utf8') + valueSize(value), 0);
 
 /** 0.5 RCU per started 4 KB: a query's items are summed before rounding. */
 export const eventuallyConsistentRcu = (bytes: number): number => Math.ceil(bytes / 4096) * 0.5;
@@ -71,7 +77,9 @@ export class CapacityMeter {
         const output = result.output as Record<string, any>;
         const consumed = [output.ConsumedCapacity ?? []].flat() as ConsumedCapacity[];
         const itemsRead =
-          (output.Item ? 1 : 0) + (output.ScannedCount ?? 0) + Object.values((output.Responses ?? {}) as Record<string, unknown[]>).reduce((sum, items) => sum + (Array.isArray(items) ? items.length : 0), 0);
+          (output.Item ? 1 : 0) +
+          (output.ScannedCount ?? 0) +
+          Object.values((output.Responses ?? {}) as Record<string, unknown[]>).reduce((sum, items) => sum + (Array.isArray(items) ? items.length : 0), 0);
         calls.push({ command: context.commandName ?? '', capacity: consumed.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0), itemsRead, keysAsked, byTable: byTableOf(consumed) });
         return result;
       },

@@ -288,30 +288,49 @@ export async function chainScaleBenchmark(args: string[]): Promise<void> {
     const rate = now.result.scanned / seconds;
     const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
     console.log('');
-    console.log(`chain-scale: ${options.blocks} blocks of ${TRANSFERS_PER_BLOCK} transfers, ${hits} paying customers (1 in ${HIT_EVERY_TRANSFERS}), ${options.customers.toLocaleString('en')} customers in the wallets table; ${CONFIRMATIONS} confirmations, poll ${pollSeconds} s`);
+    console.log(
+      `chain-scale: ${options.blocks} blocks of ${TRANSFERS_PER_BLOCK} transfers, ${hits} paying customers (1 in ${HIT_EVERY_TRANSFERS}), ${options.customers.toLocaleString('en')} customers in the wallets table; ${CONFIRMATIONS} confirmations, poll ${pollSeconds} s`,
+    );
     console.log(`  deposits recorded:         ${now.result.recorded} of ${hits} in ${now.result.runs} runs`);
-    console.log(`  blocks processed a second: ${rate.toFixed(1)} (goal >= ${RATE_GOAL.toFixed(0)}, 5x BSC's block rate) ${verdict(rate >= RATE_GOAL)}; ${seconds.toFixed(2)} s for ${now.result.scanned} blocks`);
+    console.log(
+      `  blocks processed a second: ${rate.toFixed(1)} (goal >= ${RATE_GOAL.toFixed(0)}, 5x BSC's block rate) ${verdict(rate >= RATE_GOAL)}; ${seconds.toFixed(2)} s for ${now.result.scanned} blocks`,
+    );
     const readGoal = perBlock(hits) + 1;
     const recording = new Map<string, number>();
     for (const call of now.calls.filter((each) => !isWatchersOwn(each, watchersTables))) {
       const units = billedReads([call]);
-      const name = `${Object.keys(call.byTable).map((table) => table.replace(/^gateway-/, '')).join('+')} ${call.command.replace(/Command$/, '')}`;
+      const name = `${Object.keys(call.byTable)
+        .map((table) => table.replace(/^gateway-/, ''))
+        .join('+')} ${call.command.replace(/Command$/, '')}`;
       if (units > 0) recording.set(name, (recording.get(name) ?? 0) + units);
     }
     console.log(`  read units a block:        ${perBlock(readsNow).toFixed(3)} in all, as AWS bills them`);
-    console.log(`      the watcher's own (recipients' owners, its cursor): ${perBlock(watcherReadsNow).toFixed(3)} (goal <= hits + 1 = ${readGoal.toFixed(2)}) ${verdict(perBlock(watcherReadsNow) <= readGoal)}`);
     console.log(
-      `      recording the deposits: ${perBlock(readsNow - watcherReadsNow).toFixed(3)}, ${((readsNow - watcherReadsNow) / Math.max(1, hits)).toFixed(2)} a deposit (${[...recording].sort((a, b) => b[1] - a[1]).map(([name, units]) => `${name} ${(units / Math.max(1, hits)).toFixed(2)}`).join(', ')}), as any deposit costs`,
+      `      the watcher's own (recipients' owners, its cursor): ${perBlock(watcherReadsNow).toFixed(3)} (goal <= hits + 1 = ${readGoal.toFixed(2)}) ${verdict(perBlock(watcherReadsNow) <= readGoal)}`,
     );
-    console.log(`      before (every recipient asked): ${perBlock(lookupReadsBefore).toFixed(1)} read units a block in owner look-ups alone (${before.calls.reduce((sum, call) => sum + call.keysAsked, 0).toLocaleString('en')} keys, ${before.result.toFixed(2)} s of look-ups alone: ${(before.result / options.blocks * 1000).toFixed(1)} ms a block)`);
-    console.log(`  RPC requests a block:      ${perBlock(requestsNow).toFixed(3)} (${requestsNow} requests carrying ${callsNow} calls: ${[...callsByMethod].map(([method, n]) => `${method} ${n}`).join(', ')})`);
+    console.log(
+      `      recording the deposits: ${perBlock(readsNow - watcherReadsNow).toFixed(3)}, ${((readsNow - watcherReadsNow) / Math.max(1, hits)).toFixed(2)} a deposit (${[...recording]
+        .sort((a, b) => b[1] - a[1])
+        .map(([name, units]) => `${name} ${(units / Math.max(1, hits)).toFixed(2)}`)
+        .join(', ')}), as any deposit costs`,
+    );
+    console.log(
+      `      before (every recipient asked): ${perBlock(lookupReadsBefore).toFixed(1)} read units a block in owner look-ups alone (${before.calls.reduce((sum, call) => sum + call.keysAsked, 0).toLocaleString('en')} keys, ${before.result.toFixed(2)} s of look-ups alone: ${((before.result / options.blocks) * 1000).toFixed(1)} ms a block)`,
+    );
+    console.log(
+      `  RPC requests a block:      ${perBlock(requestsNow).toFixed(3)} (${requestsNow} requests carrying ${callsNow} calls: ${[...callsByMethod].map(([method, n]) => `${method} ${n}`).join(', ')})`,
+    );
     // Before batching: each call a request of its own, and one eth_getLogs a run for the whole range.
     const requestsBefore = callsNow - (callsByMethod.get('eth_getLogs') ?? 0) + now.result.runs;
     console.log(`      before (a request a call):      ${perBlock(requestsBefore).toFixed(3)}`);
-    console.log(`  address set:               a million addresses in ${(setBytes / 1e6).toFixed(2)} MB, ${(setBytes / MILLION).toFixed(1)} bytes each, built in memory in ${buildSeconds.toFixed(2)} s; the ${options.customers.toLocaleString('en')} customers loaded from the index in ${loadSeconds.toFixed(2)} s on DynamoDB Local (a million at this rate: ${((loadSeconds * MILLION) / options.customers).toFixed(0)} s)`);
+    console.log(
+      `  address set:               a million addresses in ${(setBytes / 1e6).toFixed(2)} MB, ${(setBytes / MILLION).toFixed(1)} bytes each, built in memory in ${buildSeconds.toFixed(2)} s; the ${options.customers.toLocaleString('en')} customers loaded from the index in ${loadSeconds.toFixed(2)} s on DynamoDB Local (a million at this rate: ${((loadSeconds * MILLION) / options.customers).toFixed(0)} s)`,
+    );
     // What AWS reads for it: the keys-only index's items, 1 MB a page, half a unit per 4 KB.
     const indexItemBytes = itemSize({ id: `address#evm#${customerKeys[0]}`, addressFamily: 'evm', createdAt });
-    console.log(`      a million from the index on AWS, estimated from the item size: ${Math.ceil((indexItemBytes * 1e6) / 1_048_576)} pages of 1 MB, ${eventuallyConsistentRcu(indexItemBytes * 1e6).toLocaleString('en')} read units, once per container (${indexItemBytes} bytes an item)`);
+    console.log(
+      `      a million from the index on AWS, estimated from the item size: ${Math.ceil((indexItemBytes * 1e6) / 1_048_576)} pages of 1 MB, ${eventuallyConsistentRcu(indexItemBytes * 1e6).toLocaleString('en')} read units, once per container (${indexItemBytes} bytes an item)`,
+    );
 
     // --- Latency: blocks every --block-ms, the function invoked once a minute polling as in AWS, callbacks delivered.
     console.log(`Timing ${options.samples} deposits from their last confirmation to the merchant's receiver (about ${Math.ceil((options.samples * (pollSeconds + 3)) / 60)} min) ...`);

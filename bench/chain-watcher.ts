@@ -81,15 +81,21 @@ export async function chainWatcherBenchmark(args: string[]): Promise<void> {
     const byTable: Record<string, number> = {};
     for (const call of busy.calls) for (const [name, used] of Object.entries(call.byTable)) byTable[name] = (byTable[name] ?? 0) + used;
 
-    console.log(`empty blocks:         ${empty.result.scanned} in ${empty.result.runs} runs, ${(empty.result.scanned / emptySeconds).toFixed(0)} blocks/s, ${units(empty.calls)} capacity units (${empty.calls.length} calls)`);
-    console.log(`blocks with deposits: ${busy.result.scanned} blocks, ${deposits} deposits in ${busySeconds.toFixed(2)} s: ${(busy.result.scanned / busySeconds).toFixed(1)} blocks/s, ${(deposits / busySeconds).toFixed(1)} deposits/s`);
-    console.log(`capacity per deposit: ${perDeposit.toFixed(2)} units (${(busy.calls.length / deposits).toFixed(1)} calls); floor ${FLOOR_WRITES_PER_DEPOSIT} (transaction + invoice writes): ${(perDeposit / FLOOR_WRITES_PER_DEPOSIT).toFixed(2)}x`);
+    console.log(
+      `empty blocks:         ${empty.result.scanned} in ${empty.result.runs} runs, ${(empty.result.scanned / emptySeconds).toFixed(0)} blocks/s, ${units(empty.calls)} capacity units (${empty.calls.length} calls)`,
+    );
+    console.log(
+      `blocks with deposits: ${busy.result.scanned} blocks, ${deposits} deposits in ${busySeconds.toFixed(2)} s: ${(busy.result.scanned / busySeconds).toFixed(1)} blocks/s, ${(deposits / busySeconds).toFixed(1)} deposits/s`,
+    );
+    console.log(
+      `capacity per deposit: ${perDeposit.toFixed(2)} units (${(busy.calls.length / deposits).toFixed(1)} calls); floor ${FLOOR_WRITES_PER_DEPOSIT} (transaction + invoice writes): ${(perDeposit / FLOOR_WRITES_PER_DEPOSIT).toFixed(2)}x`,
+    );
     const tablesNamed = Object.entries(byTable).sort((a, b) => b[1] - a[1]);
     console.log(`  by table and index: ${tablesNamed.map(([name, used]) => `${name.replace(/^.*?-/, '')} ${(used / deposits).toFixed(2)}`).join(', ')}`);
     // The floor counts writes of the two items at one unit each; what is above it is item size
     // (an invoice carries its wallet and checkout data), indexes, the outbox entry that makes the
     // callback durable, the claim that makes the deposit unique, and the reads that choose the invoice.
-    console.log('  (as DynamoDB Local reports it: it counts a transactional write once where AWS charges it twice, and index writes at the item\'s size)');
+    console.log("  (as DynamoDB Local reports it: it counts a transactional write once where AWS charges it twice, and index writes at the item's size)");
   } finally {
     await Promise.allSettled([chain.stop(), sqs.stop(), dynamo.stop()]);
     await rm(dataDir, { recursive: true, force: true });

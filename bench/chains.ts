@@ -206,7 +206,9 @@ function fillTron(node: TronFixtureNode, blocks: number, transactionsPerBlock: n
 async function fillEvm(chain: LocalChain, usdt: Address, blocks: number): Promise<FilledNetwork> {
   const first = Number(await chain.headNumber()) + 1;
   for (let block = 0; block < blocks; block++) {
-    await chain.sendMany(Array.from({ length: EVM_TRANSFERS_PER_BLOCK }, (_, i): Transfer => (i % 2 === 0 ? { to: randomEvmAddress(), amount: '0.001' } : { to: randomEvmAddress(), amount: '1.5', token: usdt })));
+    await chain.sendMany(
+      Array.from({ length: EVM_TRANSFERS_PER_BLOCK }, (_, i): Transfer => (i % 2 === 0 ? { to: randomEvmAddress(), amount: '0.001' } : { to: randomEvmAddress(), amount: '1.5', token: usdt })),
+    );
   }
   return {
     network: 'ethereum',
@@ -241,10 +243,17 @@ function printReader(filled: FilledNetwork, read: { blocks: number; transfers: n
   const blockSeconds = BLOCK_SECONDS[filled.network];
   const blocksPerSecond = read.blocks / read.seconds;
   const transfersPerSecond = read.transfers / read.seconds;
-  console.log(`${filled.network.padEnd(9)} ${read.blocks} blocks of ${grouped(read.transfers / read.blocks)} transfers [${filled.content}]: ${grouped(blocksPerSecond, 1)} blocks/s, ${grouped(transfersPerSecond)} transfers/s`);
+  console.log(
+    `${filled.network.padEnd(9)} ${read.blocks} blocks of ${grouped(read.transfers / read.blocks)} transfers [${filled.content}]: ${grouped(blocksPerSecond, 1)} blocks/s, ${grouped(transfersPerSecond)} transfers/s`,
+  );
   const mainnet = MAINNET_TRANSFERS_PER_BLOCK[filled.network];
-  const atMainnet = mainnet === undefined ? '' : `; at a busy mainnet block's ~${grouped(mainnet)} transfers ~${grouped(transfersPerSecond / mainnet, 2)} blocks/s, head-room ~${grouped((transfersPerSecond / mainnet) * blockSeconds)}x`;
-  console.log(`          1 block / ${blockSeconds} s: head-room ${grouped(blocksPerSecond * blockSeconds)}x; a watcher run's ${CHAIN_BLOCKS_PER_RUN} blocks in ${grouped(CHAIN_BLOCKS_PER_RUN / blocksPerSecond, 1)} s${atMainnet}`);
+  const atMainnet =
+    mainnet === undefined
+      ? ''
+      : `; at a busy mainnet block's ~${grouped(mainnet)} transfers ~${grouped(transfersPerSecond / mainnet, 2)} blocks/s, head-room ~${grouped((transfersPerSecond / mainnet) * blockSeconds)}x`;
+  console.log(
+    `          1 block / ${blockSeconds} s: head-room ${grouped(blocksPerSecond * blockSeconds)}x; a watcher run's ${CHAIN_BLOCKS_PER_RUN} blocks in ${grouped(CHAIN_BLOCKS_PER_RUN / blocksPerSecond, 1)} s${atMainnet}`,
+  );
 }
 
 async function startChains(): Promise<Chains> {
@@ -296,13 +305,7 @@ export async function chainsBenchmark(args: string[]): Promise<void> {
 }
 
 /** The capacity the watch-chain function uses per deposit it detects on each network, and per transfer to no customer. */
-async function watcherCapacity(
-  chains: Chains,
-  usdt: Address,
-  filled: Record<BenchNetwork, FilledNetwork>,
-  transfersPerBlock: Record<BenchNetwork, number>,
-  deposits: number,
-): Promise<void> {
+async function watcherCapacity(chains: Chains, usdt: Address, filled: Record<BenchNetwork, FilledNetwork>, transfersPerBlock: Record<BenchNetwork, number>, deposits: number): Promise<void> {
   Object.assign(process.env, {
     GATEWAY_RPC_BITCOIN: chains.bitcoin.rpcUrl,
     GATEWAY_RPC_TRON: chains.tron.url,
@@ -346,7 +349,10 @@ async function watcherCapacity(
     if (busy.result.recorded !== deposits) throw new Error(`The ${network} watcher recorded ${busy.result.recorded} of ${deposits} deposits`);
     // The invoice's writes and their index copies go by the invoice's size, which depends on the
     // networks its asset is offered on (a USDT invoice carries an address on each), not on the chain.
-    const invoiceUnits = busy.calls.reduce((sum, call) => sum + Object.entries(call.byTable).reduce((part, [name, used]) => part + (name === invoicesTable || name.startsWith(`${invoicesTable}/`) ? used : 0), 0), 0);
+    const invoiceUnits = busy.calls.reduce(
+      (sum, call) => sum + Object.entries(call.byTable).reduce((part, [name, used]) => part + (name === invoicesTable || name.startsWith(`${invoicesTable}/`) ? used : 0), 0),
+      0,
+    );
     perDeposit.push({ network, units: units(busy.calls) / deposits, calls: busy.calls.length / deposits, invoiceUnits: invoiceUnits / deposits });
   }
 
@@ -358,7 +364,7 @@ async function watcherCapacity(
     );
   }
   console.log('owner look-ups of transfers to no customer, in the first runs over the filled blocks');
-  console.log("  (AWS charges 0.5 unit for each address asked, found or not; DynamoDB Local nothing for one it does not find)");
+  console.log('  (AWS charges 0.5 unit for each address asked, found or not; DynamoDB Local nothing for one it does not find)');
   for (const [network, calls] of strangers) {
     const asked = calls.reduce((sum, call) => sum + call.keysAsked, 0);
     // A day of mainnet blocks, each as busy as the estimate above or, for Tron, as the blocks read here,

@@ -83,13 +83,7 @@ const summary = async (bundle: string, times: number[]): Promise<Measured> => ({
 });
 
 /** The bundle's import times and the reference's, taken turn about; the reference's are also added to `allReferenceTimes`. */
-async function measureBeside(
-  bundle: string,
-  reference: string,
-  runs: number,
-  env: NodeJS.ProcessEnv,
-  allReferenceTimes: number[],
-): Promise<{ measured: Measured; beside: Measured }> {
+async function measureBeside(bundle: string, reference: string, runs: number, env: NodeJS.ProcessEnv, allReferenceTimes: number[]): Promise<{ measured: Measured; beside: Measured }> {
   const times: number[] = [];
   const referenceTimes: number[] = [];
   for (let run = 0; run < runs; run++) {
@@ -113,7 +107,15 @@ export async function coldImportsBenchmark(args: string[]): Promise<void> {
   const loopback = 'http://127.0.0.1:9';
   // Loading as in Lambda: the X-Ray SDK in automatic mode, the tracer patching HTTP and wrapping the clients, metrics on.
   const { AWS_XRAY_MANUAL_MODE: _manualMode, ...localEnvironment } = handlerEnvironment(
-    { publicBaseUrl: loopback, dynamodbEndpoint: loopback, dynamodbCredentials: randomLocalCredentials(), sqsEndpoint: loopback, queueEnvironment: localQueueEnvironment(loopback), dataDir: directory, tables: localTableNames() },
+    {
+      publicBaseUrl: loopback,
+      dynamodbEndpoint: loopback,
+      dynamodbCredentials: randomLocalCredentials(),
+      sqsEndpoint: loopback,
+      queueEnvironment: localQueueEnvironment(loopback),
+      dataDir: directory,
+      tables: localTableNames(),
+    },
     DEFAULT_FUNCTION_SETTINGS,
   );
   const env = {

@@ -69,11 +69,7 @@ interface Client {
 type Kind = 'crypto-new' | 'crypto-returning' | 'fiat';
 
 /** Of every 10 requests: 4 crypto invoices for a new customer, 3 for a returning one, 3 fiat. */
-const MIX: readonly Kind[] = [
-  ...Array<Kind>(4).fill('crypto-new'),
-  ...Array<Kind>(3).fill('crypto-returning'),
-  ...Array<Kind>(3).fill('fiat'),
-];
+const MIX: readonly Kind[] = [...Array<Kind>(4).fill('crypto-new'), ...Array<Kind>(3).fill('crypto-returning'), ...Array<Kind>(3).fill('fiat')];
 const kindOf = (index: number): Kind => MIX[index % MIX.length]!;
 
 const CRYPTO = [
@@ -210,7 +206,13 @@ function report(options: Options, keys: number, load: { samples: Sample[]; ms: n
     ['Latency p95', `${fixed(percentile(latencies, 95))} ms`],
     ['Latency p99', `${fixed(percentile(latencies, 99))} ms`],
     ['Latency max', `${fixed(latencies.at(-1)!)} ms`],
-    ['Statuses', [...statuses].sort(([a], [b]) => a.localeCompare(b)).map(([status, n]) => `${status}: ${n}`).join(', ')],
+    [
+      'Statuses',
+      [...statuses]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([status, n]) => `${status}: ${n}`)
+        .join(', '),
+    ],
   ];
   for (const table of COUNTED_TABLES) {
     const written = itemsWritten[table]!;

@@ -43,7 +43,14 @@ export async function dashboardOverviewBenchmark(args: string[]): Promise<void> 
     const { merchantId } = JSON.parse(await readFile(join(dataDir, 'demo-merchant.json'), 'utf8')) as { merchantId: string };
     const started = Date.now();
     // Spread over the chart's days, newest last, so that every bar has some.
-    const seeded = await seedTransactions(DynamoDBDocumentClient.from(dynamo), stack.tables.transactions, merchantId, options.transactions, new Date(Date.now() - 29 * DAY_MS), Math.floor((29 * DAY_MS) / options.transactions / 1000) || 1);
+    const seeded = await seedTransactions(
+      DynamoDBDocumentClient.from(dynamo),
+      stack.tables.transactions,
+      merchantId,
+      options.transactions,
+      new Date(Date.now() - 29 * DAY_MS),
+      Math.floor((29 * DAY_MS) / options.transactions / 1000) || 1,
+    );
     console.log(`Wrote ${options.transactions.toLocaleString('en')} confirmed deposits of the demo merchant in ${((Date.now() - started) / 1000).toFixed(1)} s.`);
     const target = await localTarget(dataDir);
     try {
@@ -68,7 +75,9 @@ export async function dashboardOverviewBenchmark(args: string[]): Promise<void> 
     }
     times.sort((a, b) => a - b);
     const charted = /<desc id="chart-try-description">([^<]*)<\/desc>/.exec(page)?.[1] ?? 'no TRY chart';
-    console.log(`Overview over HTTP, ${options.runs} requests after one to warm up: p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, max ${times.at(-1)!.toFixed(1)} ms (goal: under ${GOAL_MS} ms).`);
+    console.log(
+      `Overview over HTTP, ${options.runs} requests after one to warm up: p50 ${percentile(times, 50).toFixed(1)} ms, p95 ${percentile(times, 95).toFixed(1)} ms, max ${times.at(-1)!.toFixed(1)} ms (goal: under ${GOAL_MS} ms).`,
+    );
     console.log(`Chart: "${charted}"; the deposits come to ${seeded.total.toFixed(2)} TRY.`);
     dynamo.destroy();
   } finally {

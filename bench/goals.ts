@@ -37,8 +37,7 @@ import type { TableKey } from '../shared/store/tables.js';
 import { startCallbackReceiver, type CallbackReceiver } from '../test/support/callback-receiver.js';
 import { startGatewayProcess, type GatewayProcess } from '../test/support/gateway-process.js';
 
-export const DESCRIPTION =
-  'capacity per operation vs its floor, runtime vs a bare node:http server, callback p95, expiry sweep reads vs due, create at 1k vs 20k invoices (bench/results.json)';
+export const DESCRIPTION = 'capacity per operation vs its floor, runtime vs a bare node:http server, callback p95, expiry sweep reads vs due, create at 1k vs 20k invoices (bench/results.json)';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const RESULTS_FILE = join(ROOT, 'bench', 'results.json');
@@ -71,7 +70,11 @@ function parseOptions(args: string[]): Options {
 }
 
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -87,11 +90,8 @@ type Touch = { table: TableKey; id: string; as: 'read' | 'write' | 'atomicWrite'
  * nothing of the operation's tables is written over.
  */
 async function floorOf(documents: DynamoDBDocumentClient, tables: Record<TableKey, string>, pricingTable: string, touches: Touch[]): Promise<{ floor: number; parts: string }> {
-  const read = (table: TableKey, id: string, ConsistentRead: boolean) =>
-    documents.send(new GetCommand({ TableName: tables[table], Key: { id }, ConsistentRead, ReturnConsumedCapacity: 'TOTAL' }));
-  const snapshots = await Promise.all(
-    touches.map(async (touch) => (touch.as === 'page' ? Promise.all(touch.ids.map((id) => read(touch.table, id, false))) : [await read(touch.table, touch.id, true)])),
-  );
+  const read = (table: TableKey, id: string, ConsistentRead: boolean) => documents.send(new GetCommand({ TableName: tables[table], Key: { id }, ConsistentRead, ReturnConsumedCapacity: 'TOTAL' }));
+  const snapshots = await Promise.all(touches.map(async (touch) => (touch.as === 'page' ? Promise.all(touch.ids.map((id) => read(touch.table, id, false))) : [await read(touch.table, touch.id, true)])));
   let floor = 0;
   const parts: string[] = [];
   for (const [i, touch] of touches.entries()) {
@@ -150,7 +150,16 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
     Object.assign(
       process.env,
       handlerEnvironment(
-        { publicBaseUrl: runtime.baseUrl, dynamodbEndpoint: dynamo.endpoint, dynamodbCredentials: credentials, sqsEndpoint: sqs.endpoint, queueEnvironment: sqs.queueEnvironment, dataDir, tables, providers },
+        {
+          publicBaseUrl: runtime.baseUrl,
+          dynamodbEndpoint: dynamo.endpoint,
+          dynamodbCredentials: credentials,
+          sqsEndpoint: sqs.endpoint,
+          queueEnvironment: sqs.queueEnvironment,
+          dataDir,
+          tables,
+          providers,
+        },
         DEFAULT_FUNCTION_SETTINGS,
       ),
     );
@@ -158,7 +167,12 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
     await ensureTables(dynamoClient, tables);
     const pricingTable = 'bench-pricing';
     await dynamoClient.send(
-      new CreateTableCommand({ TableName: pricingTable, BillingMode: 'PAY_PER_REQUEST', AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }] }),
+      new CreateTableCommand({
+        TableName: pricingTable,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+        KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+      }),
     );
     const meter = new CapacityMeter();
     meter.instrument(dynamoClient);
@@ -218,7 +232,11 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
         runs.push({
           measured: sum(made.map((c) => c.capacity)),
           floor: priced.floor,
-          indexUpkeep: sum(Object.entries(byTableAndIndex).filter(([label]) => label.includes('/')).map(([, units]) => units)),
+          indexUpkeep: sum(
+            Object.entries(byTableAndIndex)
+              .filter(([label]) => label.includes('/'))
+              .map(([, units]) => units),
+          ),
           calls: made.map((c) => `${c.command.replace(/Command$/, '')} ${c.capacity}`).join(', '),
           floorItems: priced.parts,
           byTableAndIndex,
@@ -269,7 +287,12 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
     await meterOperation('get transaction', async () => {
       await call('GET', `/api/v2/transaction/${deposits[0].id}`);
       // The record, and the merchant's callback secret for its hash.
-      return { touches: [{ table: 'transactions', id: deposits[0].id, as: 'read' }, { table: 'merchants', id: m, as: 'read' }] };
+      return {
+        touches: [
+          { table: 'transactions', id: deposits[0].id, as: 'read' },
+          { table: 'merchants', id: m, as: 'read' },
+        ],
+      };
     });
     await meterOperation('UTR confirmation', async () => {
       const inr = await meter.outside(() => call('POST', '/api/v2/invoices', { orderId: randomUUID(), customerId: 'goals-inr', baseCurrency: 'INR', amount: 1000 }));
@@ -419,13 +442,20 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
     };
     console.log('DynamoDB capacity units per operation (median of 5), floor, ratio (goal <= 1.25):');
     print(
-      Object.entries(capacity).flatMap(([name, e]): Array<[string, string]> => [
-        [name, `${e.measured} / ${e.floor} = ${e.ratio}x  ${verdict(e.ratio <= GOALS.capacity)}`],
-        ['  calls made', e.calls],
-        ['  floor', e.floorItems],
-        ['  where the units went', Object.entries(e.byTableAndIndex).map(([label, units]) => `${label} ${units}`).join(', ')],
-        ['  without index upkeep', `${round(e.measured - e.indexUpkeep)} / ${e.floor} = ${e.ratioWithoutIndexes}x (the indexes: ${e.indexUpkeep})`],
-      ]),
+      Object.entries(capacity).flatMap(
+        ([name, e]): Array<[string, string]> => [
+          [name, `${e.measured} / ${e.floor} = ${e.ratio}x  ${verdict(e.ratio <= GOALS.capacity)}`],
+          ['  calls made', e.calls],
+          ['  floor', e.floorItems],
+          [
+            '  where the units went',
+            Object.entries(e.byTableAndIndex)
+              .map(([label, units]) => `${label} ${units}`)
+              .join(', '),
+          ],
+          ['  without index upkeep', `${round(e.measured - e.indexUpkeep)} / ${e.floor} = ${e.ratioWithoutIndexes}x (the indexes: ${e.indexUpkeep})`],
+        ],
+      ),
     );
     console.log('GET /api/v2/invoices/{id}: runtime vs bare node:http server (goal >= 0.6x):');
     print(
@@ -437,10 +467,7 @@ export async function goalsBenchmark(args: string[]): Promise<void> {
     print([
       ['Callback, deposit to receiver', `p50 ${callbacks.p50} ms, p95 ${callbacks.p95} ms = ${round(callbacks.p95 / GOALS.callbackP95Ms)}x of ${GOALS.callbackP95Ms} ms  ${verdict(goals.callbackP95)}`],
       ['Expiry sweep', `${sweep.itemsRead} items read for ${sweep.due} due (${options.due * 10}+ open, not due) = ${sweep.ratio}x  ${verdict(goals.sweepReads)}`],
-      [
-        'Create at 1k vs 20k invoices',
-        `p50 ${small.p50} -> ${large.p50} ms = ${tableSize.p50Ratio}x, capacity ${small.capacity} -> ${large.capacity}  ${verdict(goals.noGrowth)}`,
-      ],
+      ['Create at 1k vs 20k invoices', `p50 ${small.p50} -> ${large.p50} ms = ${tableSize.p50Ratio}x, capacity ${small.capacity} -> ${large.capacity}  ${verdict(goals.noGrowth)}`],
     ]);
     const results = { measuredAt: new Date().toISOString(), goals: GOALS, met: goals, capacity, throughput, callbacks, sweep, tableSize };
     await writeFile(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);

@@ -69,7 +69,10 @@ const IN_FLIGHT = 32;
 
 const READS = new Set(['GetItemCommand', 'QueryCommand', 'BatchGetItemCommand']);
 const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
-const unitsOf = (calls: MeteredCall[]) => ({ rcu: round(sum(calls.filter((c) => READS.has(c.command)).map((c) => c.capacity)), 1), wcu: round(sum(calls.filter((c) => !READS.has(c.command)).map((c) => c.capacity)), 1) });
+const unitsOf = (calls: MeteredCall[]) => ({
+  rcu: round(sum(calls.filter((c) => READS.has(c.command)).map((c) => c.capacity)), 1),
+  wcu: round(sum(calls.filter((c) => !READS.has(c.command)).map((c) => c.capacity)), 1),
+});
 
 type Item = [TableKey, Record<string, unknown>];
 
@@ -180,14 +183,21 @@ export async function jobsBenchmark(args: string[]): Promise<void> {
       }
     }
     const total = depositsPerMerchant * options.merchants * 3 + options.merchants;
-    console.log(`Loading ${(2 * depositsPerMerchant * options.merchants).toLocaleString('en')} balance entries: ${depositsPerMerchant.toLocaleString('en')} deposits of each of ${options.merchants} merchant(s) with their fees, ${total.toLocaleString('en')} items ...`);
+    console.log(
+      `Loading ${(2 * depositsPerMerchant * options.merchants).toLocaleString('en')} balance entries: ${depositsPerMerchant.toLocaleString('en')} deposits of each of ${options.merchants} merchant(s) with their fees, ${total.toLocaleString('en')} items ...`,
+    );
     const loadStarted = performance.now();
     let reported = 0;
-    await load(documentClient, tables, deposits(depositsPerMerchant, (n) => new Date(historyFrom + Math.floor((n * historyMs) / depositsPerMerchant)).toISOString()), (written) => {
-      if (written - reported < 100_000) return;
-      reported = written;
-      console.log(`  ${written.toLocaleString('en')} items, ${Math.round(written / ((performance.now() - loadStarted) / 1000))} a second`);
-    });
+    await load(
+      documentClient,
+      tables,
+      deposits(depositsPerMerchant, (n) => new Date(historyFrom + Math.floor((n * historyMs) / depositsPerMerchant)).toISOString()),
+      (written) => {
+        if (written - reported < 100_000) return;
+        reported = written;
+        console.log(`  ${written.toLocaleString('en')} items, ${Math.round(written / ((performance.now() - loadStarted) / 1000))} a second`);
+      },
+    );
     const loadSeconds = (performance.now() - loadStarted) / 1000;
     console.log(`Loaded ${total.toLocaleString('en')} items in ${round(loadSeconds, 1)} s (${Math.round(total / loadSeconds)} a second).`);
 
@@ -208,7 +218,9 @@ export async function jobsBenchmark(args: string[]): Promise<void> {
     const totals = (list: Invocation[]) => ({ seconds: round(sum(list.map((i) => i.seconds)), 1), rcu: round(sum(list.map((i) => i.rcu)), 1), wcu: round(sum(list.map((i) => i.wcu)), 1) });
 
     // --- check-books: the full pass, then an hourly run.
-    console.log(`check-books (timeout ${checkBooks.timeoutSeconds} s: ten minutes of work an invocation, then two to finish the step under way): the first run and the full pass it begins, invocation after invocation ...`);
+    console.log(
+      `check-books (timeout ${checkBooks.timeoutSeconds} s: ten minutes of work an invocation, then two to finish the step under way): the first run and the full pass it begins, invocation after invocation ...`,
+    );
     console.log(header);
     const pass: Invocation[] = [];
     for (let run = 1; run <= 100; run++) {
@@ -219,13 +231,20 @@ export async function jobsBenchmark(args: string[]): Promise<void> {
       if (finished) break;
     }
     console.log(line('full pass, all invocations', totals(pass), checkBooks.timeoutSeconds!));
-    await load(documentClient, tables, deposits(Math.ceil(options.changes / options.merchants), () => new Date().toISOString()), () => undefined);
+    await load(
+      documentClient,
+      tables,
+      deposits(Math.ceil(options.changes / options.merchants), () => new Date().toISOString()),
+      () => undefined,
+    );
     const hourly = await timed(() => invoke(checkBooks, scheduledEvent(checkBooks, new Date())));
     console.log(`${line(`hourly, ${options.changes} new deposits`, hourly, checkBooks.timeoutSeconds!)}   ${hourly.result.balances} balances, ${hourly.result.transactions} transactions`);
 
     // --- build-report: every entry of the first merchant, as the queue hands the report on.
     const reportRows = 2 * (depositsPerMerchant + Math.ceil(options.changes / options.merchants));
-    console.log(`build-report (timeout ${buildReport.timeoutSeconds} s: four minutes of work an invocation, then one to finish the part under way): the first merchant's ${reportRows.toLocaleString('en')} entries ...`);
+    console.log(
+      `build-report (timeout ${buildReport.timeoutSeconds} s: four minutes of work an invocation, then one to finish the part under way): the first merchant's ${reportRows.toLocaleString('en')} entries ...`,
+    );
     console.log(header);
     const reports = new DynamoReportStore(documentClient, tables.reports);
     const { id: reportId } = await reportService({ queue: reportQueue() }).create(
@@ -246,7 +265,9 @@ export async function jobsBenchmark(args: string[]): Promise<void> {
             const invocation = await timed(() => invoke(fn, event));
             builds.push(invocation);
             const report = await reports.get(reportId);
-            console.log(`${line(`invocation ${builds.length}`, invocation, buildReport.timeoutSeconds!)}   ${report?.status === 'ready' ? `ready, ${report.rows} rows` : `${report?.progress?.rows ?? 0} rows so far`}`);
+            console.log(
+              `${line(`invocation ${builds.length}`, invocation, buildReport.timeoutSeconds!)}   ${report?.status === 'ready' ? `ready, ${report.rows} rows` : `${report?.progress?.rows ?? 0} rows so far`}`,
+            );
             if (report?.status !== 'pending') void consumers.stop().then(() => (report?.status === 'ready' ? resolve() : reject(new Error(`The report is ${report?.status}`))));
             return invocation.result;
           },
@@ -265,7 +286,9 @@ export async function jobsBenchmark(args: string[]): Promise<void> {
       for await (const _transaction of transactions.allOf(merchantId));
       for await (const _entry of entries.createdBetween({ merchantId, createdFrom: new Date(0).toISOString(), createdTo: new Date(now + 86_400_000).toISOString(), currency: null }));
     });
-    console.log(`check-books as it was, for comparison: every run read every transaction and entry of every merchant; the first merchant's ${reportRows.toLocaleString('en')} entries and their transactions:`);
+    console.log(
+      `check-books as it was, for comparison: every run read every transaction and entry of every merchant; the first merchant's ${reportRows.toLocaleString('en')} entries and their transactions:`,
+    );
     console.log(line(`hourly, as it was, ${options.merchants === 1 ? 'the merchant' : '1 merchant'}`, before, checkBooks.timeoutSeconds!));
     console.log('Capacity units as DynamoDB Local reports them by the item-size rules; AWS bills the same reads, and a BatchGetItem key it finds no item for as well.');
   } finally {

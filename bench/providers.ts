@@ -101,10 +101,12 @@ export async function providersBenchmark(args: string[]): Promise<void> {
         notifyUrl: `http://localhost:3000/api/v2/providers/${provider.id}/events`,
       });
       const signed = signMessage(secret, `payment:${randomUUID()}`, body, new Date());
-      const [direct, directMs] = await timed(() => fetch(`${provider.url}/payments`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed.headers }, body }).then(async (response) => {
-        await response.arrayBuffer();
-        return response.status;
-      }));
+      const [direct, directMs] = await timed(() =>
+        fetch(`${provider.url}/payments`, { method: 'POST', headers: { 'content-type': 'application/json', ...signed.headers }, body }).then(async (response) => {
+          await response.arrayBuffer();
+          return response.status;
+        }),
+      );
       if (direct !== 201) directFailures++;
       if (i < 0) continue;
       checkout.first.push(firstMs);
@@ -126,11 +128,13 @@ export async function providersBenchmark(args: string[]): Promise<void> {
         ids.push(await createInvoice(TRY));
         return true;
       });
-      return Promise.all(ids.map(async (id) => {
-        const payment = (await invoices.get(id))?.providerPayment;
-        if (!payment) throw new Error(`Invoice ${id} has no payment at the provider: is the provider up?`);
-        return { id, providerReference: payment.providerReference };
-      }));
+      return Promise.all(
+        ids.map(async (id) => {
+          const payment = (await invoices.get(id))?.providerPayment;
+          if (!payment) throw new Error(`Invoice ${id} has no payment at the provider: is the provider up?`);
+          return { id, providerReference: payment.providerReference };
+        }),
+      );
     };
     const [forEvents, forSimulation] = [await prepared(options.events), await prepared(options.events)];
     const events = await loadEach(forEvents.length, options.concurrency, async (i) => {

@@ -90,14 +90,9 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
 };
 
 function usage(): string {
-  return [
-    'Usage: npm run bench -- [name] [options]',
-    '',
-    'Benchmarks:',
-    ...Object.keys(BENCHMARKS).map((name) => `  ${name}`),
-    '',
-    'Without a name, every benchmark runs with the options given.',
-  ].join('\n');
+  return ['Usage: npm run bench -- [name] [options]', '', 'Benchmarks:', ...Object.keys(BENCHMARKS).map((name) => `  ${name}`), '', 'Without a name, every benchmark runs with the options given.'].join(
+    '\n',
+  );
 }
 
 const [first, ...rest] = process.argv.slice(2);

@@ -138,7 +138,10 @@ export async function runtimeProfileBenchmark(args: string[]): Promise<void> {
       return { figures, summary };
     };
     const onRuntime = await profiled('runtime', runtime.baseUrl, runtime.stop);
-    const bare = await startBareServer({ dynamodbEndpoint: dynamo.endpoint, credentials, apiKeys: tables.apiKeys, invoices: tables.invoices }, ['--cpu-prof', `--cpu-prof-dir=${join(profilesDir, 'bare')}`]);
+    const bare = await startBareServer({ dynamodbEndpoint: dynamo.endpoint, credentials, apiKeys: tables.apiKeys, invoices: tables.invoices }, [
+      '--cpu-prof',
+      `--cpu-prof-dir=${join(profilesDir, 'bare')}`,
+    ]);
     stops.push(() => stop(bare.process));
     const onBare = await profiled('bare', bare.url, () => stop(bare.process));
 

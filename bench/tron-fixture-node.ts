@@ -85,7 +85,14 @@ export class TronFixtureNode {
   add(transactions: readonly TronFixtureTransaction[]): number {
     const number = ++this.head;
     this.answers.set(number, {
-      block: Buffer.from(JSON.stringify(block(number, transactions.map((each) => each.transaction)))),
+      block: Buffer.from(
+        JSON.stringify(
+          block(
+            number,
+            transactions.map((each) => each.transaction),
+          ),
+        ),
+      ),
       infos: Buffer.from(JSON.stringify(transactions.map((each) => each.info))),
     });
     return number;

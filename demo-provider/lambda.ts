@@ -44,8 +44,7 @@ const provider = new DemoProvider({
 });
 const handle = demoRequestHandler(provider, log);
 
-export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> =>
-  resultOfResponse(await handle(requestOfEvent(event, DEMO_PROVIDER_PATH)));
+export const handler = async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => resultOfResponse(await handle(requestOfEvent(event, DEMO_PROVIDER_PATH)));
 
 const processor = new BatchProcessor(EventType.SQS);
 

@@ -44,9 +44,7 @@ export const handler = observed(async (event: APIGatewayRequestAuthorizerEvent):
   if (key?.status !== 'active' || !digestsEqual(key.digest, digest)) return deny(event.methodArn);
 
   // The key's last use, for its merchant's list of keys: a failure to record it refuses nothing.
-  await recordKeyUse(merchants, key, new Date()).catch((error: unknown) =>
-    logger.warn('Could not record the last use of an API key', { keyId: key.keyId, reason: failureReason(error) }),
-  );
+  await recordKeyUse(merchants, key, new Date()).catch((error: unknown) => logger.warn('Could not record the last use of an API key', { keyId: key.keyId, reason: failureReason(error) }));
 
   return {
     principalId: key.merchantId,

@@ -9,8 +9,12 @@ import { transactionViews } from './commons/transaction-views.js';
 /** Paying out stores no receipt. */
 const fiatService = fiatServiceWith();
 
-export const handler = httpHandler(routeByName('create-withdrawal'), { body: withdrawalRequestSchema, idempotencyFingerprint: withMaskedCard, idempotency: idempotentByHeader }, async ({ body, merchantId }) => {
-  const withdrawal = await fiatService.createWithdrawal(merchantId, body);
-  logger.info('Withdrawal accepted', { transactionId: withdrawal.id, merchantId });
-  return { data: await transactionViews.present(withdrawal) };
-});
+export const handler = httpHandler(
+  routeByName('create-withdrawal'),
+  { body: withdrawalRequestSchema, idempotencyFingerprint: withMaskedCard, idempotency: idempotentByHeader },
+  async ({ body, merchantId }) => {
+    const withdrawal = await fiatService.createWithdrawal(merchantId, body);
+    logger.info('Withdrawal accepted', { transactionId: withdrawal.id, merchantId });
+    return { data: await transactionViews.present(withdrawal) };
+  },
+);

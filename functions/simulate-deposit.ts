@@ -11,16 +11,21 @@ const route = routeByName('simulate-deposit');
 export const handler = httpHandler(route, { body: simulateDepositRequestSchema, idempotency: idempotentByHeader }, async ({ body, merchantId, headers }) => {
   const invoice = await transactionService.ownedInvoice(merchantId, body.invoiceId);
   const network = invoice.family === 'crypto' ? (body.network ?? invoice.wallet?.networks[0]) : body.network;
-  const deposit = await transactionService.recordDeposit(merchantId, invoice.id, {
-    source: 'simulated',
-    amount: body.amount,
-    currency: body.currency,
-    network,
-    status: body.status ?? 'confirmed',
-    transactionHash: network && invoice.family === 'crypto' ? simulatedChainHash(network) : null,
-    senderDetails: simulatedSenderDetails(invoice),
-    // A retry with the key after a crash finds the deposit the first attempt recorded.
-    uniqueId: headers[IDEMPOTENCY_HEADER] === undefined ? undefined : idempotentWriteClaimId(merchantId, route.name, headers[IDEMPOTENCY_HEADER]),
-  }, invoice);
+  const deposit = await transactionService.recordDeposit(
+    merchantId,
+    invoice.id,
+    {
+      source: 'simulated',
+      amount: body.amount,
+      currency: body.currency,
+      network,
+      status: body.status ?? 'confirmed',
+      transactionHash: network && invoice.family === 'crypto' ? simulatedChainHash(network) : null,
+      senderDetails: simulatedSenderDetails(invoice),
+      // A retry with the key after a crash finds the deposit the first attempt recorded.
+      uniqueId: headers[IDEMPOTENCY_HEADER] === undefined ? undefined : idempotentWriteClaimId(merchantId, route.name, headers[IDEMPOTENCY_HEADER]),
+    },
+    invoice,
+  );
   return { data: await transactionViews.present(deposit) };
 });

@@ -16,32 +16,28 @@ const fiatService = fiatServiceWith(receiptStore);
  * through the same confirmation as the merchant's host-to-host call, for the invoice's merchant,
  * and on to the invoice's provider.
  */
-export const handler = httpHandler(
-  routeByName('submit-checkout-utr'),
-  { body: z.record(z.string(), z.string()), bodyFormat: 'form' },
-  async (request) => {
-    const { body } = request;
-    const invoiceId = request.pathParameters.invoiceId ?? '';
-    const language = languageOf(request);
-    const checkout = await checkoutService.find(invoiceId);
-    if (!checkout) return notFoundPage(invoiceId, language);
-    const { invoice } = checkout;
-    const providerUrl = urlOf('get-checkout-provider', invoice.id, language);
-    const instructions = invoice.providerPayment?.instructions;
-    if (checkout.step.kind !== 'payment' || !isConfirmedByUtr(invoice) || !instructions) return seeOther(providerUrl);
+export const handler = httpHandler(routeByName('submit-checkout-utr'), { body: z.record(z.string(), z.string()), bodyFormat: 'form' }, async (request) => {
+  const { body } = request;
+  const invoiceId = request.pathParameters.invoiceId ?? '';
+  const language = languageOf(request);
+  const checkout = await checkoutService.find(invoiceId);
+  if (!checkout) return notFoundPage(invoiceId, language);
+  const { invoice } = checkout;
+  const providerUrl = urlOf('get-checkout-provider', invoice.id, language);
+  const instructions = invoice.providerPayment?.instructions;
+  if (checkout.step.kind !== 'payment' || !isConfirmedByUtr(invoice) || !instructions) return seeOther(providerUrl);
 
-    const utr = body.utr ?? '';
-    const retry = (problem: UtrProblem) => checkoutPage(checkout, { kind: 'instructions', instructions, value: utr, problem }, language);
-    // The invoice is the checkout's own: only the UTR can fail the request's rules.
-    const confirmation = depositConfirmationRequestSchema.safeParse({ invoiceId: invoice.id, utr });
-    if (!confirmation.success) return retry('invalid');
-    try {
-      await fiatService.confirmDeposit(invoice.merchantId, confirmation.data);
-    } catch (error) {
-      if (!(error instanceof DomainError)) throw error;
-      if (error instanceof AlreadyUsed) return retry('used');
-      // Paid, canceled, another UTR under review or the provider away meanwhile: the provider page shows which.
-    }
-    return seeOther(providerUrl);
-  },
-);
+  const utr = body.utr ?? '';
+  const retry = (problem: UtrProblem) => checkoutPage(checkout, { kind: 'instructions', instructions, value: utr, problem }, language);
+  // The invoice is the checkout's own: only the UTR can fail the request's rules.
+  const confirmation = depositConfirmationRequestSchema.safeParse({ invoiceId: invoice.id, utr });
+  if (!confirmation.success) return retry('invalid');
+  try {
+    await fiatService.confirmDeposit(invoice.merchantId, confirmation.data);
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    if (error instanceof AlreadyUsed) return retry('used');
+    // Paid, canceled, another UTR under review or the provider away meanwhile: the provider page shows which.
+  }
+  return seeOther(providerUrl);
+});

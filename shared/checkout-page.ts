@@ -80,10 +80,7 @@ export async function renderCheckoutPage(checkout: Checkout, page: CheckoutPage,
   })();
   const secondsLeft = COUNTDOWN_PAGES.has(page.kind) ? Math.max(0, Math.ceil((Date.parse(invoice.expiresAt) - now.getTime()) / 1000)) : undefined;
   // Until it is completed, the invoice can still change under the customer's eyes (paid in part or whole, rejected, expired, paid late).
-  const watch =
-    page.kind === 'completed'
-      ? html``
-      : html` data-status-url="${url('get-checkout-status')}" data-status="${invoice.status}" data-paid="${paymentProgress(invoice).paid}"`;
+  const watch = page.kind === 'completed' ? html`` : html` data-status-url="${url('get-checkout-status')}" data-status="${invoice.status}" data-paid="${paymentProgress(invoice).paid}"`;
   const hasProblems = (page.kind === 'details' && page.problems.length > 0) || (page.kind === 'instructions' && page.problem !== undefined);
   const address = pageAddress(page);
   return htmlDocument(t, context.stage, {

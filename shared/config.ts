@@ -46,7 +46,10 @@ const providerSchema = z
     name: z.string().min(1).max(64).optional(),
     url: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, '')),
     secret: z.string().refine(isProviderSecret, 'must be the base64 of at least 24 bytes, with or without whsec_ in front').optional(),
-    secretArn: z.string().regex(/^arn:aws[\w-]*:secretsmanager:/, 'must be a Secrets Manager ARN').optional(),
+    secretArn: z
+      .string()
+      .regex(/^arn:aws[\w-]*:secretsmanager:/, 'must be a Secrets Manager ARN')
+      .optional(),
     priority: z.int().min(0).max(1000),
     methods: z.array(providerMethodSchema).min(1),
   })
@@ -83,8 +86,7 @@ const evmAddress = z.string().regex(/^0x[0-9a-fA-F]{40}$/, 'must be a 0x address
 const tronAddress = z.string().regex(/^T[1-9A-HJ-NP-Za-km-z]{33}$/, 'must be a base58check T… address');
 
 /** `{"USDT":"0x…","USDC":{"address":"0x…","decimals":18}}`: a bare address has its asset's usual decimals on that network. */
-const tokenContractsSchema = (address: z.ZodString) =>
-  z.partialRecord(z.enum(['USDT', 'USDC']), z.union([address, z.strictObject({ address, decimals: z.number().int().min(0).max(36) })]));
+const tokenContractsSchema = (address: z.ZodString) => z.partialRecord(z.enum(['USDT', 'USDC']), z.union([address, z.strictObject({ address, decimals: z.number().int().min(0).max(36) })]));
 
 /** The networks that carry tokens, each with the address form of its family. */
 const TOKEN_NETWORKS: readonly CryptoNetwork[] = CRYPTO_NETWORKS.filter((network) => network !== 'bitcoin');
@@ -100,17 +102,15 @@ export const rpcUrlsOf = (text: string): string[] => text.split(/[\s,]+/).filter
 const httpUrl = z.url({ protocol: /^https?$/ });
 
 /** One endpoint or several (rpcUrlsOf), each an http(s) URL, none twice; kept comma-separated. */
-const rpcUrlListSchema = z
-  .string()
-  .transform((text, ctx) => {
-    const urls = rpcUrlsOf(text);
-    if (urls.length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one http(s) URL' });
-    urls.forEach((url, index) => {
-      if (!httpUrl.safeParse(url).success) ctx.addIssue({ code: 'custom', message: `endpoint ${index + 1} must be an http(s) URL` });
-    });
-    if (new Set(urls).size !== urls.length) ctx.addIssue({ code: 'custom', message: 'names an endpoint twice' });
-    return urls.join(',');
+const rpcUrlListSchema = z.string().transform((text, ctx) => {
+  const urls = rpcUrlsOf(text);
+  if (urls.length === 0) ctx.addIssue({ code: 'custom', message: 'must name at least one http(s) URL' });
+  urls.forEach((url, index) => {
+    if (!httpUrl.safeParse(url).success) ctx.addIssue({ code: 'custom', message: `endpoint ${index + 1} must be an http(s) URL` });
   });
+  if (new Set(urls).size !== urls.length) ctx.addIssue({ code: 'custom', message: 'names an endpoint twice' });
+  return urls.join(',');
+});
 
 /**
  * Per network (docs/operations.md#watching-chains): its node's URL, or several to fail over between
@@ -130,7 +130,12 @@ const chainEnvSchema = z.object({
   GATEWAY_WATCHED_NETWORKS: z
     .string()
     .optional()
-    .transform((text) => (text ?? '').split(',').map((name) => name.trim()).filter(Boolean))
+    .transform((text) =>
+      (text ?? '')
+        .split(',')
+        .map((name) => name.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(CRYPTO_NETWORKS))),
 });
 
@@ -263,10 +268,7 @@ function layChains(chains: Chains, { tokens, rpc, tronApiKey }: ChainsLayer): Ch
     const given = tokens[network];
     if (given) {
       chain.tokens = Object.fromEntries(
-        Object.entries(given).map(([asset, token]) => [
-          asset,
-          typeof token === 'string' ? { address: token, decimals: chain.tokens[asset as CryptoAssetCode]?.decimals ?? decimalsOf(asset) } : token!,
-        ]),
+        Object.entries(given).map(([asset, token]) => [asset, typeof token === 'string' ? { address: token, decimals: chain.tokens[asset as CryptoAssetCode]?.decimals ?? decimalsOf(asset) } : token!]),
       );
     }
     chain.rpcUrl = rpc[network] ?? chain.rpcUrl;
@@ -471,9 +473,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     publicBaseUrl: e.PUBLIC_BASE_URL,
     invoiceLifetimeSeconds: e.GATEWAY_INVOICE_LIFETIME_S,
     stageConfiguration:
-      parameterNames.configuration || parameterNames.chainEndpoints
-        ? { kind: 'parameters', parameterNames, base: fromEnvironment }
-        : { kind: 'environment', configuration: fromEnvironment },
+      parameterNames.configuration || parameterNames.chainEndpoints ? { kind: 'parameters', parameterNames, base: fromEnvironment } : { kind: 'environment', configuration: fromEnvironment },
     watchedNetworks: watchedNetworks(chains),
     reconciliationPolicy: {
       ...RECONCILIATION_POLICY,

@@ -156,8 +156,7 @@ const exampleText = (example: unknown): string => (typeof example === 'string' ?
 const examplesOf = ({ example, examples }: Examples): { name?: string; value: unknown }[] =>
   example !== undefined ? [{ value: example }] : Object.entries(examples ?? {}).map(([name, { summary, value }]) => ({ name: summary ?? name, value }));
 
-const exampleBlocks = (caption: string, holder: Examples): Html[] =>
-  examplesOf(holder).map(({ name, value }) => html`<p>${caption}${name ? ` (${name})` : ''}:</p><pre>${exampleText(value)}</pre>`);
+const exampleBlocks = (caption: string, holder: Examples): Html[] => examplesOf(holder).map(({ name, value }) => html`<p>${caption}${name ? ` (${name})` : ''}:</p><pre>${exampleText(value)}</pre>`);
 
 const sectionId = (tag: string): string => tag.toLowerCase();
 
@@ -207,10 +206,7 @@ function propertiesTable(doc: OpenApiDocument, schema: JsonSchema | undefined, l
   if (properties.length === 0) return html``;
   const rows = properties.map(([name, property]) => {
     const resolved = resolve(doc, property) ?? {};
-    return html`<tr><td><code>${name}</code></td><td>${typeLabel(doc, property)}</td>${requiredCell(object?.required?.includes(name))}<td class="text">${notes(
-      resolved.description,
-      resolved,
-    )}</td></tr>`;
+    return html`<tr><td><code>${name}</code></td><td>${typeLabel(doc, property)}</td>${requiredCell(object?.required?.includes(name))}<td class="text">${notes(resolved.description, resolved)}</td></tr>`;
   });
   return scrollingTable(label, html`<tr><th>Field</th><th>Type</th><th>Required</th><th>Notes</th></tr>${rows}`);
 }
@@ -306,8 +302,7 @@ function limitRows(providers: readonly ProviderRoute[]): Html[] {
   return LOCAL_FIAT_CURRENCIES.flatMap((currency) =>
     CURRENCY_METHODS[currency].flatMap((method) =>
       providersServing(providers, currency, method).map(
-        ({ provider, limit }) =>
-          html`<tr><td>${currency}</td><td><code>${method}</code></td><td>${limit.min}</td><td>${limit.max ?? '—'}</td><td>${limit.step ?? '—'}</td><td>${provider.name}</td></tr>`,
+        ({ provider, limit }) => html`<tr><td>${currency}</td><td><code>${method}</code></td><td>${limit.min}</td><td>${limit.max ?? '—'}</td><td>${limit.step ?? '—'}</td><td>${provider.name}</td></tr>`,
       ),
     ),
   );
@@ -324,9 +319,7 @@ export function renderDocsPage(doc: OpenApiDocument, providers: readonly Provide
 ${lead}${operations.filter(({ tag }) => tag === name).map(({ section }) => section)}`;
   const merchantTags = doc.tags.filter(({ name }) => name !== PROVIDERS_TAG);
   const providersTag = doc.tags.find(({ name }) => name === PROVIDERS_TAG);
-  const cryptoRows = Object.entries(CRYPTO_ASSETS).flatMap(([asset, { networks }]) =>
-    Object.entries(networks).map(([network, min]) => html`<tr><td>${asset}</td><td>${network}</td><td>${min}</td></tr>`),
-  );
+  const cryptoRows = Object.entries(CRYPTO_ASSETS).flatMap(([asset, { networks }]) => Object.entries(networks).map(([network, min]) => html`<tr><td>${asset}</td><td>${network}</td><td>${min}</td></tr>`));
   const errorRows = Object.entries(ERROR_STATUS).map(([code, status]) => html`<tr><td><code>${code}</code></td><td>${status}</td></tr>`);
   return html`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

@@ -8,8 +8,27 @@ import * as z from 'zod';
 import { ERROR_STATUS, type ErrorCode, type ErrorItem } from './errors.js';
 import { callbackDeliverySchema, FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS, testCallbackResultSchema } from './domain/callbacks/index.js';
 import { type ApiKeyScope, MAX_PREVIOUS_CALLBACK_SECRETS, merchantSettingsRequestSchema, merchantViewSchema, missingScopeMessage, rotatedSecretSchema } from './domain/merchants/index.js';
-import { balanceEntryViewSchema, balancesViewSchema, createReportRequestSchema, listBalanceEntriesQuerySchema, REPORT_LINK_SECONDS, reportAcceptedSchema, reportViewSchema } from './domain/ledger/index.js';
-import { CONFIRMATION_ACCEPTED, createInvoiceRequestSchema, depositConfirmationRequestSchema, invoiceEventBodySchema, invoiceViewSchema, type InvoiceWallet, listInvoicesQuerySchema, RECEIPT_MAX_SIZE_TEXT, simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from './domain/invoicing/index.js';
+import {
+  balanceEntryViewSchema,
+  balancesViewSchema,
+  createReportRequestSchema,
+  listBalanceEntriesQuerySchema,
+  REPORT_LINK_SECONDS,
+  reportAcceptedSchema,
+  reportViewSchema,
+} from './domain/ledger/index.js';
+import {
+  CONFIRMATION_ACCEPTED,
+  createInvoiceRequestSchema,
+  depositConfirmationRequestSchema,
+  invoiceEventBodySchema,
+  invoiceViewSchema,
+  type InvoiceWallet,
+  listInvoicesQuerySchema,
+  RECEIPT_MAX_SIZE_TEXT,
+  simulateDepositRequestSchema,
+  simulateWithdrawalRequestSchema,
+} from './domain/invoicing/index.js';
 import { type CryptoNetwork, pageSchema } from './domain/kernel/index.js';
 import { callbackPayloadSchema, listTransactionsQuerySchema, transactionViewSchema, withdrawalRequestSchema } from './domain/transactions/index.js';
 import { providerEventReceivedSchema, providerEventSchema } from './providers/protocol.js';
@@ -291,7 +310,7 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     responseExample: examples.providerEventReceivedExample,
     success: 'The event is applied, or was already',
     errors: {
-      401: 'The `webhook-signature` is missing or does not verify with the provider\'s secret, or `webhook-timestamp` is more than 5 minutes away',
+      401: "The `webhook-signature` is missing or does not verify with the provider's secret, or `webhook-timestamp` is more than 5 minutes away",
       404: 'No provider has this id, or the reference or provider reference is not one the gateway sent this provider',
       409: 'The event contradicts what is settled: a payment confirmed and then failed, or confirmed again for another amount',
       413: "The body is over this route's limit",
@@ -312,8 +331,7 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
   'list-invoices': {
     summary: 'List invoices',
     description:
-      "The merchant's invoices, newest first, a page at a time: follow `nextCursor` until it is null. Filters combine; each " +
-      'is read from an index of its own. `orderId` names at most one invoice.',
+      "The merchant's invoices, newest first, a page at a time: follow `nextCursor` until it is null. Filters combine; each " + 'is read from an index of its own. `orderId` names at most one invoice.',
     tag: 'Invoices',
     schemaName: 'ListInvoices',
     query: listInvoicesQuerySchema,
@@ -453,9 +471,7 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
   },
   'resend-invoice-callback': {
     summary: "Resend an invoice's latest event",
-    description:
-      "Queues the invoice's latest event again with a fresh 72-hour retry window, as a transaction's latest callback is resent. " +
-      'The event keeps its `webhook-id`.',
+    description: "Queues the invoice's latest event again with a fresh 72-hour retry window, as a transaction's latest callback is resent. " + 'The event keeps its `webhook-id`.',
     tag: 'Callbacks',
     schemaName: 'ResendInvoiceCallback',
     response: z.object({ webhookId: z.string().describe('The `webhook-id` of the event queued') }),
@@ -474,7 +490,7 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
   'send-test-callback': {
     summary: 'Send a test callback',
     description:
-      "Posts a signed sample callback (`callbackType: \"test\"`, transaction id `00000000-0000-4000-8000-000000000000`) to the " +
+      'Posts a signed sample callback (`callbackType: "test"`, transaction id `00000000-0000-4000-8000-000000000000`) to the ' +
       "merchant's callback URL now, once, as every callback is sent (in production only to https URLs of public addresses), " +
       "and answers with the attempt: the receiver's status, the latency and the error. A failed attempt is still a 200: " +
       'it reports what the receiver did.',
@@ -500,7 +516,7 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     summary: "Change the merchant's settings",
     description:
       'Changes the properties given, all or none: `callbackUrl` and `returnUrl` (absolute URLs, https in production, without ' +
-      'control characters; null removes them; kept in the URL parser\'s form: host in punycode, path percent-encoded) and ' +
+      "control characters; null removes them; kept in the URL parser's form: host in punycode, path percent-encoded) and " +
       '`frameAncestors` (CSP frame-ancestors sources). A `callbackUrl` whose host is or resolves to a loopback, private, ' +
       'link-local or other non-public address is a 422: deployed stages call back public addresses only. Any other property is a 422.',
     tag: 'Merchant',
@@ -522,7 +538,7 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
     summary: 'Rotate the callback secret',
     description:
       'Answers a new `whsec_…` secret, once: it is not shown again. For 24 hours every callback also carries a signature with ' +
-      'the secret it replaced in `webhook-signature`, space-separated after the new secret\'s, so a receiver verifies with either ' +
+      "the secret it replaced in `webhook-signature`, space-separated after the new secret's, so a receiver verifies with either " +
       "while it switches; then only the new. The transactions' `hash` takes the new secret at once. Every secret answered signs " +
       'until its own 24 hours end: rotating again within them, or several rotations at once, keeps each replaced secret signing ' +
       `beside the newest, at most ${MAX_PREVIOUS_CALLBACK_SECRETS} of them. \`Idempotency-Key\` is not honoured here: a replay would need the secret ` +
@@ -599,8 +615,7 @@ const PATH_PARAMETERS: Record<string, { description: string; example: string }> 
 };
 
 /** What a key beyond its reach is answered on a route needing `scope` (docs/merchant-guide.md#key-scopes). */
-const keyReachError = (scope: ApiKeyScope): string =>
-  `The key lacks the scope \`${scope}\` (\`${missingScopeMessage(scope)}\`), or is not allowed from the address the request came from`;
+const keyReachError = (scope: ApiKeyScope): string => `The key lacks the scope \`${scope}\` (\`${missingScopeMessage(scope)}\`), or is not allowed from the address the request came from`;
 
 function operation(route: HttpRoute, doc: RouteDoc, offered: readonly CryptoNetwork[]) {
   const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!);
@@ -638,7 +653,12 @@ function operation(route: HttpRoute, doc: RouteDoc, offered: readonly CryptoNetw
       {
         description,
         headers: { ...requestId, ...(GATEWAY_STATUSES.has(status) ? {} : deprecation), ...(status === 429 ? { 'Retry-After': headerRef('RetryAfter') } : {}) },
-        content: { 'application/json': { schema: ref('ErrorEnvelope'), example: status === 403 && route.auth === 'apiKey' ? { success: false, errors: [{ code: 'forbidden', message: missingScopeMessage(route.scope) }] } : errorExample(status, doc) } },
+        content: {
+          'application/json': {
+            schema: ref('ErrorEnvelope'),
+            example: status === 403 && route.auth === 'apiKey' ? { success: false, errors: [{ code: 'forbidden', message: missingScopeMessage(route.scope) }] } : errorExample(status, doc),
+          },
+        },
       },
     ]);
   return {
@@ -738,7 +758,11 @@ function invoiceEventCallback() {
         parameters: [
           header('webhook-id', 'Unique per event: `invoice:{invoiceId}:{event}:{n}`, n counting that event for that invoice from 1', examples.invoiceResendExample.webhookId),
           header('webhook-timestamp', 'Unix seconds at signing', '1748772252'),
-          header('webhook-signature', '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; while replaced secrets are within their overlap, one per secret signing, space-separated, the newest first', 'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4='),
+          header(
+            'webhook-signature',
+            '`v1,` and the base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}`; while replaced secrets are within their overlap, one per secret signing, space-separated, the newest first',
+            'v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=',
+          ),
         ],
         requestBody: { required: true, content: { 'application/json': { schema: ref('InvoiceEvent'), example: examples.invoiceEventExample } } },
         responses: {

@@ -56,8 +56,7 @@ export const TABLE_CAPACITY_BASIS = {
  */
 export const CONCURRENCY = {
   perFunction: Math.floor(
-    (TABLE_CAPACITY_BASIS.onDemandWriteUnitsPerSecond * TABLE_CAPACITY_BASIS.shareOfOneFunction) /
-      (TABLE_CAPACITY_BASIS.writeUnitsPerRequest * TABLE_CAPACITY_BASIS.requestsPerInstancePerSecond),
+    (TABLE_CAPACITY_BASIS.onDemandWriteUnitsPerSecond * TABLE_CAPACITY_BASIS.shareOfOneFunction) / (TABLE_CAPACITY_BASIS.writeUnitsPerRequest * TABLE_CAPACITY_BASIS.requestsPerInstancePerSecond),
   ),
   scheduled: 1,
   stageBudget: 400,

@@ -97,16 +97,14 @@ interface FunctionDefinition {
 }
 
 /** Whether the function reads the stage's providers: to route payments and talk to them, or to describe their limits. */
-export const readsProviders = (definition: GatewayFunction): boolean =>
-  Boolean(definition.usesProviders || definition.describesProviders);
+export const readsProviders = (definition: GatewayFunction): boolean => Boolean(definition.usesProviders || definition.describesProviders);
 
 /**
  * Whether the function reads the stage's configuration (docs/operations.md#stage-configuration):
  * its providers, its tokens in the checkout's payment links, or, for the chain watcher, its
  * networks' endpoints. In AWS it reads its SSM parameter when its container loads.
  */
-export const readsStageConfiguration = (definition: GatewayFunction): boolean =>
-  readsProviders(definition) || Boolean(definition.drawsCheckoutPages) || watchesChains(definition);
+export const readsStageConfiguration = (definition: GatewayFunction): boolean => readsProviders(definition) || Boolean(definition.drawsCheckoutPages) || watchesChains(definition);
 
 /** Whether the function is the chain watcher, run per watched network: it alone reads the networks' node endpoints. */
 export const watchesChains = (definition: GatewayFunction): boolean => definition.kind === 'schedule' && Boolean(definition.perNetwork);

@@ -17,13 +17,16 @@ export class TimerScheduler implements Scheduler {
 
   async schedule(job: Job, at: Date): Promise<void> {
     if (this.stopped) return;
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      const running: Promise<void> = this.run(job)
-        .catch((error: unknown) => this.log.error('Scheduled job failed', { kind: job.kind, providerReference: job.providerReference }, error))
-        .finally(() => this.running.delete(running));
-      this.running.add(running);
-    }, Math.max(at.getTime() - Date.now(), 0));
+    const timer = setTimeout(
+      () => {
+        this.timers.delete(timer);
+        const running: Promise<void> = this.run(job)
+          .catch((error: unknown) => this.log.error('Scheduled job failed', { kind: job.kind, providerReference: job.providerReference }, error))
+          .finally(() => this.running.delete(running));
+        this.running.add(running);
+      },
+      Math.max(at.getTime() - Date.now(), 0),
+    );
     this.timers.add(timer);
   }
 

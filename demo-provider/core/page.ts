@@ -53,10 +53,7 @@ function contentSecurityPolicy(): string {
 
 /** Plain links that reopen this page in each language; the chosen one is marked. */
 function languageSwitcher(t: PageText): Html {
-  const links = LANGUAGE_CODES.map(
-    (code) =>
-      html`<li><a href="?lang=${code}" lang="${code}" hreflang="${code}"${code === t.language ? raw(' aria-current="true"') : ''}>${LANGUAGES[code].name}</a></li>`,
-  );
+  const links = LANGUAGE_CODES.map((code) => html`<li><a href="?lang=${code}" lang="${code}" hreflang="${code}"${code === t.language ? raw(' aria-current="true"') : ''}>${LANGUAGES[code].name}</a></li>`);
   return html`<nav class="languages" aria-label="${t.text('page.languages')}"><ul>${links}</ul></nav>`;
 }
 
@@ -129,6 +126,11 @@ export function paymentPage(payment: PaymentRecord, language: LanguageChoice, st
 
 export function notFoundPage(language: LanguageChoice): HtmlResponse {
   const t = translatorOf(language);
-  return htmlDocument(t, 404, t.text('notFound.title'), html`<h1>${t.html('notFound.title')}</h1>
-<p>${t.html('notFound.body')}</p>`);
+  return htmlDocument(
+    t,
+    404,
+    t.text('notFound.title'),
+    html`<h1>${t.html('notFound.title')}</h1>
+<p>${t.html('notFound.body')}</p>`,
+  );
 }

@@ -28,16 +28,13 @@ export type PageMethod = 'wallet' | 'bankpay' | 'iban' | 'p2p';
  * finds the payment or payout the first one made, and the store's conditional write on this key
  * decides which of two racing requests makes it.
  */
-const derivedReference = (prefix: 'pay' | 'po', reference: string): string =>
-  `${prefix}_${createHash('sha256').update(`${prefix}:${reference}`).digest('hex').slice(0, 24)}`;
+const derivedReference = (prefix: 'pay' | 'po', reference: string): string => `${prefix}_${createHash('sha256').update(`${prefix}:${reference}`).digest('hex').slice(0, 24)}`;
 
 export const paymentReferenceOf = (reference: string): string => derivedReference('pay', reference);
 export const payoutReferenceOf = (reference: string): string => derivedReference('po', reference);
 
 /** What a decided payment ended with; fixed once recorded. */
-export type Outcome =
-  | { status: 'confirmed'; decidedAt: string; amount: string; senderDetails: SenderDetails; utr?: string }
-  | { status: 'failed'; decidedAt: string; reason: string; utr?: string };
+export type Outcome = { status: 'confirmed'; decidedAt: string; amount: string; senderDetails: SenderDetails; utr?: string } | { status: 'failed'; decidedAt: string; reason: string; utr?: string };
 
 export interface PaymentRecord {
   kind: 'payment';
@@ -99,7 +96,10 @@ export function createdPaymentOf(payment: PaymentRecord, publicUrl: string): Cre
 /** Decimal digits derived from `seed`, the same every time. */
 function digitsOf(seed: string, count: number): string {
   const hex = createHash('sha256').update(seed).digest('hex');
-  return [...hex.repeat(Math.ceil(count / hex.length))].slice(0, count).map((digit) => String(Number.parseInt(digit, 16) % 10)).join('');
+  return [...hex.repeat(Math.ceil(count / hex.length))]
+    .slice(0, count)
+    .map((digit) => String(Number.parseInt(digit, 16) % 10))
+    .join('');
 }
 
 /** An IBAN of `country` with `bban`, its check digits computed (ISO 13616, mod 97). */
@@ -142,8 +142,7 @@ export function utrOutcome(payment: PaymentRecord & { utr: string; utrDecidesAt:
     : { status: 'confirmed', decidedAt, amount: payment.amount, senderDetails: madeUpSenderDetails(payment), utr };
 }
 
-const hasUtr = (payment: PaymentRecord): payment is PaymentRecord & { utr: string; utrDecidesAt: string } =>
-  payment.utr !== undefined && payment.utrDecidesAt !== undefined;
+const hasUtr = (payment: PaymentRecord): payment is PaymentRecord & { utr: string; utrDecidesAt: string } => payment.utr !== undefined && payment.utrDecidesAt !== undefined;
 
 /**
  * The payment's outcome as of `now`: the recorded one, else its UTR's decision once due. A
@@ -158,9 +157,7 @@ export function outcomeAt(payment: PaymentRecord, now: Date): Outcome | undefine
 /** The customer's choice on the payment page: the whole amount paid, or declined. */
 export function chosenOutcome(payment: PaymentRecord, status: Outcome['status'], now: Date): Outcome {
   const decidedAt = now.toISOString();
-  return status === 'confirmed'
-    ? { status, decidedAt, amount: payment.amount, senderDetails: madeUpSenderDetails(payment) }
-    : { status, decidedAt, reason: DECLINED_REASON };
+  return status === 'confirmed' ? { status, decidedAt, amount: payment.amount, senderDetails: madeUpSenderDetails(payment) } : { status, decidedAt, reason: DECLINED_REASON };
 }
 
 export function paymentStatusOf(payment: PaymentRecord, now: Date): ProviderStatusAnswer {

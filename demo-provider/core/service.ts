@@ -129,9 +129,7 @@ export class DemoProvider {
     if (await this.deps.store.recordOutcomeOnce(providerReference, outcome)) {
       this.deps.log.info('Payment decided on its page', { providerReference, status });
       // The customer goes back all the same: the gateway's reconciliation reads the outcome if no event gets through.
-      await this.deliverEvent({ ...payment, outcome }, 1, this.deps.clock()).catch((error: unknown) =>
-        this.deps.log.error('Event not sent nor scheduled', { providerReference }, error),
-      );
+      await this.deliverEvent({ ...payment, outcome }, 1, this.deps.clock()).catch((error: unknown) => this.deps.log.error('Event not sent nor scheduled', { providerReference }, error));
     }
     return payment;
   }

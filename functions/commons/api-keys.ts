@@ -9,5 +9,4 @@ import { merchantStore } from './merchants.js';
 
 const { stage } = config();
 
-export const apiKeyServiceWith = (registry?: KeyRegistry): ApiKeyService =>
-  new ApiKeyService({ keys: merchantStore, merchants: merchantStore, registry, stage, clock: () => new Date() });
+export const apiKeyServiceWith = (registry?: KeyRegistry): ApiKeyService => new ApiKeyService({ keys: merchantStore, merchants: merchantStore, registry, stage, clock: () => new Date() });

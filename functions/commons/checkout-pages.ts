@@ -24,4 +24,3 @@ export const checkoutPage = async (checkout: Checkout, page: CheckoutPage, langu
 
 export const notFoundPage = (invoiceId: string, language: LanguageChoice): RouteResult =>
   htmlResult(renderNotFoundPage({ publicBaseUrl, stage, chains: stageConfiguration.current().chains, language }, invoiceId));
-

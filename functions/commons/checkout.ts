@@ -25,12 +25,10 @@ export const checkoutServiceWith = (providers?: CheckoutServiceDeps['providers']
 export const checkoutService = checkoutServiceWith();
 
 /** The customer's language: `?lang=`, else `Accept-Language`, else English. */
-export const languageOf = ({ queryParameters, headers }: Pick<RouteRequest<unknown>, 'queryParameters' | 'headers'>): LanguageChoice =>
-  chooseLanguage(queryParameters.lang, headers['accept-language']);
+export const languageOf = ({ queryParameters, headers }: Pick<RouteRequest<unknown>, 'queryParameters' | 'headers'>): LanguageChoice => chooseLanguage(queryParameters.lang, headers['accept-language']);
 
 /** Where a checkout route of the invoice is, on the public origin, keeping a language chosen in the URL. */
-export const urlOf = (route: HttpRouteName, invoiceId: string, language: LanguageChoice, query: Record<string, string> = {}): string =>
-  checkoutUrl({ publicBaseUrl, language }, route, invoiceId, query);
+export const urlOf = (route: HttpRouteName, invoiceId: string, language: LanguageChoice, query: Record<string, string> = {}): string => checkoutUrl({ publicBaseUrl, language }, route, invoiceId, query);
 
 /** After a form, or to the step the invoice is at: the browser follows with a GET. */
 export const seeOther = (location: string): RouteResult => ({

@@ -13,5 +13,4 @@ import { requireVault } from './vault.js';
 const { receipts } = config();
 if (!receipts) throw new Error('Invalid environment: RECEIPTS_BUCKET (AWS) or GATEWAY_RECEIPTS_DIR is required');
 
-export const receiptStore: ReceiptStore =
-  receipts.kind === 'aws' ? new S3ReceiptStore(traced(new S3Client({})), receipts.bucket) : new FileReceiptStore(receipts.directory, requireVault().dataKeys);
+export const receiptStore: ReceiptStore = receipts.kind === 'aws' ? new S3ReceiptStore(traced(new S3Client({})), receipts.bucket) : new FileReceiptStore(receipts.directory, requireVault().dataKeys);

@@ -100,15 +100,11 @@ export class DemoProvider extends Construct {
     }));
 
     const secret = new Secret(this, 'Secret', {
-      description: 'The demo payment provider\'s secret, shared with the gateway: it signs requests both ways (Standard Webhooks)',
+      description: "The demo payment provider's secret, shared with the gateway: it signs requests both ways (Standard Webhooks)",
       generateSecretString: GENERATED_SECRET,
       removalPolicy,
     });
-    acknowledge(
-      secret,
-      ['AwsSolutions-SMG4'],
-      'The gateway and the demo provider both hold this secret; a rotation would have to change both at once, and the demo moves no money.',
-    );
+    acknowledge(secret, ['AwsSolutions-SMG4'], 'The gateway and the demo provider both hold this secret; a rotation would have to change both at once, and the demo moves no money.');
     this.secret = secret;
 
     const environment = {
@@ -150,7 +146,7 @@ export class DemoProvider extends Construct {
       acknowledge(
         fn,
         ['AwsSolutions-L1', 'Serverless-LambdaLatestVersion'],
-        'nodejs22.x is the runtime the gateway\'s functions are built (esbuild target node22) and tested for; the demo provider is bundled alike.',
+        "nodejs22.x is the runtime the gateway's functions are built (esbuild target node22) and tested for; the demo provider is bundled alike.",
       );
       return fn;
     };
@@ -194,9 +190,12 @@ export class DemoProvider extends Construct {
     const alarmPeriod = Duration.minutes(5);
     const atLeastOne = { threshold: 1, comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD, evaluationPeriods: 1, treatMissingData: TreatMissingData.NOT_BREACHING };
     return [
-      ...([['DemoProviderHttpErrorsAlarm', this.httpFunction], ['DemoProviderQueueErrorsAlarm', this.queueFunction]] as const).map(
-        ([id, fn]) => new Alarm(scope, id, { metric: fn.metricErrors({ period: alarmPeriod, statistic: Stats.SUM }), ...atLeastOne, alarmDescription: `${fn.node.id} of the demo provider failed` }),
-      ),
+      ...(
+        [
+          ['DemoProviderHttpErrorsAlarm', this.httpFunction],
+          ['DemoProviderQueueErrorsAlarm', this.queueFunction],
+        ] as const
+      ).map(([id, fn]) => new Alarm(scope, id, { metric: fn.metricErrors({ period: alarmPeriod, statistic: Stats.SUM }), ...atLeastOne, alarmDescription: `${fn.node.id} of the demo provider failed` })),
       new Alarm(scope, 'DemoProviderDeadLetterAlarm', {
         metric: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: alarmPeriod, statistic: Stats.MAXIMUM }),
         ...atLeastOne,

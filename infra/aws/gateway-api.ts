@@ -93,8 +93,7 @@ const GATEWAY_ERRORS: ReadonlyArray<{ type: ResponseType; code: ErrorCode; messa
   { type: ResponseType.DEFAULT_5XX, code: 'internal_server_error', message: INTERNAL_ERROR },
 ];
 
-const errorEnvelope = (code: ErrorCode, message: string): string =>
-  JSON.stringify({ success: false, errors: [{ code, message }] });
+const errorEnvelope = (code: ErrorCode, message: string): string => JSON.stringify({ success: false, errors: [{ code, message }] });
 
 /** Why methods have no Cognito authorizer, or none at all. */
 const MERCHANT_AUTHORIZATION = 'Merchants authenticate with API keys (the contract), which the request authorizer resolves; merchants have no Cognito identities.';
@@ -231,9 +230,7 @@ export class GatewayRoutes {
       const added = resource.addMethod(
         method,
         new LambdaIntegration(fn, { allowTestInvoke: false }),
-        auth === 'apiKey'
-          ? { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true }
-          : { authorizationType: AuthorizationType.NONE },
+        auth === 'apiKey' ? { authorizer, authorizationType: AuthorizationType.CUSTOM, apiKeyRequired: true } : { authorizationType: AuthorizationType.NONE },
       );
       if (auth === 'apiKey') acknowledge(added, ['AwsSolutions-COG4'], MERCHANT_AUTHORIZATION);
       else acknowledge(added, ['AwsSolutions-APIG4', 'AwsSolutions-COG4'], fn.definition.calledByProviders ? PROVIDER_ROUTE : PUBLIC_ROUTE);
@@ -297,10 +294,7 @@ function createRestApi(stack: Stack, { stage, customDomain, routes, logRetention
   const publicMethods = Object.fromEntries(
     routes
       .filter((route) => route.auth === 'none')
-      .map((route) => [
-        `${route.path}/${route.method}`,
-        { ...methodDefaults, throttlingRateLimit: PUBLIC_ROUTE_THROTTLE.ratePerSecond, throttlingBurstLimit: PUBLIC_ROUTE_THROTTLE.burst },
-      ]),
+      .map((route) => [`${route.path}/${route.method}`, { ...methodDefaults, throttlingRateLimit: PUBLIC_ROUTE_THROTTLE.ratePerSecond, throttlingBurstLimit: PUBLIC_ROUTE_THROTTLE.burst }]),
   );
   const api = new RestApi(stack, 'Api', {
     restApiName: `${SERVICE_NAME}-${stage}`,
@@ -356,7 +350,7 @@ function createRestApi(stack: Stack, { stage, customDomain, routes, logRetention
   acknowledge(
     api,
     ['AwsSolutions-APIG2'],
-    'Each function validates its request against the contract and answers the 400/415/422 envelopes it prescribes, field by field; API Gateway\'s model validation cannot.',
+    "Each function validates its request against the contract and answers the 400/415/422 envelopes it prescribes, field by field; API Gateway's model validation cannot.",
   );
   acknowledge(
     api.node.findChild('CloudWatchRole'),

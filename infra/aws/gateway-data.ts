@@ -108,9 +108,7 @@ export class GatewayTables {
       type: type === 'S' ? AttributeType.STRING : AttributeType.NUMBER,
     });
     const projection = (index: IndexDefinition) =>
-      typeof index.projection === 'string'
-        ? { projectionType: PROJECTION_TYPE[index.projection] }
-        : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] };
+      typeof index.projection === 'string' ? { projectionType: PROJECTION_TYPE[index.projection] } : { projectionType: ProjectionType.INCLUDE, nonKeyAttributes: [...index.projection] };
 
     for (const key of TABLE_KEYS) {
       const definition: TableDefinition = TABLES[key];

@@ -71,9 +71,8 @@ export const REPORT_LINK_ACTIONS = ['s3:GetObject'];
 const NO_DEAD_LETTER_QUEUE: Record<FunctionDefinition['kind'], string> = {
   http: 'Invoked synchronously by API Gateway, which answers the failure to the caller; a dead-letter queue only ever holds asynchronous events.',
   authorizer: 'Invoked synchronously by API Gateway, which answers a failure with the 500 envelope; a dead-letter queue only ever holds asynchronous events.',
-  queue: 'Invoked synchronously by its SQS event source: a failed message returns to its queue, whose redrive policy moves it to that queue\'s dead-letter queue.',
-  schedule:
-    'A failed or skipped sweep is not worth keeping: the next run, one period later, does the same work, and a failure raises the function\'s Errors alarm.',
+  queue: "Invoked synchronously by its SQS event source: a failed message returns to its queue, whose redrive policy moves it to that queue's dead-letter queue.",
+  schedule: "A failed or skipped sweep is not worth keeping: the next run, one period later, does the same work, and a failure raises the function's Errors alarm.",
 };
 
 /** A queue, its dead-letter queue, and how long a received message stays invisible. */
@@ -194,10 +193,7 @@ export class GatewayFunction extends NodejsFunction {
     const consumed = definition.kind === 'queue' ? queues[definition.queue] : undefined;
     if (definition.kind === 'queue') {
       if (!consumed) {
-        throw new Error(
-          `${definition.name} consumes the ${QUEUES[definition.queue].name} queue, which its stage does not have: ` +
-            "add the stage to that queue's stages (shared/platform.ts)",
-        );
+        throw new Error(`${definition.name} consumes the ${QUEUES[definition.queue].name} queue, which its stage does not have: add the stage to that queue's stages (shared/platform.ts)`);
       }
       assertVisibilityCoversRetries(definition.name, consumed, QUEUES[definition.queue].batchingWindowSeconds, timeoutSeconds);
     }
@@ -206,7 +202,8 @@ export class GatewayFunction extends NodejsFunction {
     const walletKeys = definition.readsWalletKeys ? props.walletKeys : undefined;
     if (definition.readsWalletKeys && !walletKeys) throw new Error(`${definition.name} reads the wallet keys, and no wallet key parameters were given`);
     const reportFiles = definition.reportFiles ? props.reportFiles : undefined;
-    if (definition.reportFiles && !reportFiles) throw new Error(`${definition.name} ${definition.reportFiles === 'writes' ? 'writes report files' : 'links to report files'}, and no reports bucket was given`);
+    if (definition.reportFiles && !reportFiles)
+      throw new Error(`${definition.name} ${definition.reportFiles === 'writes' ? 'writes report files' : 'links to report files'}, and no reports bucket was given`);
     const apiKeys = definition.managesApiKeys ? props.apiKeyRegistration : undefined;
     if (definition.managesApiKeys && !apiKeys) throw new Error(`${definition.name} manages API keys, and no usage plan was given`);
     const stageConfiguration = readsStageConfiguration(definition) ? props.stageConfiguration : undefined;
@@ -223,9 +220,7 @@ export class GatewayFunction extends NodejsFunction {
       NODE_OPTIONS: '--enable-source-maps',
       // Every table's name but those named only where granted (`namedWhereGranted`): the shared
       // config validates the others at cold start, and a name grants nothing.
-      ...Object.fromEntries(
-        TABLE_KEYS.filter((key) => namedEverywhere(key) || tableGrantsOf(definition).some(({ table }) => table === key)).map((key) => [tableEnvVar(key), tables[key].tableName]),
-      ),
+      ...Object.fromEntries(TABLE_KEYS.filter((key) => namedEverywhere(key) || tableGrantsOf(definition).some(({ table }) => table === key)).map((key) => [tableEnvVar(key), tables[key].tableName])),
       ...queueEnvironment(queues),
       // Unlike the queues, only where it is used: the key and the bucket are what is protected.
       ...(vault ? { VAULT_KMS_KEY_ID: vault.key.keyArn } : {}),
@@ -296,10 +291,22 @@ export class GatewayFunction extends NodejsFunction {
     // read through the links the others hand out, which are signed with the reader's own grant;
     // never listed or deleted (the bucket's lifecycle expires them).
     if (reportFiles && definition.reportFiles === 'writes') {
-      this.grantOnObjects(id, 'ReportFiles', REPORT_WRITE_ACTIONS, reportFiles, "PutObject and AbortMultipartUpload only, on the reports bucket: each file's key (merchant, report) is known only when it is written.");
+      this.grantOnObjects(
+        id,
+        'ReportFiles',
+        REPORT_WRITE_ACTIONS,
+        reportFiles,
+        "PutObject and AbortMultipartUpload only, on the reports bucket: each file's key (merchant, report) is known only when it is written.",
+      );
     }
     if (reportFiles && definition.reportFiles === 'links') {
-      this.grantOnObjects(id, 'ReportLinks', REPORT_LINK_ACTIONS, reportFiles, "GetObject only, on the reports bucket: a presigned link to a report's file, named by its report, is good only while its signer may read it.");
+      this.grantOnObjects(
+        id,
+        'ReportLinks',
+        REPORT_LINK_ACTIONS,
+        reportFiles,
+        "GetObject only, on the reports bucket: a presigned link to a report's file, named by its report, is good only while its signer may read it.",
+      );
     }
     // The secrets' values, nothing else of them; each provider's secret is encrypted with Secrets Manager's own key.
     const providerSecrets = definition.usesProviders ? (props.providerSecrets ?? []) : [];
@@ -333,7 +340,11 @@ export class GatewayFunction extends NodejsFunction {
       role.addToPolicy(new PolicyStatement({ actions: consumeActions, resources: [queue.queueArn] }));
       // Parked by the consumer itself once a message's retry window closes, not by the redrive policy.
       if (definition.parksMessages) role.addToPolicy(new PolicyStatement({ actions: ['sqs:SendMessage'], resources: [deadLetterQueue.queueArn] }));
-      acknowledge(this, ['Serverless-LambdaEventSourceMappingDestination'], 'An SQS event source takes no failure destination: a failed message returns to its queue, whose redrive policy moves it to the dead-letter queue.');
+      acknowledge(
+        this,
+        ['Serverless-LambdaEventSourceMappingDestination'],
+        'An SQS event source takes no failure destination: a failed message returns to its queue, whose redrive policy moves it to the dead-letter queue.',
+      );
     }
     if (definition.kind === 'schedule') {
       // A run that finds every reserved instance busy (the previous run still going) is throttled:
@@ -342,7 +353,7 @@ export class GatewayFunction extends NodejsFunction {
       acknowledge(this, ['Serverless-LambdaAsyncFailureDestination'], NO_DEAD_LETTER_QUEUE.schedule);
     }
 
-    acknowledge(role, ['AwsSolutions-IAM5[Resource::*]'], 'X-Ray\'s PutTraceSegments and PutTelemetryRecords, which active tracing adds, take no resource-level permissions.');
+    acknowledge(role, ['AwsSolutions-IAM5[Resource::*]'], "X-Ray's PutTraceSegments and PutTelemetryRecords, which active tracing adds, take no resource-level permissions.");
     acknowledge(this, ['Serverless-LambdaDLQ'], NO_DEAD_LETTER_QUEUE[definition.kind]);
     acknowledge(
       this,

@@ -119,9 +119,7 @@ export class GatewayMonitoring {
       }),
     );
     const alarms = [
-      ...functions.map((fn) =>
-        alarm(`${pascalCase(fn.definition.name)}ErrorsAlarm`, { metric: errorsOf(fn), ...atLeastOne, alarmDescription: `${fn.definition.name} failed` }),
-      ),
+      ...functions.map((fn) => alarm(`${pascalCase(fn.definition.name)}ErrorsAlarm`, { metric: errorsOf(fn), ...atLeastOne, alarmDescription: `${fn.definition.name} failed` })),
       ...authorizerAlarms,
       alarm('Api5xxAlarm', { metric: serverErrors, ...atLeastOne, alarmDescription: 'The API answered 5XX' }),
       // One per queue: a message in any dead-letter queue was given up on.

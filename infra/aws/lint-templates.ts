@@ -44,7 +44,8 @@ const FALSE_FINDINGS: readonly FalseFinding[] = [
   {
     rule: 'W3005',
     matches: (finding) => /dependency already enforced by a 'GetAtt' at 'Resources\/[^/]+\/Properties\/Role'$/.test(finding.Message),
-    reason: "CDK makes each function depend on its role beside its role's policy, so that the policy exists before the function runs: the role's own entry is redundant with the function's Role, and harmless.",
+    reason:
+      "CDK makes each function depend on its role beside its role's policy, so that the policy exists before the function runs: the role's own entry is redundant with the function's Role, and harmless.",
   },
 ];
 
@@ -85,9 +86,7 @@ try {
     console.error(`cfn-lint did not run (${run.error?.message ?? run.stderr.trim()}): install it as README.md says.`);
     process.exitCode = 1;
   } else {
-    const findings = (JSON.parse(run.stdout || '[]') as Finding[]).filter(
-      (finding) => !FALSE_FINDINGS.some(({ rule, matches }) => finding.Rule.Id === rule && matches(finding, resourceTypeOf(finding))),
-    );
+    const findings = (JSON.parse(run.stdout || '[]') as Finding[]).filter((finding) => !FALSE_FINDINGS.some(({ rule, matches }) => finding.Rule.Id === rule && matches(finding, resourceTypeOf(finding))));
     for (const finding of findings) {
       console.error(`${finding.Filename.slice(workdir.length + 1)}:${finding.Location.Start.LineNumber} ${finding.Rule.Id} ${finding.Location.Path.join('/')}: ${finding.Message}`);
     }

@@ -32,7 +32,11 @@ export function acknowledgeWildcardResourcesOf(policy: Policy, reason: string): 
     validate: () => {
       const findings = rules.iam.IAMNoWildcardPermissions(policy.node.defaultChild as CfnResource);
       const resources = Array.isArray(findings) ? findings.filter((finding) => finding.startsWith('Resource::')) : [];
-      acknowledge(policy, resources.map((finding) => `AwsSolutions-IAM5[${finding}]`), reason);
+      acknowledge(
+        policy,
+        resources.map((finding) => `AwsSolutions-IAM5[${finding}]`),
+        reason,
+      );
       return [];
     },
   });

@@ -6,16 +6,7 @@
  * on the dashboard.
  */
 import { Aspects, CfnParameter, Duration, type IAspect, type Stack } from 'aws-cdk-lib';
-import {
-  Alarm,
-  ComparisonOperator,
-  GraphWidget,
-  MathExpression,
-  Metric,
-  Stats,
-  TreatMissingData,
-  type IWidget,
-} from 'aws-cdk-lib/aws-cloudwatch';
+import { Alarm, ComparisonOperator, GraphWidget, MathExpression, Metric, Stats, TreatMissingData, type IWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
@@ -151,10 +142,7 @@ export function businessMetricRows(stage: Stage, rates: LiveRates | undefined): 
       new GraphWidget({
         title: 'Callback delivery latency (ms)',
         width: third,
-        left: [
-          metric(BUSINESS_METRICS.callbackDeliveryLatency, Stats.percentile(50), 'p50'),
-          metric(BUSINESS_METRICS.callbackDeliveryLatency, Stats.percentile(99), 'p99'),
-        ],
+        left: [metric(BUSINESS_METRICS.callbackDeliveryLatency, Stats.percentile(50), 'p50'), metric(BUSINESS_METRICS.callbackDeliveryLatency, Stats.percentile(99), 'p99')],
       }),
       new GraphWidget({
         title: 'Oldest live price (s)',

@@ -72,7 +72,12 @@ export function stageConfigurationParameter(scope: Construct, id: string, { stag
   return new StringParameter(scope, id, {
     parameterName: stageConfigurationParameterName(stage),
     description: "The stage's payment providers and token contracts (docs/operations.md#stage-configuration)",
-    stringValue: Stack.of(scope).toJsonString(documentWith(({ secret }) => secret.secretArn, ({ provider }) => provider.url)),
+    stringValue: Stack.of(scope).toJsonString(
+      documentWith(
+        ({ secret }) => secret.secretArn,
+        ({ provider }) => provider.url,
+      ),
+    ),
     // Standard (free) while it fits 4 KB, advanced beyond: SSM chooses as the value is written.
     tier: ParameterTier.INTELLIGENT_TIERING,
   });

@@ -49,7 +49,10 @@ function customDomainFromContext(domainName: unknown, certificateArn: unknown, s
 function watchedNetworksFromContext(networks: unknown, tokens: unknown, stages: readonly Stage[]): GatewayStageProps['watchedNetworks'] {
   if (networks === undefined && tokens === undefined) return undefined;
   if (stages.length !== 1) throw new Error('Context "watchNetworks" and "watchTokens" belong to one deployment: pass "stage" with them');
-  const names = String(networks ?? '').split(',').map((name) => name.trim()).filter(Boolean);
+  const names = String(networks ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const unknown = names.filter((name) => !(CRYPTO_NETWORKS as readonly string[]).includes(name));
   if (names.length === 0 || unknown.length > 0) throw new Error(`Context "watchNetworks" must list networks among ${CRYPTO_NETWORKS.join(', ')} (got ${JSON.stringify(networks)})`);
   let parsed: Record<string, Record<string, unknown>> = {};
@@ -94,7 +97,9 @@ function providersFromContext(value: unknown, stages: readonly Stage[]): Gateway
     // The shape is checked as the functions check it, by the providers' construct.
     return providers as GatewayStageProps['providers'];
   } catch (error) {
-    throw new Error(`Context "providers" must be a JSON list such as [{"id":"psp-one","url":"https://psp.example/gw","priority":1,"methods":[...]}]: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(
+      `Context "providers" must be a JSON list such as [{"id":"psp-one","url":"https://psp.example/gw","priority":1,"methods":[...]}]: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 

@@ -68,7 +68,11 @@ export function decimalAbovePattern(limit: number): string {
  * greedy `{name+}` one or more);
  * trailing slashes are ignored, as API Gateway ignores them.
  */
-export const routePathPattern = (routes: readonly HttpRoute[], stage: string): string => pathPattern(routes.map((route) => route.path), stage);
+export const routePathPattern = (routes: readonly HttpRoute[], stage: string): string =>
+  pathPattern(
+    routes.map((route) => route.path),
+    stage,
+  );
 
 /** `routePathPattern` of path templates. */
 function pathPattern(templates: readonly string[], stage: string): string {
@@ -99,8 +103,7 @@ const methodIs = (method: HttpMethod): CfnWebACL.StatementProperty => ({
   byteMatchStatement: { searchString: method, fieldToMatch: { method: {} }, positionalConstraint: 'EXACTLY', textTransformations: [{ priority: 0, type: 'NONE' }] },
 });
 
-const anyOf = (statements: CfnWebACL.StatementProperty[]): CfnWebACL.StatementProperty =>
-  statements.length === 1 ? statements[0]! : { orStatement: { statements } };
+const anyOf = (statements: CfnWebACL.StatementProperty[]): CfnWebACL.StatementProperty => (statements.length === 1 ? statements[0]! : { orStatement: { statements } });
 
 const visibility = (metricName: string): CfnWebACL.VisibilityConfigProperty => ({
   cloudWatchMetricsEnabled: true,
@@ -152,7 +155,10 @@ function perAddressRateRule(name: string, rateRoutes: readonly HttpRoute[], stag
 /** Posts to the dashboard's password pages, when the stage serves the dashboard (DASHBOARD_SIGN_IN_THROTTLE). */
 function signInRateRule(routes: readonly HttpRoute[], stage: string): UnorderedRule[] {
   if (!routes.some((route) => route.method === 'POST' && route.path.startsWith('/dashboard/'))) return [];
-  const pages = pathPattern(DASHBOARD_SIGN_IN_PAGES.map((page) => `/dashboard/${page}`), stage);
+  const pages = pathPattern(
+    DASHBOARD_SIGN_IN_PAGES.map((page) => `/dashboard/${page}`),
+    stage,
+  );
   return [perAddressRule(DASHBOARD_SIGN_IN_RATE_RULE_NAME, { andStatement: { statements: [methodIs('POST'), regexMatch(pages, { uriPath: {} })] } }, DASHBOARD_SIGN_IN_THROTTLE.perAddress)];
 }
 
@@ -160,8 +166,18 @@ function signInRateRule(routes: readonly HttpRoute[], stage: string): UnorderedR
 function rateRules(routes: readonly HttpRoute[], stage: string): UnorderedRule[] {
   const keyless = routes.filter((route) => route.auth === 'none');
   return [
-    ...perAddressRateRule(PUBLIC_RATE_RULE_NAME, keyless.filter((route) => !route.calledByProviders), stage, PUBLIC_ROUTE_THROTTLE.perAddress),
-    ...perAddressRateRule(PROVIDER_EVENTS_RATE_RULE_NAME, keyless.filter((route) => route.calledByProviders), stage, PROVIDER_EVENTS_THROTTLE.perAddress),
+    ...perAddressRateRule(
+      PUBLIC_RATE_RULE_NAME,
+      keyless.filter((route) => !route.calledByProviders),
+      stage,
+      PUBLIC_ROUTE_THROTTLE.perAddress,
+    ),
+    ...perAddressRateRule(
+      PROVIDER_EVENTS_RATE_RULE_NAME,
+      keyless.filter((route) => route.calledByProviders),
+      stage,
+      PROVIDER_EVENTS_THROTTLE.perAddress,
+    ),
     ...signInRateRule(routes, stage),
   ];
 }

@@ -96,7 +96,10 @@ function post(url: URL, body: string): Promise<{ status: number; text: string }>
 
 /** `program` could not be run at all: it is not installed, or not where it was said to be. */
 export class BitcoinNodeNotInstalledError extends Error {
-  constructor(readonly program: string, reason: string) {
+  constructor(
+    readonly program: string,
+    reason: string,
+  ) {
     super(`${program} is not installed, or cannot be run (${reason.replace(/^Could not run [^\n]*?: /, '').trim()})`);
   }
 }

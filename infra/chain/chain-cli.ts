@@ -101,15 +101,17 @@ const chainFileSchema = z.object({
   chainId: z.number().int(),
   /** The `node` command's process. */
   pid: z.number().int(),
-  tokens: z.record(z.enum(TEST_TOKENS), z.custom<Address>((value) => typeof value === 'string' && isAddress(value))),
+  tokens: z.record(
+    z.enum(TEST_TOKENS),
+    z.custom<Address>((value) => typeof value === 'string' && isAddress(value)),
+  ),
   /** Absent when the Bitcoin node did not start (litecoind not installed, say). */
   bitcoin: z.object({ rpcUrl: z.string() }).optional(),
 });
 type ChainFile = z.infer<typeof chainFileSchema>;
 
 export const chainFile = (dataDir: string): string => join(dataDir, 'chain.json');
-const readChainFile = (dataDir: string): Promise<ChainFile | undefined> =>
-  readJsonFile(chainFile(dataDir), chainFileSchema, 'is not a local chain description; remove it');
+const readChainFile = (dataDir: string): Promise<ChainFile | undefined> => readJsonFile(chainFile(dataDir), chainFileSchema, 'is not a local chain description; remove it');
 
 function required(values: Values, option: 'to' | 'amount'): string {
   const value = values[option]?.trim();
@@ -501,8 +503,7 @@ export async function runChainCli(argv: string[], io: ChainCliIo): Promise<numbe
     if (command.name === 'node') {
       const bitcoinProgram = io.env.GATEWAY_BITCOIN_NODE || BITCOIN_NODE_PROGRAM;
       await runNode({ port: command.port, bitcoinPort: command.bitcoinPort, bitcoinProgram, dataDir }, io);
-    }
-    else io.out(await run(command, dataDir));
+    } else io.out(await run(command, dataDir));
     return 0;
   } catch (error) {
     io.err(`chain: ${describe(error)}\n`);

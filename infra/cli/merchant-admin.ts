@@ -2,7 +2,18 @@
  * What the merchant admin CLI does, apart from where it does it: merchants, their keys, and
  * the gateway's own record of each key (an API Gateway usage-plan key in AWS).
  */
-import { type ApiKeyScope, ApiKeyService, type ApiKeyView, type KeyRegistry, type Merchant, newMerchant, type NewMerchantInput, onchainDepositsByDefault, type SecretSealer, takesOnchainDeposits } from '../../shared/domain/merchants/index.js';
+import {
+  type ApiKeyScope,
+  ApiKeyService,
+  type ApiKeyView,
+  type KeyRegistry,
+  type Merchant,
+  newMerchant,
+  type NewMerchantInput,
+  onchainDepositsByDefault,
+  type SecretSealer,
+  takesOnchainDeposits,
+} from '../../shared/domain/merchants/index.js';
 import type { HeldTransfer } from '../../shared/domain/payments/index.js';
 import { Conflict, CRYPTO_NETWORKS, Invalid, NotFound } from '../../shared/domain/kernel/index.js';
 import type { DashboardAccess, Invitation, InvitationRequest } from '../../shared/domain/dashboard/index.js';
@@ -93,9 +104,7 @@ export class MerchantAdmin {
   /** Each merchant with its keys (newest first) and whether it takes on-chain deposits (its setting, else the stage's default). */
   async list(): Promise<Array<{ merchant: Merchant; keys: ApiKeyView[]; onchainDeposits: boolean }>> {
     const merchants = await this.store.listMerchants();
-    return Promise.all(
-      merchants.map(async (merchant) => ({ merchant, keys: await this.keys.list(merchant.id), onchainDeposits: takesOnchainDeposits(merchant, this.stage) })),
-    );
+    return Promise.all(merchants.map(async (merchant) => ({ merchant, keys: await this.keys.list(merchant.id), onchainDeposits: takesOnchainDeposits(merchant, this.stage) })));
   }
 }
 

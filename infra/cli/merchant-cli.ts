@@ -183,7 +183,12 @@ function url(values: Values, option: 'callback-url' | 'return-url', stage: Stage
 }
 
 const listOption = (value: string | undefined): string[] | undefined =>
-  value === undefined ? undefined : value.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  value === undefined
+    ? undefined
+    : value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => entry !== '');
 
 /** A key's name, scopes and addresses, by the rules of the dashboard's form (docs/merchant-guide.md#key-scopes). */
 function keyRequest(values: Values, { named }: { named: boolean }): KeyRequest {
@@ -195,9 +200,7 @@ function keyRequest(values: Values, { named }: { named: boolean }): KeyRequest {
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const option = { name: '--name', scopes: '--scopes', allowedIps: '--allowed-ips' }[String(issue.path[0]) as 'name' | 'scopes' | 'allowedIps'];
-    throw new UsageError(
-      option === '--scopes' ? `--scopes is a comma-separated list of ${API_KEY_SCOPES.join(', ')}` : `${option} ${issue.message}`,
-    );
+    throw new UsageError(option === '--scopes' ? `--scopes is a comma-separated list of ${API_KEY_SCOPES.join(', ')}` : `${option} ${issue.message}`);
   }
   return parsed.data;
 }
@@ -367,7 +370,12 @@ async function run(command: Command, target: Target): Promise<string> {
       const { token, invitation } = await admin.invite(command.merchantId, command.invitation, access);
       const link = `${publicBaseUrl}/dashboard/join/${token}`;
       if (command.json) return json({ merchantId: invitation.merchantId, email: invitation.email, role: invitation.role, link, expiresAt: invitation.expiresAt });
-      return [`Invited ${invitation.email} (${invitation.role}) to merchant ${invitation.merchantId}'s dashboard.`, `Link: ${link}`, `It works once, until ${invitation.expiresAt}; hand it to them now.`, ''].join('\n');
+      return [
+        `Invited ${invitation.email} (${invitation.role}) to merchant ${invitation.merchantId}'s dashboard.`,
+        `Link: ${link}`,
+        `It works once, until ${invitation.expiresAt}; hand it to them now.`,
+        '',
+      ].join('\n');
     }
     case 'revoke-key':
       await admin.revokeKey(command.merchantId, command.keyId);

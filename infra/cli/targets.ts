@@ -56,8 +56,7 @@ export interface CallbackAdmin {
 }
 
 /** Same marshalling as the functions' client: absent optional fields are left out. */
-const documentClient = (client: DynamoDBClient) =>
-  DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+const documentClient = (client: DynamoDBClient) => DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 
 /** The books over the target's tables, as the functions write them. */
 const booksOver = (client: DynamoDBDocumentClient, tables: BalanceTables & TransactionTables, merchants: DynamoMerchantStore): BalanceService =>
@@ -91,13 +90,7 @@ export async function localTarget(dataDir: string): Promise<Target> {
     booksCheck: () => new DynamoBooksCheckStore(documentClient(client), stack.tables.booksCheck),
     wallets: () => new DynamoWalletStore(documentClient(client), stack.tables.wallets),
     dashboard: () => ({ access: dynamoDashboardAccess(documentClient(client), stack.tables, new KeyFileDataKeySource(stack.vaultKeyFile)), publicBaseUrl: stack.baseUrl }),
-    admin: new MerchantAdmin(
-      store,
-      localKeyRegistry,
-      new CallbackSecretVault(new KeyFileDataKeySource(stack.vaultKeyFile)),
-      new DynamoChainStore(documentClient(client), stack.tables.chain),
-      stack.stage,
-    ),
+    admin: new MerchantAdmin(store, localKeyRegistry, new CallbackSecretVault(new KeyFileDataKeySource(stack.vaultKeyFile)), new DynamoChainStore(documentClient(client), stack.tables.chain), stack.stage),
     callbacks: { redriveParked: () => outbox.requeue('parked', new Date()) },
     close: () => client.destroy(),
   };
@@ -125,14 +118,7 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
   } finally {
     cloudFormation.destroy();
   }
-  const required = [
-    'TableMerchants',
-    'TableApiKeys',
-    'TableChain',
-    'UsagePlanId',
-    'VaultKeyArn',
-    'Stage',
-  ] as const;
+  const required = ['TableMerchants', 'TableApiKeys', 'TableChain', 'UsagePlanId', 'VaultKeyArn', 'Stage'] as const;
   const missing = required.filter((name) => !outputs[name]);
   if (missing.length > 0) throw new AdminError(`The stacks PaymentGateway-${stage}-* lack the outputs ${missing.join(', ')}`);
   if (outputs.Stage !== stage) throw new AdminError(`The stacks PaymentGateway-${stage}-* serve the stage ${outputs.Stage}`);

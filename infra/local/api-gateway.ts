@@ -7,12 +7,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, STATUS_CODES, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type {
-  APIGatewayAuthorizerResult,
-  APIGatewayProxyEvent,
-  APIGatewayProxyResult,
-  APIGatewayRequestAuthorizerEvent,
-} from 'aws-lambda';
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { ApiError, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
 import { apiErrorResponse, internalErrorResponse, type Headers } from '../../shared/http/envelope.js';
 import { redactQueryCredentials } from '../../shared/observability/redaction.js';
@@ -71,10 +66,7 @@ interface CompiledRoute {
   parameterNames: string[];
 }
 
-type RouteMatch =
-  | { kind: 'route'; route: HttpRoute; pathParameters: Record<string, string> }
-  | { kind: 'otherMethods'; allowed: string[] }
-  | { kind: 'none' };
+type RouteMatch = { kind: 'route'; route: HttpRoute; pathParameters: Record<string, string> } | { kind: 'otherMethods'; allowed: string[] } | { kind: 'none' };
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
@@ -109,10 +101,14 @@ const decodeSegments = (path: string): string => path.split('/').map(decodeSegme
 
 /** IAM resource and action patterns: `*` is any run of characters, `?` any one. */
 const iamPattern = (pattern: string): RegExp =>
-  new RegExp(`^${pattern.split('').map((c) => (c === '*' ? '.*' : c === '?' ? '.' : escapeRegExp(c))).join('')}$`);
+  new RegExp(
+    `^${pattern
+      .split('')
+      .map((c) => (c === '*' ? '.*' : c === '?' ? '.' : escapeRegExp(c)))
+      .join('')}$`,
+  );
 
-const asStrings = (value: unknown): string[] =>
-  typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+const asStrings = (value: unknown): string[] => (typeof value === 'string' ? [value] : Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : []);
 
 /** Whether the authorizer's policy lets the caller invoke `methodArn`: an Allow and no Deny. */
 function policyAllows(result: APIGatewayAuthorizerResult, methodArn: string): boolean {
@@ -136,12 +132,7 @@ function isAuthorizerResult(value: unknown): value is APIGatewayAuthorizerResult
 function isProxyResult(value: unknown): value is APIGatewayProxyResult {
   if (typeof value !== 'object' || value === null) return false;
   const result = value as Partial<APIGatewayProxyResult>;
-  return (
-    Number.isInteger(result.statusCode) &&
-    result.statusCode! >= 100 &&
-    result.statusCode! <= 599 &&
-    (result.body === undefined || typeof result.body === 'string')
-  );
+  return Number.isInteger(result.statusCode) && result.statusCode! >= 100 && result.statusCode! <= 599 && (result.body === undefined || typeof result.body === 'string');
 }
 
 /** Headers and multi-value headers merged as API Gateway merges them. */
@@ -260,14 +251,7 @@ export class ApiGateway {
     return toGatewayResponse(result, requestId);
   }
 
-  private proxyEvent(
-    request: GatewayRequest,
-    route: HttpRoute,
-    pathParameters: Record<string, string>,
-    query: URLSearchParams,
-    path: string,
-    requestId: string,
-  ): APIGatewayProxyEvent {
+  private proxyEvent(request: GatewayRequest, route: HttpRoute, pathParameters: Record<string, string>, query: URLSearchParams, path: string, requestId: string): APIGatewayProxyEvent {
     const { single: headers, multi: multiValueHeaders } = singleAndMultiValue(request.headers);
     const { single: queryStringParameters, multi: multiValueQueryStringParameters } = singleAndMultiValue(query);
     const hasQuery = Object.keys(queryStringParameters).length > 0;
@@ -342,9 +326,7 @@ export class ApiGateway {
     if (!policyAllows(result, methodArn)) return { allowed: false };
     if (!result.usageIdentifierKey) throw new Error(`${this.options.authorizer.name} returned no usageIdentifierKey to throttle by`);
     // API Gateway hands the context to the integration with every value as a string.
-    const context = Object.fromEntries(
-      Object.entries(result.context ?? {}).flatMap(([name, value]) => (value === null || value === undefined ? [] : [[name, String(value)]])),
-    );
+    const context = Object.fromEntries(Object.entries(result.context ?? {}).flatMap(([name, value]) => (value === null || value === undefined ? [] : [[name, String(value)]])));
     return { allowed: true, principalId: result.principalId, usageIdentifierKey: result.usageIdentifierKey, context };
   }
 
@@ -539,10 +521,7 @@ export function gatewayServer(
   receiveTimeoutMs = RECEIVE_TIMEOUT_MS,
 ): Server {
   // Headers too slow to arrive are Node's to cut (a clientError), checked every second rather than every 30.
-  const server = createServer(
-    { headersTimeout: receiveTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: Math.min(1_000, receiveTimeoutMs) },
-    httpListener(gateway, log, files, receiveTimeoutMs),
-  );
+  const server = createServer({ headersTimeout: receiveTimeoutMs, requestTimeout: 0, connectionsCheckingInterval: Math.min(1_000, receiveTimeoutMs) }, httpListener(gateway, log, files, receiveTimeoutMs));
   server.on('clientError', clientErrorListener(log));
   return server;
 }

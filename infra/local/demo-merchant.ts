@@ -37,8 +37,7 @@ export interface DemoOverrides {
 
 export const demoMerchantFile = (dataDir: string): string => join(dataDir, 'demo-merchant.json');
 
-const readSavedCredentials = (file: string): Promise<SavedCredentials | undefined> =>
-  readJsonFile(file, savedSchema, 'does not hold demo merchant credentials; remove it to start afresh');
+const readSavedCredentials = (file: string): Promise<SavedCredentials | undefined> => readJsonFile(file, savedSchema, 'does not hold demo merchant credentials; remove it to start afresh');
 
 /** Registers `text` as a key of the merchant unless it is known already; says whether it can be used. */
 async function adoptKey(store: MerchantStore, merchantId: string, text: string, now: Date): Promise<'usable' | 'revoked' | 'foreign'> {
@@ -51,13 +50,7 @@ async function adoptKey(store: MerchantStore, merchantId: string, text: string, 
   return existing.status === 'active' ? 'usable' : 'revoked';
 }
 
-async function demoApiKey(
-  store: MerchantStore,
-  merchantId: string,
-  requested: string | undefined,
-  saved: string | undefined,
-  now: Date,
-): Promise<string> {
+async function demoApiKey(store: MerchantStore, merchantId: string, requested: string | undefined, saved: string | undefined, now: Date): Promise<string> {
   if (requested !== undefined) {
     const state = await adoptKey(store, merchantId, requested, now);
     if (state === 'revoked') throw new Error('GATEWAY_DEMO_API_KEY has been revoked; choose another key');
@@ -71,13 +64,7 @@ async function demoApiKey(
   return key.text;
 }
 
-export async function ensureDemoMerchant(
-  store: MerchantStore,
-  secrets: CallbackSecretVault,
-  dataDir: string,
-  overrides: DemoOverrides,
-  now = new Date(),
-): Promise<DemoMerchant> {
+export async function ensureDemoMerchant(store: MerchantStore, secrets: CallbackSecretVault, dataDir: string, overrides: DemoOverrides, now = new Date()): Promise<DemoMerchant> {
   const file = demoMerchantFile(dataDir);
   const saved = await readSavedCredentials(file);
   const callbackUrl = overrides.callbackUrl ?? null;

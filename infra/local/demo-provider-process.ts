@@ -103,8 +103,7 @@ export async function demoProviderSecret(dataDir: string): Promise<string> {
 }
 
 /** `GATEWAY_PROVIDERS` for a stage served by the demo provider at `url` alone. */
-export const demoProviderConfig = (url: string, secret: string, limits: Parameters<typeof demoProviderRoute>[0] = {}): string =>
-  JSON.stringify([{ ...demoProviderRoute(limits), url, secret }]);
+export const demoProviderConfig = (url: string, secret: string, limits: Parameters<typeof demoProviderRoute>[0] = {}): string => JSON.stringify([{ ...demoProviderRoute(limits), url, secret }]);
 
 /**
  * The demo provider of a local gateway: its process, on the stores the gateway started, with its

@@ -115,9 +115,7 @@ async function startOnPort(port: number, path: string | null, credentials: Local
   java.stdout?.on('data', keepTail);
   java.stderr?.on('data', keepTail);
   const exited = new Promise<void>((resolveExit) => java.once('exit', () => resolveExit()));
-  const failedToSpawn = new Promise<never>((_, reject) =>
-    java.once('error', (error) => reject(new Error(`Could not run Java for DynamoDB Local: ${error.message}`))),
-  );
+  const failedToSpawn = new Promise<never>((_, reject) => java.once('error', (error) => reject(new Error(`Could not run Java for DynamoDB Local: ${error.message}`))));
   failedToSpawn.catch(() => undefined);
 
   const endpoint = `http://127.0.0.1:${port}`;
@@ -282,9 +280,7 @@ async function indexBuilt(client: DynamoDBClient, table: string, index: string):
 async function enableTimeToLive(client: DynamoDBClient, name: string, attribute: string): Promise<void> {
   const { TimeToLiveDescription } = await client.send(new DescribeTimeToLiveCommand({ TableName: name }));
   if (TimeToLiveDescription?.TimeToLiveStatus === 'ENABLED' && TimeToLiveDescription.AttributeName === attribute) return;
-  await client.send(
-    new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: attribute, Enabled: true } }),
-  );
+  await client.send(new UpdateTimeToLiveCommand({ TableName: name, TimeToLiveSpecification: { AttributeName: attribute, Enabled: true } }));
 }
 
 /** Creates whatever of TABLES is missing (tables, indexes, TTL); safe to run on every start. */

@@ -62,9 +62,7 @@ export async function localCredentials(dataDir: string, newAccessKeyId = randomA
 
 /** `invoices` -> `gateway-invoices`, `apiKeys` -> `gateway-api-keys`. */
 export function localTableNames(): Record<TableKey, string> {
-  return Object.fromEntries(
-    TABLE_KEYS.map((key) => [key, `gateway-${key.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase()}`]),
-  ) as Record<TableKey, string>;
+  return Object.fromEntries(TABLE_KEYS.map((key) => [key, `gateway-${key.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase()}`])) as Record<TableKey, string>;
 }
 
 /** The local settings that reach the functions. */
@@ -181,8 +179,7 @@ export interface LocalSettings extends FunctionSettings {
 /** An unset or empty variable is absent. */
 const unsetToUndefined = (value: unknown) => (value === '' ? undefined : value);
 const optional = <S extends z.ZodType>(schema: S) => z.preprocess(unsetToUndefined, schema.optional());
-const withDefault = <S extends z.ZodType>(schema: S, fallback: z.input<S>) =>
-  z.preprocess((value) => unsetToUndefined(value) ?? fallback, schema);
+const withDefault = <S extends z.ZodType>(schema: S, fallback: z.input<S>) => z.preprocess((value) => unsetToUndefined(value) ?? fallback, schema);
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' });
 
@@ -212,9 +209,7 @@ const settingsSchema = z.object({
     }),
   ),
   GATEWAY_DEMO_CALLBACK_URL: optional(httpUrl),
-  GATEWAY_DEMO_CALLBACK_SECRET: optional(
-    z.string().refine(isCallbackSecret, { error: 'must be whsec_ followed by the base64 of 32 bytes' }),
-  ),
+  GATEWAY_DEMO_CALLBACK_SECRET: optional(z.string().refine(isCallbackSecret, { error: 'must be whsec_ followed by the base64 of 32 bytes' })),
   GATEWAY_INVOICE_LIFETIME_S: withDefault(z.coerce.number().positive(), DEFAULTS.invoiceLifetimeSeconds),
   GATEWAY_EXPIRY_SWEEP_S: optional(z.coerce.number().positive()),
   GATEWAY_CHAIN_POLL_S: withDefault(z.coerce.number().positive(), DEFAULTS.chainPollSeconds),

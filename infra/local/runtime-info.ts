@@ -54,5 +54,4 @@ export async function readRunningStack(dataDir: string): Promise<RuntimeInfo | u
 }
 
 /** What `{dataDir}/runtime.json` says, whether or not its runtime still runs. */
-export const readRuntimeInfo = (dataDir: string): Promise<RuntimeInfo | undefined> =>
-  readJsonFile(runtimeInfoFile(dataDir), runtimeInfoSchema, 'is not a runtime description; remove it');
+export const readRuntimeInfo = (dataDir: string): Promise<RuntimeInfo | undefined> => readJsonFile(runtimeInfoFile(dataDir), runtimeInfoSchema, 'is not a runtime description; remove it');

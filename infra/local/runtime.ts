@@ -7,14 +7,7 @@ import { chmod, mkdir } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import {
-  functionsForStage,
-  type AuthorizerFunction,
-  type GatewayFunction,
-  type HttpRoute,
-  type QueueFunction,
-  type ScheduledFunction,
-} from '../../shared/routes.js';
+import { functionsForStage, type AuthorizerFunction, type GatewayFunction, type HttpRoute, type QueueFunction, type ScheduledFunction } from '../../shared/routes.js';
 import { reservedConcurrencyOf } from '../../shared/platform.js';
 import { ApiGateway, gatewayServer } from './api-gateway.js';
 import { reportFileServer } from './report-files.js';
@@ -245,10 +238,12 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     // The rates schedule where currencies are priced live, as the stack has its rule only then.
     const liveRates = config().rates.kind === 'live';
     if (liveRates) log.info('Pricing currencies live from GATEWAY_RATES_URL');
-    const jobs = scheduled.filter((fn) => liveRates || !fn.onlyWithLiveRates).flatMap((fn) => {
-      const everySeconds = localEverySeconds(fn, options);
-      return fn.perNetwork ? watched.map((network) => ({ fn, everySeconds, input: { network } })) : [{ fn, everySeconds }];
-    });
+    const jobs = scheduled
+      .filter((fn) => liveRates || !fn.onlyWithLiveRates)
+      .flatMap((fn) => {
+        const everySeconds = localEverySeconds(fn, options);
+        return fn.perNetwork ? watched.map((network) => ({ fn, everySeconds, input: { network } })) : [{ fn, everySeconds }];
+      });
     const scheduler = startScheduler(jobs, invoke, log);
     teardown.add(() => scheduler.stop());
 

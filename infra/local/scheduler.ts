@@ -27,10 +27,7 @@ export interface Scheduler {
  * GATEWAY_BOOKS_CHECK_S say, each chain watcher as GATEWAY_CHAIN_POLL_S says; otherwise, and for
  * those three when unset, as often as the route table allows locally, else at its AWS rate.
  */
-export function localEverySeconds(
-  fn: ScheduledFunction,
-  settings: { expirySweepSeconds?: number; chainPollSeconds: number; reconcileSeconds?: number; booksCheckSeconds?: number },
-): number {
+export function localEverySeconds(fn: ScheduledFunction, settings: { expirySweepSeconds?: number; chainPollSeconds: number; reconcileSeconds?: number; booksCheckSeconds?: number }): number {
   const given = {
     'expire-invoices': settings.expirySweepSeconds,
     'reconcile-provider-payments': settings.reconcileSeconds,

@@ -70,9 +70,7 @@ export function holdToTableGrants(client: DynamoDBClient): void {
         for (const request of accessRequestsOf(context.commandName ?? '', args.input as Record<string, unknown>)) {
           if (!grantsAllow(fn, request)) {
             const target = request.index === undefined ? request.table : `${request.table} (index ${request.index})`;
-            throw new AccessDeniedException(
-              `${fn.name} is not authorized to perform dynamodb:${request.action} on ${target}: its route-table entry does not allow it (shared/routes.ts)`,
-            );
+            throw new AccessDeniedException(`${fn.name} is not authorized to perform dynamodb:${request.action} on ${target}: its route-table entry does not allow it (shared/routes.ts)`);
           }
         }
       }

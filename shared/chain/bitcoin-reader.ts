@@ -111,8 +111,18 @@ export class BitcoinRpcReader {
    */
   async blocks(first: number, last: number): Promise<BitcoinBlock[]> {
     const numbers = heights(first, last);
-    const hashes = (await this.rpc.batches(numbers.map((number) => ({ method: 'getblockhash', params: [number] })), HASHES_PER_REQUEST, 1)).map((answer) => hash.parse(answer));
-    const answers = await this.rpc.batches(hashes.map((blockHash) => ({ method: 'getblock', params: [blockHash, 2] })), BLOCKS_PER_REQUEST, BLOCK_REQUESTS_AT_ONCE);
+    const hashes = (
+      await this.rpc.batches(
+        numbers.map((number) => ({ method: 'getblockhash', params: [number] })),
+        HASHES_PER_REQUEST,
+        1,
+      )
+    ).map((answer) => hash.parse(answer));
+    const answers = await this.rpc.batches(
+      hashes.map((blockHash) => ({ method: 'getblock', params: [blockHash, 2] })),
+      BLOCKS_PER_REQUEST,
+      BLOCK_REQUESTS_AT_ONCE,
+    );
     return answers.map((answer, index) => {
       const block = blockSchema.parse(answer);
       if (block.height !== numbers[index] || block.hash !== hashes[index]) throw new BitcoinRpcError(`getblock ${hashes[index]} answered block ${block.height} ${block.hash}`);

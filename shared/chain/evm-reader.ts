@@ -141,13 +141,15 @@ export class EvmRpcReader implements ChainReader {
       answers = [];
       for (const range of ranges) answers.push(...(await this.logsInHalves(range, tokens)));
     }
-    return answers.flatMap((answer) => z.array(z.unknown()).parse(answer)).flatMap((raw) => {
-      const log = logSchema.parse(raw);
-      // As viem's strict decoding: a log named Transfer that is not ERC-20's (ERC-721's indexes its value) is none.
-      const decoded = decodeTransfer(log.topics, log.data as Hex);
-      if (!decoded) return [];
-      return [{ token: log.address, to: decoded.to, value: decoded.value, transactionHash: log.transactionHash, logIndex: log.logIndex, blockNumber: log.blockNumber, blockHash: log.blockHash }];
-    });
+    return answers
+      .flatMap((answer) => z.array(z.unknown()).parse(answer))
+      .flatMap((raw) => {
+        const log = logSchema.parse(raw);
+        // As viem's strict decoding: a log named Transfer that is not ERC-20's (ERC-721's indexes its value) is none.
+        const decoded = decodeTransfer(log.topics, log.data as Hex);
+        if (!decoded) return [];
+        return [{ token: log.address, to: decoded.to, value: decoded.value, transactionHash: log.transactionHash, logIndex: log.logIndex, blockNumber: log.blockNumber, blockHash: log.blockHash }];
+      });
   }
 
   /** The logs of `range` in one call, or of its halves when the node refuses it, down to one block. */

@@ -170,9 +170,7 @@ export class FailoverNetworkReader implements NetworkReader {
   private async call<T>(read: (reader: NetworkReader) => Promise<T>, timed: boolean, tried: ReadonlySet<EndpointState> = new Set(), failed?: unknown): Promise<T> {
     const now = this.now();
     const others = this.states.filter((state) => state !== this.current);
-    const order = [this.current, ...others.filter((state) => state.coolingUntil <= now), ...others.filter((state) => state.coolingUntil > now)].filter(
-      (state) => !tried.has(state),
-    );
+    const order = [this.current, ...others.filter((state) => state.coolingUntil <= now), ...others.filter((state) => state.coolingUntil > now)].filter((state) => !tried.has(state));
     let failure = failed;
     for (const state of order) {
       try {

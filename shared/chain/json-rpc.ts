@@ -23,7 +23,9 @@ export interface JsonRpcHttpOptions {
   parse: (text: string) => unknown;
   headers?: Record<string, string>;
   /** The error thrown for a bad answer, so that a connector's callers can tell its failures apart. */
-  errorClass?: new (message: string) => Error;
+  errorClass?: new (
+    message: string,
+  ) => Error;
 }
 
 interface Answer {
@@ -55,7 +57,10 @@ export class JsonRpcHttp {
     const firstId = this.nextId + 1;
     this.nextId += calls.length;
     const what = `a batch of ${calls.length} ${[...new Set(calls.map((call) => call.method))].join('/')} calls`;
-    const { status, ok, body } = await this.post(what, calls.map((call, index) => ({ jsonrpc: this.options.version, id: firstId + index, method: call.method, params: call.params })));
+    const { status, ok, body } = await this.post(
+      what,
+      calls.map((call, index) => ({ jsonrpc: this.options.version, id: firstId + index, method: call.method, params: call.params })),
+    );
     if (!Array.isArray(body)) {
       // A node that refuses the whole batch (too large, still starting) answers one error for it.
       if (isObject(body) && isObject(body.error)) throw this.error(`${what}: ${describeError(body.error)}`);

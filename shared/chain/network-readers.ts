@@ -42,10 +42,5 @@ function endpointReaderOf(network: CryptoNetwork, chain: NetworkChain & { chainI
  */
 export function networkReaderOf(network: CryptoNetwork, chain: NetworkChain & { rpcUrl: string; chainId?: number }, observe?: (report: RpcRunReport) => void): FailoverNetworkReader {
   const endpoints = rpcUrlsOf(chain.rpcUrl).map((url, index) => ({ label: `#${index + 1} ${new URL(url).host}`, reader: endpointReaderOf(network, chain, url) }));
-  return new FailoverNetworkReader(
-    network,
-    endpoints,
-    { maxLagBlocks: chain.confirmations, coolDownMs: ENDPOINT_COOL_DOWN_MS, callTimeoutMs: ENDPOINT_CALL_TIMEOUT_MS },
-    observe,
-  );
+  return new FailoverNetworkReader(network, endpoints, { maxLagBlocks: chain.confirmations, coolDownMs: ENDPOINT_COOL_DOWN_MS, callTimeoutMs: ENDPOINT_CALL_TIMEOUT_MS }, observe);
 }

@@ -61,7 +61,18 @@ const infoSchema = z.array(
   z.object({
     id: hash,
     receipt: z.object({ result: z.string().optional() }).optional(),
-    log: z.array(z.object({ address: z.string().regex(/^[0-9a-f]{40}$/), topics: z.array(z.string().regex(/^[0-9a-f]{64}$/)).optional(), data: z.string().regex(/^[0-9a-f]*$/).optional() })).optional(),
+    log: z
+      .array(
+        z.object({
+          address: z.string().regex(/^[0-9a-f]{40}$/),
+          topics: z.array(z.string().regex(/^[0-9a-f]{64}$/)).optional(),
+          data: z
+            .string()
+            .regex(/^[0-9a-f]*$/)
+            .optional(),
+        }),
+      )
+      .optional(),
   }),
 );
 

@@ -29,8 +29,7 @@ export interface CheckoutDocument {
 /** The language switcher: plain links, so it works without the script; each reopens this page in its language. */
 function languageSwitcher(t: Translator, pageUrlIn: (language: Language) => string): Html {
   const links = LANGUAGE_CODES.map(
-    (code) =>
-      html`<li><a href="${pageUrlIn(code)}" lang="${code}" hreflang="${code}"${code === t.language ? raw(' aria-current="true"') : ''}>${LANGUAGES[code].name}</a></li>`,
+    (code) => html`<li><a href="${pageUrlIn(code)}" lang="${code}" hreflang="${code}"${code === t.language ? raw(' aria-current="true"') : ''}>${LANGUAGES[code].name}</a></li>`,
   );
   return html`<nav class="languages" aria-label="${t.text('page.languages')}"><ul>${links}</ul></nav>`;
 }

@@ -8,9 +8,7 @@ import type { MessageKey, Translator } from './language.js';
 export const shownAmount = (t: Translator, amount: string, currency: string): Html => html`<strong><bdi>${t.amount(amount, currency)}</bdi></strong>`;
 
 export function copyButton(t: Translator, text: string, label: MessageKey): Html {
-  return html`<button type="button" class="copy secondary" data-copy="${text}" data-copied="${t.text('crypto.copied')}" data-copy-failed="${t.text(
-    'crypto.copyFailed',
-  )}">${t.html(label)}</button>`;
+  return html`<button type="button" class="copy secondary" data-copy="${text}" data-copied="${t.text('crypto.copied')}" data-copy-failed="${t.text('crypto.copyFailed')}">${t.html(label)}</button>`;
 }
 
 /** A date in UTC as the server writes it, which the page's script rewrites in the reader's own time zone. */

@@ -88,7 +88,12 @@ export class CatalogueTranslator<Key extends string> {
 
   /** The text of `key` as plain text (a title, an attribute), each `{name}` replaced by its value. */
   text(key: Key, values: Record<string, string | number> = {}): string {
-    return this.fill(key, values, (text) => text, (value) => this.shown(value));
+    return this.fill(
+      key,
+      values,
+      (text) => text,
+      (value) => this.shown(value),
+    );
   }
 
   /** A decimal string with exactly `fractionDigits` places, grouped as the language groups digits. */

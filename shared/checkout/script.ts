@@ -82,4 +82,3 @@ export const CHECKOUT_SCRIPT = `(function () {
     setTimeout(poll, ${POLL_INTERVAL_MS});
   }
 })();`;
-

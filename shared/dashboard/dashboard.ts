@@ -140,14 +140,29 @@ export class Dashboard {
     if (error instanceof NotFound || error instanceof Gone) return this.refusal(context, 404, 'error.notFound', 'error.notFoundBody');
     if (error instanceof Unavailable) return this.refusal(context, 503, 'error.unavailable');
     const { t } = context;
-    return this.page(context, error instanceof Conflict ? 409 : 422, t.text('error.conflictTitle'), html`<p class="alert">${t.text('error.conflict', { reason: error.message })}</p><p><a href="${dashboardUrl(context, 'overview')}">${t.text('error.back')}</a></p>`);
+    return this.page(
+      context,
+      error instanceof Conflict ? 409 : 422,
+      t.text('error.conflictTitle'),
+      html`<p class="alert">${t.text('error.conflict', { reason: error.message })}</p><p><a href="${dashboardUrl(context, 'overview')}">${t.text('error.back')}</a></p>`,
+    );
   }
 
-  private refusal(context: DashboardContext, status: number, title: 'error.notFound' | 'error.csrf' | 'error.forbidden' | 'error.unavailable', body?: 'error.notFoundBody' | 'error.csrfBody' | 'error.forbiddenBody'): DashboardAnswer {
+  private refusal(
+    context: DashboardContext,
+    status: number,
+    title: 'error.notFound' | 'error.csrf' | 'error.forbidden' | 'error.unavailable',
+    body?: 'error.notFoundBody' | 'error.csrfBody' | 'error.forbiddenBody',
+  ): DashboardAnswer {
     const { t } = context;
     const role = context.signedIn?.session.role ?? 'viewer';
     const text = body ? html`<p>${t.text(body, body === 'error.forbiddenBody' ? { role: t.text(`role.${role}`) } : {})}</p>` : html``;
-    return this.page(context, status, t.text(title), html`${text}<p><a href="${dashboardUrl(context, context.signedIn ? 'overview' : 'sign-in')}">${t.text(context.signedIn ? 'error.back' : 'signIn.title')}</a></p>`);
+    return this.page(
+      context,
+      status,
+      t.text(title),
+      html`${text}<p><a href="${dashboardUrl(context, context.signedIn ? 'overview' : 'sign-in')}">${t.text(context.signedIn ? 'error.back' : 'signIn.title')}</a></p>`,
+    );
   }
 
   private page(context: DashboardContext, status: number, title: string, main: ReturnType<typeof html>): DashboardAnswer {

@@ -78,5 +78,4 @@ export function field(t: DashboardTranslator, problems: FormProblems, { name, la
 }
 
 /** Above a form that came back with problems: said once, in words, for those who do not see the marks. */
-export const problemSummary = (t: DashboardTranslator, problems: FormProblems): Html =>
-  problems.size > 0 ? html`<p class="alert" role="alert">${t.text('problem.summary')}</p>` : html``;
+export const problemSummary = (t: DashboardTranslator, problems: FormProblems): Html => (problems.size > 0 ? html`<p class="alert" role="alert">${t.text('problem.summary')}</p>` : html``);

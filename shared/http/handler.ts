@@ -32,9 +32,7 @@ export interface RouteRequest<Body> {
   requestId: string;
 }
 
-export type RouteResult =
-  | { status?: number; data: unknown; headers?: Headers }
-  | { status?: number; raw: string; contentType: string; headers?: Headers };
+export type RouteResult = { status?: number; data: unknown; headers?: Headers } | { status?: number; raw: string; contentType: string; headers?: Headers };
 
 /** What the middlewares learn about a request, kept on the event for the handler. */
 interface GatewayEvent extends APIGatewayProxyEvent {
@@ -120,8 +118,7 @@ const BODY_PARSERS: Record<BodyFormat, BodyParser> = {
   },
 };
 
-const rawBodyOf = (event: APIGatewayProxyEvent): Buffer =>
-  event.body === null || event.body === undefined ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8');
+const rawBodyOf = (event: APIGatewayProxyEvent): Buffer => (event.body === null || event.body === undefined ? Buffer.alloc(0) : Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8'));
 
 const bodyMiddleware = (maxBytes: number, parser: BodyParser): Middleware => ({
   before: (request) => {

@@ -14,7 +14,6 @@ export class Html {
 export const raw = (text: string): Html => new Html(text);
 
 export function html(strings: TemplateStringsArray, ...values: unknown[]): Html {
-  const render = (value: unknown): string =>
-    value instanceof Html ? value.text : Array.isArray(value) ? value.map(render).join('') : escapeHtml(value);
+  const render = (value: unknown): string => (value instanceof Html ? value.text : Array.isArray(value) ? value.map(render).join('') : escapeHtml(value));
   return new Html(strings.reduce((out, part, i) => out + part + (i < values.length ? render(values[i]) : ''), ''));
 }

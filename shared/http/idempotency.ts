@@ -3,12 +3,7 @@
  * first response; the same key with another body, or while the first is still running, is a 409.
  * Records live in the idempotency table through Powertools for AWS Lambda.
  */
-import {
-  IdempotencyAlreadyInProgressError,
-  IdempotencyConfig,
-  IdempotencyValidationError,
-  makeIdempotent,
-} from '@aws-lambda-powertools/idempotency';
+import { IdempotencyAlreadyInProgressError, IdempotencyConfig, IdempotencyValidationError, makeIdempotent } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import type { Context } from 'aws-lambda';
 import { ApiError } from '../errors.js';
@@ -25,24 +20,17 @@ interface IdempotentPayload {
 }
 
 /** Wraps `run` so that requests carrying the header are answered once per (merchant, key). */
-export function idempotentByHeader<Result>(routeName: string): (
-  payload: IdempotentPayload,
-  context: Context,
-  runRequest: () => Promise<Result>,
-) => Promise<Result> {
+export function idempotentByHeader<Result>(routeName: string): (payload: IdempotentPayload, context: Context, runRequest: () => Promise<Result>) => Promise<Result> {
   const idempotencyConfig = new IdempotencyConfig({
     eventKeyJmesPath: '[merchantId, key]',
     payloadValidationJmesPath: 'body',
     expiresAfterSeconds: RETENTION_SECONDS,
   });
-  const once = makeIdempotent(
-    async (_payload: IdempotentPayload, runRequest: () => Promise<Result>) => runRequest(),
-    {
-      persistenceStore: new DynamoDBPersistenceLayer({ tableName: config().tables.idempotency, awsSdkV3Client: dynamoClient }),
-      config: idempotencyConfig,
-      keyPrefix: routeName,
-    },
-  );
+  const once = makeIdempotent(async (_payload: IdempotentPayload, runRequest: () => Promise<Result>) => runRequest(), {
+    persistenceStore: new DynamoDBPersistenceLayer({ tableName: config().tables.idempotency, awsSdkV3Client: dynamoClient }),
+    config: idempotencyConfig,
+    keyPrefix: routeName,
+  });
   return async (payload, context, runRequest) => {
     if (payload.key.length < 1 || payload.key.length > 255) {
       throw Invalid.of('Idempotency-Key', 'Idempotency-Key must be 1 to 255 characters');

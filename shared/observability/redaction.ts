@@ -4,8 +4,7 @@
  */
 
 /** A parameter name that looks like a credential, alone or as the last part of a longer name (`x-api-key`, `access_token`). */
-const CREDENTIAL_NAME =
-  /(^|[-_.])(api[-_]?key|key|token|secret|password|passwd|pwd|pass|auth|authorization|signature|sig|session|session[-_]?id|credentials?|otp)$/i;
+const CREDENTIAL_NAME = /(^|[-_.])(api[-_]?key|key|token|secret|password|passwd|pwd|pass|auth|authorization|signature|sig|session|session[-_]?id|credentials?|otp)$/i;
 
 /** `?name=value` and `&name=value` pairs of a query string, anywhere in a text. */
 const QUERY_PAIR = /([?&])([^=&#\s]+)=([^&#\s]*)/g;

@@ -24,5 +24,7 @@ export const traced = <Client extends Parameters<Tracer['captureAWSv3Client']>[0
 export const TRACE_OPTIONS = { captureResponse: false } as const;
 
 export function observed<Event, Result>(handler: (event: Event, context: Context) => Promise<Result>) {
-  return middy(handler).use(captureLambdaHandler(tracer, TRACE_OPTIONS)).use(injectLambdaContext(logger, { resetKeys: true }));
+  return middy(handler)
+    .use(captureLambdaHandler(tracer, TRACE_OPTIONS))
+    .use(injectLambdaContext(logger, { resetKeys: true }));
 }

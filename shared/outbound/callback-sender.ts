@@ -9,7 +9,23 @@
  */
 import { ChangeMessageVisibilityCommand, SendMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSRecord } from 'aws-lambda';
-import { busyRetrySeconds, type CallbackSecretOpener, type Deliver, DELIVERY_HOLD_SECONDS, type DeliveryAttempt, type DeliveryResult, pauseAfterTimeout, type PauseChange, pauseDecision, pausedRetrySeconds, retryDelaySeconds, signCallback, signingSecrets, storeFailureRetrySeconds, windowClosed } from '../domain/callbacks/index.js';
+import {
+  busyRetrySeconds,
+  type CallbackSecretOpener,
+  type Deliver,
+  DELIVERY_HOLD_SECONDS,
+  type DeliveryAttempt,
+  type DeliveryResult,
+  pauseAfterTimeout,
+  type PauseChange,
+  pauseDecision,
+  pausedRetrySeconds,
+  retryDelaySeconds,
+  signCallback,
+  signingSecrets,
+  storeFailureRetrySeconds,
+  windowClosed,
+} from '../domain/callbacks/index.js';
 import { callbackBody } from '../domain/transactions/index.js';
 import type { Merchant } from '../domain/merchants/index.js';
 import type { BusinessMetrics } from '../domain/kernel/index.js';
@@ -71,9 +87,7 @@ export class CallbackSender {
       if (error instanceof RetryLater) throw error;
       const delaySeconds = storeFailureRetrySeconds(receivesOf(record));
       logger.warn('Callback not settled; it is tried again soon', { messageId: record.messageId, delaySeconds, error });
-      await this.deps.sqs
-        .send(new ChangeMessageVisibilityCommand({ QueueUrl: this.deps.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: delaySeconds }))
-        .catch(() => undefined); // the queue's own visibility timeout brings it back instead
+      await this.deps.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: this.deps.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: delaySeconds })).catch(() => undefined); // the queue's own visibility timeout brings it back instead
       throw error;
     }
   }
@@ -155,9 +169,7 @@ export class CallbackSender {
   /** Hides the message until its next attempt and leaves it on the queue. */
   private async retryIn(record: SQSRecord, callbackId: string, delaySeconds: number): Promise<never> {
     const visibility = Math.min(Math.ceil(delaySeconds), MAX_VISIBILITY_SECONDS);
-    await this.deps.sqs.send(
-      new ChangeMessageVisibilityCommand({ QueueUrl: this.deps.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: visibility }),
-    );
+    await this.deps.sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: this.deps.queueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: visibility }));
     throw new RetryLater(callbackId, visibility);
   }
 

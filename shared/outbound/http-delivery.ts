@@ -49,8 +49,7 @@ export function httpDeliver({ guard, timeoutMs = DELIVERY_TIMEOUT_MS }: { guard:
   return (url, callback) =>
     new Promise((resolve) => {
       const started = performance.now();
-      const done = (status: number | null, error?: DeliveryFailure) =>
-        resolve({ status, latencyMs: Math.round(performance.now() - started), ...(error ? { error } : {}) });
+      const done = (status: number | null, error?: DeliveryFailure) => resolve({ status, latencyMs: Math.round(performance.now() - started), ...(error ? { error } : {}) });
       let target: URL;
       try {
         target = new URL(url);

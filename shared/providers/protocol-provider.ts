@@ -6,7 +6,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type * as z from 'zod';
-import { type CreatedPayment, type CreatePaymentRequest, type ForwardUtrRequest, type PaymentProvider, type PayoutRequest, type ProviderEvent, type ProviderMessage, type ProviderStatusAnswer, ProviderUnavailable } from '../domain/providers/index.js';
+import {
+  type CreatedPayment,
+  type CreatePaymentRequest,
+  type ForwardUtrRequest,
+  type PaymentProvider,
+  type PayoutRequest,
+  type ProviderEvent,
+  type ProviderMessage,
+  type ProviderStatusAnswer,
+  ProviderUnavailable,
+} from '../domain/providers/index.js';
 import { createdPaymentSchema, providerEventSchema, providerStatusSchema, requestedPayoutSchema, signMessage, verifiesMessage } from './protocol.js';
 
 /** docs/provider-protocol.md: a provider that does not answer within 10 seconds is tried again later. */
@@ -24,8 +34,7 @@ export interface ProtocolProviderSettings {
   clock?: () => Date;
 }
 
-const describe = (error: unknown): string =>
-  error instanceof Error ? (error.name === 'TimeoutError' ? 'no answer in time' : error.message) : String(error);
+const describe = (error: unknown): string => (error instanceof Error ? (error.name === 'TimeoutError' ? 'no answer in time' : error.message) : String(error));
 
 export class ProtocolProvider implements PaymentProvider {
   readonly id: string;

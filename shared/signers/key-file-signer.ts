@@ -8,14 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, link, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import {
-  assertDigest,
-  SignerFault,
-  TREASURY_FAMILIES,
-  type RecoverableSignature,
-  type TreasuryFamily,
-  type TreasurySigner,
-} from '../domain/payouts/index.js';
+import { assertDigest, SignerFault, TREASURY_FAMILIES, type RecoverableSignature, type TreasuryFamily, type TreasurySigner } from '../domain/payouts/index.js';
 
 /** Where the local treasury keys live under a data directory. */
 export const treasuryKeyDirectory = (dataDir: string): string => join(dataDir, 'treasury');

@@ -53,9 +53,7 @@ export class KmsTreasurySigner implements TreasurySigner {
   async sign(family: TreasuryFamily, digest: Uint8Array): Promise<RecoverableSignature> {
     assertDigest(digest);
     const publicKey = await this.publicKey(family);
-    const answer = await this.kms.send(
-      new SignCommand({ KeyId: this.keyIds[family], Message: digest, MessageType: 'DIGEST', SigningAlgorithm: SIGNING_ALGORITHM }),
-    );
+    const answer = await this.kms.send(new SignCommand({ KeyId: this.keyIds[family], Message: digest, MessageType: 'DIGEST', SigningAlgorithm: SIGNING_ALGORITHM }));
     if (!answer.Signature) throw new SignerFault(`KMS answered no signature for the ${family} treasury`);
     if (answer.SigningAlgorithm !== undefined && answer.SigningAlgorithm !== SIGNING_ALGORITHM) {
       throw new SignerFault(`KMS signed for the ${family} treasury with ${answer.SigningAlgorithm}, not ${SIGNING_ALGORITHM}`);

@@ -59,7 +59,10 @@ export class CachedAddressOwners {
       return { set: loaded.set, latest };
     });
     // A failed load leaves the last good set for the next look-up to top up.
-    this.families.set(family, next.catch(() => previous));
+    this.families.set(
+      family,
+      next.catch(() => previous),
+    );
     return next;
   }
 }

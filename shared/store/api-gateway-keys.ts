@@ -4,13 +4,7 @@
  * SHA-256 digest, so the digest is the value API Gateway holds, never the key text. On one machine
  * the local gateway throttles by that digest itself and keeps no list.
  */
-import {
-  CreateApiKeyCommand,
-  CreateUsagePlanKeyCommand,
-  DeleteApiKeyCommand,
-  GetApiKeysCommand,
-  type APIGatewayClient,
-} from '@aws-sdk/client-api-gateway';
+import { CreateApiKeyCommand, CreateUsagePlanKeyCommand, DeleteApiKeyCommand, GetApiKeysCommand, type APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import type { ApiKeyRegistryConfig } from '../config.js';
 import type { ApiKey, KeyRegistry } from '../domain/merchants/index.js';
@@ -88,10 +82,7 @@ export function usagePlanIdParameter(ssm: Pick<SSMClient, 'send'>, parameterName
 }
 
 /** The registry the configuration names (the functions with `managesApiKeys` have one); the clients are made only where they are used. */
-export function configuredKeyRegistry(
-  config: ApiKeyRegistryConfig | undefined,
-  clients: { apiGateway: () => Pick<APIGatewayClient, 'send'>; ssm: () => Pick<SSMClient, 'send'> },
-): KeyRegistry {
+export function configuredKeyRegistry(config: ApiKeyRegistryConfig | undefined, clients: { apiGateway: () => Pick<APIGatewayClient, 'send'>; ssm: () => Pick<SSMClient, 'send'> }): KeyRegistry {
   if (!config) {
     throw new Error('Invalid environment: API_KEY_USAGE_PLAN_PARAMETER (AWS) or GATEWAY_API_KEY_REGISTRY=local (one machine) is required to issue or revoke API keys');
   }

@@ -27,7 +27,14 @@ export class DynamoAuditLog implements AuditLog {
 
   async list(merchantId: string, limit: number): Promise<AuditEntry[]> {
     const { Items } = await this.client.send(
-      new QueryCommand({ TableName: this.tableName, IndexName: 'byMerchant', KeyConditionExpression: 'merchantId = :merchant', ExpressionAttributeValues: { ':merchant': merchantId }, ScanIndexForward: false, Limit: limit }),
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'byMerchant',
+        KeyConditionExpression: 'merchantId = :merchant',
+        ExpressionAttributeValues: { ':merchant': merchantId },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
     );
     return (Items ?? []).map(fromItem);
   }

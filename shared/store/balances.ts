@@ -5,7 +5,17 @@
  * posting was computed from (its entry count and amounts).
  */
 import { BatchGetCommand, GetCommand, paginateQuery, PutCommand, QueryCommand, type BatchGetCommandOutput, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type Balance, BALANCE_CURRENCIES, type BalanceEntry, type BalanceEntryFilters, type BalanceKey, type BalancePosting, type RecordPosition, type ReportRange, type SequencedEntry } from '../domain/ledger/index.js';
+import {
+  type Balance,
+  BALANCE_CURRENCIES,
+  type BalanceEntry,
+  type BalanceEntryFilters,
+  type BalanceKey,
+  type BalancePosting,
+  type RecordPosition,
+  type ReportRange,
+  type SequencedEntry,
+} from '../domain/ledger/index.js';
 import { type CommitResult, type Listing, listingFilters, type Page } from '../domain/kernel/index.js';
 import { BATCH_GET_LIMIT, changedBetween, changeShardOf, commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { IndexPager, type IndexQuery } from './pages.js';
@@ -104,9 +114,7 @@ export class DynamoBalanceStore {
     const balances: Balance[] = [];
     let keys: Record<string, unknown>[] | undefined = BALANCE_CURRENCIES.map((currency) => ({ id: balanceId(merchantId, currency) }));
     while (keys && keys.length > 0) {
-      const page: BatchGetCommandOutput = await this.client.send(
-        new BatchGetCommand({ RequestItems: { [this.tables.balances]: { Keys: keys, ConsistentRead: true } } }),
-      );
+      const page: BatchGetCommandOutput = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tables.balances]: { Keys: keys, ConsistentRead: true } } }));
       balances.push(...(page.Responses?.[this.tables.balances] ?? []).map(fromBalanceItem));
       // Keys DynamoDB left for later (throttled) are asked again.
       keys = page.UnprocessedKeys?.[this.tables.balances]?.Keys;
@@ -120,8 +128,7 @@ export class DynamoBalanceStore {
    */
   async list(merchantId: string, listing: Listing<BalanceEntryFilters>): Promise<Page<BalanceEntry>> {
     const { currency, type, transactionId } = listing.filters;
-    const where = (filters: Record<string, string | undefined>) =>
-      Object.fromEntries(Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const where = (filters: Record<string, string | undefined>) => Object.fromEntries(Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined));
     const range = { table: 'balanceEntries', tableName: this.tables.balanceEntries, from: listing.createdFrom, to: listing.createdTo } as const;
     let query: IndexQuery;
     if (transactionId !== undefined) {

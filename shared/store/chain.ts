@@ -28,7 +28,11 @@ export class DynamoChainStore {
           TableName: this.tableName,
           Item: { id: cursorId(network), ...to, movedAt: now.toISOString() },
           ...(from
-            ? { ConditionExpression: '#hash = :hash AND #number = :number', ExpressionAttributeNames: { '#hash': 'hash', '#number': 'number' }, ExpressionAttributeValues: { ':hash': from.hash, ':number': from.number } }
+            ? {
+                ConditionExpression: '#hash = :hash AND #number = :number',
+                ExpressionAttributeNames: { '#hash': 'hash', '#number': 'number' },
+                ExpressionAttributeValues: { ':hash': from.hash, ':number': from.number },
+              }
             : { ConditionExpression: 'attribute_not_exists(id)' }),
         }),
       );

@@ -22,8 +22,7 @@ import { shardOf, type TransactItem } from './dynamo.js';
  */
 export const INVOICE_COUNT_SHARDS = 8;
 
-const dayKeyOf = (count: DailyCount): string =>
-  count.kind === 'volume' ? `${count.day}#volume#${count.currency}` : `${count.day}#invoices#${shardOf(count.invoiceId, INVOICE_COUNT_SHARDS)}`;
+const dayKeyOf = (count: DailyCount): string => (count.kind === 'volume' ? `${count.day}#volume#${count.currency}` : `${count.day}#invoices#${shardOf(count.invoiceId, INVOICE_COUNT_SHARDS)}`);
 
 /** One item's figures: a volume item's amount, or an invoices item's counters. */
 type Figures = { volume?: Decimal; created?: number; completed?: number };
@@ -100,9 +99,7 @@ export class DynamoDailyTotalsStore implements DailyTotalsStore {
     const counted = new Set(items.map(({ dayKey }) => dayKey));
     const left = (await this.itemsOn(merchantId, days)).map((item) => item.dayKey!.S!).filter((dayKey) => wanted.has(dayKey.split('#')[0]!) && !counted.has(dayKey));
     await Promise.all([
-      ...items.map(({ dayKey, figures }) =>
-        this.client.send(new PutCommand({ TableName: this.tableName, Item: { merchantId, dayKey, ...Object.fromEntries(numbersOf(figures)) } })),
-      ),
+      ...items.map(({ dayKey, figures }) => this.client.send(new PutCommand({ TableName: this.tableName, Item: { merchantId, dayKey, ...Object.fromEntries(numbersOf(figures)) } }))),
       ...left.map((dayKey) => this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { merchantId, dayKey } }))),
     ]);
   }

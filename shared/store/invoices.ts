@@ -1,6 +1,17 @@
 /** Invoices in DynamoDB, with their per-merchant orderId claims, the sparse expiry index, and their count in the merchant's day totals. */
 import { GetCommand, paginateQuery, TransactWriteCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type CreateOutcome, type CustomerDetails, type DueInvoice, type ExpiringInvoices, type ExpiryAnnouncement, type Invoice, type InvoiceFilters, type InvoiceRepository, type InvoiceStatus, noPayments } from '../domain/invoicing/index.js';
+import {
+  type CreateOutcome,
+  type CustomerDetails,
+  type DueInvoice,
+  type ExpiringInvoices,
+  type ExpiryAnnouncement,
+  type Invoice,
+  type InvoiceFilters,
+  type InvoiceRepository,
+  type InvoiceStatus,
+  noPayments,
+} from '../domain/invoicing/index.js';
 import type { ProviderPayment } from '../domain/providers/index.js';
 import type { CheckoutInvoices } from '../domain/payments/index.js';
 import { countOfNewInvoice } from '../domain/ledger/index.js';
@@ -10,7 +21,6 @@ import { dailyTotalWrites } from './daily-totals.js';
 import { outboxPut } from './outbox.js';
 import { IndexPager, type IndexQuery } from './pages.js';
 import { orderClaimId } from '../domain/chains/index.js';
-
 
 /**
  * Open invoices spread over this many index partitions, so no single partition takes every write;
@@ -24,7 +34,6 @@ export function expiryShardOf(invoiceId: string): string {
 
 /** Key of the `byCustomer` index: a customer's invoices. */
 export const customerKeyOf = (merchantId: string, customerId: string): string => JSON.stringify([merchantId, customerId]);
-
 
 /** Key of the `byMerchantStatus` index: rewritten by every write that moves an invoice's status. */
 export const invoiceStatusKey = (merchantId: string, status: InvoiceStatus): string => JSON.stringify([merchantId, status]);
@@ -131,9 +140,7 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoices, 
 
   /** The merchant's invoice for `orderId`, found through the order's uniqueness claim. */
   private async findByOrder(merchantId: string, orderId: string): Promise<Invoice | undefined> {
-    const { Item: claim } = await this.client.send(
-      new GetCommand({ TableName: this.tables.uniques, Key: { id: orderClaimId(merchantId, orderId) }, ConsistentRead: true }),
-    );
+    const { Item: claim } = await this.client.send(new GetCommand({ TableName: this.tables.uniques, Key: { id: orderClaimId(merchantId, orderId) }, ConsistentRead: true }));
     return claim ? this.get(claim.invoiceId as string) : undefined;
   }
 
@@ -227,10 +234,7 @@ export class DynamoInvoiceStore implements InvoiceRepository, ExpiringInvoices, 
       TableName: this.tables.invoices,
       Key: { id },
       UpdateExpression: `SET ${fields.map((_, i) => `customer.#f${i} = :v${i}`).join(', ')}, updatedAt = :now`,
-      ConditionExpression: [
-        '#status IN (:created, :active) AND expiresAt > :now',
-        ...fields.map((_, i) => `attribute_not_exists(customer.#f${i})`),
-      ].join(' AND '),
+      ConditionExpression: ['#status IN (:created, :active) AND expiresAt > :now', ...fields.map((_, i) => `attribute_not_exists(customer.#f${i})`)].join(' AND '),
       ExpressionAttributeNames: { '#status': 'status', ...Object.fromEntries(fields.map(([name], i) => [`#f${i}`, name])) },
       ExpressionAttributeValues: {
         ':created': 'created',

@@ -88,9 +88,7 @@ export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore, D
   ) {}
 
   async createMerchant(merchant: Merchant): Promise<void> {
-    await this.client.send(
-      new PutCommand({ TableName: this.tables.merchants, Item: toItem(merchant), ConditionExpression: 'attribute_not_exists(id)' }),
-    );
+    await this.client.send(new PutCommand({ TableName: this.tables.merchants, Item: toItem(merchant), ConditionExpression: 'attribute_not_exists(id)' }));
   }
 
   async getMerchant(id: string, read?: MerchantRead): Promise<Merchant | undefined> {
@@ -344,9 +342,7 @@ export class DynamoMerchantStore implements MerchantStore, CallbackPauseStore, D
   }
 
   async addKey(key: ApiKey): Promise<void> {
-    await this.client.send(
-      new PutCommand({ TableName: this.tables.apiKeys, Item: key, ConditionExpression: 'attribute_not_exists(digest)' }),
-    );
+    await this.client.send(new PutCommand({ TableName: this.tables.apiKeys, Item: key, ConditionExpression: 'attribute_not_exists(digest)' }));
   }
 
   async findKeyByDigest(digest: string): Promise<ApiKey | undefined> {

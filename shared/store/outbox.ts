@@ -61,9 +61,7 @@ export class DynamoOutboxStore {
     const ids = entries.map((item) => item.id as string);
     if (ids.length === 0) return [];
     // A transaction owes a callback per final state it reached, an invoice one per event: a handful, far below BatchGet's 100.
-    const { Responses, UnprocessedKeys } = await this.client.send(
-      new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: ids.map((id) => ({ id })), ConsistentRead: true } } }),
-    );
+    const { Responses, UnprocessedKeys } = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: ids.map((id) => ({ id })), ConsistentRead: true } } }));
     const unread = UnprocessedKeys?.[this.tableName]?.Keys ?? [];
     const items = [...((Responses?.[this.tableName] ?? []) as OutboxItem[]), ...(await Promise.all(unread.map(({ id }) => this.get(id as string))))];
     return items.filter((item): item is OutboxItem => item !== undefined).sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id));
@@ -183,17 +181,19 @@ export class DynamoOutboxStore {
 
   /** A parked entry is delivered again (an operator's redrive): it gets a fresh 72-hour window. */
   async reopen(id: string, now: Date): Promise<void> {
-    await this.client.send(
-      new UpdateCommand({
-        TableName: this.tableName,
-        Key: { id },
-        UpdateExpression: 'SET windowStartedAt = :now REMOVE parkedAt',
-        ConditionExpression: 'attribute_exists(parkedAt)',
-        ExpressionAttributeValues: { ':now': now.toISOString() },
-      }),
-    ).catch((error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
-    });
+    await this.client
+      .send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: 'SET windowStartedAt = :now REMOVE parkedAt',
+          ConditionExpression: 'attribute_exists(parkedAt)',
+          ExpressionAttributeValues: { ':now': now.toISOString() },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
   }
 
   /**
@@ -208,9 +208,7 @@ export class DynamoOutboxStore {
     let requeued = 0;
     let ExclusiveStartKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.client.send(
-        new ScanCommand({ TableName: this.tableName, FilterExpression: filter, ProjectionExpression: 'id', ExclusiveStartKey, ConsistentRead: true }),
-      );
+      const page = await this.client.send(new ScanCommand({ TableName: this.tableName, FilterExpression: filter, ProjectionExpression: 'id', ExclusiveStartKey, ConsistentRead: true }));
       for (const { id } of page.Items ?? []) {
         await this.client.send(
           new UpdateCommand({

@@ -58,7 +58,14 @@ export class FileReceiptStore implements ReceiptStore {
     const { iv, tag, ciphertext } = aesGcmEncrypt(dataKey.plaintext, receipt.content, key);
     dataKey.plaintext.fill(0);
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    const sealed = { encryptedKey: dataKey.encrypted, iv: iv.toString('base64'), tag: tag.toString('base64'), ciphertext: ciphertext.toString('base64'), contentType: CONTENT_TYPES[receipt.extension], name: receipt.name };
+    const sealed = {
+      encryptedKey: dataKey.encrypted,
+      iv: iv.toString('base64'),
+      tag: tag.toString('base64'),
+      ciphertext: ciphertext.toString('base64'),
+      contentType: CONTENT_TYPES[receipt.extension],
+      name: receipt.name,
+    };
     await writeFile(path, JSON.stringify(sealed), { mode: 0o600 });
     return pathToFileURL(join(resolve(this.directory), `${key}.sealed`)).href;
   }

@@ -103,12 +103,7 @@ function reportPath(directory: string, key: string): string {
  * and its signature holds; undefined for anything else (a link that was changed, has expired, or
  * names no file).
  */
-export async function openLinkedReport(
-  directory: string,
-  linkKey: Buffer,
-  target: string,
-  now: Date,
-): Promise<{ stream: ReadStream; bytes: number; name: string } | undefined> {
+export async function openLinkedReport(directory: string, linkKey: Buffer, target: string, now: Date): Promise<{ stream: ReadStream; bytes: number; name: string } | undefined> {
   const url = new URL(target, 'http://local');
   if (!url.pathname.startsWith(LOCAL_REPORT_PATH)) return undefined;
   const key = decodeURIComponent(url.pathname.slice(LOCAL_REPORT_PATH.length));

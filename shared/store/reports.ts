@@ -82,7 +82,14 @@ export class DynamoReportStore implements ReportStore {
 
   async newestOf(merchantId: string, limit: number): Promise<Report[]> {
     const { Items } = await this.client.send(
-      new QueryCommand({ TableName: this.tableName, IndexName: 'byMerchant', KeyConditionExpression: 'merchantId = :merchant', ExpressionAttributeValues: { ':merchant': merchantId }, ScanIndexForward: false, Limit: limit }),
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: 'byMerchant',
+        KeyConditionExpression: 'merchantId = :merchant',
+        ExpressionAttributeValues: { ':merchant': merchantId },
+        ScanIndexForward: false,
+        Limit: limit,
+      }),
     );
     return (Items ?? []) as Report[];
   }

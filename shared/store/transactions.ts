@@ -85,8 +85,7 @@ export class DynamoTransactionStore implements Ledger {
    */
   async list(merchantId: string, listing: Listing<TransactionFilters>): Promise<Page<Transaction>> {
     const { type, status, invoiceId, orderId } = listing.filters;
-    const where = (filters: Record<string, string | undefined>) =>
-      Object.fromEntries(Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined));
+    const where = (filters: Record<string, string | undefined>) => Object.fromEntries(Object.entries(filters).filter((entry): entry is [string, string] => entry[1] !== undefined));
     const range = { table: 'transactions', tableName: this.tables.transactions, from: listing.createdFrom, to: listing.createdTo } as const;
     let query: IndexQuery;
     if (orderId !== undefined) {
@@ -139,9 +138,7 @@ export class DynamoTransactionStore implements Ledger {
 
   /** Whether the invoice exists and is the merchant's (read consistently: it may be seconds old). */
   private async ownsInvoice(merchantId: string, invoiceId: string): Promise<boolean> {
-    const { Item } = await this.client.send(
-      new GetCommand({ TableName: this.tables.invoices, Key: { id: invoiceId }, ProjectionExpression: 'merchantId', ConsistentRead: true }),
-    );
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.invoices, Key: { id: invoiceId }, ProjectionExpression: 'merchantId', ConsistentRead: true }));
     return Item?.merchantId === merchantId;
   }
 
@@ -155,10 +152,7 @@ export class DynamoTransactionStore implements Ledger {
    * towards the day totals, its callbacks (its own when it is final, an invoice event), and the
    * claims it takes.
    */
-  async insert(
-    transaction: Transaction,
-    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[] } = {},
-  ): Promise<CommitResult> {
+  async insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
     return commitTransaction(this.client, [
       { Put: { TableName: this.tables.transactions, Item: transactionItem(transaction), ConditionExpression: 'attribute_not_exists(id)' } },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction)] : []),
@@ -303,5 +297,4 @@ export class DynamoTransactionStore implements Ledger {
       },
     };
   }
-
 }

@@ -28,7 +28,6 @@ export interface WalletStore {
   addressesFor(merchantId: string, customerId: string, beforeAllocating?: () => Promise<void>): Promise<CustomerWallet>;
 }
 
-
 interface CustomerWalletItem extends CustomerWallet {
   id: string;
   merchantId: string;
@@ -49,7 +48,6 @@ function customerWalletId(merchantId: string, customerId: string): string {
 }
 
 const ownerItemId = (family: AddressFamily, key: string): string => `address#${family}#${key}`;
-
 
 /** What derives a new customer's addresses: the wallet keys, asked only then, and the stage whose networks the addresses are written for. */
 export interface AddressDerivation {
@@ -146,9 +144,7 @@ export class DynamoWalletStore implements WalletStore {
         customers++;
         for (const family of ADDRESS_FAMILIES) {
           try {
-            await this.client.send(
-              new PutCommand({ TableName: this.tableName, Item: ownerItem(family, item), ConditionExpression: 'attribute_not_exists(id) OR attribute_not_exists(addressFamily)' }),
-            );
+            await this.client.send(new PutCommand({ TableName: this.tableName, Item: ownerItem(family, item), ConditionExpression: 'attribute_not_exists(id) OR attribute_not_exists(addressFamily)' }));
             written++;
           } catch (error) {
             if (!isConditionFailure(error)) throw error;

@@ -17,7 +17,6 @@ export interface DataKeySource {
   decrypt(encrypted: string): Promise<Uint8Array>;
 }
 
-
 export function aesGcmEncrypt(key: Uint8Array, plaintext: Buffer, associatedData?: string): { iv: Buffer; tag: Buffer; ciphertext: Buffer } {
   const iv = randomBytes(12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);

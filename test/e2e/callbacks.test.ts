@@ -14,14 +14,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import {
-  CreateQueueCommand,
-  DeleteQueueCommand,
-  GetQueueAttributesCommand,
-  ReceiveMessageCommand,
-  SendMessageBatchCommand,
-  type SQSClient,
-} from '@aws-sdk/client-sqs';
+import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent } from 'aws-lambda';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -128,7 +121,9 @@ const getInvoice = async (id: string) => (await api('GET', `/api/v2/invoices/${i
 
 /** docs/merchant-guide.md#the-transaction-hash, computed here from the formula rather than with the gateway's own code. */
 const expectedHash = (t: { id: string; customerId: string; amount: string; currency: string }) =>
-  createHash('sha512').update(`${t.id}.${t.customerId === '' ? 'N/A' : t.customerId}.${t.amount}.${t.currency}.${CALLBACK_SECRET}`, 'utf8').digest('base64');
+  createHash('sha512')
+    .update(`${t.id}.${t.customerId === '' ? 'N/A' : t.customerId}.${t.amount}.${t.currency}.${CALLBACK_SECRET}`, 'utf8')
+    .digest('base64');
 
 const headerText = (value: string | string[] | undefined): string => (Array.isArray(value) ? value.join(', ') : (value ?? ''));
 
@@ -255,10 +250,13 @@ describe('an invoice whose lifetime ends', () => {
   it('is canceled by the expiry sweep', async () => {
     [fiat, coin] = await Promise.all([fiatInvoice(`late-fiat-${randomUUID()}`), cryptoInvoice(`late-crypto-${randomUUID()}`)]);
     for (const invoice of [fiat, coin]) {
-      const canceled = await eventually(async () => {
-        const current = await getInvoice(invoice.id);
-        return current.status === 'canceled' && current;
-      }, { timeoutMs: (INVOICE_LIFETIME_S + 3 * EXPIRY_SWEEP_S + 5) * 1000, what: `invoice ${invoice.id} to expire` });
+      const canceled = await eventually(
+        async () => {
+          const current = await getInvoice(invoice.id);
+          return current.status === 'canceled' && current;
+        },
+        { timeoutMs: (INVOICE_LIFETIME_S + 3 * EXPIRY_SWEEP_S + 5) * 1000, what: `invoice ${invoice.id} to expire` },
+      );
       expect(canceled).toMatchObject({ status: 'canceled', cancelReason: 'expired' });
     }
   });
@@ -310,9 +308,7 @@ describe('the local queue poller', () => {
 
   beforeAll(async () => {
     sqs = localSqsClient(process.env.AWS_ENDPOINT_URL_SQS!);
-    ({ QueueUrl: queueUrl } = (await sqs.send(
-      new CreateQueueCommand({ QueueName: `poller-${randomUUID()}`, Attributes: { VisibilityTimeout: '1' } }),
-    )) as { QueueUrl: string });
+    ({ QueueUrl: queueUrl } = (await sqs.send(new CreateQueueCommand({ QueueName: `poller-${randomUUID()}`, Attributes: { VisibilityTimeout: '1' } }))) as { QueueUrl: string });
   });
 
   afterAll(async () => {
@@ -321,8 +317,7 @@ describe('the local queue poller', () => {
     sqs.destroy();
   });
 
-  const send = (bodies: string[]) =>
-    sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: bodies.map((MessageBody, i) => ({ Id: String(i), MessageBody })) }));
+  const send = (bodies: string[]) => sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: bodies.map((MessageBody, i) => ({ Id: String(i), MessageBody })) }));
   /** Messages on the queue, in flight included (the local server counts those in ApproximateNumberOfMessages too). */
   const queueDepth = async () => {
     const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages'] }));
@@ -493,9 +488,7 @@ describe('a callback the merchant never accepts (2/2)', () => {
     );
     expect(entry.deliveredAt).toBeUndefined();
 
-    const { Messages } = await stack.sqs.send(
-      new ReceiveMessageCommand({ QueueUrl: stack.callbackDlqUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 0 }),
-    );
+    const { Messages } = await stack.sqs.send(new ReceiveMessageCommand({ QueueUrl: stack.callbackDlqUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, VisibilityTimeout: 0 }));
     expect(Messages?.map((m) => JSON.parse(m.Body!))).toContainEqual({ callbackId: callbackId() });
 
     const attempts = entry.attempts;
@@ -558,10 +551,7 @@ describe('a crash of the whole runtime', () => {
     expect(dynamoDbLocalProcesses(dataDir)).not.toContain(leftoverDynamo);
     expect(gateway.output()).toContain('Undelivered callbacks handed to the queue again: 1\n');
 
-    const [afterRestart, orphan] = await Promise.all([
-      receiver.waitForDelivery((c) => c.webhookId === inQueueId, 20_000),
-      receiver.waitForDelivery((c) => c.webhookId === unpublished.id, 20_000),
-    ]);
+    const [afterRestart, orphan] = await Promise.all([receiver.waitForDelivery((c) => c.webhookId === inQueueId, 20_000), receiver.waitForDelivery((c) => c.webhookId === unpublished.id, 20_000)]);
     expect(afterRestart.body).toBe(receiver.byWebhookId(inQueueId)[0]!.body);
     await expectVerifiableCallback(afterRestart, inQueueDeposit.id);
     expect(orphan.body).toBe(callbackBody(unpublished, CALLBACK_SECRET));

@@ -100,10 +100,12 @@ describe('a USDT invoice paid on the local chain in two transfers', () => {
       expect(new Webhook(CALLBACK_SECRET).verify(callback.body, headers)).toEqual(callback.json);
       expect(callback.json).toMatchObject({ invoiceId: invoice.id, type: 'deposit', status: 'confirmed', amount: `${amount}.000000`, currency: 'USDT', network: 'ethereum' });
       expect(headers['webhook-id']).toBe(`${callback.json.id}:confirmed`);
-      expect(await eventually(async () => {
-        const current = await getInvoice(invoice.id);
-        return current.paidAmount === paidAmount && current;
-      })).toMatchObject({ status, paidAmount });
+      expect(
+        await eventually(async () => {
+          const current = await getInvoice(invoice.id);
+          return current.paidAmount === paidAmount && current;
+        }),
+      ).toMatchObject({ status, paidAmount });
     }
     expect(await getInvoice(invoice.id)).toMatchObject({ paymentStatus: 'paid', transactionIds: expect.any(Array) });
     expect((await getInvoice(invoice.id)).transactionIds).toHaveLength(2);
@@ -130,10 +132,12 @@ describe('a BTC invoice paid on the local Bitcoin node', () => {
     const headers = Object.fromEntries(['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((name) => [name, headerText(callback.headers[name])]));
     expect(new Webhook(CALLBACK_SECRET).verify(callback.body, headers)).toEqual(callback.json);
     expect(callback.json).toMatchObject({ id: processing.id, invoiceId: invoice.id, status: 'confirmed', amount: '0.00123457', currency: 'BTC', network: 'bitcoin' });
-    expect(await eventually(async () => {
-      const current = await getInvoice(invoice.id);
-      return current.status === 'completed' && current;
-    })).toMatchObject({ paidAmount: '0.00123457', paymentStatus: 'paid' });
+    expect(
+      await eventually(async () => {
+        const current = await getInvoice(invoice.id);
+        return current.status === 'completed' && current;
+      }),
+    ).toMatchObject({ paidAmount: '0.00123457', paymentStatus: 'paid' });
   });
 });
 

@@ -74,33 +74,31 @@ async function expectAccessibleAtEveryWidth(page: Page, what: string): Promise<v
 }
 
 describe('the checkout in every language', () => {
-  it(
-    'renders every page without an untranslated word, Urdu right to left, and axe finds nothing at 375 and 1280 px',
-    async () => {
-      const pages = await driver.everyCheckoutPage(site.returnUrl);
-      const { page, errors } = await openPage({ viewport: AUDIT_VIEWPORTS[0] });
-      for (const language of LANGUAGE_CODES) {
-        for (const [name, url] of Object.entries(pages)) {
-          await page.goto(withLanguage(url, language));
-          const what = `${name} in ${language}`;
-          expect(await page.evaluate(DOCUMENT_LANGUAGE), what).toEqual(
-            language === 'ur' ? { lang: 'ur', dir: 'rtl', direction: 'rtl' } : { lang: language, dir: 'ltr', direction: 'ltr' },
-          );
-          const text = await page.evaluate<string>(readableText());
-          expect(RAW_KEY_OR_PLACEHOLDER.exec(text)?.[0], what).toBeUndefined();
-          if (language !== 'en') expect(ENGLISH_PHRASES.filter((phrase) => text.includes(phrase)), what).toEqual([]);
-          await expectAccessibleAtEveryWidth(page, what);
-          if (name === 'crypto' || name === 'crypto-network' || name === 'details') {
-            await page.setViewportSize(AUDIT_VIEWPORTS[0]);
-            await saveScreenshot(page, `checkout-${language}-${name}`);
-          }
-          // The browser reports the not-found page's own 404 status; nothing else may go wrong.
-          expect(errors.splice(0), what).toEqual(name === 'not-found' ? [NOT_FOUND_STATUS] : []);
+  it('renders every page without an untranslated word, Urdu right to left, and axe finds nothing at 375 and 1280 px', async () => {
+    const pages = await driver.everyCheckoutPage(site.returnUrl);
+    const { page, errors } = await openPage({ viewport: AUDIT_VIEWPORTS[0] });
+    for (const language of LANGUAGE_CODES) {
+      for (const [name, url] of Object.entries(pages)) {
+        await page.goto(withLanguage(url, language));
+        const what = `${name} in ${language}`;
+        expect(await page.evaluate(DOCUMENT_LANGUAGE), what).toEqual(language === 'ur' ? { lang: 'ur', dir: 'rtl', direction: 'rtl' } : { lang: language, dir: 'ltr', direction: 'ltr' });
+        const text = await page.evaluate<string>(readableText());
+        expect(RAW_KEY_OR_PLACEHOLDER.exec(text)?.[0], what).toBeUndefined();
+        if (language !== 'en')
+          expect(
+            ENGLISH_PHRASES.filter((phrase) => text.includes(phrase)),
+            what,
+          ).toEqual([]);
+        await expectAccessibleAtEveryWidth(page, what);
+        if (name === 'crypto' || name === 'crypto-network' || name === 'details') {
+          await page.setViewportSize(AUDIT_VIEWPORTS[0]);
+          await saveScreenshot(page, `checkout-${language}-${name}`);
         }
+        // The browser reports the not-found page's own 404 status; nothing else may go wrong.
+        expect(errors.splice(0), what).toEqual(name === 'not-found' ? [NOT_FOUND_STATUS] : []);
       }
-    },
-    600_000,
-  );
+    }
+  }, 600_000);
 
   it('lays Urdu out right to left: the language switcher runs from the right', async () => {
     const invoice = await driver.createInvoice({ baseCurrency: 'USDT', amount: 25 });
@@ -112,11 +110,7 @@ describe('the checkout in every language', () => {
     expect(english!.x).toBeGreaterThan(azerbaijani!.x);
     // Addresses stay left to right inside the right-to-left page, and so do the networks' names.
     expect(await page.evaluate(`getComputedStyle(document.querySelector('.address')).direction`)).toBe('ltr');
-    expect(await page.getByRole('list', { name: 'نیٹ ورک منتخب کریں' }).getByRole('link').allTextContents()).toEqual([
-      'Ethereum (ERC-20)',
-      'BNB Smart Chain (BEP-20)',
-      'Tron (TRC-20)✓',
-    ]);
+    expect(await page.getByRole('list', { name: 'نیٹ ورک منتخب کریں' }).getByRole('link').allTextContents()).toEqual(['Ethereum (ERC-20)', 'BNB Smart Chain (BEP-20)', 'Tron (TRC-20)✓']);
     await saveScreenshot(page, 'checkout-ur-desktop');
   });
 

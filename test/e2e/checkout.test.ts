@@ -12,16 +12,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newApiKey, newMerchant } from '../../shared/domain/merchants/merchants.js';
-import {
-  areLoadedImages,
-  collectPageErrors,
-  DESKTOP_VIEWPORT,
-  launchChromium,
-  PHONE_VIEWPORT,
-  saveScreenshot,
-  startMerchantSite,
-  type MerchantSite,
-} from '../support/browser.js';
+import { areLoadedImages, collectPageErrors, DESKTOP_VIEWPORT, launchChromium, PHONE_VIEWPORT, saveScreenshot, startMerchantSite, type MerchantSite } from '../support/browser.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { decodeQrPng } from '../support/qr.js';
 import { openRuntimeStack } from '../support/runtime-stack.js';

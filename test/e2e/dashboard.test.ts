@@ -209,7 +209,11 @@ async function takeInvitation(link: string, email: string, role: string): Promis
 }
 
 /** The CSRF token of the page's session, as its sign-out form carries it. */
-const csrfOf = async (page: Page): Promise<string> => page.locator(`header form[action="${dashboard('sign-out')}"] input[name=csrf]`).first().inputValue();
+const csrfOf = async (page: Page): Promise<string> =>
+  page
+    .locator(`header form[action="${dashboard('sign-out')}"] input[name=csrf]`)
+    .first()
+    .inputValue();
 
 /** A dashboard form posted from the browser's own session, as a tampered page or a script would post it. */
 async function postForm(opened: OpenPage, page: string, form: Record<string, string>, headers: Record<string, string> = {}) {
@@ -325,7 +329,7 @@ describe('the dashboard', () => {
     expect([...unexpected(developerBrowser.errors), ...unexpected(viewerBrowser.errors)]).toEqual([]);
   });
 
-  it('shows a simulated deposit on the overview: the balance, the day\'s bar and the chart\'s description with the exact amount, the invoices created and completed', async () => {
+  it("shows a simulated deposit on the overview: the balance, the day's bar and the chart's description with the exact amount, the invoices created and completed", async () => {
     const created = await demoApi('POST', '/api/v2/invoices', { orderId: ORDER_ID, customerId: 'customer-dashboard', baseCurrency: 'USDT', amount: Number(AMOUNT) });
     expect(created.status, created.text).toBe(200);
     invoice = created.body.data;
@@ -459,10 +463,13 @@ describe('the dashboard', () => {
     await page.getByRole('button', { name: `Revoke ${name}` }).click();
     await page.getByRole('status').getByText('The key is revoked: the API refuses it from now on.').waitFor();
     expect((await row.locator('td').allTextContents())[6]).toMatch(/^revoked /);
-    const refused = await eventually(async () => {
-      const answer = await callApi(withKey, 'GET', '/api/v2/balances');
-      return answer.status === 401 && answer;
-    }, { what: 'the revoked key to be refused' });
+    const refused = await eventually(
+      async () => {
+        const answer = await callApi(withKey, 'GET', '/api/v2/balances');
+        return answer.status === 401 && answer;
+      },
+      { what: 'the revoked key to be refused' },
+    );
     expect(refused.body.errors[0].code).toBe('unauthorized');
     expect(unexpected(developerBrowser.errors)).toEqual([]);
   });
@@ -627,7 +634,12 @@ describe('the dashboard', () => {
     expect(answer.status()).toBe(403);
     await page.getByRole('heading', { name: 'This form has expired' }).waitFor();
 
-    const crossSite = await postForm(ownerBrowser, 'settings', { csrf: await csrfOf(page), returnUrl: 'https://shop.example/cross-site' }, { origin: 'https://attacker.example', 'sec-fetch-site': 'cross-site' });
+    const crossSite = await postForm(
+      ownerBrowser,
+      'settings',
+      { csrf: await csrfOf(page), returnUrl: 'https://shop.example/cross-site' },
+      { origin: 'https://attacker.example', 'sec-fetch-site': 'cross-site' },
+    );
     expect(crossSite.status).toBe(403);
     expect(crossSite.text).toContain(en['error.csrfBody']);
     expect((await demoApi('GET', '/api/v2/merchant')).body.data).toEqual(before);

@@ -89,7 +89,7 @@ describe('the local demo provider', () => {
     expect(sockets.filter((socket) => !isLoopback(socket.address))).toEqual([]);
   });
 
-  it('keeps its table in a database of its own in DynamoDB Local, which the gateway\'s key does not see', async () => {
+  it("keeps its table in a database of its own in DynamoDB Local, which the gateway's key does not see", async () => {
     const own = localDynamoClient(dynamodbEndpoint, credentials);
     const env = inject('gatewayEnv');
     const gatewayStore = localDynamoClient(dynamodbEndpoint, { accessKeyId: env.AWS_ACCESS_KEY_ID!, secretAccessKey: env.AWS_SECRET_ACCESS_KEY! });
@@ -221,7 +221,14 @@ describe('the local demo provider', () => {
     const orphan = await startDemoProviderProcess(providerEnv);
     orphan.child.stdin.end();
     expect(await orphan.exited).toBe(0);
-    await eventually(async () => !(await fetch(orphan.url).then(() => true, () => false)), { what: 'the orphan to stop listening' });
+    await eventually(
+      async () =>
+        !(await fetch(orphan.url).then(
+          () => true,
+          () => false,
+        )),
+      { what: 'the orphan to stop listening' },
+    );
   });
 
   it('stops cleanly on SIGTERM', async () => {

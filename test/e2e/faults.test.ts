@@ -50,8 +50,7 @@ async function attempt(baseUrl: string, apiKey: string, path: string, body: unkn
 }
 
 /** Whether a merchant's client tries again: no answer, a 5xx, or a request with its key still running. */
-const worthRetrying = (answer: Answer) =>
-  answer.status === 0 || answer.status >= 500 || (answer.status === 409 && /still being processed/.test(answer.body?.errors?.[0]?.message ?? ''));
+const worthRetrying = (answer: Answer) => answer.status === 0 || answer.status >= 500 || (answer.status === 409 && /still being processed/.test(answer.body?.errors?.[0]?.message ?? ''));
 
 interface Operation {
   kind: 'create' | 'deposit';
@@ -167,7 +166,10 @@ async function expectRecovered(gateway: GatewayProcess, dataDir: string, merchan
     const expected = new Set(transactions.filter((transaction) => transaction.status === 'confirmed').map((transaction) => `${transaction.id}:confirmed`));
     const delivered = () => new Set(receiver.received.filter((callback) => callback.status < 300).map((callback) => callback.webhookId));
     await eventually(() => [...expected].every((id) => delivered().has(id)), { timeoutMs: 60_000, what: `callbacks of ${expected.size} deposits` });
-    expect([...delivered()].filter((id) => !expected.has(id)), 'callbacks of no confirmed deposit').toEqual([]);
+    expect(
+      [...delivered()].filter((id) => !expected.has(id)),
+      'callbacks of no confirmed deposit',
+    ).toEqual([]);
     expect(expected.size).toBeGreaterThanOrEqual(merchant.operations.filter((op) => op.kind === 'deposit' && op.acknowledged).length);
   } finally {
     stack.close();

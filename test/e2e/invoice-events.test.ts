@@ -89,7 +89,11 @@ describe('invoice events', () => {
     await pay(invoice.id, '10');
     const partial = await eventOf(invoice.id, 'invoice.partially_paid');
     expect(verifies(partial)).toBe(true);
-    expect(invoiceEventBodySchema.parse(partial.json)).toMatchObject({ callbackType: 'invoice', event: 'invoice.partially_paid', invoice: { id: invoice.id, paidAmount: '10.000000', paymentStatus: 'partial' } });
+    expect(invoiceEventBodySchema.parse(partial.json)).toMatchObject({
+      callbackType: 'invoice',
+      event: 'invoice.partially_paid',
+      invoice: { id: invoice.id, paidAmount: '10.000000', paymentStatus: 'partial' },
+    });
     expect(partial.json).not.toHaveProperty('hash');
 
     const last = await pay(invoice.id, '15');
@@ -112,16 +116,20 @@ describe('invoice events', () => {
     await receiver.waitForDelivery((callback) => callback.webhookId === `invoice:${invoice.id}:invoice.paid:1` && callback.attempt === 2, 20_000);
   });
 
-  it('announce an expiry with the sweep, and a payment after it as paid late', async () => {
-    await setInvoiceCallbacks(true);
-    const invoice = await createInvoice();
-    const expired = await eventOf(invoice.id, 'invoice.expired');
-    expect(verifies(expired)).toBe(true);
-    expect(expired.json.invoice).toMatchObject({ status: 'canceled', cancelReason: 'expired' });
-    await pay(invoice.id, '25');
-    const late = await eventOf(invoice.id, 'invoice.paid_late');
-    expect(late.json.invoice).toMatchObject({ status: 'completed', paidLate: true });
-  }, INVOICE_LIFETIME_S * 1000 + 40_000);
+  it(
+    'announce an expiry with the sweep, and a payment after it as paid late',
+    async () => {
+      await setInvoiceCallbacks(true);
+      const invoice = await createInvoice();
+      const expired = await eventOf(invoice.id, 'invoice.expired');
+      expect(verifies(expired)).toBe(true);
+      expect(expired.json.invoice).toMatchObject({ status: 'canceled', cancelReason: 'expired' });
+      await pay(invoice.id, '25');
+      const late = await eventOf(invoice.id, 'invoice.paid_late');
+      expect(late.json.invoice).toMatchObject({ status: 'completed', paidLate: true });
+    },
+    INVOICE_LIFETIME_S * 1000 + 40_000,
+  );
 
   it("answers 404 for an invoice that is not the merchant's, and 409 when there is no event to resend", async () => {
     await setInvoiceCallbacks(false);

@@ -198,10 +198,13 @@ describe('restarting on the same data directory', () => {
     });
     expect(stdout).toBe(`Revoked key ${cliMerchant.keyId} of merchant ${cliMerchant.merchantId}.\n`);
     const revokedAt = Date.now();
-    const refused = await eventually(async () => {
-      const response = await get(invoicePath(), { 'x-api-key': cliMerchant.apiKey });
-      return response.status === 401 && response;
-    }, { timeoutMs: (AUTHORIZER_CACHE_S + 5) * 1000, what: 'the revoked key to be refused' });
+    const refused = await eventually(
+      async () => {
+        const response = await get(invoicePath(), { 'x-api-key': cliMerchant.apiKey });
+        return response.status === 401 && response;
+      },
+      { timeoutMs: (AUTHORIZER_CACHE_S + 5) * 1000, what: 'the revoked key to be refused' },
+    );
     expect(refused.body).toEqual({ success: false, errors: [{ code: 'unauthorized', message: UNAUTHORIZED_MESSAGE }] });
     expect(Date.now() - revokedAt).toBeLessThan((AUTHORIZER_CACHE_S + 1) * 1000);
     // The demo key is another key: still served.
@@ -213,9 +216,7 @@ describe('a start that fails', () => {
   it('on a bad environment exits 2 before starting anything', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'gateway-e2e-env-'));
     try {
-      await expect(startGatewayProcess({ dataDir: dir, env: { GATEWAY_DEMO_API_KEY: 'gw_prod_tooshort' } })).rejects.toThrow(
-        /exited with 2[\s\S]*GATEWAY_DEMO_API_KEY must be a demo key/,
-      );
+      await expect(startGatewayProcess({ dataDir: dir, env: { GATEWAY_DEMO_API_KEY: 'gw_prod_tooshort' } })).rejects.toThrow(/exited with 2[\s\S]*GATEWAY_DEMO_API_KEY must be a demo key/);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

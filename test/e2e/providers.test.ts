@@ -65,7 +65,7 @@ const visit = (url: string) => fetch(url, { redirect: 'manual' });
 
 const invoiceOf = async (id: string) => (await api('GET', `/api/v2/invoices/${id}`)).body.data;
 
-describe('a payment on the partner\'s page', () => {
+describe("a payment on the partner's page", () => {
   it('is made at the partner once, signed, with every field of the protocol; its confirmed event completes the invoice and calls the merchant back', async () => {
     const invoice = await createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Ada Lovelace', redirectUrl: 'https://shop.example/done' });
     // Direct-open: the payment was made when the invoice was.
@@ -92,7 +92,14 @@ describe('a payment on the partner\'s page', () => {
     expect(partner.requests.filter((request) => request.path === '/payments' && request.json?.reference === invoice.id).length).toBeLessThanOrEqual(2);
     expect(partner.payments.size).toBe(new Set([...partner.payments.values()].map((p) => p.request.reference)).size);
 
-    const event = { type: 'payment.confirmed', reference: invoice.id, providerReference: payment.providerReference, amount: '1000.00', currency: 'TRY', senderDetails: { senderIban: 'TR330006100519786457841326' } };
+    const event = {
+      type: 'payment.confirmed',
+      reference: invoice.id,
+      providerReference: payment.providerReference,
+      amount: '1000.00',
+      currency: 'TRY',
+      senderDetails: { senderIban: 'TR330006100519786457841326' },
+    };
     expect(await partner.sendEvent(event)).toEqual({ status: 200, body: { success: true, data: { received: true } } });
     expect(await invoiceOf(invoice.id)).toMatchObject({ status: 'completed', paymentStatus: 'paid' });
     const callback = await receiver.waitForDelivery((c) => c.json?.invoiceId === invoice.id);
@@ -149,8 +156,8 @@ async function invoiceExpires(invoiceId: string): Promise<void> {
   }
 }
 
-describe('a payment by the partner\'s instructions', () => {
-  it('shows them with a UPI link and its QR code for intent, forwards the customer\'s UTR, and counts a partial confirmation', async () => {
+describe("a payment by the partner's instructions", () => {
+  it("shows them with a UPI link and its QR code for intent, forwards the customer's UTR, and counts a partial confirmation", async () => {
     const invoice = await createInvoice({ ...INR, paymentMethod: 'intent' });
     const page = await (await visit(`${invoice.link}/provider`)).text();
     expect(page).toContain('<dt>Payee</dt><dd><bdi>Partner Pay Ltd</bdi></dd>');
@@ -175,7 +182,7 @@ describe('a payment by the partner\'s instructions', () => {
     expect(callback.json).toMatchObject({ status: 'confirmed', amount: '1000.00' });
   });
 
-  it('takes a merchant\'s host-to-host UTR for an invoice its customer never opened: the payment is made at the partner first', async () => {
+  it("takes a merchant's host-to-host UTR for an invoice its customer never opened: the payment is made at the partner first", async () => {
     const invoice = await createInvoice(INR);
     const utr = `H2H${Date.now()}`.slice(0, 16);
     const answer = await api('POST', '/api/v2/gateway9/deposit/confirm', { invoiceId: invoice.id, utr });
@@ -192,32 +199,39 @@ describe('a payment by the partner\'s instructions', () => {
     partner.failNext('POST', `/payments/${payment.providerReference}/utr`, '500');
     const utr = `RTY${Date.now()}`.slice(0, 16);
     expect((await api('POST', '/api/v2/gateway9/deposit/confirm', { invoiceId: invoice.id, utr })).status).toBe(200);
-    const attempts = await eventually(() => {
-      const sent = partner.requests.filter((request) => request.path === `/payments/${payment.providerReference}/utr`);
-      return sent.length >= 2 && sent;
-    }, { timeoutMs: 20_000, what: 'the UTR sent again' });
+    const attempts = await eventually(
+      () => {
+        const sent = partner.requests.filter((request) => request.path === `/payments/${payment.providerReference}/utr`);
+        return sent.length >= 2 && sent;
+      },
+      { timeoutMs: 20_000, what: 'the UTR sent again' },
+    );
     expect(new Set(attempts.map((request) => request.headers['webhook-id'])).size).toBe(1);
     expect(payment.utr).toBe(utr);
   });
 });
 
 describe('a partner that does not answer', () => {
-  it.each<['500' | 'garbage' | 'silence']>([['500'], ['garbage'], ['silence']])('(%s) gives the customer "try again" in their language, makes nothing, and the next try makes one payment', async (failure) => {
-    // The payment at creation fails, and the first visit's too.
-    partner.failNext('POST', '/payments', failure, 2);
-    const invoice = await createInvoice({ ...INR, paymentMethod: 'p2p' });
-    const refused = await visit(`${invoice.link}/provider?lang=tr`);
-    expect(refused.status).toBe(503);
-    const page = await refused.text();
-    expect(page).toContain('Ödeme sağlayıcısı yanıt vermiyor');
-    expect(page).toContain(`href="${invoice.link}/provider?lang=tr"`);
-    const retried = await visit(`${invoice.link}/provider?lang=tr`);
-    expect(retried.status).toBe(200);
-    expect(await retried.text()).toContain('Partner Pay Ltd');
-    const made = partner.requests.filter((request) => request.path === '/payments' && request.json?.reference === invoice.id);
-    expect(new Set(made.map((request) => request.headers['webhook-id']))).toEqual(new Set([`payment:${invoice.id}`]));
-    expect([...partner.payments.values()].filter((p) => p.request.reference === invoice.id)).toHaveLength(1);
-  }, 40_000);
+  it.each<['500' | 'garbage' | 'silence']>([['500'], ['garbage'], ['silence']])(
+    '(%s) gives the customer "try again" in their language, makes nothing, and the next try makes one payment',
+    async (failure) => {
+      // The payment at creation fails, and the first visit's too.
+      partner.failNext('POST', '/payments', failure, 2);
+      const invoice = await createInvoice({ ...INR, paymentMethod: 'p2p' });
+      const refused = await visit(`${invoice.link}/provider?lang=tr`);
+      expect(refused.status).toBe(503);
+      const page = await refused.text();
+      expect(page).toContain('Ödeme sağlayıcısı yanıt vermiyor');
+      expect(page).toContain(`href="${invoice.link}/provider?lang=tr"`);
+      const retried = await visit(`${invoice.link}/provider?lang=tr`);
+      expect(retried.status).toBe(200);
+      expect(await retried.text()).toContain('Partner Pay Ltd');
+      const made = partner.requests.filter((request) => request.path === '/payments' && request.json?.reference === invoice.id);
+      expect(new Set(made.map((request) => request.headers['webhook-id']))).toEqual(new Set([`payment:${invoice.id}`]));
+      expect([...partner.payments.values()].filter((p) => p.request.reference === invoice.id)).toHaveLength(1);
+    },
+    40_000,
+  );
 
   it('never fails invoice creation: a direct-open invoice is made all the same, and its link asks the partner again', async () => {
     partner.failNext('POST', '/payments', '500');
@@ -230,7 +244,14 @@ describe('a partner that does not answer', () => {
 
 describe('a payout at the partner', () => {
   it('carries the card number in clear to the partner alone, and its confirmed event settles the withdrawal and calls the merchant back', async () => {
-    const response = await api('POST', '/api/v2/withdrawal', { customerId: 'cust-9', amount: '2500.00', currency: 'TRY', cardNumber: '4111 1111 1111 1111', cardHolderName: 'Ada Lovelace', comment: 'refund' });
+    const response = await api('POST', '/api/v2/withdrawal', {
+      customerId: 'cust-9',
+      amount: '2500.00',
+      currency: 'TRY',
+      cardNumber: '4111 1111 1111 1111',
+      cardHolderName: 'Ada Lovelace',
+      comment: 'refund',
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.text).not.toContain('4111111111111111');
     const withdrawal = response.body.data;

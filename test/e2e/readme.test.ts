@@ -170,9 +170,16 @@ describe('the README tour', () => {
   it('delivered the callback to the receiver, as the README says it prints it', async () => {
     const transactionId = (await shell.run('echo "$TRANSACTION_ID"')).trim();
     expect(transactionId).toMatch(/^[0-9a-f-]{36}$/);
-    const line = await eventually(() => backgroundOutput.join('').split('\n').find((text) => text.startsWith(`${transactionId}:confirmed `)), {
-      what: "the callback in the receiver's output",
-    });
+    const line = await eventually(
+      () =>
+        backgroundOutput
+          .join('')
+          .split('\n')
+          .find((text) => text.startsWith(`${transactionId}:confirmed `)),
+      {
+        what: "the callback in the receiver's output",
+      },
+    );
     expect(JSON.parse(line.slice(line.indexOf(' ') + 1))).toMatchObject({ id: transactionId, status: 'confirmed', callbackType: 'transaction' });
   });
 });

@@ -98,7 +98,10 @@ describe('a route whose function manages API keys', () => {
       ].sort(),
     );
     for (const definition of functionsForStage('demo').filter((definition) => definition.name !== FLAGGED)) {
-      expect(keyGrantsOf(definition.name).filter((grant) => grant.startsWith('apigateway:') || grant.startsWith('ssm:GetParameter ')), definition.name).toEqual([]);
+      expect(
+        keyGrantsOf(definition.name).filter((grant) => grant.startsWith('apigateway:') || grant.startsWith('ssm:GetParameter ')),
+        definition.name,
+      ).toEqual([]);
     }
   });
 

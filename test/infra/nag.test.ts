@@ -45,18 +45,18 @@ beforeAll(() => {
 
 /** Each finding as `rule: construct path`. */
 function findingsOf(scope: IConstruct): string[] {
-  return nagPacks().flatMap((pack) =>
-    pack.validateScope(scope).violations.flatMap((violation) => violation.violatingResources.map((resource) => `${violation.ruleName}: ${resource.constructPath}`)),
-  );
+  return nagPacks().flatMap((pack) => pack.validateScope(scope).violations.flatMap((violation) => violation.violatingResources.map((resource) => `${violation.ruleName}: ${resource.constructPath}`)));
 }
 
 /** Every acknowledgement in the tree: the rule, the reason, and the construct it was made on. */
 function acknowledgementsIn(scope: IConstruct): Array<{ rule: string; reason: string; path: string }> {
-  return scope.node.findAll().flatMap((construct) =>
-    construct.node.metadata
-      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
-      .flatMap((entry) => Object.entries(entry.data as Record<string, string>).map(([rule, reason]) => ({ rule: rule.replace(/^annotation::/i, ''), reason, path: construct.node.path }))),
-  );
+  return scope.node
+    .findAll()
+    .flatMap((construct) =>
+      construct.node.metadata
+        .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+        .flatMap((entry) => Object.entries(entry.data as Record<string, string>).map(([rule, reason]) => ({ rule: rule.replace(/^annotation::/i, ''), reason, path: construct.node.path }))),
+    );
 }
 
 describe.each(SHAPES)('the %s stage', (name) => {

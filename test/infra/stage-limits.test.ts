@@ -44,7 +44,11 @@ const GROWN_PROVIDERS: ProviderDeployment[] = [1, 2, 3, 4, 5].map((n) => ({
 const GROWN_NETWORKS: WatchedNetworks = Object.fromEntries(
   CRYPTO_NETWORKS.map((network) => [
     network,
-    network === 'bitcoin' ? {} : network === 'tron' ? { tokens: { USDT: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', USDC: 'TEkxiTehnzSmSe2XqrBj4w32RUN966rdz8' } } : { tokens: { USDT: `0x${'1'.repeat(40)}`, USDC: `0x${'2'.repeat(40)}` } },
+    network === 'bitcoin'
+      ? {}
+      : network === 'tron'
+        ? { tokens: { USDT: 'TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t', USDC: 'TEkxiTehnzSmSe2XqrBj4w32RUN966rdz8' } }
+        : { tokens: { USDT: `0x${'1'.repeat(40)}`, USDC: `0x${'2'.repeat(40)}` } },
   ]),
 );
 const GROWN: Omit<GatewayStageProps, 'stage'> = {
@@ -161,7 +165,7 @@ describe('the grown stages', () => {
     }
   });
 
-  it('would fail the measures above: a stage whose providers are all in one function\'s environment is over Lambda\'s limit', () => {
+  it("would fail the measures above: a stage whose providers are all in one function's environment is over Lambda's limit", () => {
     // What the environment held before the stage's configuration moved out of it (GATEWAY_PROVIDERS).
     const { linked } = stages.find((candidate) => candidate.name === 'prod grown')!;
     const [configuration] = Object.values(linked.Resources).filter((resource) => resource.Type === 'AWS::SSM::Parameter' && resource.Properties.Name.endsWith('/configuration'));

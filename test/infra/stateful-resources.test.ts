@@ -76,7 +76,10 @@ describe('the stateful resources of both stages', () => {
     for (const [stackName, byType] of Object.entries(actual)) {
       if (stackName.endsWith('-data')) continue;
       const kept = Object.entries(byType).flatMap(([type, ids]) => (type === 'AWS::Logs::LogGroup' ? [] : ids));
-      expect(kept.filter((id) => !id.startsWith('DemoProvider')), stackName).toEqual([]);
+      expect(
+        kept.filter((id) => !id.startsWith('DemoProvider')),
+        stackName,
+      ).toEqual([]);
     }
   });
 });

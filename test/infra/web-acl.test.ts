@@ -46,7 +46,14 @@ describe('routePathPattern', () => {
 
   it('matches one segment per path parameter, and nothing around the route', () => {
     const pattern = new RegExp(routePathPattern([confirm, status], 'prod'));
-    for (const path of ['/checkout/a/b/status', '/checkout//status', '/demo/api/v2/gateway9/deposit/confirm', '/api/v2/gateway9/deposit/confirmed', '/x/api/v2/gateway9/deposit/confirm', '/api/v2/gateway9/deposit']) {
+    for (const path of [
+      '/checkout/a/b/status',
+      '/checkout//status',
+      '/demo/api/v2/gateway9/deposit/confirm',
+      '/api/v2/gateway9/deposit/confirmed',
+      '/x/api/v2/gateway9/deposit/confirm',
+      '/api/v2/gateway9/deposit',
+    ]) {
       expect(pattern.test(path), path).toBe(false);
     }
   });

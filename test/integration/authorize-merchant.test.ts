@@ -106,7 +106,7 @@ describe('authorize-merchant', () => {
     await expectDenied(authorizerEvent(headers));
   });
 
-  it('passes the key\'s scopes and allowed addresses on, for the route to check; a key stored before scopes has every scope', async () => {
+  it("passes the key's scopes and allowed addresses on, for the route to check; a key stored before scopes has every scope", async () => {
     const store = testMerchantStore();
     const scoped = newApiKey(merchant.merchant.id, config().stage, new Date(), { scopes: ['read', 'reports'], allowedIps: ['203.0.113.7', '10.0.0.0/8'] });
     await store.addKey(scoped.record);

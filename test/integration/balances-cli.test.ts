@@ -67,7 +67,7 @@ describe('balances', () => {
 });
 
 describe('adjust', () => {
-  it("corrects available with its reason, the merchant sees the entry, and one that would go below zero is refused and writes nothing", async () => {
+  it('corrects available with its reason, the merchant sees the entry, and one that would go below zero is refused and writes nothing', async () => {
     const merchant = await seedMerchant();
     const credited = await cli(['adjust', '--merchant', merchant.merchant.id, '--currency', 'inr', '--amount', '250.5', '--reason', 'Settlement from the old system']);
     expect(credited).toEqual({
@@ -79,7 +79,17 @@ describe('adjust', () => {
     expect(refused).toEqual({ code: 1, out: '', err: 'merchant: Insufficient balance: 250.50 INR available\n' });
     const taken = JSON.parse((await cli(['adjust', '--merchant', merchant.merchant.id, '--currency', 'INR', '--amount=-0.50', '--reason', 'Bank charge', '--json'])).out);
     expect(taken).toEqual({
-      entry: { id: expect.any(String), transactionId: null, type: 'adjustment', currency: 'INR', amount: '-0.50', availableAfter: '250.00', reservedAfter: '0.00', createdAt: expect.any(String), reason: 'Bank charge' },
+      entry: {
+        id: expect.any(String),
+        transactionId: null,
+        type: 'adjustment',
+        currency: 'INR',
+        amount: '-0.50',
+        availableAfter: '250.00',
+        reservedAfter: '0.00',
+        createdAt: expect.any(String),
+        reason: 'Bank charge',
+      },
       balance: { currency: 'INR', available: '250.00', reserved: '0.00' },
     });
     expect(await balances(merchant)).toEqual([{ currency: 'INR', available: '250.00', reserved: '0.00' }]);
@@ -114,7 +124,11 @@ describe('rebuild-balances', () => {
     const created = await invoke('create-invoice', { apiKey: merchant.apiKey, body: { orderId: randomUUID(), customerId: 'c-1', baseCurrency: 'TRY', paymentMethod: 'iban', amount: 500 } });
     const invoice = (await new DynamoInvoiceStore(documentClient, config().tables).get(created.body.data.id))!;
     return recordedBeforeTheBooks(
-      depositTransaction(invoice, { id: randomUUID(), amount: new Decimal(amount), currency: 'TRY', status: 'confirmed', network: null, transactionHash: null, now: new Date() }, merchant.merchant.processingFeePercent),
+      depositTransaction(
+        invoice,
+        { id: randomUUID(), amount: new Decimal(amount), currency: 'TRY', status: 'confirmed', network: null, transactionHash: null, now: new Date() },
+        merchant.merchant.processingFeePercent,
+      ),
     );
   }
 

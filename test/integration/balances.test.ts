@@ -40,8 +40,7 @@ async function deposit(merchant: SeededMerchant, invoiceId: string, body: Record
 const withdraw = (merchant: SeededMerchant, amount: string, fields: Record<string, unknown> = {}) =>
   call('create-withdrawal', { apiKey: merchant.apiKey, body: { customerId: 'cust-1', amount, currency: 'TRY', phoneNumber: '+905551234567', ...fields } });
 
-const settleWithdrawal = (merchant: SeededMerchant, transactionId: string, status: 'confirmed' | 'failed') =>
-  call('simulate-withdrawal', { apiKey: merchant.apiKey, body: { transactionId, status } });
+const settleWithdrawal = (merchant: SeededMerchant, transactionId: string, status: 'confirmed' | 'failed') => call('simulate-withdrawal', { apiKey: merchant.apiKey, body: { transactionId, status } });
 
 const balances = async (merchant: SeededMerchant): Promise<any[]> => {
   const response = await call('list-balances', { apiKey: merchant.apiKey });
@@ -102,9 +101,7 @@ describe('deposits credit the balance in the write that confirms them', () => {
     ]);
     expect(await balances(merchant)).toEqual([{ currency: 'TRY', available: '985.00', reserved: '0.00' }]);
     // Each entry's id follows from its transaction and type.
-    expect((await entries(merchant, { transactionId: confirmed.id })).map((entry) => entry.id).sort()).toEqual(
-      [entryId(confirmed.id, 'deposit'), entryId(confirmed.id, 'fee')].sort(),
-    );
+    expect((await entries(merchant, { transactionId: confirmed.id })).map((entry) => entry.id).sort()).toEqual([entryId(confirmed.id, 'deposit'), entryId(confirmed.id, 'fee')].sort());
   });
 
   it('a failed deposit moves nothing; one in another currency credits that currency, at its precision', async () => {
@@ -248,15 +245,22 @@ describe('races', () => {
     const merchant = await seedMerchant();
     await fundBalance(merchant.merchant.id, 'TRY', '2000.00');
     const invoices = await Promise.all(Array.from({ length: 10 }, () => createInvoice(merchant, TRY_INVOICE)));
-    const [deposits, payouts] = await Promise.all([
-      Promise.all(invoices.map((invoice) => deposit(merchant, invoice.id))),
-      Promise.all(Array.from({ length: 30 }, () => withdraw(merchant, '400.00'))),
-    ]);
+    const [deposits, payouts] = await Promise.all([Promise.all(invoices.map((invoice) => deposit(merchant, invoice.id))), Promise.all(Array.from({ length: 30 }, () => withdraw(merchant, '400.00')))]);
     const accepted = payouts.filter((answer) => answer.status === 200).map((answer) => answer.body.data.id);
     expect(payouts.filter((answer) => answer.status !== 200).map((answer) => answer.body.errors[0].code)).toEqual(Array(30 - accepted.length).fill('payment_required'));
     const written = await entries(merchant);
-    expect(written.filter((entry) => entry.type === 'deposit').map((entry) => entry.transactionId).sort()).toEqual(deposits.map((d) => d.id).sort());
-    expect(written.filter((entry) => entry.type === 'payout_reserve').map((entry) => entry.transactionId).sort()).toEqual(accepted.sort());
+    expect(
+      written
+        .filter((entry) => entry.type === 'deposit')
+        .map((entry) => entry.transactionId)
+        .sort(),
+    ).toEqual(deposits.map((d) => d.id).sort());
+    expect(
+      written
+        .filter((entry) => entry.type === 'payout_reserve')
+        .map((entry) => entry.transactionId)
+        .sort(),
+    ).toEqual(accepted.sort());
     const reserved = 400 * accepted.length;
     expect(accepted.length).toBeGreaterThanOrEqual(5);
     expect(await balances(merchant)).toEqual([{ currency: 'TRY', available: `${12_000 - reserved}.00`, reserved: `${reserved}.00` }]);
@@ -267,11 +271,12 @@ describe('races', () => {
     const merchant = await seedMerchant();
     await fundBalance(merchant.merchant.id, 'TRY', '1500.00');
     // Each correction goes through a store of its own: nothing makes them take turns with the functions' postings.
-    const correct = () => fundBalance(merchant.merchant.id, 'TRY', '-50.00').then(() => 'taken', (error: Error) => error.message);
-    const [payouts, corrections] = await Promise.all([
-      Promise.all(Array.from({ length: 20 }, () => withdraw(merchant, '100.00'))),
-      Promise.all(Array.from({ length: 10 }, correct)),
-    ]);
+    const correct = () =>
+      fundBalance(merchant.merchant.id, 'TRY', '-50.00').then(
+        () => 'taken',
+        (error: Error) => error.message,
+      );
+    const [payouts, corrections] = await Promise.all([Promise.all(Array.from({ length: 20 }, () => withdraw(merchant, '100.00'))), Promise.all(Array.from({ length: 10 }, correct))]);
     const accepted = payouts.filter((answer) => answer.status === 200).length;
     const taken = corrections.filter((outcome) => outcome === 'taken').length;
     expect(payouts.filter((answer) => answer.status !== 200).map((answer) => answer.body.errors[0].code)).toEqual(Array(20 - accepted).fill('payment_required'));
@@ -285,9 +290,7 @@ describe('races', () => {
     const merchant = await seedMerchant();
     const invoice = await createInvoice(merchant, TRY_INVOICE);
     const key = `deposit-${randomUUID()}`;
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, () => call('simulate-deposit', { apiKey: merchant.apiKey, headers: { 'Idempotency-Key': key }, body: { invoiceId: invoice.id } })),
-    );
+    const answers = await Promise.all(Array.from({ length: 20 }, () => call('simulate-deposit', { apiKey: merchant.apiKey, headers: { 'Idempotency-Key': key }, body: { invoiceId: invoice.id } })));
     const ids = new Set(answers.filter((answer) => answer.status === 200).map((answer) => answer.body.data.id));
     expect(ids.size).toBe(1);
     expect(await entries(merchant)).toHaveLength(1);
@@ -331,7 +334,11 @@ describe('GET /api/v2/balances and GET /api/v2/balance/entries', () => {
     ['type', () => ({ type: 'fee' }), (entry) => entry.type === 'fee'],
     ['type and currency', () => ({ type: 'fee', currency: 'TRY' }), (entry) => entry.type === 'fee' && entry.currency === 'TRY'],
     ['transactionId, in capitals', () => ({ transactionId: withdrawalId.toUpperCase() }), (entry) => entry.transactionId === withdrawalId],
-    ['createdFrom and createdTo, inclusive', () => ({ createdFrom: all[10].createdAt, createdTo: all[3].createdAt }), (entry) => entry.createdAt >= all[10].createdAt && entry.createdAt <= all[3].createdAt],
+    [
+      'createdFrom and createdTo, inclusive',
+      () => ({ createdFrom: all[10].createdAt, createdTo: all[3].createdAt }),
+      (entry) => entry.createdAt >= all[10].createdAt && entry.createdAt <= all[3].createdAt,
+    ],
   ])('filters by %s: the full listing filtered', async (_name, query, keep) => {
     const expected = all.filter(keep);
     expect(expected.length).toBeGreaterThan(0);

@@ -39,7 +39,11 @@ async function countingProxy(upstream: URL): Promise<{ url: string; requests: nu
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = JSON.parse(Buffer.concat(chunks).toString());
     requests.push(Array.isArray(body) ? body.length : 1);
-    const answer = await fetch(`http://${upstream.host}/`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: request.headers.authorization ?? '' }, body: Buffer.concat(chunks) });
+    const answer = await fetch(`http://${upstream.host}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: request.headers.authorization ?? '' },
+      body: Buffer.concat(chunks),
+    });
     response.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
   });
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
@@ -165,7 +169,12 @@ describe('the Bitcoin reader', () => {
       const blockOf = (blockHash: string, height: number, id: number) =>
         `{"result":{"hash":"${blockHash}","height":${height},"previousblockhash":"${hashOf(height - 1)}","tx":[]},"error":null,"id":${id}}`;
       batchAnswer = (calls) =>
-        calls[0].method === 'getblockhash' ? hashesAnswered(calls) : `[${calls.map((call) => blockOf(call.params[0], parseInt(call.params[0], 16), call.id)).reverse().join(',')}]`;
+        calls[0].method === 'getblockhash'
+          ? hashesAnswered(calls)
+          : `[${calls
+              .map((call) => blockOf(call.params[0], parseInt(call.params[0], 16), call.id))
+              .reverse()
+              .join(',')}]`;
       expect((await new BitcoinRpcReader(url).blocks(7, 9)).map((block) => [block.number, block.hash, block.parentHash])).toEqual([7, 8, 9].map((height) => [height, hashOf(height), hashOf(height - 1)]));
       batchAnswer = (calls) => (calls[0].method === 'getblockhash' ? hashesAnswered(calls) : `[${calls.map((call) => blockOf(call.params[0], 7, call.id)).join(',')}]`);
       await expect(new BitcoinRpcReader(url).blocks(7, 9)).rejects.toThrow(`getblock ${hashOf(8)} answered block 7 ${hashOf(8)}`);

@@ -15,18 +15,7 @@ import { BitcoinNode, nodeAddressFor } from '../../infra/chain/bitcoin-node.js';
 import { localStageConfiguration } from '../support/stage-configuration.js';
 import { transactionHash } from '../../shared/domain/transactions/transactions.js';
 import { logger } from '../../shared/observability/logger.js';
-import {
-  addressOn,
-  callbackFor,
-  createInvoice,
-  creditsOf,
-  depositsOf,
-  getInvoice,
-  getTransaction,
-  setEnvironment,
-  total,
-  watcherOf,
-} from '../support/chain-watch.js';
+import { addressOn, callbackFor, createInvoice, creditsOf, depositsOf, getInvoice, getTransaction, setEnvironment, total, watcherOf } from '../support/chain-watch.js';
 import { expireInvoice } from '../support/invoke.js';
 import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { seedMerchant, testChainStore, type SeededMerchant } from '../support/merchants.js';
@@ -60,7 +49,11 @@ async function startProxy(upstream: URL): Promise<Server> {
     if (fault === 'error-answer') {
       return void response.writeHead(500, { 'content-type': 'application/json' }).end('{"result":null,"error":{"code":-28,"message":"Loading block index..."},"id":1}');
     }
-    const answer = await fetch(`http://${upstream.host}/`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: request.headers.authorization ?? '' }, body: Buffer.concat(chunks) });
+    const answer = await fetch(`http://${upstream.host}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: request.headers.authorization ?? '' },
+      body: Buffer.concat(chunks),
+    });
     let text = await answer.text();
     // Well-formed JSON-RPC whose hashes are not hashes.
     if (fault === 'not-a-block') text = text.replace(/"[0-9a-f]{64}"/g, '"0x1234"');

@@ -200,7 +200,9 @@ describe('check-books, as its schedule runs it', () => {
 
     const asked = await cli.run(['full-books-check']);
     expect(asked.code, asked.err).toBe(0);
-    expect(asked.out).toMatch(/^Asked for a full pass of the books check in the local gateway at \S+ at \S+: the next hourly run of check-books begins it, .*\nNo pass is under way\.\nThe last full pass began \S+ and finished \S+\.\n$/);
+    expect(asked.out).toMatch(
+      /^Asked for a full pass of the books check in the local gateway at \S+ at \S+: the next hourly run of check-books begins it, .*\nNo pass is under way\.\nThe last full pass began \S+ and finished \S+\.\n$/,
+    );
     const pass = await runCheck();
     expect(pass).toMatchObject({ pass: { finished: true }, differences: 1, held: 1 });
     expect(Date.parse(pass.pass!.startedAt)).toBeGreaterThan(Date.parse(first.pass!.startedAt));
@@ -208,4 +210,3 @@ describe('check-books, as its schedule runs it', () => {
     expect(JSON.parse((await cli.run(['full-books-check', '--json'])).out)).toMatchObject({ askedAt: expect.any(String), pass: null, lastPass: { startedAt: pass.pass!.startedAt } });
   });
 });
-

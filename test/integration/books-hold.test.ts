@@ -133,7 +133,9 @@ describe('the books check and payouts', () => {
 
     const cleared = await cli.run(['clear-books-hold', '--merchant', id, '--reason', 'Balance item restored from its entries']);
     expect(cleared.code, cleared.err).toBe(0);
-    expect(cleared.out).toMatch(new RegExp(`^Cleared the hold on the payouts of merchant ${id} in the local gateway at \\S+ \\(Balance item restored from its entries\\): withdrawals are accepted again\\.\n`));
+    expect(cleared.out).toMatch(
+      new RegExp(`^Cleared the hold on the payouts of merchant ${id} in the local gateway at \\S+ \\(Balance item restored from its entries\\): withdrawals are accepted again\\.\n`),
+    );
     const after = await storedMerchant(merchant);
     expect(after.booksHold).toBeUndefined();
     expect(after.booksHoldCleared).toEqual({ ...hold, clearedAt: expect.any(String), reason: 'Balance item restored from its entries' });
@@ -146,7 +148,7 @@ describe('the books check and payouts', () => {
     expect((await balanceItem(merchant)).available).toBe('899.00');
   });
 
-  it("clear-books-hold: nothing to clear, an unknown merchant, a reason too long, and --json", async () => {
+  it('clear-books-hold: nothing to clear, an unknown merchant, a reason too long, and --json', async () => {
     const merchant = await seedMerchant();
     expect(await cli.run(['clear-books-hold', '--merchant', merchant.merchant.id, '--reason', 'Checked'])).toEqual({
       code: 0,

@@ -37,9 +37,7 @@ const createInvoice = (body: Record<string, unknown>) => invoke('create-invoice'
 describe('business metrics', () => {
   it('count a created invoice by payment method, in the PaymentGateway namespace, by service and stage', async () => {
     const crypto = await emfLinesOf(() => createInvoice(invoiceBody()));
-    expect(crypto.map(metricOf)).toEqual([
-      { namespace: 'PaymentGateway', name: 'InvoicesCreated', unit: 'Count', dimensions: { service: 'payment-gateway', stage: 'demo', method: 'crypto' }, value: 1 },
-    ]);
+    expect(crypto.map(metricOf)).toEqual([{ namespace: 'PaymentGateway', name: 'InvoicesCreated', unit: 'Count', dimensions: { service: 'payment-gateway', stage: 'demo', method: 'crypto' }, value: 1 }]);
     expect(crypto[0]!._aws.Timestamp).toBeGreaterThan(Date.now() - 60_000);
     const fiat = await emfLinesOf(() => createInvoice(invoiceBody({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'bankpay' })));
     expect(fiat.map(metricOf)).toMatchObject([{ name: 'InvoicesCreated', dimensions: { method: 'bankpay' } }]);

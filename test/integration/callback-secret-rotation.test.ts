@@ -39,8 +39,7 @@ afterAll(async () => {
 
 const rotate = (merchant: SeededMerchant) => invoke('rotate-callback-secret', { apiKey: merchant.apiKey });
 
-const storedItem = async (id: string) =>
-  (await documentClient.send(new GetCommand({ TableName: config().tables.merchants, Key: { id }, ConsistentRead: true }))).Item!;
+const storedItem = async (id: string) => (await documentClient.send(new GetCommand({ TableName: config().tables.merchants, Key: { id }, ConsistentRead: true }))).Item!;
 
 /** A test callback sent now through its route, as the receiver got it. */
 async function testCallback(merchant: SeededMerchant): Promise<ReceivedCallback> {
@@ -98,9 +97,7 @@ describe('POST /api/v2/merchant/callback-secret/rotate', () => {
 
     // Each answer replaced one secret, now in the list with the expiry it answered: no refused one wrote.
     const stored = await storedItem(merchant.merchant.id);
-    expect(stored.previousCallbackSecrets.map((previous: { expiresAt: string }) => previous.expiresAt).sort()).toEqual(
-      answered.map((answer) => answer.previousSecretExpiresAt).sort(),
-    );
+    expect(stored.previousCallbackSecrets.map((previous: { expiresAt: string }) => previous.expiresAt).sort()).toEqual(answered.map((answer) => answer.previousSecretExpiresAt).sort());
     // The current secret, one of those answered, signs first, then one signature per replaced secret.
     const current = await testCallbackSecrets().open(merchant.merchant.id, stored.sealedCallbackSecret);
     expect(answered.map((answer) => answer.callbackSecret)).toContain(current);

@@ -87,11 +87,14 @@ async function queuedCallback({ merchant, callbackSecret }: SeededMerchant): Pro
   const messageBody = JSON.stringify({ callbackId: id });
   await sqsClient.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: messageBody }));
   // Only this message: another test's may be back from a short wait.
-  const message = await eventually(async () => {
-    // One at a time: the local server answers at once when it has a full batch.
-    const { Messages } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }));
-    return Messages?.find((m) => m.Body === messageBody);
-  }, { what: `the message of ${id}` });
+  const message = await eventually(
+    async () => {
+      // One at a time: the local server answers at once when it has a full batch.
+      const { Messages } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1 }));
+      return Messages?.find((m) => m.Body === messageBody);
+    },
+    { what: `the message of ${id}` },
+  );
   return { id, body, record: { messageId: message.MessageId!, receiptHandle: message.ReceiptHandle!, body: message.Body! } as SQSRecord };
 }
 
@@ -199,9 +202,7 @@ describe('the callback sender', () => {
     const merchant = await merchantAt('/ok');
     const { id, record } = await queuedCallback(merchant);
     const unreachable = new DynamoOutboxStore(documentClient, `missing-${randomUUID()}`);
-    await expect(sender({ outbox: unreachable }).handle({ ...record, attributes: { ApproximateReceiveCount: '1' } as SQSRecord['attributes'] })).rejects.toThrow(
-      /non-existent table|not found/i,
-    );
+    await expect(sender({ outbox: unreachable }).handle({ ...record, attributes: { ApproximateReceiveCount: '1' } as SQSRecord['attributes'] })).rejects.toThrow(/non-existent table|not found/i);
     expect(deliveriesTo('/ok').filter((r) => r.headers['webhook-id'] === id)).toEqual([]);
     // Hidden for 5 s after a first receive, then delivered once the store answers again.
     const started = Date.now();
@@ -294,11 +295,15 @@ describe("the pause of a merchant's callbacks", () => {
     const attemptsBefore = deliveriesTo(merchant.path).length;
     const receivedTimes = (count: number) => ({ ...waiting.record, attributes: { ApproximateReceiveCount: String(count) } as SQSRecord['attributes'] });
     // Received once, it comes back when a failed callback would after its first attempt, to wait again...
-    const first = await sender({ metrics }).handle(receivedTimes(1)).catch((error: unknown) => error);
+    const first = await sender({ metrics })
+      .handle(receivedTimes(1))
+      .catch((error: unknown) => error);
     expect(first).toBeInstanceOf(RetryLater);
     expect((first as RetryLater).delaySeconds).toBe(RETRY_DELAYS_SECONDS[0]);
     // ...and, received often enough, once the pause is over, spread over a tenth of it.
-    const retry = await sender({ metrics }).handle(receivedTimes(5)).catch((error: unknown) => error);
+    const retry = await sender({ metrics })
+      .handle(receivedTimes(5))
+      .catch((error: unknown) => error);
     expect(retry).toBeInstanceOf(RetryLater);
     const untilPauseEnds = (Date.parse(pause!.pausedUntil!) - Date.now()) / 1000;
     expect((retry as RetryLater).delaySeconds).toBeGreaterThanOrEqual(Math.floor(untilPauseEnds));
@@ -380,10 +385,13 @@ describe("the pause of a merchant's callbacks", () => {
     expect(entry?.parkedAt).toBeTruthy();
     expect(entry?.attempts).toEqual([]);
     expect(counts).toEqual({ delivered: 0, failed: 0, parked: 1 });
-    const parked = await eventually(async () => {
-      const { Messages } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: deadLetterQueueUrl, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }));
-      return Messages?.find((m) => m.Body === waiting.record.body);
-    }, { what: 'the parked message' });
+    const parked = await eventually(
+      async () => {
+        const { Messages } = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: deadLetterQueueUrl, WaitTimeSeconds: 1, MaxNumberOfMessages: 10 }));
+        return Messages?.find((m) => m.Body === waiting.record.body);
+      },
+      { what: 'the parked message' },
+    );
     await sqsClient.send(new DeleteMessageCommand({ QueueUrl: deadLetterQueueUrl, ReceiptHandle: parked.ReceiptHandle! }));
   });
 
@@ -421,7 +429,11 @@ describe("the delivery places of a merchant's URL", () => {
     };
     const callbacks: Queued[] = [];
     for (let n = 0; n < DELIVERIES_PER_URL + 3; n++) callbacks.push(await queuedCallback(slow));
-    const handled = callbacks.map(({ record }) => sender({ deliver }).handle(record).catch((error: unknown) => error));
+    const handled = callbacks.map(({ record }) =>
+      sender({ deliver })
+        .handle(record)
+        .catch((error: unknown) => error),
+    );
     const busy = (await Promise.all(handled.map((outcome) => Promise.race([outcome, new Promise((resolve) => setTimeout(() => resolve('pending'), 2_000))])))).filter((outcome) => outcome !== 'pending');
     expect(busy).toHaveLength(3);
     for (const outcome of busy) {

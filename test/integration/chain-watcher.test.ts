@@ -113,8 +113,7 @@ async function catchUp(): Promise<RunSummary[]> {
   throw new Error(`The watcher did not reach the head in 20 runs; the last: ${JSON.stringify(runs.at(-1))}`);
 }
 
-const total = (runs: RunSummary[], field: 'recorded' | 'held' | 'confirmed' | 'failed' | 'credited') =>
-  runs.reduce((sum, run) => sum + run[field], 0);
+const total = (runs: RunSummary[], field: 'recorded' | 'held' | 'confirmed' | 'failed' | 'credited') => runs.reduce((sum, run) => sum + run[field], 0);
 
 async function createInvoice(fields: Record<string, unknown>, owner: SeededMerchant = merchant) {
   const response = await invoke('create-invoice', { apiKey: owner.apiKey, body: { orderId: randomUUID(), customerId: `c-${randomUUID()}`, ...fields } });
@@ -122,18 +121,15 @@ async function createInvoice(fields: Record<string, unknown>, owner: SeededMerch
   return response.body.data;
 }
 
-const getInvoice = async (id: string, owner: SeededMerchant = merchant) =>
-  (await invoke('get-invoice', { apiKey: owner.apiKey, pathParameters: { invoiceId: id } })).body.data;
+const getInvoice = async (id: string, owner: SeededMerchant = merchant) => (await invoke('get-invoice', { apiKey: owner.apiKey, pathParameters: { invoiceId: id } })).body.data;
 
-const getTransaction = async (id: string, owner: SeededMerchant = merchant) =>
-  (await invoke('get-transaction', { apiKey: owner.apiKey, pathParameters: { transactionId: id } })).body.data;
+const getTransaction = async (id: string, owner: SeededMerchant = merchant) => (await invoke('get-transaction', { apiKey: owner.apiKey, pathParameters: { transactionId: id } })).body.data;
 
 /** What a deposit credited the merchant's balance: its entries as the merchant lists them. */
 const creditsOf = async (transactionId: string) =>
   (await invoke('list-balance-entries', { apiKey: merchant.apiKey, query: { transactionId } })).body.data.items.map(({ type, amount, currency }: Record<string, string>) => ({ type, amount, currency }));
 
-const depositsOf = async (invoiceId: string): Promise<Transaction[]> =>
-  (await ledger().listByInvoice(invoiceId)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+const depositsOf = async (invoiceId: string): Promise<Transaction[]> => (await ledger().listByInvoice(invoiceId)).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
 
 /** The callback owed for a transaction in a state, as the sender would send it. */
 async function callbackFor(transactionId: string, status: Transaction['status'], owner: SeededMerchant = merchant) {
@@ -329,7 +325,18 @@ describe('reorganisations', () => {
     const tx = await client.getTransaction({ hash });
     if (tx.type !== 'eip1559') throw new Error(`Expected an EIP-1559 transaction, got ${tx.type}`);
     return serializeTransaction(
-      { type: 'eip1559', chainId: chain.chainId, nonce: tx.nonce, to: tx.to, value: tx.value, gas: tx.gas, maxFeePerGas: tx.maxFeePerGas, maxPriorityFeePerGas: tx.maxPriorityFeePerGas, data: tx.input, accessList: tx.accessList },
+      {
+        type: 'eip1559',
+        chainId: chain.chainId,
+        nonce: tx.nonce,
+        to: tx.to,
+        value: tx.value,
+        gas: tx.gas,
+        maxFeePerGas: tx.maxFeePerGas,
+        maxPriorityFeePerGas: tx.maxPriorityFeePerGas,
+        data: tx.input,
+        accessList: tx.accessList,
+      },
       { r: tx.r, s: tx.s, yParity: tx.yParity },
     );
   }
@@ -433,10 +440,13 @@ describe('an invocation that polls, as the schedule invokes it in AWS', () => {
     const sent = await chain.sendToken({ to: invoice.wallet.address, amount: '6', token: usdt });
     await confirm(sent.blockNumber);
     const confirmedAt = Date.now();
-    const [deposit] = await eventually(async () => {
-      const deposits = await depositsOf(invoice.id);
-      return deposits.length > 0 && deposits;
-    }, { timeoutMs: (POLL_SECONDS + 2) * 1000, intervalMs: 50, what: 'the deposit' });
+    const [deposit] = await eventually(
+      async () => {
+        const deposits = await depositsOf(invoice.id);
+        return deposits.length > 0 && deposits;
+      },
+      { timeoutMs: (POLL_SECONDS + 2) * 1000, intervalMs: 50, what: 'the deposit' },
+    );
     const callback = await eventually(() => callbackFor(deposit!.id, 'confirmed'), { timeoutMs: (POLL_SECONDS + 2) * 1000, intervalMs: 50, what: 'the confirmed callback' });
     expect(Date.now() - confirmedAt).toBeLessThanOrEqual((POLL_SECONDS + 2) * 1000);
     expect(callback).toMatchObject({ id: deposit!.id, status: 'confirmed', transactionHash: sent.hash });

@@ -32,7 +32,7 @@ let framedMerchant: SeededMerchant;
 beforeAll(async () => {
   [merchant, framedMerchant] = await Promise.all([
     seedMerchant({ name: 'Acme <Books> & "Co"' }),
-    seedMerchant({ returnUrl: `${SHOP}/thanks`, frameAncestors: [SHOP, 'https://*.shop.example', "https://evil.example; script-src *"] }),
+    seedMerchant({ returnUrl: `${SHOP}/thanks`, frameAncestors: [SHOP, 'https://*.shop.example', 'https://evil.example; script-src *'] }),
   ]);
 });
 
@@ -49,8 +49,7 @@ async function createInvoice(fields: Record<string, unknown>, owner = merchant) 
   return response.body.data;
 }
 
-const crypto = (fields: Record<string, unknown> = {}, owner = merchant) =>
-  createInvoice({ baseCurrency: 'USDT', invoiceStrategy: 'fixed', amount: 25, ...fields }, owner);
+const crypto = (fields: Record<string, unknown> = {}, owner = merchant) => createInvoice({ baseCurrency: 'USDT', invoiceStrategy: 'fixed', amount: 25, ...fields }, owner);
 
 const checkoutPath = (invoiceId: string, step = '') => `/checkout/${invoiceId}${step}`;
 const checkoutLink = (invoiceId: string, step = '') => `${config().publicBaseUrl}${checkoutPath(invoiceId, step)}`;
@@ -63,8 +62,7 @@ const postForm = (invoiceId: string, step: string, fields: Record<string, string
     body: new URLSearchParams(fields).toString(),
   });
 
-const invoiceView = async (invoiceId: string, owner = merchant) =>
-  (await invoke('get-invoice', { apiKey: owner.apiKey, pathParameters: { invoiceId } })).body.data;
+const invoiceView = async (invoiceId: string, owner = merchant) => (await invoke('get-invoice', { apiKey: owner.apiKey, pathParameters: { invoiceId } })).body.data;
 
 const simulateDeposit = (invoiceId: string, owner = merchant) => invoke('simulate-deposit', { apiKey: owner.apiKey, body: { invoiceId } });
 
@@ -96,12 +94,10 @@ const uniqueUtr = () => `${100_000_000_000 + Math.floor(Math.random() * 899_999_
 const inputNames = (page: string) => [...page.matchAll(/<input\b[^>]*\bname="([^"]+)"/g)].map((match) => match[1]);
 
 /** The page's QR codes: each image's text alternative, and the text read back from its pixels. */
-const qrCodesOf = (page: string) =>
-  [...page.matchAll(/<img class="qr" src="([^"]+)"[^>]*\balt="([^"]*)">/g)].map(([, src, alt]) => ({ text: decodeQrDataUri(src!), alt: alt! }));
+const qrCodesOf = (page: string) => [...page.matchAll(/<img class="qr" src="([^"]+)"[^>]*\balt="([^"]*)">/g)].map(([, src, alt]) => ({ text: decodeQrDataUri(src!), alt: alt! }));
 
 /** The "open in wallet" links' targets. */
-const walletLinksOf = (page: string) =>
-  [...page.matchAll(/<a class="button secondary" href="((?:ethereum|bitcoin):[^"]+)">/g)].map(([, href]) => href!.replaceAll('&amp;', '&'));
+const walletLinksOf = (page: string) => [...page.matchAll(/<a class="button secondary" href="((?:ethereum|bitcoin):[^"]+)">/g)].map(([, href]) => href!.replaceAll('&amp;', '&'));
 
 /** The network choice's links: where each goes, its text, and whether it is the current choice. */
 const networkChoicesOf = (page: string) =>
@@ -558,7 +554,7 @@ describe('the merchant API description', () => {
   });
 });
 
-describe('the pages in the customer\'s language', () => {
+describe("the pages in the customer's language", () => {
   const withLanguage = (invoiceId: string, acceptLanguage: string, step = '') => request('GET', checkoutPath(invoiceId, step), { headers: { 'accept-language': acceptLanguage } });
   const htmlTag = (page: string) => /<html [^>]*>/.exec(page)?.[0];
 
@@ -585,9 +581,7 @@ describe('the pages in the customer\'s language', () => {
     const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' });
     const page = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?provider=demo&lang=tr`), 200);
     const links = [...page.matchAll(/<li><a href="([^"]+)" lang="(\w+)" hreflang="\2"( aria-current="true")?>/g)].map(([, href, lang, current]) => ({ href, lang, current: !!current }));
-    expect(links).toEqual(
-      ['en', 'tr', 'hi', 'ur', 'az'].map((lang) => ({ href: `${checkoutLink(invoice.id, '/provider')}?lang=${lang}`, lang, current: lang === 'tr' })),
-    );
+    expect(links).toEqual(['en', 'tr', 'hi', 'ur', 'az'].map((lang) => ({ href: `${checkoutLink(invoice.id, '/provider')}?lang=${lang}`, lang, current: lang === 'tr' })));
     expect(page).toContain('<nav class="languages" aria-label="Dil">');
   });
 
@@ -620,9 +614,7 @@ describe('the pages in the customer\'s language', () => {
     const utrForm = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?provider=demo&lang=hi`), 200);
     expect(utrForm).toContain(`action="${checkoutLink(invoice.id, '/utr')}?lang=hi"`);
     expect(utrForm).toContain('<label for="utr">UTR (12 से 22 अक्षर या अंक)</label>');
-    expect(expectHtmlPage(await postForm(invoice.id, '/utr?lang=hi', { utr: 'short' }), 422)).toContain(
-      '<p class="error" id="utr-error">12 से 22 अक्षर या अंक होने चाहिए</p>',
-    );
+    expect(expectHtmlPage(await postForm(invoice.id, '/utr?lang=hi', { utr: 'short' }), 422)).toContain('<p class="error" id="utr-error">12 से 22 अक्षर या अंक होने चाहिए</p>');
     expectRedirect(await postForm(invoice.id, '/utr?lang=hi', { utr: uniqueUtr() }), `${checkoutLink(invoice.id, '/provider')}?lang=hi`);
 
     const direct = await createInvoice({ baseCurrency: 'TRY', amount: 1000, paymentMethod: 'wallet', customerFullName: 'Ada' });
@@ -631,7 +623,8 @@ describe('the pages in the customer\'s language', () => {
 
   it('write amounts with the digits of the invoice, grouped as the language groups them, and dates in its words', async () => {
     const pkr = await createInvoice({ baseCurrency: 'PKR', amount: 150000, customerFullName: 'Sana' });
-    const amountOf = async (invoiceId: string, lang: string) => /<p class="amount"><bdi>([^<]+)<\/bdi><\/p>/.exec((await request('GET', `${checkoutPath(invoiceId, '/provider')}?from=provider&lang=${lang}`)).body)?.[1];
+    const amountOf = async (invoiceId: string, lang: string) =>
+      /<p class="amount"><bdi>([^<]+)<\/bdi><\/p>/.exec((await request('GET', `${checkoutPath(invoiceId, '/provider')}?from=provider&lang=${lang}`)).body)?.[1];
     expect(await amountOf(pkr.id, 'en')).toBe('150,000.00 PKR');
     expect(await amountOf(pkr.id, 'hi')).toBe('1,50,000.00 PKR');
     expect(await amountOf(pkr.id, 'tr')).toBe('150.000,00 PKR');
@@ -679,9 +672,7 @@ describe('wallet payment URIs', () => {
     const usdc = await createInvoice({ baseCurrency: 'USDC', amount: 12.5 });
     expect(networkChoicesOf(expectHtmlPage(await open(usdc.id), 200)).map((choice) => choice.name)).toEqual(['Ethereum (ERC-20)', 'Polygon', 'Tron (TRC-20)']);
     const usdcPage = expectHtmlPage(await openOn(usdc.id, 'polygon'), 200);
-    expect(qrCodesOf(usdcPage).map((qr) => qr.text)).toEqual([
-      `ethereum:0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582@80002/transfer?address=${usdc.wallet.addresses[1].address}&uint256=12500000`,
-    ]);
+    expect(qrCodesOf(usdcPage).map((qr) => qr.text)).toEqual([`ethereum:0x41E94Eb019C0762f9Bfcf9Fb1E58725BfB0e7582@80002/transfer?address=${usdc.wallet.addresses[1].address}&uint256=12500000`]);
   });
 });
 
@@ -720,14 +711,7 @@ describe('every page of the demo', () => {
     await simulateDeposit(paid.id);
     const expired = await crypto();
     await lapse(expired.id);
-    const pages = [
-      await open(cryptoInvoice.id),
-      await open(details.id),
-      await open(provider.id, '/provider?from=provider'),
-      await open(paid.id),
-      await open(expired.id),
-      await open(randomUUID()),
-    ];
+    const pages = [await open(cryptoInvoice.id), await open(details.id), await open(provider.id, '/provider?from=provider'), await open(paid.id), await open(expired.id), await open(randomUUID())];
     for (const page of pages) {
       expect(page.body).toContain('<p class="demo">Demo: a test payment page. The addresses are test addresses and no real money moves.</p>');
     }

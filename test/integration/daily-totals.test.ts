@@ -53,8 +53,7 @@ const prices = (await new StaticRateSource(DEMO_USD_PRICES).current()).prices;
 const policy = { stage: 'demo' as const, lifetimeSeconds: 900, providers: [demoProviderRoute()], networks: CRYPTO_NETWORKS };
 
 /** A TRY invoice of the merchant created at `now`, as the invoice service builds it. */
-const tryInvoice = (merchantId: string, amount: number, now: Date) =>
-  buildInvoice(invoiceRequest({ baseCurrency: 'TRY', amount }), { id: randomUUID(), merchantId, now }, prices, policy);
+const tryInvoice = (merchantId: string, amount: number, now: Date) => buildInvoice(invoiceRequest({ baseCurrency: 'TRY', amount }), { id: randomUUID(), merchantId, now }, prices, policy);
 
 async function createInvoice(merchant: SeededMerchant, fields: Record<string, unknown>): Promise<string> {
   const response = await invoke('create-invoice', { apiKey: merchant.apiKey, body: { orderId: randomUUID(), customerId: `c-${randomUUID()}`, ...fields } });
@@ -109,7 +108,11 @@ describe('the late booking of a transaction', () => {
     const invoice = tryInvoice(merchantId, 1500, now);
     await invoices().create(invoice);
     // As recorded before the books: confirmed, with no entries and no mark that it has them.
-    const { booked: _booked, ...unbooked } = depositTransaction(invoice, { id: randomUUID(), amount: new Decimal('1500'), currency: 'TRY', status: 'confirmed', network: null, transactionHash: null, now }, '0');
+    const { booked: _booked, ...unbooked } = depositTransaction(
+      invoice,
+      { id: randomUUID(), amount: new Decimal('1500'), currency: 'TRY', status: 'confirmed', network: null, transactionHash: null, now },
+      '0',
+    );
     expect(await ledger().insert(unbooked, {})).toBe('committed');
     const posting = post(undefined, movementsOf(unbooked), { merchantId, currency: 'TRY', transactionId: unbooked.id, at: unbooked.updatedAt });
     expect(await ledger().book(unbooked, posting)).toBe('committed');

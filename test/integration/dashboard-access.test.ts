@@ -70,7 +70,14 @@ describe('the dashboard on DynamoDB', () => {
 
     expect(await access.signIn(email, PASSWORD, totpCode(secret, step + 1))).toBeUndefined();
     // The lock's end, brought forward: the right password and a code get in again, and the count starts from zero.
-    await documentClient.send(new UpdateCommand({ TableName: tables.dashboardUsers, Key: { email }, UpdateExpression: 'SET lockedUntil = :past', ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() } }));
+    await documentClient.send(
+      new UpdateCommand({
+        TableName: tables.dashboardUsers,
+        Key: { email },
+        UpdateExpression: 'SET lockedUntil = :past',
+        ExpressionAttributeValues: { ':past': new Date(Date.now() - 1000).toISOString() },
+      }),
+    );
     expect(await access.signIn(email, PASSWORD, totpCode(secret, step + 1))).toBeDefined();
     expect(await item(tables.dashboardUsers, { email })).toMatchObject({ failedSignIns: 0 });
     expect((await item(tables.dashboardUsers, { email }))?.lockedUntil).toBeUndefined();

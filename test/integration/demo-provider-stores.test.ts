@@ -67,7 +67,10 @@ describe('the DynamoDB store', () => {
   it('keeps the first UTR of a payment, and says which it kept', async () => {
     const record = payment();
     await store.addOnce(record);
-    const [a, b] = await Promise.all([store.setUtrOnce(record.providerReference, '412345678901', '2026-01-01T00:00:02.000Z'), store.setUtrOnce(record.providerReference, '412345678902', '2026-01-01T00:00:03.000Z')]);
+    const [a, b] = await Promise.all([
+      store.setUtrOnce(record.providerReference, '412345678901', '2026-01-01T00:00:02.000Z'),
+      store.setUtrOnce(record.providerReference, '412345678902', '2026-01-01T00:00:03.000Z'),
+    ]);
     expect(a.utr).toBe(b.utr);
     expect(a.utrDecidesAt).toBe(b.utrDecidesAt);
     expect((await store.get(record.providerReference)) as PaymentRecord).toMatchObject({ utr: a.utr, utrDecidesAt: a.utrDecidesAt });

@@ -15,11 +15,10 @@ import { request, type GatewayResult } from '../support/invoke.js';
 import { SECTION_FOUR_PROVIDER } from '../support/providers.js';
 
 const textOf = (page: string) => page.replace(/<style>[\s\S]*?<\/style>/, '').replace(/<[^>]+>/g, '');
-const limitRow = (page: string, currency: string, method: string) =>
-  new RegExp(`<tr><td>${currency}</td><td><code>${method}</code></td><td>([^<]*)</td><td>([^<]*)</td>`).exec(page)?.slice(1);
+const limitRow = (page: string, currency: string, method: string) => new RegExp(`<tr><td>${currency}</td><td><code>${method}</code></td><td>([^<]*)</td><td>([^<]*)</td>`).exec(page)?.slice(1);
 
 describe('GET /docs', () => {
-  it('writes the descriptions\' code spans as code, leaving no backtick in the text', async () => {
+  it("writes the descriptions' code spans as code, leaving no backtick in the text", async () => {
     const page = (await request('GET', '/docs')).body as string;
     expect(page).toContain('a 422 on <code>invoiceId</code>');
     expect(page).toContain('(<code>paidLate</code>)');
@@ -179,8 +178,7 @@ describe('GET /docs in a browser', () => {
         return text;
       }
     });
-    const shown = (example: unknown) =>
-      typeof example === 'object' ? parsed.some((block) => isDeepStrictEqual(block, example)) : [...blocks, ...values].includes(String(example));
+    const shown = (example: unknown) => (typeof example === 'object' ? parsed.some((block) => isDeepStrictEqual(block, example)) : [...blocks, ...values].includes(String(example)));
     expect(examples.filter((example) => !shown(example))).toEqual([]);
     expect(blocks.filter((text) => text.startsWith('{') && text !== '{}' && !text.startsWith('{\n  "'))).toEqual([]);
   });
@@ -193,9 +191,15 @@ describe('GET /docs in a browser', () => {
     const [url, callback] = Object.entries(openApi.components.callbacks[name] as Record<string, { post: { operationId: string } }>)[0]!;
     expect(await page.evaluate(sectionOf(callback.post.operationId))).toBe('Callbacks');
     const title = `POST ${url} (${callback.post.operationId})`;
-    const headers = await page.getByRole('region', { name: `${title}: headers` }).locator('td:first-child').allTextContents();
+    const headers = await page
+      .getByRole('region', { name: `${title}: headers` })
+      .locator('td:first-child')
+      .allTextContents();
     expect(headers).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
-    const payloadFields = await page.getByRole('region', { name: `${title}: request body` }).locator('td:first-child').allTextContents();
+    const payloadFields = await page
+      .getByRole('region', { name: `${title}: request body` })
+      .locator('td:first-child')
+      .allTextContents();
     expect(payloadFields).toEqual(Object.keys(openApi.components.schemas[payload].properties));
   });
 });

@@ -115,7 +115,11 @@ describe('the EVM reader', () => {
     const stranger = await chain.sendToken({ to: CUSTOMER, amount: '4', token: other });
     const [first, last] = [Number(native.blockNumber), Number(stranger.blockNumber)];
     const range = { fromBlock: `0x${first.toString(16)}`, toBlock: `0x${last.toString(16)}` };
-    const logsOfOther = await fetch(chain.rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ address: other, ...range }] }) });
+    const logsOfOther = await fetch(chain.rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ address: other, ...range }] }),
+    });
     const otherLogs = ((await logsOfOther.json()) as { result: unknown[] }).result;
     expect(otherLogs).toHaveLength(1);
     // The node writes the customer's address in upper case, without a checksum, in the transaction

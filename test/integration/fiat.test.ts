@@ -124,7 +124,13 @@ describe('POST /api/v2/gateway9/deposit/confirm', () => {
       ['an unknown property', () => ({ amount: 5 }), 422, 'unprocessable_content', 'amount'],
       ['a UTR of 11 characters', () => ({ utr: 'ABCDEFGHIJK' }), 422, 'unprocessable_content', 'utr'],
       ['a UTR with a dash', () => ({ utr: 'ABCDEF-123456' }), 422, 'unprocessable_content', 'utr'],
-      ['a receipt that is not what its extension says', () => ({ receipt_file: Buffer.from('GIF89a....').toString('base64'), receipt_file_extension: 'png' }), 422, 'unprocessable_content', 'receipt_file'],
+      [
+        'a receipt that is not what its extension says',
+        () => ({ receipt_file: Buffer.from('GIF89a....').toString('base64'), receipt_file_extension: 'png' }),
+        422,
+        'unprocessable_content',
+        'receipt_file',
+      ],
     ])('%s: %i %s', async (_name, change, status, code, field) => {
       const invoice = await createInvoice();
       const response = await confirm({ invoiceId: invoice.id, utr: utr(), ...change() });
@@ -217,8 +223,7 @@ describe('POST /api/v2/gateway9/deposit/confirm', () => {
 
 describe('POST /api/v2/withdrawal', () => {
   const CARD = '4111111111111111';
-  const withdraw = (body: Record<string, unknown>, apiKey = merchant.apiKey) =>
-    invoke('create-withdrawal', { apiKey, body: { customerId: 'cust-9', amount: '2500.00', currency: 'TRY', ...body } });
+  const withdraw = (body: Record<string, unknown>, apiKey = merchant.apiKey) => invoke('create-withdrawal', { apiKey, body: { customerId: 'cust-9', amount: '2500.00', currency: 'TRY', ...body } });
 
   beforeAll(() => Promise.all([fundBalance(merchant.merchant.id, 'TRY', '1000000'), fundBalance(other.merchant.id, 'TRY', '1000000')]));
 

@@ -26,18 +26,19 @@ const bodySchema = z.strictObject({
 type Body = z.output<typeof bodySchema>;
 
 /** A route of its own per handler: the name is the idempotency records' key prefix. */
-const testRoute = (overrides: Partial<HttpRoute> = {}): HttpRoute => ({
-  kind: 'http',
-  name: `test-http-chain-${randomUUID()}`,
-  method: 'POST',
-  path: '/test/http-chain',
-  auth: 'apiKey',
-  scope: 'payments',
-  stages: ['demo'],
-  tables: {},
-  maxBodyBytes: MAX_BODY_BYTES,
-  ...overrides,
-} as HttpRoute);
+const testRoute = (overrides: Partial<HttpRoute> = {}): HttpRoute =>
+  ({
+    kind: 'http',
+    name: `test-http-chain-${randomUUID()}`,
+    method: 'POST',
+    path: '/test/http-chain',
+    auth: 'apiKey',
+    scope: 'payments',
+    stages: ['demo'],
+    tables: {},
+    maxBodyBytes: MAX_BODY_BYTES,
+    ...overrides,
+  }) as HttpRoute;
 
 type RouteFn = (request: RouteRequest<Body>) => Promise<RouteResult>;
 
@@ -104,7 +105,8 @@ function proxyEvent(options: EventOptions = {}): APIGatewayProxyEvent {
     requestContext: {
       accountId: '000000000000',
       apiId: 'test-api',
-      authorizer: merchantId === null ? null : { merchantId, keyId: 'key-1', principalId: merchantId, scopes: options.scopes ?? 'read payments payouts reports settings', allowedIps: options.allowedIps ?? '' },
+      authorizer:
+        merchantId === null ? null : { merchantId, keyId: 'key-1', principalId: merchantId, scopes: options.scopes ?? 'read payments payouts reports settings', allowedIps: options.allowedIps ?? '' },
       protocol: 'HTTP/1.1',
       httpMethod: 'POST',
       path: '/demo/test/http-chain',
@@ -215,7 +217,7 @@ describe('the HTTP chain', () => {
   });
 
   it.each([
-    ['a key without the route\'s scope', { scopes: 'read settings' }, 'This API key lacks the scope payments'],
+    ["a key without the route's scope", { scopes: 'read settings' }, 'This API key lacks the scope payments'],
     ['an authorizer context without scopes', { scopes: '' }, 'This API key lacks the scope payments'],
     ['a key from an address outside its allowed ones', { allowedIps: '10.0.0.0/8,2001:db8::/32', sourceIp: '127.0.0.1' }, 'This API key is not allowed from this address'],
     ['a key allowed from one address, called from another', { allowedIps: '203.0.113.7', sourceIp: '203.0.113.8' }, 'This API key is not allowed from this address'],
@@ -228,7 +230,7 @@ describe('the HTTP chain', () => {
   });
 
   it.each([
-    ['the route\'s scope alone', { scopes: 'payments' }],
+    ["the route's scope alone", { scopes: 'payments' }],
     ['an address inside an allowed range', { allowedIps: '10.0.0.0/8', sourceIp: '10.20.30.40' }],
     ['an IPv4 address seen as IPv4-mapped IPv6', { allowedIps: '203.0.113.7', sourceIp: '::ffff:203.0.113.7' }],
     ['an IPv6 address inside an allowed range', { allowedIps: '127.0.0.1,2001:db8::/32', sourceIp: '2001:db8::5' }],
@@ -269,11 +271,7 @@ describe('the HTTP chain', () => {
     expect(calls).toEqual([]);
   });
 
-  it.each([
-    ['application/json; charset=utf-8'],
-    ['Application/JSON'],
-    ['application/vnd.api+json'],
-  ])('accepts the content type %s', async (contentType) => {
+  it.each([['application/json; charset=utf-8'], ['Application/JSON'], ['application/vnd.api+json']])('accepts the content type %s', async (contentType) => {
     const { call } = chain();
     const response = await call(proxyEvent({ headers: { 'content-type': contentType } }));
     expect(response.statusCode).toBe(200);

@@ -25,8 +25,7 @@ const cryptoBody = (overrides: Record<string, unknown> = {}) => ({
   ...overrides,
 });
 
-const create = (body: unknown, options: { apiKey?: string; headers?: Record<string, string> } = {}) =>
-  invoke('create-invoice', { apiKey: merchant.apiKey, body, ...options });
+const create = (body: unknown, options: { apiKey?: string; headers?: Record<string, string> } = {}) => invoke('create-invoice', { apiKey: merchant.apiKey, body, ...options });
 
 const getInvoice = (id: string, apiKey = merchant.apiKey) => invoke('get-invoice', { apiKey, pathParameters: { invoiceId: id } });
 
@@ -202,9 +201,7 @@ describe('POST /api/v2/invoices', () => {
       const newcomer = `customer-${randomUUID()}`;
       const conflict = await create({ ...body, customerId: newcomer });
       expect(conflict.status).toBe(409);
-      const { Items } = await documentClient.send(
-        new ScanCommand({ TableName: config().tables.wallets, FilterExpression: 'customerId = :c', ExpressionAttributeValues: { ':c': newcomer } }),
-      );
+      const { Items } = await documentClient.send(new ScanCommand({ TableName: config().tables.wallets, FilterExpression: 'customerId = :c', ExpressionAttributeValues: { ':c': newcomer } }));
       expect(Items).toEqual([]);
     });
 
@@ -264,9 +261,7 @@ describe('POST /api/v2/invoices', () => {
       const fresh = await seedMerchant();
       const key = randomUUID();
       const body = cryptoBody();
-      const responses = await Promise.all(
-        Array.from({ length: 20 }, () => create(body, { apiKey: fresh.apiKey, headers: { 'idempotency-key': key } })),
-      );
+      const responses = await Promise.all(Array.from({ length: 20 }, () => create(body, { apiKey: fresh.apiKey, headers: { 'idempotency-key': key } })));
       const succeeded = responses.filter((r) => r.status === 200);
       expect(succeeded.length).toBeGreaterThanOrEqual(1);
       // Losers of the race are told the first request is still running, never given another invoice.

@@ -15,12 +15,11 @@ import { seedKey, seedMerchant } from '../support/merchants.js';
 const merchantRoutes = functionsForStage(LOCAL_STAGE).filter((fn): fn is HttpRoute & { auth: 'apiKey' } => fn.kind === 'http' && fn.auth === 'apiKey');
 
 /** Every path parameter filled with an id nobody has: past the key's check, the route answers 404 or 422, never 403. */
-const pathParameters = (route: HttpRoute): Record<string, string> =>
-  Object.fromEntries([...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name!, randomUUID()]));
+const pathParameters = (route: HttpRoute): Record<string, string> => Object.fromEntries([...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => [name!, randomUUID()]));
 
 const listInvoices = async (apiKey: string) => (await invoke('list-invoices', { apiKey })).body.data.items as unknown[];
 
-describe('a key\'s scopes', () => {
+describe("a key's scopes", () => {
   it('names the scope of every route of the merchant API', () => {
     expect(Object.fromEntries(merchantRoutes.map((route) => [route.name, route.scope]))).toEqual({
       'create-invoice': 'payments',

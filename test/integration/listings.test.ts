@@ -174,8 +174,18 @@ describe('GET /api/v2/invoices', () => {
       // The same instant three hours east of UTC.
       const east = new Date(Date.parse(from) + 3 * 3600_000).toISOString().replace('Z', '+03:00');
       await expectListing('list-invoices', a, { createdFrom: east, createdTo: to }, expected);
-      await expectListing('list-invoices', a, { createdFrom: from, status: 'completed' }, all.filter((i) => i.createdAt >= from && i.status === 'completed'));
-      await expectListing('list-invoices', a, { createdTo: to, customerId: 'cust-2' }, all.filter((i) => i.createdAt <= to && i.customerId === 'cust-2'));
+      await expectListing(
+        'list-invoices',
+        a,
+        { createdFrom: from, status: 'completed' },
+        all.filter((i) => i.createdAt >= from && i.status === 'completed'),
+      );
+      await expectListing(
+        'list-invoices',
+        a,
+        { createdTo: to, customerId: 'cust-2' },
+        all.filter((i) => i.createdAt <= to && i.customerId === 'cust-2'),
+      );
     });
 
     it('orderId: the one invoice of that order, or none when another filter excludes it', async () => {
@@ -250,13 +260,23 @@ describe('GET /api/v2/transactions', () => {
     it('createdFrom and createdTo', async () => {
       const from = all[120].createdAt as string;
       const to = all[30].createdAt as string;
-      await expectListing('list-transactions', a, { createdFrom: from, createdTo: to }, all.filter((t) => t.createdAt >= from && t.createdAt <= to));
-      await expectListing('list-transactions', a, { createdFrom: from, type: 'deposit' }, all.filter((t) => t.createdAt >= from && t.type === 'deposit'));
+      await expectListing(
+        'list-transactions',
+        a,
+        { createdFrom: from, createdTo: to },
+        all.filter((t) => t.createdAt >= from && t.createdAt <= to),
+      );
+      await expectListing(
+        'list-transactions',
+        a,
+        { createdFrom: from, type: 'deposit' },
+        all.filter((t) => t.createdAt >= from && t.type === 'deposit'),
+      );
     });
   });
 });
 
-describe('one merchant never sees another merchant\'s records', () => {
+describe("one merchant never sees another merchant's records", () => {
   it('lists only its own, customers of the same name included', async () => {
     const invoices = (await walk('list-invoices', b, { limit: '5' })).items;
     expect(idsOf(invoices).sort()).toEqual(idsOf(bInvoices).sort());
@@ -341,10 +361,15 @@ describe('bad input: a 422 naming the field, nothing else', () => {
     ['a cursor of the other listing', 'list-transactions', () => ({ cursor: cursors.invoices }), 'cursor'],
     ['a cursor outside its time range', 'list-transactions', () => ({ cursor: cursors.transactions, createdFrom: '2999-01-01T00:00:00Z' }), 'cursor'],
     ['a cursor with an orderId', 'list-invoices', () => ({ orderId: 'order-1', cursor: cursors.invoices }), 'cursor'],
-    ['a cursor of a changed position', 'list-invoices', () => {
-      const cursor = decodeCursor(cursors.invoices);
-      return { cursor: encodeCursor({ ...cursor, position: { ...cursor.position, createdAt: 'yesterday' } }) };
-    }, 'cursor'],
+    [
+      'a cursor of a changed position',
+      'list-invoices',
+      () => {
+        const cursor = decodeCursor(cursors.invoices);
+        return { cursor: encodeCursor({ ...cursor, position: { ...cursor.position, createdAt: 'yesterday' } }) };
+      },
+      'cursor',
+    ],
   ])('%s', async (_name, route, query, field) => {
     const response = await page(route, a, query());
     expect(response.status).toBe(422);

@@ -147,9 +147,7 @@ describe('transfers', () => {
   it('puts 20 transfers, ETH and tokens from two senders, in one block, then mines each transaction at once again', async () => {
     const head = await chain.headNumber();
     const recipients = Array.from({ length: 20 }, freshAddress);
-    const transfers = recipients.map((to, i) =>
-      i % 2 === 0 ? { to, amount: `0.00${i + 1}`, from: chain.accounts[i % 4 === 0 ? 0 : 1] } : { token: usdt, to, amount: `${i}.25` },
-    );
+    const transfers = recipients.map((to, i) => (i % 2 === 0 ? { to, amount: `0.00${i + 1}`, from: chain.accounts[i % 4 === 0 ? 0 : 1] } : { token: usdt, to, amount: `${i}.25` }));
     const batch = await chain.sendMany(transfers);
 
     expect(batch.blockNumber).toBe(head + 1n);
@@ -171,7 +169,12 @@ describe('transfers', () => {
   it('sends nothing of a batch with a bad amount', async () => {
     const head = await chain.headNumber();
     const to = freshAddress();
-    await expect(chain.sendMany([{ to, amount: '1' }, { token: usdt, to, amount: '1.0000001' }])).rejects.toThrow(AmountError);
+    await expect(
+      chain.sendMany([
+        { to, amount: '1' },
+        { token: usdt, to, amount: '1.0000001' },
+      ]),
+    ).rejects.toThrow(AmountError);
     expect(await chain.headNumber()).toBe(head);
     expect(await client.getBalance({ address: to })).toBe(0n);
     // Automining was never turned off.

@@ -2,13 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  CreateTableCommand,
-  DescribeTableCommand,
-  DescribeTimeToLiveCommand,
-  DynamoDBClient,
-  ListTablesCommand,
-} from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DescribeTableCommand, DescribeTimeToLiveCommand, DynamoDBClient, ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { CreateQueueCommand, DeleteQueueCommand, GetQueueAttributesCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,7 +109,15 @@ describe('the tables', () => {
       const { Table } = await ownClient.send(new DescribeTableCommand({ TableName: names.transactions }));
       expect((Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName).sort()).toEqual(TABLES.transactions.indexes.map((i) => i.name).sort());
       const listed = (index: string, attribute: string, value: string) =>
-        documents.send(new QueryCommand({ TableName: names.transactions, IndexName: index, KeyConditionExpression: '#key = :value', ExpressionAttributeNames: { '#key': attribute }, ExpressionAttributeValues: { ':value': value } }));
+        documents.send(
+          new QueryCommand({
+            TableName: names.transactions,
+            IndexName: index,
+            KeyConditionExpression: '#key = :value',
+            ExpressionAttributeNames: { '#key': attribute },
+            ExpressionAttributeValues: { ':value': value },
+          }),
+        );
       expect((await listed('byMerchant', 'merchantId', 'merchant-before')).Items?.map((i) => i.id)).toEqual([old.id]);
       expect((await listed('byMerchantStatus', 'merchantStatus', JSON.stringify(['merchant-before', 'confirmed']))).Items).toEqual([]);
     });
@@ -140,7 +142,7 @@ describe("the store's access key", () => {
     expect((await localCredentials(await mkdtemp(join(dataDir, 'key-')), accessKeyId)).accessKeyId).toBe(accessKeyId);
   });
 
-  it('files the tables away from every other key id, and a database from before the store had one becomes the key\'s', async () => {
+  it("files the tables away from every other key id, and a database from before the store had one becomes the key's", async () => {
     const dir = await mkdtemp(join(dataDir, 'store-'));
     const table = `it-${randomUUID().slice(0, 8)}`;
     /** The tables a client with `as` sees on a DynamoDB Local of `dir` started with `credentials`, once `before` ran. */
@@ -158,7 +160,12 @@ describe("the store's access key", () => {
     const earlier = randomLocalCredentials();
     const createTable = (storeClient: DynamoDBClient) =>
       storeClient.send(
-        new CreateTableCommand({ TableName: table, BillingMode: 'PAY_PER_REQUEST', AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }], KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }] }),
+        new CreateTableCommand({
+          TableName: table,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        }),
       );
     expect(await tablesSeen(earlier, earlier, createTable)).toEqual([table]);
     // What a store run with -sharedDb, as the gateway ran it before, leaves: one database for every key id.

@@ -25,8 +25,7 @@ afterAll(async () => {
 const cli = (args: string[], env?: NodeJS.ProcessEnv) => testCli.run(args, env);
 
 /** 404 for a random invoice means the key got through; 401 that it did not. */
-const statusWithKey = async (apiKey: string) =>
-  (await invoke('get-invoice', { pathParameters: { invoiceId: randomUUID() }, apiKey })).status;
+const statusWithKey = async (apiKey: string) => (await invoke('get-invoice', { pathParameters: { invoiceId: randomUUID() }, apiKey })).status;
 
 describe('merchant create', () => {
   it('prints merchantId, keyId, apiKey and callbackSecret as JSON, and the key works at once', async () => {
@@ -76,9 +75,7 @@ describe('merchant create --aws', () => {
     const created = JSON.parse(out);
     expect(Object.keys(created)).toEqual(['merchantId', 'keyId', 'apiKey', 'callbackSecret']);
     expect(created.apiKey).toMatch(/^gw_demo_[0-9A-Za-z]{32}$/);
-    expect(aws.apiKeys).toEqual([
-      { id: expect.any(String), name: `merchant-key-${created.keyId}`, customerId: created.merchantId, usagePlanId: expect.any(String) },
-    ]);
+    expect(aws.apiKeys).toEqual([{ id: expect.any(String), name: `merchant-key-${created.keyId}`, customerId: created.merchantId, usagePlanId: expect.any(String) }]);
     expect(await testMerchantStore().listKeys(created.merchantId)).toEqual([expect.objectContaining({ keyId: created.keyId, digest: digestApiKey(created.apiKey) })]);
 
     const revoked = await cli(['revoke-key', '--merchant', created.merchantId, '--key', created.keyId, ...inAws]);
@@ -108,8 +105,30 @@ describe('key rotation', () => {
     // Newest first; the key that got a request through shows when.
     const everyScope = ['read', 'payments', 'payouts', 'reports', 'settings'];
     expect(entry.keys).toEqual([
-      { id: second.keyId, keyId: second.keyId, name: 'CLI', hint: `${second.apiKey.slice(0, 12)}…`, status: 'active', scopes: everyScope, allowedIps: [], createdAt: expect.any(String), revokedAt: null, lastUsedAt: expect.any(String) },
-      { id: created.keyId, keyId: created.keyId, name: 'CLI', hint: `${created.apiKey.slice(0, 12)}…`, status: 'revoked', scopes: everyScope, allowedIps: [], createdAt: expect.any(String), revokedAt: expect.any(String), lastUsedAt: null },
+      {
+        id: second.keyId,
+        keyId: second.keyId,
+        name: 'CLI',
+        hint: `${second.apiKey.slice(0, 12)}…`,
+        status: 'active',
+        scopes: everyScope,
+        allowedIps: [],
+        createdAt: expect.any(String),
+        revokedAt: null,
+        lastUsedAt: expect.any(String),
+      },
+      {
+        id: created.keyId,
+        keyId: created.keyId,
+        name: 'CLI',
+        hint: `${created.apiKey.slice(0, 12)}…`,
+        status: 'revoked',
+        scopes: everyScope,
+        allowedIps: [],
+        createdAt: expect.any(String),
+        revokedAt: expect.any(String),
+        lastUsedAt: null,
+      },
     ]);
     for (const secret of [created.apiKey, second.apiKey, digestApiKey(created.apiKey), created.callbackSecret]) {
       expect(listed.out).not.toContain(secret);

@@ -90,18 +90,15 @@ async function confirmedDeposit(merchant: SeededMerchant): Promise<any> {
   return deposit.body.data;
 }
 
-const callbackLog = (merchant: SeededMerchant, transactionId: string) =>
-  invoke('list-transaction-callbacks', { apiKey: merchant.apiKey, pathParameters: { transactionId } });
+const callbackLog = (merchant: SeededMerchant, transactionId: string) => invoke('list-transaction-callbacks', { apiKey: merchant.apiKey, pathParameters: { transactionId } });
 const resend = (merchant: SeededMerchant, transactionId: string, headers: Record<string, string> = {}) =>
   invoke('resend-transaction-callback', { apiKey: merchant.apiKey, pathParameters: { transactionId }, headers });
 const testCallback = (merchant: SeededMerchant, headers: Record<string, string> = {}) => invoke('send-test-callback', { apiKey: merchant.apiKey, headers });
 const getMerchant = (merchant: SeededMerchant) => invoke('get-merchant', { apiKey: merchant.apiKey });
-const patchMerchant = (merchant: SeededMerchant, body: unknown, headers: Record<string, string> = {}) =>
-  invoke('update-merchant', { apiKey: merchant.apiKey, body, headers });
+const patchMerchant = (merchant: SeededMerchant, body: unknown, headers: Record<string, string> = {}) => invoke('update-merchant', { apiKey: merchant.apiKey, body, headers });
 const rotate = (merchant: SeededMerchant, headers: Record<string, string> = {}) => invoke('rotate-callback-secret', { apiKey: merchant.apiKey, headers });
 
-const storedMerchant = async (id: string) =>
-  (await documentClient.send(new GetCommand({ TableName: config().tables.merchants, Key: { id }, ConsistentRead: true }))).Item!;
+const storedMerchant = async (id: string) => (await documentClient.send(new GetCommand({ TableName: config().tables.merchants, Key: { id }, ConsistentRead: true }))).Item!;
 
 function expect422(response: GatewayResult, fields: string[]): void {
   expect(response.status).toBe(422);
@@ -413,7 +410,9 @@ describe('POST /api/v2/merchant/callback-secret/rotate', () => {
     await sender().handle(messageOf(`${deposit.id}:confirmed`));
     const [during] = receiver.byWebhookId(`${deposit.id}:confirmed`);
     expect(String(during!.headers['webhook-signature']).split(' ')).toHaveLength(2);
-    expect(String(during!.headers['webhook-signature']).split(' ')[0]).toBe(new Webhook(newSecret).sign(`${deposit.id}:confirmed`, new Date(Number(during!.headers['webhook-timestamp']) * 1000), during!.body).split(' ')[0]);
+    expect(String(during!.headers['webhook-signature']).split(' ')[0]).toBe(
+      new Webhook(newSecret).sign(`${deposit.id}:confirmed`, new Date(Number(during!.headers['webhook-timestamp']) * 1000), during!.body).split(' ')[0],
+    );
     expect(verifiesWith(newSecret, during!)).toBe(true);
     expect(verifiesWith(oldSecret, during!)).toBe(true);
     // The hash takes the new secret at once, in the callback and in retrieval alike.
@@ -440,7 +439,7 @@ describe('POST /api/v2/merchant/callback-secret/rotate', () => {
     expect(verifiesWith(oldSecret, afterwards!)).toBe(false);
   });
 
-  it('rotated again within the overlap, keeps the first rotation\'s secret and the original signing beside the second', async () => {
+  it("rotated again within the overlap, keeps the first rotation's secret and the original signing beside the second", async () => {
     const merchant = await merchantAt('/rotate-twice');
     const first = (await rotate(merchant)).body.data.callbackSecret;
     const second = (await rotate(merchant)).body.data.callbackSecret;

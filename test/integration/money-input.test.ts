@@ -166,7 +166,11 @@ describe('any decimal text up to 40 digits', () => {
     .tuple(fc.integer({ min: 0, max: 20 }), fc.integer({ min: 0, max: 20 }))
     .chain(([integerDigits, fractionDigits]) =>
       fc.tuple(
-        integerDigits === 0 ? fc.constant('0') : fc.tuple(fc.integer({ min: 1, max: 9 }), fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: integerDigits - 1, maxLength: integerDigits - 1 })).map(([lead, rest]) => `${lead}${rest}`),
+        integerDigits === 0
+          ? fc.constant('0')
+          : fc
+              .tuple(fc.integer({ min: 1, max: 9 }), fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: integerDigits - 1, maxLength: integerDigits - 1 }))
+              .map(([lead, rest]) => `${lead}${rest}`),
         fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: fractionDigits, maxLength: fractionDigits }),
       ),
     )

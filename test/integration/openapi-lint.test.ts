@@ -14,10 +14,7 @@ import { STAGES, type Stage } from '../../shared/stage.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
-const documents = Object.fromEntries(STAGES.map((stage) => [stage, buildOpenApiDocument('https://gateway.example', stage, CRYPTO_NETWORKS)])) as Record<
-  Stage,
-  ReturnType<typeof buildOpenApiDocument>
->;
+const documents = Object.fromEntries(STAGES.map((stage) => [stage, buildOpenApiDocument('https://gateway.example', stage, CRYPTO_NETWORKS)])) as Record<Stage, ReturnType<typeof buildOpenApiDocument>>;
 
 describe('Redocly lint, recommended ruleset', () => {
   let dir: string;

@@ -141,7 +141,7 @@ describe('events refused, changing nothing', () => {
     expect(await ledger().listByInvoice(invoice.id)).toEqual([]);
   });
 
-  it('404 for an unknown provider, an unknown reference, or a provider reference that is not the payment\'s', async () => {
+  it("404 for an unknown provider, an unknown reference, or a provider reference that is not the payment's", async () => {
     const { invoice, providerReference } = await paymentAtProvider();
     expect((await sendProviderEvent(confirmedEvent(invoice.id, providerReference), { providerId: 'nobody', secret: configuredProvider().secret })).status).toBe(404);
     expect((await sendProviderEvent(confirmedEvent(randomUUID(), providerReference))).status).toBe(404);

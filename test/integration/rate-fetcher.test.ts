@@ -59,7 +59,7 @@ afterAll(async () => {
 });
 
 describe('a good answer', () => {
-  it('asks once for every ticker-priced symbol, in the ticker\'s symbols=[…] form, and nothing for fixed prices', async () => {
+  it("asks once for every ticker-priced symbol, in the ticker's symbols=[…] form, and nothing for fixed prices", async () => {
     const before = ticker.requests.length;
     await storeGoodPrices();
     expect(ticker.requests.slice(before)).toEqual([['BTCUSDT', 'ETHUSDT', 'USDTTRY']]);
@@ -128,7 +128,14 @@ describe('an answer with bad prices', () => {
 
   it.each(badPrices)('(%s) stores the good prices beside it and leaves that one as it was', async (_, price) => {
     const before = await storeGoodPrices();
-    ticker.reply = { status: 200, body: JSON.stringify([{ symbol: 'BTCUSDT', price }, { symbol: 'ETHUSDT', price: '3300.00000000' }, { symbol: 'USDTTRY', price: '35.00000000' }]) };
+    ticker.reply = {
+      status: 200,
+      body: JSON.stringify([
+        { symbol: 'BTCUSDT', price },
+        { symbol: 'ETHUSDT', price: '3300.00000000' },
+        { symbol: 'USDTTRY', price: '35.00000000' },
+      ]),
+    };
     later();
     const result = await refresh();
     expect(result.stored.sort()).toEqual(['ETH', 'TRY']);
@@ -144,12 +151,7 @@ describe('an answer with bad prices', () => {
     later();
     ticker.reply = {
       status: 200,
-      body: JSON.stringify([
-        { symbol: 'ETHUSDT', price: '3300.00000000' },
-        { symbol: 'ETHUSDT', price: '3301.00000000' },
-        { symbol: 'USDTTRY', price: '35.00000000' },
-        { unexpected: true },
-      ]),
+      body: JSON.stringify([{ symbol: 'ETHUSDT', price: '3300.00000000' }, { symbol: 'ETHUSDT', price: '3301.00000000' }, { symbol: 'USDTTRY', price: '35.00000000' }, { unexpected: true }]),
     };
     const result = await refresh();
     expect(result.stored).toEqual(['TRY']);

@@ -201,7 +201,15 @@ describe(`a report of ${ROWS.toLocaleString('en')} transactions`, () => {
     await expect(service.build(id, attempt(0))).rejects.toThrow('The invocation timed out');
     reports.saveProgress = save;
     // SQS delivers its message again once the invocation's time is over.
-    await documents().send(new UpdateCommand({ TableName: 'reports', Key: { id }, UpdateExpression: 'SET building.#until = :past', ExpressionAttributeNames: { '#until': 'until' }, ExpressionAttributeValues: { ':past': new Date(0).toISOString() } }));
+    await documents().send(
+      new UpdateCommand({
+        TableName: 'reports',
+        Key: { id },
+        UpdateExpression: 'SET building.#until = :past',
+        ExpressionAttributeNames: { '#until': 'until' },
+        ExpressionAttributeValues: { ':past': new Date(0).toISOString() },
+      }),
+    );
     await builtInTurns(service, id);
     expect(Buffer.compare(await readFile(join(directory, `merchant-a/${id}.csv`)), once)).toBe(0);
   }, 240_000);
@@ -241,7 +249,14 @@ describe('a transactions report', () => {
     opened?.stream.destroy();
     expect(await openLinkedReport(process.env.GATEWAY_REPORTS_DIR!, randomBytes(32), target, new Date())).toBeUndefined();
     expect(await openLinkedReport(process.env.GATEWAY_REPORTS_DIR!, key, target.replace(other.merchant.id, merchant.merchant.id), new Date())).toBeUndefined();
-    expect(await openLinkedReport(process.env.GATEWAY_REPORTS_DIR!, key, target.replace(/expires=(\d+)/, (_match: string, expires: string) => `expires=${Number(expires) + 60}`), new Date())).toBeUndefined();
+    expect(
+      await openLinkedReport(
+        process.env.GATEWAY_REPORTS_DIR!,
+        key,
+        target.replace(/expires=(\d+)/, (_match: string, expires: string) => `expires=${Number(expires) + 60}`),
+        new Date(),
+      ),
+    ).toBeUndefined();
     expect(await openLinkedReport(process.env.GATEWAY_REPORTS_DIR!, key, target, new Date(Date.now() + 16 * 60_000))).toBeUndefined();
   });
 });
@@ -281,7 +296,12 @@ describe('a balance entries report', () => {
     // Two rows a part each, and the invocation that finds no more.
     expect(await builtInTurns(service, again)).toBe(3);
     const built = await readFile(join(process.env.GATEWAY_REPORTS_DIR!, `${owner.merchant.id}/${again}.csv`), 'utf8');
-    expect(built.split('\r\n').slice(0, 3).map((line) => line.split(',').slice(3).join(','))).toEqual(lines.map((line) => line.split(',').slice(3).join(',')));
+    expect(
+      built
+        .split('\r\n')
+        .slice(0, 3)
+        .map((line) => line.split(',').slice(3).join(',')),
+    ).toEqual(lines.map((line) => line.split(',').slice(3).join(',')));
   });
 });
 

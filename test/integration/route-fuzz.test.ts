@@ -147,8 +147,7 @@ beforeAll(async () => {
     },
     // Signed as the demo provider signs: the events' schema and state are fuzzed past their signature.
     signs: {
-      'receive-provider-event': (body) =>
-        Object.entries(signMessage(configuredProvider().secret, `evt_${randomUUID()}`, body, new Date()).headers).filter(([name]) => name.startsWith('webhook-')),
+      'receive-provider-event': (body) => Object.entries(signMessage(configuredProvider().secret, `evt_${randomUUID()}`, body, new Date()).headers).filter(([name]) => name.startsWith('webhook-')),
     },
   };
 });
@@ -162,11 +161,7 @@ describe('every route of the route table under generated requests', () => {
   it.each(routes.map((route) => [`${route.method} ${route.path}`, route] as const))(
     '%s: no 5xx, envelopes with x-request-id, refusals change nothing',
     async (_, route) => {
-      const outcome = await fuzzRoute(
-        route,
-        { world, url: server.url, writes, readTables: () => readTables(documentClient, Object.values(tables), writes) },
-        settings,
-      );
+      const outcome = await fuzzRoute(route, { world, url: server.url, writes, readTables: () => readTables(documentClient, Object.values(tables), writes) }, settings);
       console.log(`${route.name}: ${outcome.sent} requests, ${JSON.stringify(outcome.statuses)}`);
       expect(outcome.sent).toBeGreaterThanOrEqual(settings.requestsPerRoute);
       // Checks that the generated requests are not all refused at the door.

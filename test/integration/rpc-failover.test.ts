@@ -58,8 +58,7 @@ async function payInvoice(amount: number) {
 }
 
 /** The endpoints' report of each run this logged at WARN. */
-const endpointReports = (calls: unknown[][]) =>
-  calls.filter(([message]) => String(message).startsWith('Chain RPC endpoints of the run')).map(([, details]) => details as Record<string, any>);
+const endpointReports = (calls: unknown[][]) => calls.filter(([message]) => String(message).startsWith('Chain RPC endpoints of the run')).map(([, details]) => details as Record<string, any>);
 
 describe('a network whose first RPC endpoint is down', () => {
   it('credits a deposit read through the second, and says so once per run', async () => {
@@ -110,7 +109,9 @@ describe('a network whose first RPC endpoint is down', () => {
       expect(await watcher.once()).toEqual({ network: 'bahamut', runFailed: true });
       const [message, details] = error.mock.calls[0] as unknown as [string, { reason: string }];
       expect(message).toMatch(/^Chain watcher run failed/);
-      expect(details.reason).toMatch(new RegExp(`^AllEndpointsFailedError: Every bahamut RPC endpoint failed: #1 127\\.0\\.0\\.1:${first.port}: .*ECONNREFUSED.*; #2 127\\.0\\.0\\.1:${second.port}: .*ECONNREFUSED`));
+      expect(details.reason).toMatch(
+        new RegExp(`^AllEndpointsFailedError: Every bahamut RPC endpoint failed: #1 127\\.0\\.0\\.1:${first.port}: .*ECONNREFUSED.*; #2 127\\.0\\.0\\.1:${second.port}: .*ECONNREFUSED`),
+      );
     } finally {
       error.mockRestore();
     }

@@ -14,7 +14,16 @@ import { callbackEntry } from '../../shared/domain/transactions/transaction-call
 import type { ApiKeyStore } from '../../shared/domain/merchants/api-key-service.js';
 import type { BalanceStore } from '../../shared/domain/ledger/balance-service.js';
 import type { BooksHolds } from '../../shared/domain/ledger/books-hold.js';
-import { type ApiKey, type BooksHold, type ClearedBooksHold, type KeyUseRecorder, LAST_USED_GRANULARITY_SECONDS, type Merchant, type MerchantProfiles, newApiKey } from '../../shared/domain/merchants/merchants.js';
+import {
+  type ApiKey,
+  type BooksHold,
+  type ClearedBooksHold,
+  type KeyUseRecorder,
+  LAST_USED_GRANULARITY_SECONDS,
+  type Merchant,
+  type MerchantProfiles,
+  newApiKey,
+} from '../../shared/domain/merchants/merchants.js';
 import { movementsOf, post } from '../../shared/domain/ledger/balances.js';
 import type { ChainCursor } from '../../shared/domain/chains/chain.js';
 import type { ChainState, HeldTransfer } from '../../shared/domain/payments/chain-watcher.js';
@@ -170,7 +179,7 @@ describe.each([
       expect(await invoices.awaitingProvider(providerId)).toEqual([]);
     });
 
-    it('list a customer\'s invoices newest first, from a time and in one currency when asked', async () => {
+    it("list a customer's invoices newest first, from a time and in one currency when asked", async () => {
       const { invoices } = storesOf();
       const merchantId = randomUUID();
       const customer = { customerId: 'alice' };
@@ -343,7 +352,11 @@ describe.each([
       const merchantId = randomUUID();
       const at = (minute: number) => `2026-06-01T12:${String(minute).padStart(2, '0')}:00.000Z`;
       const adjustment = (amount: string) => ({ type: 'adjustment' as const, available: new Decimal(amount), reserved: new Decimal(0) });
-      for (const [amount, minute] of [['10.00', 1], ['-2.50', 2], ['4.00', 3]] as const) {
+      for (const [amount, minute] of [
+        ['10.00', 1],
+        ['-2.50', 2],
+        ['4.00', 3],
+      ] as const) {
         const posting = post(await balances.get(merchantId, 'INR'), [adjustment(amount)], { merchantId, currency: 'INR', transactionId: null, at: at(minute), entryId: randomUUID(), reason: 'contract' });
         expect(await balances.post(posting)).toBe('committed');
       }
@@ -400,7 +413,13 @@ describe.each([
 
       expect(await stores.totals.lastDays(merchantId, [DAY, NEXT_DAY])).toEqual({
         volumes: new Map([
-          ['USDT', new Map([[DAY, '0.300000'], [NEXT_DAY, '0.400000']])],
+          [
+            'USDT',
+            new Map([
+              [DAY, '0.300000'],
+              [NEXT_DAY, '0.400000'],
+            ]),
+          ],
           ['ETH', new Map([[DAY, '123456789.123456789012345679']])],
         ]),
         // The first ETH deposit paid its invoice; the USDT one is still short.
@@ -445,7 +464,15 @@ describe.each([
       const volume = (day: string, amount: string): DailyCount => ({ kind: 'volume', merchantId, day, currency: 'BTC', amount });
       const counts = [...Array.from({ length: 20 }, () => created(DAY)), created(NEXT_DAY), volume(DAY, '0.1'), volume(DAY, '0.2'), volume(NEXT_DAY, '1')];
       const expected = {
-        volumes: new Map([['BTC', new Map([[DAY, '0.30000000'], [NEXT_DAY, '1.00000000']])]]),
+        volumes: new Map([
+          [
+            'BTC',
+            new Map([
+              [DAY, '0.30000000'],
+              [NEXT_DAY, '1.00000000'],
+            ]),
+          ],
+        ]),
         invoices: new Map([
           [DAY, { created: 20, completed: 0 }],
           [NEXT_DAY, { created: 1, completed: 0 }],
@@ -560,7 +587,13 @@ describe.each([
   });
 
   describe('holds on payouts', () => {
-    const hold = (run: string, at: Date): BooksHold => ({ heldAt: at.toISOString(), run: { at: at.toISOString().replace(/\.\d{3}Z$/, 'Z'), id: run }, differences: 1, currencies: ['TRY'], transactionIds: [] });
+    const hold = (run: string, at: Date): BooksHold => ({
+      heldAt: at.toISOString(),
+      run: { at: at.toISOString().replace(/\.\d{3}Z$/, 'Z'), id: run },
+      differences: 1,
+      currencies: ['TRY'],
+      transactionIds: [],
+    });
     const cleared = (held: BooksHold): ClearedBooksHold => ({ ...held, clearedAt: later(7200).toISOString(), reason: 'Checked' });
     const holdsOf = async (merchants: MerchantProfiles, id: string): Promise<Pick<Merchant, 'booksHold' | 'booksHoldCleared'> | undefined> => {
       const merchant = await merchants.getMerchant(id, { consistent: true });

@@ -54,9 +54,7 @@ describe('a function running locally', () => {
       new AccessDeniedException(`get-invoice is not authorized to perform dynamodb:Query on ${tables().invoices} (index openByExpiry): its route-table entry does not allow it (shared/routes.ts)`),
     );
     // Not even on the table whose index it queries: the publisher's sweep reads the index, never the table.
-    await expect(runAs(entry('publish-callbacks'), () => documentClient.send(new ScanCommand({ TableName: tables().outbox, Limit: 1 })))).rejects.toBeInstanceOf(
-      AccessDeniedException,
-    );
+    await expect(runAs(entry('publish-callbacks'), () => documentClient.send(new ScanCommand({ TableName: tables().outbox, Limit: 1 })))).rejects.toBeInstanceOf(AccessDeniedException);
   });
 
   it('is refused a table its entry does not name, and a write on a table it only reads', async () => {

@@ -141,7 +141,13 @@ describe('payment accounting (docs/merchant-guide.md#how-payments-are-counted)',
     for (const deposit of [first, second]) expect(await outbox().get(`${deposit.id}:confirmed`)).toBeDefined();
 
     const extra = (await simulate({ invoiceId: invoice.id, amount: 1 })).body.data;
-    expect(view(await getInvoice(invoice.id))).toMatchObject({ status: 'completed', paidAmount: '26.000000', paymentStatus: 'overpaid', transactionIds: [first.id, second.id, extra.id], completedAt: completed.completedAt });
+    expect(view(await getInvoice(invoice.id))).toMatchObject({
+      status: 'completed',
+      paidAmount: '26.000000',
+      paymentStatus: 'overpaid',
+      transactionIds: [first.id, second.id, extra.id],
+      completedAt: completed.completedAt,
+    });
   });
 
   it('completes an overpaid invoice at once', async () => {

@@ -11,18 +11,7 @@ import { tronAddress } from '../../shared/chain/tron-reader.js';
 import { localStageConfiguration } from '../support/stage-configuration.js';
 import { transactionHash } from '../../shared/domain/transactions/transactions.js';
 import { logger } from '../../shared/observability/logger.js';
-import {
-  addressOn,
-  callbackFor,
-  createInvoice,
-  creditsOf,
-  depositsOf,
-  getInvoice,
-  getTransaction,
-  setEnvironment,
-  total,
-  watcherOf,
-} from '../support/chain-watch.js';
+import { addressOn, callbackFor, createInvoice, creditsOf, depositsOf, getInvoice, getTransaction, setEnvironment, total, watcherOf } from '../support/chain-watch.js';
 import { expireInvoice } from '../support/invoke.js';
 import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { seedMerchant, testChainStore, type SeededMerchant } from '../support/merchants.js';

@@ -30,9 +30,7 @@ it('backfill-addresses names the owners a wallet lacks, and running it again kee
   expect(created.status).toBe(200);
   const addresses = new Map<string, string>(created.body.data.wallet.addresses.map((a: { network: string; address: string }) => [a.network, a.address]));
   const script = segwitScript(addresses.get('bitcoin')!);
-  const tron = (
-    await invoke('create-invoice', { apiKey, body: { orderId: randomUUID(), customerId: 'early-customer', baseCurrency: 'TRX', amount: 30 } })
-  ).body.data.wallet.address as string;
+  const tron = (await invoke('create-invoice', { apiKey, body: { orderId: randomUUID(), customerId: 'early-customer', baseCurrency: 'TRX', amount: 30 } })).body.data.wallet.address as string;
   const wallets = new DynamoWalletStore(documentClient, config().tables.wallets);
   for (const id of [`address#btc#${script}`, `address#tron#${tron}`]) await documentClient.send(new DeleteCommand({ TableName: config().tables.wallets, Key: { id } }));
   expect(await wallets.ownersOf('btc', [script])).toEqual(new Map());

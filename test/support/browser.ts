@@ -16,15 +16,7 @@ import { escapeHtml } from '../../shared/http/html.js';
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
 /** No sandbox (CI runs as root), and nothing that reaches out to the network by itself. */
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
 const ARTIFACTS_DIR = fileURLToPath(new URL('../artifacts/', import.meta.url));
 
@@ -79,10 +71,7 @@ export async function startMerchantSite(): Promise<MerchantSite> {
       returns.push(`${url.pathname}${url.search}`);
       page('Back at the shop', '<h1>Back at the shop</h1><p>Thank you for your order.</p>');
     } else if (url.pathname === '/embed') {
-      page(
-        'Checkout in a frame',
-        `<h1>The shop</h1><iframe src="${escapeHtml(url.searchParams.get('src'))}" title="Checkout" width="360" height="760"></iframe>`,
-      );
+      page('Checkout in a frame', `<h1>The shop</h1><iframe src="${escapeHtml(url.searchParams.get('src'))}" title="Checkout" width="360" height="760"></iframe>`);
     } else {
       response.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     }

@@ -55,10 +55,7 @@ export async function startCallbackReceiver(answer: CallbackAnswer = () => 200):
     answer,
     byWebhookId: (webhookId) => received.filter((callback) => callback.webhookId === webhookId),
     waitForDelivery: (predicate, timeoutMs = 15_000) =>
-      eventually(
-        () => received.find((callback) => callback.status >= 200 && callback.status < 300 && predicate(callback)),
-        { timeoutMs, what: 'a delivered callback' },
-      ),
+      eventually(() => received.find((callback) => callback.status >= 200 && callback.status < 300 && predicate(callback)), { timeoutMs, what: 'a delivered callback' }),
     close: async () => {
       server.closeAllConnections();
       server.close();

@@ -92,8 +92,7 @@ export const addressOn = (invoice: { wallet: { addresses: Array<{ network: strin
 
 export const getInvoice = async (merchant: SeededMerchant, id: string) => (await invoke('get-invoice', { apiKey: merchant.apiKey, pathParameters: { invoiceId: id } })).body.data;
 
-export const getTransaction = async (merchant: SeededMerchant, id: string) =>
-  (await invoke('get-transaction', { apiKey: merchant.apiKey, pathParameters: { transactionId: id } })).body.data;
+export const getTransaction = async (merchant: SeededMerchant, id: string) => (await invoke('get-transaction', { apiKey: merchant.apiKey, pathParameters: { transactionId: id } })).body.data;
 
 /** An invoice's deposits, oldest first. */
 export const depositsOf = async (invoiceId: string): Promise<Transaction[]> =>
@@ -108,4 +107,3 @@ export async function callbackFor(merchant: SeededMerchant, transactionId: strin
 /** What a deposit credited the merchant's balance: its entries as the merchant lists them. */
 export const creditsOf = async (merchant: SeededMerchant, transactionId: string) =>
   (await invoke('list-balance-entries', { apiKey: merchant.apiKey, query: { transactionId } })).body.data.items.map(({ type, amount, currency }: Record<string, string>) => ({ type, amount, currency }));
-

@@ -59,8 +59,7 @@ export async function startFakeAwsControlPlane(stage: Stage, tables: Record<Tabl
   const stacks = new Map<string, Record<string, string>>(STACK_CONCERNS.map((concern) => [gatewayStackName(stage, concern), {}]));
   stacks.set(gatewayStackName(stage, 'data'), data);
   stacks.set(gatewayStackName(stage, 'api'), { UsagePlanId: USAGE_PLAN_ID });
-  const json = (response: ServerResponse, status: number, value: unknown) =>
-    response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+  const json = (response: ServerResponse, status: number, value: unknown) => response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
 
   const server = createServer(async (request, response) => {
     const body = await bodyOf(request);

@@ -123,7 +123,13 @@ export interface ApiResponse {
 }
 
 /** A JSON request to the runtime with its demo key, as a merchant's client sends it. */
-export async function callApi(gateway: Pick<GatewayProcess, 'baseUrl' | 'apiKey'>, method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse> {
+export async function callApi(
+  gateway: Pick<GatewayProcess, 'baseUrl' | 'apiKey'>,
+  method: 'GET' | 'POST' | 'PATCH',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<ApiResponse> {
   const response = await fetch(`${gateway.baseUrl}${path}`, {
     method,
     headers: { 'x-api-key': gateway.apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },

@@ -68,8 +68,7 @@ const TOLERANCE_SECONDS = 5 * 60;
 
 const keyOf = (secret: string) => Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
 
-export const hmacSignature = (secret: string, id: string, timestamp: number, body: string): string =>
-  `v1,${createHmac('sha256', keyOf(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
+export const hmacSignature = (secret: string, id: string, timestamp: number, body: string): string => `v1,${createHmac('sha256', keyOf(secret)).update(`${id}.${timestamp}.${body}`).digest('base64')}`;
 
 /** Standard Webhooks verification, by hand: any `v1,` signature of the header may match. */
 export function verifySignature(secret: string, headers: IncomingHttpHeaders | Record<string, string | undefined>, body: string, nowSeconds = Date.now() / 1000): boolean {
@@ -114,7 +113,10 @@ export async function startPartnerProvider(): Promise<PartnerProvider> {
       return sendJson(
         201,
         ['p2p', 'intent'].includes(method)
-          ? { providerReference: payment.providerReference, instructions: { payee: 'Partner Pay Ltd', upiId: 'partnerpay@upi', accountNumber: '000123456789', bankName: 'Partner Bank', amount, currency, reference: `PP${sequence}` } }
+          ? {
+              providerReference: payment.providerReference,
+              instructions: { payee: 'Partner Pay Ltd', upiId: 'partnerpay@upi', accountNumber: '000123456789', bankName: 'Partner Bank', amount, currency, reference: `PP${sequence}` },
+            }
           : { providerReference: payment.providerReference, redirectUrl: `${url}/pay/${payment.providerReference}` },
       );
     }

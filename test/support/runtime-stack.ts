@@ -13,7 +13,7 @@ import { localCredentials } from '../../infra/local/environment.js';
 import { readRunningStack, type RuntimeInfo } from '../../infra/local/runtime-info.js';
 import { localCallbackQueueUrls, localSqsClient } from '../../infra/local/sqs.js';
 import { writeWithEntries } from '../../shared/domain/ledger/balances.js';
-import { type CallbackEntry } from '../../shared/domain/callbacks/callbacks.js';
+import type { CallbackEntry } from '../../shared/domain/callbacks/callbacks.js';
 import { callbackEntry } from '../../shared/domain/transactions/transaction-callbacks.js';
 import { Decimal } from '../../shared/domain/kernel/money.js';
 import { invoiceAfterDeposit } from '../../shared/domain/invoicing/payments.js';

@@ -144,7 +144,10 @@ export class TronNode {
   private blockJson(number: number) {
     const stored = this.chain[number];
     if (!stored) return {};
-    const json = block(number, stored.transactions.map((tx) => tx.transaction));
+    const json = block(
+      number,
+      stored.transactions.map((tx) => tx.transaction),
+    );
     const parentHash = this.fault === 'parent-mismatch' ? 'ee'.repeat(32) : stored.parentHash;
     return { ...json, blockID: stored.blockID, block_header: { ...json.block_header, raw_data: { ...json.block_header.raw_data, parentHash } } };
   }

@@ -1,10 +1,4 @@
-import {
-  CreateApiKeyCommand,
-  CreateUsagePlanKeyCommand,
-  DeleteApiKeyCommand,
-  GetApiKeysCommand,
-  type APIGatewayClient,
-} from '@aws-sdk/client-api-gateway';
+import { CreateApiKeyCommand, CreateUsagePlanKeyCommand, DeleteApiKeyCommand, GetApiKeysCommand, type APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { DescribeStacksCommand, type CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { GetParameterCommand, type SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
@@ -57,7 +51,12 @@ describe('ApiGatewayKeyRegistry', () => {
   it('deletes only the API key of that merchant key on unregister', async () => {
     const { client, sent } = stubClient<APIGatewayClient>((command) =>
       command instanceof GetApiKeysCommand
-        ? { items: [{ id: 'a', name: `merchant-key-${key.keyId}` }, { id: 'b', name: `merchant-key-${key.keyId}-other` }] }
+        ? {
+            items: [
+              { id: 'a', name: `merchant-key-${key.keyId}` },
+              { id: 'b', name: `merchant-key-${key.keyId}-other` },
+            ],
+          }
         : {},
     );
     await new ApiGatewayKeyRegistry(client, 'plan-7').unregister(key);
@@ -110,7 +109,7 @@ describe("the usage plan's id in a function", () => {
 });
 
 describe('stackOutputs', () => {
-  it("reads the outputs of every stack of the stage, PaymentGateway-{stage}-{data,api,jobs,monitoring}, together", async () => {
+  it('reads the outputs of every stack of the stage, PaymentGateway-{stage}-{data,api,jobs,monitoring}, together', async () => {
     const outputs: Record<string, Array<{ OutputKey: string; OutputValue: string }>> = {
       'PaymentGateway-demo-data': [{ OutputKey: 'TableMerchants', OutputValue: 'm' }],
       'PaymentGateway-demo-api': [{ OutputKey: 'UsagePlanId', OutputValue: 'p' }],

@@ -127,7 +127,7 @@ describe('issuing a key', () => {
     expect(await keys.listKeys(merchant)).toEqual([]);
   });
 
-  it('takes a key it could not store out of the gateway again, and fails with the store\'s error', async () => {
+  it("takes a key it could not store out of the gateway again, and fails with the store's error", async () => {
     class Throttled extends MemoryApiKeys {
       override async addKey(): Promise<void> {
         throw new Error('ProvisionedThroughputExceededException');
@@ -205,7 +205,7 @@ describe("a key's scopes and allowed addresses", () => {
   });
 
   it.each([
-    ['a scope beyond its maker\'s reach', { scopes: ['read', 'payouts'] }, ['read', 'payments', 'settings'], 'scopes', 'scopes may not include payouts: a key never does more than its maker may'],
+    ["a scope beyond its maker's reach", { scopes: ['read', 'payouts'] }, ['read', 'payments', 'settings'], 'scopes', 'scopes may not include payouts: a key never does more than its maker may'],
     ['a scope of a maker who may give none', { scopes: ['read'] }, [], 'scopes', 'scopes may not include read: a key never does more than its maker may'],
     ['no scope given by a maker who may not give every scope', {}, ['read', 'payments', 'settings'], 'scopes', 'scopes may not include payouts, reports: a key never does more than its maker may'],
     ['an empty list of scopes', { scopes: [] }, undefined, 'scopes', 'scopes must name at least one scope'],
@@ -224,7 +224,7 @@ describe("a key's scopes and allowed addresses", () => {
     expect(await keys.listKeys(merchant)).toEqual([]);
   });
 
-  it('takes 20 addresses, and every scope within its maker\'s reach', async () => {
+  it("takes 20 addresses, and every scope within its maker's reach", async () => {
     const { service, merchant } = world();
     const allowedIps = Array.from({ length: 20 }, (_, i) => `10.0.${i}.0/24`);
     const { key } = await service.issue(merchant, { name: 'Developer key', scopes: ['settings', 'payments', 'read'], allowedIps }, ['read', 'payments', 'settings']);
@@ -244,7 +244,7 @@ describe('listing keys', () => {
     advance(60);
     const third = await service.issue(merchant, { name: 'Third' });
     await service.revoke(merchant, second.key.keyId);
-    await service.issue(merchants.add().id, { name: 'Another merchant\'s' });
+    await service.issue(merchants.add().id, { name: "Another merchant's" });
 
     const listed = await service.list(merchant);
     expect(listed.map(({ keyId }) => keyId)).toEqual([third.key.keyId, second.key.keyId, legacy.keyId]);

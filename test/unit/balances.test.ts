@@ -172,7 +172,13 @@ class MemoryBooks extends MemoryBalanceStore {
 
 function booksService(books: MemoryBooks, merchants = [MERCHANT]) {
   const transactions: TransactionBooks = { allOf: (m) => books.allOf(m), get: (id) => books.transaction(id), book: (t, p) => books.book(t, p) };
-  return new BalanceService({ balances: books, transactions, merchants: { getMerchant: async (id) => (merchants.includes(id) ? ({ id } as never) : undefined), enterDirectory: async () => false, clearPayoutsHold: async () => false }, clock: () => new Date(AT), newId });
+  return new BalanceService({
+    balances: books,
+    transactions,
+    merchants: { getMerchant: async (id) => (merchants.includes(id) ? ({ id } as never) : undefined), enterDirectory: async () => false, clearPayoutsHold: async () => false },
+    clock: () => new Date(AT),
+    newId,
+  });
 }
 
 describe('adjustments', () => {

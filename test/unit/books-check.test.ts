@@ -21,8 +21,7 @@ async function booksOfOneMerchant(gateway: MemoryGateway) {
   const merchantId = gateway.merchants.add({ processingFeePercent: '1.5' }).id;
   await gateway.fund(merchantId, 'TRY', '5000');
   const deposit = await depositOf(gateway, merchantId);
-  const withdraw = (amount: string) =>
-    gateway.fiatService.createWithdrawal(merchantId, withdrawalRequestSchema.parse({ customerId: 'c-1', amount, currency: 'TRY', cardNumber: '4111111111111111' }));
+  const withdraw = (amount: string) => gateway.fiatService.createWithdrawal(merchantId, withdrawalRequestSchema.parse({ customerId: 'c-1', amount, currency: 'TRY', cardNumber: '4111111111111111' }));
   const paid = await withdraw('1000');
   await withdraw('200');
   const { reference } = (await gateway.ledger.get(paid.id))!.provider!;

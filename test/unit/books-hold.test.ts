@@ -16,8 +16,7 @@ import { memoryGateway, refusal, type MemoryGateway } from '../support/memory/ga
 const RUN = { at: '2026-11-29T04:00:00Z', id: 'run-1' };
 const HELD = "Payouts are held: the books check of 2026-11-29T04:00:00Z found this merchant's books off; an operator must clear the hold";
 
-const withdrawal = (fields: Record<string, unknown> = {}) =>
-  withdrawalRequestSchema.parse({ customerId: 'customer-1', amount: '100.00', currency: 'TRY', phoneNumber: '+905551234567', ...fields });
+const withdrawal = (fields: Record<string, unknown> = {}) => withdrawalRequestSchema.parse({ customerId: 'customer-1', amount: '100.00', currency: 'TRY', phoneNumber: '+905551234567', ...fields });
 
 /** A merchant with 1000 TRY whose payouts the books check held, as the check holds them. */
 async function heldMerchant(gateway: MemoryGateway): Promise<{ merchantId: string; hold: BooksHold }> {

@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { FIRST_PAUSE_SECONDS, LONGEST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS, PAUSE_SPREAD_SHARE, PROBE_HOLD_SECONDS, pauseAfterTimeout, pauseDecision, pausedRetrySeconds, pausedUntil, pauseSeconds } from '../../shared/domain/callbacks/callback-pause.js';
+import {
+  FIRST_PAUSE_SECONDS,
+  LONGEST_PAUSE_SECONDS,
+  PAUSE_AFTER_TIMEOUTS,
+  PAUSE_SPREAD_SHARE,
+  PROBE_HOLD_SECONDS,
+  pauseAfterTimeout,
+  pauseDecision,
+  pausedRetrySeconds,
+  pausedUntil,
+  pauseSeconds,
+} from '../../shared/domain/callbacks/callback-pause.js';
 import type { CallbackPause } from '../../shared/domain/merchants/merchants.js';
 
 const URL_A = 'https://shop.example/callbacks';

@@ -98,7 +98,7 @@ describe('deposits found on chain', () => {
     expect(await stored(invoice)).toMatchObject({ paidAmount: '0.123456789012345678', paymentStatus: 'partial' });
   });
 
-  it('reads transfers of the watched tokens only, and only to customers\' addresses', async () => {
+  it("reads transfers of the watched tokens only, and only to customers' addresses", async () => {
     setup();
     const invoice = await gateway.createInvoice(merchant.id, { baseCurrency: 'USDT', amount: 25 });
     const [paid] = mineConfirmed(
@@ -126,7 +126,7 @@ describe('deposits found on chain', () => {
 });
 
 describe('which invoice a transfer pays', () => {
-  it('the customer\'s oldest open invoice in the asset, then the next', async () => {
+  it("the customer's oldest open invoice in the asset, then the next", async () => {
     setup();
     const older = await ethInvoice();
     gateway.advance(60);
@@ -149,7 +149,7 @@ describe('which invoice a transfer pays', () => {
     expect(await stored(invoice)).toMatchObject({ status: 'completed', cancelReason: 'expired', paidLate: true });
   });
 
-  it('with none in the asset, the customer\'s latest crypto invoice, recorded there without paying it', async () => {
+  it("with none in the asset, the customer's latest crypto invoice, recorded there without paying it", async () => {
     setup();
     const invoice = await gateway.createInvoice(merchant.id, { customerId: 'alice', baseCurrency: 'USDT', amount: 25 });
     mineConfirmed({ to: addressOf(invoice), value: ETHER / 100n });

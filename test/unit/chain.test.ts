@@ -40,7 +40,11 @@ describe('the cursor', () => {
   };
 
   it('moves to the last block scanned and remembers only so many', () => {
-    const next = advance(cursorAt(10, 5), [11, 12, 13].map((n) => ({ number: n, hash: hashAt(n) })), 4);
+    const next = advance(
+      cursorAt(10, 5),
+      [11, 12, 13].map((n) => ({ number: n, hash: hashAt(n) })),
+      4,
+    );
     expect(next).toEqual({ number: 13, hash: hashAt(13), recent: [10, 11, 12, 13].map((n) => ({ number: n, hash: hashAt(n) })) });
   });
 

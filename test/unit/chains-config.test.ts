@@ -42,9 +42,7 @@ describe('the networks configuration', () => {
   });
 
   it('refuses a list with an endpoint that is no http(s) URL, or one named twice, without repeating the URLs', () => {
-    expect(() => parseChainsConfig('prod', { GATEWAY_RPC_BSC: 'https://bsc.example.com,ftp://user:secret@node' })).toThrow(
-      'Invalid environment: GATEWAY_RPC_BSC: endpoint 2 must be an http(s) URL',
-    );
+    expect(() => parseChainsConfig('prod', { GATEWAY_RPC_BSC: 'https://bsc.example.com,ftp://user:secret@node' })).toThrow('Invalid environment: GATEWAY_RPC_BSC: endpoint 2 must be an http(s) URL');
     expect(() => parseChainsConfig('prod', { GATEWAY_RPC_BSC: 'https://bsc.example.com https://bsc.example.com' })).toThrow('GATEWAY_RPC_BSC: names an endpoint twice');
     expect(() => parseChainsConfig('prod', { GATEWAY_RPC_BSC: ' , ' })).toThrow('GATEWAY_RPC_BSC: must name at least one http(s) URL');
     expect(() => parseChainsConfig('prod', { GATEWAY_RPC_BSC: 'https://bsc.example.com,ftp://user:secret@node' })).not.toThrow(/secret/);

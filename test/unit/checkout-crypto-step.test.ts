@@ -41,12 +41,16 @@ function usdtCheckout(): Checkout {
 
 const productionPage = async (network: string, language: Language = 'en') =>
   (
-    await renderCheckoutPage(usdtCheckout(), { kind: 'crypto', network }, {
-      publicBaseUrl: 'https://pay.example',
-      stage: 'prod',
-      chains: defaultChains('prod'),
-      language: { language, explicit: false },
-    })
+    await renderCheckoutPage(
+      usdtCheckout(),
+      { kind: 'crypto', network },
+      {
+        publicBaseUrl: 'https://pay.example',
+        stage: 'prod',
+        chains: defaultChains('prod'),
+        language: { language, explicit: false },
+      },
+    )
   ).html;
 
 describe('the network a crypto page shows', () => {

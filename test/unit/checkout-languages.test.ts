@@ -4,7 +4,11 @@ import { en } from '../../shared/checkout/i18n/en.js';
 import { html } from '../../shared/http/html.js';
 import { SAME_IN_EVERY_LANGUAGE } from '../support/catalogues.js';
 
-const placeholders = (text: string): string[] => text.split(PLACEHOLDER).filter((_, index) => index % 2 === 1).sort();
+const placeholders = (text: string): string[] =>
+  text
+    .split(PLACEHOLDER)
+    .filter((_, index) => index % 2 === 1)
+    .sort();
 
 /** The keys a catalogue lacks and the keys it has beyond English's. */
 function keyDifferences(catalogue: Record<string, string>): { missing: string[]; extra: string[] } {

@@ -45,7 +45,15 @@ describe('the day totals', () => {
     // Settling it again answers the state it has, and counts nothing more.
     await gateway.transactionService.settle(merchantId, pending.id, 'confirmed', { source: 'chain' });
     expect(await gateway.totals.lastDays(merchantId, [DAY, NEXT_DAY])).toEqual({
-      volumes: new Map([['USDT', new Map([[DAY, '0.300000'], [NEXT_DAY, '24.700000']])]]),
+      volumes: new Map([
+        [
+          'USDT',
+          new Map([
+            [DAY, '0.300000'],
+            [NEXT_DAY, '24.700000'],
+          ]),
+        ],
+      ]),
       invoices: new Map([
         [DAY, { created: 1, completed: 0 }],
         [NEXT_DAY, { created: 0, completed: 1 }],
@@ -56,7 +64,16 @@ describe('the day totals', () => {
   it("count nothing of a withdrawal's entries, nor of an invoice change that does not complete it", () => {
     const merchantId = randomUUID();
     const at = `${DAY}T23:59:59.999Z`;
-    const withdrawal = { id: randomUUID(), merchantId, type: 'withdraw', status: 'confirmed', amount: '100.00', currency: 'TRY', fees: { processing: '1.00', technical: null }, updatedAt: at } as Transaction;
+    const withdrawal = {
+      id: randomUUID(),
+      merchantId,
+      type: 'withdraw',
+      status: 'confirmed',
+      amount: '100.00',
+      currency: 'TRY',
+      fees: { processing: '1.00', technical: null },
+      updatedAt: at,
+    } as Transaction;
     const posting = post(undefined, movementsOf(withdrawal), { merchantId, currency: 'TRY', transactionId: withdrawal.id, at });
     expect(posting.entries.map(({ type }) => type)).toEqual(['payout_reserve', 'payout', 'fee']);
     const canceled = { id: randomUUID(), expected: { status: 'active' as const, paidAmount: '0.00', transactionCount: 0 }, set: { status: 'canceled' as const, cancelReason: 'rejected' as const } };

@@ -57,7 +57,8 @@ class Memory {
     },
     recordSignIn: async (before, state: SignInState, at) => {
       const now = this.users.get(before.email);
-      if (!now || isLocked(now, at) || now.failedSignIns !== before.failedSignIns || now.lastTotpStep !== before.lastTotpStep || now.recoveryCodeDigests.length !== before.recoveryCodeDigests.length) return false;
+      if (!now || isLocked(now, at) || now.failedSignIns !== before.failedSignIns || now.lastTotpStep !== before.lastTotpStep || now.recoveryCodeDigests.length !== before.recoveryCodeDigests.length)
+        return false;
       Object.assign(now, state, { failedSignIns: 0 });
       delete now.lockedUntil;
       return true;
@@ -96,7 +97,11 @@ class Memory {
   };
   readonly auditLog: AuditLog = {
     append: async (entry) => void this.entries.push(entry),
-    list: async (merchantId, limit) => this.entries.filter((entry) => entry.merchantId === merchantId).reverse().slice(0, limit),
+    list: async (merchantId, limit) =>
+      this.entries
+        .filter((entry) => entry.merchantId === merchantId)
+        .reverse()
+        .slice(0, limit),
   };
 }
 

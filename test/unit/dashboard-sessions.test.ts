@@ -10,7 +10,14 @@ const user = { merchantId: 'merchant-1', userId: 'user-1', role: 'developer' as 
 describe('dashboard sessions', () => {
   it('store the digest of the token the cookie carries, never the token', () => {
     const { token, session } = newSession(user, NOW);
-    expect(session).toEqual({ id: tokenDigest(token), ...user, createdAt: NOW.toISOString(), lastSeenAt: NOW.toISOString(), expiresAt: NOW.getTime() / 1000 + SESSION_IDLE_SECONDS, csrf: expect.any(String) });
+    expect(session).toEqual({
+      id: tokenDigest(token),
+      ...user,
+      createdAt: NOW.toISOString(),
+      lastSeenAt: NOW.toISOString(),
+      expiresAt: NOW.getTime() / 1000 + SESSION_IDLE_SECONDS,
+      csrf: expect.any(String),
+    });
     expect(JSON.stringify(session)).not.toContain(token);
     expect(session.csrf).not.toBe(newSession(user, NOW).session.csrf);
   });

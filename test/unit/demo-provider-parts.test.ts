@@ -70,7 +70,11 @@ describe('the configuration', () => {
 });
 
 describe("the page's catalogues", () => {
-  const placeholders = (text: string): string[] => text.split(PLACEHOLDER).filter((_, index) => index % 2 === 1).sort();
+  const placeholders = (text: string): string[] =>
+    text
+      .split(PLACEHOLDER)
+      .filter((_, index) => index % 2 === 1)
+      .sort();
 
   it.each(LANGUAGE_CODES.filter((code) => code !== 'en'))('%s has exactly the keys and placeholders English has, each translated', (code) => {
     const catalogue: Record<string, string> = DEMO_CATALOGUES[code];
@@ -84,7 +88,17 @@ describe("the page's catalogues", () => {
 
 describe('an API Gateway proxy event', () => {
   const event = (fields: Partial<APIGatewayProxyEvent>): APIGatewayProxyEvent =>
-    ({ httpMethod: 'GET', path: '/demo-provider/pay/pay_1', headers: {}, multiValueHeaders: {}, queryStringParameters: null, multiValueQueryStringParameters: null, body: null, isBase64Encoded: false, ...fields }) as APIGatewayProxyEvent;
+    ({
+      httpMethod: 'GET',
+      path: '/demo-provider/pay/pay_1',
+      headers: {},
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      body: null,
+      isBase64Encoded: false,
+      ...fields,
+    }) as APIGatewayProxyEvent;
 
   it('is the request below /demo-provider, with its query, lower-case headers and the body as sent', () => {
     expect(

@@ -10,13 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { isValidIban } from '../../shared/domain/kernel/iban.js';
 import { createdPaymentSchema, providerEventSchema, providerStatusSchema, requestedPayoutSchema, signMessage } from '../../shared/providers/protocol.js';
 import type { CreatePaymentRequest } from '../../shared/domain/providers/provider-port.js';
-import {
-  EVENT_DELIVERY_WINDOW_SECONDS,
-  madeUpSenderDetails,
-  paymentReferenceOf,
-  PAYOUT_REQUEST_LIFETIME_SECONDS,
-  UTR_REJECTION_REASON,
-} from '../../demo-provider/core/records.js';
+import { EVENT_DELIVERY_WINDOW_SECONDS, madeUpSenderDetails, paymentReferenceOf, PAYOUT_REQUEST_LIFETIME_SECONDS, UTR_REJECTION_REASON } from '../../demo-provider/core/records.js';
 import { coreHarness, newProviderSecret, paymentRequest, payoutRequest, PUBLIC_URL, type CoreHarness } from '../support/demo-provider.js';
 
 let h: CoreHarness;
@@ -87,7 +81,7 @@ describe('creating a payment', () => {
     expect(h.store.records.size).toBe(1);
   });
 
-  it('derives the provider reference from the gateway reference, in the protocol\'s alphabet', () => {
+  it("derives the provider reference from the gateway reference, in the protocol's alphabet", () => {
     const reference = '0b7f6f1e-3c39-4f7c-9d0b-2a6c0f5e9a11';
     expect(paymentReferenceOf(reference)).toBe(paymentReferenceOf(reference));
     expect(paymentReferenceOf(reference)).toMatch(/^pay_[0-9a-f]{24}$/);
@@ -142,8 +136,7 @@ describe('a request of the protocol', () => {
     const before = structuredClone([...h.store.records]);
     for (const [method, target, body] of requests(providerReference)) {
       const text = body === undefined ? '' : JSON.stringify(body);
-      const response =
-        'headers' in how ? await h.send({ method, target, headers: how.headers, body: text }) : await h.signed(method, target, body, how);
+      const response = 'headers' in how ? await h.send({ method, target, headers: how.headers, body: text }) : await h.signed(method, target, body, how);
       expect(response.status, `${method} ${target}`).toBe(401);
       expect(errorsOf(response.body)).toEqual({ success: false, errors: [{ code: 'unauthorized', message: expect.any(String) }] });
     }
@@ -442,7 +435,7 @@ describe('a payout', () => {
     expect(JSON.stringify([...h.store.records.values()])).not.toContain('4111111111111111');
   });
 
-  it('stays pending (the gateway\'s simulation decides it), and is failed once its request is a day old', async () => {
+  it("stays pending (the gateway's simulation decides it), and is failed once its request is a day old", async () => {
     const { providerReference } = JSON.parse((await h.signed('POST', '/payouts', payoutRequest())).body);
     expect(await statusOf(providerReference, 'payouts')).toEqual({ status: 'pending' });
     h.clock.advance(PAYOUT_REQUEST_LIFETIME_SECONDS - 1);
@@ -481,7 +474,7 @@ describe('the payment page', () => {
     expect(body).toContain('<button type="submit" name="outcome" value="failed" class="fail">Simulate failed payment</button>');
   });
 
-  it('is in the language ?lang= names, else Accept-Language\'s, else English', async () => {
+  it("is in the language ?lang= names, else Accept-Language's, else English", async () => {
     const cases: Array<[string, Record<string, string>, string, string]> = [
       ['?lang=tr', {}, 'tr', 'Başarılı ödemeyi simüle et'],
       ['', { 'accept-language': 'hi-IN,hi;q=0.9' }, 'hi', 'सफल भुगतान का सिमुलेशन करें'],

@@ -249,7 +249,14 @@ describe('a network read through several RPC endpoints', () => {
   it("asks where a transaction is mined on the run's endpoint when every endpoint can say", async () => {
     const first = { headNumber: async () => 10, blockHash: async () => 'a', blocks: async () => [], minedAt: async () => ({ number: 5, hash: 'a5' }) };
     const second = { ...first, minedAt: async () => ({ number: 5, hash: 'b5' }) };
-    const reader = new FailoverNetworkReader('ethereum', [{ label: '#1', reader: first }, { label: '#2', reader: second }], { maxLagBlocks: 1, coolDownMs: 1, callTimeoutMs: 50 });
+    const reader = new FailoverNetworkReader(
+      'ethereum',
+      [
+        { label: '#1', reader: first },
+        { label: '#2', reader: second },
+      ],
+      { maxLagBlocks: 1, coolDownMs: 1, callTimeoutMs: 50 },
+    );
     await expect(reader.minedAt!('0xabc')).resolves.toEqual({ number: 5, hash: 'a5' });
     first.minedAt = async () => {
       throw new Error('down');
@@ -259,10 +266,8 @@ describe('a network read through several RPC endpoints', () => {
 
   it('names each configured endpoint by its place and host alone, never its credentials, path or query', async () => {
     const reports: RpcRunReport[] = [];
-    const reader = networkReaderOf(
-      'bitcoin',
-      { tokens: {}, confirmations: 2, watched: true, rpcUrl: 'http://gateway:s3cret@127.0.0.1:1,http://127.0.0.1:2/v2/key-1?apikey=key-2' },
-      (report) => reports.push(report),
+    const reader = networkReaderOf('bitcoin', { tokens: {}, confirmations: 2, watched: true, rpcUrl: 'http://gateway:s3cret@127.0.0.1:1,http://127.0.0.1:2/v2/key-1?apikey=key-2' }, (report) =>
+      reports.push(report),
     );
     const failure = (await reader.observeRun(() => reader.headNumber()).catch((error: unknown) => error)) as Error;
     expect(failure.message).toMatch(/^Every bitcoin RPC endpoint failed: #1 127\.0\.0\.1:1: .*; #2 127\.0\.0\.1:2: /);

@@ -49,16 +49,22 @@ async function decide(invoice: Invoice, status: ProviderOutcome['status'], field
 const stored = async (invoice: Invoice) => (await gateway.invoices.get(invoice.id))!;
 const depositsOf = async (invoice: Invoice) => (await gateway.ledger.listByInvoice(invoice.id)) as UtrDeposit[];
 
-
 describe('confirming a deposit by UTR', () => {
-  it('records a processing deposit of the invoice\'s amount, its payment made at the provider, and forwards the UTR there', async () => {
+  it("records a processing deposit of the invoice's amount, its payment made at the provider, and forwards the UTR there", async () => {
     setup();
     const invoice = await inrInvoice();
     await confirm(invoice, UTR.toLowerCase());
 
     const [deposit, ...others] = await depositsOf(invoice);
     expect(others).toEqual([]);
-    expect(deposit).toMatchObject({ type: 'deposit', status: 'processing', amount: '1500.00', currency: 'INR', utr: UTR, provider: { id: 'demo', reference: 'pay-1', requestedAt: gateway.clock().toISOString() } });
+    expect(deposit).toMatchObject({
+      type: 'deposit',
+      status: 'processing',
+      amount: '1500.00',
+      currency: 'INR',
+      utr: UTR,
+      provider: { id: 'demo', reference: 'pay-1', requestedAt: gateway.clock().toISOString() },
+    });
     expect(await stored(invoice)).toMatchObject({ status: 'created', paymentStatus: 'unpaid', transactionIds: [deposit!.id], providerPayment: { providerId: 'demo', providerReference: 'pay-1' } });
     expect(gateway.provider.utrs).toEqual([{ providerReference: 'pay-1', webhookId: `utr:${deposit!.id}`, body: { utr: UTR } }]);
     expect(gateway.callbacks.published).toEqual([]);
@@ -86,7 +92,7 @@ describe('confirming a deposit by UTR', () => {
     expect(await gateway.ledger.getClaim(utrClaimId('ZYXWVU654321'))).toBeUndefined();
   });
 
-  it('refuses an invoice that takes no UTR: not INR, canceled, completed or another merchant\'s, recording nothing', async () => {
+  it("refuses an invoice that takes no UTR: not INR, canceled, completed or another merchant's, recording nothing", async () => {
     setup();
     const tryInvoice = await gateway.createInvoice(merchantId, { baseCurrency: 'TRY', amount: 1500 });
     const expired = await inrInvoice();
@@ -141,7 +147,7 @@ describe('confirming a deposit by UTR', () => {
   });
 });
 
-describe('the provider\'s decision on a payment', () => {
+describe("the provider's decision on a payment", () => {
   it('confirming a UTR deposit completes the invoice, owes its callback, and ends the wait for the provider', async () => {
     setup();
     const invoice = await inrInvoice();
@@ -248,7 +254,12 @@ describe('withdrawals', () => {
     expect(payout).toMatchObject({ type: 'withdraw', status: 'processing', amount: '1500.50', currency: 'TRY', invoiceId: null, recipient: { variant: 'card', maskedCardNumber: '411111******1111' } });
     expect(JSON.stringify(payout)).not.toContain(CARD_NUMBER);
     expect(gateway.vault.open(payout.recipient.sealedCardNumber!, payout.id)).toBe(CARD_NUMBER);
-    expect(gateway.provider.payouts).toEqual([expect.objectContaining({ webhookId: `payout:${payout.id}`, body: expect.objectContaining({ reference: payout.id, recipient: expect.objectContaining({ variant: 'card', cardNumber: CARD_NUMBER }) }) })]);
+    expect(gateway.provider.payouts).toEqual([
+      expect.objectContaining({
+        webhookId: `payout:${payout.id}`,
+        body: expect.objectContaining({ reference: payout.id, recipient: expect.objectContaining({ variant: 'card', cardNumber: CARD_NUMBER }) }),
+      }),
+    ]);
     expect(payout.provider).toEqual({ id: 'demo', reference: 'po-1', requestedAt: gateway.clock().toISOString() });
   });
 
@@ -280,9 +291,7 @@ describe('withdrawals', () => {
     expect(await entryTypes(created.id)).toEqual([['payout_reserve', held.neg().toFixed(2)]]);
 
     const before = await balance();
-    expect(await refusal(gateway.fiatService.createWithdrawal(merchantId, withdrawal({ amount: '3000', orderId: 'too-much' })))).toEqual(
-      new InsufficientBalance(available, 'TRY'),
-    );
+    expect(await refusal(gateway.fiatService.createWithdrawal(merchantId, withdrawal({ amount: '3000', orderId: 'too-much' })))).toEqual(new InsufficientBalance(available, 'TRY'));
     expect((await refusal(gateway.fiatService.createWithdrawal(gateway.merchants.add().id, withdrawal()))).message).toBe('Insufficient balance: 0.00 TRY available');
     expect(await balance()).toEqual(before);
     expect(await gateway.ledger.getClaim(withdrawalOrderClaimId(merchantId, 'too-much'))).toBeUndefined();
@@ -300,12 +309,11 @@ describe('withdrawals', () => {
 
     const fee = new Decimal(paid.fees.processing).plus(paid.fees.technical ?? 0);
     expect(await balance()).toMatchObject({ available: new Decimal('4000').minus(fee).toFixed(2), reserved: '0.00' });
-    expect(await entryTypes(paid.id)).toEqual([
-      ['payout_reserve', new Decimal('-1000').minus(fee).toFixed(2)],
-      ['payout', '-1000.00'],
-      ...(fee.isZero() ? [] : [['fee', fee.neg().toFixed(2)]]),
-    ]);
-    const held = new Decimal('2000').plus(returned.fees.processing).plus(returned.fees.technical ?? 0).toFixed(2);
+    expect(await entryTypes(paid.id)).toEqual([['payout_reserve', new Decimal('-1000').minus(fee).toFixed(2)], ['payout', '-1000.00'], ...(fee.isZero() ? [] : [['fee', fee.neg().toFixed(2)]])]);
+    const held = new Decimal('2000')
+      .plus(returned.fees.processing)
+      .plus(returned.fees.technical ?? 0)
+      .toFixed(2);
     expect(await entryTypes(returned.id)).toEqual([
       ['payout_reserve', `-${held}`],
       ['payout_release', held],

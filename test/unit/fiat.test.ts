@@ -34,7 +34,8 @@ describe('deposit confirmation request', () => {
   });
 
   it('checks the receipt by its magic bytes and its decoded size', () => {
-    const parse = (file: Buffer, extension: string) => depositConfirmationRequestSchema.parse({ invoiceId: 'i', utr: 'ABCDEF123456', receipt_file: file.toString('base64'), receipt_file_extension: extension });
+    const parse = (file: Buffer, extension: string) =>
+      depositConfirmationRequestSchema.parse({ invoiceId: 'i', utr: 'ABCDEF123456', receipt_file: file.toString('base64'), receipt_file_extension: extension });
     expect(decodeReceipt(parse(PNG, 'png'))?.content).toEqual(PNG);
     expect(decodeReceipt(parse(PDF, 'PDF'))?.extension).toBe('pdf');
     expect(decodeReceipt(parse(JPEG, 'jpeg'))?.extension).toBe('jpeg');

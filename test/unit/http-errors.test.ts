@@ -19,7 +19,12 @@ describe('a domain refusal as an answer', () => {
   });
 
   it('gives an invalid request a 422 item per problem, each naming its field, in order', () => {
-    const answer = apiErrorOf(new Invalid([{ field: 'amount', message: 'amount is too small' }, { field: 'customerEmail', message: 'customerEmail is not an email' }]));
+    const answer = apiErrorOf(
+      new Invalid([
+        { field: 'amount', message: 'amount is too small' },
+        { field: 'customerEmail', message: 'customerEmail is not an email' },
+      ]),
+    );
     expect(answer).toMatchObject({
       status: 422,
       items: [

@@ -43,21 +43,14 @@ describe('invoice events', () => {
     const first = await deposit(invoice, '10');
     const second = await deposit(invoice, '5');
     const third = await deposit(invoice, '10');
-    expect(events()).toEqual([
-      `invoice:${invoice.id}:invoice.partially_paid:1`,
-      `invoice:${invoice.id}:invoice.partially_paid:2`,
-      `invoice:${invoice.id}:invoice.paid:1`,
-    ]);
+    expect(events()).toEqual([`invoice:${invoice.id}:invoice.partially_paid:1`, `invoice:${invoice.id}:invoice.partially_paid:2`, `invoice:${invoice.id}:invoice.paid:1`]);
     // Each with the transaction callback it came with, handed to the queue in the same call.
-    expect(gateway.callbacks.published).toEqual([
-      webhookId(first.id, 'confirmed'),
-      events()[0],
-      webhookId(second.id, 'confirmed'),
-      events()[1],
-      webhookId(third.id, 'confirmed'),
-      events()[2],
-    ]);
-    expect(body(events()[1]!)).toMatchObject({ callbackType: 'invoice', event: 'invoice.partially_paid', invoice: { id: invoice.id, status: 'created', paidAmount: '15.000000', paymentStatus: 'partial' } });
+    expect(gateway.callbacks.published).toEqual([webhookId(first.id, 'confirmed'), events()[0], webhookId(second.id, 'confirmed'), events()[1], webhookId(third.id, 'confirmed'), events()[2]]);
+    expect(body(events()[1]!)).toMatchObject({
+      callbackType: 'invoice',
+      event: 'invoice.partially_paid',
+      invoice: { id: invoice.id, status: 'created', paidAmount: '15.000000', paymentStatus: 'partial' },
+    });
     expect(body(events()[2]!).invoice).toMatchObject({ status: 'completed', paidAmount: '25.000000', paymentStatus: 'paid', transactionIds: [first.id, second.id, third.id] });
     expect((await gateway.invoices.get(invoice.id))!.invoiceEvents).toEqual({ 'invoice.partially_paid': 2, 'invoice.paid': 1 });
   });

@@ -24,9 +24,8 @@ function setup(options: { rates?: RateSource } = {}) {
 /** Every invoice the merchant has, newest first. */
 const storedInvoices = async (merchant = merchantId) => (await gateway.invoices.list(merchant, { filters: {}, limit: 100 })).items;
 
-
 describe('creating an invoice', () => {
-  it('of crypto: the rate fixed, the customer\'s address on each network of the asset, open for its lifetime, nothing paid', async () => {
+  it("of crypto: the rate fixed, the customer's address on each network of the asset, open for its lifetime, nothing paid", async () => {
     setup();
     const request = invoiceRequest({ baseCurrency: 'USDT', amount: 25, applicationId: 'app-1' });
     const invoice = await gateway.invoiceService.create(merchantId, request);
@@ -114,11 +113,14 @@ describe('orderId', () => {
     expect(gateway.metrics.invoiceCreated).toHaveBeenCalledOnce();
   });
 
-  it('refuses another request with a taken orderId as a conflict, without using up a new customer\'s address', async () => {
+  it("refuses another request with a taken orderId as a conflict, without using up a new customer's address", async () => {
     setup();
     const first = invoiceRequest({ baseCurrency: 'USDT', amount: 25 });
     await gateway.invoiceService.create(merchantId, first);
-    for (const other of [{ ...first, amount: first.amount.plus(1) }, { ...first, customerId: 'a-new-customer' }]) {
+    for (const other of [
+      { ...first, amount: first.amount.plus(1) },
+      { ...first, customerId: 'a-new-customer' },
+    ]) {
       const error = await refusal(gateway.invoiceService.create(merchantId, other));
       expect(error).toBeInstanceOf(Conflict);
       expect((error as Error).message).toBe('An invoice with this orderId already exists with different details');
@@ -201,17 +203,21 @@ describe('direct-open', () => {
 });
 
 describe('reading invoices', () => {
-  it('answers the merchant\'s own invoice as its view; another merchant\'s, an unknown one or an id that is not a UUID is not found', async () => {
+  it("answers the merchant's own invoice as its view; another merchant's, an unknown one or an id that is not a UUID is not found", async () => {
     setup();
     const created = await gateway.invoiceService.create(merchantId, invoiceRequest({ baseCurrency: 'USDT', amount: 25 }));
     expect(await gateway.invoiceService.get(merchantId, created.id)).toEqual(created);
     const other = gateway.merchants.add().id;
-    for (const [merchant, id] of [[other, created.id], [merchantId, crypto.randomUUID()], [merchantId, 'not-a-uuid']] as const) {
+    for (const [merchant, id] of [
+      [other, created.id],
+      [merchantId, crypto.randomUUID()],
+      [merchantId, 'not-a-uuid'],
+    ] as const) {
       await expect(gateway.invoiceService.get(merchant, id)).rejects.toThrow(NotFound);
     }
   });
 
-  it('lists the merchant\'s own invoices newest first, a page at a time', async () => {
+  it("lists the merchant's own invoices newest first, a page at a time", async () => {
     setup();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {

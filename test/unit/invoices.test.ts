@@ -34,9 +34,7 @@ function problems(fields: Record<string, unknown>, stage: Stage = 'prod') {
 const unit = (decimals: number) => new Decimal(1).div(new Decimal(10).pow(decimals));
 
 describe('fiat limits, at every edge of every row', () => {
-  const rows = Object.entries(FIAT_METHOD_LIMITS).flatMap(([currency, methods]) =>
-    Object.entries(methods).map(([method, limit]) => ({ currency, method, ...limit! })),
-  );
+  const rows = Object.entries(FIAT_METHOD_LIMITS).flatMap(([currency, methods]) => Object.entries(methods).map(([method, limit]) => ({ currency, method, ...limit! })));
 
   it.each(rows)('$currency $method: min $min, max $max, step $step', ({ currency, method, min, max, step }) => {
     const request = (amount: Decimal) => ({ amount: amount.toNumber(), baseCurrency: currency, paymentMethod: method });
@@ -79,9 +77,7 @@ describe('fiat limits, at every edge of every row', () => {
 });
 
 describe('crypto minimums', () => {
-  const rows = Object.entries(CRYPTO_ASSETS).flatMap(([asset, { decimals, networks }]) =>
-    Object.entries(networks).map(([network, min]) => ({ asset, network, min: min as string, decimals })),
-  );
+  const rows = Object.entries(CRYPTO_ASSETS).flatMap(([asset, { decimals, networks }]) => Object.entries(networks).map(([network, min]) => ({ asset, network, min: min as string, decimals })));
 
   it.each(rows)('$asset on $network: min $min, no maximum', ({ asset, min, decimals }) => {
     const invoice = build({ amount: Number(min), baseCurrency: asset });

@@ -50,10 +50,7 @@ class FakeKms {
     }
     const { Message, MessageType, SigningAlgorithm } = command.input;
     if (SigningAlgorithm !== 'ECDSA_SHA_256') throw Object.assign(new Error('Unsupported algorithm'), { name: 'InvalidKeyUsageException' });
-    const low = secp256k1.Signature.fromBytes(
-      secp256k1.sign(Message!, this.impostor ?? secretKey, { prehash: MessageType !== 'DIGEST', extraEntropy: true }),
-      'compact',
-    );
+    const low = secp256k1.Signature.fromBytes(secp256k1.sign(Message!, this.impostor ?? secretKey, { prehash: MessageType !== 'DIGEST', extraEntropy: true }), 'compact');
     const high = this.requests.filter((request) => request instanceof SignCommand).length % 2 === 0;
     if (high) this.highAnswers++;
     const signature = high ? new secp256k1.Signature(low.r, N - low.s) : low;
@@ -143,9 +140,7 @@ describe('KmsTreasurySigner', () => {
 
   it('refuses a signature over another digest', async () => {
     kms.override = (command) =>
-      command instanceof SignCommand
-        ? { Signature: secp256k1.sign(randomDigest(), secretKeys.evm, { prehash: false, format: 'der' }), SigningAlgorithm: 'ECDSA_SHA_256' }
-        : undefined;
+      command instanceof SignCommand ? { Signature: secp256k1.sign(randomDigest(), secretKeys.evm, { prehash: false, format: 'der' }), SigningAlgorithm: 'ECDSA_SHA_256' } : undefined;
     await expect(signer.sign('evm', randomDigest())).rejects.toThrow(SignerFault);
   });
 

@@ -7,7 +7,18 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CRYPTO_ASSETS, FIAT_METHOD_LIMITS, LOCAL_FIAT_CURRENCIES, MAX_REQUEST_AMOUNTS, cryptoMinimum, decimalsOf, type CryptoAssetCode, type FiatMethod, type LocalFiatCurrency, CRYPTO_NETWORKS } from '../../shared/domain/kernel/currencies.js';
+import {
+  CRYPTO_ASSETS,
+  FIAT_METHOD_LIMITS,
+  LOCAL_FIAT_CURRENCIES,
+  MAX_REQUEST_AMOUNTS,
+  cryptoMinimum,
+  decimalsOf,
+  type CryptoAssetCode,
+  type FiatMethod,
+  type LocalFiatCurrency,
+  CRYPTO_NETWORKS,
+} from '../../shared/domain/kernel/currencies.js';
 import { providersServing } from '../../shared/domain/providers/providers.js';
 import { buildInvoice, type InvoicePolicy } from '../../shared/domain/invoicing/invoices.js';
 import { createInvoiceRequestSchema } from '../../shared/domain/invoicing/invoice-requests.js';
@@ -55,8 +66,7 @@ const BASE_CURRENCIES = [...PAYMENT_CURRENCIES, 'USD', 'EUR'];
 const NOW = new Date('2026-01-01T00:00:00.000Z');
 
 /** A positive decimal with up to `places` places, between 10^-places and `max`. */
-const decimalUpTo = (places: number, max: bigint): fc.Arbitrary<string> =>
-  fc.bigInt({ min: 1n, max: max * TEN ** BigInt(places) }).map((units) => withoutTrailingZeros(unitsText(units, places)));
+const decimalUpTo = (places: number, max: bigint): fc.Arbitrary<string> => fc.bigInt({ min: 1n, max: max * TEN ** BigInt(places) }).map((units) => withoutTrailingZeros(unitsText(units, places)));
 
 /** USD prices of every currency: anything from a millionth to a million, up to 8 places. */
 const priceTable = fc.record(Object.fromEntries(BASE_CURRENCIES.map((code) => [code, decimalUpTo(8, 1_000_000n)])) as Record<string, fc.Arbitrary<string>>);
@@ -97,17 +107,15 @@ const withinLimit = (amount: Fraction, limit: Limit): boolean =>
 
 describe('conversion at the fixed rate', () => {
   it('paymentAmount is amount x exchangeRate half-up at the payment precision, exchangeRate the price ratio half-up at 18 places; limits apply after it', async () => {
-    const scenario = fc
-      .record({
-        table: priceTable,
-        base: fc.constantFrom(...BASE_CURRENCIES),
-        payment: fc.constantFrom(...PAYMENT_CURRENCIES),
-        stage: fc.constantFrom(...STAGES),
-        // Where in the payment limit the converted amount should land, and how many digits the amount keeps.
-        permille: fc.integer({ min: -200, max: 1_200 }),
-        keptPlaces: fc.nat({ max: 18 }),
-      })
-      ;
+    const scenario = fc.record({
+      table: priceTable,
+      base: fc.constantFrom(...BASE_CURRENCIES),
+      payment: fc.constantFrom(...PAYMENT_CURRENCIES),
+      stage: fc.constantFrom(...STAGES),
+      // Where in the payment limit the converted amount should land, and how many digits the amount keeps.
+      permille: fc.integer({ min: -200, max: 1_200 }),
+      keptPlaces: fc.nat({ max: 18 }),
+    });
 
     await fc.assert(
       fc.asyncProperty(scenario, async ({ table, base, payment, stage, permille, keptPlaces }) => {
@@ -137,7 +145,7 @@ describe('conversion at the fixed rate', () => {
         if (accepted) {
           expect(outcome.problems, `${amountText} ${base} -> ${payment}`).toBeUndefined();
           expect(outcome.invoice).toMatchObject({
-            amount: unitsText(amount.num * TEN ** BigInt(decimalsOf(base)) / amount.den, decimalsOf(base)),
+            amount: unitsText((amount.num * TEN ** BigInt(decimalsOf(base))) / amount.den, decimalsOf(base)),
             exchangeRate: withoutTrailingZeros(unitsText(rateUnits, 18)),
             paymentAmount: expectedPayment,
           });

@@ -31,12 +31,19 @@ type Doc = ReturnType<typeof buildOpenApiDocument>;
 const documents = Object.fromEntries(STAGES.map((stage) => [stage, buildOpenApiDocument('https://gateway.example', stage, CRYPTO_NETWORKS)])) as Record<Stage, Doc>;
 
 function operations(doc: Doc): { path: string; method: string; op: any }[] {
-  return Object.entries(doc.paths).flatMap(([path, item]) =>
-    METHODS.filter((method) => (item as any)[method]).map((method) => ({ path, method, op: (item as any)[method] })),
-  );
+  return Object.entries(doc.paths).flatMap(([path, item]) => METHODS.filter((method) => (item as any)[method]).map((method) => ({ path, method, op: (item as any)[method] })));
 }
 
-const resolve = (doc: Doc, node: any): any => (node?.$ref ? resolve(doc, node.$ref.split('/').slice(1).reduce((at: any, key: string) => at[key], doc)) : node);
+const resolve = (doc: Doc, node: any): any =>
+  node?.$ref
+    ? resolve(
+        doc,
+        node.$ref
+          .split('/')
+          .slice(1)
+          .reduce((at: any, key: string) => at[key], doc),
+      )
+    : node;
 
 /** Every key of `node` and of what it refers to, $refs followed once each. */
 function keysWithin(doc: Doc, node: unknown, seen = new Set<unknown>()): string[] {
@@ -52,9 +59,7 @@ describe.each(STAGES)('the %s document', (stage) => {
   it('documents each merchant route of the stage, the new ones included, and nothing else', () => {
     const documented = operations(doc).map(({ path, method }) => `${method.toUpperCase()} ${path}`);
     // The customer's checkout pages and the merchant's people's dashboard are not the merchant API.
-    const served = HTTP_ROUTES.filter((route) => (route.stages as readonly Stage[]).includes(stage) && !/^\/(checkout|dashboard)(\/|$)/.test(route.path)).map(
-      (route) => `${route.method} ${route.path}`,
-    );
+    const served = HTTP_ROUTES.filter((route) => (route.stages as readonly Stage[]).includes(stage) && !/^\/(checkout|dashboard)(\/|$)/.test(route.path)).map((route) => `${route.method} ${route.path}`);
     expect(documented.sort()).toEqual(served.sort());
     expect(documented).toEqual(
       expect.arrayContaining([
@@ -103,7 +108,9 @@ describe.each(STAGES)('the %s document', (stage) => {
     const deprecated = operations(doc).filter(({ op }) => op.deprecated);
     expect(deprecated.map(({ method, path }) => `${method} ${path}`)).toEqual(['post /api/v2/withdrawal']);
     const { responses } = deprecated[0]!.op;
-    const marked = Object.entries<any>(responses).filter(([, response]) => response.headers.Deprecation).map(([status]) => status);
+    const marked = Object.entries<any>(responses)
+      .filter(([, response]) => response.headers.Deprecation)
+      .map(([status]) => status);
     expect(marked).toEqual(['200', '400', '402', '403', '409', '415', '422', '423', '500']);
     expect(doc.components.headers.Deprecation.schema).toEqual({ type: 'string', enum: ['true'] });
   });
@@ -127,7 +134,9 @@ describe.each(STAGES)('the %s document', (stage) => {
     expect(callback.parameters.map((p: { name: string }) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
     expect(callback.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CallbackPayload' });
     expect(callback.requestBody.content['application/json'].example).toEqual(examples.callbackPayloadExample);
-    const withCallbacks = operations(doc).filter(({ op }) => op.callbacks).map(({ op }) => op.operationId);
+    const withCallbacks = operations(doc)
+      .filter(({ op }) => op.callbacks)
+      .map(({ op }) => op.operationId);
     expect(withCallbacks).toEqual(expect.arrayContaining(['createInvoice', 'confirmDeposit', 'createWithdrawal', 'resendTransactionCallback', 'sendTestCallback']));
     const transactionCallback = { $ref: '#/components/callbacks/TransactionCallback' };
     const invoiceEvent = { $ref: '#/components/callbacks/InvoiceEvent' };

@@ -12,9 +12,7 @@ const CHAINS = { prod: defaultChains('prod'), demo: defaultChains('demo') };
 describe('payment URIs', () => {
   it('ask for a native coin by EIP-681 value, in wei, on the stage chain', () => {
     expect(paymentUri({ network: 'ethereum', asset: 'ETH', address: EVM, amount: '0.02' }, CHAINS.prod)).toBe(`ethereum:${EVM}@1?value=20000000000000000`);
-    expect(paymentUri({ network: 'ethereum', asset: 'ETH', address: EVM, amount: '0.123456789012345678' }, CHAINS.demo)).toBe(
-      `ethereum:${EVM}@11155111?value=123456789012345678`,
-    );
+    expect(paymentUri({ network: 'ethereum', asset: 'ETH', address: EVM, amount: '0.123456789012345678' }, CHAINS.demo)).toBe(`ethereum:${EVM}@11155111?value=123456789012345678`);
     expect(paymentUri({ network: 'bsc', asset: 'BNB', address: EVM, amount: '1.5' }, CHAINS.prod)).toBe(`ethereum:${EVM}@56?value=1500000000000000000`);
     expect(paymentUri({ network: 'polygon', asset: 'POL', address: EVM, amount: '12' }, CHAINS.demo)).toBe(`ethereum:${EVM}@80002?value=12000000000000000000`);
     expect(paymentUri({ network: 'bahamut', asset: 'FTN', address: EVM, amount: '2' }, CHAINS.prod)).toBe(`ethereum:${EVM}@5165?value=2000000000000000000`);
@@ -49,9 +47,7 @@ describe('payment URIs', () => {
 
 describe("Trust Wallet's Tron links", () => {
   it('name TRX as c195 and a TRC-20 by its contract, with the amount in units of the asset', () => {
-    expect(trustWalletTronLink({ network: 'tron', asset: 'TRX', address: TRON, amount: '25.500000' }, CHAINS.prod.tron)).toBe(
-      `https://link.trustwallet.com/send?asset=c195&address=${TRON}&amount=25.5`,
-    );
+    expect(trustWalletTronLink({ network: 'tron', asset: 'TRX', address: TRON, amount: '25.500000' }, CHAINS.prod.tron)).toBe(`https://link.trustwallet.com/send?asset=c195&address=${TRON}&amount=25.5`);
     expect(trustWalletTronLink({ network: 'tron', asset: 'USDT', address: TRON, amount: '5' }, CHAINS.prod.tron)).toBe(
       `https://link.trustwallet.com/send?asset=c195_tTR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t&address=${TRON}&amount=5`,
     );

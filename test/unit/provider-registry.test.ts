@@ -96,7 +96,10 @@ describe('the providers of a stage whose configuration changes', () => {
     // The same list: the same routes, the same connectors.
     expect(registry.routes).toBe(routes);
 
-    configuration.providers = [{ ...PSP, priority: 2 }, { ...PSP, id: 'psp-two', name: 'PSP Two' }];
+    configuration.providers = [
+      { ...PSP, priority: 2 },
+      { ...PSP, id: 'psp-two', name: 'PSP Two' },
+    ];
     expect(registry.routes.map(({ id, priority }) => [id, priority])).toEqual([
       ['psp', 2],
       ['psp-two', 1],

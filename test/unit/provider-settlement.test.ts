@@ -115,7 +115,7 @@ describe('the reconciliation', () => {
     expect(report).toEqual({ asked: 1, settled: 1, resent: 0, overdue: 0, failures: 0 });
   });
 
-  it('asks about an invoice\'s payment after 10 minutes: a confirmed answer is a deposit of the amount the provider reports', async () => {
+  it("asks about an invoice's payment after 10 minutes: a confirmed answer is a deposit of the amount the provider reports", async () => {
     const due = invoiceWithPayment('psp', { paymentAgo: 11 * MINUTE, providerReference: 'pay-due' });
     const early = invoiceWithPayment('psp', { paymentAgo: 2 * MINUTE, providerReference: 'pay-early' });
     const answers: World['answers'] = { 'pay-due': { status: 'confirmed', amount: '900.00', senderDetails: { senderIban: 'TR330006100519786457841326' } } };
@@ -139,7 +139,7 @@ describe('the reconciliation', () => {
     expect(report).toMatchObject({ asked: 1, settled: 1 });
   });
 
-  it('asks about a UTR deposit with its invoice\'s payment, never on its own', async () => {
+  it("asks about a UTR deposit with its invoice's payment, never on its own", async () => {
     const deposit = utrDeposit('psp', { createdAgo: 30 * MINUTE, requestedAgo: 30 * MINUTE });
     const { settlement, asked } = setup({ transactions: [deposit], invoices: [], answers: {}, down: [] });
     expect(await settlement.reconcile()).toEqual({ asked: 0, settled: 0, resent: 0, overdue: 0, failures: 0 });
@@ -175,7 +175,7 @@ describe('the reconciliation', () => {
     expect(deps.invoices.stopAwaitingProvider).toHaveBeenCalledExactlyOnceWith(closed.id);
   });
 
-  it('counts and logs a provider that does not answer, and still reconciles the other provider\'s items', async () => {
+  it("counts and logs a provider that does not answer, and still reconciles the other provider's items", async () => {
     const atOther = withdrawal('other', { createdAgo: HOUR, requestedAgo: HOUR, reference: 'po-other' });
     const atOtherInvoice = invoiceWithPayment('other', { paymentAgo: HOUR, providerReference: 'pay-other' });
     const atPsp = withdrawal('psp', { createdAgo: HOUR, requestedAgo: HOUR, reference: 'po-psp' });

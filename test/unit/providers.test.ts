@@ -51,9 +51,7 @@ describe('routing a payment to a provider', () => {
   it("names a provider's step, and every range when the amount falls between them", () => {
     expect(problems({ baseCurrency: 'INR', amount: 1025 }, [inrProvider('steps', 1, '500', '5000', '50')])[0]!.message).toBe('amount must be a multiple of 50 INR for method p2p');
     const gap = [inrProvider('a', 1, '100', '200'), inrProvider('b', 2, '1000', '2000')];
-    expect(problems({ baseCurrency: 'INR', amount: 500 }, gap)[0]!.message).toBe(
-      'amount must be within the limits of a provider for method p2p: 100.00 INR to 200.00 INR; 1000.00 INR to 2000.00 INR',
-    );
+    expect(problems({ baseCurrency: 'INR', amount: 500 }, gap)[0]!.message).toBe('amount must be within the limits of a provider for method p2p: 100.00 INR to 200.00 INR; 1000.00 INR to 2000.00 INR');
   });
 
   it('refuses a method no provider serves on paymentMethod, and a currency none serves on its own field', () => {

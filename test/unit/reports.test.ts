@@ -28,8 +28,7 @@ import { refusal } from '../support/memory/gateway.js';
 const NOW = new Date('2026-06-01T12:00:00.000Z');
 const MERCHANT = 'merchant-1';
 
-const request = (fields: Record<string, unknown> = {}) =>
-  createReportRequestSchema.safeParse({ type: 'transactions', createdFrom: '2026-05-01T00:00:00Z', createdTo: '2026-06-01T00:00:00Z', ...fields });
+const request = (fields: Record<string, unknown> = {}) => createReportRequestSchema.safeParse({ type: 'transactions', createdFrom: '2026-05-01T00:00:00Z', createdTo: '2026-06-01T00:00:00Z', ...fields });
 
 const problemOf = (fields: Record<string, unknown>) => {
   const parsed = request(fields);
@@ -89,13 +88,11 @@ describe('the file', () => {
     expect(entryRow(entry({ availableChange: '-10.00', availableAfter: '90.00' }))).toBe(
       `00000000-0000-4000-8000-00000000000e,2026-05-01T00:00:00.000Z,00000000-0000-4000-8000-000000000001,payout_reserve,TRY,-10.00,90.00,10.00,\r\n`,
     );
-    expect(transactionRow(transaction(1, { amount: '-5', fees: { processing: '=1+1', technical: null } }))).toContain(',TRY,-5,\'=1+1,,');
+    expect(transactionRow(transaction(1, { amount: '-5', fees: { processing: '=1+1', technical: null } }))).toContain(",TRY,-5,'=1+1,,");
   });
 
   it('has a header naming the columns of each type', () => {
-    expect(reportHeader('transactions')).toBe(
-      'id,createdAt,updatedAt,type,status,invoiceId,orderId,customerId,currency,amount,processingFee,technicalFee,network,transactionHash,usd,eur\r\n',
-    );
+    expect(reportHeader('transactions')).toBe('id,createdAt,updatedAt,type,status,invoiceId,orderId,customerId,currency,amount,processingFee,technicalFee,network,transactionHash,usd,eur\r\n');
     expect(reportHeader('balance_entries')).toBe('id,createdAt,transactionId,type,currency,amount,availableAfter,reservedAfter,reason\r\n');
   });
 });
@@ -461,7 +458,17 @@ describe('report files in S3', () => {
       { name: 'UploadPartCommand', input: { Bucket: 'reports', Key: 'm/r.csv', UploadId: 'upload-1', PartNumber: 2, Body: 'b' } },
       {
         name: 'CompleteMultipartUploadCommand',
-        input: { Bucket: 'reports', Key: 'm/r.csv', UploadId: 'upload-1', MultipartUpload: { Parts: [{ ETag: '"etag-1"', PartNumber: 1 }, { ETag: '"etag-2"', PartNumber: 2 }] } },
+        input: {
+          Bucket: 'reports',
+          Key: 'm/r.csv',
+          UploadId: 'upload-1',
+          MultipartUpload: {
+            Parts: [
+              { ETag: '"etag-1"', PartNumber: 1 },
+              { ETag: '"etag-2"', PartNumber: 2 },
+            ],
+          },
+        },
       },
     ]);
     await writer.abort('m/r.csv', last);

@@ -72,14 +72,10 @@ describe('the stage configuration document', () => {
       'Invalid stage configuration: configuration.providers.0.methods.0.method: is not a method of its currency',
     );
     expect(() => stageConfigurationOf(base(), { configuration: document({ providers: [PSP_ONE, PSP_ONE] }) })).toThrow('configuration.providers: provider ids must be unique');
-    expect(() => stageConfigurationOf(base(), { configuration: document({ tokens: { tron: { USDT: USDT_ON_ETHEREUM } } }) })).toThrow(
-      'configuration.tokens.tron.USDT: must be a base58check T… address',
-    );
+    expect(() => stageConfigurationOf(base(), { configuration: document({ tokens: { tron: { USDT: USDT_ON_ETHEREUM } } }) })).toThrow('configuration.tokens.tron.USDT: must be a base58check T… address');
     // Bitcoin carries no tokens, and a provider's secret itself never is in a document.
     expect(() => stageConfigurationOf(base(), { configuration: JSON.stringify({ providers: [], tokens: { bitcoin: {} } }) })).toThrow('configuration.tokens');
-    expect(() => stageConfigurationOf(base(), { chainEndpoints: JSON.stringify({ rpc: { bsc: 'ftp://node' }, tronApiKey: '' }) })).toThrow(
-      'chainEndpoints.rpc.bsc: endpoint 1 must be an http(s) URL',
-    );
+    expect(() => stageConfigurationOf(base(), { chainEndpoints: JSON.stringify({ rpc: { bsc: 'ftp://node' }, tronApiKey: '' }) })).toThrow('chainEndpoints.rpc.bsc: endpoint 1 must be an http(s) URL');
     expect(() => stageConfigurationOf(base(), { configuration: '{"providers":' })).toThrow('Invalid stage configuration: configuration is not JSON');
   });
 

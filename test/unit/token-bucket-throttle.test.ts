@@ -7,8 +7,7 @@ function throttleAt(startMs = 0) {
   return { clock, throttle: new TokenBucketThrottle(PER_KEY_THROTTLE, () => clock.nowMs) };
 }
 
-const takeMany = (throttle: TokenBucketThrottle, key: string, count: number): number =>
-  Array.from({ length: count }, () => throttle.tryTake(key)).filter(Boolean).length;
+const takeMany = (throttle: TokenBucketThrottle, key: string, count: number): number => Array.from({ length: count }, () => throttle.tryTake(key)).filter(Boolean).length;
 
 describe('TokenBucketThrottle', () => {
   it('uses the limits of docs/merchant-guide.md#limits-and-throttling: 50 per second, bursts of 100', () => {

@@ -33,7 +33,6 @@ const stored = async (invoice: Invoice) => (await gateway.invoices.get(invoice.i
 /** The callbacks owed, as `webhook-id`s in the order they were handed to the queue. */
 const published = () => gateway.callbacks.published;
 
-
 describe('how payments are counted', () => {
   it('keeps an invoice paid in part open, completes it with the deposit that pays it in full, and calls back each deposit', async () => {
     setup();
@@ -72,7 +71,13 @@ describe('how payments are counted', () => {
     setup();
     const invoice = await usdtInvoice();
     const eth = await deposit(invoice, '0.01', { currency: 'ETH' });
-    expect(eth).toMatchObject({ currency: 'ETH', amount: '0.010000000000000000', network: 'ethereum', usd: '32.00', info: { exchangeRate: '0.0003125', referenceAmount: '32.000000', referenceCurrency: 'USDT' } });
+    expect(eth).toMatchObject({
+      currency: 'ETH',
+      amount: '0.010000000000000000',
+      network: 'ethereum',
+      usd: '32.00',
+      info: { exchangeRate: '0.0003125', referenceAmount: '32.000000', referenceCurrency: 'USDT' },
+    });
     expect(await stored(invoice)).toMatchObject({ status: 'created', paidAmount: '0.000000', paymentStatus: 'unpaid', transactionIds: [eth.id] });
     expect(published()).toEqual([webhookId(eth.id, 'confirmed')]);
   });
@@ -138,7 +143,7 @@ describe('after expiry', () => {
     expect(await stored(invoice)).toMatchObject({ status: 'completed', paidLate: true, paymentStatus: 'paid' });
   });
 
-  it('takes no new payment of the merchant\'s on a canceled or completed local-fiat invoice, yet records money a provider reports', async () => {
+  it("takes no new payment of the merchant's on a canceled or completed local-fiat invoice, yet records money a provider reports", async () => {
     setup();
     const expired = await tryInvoice();
     const completed = await tryInvoice();
@@ -156,7 +161,7 @@ describe('after expiry', () => {
 });
 
 describe('refusals', () => {
-  it('knows of no other merchant\'s invoice or transaction', async () => {
+  it("knows of no other merchant's invoice or transaction", async () => {
     setup();
     const invoice = await usdtInvoice();
     const recorded = await deposit(invoice, '10');

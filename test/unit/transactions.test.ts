@@ -5,13 +5,7 @@ import { DELIVERY_WINDOW_SECONDS, retryDelaySeconds, storeFailureRetrySeconds, s
 import { callbackBody, callbackEntry, webhookId } from '../../shared/domain/transactions/transaction-callbacks.js';
 import type { Invoice } from '../../shared/domain/invoicing/invoice.js';
 import { Decimal } from '../../shared/domain/kernel/money.js';
-import {
-  callbackFields,
-  callbackPayload,
-  depositTransaction,
-  transactionHash,
-  transactionView,
-} from '../../shared/domain/transactions/transactions.js';
+import { callbackFields, callbackPayload, depositTransaction, transactionHash, transactionView } from '../../shared/domain/transactions/transactions.js';
 import { noPayments } from '../../shared/domain/invoicing/payments.js';
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
@@ -146,7 +140,9 @@ describe('callbacks (docs/merchant-guide.md#callbacks)', () => {
   it('keys the HMAC with the bytes the secret encodes', () => {
     const at = new Date('2026-01-01T00:00:00Z');
     const signed = signCallback(SECRET, 'id-1', '{"a":1}', at);
-    const expected = createHmac('sha256', Buffer.alloc(32, 7)).update(`id-1.${at.getTime() / 1000}.{"a":1}`).digest('base64');
+    const expected = createHmac('sha256', Buffer.alloc(32, 7))
+      .update(`id-1.${at.getTime() / 1000}.{"a":1}`)
+      .digest('base64');
     expect(signed.headers['webhook-signature']).toBe(`v1,${expected}`);
     expect(signed.headers['webhook-timestamp']).toBe(String(at.getTime() / 1000));
   });

@@ -2,15 +2,7 @@ import { createHash, generateKeyPairSync, sign as opensslSign, type KeyObject } 
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { hexToBytes } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
-import {
-  findRecoveryId,
-  isLowS,
-  normalizeLowS,
-  parseDerSignature,
-  parseSecp256k1Spki,
-  SignerFault,
-  toRecoverableSignature,
-} from '../../shared/domain/payouts/index.js';
+import { findRecoveryId, isLowS, normalizeLowS, parseDerSignature, parseSecp256k1Spki, SignerFault, toRecoverableSignature } from '../../shared/domain/payouts/index.js';
 
 const N = secp256k1.Point.Fn.ORDER;
 const randomDigest = (): Uint8Array => crypto.getRandomValues(new Uint8Array(32));
@@ -122,7 +114,7 @@ describe('parseDerSignature and normalizeLowS', () => {
       'a third integer': [tlv(0x30, Uint8Array.of(...tlv(0x02, a), ...tlv(0x02, b), ...tlv(0x02, b))), /bytes after its end/],
       'one integer': [tlv(0x30, tlv(0x02, a)), /truncated/],
       'a truncated signature': [lowDer.subarray(0, lowDer.length - 1), /length beyond the data/],
-      'nothing': [new Uint8Array(0), /truncated/],
+      nothing: [new Uint8Array(0), /truncated/],
       'a 64-byte compact signature': [low.toBytes('compact'), /./],
       'more than 72 bytes': [Uint8Array.of(0x30, 0x47, ...tlv(0x02, Uint8Array.of(0, ...rc.subarray(-32))), ...tlv(0x02, Uint8Array.of(0, 0, ...sc.subarray(-32)))), /longer than 72 bytes/],
     };

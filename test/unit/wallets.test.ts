@@ -6,18 +6,12 @@ import { createBase58check } from '@scure/base';
 import { mnemonicToSeedSync } from '@scure/bip39';
 import { describe, expect, it } from 'vitest';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/chains/test-wallet-keys.js';
-import {
-  addressForNetwork,
-  deriveCustomerAddresses,
-  parseWalletXpubs,
-  toChecksumAddress,
-} from '../../shared/domain/chains/wallets.js';
+import { addressForNetwork, deriveCustomerAddresses, parseWalletXpubs, toChecksumAddress } from '../../shared/domain/chains/wallets.js';
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const root = HDKey.fromMasterSeed(mnemonicToSeedSync(MNEMONIC));
 /** BIP-84 test vector: the same m/84'/0'/0' account key in `zpub` form. */
-const BTC_ACCOUNT_ZPUB =
-  'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
+const BTC_ACCOUNT_ZPUB = 'zpub6rFR7y4Q2AijBEqTUquhVz398htDFrtymD9xYYfG1m4wAcvPhXNfE3EfH1r1ADqtfSdVCToUG868RvUUkgDKf31mGDtKsAYz2oz2AGutZYs';
 const ACCOUNT_PATHS = { evm: "m/44'/60'/0'", btc: "m/84'/0'/0'", tron: "m/44'/195'/0'" } as const;
 
 const keys = parseWalletXpubs(TEST_WALLET_XPUBS);
@@ -42,7 +36,7 @@ describe('deriveCustomerAddresses', () => {
     expect(second.btc).toBe('bc1qnjg0jd8228aq7egyzacy8cys3knf9xvrerkf9g');
   });
 
-  it('gives the TRON address of the private key at m/44\'/195\'/0\'/0/index', () => {
+  it("gives the TRON address of the private key at m/44'/195'/0'/0/index", () => {
     // Computed here from the private key, independently of the public-key derivation under test.
     const base58check = createBase58check(sha256);
     for (const index of [0, 1, 7]) {

@@ -10,8 +10,7 @@ import { copyButton, methodName, shownAmount } from '../fragments.js';
 import type { MessageKey, Translator } from '../language.js';
 import { qrCodeDataUri } from '../qr-code.js';
 
-const payerName = (invoice: Invoice): string =>
-  invoice.customer.fullName ?? [invoice.customer.firstName, invoice.customer.lastName].filter(Boolean).join(' ');
+const payerName = (invoice: Invoice): string => invoice.customer.fullName ?? [invoice.customer.firstName, invoice.customer.lastName].filter(Boolean).join(' ');
 
 function payerLine(t: Translator, invoice: Invoice): Html {
   const name = payerName(invoice);

@@ -39,7 +39,8 @@ export const az: DashboardCatalogue = {
   'join.passwordAgain': 'Şifrəni təkrar daxil edin',
   'join.totpTitle': 'İkinci faktor',
   'join.totpRequired': 'Sahiblər autentifikator tətbiqindəki kodla daxil olurlar. QR kodu skan edin və ya açarı yazın, sonra tətbiqin göstərdiyi kodu daxil edin.',
-  'join.totpOptional': 'Girişinizə autentifikator tətbiqindəki kodu əlavə edə bilərsiniz: QR kodu skan edin və ya açarı yazın, sonra tətbiqin göstərdiyi kodu daxil edin. Kodsuz davam etmək üçün xananı boş saxlayın.',
+  'join.totpOptional':
+    'Girişinizə autentifikator tətbiqindəki kodu əlavə edə bilərsiniz: QR kodu skan edin və ya açarı yazın, sonra tətbiqin göstərdiyi kodu daxil edin. Kodsuz davam etmək üçün xananı boş saxlayın.',
   'join.totpQr': 'Autentifikator açarının QR kodu',
   'join.totpKey': 'Açar: {key}',
   'join.code': 'Tətbiqdəki kod',

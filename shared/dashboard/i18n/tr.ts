@@ -39,7 +39,8 @@ export const tr: DashboardCatalogue = {
   'join.passwordAgain': 'Aynı şifreyi tekrar girin',
   'join.totpTitle': 'İkinci faktör',
   'join.totpRequired': 'Sahipler, doğrulama uygulamasındaki bir kodla giriş yapar. QR kodunu tarayın veya anahtarı yazın, ardından uygulamanın gösterdiği kodu girin.',
-  'join.totpOptional': 'Girişinize doğrulama uygulamasındaki bir kodu ekleyebilirsiniz: QR kodunu tarayın veya anahtarı yazın, ardından uygulamanın gösterdiği kodu girin. Kod olmadan devam etmek için alanı boş bırakın.',
+  'join.totpOptional':
+    'Girişinize doğrulama uygulamasındaki bir kodu ekleyebilirsiniz: QR kodunu tarayın veya anahtarı yazın, ardından uygulamanın gösterdiği kodu girin. Kod olmadan devam etmek için alanı boş bırakın.',
   'join.totpQr': 'Doğrulama anahtarının QR kodu',
   'join.totpKey': 'Anahtar: {key}',
   'join.code': 'Uygulamadaki kod',

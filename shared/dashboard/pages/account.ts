@@ -189,7 +189,7 @@ export const inviteUser: PageHandler = async (request) => {
   }
   const link = dashboardUrl({ ...context, language: { ...context.language, explicit: false } }, `join/${invited.token}`);
   return usersPage(request, {
-    top: notice(html`${context.t.text('users.invited', { email: invited.invitation.email, date: context.t.dateTime(invited.invitation.expiresAt)})} <code>${link}</code>`),
+    top: notice(html`${context.t.text('users.invited', { email: invited.invitation.email, date: context.t.dateTime(invited.invitation.expiresAt) })} <code>${link}</code>`),
   });
 };
 

@@ -43,7 +43,9 @@ export const overview: PageHandler = async (request) => {
 const filtersOf = (query: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(query).filter(([, value]) => value.trim() !== ''));
 
 function select(context: DashboardContext, name: string, label: string, options: readonly string[], value: string | undefined, labelOf: (option: string) => string = (option) => option): Html {
-  const choices = ['', ...options].map((option) => html`<option value="${option}"${option === (value ?? '') ? raw(' selected') : ''}>${option === '' ? context.t.text('list.all') : labelOf(option)}</option>`);
+  const choices = ['', ...options].map(
+    (option) => html`<option value="${option}"${option === (value ?? '') ? raw(' selected') : ''}>${option === '' ? context.t.text('list.all') : labelOf(option)}</option>`,
+  );
   return html`<label for="filter-${name}">${label}<select id="filter-${name}" name="${name}">${choices}</select></label>`;
 }
 
@@ -110,8 +112,7 @@ function resendForm(context: DashboardContext, action: string): Html {
   return html`<form method="post" action="${dashboardUrl(context, action)}">${csrfField(context)}<button class="secondary" type="submit">${context.t.text('callbacks.resend')}</button></form>`;
 }
 
-const resentNotice = (context: DashboardContext, query: Record<string, string>): Html =>
-  query.done === 'resent' ? notice(context.t.text('callbacks.resent')) : html``;
+const resentNotice = (context: DashboardContext, query: Record<string, string>): Html => (query.done === 'resent' ? notice(context.t.text('callbacks.resent')) : html``);
 
 export const invoice: PageHandler = async (request) => {
   const { context, services, params, query } = request;

@@ -87,8 +87,7 @@ export function pausedUntil(merchant: { callbackUrl: string | null; callbackPaus
 }
 
 /** Seconds the `pauses`-th pause in a row lasts. */
-export const pauseSeconds = (pauses: number, scale = 1): number =>
-  Math.min(FIRST_PAUSE_SECONDS * 2 ** (pauses - 1), LONGEST_PAUSE_SECONDS) * scale;
+export const pauseSeconds = (pauses: number, scale = 1): number => Math.min(FIRST_PAUSE_SECONDS * 2 ** (pauses - 1), LONGEST_PAUSE_SECONDS) * scale;
 
 /**
  * After a timed-out attempt, with the URL's state as that timeout left it: the pause to open, if

@@ -156,4 +156,3 @@ export const callbackDelivery = (record: CallbackRecord, pausedUntil: string | n
 
 /** `POST /api/v2/webhooks/test`: the attempt made. */
 export const testCallbackResultSchema = attemptSchema.extend({ webhookId: z.string().describe('The `webhook-id` the sample was sent with') });
-

@@ -1,4 +1,24 @@
-export { busyRetrySeconds, DELIVERIES_PER_URL, DELIVERY_HOLD_SECONDS, FIRST_PAUSE_SECONDS, PAUSE_AFTER_TIMEOUTS, pauseAfterTimeout, pauseDecision, pausedRetrySeconds, pausedUntil } from './callback-pause.js';
+export {
+  busyRetrySeconds,
+  DELIVERIES_PER_URL,
+  DELIVERY_HOLD_SECONDS,
+  FIRST_PAUSE_SECONDS,
+  PAUSE_AFTER_TIMEOUTS,
+  pauseAfterTimeout,
+  pauseDecision,
+  pausedRetrySeconds,
+  pausedUntil,
+} from './callback-pause.js';
 export type { PauseChange } from './callback-pause.js';
-export { callbackDelivery, callbackDeliverySchema, DELIVERY_TIMEOUT_MS, retryDelaySeconds, signCallback, signingSecrets, storeFailureRetrySeconds, testCallbackResultSchema, windowClosed } from './callbacks.js';
+export {
+  callbackDelivery,
+  callbackDeliverySchema,
+  DELIVERY_TIMEOUT_MS,
+  retryDelaySeconds,
+  signCallback,
+  signingSecrets,
+  storeFailureRetrySeconds,
+  testCallbackResultSchema,
+  windowClosed,
+} from './callbacks.js';
 export type { CallbackDelivery, CallbackEntry, CallbackRecord, CallbackSecretOpener, Deliver, DeliveryAttempt, DeliveryResult, SignedCallback } from './callbacks.js';

@@ -12,8 +12,7 @@ export const orderClaimId = (merchantId: string, orderId: string): string => `or
  * record alone cannot tell a retry from a first request once the writer died between its commit
  * and saving its answer; the claim can.
  */
-export const idempotentWriteClaimId = (merchantId: string, routeName: string, key: string): string =>
-  `request#${JSON.stringify([merchantId, routeName, key])}`;
+export const idempotentWriteClaimId = (merchantId: string, routeName: string, key: string): string => `request#${JSON.stringify([merchantId, routeName, key])}`;
 
 /**
  * An on-chain transfer, credited once: one transaction per (network, transaction hash, log

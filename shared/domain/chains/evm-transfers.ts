@@ -14,9 +14,7 @@ export class EvmNetworkReader extends NodeNetworkReader<ChainReader> {
   constructor(node: ChainReader, network: EvmNetwork, tokens: EvmChain['tokens']) {
     super(node);
     this.nativeAsset = NATIVE_ASSETS[network];
-    this.tokenByAddress = new Map(
-      Object.entries(tokens).map(([asset, token]) => [token!.address.toLowerCase(), { asset: asset as CryptoAssetCode, decimals: token!.decimals }]),
-    );
+    this.tokenByAddress = new Map(Object.entries(tokens).map(([asset, token]) => [token!.address.toLowerCase(), { asset: asset as CryptoAssetCode, decimals: token!.decimals }]));
   }
 
   minedAt(transactionHash: string): Promise<BlockRef | undefined> {

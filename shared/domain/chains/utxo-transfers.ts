@@ -9,10 +9,7 @@ import { assetAmount, NodeNetworkReader, type NodeHead, type ScannedBlock } from
 /** What the watcher needs of a Bitcoin node (shared/chain/bitcoin-reader.ts over Bitcoin Core's JSON-RPC). */
 export interface UtxoNode extends NodeHead {
   /** The canonical blocks `first` to `last`, in order, with every output of their transactions; the node batches its requests. */
-  blocks(
-    first: number,
-    last: number,
-  ): Promise<Array<{ number: number; hash: string; parentHash: string; outputs: ReadonlyArray<{ txid: string; index: number; script: string; satoshis: bigint }> }>>;
+  blocks(first: number, last: number): Promise<Array<{ number: number; hash: string; parentHash: string; outputs: ReadonlyArray<{ txid: string; index: number; script: string; satoshis: bigint }> }>>;
 }
 
 export class UtxoNetworkReader extends NodeNetworkReader<UtxoNode> {

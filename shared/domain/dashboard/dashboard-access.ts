@@ -225,10 +225,7 @@ export class DashboardAccess<Sealed> {
    * Takes an invitation: the user is created with its password and (for owners always) its second
    * factor, and signed in. The recovery codes are returned this once, when there is a second factor.
    */
-  async join(
-    token: string,
-    request: JoinRequest,
-  ): Promise<{ problems: JoinProblem[] } | { user: DashboardUser<Sealed>; sessionToken: string; session: DashboardSession; recoveryCodes: string[] }> {
+  async join(token: string, request: JoinRequest): Promise<{ problems: JoinProblem[] } | { user: DashboardUser<Sealed>; sessionToken: string; session: DashboardSession; recoveryCodes: string[] }> {
     const invitation = await this.invitation(token);
     if (!invitation) throw new NotFound('Invitation');
     const now = this.deps.clock();

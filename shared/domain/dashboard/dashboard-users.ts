@@ -112,8 +112,7 @@ export const RECOVERY_CODES = 10;
 /** Crockford's base32 without I, L, O, U: nothing to mistake when typed from paper. */
 const RECOVERY_ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
-const recoveryCode = (): string =>
-  Array.from({ length: 3 }, () => Array.from({ length: 4 }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]).join('')).join('-');
+const recoveryCode = (): string => Array.from({ length: 3 }, () => Array.from({ length: 4 }, () => RECOVERY_ALPHABET[randomInt(RECOVERY_ALPHABET.length)]).join('')).join('-');
 
 /** Normalized as typed: upper case, no spaces, dashes as given or not. */
 const normalizedRecoveryCode = (code: string): string => code.toUpperCase().replace(/[\s-]/g, '');
@@ -135,7 +134,6 @@ const strength = new ZxcvbnFactory({ dictionary: { ...commonLanguage.dictionary 
 
 /** zxcvbn's "safely unguessable" score: at least 10^8 guesses. Below it a password is one of the commonest or a close variation. */
 const LEAST_SCORE = 3;
-
 
 export type PasswordProblem = 'too_short' | 'too_long' | 'too_common';
 

@@ -22,7 +22,9 @@ export const totpStep = (at: Date): number => Math.floor(at.getTime() / 1000 / T
 export function totpCode(secret: string, step: number, digits = TOTP_DIGITS): string {
   const counter = Buffer.alloc(8);
   counter.writeBigUInt64BE(BigInt(step));
-  const mac = createHmac('sha1', Buffer.from(base32nopad.decode(secret.toUpperCase().replace(/=+$/, '')))).update(counter).digest();
+  const mac = createHmac('sha1', Buffer.from(base32nopad.decode(secret.toUpperCase().replace(/=+$/, ''))))
+    .update(counter)
+    .digest();
   const offset = mac[mac.length - 1]! & 0x0f;
   const binary = mac.readUInt32BE(offset) & 0x7fffffff;
   return String(binary % 10 ** digits).padStart(digits, '0');

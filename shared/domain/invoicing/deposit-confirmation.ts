@@ -27,14 +27,13 @@ export const depositConfirmationRequestSchema = z.strictObject({
     .regex(/^[A-Za-z0-9]{12,22}$/, 'must be 12 to 22 letters or digits')
     .transform((utr) => utr.toUpperCase())
     .describe('Unique transaction reference of the bank transfer; stored uppercase'),
-  receipt_file: z.string().min(1).regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64').optional().describe(`The receipt, base64; at most ${RECEIPT_MAX_SIZE_TEXT} decoded`),
-  receipt_file_extension: z
+  receipt_file: z
     .string()
-    .trim()
-    .toLowerCase()
-    .pipe(z.enum(RECEIPT_EXTENSIONS))
+    .min(1)
+    .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64')
     .optional()
-    .describe('jpg, jpeg, png or pdf; must match the content'),
+    .describe(`The receipt, base64; at most ${RECEIPT_MAX_SIZE_TEXT} decoded`),
+  receipt_file_extension: z.string().trim().toLowerCase().pipe(z.enum(RECEIPT_EXTENSIONS)).optional().describe('jpg, jpeg, png or pdf; must match the content'),
   receipt_file_name: z.string().trim().min(1).max(255).optional(),
 });
 

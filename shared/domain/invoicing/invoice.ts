@@ -33,12 +33,11 @@ export type InvoiceEvent = (typeof INVOICE_EVENTS)[number];
 /** How many of each event an invoice has announced: the next one's `n` follows. */
 export type InvoiceEventCounts = Partial<Record<InvoiceEvent, number>>;
 
-export const invoiceWalletSchema = z
-  .object({
-    address: z.string().describe("The customer's permanent address on the first network"),
-    networks: z.array(z.enum(CRYPTO_NETWORKS)).describe('Networks the invoice may be paid on'),
-    addresses: z.array(z.object({ network: z.enum(CRYPTO_NETWORKS), address: z.string() })).describe('The address on each network (EVM networks share one)'),
-  });
+export const invoiceWalletSchema = z.object({
+  address: z.string().describe("The customer's permanent address on the first network"),
+  networks: z.array(z.enum(CRYPTO_NETWORKS)).describe('Networks the invoice may be paid on'),
+  addresses: z.array(z.object({ network: z.enum(CRYPTO_NETWORKS), address: z.string() })).describe('The address on each network (EVM networks share one)'),
+});
 
 export type InvoiceWallet = z.output<typeof invoiceWalletSchema>;
 
@@ -67,9 +66,7 @@ export type CustomerField = keyof typeof CUSTOMER_FIELDS;
 
 /** Request-named customer values as the invoice keeps them. */
 export function customerDetails(values: Partial<Record<CustomerField, string>>): CustomerDetails {
-  return Object.fromEntries(
-    (Object.entries(CUSTOMER_FIELDS) as [CustomerField, keyof CustomerDetails][]).map(([field, key]) => [key, values[field]]),
-  ) as CustomerDetails;
+  return Object.fromEntries((Object.entries(CUSTOMER_FIELDS) as [CustomerField, keyof CustomerDetails][]).map(([field, key]) => [key, values[field]])) as CustomerDetails;
 }
 
 export interface Invoice extends InvoicePayments {

@@ -5,11 +5,30 @@
  */
 import { createHash } from 'node:crypto';
 import type { Stage } from '../../stage.js';
-import { type AmountLimit, amountRuleProblem, type CryptoAssetCode, cryptoMinimum, type CryptoNetwork, Decimal, decimalsOf, type DepositFamily, familyOf, type FiatMethod, type FieldProblem, formatAmount, formatRate, Invalid, isCryptoAsset, type LocalFiatCurrency, maxRequestAmount, networksOf, type PaymentMethod } from '../kernel/index.js';
+import {
+  type AmountLimit,
+  amountRuleProblem,
+  type CryptoAssetCode,
+  cryptoMinimum,
+  type CryptoNetwork,
+  Decimal,
+  decimalsOf,
+  familyOf,
+  type FiatMethod,
+  type FieldProblem,
+  formatAmount,
+  formatRate,
+  Invalid,
+  isCryptoAsset,
+  type LocalFiatCurrency,
+  maxRequestAmount,
+  networksOf,
+  type PaymentMethod,
+} from '../kernel/index.js';
 import { merchantUrlProblem, normalizedUrl } from '../merchants/index.js';
 import { noPayments } from './payments.js';
-import { CUSTOMER_FIELDS, customerDetails, type CustomerField, type Invoice, type InvoiceEventCounts, type InvoicePayments, type InvoiceWallet } from './invoice.js';
-import { eligibleProviders, servedMethods, type ProviderPayment, type ProviderRoute } from '../providers/index.js';
+import { CUSTOMER_FIELDS, customerDetails, type CustomerField, type Invoice, type InvoiceWallet } from './invoice.js';
+import { eligibleProviders, servedMethods, type ProviderRoute } from '../providers/index.js';
 import { crossRate, type UsdPrices } from '../rates/index.js';
 import type { CreateInvoiceRequest } from './invoice-requests.js';
 
@@ -32,7 +51,9 @@ export function requestHash(request: unknown): string {
             .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
         )
       : value;
-  return createHash('sha256').update(JSON.stringify(canonical(request))).digest('hex');
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(request)))
+    .digest('hex');
 }
 
 function amountProblem(amount: Decimal, currency: string, limit: AmountLimit, method: string): string | undefined {
@@ -63,9 +84,7 @@ export function directOpenFields(method: FiatMethod, currency: LocalFiatCurrency
 /** The direct-open fields a fiat invoice still lacks: what the checkout asks the customer for. */
 export function missingCustomerFields(invoice: Pick<Invoice, 'family' | 'paymentMethod' | 'paymentCurrency' | 'customer'>): DirectOpenField[] {
   if (invoice.family !== 'fiat') return [];
-  return directOpenFields(invoice.paymentMethod as FiatMethod, invoice.paymentCurrency as LocalFiatCurrency).filter(
-    (field) => invoice.customer[CUSTOMER_FIELDS[field]] === undefined,
-  );
+  return directOpenFields(invoice.paymentMethod as FiatMethod, invoice.paymentCurrency as LocalFiatCurrency).filter((field) => invoice.customer[CUSTOMER_FIELDS[field]] === undefined);
 }
 
 export interface InvoiceIdentity {
@@ -140,9 +159,7 @@ export function buildInvoice(request: CreateInvoiceRequest, identity: InvoiceIde
   if (problems.length > 0 || !family || !method || !exchangeRate || !paymentAmount) throw new Invalid(problems);
 
   const directOpen =
-    family === 'fiat' &&
-    request.paymentMethod !== undefined &&
-    directOpenFields(method as FiatMethod, paymentCurrency as LocalFiatCurrency).every((field) => request[field] !== undefined);
+    family === 'fiat' && request.paymentMethod !== undefined && directOpenFields(method as FiatMethod, paymentCurrency as LocalFiatCurrency).every((field) => request[field] !== undefined);
 
   const createdAt = identity.now.toISOString();
   const usdRate = crossRate(prices, paymentCurrency, 'USD');
@@ -190,4 +207,3 @@ export function invoiceWallet(asset: string, offered: readonly CryptoNetwork[], 
   const addresses = networks.map((network) => ({ network, address: addressOn(network) }));
   return { address: addresses[0]!.address, networks, addresses };
 }
-

@@ -66,13 +66,7 @@ const isOpen = (status: InvoiceStatus) => status === 'created' || status === 'ac
  * invoice takes no new payment of the merchant's once canceled (410) or completed (409), and a
  * rejected fiat payment cancels it while nothing is paid.
  */
-export function invoiceAfterDeposit(
-  invoice: InvoiceAccounting,
-  deposit: DepositOnInvoice,
-  isNew: boolean,
-  now: Date,
-  moved = false,
-): { update: InvoiceUpdate } | { refused: DepositRefusal } {
+export function invoiceAfterDeposit(invoice: InvoiceAccounting, deposit: DepositOnInvoice, isNew: boolean, now: Date, moved = false): { update: InvoiceUpdate } | { refused: DepositRefusal } {
   if (isNew && !moved && invoice.family === 'fiat') {
     if (invoice.status === 'canceled') return { refused: 'gone' };
     if (invoice.status === 'completed') return { refused: 'conflict' };

@@ -24,5 +24,4 @@ export function simulatedChainHash(network: CryptoNetwork): string {
 }
 
 /** The sender a simulated bank transfer shows: the customer's IBAN, when the invoice has one. */
-export const simulatedSenderDetails = (invoice: Pick<Invoice, 'customer'>): { senderIban: string } | undefined =>
-  invoice.customer.account ? { senderIban: invoice.customer.account } : undefined;
+export const simulatedSenderDetails = (invoice: Pick<Invoice, 'customer'>): { senderIban: string } | undefined => (invoice.customer.account ? { senderIban: invoice.customer.account } : undefined);

@@ -1,6 +1,22 @@
 export { amountRuleProblem, decimalStringAmount, jsonNumberAmount, numberOrStringAmount } from './amounts.js';
 export { heights, mapLimited } from './concurrency.js';
-export { CRYPTO_ASSETS, CRYPTO_NETWORKS, cryptoMinimum, decimalsOf, familyOf, FIAT_METHOD_LIMITS, FIAT_METHODS, INR_DEMO_MIN, isCryptoAsset, isPricedCurrency, LOCAL_FIAT_CURRENCIES, MAX_REQUEST_AMOUNTS, maxRequestAmount, networksOf, PRICED_CURRENCIES } from './currencies.js';
+export {
+  CRYPTO_ASSETS,
+  CRYPTO_NETWORKS,
+  cryptoMinimum,
+  decimalsOf,
+  familyOf,
+  FIAT_METHOD_LIMITS,
+  FIAT_METHODS,
+  INR_DEMO_MIN,
+  isCryptoAsset,
+  isPricedCurrency,
+  LOCAL_FIAT_CURRENCIES,
+  MAX_REQUEST_AMOUNTS,
+  maxRequestAmount,
+  networksOf,
+  PRICED_CURRENCIES,
+} from './currencies.js';
 export type { AmountLimit, CryptoAssetCode, CryptoNetwork, DepositFamily, FiatMethod, LocalFiatCurrency, PaymentMethod, PricedCurrency } from './currencies.js';
 export { AlreadyUsed, Conflict, DomainError, Gone, Held, InsufficientBalance, Invalid, NotAuthentic, NotFound, TooLarge, Unavailable } from './errors.js';
 export type { FieldProblem } from './errors.js';

@@ -88,10 +88,7 @@ export function listingFilters(listing: Listing<Readonly<Record<string, string |
 export const pageSchema = <Item extends z.ZodType>(item: Item) =>
   z.object({
     items: z.array(item).describe('Newest first'),
-    nextCursor: z
-      .string()
-      .nullable()
-      .describe('Pass as `cursor` for the next page; null on the last. A page may hold fewer than `limit` items when several filters are combined'),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last. A page may hold fewer than `limit` items when several filters are combined'),
   });
 
 export async function mapPage<From, To>(page: Page<From>, map: (items: From[]) => Promise<To[]> | To[]): Promise<Page<To>> {

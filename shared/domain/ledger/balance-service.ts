@@ -152,7 +152,8 @@ export class BalanceService {
   async adjust(merchantId: string, request: AdjustmentRequest): Promise<BalancePosting> {
     const { currency, amount } = request;
     if (!(BALANCE_CURRENCIES as readonly string[]).includes(currency)) throw Invalid.of('currency', `currency must be one of ${BALANCE_CURRENCIES.join(', ')}`);
-    if (amount.isZero() || amount.decimalPlaces() > decimalsOf(currency)) throw Invalid.of('amount', `amount must be a non-zero amount with at most ${decimalsOf(currency)} decimal places for ${currency}`);
+    if (amount.isZero() || amount.decimalPlaces() > decimalsOf(currency))
+      throw Invalid.of('amount', `amount must be a non-zero amount with at most ${decimalsOf(currency)} decimal places for ${currency}`);
     const reason = operatorReason(request.reason);
     await this.requireMerchant(merchantId);
     const context = { merchantId, currency, transactionId: null, at: this.deps.clock().toISOString(), entryId: this.deps.newId(), reason };

@@ -7,7 +7,19 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { BALANCE_RETRY, type CommitResult, createdRangeInOrder, CRYPTO_ASSETS, Decimal, decimalsOf, formatAmount, InsufficientBalance, LOCAL_FIAT_CURRENCIES, optimisticAttempts, pageParameters } from '../kernel/index.js';
+import {
+  BALANCE_RETRY,
+  type CommitResult,
+  createdRangeInOrder,
+  CRYPTO_ASSETS,
+  Decimal,
+  decimalsOf,
+  formatAmount,
+  InsufficientBalance,
+  LOCAL_FIAT_CURRENCIES,
+  optimisticAttempts,
+  pageParameters,
+} from '../kernel/index.js';
 import type { Transaction } from '../transactions/index.js';
 
 export const BALANCE_ENTRY_TYPES = ['deposit', 'fee', 'payout_reserve', 'payout', 'payout_release', 'adjustment'] as const;
@@ -185,8 +197,7 @@ const contextOf = (transaction: Transaction): PostingContext => ({
 });
 
 /** Whether two reads found the balance the same, as a posting's write condition judges it. */
-const sameBalance = (a: Balance | undefined, b: Balance | undefined): boolean =>
-  a?.entryCount === b?.entryCount && a?.available === b?.available && a?.reserved === b?.reserved;
+const sameBalance = (a: Balance | undefined, b: Balance | undefined): boolean => a?.entryCount === b?.entryCount && a?.available === b?.available && a?.reserved === b?.reserved;
 
 /** The postings under way through each reader, by balance: see `inTurn`. */
 const postingsUnderWay = new WeakMap<BalanceReader, Map<string, Promise<void>>>();
@@ -307,9 +318,7 @@ export const balanceEntryViewSchema = z.object({
   transactionId: z.uuid().nullable().describe('The deposit or withdrawal the entry accounts for; null for an adjustment'),
   type: z.enum(BALANCE_ENTRY_TYPES),
   currency: z.string(),
-  amount: signedDecimalString.describe(
-    'Signed: what the entry adds to or takes from `available`; a `payout`, and the `fee` of a withdrawal, take from `reserved`',
-  ),
+  amount: signedDecimalString.describe('Signed: what the entry adds to or takes from `available`; a `payout`, and the `fee` of a withdrawal, take from `reserved`'),
   availableAfter: signedDecimalString,
   reservedAfter: signedDecimalString,
   createdAt: z.iso.datetime(),

@@ -166,8 +166,7 @@ export const RECHECK_ENTRIES = 1_000;
 
 const NONE: EntrySums = { sequence: 0, available: '0', reserved: '0' };
 
-const sameAmounts = (a: Amounts | null, b: Amounts | null): boolean =>
-  a?.available === b?.available && a?.reserved === b?.reserved && a?.entryCount === b?.entryCount;
+const sameAmounts = (a: Amounts | null, b: Amounts | null): boolean => a?.available === b?.available && a?.reserved === b?.reserved && a?.entryCount === b?.entryCount;
 
 const amountsOf = ({ available, reserved, entryCount }: Amounts): Amounts => ({ available, reserved, entryCount });
 

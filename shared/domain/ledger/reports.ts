@@ -94,7 +94,10 @@ export const reportViewSchema = z.object({
   type: z.enum(REPORT_TYPES),
   status: z.enum(REPORT_STATUSES).describe('`pending` while it is built; `ready` with its link; `failed` if it could not be built (ask again)'),
   rows: z.int().nullable().describe('Rows of the file, its header aside; null until ready'),
-  url: z.string().nullable().describe(`The CSV file, valid ${REPORT_LINK_SECONDS / 60} minutes from this answer (ask again for a new link); null until ready`),
+  url: z
+    .string()
+    .nullable()
+    .describe(`The CSV file, valid ${REPORT_LINK_SECONDS / 60} minutes from this answer (ask again for a new link); null until ready`),
   expiresAt: z.iso.datetime().nullable().describe('When `url` stops working'),
 });
 

@@ -3,5 +3,40 @@ export type { ApiKeyScope } from './api-key-scopes.js';
 export { ApiKeyService, newApiKeyRequestSchema } from './api-key-service.js';
 export type { ApiKeyStore, ApiKeyView, IssuedApiKey, KeyRegistry } from './api-key-service.js';
 export { MerchantAccount } from './merchant-account.js';
-export { authenticatedMerchant, digestApiKey, digestsEqual, isCallbackSecret, isFrameAncestorSource, isWellFormedApiKey, MAX_PREVIOUS_CALLBACK_SECRETS, merchantSettingsRequestSchema, merchantUrlProblem, merchantViewSchema, newApiKey, newMerchant, normalizedUrl, onchainDepositsByDefault, previousSecretsAt, recordKeyUse, rotatedSecretSchema, takesOnchainDeposits } from './merchants.js';
-export type { ApiKey, BooksCheckRun, BooksHold, CallbackPause, ClearedBooksHold, KeyUseRecorder, Merchant, MerchantProfiles, MerchantRead, MerchantSettings, MerchantView, NewMerchantInput, RotatedSecret, RotatedSecretChanges, SecretSealer } from './merchants.js';
+export {
+  authenticatedMerchant,
+  digestApiKey,
+  digestsEqual,
+  isCallbackSecret,
+  isFrameAncestorSource,
+  isWellFormedApiKey,
+  MAX_PREVIOUS_CALLBACK_SECRETS,
+  merchantSettingsRequestSchema,
+  merchantUrlProblem,
+  merchantViewSchema,
+  newApiKey,
+  newMerchant,
+  normalizedUrl,
+  onchainDepositsByDefault,
+  previousSecretsAt,
+  recordKeyUse,
+  rotatedSecretSchema,
+  takesOnchainDeposits,
+} from './merchants.js';
+export type {
+  ApiKey,
+  BooksCheckRun,
+  BooksHold,
+  CallbackPause,
+  ClearedBooksHold,
+  KeyUseRecorder,
+  Merchant,
+  MerchantProfiles,
+  MerchantRead,
+  MerchantSettings,
+  MerchantView,
+  NewMerchantInput,
+  RotatedSecret,
+  RotatedSecretChanges,
+  SecretSealer,
+} from './merchants.js';

@@ -68,8 +68,7 @@ export async function authenticatedMerchant(merchants: MerchantProfiles, merchan
 /** On for the demo and locally, off in production, unless the merchant's setting says otherwise. */
 export const onchainDepositsByDefault = (stage: Stage): boolean => stage !== 'prod';
 
-export const takesOnchainDeposits = (merchant: Pick<Merchant, 'onchainDeposits'>, stage: Stage): boolean =>
-  merchant.onchainDeposits ?? onchainDepositsByDefault(stage);
+export const takesOnchainDeposits = (merchant: Pick<Merchant, 'onchainDeposits'>, stage: Stage): boolean => merchant.onchainDeposits ?? onchainDepositsByDefault(stage);
 
 export type ApiKeyStatus = 'active' | 'revoked';
 
@@ -181,11 +180,7 @@ export interface NewMerchantInput {
 }
 
 /** A new merchant record, and its callback secret in clear: to be shown once, never stored so. */
-export async function newMerchant(
-  input: NewMerchantInput & { id?: string },
-  sealer: SecretSealer,
-  now: Date,
-): Promise<{ merchant: Merchant; callbackSecret: string }> {
+export async function newMerchant(input: NewMerchantInput & { id?: string }, sealer: SecretSealer, now: Date): Promise<{ merchant: Merchant; callbackSecret: string }> {
   const id = input.id ?? randomUUID();
   const callbackSecret = input.callbackSecret ?? generateCallbackSecret();
   return {
@@ -234,8 +229,7 @@ export const normalizedUrl = (value: string): string => new URL(value).href;
  * A CSP `frame-ancestors` source: `*`, a keyword, a scheme, or an origin (with a `*.` host
  * wildcard and an optional port). Anything else could end the directive early.
  */
-export const isFrameAncestorSource = (value: string): boolean =>
-  /^(\*|'self'|'none'|[a-z][a-z0-9+.-]*:|([a-z][a-z0-9+.-]*:\/\/)?(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:(\d{1,5}|\*))?)$/i.test(value);
+export const isFrameAncestorSource = (value: string): boolean => /^(\*|'self'|'none'|[a-z][a-z0-9+.-]*:|([a-z][a-z0-9+.-]*:\/\/)?(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*(:(\d{1,5}|\*))?)$/i.test(value);
 
 const urlSetting = (what: string) => z.string().max(2048).nullable().optional().describe(`${what}; null removes it`);
 
@@ -270,9 +264,7 @@ export function settingsChanges(request: MerchantSettings, stage: Stage): Partia
   if (problems.length > 0) throw new Invalid(problems);
   const { callbackUrl, returnUrl, frameAncestors, invoiceCallbacks } = request;
   const url = (value: string | null | undefined) => (typeof value === 'string' ? normalizedUrl(value) : value);
-  return Object.fromEntries(
-    Object.entries({ callbackUrl: url(callbackUrl), returnUrl: url(returnUrl), frameAncestors, invoiceCallbacks }).filter(([, value]) => value !== undefined),
-  );
+  return Object.fromEntries(Object.entries({ callbackUrl: url(callbackUrl), returnUrl: url(returnUrl), frameAncestors, invoiceCallbacks }).filter(([, value]) => value !== undefined));
 }
 
 /** `GET /api/v2/merchant` and the answer of `PATCH`. */
@@ -301,9 +293,7 @@ export const merchantView = (merchant: Merchant, stage: Stage): MerchantView => 
 /** `POST /api/v2/merchant/callback-secret/rotate`: the new secret, shown this once. */
 export const rotatedSecretSchema = z.object({
   callbackSecret: z.string().describe('The new `whsec_…` secret; it is not shown again'),
-  previousSecretExpiresAt: z.iso
-    .datetime()
-    .describe('Until then callbacks also carry a signature with the secret it replaced; secrets replaced before keep signing until their own overlap ends'),
+  previousSecretExpiresAt: z.iso.datetime().describe('Until then callbacks also carry a signature with the secret it replaced; secrets replaced before keep signing until their own overlap ends'),
 });
 
 export type RotatedSecret = z.output<typeof rotatedSecretSchema>;
@@ -329,18 +319,11 @@ export const previousSecretsAt = (merchant: Pick<Merchant, 'previousCallbackSecr
  * still signing, for `overlapSeconds` from `now`, and those whose overlap has ended are dropped.
  * Refused while `MAX_PREVIOUS_CALLBACK_SECRETS` are still signing.
  */
-export function rotationChanges(
-  merchant: Pick<Merchant, 'sealedCallbackSecret' | 'previousCallbackSecrets'>,
-  next: SealedSecret,
-  now: Date,
-  overlapSeconds: number,
-): RotatedSecretChanges {
+export function rotationChanges(merchant: Pick<Merchant, 'sealedCallbackSecret' | 'previousCallbackSecrets'>, next: SealedSecret, now: Date, overlapSeconds: number): RotatedSecretChanges {
   const signing = previousSecretsAt(merchant, now);
   if (signing.length >= MAX_PREVIOUS_CALLBACK_SECRETS) {
     const freed = signing.map((previous) => previous.expiresAt).sort()[0];
-    throw new Conflict(
-      `${signing.length} replaced callback secrets still sign beside the current one, the most there may be: this rotation changed nothing; the next is possible from ${freed}`,
-    );
+    throw new Conflict(`${signing.length} replaced callback secrets still sign beside the current one, the most there may be: this rotation changed nothing; the next is possible from ${freed}`);
   }
   const expiresAt = new Date(now.getTime() + overlapSeconds * 1000).toISOString();
   return { sealedCallbackSecret: next, previousCallbackSecrets: [{ sealed: merchant.sealedCallbackSecret, expiresAt }, ...signing] };

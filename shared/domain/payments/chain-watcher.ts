@@ -7,7 +7,22 @@
  * part way is simply done again: every write is idempotent on the transfer's identity.
  */
 import type { Stage } from '../../stage.js';
-import { type AddressFamily, advance, type BlockRef, type ChainCursor, type ChainReader, depthOf, type EvmChain, type EvmNetwork, EvmNetworkReader, forkPoint, type NetworkReader, type ObservedTransfer, type ScannedBlock, transferClaimId } from '../chains/index.js';
+import {
+  type AddressFamily,
+  advance,
+  type BlockRef,
+  type ChainCursor,
+  type ChainReader,
+  depthOf,
+  type EvmChain,
+  type EvmNetwork,
+  EvmNetworkReader,
+  forkPoint,
+  type NetworkReader,
+  type ObservedTransfer,
+  type ScannedBlock,
+  transferClaimId,
+} from '../chains/index.js';
 import { type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf, DomainError, formatAmount } from '../kernel/index.js';
 import type { Invoice } from '../invoicing/index.js';
 import { takesOnchainDeposits, type Merchant } from '../merchants/index.js';
@@ -179,9 +194,7 @@ export class NetworkWatcher {
     }
     const [first] = blocks;
     if (first && chained.length === 0 && (await this.deps.reader.blockHash(cursor.number)) === cursor.hash) {
-      throw new Error(
-        `The ${this.deps.network} node's block ${first.number} names ${first.parentHash} as its parent, not block ${cursor.number} ${cursor.hash}: its chain does not hold together`,
-      );
+      throw new Error(`The ${this.deps.network} node's block ${first.number} names ${first.parentHash} as its parent, not block ${cursor.number} ${cursor.hash}: its chain does not hold together`);
     }
     return chained;
   }
@@ -191,7 +204,10 @@ export class NetworkWatcher {
     const { network, family } = this.deps;
     const transfers: ObservedTransfer[] = blocks.flatMap((block) => block.transfers.map((seen) => ({ ...seen, network, block: { number: block.number, hash: block.hash } })));
     if (transfers.length === 0) return [];
-    const owners = await this.deps.owners.ownersOf(family, transfers.map((t) => t.to));
+    const owners = await this.deps.owners.ownersOf(
+      family,
+      transfers.map((t) => t.to),
+    );
     return transfers.flatMap((transfer) => {
       const owner = owners.get(transfer.to);
       return owner ? [{ transfer, owner }] : [];
@@ -224,16 +240,21 @@ export class NetworkWatcher {
     if (!merchant || !takesOnchainDeposits(merchant, this.deps.stage)) return heldAs('onchain-deposits-off');
     const invoice = await this.invoiceFor(owner, transfer.asset);
     if (!invoice) return heldAs('no-invoice');
-    await this.deps.transactions.recordDeposit(merchant.id, invoice.id, {
-      source: 'chain',
-      amount: transfer.amount,
-      currency: transfer.asset,
-      network: transfer.network,
-      status: depthOf(transfer.block.number, head) >= confirmations ? 'confirmed' : 'processing',
-      transactionHash: transfer.transactionHash,
-      chain: { blockNumber: transfer.block.number, blockHash: transfer.block.hash, logIndex: transfer.logIndex },
-      uniqueId: transferClaimId(transfer),
-    }, invoice);
+    await this.deps.transactions.recordDeposit(
+      merchant.id,
+      invoice.id,
+      {
+        source: 'chain',
+        amount: transfer.amount,
+        currency: transfer.asset,
+        network: transfer.network,
+        status: depthOf(transfer.block.number, head) >= confirmations ? 'confirmed' : 'processing',
+        transactionHash: transfer.transactionHash,
+        chain: { blockNumber: transfer.block.number, blockHash: transfer.block.hash, logIndex: transfer.logIndex },
+        uniqueId: transferClaimId(transfer),
+      },
+      invoice,
+    );
     return undefined;
   }
 

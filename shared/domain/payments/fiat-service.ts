@@ -44,7 +44,6 @@ export interface FiatServiceDeps {
   newId: () => string;
 }
 
-
 /** A UTR deposit as stored: the deposit, its UTR and its receipt's reference. */
 type UtrDeposit = Transaction & { utr: string; receipt?: StoredReceipt };
 

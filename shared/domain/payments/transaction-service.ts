@@ -5,9 +5,26 @@
  * new state.
  */
 import { writeWithEntries, type BalancePosting, type BalanceReader } from '../ledger/index.js';
-import { type CallbackEntry } from '../callbacks/index.js';
+import type { CallbackEntry } from '../callbacks/index.js';
 import { callbackEntry, type ChainPosition, depositTransaction, type DepositValuation, isFinalStatus, type Transaction, type TransactionStatus, type TransactionView } from '../transactions/index.js';
-import { amountRuleProblem, type BusinessMetrics, type CommitResult, Conflict, type CryptoNetwork, Decimal, type DepositSource, familyOf, formatRate, Gone, Invalid, isCryptoAsset, isUuid, networksOf, NotFound, optimisticAttempts } from '../kernel/index.js';
+import {
+  amountRuleProblem,
+  type BusinessMetrics,
+  type CommitResult,
+  Conflict,
+  type CryptoNetwork,
+  Decimal,
+  type DepositSource,
+  familyOf,
+  formatRate,
+  Gone,
+  Invalid,
+  isCryptoAsset,
+  isUuid,
+  networksOf,
+  NotFound,
+  optimisticAttempts,
+} from '../kernel/index.js';
 import { type DepositRefusal, type Invoice, invoiceAfterDeposit, type InvoiceUpdate, withInvoiceEvent } from '../invoicing/index.js';
 import { authenticatedMerchant, type MerchantProfiles } from '../merchants/index.js';
 import { crossRate, type RateSource } from '../rates/index.js';
@@ -24,11 +41,7 @@ export interface Ledger {
   get(id: string): Promise<Transaction | undefined>;
   getClaim(id: string): Promise<UniqueClaim | undefined>;
   insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[] }): Promise<CommitResult>;
-  transition(
-    next: Transaction,
-    from: TransactionStatus,
-    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[] },
-  ): Promise<CommitResult>;
+  transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[] }): Promise<CommitResult>;
 }
 
 export interface TransactionServiceDeps {
@@ -119,9 +132,7 @@ export class TransactionService {
       const { update, event } = withInvoiceEvent(merchant, invoice, outcome.update, this.deps.publicBaseUrl, now);
       const callbacks = [...(isFinalStatus(transaction.status) ? [callbackEntry(transaction, now)] : []), ...(event ? [event] : [])];
       const claims = input.uniqueId ? [{ id: input.uniqueId, owner: { transactionId: id, merchantId } }] : [];
-      const result = await writeWithEntries(this.deps.balances, undefined, transaction, (posting) =>
-        this.deps.ledger.insert(transaction, { invoice: update, posting, callbacks, claims }),
-      );
+      const result = await writeWithEntries(this.deps.balances, undefined, transaction, (posting) => this.deps.ledger.insert(transaction, { invoice: update, posting, callbacks, claims }));
       if (result === 'committed') {
         if (isFinalStatus(transaction.status)) this.deps.metrics.depositSettled(input.source, transaction.status);
         if (callbacks.length > 0) await this.deps.callbacks.publish(callbacks.map((callback) => callback.id));
@@ -191,7 +202,16 @@ export class TransactionService {
     const merchant = await authenticatedMerchant(this.deps.merchants, current.merchantId);
     const revalued = depositTransaction(
       invoice,
-      { id: current.id, amount: details.amount, currency: current.currency, status, network: current.network as CryptoNetwork | null, transactionHash: current.transactionHash, senderDetails: next.senderDetails, now },
+      {
+        id: current.id,
+        amount: details.amount,
+        currency: current.currency,
+        status,
+        network: current.network as CryptoNetwork | null,
+        transactionHash: current.transactionHash,
+        senderDetails: next.senderDetails,
+        now,
+      },
       merchant.processingFeePercent,
     );
     return { ...next, ...revalued, createdAt: current.createdAt };
@@ -243,7 +263,5 @@ export class TransactionService {
 
 /** The answer to a deposit its invoice does not take. */
 export function refusal(reason: DepositRefusal, invoice: Pick<Invoice, 'cancelReason'>): Gone | Conflict {
-  return reason === 'gone'
-    ? new Gone(`Invoice is canceled (${invoice.cancelReason ?? 'canceled'}) and takes no payment`)
-    : new Conflict('Invoice is already paid');
+  return reason === 'gone' ? new Gone(`Invoice is canceled (${invoice.cancelReason ?? 'canceled'}) and takes no payment`) : new Conflict('Invoice is already paid');
 }

@@ -2,16 +2,19 @@
  * Local payment providers (docs/provider-protocol.md): which provider serves a fiat payment, the limits
  * merchants see, and the port every provider is reached through. Pure.
  */
-import type {
-  CreatedPayment,
-  CreatePaymentRequest,
-  ForwardUtrRequest,
-  PaymentInstructions,
-  PayoutRequest,
-  ProviderEvent,
-  ProviderStatusAnswer,
-} from './provider-port.js';
-import { type AmountLimit, Decimal, decimalsOf, FIAT_METHOD_LIMITS, type FiatMethod, formatAmount, INR_DEMO_MIN, LOCAL_FIAT_CURRENCIES, type LocalFiatCurrency, MAX_REQUEST_AMOUNTS } from '../kernel/index.js';
+import type { CreatedPayment, CreatePaymentRequest, ForwardUtrRequest, PaymentInstructions, PayoutRequest, ProviderEvent, ProviderStatusAnswer } from './provider-port.js';
+import {
+  type AmountLimit,
+  Decimal,
+  decimalsOf,
+  FIAT_METHOD_LIMITS,
+  type FiatMethod,
+  formatAmount,
+  INR_DEMO_MIN,
+  LOCAL_FIAT_CURRENCIES,
+  type LocalFiatCurrency,
+  MAX_REQUEST_AMOUNTS,
+} from '../kernel/index.js';
 
 /** A provider's secret: the base64 of at least 24 random bytes, with or without `whsec_` in front. */
 export function isProviderSecret(text: string): boolean {
@@ -39,17 +42,18 @@ export interface ProviderRoute {
 }
 
 /** The methods of each local currency, the one a request without `paymentMethod` gets first. */
-export const CURRENCY_METHODS = Object.fromEntries(
-  LOCAL_FIAT_CURRENCIES.map((currency) => [currency, Object.keys(FIAT_METHOD_LIMITS[currency]) as FiatMethod[]]),
-) as Record<LocalFiatCurrency, FiatMethod[]>;
+export const CURRENCY_METHODS = Object.fromEntries(LOCAL_FIAT_CURRENCIES.map((currency) => [currency, Object.keys(FIAT_METHOD_LIMITS[currency]) as FiatMethod[]])) as Record<
+  LocalFiatCurrency,
+  FiatMethod[]
+>;
 
 const byPriority = (a: ProviderRoute, b: ProviderRoute) => a.priority - b.priority || a.id.localeCompare(b.id);
 
 /** The providers serving a currency and method, by priority, each with its limit for it. */
 export function providersServing(providers: readonly ProviderRoute[], currency: string, method: FiatMethod): Array<{ provider: ProviderRoute; limit: AmountLimit }> {
-  return [...providers].sort(byPriority).flatMap((provider) =>
-    provider.methods.filter((m) => m.currency === currency && m.method === method).map((m) => ({ provider, limit: { min: m.min, max: m.max, step: m.step } })),
-  );
+  return [...providers]
+    .sort(byPriority)
+    .flatMap((provider) => provider.methods.filter((m) => m.currency === currency && m.method === method).map((m) => ({ provider, limit: { min: m.min, max: m.max, step: m.step } })));
 }
 
 /** The methods of `currency` some provider serves, in the currency's order (the default first). */
@@ -83,7 +87,16 @@ export function limitProblem(amount: Decimal, currency: string, method: FiatMeth
 export function eligibleProviders(providers: readonly ProviderRoute[], currency: string, method: FiatMethod, amount: Decimal): { providers: string[] } | { problem: string } {
   const serving = providersServing(providers, currency, method);
   const eligible = serving.filter(({ limit }) => admits(limit, amount)).map(({ provider }) => provider.id);
-  return eligible.length > 0 ? { providers: [...new Set(eligible)] } : { problem: limitProblem(amount, currency, method, serving.map(({ limit }) => limit)) };
+  return eligible.length > 0
+    ? { providers: [...new Set(eligible)] }
+    : {
+        problem: limitProblem(
+          amount,
+          currency,
+          method,
+          serving.map(({ limit }) => limit),
+        ),
+      };
 }
 
 type MethodLimits = Partial<Record<LocalFiatCurrency, Partial<Record<FiatMethod, AmountLimit>>>>;

@@ -42,8 +42,7 @@ export const DEMO_USD_PRICES: Readonly<Record<string, string>> = {
   USDC: '1',
 };
 
-const decimalPrices = (table: Readonly<Record<string, string>>): Record<string, Decimal> =>
-  Object.fromEntries(Object.entries(table).map(([code, price]) => [code, toDecimal(price)]));
+const decimalPrices = (table: Readonly<Record<string, string>>): Record<string, Decimal> => Object.fromEntries(Object.entries(table).map(([code, price]) => [code, toDecimal(price)]));
 
 export class StaticRateSource implements RateSource {
   private readonly snapshot: RateSnapshot;

@@ -3,7 +3,7 @@
  * `webhook-id`, the entry written with the state, the body sent with the transaction's `hash`
  * under the merchant's secret, and the sample a test callback sends.
  */
-import { type CallbackEntry } from '../callbacks/index.js';
+import type { CallbackEntry } from '../callbacks/index.js';
 import { callbackFields, callbackPayload, type CallbackFields, type Transaction, type TransactionStatus } from './transactions.js';
 
 /** One id per transaction state, so a receiver can drop duplicates of the same event. */

@@ -185,7 +185,7 @@ export const listTransactionsQuerySchema = z
   .strictObject({
     type: z.enum(TRANSACTION_TYPES).optional().describe('Only deposits, or only withdrawals'),
     status: z.enum(TRANSACTION_STATUSES).optional().describe('Only transactions in this status'),
-    invoiceId: z.string().toLowerCase().regex(UUID_PATTERN, 'invoiceId must be an invoice id (a UUID)').optional().describe("The deposits of this invoice"),
+    invoiceId: z.string().toLowerCase().regex(UUID_PATTERN, 'invoiceId must be an invoice id (a UUID)').optional().describe('The deposits of this invoice'),
     orderId: z.string().trim().min(1).max(128).optional().describe("The deposits of this order's invoice and the withdrawal of this orderId"),
     ...pageParameters,
   })

@@ -54,10 +54,16 @@ export const withdrawalRequestSchema = z.strictObject({
     .refine((digits) => /^\d{12,19}$/.test(digits), 'must be 12 to 19 digits')
     .refine(passesLuhn, 'fails the card number check (Luhn)')
     .optional(),
-  phoneNumber: z.string().regex(/^\+?\d{7,15}$/, 'must be a phone number of 7 to 15 digits').optional(),
+  phoneNumber: z
+    .string()
+    .regex(/^\+?\d{7,15}$/, 'must be a phone number of 7 to 15 digits')
+    .optional(),
   bankName: text(200).optional(),
   bankAccountName: text(200).optional(),
-  bankAccountNumber: z.string().regex(/^[A-Za-z0-9]{5,34}$/, 'must be 5 to 34 letters or digits').optional(),
+  bankAccountNumber: z
+    .string()
+    .regex(/^[A-Za-z0-9]{5,34}$/, 'must be 5 to 34 letters or digits')
+    .optional(),
 });
 
 export type WithdrawalRequest = z.output<typeof withdrawalRequestSchema>;
@@ -76,9 +82,7 @@ export function withdrawalVariant(request: WithdrawalRequest): WithdrawalVariant
   if (present.length !== 1) {
     throw Invalid.of(
       present.length === 0 ? 'cardNumber' : present[1]![0] === 'phone' ? 'phoneNumber' : 'bankAccountNumber',
-      present.length === 0
-        ? 'One of cardNumber, phoneNumber or bankAccountNumber is required'
-        : 'Only one of cardNumber, phoneNumber and bankAccountNumber may be given',
+      present.length === 0 ? 'One of cardNumber, phoneNumber or bankAccountNumber is required' : 'Only one of cardNumber, phoneNumber and bankAccountNumber may be given',
     );
   }
   const variant = present[0]![0];

@@ -159,9 +159,7 @@ function sendOnce(url: URL, request: WireRequest, tag: string): Promise<Answer> 
       response.on('end', () => resolveAnswer({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks) }));
       response.on('error', rejectAnswer);
     });
-    outgoing.on('error', (error: NodeJS.ErrnoException) =>
-      rejectAnswer(outgoing.reusedSocket && error.code === 'ECONNRESET' ? Object.assign(error, { staleSocket: true }) : error),
-    );
+    outgoing.on('error', (error: NodeJS.ErrnoException) => rejectAnswer(outgoing.reusedSocket && error.code === 'ECONNRESET' ? Object.assign(error, { staleSocket: true }) : error));
     outgoing.end(request.body);
   });
 }
@@ -191,7 +189,9 @@ export function answerProblem(target: string, answer: Answer, successIsEnvelope:
     return `the body is not JSON: ${answer.body.toString('utf8').slice(0, 200)}`;
   }
   const envelope = body as Record<string, unknown>;
-  const keys = Object.keys(envelope ?? {}).sort().join(',');
+  const keys = Object.keys(envelope ?? {})
+    .sort()
+    .join(',');
   if (answer.status < 400) {
     return envelope?.success === true && keys === 'data,success' ? undefined : `a ${answer.status} that is not the success envelope: ${JSON.stringify(body).slice(0, 300)}`;
   }

@@ -91,33 +91,30 @@ export async function fuzzRoute(route: HttpRoute, target: FuzzTarget, settings: 
   let tables = await target.readTables();
   let nextTag = 0;
 
-  const property = fc.asyncProperty(
-    fc.array(requestFor(route, target.world), { minLength: settings.batchSize, maxLength: settings.batchSize }),
-    async (requests) => {
-      const before = tables;
-      const tags = requests.map(() => `${route.name}#${nextTag++}`);
-      const answers = await Promise.all(requests.map((request, i) => send(target.url, wireRequest(request), tags[i]!)));
-      outcome.sent += requests.length;
-      tables = await target.readTables();
-      try {
-        answers.forEach((answer, i) => {
-          const statusClass = `${Math.floor(answer.status / 100)}xx`;
-          outcome.statuses[statusClass] = (outcome.statuses[statusClass] ?? 0) + 1;
-          const problem = answerProblem(requests[i]!.target, answer, target.world.answersEnvelopes[route.name] ?? false) ?? keyReachProblem(requests[i]!, answer, target.world);
-          if (problem) throw new Error(`${problem}\n  request: ${describeRequest(requests[i]!, answer)}`);
-        });
-        // Every changed item must have been written for a request that was not refused.
-        const accepted = new Set(answers.flatMap((answer, i) => (answer.status < 400 ? [...target.writes.itemsOf(tags[i]!)] : [])));
-        const unexplained = changedItems(before, tables).filter((item) => !accepted.has(item));
-        if (unexplained.length > 0) {
-          const writers = answers.flatMap((answer, i) => (unexplained.some((item) => target.writes.itemsOf(tags[i]!).has(item)) ? [describeRequest(requests[i]!, answer)] : []));
-          throw new Error(`refused requests changed ${unexplained.join(', ')}\n  written by: ${writers.join('\n  ') || 'no request of the batch'}`);
-        }
-      } finally {
-        for (const tag of tags) target.writes.forget(tag);
+  const property = fc.asyncProperty(fc.array(requestFor(route, target.world), { minLength: settings.batchSize, maxLength: settings.batchSize }), async (requests) => {
+    const before = tables;
+    const tags = requests.map(() => `${route.name}#${nextTag++}`);
+    const answers = await Promise.all(requests.map((request, i) => send(target.url, wireRequest(request), tags[i]!)));
+    outcome.sent += requests.length;
+    tables = await target.readTables();
+    try {
+      answers.forEach((answer, i) => {
+        const statusClass = `${Math.floor(answer.status / 100)}xx`;
+        outcome.statuses[statusClass] = (outcome.statuses[statusClass] ?? 0) + 1;
+        const problem = answerProblem(requests[i]!.target, answer, target.world.answersEnvelopes[route.name] ?? false) ?? keyReachProblem(requests[i]!, answer, target.world);
+        if (problem) throw new Error(`${problem}\n  request: ${describeRequest(requests[i]!, answer)}`);
+      });
+      // Every changed item must have been written for a request that was not refused.
+      const accepted = new Set(answers.flatMap((answer, i) => (answer.status < 400 ? [...target.writes.itemsOf(tags[i]!)] : [])));
+      const unexplained = changedItems(before, tables).filter((item) => !accepted.has(item));
+      if (unexplained.length > 0) {
+        const writers = answers.flatMap((answer, i) => (unexplained.some((item) => target.writes.itemsOf(tags[i]!).has(item)) ? [describeRequest(requests[i]!, answer)] : []));
+        throw new Error(`refused requests changed ${unexplained.join(', ')}\n  written by: ${writers.join('\n  ') || 'no request of the batch'}`);
       }
-    },
-  );
+    } finally {
+      for (const tag of tags) target.writes.forget(tag);
+    }
+  });
 
   const runs = Math.ceil(settings.requestsPerRoute / settings.batchSize);
   // The failing request is named in the error: no shrinking, whose every step is a whole batch against changed tables.

@@ -143,9 +143,7 @@ export const trickyString = (): fc.Arbitrary<string> =>
     { weight: 1, arbitrary: uuid.map((id) => id.toUpperCase()) },
     {
       weight: 1,
-      arbitrary: fc
-        .tuple(fc.constantFrom('x', 'é', '漢', '😀', '"', '\\', '\n'), fc.integer({ min: 200, max: 70_000 }))
-        .map(([unit, count]) => unit.repeat(count)),
+      arbitrary: fc.tuple(fc.constantFrom('x', 'é', '漢', '😀', '"', '\\', '\n'), fc.integer({ min: 200, max: 70_000 })).map(([unit, count]) => unit.repeat(count)),
     },
   );
 
@@ -190,9 +188,7 @@ export const anyJson = (): fc.Arbitrary<JsonTree> =>
 
 /** A body too deep for a recursive reader: arrays or objects nested thousands of levels. */
 const deeplyNested = (): fc.Arbitrary<string> =>
-  fc
-    .tuple(fc.integer({ min: 100, max: 20_000 }), fc.boolean())
-    .map(([depth, arrays]) => (arrays ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`));
+  fc.tuple(fc.integer({ min: 100, max: 20_000 }), fc.boolean()).map(([depth, arrays]) => (arrays ? `${'['.repeat(depth)}${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`));
 
 /** Text that is not JSON, or JSON cut short. */
 const brokenJson = (): fc.Arbitrary<string> =>
@@ -213,10 +209,7 @@ function fromSchema(schema: JsonSchema, world: FuzzWorld, name: string, depth: n
   const ids = [...world.ownIds, ...world.otherIds];
   switch (schema.type) {
     case 'string': {
-      const options: Array<fc.Arbitrary<string>> = [
-        fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 30) }),
-        fc.constantFrom(...DOMAIN_WORDS),
-      ];
+      const options: Array<fc.Arbitrary<string>> = [fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 30, 30) }), fc.constantFrom(...DOMAIN_WORDS)];
       if (schema.pattern && schema.pattern.length < 40) options.push(fc.stringMatching(new RegExp(schema.pattern)));
       if (/id$/i.test(name) && ids.length > 0) options.push(fc.constantFrom(...ids), fc.constantFrom(...world.ownIds));
       return fc.oneof(...options);
@@ -233,11 +226,7 @@ function fromSchema(schema: JsonSchema, world: FuzzWorld, name: string, depth: n
       if (depth > 3 || properties.length === 0) return fc.constant(objectOf([]));
       const required = new Set(schema.required ?? []);
       return fc
-        .tuple(
-          ...properties.map(([key, property]) =>
-            fc.tuple(fc.constant(key), fromSchema(property, world, key, depth + 1), required.has(key) ? fc.constant(true) : fc.boolean()),
-          ),
-        )
+        .tuple(...properties.map(([key, property]) => fc.tuple(fc.constant(key), fromSchema(property, world, key, depth + 1), required.has(key) ? fc.constant(true) : fc.boolean())))
         .map((fields) => objectOf(fields.filter(([, , present]) => present).map(([key, value]) => [key, value] as [string, JsonTree])));
     }
     default:
@@ -249,19 +238,47 @@ function fromSchema(schema: JsonSchema, world: FuzzWorld, name: string, depth: n
 const mutation = (): fc.Arbitrary<(tree: JsonTree) => JsonTree> =>
   fc.oneof(
     fc.constant((tree: JsonTree) => tree),
-    fc.tuple(fc.nat(), uuid).map(([at, id]) => (tree: JsonTree) => replaceEntry(tree, at, id)),
-    fc.tuple(fc.nat(), numberLiteral()).map(([at, text]) => (tree: JsonTree) => replaceEntry(tree, at, numberText(text))),
-    fc.tuple(fc.nat(), anyJson()).map(([at, value]) => (tree: JsonTree) => replaceEntry(tree, at, value)),
+    fc.tuple(fc.nat(), uuid).map(
+      ([at, id]) =>
+        (tree: JsonTree) =>
+          replaceEntry(tree, at, id),
+    ),
+    fc.tuple(fc.nat(), numberLiteral()).map(
+      ([at, text]) =>
+        (tree: JsonTree) =>
+          replaceEntry(tree, at, numberText(text)),
+    ),
+    fc.tuple(fc.nat(), anyJson()).map(
+      ([at, value]) =>
+        (tree: JsonTree) =>
+          replaceEntry(tree, at, value),
+    ),
     fc.nat().map((at) => (tree: JsonTree) => dropEntry(tree, at)),
-    fc.tuple(propertyKey(), anyJson()).map(([key, value]) => (tree: JsonTree) => addEntry(tree, key, value)),
+    fc.tuple(propertyKey(), anyJson()).map(
+      ([key, value]) =>
+        (tree: JsonTree) =>
+          addEntry(tree, key, value),
+    ),
     // The same key twice: the second value must not silently win.
-    fc.tuple(fc.nat(), anyJson()).map(([at, value]) => (tree: JsonTree) => duplicateEntry(tree, at, value)),
+    fc.tuple(fc.nat(), anyJson()).map(
+      ([at, value]) =>
+        (tree: JsonTree) =>
+          duplicateEntry(tree, at, value),
+    ),
     anyJson().map((value) => (tree: JsonTree) => addEntry(tree, '__proto__', value)),
-    fc.constant((tree: JsonTree) => addEntry(tree, '__proto__', objectOf([['merchantId', 'someone-else'], ['status', 'completed']]))),
+    fc.constant((tree: JsonTree) =>
+      addEntry(
+        tree,
+        '__proto__',
+        objectOf([
+          ['merchantId', 'someone-else'],
+          ['status', 'completed'],
+        ]),
+      ),
+    ),
   );
 
-const entriesOf = (tree: JsonTree): Array<[string, JsonTree]> | undefined =>
-  typeof tree === 'object' && tree !== null && !Array.isArray(tree) && tree.kind === 'object' ? tree.entries : undefined;
+const entriesOf = (tree: JsonTree): Array<[string, JsonTree]> | undefined => (typeof tree === 'object' && tree !== null && !Array.isArray(tree) && tree.kind === 'object' ? tree.entries : undefined);
 
 function replaceEntry(tree: JsonTree, at: number, value: JsonTree): JsonTree {
   const entries = entriesOf(tree);
@@ -407,10 +424,7 @@ const extraHeaders = (): fc.Arbitrary<Array<[string, string]>> =>
   fc.array(
     fc.tuple(
       headerName,
-      fc.oneof(
-        { weight: 4, arbitrary: fc.string({ maxLength: 60 }).map(latin1Header) },
-        { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 24_000 }).map((length) => 'h'.repeat(length)) },
-      ),
+      fc.oneof({ weight: 4, arbitrary: fc.string({ maxLength: 60 }).map(latin1Header) }, { weight: 1, arbitrary: fc.integer({ min: 1_000, max: 24_000 }).map((length) => 'h'.repeat(length)) }),
     ),
     { maxLength: 4 },
   );
@@ -438,9 +452,7 @@ function wellFormedRequest(route: HttpRoute, world: FuzzWorld): fc.Arbitrary<Fuz
   const change = fc.oneof({ weight: 3, arbitrary: fc.constant((value: JsonTree) => value) }, { weight: 4, arbitrary: mutation() });
   return fc
     .record({
-      parameters: fc.tuple(
-        ...[...route.path.matchAll(PATH_PARAMETER)].map(([, name]) => fc.oneof(fc.constantFrom(...(world.pathValues?.[name!] ?? world.ownIds)), pathParameter(world))),
-      ),
+      parameters: fc.tuple(...[...route.path.matchAll(PATH_PARAMETER)].map(([, name]) => fc.oneof(fc.constantFrom(...(world.pathValues?.[name!] ?? world.ownIds)), pathParameter(world)))),
       tree: fc.tuple(tree, change).map(([value, mutate]) => mutate(value)),
       idempotency: idempotencyKey(),
       query: fc.oneof({ weight: 3, arbitrary: fc.constant('') }, { weight: 1, arbitrary: queryString() }),
@@ -500,7 +512,6 @@ function hostileRequest(route: HttpRoute, world: FuzzWorld): fc.Arbitrary<FuzzRe
 
 export function wireRequest(request: FuzzRequest): WireRequest {
   const { body } = request;
-  const bytes =
-    'hex' in body ? Buffer.from(body.hex, 'hex') : body.encoding === 'identity' ? Buffer.from(body.text, 'utf8') : gzipSync(Buffer.from(body.text, 'utf8'));
+  const bytes = 'hex' in body ? Buffer.from(body.hex, 'hex') : body.encoding === 'identity' ? Buffer.from(body.text, 'utf8') : gzipSync(Buffer.from(body.text, 'utf8'));
   return { method: request.method, target: request.target, headers: request.headers, body: bytes };
 }

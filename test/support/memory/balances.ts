@@ -100,9 +100,7 @@ export class MemoryBalanceStore implements BalanceStore {
   /** Whether the posting may be written: its entries are new and its balance is still the one it was computed from. */
   holds({ balance, expected, entries }: BalancePosting): boolean {
     const current = this.balances.get(balanceKey(balance.merchantId, balance.currency));
-    const unchanged = expected
-      ? current?.entryCount === expected.entryCount && current.available === expected.available && current.reserved === expected.reserved
-      : current === undefined;
+    const unchanged = expected ? current?.entryCount === expected.entryCount && current.available === expected.available && current.reserved === expected.reserved : current === undefined;
     return unchanged && entries.every((entry) => !this.entries.has(entry.id));
   }
 

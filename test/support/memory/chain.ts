@@ -95,6 +95,8 @@ export class MemoryChain implements ChainReader {
   }
 
   private newHash(kind: string): string {
-    return `0x${createHash('sha256').update(`${kind} ${this.minted++}`).digest('hex')}`;
+    return `0x${createHash('sha256')
+      .update(`${kind} ${this.minted++}`)
+      .digest('hex')}`;
   }
 }

@@ -126,6 +126,9 @@ export class MemoryLedger implements Ledger {
   }
 
   private matching(predicate: (transaction: Transaction) => boolean): Transaction[] {
-    return [...this.transactions.values()].filter(predicate).sort(oldestFirst).map((transaction) => structuredClone(transaction));
+    return [...this.transactions.values()]
+      .filter(predicate)
+      .sort(oldestFirst)
+      .map((transaction) => structuredClone(transaction));
   }
 }

@@ -35,7 +35,6 @@ export class MemoryWallets implements CustomerWallets {
     return { addresses };
   }
 
-
   /** The owners of those of `keys` (`ownerKey`s of `family`) that are customers' addresses, by key. */
   async ownersOf(family: AddressFamily, keys: readonly string[]): Promise<Map<string, AddressOwner>> {
     return new Map(
