@@ -63,7 +63,7 @@ export async function providersBenchmark(args: string[]): Promise<void> {
       import('../test/support/merchants.js'),
       import('../infra/local/throttle.js'),
       import('../test/support/stage-configuration.js'),
-      import('../shared/providers/protocol.js'),
+      import('../shared/connectors/protocol/messages.js'),
       import('../shared/store/invoices.js'),
       import('../shared/store/dynamo.js'),
     ]);

@@ -4,7 +4,7 @@
  * One machine and AWS share the settings of the service; each has its own for where things are.
  */
 import * as z from 'zod';
-import { isProviderSecret } from '../shared/providers/protocol.js';
+import { isProviderSecret } from '../shared/connectors/protocol/messages.js';
 import { DEFAULTS } from '../shared/defaults.js';
 
 /** The path the demo provider is served under on the gateway's API in AWS. */

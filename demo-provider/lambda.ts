@@ -11,7 +11,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { httpDeliver } from '../shared/outbound/http-delivery.js';
-import { secretsManagerReader } from '../shared/providers/secret-store.js';
+import { secretsManagerReader } from '../shared/connectors/secret-store.js';
 import { requestOfEvent, resultOfResponse } from './adapters/api-gateway-event.js';
 import { DynamoDemoStore } from './adapters/dynamo-store.js';
 import { SqsScheduler } from './adapters/sqs-scheduler.js';

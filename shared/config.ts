@@ -15,6 +15,7 @@ import type { DeliveryGuard } from './outbound/http-delivery.js';
 import { STAGES, type Stage } from './stage.js';
 import { namedEverywhere, TABLE_KEYS, tableEnvVar, type TableKey } from './store/tables.js';
 import { DEFAULTS } from './defaults.js';
+import { CONNECTOR_KINDS, type ConnectorKind, DEFAULT_CONNECTOR } from './connectors/kinds.js';
 
 const positiveNumber = (fallback: number) => z.coerce.number().positive().default(fallback);
 
@@ -43,6 +44,8 @@ const providerMethodSchema = z
 const providerSchema = z
   .strictObject({
     id: z.string().regex(/^[a-z0-9][a-z0-9-]{0,31}$/, 'must be 1 to 32 lowercase letters, digits or dashes'),
+    /** How it is reached: which connector (shared/connectors/kinds.ts). */
+    kind: z.enum(CONNECTOR_KINDS).default(DEFAULT_CONNECTOR),
     name: z.string().min(1).max(64).optional(),
     url: z.url({ protocol: /^https?$/ }).transform((url) => url.replace(/\/+$/, '')),
     secret: z.string().refine(isProviderSecret, 'must be the base64 of at least 24 bytes, with or without whsec_ in front').optional(),
@@ -301,13 +304,15 @@ export function parseChainsConfig(stage: Stage, env: Record<string, string | und
 export type ProviderSecretSource = { kind: 'inline'; value: string } | { kind: 'secretsManager'; arn: string };
 
 export interface ProviderConfig extends ProviderRoute {
+  kind: ConnectorKind;
   url: string;
   secret: ProviderSecretSource;
 }
 
 const providerConfigsOf = (providers: z.output<typeof providerListSchema>): ProviderConfig[] =>
-  providers.map(({ id, name, url, secret, secretArn, priority, methods }) => ({
+  providers.map(({ id, kind, name, url, secret, secretArn, priority, methods }) => ({
     id,
+    kind,
     name: name ?? id,
     url,
     priority,

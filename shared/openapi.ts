@@ -31,7 +31,7 @@ import {
 } from './domain/invoicing/index.js';
 import { type CryptoNetwork, pageSchema } from './domain/kernel/index.js';
 import { callbackPayloadSchema, listTransactionsQuerySchema, transactionViewSchema, withdrawalRequestSchema } from './domain/transactions/index.js';
-import { providerEventReceivedSchema, providerEventSchema } from './providers/protocol.js';
+import { providerEventReceivedSchema, providerEventSchema } from './connectors/protocol/messages.js';
 import * as examples from './openapi-examples.js';
 import { PER_KEY_THROTTLE, THROTTLED_RETRY_AFTER_SECONDS } from './platform.js';
 import { HTTP_ROUTES, maxBodyBytesOf, replaysIdempotencyKey, type HttpRoute, type HttpRouteName } from './routes.js';

@@ -9,7 +9,7 @@ import { UNAUTHORIZED_MESSAGE, type ErrorItem } from '../../shared/errors.js';
 import { errorResponse, JSON_CONTENT_TYPE } from '../../shared/http/envelope.js';
 import { apiErrorOf } from '../../shared/http/errors.js';
 import { parseOrThrow } from '../../shared/http/validation.js';
-import { createPaymentRequestSchema, forwardUtrRequestSchema, payoutRequestSchema } from '../../shared/providers/protocol.js';
+import { createPaymentRequestSchema, forwardUtrRequestSchema, payoutRequestSchema } from '../../shared/connectors/protocol/messages.js';
 import { notFoundPage, paymentPage } from './page.js';
 import type { DemoLog } from './ports.js';
 import type { DemoProvider } from './service.js';

@@ -6,7 +6,7 @@
  */
 import type { Deliver } from '../../shared/domain/callbacks/index.js';
 import { Conflict, Invalid, NotFound } from '../../shared/domain/kernel/index.js';
-import { signMessage, verifiesMessage } from '../../shared/providers/protocol.js';
+import { signMessage, verifiesMessage } from '../../shared/connectors/protocol/messages.js';
 import type { CreatePaymentRequest, CreatedPayment, PayoutRequest, ProviderStatusAnswer } from '../../shared/domain/providers/index.js';
 import type { DemoLog, DemoStore, Job, Scheduler } from './ports.js';
 import {

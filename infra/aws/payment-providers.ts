@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import type { ProviderMethod } from '../../shared/domain/providers/index.js';
 import { pascalCase } from './construct-ids.js';
 import { acknowledge } from './nag.js';
+import type { ConnectorKind } from '../../shared/connectors/kinds.js';
 
 /** What a generated secret must look like to be a provider secret (the demo provider's too): 64 letters and digits are the base64 of 48 bytes. */
 export const GENERATED_SECRET = { excludePunctuation: true, passwordLength: 64 } as const;
@@ -17,6 +18,8 @@ export const GENERATED_SECRET = { excludePunctuation: true, passwordLength: 64 }
 /** A provider as the stage's context gives it: everything but its secret. */
 export interface ProviderDeployment {
   id: string;
+  /** Its connector (shared/connectors/kinds.ts); the provider protocol when absent. */
+  kind?: ConnectorKind;
   name?: string;
   url: string;
   priority: number;

@@ -10,7 +10,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { localDynamoClient } from '../../infra/local/dynamodb.js';
 import { randomLocalCredentials } from '../../infra/local/environment.js';
-import { signMessage } from '../../shared/providers/protocol.js';
+import { signMessage } from '../../shared/connectors/protocol/messages.js';
 import type { CreatePaymentRequest } from '../../shared/domain/providers/provider-port.js';
 import { startCallbackReceiver, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver.js';
 import { paymentRequest, payoutRequest, newProviderSecret } from '../support/demo-provider.js';

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DemoProvider } from '../../infra/aws/demo-provider.js';
 import { nagPacks } from '../../infra/aws/nag.js';
 import { GENERATED_SECRET } from '../../infra/aws/payment-providers.js';
-import { isProviderSecret } from '../../shared/providers/protocol.js';
+import { isProviderSecret } from '../../shared/connectors/protocol/messages.js';
 
 type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string };
 type Statement = { Effect: string; Action: string | string[]; Resource: unknown };

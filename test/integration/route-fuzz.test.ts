@@ -47,7 +47,7 @@ const [
   import('../support/logs.js'),
   import('../../infra/local/functions.js'),
   import('../../shared/store/invoices.js'),
-  import('../../shared/providers/protocol.js'),
+  import('../../shared/connectors/protocol/messages.js'),
   import('../support/providers.js'),
 ]);
 

@@ -5,7 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { DeliveryResult } from '../../shared/domain/callbacks/callbacks.js';
-import { signMessage } from '../../shared/providers/protocol.js';
+import { signMessage } from '../../shared/connectors/protocol/messages.js';
 import type { CreatePaymentRequest, PayoutRequest } from '../../shared/domain/providers/provider-port.js';
 import { demoRequestHandler, type DemoRequest, type DemoResponse } from '../../demo-provider/core/http.js';
 import type { DemoLog, DemoStore, Job, LogDetails, Scheduler } from '../../demo-provider/core/ports.js';

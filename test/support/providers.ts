@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { FIAT_METHOD_LIMITS } from '../../shared/domain/kernel/currencies.js';
 import { DEMO_PROVIDER_ID, demoProviderRoute, providerMethods, type ProviderRoute } from '../../shared/domain/providers/providers.js';
-import { signMessage } from '../../shared/providers/protocol.js';
+import { signMessage } from '../../shared/connectors/protocol/messages.js';
 import type { Stage } from '../../shared/stage.js';
 import { invoke, loadFunction, type GatewayResult } from './invoke.js';
 import { localStageConfiguration } from './stage-configuration.js';

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isValidIban } from '../../shared/domain/kernel/iban.js';
-import { createdPaymentSchema, providerEventSchema, providerStatusSchema, requestedPayoutSchema, signMessage } from '../../shared/providers/protocol.js';
+import { createdPaymentSchema, providerEventSchema, providerStatusSchema, requestedPayoutSchema, signMessage } from '../../shared/connectors/protocol/messages.js';
 import type { CreatePaymentRequest } from '../../shared/domain/providers/provider-port.js';
 import { EVENT_DELIVERY_WINDOW_SECONDS, madeUpSenderDetails, paymentReferenceOf, PAYOUT_REQUEST_LIFETIME_SECONDS, UTR_REJECTION_REASON } from '../../demo-provider/core/records.js';
 import { coreHarness, newProviderSecret, paymentRequest, payoutRequest, PUBLIC_URL, type CoreHarness } from '../support/demo-provider.js';

@@ -6,15 +6,15 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ProviderConfig } from '../../shared/config.js';
-import { providerRegistry } from '../../shared/providers/registry.js';
+import { providerRegistry } from '../../shared/connectors/registry.js';
 import { STORED_VALUE_MAX_AGE_MS as STORED_SECRET_MAX_AGE_MS } from '../../shared/refreshed.js';
-import { signMessage } from '../../shared/providers/protocol.js';
+import { signMessage } from '../../shared/connectors/protocol/messages.js';
 
 const ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:payment-gateway/prod/providers/psp-AbCdEf';
 const newSecret = () => randomBytes(32).toString('base64');
 const event = JSON.stringify({ type: 'payment.failed', reference: '6f1c1c4e-2b9a-4d8e-9f57-0c5b7d7a1f00', providerReference: 'p-1', amount: '10.00', currency: 'TRY' });
 
-const PSP: ProviderConfig = { id: 'psp', name: 'PSP', url: 'https://psp.example', priority: 1, methods: [], secret: { kind: 'secretsManager', arn: ARN } };
+const PSP: ProviderConfig = { id: 'psp', kind: 'protocol', name: 'PSP', url: 'https://psp.example', priority: 1, methods: [], secret: { kind: 'secretsManager', arn: ARN } };
 
 /** A registry of one provider whose secret is in a store the test controls, on a clock it moves; `configuration` is the stage's list of providers. */
 function setup(configuration: { providers: readonly ProviderConfig[] } = { providers: [PSP] }) {

@@ -2,7 +2,7 @@
  * What the gateway asks of a payment provider and what it hears back (docs/provider-protocol.md),
  * in the domain's terms: the `PaymentProvider` port (providers.ts) takes and gives these. A
  * connector turns them into its partner's messages and back; the signed-HTTP provider protocol is
- * one such connector (shared/providers/protocol.ts), whose bodies happen to be these shapes.
+ * one such connector (shared/connectors/protocol/messages.ts), whose bodies happen to be these shapes.
  */
 import type { FiatMethod, LocalFiatCurrency } from '../kernel/index.js';
 

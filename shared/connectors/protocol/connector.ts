@@ -16,8 +16,8 @@ import {
   type ProviderMessage,
   type ProviderStatusAnswer,
   ProviderUnavailable,
-} from '../domain/providers/index.js';
-import { createdPaymentSchema, providerEventSchema, providerStatusSchema, requestedPayoutSchema, signMessage, verifiesMessage } from './protocol.js';
+} from '../../domain/providers/index.js';
+import { createdPaymentSchema, providerEventSchema, providerStatusSchema, requestedPayoutSchema, signMessage, verifiesMessage } from './messages.js';
 
 /** docs/provider-protocol.md: a provider that does not answer within 10 seconds is tried again later. */
 export const PROVIDER_TIMEOUT_MS = 10_000;

@@ -1,13 +1,16 @@
 /**
  * The stage's payment providers, as its configuration names them (docs/operations.md#stage-configuration):
- * each reached by the connector of its protocol (docs/provider-protocol.md for every provider so
- * far), each secret read when first needed from where the configuration says it is, and kept for
+ * each reached by the connector its `kind` names (`kinds.ts`: the provider protocol,
+ * docs/provider-protocol.md, unless it names another), each secret read when first needed from where the configuration says it is, and kept for
  * a while (shared/refreshed.ts).
  */
 import type { ProviderConfig, ProviderSecretSource } from '../config.js';
 import type { PaymentProvider, ProviderRegistry, ProviderRoute } from '../domain/providers/index.js';
 import { refreshed } from '../refreshed.js';
-import { ProtocolProvider } from './protocol-provider.js';
+import { CONNECTORS, type Connector, type ConnectorKind } from './kinds.js';
+
+/** A provider as the stage's configuration names it, reached by the connector of its `kind`. */
+type ConfiguredProvider<Kind extends string> = Omit<ProviderConfig, 'kind'> & { kind: Kind };
 
 /** Reads a secret kept in a secret store (AWS Secrets Manager), by its ARN. */
 export type SecretStoreReader = (arn: string) => Promise<string>;
@@ -29,21 +32,30 @@ function cachedSecret(providerId: string, source: ProviderSecretSource, readSecr
  * The registry of the providers `providers` answers, built again when it answers another list (the
  * stage's configuration changed); a provider's secret is kept across rebuilds while it stays where it was.
  */
-export function providerRegistry(providers: () => readonly ProviderConfig[], readSecretStore?: SecretStoreReader, now: () => number = Date.now): ProviderRegistry {
+export function providerRegistry<Kind extends string = ConnectorKind>(
+  providers: () => readonly ConfiguredProvider<Kind>[],
+  readSecretStore?: SecretStoreReader,
+  now: () => number = Date.now,
+  connectors: Readonly<Record<Kind, Connector>> = CONNECTORS as Readonly<Record<string, Connector>>,
+): ProviderRegistry {
   const secrets = new Map<string, () => Promise<string>>();
-  const secretOf = ({ id, secret }: ProviderConfig) => {
+  const secretOf = ({ id, secret }: ConfiguredProvider<Kind>) => {
     const key = JSON.stringify([id, secret]);
     if (!secrets.has(key)) secrets.set(key, cachedSecret(id, secret, readSecretStore, now));
     return secrets.get(key)!;
   };
-  let built: { of: readonly ProviderConfig[]; routes: ProviderRoute[]; connectors: Map<string, PaymentProvider> } | undefined;
+  const connectorOf = (provider: ConfiguredProvider<Kind>) => {
+    const connector: Connector = connectors[provider.kind];
+    return connector({ id: provider.id, url: provider.url, secret: secretOf(provider) });
+  };
+  let built: { of: readonly ConfiguredProvider<Kind>[]; routes: ProviderRoute[]; connectors: Map<string, PaymentProvider> } | undefined;
   const current = () => {
     const list = providers();
     if (built?.of !== list) {
       built = {
         of: list,
         routes: list.map(({ id, name, priority, methods }) => ({ id, name, priority, methods })),
-        connectors: new Map(list.map((provider) => [provider.id, new ProtocolProvider({ id: provider.id, url: provider.url, secret: secretOf(provider) })])),
+        connectors: new Map(list.map((provider) => [provider.id, connectorOf(provider)])),
       };
     }
     return built;

@@ -5,8 +5,8 @@
  */
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import * as z from 'zod';
-import { signCallback, type SignedCallback } from '../domain/callbacks/index.js';
-import { FIAT_METHODS, LOCAL_FIAT_CURRENCIES } from '../domain/kernel/index.js';
+import { signCallback, type SignedCallback } from '../../domain/callbacks/index.js';
+import { FIAT_METHODS, LOCAL_FIAT_CURRENCIES } from '../../domain/kernel/index.js';
 import {
   PAYOUT_VARIANTS,
   PROVIDER_EVENT_TYPES,
@@ -20,9 +20,9 @@ import {
   type ProviderEvent,
   type ProviderStatusAnswer,
   type SenderDetails,
-} from '../domain/providers/index.js';
+} from '../../domain/providers/index.js';
 
-export { isProviderSecret } from '../domain/providers/index.js';
+export { isProviderSecret } from '../../domain/providers/index.js';
 
 /** The decimal text of an amount in a local currency, as both sides write it. */
 const amountText = z.string().regex(/^\d{1,15}(\.\d{1,2})?$/, 'must be a decimal amount with at most 2 decimal places');
