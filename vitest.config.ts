@@ -45,7 +45,12 @@ export default defineConfig({
       },
       { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...withServices } },
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...withServices } },
-      { extends: true, test: { name: 'infra', include: ['test/infra/**/*.test.ts'] } },
+      {
+        extends: true,
+        // Shared modules here too: a worker synthesizes each stage the files read once
+        // (test/support/stage-view.ts), not once per file, and loads the CDK library once.
+        test: { name: 'infra', include: ['test/infra/**/*.test.ts'], isolate: false },
+      },
     ],
   },
 });

@@ -1,14 +1,18 @@
 /**
- * The web ACL's patterns, checked as numbers and paths: WAF compares `content-length` as text, so
- * "over the limit" is a regular expression, and a route's path is one too.
+ * The web ACL (infra/aws/web-acl.ts). Its patterns, checked as numbers and paths: WAF compares
+ * `content-length` as text, so "over the limit" is a regular expression, and a route's path is one
+ * too. Then the web ACL as each stage's template has it, its rules read back and tried on every
+ * route (each stage read as one template, test/support/stage-view.ts; bundling skipped).
  */
 import { App, Stack } from 'aws-cdk-lib';
 import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_SIGN_IN_RATE_RULE_NAME, PROVIDER_EVENTS_RATE_RULE_NAME, PUBLIC_RATE_RULE_NAME, createStageWebAcl, decimalAbovePattern, routePathPattern } from '../../infra/aws/web-acl.js';
 import { DASHBOARD_SIGN_IN_THROTTLE, PROVIDER_EVENTS_THROTTLE, PUBLIC_ROUTE_THROTTLE } from '../../shared/platform.js';
-import { HTTP_ROUTES, maxBodyBytesOf, routeByName, type HttpRoute } from '../../shared/routes.js';
+import { functionsForStage, HTTP_ROUTES, maxBodyBytesOf, routeByName, type HttpRoute } from '../../shared/routes.js';
+import { STAGES, type Stage } from '../../shared/stage.js';
+import { envelope, sorted, type StackView, stageViews } from '../support/stage-view.js';
 
 describe('decimalAbovePattern', () => {
   const limits = [0, 1, 9, 10, 99, 100, 199, 909, 1000, 65_536, 99_999, 1_234_567, ...new Set(HTTP_ROUTES.map(maxBodyBytesOf))];
@@ -132,6 +136,166 @@ describe('createStageWebAcl', () => {
       expect(rateRulesOf(HTTP_ROUTES.filter((route) => !route.calledByProviders)).map((rule) => rule.name)).toEqual([PUBLIC_RATE_RULE_NAME, DASHBOARD_SIGN_IN_RATE_RULE_NAME]);
       expect(rateRulesOf([events]).map((rule) => rule.name)).toEqual([PROVIDER_EVENTS_RATE_RULE_NAME]);
       expect(rateRulesOf(HTTP_ROUTES.filter((route) => route.auth === 'apiKey'))).toEqual([]);
+    });
+  });
+});
+
+let views: Record<Stage, StackView>;
+
+/** The stages read below, each synthesized once for this file (test/support/stage-view.ts). */
+beforeAll(() => {
+  views = stageViews();
+}, 600_000);
+
+describe.each(STAGES)('%s stack', (stage) => {
+  const definitions = functionsForStage(stage);
+  const routes = definitions.filter((f): f is HttpRoute => f.kind === 'http');
+  const v = () => views[stage];
+
+  describe('web ACL', () => {
+    type Rule = { Name: string; Action: unknown; Statement: any };
+    const webAcl = () => v().resources('AWS::WAFv2::WebACL')[0]![1];
+    const rules = () => webAcl().Properties.Rules as Rule[];
+    /** A body-limit rule read back: its content-length pattern and the methods and path patterns it covers. */
+    const shapeOf = (rule: Rule) => {
+      const [contentLength, routeStatement] = rule.Statement.AndStatement.Statements;
+      const routeStatements: any[] = routeStatement.OrStatement?.Statements ?? [routeStatement];
+      return {
+        header: contentLength.RegexMatchStatement.FieldToMatch.SingleHeader.Name as string,
+        contentLength: new RegExp(contentLength.RegexMatchStatement.RegexString),
+        routes: routeStatements.map((statement) => {
+          const [method, path] = statement.AndStatement.Statements;
+          expect(path.RegexMatchStatement.FieldToMatch).toEqual({ UriPath: {} });
+          return { method: method.ByteMatchStatement.SearchString as string, path: new RegExp(path.RegexMatchStatement.RegexString) };
+        }),
+      };
+    };
+    const bodyLimitRules = () => rules().filter((rule) => rule.Name.startsWith('body-over-'));
+    const rulesFor = (method: string, uriPath: string) => bodyLimitRules().filter((rule) => shapeOf(rule).routes.some((r) => r.method === method && r.path.test(uriPath)));
+    const managedGroups = () => rules().filter((rule) => rule.Statement.ManagedRuleGroupStatement);
+    const rateRule = (name = 'public-requests-per-address') => rules().find((rule) => rule.Name === name && rule.Statement.RateBasedStatement)!;
+    const concretePath = (route: HttpRoute) => route.path.replace(/\{\w+\}/g, '0b6c8f3e-5d4a-4c1b-9e2f-1a2b3c4d5e6f');
+
+    it('is one regional web ACL that allows by default, on the API stage', () => {
+      v().template.resourceCountIs('AWS::WAFv2::WebACL', 1);
+      expect(webAcl().Properties).toMatchObject({ Scope: 'REGIONAL', DefaultAction: { Allow: {} } });
+      const [, association] = v().resources('AWS::WAFv2::WebACLAssociation')[0]!;
+      expect(association.Properties.WebACLArn).toEqual({ 'Fn::GetAtt': [v().resources('AWS::WAFv2::WebACL')[0]![0], 'Arn'] });
+      const stageId = v().resources('AWS::ApiGateway::Stage')[0]![0];
+      expect(JSON.stringify(association.Properties.ResourceArn)).toContain(`"/stages/",{"Ref":"${stageId}"}`);
+      expect(v().json.Resources[stageId]!.Properties.StageName).toBe(stage);
+    });
+
+    it.each(routes.map((r) => [`${r.method} ${r.path}`, r] as const))('%s: a declared body over the route limit gets the 413 envelope, on either endpoint', (_, route) => {
+      const limit = maxBodyBytesOf(route);
+      for (const uriPath of [concretePath(route), `/${stage}${concretePath(route)}`, `${concretePath(route)}/`]) {
+        const matching = rulesFor(route.method, uriPath);
+        expect(matching, uriPath).toHaveLength(1);
+        const { header, contentLength } = shapeOf(matching[0]!);
+        expect(header).toBe('content-length');
+        for (const length of [0, 1, limit - 1, limit]) expect(contentLength.test(String(length)), String(length)).toBe(false);
+        for (const length of [limit + 1, limit + 10, 10 * limit, 10 * 1024 * 1024]) expect(contentLength.test(String(length)), String(length)).toBe(true);
+        expect(contentLength.test(`000${limit + 1}`)).toBe(true);
+        expect(contentLength.test(`000${limit}`)).toBe(false);
+        expect(matching[0]!.Action).toEqual({ Block: { CustomResponse: { ResponseCode: 413, CustomResponseBodyKey: 'payload-too-large' } } });
+      }
+    });
+
+    it('leaves alone what no function answers: other methods on a routed path, and unknown paths', () => {
+      for (const route of routes) {
+        const otherMethod = route.method === 'GET' ? 'DELETE' : 'PUT';
+        expect(rulesFor(otherMethod, concretePath(route))).toEqual([]);
+      }
+      expect(rulesFor('POST', '/api/v2/unknown')).toEqual([]);
+      expect(rulesFor('POST', `/other${routes[0]!.path}`)).toEqual([]);
+    });
+
+    it('answers with the 413 and 429 envelopes the gateway itself renders', () => {
+      expect(webAcl().Properties.CustomResponseBodies).toEqual({
+        'payload-too-large': { ContentType: 'APPLICATION_JSON', Content: envelope('payload_too_large', 'Request body too large') },
+        'too-many-requests': { ContentType: 'APPLICATION_JSON', Content: envelope('too_many_requests', 'Too many requests') },
+      });
+    });
+
+    it('has one rule per body limit of the route table; every rule has metrics under its name', () => {
+      expect(bodyLimitRules()).toHaveLength(new Set(routes.map(maxBodyBytesOf)).size);
+      for (const rule of rules()) expect((rule as Rule & { VisibilityConfig: unknown }).VisibilityConfig).toMatchObject({ CloudWatchMetricsEnabled: true, MetricName: rule.Name });
+    });
+
+    it('evaluates the body limits first, then the per-address rates (public routes, provider events, dashboard sign-ins), then the managed rule groups, in consecutive priorities', () => {
+      const ordered = [...rules()].sort((a, b) => (a as Rule & { Priority: number }).Priority - (b as Rule & { Priority: number }).Priority);
+      expect(ordered.map((rule) => (rule as Rule & { Priority: number }).Priority)).toEqual(ordered.map((_, i) => i));
+      expect(ordered.map((rule) => rule.Name)).toEqual([
+        ...bodyLimitRules().map((rule) => rule.Name),
+        'public-requests-per-address',
+        'provider-events-per-address',
+        'dashboard-sign-ins-per-address',
+        'AWSManagedRulesCommonRuleSet',
+        'AWSManagedRulesKnownBadInputsRuleSet',
+      ]);
+    });
+
+    it(`refuses an address past ${PUBLIC_ROUTE_THROTTLE.perAddress.requests} requests in ${PUBLIC_ROUTE_THROTTLE.perAddress.windowSeconds} s to the routes without a key, providers' aside, with the 429 envelope`, () => {
+      const { RateBasedStatement: rate } = rateRule().Statement;
+      expect(rate).toMatchObject({ Limit: 1500, EvaluationWindowSec: 300, AggregateKeyType: 'IP' });
+      expect(rateRule().Action).toEqual({ Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'too-many-requests' } } });
+      expect(rate.ScopeDownStatement.RegexMatchStatement.FieldToMatch).toEqual({ UriPath: {} });
+      const scope = new RegExp(rate.ScopeDownStatement.RegexMatchStatement.RegexString);
+      // Merchants' servers call many times a second with a key: the usage plan limits them per key
+      // instead. Providers' events have a rule of their own, below.
+      for (const route of routes) {
+        for (const uriPath of [concretePath(route), `/${stage}${concretePath(route)}`]) {
+          expect(scope.test(uriPath), `${route.name} ${uriPath}`).toBe(route.auth === 'none' && !route.calledByProviders);
+        }
+      }
+      expect(scope.test('/api/v2/providers/psp-one/events')).toBe(false);
+    });
+
+    it(`refuses an address past ${PROVIDER_EVENTS_THROTTLE.perAddress.requests} requests in ${PROVIDER_EVENTS_THROTTLE.perAddress.windowSeconds} s to the route providers send events to, and to nothing else, with the 429 envelope`, () => {
+      const eventRoutes = routes.filter((route) => route.calledByProviders);
+      expect(eventRoutes.map((route) => `${route.method} ${route.path}`)).toEqual(['POST /api/v2/providers/{providerId}/events']);
+      const rule = rateRule('provider-events-per-address');
+      const { RateBasedStatement: rate } = rule.Statement;
+      expect(rate).toMatchObject({ Limit: PROVIDER_EVENTS_THROTTLE.perAddress.requests, EvaluationWindowSec: PROVIDER_EVENTS_THROTTLE.perAddress.windowSeconds, AggregateKeyType: 'IP' });
+      expect(rule.Action).toEqual({ Block: { CustomResponse: { ResponseCode: 429, CustomResponseBodyKey: 'too-many-requests' } } });
+      expect(rate.ScopeDownStatement.RegexMatchStatement.FieldToMatch).toEqual({ UriPath: {} });
+      const scope = new RegExp(rate.ScopeDownStatement.RegexMatchStatement.RegexString);
+      for (const route of routes) {
+        for (const uriPath of [concretePath(route), `/${stage}${concretePath(route)}`, `${concretePath(route)}/`]) {
+          expect(scope.test(uriPath), `${route.name} ${uriPath}`).toBe(route.calledByProviders === true);
+        }
+      }
+      for (const uriPath of ['/api/v2/providers/psp-one/events', `/${stage}/api/v2/providers/demo/events`]) expect(scope.test(uriPath), uriPath).toBe(true);
+      for (const uriPath of ['/api/v2/providers/events', '/api/v2/providers/a/b/events', '/api/v2/providers/psp-one/events/x', '/demo-provider/payments']) expect(scope.test(uriPath), uriPath).toBe(false);
+    });
+
+    it("runs AWS's common and known-bad-inputs rule groups, counting only the body-size and missing User-Agent rules", () => {
+      expect(managedGroups().map((rule) => [rule.Statement.ManagedRuleGroupStatement.VendorName, rule.Statement.ManagedRuleGroupStatement.Name])).toEqual([
+        ['AWS', 'AWSManagedRulesCommonRuleSet'],
+        ['AWS', 'AWSManagedRulesKnownBadInputsRuleSet'],
+      ]);
+      for (const rule of managedGroups()) expect((rule as Rule & { OverrideAction: unknown }).OverrideAction).toEqual({ None: {} });
+      const [common, knownBad] = managedGroups().map((rule) => rule.Statement.ManagedRuleGroupStatement);
+      // Receipts are megabytes: the body-limit rules above hold each route to its own limit.
+      expect(common.RuleActionOverrides).toEqual([
+        { Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } },
+        { Name: 'NoUserAgent_HEADER', ActionToUse: { Count: {} } },
+      ]);
+      expect(knownBad.RuleActionOverrides).toBeUndefined();
+    });
+
+    it('plots allowed and blocked requests, and what each rule blocked, on the dashboard', () => {
+      const aclName = webAcl().Properties.Name;
+      expect(aclName).toBe(`payment-gateway-${stage}`);
+      expect(webAcl().Properties.VisibilityConfig.MetricName).toBe(aclName);
+      const plotted = v()
+        .dashboardMetrics()
+        .filter(({ namespace }) => namespace === 'AWS/WAFV2')
+        .map(({ metric, dimensions }) => {
+          expect(dimensions).toMatchObject({ WebACL: aclName, Region: expect.any(String) });
+          return `${metric} ${dimensions.Rule}`;
+        });
+      expect(sorted(plotted)).toEqual(sorted(['AllowedRequests ALL', 'BlockedRequests ALL', ...rules().map((rule) => `BlockedRequests ${rule.Name}`)]));
     });
   });
 });

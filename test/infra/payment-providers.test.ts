@@ -1,0 +1,157 @@
+/**
+ * A stage's payment providers as synthesized (infra/aws/payment-providers.ts): the configuration
+ * document that names them, their secrets in Secrets Manager, and who may read them.
+ *
+ * Bundling is skipped (it changes nothing these assertions read); cdk-app.test.ts bundles every
+ * function through the real CLI. Each stage is read as one template (test/support/stage-view.ts).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { GatewayStage } from '../../infra/aws/gateway-stage.js';
+import type { ProviderDeployment } from '../../infra/aws/payment-providers.js';
+import { DEMO_PROVIDER_ID, demoProviderRoute } from '../../shared/domain/providers/providers.js';
+import { FUNCTIONS, functionsForStage, readsProviders, readsStageConfiguration, watchesChains, type GatewayFunction } from '../../shared/routes.js';
+import type { Stage } from '../../shared/stage.js';
+import { resolveText } from '../support/template.js';
+import { pascalCase, sorted, type StackView, PSP_ONE, projectApp, stageViews, watchingView, partnerProdView, partnerDemoView, type Resource } from '../support/stage-view.js';
+
+let views: Record<Stage, StackView>;
+let watching: StackView;
+let partnerProd: StackView;
+let partnerDemo: StackView;
+
+/** The stages read here, each synthesized once for this file (test/support/stage-view.ts). */
+beforeAll(() => {
+  views = stageViews();
+  watching = watchingView();
+  partnerProd = partnerProdView();
+  partnerDemo = partnerDemoView();
+}, 600_000);
+
+describe('payment providers', () => {
+  /** A partner's secret, by the output that names it to operators. */
+  const partnerSecret = (view: StackView, id = 'psp-one'): [string, Resource] => {
+    const secretId = view.json.Outputs[`ProviderSecret${pascalCase(id)}`]?.Value.Ref as string;
+    expect(view.json.Resources[secretId]?.Type, id).toBe('AWS::SecretsManager::Secret');
+    return [secretId, view.json.Resources[secretId]!];
+  };
+  /** The demo provider as the stage's configuration names it: its routes, its address on the stage's API, its secret's ARN. */
+  const demoEntry = (view: StackView) => ({
+    ...demoProviderRoute(),
+    url: `${resolveText(view.functionNamed('create-invoice').Properties.Environment.Variables.PUBLIC_BASE_URL)}/demo-provider`,
+    secretArn: `<${view.providerSecretIds().find((id) => id.startsWith('DemoProviderSecret'))}>`,
+  });
+  const partnerEntry = (view: StackView) => ({ ...PSP_ONE, secretArn: `<${partnerSecret(view)[0]}>` });
+  const everyView = () => [views.demo, views.prod, partnerProd, partnerDemo];
+
+  /** The functions that read the stage's configuration: those that read its providers among them. */
+  const readersOf = (view: StackView) => [...view.functionIds().keys()].filter((name) => readsStageConfiguration(FUNCTIONS.find((f) => f.name === name)!));
+
+  it("names the stage's providers in its configuration document alone, which the functions that read them are given the name of, and no function's environment", () => {
+    const providerReaders = FUNCTIONS.filter((f) => ('usesProviders' in f && f.usesProviders) || f.name === 'get-docs').filter((f) => (f.stages as readonly string[]).includes('demo'));
+    expect(providerReaders.every((f) => readsProviders(f as GatewayFunction) && readsStageConfiguration(f as GatewayFunction))).toBe(true);
+    for (const view of [views.demo, views.prod]) {
+      for (const name of view.functionIds().keys()) {
+        const variables = view.functionNamed(name).Properties.Environment.Variables;
+        expect(variables.GATEWAY_PROVIDERS, `${view.stage} ${name}`).toBeUndefined();
+        expect(variables.GATEWAY_STAGE_CONFIGURATION_PARAMETER, `${view.stage} ${name}`).toBe(readersOf(view).includes(name) ? `/payment-gateway/${view.stage}/configuration` : undefined);
+      }
+    }
+  });
+
+  it('keeps the document in SSM, in the standard tier while it fits 4 KB and the advanced beyond', () => {
+    for (const view of everyView()) {
+      expect(view.json.Resources[view.parameterNamed('configuration')]!.Properties).toMatchObject({ Type: 'String', Tier: 'Intelligent-Tiering' });
+    }
+  });
+
+  it("names the demo provider in a demo stage, at {PUBLIC_BASE_URL}/demo-provider, by its secret's ARN", () => {
+    expect(demoEntry(views.demo).url).toMatch(/^https:\/\/<Api\w+>\.execute-api\.<AWS::Region>\.<AWS::URLSuffix>\/demo\/demo-provider$/);
+    expect(views.demo.providers()).toEqual([demoEntry(views.demo)]);
+  });
+
+  it('gives a prod stage without partners no provider: an empty list, no secret, and no function reads one', () => {
+    expect(views.prod.providers()).toEqual([]);
+    for (const name of views.prod.functionIds().keys())
+      expect(
+        views.prod.grantsOf(name).filter((grant) => grant.startsWith('secretsmanager:')),
+        name,
+      ).toEqual([]);
+    views.prod.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+  });
+
+  it('makes each partner a secret of its own, generated by Secrets Manager, named by CloudFormation at each creation, kept when a prod stack goes', () => {
+    for (const view of [partnerProd, partnerDemo]) {
+      const [, secret] = partnerSecret(view);
+      // 64 letters and digits: the base64 of 48 bytes, a secret the protocol takes.
+      expect(secret.Properties.GenerateSecretString).toEqual({ ExcludePunctuation: true, PasswordLength: 64 });
+      expect(secret.Properties.SecretString).toBeUndefined();
+      // A prod secret outlives its provider and its stack: a fixed name would refuse the next one ("already exists").
+      expect(secret.Properties.Name).toBeUndefined();
+      expect(secret).toMatchObject(view.stage === 'prod' ? { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' } : { DeletionPolicy: 'Delete' });
+    }
+    partnerProd.template.resourceCountIs('AWS::SecretsManager::Secret', 1);
+    partnerDemo.template.resourceCountIs('AWS::SecretsManager::Secret', 2);
+  });
+
+  it("names each partner in the document as the context gives it, with its secret's ARN; the demo provider comes first in demo", () => {
+    expect(partnerProd.providers()).toEqual([partnerEntry(partnerProd)]);
+    expect(partnerDemo.providers()).toEqual([demoEntry(partnerDemo), partnerEntry(partnerDemo)]);
+  });
+
+  it('keeps every provider secret out of the template, the document and the environment: generated in Secrets Manager, named by ARN only', () => {
+    for (const view of everyView()) {
+      for (const [id, secret] of view.resources('AWS::SecretsManager::Secret')) {
+        expect(secret.Properties.GenerateSecretString, id).toBeDefined();
+        expect(secret.Properties.SecretString, id).toBeUndefined();
+      }
+      // No dynamic reference resolves a secret's value into a property, and no secret is written out.
+      const text = JSON.stringify(view.json);
+      expect(text).not.toContain('resolve:secretsmanager');
+      expect(text).not.toContain('whsec_');
+      for (const provider of view.providers()) {
+        expect(provider, view.stage).not.toHaveProperty('secret');
+        expect(provider.secretArn, view.stage).toMatch(/^<\w+>$/);
+        expect(view.providerSecretIds()).toContain(String(provider.secretArn).slice(1, -1));
+      }
+    }
+  });
+
+  it("lets exactly the functions that talk to providers read the secrets, every provider's, and nothing else of them", () => {
+    for (const view of [views.demo, partnerProd, partnerDemo]) {
+      const secrets = view.providerSecretIds();
+      expect(secrets.length).toBeGreaterThan(0);
+      const readers: string[] = [];
+      for (const definition of functionsForStage(view.stage)) {
+        const secretGrants = view.grantsOf(definition.name).filter((grant) => grant.startsWith('secretsmanager:'));
+        expect(secretGrants, `${view.stage} ${definition.name}`).toEqual(definition.usesProviders ? sorted(secrets.map((id) => `secretsmanager:GetSecretValue ${id}`)) : []);
+        if (secretGrants.length > 0) readers.push(definition.name);
+      }
+      expect(sorted(readers)).toEqual(
+        sorted(['create-invoice', 'confirm-deposit', 'create-withdrawal', 'receive-provider-event', 'reconcile-provider-payments', 'get-checkout-provider', 'submit-checkout-utr']),
+      );
+    }
+  });
+
+  it('lets exactly the functions that read the stage configuration read its document, and the chain watcher alone its endpoints', () => {
+    for (const view of [views.demo, views.prod, watching]) {
+      for (const definition of functionsForStage(view.stage)) {
+        const ssm = view.grantsOf(definition.name).filter((grant) => grant.startsWith('ssm:GetParameters ') && !Object.values(view.walletKeyParameterIds()).some((id) => grant.endsWith(` ${id}`)));
+        const expected = [
+          ...(readsStageConfiguration(definition) ? [`ssm:GetParameters ${view.parameterNamed('configuration')}`] : []),
+          ...(watchesChains(definition) ? [`ssm:GetParameters ${view.parameterNamed('chain-endpoints')}`] : []),
+        ];
+        expect(ssm, `${view.stage} ${definition.name}`).toEqual(sorted(expected));
+      }
+    }
+  });
+
+  it('fails synthesis on providers the functions would refuse at cold start', () => {
+    expect(() => new GatewayStage(projectApp(), { stage: 'demo', providers: [{ ...PSP_ONE, id: DEMO_PROVIDER_ID }] })).toThrow(
+      /Invalid stage configuration: configuration\.providers: provider ids must be unique/,
+    );
+    const tryP2p: ProviderDeployment = { ...PSP_ONE, methods: [{ currency: 'TRY', method: 'p2p', min: '1', max: '2' }] };
+    expect(() => new GatewayStage(projectApp(), { stage: 'prod', providers: [tryP2p] })).toThrow(
+      /Invalid stage configuration: configuration\.providers\.0\.methods\.0\.method: is not a method of its currency/,
+    );
+  });
+});
