@@ -49,7 +49,7 @@ describe('the stage configuration document', () => {
   it('names the providers, each secret by its ARN, and the token contracts replacing the built-in ones', () => {
     const configuration = stageConfigurationOf(base(), { configuration: document() });
     expect(configuration.providers).toEqual([
-      { id: 'psp-one', name: 'psp-one', url: 'https://psp-one.example/gw', priority: 1, methods: PSP_ONE.methods, secret: { kind: 'secretsManager', arn: SECRET_ARN } },
+      { id: 'psp-one', kind: 'protocol', name: 'psp-one', url: 'https://psp-one.example/gw', priority: 1, methods: PSP_ONE.methods, secret: { kind: 'secretsManager', arn: SECRET_ARN } },
     ]);
     expect(configuration.chains.ethereum.tokens).toEqual({ USDT: { address: USDT_ON_ETHEREUM, decimals: 6 } });
     // The environment's part stays: what is watched, the depths; no node without the chain watcher's document.
