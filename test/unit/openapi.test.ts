@@ -20,11 +20,20 @@ import { callbackPayloadSchema, listTransactionsQuerySchema, transactionViewSche
 import { withdrawalRequestSchema } from '../../shared/domain/transactions/withdrawals.js';
 import { parseJsonBody } from '../../shared/http/json-body.js';
 import { buildOpenApiDocument } from '../../shared/openapi.js';
-import * as examples from '../../shared/openapi-examples.js';
+import * as callbackExamples from '../../shared/routes/callbacks.docs.js';
+import * as invoiceExamples from '../../shared/routes/invoicing.docs.js';
+import * as ledgerExamples from '../../shared/routes/ledger.docs.js';
+import * as merchantExamples from '../../shared/routes/merchants.docs.js';
+import * as paymentExamples from '../../shared/routes/payments.docs.js';
+import * as payoutExamples from '../../shared/routes/payouts.docs.js';
+import * as transactionExamples from '../../shared/routes/transactions.docs.js';
 import { HTTP_ROUTES } from '../../shared/routes.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 
 const METHODS = ['get', 'post', 'patch'] as const;
+
+/** The examples each capability describes its routes with. */
+const examples = { ...callbackExamples, ...invoiceExamples, ...ledgerExamples, ...merchantExamples, ...paymentExamples, ...payoutExamples, ...transactionExamples };
 
 type Doc = ReturnType<typeof buildOpenApiDocument>;
 

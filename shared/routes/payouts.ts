@@ -1,0 +1,43 @@
+/** The payouts' functions: the fiat withdrawal, and its simulated outcome on the demo stage. */
+import { BOTH, DEMO_ONLY, IDEMPOTENCY_RECORDS, LIVE_PRICES, POSTS_TO_BALANCES, type GatewayFunction } from './function-definition.js';
+
+export const PAYOUTS_FUNCTIONS = [
+  {
+    kind: 'http',
+    name: 'create-withdrawal',
+    method: 'POST',
+    path: '/api/v2/withdrawal',
+    auth: 'apiKey',
+    scope: 'payouts',
+    stages: BOTH,
+    deprecated: true,
+    opensCallbackSecrets: true,
+    // A withdrawal is valued in USD and EUR at the current rates; it records the provider's reference of its payout.
+    // Its reserve is written with it; a refused or lost write reads the orderId's claim to tell a repeat.
+    tables: {
+      transactions: ['PutItem', 'UpdateItem'],
+      uniques: ['GetItem', 'PutItem'],
+      merchants: ['GetItem'],
+      idempotency: IDEMPOTENCY_RECORDS,
+      rates: LIVE_PRICES,
+      ...POSTS_TO_BALANCES,
+    },
+    usesProviders: true,
+    usesVault: true,
+    // The payout sent to the provider: PROVIDER_TIMEOUT_MS at most.
+    timeoutSeconds: 15,
+  },
+  {
+    kind: 'http',
+    name: 'simulate-withdrawal',
+    method: 'POST',
+    path: '/api/v2/simulate/withdrawal',
+    auth: 'apiKey',
+    scope: 'payments',
+    stages: DEMO_ONLY,
+    opensCallbackSecrets: true,
+    // The outcome pays the reserve out, or releases it.
+    tables: { transactions: ['GetItem', 'PutItem'], outbox: ['PutItem', 'UpdateItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS, ...POSTS_TO_BALANCES },
+    sendsTo: ['callbacks'],
+  },
+] as const satisfies readonly GatewayFunction[];
