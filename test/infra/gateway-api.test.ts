@@ -10,8 +10,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONCURRENCY, PUBLIC_ROUTE_THROTTLE, STAGE_METHOD_THROTTLE, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
 import { functionsForStage, type HttpRoute } from '../../shared/routes.js';
-import { STAGES, type Stage } from '../../shared/stage.js';
-import { CUSTOM_DOMAIN, envelope, refersTo, type StackView, stageViews, customDomainView, type Resource } from '../support/stage-view.js';
+import { CUSTOM_DOMAIN, envelope, refersTo, type StackView, stageViews, customDomainView, type Resource, describeEachStage } from '../support/stage-view.js';
 
 const REQUEST_ID_HEADER = { 'gatewayresponse.header.x-request-id': 'context.requestId' };
 
@@ -37,19 +36,16 @@ const GATEWAY_RESPONSES: ReadonlyArray<[type: string, status: number, code: stri
   ['DEFAULT_4XX', 400, 'bad_request', 'Bad request'],
 ];
 
-let views: Record<Stage, StackView>;
 let customDomain: StackView;
 
 /** The stages read here, each synthesized once for this file (test/support/stage-view.ts). */
 beforeAll(() => {
-  views = stageViews();
   customDomain = customDomainView();
 }, 600_000);
 
-describe.each(STAGES)('%s stack', (stage) => {
+describeEachStage((stage, v) => {
   const definitions = functionsForStage(stage);
   const routes = definitions.filter((f): f is HttpRoute => f.kind === 'http');
-  const v = () => views[stage];
 
   describe('REST API', () => {
     const methodSettings = () => v().resources('AWS::ApiGateway::Stage')[0]![1].Properties.MethodSettings as Array<Record<string, any>>;
@@ -196,7 +192,7 @@ describe('a custom domain', () => {
     expect(customDomain.json.Outputs.ApiUrl.Value).toBe(`https://${CUSTOM_DOMAIN.domainName}/`);
     expect(customDomain.json.Outputs.CustomDomainTarget.Value).toEqual({ 'Fn::GetAtt': [domainId, 'RegionalDomainName'] });
     expect(customDomain.json.Outputs.CustomDomainHostedZoneId.Value).toEqual({ 'Fn::GetAtt': [domainId, 'RegionalHostedZoneId'] });
-    expect(views.prod.json.Outputs.CustomDomainTarget).toBeUndefined();
+    expect(stageViews().prod.json.Outputs.CustomDomainTarget).toBeUndefined();
   });
 });
 

@@ -6,14 +6,13 @@
  * function through the real CLI. Each stage is read as one template (test/support/stage-view.ts).
  */
 import { Match } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { usesVaultKey } from '../../infra/aws/gateway-function.js';
 import { REPORT_RETENTION_DAYS } from '../../shared/domain/ledger/reports.js';
 import { functionsForStage } from '../../shared/routes.js';
-import { STAGES, type Stage } from '../../shared/stage.js';
 import { TABLES, TABLE_KEYS, type TableDefinition } from '../../shared/store/tables.js';
 import { resolveText } from '../support/template.js';
-import { SQS_SEND, SQS_CONSUME, REPORT_WRITE, refersTo, actionsOf, sorted, type StackView, stageViews } from '../support/stage-view.js';
+import { SQS_SEND, SQS_CONSUME, REPORT_WRITE, refersTo, actionsOf, sorted, describeEachStage } from '../support/stage-view.js';
 
 /** AWS's key-administrator actions, less CreateGrant: managing the key, none of using it or lending its use. */
 const KEY_ADMINISTRATION = [
@@ -34,16 +33,8 @@ const KEY_ADMINISTRATION = [
   'kms:RotateKeyOnDemand',
 ];
 
-let views: Record<Stage, StackView>;
-
-/** The stages read here, each synthesized once for this file (test/support/stage-view.ts). */
-beforeAll(() => {
-  views = stageViews();
-}, 600_000);
-
-describe.each(STAGES)('%s stack', (stage) => {
+describeEachStage((stage, v) => {
   const definitions = functionsForStage(stage);
-  const v = () => views[stage];
 
   describe('tables', () => {
     it.each(TABLE_KEYS.map((key) => [key, TABLES[key] as TableDefinition] as const))('%s: on demand, point-in-time recovery, keys and indexes of its definition', (key, definition) => {

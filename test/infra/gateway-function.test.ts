@@ -22,21 +22,32 @@ import { FUNCTIONS, functionsForStage, readsStageConfiguration, replaysIdempoten
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { namedEverywhere, TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 import { tableGrantsOf } from '../../shared/store/table-access.js';
-import { WALLET_FAMILIES, SQS_SEND, SQS_CONSUME, SQS_DELAY, pascalCase, refersTo, actionsOf, sorted, routeTableNames, type StackView, stageViews, watchingView } from '../support/stage-view.js';
+import {
+  WALLET_FAMILIES,
+  SQS_SEND,
+  SQS_CONSUME,
+  SQS_DELAY,
+  pascalCase,
+  refersTo,
+  actionsOf,
+  sorted,
+  routeTableNames,
+  type StackView,
+  stageViews,
+  watchingView,
+  describeEachStage,
+} from '../support/stage-view.js';
 
-let views: Record<Stage, StackView>;
 let watching: StackView;
 
 /** The stages read here, each synthesized once for this file (test/support/stage-view.ts). */
 beforeAll(() => {
-  views = stageViews();
   watching = watchingView();
 }, 600_000);
 
-describe.each(STAGES)('%s stack', (stage) => {
+describeEachStage((stage, v) => {
   const definitions = functionsForStage(stage);
   const routes = definitions.filter((f): f is HttpRoute => f.kind === 'http');
-  const v = () => views[stage];
 
   describe('functions', () => {
     it('deploys exactly one Lambda per function of the stage', () => {
@@ -316,16 +327,16 @@ describe("the operations guide's concurrency figures", () => {
   const reservedBy = (view: StackView) => view.resources('AWS::Lambda::Function').reduce((sum, [, fn]) => sum + (fn.Properties.ReservedConcurrentExecutions ?? 0), 0);
   const figure = (pattern: RegExp) => Number(pattern.exec(guide)?.[1]?.replace(',', ''));
   /** What a stage watching every network reserves: one watcher instance a network. */
-  const watchingEvery = (stage: Stage) => reservedBy(views[stage]) + CRYPTO_NETWORKS.length - 1;
+  const watchingEvery = (stage: Stage) => reservedBy(stageViews()[stage]) + CRYPTO_NETWORKS.length - 1;
 
   it('are what the templates reserve, so that an operator who sizes the account from them can deploy both stages', () => {
-    expect(figure(/A prod stage reserves (\d+) and a demo stage \d+/)).toBe(reservedBy(views.prod));
-    expect(figure(/A prod stage reserves \d+ and a demo stage (\d+)/)).toBe(reservedBy(views.demo));
-    expect(figure(/reserves (\d+), a demo stage \d+ \(\[Prerequisites\]/)).toBe(reservedBy(views.prod));
-    expect(figure(/a demo stage (\d+) \(\[Prerequisites\]/)).toBe(reservedBy(views.demo));
+    expect(figure(/A prod stage reserves (\d+) and a demo stage \d+/)).toBe(reservedBy(stageViews().prod));
+    expect(figure(/A prod stage reserves \d+ and a demo stage (\d+)/)).toBe(reservedBy(stageViews().demo));
+    expect(figure(/reserves (\d+), a demo stage \d+ \(\[Prerequisites\]/)).toBe(reservedBy(stageViews().prod));
+    expect(figure(/a demo stage (\d+) \(\[Prerequisites\]/)).toBe(reservedBy(stageViews().demo));
     // Each network watched beyond the first adds its own instance of the watcher.
-    expect(reservedBy(watching) - reservedBy(views.demo)).toBe(Object.keys(watching.documentOf('chain-endpoints').rpc).length - 1);
-    expect(figure(/both stages in one account take ([\d,]+) of it/)).toBe(reservedBy(views.prod) + reservedBy(views.demo) + 100);
+    expect(reservedBy(watching) - reservedBy(stageViews().demo)).toBe(Object.keys(watching.documentOf('chain-endpoints').rpc).length - 1);
+    expect(figure(/both stages in one account take ([\d,]+) of it/)).toBe(reservedBy(stageViews().prod) + reservedBy(stageViews().demo) + 100);
     expect(figure(/or ([\d,]+) watching every network/)).toBe(watchingEvery('prod') + watchingEvery('demo') + 100);
   });
 

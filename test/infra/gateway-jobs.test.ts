@@ -6,21 +6,12 @@
  * function through the real CLI. Each stage is read as one template (test/support/stage-view.ts).
  */
 import { Match } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { functionsForStage } from '../../shared/routes.js';
-import { STAGES, type Stage } from '../../shared/stage.js';
-import { SQS_SEND, refersTo, sorted, type StackView, stageViews } from '../support/stage-view.js';
+import { SQS_SEND, refersTo, sorted, describeEachStage } from '../support/stage-view.js';
 
-let views: Record<Stage, StackView>;
-
-/** The stages read here, each synthesized once for this file (test/support/stage-view.ts). */
-beforeAll(() => {
-  views = stageViews();
-}, 600_000);
-
-describe.each(STAGES)('%s stack', (stage) => {
+describeEachStage((stage, v) => {
   const definitions = functionsForStage(stage);
-  const v = () => views[stage];
 
   describe('schedules', () => {
     // The chain watcher's rules come with the networks a stage watches, the rates schedule with

@@ -7,23 +7,14 @@
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayStage } from '../../infra/aws/gateway-stage.js';
 import { BUSINESS_METRICS } from '../../shared/observability/catalogue.js';
 import { FUNCTIONS, functionsForStage } from '../../shared/routes.js';
-import { STAGES, type Stage } from '../../shared/stage.js';
-import { sorted, queuesOf, type StackView, projectApp, stageViews, type Resource } from '../support/stage-view.js';
+import { sorted, queuesOf, projectApp, type Resource, describeEachStage } from '../support/stage-view.js';
 
-let views: Record<Stage, StackView>;
-
-/** The stages read here, each synthesized once for this file (test/support/stage-view.ts). */
-beforeAll(() => {
-  views = stageViews();
-}, 600_000);
-
-describe.each(STAGES)('%s stack', (stage) => {
+describeEachStage((stage, v) => {
   const definitions = functionsForStage(stage);
-  const v = () => views[stage];
 
   describe('monitoring', () => {
     it('alarms on errors of every function, on API 5XX, on each dead-letter queue and on the callbacks backlog', () => {

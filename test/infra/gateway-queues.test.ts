@@ -6,24 +6,15 @@
  * function through the real CLI. Each stage is read as one template (test/support/stage-view.ts).
  */
 import { Match } from 'aws-cdk-lib/assertions';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { functionsForStage, type QueueFunction } from '../../shared/routes.js';
-import { STAGES, type Stage } from '../../shared/stage.js';
-import { refersTo, outputName, queuesOf, type StackView, stageViews } from '../support/stage-view.js';
+import { refersTo, outputName, queuesOf, describeEachStage } from '../support/stage-view.js';
 
 /** Four hours: past every retry's third attempt, so only a stalled queue gets there. */
 const BACKLOG_AGE_SECONDS = 4 * 3600;
 
-let views: Record<Stage, StackView>;
-
-/** The stages read here, each synthesized once for this file (test/support/stage-view.ts). */
-beforeAll(() => {
-  views = stageViews();
-}, 600_000);
-
-describe.each(STAGES)('%s stack', (stage) => {
+describeEachStage((stage, v) => {
   const definitions = functionsForStage(stage);
-  const v = () => views[stage];
 
   describe.each(queuesOf(stage).map(([name, queue]) => [queue.name, name, queue] as const))('%s queue', (_, queueName, definition) => {
     const queues = () => v().queueIds(queueName);

@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { TEST_WALLET_XPUBS } from '../../shared/domain/chains/test-wallet-keys.js';
 import { QUEUES } from '../../shared/queue/queues.js';
 import { FUNCTIONS, type GatewayFunction } from '../../shared/routes.js';
-import { STAGES, type Stage } from '../../shared/stage.js';
+import { STAGES } from '../../shared/stage.js';
 import { TABLE_KEYS } from '../../shared/store/tables.js';
 import {
   CUSTOM_DOMAIN,
@@ -27,24 +27,21 @@ import {
   customDomainView,
   explicitBaseUrlView,
   partnerProdView,
+  describeEachStage,
 } from '../support/stage-view.js';
 
-let views: Record<Stage, StackView>;
 let customDomain: StackView;
 let explicitBaseUrl: StackView;
 let partnerProd: StackView;
 
 /** The stages read here, each synthesized once for this file (test/support/stage-view.ts). */
 beforeAll(() => {
-  views = stageViews();
   customDomain = customDomainView();
   explicitBaseUrl = explicitBaseUrlView();
   partnerProd = partnerProdView();
 }, 600_000);
 
-describe.each(STAGES)('%s stack', (stage) => {
-  const v = () => views[stage];
-
+describeEachStage((stage, v) => {
   it('exports what the admin CLI reads, under stable names', () => {
     const outputs = Object.keys(v().json.Outputs);
     expect(outputs).toEqual(
@@ -85,8 +82,8 @@ describe('stage differences', () => {
   const demoOnly = FUNCTIONS.filter((f: GatewayFunction) => !f.stages.includes('prod')).map((f) => f.name);
 
   it('deploys demo-only functions in demo and never in prod', () => {
-    const prod = views.prod.functionIds();
-    const demo = views.demo.functionIds();
+    const prod = stageViews().prod.functionIds();
+    const demo = stageViews().demo.functionIds();
     expect(demoOnly.length).toBeGreaterThan(0);
     for (const name of demoOnly) {
       expect(prod.has(name)).toBe(false);
@@ -98,58 +95,60 @@ describe('stage differences', () => {
   it.each(['simulate-deposit', 'simulate-withdrawal'])('%s: routed in demo, absent from prod', (name) => {
     const route = FUNCTIONS.find((f): f is Extract<(typeof FUNCTIONS)[number], { kind: 'http' }> => f.kind === 'http' && f.name === name)!;
     expect(route.stages).toEqual(['demo']);
-    expect(views.demo.functionIds().has(name)).toBe(true);
-    expect(views.prod.functionIds().has(name)).toBe(false);
-    expect(views.demo.methods().has(`${route.method} ${route.path}`)).toBe(true);
-    expect(views.prod.methods().has(`${route.method} ${route.path}`)).toBe(false);
+    expect(stageViews().demo.functionIds().has(name)).toBe(true);
+    expect(stageViews().prod.functionIds().has(name)).toBe(false);
+    expect(stageViews().demo.methods().has(`${route.method} ${route.path}`)).toBe(true);
+    expect(stageViews().prod.methods().has(`${route.method} ${route.path}`)).toBe(false);
   });
 
   // By path as well, whatever the route table says: prod must not even know the resource.
   it('exposes no simulation path in prod', () => {
-    expect([...views.prod.resourcePaths().values()].filter((path) => path.includes('/simulate'))).toEqual([]);
+    expect([...stageViews().prod.resourcePaths().values()].filter((path) => path.includes('/simulate'))).toEqual([]);
   });
 
   it('retains and protects prod data; demo data goes with its stack', () => {
-    for (const [, table] of views.prod.resources('AWS::DynamoDB::Table')) {
+    for (const [, table] of stageViews().prod.resources('AWS::DynamoDB::Table')) {
       expect(table).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: { DeletionProtectionEnabled: true } });
     }
     // The demo provider's table too.
-    for (const [id, table] of views.demo.resources('AWS::DynamoDB::Table')) {
+    for (const [id, table] of stageViews().demo.resources('AWS::DynamoDB::Table')) {
       expect(table, id).toMatchObject({ DeletionPolicy: 'Delete' });
       expect(table.Properties.DeletionProtectionEnabled ?? false, id).toBe(false);
     }
-    for (const [, logGroup] of views.prod.resources('AWS::Logs::LogGroup')) expect(logGroup.DeletionPolicy).toBe('Retain');
-    for (const stack of views.prod.gatewayStage.stacks) expect(stack.terminationProtection, stack.stackName).toBe(true);
-    for (const stack of views.demo.gatewayStage.stacks) expect(stack.terminationProtection, stack.stackName).toBe(false);
+    for (const [, logGroup] of stageViews().prod.resources('AWS::Logs::LogGroup')) expect(logGroup.DeletionPolicy).toBe('Retain');
+    for (const stack of stageViews().prod.gatewayStage.stacks) expect(stack.terminationProtection, stack.stackName).toBe(true);
+    for (const stack of stageViews().demo.gatewayStage.stacks) expect(stack.terminationProtection, stack.stackName).toBe(false);
   });
 
   it('retains the prod vault key, buckets and queues (parked callbacks wait for an operator); demo empties and deletes them with its stack', () => {
     const kept = (view: StackView) => [...view.resources('AWS::KMS::Key'), ...view.resources('AWS::S3::Bucket'), ...view.resources('AWS::SQS::Queue')];
-    expect(kept(views.prod).map(([, resource]) => resource.Type)).toEqual(expect.arrayContaining(['AWS::KMS::Key', 'AWS::S3::Bucket', 'AWS::SQS::Queue']));
-    for (const [id, resource] of kept(views.prod)) expect(resource, id).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
-    views.prod.template.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
-    for (const [id, resource] of kept(views.demo)) expect(resource, id).toMatchObject({ DeletionPolicy: 'Delete' });
-    for (const [bucketId] of views.demo.resources('AWS::S3::Bucket')) views.demo.template.hasResourceProperties('Custom::S3AutoDeleteObjects', { BucketName: { Ref: bucketId } });
+    expect(kept(stageViews().prod).map(([, resource]) => resource.Type)).toEqual(expect.arrayContaining(['AWS::KMS::Key', 'AWS::S3::Bucket', 'AWS::SQS::Queue']));
+    for (const [id, resource] of kept(stageViews().prod)) expect(resource, id).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+    stageViews().prod.template.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
+    for (const [id, resource] of kept(stageViews().demo)) expect(resource, id).toMatchObject({ DeletionPolicy: 'Delete' });
+    for (const [bucketId] of stageViews().demo.resources('AWS::S3::Bucket')) stageViews().demo.template.hasResourceProperties('Custom::S3AutoDeleteObjects', { BucketName: { Ref: bucketId } });
   });
 
   it("has the callbacks and reports queues, each with its dead-letter queue, in both stages, and the demo provider's queue and dead-letter queue in demo only", () => {
     expect(Object.keys(QUEUES)).toEqual(['callbacks', 'reports']);
     for (const stage of STAGES) expect(queuesOf(stage).map(([name]) => name)).toEqual(['callbacks', 'reports']);
-    const demoProviderQueues = views.demo.resources('AWS::SQS::Queue').filter(([id]) => id.startsWith('DemoProvider'));
+    const demoProviderQueues = stageViews()
+      .demo.resources('AWS::SQS::Queue')
+      .filter(([id]) => id.startsWith('DemoProvider'));
     expect(sorted(demoProviderQueues.map(([id]) => id))).toEqual([expect.stringMatching(/^DemoProviderDeadLetterQueue/), expect.stringMatching(/^DemoProviderQueue/)]);
-    views.demo.template.resourceCountIs('AWS::SQS::Queue', 6);
-    views.prod.template.resourceCountIs('AWS::SQS::Queue', 4);
-    for (const view of [views.demo, views.prod]) expect(Object.keys(view.json.Outputs).filter((id) => id.startsWith('FiatDecision'))).toEqual([]);
+    stageViews().demo.template.resourceCountIs('AWS::SQS::Queue', 6);
+    stageViews().prod.template.resourceCountIs('AWS::SQS::Queue', 4);
+    for (const view of [stageViews().demo, stageViews().prod]) expect(Object.keys(view.json.Outputs).filter((id) => id.startsWith('FiatDecision'))).toEqual([]);
     // What an operator redrives the demo provider's jobs with, under stable names.
     const [deadLetterId, queueId] = sorted(demoProviderQueues.map(([id]) => id));
-    expect(views.demo.json.Outputs.DemoProviderDlqArn.Value).toEqual({ 'Fn::GetAtt': [deadLetterId, 'Arn'] });
-    expect(views.demo.json.Outputs.DemoProviderQueueArn.Value).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
-    expect(views.demo.json.Outputs.DemoProviderUrl).toBeDefined();
-    expect(Object.keys(views.prod.json.Outputs).filter((id) => id.startsWith('DemoProvider'))).toEqual([]);
+    expect(stageViews().demo.json.Outputs.DemoProviderDlqArn.Value).toEqual({ 'Fn::GetAtt': [deadLetterId, 'Arn'] });
+    expect(stageViews().demo.json.Outputs.DemoProviderQueueArn.Value).toEqual({ 'Fn::GetAtt': [queueId, 'Arn'] });
+    expect(stageViews().demo.json.Outputs.DemoProviderUrl).toBeDefined();
+    expect(Object.keys(stageViews().prod.json.Outputs).filter((id) => id.startsWith('DemoProvider'))).toEqual([]);
   });
 
   it("hands a UTR to its provider over HTTP: confirm-deposit and the checkout's UTR form send to no queue", () => {
-    for (const view of [views.demo, views.prod, partnerProd]) {
+    for (const view of [stageViews().demo, stageViews().prod, partnerProd]) {
       for (const name of ['confirm-deposit', 'submit-checkout-utr']) {
         expect(view.queueActionsOf(name), `${view.stage} ${name}`).toEqual(new Map());
         expect(view.grantsOf(name), `${view.stage} ${name}`).toEqual(expect.arrayContaining(view.providerSecretIds().map((id) => `secretsmanager:GetSecretValue ${id}`)));
@@ -159,11 +158,11 @@ describe('stage differences', () => {
 
   it('deploys the demo provider beside the demo stage only: its two functions, table, queues, secret and /demo-provider routes', () => {
     const demoProvider = (view: StackView) => Object.keys(view.json.Resources).filter((id) => id.startsWith('DemoProvider'));
-    expect(demoProvider(views.prod)).toEqual([]);
-    expect([...views.prod.resourcePaths().values()].filter((path) => path.includes('demo-provider'))).toEqual([]);
-    views.prod.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
+    expect(demoProvider(stageViews().prod)).toEqual([]);
+    expect([...stageViews().prod.resourcePaths().values()].filter((path) => path.includes('demo-provider'))).toEqual([]);
+    stageViews().prod.template.resourceCountIs('AWS::SecretsManager::Secret', 0);
 
-    const types = demoProvider(views.demo).map((id) => views.demo.json.Resources[id]!.Type);
+    const types = demoProvider(stageViews().demo).map((id) => stageViews().demo.json.Resources[id]!.Type);
     for (const [type, count] of [
       ['AWS::Lambda::Function', 2],
       ['AWS::DynamoDB::Table', 1],
@@ -177,22 +176,22 @@ describe('stage differences', () => {
       ).toHaveLength(count);
     }
     // Reached on the gateway's own API, any method, no key: the protocol's requests are signed, its pages public.
-    const method = views.demo.methods().get('ANY /demo-provider/{proxy+}');
+    const method = stageViews().demo.methods().get('ANY /demo-provider/{proxy+}');
     expect(method).toMatchObject({ AuthorizationType: 'NONE', Integration: { Type: 'AWS_PROXY' } });
     expect(method!.ApiKeyRequired ?? false).toBe(false);
-    const httpFunction = demoProvider(views.demo).find((id) => id.startsWith('DemoProviderHttpFunction') && views.demo.json.Resources[id]!.Type === 'AWS::Lambda::Function')!;
+    const httpFunction = demoProvider(stageViews().demo).find((id) => id.startsWith('DemoProviderHttpFunction') && stageViews().demo.json.Resources[id]!.Type === 'AWS::Lambda::Function')!;
     expect(refersTo(method!.Integration.Uri, httpFunction)).toBe(true);
     // The demo provider decides UTRs after its own delay, 2 s in a demo stage.
-    expect(views.demo.json.Resources[httpFunction]!.Properties.Environment.Variables.GATEWAY_PROVIDER_DELAY_S).toBe('2');
+    expect(stageViews().demo.json.Resources[httpFunction]!.Properties.Environment.Variables.GATEWAY_PROVIDER_DELAY_S).toBe('2');
   });
 
   it('keeps prod logs longer than demo logs', () => {
-    expect(views.prod.logRetentionOf('get-invoice')).toBeGreaterThan(views.demo.logRetentionOf('get-invoice'));
+    expect(stageViews().prod.logRetentionOf('get-invoice')).toBeGreaterThan(stageViews().demo.logRetentionOf('get-invoice'));
   });
 
   it('keeps the wallet keys in SSM String parameters: prod fills them from no-echo stack parameters without defaults, demo with the test keys', () => {
-    const parameters = views.prod.json.Parameters!;
-    const prodSsm = views.prod.walletKeyParameterIds();
+    const parameters = stageViews().prod.json.Parameters!;
+    const prodSsm = stageViews().prod.walletKeyParameterIds();
     for (const [id, family] of [
       ['WalletEvmXpub', 'evm'],
       ['WalletBtcXpub', 'btc'],
@@ -200,15 +199,15 @@ describe('stage differences', () => {
     ] as const) {
       expect(parameters[id]).toMatchObject({ Type: 'String', NoEcho: true });
       expect(parameters[id].Default).toBeUndefined();
-      expect(views.prod.json.Resources[prodSsm[family]]!.Properties).toMatchObject({ Type: 'String', Value: { Ref: id } });
+      expect(stageViews().prod.json.Resources[prodSsm[family]]!.Properties).toMatchObject({ Type: 'String', Value: { Ref: id } });
     }
-    expect(Object.keys(views.demo.json.Parameters ?? {}).filter((id) => id.startsWith('Wallet'))).toEqual([]);
-    const demoSsm = views.demo.walletKeyParameterIds();
+    expect(Object.keys(stageViews().demo.json.Parameters ?? {}).filter((id) => id.startsWith('Wallet'))).toEqual([]);
+    const demoSsm = stageViews().demo.walletKeyParameterIds();
     for (const family of WALLET_FAMILIES) {
-      expect(views.demo.json.Resources[demoSsm[family]]!.Properties).toMatchObject({ Type: 'String', Value: TEST_WALLET_XPUBS[family] });
+      expect(stageViews().demo.json.Resources[demoSsm[family]]!.Properties).toMatchObject({ Type: 'String', Value: TEST_WALLET_XPUBS[family] });
     }
     // Nowhere else in the template: not in any function's environment.
-    for (const view of [views.prod, views.demo]) {
+    for (const view of [stageViews().prod, stageViews().demo]) {
       for (const [, fn] of view.resources('AWS::Lambda::Function')) {
         for (const xpub of Object.values(TEST_WALLET_XPUBS)) expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain(xpub);
       }
@@ -216,8 +215,8 @@ describe('stage differences', () => {
   });
 
   it('builds PUBLIC_BASE_URL from the API id and stage, or takes the custom domain, or an explicit base URL', () => {
-    const apiId = views.demo.resources('AWS::ApiGateway::RestApi')[0]![0];
-    const builtUrl = views.demo.functionNamed('create-invoice').Properties.Environment.Variables.PUBLIC_BASE_URL;
+    const apiId = stageViews().demo.resources('AWS::ApiGateway::RestApi')[0]![0];
+    const builtUrl = stageViews().demo.functionNamed('create-invoice').Properties.Environment.Variables.PUBLIC_BASE_URL;
     expect(refersTo(builtUrl, apiId)).toBe(true);
     expect(JSON.stringify(builtUrl)).toMatch(/\/demo"/);
     expect(customDomain.functionNamed('create-invoice').Properties.Environment.Variables.PUBLIC_BASE_URL).toBe(`https://${CUSTOM_DOMAIN.domainName}`);

@@ -11,6 +11,7 @@
 import { readFileSync } from 'node:fs';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe } from 'vitest';
 import { GatewayStage, type GatewayStageProps } from '../../infra/aws/gateway-stage.js';
 import type { ProviderDeployment } from '../../infra/aws/payment-providers.js';
 import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
@@ -341,6 +342,15 @@ const once = <T>(make: () => T): (() => T) => {
 };
 
 export const stageViews = once(() => Object.fromEntries(STAGES.map((stage) => [stage, view({ stage })])) as Record<Stage, StackView>);
+/**
+ * A \`describe\` per stage, over the stage's view: the stages are synthesized once per worker
+ * (stageViews), before the file's first test, with the time synthesis takes.
+ */
+export function describeEachStage(body: (stage: Stage, view: () => StackView) => void): void {
+  beforeAll(() => void stageViews(), 600_000);
+  describe.each(STAGES)('%s stack', (stage) => body(stage, () => stageViews()[stage]));
+}
+
 export const customDomainView = once(() => view({ stage: 'prod', customDomain: CUSTOM_DOMAIN }));
 export const explicitBaseUrlView = once(() => view({ stage: 'demo', customDomain: CUSTOM_DOMAIN, publicBaseUrl: EXPLICIT_BASE_URL }));
 export const watchingView = once(() =>
