@@ -9,6 +9,7 @@ import { encodeFunctionData, erc20Abi, getAddress, keccak256, numberToHex, seria
 import * as z from 'zod';
 import { evmAddress } from '../domain/chains/index.js';
 import { type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, TreasuryShortfall, type TreasuryState, type TreasurySigner } from '../domain/payouts/index.js';
+import { largest } from './bigints.js';
 import { JsonRpcError, JsonRpcHttp } from './json-rpc.js';
 
 const RPC_TIMEOUT_MS = 10_000;
@@ -117,8 +118,8 @@ export class EvmPayoutChain implements PayoutChain {
   async replace(previous: SignedPayout): Promise<SignedPayout> {
     const spend = evmSpend(previous);
     const market = await this.fees();
-    const maxPriorityFeePerGas = max(bumped(spend.maxPriorityFeePerGas), market.maxPriorityFeePerGas);
-    const maxFeePerGas = max(bumped(spend.maxFeePerGas), market.maxFeePerGas, maxPriorityFeePerGas);
+    const maxPriorityFeePerGas = largest(bumped(spend.maxPriorityFeePerGas), market.maxPriorityFeePerGas);
+    const maxFeePerGas = largest(bumped(spend.maxFeePerGas), market.maxFeePerGas, maxPriorityFeePerGas);
     return this.sign(previous.order, { nonce: spend.nonce, gasLimit: spend.gasLimit, maxFeePerGas, maxPriorityFeePerGas });
   }
 
@@ -208,8 +209,3 @@ function evmSpend(payout: SignedPayout) {
 }
 
 const bumped = (value: bigint): bigint => value + (value * REPLACEMENT_BUMP_PERCENT) / 100n + 1n;
-function max(first: bigint, ...others: bigint[]): bigint {
-  let largest = first;
-  for (const value of others) if (value > largest) largest = value;
-  return largest;
-}

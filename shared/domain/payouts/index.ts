@@ -18,4 +18,4 @@ export {
 export { parseDerSignature, parseSecp256k1Spki } from './der.js';
 export { treasuryAddress, treasuryAddresses } from './treasury-addresses.js';
 export { TreasuryShortfall } from './payout-chain.js';
-export type { PayoutChain, PayoutOrder, PayoutStatus, SignedPayout, TreasuryState } from './payout-chain.js';
+export type { PayoutChain, PayoutOrder, PayoutStatus, SignedPayout, TreasuryOutput, TreasuryState } from './payout-chain.js';
