@@ -17,5 +17,5 @@ export {
 } from './signer.js';
 export { parseDerSignature, parseSecp256k1Spki } from './der.js';
 export { treasuryAddress, treasuryAddresses } from './treasury-addresses.js';
-export { TreasuryShortfall } from './payout-chain.js';
+export { NotYetExpired, TreasuryShortfall } from './payout-chain.js';
 export type { PayoutChain, PayoutOrder, PayoutStatus, SignedPayout, TreasuryOutput, TreasuryState } from './payout-chain.js';

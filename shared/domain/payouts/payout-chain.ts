@@ -82,3 +82,14 @@ export class TreasuryShortfall extends Error {
     this.name = new.target.name;
   }
 }
+
+/** A Tron transaction asked to be replaced before it expired: both could still be mined. */
+export class NotYetExpired extends Error {
+  constructor(
+    readonly transactionHash: string,
+    readonly expiresAt: number,
+  ) {
+    super(`Transaction ${transactionHash} can be mined until ${new Date(expiresAt).toISOString()}: it is replaced only after`);
+    this.name = new.target.name;
+  }
+}
