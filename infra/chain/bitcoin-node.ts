@@ -218,6 +218,10 @@ export class BitcoinNode extends BitcoinRpc {
       '-rpcuser=gateway',
       `-rpcpassword=${password}`,
       '-fallbackfee=0.0001',
+      // Every transaction found by its txid, as the payout sender follows its own (shared/chain/bitcoin-payouts.ts).
+      '-txindex',
+      // Litecoin Core refuses BIP-125 replacements unless told to take them, as Bitcoin Core does by default.
+      '-mempoolreplacement=1',
       '-printtoconsole=0',
       // Keys as the wallet needs them, rather than 2,000 derived up front: seconds of every start.
       '-keypool=1',

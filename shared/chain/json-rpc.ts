@@ -6,8 +6,15 @@
  * run never goes on with part of what it asked for.
  */
 
-/** An answer that is no JSON-RPC, or an error the node answered. */
-export class JsonRpcError extends Error {}
+/** An answer that is no JSON-RPC, or an error the node answered (with its code, when it gave a number). */
+export class JsonRpcError extends Error {
+  constructor(
+    message: string,
+    readonly code?: number,
+  ) {
+    super(message);
+  }
+}
 
 export interface JsonRpcCall {
   method: string;
@@ -25,6 +32,7 @@ export interface JsonRpcHttpOptions {
   /** The error thrown for a bad answer, so that a connector's callers can tell its failures apart. */
   errorClass?: new (
     message: string,
+    code?: number,
   ) => Error;
 }
 
@@ -99,7 +107,7 @@ export class JsonRpcHttp {
   }
 
   private resultOf(call: JsonRpcCall, answer: Answer, ok: boolean, status: number): unknown {
-    if (answer.error) throw this.error(`${call.method}: ${describeError(answer.error)}`);
+    if (answer.error) throw this.error(`${call.method}: ${describeError(answer.error)}`, codeOf(answer.error));
     if (!ok || !('result' in answer)) throw this.error(`${call.method}: the node answered ${status} without a result`);
     return answer.result;
   }
@@ -119,12 +127,19 @@ export class JsonRpcHttp {
     }
   }
 
-  private error(message: string): Error {
-    return new (this.options.errorClass ?? JsonRpcError)(message);
+  private error(message: string, code?: number): Error {
+    return new (this.options.errorClass ?? JsonRpcError)(message, code);
   }
 }
 
 /** An answer's id: a number, or one a lossless parser kept as its text (which converts to its number). */
 const idOf = (id: unknown): number => (typeof id === 'number' || (typeof id === 'object' && id !== null) ? Number(id) : Number.NaN);
+
+/** An error's code: a number, or one a lossless parser kept as its text. */
+const codeOf = (error: { code?: unknown }): number | undefined => {
+  if (error.code === undefined || error.code === null) return undefined;
+  const code = Number(error.code);
+  return Number.isInteger(code) ? code : undefined;
+};
 
 const describeError = (error: { code?: unknown; message?: unknown }): string => `${String(error.message ?? 'error')} (code ${String(error.code)})`;

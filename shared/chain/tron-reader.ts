@@ -25,7 +25,7 @@ export const tronAddress = (hex: string): string => base58check.encode(Buffer.fr
 /** `T…` as the 20-byte hex of a log's address (no `41`). */
 export const tronHex20 = (address: string): string => Buffer.from(base58check.decode(address)).subarray(1).toString('hex');
 
-const integer = z.custom<LosslessNumber>(isLosslessNumber, 'must be a number').transform((value, ctx) => {
+export const integer = z.custom<LosslessNumber>(isLosslessNumber, 'must be a number').transform((value, ctx) => {
   if (!/^\d+$/.test(value.value)) {
     ctx.addIssue({ code: 'custom', message: `${value.value} is not a whole number` });
     return z.NEVER;
@@ -149,22 +149,27 @@ export class TronHttpReader {
     return block;
   }
 
-  private async call(endpoint: string, body: Record<string, unknown>): Promise<unknown> {
-    const response = await fetch(`${this.base}/wallet/${endpoint}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...(this.apiKey ? { 'TRON-PRO-API-KEY': this.apiKey } : {}) },
-      body: JSON.stringify(body),
-      signal: AbortSignal.timeout(RPC_TIMEOUT_MS),
-    });
-    const text = await response.text();
-    let answer: unknown;
-    try {
-      answer = parse(text);
-    } catch {
-      throw new TronApiError(`${endpoint}: the node answered ${response.status} with no JSON`);
-    }
-    if (answer && typeof answer === 'object' && 'Error' in answer) throw new TronApiError(`${endpoint}: ${String((answer as { Error: unknown }).Error)}`);
-    if (!response.ok) throw new TronApiError(`${endpoint}: the node answered ${response.status}`);
-    return answer;
+  private call(endpoint: string, body: Record<string, unknown>): Promise<unknown> {
+    return callTronApi(this.base, this.apiKey, endpoint, body);
   }
+}
+
+/** One POST to `/wallet/<endpoint>` of the node at `base`; its answer read losslessly, an `Error` it answers thrown. */
+export async function callTronApi(base: string, apiKey: string | undefined, endpoint: string, body: Record<string, unknown>): Promise<unknown> {
+  const response = await fetch(`${base}/wallet/${endpoint}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...(apiKey ? { 'TRON-PRO-API-KEY': apiKey } : {}) },
+    body: JSON.stringify(body),
+    signal: AbortSignal.timeout(RPC_TIMEOUT_MS),
+  });
+  const text = await response.text();
+  let answer: unknown;
+  try {
+    answer = parse(text);
+  } catch {
+    throw new TronApiError(`${endpoint}: the node answered ${response.status} with no JSON`);
+  }
+  if (answer && typeof answer === 'object' && 'Error' in answer) throw new TronApiError(`${endpoint}: ${String((answer as { Error: unknown }).Error)}`);
+  if (!response.ok) throw new TronApiError(`${endpoint}: the node answered ${response.status}`);
+  return answer;
 }

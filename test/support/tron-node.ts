@@ -4,12 +4,15 @@
  * (a reorganisation), and hold TRX transfers and TRC-20 transfers, successful or failed. The node
  * can be made to fail as a real one or its service does: refuse connections, never answer, answer
  * an error, HTML, well-formed JSON that is not a block, or blocks whose parent is another block.
+ * Its wallet (tron-wallet.ts) builds, takes and executes transactions; a block is produced every
+ * 3 seconds of the chain's time.
  */
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { block, blockId, tokenCall, tokenTransferInfo, trxTransfer, trxTransferInfo } from '../fixtures/tron.js';
+import { TronWallet } from './tron-wallet.js';
 
 /** A transaction of a block with its execution result, as gettransactioninfobyblocknum lists it. */
 export interface TronTransaction {
@@ -47,7 +50,13 @@ interface ChainBlock {
   transactions: TronTransaction[];
 }
 
+/** The chain's time at block 0, and between blocks (Tron's block interval). */
+const GENESIS_TIME = 1_777_445_121_000;
+const BLOCK_INTERVAL_MS = 3_000;
+
 export class TronNode {
+  /** Balances, and the transactions the node builds and takes. */
+  readonly wallet = new TronWallet(() => ({ number: this.head, timestamp: this.timeOf(this.head), blockID: this.hashAt(this.head) }));
   /** The canonical chain, by height. */
   private chain: ChainBlock[] = [];
   private branches = 0;
@@ -86,6 +95,16 @@ export class TronNode {
     const number = parent.number + 1;
     this.chain.push({ number, blockID: blockId(number, this.branches), parentHash: parent.blockID, transactions });
     return number;
+  }
+
+  /** Adds a block holding the pending transactions that have not expired; answers its height. */
+  minePending(): number {
+    const number = this.head + 1;
+    return this.mine(...this.wallet.takePending(number, this.timeOf(number)));
+  }
+
+  timeOf(number: number): number {
+    return GENESIS_TIME + number * BLOCK_INTERVAL_MS;
   }
 
   /** Adds `count` empty blocks. */
@@ -149,7 +168,7 @@ export class TronNode {
       stored.transactions.map((tx) => tx.transaction),
     );
     const parentHash = this.fault === 'parent-mismatch' ? 'ee'.repeat(32) : stored.parentHash;
-    return { ...json, blockID: stored.blockID, block_header: { ...json.block_header, raw_data: { ...json.block_header.raw_data, parentHash } } };
+    return { ...json, blockID: stored.blockID, block_header: { ...json.block_header, raw_data: { ...json.block_header.raw_data, parentHash, timestamp: this.timeOf(number) } } };
   }
 
   private answer(path: string, text: string, response: ServerResponse): void {
@@ -159,20 +178,25 @@ export class TronNode {
     if (this.fault === 'error-answer') {
       return void response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ Error: 'class org.tron.core.exception.StoreException : database is being repaired' }));
     }
-    const { num } = (text ? JSON.parse(text) : {}) as { num?: number };
-    let body: unknown;
-    switch (path.replace(/^\/wallet\//, '')) {
-      case 'getnowblock':
-        body = this.blockJson(this.head);
-        break;
-      case 'getblockbynum':
-        body = this.blockJson(num!);
-        break;
-      case 'gettransactioninfobyblocknum':
-        body = num! <= 0 ? {} : (this.chain[num!]?.transactions ?? []).map((tx) => tx.info(num!));
-        break;
-      default:
-        return void response.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+    const request = (text ? JSON.parse(text) : {}) as Record<string, unknown>;
+    const num = request.num as number | undefined;
+    const endpoint = path.replace(/^\/wallet\//, '');
+    // The wallet's endpoints first; the blocks' below.
+    let body: unknown = this.wallet.answer(endpoint, request);
+    if (body === undefined) {
+      switch (endpoint) {
+        case 'getnowblock':
+          body = this.blockJson(this.head);
+          break;
+        case 'getblockbynum':
+          body = this.blockJson(num!);
+          break;
+        case 'gettransactioninfobyblocknum':
+          body = num! <= 0 ? {} : (this.chain[num!]?.transactions ?? []).map((tx) => tx.info(num!));
+          break;
+        default:
+          return void response.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+      }
     }
     let json = JSON.stringify(body);
     // Well-formed JSON, but no hash in it is a hash.

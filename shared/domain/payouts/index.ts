@@ -1,6 +1,7 @@
 /**
  * Crypto payouts: the treasury's signer (the port its adapters in `shared/signers/` implement and
- * the rules on what it answers) and the treasury's addresses.
+ * the rules on what it answers), the treasury's addresses, and the port that sends payouts on
+ * chain (payout-chain.ts, its adapters in `shared/chain/`).
  */
 export {
   assertDigest,
@@ -16,3 +17,5 @@ export {
 } from './signer.js';
 export { parseDerSignature, parseSecp256k1Spki } from './der.js';
 export { treasuryAddress, treasuryAddresses } from './treasury-addresses.js';
+export { NotYetExpired, TreasuryShortfall } from './payout-chain.js';
+export type { PayoutChain, PayoutOrder, PayoutStatus, SignedPayout, TreasuryOutput, TreasuryState } from './payout-chain.js';
