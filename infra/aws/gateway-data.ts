@@ -11,13 +11,14 @@
 import { CfnOutput, CfnParameter, Duration, Stack, type CfnOutputProps, type RemovalPolicy, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { AccountRootPrincipal, AnyPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Key } from 'aws-cdk-lib/aws-kms';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership, type BucketProps } from 'aws-cdk-lib/aws-s3';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { REPORT_RETENTION_DAYS } from '../../shared/domain/ledger/index.js';
 import { type AddressFamily, TEST_WALLET_XPUBS } from '../../shared/domain/chains/index.js';
+import { TREASURY_FAMILIES, type TreasuryFamily } from '../../shared/domain/payouts/index.js';
 import type { Stage } from '../../shared/stage.js';
 import { TABLES, TABLE_KEYS, type IndexDefinition, type KeyAttribute, type TableDefinition, type TableKey } from '../../shared/store/tables.js';
 import { pascalCase } from './construct-ids.js';
@@ -57,6 +58,9 @@ const KEY_ADMINISTRATION_ACTIONS = [
   'kms:CancelKeyDeletion',
   'kms:RotateKeyOnDemand',
 ];
+
+/** What a function that sends payouts does with a treasury key: sign a digest, and read the public key it checks the signature against. */
+const TREASURY_SIGNER_ACTIONS = ['kms:Sign', 'kms:GetPublicKey'];
 
 /** Account-level extended public keys only: a private key (`xprv`) must never reach a parameter. */
 const XPUB_PATTERN = '^[xz]pub[1-9A-HJ-NP-Za-km-z]{107}$';
@@ -207,6 +211,61 @@ export class GatewayVault implements Vault {
   }
 }
 
+export interface GatewayTreasuryKeysProps {
+  stage: Stage;
+  /** The stage's functions: those that send payouts (`signsPayouts`) are named in each key's policy. */
+  functions: readonly FunctionDefinition[];
+  removalPolicy: RemovalPolicy;
+}
+
+/**
+ * The treasury's keys (docs/architecture.md#the-treasury-signer): one KMS asymmetric key per family,
+ * secp256k1 for signing, whose private half never leaves KMS. The account may administer each
+ * key and read its public key (the admin CLI derives the treasury's addresses from it), never sign
+ * with it: only a function that sends payouts may, named in the policy by its role's ARN as the
+ * vault's users are. Prod keeps them, as it keeps the vault's key: a deleted key is a treasury
+ * whose coins nobody can move again.
+ */
+export class GatewayTreasuryKeys {
+  readonly keys: Record<TreasuryFamily, Key>;
+  readonly outputs: Record<string, CfnOutputProps>;
+
+  constructor(stack: Stack, { stage, functions, removalPolicy }: GatewayTreasuryKeysProps) {
+    const account = new AccountRootPrincipal();
+    const signers = functions.filter((definition) => definition.signsPayouts);
+    const keyOf = (family: TreasuryFamily) =>
+      new Key(stack, `Treasury${pascalCase(family)}Key`, {
+        description: `Payment gateway ${stage}: the ${family} treasury's signing key`,
+        alias: `alias/${SERVICE_NAME}-${stage}-treasury-${family}`,
+        keySpec: KeySpec.ECC_SECG_P256K1,
+        keyUsage: KeyUsage.SIGN_VERIFY,
+        policy: new PolicyDocument({
+          statements: [
+            new PolicyStatement({ sid: 'AccountAdministersKey', principals: [account], actions: KEY_ADMINISTRATION_ACTIONS, resources: ['*'] }),
+            ...signers.map(
+              (definition) =>
+                new PolicyStatement({
+                  sid: `${pascalCase(definition.name)}Signs`,
+                  principals: [new AnyPrincipal()],
+                  actions: TREASURY_SIGNER_ACTIONS,
+                  resources: ['*'],
+                  conditions: { ArnEquals: { 'aws:PrincipalArn': functionRoleArn(stage, definition.name) } },
+                }),
+            ),
+          ],
+        }),
+        removalPolicy,
+      });
+    this.keys = Object.fromEntries(TREASURY_FAMILIES.map((family) => [family, keyOf(family)])) as Record<TreasuryFamily, Key>;
+    this.outputs = Object.fromEntries(
+      TREASURY_FAMILIES.map((family) => [
+        `Treasury${pascalCase(family)}KeyArn`,
+        { value: this.keys[family].keyArn, description: `KMS key of the ${family} treasury: the admin CLI reads its public key for the treasury's address` },
+      ]),
+    );
+  }
+}
+
 export interface GatewayReportFilesProps {
   /** The buckets keep their objects rather than being emptied with the stack. */
   protectData: boolean;
@@ -300,6 +359,7 @@ export class GatewayDataStack extends Stack {
   readonly walletKeys?: WalletKeyParameters;
   readonly reportFiles?: GatewayReportFiles;
   readonly partnerSecrets: PartnerSecrets;
+  readonly treasuryKeys: GatewayTreasuryKeys;
 
   constructor(scope: Construct, id: string, { stage, settings, partners, ...stackProps }: GatewayDataStackProps) {
     super(scope, id, { description: `Payment gateway ${stage}: what the stage keeps`, terminationProtection: settings.protectData, ...stackProps });
@@ -314,9 +374,18 @@ export class GatewayDataStack extends Stack {
     this.walletKeys = definitions.some((definition) => definition.readsWalletKeys) ? new GatewayWalletKeys(this, { stage, testWalletKeys }).parameters : undefined;
     this.reportFiles = definitions.some((definition) => definition.reportFiles) ? new GatewayReportFiles(this, { protectData, removalPolicy, logRetention }) : undefined;
     this.partnerSecrets = new PartnerSecrets(this, 'PaymentProviders', { partners, removalPolicy });
+    this.treasuryKeys = new GatewayTreasuryKeys(this, { stage, functions: definitions, removalPolicy });
 
     // What operators, the admin CLI and redrives read of the stage's data.
-    const outputs = { Stage: { value: stage }, ...tables.outputs, ...messaging.outputs, ...this.vault?.outputs, ...this.reportFiles?.outputs, ...this.partnerSecrets.outputs };
+    const outputs = {
+      Stage: { value: stage },
+      ...tables.outputs,
+      ...messaging.outputs,
+      ...this.vault?.outputs,
+      ...this.reportFiles?.outputs,
+      ...this.partnerSecrets.outputs,
+      ...this.treasuryKeys.outputs,
+    };
     for (const [outputId, props] of Object.entries(outputs)) new CfnOutput(this, outputId, props);
   }
 }

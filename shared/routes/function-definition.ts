@@ -93,6 +93,11 @@ export interface FunctionDefinition {
    * the SSM parameter naming the plan, in AWS). Its `tables` still name the key table's actions.
    */
   managesApiKeys?: boolean;
+  /**
+   * Whether the function sends payouts from the treasury: it alone may sign with the treasury's
+   * KMS keys (`kms:Sign`, `kms:GetPublicKey`; docs/architecture.md#the-treasury-signer).
+   */
+  signsPayouts?: boolean;
   timeoutSeconds?: number;
   memoryMb?: number;
 }

@@ -12,7 +12,8 @@ import { REPORT_RETENTION_DAYS } from '../../shared/domain/ledger/reports.js';
 import { functionsForStage } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, type TableDefinition } from '../../shared/store/tables.js';
 import { resolveText } from '../support/template.js';
-import { SQS_SEND, SQS_CONSUME, REPORT_WRITE, refersTo, actionsOf, sorted, describeEachStage } from '../support/stage-view.js';
+import { SQS_SEND, SQS_CONSUME, REPORT_WRITE, refersTo, actionsOf, sorted, describeEachStage, type Statement } from '../support/stage-view.js';
+import { TREASURY_FAMILIES } from '../../shared/domain/payouts/index.js';
 
 /** AWS's key-administrator actions, less CreateGrant: managing the key, none of using it or lending its use. */
 const KEY_ADMINISTRATION = [
@@ -119,13 +120,52 @@ describeEachStage((stage, v) => {
     });
   });
 
+  describe('treasury keys', () => {
+    const keys = () =>
+      v()
+        .resources('AWS::KMS::Key')
+        .filter(([, key]) => key.Properties.KeyUsage === 'SIGN_VERIFY');
+    const keyOf = (family: string) => v().json.Resources[v().json.Outputs[`Treasury${family[0]!.toUpperCase()}${family.slice(1)}KeyArn`].Value['Fn::GetAtt'][0]]!;
+
+    it('are one secp256k1 signing key per family, aliased after the stage and the family, their ARNs exported for the admin CLI', () => {
+      expect(keys()).toHaveLength(TREASURY_FAMILIES.length);
+      for (const family of TREASURY_FAMILIES) {
+        const key = keyOf(family);
+        expect(key.Properties).toMatchObject({ KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY' });
+        // KMS rotates no asymmetric key: a new key would be a new treasury address.
+        expect(key.Properties.EnableKeyRotation).toBeFalsy();
+        v().template.hasResourceProperties('AWS::KMS::Alias', { AliasName: `alias/payment-gateway-${stage}-treasury-${family}` });
+      }
+    });
+
+    it(`are ${stage === 'prod' ? 'kept when the prod stack goes' : 'deleted with the demo stack'}`, () => {
+      for (const [, key] of keys()) expect(key.DeletionPolicy).toBe(stage === 'prod' ? 'Retain' : 'Delete');
+    });
+
+    it('let the account administer them and read their public keys, never sign; and sign for the functions that send payouts alone', () => {
+      const signers = definitions.filter((definition) => definition.signsPayouts);
+      for (const [, key] of keys()) {
+        const statements = key.Properties.KeyPolicy.Statement as Statement[];
+        const account = statements.filter((statement) => JSON.stringify(statement.Principal).includes(':root'));
+        expect(sorted(new Set(account.flatMap(actionsOf)))).toEqual(sorted(KEY_ADMINISTRATION));
+        const others = statements.filter((statement) => !account.includes(statement));
+        expect(others).toHaveLength(signers.length);
+        for (const statement of others) {
+          expect(sorted(actionsOf(statement))).toEqual(['kms:GetPublicKey', 'kms:Sign']);
+          expect(Object.keys(statement.Condition as object)).toEqual(['ArnEquals']);
+        }
+      }
+    });
+  });
+
   describe('vault', () => {
     const ids = () => v().vaultIds();
     const bucket = () => v().json.Resources[ids().bucket]!;
     const key = () => v().json.Resources[ids().key]!;
 
     it('is one customer-managed KMS key with rotation, aliased after the stage', () => {
-      v().template.resourceCountIs('AWS::KMS::Key', 1);
+      // The treasury's signing keys besides (below).
+      v().template.resourceCountIs('AWS::KMS::Key', 1 + TREASURY_FAMILIES.length);
       expect(key().Properties.EnableKeyRotation).toBe(true);
       v().template.hasResourceProperties('AWS::KMS::Alias', { AliasName: `alias/payment-gateway-${stage}`, TargetKeyId: { 'Fn::GetAtt': [ids().key, 'Arn'] } });
     });
