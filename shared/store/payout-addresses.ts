@@ -45,10 +45,10 @@ export class DynamoPayoutAddressStore implements PayoutAddressStore {
           TableName: this.tables.dashboardUsers,
           Key: { email: code.email },
           UpdateExpression: 'SET #step = :step',
-          // The user's still, and no code of this step or a later one taken since it was read.
+          // A user of the address's merchant, who took no code of this step or a later one since it was read.
           ConditionExpression: '#merchant = :merchant AND (attribute_not_exists(#step) OR #step < :step)',
           ExpressionAttributeNames: { '#step': 'lastTotpStep', '#merchant': 'merchantId' },
-          ExpressionAttributeValues: { ':step': code.step, ':merchant': code.merchantId },
+          ExpressionAttributeValues: { ':step': code.step, ':merchant': address.merchantId },
         },
       });
     }

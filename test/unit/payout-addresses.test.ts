@@ -83,7 +83,7 @@ describe('adding a payout address', () => {
 
 describe('a code confirming an addition', () => {
   const OWNER = 'owner@shop.example';
-  const use = (step: number): CodeUse => ({ email: OWNER, merchantId, step });
+  const use = (step: number): CodeUse => ({ email: OWNER, step });
 
   beforeEach(() => {
     store.users.set(OWNER, { merchantId, lastTotpStep: 100 });

@@ -130,7 +130,6 @@ export type SignInState = Pick<DashboardUser, 'lastTotpStep' | 'recoveryCodeDige
  */
 export interface CodeUse {
   email: string;
-  merchantId: string;
   step: number;
 }
 
@@ -305,7 +304,7 @@ export class DashboardAccess<Sealed> {
     if (user.totpSecret === undefined || !/^\d{6}$/.test(trimmed)) return undefined;
     const secret = await this.deps.secrets.open(totpContext(user.email), user.totpSecret as Sealed);
     const step = verifyTotp(secret, trimmed, this.deps.clock(), user.lastTotpStep);
-    return step === undefined ? undefined : { email: user.email, merchantId: user.merchantId, step };
+    return step === undefined ? undefined : { email: user.email, step };
   }
 
   /** The second factor's state after `code`, or undefined when it is wrong; the user's own when they have none. */

@@ -88,7 +88,8 @@ export interface PayoutAddressStore {
   /**
    * Writes the address, its audit entry and, when a code confirmed it, the code's use, in one
    * transaction of conditional writes: `duplicate` when the merchant has the address on the network
-   * already, `code_used` when the user took a code of the step or a later one meanwhile.
+   * already, `code_used` when the user took a code of the step or a later one meanwhile, or is no
+   * user of the address's merchant.
    */
   add(address: PayoutAddress, entry: AuditEntry, code?: CodeUse): Promise<'added' | 'duplicate' | 'code_used'>;
   /** Deletes the address, as read, with its audit entry, in one transaction; false when it is gone already. */

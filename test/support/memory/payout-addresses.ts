@@ -19,7 +19,7 @@ export class MemoryPayoutAddresses implements PayoutAddressStore {
   async add(address: PayoutAddress, entry: AuditEntry, code?: CodeUse): Promise<'added' | 'duplicate' | 'code_used'> {
     if (this.addresses.some((each) => each.merchantId === address.merchantId && each.network === address.network && each.address === address.address)) return 'duplicate';
     const user = code && this.users.get(code.email);
-    if (code && (!user || user.merchantId !== code.merchantId || (user.lastTotpStep !== undefined && user.lastTotpStep >= code.step))) return 'code_used';
+    if (code && (!user || user.merchantId !== address.merchantId || (user.lastTotpStep !== undefined && user.lastTotpStep >= code.step))) return 'code_used';
     if (user && code) user.lastTotpStep = code.step;
     this.addresses.push(structuredClone(address));
     this.entries.push(entry);
