@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { config } from '../../shared/config.js';
+import type { CodeUse, SignedIn } from '../../shared/domain/dashboard/index.js';
 import { totpCode, totpStep } from '../../shared/domain/dashboard/totp.js';
 import { PayoutAddresses } from '../../shared/domain/payouts/index.js';
 import { dynamoDashboardAccess } from '../../shared/store/dashboard-access.js';
@@ -31,6 +32,13 @@ const addresses = new PayoutAddresses({ addresses: store, merchants: testMerchan
 const actions = async (merchantId: string) => (await access.auditLog(merchantId)).map(({ actor, action, subject }) => [actor, action, subject]);
 const lastStepOf = async (email: string) => (await documentClient.send(new GetCommand({ TableName: tables.dashboardUsers, Key: { email }, ConsistentRead: true }))).Item?.lastTotpStep;
 
+/** The use of a code the test knows is fresh. */
+async function fresh(signedIn: SignedIn, code: string): Promise<CodeUse> {
+  const use = await access.freshCode(signedIn, code);
+  if (typeof use === 'string') throw new Error(`The code is ${use}`);
+  return use;
+}
+
 /** A merchant's owner, joined with now's code and signed in with the next step's, as the dashboard has them; the code of the step after is fresh. */
 async function signedInOwner() {
   const { merchant, apiKey } = await seedMerchant();
@@ -47,7 +55,7 @@ async function signedInOwner() {
 describe('payout addresses on DynamoDB', () => {
   it("writes an owner's address with its audit entry and the code's use; the code then confirms no other address and signs nobody in", async () => {
     const { merchantId, email, secret, step, signedIn, sessionToken } = await signedInOwner();
-    const code = (await access.freshCode(signedIn, totpCode(secret, step + 1)))!;
+    const code = await fresh(signedIn, totpCode(secret, step + 1));
     expect(code).toEqual({ email, step: step + 1 });
     const added = await addresses.add(merchantId, { network: 'ethereum', address: EVM.toLowerCase(), label: 'Treasury' }, code);
     expect(added).toMatchObject({ network: 'ethereum', address: EVM, label: 'Treasury', status: 'active' });
@@ -60,7 +68,7 @@ describe('payout addresses on DynamoDB', () => {
 
     // The same code, read fresh before the first took it (two forms sent at once), is refused by the store's condition.
     await expect(addresses.add(merchantId, { network: 'tron', address: TRON }, code)).rejects.toMatchObject({ problems: [{ field: 'code' }] });
-    expect(await access.freshCode((await access.signedIn(sessionToken))!, totpCode(secret, step + 1))).toBeUndefined();
+    expect(await access.freshCode((await access.signedIn(sessionToken))!, totpCode(secret, step + 1))).toBe('used');
     expect(await access.signIn(email, PASSWORD, totpCode(secret, step + 1))).toBeUndefined();
     expect((await addresses.list(merchantId)).items.map(({ address }) => address)).toEqual([EVM]);
     expect(await actions(merchantId)).toHaveLength(3);
@@ -69,7 +77,7 @@ describe('payout addresses on DynamoDB', () => {
   it('refuses the same address twice on a network by its key, writing nothing and taking no code', async () => {
     const { merchantId, email, secret, step, signedIn } = await signedInOwner();
     await addresses.add(merchantId, { network: 'tron', address: TRON }, 'operator');
-    const code = (await access.freshCode(signedIn, totpCode(secret, step + 1)))!;
+    const code = await fresh(signedIn, totpCode(secret, step + 1));
     await expect(addresses.add(merchantId, { network: 'tron', address: TRON, label: 'again' }, code)).rejects.toThrow(`${TRON} is a payout address of tron already`);
     expect(await lastStepOf(email)).toBe(step);
     expect((await addresses.list(merchantId)).items).toHaveLength(1);
@@ -79,7 +87,7 @@ describe('payout addresses on DynamoDB', () => {
   it("refuses a code of another merchant's user, as one taken", async () => {
     const { merchantId } = await signedInOwner();
     const other = await signedInOwner();
-    const code = (await access.freshCode(other.signedIn, totpCode(other.secret, other.step + 1)))!;
+    const code = await fresh(other.signedIn, totpCode(other.secret, other.step + 1));
     await expect(addresses.add(merchantId, { network: 'tron', address: TRON }, code)).rejects.toMatchObject({ problems: [{ field: 'code' }] });
     expect((await addresses.list(merchantId)).items).toEqual([]);
   });

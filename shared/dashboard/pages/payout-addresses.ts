@@ -65,6 +65,8 @@ export const payoutAddresses: PageHandler = async (request) => {
   return addressesPage(request, { top: done && Object.hasOwn(DONE, done) ? notice(request.context.t.text(DONE[done]!)) : undefined });
 };
 
+const CODE_PROBLEMS = { missing: 'problem.code_required', wrong: 'problem.code_wrong', used: 'problem.code_used' } as const;
+
 /**
  * The address is checked by the same rules as the operator's, and added only with a fresh code of
  * the owner's app: one not taken before, by a sign-in or another change. A refused form changes
@@ -76,9 +78,9 @@ export const addPayoutAddress: PageHandler = async (request) => {
   const parsed = newPayoutAddressRequestSchema.safeParse({ network: form.network, address: form.address ?? '', ...(form.label?.trim() && { label: form.label }) });
   const problems = new Map<string, DashboardKey>(parsed.success ? [] : zodProblems(parsed.error));
   const typed = form.code?.trim() ?? '';
-  const code = typed === '' ? undefined : await services.access.freshCode(signedIn, typed);
-  if (!code) problems.set('code', typed === '' ? 'problem.code_required' : 'problem.code_wrong');
-  if (!parsed.success || !code) return addressesPage(request, { problems, values: form });
+  const code = typed === '' ? 'missing' : await services.access.freshCode(signedIn, typed);
+  if (typeof code === 'string') problems.set('code', CODE_PROBLEMS[code]);
+  if (!parsed.success || typeof code === 'string') return addressesPage(request, { problems, values: form });
   try {
     await services.payoutAddresses.add(signedIn.user.merchantId, parsed.data, code);
   } catch (error) {

@@ -295,16 +295,19 @@ export class DashboardAccess<Sealed> {
 
   /**
    * What a fresh TOTP code of the signed-in user is, to confirm a change that asks for one (a payout
-   * address): within a step of now and after the last code they used, signing in included; undefined
-   * when it is not one, or the user has no second factor. Recovery codes are for signing in only.
-   * Nothing is written: the change writes the code's use with itself (`CodeUse`).
+   * address): within a step of now and after the last code they used, signing in included. `used`
+   * when it is a code of now but taken already (the person waits for the next), `wrong` for anything
+   * else, a user without a second factor included: recovery codes are for signing in only. Nothing is
+   * written: the change writes the code's use with itself (`CodeUse`).
    */
-  async freshCode({ user }: SignedIn, code: string): Promise<CodeUse | undefined> {
+  async freshCode({ user }: SignedIn, code: string): Promise<CodeUse | 'used' | 'wrong'> {
     const trimmed = code.trim();
-    if (user.totpSecret === undefined || !/^\d{6}$/.test(trimmed)) return undefined;
+    if (user.totpSecret === undefined || !/^\d{6}$/.test(trimmed)) return 'wrong';
     const secret = await this.deps.secrets.open(totpContext(user.email), user.totpSecret as Sealed);
-    const step = verifyTotp(secret, trimmed, this.deps.clock(), user.lastTotpStep);
-    return step === undefined ? undefined : { email: user.email, step };
+    const now = this.deps.clock();
+    const step = verifyTotp(secret, trimmed, now, user.lastTotpStep);
+    if (step !== undefined) return { email: user.email, step };
+    return verifyTotp(secret, trimmed, now) === undefined ? 'wrong' : 'used';
   }
 
   /** The second factor's state after `code`, or undefined when it is wrong; the user's own when they have none. */
