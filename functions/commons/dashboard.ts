@@ -16,6 +16,7 @@ import { balanceService } from './balances.js';
 import { languageOf } from './checkout.js';
 import { invoiceServiceWith } from './invoices.js';
 import { merchantAccount } from './merchant-account.js';
+import { payoutAddresses } from './payout-addresses.js';
 import { transactionViews } from './transaction-views.js';
 import { requireVault } from './vault.js';
 
@@ -40,6 +41,7 @@ export function dashboardWith(parts: { reports: ReportService; keys: DashboardSe
     balances: balanceService,
     reports: parts.reports,
     totals: parts.totals,
+    payoutAddresses,
     keys: parts.keys,
     clock: () => new Date(),
   };

@@ -17,6 +17,7 @@ import {
 import type { HeldTransfer } from '../../shared/domain/payments/index.js';
 import { Conflict, CRYPTO_NETWORKS, Invalid, NotFound } from '../../shared/domain/kernel/index.js';
 import type { DashboardAccess, Invitation, InvitationRequest } from '../../shared/domain/dashboard/index.js';
+import type { NewPayoutAddressRequest, PayoutAddresses, PayoutAddressView } from '../../shared/domain/payouts/index.js';
 import type { Stage } from '../../shared/stage.js';
 import type { MerchantStore } from '../../shared/store/merchants.js';
 
@@ -95,6 +96,27 @@ export class MerchantAdmin {
     return merchant;
   }
 
+  /** Adds a payout address as `operator` (docs/operations.md#merchants-and-keys), pending for the merchant's delay like any other. */
+  async addPayoutAddress(merchantId: string, request: NewPayoutAddressRequest, addresses: PayoutAddresses): Promise<PayoutAddressView> {
+    return addresses.add(merchantId, request, 'operator').catch(operatorError(`No merchant ${merchantId}`));
+  }
+
+  async removePayoutAddress(merchantId: string, id: string, addresses: PayoutAddresses): Promise<void> {
+    await addresses.remove(merchantId, id, 'operator').catch(operatorError(`Merchant ${merchantId} has no payout address ${id}`));
+  }
+
+  async payoutAddresses(merchantId: string, addresses: PayoutAddresses): Promise<PayoutAddressView[]> {
+    if (!(await this.store.getMerchant(merchantId))) throw new AdminError(`No merchant ${merchantId}`);
+    return (await addresses.list(merchantId)).items;
+  }
+
+  /** How long the merchant's new payout addresses wait before they are active; those added before keep their time. */
+  async setPayoutAddressDelay(merchantId: string, seconds: number): Promise<Merchant> {
+    const merchant = await this.store.updateMerchant(merchantId, { payoutAddressDelaySeconds: seconds });
+    if (!merchant) throw new AdminError(`No merchant ${merchantId}`);
+    return merchant;
+  }
+
   /** Transfers held on every network, of one merchant or of all. */
   async heldDeposits(merchantId?: string): Promise<HeldTransfer[]> {
     const held = (await Promise.all(CRYPTO_NETWORKS.map((network) => this.chain.held(network)))).flat();
@@ -113,6 +135,6 @@ const operatorError =
   (notFound: string) =>
   (error: unknown): never => {
     if (error instanceof NotFound) throw new AdminError(notFound);
-    if (error instanceof Invalid) throw new AdminError(error.message);
+    if (error instanceof Invalid || error instanceof Conflict) throw new AdminError(error.message);
     throw error;
   };

@@ -5,14 +5,25 @@
  * and keeps the merchants' books: prints balances and entries, adjusts a balance, rebuilds a
  * merchant's books from its transactions (docs/merchant-guide.md#balances), clears the hold the
  * books check put on a merchant's payouts and asks it for a full pass (docs/operations.md#the-hourly-check),
- * and counts a merchant's day totals again from its records (docs/operations.md#day-totals).
+ * counts a merchant's day totals again from its records (docs/operations.md#day-totals), and keeps
+ * the merchants' payout addresses and their delay (docs/merchant-guide.md#payout-addresses).
  */
 import { parseArgs } from 'node:util';
 import { chartDays } from '../../shared/dashboard/volume-chart.js';
 import { type AdjustmentRequest, type Balance, type BalanceEntry, balanceEntryView, type DayTotals } from '../../shared/domain/ledger/index.js';
-import { API_KEY_SCOPES, type BooksHold, MAX_ALLOWED_IPS, merchantUrlProblem, newApiKeyRequestSchema, type NewMerchantInput, normalizedUrl } from '../../shared/domain/merchants/index.js';
+import {
+  API_KEY_SCOPES,
+  type BooksHold,
+  MAX_ALLOWED_IPS,
+  MAX_PAYOUT_ADDRESS_DELAY_SECONDS,
+  merchantUrlProblem,
+  newApiKeyRequestSchema,
+  type NewMerchantInput,
+  normalizedUrl,
+} from '../../shared/domain/merchants/index.js';
 import { invitationRequestSchema, type InvitationRequest } from '../../shared/domain/dashboard/index.js';
-import { Decimal } from '../../shared/domain/kernel/index.js';
+import { CRYPTO_NETWORKS, Decimal } from '../../shared/domain/kernel/index.js';
+import { newPayoutAddressRequestSchema, type NewPayoutAddressRequest, type PayoutAddressView } from '../../shared/domain/payouts/index.js';
 import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { DEFAULT_DATA_DIR, LOCAL_STAGE } from '../local/environment.js';
@@ -42,6 +53,18 @@ Commands:
   onchain-deposits --merchant MERCHANT_ID --on|--off [--json]
       Whether transfers seen on chain to the merchant's customers are credited. While off they
       are held; once on, the chain watchers credit the held ones on their next runs.
+  add-payout-address --merchant MERCHANT_ID --network NETWORK --address ADDRESS [--label LABEL] [--json]
+      Adds an address the merchant's crypto payouts may go to, on one of ${CRYPTO_NETWORKS.join(', ')}:
+      checked for its network and kept in its canonical form, pending for the merchant's delay
+      (set-payout-address-delay), then active. Recorded in the merchant's audit log as operator.
+      Owners add theirs in the dashboard; no API key can.
+  remove-payout-address --merchant MERCHANT_ID --id ADDRESS_ID
+      Removes the address at once: no payout goes to it from then on. Recorded in the audit log.
+  payout-addresses --merchant MERCHANT_ID [--json]
+      The merchant's payout addresses, newest first, with their status and when each is active.
+  set-payout-address-delay --merchant MERCHANT_ID --seconds SECONDS [--json]
+      How long the merchant's new payout addresses wait before they are active (0 to ${MAX_PAYOUT_ADDRESS_DELAY_SECONDS});
+      addresses added before keep their time. Unless set: 86400 in prod, 0 on the demo stage and locally.
   held-deposits [--merchant MERCHANT_ID] [--json]
       On-chain transfers held, and why: the merchant does not take on-chain deposits, or the
       customer has no invoice to credit.
@@ -102,6 +125,11 @@ const OPTIONS = {
   reason: { type: 'string' },
   email: { type: 'string' },
   role: { type: 'string' },
+  network: { type: 'string' },
+  address: { type: 'string' },
+  label: { type: 'string' },
+  id: { type: 'string' },
+  seconds: { type: 'string' },
   json: { type: 'boolean' },
   on: { type: 'boolean' },
   off: { type: 'boolean' },
@@ -123,6 +151,10 @@ const COMMAND_OPTIONS = {
   'redrive-callbacks': ['json'],
   'onchain-deposits': ['merchant', 'on', 'off', 'json'],
   'held-deposits': ['merchant', 'json'],
+  'add-payout-address': ['merchant', 'network', 'address', 'label', 'json'],
+  'remove-payout-address': ['merchant', 'id'],
+  'payout-addresses': ['merchant', 'json'],
+  'set-payout-address-delay': ['merchant', 'seconds', 'json'],
   balances: ['merchant', 'json'],
   adjust: ['merchant', 'currency', 'amount', 'reason', 'json'],
   'rebuild-balances': ['merchant', 'json'],
@@ -144,6 +176,10 @@ type Command =
   | { name: 'redrive-callbacks'; json: boolean }
   | { name: 'onchain-deposits'; merchantId: string; on: boolean; json: boolean }
   | { name: 'held-deposits'; merchantId?: string; json: boolean }
+  | { name: 'add-payout-address'; merchantId: string; address: NewPayoutAddressRequest; json: boolean }
+  | { name: 'remove-payout-address'; merchantId: string; id: string }
+  | { name: 'payout-addresses'; merchantId: string; json: boolean }
+  | { name: 'set-payout-address-delay'; merchantId: string; seconds: number; json: boolean }
   | { name: 'balances'; merchantId: string; json: boolean }
   | { name: 'adjust'; merchantId: string; adjustment: AdjustmentRequest; json: boolean }
   | { name: 'rebuild-balances'; merchantId: string; json: boolean }
@@ -161,13 +197,13 @@ const FEE = /^\d{1,3}(\.\d{1,4})?$/;
 
 const SIGNED_AMOUNT = /^-?\d+(\.\d+)?$/;
 
-function required(values: Values, option: 'name' | 'merchant' | 'key' | 'currency' | 'amount' | 'reason'): string {
+function required(values: Values, option: 'name' | 'merchant' | 'key' | 'id' | 'currency' | 'amount' | 'reason' | 'seconds'): string {
   const value = values[option]?.trim();
   if (!value) throw new UsageError(`--${option} is required`);
   return value;
 }
 
-function id(values: Values, option: 'merchant' | 'key'): string {
+function id(values: Values, option: 'merchant' | 'key' | 'id'): string {
   const value = required(values, option);
   if (!UUID.test(value)) throw new UsageError(`--${option} must be an id as printed by create or list`);
   return value;
@@ -203,6 +239,16 @@ function keyRequest(values: Values, { named }: { named: boolean }): KeyRequest {
     throw new UsageError(option === '--scopes' ? `--scopes is a comma-separated list of ${API_KEY_SCOPES.join(', ')}` : `${option} ${issue.message}`);
   }
   return parsed.data;
+}
+
+/** The address to add, by the dashboard's form's rules; whether it is an address of its network is the service's to say. */
+function payoutAddressRequest(values: Values): NewPayoutAddressRequest {
+  const parsed = newPayoutAddressRequestSchema.safeParse({ network: values.network, address: values.address ?? '', ...(values.label !== undefined && { label: values.label }) });
+  if (parsed.success) return parsed.data;
+  const option = String(parsed.error.issues[0]!.path[0]);
+  if (option === 'network') throw new UsageError(`--network is one of ${CRYPTO_NETWORKS.join(', ')}`);
+  if (option === 'address') throw new UsageError('--address is required');
+  throw new UsageError(`--label ${parsed.error.issues[0]!.message}`);
 }
 
 function fee(values: Values): string | undefined {
@@ -255,6 +301,19 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
       return { name, merchantId: id(values, 'merchant'), on: values.on === true, json: values.json ?? false };
     case 'held-deposits':
       return { name, merchantId: values.merchant === undefined ? undefined : id(values, 'merchant'), json: values.json ?? false };
+    case 'add-payout-address':
+      return { name, merchantId: id(values, 'merchant'), address: payoutAddressRequest(values), json: values.json ?? false };
+    case 'remove-payout-address':
+      return { name, merchantId: id(values, 'merchant'), id: id(values, 'id') };
+    case 'payout-addresses':
+      return { name, merchantId: id(values, 'merchant'), json: values.json ?? false };
+    case 'set-payout-address-delay': {
+      const seconds = required(values, 'seconds');
+      if (!/^\d{1,7}$/.test(seconds) || Number(seconds) > MAX_PAYOUT_ADDRESS_DELAY_SECONDS) {
+        throw new UsageError(`--seconds must be a whole number of seconds from 0 to ${MAX_PAYOUT_ADDRESS_DELAY_SECONDS}`);
+      }
+      return { name, merchantId: id(values, 'merchant'), seconds: Number(seconds), json: values.json ?? false };
+    }
     case 'balances':
     case 'rebuild-balances':
     case 'recount-daily-totals':
@@ -332,6 +391,9 @@ const entryLine = (entry: BalanceEntry): string => {
   const signed = amount.startsWith('-') ? amount : `+${amount}`;
   return `  ${createdAt}  ${type.padEnd(14)}  ${signed.padStart(16)}  available ${availableAfter}  reserved ${reservedAfter}  ${transactionId ? `transaction ${transactionId}` : `(${entry.reason})`}`;
 };
+
+const payoutAddressLine = (address: PayoutAddressView): string =>
+  `${address.id}  ${address.network}  ${address.address}  ${address.label === null ? '(no label)' : JSON.stringify(address.label)}  ${address.status}${address.status === 'pending' ? ` until ${address.activatesAt}` : ''}  added ${address.createdAt}`;
 
 const describeAllowedIps = (allowedIps: readonly string[]): string => (allowedIps.length === 0 ? 'any address' : allowedIps.join(', '));
 
@@ -412,6 +474,25 @@ async function run(command: Command, target: Target): Promise<string> {
       const merchant = await admin.setOnchainDeposits(command.merchantId, command.on);
       if (command.json) return json({ merchantId: merchant.id, onchainDeposits: command.on });
       return `On-chain deposits are ${command.on ? 'on' : 'off'} for merchant ${merchant.id} in ${description}.${command.on ? ' Held transfers are credited by the next chain watcher runs.' : ''}\n`;
+    }
+    case 'add-payout-address': {
+      const added = await admin.addPayoutAddress(command.merchantId, command.address, target.payoutAddresses());
+      if (command.json) return json(added);
+      return `Added payout address ${added.id} of merchant ${command.merchantId} in ${description}: ${added.network} ${added.address}, ${added.status === 'active' ? 'active now' : `active from ${added.activatesAt}`}.\n`;
+    }
+    case 'remove-payout-address':
+      await admin.removePayoutAddress(command.merchantId, command.id, target.payoutAddresses());
+      return `Removed payout address ${command.id} of merchant ${command.merchantId}: no payout goes to it from now on.\n`;
+    case 'payout-addresses': {
+      const addresses = await admin.payoutAddresses(command.merchantId, target.payoutAddresses());
+      if (command.json) return json(addresses);
+      if (addresses.length === 0) return `Merchant ${command.merchantId} has no payout addresses in ${description}.\n`;
+      return addresses.map(payoutAddressLine).join('\n').concat('\n');
+    }
+    case 'set-payout-address-delay': {
+      const merchant = await admin.setPayoutAddressDelay(command.merchantId, command.seconds);
+      if (command.json) return json({ merchantId: merchant.id, payoutAddressDelaySeconds: command.seconds });
+      return `New payout addresses of merchant ${merchant.id} are active ${command.seconds} seconds after they are added, in ${description}; those added before keep their time.\n`;
     }
     case 'held-deposits': {
       const held = await admin.heldDeposits(command.merchantId);

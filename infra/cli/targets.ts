@@ -15,11 +15,13 @@ import { DynamoBooksCheckStore } from '../../shared/store/books-check.js';
 import { ApiGatewayKeyRegistry, localKeyRegistry } from '../../shared/store/api-gateway-keys.js';
 import { dynamoDashboardAccess } from '../../shared/store/dashboard-access.js';
 import type { DashboardAccess } from '../../shared/domain/dashboard/index.js';
+import { PayoutAddresses } from '../../shared/domain/payouts/index.js';
 import { DynamoChainStore } from '../../shared/store/chain.js';
 import { DynamoDailyTotalsStore } from '../../shared/store/daily-totals.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoMerchantStore } from '../../shared/store/merchants.js';
 import { DynamoOutboxStore } from '../../shared/store/outbox.js';
+import { DynamoPayoutAddressStore } from '../../shared/store/payout-addresses.js';
 import { DynamoTransactionStore, type TransactionTables } from '../../shared/store/transactions.js';
 import { DynamoWalletStore } from '../../shared/store/wallets.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
@@ -44,6 +46,8 @@ export interface Target {
   wallets(): DynamoWalletStore;
   /** The dashboard's users and invitations (docs/merchant-guide.md#dashboard); a stack deployed before the dashboard has none. */
   dashboard(): { access: DashboardAccess<unknown>; publicBaseUrl: string };
+  /** The merchants' payout addresses, each change written with its audit entry; a stack deployed before them has none. */
+  payoutAddresses(): PayoutAddresses;
   /** The callback outbox's operator commands; the local gateway only (AWS redrives with SQS). */
   callbacks?: CallbackAdmin;
   /** Releases the SDK clients' connections. */
@@ -57,6 +61,14 @@ export interface CallbackAdmin {
 
 /** Same marshalling as the functions' client: absent optional fields are left out. */
 const documentClient = (client: DynamoDBClient) => DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+
+/** The payout addresses over the target's tables, as the dashboard changes them. */
+const payoutAddressesOver = (
+  client: DynamoDBDocumentClient,
+  tables: { payoutAddresses: string; dashboardUsers: string; auditLog: string },
+  merchants: DynamoMerchantStore,
+  stage: Stage,
+): PayoutAddresses => new PayoutAddresses({ addresses: new DynamoPayoutAddressStore(client, tables), merchants, stage, clock: () => new Date(), newId: randomUUID });
 
 /** The books over the target's tables, as the functions write them. */
 const booksOver = (client: DynamoDBDocumentClient, tables: BalanceTables & TransactionTables, merchants: DynamoMerchantStore): BalanceService =>
@@ -90,6 +102,7 @@ export async function localTarget(dataDir: string): Promise<Target> {
     booksCheck: () => new DynamoBooksCheckStore(documentClient(client), stack.tables.booksCheck),
     wallets: () => new DynamoWalletStore(documentClient(client), stack.tables.wallets),
     dashboard: () => ({ access: dynamoDashboardAccess(documentClient(client), stack.tables, new KeyFileDataKeySource(stack.vaultKeyFile)), publicBaseUrl: stack.baseUrl }),
+    payoutAddresses: () => payoutAddressesOver(documentClient(client), stack.tables, store, stack.stage),
     admin: new MerchantAdmin(store, localKeyRegistry, new CallbackSecretVault(new KeyFileDataKeySource(stack.vaultKeyFile)), new DynamoChainStore(documentClient(client), stack.tables.chain), stack.stage),
     callbacks: { redriveParked: () => outbox.requeue('parked', new Date()) },
     close: () => client.destroy(),
@@ -158,9 +171,16 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
     );
     return { access, publicBaseUrl: outputs.PublicBaseUrl!.replace(/\/+$/, '') };
   };
+  const payoutAddresses = () => {
+    const tables = ['TablePayoutAddresses', 'TableDashboardUsers', 'TableAuditLog'] as const;
+    const lacking = tables.filter((name) => !outputs[name]);
+    if (lacking.length > 0) throw new AdminError(`The stacks PaymentGateway-${stage}-* lack the outputs ${lacking.join(', ')}: deploy this version first`);
+    return payoutAddressesOver(documentClient(dynamo), { payoutAddresses: outputs.TablePayoutAddresses!, dashboardUsers: outputs.TableDashboardUsers!, auditLog: outputs.TableAuditLog! }, store, stage);
+  };
   return {
     description: `the ${stage} stage in AWS${outputs.RestApiId ? ` (REST API ${outputs.RestApiId})` : ''}`,
     dashboard,
+    payoutAddresses,
     books: () => booksOver(documentClient(dynamo), ledgerTables(), store),
     dailyTotals: () => dailyTotalsOver(documentClient(dynamo), ledgerTables(), store),
     booksCheck: () => {

@@ -15,6 +15,7 @@ import { redirect, type DashboardAnswer, type DashboardServices, type PageHandle
 import * as access from './pages/access.js';
 import * as account from './pages/account.js';
 import * as money from './pages/money.js';
+import * as payoutAddresses from './pages/payout-addresses.js';
 
 export type DashboardMethod = 'GET' | 'POST';
 
@@ -41,6 +42,9 @@ const ROUTES: readonly DashboardRoute[] = [
   { method: 'GET', path: 'transactions/{transactionId}', needs: 'read', handle: money.transaction },
   { method: 'POST', path: 'transactions/{transactionId}/resend', needs: 'callbacks', handle: money.resendTransactionCallback },
   { method: 'GET', path: 'payouts', needs: 'read', handle: money.payouts },
+  { method: 'GET', path: 'payout-addresses', needs: 'read', handle: payoutAddresses.payoutAddresses },
+  { method: 'POST', path: 'payout-addresses', needs: 'payouts', handle: payoutAddresses.addPayoutAddress },
+  { method: 'POST', path: 'payout-addresses/{addressId}/remove', needs: 'payouts', handle: payoutAddresses.removePayoutAddress },
   { method: 'GET', path: 'reports', needs: 'read', handle: money.reports },
   { method: 'POST', path: 'reports', needs: 'reports', handle: money.requestReport },
   { method: 'GET', path: 'reports/{reportId}/download', needs: 'read', handle: money.downloadReport },

@@ -39,6 +39,7 @@ const NAVIGATION: ReadonlyArray<{ page: string; key: DashboardKey; needs: Permis
   { page: 'invoices', key: 'nav.invoices', needs: 'read' },
   { page: 'transactions', key: 'nav.transactions', needs: 'read' },
   { page: 'payouts', key: 'nav.payouts', needs: 'read' },
+  { page: 'payout-addresses', key: 'nav.payoutAddresses', needs: 'read' },
   { page: 'reports', key: 'nav.reports', needs: 'read' },
   { page: 'settings', key: 'nav.settings', needs: 'read' },
   { page: 'keys', key: 'nav.keys', needs: 'read' },

@@ -9,6 +9,7 @@ import type { BalanceView, CreateReportRequest, DailyTotals, ReportView } from '
 import type { CallbackDelivery } from '../domain/callbacks/index.js';
 import type { InvoiceView, ListInvoicesQuery } from '../domain/invoicing/index.js';
 import type { Page } from '../domain/kernel/index.js';
+import type { NewPayoutAddressRequest, PayoutAddressAuthority, PayoutAddressList, PayoutAddressView } from '../domain/payouts/index.js';
 import type { ListTransactionsQuery, TransactionView } from '../domain/transactions/index.js';
 import type { DashboardContext } from './document.js';
 
@@ -51,6 +52,11 @@ export interface DashboardServices {
     recent(merchantId: string): Promise<ReportSummary[]>;
   };
   totals: DailyTotals;
+  payoutAddresses: {
+    list(merchantId: string): Promise<PayoutAddressList>;
+    add(merchantId: string, request: NewPayoutAddressRequest, by: PayoutAddressAuthority): Promise<PayoutAddressView>;
+    remove(merchantId: string, id: string, actor: string): Promise<void>;
+  };
   keys: {
     list(merchantId: string): Promise<ApiKeyView[]>;
     issue: ApiKeyService['issue'];

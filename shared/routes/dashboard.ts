@@ -37,6 +37,7 @@ export const DASHBOARD_FUNCTIONS = [
       balances: ['BatchGetItem'],
       reports: ['GetItem'],
       dailyTotals: ['Query'],
+      payoutAddresses: ['Query'],
     },
     queries: {
       dashboardUsers: ['byMerchant'],
@@ -57,7 +58,7 @@ export const DASHBOARD_FUNCTIONS = [
     stages: BOTH,
     // Sign-in opens the user's sealed TOTP seed, joining seals one, and rotating the callback
     // secret seals the merchant's; keys are registered with the gateway's usage plan. Each change
-    // is written with its audit entry.
+    // is written with its audit entry; a payout address added, also with its TOTP code's use on the user.
     opensCallbackSecrets: true,
     sealsCallbackSecrets: true,
     managesApiKeys: true,
@@ -73,6 +74,7 @@ export const DASHBOARD_FUNCTIONS = [
       transactions: ['GetItem'],
       outbox: ['GetItem', 'BatchGetItem', 'UpdateItem'],
       reports: ['PutItem', 'UpdateItem'],
+      payoutAddresses: ['Query', 'GetItem', 'PutItem', 'DeleteItem'],
     },
     queries: {
       dashboardSessions: ['byUser'],

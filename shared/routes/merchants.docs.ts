@@ -1,13 +1,6 @@
 /** The OpenAPI description of the merchant's own routes: its settings and callback secret, with their examples (shared/routes/route-doc.ts). */
-import {
-  MAX_PREVIOUS_CALLBACK_SECRETS,
-  merchantSettingsRequestSchema,
-  merchantViewSchema,
-  rotatedSecretSchema,
-  type MerchantSettings,
-  type MerchantView,
-  type RotatedSecret,
-} from '../domain/merchants/index.js';
+import { MAX_PREVIOUS_CALLBACK_SECRETS, merchantSettingsRequestSchema, merchantViewSchema, rotatedSecretSchema, type MerchantView, type RotatedSecret } from '../domain/merchants/index.js';
+import type * as z from 'zod';
 import { AUTH_ERRORS, BODY_ERRORS, type RouteDocs, EXAMPLE_IDS } from './route-doc.js';
 import type { MERCHANTS_FUNCTIONS } from './merchants.js';
 
@@ -19,9 +12,16 @@ export const merchantExample: MerchantView = {
   frameAncestors: ['https://shop.example'],
   onchainDeposits: false,
   invoiceCallbacks: true,
+  payoutApprovalAboveUsd: '5000.00',
+  payoutAddressDelaySeconds: 86400,
 };
 
-export const merchantSettingsExample: MerchantSettings = { callbackUrl: 'https://shop.example/callbacks', frameAncestors: ['https://shop.example'], invoiceCallbacks: true };
+export const merchantSettingsExample: z.input<typeof merchantSettingsRequestSchema> = {
+  callbackUrl: 'https://shop.example/callbacks',
+  frameAncestors: ['https://shop.example'],
+  invoiceCallbacks: true,
+  payoutApprovalAboveUsd: '5000.00',
+};
 
 export const rotatedSecretExample: RotatedSecret = {
   callbackSecret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw0Dc9zGBSUdQ=',
@@ -31,7 +31,10 @@ export const rotatedSecretExample: RotatedSecret = {
 export const MERCHANTS_DOCS: RouteDocs<typeof MERCHANTS_FUNCTIONS> = {
   'get-merchant': {
     summary: "The merchant's settings",
-    description: 'The callback URL, the return URL, who may frame the checkout, and whether on-chain deposits are credited.',
+    description:
+      'The callback URL, the return URL, who may frame the checkout, whether on-chain deposits are credited, which crypto payouts wait ' +
+      "for an owner's approval (`payoutApprovalAboveUsd`), and how long a new payout address waits before it is active " +
+      "(`payoutAddressDelaySeconds`, set by the gateway's operator).",
     tag: 'Merchant',
     schemaName: 'GetMerchant',
     response: merchantViewSchema,
@@ -44,8 +47,11 @@ export const MERCHANTS_DOCS: RouteDocs<typeof MERCHANTS_FUNCTIONS> = {
     description:
       'Changes the properties given, all or none: `callbackUrl` and `returnUrl` (absolute URLs, https in production, without ' +
       "control characters; null removes them; kept in the URL parser's form: host in punycode, path percent-encoded) and " +
-      '`frameAncestors` (CSP frame-ancestors sources). A `callbackUrl` whose host is or resolves to a loopback, private, ' +
-      'link-local or other non-public address is a 422: deployed stages call back public addresses only. Any other property is a 422.',
+      '`frameAncestors` (CSP frame-ancestors sources), `invoiceCallbacks`, and `payoutApprovalAboveUsd` (a decimal string of at ' +
+      'most two places, kept with two; crypto payouts worth more USD than it wait for an owner to approve them in the dashboard; ' +
+      'null: none waits). A `callbackUrl` whose host is or resolves to a loopback, private, link-local or other non-public address ' +
+      "is a 422: deployed stages call back public addresses only. `payoutAddressDelaySeconds` is the operator's to set, and like " +
+      'any other property is a 422 here.',
     tag: 'Merchant',
     schemaName: 'UpdateMerchant',
     request: merchantSettingsRequestSchema,
@@ -56,8 +62,8 @@ export const MERCHANTS_DOCS: RouteDocs<typeof MERCHANTS_FUNCTIONS> = {
     errors: {
       ...BODY_ERRORS,
       422:
-        'A value is invalid (a URL that is not absolute, not https in production, or a callback URL at a non-public address; a source that is not a frame-ancestors source) ' +
-        'or a property is not one of these three: each error item names its `field`, and nothing is changed',
+        'A value is invalid (a URL that is not absolute, not https in production, or a callback URL at a non-public address; a source that is not a frame-ancestors source; ' +
+        'a threshold that is not a positive decimal string of at most two places) or a property is not one of these: each error item names its `field`, and nothing is changed',
       ...AUTH_ERRORS,
     },
   },

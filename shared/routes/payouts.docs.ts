@@ -1,5 +1,6 @@
-/** The OpenAPI description of the payouts' routes: the fiat withdrawal, and its simulated outcome on the demo stage, with their examples (shared/routes/route-doc.ts). */
+/** The OpenAPI description of the payouts' routes: the fiat withdrawal, its simulated outcome on the demo stage, and the payout addresses, with their examples (shared/routes/route-doc.ts). */
 import { simulateWithdrawalRequestSchema } from '../domain/invoicing/index.js';
+import { payoutAddressListSchema, type PayoutAddressList } from '../domain/payouts/index.js';
 import { transactionViewSchema, withdrawalRequestSchema, type TransactionView } from '../domain/transactions/index.js';
 import { AUTH_ERRORS, BODY_ERRORS, IDEMPOTENCY_CONFLICT, type RouteDocs, EXAMPLE_IDS } from './route-doc.js';
 import type { PAYOUTS_FUNCTIONS } from './payouts.js';
@@ -32,6 +33,29 @@ export const createWithdrawalExample = {
   orderId: 'payout-77',
   cardHolderName: 'Ayse Yilmaz',
   cardNumber: '4111111111111111',
+};
+
+export const payoutAddressListExample: PayoutAddressList = {
+  items: [
+    {
+      id: '2d9f6b1e-4c3a-4e8b-9a7d-6f5e4d3c2b1a',
+      network: 'tron',
+      address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
+      label: 'Exchange deposit',
+      status: 'pending',
+      activatesAt: '2025-06-03T09:30:00.000Z',
+      createdAt: '2025-06-02T09:30:00.000Z',
+    },
+    {
+      id: '7a1c3e5f-9b2d-4f6a-8c0e-1d3f5a7b9c2e',
+      network: 'ethereum',
+      address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      label: 'Treasury',
+      status: 'active',
+      activatesAt: '2025-05-21T14:05:00.000Z',
+      createdAt: '2025-05-20T14:05:00.000Z',
+    },
+  ],
 };
 
 export const PAYOUTS_DOCS: RouteDocs<typeof PAYOUTS_FUNCTIONS> = {
@@ -80,5 +104,20 @@ export const PAYOUTS_DOCS: RouteDocs<typeof PAYOUTS_FUNCTIONS> = {
     },
     notFound: 'Transaction',
     callbacks: true,
+  },
+  'list-payout-addresses': {
+    summary: 'Payout addresses',
+    description:
+      'The addresses crypto payouts may go to, newest first, all in one answer (`items`, no pages: a merchant has a few, as `GET ' +
+      '/api/v2/balances` answers its balances). They are added in the dashboard by an owner who confirms each with a fresh TOTP code, ' +
+      "or by the gateway's operator; never through an API key. A new address is `pending` until `activatesAt` (its creation plus " +
+      '`payoutAddressDelaySeconds` of the merchant settings), then `active`; removing one is immediate. Each address is kept in its ' +
+      "network's canonical form: EIP-55 checksummed on EVM networks, lower case for bech32.",
+    tag: 'Withdrawals',
+    schemaName: 'ListPayoutAddresses',
+    response: payoutAddressListSchema,
+    responseExample: payoutAddressListExample,
+    success: 'Every payout address of the merchant, newest first',
+    errors: { ...AUTH_ERRORS },
   },
 };

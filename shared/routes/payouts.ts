@@ -1,4 +1,4 @@
-/** The payouts' functions: the fiat withdrawal, and its simulated outcome on the demo stage. */
+/** The payouts' functions: the fiat withdrawal, its simulated outcome on the demo stage, and the payout addresses. */
 import { BOTH, DEMO_ONLY, IDEMPOTENCY_RECORDS, LIVE_PRICES, POSTS_TO_BALANCES, type GatewayFunction } from './function-definition.js';
 
 export const PAYOUTS_FUNCTIONS = [
@@ -39,5 +39,16 @@ export const PAYOUTS_FUNCTIONS = [
     // The outcome pays the reserve out, or releases it.
     tables: { transactions: ['GetItem', 'PutItem'], outbox: ['PutItem', 'UpdateItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS, ...POSTS_TO_BALANCES },
     sendsTo: ['callbacks'],
+  },
+  {
+    kind: 'http',
+    name: 'list-payout-addresses',
+    method: 'GET',
+    path: '/api/v2/payout-addresses',
+    auth: 'apiKey',
+    scope: 'read',
+    stages: BOTH,
+    // The merchant's partition, read whole and consistently. Addresses are added in the dashboard and by the operator only.
+    tables: { payoutAddresses: ['Query'] },
   },
 ] as const satisfies readonly GatewayFunction[];

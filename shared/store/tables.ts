@@ -368,6 +368,16 @@ export const TABLES = {
       },
     ],
   },
+  /**
+   * Merchants' payout addresses (docs/merchant-guide.md#payout-addresses): a merchant's partition,
+   * an item per network and address (`addressKey` = `{network}#{address}`, canonical), so the key
+   * refuses one twice; read whole by the merchant's key, consistently.
+   */
+  payoutAddresses: {
+    namedWhereGranted: true,
+    partitionKey: { name: 'merchantId', type: 'S' },
+    sortKey: { name: 'addressKey', type: 'S' },
+  },
   /** Every change made through the dashboard, never changed once written; the merchant's, newest first, by index (`position` = `{at}#{id}`). */
   auditLog: {
     namedWhereGranted: true,

@@ -3,7 +3,8 @@
  * against the local runtime as `npm start` runs it, used as its people use it: the demo owner
  * invites a developer and a viewer, who join from their links; money arrives and is followed from
  * the overview to its callbacks; settings, the callback secret, API keys and reports are changed
- * and used against the API; and what must be refused is: a viewer's change, a form without its
+ * and used against the API; an owner adds payout addresses with fresh codes of the app and removes
+ * one; and what must be refused is: a viewer's or a developer's change, a code used twice, a form without its
  * CSRF token or from another site, another merchant's invoice, a wrong sign-in, a locked account,
  * an ended session. Every page is audited by axe-core at 375 and 1280 px in the five languages,
  * without a word left untranslated; screenshots go under test/artifacts/.
@@ -117,6 +118,14 @@ function nextCode(person: Person): string {
     if (!recovery) throw new Error(`${person.email} has no code left to sign in with before the next step`);
     return recovery;
   }
+  person.lastStep = step;
+  return totpCode(person.totpKey, step);
+}
+
+/** The person's next code, once the app shows one not taken: within 30 seconds. */
+async function freshCode(person: Person): Promise<string> {
+  while (person.lastStep + 1 > totpStep(new Date()) + 1) await new Promise((resolve) => setTimeout(resolve, 1000));
+  const step = Math.max(totpStep(new Date()), person.lastStep + 1);
   person.lastStep = step;
   return totpCode(person.totpKey, step);
 }
@@ -474,6 +483,114 @@ describe('the dashboard', () => {
     expect(unexpected(developerBrowser.errors)).toEqual([]);
   });
 
+  it('lets the owner add a payout address with a fresh code, pending for the delay then active, and remove one; a code used once, bad input and a developer are refused, writing nothing', async () => {
+    const { page } = ownerBrowser;
+    const EVM = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
+    const TRON = 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7';
+    const { merchantId } = (await demoApi('GET', '/api/v2/merchant')).body.data;
+    const delay = await cli(['set-payout-address-delay', '--merchant', merchantId, '--seconds', '4'], { GATEWAY_DATA_DIR: dataDir });
+    expect(delay.code, delay.err).toBe(0);
+    const listed = async () => (await demoApi('GET', '/api/v2/payout-addresses')).body.data.items as Array<{ id: string; network: string; address: string; status: string; label: string | null }>;
+    const auditBefore = await auditEntries();
+
+    await page.goto(dashboard('payout-addresses'));
+    await page.getByText('A new address becomes active 4 seconds after it is added.').waitFor();
+    const fill = async (fields: { network: string; address: string; label?: string; code: string }) => {
+      await page.getByLabel('Network').selectOption(fields.network);
+      await page.getByLabel('Address', { exact: true }).fill(fields.address);
+      await page.getByLabel('Label (optional)').fill(fields.label ?? '');
+      await page.getByLabel(en['payoutAddresses.code']).fill(fields.code);
+      const [answer] = await Promise.all([page.waitForResponse((response) => response.request().method() === 'POST'), page.getByRole('button', { name: 'Add the address' }).click()]);
+      await page.waitForLoadState();
+      return answer.status();
+    };
+    const problemOf = async (name: string) => page.locator(`#field-${name}-problem`).textContent();
+
+    // Refused beside their fields, taking no code: the code the app shows now is the one that adds the address after.
+    const code = await freshCode(owner);
+    expect(await fill({ network: 'ethereum', address: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAe', code })).toBe(422);
+    expect(await problemOf('address')).toBe(en['problem.not_an_address']);
+    expect(await page.getByLabel('Address', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    expect(await fill({ network: 'ethereum', address: TRON, code })).toBe(422);
+    expect(await problemOf('address')).toBe(en['problem.not_an_address']);
+    // The browser asks for the code itself; a form sent without it anyway is refused beside the field.
+    expect(await page.getByLabel(en['payoutAddresses.code']).getAttribute('required')).not.toBeNull();
+    const noCode = await postForm(ownerBrowser, 'payout-addresses', { csrf: await csrfOf(page), network: 'ethereum', address: EVM, code: '' });
+    expect(noCode.status).toBe(422);
+    expect(noCode.text).toContain(`<p class="error" id="field-code-problem">${en['problem.code_required']}</p>`);
+    expect(await fill({ network: 'ethereum', address: EVM, code: String((Number(code) + 1) % 1_000_000).padStart(6, '0') })).toBe(422);
+    expect(await problemOf('code')).toBe(en['problem.code_wrong']);
+    expect(await page.getByRole('alert').textContent()).toBe(en['problem.summary']);
+    const unknownNetwork = await postForm(ownerBrowser, 'payout-addresses', { csrf: await csrfOf(page), network: 'solana', address: EVM, code });
+    expect(unknownNetwork.status).toBe(422);
+    expect(await listed()).toEqual([]);
+
+    expect(await fill({ network: 'ethereum', address: EVM.toLowerCase(), label: 'Hazine', code })).toBe(303);
+    await page.getByRole('status').getByText(en['payoutAddresses.added']).waitFor();
+    const row = tableRows(page, 'The addresses').filter({ hasText: 'Hazine' });
+    expect((await row.locator('td').allTextContents()).slice(0, 4)).toEqual(['Hazine', 'ethereum', EVM, 'pending']);
+    expect(await listed()).toEqual([expect.objectContaining({ network: 'ethereum', address: EVM, label: 'Hazine', status: 'pending' })]);
+
+    // The same code for another address: taken already, said so, nothing written.
+    expect(await fill({ network: 'tron', address: TRON, code })).toBe(422);
+    expect(await problemOf('code')).toBe(en['problem.code_used']);
+    expect(await listed()).toHaveLength(1);
+
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await row.locator('td').nth(3).textContent()) === 'active';
+      },
+      { what: 'the address to be active' },
+    );
+    expect((await listed())[0]?.status).toBe('active');
+
+    // Another address with the app's next code, removed at once.
+    expect(await fill({ network: 'tron', address: TRON, code: await freshCode(owner) })).toBe(303);
+    expect((await listed()).map(({ network }) => network)).toEqual(['tron', 'ethereum']);
+    await page.getByRole('button', { name: `Remove ${TRON}` }).click();
+    await page.getByRole('status').getByText(en['payoutAddresses.removed']).waitFor();
+    expect((await listed()).map(({ address }) => address)).toEqual([EVM]);
+    expect((await auditEntries()).slice(0, 3)).toEqual([
+      [owner.email, 'payout_address.removed', `tron ${TRON}`],
+      [owner.email, 'payout_address.added', `tron ${TRON}`],
+      [owner.email, 'payout_address.added', `ethereum ${EVM} (Hazine)`],
+    ]);
+
+    // The threshold of payouts that wait for an owner, set on the settings page.
+    await page.goto(dashboard('settings'));
+    await page.getByLabel(en['settings.payoutApprovalAboveUsd']).fill('1500');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('status').getByText(en['settings.saved']).waitFor();
+    expect((await demoApi('GET', '/api/v2/merchant')).body.data.payoutApprovalAboveUsd).toBe('1500.00');
+
+    // A developer reads the addresses, and can neither add nor remove one, nor change the threshold.
+    const developerPage = developerBrowser.page;
+    await developerPage.goto(dashboard('payout-addresses'));
+    expect(await tableRows(developerPage, 'The addresses').count()).toBe(1);
+    expect(await developerPage.locator('main form[method=post]').count()).toBe(0);
+    const developerCsrf = await csrfOf(developerPage);
+    const added = await postForm(developerBrowser, 'payout-addresses', { csrf: developerCsrf, network: 'tron', address: TRON, code: totpCode(developer.totpKey, totpStep(new Date())) });
+    const removed = await postForm(developerBrowser, `payout-addresses/${(await listed())[0]!.id}/remove`, { csrf: developerCsrf });
+    expect([added.status, removed.status]).toEqual([403, 403]);
+    await developerPage.goto(dashboard('settings'));
+    expect(await developerPage.getByLabel(en['settings.payoutApprovalAboveUsd']).isDisabled()).toBe(true);
+    const settingsBefore = (await demoApi('GET', '/api/v2/merchant')).body.data;
+    const developerSettings = await postForm(developerBrowser, 'settings', {
+      csrf: developerCsrf,
+      callbackUrl: settingsBefore.callbackUrl,
+      returnUrl: '',
+      frameAncestors: '*',
+      payoutApprovalAboveUsd: '1',
+    });
+    expect(developerSettings.status).toBe(303);
+    expect((await demoApi('GET', '/api/v2/merchant')).body.data.payoutApprovalAboveUsd).toBe('1500.00');
+    expect((await listed()).map(({ address }) => address)).toEqual([EVM]);
+    // Two additions, a removal, the owner's settings and the developer's, which left the threshold be.
+    expect((await auditEntries()).length - auditBefore.length).toBe(5);
+    expect([...unexpected(ownerBrowser.errors), ...unexpected(developerBrowser.errors)]).toEqual([]);
+  });
+
   it("builds a report asked for today's transactions, and downloads it once ready as CSV", async () => {
     const { page, context } = ownerBrowser;
     const today = new Date().toISOString().slice(0, 10);
@@ -504,7 +621,7 @@ describe('the dashboard', () => {
   it('shows a viewer no form for a change, and refuses the changes it posts with its own CSRF token: 403, and nothing changed', async () => {
     const { page } = viewerBrowser;
     const changeControls = page.locator('main form[method=post]').locator('button, input:not([type=hidden]), select, textarea').and(page.locator(':enabled'));
-    for (const path of ['overview', 'settings', 'keys', 'users', 'reports', `invoices/${invoice.id}`, `transactions/${transaction.id}`]) {
+    for (const path of ['overview', 'settings', 'keys', 'users', 'reports', 'payout-addresses', `invoices/${invoice.id}`, `transactions/${transaction.id}`]) {
       await page.goto(dashboard(path));
       expect(await changeControls.count(), path).toBe(0);
     }
@@ -520,6 +637,7 @@ describe('the dashboard', () => {
       ['keys', { name: 'viewer-key' }],
       ['users', { email: 'mallory@demo.example', role: 'owner' }],
       ['users/deniz%40demo.example/remove', {}],
+      ['payout-addresses', { network: 'tron', address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', code: '123456' }],
       ['reports', { type: 'transactions', createdFrom: '2026-01-01', createdTo: '2026-01-02' }],
       [`transactions/${transaction.id}/resend`, {}],
       [`invoices/${invoice.id}/resend`, {}],
@@ -709,6 +827,7 @@ describe('the dashboard', () => {
       { name: 'transactions', url: dashboard('transactions'), signedIn: true },
       { name: 'transaction', url: dashboard(`transactions/${transaction.id}`), signedIn: true },
       { name: 'payouts', url: dashboard('payouts'), signedIn: true },
+      { name: 'payout-addresses', url: dashboard('payout-addresses'), signedIn: true },
       { name: 'reports', url: dashboard('reports'), signedIn: true },
       { name: 'settings', url: dashboard('settings'), signedIn: true },
       { name: 'keys', url: dashboard('keys'), signedIn: true },

@@ -29,6 +29,7 @@ describe("a key's scopes", () => {
       'simulate-withdrawal': 'payments',
       'confirm-deposit': 'payments',
       'create-withdrawal': 'payouts',
+      'list-payout-addresses': 'read',
       'list-invoices': 'read',
       'list-transactions': 'read',
       'list-balances': 'read',

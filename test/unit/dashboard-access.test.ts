@@ -306,3 +306,35 @@ describe('sessions', () => {
     expect((await access.auditLog(MERCHANT)).map((entry) => entry.action).slice(0, 3)).toEqual(['user.removed', 'user.signed_in', 'user.joined']);
   });
 });
+
+describe('a fresh code confirming a change', () => {
+  /** The owner signed in with the code of now, as the dashboard has them. */
+  async function signedInOwner() {
+    const { email, secret, recoveryCodes } = await owner();
+    const { sessionToken } = (await access.signIn(email, PASSWORD, code(secret)))!;
+    return { secret, recoveryCodes, signedIn: (await access.signedIn(sessionToken))! };
+  }
+
+  it("is a code of the owner's app after the last one taken, within a step of now, one taken already told apart; nothing is written until the change takes it", async () => {
+    const { secret, signedIn } = await signedInOwner();
+    const step = totpStep(now);
+    // Now's code confirmed the sign-in; the next step's, which the app shows within 30 seconds, is fresh.
+    expect(await access.freshCode(signedIn, code(secret))).toBe('used');
+    expect(await access.freshCode(signedIn, ` ${totpCode(secret, step + 1)} `)).toEqual({ email: signedIn.user.email, step: step + 1 });
+    expect(memory.users.get(signedIn.user.email)?.lastTotpStep).toBe(step);
+    expect(await access.freshCode(signedIn, totpCode(secret, step + 2))).toBe('wrong');
+  });
+
+  it('is never a wrong code, a recovery code, or an empty one, each told wrong', async () => {
+    const { secret, recoveryCodes, signedIn } = await signedInOwner();
+    const next = totpCode(secret, totpStep(now) + 1);
+    for (const wrong of [String((Number(next) + 1) % 1_000_000).padStart(6, '0'), recoveryCodes[0]!, '', '12345']) expect(await access.freshCode(signedIn, wrong), wrong).toBe('wrong');
+  });
+
+  it('is none for a user without a second factor', async () => {
+    const { token } = await access.invite(MERCHANT, { email: 'v@shop.example', role: 'viewer' }, 'operator');
+    await access.join(token, { password: PASSWORD, passwordAgain: PASSWORD });
+    const { sessionToken } = (await access.signIn('v@shop.example', PASSWORD, ''))!;
+    expect(await access.freshCode((await access.signedIn(sessionToken))!, '123456')).toBe('wrong');
+  });
+});

@@ -9,7 +9,16 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { signCallback, signingSecrets } from '../../shared/domain/callbacks/callbacks.js';
 import { MerchantAccount } from '../../shared/domain/merchants/merchant-account.js';
-import { generateCallbackSecret, isFrameAncestorSource, MAX_PREVIOUS_CALLBACK_SECRETS, merchantUrlProblem, settingsChanges, type Merchant } from '../../shared/domain/merchants/merchants.js';
+import {
+  generateCallbackSecret,
+  isFrameAncestorSource,
+  MAX_PREVIOUS_CALLBACK_SECRETS,
+  merchantSettingsRequestSchema,
+  merchantUrlProblem,
+  merchantView,
+  settingsChanges,
+  type Merchant,
+} from '../../shared/domain/merchants/merchants.js';
 import { Conflict, Invalid } from '../../shared/domain/kernel/errors.js';
 import { apiErrorOf } from '../../shared/http/errors.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
@@ -49,6 +58,26 @@ describe('settings a merchant changes itself', () => {
       callbackUrl: 'https://xn--80aairftm.example/hooks',
       returnUrl: 'https://shop.example/sipari%C5%9F/tamam',
     });
+  });
+
+  it('take the payouts approval threshold as a positive decimal string of cents, kept with two places, or null', () => {
+    const changes = (value: unknown) => settingsChanges(merchantSettingsRequestSchema.parse({ payoutApprovalAboveUsd: value }), 'prod');
+    expect(changes('5000')).toEqual({ payoutApprovalAboveUsd: '5000.00' });
+    expect(changes('0.5')).toEqual({ payoutApprovalAboveUsd: '0.50' });
+    expect(changes(null)).toEqual({ payoutApprovalAboveUsd: null });
+    for (const refused of [5000, '-1', '0', 'lots']) expect(merchantSettingsRequestSchema.safeParse({ payoutApprovalAboveUsd: refused }).success, String(refused)).toBe(false);
+    expect(() => changes('10.005')).toThrow(new Invalid([{ field: 'payoutApprovalAboveUsd', message: 'payoutApprovalAboveUsd must have at most 2 decimal places for USD' }]));
+    // The delay of payout addresses is the operator's: no request sets it.
+    expect(merchantSettingsRequestSchema.safeParse({ payoutAddressDelaySeconds: 0 }).success).toBe(false);
+  });
+
+  it("show the threshold, none unless set, and the payout addresses' delay: the operator's, else a day in production and none on the demo stage", () => {
+    const merchant = new MemoryMerchants().add();
+    expect([merchantView(merchant, 'prod'), merchantView(merchant, 'demo')].map(({ payoutApprovalAboveUsd, payoutAddressDelaySeconds }) => [payoutApprovalAboveUsd, payoutAddressDelaySeconds])).toEqual([
+      [null, 86400],
+      [null, 0],
+    ]);
+    expect(merchantView({ ...merchant, payoutApprovalAboveUsd: '250.00', payoutAddressDelaySeconds: 600 }, 'demo')).toMatchObject({ payoutApprovalAboveUsd: '250.00', payoutAddressDelaySeconds: 600 });
   });
 
   it('keep only what was given, null included', () => {

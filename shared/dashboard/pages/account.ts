@@ -8,10 +8,14 @@ import { notice, page, table, th } from '../parts.js';
 import { field, NO_PROBLEMS, problemSummary, ruleProblems, zodProblems, type FormProblems } from '../forms.js';
 import { redirect, signedInUser, type DashboardAnswer, type PageHandler, type PageRequest } from '../page.js';
 
-/** The settings form's fields as the API's request: an empty URL is none; origins one per line. */
-function settingsRequestOf(form: Record<string, string>): Record<string, unknown> {
+/**
+ * The settings form's fields as the API's request: an empty URL or threshold is none; origins one
+ * per line. The payouts' approval threshold is an owner's to change: another role's form leaves it be.
+ */
+function settingsRequestOf(form: Record<string, string>, setsPayouts: boolean): Record<string, unknown> {
   const url = (value: string | undefined) => (value === undefined || value.trim() === '' ? null : value.trim());
   return {
+    ...(setsPayouts && { payoutApprovalAboveUsd: url(form.payoutApprovalAboveUsd) }),
     callbackUrl: url(form.callbackUrl),
     returnUrl: url(form.returnUrl),
     frameAncestors: (form.frameAncestors ?? '')
@@ -30,18 +34,23 @@ async function settingsPage(request: PageRequest, options: { problems?: FormProb
   // Read once for the request by the router; a change redirects to a page that reads it again.
   const { session, merchant } = signedInUser(request);
   const problems = options.problems ?? NO_PROBLEMS;
-  const values = options.values ?? {
+  // A form sent back keeps what was typed; a field its user may not change (and so did not send) shows what is saved.
+  const saved: Record<string, string> = {
     callbackUrl: merchant.callbackUrl ?? '',
     returnUrl: merchant.returnUrl ?? '',
     frameAncestors: merchant.frameAncestors.join('\n'),
     ...(merchant.invoiceCallbacks && { invoiceCallbacks: 'on' }),
+    payoutApprovalAboveUsd: merchant.payoutApprovalAboveUsd ?? '',
   };
+  const values: Record<string, string> = options.values ? { payoutApprovalAboveUsd: saved.payoutApprovalAboveUsd ?? '', ...options.values } : saved;
   const editable = can(session.role, 'settings');
+  const setsPayouts = can(session.role, 'payouts');
   const form = html`<section>${problemSummary(t, problems)}<form class="stack" method="post" action="${dashboardUrl(context, 'settings')}">${csrfField(context)}<fieldset class="plain"${editable ? '' : raw(' disabled')}>
 ${field(t, problems, { name: 'callbackUrl', label: t.text('settings.callbackUrl'), type: 'url', value: values.callbackUrl })}
 ${field(t, problems, { name: 'returnUrl', label: t.text('settings.returnUrl'), type: 'url', value: values.returnUrl })}
 ${field(t, problems, { name: 'frameAncestors', label: t.text('settings.frameAncestors'), type: 'textarea', value: values.frameAncestors })}
 <p class="check"><input id="field-invoiceCallbacks" name="invoiceCallbacks" type="checkbox"${values.invoiceCallbacks === 'on' ? raw(' checked') : ''}><label for="field-invoiceCallbacks">${t.text('settings.invoiceCallbacks')}</label></p>
+<fieldset class="plain"${setsPayouts ? '' : raw(' disabled')}>${field(t, problems, { name: 'payoutApprovalAboveUsd', label: t.text('settings.payoutApprovalAboveUsd'), value: values.payoutApprovalAboveUsd })}</fieldset>
 ${editable ? html`<button class="primary" type="submit">${t.text('settings.save')}</button>` : ''}</fieldset></form></section>`;
   const secret = editable
     ? html`<section><h2>${t.text('settings.secretTitle')}</h2><p>${t.text('settings.secretIntro', { hours: Math.round(services.account.secretOverlapSeconds / 3600) })}</p><form method="post" action="${dashboardUrl(context, 'settings/rotate-secret')}">${csrfField(context)}<button class="secondary" type="submit">${t.text('settings.rotate')}</button></form></section>`
@@ -55,7 +64,7 @@ export const settings: PageHandler = async (request) => settingsPage(request, { 
 export const saveSettings: PageHandler = async (request) => {
   const { context, services, form } = request;
   const signedIn = signedInUser(request);
-  const parsed = merchantSettingsRequestSchema.safeParse(settingsRequestOf(form));
+  const parsed = merchantSettingsRequestSchema.safeParse(settingsRequestOf(form, can(signedIn.session.role, 'payouts')));
   if (!parsed.success) return settingsPage(request, { problems: zodProblems(parsed.error), values: form });
   try {
     await services.account.update(signedIn.user.merchantId, parsed.data);

@@ -84,7 +84,9 @@ export type AuditAction =
   | 'api_key.created'
   | 'api_key.revoked'
   | 'callback.resent'
-  | 'report.requested';
+  | 'report.requested'
+  | 'payout_address.added'
+  | 'payout_address.removed';
 
 export interface AuditEntry {
   merchantId: string;
@@ -120,6 +122,16 @@ export interface DashboardUserStore<Sealed> {
 }
 
 export type SignInState = Pick<DashboardUser, 'lastTotpStep' | 'recoveryCodeDigests'>;
+
+/**
+ * A fresh TOTP code a user gave to confirm a change, as the step it is of: the change is written
+ * with the user's last step moved to it, only while no code of this step or a later one was taken
+ * (a sign-in or another change), so that no code confirms twice.
+ */
+export interface CodeUse {
+  email: string;
+  step: number;
+}
 
 export interface InvitationStore {
   /** Stores the invitation (forgotten by the store after it expires) with its audit entry. */
@@ -279,6 +291,23 @@ export class DashboardAccess<Sealed> {
     if (!(await this.deps.users.recordSignIn(user, secondFactor, now))) return undefined;
     await this.deps.audit.append(this.entry(user.merchantId, user.email, 'user.signed_in'));
     return this.startSession(user);
+  }
+
+  /**
+   * What a fresh TOTP code of the signed-in user is, to confirm a change that asks for one (a payout
+   * address): within a step of now and after the last code they used, signing in included. `used`
+   * when it is a code of now but taken already (the person waits for the next), `wrong` for anything
+   * else, a user without a second factor included: recovery codes are for signing in only. Nothing is
+   * written: the change writes the code's use with itself (`CodeUse`).
+   */
+  async freshCode({ user }: SignedIn, code: string): Promise<CodeUse | 'used' | 'wrong'> {
+    const trimmed = code.trim();
+    if (user.totpSecret === undefined || !/^\d{6}$/.test(trimmed)) return 'wrong';
+    const secret = await this.deps.secrets.open(totpContext(user.email), user.totpSecret as Sealed);
+    const now = this.deps.clock();
+    const step = verifyTotp(secret, trimmed, now, user.lastTotpStep);
+    if (step !== undefined) return { email: user.email, step };
+    return verifyTotp(secret, trimmed, now) === undefined ? 'wrong' : 'used';
   }
 
   /** The second factor's state after `code`, or undefined when it is wrong; the user's own when they have none. */

@@ -2,7 +2,7 @@
 import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import * as z from 'zod';
 import type { Stage } from '../../stage.js';
-import { Conflict, type FieldProblem, Invalid, type SealedSecret } from '../kernel/index.js';
+import { amountRuleProblem, Conflict, decimalStringAmount, type FieldProblem, Invalid, type SealedSecret } from '../kernel/index.js';
 import { API_KEY_SCOPES, type ApiKeyScope } from './api-key-scopes.js';
 
 export interface Merchant {
@@ -28,6 +28,13 @@ export interface Merchant {
   onchainDeposits?: boolean;
   /** Whether invoice events are sent beside transaction callbacks (docs/merchant-guide.md#invoice-events); absent is off. */
   invoiceCallbacks?: boolean;
+  /**
+   * How long a new payout address waits before payouts may go to it (docs/merchant-guide.md#payout-addresses);
+   * set by the operator alone. Absent: the stage's default, `payoutAddressDelaySecondsOf`.
+   */
+  payoutAddressDelaySeconds?: number;
+  /** Payouts worth more USD than this wait for an owner's approval; absent or null: none waits. Two decimal places. */
+  payoutApprovalAboveUsd?: string | null;
   createdAt: string;
   /**
    * The secrets rotations replaced, newest first, as the last rotation left them: each signs callbacks
@@ -69,6 +76,19 @@ export async function authenticatedMerchant(merchants: MerchantProfiles, merchan
 export const onchainDepositsByDefault = (stage: Stage): boolean => stage !== 'prod';
 
 export const takesOnchainDeposits = (merchant: Pick<Merchant, 'onchainDeposits'>, stage: Stage): boolean => merchant.onchainDeposits ?? onchainDepositsByDefault(stage);
+
+/**
+ * How long a new payout address waits before it is active, unless the operator set the merchant's
+ * own: a day in production, time to notice an address added by someone who should not have; none
+ * on the demo stage and locally, where nothing real is paid out.
+ */
+export const PAYOUT_ADDRESS_DELAY_SECONDS_BY_STAGE: Readonly<Record<Stage, number>> = { prod: 24 * 3600, demo: 0 };
+
+/** The longest delay the operator may set: thirty days. */
+export const MAX_PAYOUT_ADDRESS_DELAY_SECONDS = 30 * 24 * 3600;
+
+export const payoutAddressDelaySecondsOf = (merchant: Pick<Merchant, 'payoutAddressDelaySeconds'>, stage: Stage): number =>
+  merchant.payoutAddressDelaySeconds ?? PAYOUT_ADDRESS_DELAY_SECONDS_BY_STAGE[stage];
 
 export type ApiKeyStatus = 'active' | 'revoked';
 
@@ -243,12 +263,13 @@ export const merchantSettingsRequestSchema = z.strictObject({
     .optional()
     .describe("Origins that may show the checkout in a frame, as CSP frame-ancestors sources (`https://shop.example`, `https://*.shop.example`, `*`, `'self'`, `'none'` alone)"),
   invoiceCallbacks: z.boolean().optional().describe('Whether the callback URL also receives invoice events (`invoice.paid`, `invoice.expired`, ...)'),
+  payoutApprovalAboveUsd: decimalStringAmount('Crypto payouts worth more USD than this wait for an owner to approve them in the dashboard; null: none waits').nullable().optional(),
 });
 
 export type MerchantSettings = z.output<typeof merchantSettingsRequestSchema>;
 
 /** The changes a settings request makes, once every value passes the rules of `stage`; else a 422 naming each. */
-export function settingsChanges(request: MerchantSettings, stage: Stage): Partial<Pick<Merchant, 'callbackUrl' | 'returnUrl' | 'frameAncestors' | 'invoiceCallbacks'>> {
+export function settingsChanges(request: MerchantSettings, stage: Stage): Partial<Pick<Merchant, 'callbackUrl' | 'returnUrl' | 'frameAncestors' | 'invoiceCallbacks' | 'payoutApprovalAboveUsd'>> {
   const problems: FieldProblem[] = [];
   for (const field of ['callbackUrl', 'returnUrl'] as const) {
     const value = request[field];
@@ -261,10 +282,17 @@ export function settingsChanges(request: MerchantSettings, stage: Stage): Partia
   if (request.frameAncestors?.includes("'none'") && request.frameAncestors.length > 1) {
     problems.push({ field: 'frameAncestors', message: "frameAncestors: 'none' stands alone" });
   }
+  const threshold = request.payoutApprovalAboveUsd;
+  const thresholdProblem = threshold ? amountRuleProblem(threshold, 'USD', 'payoutApprovalAboveUsd') : undefined;
+  if (thresholdProblem) problems.push({ field: 'payoutApprovalAboveUsd', message: thresholdProblem });
   if (problems.length > 0) throw new Invalid(problems);
   const { callbackUrl, returnUrl, frameAncestors, invoiceCallbacks } = request;
   const url = (value: string | null | undefined) => (typeof value === 'string' ? normalizedUrl(value) : value);
-  return Object.fromEntries(Object.entries({ callbackUrl: url(callbackUrl), returnUrl: url(returnUrl), frameAncestors, invoiceCallbacks }).filter(([, value]) => value !== undefined));
+  // Kept with its two places of cents, as the transactions' `usd` is written.
+  const payoutApprovalAboveUsd = threshold ? threshold.toFixed(2) : threshold;
+  return Object.fromEntries(
+    Object.entries({ callbackUrl: url(callbackUrl), returnUrl: url(returnUrl), frameAncestors, invoiceCallbacks, payoutApprovalAboveUsd }).filter(([, value]) => value !== undefined),
+  );
 }
 
 /** `GET /api/v2/merchant` and the answer of `PATCH`. */
@@ -276,6 +304,8 @@ export const merchantViewSchema = z.object({
   frameAncestors: z.array(z.string()).describe('Origins that may show the checkout in a frame'),
   onchainDeposits: z.boolean().describe('Whether transfers seen on chain are credited; when off they are held'),
   invoiceCallbacks: z.boolean().describe('Whether the callback URL also receives invoice events; off unless turned on'),
+  payoutApprovalAboveUsd: z.string().nullable().describe('Crypto payouts worth more USD than this wait for an owner to approve them; null: none waits'),
+  payoutAddressDelaySeconds: z.int().describe("How long a new payout address waits before payouts may go to it, in seconds; set by the gateway's operator"),
 });
 
 export type MerchantView = z.output<typeof merchantViewSchema>;
@@ -288,6 +318,8 @@ export const merchantView = (merchant: Merchant, stage: Stage): MerchantView => 
   frameAncestors: merchant.frameAncestors,
   onchainDeposits: takesOnchainDeposits(merchant, stage),
   invoiceCallbacks: merchant.invoiceCallbacks ?? false,
+  payoutApprovalAboveUsd: merchant.payoutApprovalAboveUsd ?? null,
+  payoutAddressDelaySeconds: payoutAddressDelaySecondsOf(merchant, stage),
 });
 
 /** `POST /api/v2/merchant/callback-secret/rotate`: the new secret, shown this once. */

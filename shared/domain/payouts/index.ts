@@ -1,7 +1,8 @@
 /**
  * Crypto payouts: the treasury's signer (the port its adapters in `shared/signers/` implement and
- * the rules on what it answers), the treasury's addresses, and the port that sends payouts on
- * chain (payout-chain.ts, its adapters in `shared/chain/`).
+ * the rules on what it answers), the treasury's addresses, the merchants' payout addresses, a
+ * payout request's rules, and the port that sends payouts on chain (payout-chain.ts, its adapters
+ * in `shared/chain/`).
  */
 export {
   assertDigest,
@@ -21,3 +22,14 @@ export { NotYetExpired, TreasuryShortfall } from './payout-chain.js';
 export type { PayoutChain, PayoutOrder, PayoutStatus, SignedPayout, TreasuryOutput, TreasuryState } from './payout-chain.js';
 export { cryptoPayoutFees, cryptoPayoutHeld, cryptoPayoutProblem, cryptoPayoutRequestSchema, needsApproval } from './crypto-payouts.js';
 export type { CryptoPayoutRequest } from './crypto-payouts.js';
+export {
+  newPayoutAddressRequestSchema,
+  payoutAddressListSchema,
+  PayoutAddresses,
+  type NewPayoutAddressRequest,
+  type PayoutAddress,
+  type PayoutAddressAuthority,
+  type PayoutAddressList,
+  type PayoutAddressStore,
+  type PayoutAddressView,
+} from './payout-addresses.js';
