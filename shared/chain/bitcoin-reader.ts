@@ -20,7 +20,7 @@ const hash = z.string().regex(/^[0-9a-f]{64}$/);
 const height = z.number().int().nonnegative();
 
 /** A BTC amount as the node writes it (`0.00100000`), in satoshis: 8 places at most. */
-const coins = z.custom<LosslessNumber>(isLosslessNumber, 'must be a number').transform((value, ctx) => {
+export const coins = z.custom<LosslessNumber>(isLosslessNumber, 'must be a number').transform((value, ctx) => {
   const match = /^(\d+)(?:\.(\d{1,8}))?$/.exec(value.value);
   if (!match) {
     ctx.addIssue({ code: 'custom', message: `${value.value} is not an amount of at most 8 decimal places` });
@@ -29,7 +29,7 @@ const coins = z.custom<LosslessNumber>(isLosslessNumber, 'must be a number').tra
   return BigInt(match[1]!) * SATOSHIS_PER_COIN + BigInt((match[2] ?? '').padEnd(8, '0'));
 });
 
-const numeric = z.custom<LosslessNumber>(isLosslessNumber, 'must be a number').transform((value) => Number(value.value));
+export const numeric = z.custom<LosslessNumber>(isLosslessNumber, 'must be a number').transform((value) => Number(value.value));
 
 const blockSchema = z.object({
   hash,
@@ -73,22 +73,30 @@ const HASHES_PER_REQUEST = 100;
 const BLOCKS_PER_REQUEST = 10;
 const BLOCK_REQUESTS_AT_ONCE = 2;
 
+/**
+ * The JSON-RPC client of a Bitcoin node at `rpcUrl`, with its credentials
+ * (`http://user:password@host:port`) when it takes them, sent as Basic authorization.
+ */
+export function bitcoinJsonRpc(rpcUrl: string, timeoutMs: number): JsonRpcHttp {
+  const url = new URL(rpcUrl);
+  const authorization = url.username ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : undefined;
+  url.username = '';
+  url.password = '';
+  return new JsonRpcHttp(url.href, {
+    version: '1.0',
+    timeoutMs,
+    parse: (text) => parse(text),
+    headers: authorization ? { authorization } : {},
+    errorClass: BitcoinRpcError,
+  });
+}
+
 export class BitcoinRpcReader {
   private readonly rpc: JsonRpcHttp;
 
   /** `rpcUrl`: the node's URL, with its credentials (`http://user:password@host:port`) when it takes them. */
   constructor(rpcUrl: string) {
-    const url = new URL(rpcUrl);
-    const authorization = url.username ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : undefined;
-    url.username = '';
-    url.password = '';
-    this.rpc = new JsonRpcHttp(url.href, {
-      version: '1.0',
-      timeoutMs: RPC_TIMEOUT_MS,
-      parse: (text) => parse(text),
-      headers: authorization ? { authorization } : {},
-      errorClass: BitcoinRpcError,
-    });
+    this.rpc = bitcoinJsonRpc(rpcUrl, RPC_TIMEOUT_MS);
   }
 
   async headNumber(): Promise<number> {

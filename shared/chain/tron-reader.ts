@@ -25,7 +25,8 @@ export const tronAddress = (hex: string): string => base58check.encode(Buffer.fr
 /** `T…` as the 20-byte hex of a log's address (no `41`). */
 export const tronHex20 = (address: string): string => Buffer.from(base58check.decode(address)).subarray(1).toString('hex');
 
-const integer = z.custom<LosslessNumber>(isLosslessNumber, 'must be a number').transform((value, ctx) => {
+/** A whole number as the node writes it, exact. */
+export const integer = z.custom<LosslessNumber>(isLosslessNumber, 'must be a number').transform((value, ctx) => {
   if (!/^\d+$/.test(value.value)) {
     ctx.addIssue({ code: 'custom', message: `${value.value} is not a whole number` });
     return z.NEVER;
@@ -97,7 +98,11 @@ export interface TronBlock {
 
 export class TronApiError extends Error {}
 
-export class TronHttpReader {
+/**
+ * A Tron full node's HTTP API (`POST /wallet/<endpoint>`), or a TronGrid-compatible service's with
+ * its key: an answer that is no JSON, says `Error` or comes with an HTTP error throws.
+ */
+export class TronHttpApi {
   private readonly base: string;
 
   constructor(
@@ -107,49 +112,7 @@ export class TronHttpReader {
     this.base = url.replace(/\/+$/, '');
   }
 
-  async headNumber(): Promise<number> {
-    return headerSchema.parse(await this.call('getnowblock', {})).block_header.raw_data.number;
-  }
-
-  async blockHash(number: number): Promise<string> {
-    return this.header(number).then((block) => block.blockID);
-  }
-
-  /** The block at a height with its TRX and TRC-20 transfers of successful transactions; `tokens` names the watched contracts (`T…`). */
-  async block(number: number, tokens: readonly string[]): Promise<TronBlock> {
-    const block = blockSchema.parse(await this.call('getblockbynum', { num: number }));
-    if (block.block_header.raw_data.number !== number) throw new TronApiError(`getblockbynum ${number} answered block ${block.block_header.raw_data.number}`);
-    const transfers: TronTransfer[] = [];
-    for (const transaction of block.transactions ?? []) {
-      const [contract] = transaction.raw_data.contract;
-      if (contract?.type !== 'TransferContract' || transaction.ret?.[0]?.contractRet !== 'SUCCESS') continue;
-      const { to_address, amount } = transferValueSchema.parse(contract.parameter.value);
-      transfers.push({ transactionHash: transaction.txID, logIndex: null, to: tronAddress(to_address), token: null, value: amount });
-    }
-    if (tokens.length > 0 && (block.transactions ?? []).length > 0) {
-      const watched = new Map(tokens.map((token) => [tronHex20(token), token]));
-      // An empty block answers [] (and a block number <= 0 answers {}).
-      const answer = await this.call('gettransactioninfobyblocknum', { num: number });
-      for (const info of Array.isArray(answer) ? infoSchema.parse(answer) : []) {
-        if (info.receipt?.result !== 'SUCCESS') continue;
-        (info.log ?? []).forEach((log, logIndex) => {
-          const token = watched.get(log.address);
-          const [topic, , to] = log.topics ?? [];
-          if (!token || topic !== TRANSFER_TOPIC || !to || !log.data) return;
-          transfers.push({ transactionHash: info.id, logIndex, to: tronAddress(`41${to.slice(24)}`), token, value: BigInt(`0x${log.data.slice(0, 64) || '0'}`) });
-        });
-      }
-    }
-    return { number, hash: block.blockID, parentHash: block.block_header.raw_data.parentHash, transfers };
-  }
-
-  private async header(number: number) {
-    const block = headerSchema.parse(await this.call('getblockbynum', { num: number }));
-    if (block.block_header.raw_data.number !== number) throw new TronApiError(`getblockbynum ${number} answered block ${block.block_header.raw_data.number}`);
-    return block;
-  }
-
-  private async call(endpoint: string, body: Record<string, unknown>): Promise<unknown> {
+  async call(endpoint: string, body: Record<string, unknown>): Promise<unknown> {
     const response = await fetch(`${this.base}/wallet/${endpoint}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', ...(this.apiKey ? { 'TRON-PRO-API-KEY': this.apiKey } : {}) },
@@ -166,5 +129,55 @@ export class TronHttpReader {
     if (answer && typeof answer === 'object' && 'Error' in answer) throw new TronApiError(`${endpoint}: ${String((answer as { Error: unknown }).Error)}`);
     if (!response.ok) throw new TronApiError(`${endpoint}: the node answered ${response.status}`);
     return answer;
+  }
+}
+
+export class TronHttpReader {
+  private readonly api: TronHttpApi;
+
+  constructor(url: string, apiKey?: string) {
+    this.api = new TronHttpApi(url, apiKey);
+  }
+
+  async headNumber(): Promise<number> {
+    return headerSchema.parse(await this.api.call('getnowblock', {})).block_header.raw_data.number;
+  }
+
+  async blockHash(number: number): Promise<string> {
+    return this.header(number).then((block) => block.blockID);
+  }
+
+  /** The block at a height with its TRX and TRC-20 transfers of successful transactions; `tokens` names the watched contracts (`T…`). */
+  async block(number: number, tokens: readonly string[]): Promise<TronBlock> {
+    const block = blockSchema.parse(await this.api.call('getblockbynum', { num: number }));
+    if (block.block_header.raw_data.number !== number) throw new TronApiError(`getblockbynum ${number} answered block ${block.block_header.raw_data.number}`);
+    const transfers: TronTransfer[] = [];
+    for (const transaction of block.transactions ?? []) {
+      const [contract] = transaction.raw_data.contract;
+      if (contract?.type !== 'TransferContract' || transaction.ret?.[0]?.contractRet !== 'SUCCESS') continue;
+      const { to_address, amount } = transferValueSchema.parse(contract.parameter.value);
+      transfers.push({ transactionHash: transaction.txID, logIndex: null, to: tronAddress(to_address), token: null, value: amount });
+    }
+    if (tokens.length > 0 && (block.transactions ?? []).length > 0) {
+      const watched = new Map(tokens.map((token) => [tronHex20(token), token]));
+      // An empty block answers [] (and a block number <= 0 answers {}).
+      const answer = await this.api.call('gettransactioninfobyblocknum', { num: number });
+      for (const info of Array.isArray(answer) ? infoSchema.parse(answer) : []) {
+        if (info.receipt?.result !== 'SUCCESS') continue;
+        (info.log ?? []).forEach((log, logIndex) => {
+          const token = watched.get(log.address);
+          const [topic, , to] = log.topics ?? [];
+          if (!token || topic !== TRANSFER_TOPIC || !to || !log.data) return;
+          transfers.push({ transactionHash: info.id, logIndex, to: tronAddress(`41${to.slice(24)}`), token, value: BigInt(`0x${log.data.slice(0, 64) || '0'}`) });
+        });
+      }
+    }
+    return { number, hash: block.blockID, parentHash: block.block_header.raw_data.parentHash, transfers };
+  }
+
+  private async header(number: number) {
+    const block = headerSchema.parse(await this.api.call('getblockbynum', { num: number }));
+    if (block.block_header.raw_data.number !== number) throw new TronApiError(`getblockbynum ${number} answered block ${block.block_header.raw_data.number}`);
+    return block;
   }
 }
