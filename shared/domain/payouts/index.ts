@@ -16,3 +16,5 @@ export {
 } from './signer.js';
 export { parseDerSignature, parseSecp256k1Spki } from './der.js';
 export { treasuryAddress, treasuryAddresses } from './treasury-addresses.js';
+export { neededByQueuedPayouts, treasuryAmount, treasuryFamilyOf, treasuryReport } from './treasury.js';
+export type { QueuedPayout, QueuedPayouts, TreasuryAmount, TreasuryBalanceReader, TreasuryOutput, TreasuryOutputReader, TreasurySources } from './treasury.js';
