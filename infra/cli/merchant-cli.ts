@@ -5,7 +5,8 @@
  * and keeps the merchants' books: prints balances and entries, adjusts a balance, rebuilds a
  * merchant's books from its transactions (docs/merchant-guide.md#balances), clears the hold the
  * books check put on a merchant's payouts and asks it for a full pass (docs/operations.md#the-hourly-check),
- * and counts a merchant's day totals again from its records (docs/operations.md#day-totals).
+ * and counts a merchant's day totals again from its records (docs/operations.md#day-totals). It
+ * prints the treasury's addresses, holdings and what queued payouts need (docs/operations.md#the-treasury).
  */
 import { parseArgs } from 'node:util';
 import { chartDays } from '../../shared/dashboard/volume-chart.js';
@@ -13,6 +14,7 @@ import { type AdjustmentRequest, type Balance, type BalanceEntry, balanceEntryVi
 import { API_KEY_SCOPES, type BooksHold, MAX_ALLOWED_IPS, merchantUrlProblem, newApiKeyRequestSchema, type NewMerchantInput, normalizedUrl } from '../../shared/domain/merchants/index.js';
 import { invitationRequestSchema, type InvitationRequest } from '../../shared/domain/dashboard/index.js';
 import { Decimal } from '../../shared/domain/kernel/index.js';
+import { type TreasuryAmount, treasuryReport } from '../../shared/domain/payouts/index.js';
 import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { DEFAULT_DATA_DIR, LOCAL_STAGE } from '../local/environment.js';
@@ -72,6 +74,10 @@ Commands:
       Names the owner of every customer's Bitcoin and Tron address, for wallets allocated while
       only EVM addresses were watched, so that the chain watchers see payments to them. Running
       it again writes nothing more.
+  treasury [--json]
+      The treasury's account of each chain family (evm, tron, bitcoin): its address, what it holds
+      of each asset on each network the environment has a node of, and what the payouts waiting
+      to be sent need of it.
   redrive-callbacks [--json]
       Delivers again every callback parked after its 72-hour retry window, each with a new
       window. Local gateway only: its queues live in memory, so the callback outbox, which
@@ -130,6 +136,7 @@ const COMMAND_OPTIONS = {
   'full-books-check': ['json'],
   'recount-daily-totals': ['merchant', 'json'],
   'backfill-addresses': ['json'],
+  treasury: ['json'],
 } as const satisfies Record<string, readonly OptionName[]>;
 const TARGET_OPTIONS: readonly OptionName[] = ['aws', 'stage', 'region', 'help'];
 
@@ -150,6 +157,7 @@ type Command =
   | { name: 'clear-books-hold'; merchantId: string; reason: string; json: boolean }
   | { name: 'recount-daily-totals'; merchantId: string; json: boolean }
   | { name: 'backfill-addresses'; json: boolean }
+  | { name: 'treasury'; json: boolean }
   | { name: 'full-books-check'; json: boolean };
 
 type Where = { aws: false } | { aws: true; stage: Stage; region?: string };
@@ -249,6 +257,7 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
     case 'redrive-callbacks':
     case 'backfill-addresses':
     case 'full-books-check':
+    case 'treasury':
       return { name, json: values.json ?? false };
     case 'onchain-deposits':
       if (values.on === values.off) throw new UsageError('onchain-deposits needs exactly one of --on and --off');
@@ -332,6 +341,8 @@ const entryLine = (entry: BalanceEntry): string => {
   const signed = amount.startsWith('-') ? amount : `+${amount}`;
   return `  ${createdAt}  ${type.padEnd(14)}  ${signed.padStart(16)}  available ${availableAfter}  reserved ${reservedAfter}  ${transactionId ? `transaction ${transactionId}` : `(${entry.reason})`}`;
 };
+
+const amountLines = (amounts: readonly TreasuryAmount[]): string[] => amounts.map(({ network, asset, amount }) => `    ${network.padEnd(9)} ${asset.padEnd(5)} ${amount}`);
 
 const describeAllowedIps = (allowedIps: readonly string[]): string => (allowedIps.length === 0 ? 'any address' : allowedIps.join(', '));
 
@@ -490,6 +501,19 @@ async function run(command: Command, target: Target): Promise<string> {
       const { customers, written } = await target.wallets().backfillOwners();
       if (command.json) return json({ customers, written });
       return `Read ${customers} customer wallet${customers === 1 ? '' : 's'} in ${description} and named the owner of ${written} address${written === 1 ? '' : 'es'} that had none.\n`;
+    }
+    case 'treasury': {
+      const report = await treasuryReport(target.treasury());
+      if (command.json) return json(report);
+      return [
+        `The treasury of ${description}:`,
+        ...report.families.flatMap(({ family, address, balances, needed }) => [
+          `${family.padEnd(8)} ${address}`,
+          ...(balances.length === 0 ? ['  holds: no network of this family has a node here'] : ['  holds:', ...amountLines(balances)]),
+          ...(needed.length === 0 ? ['  needed: nothing queued'] : ['  needed by queued payouts:', ...amountLines(needed)]),
+        ]),
+        '',
+      ].join('\n');
     }
     case 'redrive-callbacks': {
       if (!target.callbacks) throw new Error(`redrive-callbacks is not available for ${description}`);

@@ -8,7 +8,11 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { treasuryReaderOf } from '../../shared/chain/treasury-balances.js';
+import type { CryptoNetwork } from '../../shared/domain/kernel/index.js';
 import { BalanceService, DailyTotalsRecount } from '../../shared/domain/ledger/index.js';
+import type { QueuedPayouts, TreasurySources } from '../../shared/domain/payouts/index.js';
+import { KeyFileTreasurySigner, treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
 import type { Stage } from '../../shared/stage.js';
 import { DynamoBalanceStore, type BalanceTables } from '../../shared/store/balances.js';
 import { DynamoBooksCheckStore } from '../../shared/store/books-check.js';
@@ -44,6 +48,8 @@ export interface Target {
   wallets(): DynamoWalletStore;
   /** The dashboard's users and invitations (docs/merchant-guide.md#dashboard); a stack deployed before the dashboard has none. */
   dashboard(): { access: DashboardAccess<unknown>; publicBaseUrl: string };
+  /** The stage's treasury (docs/operations.md#the-treasury): its signer, a reader per network it has a node of, and the payouts waiting for it. */
+  treasury(): TreasurySources;
   /** The callback outbox's operator commands; the local gateway only (AWS redrives with SQS). */
   callbacks?: CallbackAdmin;
   /** Releases the SDK clients' connections. */
@@ -77,6 +83,9 @@ const dailyTotalsOver = (client: DynamoDBDocumentClient, tables: BalanceTables &
     totals: new DynamoDailyTotalsStore(client, tables.dailyTotals),
   });
 
+/** Crypto payouts are not stored anywhere yet (there is no payouts table): none waits for the treasury. */
+const NO_PAYOUTS_STORED: QueuedPayouts = { queued: async () => [] };
+
 export async function localTarget(dataDir: string): Promise<Target> {
   const stack = await readRunningStack(dataDir);
   if (!stack) throw new AdminError(`No local gateway is running from ${dataDir}; start it with npm start (or set GATEWAY_DATA_DIR)`);
@@ -90,6 +99,12 @@ export async function localTarget(dataDir: string): Promise<Target> {
     booksCheck: () => new DynamoBooksCheckStore(documentClient(client), stack.tables.booksCheck),
     wallets: () => new DynamoWalletStore(documentClient(client), stack.tables.wallets),
     dashboard: () => ({ access: dynamoDashboardAccess(documentClient(client), stack.tables, new KeyFileDataKeySource(stack.vaultKeyFile)), publicBaseUrl: stack.baseUrl }),
+    treasury: () => ({
+      stage: stack.stage,
+      signer: new KeyFileTreasurySigner(treasuryKeyDirectory(dataDir)),
+      readers: Object.fromEntries(Object.entries(stack.chains).map(([network, chain]) => [network, treasuryReaderOf(network as CryptoNetwork, chain)])),
+      payouts: NO_PAYOUTS_STORED,
+    }),
     admin: new MerchantAdmin(store, localKeyRegistry, new CallbackSecretVault(new KeyFileDataKeySource(stack.vaultKeyFile)), new DynamoChainStore(documentClient(client), stack.tables.chain), stack.stage),
     callbacks: { redriveParked: () => outbox.requeue('parked', new Date()) },
     close: () => client.destroy(),
@@ -168,6 +183,9 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
       return new DynamoBooksCheckStore(documentClient(dynamo), outputs.TableBooksCheck);
     },
     wallets,
+    treasury: () => {
+      throw new AdminError(`The ${stage} stage has no treasury keys yet: its stacks publish no KMS key of the treasury, so it has no addresses to read`);
+    },
     admin: new MerchantAdmin(store, new ApiGatewayKeyRegistry(apiGateway, outputs.UsagePlanId!), secrets, new DynamoChainStore(documentClient(dynamo), outputs.TableChain!), stage),
     close: () => {
       dynamo.destroy();

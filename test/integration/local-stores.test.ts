@@ -322,6 +322,7 @@ describe('runtime.json', () => {
     dynamodbEndpoint: 'http://127.0.0.1:1',
     sqsEndpoint: 'http://127.0.0.1:2',
     tables: localTableNames(),
+    chains: { bitcoin: { rpcUrl: 'http://gateway:secret@127.0.0.1:18443', tokens: {} } },
     vaultKeyFile: '/nowhere/master.key',
   };
 

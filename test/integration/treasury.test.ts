@@ -1,22 +1,30 @@
 /**
- * The treasury's holdings read from real nodes: Hardhat (ETH to the wei, a 6-decimal token to the
+ * The treasury against real nodes, and the admin CLI's `treasury`. Its holdings read from real nodes: Hardhat (ETH to the wei, a 6-decimal token to the
  * unit, an 18-decimal token rounded down to the asset's 6) and a Bitcoin regtest node (litecoind:
  * the treasury's confirmed outputs listed exactly, unconfirmed ones not); Tron from a server
  * answering as Tron's documentation shows (no Tron node runs here). Every family's zero holdings
  * are listed, a node of another chain, a token address without a contract and a refused call are
- * refused, and a dead first endpoint is failed over.
+ * refused, and a dead first endpoint is failed over. `npm run merchant -- treasury --json` prints
+ * the shape docs/operations.md gives, from the key files of the local stack's data directory and the
+ * nodes it is configured with; a deployed stage, which publishes no treasury keys yet, is refused.
  */
 import { createServer, type Server } from 'node:http';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bech32 } from '@scure/base';
 import type { Address } from 'viem';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BitcoinNode } from '../../infra/chain/bitcoin-node.js';
 import { compileTestToken, startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
 import { WrongChainError } from '../../shared/chain/evm-reader.js';
 import { bitcoinTreasuryReaderOf, EvmTreasuryReader, TronTreasuryReader, treasuryReaderOf } from '../../shared/chain/treasury-balances.js';
 import { TronApiError, tronHex20 } from '../../shared/chain/tron-reader.js';
-import { treasuryAddress, type TreasuryFamily } from '../../shared/domain/payouts/index.js';
+import { treasuryAddress, treasuryAddresses, type TreasuryFamily } from '../../shared/domain/payouts/index.js';
+import { localTableNames } from '../../infra/local/environment.js';
+import { KeyFileTreasurySigner, treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
+import { startFakeAwsControlPlane } from '../support/fake-aws-control-plane.js';
+import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { RpcProxy } from '../support/rpc-proxy.js';
 
 const SEPOLIA = 11155111;
@@ -205,5 +213,131 @@ describe('the Tron treasury reader', () => {
     await expect(new TronTreasuryReader(url, { tokens: { USDT: { address: USDT, decimals: 6 } } }).balances(freshTreasury('tron'))).rejects.toThrow(
       new TronApiError(`triggerconstantcontract balanceOf at ${USDT}: CONTRACT_VALIDATE_ERROR (No contract or not a smart contract)`),
     );
+  });
+});
+
+describe('npm run merchant -- treasury', () => {
+  const TRON_USDT = 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf';
+  let tronNode: Server;
+  let testCli: TestCli;
+  let addresses: Record<TreasuryFamily, string>;
+
+  beforeAll(async () => {
+    // A Tron node that has seen the treasury: 3 TRX and 42 USDT.
+    tronNode = createServer((request, response) => {
+      request.resume();
+      request.on('end', () => {
+        const answer = request.url === '/wallet/getaccount' ? { balance: 3_000_000 } : { result: { result: true }, constant_result: [(42_000_000).toString(16).padStart(64, '0')] };
+        response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      });
+    });
+    await new Promise<void>((resolveListen) => tronNode.listen(0, '127.0.0.1', resolveListen));
+    testCli = await testMerchantCli({
+      ethereum: { rpcUrl: chain.rpcUrl, chainId: SEPOLIA, tokens: { USDT: { address: usdt, decimals: 6 } } },
+      bitcoin: { rpcUrl: bitcoin.rpcUrl, tokens: {} },
+      tron: { rpcUrl: `http://127.0.0.1:${(tronNode.address() as { port: number }).port}`, tokens: { USDT: { address: TRON_USDT, decimals: 6 } } },
+    });
+    // The stack's treasury, as its key files make it: funded before the CLI reads it.
+    addresses = await treasuryAddresses(new KeyFileTreasurySigner(treasuryKeyDirectory(testCli.dataDir)), 'demo');
+    await chain.sendNative({ to: addresses.evm as Address, amount: '2.5' });
+    await chain.sendToken({ to: addresses.evm as Address, token: usdt, amount: '100' });
+    await bitcoin.send(addresses.bitcoin, '0.3');
+    await bitcoin.mine(1);
+  });
+
+  afterAll(async () => {
+    await testCli?.remove();
+    await new Promise<void>((resolveClose) => tronNode.close(() => resolveClose()));
+  });
+
+  it('--json prints each family with its address, its balances per network and asset, and what queued payouts need', async () => {
+    const { code, out, err } = await testCli.run(['treasury', '--json']);
+    expect(err).toBe('');
+    expect(code).toBe(0);
+    const printed = JSON.parse(out);
+    expect(printed).toEqual({
+      families: [
+        {
+          family: 'evm',
+          address: addresses.evm,
+          balances: [
+            { network: 'ethereum', asset: 'ETH', amount: '2.500000000000000000' },
+            { network: 'ethereum', asset: 'USDT', amount: '100.000000' },
+          ],
+          needed: [],
+        },
+        {
+          family: 'tron',
+          address: addresses.tron,
+          balances: [
+            { network: 'tron', asset: 'TRX', amount: '3.000000' },
+            { network: 'tron', asset: 'USDT', amount: '42.000000' },
+          ],
+          needed: [],
+        },
+        { family: 'bitcoin', address: addresses.bitcoin, balances: [{ network: 'bitcoin', asset: 'BTC', amount: '0.30000000' }], needed: [] },
+      ],
+    });
+    expect(Object.keys(printed)).toEqual(['families']);
+    for (const family of printed.families) {
+      expect(Object.keys(family)).toEqual(['family', 'address', 'balances', 'needed']);
+      for (const balance of family.balances) expect(Object.keys(balance)).toEqual(['network', 'asset', 'amount']);
+    }
+    expect(addresses.bitcoin).toMatch(/^tb1q/);
+    // The keys the stack signs with: owner-only files in its data directory.
+    for (const family of ['evm', 'tron', 'bitcoin']) expect((await stat(join(testCli.dataDir, 'treasury', `${family}.key`))).mode & 0o777).toBe(0o600);
+  });
+
+  it('prints the same for a person', async () => {
+    const { code, out } = await testCli.run(['treasury']);
+    expect(code).toBe(0);
+    expect(out).toBe(
+      [
+        'The treasury of the local gateway at http://localhost:3999:',
+        `evm      ${addresses.evm}`,
+        '  holds:',
+        '    ethereum  ETH   2.500000000000000000',
+        '    ethereum  USDT  100.000000',
+        '  needed: nothing queued',
+        `tron     ${addresses.tron}`,
+        '  holds:',
+        '    tron      TRX   3.000000',
+        '    tron      USDT  42.000000',
+        '  needed: nothing queued',
+        `bitcoin  ${addresses.bitcoin}`,
+        '  holds:',
+        '    bitcoin   BTC   0.30000000',
+        '  needed: nothing queued',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('lists no balance for a family whose networks have no node in the stack', async () => {
+    const bare = await testMerchantCli();
+    try {
+      const { code, out } = await bare.run(['treasury', '--json']);
+      expect(code).toBe(0);
+      expect(JSON.parse(out).families.map(({ family, balances }: { family: string; balances: unknown[] }) => ({ family, balances }))).toEqual([
+        { family: 'evm', balances: [] },
+        { family: 'tron', balances: [] },
+        { family: 'bitcoin', balances: [] },
+      ]);
+    } finally {
+      await bare.remove();
+    }
+  });
+
+  it('refuses a deployed stage, whose stacks publish no treasury keys yet (exit 1)', async () => {
+    const aws = await startFakeAwsControlPlane('demo', localTableNames());
+    try {
+      expect(await testCli.run(['treasury', '--json', '--aws', '--stage', 'demo', '--region', 'us-east-1'])).toEqual({
+        code: 1,
+        out: '',
+        err: 'merchant: The demo stage has no treasury keys yet: its stacks publish no KMS key of the treasury, so it has no addresses to read\n',
+      });
+    } finally {
+      await aws.close();
+    }
   });
 });
