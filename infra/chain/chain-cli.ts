@@ -1,7 +1,8 @@
 /**
  * `npm run chain -- <command>`: local chains to pay invoices on by hand (docs/operations.md#a-local-chain).
  * `node` runs an EVM chain with USDT and USDC test tokens and, beside it, a Bitcoin regtest node
- * (bitcoin-node.ts) with a funded wallet, and says how to point `npm start` at both; `send` pays an
+ * (bitcoin-node.ts) with a funded wallet, funds the local treasuries on both (local-treasuries.ts),
+ * and says how to point `npm start` at both; `send` pays an
  * address from a funded test account or the Bitcoin wallet; `mine` adds blocks for confirmations.
  */
 import { randomBytes } from 'node:crypto';
@@ -10,13 +11,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BaseError, getAddress, isAddress, type Address } from 'viem';
 import * as z from 'zod';
-import { parseDecimalText } from '../../shared/domain/kernel/index.js';
+import { Decimal, parseDecimalText } from '../../shared/domain/kernel/index.js';
 import type { CliIo } from '../cli/merchant-cli.js';
 import { DEFAULT_DATA_DIR } from '../local/environment.js';
 import { readJsonFile } from '../local/json-file.js';
 import { isProcessAlive } from '../local/runtime-info.js';
 import { BITCOIN_NODE_PROGRAM, BitcoinNode, BitcoinNodeNotInstalledError, BitcoinRpc, parseSegwitAddress } from './bitcoin-node.js';
 import { ChainTools, compileTestToken, startLocalChain, type LocalChain, type SentTransaction } from './local-chain.js';
+import { fundLocalTreasuries, type LocalTreasury } from './local-treasuries.js';
 
 export const DEFAULT_PORT = 8545;
 /** Bitcoin Core's regtest JSON-RPC port, where Bitcoin tools look first. */
@@ -44,7 +46,9 @@ Commands:
       Ctrl-C, deploys USDT and USDC test tokens (${TEST_TOKEN_DECIMALS} decimals, the supply to the first funded
       account), and prints the variables that point npm start at it. Beside it, a Bitcoin regtest
       node (litecoind, whose regtest speaks Bitcoin Core's RPC) with a funded wallet, its data kept
-      in the data directory; without litecoind the EVM chain runs alone. Port 0 picks a free port.
+      in the data directory; without litecoind the EVM chain runs alone. Tops the treasuries of
+      the data directory's keys up (made there if missing): ETH and USDT on the EVM chain, BTC on
+      the Bitcoin node; a treasury funded already is left as it is. Port 0 picks a free port.
   send --to ADDRESS --amount AMOUNT [--token ${TEST_TOKENS.join('|')}] [--rpc URL] [--json]
       Sends AMOUNT ETH, or AMOUNT of the token, from the first funded account to ADDRESS.
   send --network bitcoin --to ADDRESS --amount AMOUNT [--rpc URL] [--json]
@@ -243,7 +247,7 @@ interface RunningBitcoin {
 }
 
 /** What `node` prints once the chains serve, for a person to copy from. */
-function banner(chain: LocalChain, tokens: Record<TestToken, Address>, file: string, bitcoin: RunningBitcoin | undefined): string {
+function banner(chain: LocalChain, tokens: Record<TestToken, Address>, file: string, bitcoin: RunningBitcoin | undefined, treasuries: readonly LocalTreasury[], dataDir: string): string {
   const tokensJson = JSON.stringify(tokens);
   const bitcoinVariable = bitcoin ? [`GATEWAY_RPC_BITCOIN=${bitcoin.node.rpcUrl}`] : [];
   return [
@@ -263,6 +267,9 @@ function banner(chain: LocalChain, tokens: Record<TestToken, Address>, file: str
           `  Data directory   ${bitcoin.dataDir}`,
         ]
       : []),
+    '',
+    `Local treasuries (keys in ${join(dataDir, 'treasury')}; npm run merchant -- treasury reads them)`,
+    ...treasuries.map(({ family, address, balances }) => `  ${family.padEnd(16)} ${address} holds ${balances.map(({ asset, amount }) => `${new Decimal(amount).toFixed()} ${asset}`).join(', ')}`),
     '',
     'Environment for npm start:',
     `  GATEWAY_RPC_ETHEREUM=${chain.rpcUrl}`,
@@ -363,10 +370,11 @@ async function runNode({ port, bitcoinPort, bitcoinProgram, dataDir }: NodeOptio
     const tokens = {} as Record<TestToken, Address>;
     // One after the other: the deployer's nonces, and so the addresses, are the same on every start.
     for (const symbol of TEST_TOKENS) tokens[symbol] = await chain.deployToken({ symbol, decimals: TEST_TOKEN_DECIMALS, supply: TEST_TOKEN_SUPPLY });
+    const treasuries = await fundLocalTreasuries(dataDir, { chain, usdt: tokens.USDT, usdtDecimals: TEST_TOKEN_DECIMALS }, bitcoin?.node);
     const description: ChainFile = { rpcUrl: chain.rpcUrl, chainId: chain.chainId, pid: process.pid, tokens, ...(bitcoin && { bitcoin: { rpcUrl: bitcoin.node.rpcUrl } }) };
     await writeFile(file, `${JSON.stringify(description, null, 2)}\n`, { mode: 0o600 });
     if (bitcoinStarted.status === 'rejected') io.err(bitcoinUnavailable(bitcoinStarted.reason));
-    io.out(banner(chain, tokens, file, bitcoin));
+    io.out(banner(chain, tokens, file, bitcoin, treasuries, dataDir));
     printing = true;
     const outcome = await Promise.race([
       io.untilStopped().then((signal) => ({ signal })),

@@ -6,7 +6,8 @@
  * merchant's books from its transactions (docs/merchant-guide.md#balances), clears the hold the
  * books check put on a merchant's payouts and asks it for a full pass (docs/operations.md#the-hourly-check),
  * counts a merchant's day totals again from its records (docs/operations.md#day-totals), and keeps
- * the merchants' payout addresses and their delay (docs/merchant-guide.md#payout-addresses).
+ * the merchants' payout addresses and their delay (docs/merchant-guide.md#payout-addresses). It
+ * prints the treasury's addresses, holdings and what queued payouts need (docs/operations.md#the-treasury).
  */
 import { parseArgs } from 'node:util';
 import { chartDays } from '../../shared/dashboard/volume-chart.js';
@@ -23,7 +24,7 @@ import {
 } from '../../shared/domain/merchants/index.js';
 import { invitationRequestSchema, type InvitationRequest } from '../../shared/domain/dashboard/index.js';
 import { CRYPTO_NETWORKS, Decimal } from '../../shared/domain/kernel/index.js';
-import { newPayoutAddressRequestSchema, type NewPayoutAddressRequest, type PayoutAddressView } from '../../shared/domain/payouts/index.js';
+import { newPayoutAddressRequestSchema, type NewPayoutAddressRequest, type PayoutAddressView, type TreasuryAmount, treasuryReport } from '../../shared/domain/payouts/index.js';
 import { nonPublicUrlProblem } from '../../shared/outbound/address-guard.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { DEFAULT_DATA_DIR, LOCAL_STAGE } from '../local/environment.js';
@@ -95,6 +96,10 @@ Commands:
       Names the owner of every customer's Bitcoin and Tron address, for wallets allocated while
       only EVM addresses were watched, so that the chain watchers see payments to them. Running
       it again writes nothing more.
+  treasury [--json]
+      The treasury's account of each chain family (evm, tron, bitcoin): its address, what it holds
+      of each asset on each network the environment has a node of, and what the payouts waiting
+      to be sent need of it.
   redrive-callbacks [--json]
       Delivers again every callback parked after its 72-hour retry window, each with a new
       window. Local gateway only: its queues live in memory, so the callback outbox, which
@@ -162,6 +167,7 @@ const COMMAND_OPTIONS = {
   'full-books-check': ['json'],
   'recount-daily-totals': ['merchant', 'json'],
   'backfill-addresses': ['json'],
+  treasury: ['json'],
 } as const satisfies Record<string, readonly OptionName[]>;
 const TARGET_OPTIONS: readonly OptionName[] = ['aws', 'stage', 'region', 'help'];
 
@@ -186,6 +192,7 @@ type Command =
   | { name: 'clear-books-hold'; merchantId: string; reason: string; json: boolean }
   | { name: 'recount-daily-totals'; merchantId: string; json: boolean }
   | { name: 'backfill-addresses'; json: boolean }
+  | { name: 'treasury'; json: boolean }
   | { name: 'full-books-check'; json: boolean };
 
 type Where = { aws: false } | { aws: true; stage: Stage; region?: string };
@@ -295,6 +302,7 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
     case 'redrive-callbacks':
     case 'backfill-addresses':
     case 'full-books-check':
+    case 'treasury':
       return { name, json: values.json ?? false };
     case 'onchain-deposits':
       if (values.on === values.off) throw new UsageError('onchain-deposits needs exactly one of --on and --off');
@@ -394,6 +402,7 @@ const entryLine = (entry: BalanceEntry): string => {
 
 const payoutAddressLine = (address: PayoutAddressView): string =>
   `${address.id}  ${address.network}  ${address.address}  ${address.label === null ? '(no label)' : JSON.stringify(address.label)}  ${address.status}${address.status === 'pending' ? ` until ${address.activatesAt}` : ''}  added ${address.createdAt}`;
+const amountLines = (amounts: readonly TreasuryAmount[]): string[] => amounts.map(({ network, asset, amount }) => `    ${network.padEnd(9)} ${asset.padEnd(5)} ${amount}`);
 
 const describeAllowedIps = (allowedIps: readonly string[]): string => (allowedIps.length === 0 ? 'any address' : allowedIps.join(', '));
 
@@ -571,6 +580,19 @@ async function run(command: Command, target: Target): Promise<string> {
       const { customers, written } = await target.wallets().backfillOwners();
       if (command.json) return json({ customers, written });
       return `Read ${customers} customer wallet${customers === 1 ? '' : 's'} in ${description} and named the owner of ${written} address${written === 1 ? '' : 'es'} that had none.\n`;
+    }
+    case 'treasury': {
+      const report = await treasuryReport(target.treasury());
+      if (command.json) return json(report);
+      return [
+        `The treasury of ${description}:`,
+        ...report.families.flatMap(({ family, address, balances, needed }) => [
+          `${family.padEnd(8)} ${address}`,
+          ...(balances.length === 0 ? ['  holds: no network of this family has a node here'] : ['  holds:', ...amountLines(balances)]),
+          ...(needed.length === 0 ? ['  needed: nothing queued'] : ['  needed by queued payouts:', ...amountLines(needed)]),
+        ]),
+        '',
+      ].join('\n');
     }
     case 'redrive-callbacks': {
       if (!target.callbacks) throw new Error(`redrive-callbacks is not available for ${description}`);

@@ -8,7 +8,11 @@ import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-clo
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { treasuryReaderOf } from '../../shared/chain/treasury-balances.js';
+import type { CryptoNetwork } from '../../shared/domain/kernel/index.js';
 import { BalanceService, DailyTotalsRecount } from '../../shared/domain/ledger/index.js';
+import type { QueuedPayouts, TreasurySources } from '../../shared/domain/payouts/index.js';
+import { KeyFileTreasurySigner, treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
 import type { Stage } from '../../shared/stage.js';
 import { DynamoBalanceStore, type BalanceTables } from '../../shared/store/balances.js';
 import { DynamoBooksCheckStore } from '../../shared/store/books-check.js';
@@ -48,6 +52,8 @@ export interface Target {
   dashboard(): { access: DashboardAccess<unknown>; publicBaseUrl: string };
   /** The merchants' payout addresses, each change written with its audit entry; a stack deployed before them has none. */
   payoutAddresses(): PayoutAddresses;
+  /** The stage's treasury (docs/operations.md#the-treasury): its signer, a reader per network it has a node of, and the payouts waiting for it. */
+  treasury(): TreasurySources;
   /** The callback outbox's operator commands; the local gateway only (AWS redrives with SQS). */
   callbacks?: CallbackAdmin;
   /** Releases the SDK clients' connections. */
@@ -89,6 +95,9 @@ const dailyTotalsOver = (client: DynamoDBDocumentClient, tables: BalanceTables &
     totals: new DynamoDailyTotalsStore(client, tables.dailyTotals),
   });
 
+/** Crypto payouts are not stored anywhere yet (there is no payouts table): none waits for the treasury. */
+const NO_PAYOUTS_STORED: QueuedPayouts = { queued: async () => [] };
+
 export async function localTarget(dataDir: string): Promise<Target> {
   const stack = await readRunningStack(dataDir);
   if (!stack) throw new AdminError(`No local gateway is running from ${dataDir}; start it with npm start (or set GATEWAY_DATA_DIR)`);
@@ -103,6 +112,12 @@ export async function localTarget(dataDir: string): Promise<Target> {
     wallets: () => new DynamoWalletStore(documentClient(client), stack.tables.wallets),
     dashboard: () => ({ access: dynamoDashboardAccess(documentClient(client), stack.tables, new KeyFileDataKeySource(stack.vaultKeyFile)), publicBaseUrl: stack.baseUrl }),
     payoutAddresses: () => payoutAddressesOver(documentClient(client), stack.tables, store, stack.stage),
+    treasury: () => ({
+      stage: stack.stage,
+      signer: new KeyFileTreasurySigner(treasuryKeyDirectory(dataDir)),
+      readers: Object.fromEntries(Object.entries(stack.chains).map(([network, chain]) => [network, treasuryReaderOf(network as CryptoNetwork, chain)])),
+      payouts: NO_PAYOUTS_STORED,
+    }),
     admin: new MerchantAdmin(store, localKeyRegistry, new CallbackSecretVault(new KeyFileDataKeySource(stack.vaultKeyFile)), new DynamoChainStore(documentClient(client), stack.tables.chain), stack.stage),
     callbacks: { redriveParked: () => outbox.requeue('parked', new Date()) },
     close: () => client.destroy(),
@@ -188,6 +203,9 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
       return new DynamoBooksCheckStore(documentClient(dynamo), outputs.TableBooksCheck);
     },
     wallets,
+    treasury: () => {
+      throw new AdminError(`The ${stage} stage's treasury is read only from the local gateway for now: a deployed stage's keys are its data stack's Treasury<Family>KeyArn outputs, and its nodes are in its watcher's chain-endpoints parameter, neither of which this command reads yet`);
+    },
     admin: new MerchantAdmin(store, new ApiGatewayKeyRegistry(apiGateway, outputs.UsagePlanId!), secrets, new DynamoChainStore(documentClient(dynamo), outputs.TableChain!), stage),
     close: () => {
       dynamo.destroy();

@@ -5,9 +5,20 @@
 import { rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod';
+import type { Chains, EvmChain, NetworkChain } from '../../shared/domain/chains/index.js';
+import { CRYPTO_ASSETS, CRYPTO_NETWORKS, type CryptoNetwork } from '../../shared/domain/kernel/index.js';
 import { STAGES } from '../../shared/stage.js';
 import { TABLE_KEYS, type TableKey } from '../../shared/store/tables.js';
 import { readJsonFile } from './json-file.js';
+
+/** A network the stack has a node of, as its watcher is given it: the endpoints, the chain id (EVM), the token contracts, Tron's API key. */
+const chainEndpointsSchema = z.object({
+  rpcUrl: z.string(),
+  chainId: z.number().int().optional(),
+  apiKey: z.string().optional(),
+  tokens: z.partialRecord(z.enum(Object.keys(CRYPTO_ASSETS) as [keyof typeof CRYPTO_ASSETS]), z.object({ address: z.string(), decimals: z.number().int() })),
+});
+export type ChainEndpoints = z.infer<typeof chainEndpointsSchema>;
 
 const runtimeInfoSchema = z.object({
   stage: z.enum(STAGES),
@@ -16,6 +27,8 @@ const runtimeInfoSchema = z.object({
   dynamodbEndpoint: z.string(),
   sqsEndpoint: z.string(),
   tables: z.object(Object.fromEntries(TABLE_KEYS.map((key) => [key, z.string()])) as Record<TableKey, z.ZodString>),
+  /** The networks the stack reads, with their nodes: what the admin CLI reads the treasury through. */
+  chains: z.partialRecord(z.enum(CRYPTO_NETWORKS), chainEndpointsSchema),
   /** The vault's key file the functions seal and open secrets with. */
   vaultKeyFile: z.string(),
   pid: z.number().int(),
@@ -24,6 +37,16 @@ const runtimeInfoSchema = z.object({
 });
 
 export type RuntimeInfo = z.infer<typeof runtimeInfoSchema>;
+
+/** The networks of `chains` that have a node, with what reading them takes. */
+export function chainEndpointsOf(chains: Chains): Partial<Record<CryptoNetwork, ChainEndpoints>> {
+  return Object.fromEntries(
+    CRYPTO_NETWORKS.flatMap((network) => {
+      const { rpcUrl, tokens, apiKey, chainId } = chains[network] as NetworkChain & Partial<Pick<EvmChain, 'chainId'>>;
+      return rpcUrl === undefined ? [] : [[network, { rpcUrl, tokens, ...(chainId === undefined ? {} : { chainId }), ...(apiKey === undefined ? {} : { apiKey }) }]];
+    }),
+  );
+}
 
 export const runtimeInfoFile = (dataDir: string): string => join(dataDir, 'runtime.json');
 

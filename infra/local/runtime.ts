@@ -21,7 +21,7 @@ import { handlerEnvironment, localCredentials, localTableNames, localVaultPaths,
 import { invoker, loadHandler, type LambdaHandler } from './functions.js';
 import { consoleLog, type RuntimeLog } from './log.js';
 import { startQueueConsumers, type QueueSource } from './queue-consumer.js';
-import { readRunningStack, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-info.js';
+import { chainEndpointsOf, readRunningStack, readRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo } from './runtime-info.js';
 import { localEverySeconds, startScheduler } from './scheduler.js';
 import { connectLocalSqs, localCallbackQueueUrls, localQueueArn, localQueues, localQueueUrls, localSqsClient, startLocalSqs, watchQueueRestarts } from './sqs.js';
 
@@ -232,7 +232,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     // One run per tick every GATEWAY_CHAIN_POLL_S (its event without `watchForSeconds`), rather than
     // AWS's invocation polling for 55 s of each minute: the same cadence, and stopping the runtime
     // waits for one run in progress, not for most of a minute.
-    const { config } = await import('../../shared/config.js');
+    const { config, parseChainsConfig } = await import('../../shared/config.js');
     const watched = config().watchedNetworks;
     if (watched.length > 0) log.info(`Watching ${watched.join(', ')} for deposits every ${options.chainPollSeconds} s`);
     // The rates schedule where currencies are priced live, as the stack has its rule only then.
@@ -271,6 +271,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       dynamodbEndpoint: services.dynamodbEndpoint,
       sqsEndpoint: services.sqsEndpoint,
       tables,
+      chains: chainEndpointsOf(parseChainsConfig(LOCAL_STAGE, process.env)),
       vaultKeyFile: localVaultPaths(dataDir).keyFile,
       pid: process.pid,
       dynamodbPid: dynamo.value.pid,

@@ -23,6 +23,8 @@ import {
 import { largest } from './bigints.js';
 import type { JsonRpcHttp } from './json-rpc.js';
 
+/** Each call to the node. */
+const RPC_TIMEOUT_MS = 10_000;
 /** BIP-125: any sequence below 0xfffffffe lets the transaction be replaced by one paying more. */
 const REPLACEABLE_SEQUENCE = 0xfffffffd;
 const VERSION = 2;
@@ -68,7 +70,7 @@ export class BitcoinPayoutChain implements PayoutChain {
   private indexChecked: Promise<void> | undefined;
 
   constructor(private readonly options: BitcoinPayoutChainOptions) {
-    this.rpc = bitcoinJsonRpc(options.rpcUrl);
+    this.rpc = bitcoinJsonRpc(options.rpcUrl, RPC_TIMEOUT_MS);
   }
 
   /** The treasury's output script (P2WPKH of the signer's key), hex: what its outputs pay, and what the watcher knows it by. */

@@ -74,17 +74,17 @@ const BLOCKS_PER_REQUEST = 10;
 const BLOCK_REQUESTS_AT_ONCE = 2;
 
 /**
- * The node's JSON-RPC; `rpcUrl` is its URL, with its credentials (`http://user:password@host:port`)
- * when it takes them. Numbers are read losslessly.
+ * The JSON-RPC client of a Bitcoin node at `rpcUrl`, with its credentials
+ * (`http://user:password@host:port`) when it takes them, sent as Basic authorization.
  */
-export function bitcoinJsonRpc(rpcUrl: string): JsonRpcHttp {
+export function bitcoinJsonRpc(rpcUrl: string, timeoutMs: number): JsonRpcHttp {
   const url = new URL(rpcUrl);
   const authorization = url.username ? `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}` : undefined;
   url.username = '';
   url.password = '';
   return new JsonRpcHttp(url.href, {
     version: '1.0',
-    timeoutMs: RPC_TIMEOUT_MS,
+    timeoutMs,
     parse: (text) => parse(text),
     headers: authorization ? { authorization } : {},
     errorClass: BitcoinRpcError,
@@ -96,7 +96,7 @@ export class BitcoinRpcReader {
 
   /** `rpcUrl`: the node's URL, with its credentials (`http://user:password@host:port`) when it takes them. */
   constructor(rpcUrl: string) {
-    this.rpc = bitcoinJsonRpc(rpcUrl);
+    this.rpc = bitcoinJsonRpc(rpcUrl, RPC_TIMEOUT_MS);
   }
 
   async headNumber(): Promise<number> {

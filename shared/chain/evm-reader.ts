@@ -18,7 +18,7 @@ const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
 const height = z.bigint().nonnegative().transform(Number);
 
 /** A JSON-RPC quantity: hex, as the node writes it. */
-const quantity = z
+export const quantity = z
   .string()
   .regex(/^0x[0-9a-fA-F]+$/, 'must be a hex quantity')
   .transform((value) => BigInt(value));
@@ -77,6 +77,9 @@ const BLOCK_REQUESTS_AT_ONCE = 2;
 const LOG_BLOCKS_PER_CALL = 10;
 const LOG_CALLS_PER_REQUEST = 5;
 
+/** The JSON-RPC client of an EVM node, as every reader of the node calls it. */
+export const evmJsonRpc = (rpcUrl: string): JsonRpcHttp => new JsonRpcHttp(rpcUrl, { version: '2.0', timeoutMs: RPC_TIMEOUT_MS, parse: (text) => JSON.parse(text) });
+
 /** A node of another chain than the one configured, or a block of another chain than its node's. */
 export class WrongChainError extends Error {}
 
@@ -90,7 +93,7 @@ export class EvmRpcReader implements ChainReader {
     rpcUrl: string,
     private readonly expectedChainId?: number,
   ) {
-    this.rpc = new JsonRpcHttp(rpcUrl, { version: '2.0', timeoutMs: RPC_TIMEOUT_MS, parse: (text) => JSON.parse(text) });
+    this.rpc = evmJsonRpc(rpcUrl);
   }
 
   async headNumber(): Promise<number> {

@@ -13,15 +13,13 @@
 import { failureReason } from '../observability/failure-reason.js';
 import type { BlockRef, NetworkReader, ScannedBlock } from '../domain/chains/index.js';
 
-export interface RpcEndpoint {
+export interface RpcEndpoint<Client = NetworkReader> {
   /** How logs name it: its place in the list and its host, never its credentials, path or query (where providers put keys). */
   label: string;
-  reader: NetworkReader;
+  reader: Client;
 }
 
-export interface FailoverOptions {
-  /** An endpoint whose head trails the best head answered by more blocks than this is lagging. */
-  maxLagBlocks: number;
+export interface EndpointFailoverOptions {
   /** How long an endpoint that failed, was slow or lagged is passed over. */
   coolDownMs: number;
   /**
@@ -31,6 +29,11 @@ export interface FailoverOptions {
    */
   callTimeoutMs: number;
   now?: () => number;
+}
+
+export interface FailoverOptions extends EndpointFailoverOptions {
+  /** An endpoint whose head trails the best head answered by more blocks than this is lagging. */
+  maxLagBlocks: number;
 }
 
 /** What one endpoint did in a run. */
@@ -68,8 +71,8 @@ class EndpointTimeoutError extends Error {
   override name = 'EndpointTimeoutError';
 }
 
-interface EndpointState {
-  endpoint: RpcEndpoint;
+interface EndpointState<Client> {
+  endpoint: RpcEndpoint<Client>;
   position: number;
   /** Passed over until then (ms since the epoch). */
   coolingUntil: number;
@@ -85,19 +88,21 @@ function within<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-export class FailoverNetworkReader implements NetworkReader {
-  /** Present when every endpoint's reader has it (EVM). */
-  readonly minedAt?: (transactionHash: string) => Promise<BlockRef | undefined>;
-  private readonly states: EndpointState[];
-  private readonly now: () => number;
+/**
+ * Calls on a network's endpoints, each a client of its node's API: on the run's endpoint, and on
+ * failure on the next (see the top of this file). What each endpoint did is reported once a run.
+ */
+export class EndpointFailover<Client> {
+  protected readonly states: EndpointState<Client>[];
+  protected readonly now: () => number;
   /** The endpoint the run reads from. */
-  private current: EndpointState;
-  private report: RpcRunReport;
+  protected current: EndpointState<Client>;
+  protected report: RpcRunReport;
 
   constructor(
     private readonly network: string,
-    endpoints: readonly RpcEndpoint[],
-    private readonly options: FailoverOptions,
+    endpoints: readonly RpcEndpoint<Client>[],
+    protected readonly options: EndpointFailoverOptions,
     private readonly observe: (report: RpcRunReport) => void = () => undefined,
   ) {
     if (endpoints.length === 0) throw new Error(`The ${network} network has no RPC endpoint`);
@@ -105,9 +110,6 @@ export class FailoverNetworkReader implements NetworkReader {
     this.current = this.states[0]!;
     this.now = options.now ?? Date.now;
     this.report = this.newReport();
-    if (endpoints.every(({ reader }) => reader.minedAt)) {
-      this.minedAt = (transactionHash) => this.call((reader) => reader.minedAt!(transactionHash), true);
-    }
   }
 
   /** `work` as one run of the watcher: what each endpoint did in it is reported once, when it ends. */
@@ -117,6 +119,75 @@ export class FailoverNetworkReader implements NetworkReader {
       return await work();
     } finally {
       this.observe(this.report);
+    }
+  }
+
+  /**
+   * `read` on the run's endpoint; on failure, on the next in order that is not cooling down, then
+   * on those that are. The endpoint that answers is the run's from then on.
+   */
+  protected async call<T>(read: (client: Client) => Promise<T>, timed: boolean, tried: ReadonlySet<EndpointState<Client>> = new Set(), failed?: unknown): Promise<T> {
+    const now = this.now();
+    const others = this.states.filter((state) => state !== this.current);
+    const order = [this.current, ...others.filter((state) => state.coolingUntil <= now), ...others.filter((state) => state.coolingUntil > now)].filter((state) => !tried.has(state));
+    let failure = failed;
+    for (const state of order) {
+      try {
+        const answer = await this.attempt(state, read, timed);
+        this.current = state;
+        return answer;
+      } catch (error) {
+        // Recorded by attempt; the next endpoint is tried.
+        failure = error;
+      }
+    }
+    this.report.allFailed = true;
+    // A network of one endpoint fails as its reader did, with nothing to add.
+    if (this.states.length === 1 && failure !== undefined) throw failure;
+    const reasons = this.states.map((state) => `${state.endpoint.label}: ${this.outcomeOf(state).error ?? 'not tried'}`);
+    throw new AllEndpointsFailedError(`Every ${this.network} RPC endpoint failed: ${reasons.join('; ')}`);
+  }
+
+  /** One call on one endpoint, counted; a failure cools the endpoint down. */
+  protected async attempt<T>(state: EndpointState<Client>, read: (client: Client) => Promise<T>, timed: boolean): Promise<T> {
+    const outcome = this.outcomeOf(state);
+    try {
+      const call = read(state.endpoint.reader);
+      const answer = await (timed ? within(call, this.options.callTimeoutMs) : call);
+      outcome.answered++;
+      return answer;
+    } catch (error) {
+      outcome.failed++;
+      outcome.error = failureReason(error);
+      state.coolingUntil = this.now() + this.options.coolDownMs;
+      throw error;
+    }
+  }
+
+  protected outcomeOf(state: EndpointState<Client>): EndpointOutcome {
+    return this.report.endpoints[state.position - 1]!;
+  }
+
+  private newReport(): RpcRunReport {
+    return {
+      network: this.network,
+      endpoints: this.states.map(({ endpoint, position }) => ({ position, label: endpoint.label, answered: 0, failed: 0, coolingDown: false })),
+      allFailed: false,
+    };
+  }
+}
+
+/** A network as the watcher reads it, through its endpoints: the head from the first not far behind the best. */
+export class FailoverNetworkReader extends EndpointFailover<NetworkReader> implements NetworkReader {
+  /** Present when every endpoint's reader has it (EVM). */
+  readonly minedAt?: (transactionHash: string) => Promise<BlockRef | undefined>;
+  private readonly maxLagBlocks: number;
+
+  constructor(network: string, endpoints: readonly RpcEndpoint[], options: FailoverOptions, observe?: (report: RpcRunReport) => void) {
+    super(network, endpoints, options, observe);
+    this.maxLagBlocks = options.maxLagBlocks;
+    if (endpoints.every(({ reader }) => reader.minedAt)) {
+      this.minedAt = (transactionHash) => this.call((reader) => reader.minedAt!(transactionHash), true);
     }
   }
 
@@ -145,11 +216,11 @@ export class FailoverNetworkReader implements NetworkReader {
     const best = Math.max(...answered.map(({ head }) => head));
     this.report.head = best;
     for (const { state, head } of answered) {
-      if (best - head <= this.options.maxLagBlocks) continue;
+      if (best - head <= this.maxLagBlocks) continue;
       this.outcomeOf(state).laggingHead = head;
       state.coolingUntil = now + this.options.coolDownMs;
     }
-    const chosen = answered.find(({ head }) => best - head <= this.options.maxLagBlocks)!;
+    const chosen = answered.find(({ head }) => best - head <= this.maxLagBlocks)!;
     this.current = chosen.state;
     return chosen.head;
   }
@@ -161,59 +232,5 @@ export class FailoverNetworkReader implements NetworkReader {
   /** The whole range from one endpoint: a failure part-way reads it again, whole, from the next. */
   blocks(first: number, last: number): Promise<ScannedBlock[]> {
     return this.call((reader) => reader.blocks(first, last), false);
-  }
-
-  /**
-   * `read` on the run's endpoint; on failure, on the next in order that is not cooling down, then
-   * on those that are. The endpoint that answers is the run's from then on.
-   */
-  private async call<T>(read: (reader: NetworkReader) => Promise<T>, timed: boolean, tried: ReadonlySet<EndpointState> = new Set(), failed?: unknown): Promise<T> {
-    const now = this.now();
-    const others = this.states.filter((state) => state !== this.current);
-    const order = [this.current, ...others.filter((state) => state.coolingUntil <= now), ...others.filter((state) => state.coolingUntil > now)].filter((state) => !tried.has(state));
-    let failure = failed;
-    for (const state of order) {
-      try {
-        const answer = await this.attempt(state, read, timed);
-        this.current = state;
-        return answer;
-      } catch (error) {
-        // Recorded by attempt; the next endpoint is tried.
-        failure = error;
-      }
-    }
-    this.report.allFailed = true;
-    // A network of one endpoint fails as its reader did, with nothing to add.
-    if (this.states.length === 1 && failure !== undefined) throw failure;
-    const reasons = this.states.map((state) => `${state.endpoint.label}: ${this.outcomeOf(state).error ?? 'not tried'}`);
-    throw new AllEndpointsFailedError(`Every ${this.network} RPC endpoint failed: ${reasons.join('; ')}`);
-  }
-
-  /** One call on one endpoint, counted; a failure cools the endpoint down. */
-  private async attempt<T>(state: EndpointState, read: (reader: NetworkReader) => Promise<T>, timed: boolean): Promise<T> {
-    const outcome = this.outcomeOf(state);
-    try {
-      const call = read(state.endpoint.reader);
-      const answer = await (timed ? within(call, this.options.callTimeoutMs) : call);
-      outcome.answered++;
-      return answer;
-    } catch (error) {
-      outcome.failed++;
-      outcome.error = failureReason(error);
-      state.coolingUntil = this.now() + this.options.coolDownMs;
-      throw error;
-    }
-  }
-
-  private outcomeOf(state: EndpointState): EndpointOutcome {
-    return this.report.endpoints[state.position - 1]!;
-  }
-
-  private newReport(): RpcRunReport {
-    return {
-      network: this.network,
-      endpoints: this.states.map(({ endpoint, position }) => ({ position, label: endpoint.label, answered: 0, failed: 0, coolingDown: false })),
-      allFailed: false,
-    };
   }
 }

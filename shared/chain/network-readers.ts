@@ -9,16 +9,20 @@ import type { CryptoNetwork } from '../domain/kernel/index.js';
 import { rpcUrlsOf } from '../config.js';
 import { BitcoinRpcReader } from './bitcoin-reader.js';
 import { EvmRpcReader } from './evm-reader.js';
-import { FailoverNetworkReader, type RpcRunReport } from './failover-reader.js';
+import { FailoverNetworkReader, type RpcEndpoint, type RpcRunReport } from './failover-reader.js';
 import { TronHttpReader } from './tron-reader.js';
 
 /** An endpoint that failed, was slow or lagged is asked again after this: about once a minute, at every schedule. */
-const ENDPOINT_COOL_DOWN_MS = 60_000;
+export const ENDPOINT_COOL_DOWN_MS = 60_000;
 /**
  * A backstop for a call that never settles: the readers' own timeout (10 s a request) ends a slow
  * endpoint's call first, and the next endpoint is asked.
  */
-const ENDPOINT_CALL_TIMEOUT_MS = 15_000;
+export const ENDPOINT_CALL_TIMEOUT_MS = 15_000;
+
+/** A client of each endpoint of `rpcUrl` (one, or several comma-separated), named for logs by its place and host alone. */
+export const rpcEndpointsOf = <Client>(rpcUrl: string, clientOf: (url: string) => Client): RpcEndpoint<Client>[] =>
+  rpcUrlsOf(rpcUrl).map((url, index) => ({ label: `#${index + 1} ${new URL(url).host}`, reader: clientOf(url) }));
 
 /** `chain.chainId`: an EVM network's chain id, which its node must be on. */
 function endpointReaderOf(network: CryptoNetwork, chain: NetworkChain & { chainId?: number }, rpcUrl: string): NetworkReader {
@@ -41,6 +45,10 @@ function endpointReaderOf(network: CryptoNetwork, chain: NetworkChain & { chainI
  * (FailoverNetworkReader.observeRun), what each endpoint did.
  */
 export function networkReaderOf(network: CryptoNetwork, chain: NetworkChain & { rpcUrl: string; chainId?: number }, observe?: (report: RpcRunReport) => void): FailoverNetworkReader {
-  const endpoints = rpcUrlsOf(chain.rpcUrl).map((url, index) => ({ label: `#${index + 1} ${new URL(url).host}`, reader: endpointReaderOf(network, chain, url) }));
-  return new FailoverNetworkReader(network, endpoints, { maxLagBlocks: chain.confirmations, coolDownMs: ENDPOINT_COOL_DOWN_MS, callTimeoutMs: ENDPOINT_CALL_TIMEOUT_MS }, observe);
+  return new FailoverNetworkReader(
+    network,
+    rpcEndpointsOf(chain.rpcUrl, (url) => endpointReaderOf(network, chain, url)),
+    { maxLagBlocks: chain.confirmations, coolDownMs: ENDPOINT_COOL_DOWN_MS, callTimeoutMs: ENDPOINT_CALL_TIMEOUT_MS },
+    observe,
+  );
 }

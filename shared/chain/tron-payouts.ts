@@ -13,7 +13,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import * as z from 'zod';
 import { tronAddress } from '../domain/chains/index.js';
 import { NotYetExpired, type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, TreasuryShortfall, type TreasuryState, type TreasurySigner } from '../domain/payouts/index.js';
-import { callTronApi, integer, TronApiError } from './tron-reader.js';
+import { integer, TronApiError, TronHttpApi } from './tron-reader.js';
 import { readRawTransaction, signedTransactionHex, type TronContract, tronTransactionId } from './tron-transaction.js';
 
 const base58check = createBase58check(sha256);
@@ -61,11 +61,11 @@ export interface TronPayoutChainOptions {
 
 export class TronPayoutChain implements PayoutChain {
   readonly family = 'tron';
-  private readonly base: string;
+  private readonly api: TronHttpApi;
   private treasuryAddress: Promise<string> | undefined;
 
   constructor(private readonly options: TronPayoutChainOptions) {
-    this.base = options.url.replace(/\/+$/, '');
+    this.api = new TronHttpApi(options.url, options.apiKey);
   }
 
   /** The treasury's address (`T…`), from the signer's public key. */
@@ -193,7 +193,7 @@ export class TronPayoutChain implements PayoutChain {
   }
 
   private call(endpoint: string, body: Record<string, unknown>): Promise<unknown> {
-    return callTronApi(this.base, this.options.apiKey, endpoint, body);
+    return this.api.call(endpoint, body);
   }
 }
 

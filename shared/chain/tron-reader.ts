@@ -25,6 +25,7 @@ export const tronAddress = (hex: string): string => base58check.encode(Buffer.fr
 /** `T…` as the 20-byte hex of a log's address (no `41`). */
 export const tronHex20 = (address: string): string => Buffer.from(base58check.decode(address)).subarray(1).toString('hex');
 
+/** A whole number as the node writes it, exact. */
 export const integer = z.custom<LosslessNumber>(isLosslessNumber, 'must be a number').transform((value, ctx) => {
   if (!/^\d+$/.test(value.value)) {
     ctx.addIssue({ code: 'custom', message: `${value.value} is not a whole number` });
@@ -97,7 +98,11 @@ export interface TronBlock {
 
 export class TronApiError extends Error {}
 
-export class TronHttpReader {
+/**
+ * A Tron full node's HTTP API (`POST /wallet/<endpoint>`), or a TronGrid-compatible service's with
+ * its key: an answer that is no JSON, says `Error` or comes with an HTTP error throws.
+ */
+export class TronHttpApi {
   private readonly base: string;
 
   constructor(
@@ -107,8 +112,35 @@ export class TronHttpReader {
     this.base = url.replace(/\/+$/, '');
   }
 
+  async call(endpoint: string, body: Record<string, unknown>): Promise<unknown> {
+    const response = await fetch(`${this.base}/wallet/${endpoint}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...(this.apiKey ? { 'TRON-PRO-API-KEY': this.apiKey } : {}) },
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(RPC_TIMEOUT_MS),
+    });
+    const text = await response.text();
+    let answer: unknown;
+    try {
+      answer = parse(text);
+    } catch {
+      throw new TronApiError(`${endpoint}: the node answered ${response.status} with no JSON`);
+    }
+    if (answer && typeof answer === 'object' && 'Error' in answer) throw new TronApiError(`${endpoint}: ${String((answer as { Error: unknown }).Error)}`);
+    if (!response.ok) throw new TronApiError(`${endpoint}: the node answered ${response.status}`);
+    return answer;
+  }
+}
+
+export class TronHttpReader {
+  private readonly api: TronHttpApi;
+
+  constructor(url: string, apiKey?: string) {
+    this.api = new TronHttpApi(url, apiKey);
+  }
+
   async headNumber(): Promise<number> {
-    return headerSchema.parse(await this.call('getnowblock', {})).block_header.raw_data.number;
+    return headerSchema.parse(await this.api.call('getnowblock', {})).block_header.raw_data.number;
   }
 
   async blockHash(number: number): Promise<string> {
@@ -117,7 +149,7 @@ export class TronHttpReader {
 
   /** The block at a height with its TRX and TRC-20 transfers of successful transactions; `tokens` names the watched contracts (`T…`). */
   async block(number: number, tokens: readonly string[]): Promise<TronBlock> {
-    const block = blockSchema.parse(await this.call('getblockbynum', { num: number }));
+    const block = blockSchema.parse(await this.api.call('getblockbynum', { num: number }));
     if (block.block_header.raw_data.number !== number) throw new TronApiError(`getblockbynum ${number} answered block ${block.block_header.raw_data.number}`);
     const transfers: TronTransfer[] = [];
     for (const transaction of block.transactions ?? []) {
@@ -129,7 +161,7 @@ export class TronHttpReader {
     if (tokens.length > 0 && (block.transactions ?? []).length > 0) {
       const watched = new Map(tokens.map((token) => [tronHex20(token), token]));
       // An empty block answers [] (and a block number <= 0 answers {}).
-      const answer = await this.call('gettransactioninfobyblocknum', { num: number });
+      const answer = await this.api.call('gettransactioninfobyblocknum', { num: number });
       for (const info of Array.isArray(answer) ? infoSchema.parse(answer) : []) {
         if (info.receipt?.result !== 'SUCCESS') continue;
         (info.log ?? []).forEach((log, logIndex) => {
@@ -144,32 +176,8 @@ export class TronHttpReader {
   }
 
   private async header(number: number) {
-    const block = headerSchema.parse(await this.call('getblockbynum', { num: number }));
+    const block = headerSchema.parse(await this.api.call('getblockbynum', { num: number }));
     if (block.block_header.raw_data.number !== number) throw new TronApiError(`getblockbynum ${number} answered block ${block.block_header.raw_data.number}`);
     return block;
   }
-
-  private call(endpoint: string, body: Record<string, unknown>): Promise<unknown> {
-    return callTronApi(this.base, this.apiKey, endpoint, body);
-  }
-}
-
-/** One POST to `/wallet/<endpoint>` of the node at `base`; its answer read losslessly, an `Error` it answers thrown. */
-export async function callTronApi(base: string, apiKey: string | undefined, endpoint: string, body: Record<string, unknown>): Promise<unknown> {
-  const response = await fetch(`${base}/wallet/${endpoint}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...(apiKey ? { 'TRON-PRO-API-KEY': apiKey } : {}) },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(RPC_TIMEOUT_MS),
-  });
-  const text = await response.text();
-  let answer: unknown;
-  try {
-    answer = parse(text);
-  } catch {
-    throw new TronApiError(`${endpoint}: the node answered ${response.status} with no JSON`);
-  }
-  if (answer && typeof answer === 'object' && 'Error' in answer) throw new TronApiError(`${endpoint}: ${String((answer as { Error: unknown }).Error)}`);
-  if (!response.ok) throw new TronApiError(`${endpoint}: the node answered ${response.status}`);
-  return answer;
 }

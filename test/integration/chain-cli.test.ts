@@ -1,8 +1,9 @@
 /**
  * `npm run chain`: `node` as a person runs it (a child process, stopped by a signal), with the
  * EVM chain and the Bitcoin regtest node beside it; `send` and `mine` in process against it, and
- * on bitcoin also as child processes, as a person runs them from another terminal; and what each
- * says when something is wrong, litecoind missing included.
+ * on bitcoin also as child processes, as a person runs them from another terminal; the local
+ * treasuries it funds, and leaves as they are when it starts again; and what each says when
+ * something is wrong, litecoind missing included.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,6 +16,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPublicClient, erc20Abi, http, isAddress, parseEther, type Address, type PublicClient } from 'viem';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { BitcoinRpc, parseSegwitAddress } from '../../infra/chain/bitcoin-node.js';
+import { BitcoinTreasuryReader } from '../../shared/chain/treasury-balances.js';
+import { treasuryAddresses } from '../../shared/domain/payouts/index.js';
+import { KeyFileTreasurySigner, treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
 import { runChainCli } from '../../infra/chain/chain-cli.js';
 import { isRunning } from '../support/processes.js';
 import { eventually } from '../support/wait.js';
@@ -177,8 +181,9 @@ describe('a chain run with npm run chain -- node', () => {
     return value;
   };
 
-  beforeAll(async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'chain-cli-'));
+  /** `npm run chain -- node` on the data directory, as a person starts it; resolves once it serves. */
+  async function startNode(): Promise<void> {
+    output = '';
     node = spawn(process.execPath, ['--import', 'tsx', 'infra/chain/chain.ts', 'node', '--port', '0', '--bitcoin-port', '0'], {
       cwd: ROOT,
       env: { ...process.env, GATEWAY_DATA_DIR: dataDir },
@@ -188,6 +193,11 @@ describe('a chain run with npm run chain -- node', () => {
     exited = once(node, 'exit').then(([code]) => code as number | null);
     await eventually(() => output.includes(READY_LINE) || node.exitCode !== null, { timeoutMs: 60_000, what: 'the chain to start' });
     if (!output.includes(READY_LINE)) throw new Error(`node exited:\n${output}`);
+  }
+
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'chain-cli-'));
+    await startNode();
     rpcUrl = printed('GATEWAY_RPC_ETHEREUM');
     tokens = JSON.parse(printed('GATEWAY_TOKENS_ETHEREUM'));
     client = createPublicClient({ transport: http(rpcUrl) });
@@ -220,6 +230,19 @@ describe('a chain run with npm run chain -- node', () => {
     const file = join(dataDir, 'chain.json');
     expect(JSON.parse(await readFile(file, 'utf8'))).toEqual({ rpcUrl, chainId: 11155111, pid: node.pid, tokens, bitcoin: { rpcUrl: bitcoinRpcUrl } });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
+
+  it("funds the treasuries of the data directory's keys: ETH and USDT on the EVM chain, BTC on the Bitcoin node, to the smallest unit", async () => {
+    const addresses = await treasuryAddresses(new KeyFileTreasurySigner(treasuryKeyDirectory(dataDir)), 'demo');
+    expect(output).toContain(`Local treasuries (keys in ${join(dataDir, 'treasury')}; npm run merchant -- treasury reads them)\n`);
+    expect(output).toContain(`  evm              ${addresses.evm} holds 100 ETH, 100000 USDT\n`);
+    expect(output).toContain(`  bitcoin          ${addresses.bitcoin} holds 10 BTC\n`);
+    expect(await client.getBalance({ address: addresses.evm as Address })).toBe(100n * 10n ** 18n);
+    expect(await client.readContract({ address: tokens.USDT, abi: erc20Abi, functionName: 'balanceOf', args: [addresses.evm as Address] })).toBe(100_000_000_000n);
+    expect(await client.readContract({ address: tokens.USDC, abi: erc20Abi, functionName: 'balanceOf', args: [addresses.evm as Address] })).toBe(0n);
+    const scan = await bitcoin.rpc('scantxoutset', ['start', [`raw(${scriptOf(addresses.bitcoin)})`]]);
+    expect(scan.unspents.map((output: { amount: unknown }) => String(output.amount))).toEqual(['10.00000000']);
+    expect(addresses.bitcoin).toMatch(/^tb1q/);
   });
 
   it('send pays USDT from the funded account: one Transfer log where it says', async () => {
@@ -343,6 +366,23 @@ describe('a chain run with npm run chain -- node', () => {
     // The Bitcoin node stopped too; its chain stays in the data directory for the next start.
     await expect(bitcoin.height()).rejects.toThrow();
     expect(await readdir(join(dataDir, 'bitcoin', 'regtest'))).toContain('blocks');
+  });
+
+  it('started again, funds the new EVM chain and leaves the Bitcoin treasury, funded already, as it is', async () => {
+    const addresses = await treasuryAddresses(new KeyFileTreasurySigner(treasuryKeyDirectory(dataDir)), 'demo');
+    await startNode();
+    try {
+      expect(output).toContain(`  evm              ${addresses.evm} holds 100 ETH, 100000 USDT\n`);
+      expect(output).toContain(`  bitcoin          ${addresses.bitcoin} holds 10 BTC\n`);
+      const restarted = await BitcoinRpc.connect(printed('GATEWAY_RPC_BITCOIN'));
+      const outputs = await new BitcoinTreasuryReader(restarted.rpcUrl).unspentOutputs(addresses.bitcoin);
+      // The one output of the first start: nothing was sent again.
+      expect(outputs).toEqual([expect.objectContaining({ amount: '10.00000000' })]);
+      expect(outputs[0]!.height).toBeLessThan((await restarted.height()) - 3);
+    } finally {
+      node.kill('SIGTERM');
+      expect(await exited).toBe(0);
+    }
   });
 });
 

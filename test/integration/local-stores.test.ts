@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoMerchantFile, ensureDemoMerchant } from '../../infra/local/demo-merchant.js';
 import { ensureTables, localDynamoClient, startDynamoDbLocal, type DynamoDbLocal } from '../../infra/local/dynamodb.js';
 import { localCredentials, localStoreKeyFile, localTableNames, randomLocalCredentials, type LocalCredentials } from '../../infra/local/environment.js';
-import { readRunningStack, removeRuntimeInfo, runtimeInfoFile, writeRuntimeInfo } from '../../infra/local/runtime-info.js';
+import { chainEndpointsOf, readRunningStack, removeRuntimeInfo, runtimeInfoFile, writeRuntimeInfo } from '../../infra/local/runtime-info.js';
+import { parseChainsConfig } from '../../shared/config.js';
 import { LOCAL_RECEIVE_COUNT_FACTOR } from '../../infra/local/sqs.js';
 import { QUEUES, type QueueDefinition } from '../../shared/queue/queues.js';
 import { retryDelaySeconds, windowClosed } from '../../shared/domain/callbacks/callbacks.js';
@@ -322,6 +323,7 @@ describe('runtime.json', () => {
     dynamodbEndpoint: 'http://127.0.0.1:1',
     sqsEndpoint: 'http://127.0.0.1:2',
     tables: localTableNames(),
+    chains: { bitcoin: { rpcUrl: 'http://gateway:secret@127.0.0.1:18443', tokens: {} } },
     vaultKeyFile: '/nowhere/master.key',
   };
 
@@ -336,5 +338,20 @@ describe('runtime.json', () => {
     expect(await readRunningStack(dir)).toBeUndefined();
     await removeRuntimeInfo(dir);
     await removeRuntimeInfo(dir);
+  });
+
+  it('names the networks the stack has a node of, as its watcher is given them: endpoints, chain id, tokens, Tron key', () => {
+    const chains = parseChainsConfig('demo', {
+      GATEWAY_RPC_ETHEREUM: 'http://127.0.0.1:8545, http://127.0.0.1:8546',
+      GATEWAY_TOKENS_ETHEREUM: JSON.stringify({ USDT: '0x5FbDB2315678afecb367f032d93F642f64180aa3' }),
+      GATEWAY_RPC_BITCOIN: 'http://gateway:secret@127.0.0.1:18443',
+      GATEWAY_RPC_TRON: 'https://nile.trongrid.io',
+      GATEWAY_API_KEY_TRON: 'tron-key',
+    });
+    expect(chainEndpointsOf(chains)).toEqual({
+      bitcoin: { rpcUrl: 'http://gateway:secret@127.0.0.1:18443', tokens: {} },
+      ethereum: { rpcUrl: 'http://127.0.0.1:8545,http://127.0.0.1:8546', chainId: 11155111, tokens: { USDT: { address: '0x5FbDB2315678afecb367f032d93F642f64180aa3', decimals: 6 } } },
+      tron: { rpcUrl: 'https://nile.trongrid.io', apiKey: 'tron-key', tokens: { USDT: { address: 'TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf', decimals: 6 } } },
+    });
   });
 });

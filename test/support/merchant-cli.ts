@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { localCredentials } from '../../infra/local/environment.js';
-import { writeRuntimeInfo } from '../../infra/local/runtime-info.js';
+import { type RuntimeInfo, writeRuntimeInfo } from '../../infra/local/runtime-info.js';
 import { runMerchantCli } from '../../infra/cli/merchant-cli.js';
 import { config } from '../../shared/config.js';
 
@@ -21,8 +21,8 @@ export interface TestCli {
   remove(): Promise<void>;
 }
 
-/** A data directory with a stack description pointing at the test run's stores. */
-export async function testMerchantCli(): Promise<TestCli> {
+/** A data directory with a stack description pointing at the test run's stores, and at the nodes of `chains`. */
+export async function testMerchantCli(chains: RuntimeInfo['chains'] = {}): Promise<TestCli> {
   const dataDir = await mkdtemp(join(tmpdir(), 'gateway-cli-'));
   // The CLI reaches the store with the data directory's access key id: the test run's.
   await localCredentials(dataDir, process.env.AWS_ACCESS_KEY_ID);
@@ -34,6 +34,7 @@ export async function testMerchantCli(): Promise<TestCli> {
     sqsEndpoint: process.env.AWS_ENDPOINT_URL_SQS!,
     // The tables the functions of this test file see: a file may have tables of its own.
     tables: { ...config().tables },
+    chains,
     vaultKeyFile: process.env.GATEWAY_KEY_FILE!,
     pid: process.pid,
   });

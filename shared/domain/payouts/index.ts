@@ -33,3 +33,5 @@ export {
   type PayoutAddressStore,
   type PayoutAddressView,
 } from './payout-addresses.js';
+export { neededByQueuedPayouts, treasuryAmount, treasuryFamilyOf, treasuryReport } from './treasury.js';
+export type { QueuedPayout, QueuedPayouts, TreasuryAmount, TreasuryBalanceReader, HeldOutput, TreasuryOutputReader, TreasurySources } from './treasury.js';
