@@ -204,7 +204,9 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
     },
     wallets,
     treasury: () => {
-      throw new AdminError(`The ${stage} stage's treasury is read only from the local gateway for now: a deployed stage's keys are its data stack's Treasury<Family>KeyArn outputs, and its nodes are in its watcher's chain-endpoints parameter, neither of which this command reads yet`);
+      throw new AdminError(
+        `The ${stage} stage's treasury is read only from the local gateway for now: a deployed stage's keys are its data stack's Treasury<Family>KeyArn outputs, and its nodes are in its watcher's chain-endpoints parameter, neither of which this command reads yet`,
+      );
     },
     admin: new MerchantAdmin(store, new ApiGatewayKeyRegistry(apiGateway, outputs.UsagePlanId!), secrets, new DynamoChainStore(documentClient(dynamo), outputs.TableChain!), stage),
     close: () => {

@@ -334,7 +334,7 @@ describe('npm run merchant -- treasury', () => {
       expect(await testCli.run(['treasury', '--json', '--aws', '--stage', 'demo', '--region', 'us-east-1'])).toEqual({
         code: 1,
         out: '',
-        err: 'merchant: The demo stage's treasury is read only from the local gateway for now: a deployed stage's keys are its data stack's Treasury<Family>KeyArn outputs, and its nodes are in its watcher's chain-endpoints parameter, neither of which this command reads yet\n',
+        err: "merchant: The demo stage's treasury is read only from the local gateway for now: a deployed stage's keys are its data stack's Treasury<Family>KeyArn outputs, and its nodes are in its watcher's chain-endpoints parameter, neither of which this command reads yet\n",
       });
     } finally {
       await aws.close();
