@@ -60,7 +60,7 @@ export const CONCURRENCY = {
   ),
   scheduled: 1,
   stageBudget: 400,
-  roomForRoutes: 10,
+  roomForRoutes: 9,
 } as const;
 
 /**

@@ -122,6 +122,9 @@ describe('GET /api/v2/merchant', () => {
         frameAncestors: ['https://shop.example'],
         onchainDeposits: true,
         invoiceCallbacks: false,
+        payoutApprovalAboveUsd: null,
+        // The demo stage's default: a new payout address is active at once.
+        payoutAddressDelaySeconds: 0,
       },
     });
     expect(response.rawBody.toString()).not.toMatch(/whsec_|sealed|ciphertext|processingFee/i);
