@@ -27,6 +27,10 @@ function printBanner(gateway: LocalGateway): void {
     ['Docs', `${baseUrl}/docs`],
     ['OpenAPI', `${baseUrl}/api/v2/openapi.json`],
     ['Data directory', gateway.dataDir],
+    // Funded by `npm run chain -- node` (docs/operations.md#the-treasury).
+    ['Treasury (EVM)', gateway.treasury.evm],
+    ['Treasury (Tron)', gateway.treasury.tron],
+    ['Treasury (BTC)', gateway.treasury.bitcoin],
   ];
   console.log('Payment gateway running locally (demo stage)');
   for (const [label, value] of rows) console.log(`  ${label.padEnd(16)} ${value}`);

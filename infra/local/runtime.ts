@@ -17,6 +17,8 @@ import { startLocalDemoProvider } from './demo-provider-process.js';
 import { ensureTables, startDynamoDbLocal, stopLeftoverDynamoDbLocal } from './dynamodb.js';
 import { CallbackSecretVault } from '../../shared/vault/callback-secrets.js';
 import { KeyFileDataKeySource } from '../../shared/vault/key-sources.js';
+import { type TreasuryAddresses, treasuryAddresses } from '../../shared/domain/payouts/index.js';
+import { KeyFileTreasurySigner, treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
 import { handlerEnvironment, localCredentials, localTableNames, localVaultPaths, LOCAL_REGION, LOCAL_STAGE, type LocalSettings } from './environment.js';
 import { invoker, loadHandler, type LambdaHandler } from './functions.js';
 import { consoleLog, type RuntimeLog } from './log.js';
@@ -43,6 +45,8 @@ export interface LocalGateway {
   demoMerchant: DemoMerchant;
   /** The demo merchant's dashboard owner and its sign-in (demo only). */
   demoOwner: DemoOwner;
+  /** The treasury's address per family, its keys made on the first start (docs/operations.md#the-treasury). */
+  treasury: TreasuryAddresses;
   /** Stops everything it started, Java included; resolves once all of it has stopped. */
   stop(): Promise<void>;
 }
@@ -194,6 +198,8 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       callbackSecret: options.demoCallbackSecret,
     });
     const demoOwner = await ensureDemoOwner(dynamoDashboardAccess(documentClient, tables, vaultKeys), demoMerchant.merchantId, dataDir);
+    // Reading each family's public key makes its key file on the first start (decisions: the treasury's keys locally).
+    const treasury = await treasuryAddresses(new KeyFileTreasurySigner(treasuryKeyDirectory(dataDir)), LOCAL_STAGE);
     // The local queue keeps its messages in memory: the callbacks it held when the last run ended
     // are gone, so every one handed to it and not delivered since goes back to the outbox sweep.
     const outbox = new DynamoOutboxStore(documentClient, tables.outbox);
@@ -279,7 +285,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     teardown.add(() => removeRuntimeInfo(dataDir));
 
     let stopping: Promise<void> | undefined;
-    return { baseUrl, demoProviderUrl: demoProvider?.process.url, dataDir, demoMerchant, demoOwner, stop: () => (stopping ??= teardown.run()) };
+    return { baseUrl, demoProviderUrl: demoProvider?.process.url, dataDir, demoMerchant, demoOwner, treasury, stop: () => (stopping ??= teardown.run()) };
   } catch (error) {
     await teardown.run();
     throw error;

@@ -12,7 +12,9 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoMerchantFile } from '../../infra/local/demo-merchant.js';
 import { readRunningStack, runtimeInfoFile } from '../../infra/local/runtime-info.js';
+import { treasuryAddresses } from '../../shared/domain/payouts/index.js';
 import { UNAUTHORIZED_MESSAGE } from '../../shared/errors.js';
+import { KeyFileTreasurySigner, treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
 import { dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { eventually } from '../support/wait.js';
 
@@ -58,6 +60,14 @@ describe('npm start', () => {
     expect(gateway.callbackSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(gateway.output()).toContain(`Docs             ${gateway.baseUrl}/docs\n`);
     expect(gateway.output()).toContain(`OpenAPI          ${gateway.baseUrl}/api/v2/openapi.json\n`);
+  });
+
+  it("makes the treasury's keys on its first start and prints the addresses they sign for", async () => {
+    const addresses = await treasuryAddresses(new KeyFileTreasurySigner(treasuryKeyDirectory(dataDir)), 'demo');
+    expect(gateway.output()).toContain(`Treasury (EVM)   ${addresses.evm}\n`);
+    expect(gateway.output()).toContain(`Treasury (Tron)  ${addresses.tron}\n`);
+    expect(gateway.output()).toContain(`Treasury (BTC)   ${addresses.bitcoin}\n`);
+    expect(addresses.bitcoin).toMatch(/^tb1q/);
   });
 
   it('serves the OpenAPI document and the readable reference without a key', async () => {

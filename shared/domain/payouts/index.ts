@@ -17,7 +17,7 @@ export {
   type TreasurySigner,
 } from './signer.js';
 export { parseDerSignature, parseSecp256k1Spki } from './der.js';
-export { treasuryAddress, treasuryAddresses } from './treasury-addresses.js';
+export { treasuryAddress, treasuryAddresses, type TreasuryAddresses } from './treasury-addresses.js';
 export { NotYetExpired, TreasuryShortfall } from './payout-chain.js';
 export type { PayoutChain, PayoutOrder, PayoutStatus, SignedPayout, TreasuryOutput, TreasuryState } from './payout-chain.js';
 export { cryptoPayoutFees, cryptoPayoutHeld, cryptoPayoutProblem, cryptoPayoutRequestSchema, needsApproval } from './crypto-payouts.js';
