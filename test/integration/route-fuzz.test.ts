@@ -52,7 +52,15 @@ const [
 ]);
 
 const settings = fuzzSettings(process.env);
-const routes = functionsForStage(LOCAL_STAGE).filter((fn): fn is HttpRoute => fn.kind === 'http' && (!settings.route || fn.name === settings.route));
+/**
+ * The routes that change the fuzzed merchant's own settings (its callback URL among them) run last:
+ * before them, a generated PATCH that clears the callback URL would leave the callback routes
+ * nothing to answer but refusals.
+ */
+const CHANGES_SETTINGS = new Set(['update-merchant', 'rotate-callback-secret']);
+const routes = functionsForStage(LOCAL_STAGE)
+  .filter((fn): fn is HttpRoute => fn.kind === 'http' && (!settings.route || fn.name === settings.route))
+  .sort((a, b) => Number(CHANGES_SETTINGS.has(a.name)) - Number(CHANGES_SETTINGS.has(b.name)));
 const writes = new WriteLog(new Map(TABLE_KEYS.map((key) => [tables[key], key])));
 
 let server: Awaited<ReturnType<typeof startFuzzServer>>;
