@@ -10,9 +10,8 @@ import * as z from 'zod';
 import { evmAddress } from '../domain/chains/index.js';
 import { type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, TreasuryShortfall, type TreasuryState, type TreasurySigner } from '../domain/payouts/index.js';
 import { largest } from './bigints.js';
-import { JsonRpcError, JsonRpcHttp } from './json-rpc.js';
-
-const RPC_TIMEOUT_MS = 10_000;
+import { evmJsonRpc } from './evm-reader.js';
+import { JsonRpcError, type JsonRpcHttp } from './json-rpc.js';
 
 /** A plain transfer's gas, the least any transaction takes. */
 const TRANSFER_GAS = 21_000n;
@@ -54,7 +53,7 @@ export class EvmPayoutChain implements PayoutChain {
   private nodeChecked: Promise<void> | undefined;
 
   constructor(private readonly options: EvmPayoutChainOptions) {
-    this.rpc = new JsonRpcHttp(options.rpcUrl, { version: '2.0', timeoutMs: RPC_TIMEOUT_MS, parse: (text) => JSON.parse(text) });
+    this.rpc = evmJsonRpc(options.rpcUrl);
   }
 
   /** The treasury's address, from the signer's public key. */
