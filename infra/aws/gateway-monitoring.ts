@@ -21,7 +21,7 @@ import type { DemoProvider } from './demo-provider.js';
 import type { GatewayFunction, QueueWithDeadLetter, StageQueues } from './gateway-function.js';
 import { queuesOfStage } from './gateway-queues.js';
 import type { LiveRates } from './live-rates.js';
-import { booksDifferencesAlarm, businessMetricRows, notifyOnEveryAlarm, providersOverdueAlarm, ratesStaleAlarm, subscribeAlarmEmail } from './operations.js';
+import { booksDifferencesAlarm, businessMetricRows, notifyOnEveryAlarm, providersOverdueAlarm, ratesStaleAlarm, subscribeAlarmEmail, treasuryShortfallAlarm } from './operations.js';
 import { ruleMetricNames } from './web-acl.js';
 
 /**
@@ -140,6 +140,7 @@ export class GatewayMonitoring {
       ...(liveRates ? [ratesStaleAlarm(stack, stage, liveRates)] : []),
       providersOverdueAlarm(stack, stage),
       booksDifferencesAlarm(stack, stage),
+      treasuryShortfallAlarm(stack, stage),
       ...chainRpcAlarms,
       ...(demoProvider?.alarmsIn(stack) ?? []),
     ];

@@ -119,6 +119,24 @@ export function booksDifferencesAlarm(stack: Stack, stage: Stage): Alarm {
   });
 }
 
+/**
+ * A payout waiting for the treasury (decisions on crypto payouts): the sender found the treasury
+ * short of an asset. Each attempt reports how much is missing; the dashboard's widget, by asset,
+ * says which asset and how much. It clears once a period passes with every payout sent.
+ */
+export function treasuryShortfallAlarm(stack: Stack, stage: Stage): Alarm {
+  return new Alarm(stack, 'TreasuryShortfallAlarm', {
+    metric: businessMetric(stage, BUSINESS_METRICS.treasuryShortfall, Stats.MAXIMUM),
+    threshold: 0,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+    evaluationPeriods: 1,
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+    alarmDescription:
+      'The treasury holds too little of an asset for a queued payout, which waits in processing until it is funded: ' +
+      'see the TreasuryShortfall metric by asset, and npm run merchant -- treasury for what queued payouts need (docs/operations.md#the-treasury)',
+  });
+}
+
 /** Dashboard rows of the business metrics (24 units wide). */
 export function businessMetricRows(stage: Stage, rates: LiveRates | undefined): IWidget[][] {
   const [third, half] = [8, 12];

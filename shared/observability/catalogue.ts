@@ -11,7 +11,7 @@ export const METRICS_NAMESPACE = 'PaymentGateway';
 
 export interface BusinessMetricDefinition {
   name: string;
-  unit: 'Count' | 'Milliseconds' | 'Seconds';
+  unit: 'Count' | 'Milliseconds' | 'Seconds' | 'NoUnit';
   /** The dimension besides `service` and `stage`, when the metric has one. */
   dimension?: string;
 }
@@ -39,6 +39,11 @@ export const BUSINESS_METRICS = {
   providerFailures: { name: 'ProviderCallFailures', unit: 'Count' },
   /** After each books check, the differences it found (docs/operations.md#the-books): alarmed above zero. */
   booksDifferences: { name: 'BooksDifferences', unit: 'Count' },
+  /**
+   * A payout the treasury cannot pay yet: how much of the asset it lacks, in the asset's units, by
+   * `asset` (`{network}/{asset}`), and once more without the dimension, which alarms above zero.
+   */
+  treasuryShortfall: { name: 'TreasuryShortfall', unit: 'NoUnit', dimension: 'asset' },
 } as const satisfies Record<string, BusinessMetricDefinition>;
 
 /**

@@ -34,6 +34,10 @@ export const businessMetrics: BusinessMetrics = {
     emit(BUSINESS_METRICS.providerFailures, failures);
   },
   booksChecked: (differences) => emit(BUSINESS_METRICS.booksDifferences, differences),
+  treasuryShortfall: (network, asset, short) => {
+    emit(BUSINESS_METRICS.treasuryShortfall, short, `${network}/${asset}`);
+    emit(BUSINESS_METRICS.treasuryShortfall, short);
+  },
 };
 
 /** Several metrics in one document, with these dimensions besides `service` and `stage`. */

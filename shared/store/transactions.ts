@@ -9,8 +9,8 @@ import { type BalancePosting, type CheckedTransaction, countsOfLedgerWrite, type
 import type { CallbackEntry } from '../domain/callbacks/index.js';
 import { type CommitResult, type Listing, listingFilters, type Page } from '../domain/kernel/index.js';
 import type { InvoiceUpdate } from '../domain/invoicing/index.js';
-import type { Ledger, UniqueClaim } from '../domain/payments/index.js';
-import type { Transaction, TransactionFilters, TransactionProvider, TransactionStatus } from '../domain/transactions/index.js';
+import type { Ledger, PayoutRecords, TreasuryNonce, UniqueClaim } from '../domain/payments/index.js';
+import { type CryptoPayoutTransaction, followedOnChain, type Transaction, type TransactionFilters, type TransactionProvider, type TransactionStatus } from '../domain/transactions/index.js';
 import { changedBetween, changeShardOf, commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { invoiceStatusKey } from './invoices.js';
 import { outboxPut } from './outbox.js';
@@ -20,11 +20,15 @@ import { IndexPager, type IndexQuery } from './pages.js';
 
 export interface TransactionTables extends BalanceTables {
   transactions: string;
+  /** The chain watchers' state, which also keeps each network's EVM treasury nonce (`treasury#{network}`). */
+  chain: string;
   invoices: string;
   outbox: string;
   uniques: string;
   dailyTotals: string;
 }
+
+const treasuryNonceId = (network: string): string => `treasury#${network}`;
 
 /** Keys of the merchant's listing indexes: JSON [merchantId, value]. */
 const merchantKey = (merchantId: string, value: string): string => JSON.stringify([merchantId, value]);
@@ -33,15 +37,15 @@ const merchantKey = (merchantId: string, value: string): string => JSON.stringif
  * The record with the keys of the indexes it belongs to, derived anew with every version written.
  * `invoiceId` keys the byInvoice index, which takes no null: a withdrawal (no invoice) is stored
  * without the attribute, and so stays out of the index; likewise a transaction without an orderId
- * stays out of byOrder. An on-chain deposit short of its confirmations carries its network in
- * `pendingChain`, for the pendingOnChain index; a transaction a provider decides, its provider in
+ * stays out of byOrder. An on-chain deposit short of its confirmations, or a crypto payout being
+ * sent, carries its network in `pendingChain`, for the pendingOnChain index; a transaction a provider decides, its provider in
  * `awaitingProvider` while it is processing, for the reconciliation's index of that name. Every
  * version carries its `changeShard`, for the books check's `changes` index.
  * Exported for bulk loads (the reports bench and tests).
  */
 export function transactionItem(transaction: Transaction): Record<string, unknown> {
   const { invoiceId, ...rest } = transaction;
-  const pending = transaction.chain && transaction.status === 'processing' ? { pendingChain: transaction.network } : {};
+  const pending = followedOnChain(transaction) ? { pendingChain: transaction.network } : {};
   const awaiting = transaction.provider && transaction.status === 'processing' ? { awaitingProvider: transaction.provider.id } : {};
   return {
     ...(invoiceId === null ? rest : transaction),
@@ -59,7 +63,7 @@ function fromItem(item: Record<string, unknown>): Transaction {
   return { ...transaction, invoiceId: (item.invoiceId as string | undefined) ?? null } as Transaction;
 }
 
-export class DynamoTransactionStore implements Ledger {
+export class DynamoTransactionStore implements Ledger, PayoutRecords {
   private readonly pager: IndexPager;
 
   constructor(
@@ -106,7 +110,46 @@ export class DynamoTransactionStore implements Ledger {
     return { items: page.items.map(fromItem), nextCursor: page.nextCursor };
   }
 
-  /** On-chain deposits on `network` still short of their confirmations, oldest first. */
+  /**
+   * The payout with its new signed transaction, if it is still processing with `attempts` of them,
+   * and with an EVM nonce the treasury's next one, if it is still the one the nonce was decided on.
+   */
+  async recordAttempt(next: CryptoPayoutTransaction, attempts: number, nonce?: TreasuryNonce): Promise<boolean> {
+    const nonceWrite: TransactItem[] = nonce
+      ? [
+          {
+            Put: {
+              TableName: this.tables.chain,
+              Item: { id: treasuryNonceId(nonce.network), nextNonce: nonce.used + 1, updatedAt: next.updatedAt },
+              ...(nonce.expected === undefined
+                ? { ConditionExpression: 'attribute_not_exists(id)' }
+                : { ConditionExpression: 'nextNonce = :expected', ExpressionAttributeValues: { ':expected': nonce.expected } }),
+            },
+          },
+        ]
+      : [];
+    const result = await commitTransaction(this.client, [
+      {
+        Put: {
+          TableName: this.tables.transactions,
+          Item: transactionItem(next),
+          ConditionExpression: '#status = :processing AND size(#payout.#attempts) = :attempts',
+          ExpressionAttributeNames: { '#status': 'status', '#payout': 'payout', '#attempts': 'attempts' },
+          ExpressionAttributeValues: { ':processing': 'processing', ':attempts': attempts },
+        },
+      },
+      ...nonceWrite,
+    ]);
+    return result === 'committed';
+  }
+
+  /** The EVM treasury's next nonce on the network, as the payout sender stored it. */
+  async treasuryNonce(network: string): Promise<number | undefined> {
+    const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.chain, Key: { id: treasuryNonceId(network) }, ConsistentRead: true }));
+    return Item ? Number(Item.nextNonce) : undefined;
+  }
+
+  /** On-chain deposits on `network` still short of their confirmations, and crypto payouts being sent, oldest first. */
   async pendingOnChain(network: string): Promise<Transaction[]> {
     const items = await queryPartition(this.client, this.tables.transactions, 'pendingOnChain', 'pendingChain', network);
     return items.map(fromItem);

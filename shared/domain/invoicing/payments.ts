@@ -45,10 +45,10 @@ export interface InvoiceUpdate {
 
 export type DepositRefusal = 'gone' | 'conflict';
 
-/** A deposit as it counts on its invoice: a transaction's id, state and money. */
+/** A deposit as it counts on its invoice: a transaction's id, state and money. Only a confirmed or failed one changes it. */
 export interface DepositOnInvoice {
   id: string;
-  status: 'processing' | 'confirmed' | 'failed';
+  status: string;
   amount: string;
   currency: string;
 }

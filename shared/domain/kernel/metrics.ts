@@ -21,4 +21,6 @@ export interface BusinessMetrics {
   reconciled(report: { overdue: number; failures: number }): void;
   /** After a books check: the differences it found. */
   booksChecked(differences: number): void;
+  /** A payout waits: the treasury holds `short` too little of `asset` on `network`, in the asset's units. */
+  treasuryShortfall(network: string, asset: string, short: number): void;
 }

@@ -106,9 +106,10 @@ export const heldFor = (withdrawal: Pick<Transaction, 'amount' | 'fees'>): Decim
 
 /**
  * Every entry a transaction in its current state has in the books: a confirmed deposit its amount
- * and its fee on `available`; a withdrawal its reserve from the moment it is accepted, then its
- * payout and fee out of `reserved` once confirmed, or the release of the reserve once failed. A
- * fee of nothing is no entry.
+ * and its fee on `available`; a withdrawal its reserve from the moment it is accepted (a crypto
+ * payout waiting for approval included), then its payout and fee out of `reserved` once
+ * confirmed, or the release of the reserve once failed, less the network fee a crypto payout's
+ * failed transaction spent all the same (`fees.networkSpent`), which is its fee. A fee of nothing is no entry.
  */
 export function movementsOf(transaction: Pick<Transaction, 'type' | 'status' | 'amount' | 'fees'>): Movement[] {
   const amount = new Decimal(transaction.amount);
@@ -122,11 +123,15 @@ export function movementsOf(transaction: Pick<Transaction, 'type' | 'status' | '
   const reserve: Movement = { type: 'payout_reserve', available: held.neg(), reserved: held };
   switch (transaction.status) {
     case 'processing':
+    case 'pending_approval':
       return [reserve];
     case 'confirmed':
       return [reserve, { type: 'payout', available: ZERO, reserved: amount.neg() }, ...feeMovement('reserved')];
-    case 'failed':
-      return [reserve, { type: 'payout_release', available: held, reserved: held.neg() }];
+    case 'failed': {
+      const spent = new Decimal(transaction.fees.networkSpent ?? 0);
+      const kept: Movement[] = spent.isZero() ? [] : [{ type: 'fee', available: ZERO, reserved: spent.neg() }];
+      return [reserve, ...kept, { type: 'payout_release', available: held.minus(spent), reserved: held.minus(spent).neg() }];
+    }
   }
 }
 

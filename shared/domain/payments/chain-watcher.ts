@@ -285,7 +285,8 @@ export class NetworkWatcher {
    */
   private async followPending(head: number, summary: RunSummary): Promise<void> {
     const { network, reader, transactions, confirmations } = this.deps;
-    for (const deposit of await this.deps.pending.pendingOnChain(network)) {
+    const deposits = (await this.deps.pending.pendingOnChain(network)).filter((transaction) => transaction.type === 'deposit');
+    for (const deposit of deposits) {
       const position = deposit.chain!;
       const canonical = position.blockNumber > head ? undefined : await reader.blockHash(position.blockNumber);
       if (canonical !== position.blockHash) {

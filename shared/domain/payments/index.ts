@@ -13,3 +13,7 @@ export { ProviderSettlement, RECONCILIATION_POLICY } from './provider-settlement
 export type { ProviderSettlementDeps, ReconciliationPolicy } from './provider-settlement.js';
 export { ownedTransaction, TransactionService } from './transaction-service.js';
 export type { Ledger, UniqueClaim } from './transaction-service.js';
+export { CryptoPayoutService } from './crypto-payout-service.js';
+export type { CryptoPayoutServiceDeps, PayoutConfiguration, PayoutQueue, PayoutSendRequest } from './crypto-payout-service.js';
+export { PayoutSender, PayoutSettlement, PayoutWaits } from './payout-sending.js';
+export type { PayoutChains, PayoutRecords, PayoutSettlementSummary, SendOutcome, TreasuryNonce } from './payout-sending.js';

@@ -85,6 +85,10 @@ export interface SettlementDetails {
   senderDetails?: Partial<TransactionView['senderDetails']>;
   /** The invoice's payment at its provider is decided by this settlement. */
   settlesProviderPayment?: boolean;
+  /** A crypto payout: the transaction that was mined. */
+  transactionHash?: string;
+  /** A crypto payout that failed on chain: the network fee its transaction spent, in the payout's currency, kept back from the release. */
+  networkSpent?: string;
 }
 
 /** The merchant's own transaction; anything else is as unknown as a missing one. */
@@ -196,6 +200,8 @@ export class TransactionService {
   private async settled(current: Transaction, status: 'confirmed' | 'failed', invoice: Invoice | undefined, details: SettlementDetails, now: Date): Promise<Transaction> {
     const next: Transaction = { ...current, status, updatedAt: now.toISOString(), booked: true };
     if (details.senderDetails) next.senderDetails = { ...current.senderDetails, ...details.senderDetails };
+    if (details.transactionHash) next.transactionHash = details.transactionHash;
+    if (details.networkSpent) next.fees = { ...current.fees, networkSpent: details.networkSpent };
     if (!details.amount || details.amount.equals(current.amount) || !invoice) return next;
     // Valued at the invoice's fixed rates: only a deposit in the invoice's own currency is revalued.
     if (current.currency !== invoice.paymentCurrency) throw new Error(`Deposit ${current.id} is in ${current.currency}, not its invoice's ${invoice.paymentCurrency}`);

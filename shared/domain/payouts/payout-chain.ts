@@ -93,3 +93,12 @@ export class NotYetExpired extends Error {
     this.name = new.target.name;
   }
 }
+
+/** A signed payout as stored with its transaction: JSON, its bigints as `{ "bigint": "…" }`. */
+export const encodeSignedPayout = (signed: SignedPayout): string => JSON.stringify(signed, (_key, value: unknown) => (typeof value === 'bigint' ? { bigint: value.toString() } : value));
+
+/** The signed payout `encodeSignedPayout` stored, with its bigints back. */
+export const decodeSignedPayout = (stored: string): SignedPayout =>
+  JSON.parse(stored, (_key, value: unknown) =>
+    typeof value === 'object' && value !== null && Object.keys(value).length === 1 && typeof (value as { bigint?: unknown }).bigint === 'string' ? BigInt((value as { bigint: string }).bigint) : value,
+  ) as SignedPayout;

@@ -7,12 +7,13 @@ import * as z from 'zod';
 import { createdRangeInOrder, type CryptoNetwork, Decimal, decimalsOf, formatAmount, formatRate, pageParameters } from '../kernel/index.js';
 import type { Invoice } from '../invoicing/index.js';
 
-export const TRANSACTION_STATUSES = ['processing', 'confirmed', 'failed'] as const;
+/** `pending_approval`: a crypto payout above the merchant's `payoutApprovalAboveUsd`, until an owner approves or rejects it. */
+export const TRANSACTION_STATUSES = ['processing', 'pending_approval', 'confirmed', 'failed'] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
 export const TRANSACTION_TYPES = ['deposit', 'withdraw'] as const;
 
 /** States after which a transaction never changes, and the merchant is called back. */
-export const isFinalStatus = (status: TransactionStatus): status is Exclude<TransactionStatus, 'processing'> => status !== 'processing';
+export const isFinalStatus = (status: TransactionStatus): status is 'confirmed' | 'failed' => status === 'confirmed' || status === 'failed';
 
 const decimalString = z.string().regex(/^\d+(\.\d+)?$/);
 
@@ -24,7 +25,8 @@ export const transactionViewSchema = z.object({
   amount: decimalString,
   currency: z.string(),
   network: z.string().nullable().describe('Blockchain network; null for fiat'),
-  transactionHash: z.string().nullable().describe('Blockchain transaction hash; null for fiat'),
+  transactionHash: z.string().nullable().describe('Blockchain transaction hash; null for fiat, and for a crypto payout not yet signed'),
+  address: z.string().optional().describe('A crypto payout only: the payout address it is sent to'),
   customerId: z.string(),
   orderId: z.string().nullable(),
   applicationId: z.string().nullable(),
@@ -48,8 +50,14 @@ export const transactionViewSchema = z.object({
 export type TransactionView = z.output<typeof transactionViewSchema>;
 
 /** The stored record: the view's fields (but `hash`, which depends on the merchant's secret) and the owner. */
-export interface Transaction extends Omit<TransactionView, 'hash'> {
+export interface Transaction extends Omit<TransactionView, 'hash' | 'fees'> {
   merchantId: string;
+  /**
+   * The view's fees and, on a crypto payout that failed on chain, the network fee its transaction
+   * spent all the same, in the payout's currency: kept back from the released reserve. It lives in
+   * `fees` because the books check reads a transaction's fees through its index's projection.
+   */
+  fees: TransactionView['fees'] & { networkSpent?: string };
   /** Where an on-chain deposit was seen: kept to follow it to its confirmations, or out of the chain. */
   chain?: ChainPosition;
   /** A deposit confirmed by UTR, or a payout: the payment provider that decides it (docs/provider-protocol.md). */
@@ -101,14 +109,18 @@ const VIEW_FIELDS = Object.keys(transactionViewSchema.shape) as (keyof Transacti
 const RETRIEVAL_ONLY: ReadonlySet<keyof TransactionView> = new Set(['createdAt', 'updatedAt', 'senderDetails']);
 const CALLBACK_FIELDS = VIEW_FIELDS.filter((field) => field !== 'hash' && !RETRIEVAL_ONLY.has(field)) as (keyof CallbackFields)[];
 
+/** A record's field as the merchant sees it: its fees without what only the books need. */
+const shown = (transaction: Transaction, field: keyof TransactionView | keyof CallbackFields) =>
+  field === 'fees' ? { processing: transaction.fees.processing, technical: transaction.fees.technical } : transaction[field as keyof Transaction];
+
 /** Exactly the fields of docs/merchant-guide.md#transactions, in its order; whatever else the record holds stays inside. */
 export function transactionView(transaction: Transaction, callbackSecret: string): TransactionView {
   const hash = transactionHash(transaction, callbackSecret);
-  return Object.fromEntries(VIEW_FIELDS.map((field) => [field, field === 'hash' ? hash : transaction[field]])) as TransactionView;
+  return Object.fromEntries(VIEW_FIELDS.map((field) => [field, field === 'hash' ? hash : shown(transaction, field)])) as TransactionView;
 }
 
 export function callbackFields(transaction: Transaction, callbackType: CallbackFields['callbackType'] = 'transaction'): CallbackFields {
-  return { ...Object.fromEntries(CALLBACK_FIELDS.map((field) => [field, transaction[field as keyof Transaction]])), callbackType } as CallbackFields;
+  return { ...Object.fromEntries(CALLBACK_FIELDS.map((field) => [field, shown(transaction, field)])), callbackType } as CallbackFields;
 }
 
 /** The callback body as sent: the fields in the merchant guide's order with the record's `hash`. */

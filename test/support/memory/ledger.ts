@@ -14,6 +14,8 @@ import type { InvoiceUpdate } from '../../../shared/domain/invoicing/payments.js
 import type { Ledger, UniqueClaim } from '../../../shared/domain/payments/transaction-service.js';
 import type { CommitResult } from '../../../shared/domain/kernel/retry.js';
 import type { Transaction, TransactionProvider, TransactionStatus } from '../../../shared/domain/transactions/transactions.js';
+import { type CryptoPayoutTransaction, followedOnChain } from '../../../shared/domain/transactions/crypto-payouts.js';
+import type { TreasuryNonce } from '../../../shared/domain/payments/payout-sending.js';
 import type { MemoryBalanceStore } from './balances.js';
 import { MemoryDailyTotals } from './daily-totals.js';
 import type { MemoryInvoiceStore } from './invoice-store.js';
@@ -72,9 +74,24 @@ export class MemoryLedger implements Ledger {
     if (transaction?.status === 'processing' && transaction.provider?.id === provider.id) transaction.provider = structuredClone(provider);
   }
 
-  /** On-chain deposits on `network` still short of their confirmations, oldest first. */
+  /** On-chain deposits on `network` still short of their confirmations, and crypto payouts being sent, oldest first. */
   async pendingOnChain(network: string): Promise<Transaction[]> {
-    return this.matching((transaction) => transaction.chain !== undefined && transaction.status === 'processing' && transaction.network === network);
+    return this.matching((transaction) => followedOnChain(transaction) && transaction.network === network);
+  }
+
+  private readonly nonces = new Map<string, number>();
+
+  async recordAttempt(next: CryptoPayoutTransaction, attempts: number, nonce?: TreasuryNonce): Promise<boolean> {
+    const current = this.transactions.get(next.id) as CryptoPayoutTransaction | undefined;
+    if (current?.status !== 'processing' || current.payout.attempts.length !== attempts) return false;
+    if (nonce && this.nonces.get(nonce.network) !== nonce.expected) return false;
+    if (nonce) this.nonces.set(nonce.network, nonce.used + 1);
+    this.transactions.set(next.id, structuredClone(next));
+    return true;
+  }
+
+  async treasuryNonce(network: string): Promise<number | undefined> {
+    return this.nonces.get(network);
   }
 
   /** Transactions still processing at `providerId`, oldest first. */

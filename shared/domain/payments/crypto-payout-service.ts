@@ -1,0 +1,141 @@
+/**
+ * `POST /api/v2/payouts` (decisions on crypto payouts): a crypto payout checked against the
+ * asset's rules and the merchant's active payout addresses, its fees quoted (the gateway's payout
+ * fee, the network fee estimated from the node at the live rate), reserved in the ledger in the
+ * same write as the payout, and handed to its network's sender unless a person must approve it.
+ */
+import type { Stage } from '../../stage.js';
+import { type Chains, NATIVE_ASSETS, withdrawalOrderClaimId } from '../chains/index.js';
+import { AlreadyUsed, type CommitResult, Conflict, type CryptoNetwork, Decimal, decimalsOf, InsufficientBalance, Invalid, Unavailable } from '../kernel/index.js';
+import { type BalanceReader, heldFor, payingMerchant, requireAvailable, writeWithEntries } from '../ledger/index.js';
+import type { MerchantProfiles } from '../merchants/index.js';
+import { checkedPayoutAddress, cryptoPayoutFees, cryptoPayoutProblem, type CryptoPayoutRequest, needsApproval, type PayoutAddress, payoutAddressStatus, type PayoutChain } from '../payouts/index.js';
+import { crossRate, type RateSource } from '../rates/index.js';
+import { type CryptoPayoutTransaction, cryptoPayoutTransaction, smallestUnits } from '../transactions/index.js';
+import type { Ledger, UniqueClaim } from './transaction-service.js';
+
+/** Where a payout goes once it may be sent: its network's sender, one payout at a time, in order. */
+export interface PayoutQueue {
+  /**
+   * Asks the network's sender to send the payout (`send`), or to replace its stuck transaction, the
+   * `attempts`-th (`replace`). Asking twice for the same is harmless: the sender does each once.
+   */
+  enqueue(request: PayoutSendRequest): Promise<void>;
+}
+
+export type PayoutSendRequest = { network: CryptoNetwork; transactionId: string } & ({ kind: 'send' } | { kind: 'replace'; attempts: number });
+
+/** What the stage configures of payouts: its networks (token contracts, confirmations), and the gateway's payout fee per currency. */
+export interface PayoutConfiguration {
+  chains: Chains;
+  payoutFees: Readonly<Record<string, string>>;
+}
+
+export interface CryptoPayoutServiceDeps {
+  ledger: Ledger;
+  balances: BalanceReader;
+  merchants: MerchantProfiles;
+  addresses: { list(merchantId: string): Promise<PayoutAddress[]> };
+  /** A network's fee estimates, from its node; undefined for a network without one configured. */
+  feesOn(network: CryptoNetwork): Pick<PayoutChain, 'estimateFee'> | undefined;
+  configuration: () => PayoutConfiguration;
+  rates: RateSource;
+  queue: PayoutQueue;
+  log: { warn(message: string, details: Record<string, unknown>): void };
+  stage: Stage;
+  clock: () => Date;
+  newId: () => string;
+}
+
+const payoutOrderTaken = () => new AlreadyUsed('A withdrawal with this orderId already exists');
+
+export class CryptoPayoutService {
+  constructor(private readonly deps: CryptoPayoutServiceDeps) {}
+
+  async create(merchantId: string, request: CryptoPayoutRequest): Promise<CryptoPayoutTransaction> {
+    const problem = cryptoPayoutProblem(request);
+    if (problem) throw problem;
+    const merchant = await payingMerchant(this.deps.merchants, merchantId);
+    const now = this.deps.clock();
+    const address = await this.activeAddress(merchantId, request, now);
+    const { chains, payoutFees } = this.deps.configuration();
+    const { token, unitDecimals } = assetOn(chains, request);
+    const fees = this.deps.feesOn(request.network);
+    if (!fees) throw new Unavailable(`No node of ${request.network} is configured, so its payouts cannot be quoted; nothing was recorded`);
+    const networkUnits = await fees.estimateFee({ network: request.network, token, to: address, amount: smallestUnits(request.amount, unitDecimals) }).catch((error: unknown) => {
+      throw new Unavailable(`The ${request.network} node did not quote the network fee (${error instanceof Error ? error.message : String(error)}); nothing was recorded, retry the request`);
+    });
+    const { prices } = await this.deps.rates.current();
+    const coin = NATIVE_ASSETS[request.network];
+    const networkFee = new Decimal(networkUnits.toString()).div(new Decimal(10).pow(decimalsOf(coin)));
+    const quoted = cryptoPayoutFees(request, { payoutFee: payoutFees[request.currency] ?? '0', networkFee, prices });
+    const usdRate = crossRate(prices, request.currency, 'USD');
+    if (!usdRate || !crossRate(prices, request.currency, 'EUR')) throw Invalid.of('currency', `No exchange rate for ${request.currency}`);
+    const payout = cryptoPayoutTransaction(request, {
+      id: this.deps.newId(),
+      merchantId,
+      address,
+      fees: quoted,
+      token,
+      unitDecimals,
+      prices,
+      waitsForApproval: needsApproval(request.amount.mul(usdRate), merchant.payoutApprovalAboveUsd ?? null),
+      now,
+    });
+
+    const claims: UniqueClaim[] = request.orderId ? [{ id: withdrawalOrderClaimId(merchantId, request.orderId), owner: { transactionId: payout.id, merchantId } }] : [];
+    let result: CommitResult;
+    try {
+      result = await writeWithEntries(
+        this.deps.balances,
+        undefined,
+        payout,
+        (posting) => this.deps.ledger.insert(payout, { posting, claims }),
+        (balance) => requireAvailable(balance, request.currency, heldFor(payout)),
+      );
+    } catch (refusal) {
+      if (refusal instanceof InsufficientBalance && (await this.orderTaken(claims))) throw payoutOrderTaken();
+      throw refusal;
+    }
+    if (result !== 'committed') {
+      if (await this.orderTaken(claims)) throw payoutOrderTaken();
+      throw new Conflict('The balance kept changing; retry the request');
+    }
+    if (payout.status === 'processing') await this.handOver(payout);
+    return payout;
+  }
+
+  /**
+   * To its network's sender. A queue that does not take it now loses nothing: the payout is
+   * recorded, and the network's watcher hands over every processing payout nothing was signed for.
+   */
+  async handOver(payout: Pick<CryptoPayoutTransaction, 'id' | 'network'>): Promise<void> {
+    await this.deps.queue.enqueue({ kind: 'send', network: payout.network, transactionId: payout.id }).catch((error: unknown) => {
+      this.deps.log.warn('The payout queue did not take the payout; the chain watcher hands it over again', {
+        transactionId: payout.id,
+        reason: error instanceof Error ? error.message : String(error),
+      });
+    });
+  }
+
+  /** The merchant's payout address the request names, in its stored form: on the request's network and active, else a 422 on `address`. */
+  private async activeAddress(merchantId: string, request: CryptoPayoutRequest, now: Date): Promise<string> {
+    const canonical = checkedPayoutAddress(request.network, request.address, this.deps.stage);
+    const found = (await this.deps.addresses.list(merchantId)).find((address) => address.network === request.network && address.address === canonical);
+    if (!found) throw Invalid.of('address', `address is not one of your payout addresses on ${request.network}; add it in the dashboard first`);
+    if (payoutAddressStatus(found, now) !== 'active') throw Invalid.of('address', `address is pending until ${found.activatesAt}: payouts go to active addresses only`);
+    return found.address;
+  }
+
+  private async orderTaken(claims: UniqueClaim[]): Promise<boolean> {
+    return claims.length > 0 && (await this.deps.ledger.getClaim(claims[0]!.id)) !== undefined;
+  }
+}
+
+/** The payout's asset on its network: the network's own coin (no contract), or the token contract the stage configures there. */
+function assetOn(chains: Chains, request: CryptoPayoutRequest): { token: string | null; unitDecimals: number } {
+  if (NATIVE_ASSETS[request.network] === request.currency) return { token: null, unitDecimals: decimalsOf(request.currency) };
+  const contract = chains[request.network].tokens[request.currency];
+  if (!contract) throw Invalid.of('currency', `${request.currency} has no token contract configured on ${request.network} here`);
+  return { token: contract.address, unitDecimals: contract.decimals };
+}

@@ -1,0 +1,126 @@
+/**
+ * A crypto payout as a transaction (decisions on crypto payouts): a `withdraw` on a network to one
+ * of the merchant's payout addresses, valued at the current rates, with the gateway's payout fee
+ * and the network fee quoted in its own currency, and what sending it has done so far: each
+ * signed transaction, stored before it is broadcast. Pure.
+ */
+import { type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf, formatAmount, formatRate } from '../kernel/index.js';
+import type { CryptoPayoutFees, CryptoPayoutRequest, PayoutOrder, SignedPayout } from '../payouts/index.js';
+import { crossRate, type UsdPrices } from '../rates/index.js';
+import type { Transaction } from './transactions.js';
+
+/** One signed transaction of a payout: the first, or one that replaced a stuck one. */
+export interface PayoutAttempt {
+  /** `SignedPayout` as `encodeSignedPayout` writes it: the bytes broadcast, again on a retry. */
+  signed: string;
+  transactionHash: string;
+  signedAt: string;
+}
+
+/** What sending a payout needs beside the transaction: its destination, its token, its amount in smallest units, and what was signed. */
+export interface PayoutSending {
+  /** The token's contract on the network; null for the network's own coin. */
+  token: string | null;
+  /** The amount in the asset's smallest units on the network (a token contract's own decimals), a decimal string. */
+  units: string;
+  /** The places of that smallest unit: the coin's, or the token contract's own. */
+  unitDecimals: number;
+  attempts: PayoutAttempt[];
+  /** Who approved or rejected it in the dashboard, when it waited for approval. */
+  decidedBy?: string;
+}
+
+export interface CryptoPayoutTransaction extends Transaction {
+  network: CryptoNetwork;
+  address: string;
+  payout: PayoutSending;
+}
+
+export const isCryptoPayout = (transaction: Transaction): transaction is CryptoPayoutTransaction => transaction.type === 'withdraw' && 'payout' in transaction;
+
+/**
+ * Whether the network's watcher follows the transaction: an on-chain deposit short of its
+ * confirmations, or a crypto payout being sent, until each is settled.
+ */
+export const followedOnChain = (transaction: Transaction): boolean => transaction.status === 'processing' && (transaction.chain !== undefined || isCryptoPayout(transaction));
+
+/** The order a payout's chain adapter signs: what to pay, where, in smallest units. */
+export const payoutOrderOf = (payout: CryptoPayoutTransaction): PayoutOrder => ({
+  network: payout.network,
+  token: payout.payout.token,
+  to: payout.address,
+  amount: BigInt(payout.payout.units),
+});
+
+/** The last transaction signed for the payout, if any. */
+export const lastAttempt = (payout: CryptoPayoutTransaction): PayoutAttempt | undefined => payout.payout.attempts.at(-1);
+
+/** `amount` of `currency` in smallest units of a contract or coin with `unitDecimals` places: exact, as the amount keeps the asset's decimals. */
+export const smallestUnits = (amount: Decimal, unitDecimals: number): bigint => BigInt(amount.mul(new Decimal(10).pow(unitDecimals)).toFixed(0, Decimal.ROUND_DOWN));
+
+/**
+ * A new crypto payout, `processing` or `pending_approval`, valued in USD and EUR at the current
+ * rates. `address` is the payout address as the merchant stored it.
+ */
+export function cryptoPayoutTransaction(
+  request: CryptoPayoutRequest,
+  context: {
+    id: string;
+    merchantId: string;
+    address: string;
+    fees: CryptoPayoutFees;
+    token: string | null;
+    unitDecimals: number;
+    prices: UsdPrices;
+    waitsForApproval: boolean;
+    now: Date;
+  },
+): CryptoPayoutTransaction {
+  const currency: CryptoAssetCode = request.currency;
+  const decimals = decimalsOf(currency);
+  const written = formatAmount(request.amount, decimals);
+  const at = context.now.toISOString();
+  const valued = (target: 'USD' | 'EUR') => formatAmount(request.amount.mul(formatRate(crossRate(context.prices, currency, target) ?? new Decimal(0))), 2);
+  return {
+    id: context.id,
+    merchantId: context.merchantId,
+    invoiceId: null,
+    type: 'withdraw',
+    status: context.waitsForApproval ? 'pending_approval' : 'processing',
+    amount: written,
+    currency,
+    network: request.network,
+    transactionHash: null,
+    address: context.address,
+    customerId: '',
+    orderId: request.orderId ?? null,
+    applicationId: request.applicationId ?? null,
+    createdAt: at,
+    updatedAt: at,
+    info: {
+      exchangeRate: '1',
+      referenceAmount: written,
+      referenceCurrency: currency,
+      referenceExchangeRate: '1',
+      transactionAmount: written,
+      transactionCurrency: currency,
+    },
+    fees: { processing: context.fees.processing, technical: context.fees.technical },
+    usd: valued('USD'),
+    eur: valued('EUR'),
+    senderDetails: { senderIban: '', senderAccountNumber: '', senderSortCode: '' },
+    payout: { token: context.token, units: smallestUnits(request.amount, context.unitDecimals).toString(), unitDecimals: context.unitDecimals, attempts: [] },
+    booked: true,
+  };
+}
+
+/** The payout with one more signed transaction; the first one it was sent with stays its `transactionHash` until one is mined. */
+export function withAttempt(payout: CryptoPayoutTransaction, signed: SignedPayout, encoded: string, now: Date): CryptoPayoutTransaction {
+  const at = now.toISOString();
+  return {
+    ...payout,
+    transactionHash: signed.transactionHash,
+    updatedAt: at,
+    payout: { ...payout.payout, attempts: [...payout.payout.attempts, { signed: encoded, transactionHash: signed.transactionHash, signedAt: at }] },
+  };
+}
