@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context } from 'aws-lambda';
 import { config } from '../shared/config.js';
 import { networkReaderOf } from '../shared/chain/network-readers.js';
-import { CHAIN_BLOCKS_PER_RUN, type InvocationSummary, NetworkWatcher, pollUntilDeadline, sumRuns } from '../shared/domain/payments/index.js';
+import { CHAIN_BLOCKS_PER_RUN, type InvocationSummary, NetworkWatcher, PayoutSettlement, pollUntilDeadline, sumRuns } from '../shared/domain/payments/index.js';
 import { CRYPTO_NETWORKS, type CryptoNetwork } from '../shared/domain/kernel/index.js';
 import { NETWORK_ADDRESS_FAMILY, type NetworkChain } from '../shared/domain/chains/index.js';
 import { CHAIN_RUN_ALLOWANCE_SECONDS } from '../shared/platform.js';
@@ -26,8 +26,14 @@ import { DynamoWalletStore } from '../shared/store/wallets.js';
 import { merchantStore, transactionStore } from './commons/stores.js';
 import { stageConfiguration } from './commons/stage-configuration.js';
 import { transactionService } from './commons/transactions.js';
+import { payoutChains, payoutQueue } from './commons/payouts.js';
+import { rateSource } from './commons/rates.js';
 
-const { stage, tables, invoiceLifetimeSeconds, chainPollSeconds } = config();
+const { stage, tables, invoiceLifetimeSeconds, chainPollSeconds, payoutStuckSeconds } = config();
+
+/** A processing payout nothing was signed for is handed to its sender again after this: its first message was lost, or given up on. */
+const PAYOUT_HAND_OVER_SECONDS = 120;
+const queue = payoutQueue();
 
 /** Each network's watcher, with the settings it was built from: made again when the stage's configuration changes them. */
 const watchers = new Map<CryptoNetwork, { chain: NetworkChain; watcher: Pick<NetworkWatcher, 'run'> }>();
@@ -58,8 +64,28 @@ function watcherOf(network: CryptoNetwork): Pick<NetworkWatcher, 'run'> {
       clock: () => new Date(),
       log: { info: (message, details = {}) => logger.info(message, details), warn: (message, details = {}) => logger.warn(message, details) },
     });
-    // Each run reports once, at its end, what each of the network's RPC endpoints answered.
-    watcher = { run: () => reader.observeRun(() => networkWatcher.run()) };
+    const payouts = new PayoutSettlement({
+      network,
+      confirmations: chain.confirmations,
+      records: transactionStore,
+      chain: payoutChains(network)!,
+      queue,
+      transactions: transactionService,
+      rates: rateSource,
+      stuckSeconds: payoutStuckSeconds,
+      handOverSeconds: PAYOUT_HAND_OVER_SECONDS,
+      clock: () => new Date(),
+    });
+    // Each run reports once, at its end, what each of the network's RPC endpoints answered; the
+    // treasury's payouts are followed after the deposits, by the same node.
+    watcher = {
+      run: async () => {
+        const summary = await reader.observeRun(() => networkWatcher.run());
+        const followed = await payouts.run();
+        if (Object.values(followed).some((count) => count > 0)) logger.info('Payouts followed', { network, ...followed });
+        return summary;
+      },
+    };
     watchers.set(network, { chain, watcher });
   }
   return watcher;

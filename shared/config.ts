@@ -15,6 +15,8 @@ import type { DeliveryGuard } from './outbound/http-delivery.js';
 import { STAGES, type Stage } from './stage.js';
 import { namedEverywhere, TABLE_KEYS, tableEnvVar, type TableKey } from './store/tables.js';
 import { DEFAULTS } from './defaults.js';
+import { DEFAULT_PAYOUT_FEES, TREASURY_FAMILIES, type TreasuryFamily } from './domain/payouts/index.js';
+import { SERVICE_NAME } from './observability/catalogue.js';
 import { CONNECTOR_KINDS, type ConnectorKind, DEFAULT_CONNECTOR } from './connectors/kinds.js';
 
 const positiveNumber = (fallback: number) => z.coerce.number().positive().default(fallback);
@@ -149,8 +151,12 @@ type ChainEnv = Record<string, unknown> & { GATEWAY_API_KEY_TRON?: string; GATEW
  * The stage's configuration document (docs/operations.md#stage-configuration): its providers,
  * each secret by its ARN, and the token contracts replacing a network's built-in ones.
  */
+/** The gateway's payout fee of each crypto currency the document sets; the others keep DEFAULT_PAYOUT_FEES. */
+const payoutFeesSchema = z.partialRecord(z.enum(Object.keys(DEFAULT_PAYOUT_FEES) as [CryptoAssetCode, ...CryptoAssetCode[]]), z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal string'));
+
 const stageDocumentSchema = z.strictObject({
   providers: providerListSchema,
+  payoutFees: payoutFeesSchema.optional(),
   tokens: z.strictObject(Object.fromEntries(TOKEN_NETWORKS.map((network) => [network, tokenContractsSchema(tokenAddressOf(network)).optional()]))),
 });
 
@@ -182,6 +188,9 @@ const envSchema = z.object({
   GATEWAY_SECRET_OVERLAP_S: positiveNumber(DEFAULTS.callbackSecretOverlapSeconds),
   /** How often a chain watcher's invocation reads its network (docs/operations.md#watching-chains). */
   GATEWAY_CHAIN_POLL_S: positiveNumber(DEFAULTS.chainPollSeconds),
+  GATEWAY_PAYOUT_STUCK_S: positiveNumber(DEFAULTS.payoutStuckSeconds),
+  /** One machine: the directory of the treasury's key files. In AWS the treasury's keys are the stage's KMS keys, by their aliases. */
+  GATEWAY_TREASURY_DIR: z.string().min(1).optional(),
   /**
    * Which addresses callbacks may reach: `public` (the default, every deployed stage) or `any`,
    * which only the local runtime sets, so that a merchant's receiver on the same machine is reached.
@@ -197,6 +206,8 @@ const envSchema = z.object({
   GATEWAY_RECEIPTS_DIR: z.string().min(1).optional(),
   /** Reports: the builder's queue; where files are kept, an S3 bucket in AWS, a directory on one machine. */
   REPORT_QUEUE_URL: z.url().optional(),
+  /** The payout senders' FIFO queue; the functions that hand payouts over require it. */
+  PAYOUT_QUEUE_URL: z.url().optional(),
   REPORTS_BUCKET: z.string().min(1).optional(),
   GATEWAY_REPORTS_DIR: z.string().min(1).optional(),
   /**
@@ -329,6 +340,8 @@ export interface StageConfiguration {
   providers: ProviderConfig[];
   /** Every network: chain ids and tokens for payment links, node endpoints and confirmations for the chain watchers. */
   chains: Chains;
+  /** The gateway's fee of a crypto payout, per currency. */
+  payoutFees: Readonly<Record<CryptoAssetCode, string>>;
 }
 
 /** The stage's configuration as the environment gives it (one machine), or the SSM parameters it is read from, laid over the environment's part (AWS). */
@@ -364,6 +377,7 @@ export function stageConfigurationOf(base: StageConfiguration, documents: { conf
   return {
     providers: document ? providerConfigsOf(document.providers) : base.providers,
     chains: layChains(base.chains, { tokens: document?.tokens ?? {}, rpc: endpoints?.rpc ?? {}, tronApiKey: endpoints?.tronApiKey }),
+    payoutFees: { ...base.payoutFees, ...document?.payoutFees },
   };
 }
 
@@ -379,6 +393,13 @@ function walletKeysConfig(e: z.infer<typeof envSchema>): WalletKeysConfig | unde
   }
   return undefined;
 }
+
+/** Where the treasury's keys are: KMS keys by id or alias in AWS, key files on one machine. */
+export type TreasurySignerConfig = { kind: 'aws'; keyIds: Record<TreasuryFamily, string> } | { kind: 'local'; directory: string };
+
+/** The aliases the stack gives the stage's treasury keys (infra/aws/gateway-data.ts), by which the functions name them. */
+export const treasuryKeyAliases = (stage: Stage): Record<TreasuryFamily, string> =>
+  Object.fromEntries(TREASURY_FAMILIES.map((family) => [family, `alias/${SERVICE_NAME}-${stage}-treasury-${family}`])) as Record<TreasuryFamily, string>;
 
 export type VaultKeyConfig = { kind: 'aws'; kmsKeyId: string } | { kind: 'local'; keyFile: string };
 export type ReceiptsConfig = { kind: 'aws'; bucket: string } | { kind: 'local'; directory: string };
@@ -442,6 +463,10 @@ export interface Config {
   secretOverlapSeconds: number;
   /** Seconds between a chain watcher's runs within one invocation. */
   chainPollSeconds: number;
+  /** Seconds a payout's transaction may wait unmined before it is replaced. */
+  payoutStuckSeconds: number;
+  /** The treasury's signer: a directory of key files on one machine, the stage's KMS keys in AWS. */
+  treasurySigner: TreasurySignerConfig;
   /** Where callbacks may go: https only in production, public addresses only in every deployed stage. */
   callbackGuard: DeliveryGuard;
   /** The master key of sealed secrets (card numbers, callback secrets); the functions that seal or open them require it. */
@@ -452,6 +477,7 @@ export interface Config {
   callbackDlqUrl: string;
   /** The report builder's queue; the function that asks for reports requires it. */
   reportQueueUrl?: string;
+  payoutQueueUrl?: string;
   /** Where report files are kept; the functions that write them or link to them require it. */
   reportFiles?: ReportFilesConfig;
   /** Where the wallet keys are read from; the functions that derive addresses require it. */
@@ -471,7 +497,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   }
   const e = result.data as z.infer<typeof envSchema> & Record<string, string>;
   const chains = chainsOf(e.STAGE, chainResult.data as ChainEnv);
-  const fromEnvironment: StageConfiguration = { providers: providerConfigsOf(e.GATEWAY_PROVIDERS ?? []), chains };
+  const fromEnvironment: StageConfiguration = { providers: providerConfigsOf(e.GATEWAY_PROVIDERS ?? []), chains, payoutFees: DEFAULT_PAYOUT_FEES };
   const parameterNames = { configuration: e.GATEWAY_STAGE_CONFIGURATION_PARAMETER, chainEndpoints: e.GATEWAY_CHAIN_ENDPOINTS_PARAMETER };
   return {
     stage: e.STAGE,
@@ -488,12 +514,15 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     retryScale: e.GATEWAY_RETRY_SCALE,
     secretOverlapSeconds: e.GATEWAY_SECRET_OVERLAP_S,
     chainPollSeconds: e.GATEWAY_CHAIN_POLL_S,
+    payoutStuckSeconds: e.GATEWAY_PAYOUT_STUCK_S,
+    treasurySigner: e.GATEWAY_TREASURY_DIR ? { kind: 'local', directory: e.GATEWAY_TREASURY_DIR } : { kind: 'aws', keyIds: treasuryKeyAliases(e.STAGE) },
     callbackGuard: { httpsOnly: e.STAGE === 'prod', targets: e.GATEWAY_CALLBACK_TARGETS },
     vaultKeys: vaultKeyConfig(e),
     receipts: receiptsConfig(e),
     callbackQueueUrl: e.CALLBACK_QUEUE_URL,
     callbackDlqUrl: e.CALLBACK_DLQ_URL,
     reportQueueUrl: e.REPORT_QUEUE_URL,
+    payoutQueueUrl: e.PAYOUT_QUEUE_URL,
     reportFiles: reportFilesConfig(e),
     walletKeys: walletKeysConfig(e),
     apiKeyRegistry: apiKeyRegistryConfig(e),

@@ -12,6 +12,8 @@ export const DEFAULTS = {
   callbackSecretOverlapSeconds: 24 * 3600,
   /** GATEWAY_CHAIN_POLL_S: how often a chain watcher reads its network (locally a run per tick; in AWS within each invocation). */
   chainPollSeconds: 5,
+  /** GATEWAY_PAYOUT_STUCK_S: how long a payout's transaction may wait unmined before it is replaced with higher fees. */
+  payoutStuckSeconds: 600,
   /** GATEWAY_PROVIDER_DELAY_S: how long the demo provider takes to decide a UTR. */
   demoProviderDelaySeconds: 2,
 } as const;

@@ -8,6 +8,7 @@
  * Each part makes its resources in the stack itself, so that their logical ids are the stack's
  * and a part's refactoring never replaces a table, queue, key, bucket or secret.
  */
+import { treasuryKeyAliases } from '../../shared/config.js';
 import { CfnOutput, CfnParameter, Duration, Stack, type CfnOutputProps, type RemovalPolicy, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { AccountRootPrincipal, AnyPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -61,6 +62,8 @@ const KEY_ADMINISTRATION_ACTIONS = [
 
 /** What a function that sends payouts does with a treasury key: sign a digest, and read the public key it checks the signature against. */
 const TREASURY_SIGNER_ACTIONS = ['kms:Sign', 'kms:GetPublicKey'];
+/** What a function that follows payouts on chain does with it: read the public key its addresses come from. */
+const TREASURY_READER_ACTIONS = ['kms:GetPublicKey'];
 
 /** Account-level extended public keys only: a private key (`xprv`) must never reach a parameter. */
 const XPUB_PATTERN = '^[xz]pub[1-9A-HJ-NP-Za-km-z]{107}$';
@@ -213,7 +216,7 @@ export class GatewayVault implements Vault {
 
 export interface GatewayTreasuryKeysProps {
   stage: Stage;
-  /** The stage's functions: those that send payouts (`signsPayouts`) are named in each key's policy. */
+  /** The stage's functions: those that send payouts (`signsPayouts`) or follow them (`followsPayouts`) are named in each key's policy. */
   functions: readonly FunctionDefinition[];
   removalPolicy: RemovalPolicy;
 }
@@ -223,7 +226,7 @@ export interface GatewayTreasuryKeysProps {
  * secp256k1 for signing, whose private half never leaves KMS. The account may administer each
  * key and read its public key (the admin CLI derives the treasury's addresses from it), never sign
  * with it: only a function that sends payouts may, named in the policy by its role's ARN as the
- * vault's users are. Prod keeps them, as it keeps the vault's key: a deleted key is a treasury
+ * vault's users are; the chain watcher, which follows payouts, may read the public key alone. Prod keeps them, as it keeps the vault's key: a deleted key is a treasury
  * whose coins nobody can move again.
  */
 export class GatewayTreasuryKeys {
@@ -232,22 +235,28 @@ export class GatewayTreasuryKeys {
 
   constructor(stack: Stack, { stage, functions, removalPolicy }: GatewayTreasuryKeysProps) {
     const account = new AccountRootPrincipal();
-    const signers = functions.filter((definition) => definition.signsPayouts);
+    const users = functions.flatMap((definition) =>
+      definition.signsPayouts
+        ? [{ definition, sid: 'Signs', actions: TREASURY_SIGNER_ACTIONS }]
+        : definition.followsPayouts
+          ? [{ definition, sid: 'ReadsPublicKey', actions: TREASURY_READER_ACTIONS }]
+          : [],
+    );
     const keyOf = (family: TreasuryFamily) =>
       new Key(stack, `Treasury${pascalCase(family)}Key`, {
         description: `Payment gateway ${stage}: the ${family} treasury's signing key`,
-        alias: `alias/${SERVICE_NAME}-${stage}-treasury-${family}`,
+        alias: treasuryKeyAliases(stage)[family],
         keySpec: KeySpec.ECC_SECG_P256K1,
         keyUsage: KeyUsage.SIGN_VERIFY,
         policy: new PolicyDocument({
           statements: [
             new PolicyStatement({ sid: 'AccountAdministersKey', principals: [account], actions: KEY_ADMINISTRATION_ACTIONS, resources: ['*'] }),
-            ...signers.map(
-              (definition) =>
+            ...users.map(
+              ({ definition, sid, actions }) =>
                 new PolicyStatement({
-                  sid: `${pascalCase(definition.name)}Signs`,
+                  sid: `${pascalCase(definition.name)}${sid}`,
                   principals: [new AnyPrincipal()],
-                  actions: TREASURY_SIGNER_ACTIONS,
+                  actions,
                   resources: ['*'],
                   conditions: { ArnEquals: { 'aws:PrincipalArn': functionRoleArn(stage, definition.name) } },
                 }),

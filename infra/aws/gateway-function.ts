@@ -21,7 +21,7 @@ import type { AddressFamily } from '../../shared/domain/chains/index.js';
 import { FUNCTION_DEFAULTS, reservedConcurrencyOf } from '../../shared/platform.js';
 import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
 import { SERVICE_NAME } from '../../shared/observability/catalogue.js';
-import { readsStageConfiguration, watchesChains, type GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
+import { readsChainEndpoints, readsStageConfiguration, type GatewayFunction as FunctionDefinition } from '../../shared/routes.js';
 import type { Stage } from '../../shared/stage.js';
 import { tableGrantsOf } from '../../shared/store/table-access.js';
 import { namedEverywhere, TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
@@ -208,8 +208,8 @@ export class GatewayFunction extends NodejsFunction {
     if (definition.managesApiKeys && !apiKeys) throw new Error(`${definition.name} manages API keys, and no usage plan was given`);
     const stageConfiguration = readsStageConfiguration(definition) ? props.stageConfiguration : undefined;
     if (readsStageConfiguration(definition) && !stageConfiguration) throw new Error(`${definition.name} reads the stage configuration, and no parameter of it was given`);
-    const chainEndpoints = watchesChains(definition) ? stageConfiguration?.chainEndpoints : undefined;
-    if (watchesChains(definition) && !chainEndpoints) throw new Error(`${definition.name} watches chains, and no parameter of their endpoints was given`);
+    const chainEndpoints = readsChainEndpoints(definition) ? stageConfiguration?.chainEndpoints : undefined;
+    if (readsChainEndpoints(definition) && !chainEndpoints) throw new Error(`${definition.name} talks to the networks' nodes, and no parameter of their endpoints was given`);
 
     const environment: Record<string, string> = {
       ...props.environment,
@@ -324,11 +324,12 @@ export class GatewayFunction extends NodejsFunction {
     }
     if (definition.kind === 'queue' && consumed) {
       const { queue, deadLetterQueue } = consumed;
+      const consumedQueue: QueueDefinition = QUEUES[definition.queue];
       this.addEventSourceMapping('QueueEventSource', {
         eventSourceArn: queue.queueArn,
         batchSize: definition.batchSize,
-        // Its queue's own window (the local runtime's poller waits alike).
-        maxBatchingWindow: Duration.seconds(QUEUES[definition.queue].batchingWindowSeconds),
+        // Its queue's own window (the local runtime's poller waits alike); a FIFO queue takes none.
+        ...(consumedQueue.fifo ? {} : { maxBatchingWindow: Duration.seconds(consumedQueue.batchingWindowSeconds) }),
         // Only the failed deliveries of a batch come back, not the whole batch.
         reportBatchItemFailures: true,
         // No more pollers than instances: a throttled invocation would count against the messages' receives.

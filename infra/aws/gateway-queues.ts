@@ -5,7 +5,7 @@
  * Made in the data stack itself (gateway-data.ts says why).
  */
 import { Duration, type CfnOutputProps, type RemovalPolicy, type Stack } from 'aws-cdk-lib';
-import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { DeduplicationScope, FifoThroughputLimit, Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
 import type { Stage } from '../../shared/stage.js';
 import { pascalCase } from './construct-ids.js';
@@ -49,6 +49,7 @@ export class GatewayQueues {
         enforceSSL: true,
         retentionPeriod: DEAD_LETTER_RETENTION,
         removalPolicy,
+        ...(definition.fifo ? { fifo: true } : {}),
       });
       acknowledge(deadLetterQueue, ['Serverless-SQSRedrivePolicy'], 'It is a dead-letter queue: an operator moves its messages back to their queue, never onward.');
       const queue = new Queue(stack, `${id}Queue`, {
@@ -58,6 +59,8 @@ export class GatewayQueues {
         retentionPeriod: QUEUE_RETENTION,
         deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: definition.maxReceiveCount },
         removalPolicy,
+        // Deduplicated by the id each message carries: a payout asked for twice is sent once.
+        ...(definition.fifo ? { fifo: true, deduplicationScope: DeduplicationScope.MESSAGE_GROUP, fifoThroughputLimit: FifoThroughputLimit.PER_MESSAGE_GROUP_ID } : {}),
       });
       this.queues[name] = { queue, deadLetterQueue, visibilityTimeoutSeconds: definition.visibilityTimeoutSeconds };
 

@@ -6,6 +6,7 @@
  * when their container loads and every few minutes after (shared/stage-configuration.ts). Lambda
  * holds 4 KB of environment a function; a parameter holds 8 KB.
  */
+import { DEFAULT_PAYOUT_FEES } from '../../shared/domain/payouts/index.js';
 import { CfnParameter, Stack, Token, type CfnParameterProps } from 'aws-cdk-lib';
 import { ParameterTier, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
@@ -61,7 +62,7 @@ export function stageConfigurationParameter(scope: Construct, id: string, { stag
       ({ provider }) => (Token.isUnresolved(provider.url) ? LONGEST_URL : provider.url),
     ),
   );
-  stageConfigurationOf({ providers: [], chains: defaultChains(stage) }, { configuration: longest });
+  stageConfigurationOf({ providers: [], chains: defaultChains(stage), payoutFees: DEFAULT_PAYOUT_FEES }, { configuration: longest });
   const bytes = Buffer.byteLength(longest);
   if (bytes > PARAMETER_VALUE_BYTES) {
     throw new Error(

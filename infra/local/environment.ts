@@ -3,6 +3,7 @@
  * Lambda configuration carries in AWS, pointed at the local stores. The runtime and the test
  * setup both build it here, so the two cannot drift apart.
  */
+import { treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -122,6 +123,7 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
     ...services.queueEnvironment,
     ...(services.providers === undefined ? {} : { GATEWAY_PROVIDERS: services.providers }),
     GATEWAY_KEY_FILE: vault.keyFile,
+    GATEWAY_TREASURY_DIR: treasuryKeyDirectory(services.dataDir),
     GATEWAY_RECEIPTS_DIR: vault.receiptsDirectory,
     GATEWAY_REPORTS_DIR: vault.reportsDirectory,
     // The local gateway throttles by the digest the authorizer returns: new keys are registered nowhere.

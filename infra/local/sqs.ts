@@ -7,13 +7,12 @@ import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { CreateQueueCommand, ListQueueTagsCommand, SQSClient, TagQueueCommand } from '@aws-sdk/client-sqs';
 import { createSqsServer } from 'local-aws-sqs';
-import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
+import { deadLetterQueueNameOf, QUEUES, queueNameOf, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION, LOCAL_STAGE } from './environment.js';
 import type { RuntimeLog } from './log.js';
 
 export const localQueueUrl = (endpoint: string, queueName: string): string => `${endpoint}/${LOCAL_ACCOUNT_ID}/${queueName}`;
 export const localQueueArn = (queueName: string): string => `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${queueName}`;
-export const deadLetterQueueName = (definition: QueueDefinition): string => `${definition.name}-dlq`;
 
 /**
  * The local server counts ChangeMessageVisibility as a receive, and the callback sender changes
@@ -31,7 +30,7 @@ export function localQueues(): Array<[QueueName, QueueDefinition]> {
 
 /** The queue's and its dead-letter queue's URLs on the local server at `endpoint`. */
 export function localQueueUrls(endpoint: string, definition: QueueDefinition): { queueUrl: string; deadLetterQueueUrl: string } {
-  return { queueUrl: localQueueUrl(endpoint, definition.name), deadLetterQueueUrl: localQueueUrl(endpoint, deadLetterQueueName(definition)) };
+  return { queueUrl: localQueueUrl(endpoint, queueNameOf(definition)), deadLetterQueueUrl: localQueueUrl(endpoint, deadLetterQueueNameOf(definition)) };
 }
 
 /** Every queue URL variable of the local stage (`CALLBACK_QUEUE_URL`, ...) for the server at `endpoint`. */
@@ -71,13 +70,14 @@ export interface LocalSqs {
 function queueDefinitions(): Array<{ QueueName: string; Attributes?: Record<string, string> }> {
   return localQueues().flatMap(([, definition]) => [
     // The dead-letter queue first: a redrive policy must name a queue that exists.
-    { QueueName: deadLetterQueueName(definition) },
+    { QueueName: deadLetterQueueNameOf(definition), ...(definition.fifo ? { Attributes: { FifoQueue: 'true' } } : {}) },
     {
-      QueueName: definition.name,
+      QueueName: queueNameOf(definition),
       Attributes: {
+        ...(definition.fifo ? { FifoQueue: 'true' } : {}),
         VisibilityTimeout: String(definition.visibilityTimeoutSeconds),
         RedrivePolicy: JSON.stringify({
-          deadLetterTargetArn: localQueueArn(deadLetterQueueName(definition)),
+          deadLetterTargetArn: localQueueArn(deadLetterQueueNameOf(definition)),
           maxReceiveCount: definition.maxReceiveCount * LOCAL_RECEIVE_COUNT_FACTOR,
         }),
       },

@@ -207,6 +207,9 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
         }),
       );
     const key = headers[IDEMPOTENCY_HEADER];
+    if (key === undefined && route.requiresIdempotencyKey) {
+      throw new ApiError('bad_request', `${route.method} ${route.path} needs an Idempotency-Key header, so that a retried request never does it twice`);
+    }
     if (!idempotent || key === undefined) return run();
     const fingerprint = options.idempotencyFingerprint ?? ((body: unknown) => body);
     return idempotent({ merchantId: gateway.merchantId ?? '', key, body: fingerprint(gateway.body ?? null) }, context, run);

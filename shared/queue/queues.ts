@@ -21,6 +21,11 @@ export interface QueueDefinition {
    * invocations a fuller batch saves.
    */
   batchingWindowSeconds: number;
+  /**
+   * A FIFO queue: each message group's messages are handed over one at a time, in order (its
+   * name, and its dead-letter queue's, end in `.fifo`). Lambda takes no batching window from one.
+   */
+  fifo?: boolean;
 }
 
 /** Every queue, defined once for the AWS stacks and the local runtime. */
@@ -52,7 +57,29 @@ export const QUEUES = {
     // Reports are built minutes long: a second spent gathering requests costs nothing noticeable.
     batchingWindowSeconds: 1,
   },
+  payouts: {
+    name: 'payouts',
+    urlVariable: 'PAYOUT_QUEUE_URL',
+    deadLetterUrlVariable: 'PAYOUT_DLQ_URL',
+    stages: STAGES,
+    // One sender per (treasury, network), so that a nonce or a coin is never used twice
+    // (decisions on crypto payouts): the group is the network, each message a payout to send or
+    // a stuck transaction to replace, deduplicated by what it asks.
+    fifo: true,
+    // send-payout: 6 x 60 s. A payout the treasury cannot pay yet waits this long between tries,
+    // holding its network's later payouts behind it, in order.
+    visibilityTimeoutSeconds: 360,
+    // About an hour of tries; past it the chain watcher hands the payout over again.
+    maxReceiveCount: 10,
+    batchingWindowSeconds: 0,
+  },
 } as const satisfies Record<string, QueueDefinition>;
+
+/** The queue's name in SQS: a FIFO queue's ends in `.fifo`. */
+export const queueNameOf = (definition: QueueDefinition): string => (definition.fifo ? `${definition.name}.fifo` : definition.name);
+
+/** Its dead-letter queue's, of the same kind. */
+export const deadLetterQueueNameOf = (definition: QueueDefinition): string => (definition.fifo ? `${definition.name}-dlq.fifo` : `${definition.name}-dlq`);
 
 export type QueueName = keyof typeof QUEUES;
 

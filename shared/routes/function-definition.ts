@@ -98,6 +98,16 @@ export interface FunctionDefinition {
    * KMS keys (`kms:Sign`, `kms:GetPublicKey`; docs/architecture.md#the-treasury-signer).
    */
   signsPayouts?: boolean;
+  /**
+   * Whether the function follows the treasury's payouts on chain (the watcher): it may read the
+   * treasury keys' public halves (`kms:GetPublicKey`), never sign.
+   */
+  followsPayouts?: boolean;
+  /**
+   * Whether the function talks to the networks' nodes beside the chain watcher (a payout's fee
+   * quote, its sending): it reads their endpoints from the stage's configuration.
+   */
+  usesChainNodes?: boolean;
   timeoutSeconds?: number;
   memoryMb?: number;
 }
@@ -110,10 +120,13 @@ export const readsProviders = (definition: GatewayFunction): boolean => Boolean(
  * its providers, its tokens in the checkout's payment links, or, for the chain watcher, its
  * networks' endpoints. In AWS it reads its SSM parameter when its container loads.
  */
-export const readsStageConfiguration = (definition: GatewayFunction): boolean => readsProviders(definition) || Boolean(definition.drawsCheckoutPages) || watchesChains(definition);
+export const readsStageConfiguration = (definition: GatewayFunction): boolean => readsProviders(definition) || Boolean(definition.drawsCheckoutPages) || readsChainEndpoints(definition);
 
-/** Whether the function is the chain watcher, run per watched network: it alone reads the networks' node endpoints. */
+/** Whether the function is the chain watcher, run per watched network. */
 export const watchesChains = (definition: GatewayFunction): boolean => definition.kind === 'schedule' && Boolean(definition.perNetwork);
+
+/** Whether the function reads the networks' node endpoints: the chain watcher, and what quotes and sends payouts. */
+export const readsChainEndpoints = (definition: GatewayFunction): boolean => watchesChains(definition) || Boolean(definition.usesChainNodes);
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH';
 
@@ -136,6 +149,8 @@ interface HttpRouteDefinition extends FunctionDefinition {
   maxBodyBytes?: number;
   /** The answer holds a secret shown once, so it is never stored to be replayed for an `Idempotency-Key`. */
   answersSecret?: boolean;
+  /** The route refuses a request without `Idempotency-Key` (400): what it starts must never start twice. */
+  requiresIdempotencyKey?: boolean;
   /** Deprecated (docs/merchant-guide.md#withdrawals-deprecated): every answer of its function carries `Deprecation: true`. */
   deprecated?: boolean;
   /** Called by payment providers, not merchants or customers: it has a rate rule of its own in the web ACL. */

@@ -1,6 +1,6 @@
 /** The OpenAPI description of the payouts' routes: the fiat withdrawal, its simulated outcome on the demo stage, and the payout addresses, with their examples (shared/routes/route-doc.ts). */
 import { simulateWithdrawalRequestSchema } from '../domain/invoicing/index.js';
-import { payoutAddressListSchema, type PayoutAddressList } from '../domain/payouts/index.js';
+import { cryptoPayoutRequestSchema, payoutAddressListSchema, type PayoutAddressList } from '../domain/payouts/index.js';
 import { transactionViewSchema, withdrawalRequestSchema, type TransactionView } from '../domain/transactions/index.js';
 import { AUTH_ERRORS, BODY_ERRORS, IDEMPOTENCY_CONFLICT, type RouteDocs, EXAMPLE_IDS } from './route-doc.js';
 import type { PAYOUTS_FUNCTIONS } from './payouts.js';
@@ -58,7 +58,56 @@ export const payoutAddressListExample: PayoutAddressList = {
   ],
 };
 
+export const cryptoPayoutExample: TransactionView = {
+  ...withdrawalExample,
+  id: EXAMPLE_IDS.payoutId,
+  amount: '250.000000',
+  currency: 'USDT',
+  network: 'tron',
+  address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7',
+  customerId: '',
+  orderId: 'settlement-2025-06',
+  info: { exchangeRate: '1', referenceAmount: '250.000000', referenceCurrency: 'USDT', referenceExchangeRate: '1', transactionAmount: '250.000000', transactionCurrency: 'USDT' },
+  fees: { processing: '1.000000', technical: '1.348200' },
+  eur: '230.00',
+  usd: '250.00',
+};
+
+export const createCryptoPayoutExample = { amount: '250', currency: 'USDT', network: 'tron', address: 'TLa2f6VPqDgRE67v1736s7bJ8Ray5wYjU7', orderId: 'settlement-2025-06' };
+
 export const PAYOUTS_DOCS: RouteDocs<typeof PAYOUTS_FUNCTIONS> = {
+  'create-payout': {
+    summary: 'Pay out crypto to one of your payout addresses',
+    description:
+      "Sends `amount` of `currency` on `network` from the gateway's treasury to `address`, which must be one of your `active` payout " +
+      'addresses on that network (`GET /api/v2/payout-addresses`; they are added in the dashboard), else a 422 on `address`. The network ' +
+      'must carry the currency, the amount keep its decimals and be at least its deposit minimum there. `Idempotency-Key` is required ' +
+      '(400 without). The answer is the `withdraw` transaction with `network`, `address`, `transactionHash: null` and its `fees`: ' +
+      "`processing`, the gateway's payout fee in the currency, and `technical`, the network fee estimated from the node now and charged " +
+      'in the currency at the live rate. The amount and both fees are reserved from the available balance with the payout (more is a 402 ' +
+      'and nothing is written); `orderId` is unique per merchant (409). A payout worth more USD than your `payoutApprovalAboveUsd` waits ' +
+      'as `pending_approval` until an owner approves it in the dashboard (then `processing`) or rejects it (`failed`, the reserve ' +
+      'released); nothing is signed before. The `withdraw` callback, with `network` and `transactionHash`, follows once its transaction ' +
+      "has the network's confirmations; a transaction that fails on chain fails the payout, and releases the reserve less the network " +
+      'fee it spent.',
+    tag: 'Withdrawals',
+    schemaName: 'CreatePayout',
+    request: cryptoPayoutRequestSchema,
+    requestExample: createCryptoPayoutExample,
+    response: transactionViewSchema,
+    responseExample: cryptoPayoutExample,
+    success: 'The withdraw transaction, `processing`, or `pending_approval` when an owner must approve it',
+    errors: {
+      ...BODY_ERRORS,
+      400: `${BODY_ERRORS[400]}; or the request has no \`Idempotency-Key\`, which a payout needs so that a retried request never pays twice`,
+      402: 'The available balance in the currency is less than the amount and its fees (the message names what is available); nothing is written',
+      409: `This orderId belongs to another withdrawal (\`db_unique_violation\`), or the balance kept changing; or: ${IDEMPOTENCY_CONFLICT}`,
+      423: "Payouts are held while your books are under review: the books check found them off; nothing is written until the gateway's operator clears the hold",
+      503: "The network's node did not quote the network fee; nothing is written, retry the request",
+      ...AUTH_ERRORS,
+    },
+    callbacks: true,
+  },
   'create-withdrawal': {
     summary: 'Initiate a fiat withdrawal (deprecated, peer to peer)',
     description:

@@ -42,6 +42,46 @@ export const PAYOUTS_FUNCTIONS = [
   },
   {
     kind: 'http',
+    name: 'create-payout',
+    method: 'POST',
+    path: '/api/v2/payouts',
+    auth: 'apiKey',
+    scope: 'payouts',
+    requiresIdempotencyKey: true,
+    stages: BOTH,
+    opensCallbackSecrets: true,
+    // Valued at the current rates, its network fee quoted by the network's node; its reserve is
+    // written with it, and a refused or lost write reads the orderId's claim to tell a repeat.
+    tables: {
+      transactions: ['PutItem'],
+      uniques: ['GetItem', 'PutItem'],
+      merchants: ['GetItem'],
+      payoutAddresses: ['Query'],
+      idempotency: IDEMPOTENCY_RECORDS,
+      rates: LIVE_PRICES,
+      ...POSTS_TO_BALANCES,
+    },
+    usesChainNodes: true,
+    sendsTo: ['payouts'],
+    // The node's fee quote: an RPC call or two, each bounded by its timeout.
+    timeoutSeconds: 15,
+  },
+  {
+    // The one sender of each (treasury, network): the payouts queue's message group is the network.
+    kind: 'queue',
+    name: 'send-payout',
+    queue: 'payouts',
+    batchSize: 1,
+    stages: BOTH,
+    // The payout, its signed transactions, and the EVM treasury's stored nonce beside the watchers' cursors.
+    tables: { transactions: ['GetItem', 'PutItem'], chain: ['GetItem', 'PutItem'] },
+    usesChainNodes: true,
+    signsPayouts: true,
+    // Reading the treasury, signing with KMS, storing, broadcasting: a few calls, each bounded.
+    timeoutSeconds: 60,
+  },
+  {
+    kind: 'http',
     name: 'list-payout-addresses',
     method: 'GET',
     path: '/api/v2/payout-addresses',

@@ -93,6 +93,7 @@ export const EXAMPLE_IDS = {
   invoiceId: '3f1c9a52-7d4e-4b8a-9c61-2e5f0a7b8d13',
   transactionId: '8b2d4e6f-1a3c-4d5e-8f70-9a1b2c3d4e5f',
   withdrawalId: 'c7e8f9a0-b1c2-4d3e-8f4a-5b6c7d8e9f01',
+  payoutId: '9d0e1f2a-3b4c-4d5e-9f6a-7b8c9d0e1f2a',
   merchantId: '5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d',
   reportId: 'e4a1b2c3-d5e6-4f7a-8b9c-0d1e2f3a4b5c',
 } as const;

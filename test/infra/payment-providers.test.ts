@@ -9,7 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { GatewayStage } from '../../infra/aws/gateway-stage.js';
 import type { ProviderDeployment } from '../../infra/aws/payment-providers.js';
 import { DEMO_PROVIDER_ID, demoProviderRoute } from '../../shared/domain/providers/providers.js';
-import { FUNCTIONS, functionsForStage, readsProviders, readsStageConfiguration, watchesChains, type GatewayFunction } from '../../shared/routes.js';
+import { FUNCTIONS, functionsForStage, readsChainEndpoints, readsProviders, readsStageConfiguration, type GatewayFunction } from '../../shared/routes.js';
 import type { Stage } from '../../shared/stage.js';
 import { resolveText } from '../support/template.js';
 import { pascalCase, sorted, type StackView, PSP_ONE, projectApp, stageViews, watchingView, partnerProdView, partnerDemoView, type Resource } from '../support/stage-view.js';
@@ -138,7 +138,7 @@ describe('payment providers', () => {
         const ssm = view.grantsOf(definition.name).filter((grant) => grant.startsWith('ssm:GetParameters ') && !Object.values(view.walletKeyParameterIds()).some((id) => grant.endsWith(` ${id}`)));
         const expected = [
           ...(readsStageConfiguration(definition) ? [`ssm:GetParameters ${view.parameterNamed('configuration')}`] : []),
-          ...(watchesChains(definition) ? [`ssm:GetParameters ${view.parameterNamed('chain-endpoints')}`] : []),
+          ...(readsChainEndpoints(definition) ? [`ssm:GetParameters ${view.parameterNamed('chain-endpoints')}`] : []),
         ];
         expect(ssm, `${view.stage} ${definition.name}`).toEqual(sorted(expected));
       }

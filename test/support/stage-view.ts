@@ -15,7 +15,7 @@ import { beforeAll, describe } from 'vitest';
 import { GatewayStage, type GatewayStageProps } from '../../infra/aws/gateway-stage.js';
 import type { ProviderDeployment } from '../../infra/aws/payment-providers.js';
 import { QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
-import { FUNCTIONS, readsStageConfiguration, watchesChains, type GatewayFunction } from '../../shared/routes.js';
+import { FUNCTIONS, readsChainEndpoints, readsStageConfiguration, type GatewayFunction } from '../../shared/routes.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { TABLE_KEYS, type TableKey } from '../../shared/store/tables.js';
 import { linkedStageTemplate, resolveText } from './template.js';
@@ -272,7 +272,7 @@ export class StackView {
     // The stage's configuration where it is read, the networks' endpoints beside it for the chain watcher.
     if (readsStageConfiguration(definition)) {
       grant(['ssm:GetParameters'], this.parameterNamed('configuration'));
-      if (watchesChains(definition)) grant(['ssm:GetParameters'], this.parameterNamed('chain-endpoints'));
+      if (readsChainEndpoints(definition)) grant(['ssm:GetParameters'], this.parameterNamed('chain-endpoints'));
     }
     return sorted(new Set(pairs));
   }

@@ -5,6 +5,7 @@
  * the background, the last kept when a read fails. SSM is the one part stood in for: a client
  * that answers GetParameters from a map.
  */
+import { DEFAULT_PAYOUT_FEES } from '../../shared/domain/payouts/index.js';
 import type { GetParametersCommand, GetParametersCommandOutput, SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
 import { parseConfig, stageConfigurationOf, type StageConfiguration, type StageConfigurationSource } from '../../shared/config.js';
@@ -22,7 +23,7 @@ const USDT_ON_ETHEREUM = '0x1111111111111111111111111111111111111111';
 const base = (): StageConfiguration => {
   const chains = defaultChains('prod');
   chains.ethereum.watched = true;
-  return { providers: [], chains };
+  return { providers: [], chains, payoutFees: DEFAULT_PAYOUT_FEES };
 };
 const document = (change: Record<string, unknown> = {}): string => JSON.stringify({ providers: [PSP_ONE], tokens: { ethereum: { USDT: USDT_ON_ETHEREUM } }, ...change });
 

@@ -14,6 +14,6 @@ export type { ProviderSettlementDeps, ReconciliationPolicy } from './provider-se
 export { ownedTransaction, TransactionService } from './transaction-service.js';
 export type { Ledger, UniqueClaim } from './transaction-service.js';
 export { CryptoPayoutService } from './crypto-payout-service.js';
-export type { CryptoPayoutServiceDeps, PayoutConfiguration, PayoutQueue, PayoutSendRequest } from './crypto-payout-service.js';
+export type { PayoutQueue, PayoutSendRequest } from './crypto-payout-service.js';
 export { PayoutSender, PayoutSettlement, PayoutWaits } from './payout-sending.js';
-export type { PayoutChains, PayoutRecords, PayoutSettlementSummary, SendOutcome, TreasuryNonce } from './payout-sending.js';
+export type { PayoutChains, PayoutRecords, TreasuryNonce } from './payout-sending.js';

@@ -42,6 +42,22 @@ export function cryptoPayoutProblem(request: CryptoPayoutRequest): Invalid | und
   return undefined;
 }
 
+/**
+ * The gateway's payout fee per currency, in the currency's units, unless the stage's configuration
+ * sets another (docs/operations.md#stage-configuration): about a US dollar or less, beside the
+ * network fee, which is charged as it is quoted.
+ */
+export const DEFAULT_PAYOUT_FEES: Readonly<Record<CryptoAssetCode, string>> = {
+  BTC: '0.00001',
+  ETH: '0.0003',
+  BNB: '0.001',
+  POL: '2',
+  TRX: '3',
+  FTN: '1',
+  USDT: '1',
+  USDC: '1',
+};
+
 export interface CryptoPayoutFees {
   /** The gateway's payout fee in the payout's currency (configuration, per currency). */
   processing: string;

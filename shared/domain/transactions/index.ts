@@ -5,4 +5,4 @@ export type { CallbackPayload, ChainPosition, DepositValuation, ListTransactions
 export { payoutRecipient, withdrawalRecipient, withdrawalRequestSchema, withdrawalVariant, withdrawTransaction, withMaskedCard } from './withdrawals.js';
 export type { WithdrawalRequest, WithdrawTransaction } from './withdrawals.js';
 export { cryptoPayoutTransaction, followedOnChain, isCryptoPayout, lastAttempt, payoutOrderOf, smallestUnits, withAttempt } from './crypto-payouts.js';
-export type { CryptoPayoutTransaction, PayoutAttempt, PayoutSending } from './crypto-payouts.js';
+export type { CryptoPayoutTransaction } from './crypto-payouts.js';
