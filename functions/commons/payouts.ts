@@ -19,6 +19,7 @@ import { KeyFileTreasurySigner } from '../../shared/signers/key-file-signer.js';
 import { KmsTreasurySigner } from '../../shared/signers/kms-signer.js';
 import { DynamoPayoutAddressStore } from '../../shared/store/payout-addresses.js';
 import { documentClient } from '../../shared/store/dynamo.js';
+import { callbackPublisher } from './callbacks.js';
 import { rateSource } from './rates.js';
 import { stageConfiguration } from './stage-configuration.js';
 import { balanceStore, merchantStore, transactionStore } from './stores.js';
@@ -62,6 +63,7 @@ export const cryptoPayoutService = (): CryptoPayoutService =>
     configuration: () => stageConfiguration.current(),
     rates: rateSource,
     queue: payoutQueue(),
+    callbacks: callbackPublisher,
     log: logger,
     stage,
     clock: () => new Date(),

@@ -42,7 +42,7 @@ import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import { ERROR_STATUS, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared/errors.js';
 import { AUTHORIZER_CACHE_SECONDS, GATEWAY_MESSAGES, PER_KEY_THROTTLE, PUBLIC_ROUTE_THROTTLE, STAGE_METHOD_THROTTLE, THROTTLED_RETRY_AFTER_SECONDS } from '../../shared/platform.js';
-import { functionsForStage, type GatewayFunction as FunctionDefinition, type HttpRoute } from '../../shared/routes.js';
+import { functionsForStage, readsChainEndpoints, type GatewayFunction as FunctionDefinition, type HttpRoute } from '../../shared/routes.js';
 import type { Stage } from '../../shared/stage.js';
 import { pascalCase } from './construct-ids.js';
 import { DemoProvider } from './demo-provider.js';
@@ -50,7 +50,7 @@ import type { GatewayDataStack } from './gateway-data.js';
 import { GatewayFunction, SERVICE_NAME, type ApiKeyRegistration, type GatewayFunctionProps } from './gateway-function.js';
 import { demoProviderRoute } from '../../shared/domain/providers/index.js';
 import type { ProviderWithSecret } from './payment-providers.js';
-import { stageConfigurationParameter, type WatchedNetworks } from './stage-configuration.js';
+import { chainEndpointsParameterName, stageConfigurationParameter, type WatchedNetworks } from './stage-configuration.js';
 import { removalPolicyOf, type StageSettings } from './stage-settings.js';
 import { acknowledge } from './nag.js';
 import { createStageWebAcl } from './web-acl.js';
@@ -452,13 +452,16 @@ export class GatewayApiStack extends Stack {
     this.providers = [...(demo ? [demo] : []), ...data.partnerSecrets.partners];
     this.stageConfiguration = stageConfigurationParameter(this, 'StageConfigurationParameter', { stage, providers: this.providers, watchedNetworks });
 
+    // The networks' endpoints are the jobs stack's parameter (its operators' ChainRpc… parameters):
+    // the routes that quote and hand over payouts read it by its name, which the stage fixes.
+    const chainEndpoints = StringParameter.fromStringParameterName(this, 'ChainEndpointsParameter', chainEndpointsParameterName(stage));
     const propsOf = (definition: FunctionDefinition): GatewayFunctionProps => {
       const props = functionProps(definition);
       return {
         ...props,
         environment: { ...props.environment, PUBLIC_BASE_URL: this.publicBaseUrl },
         providerSecrets: this.providers.map(({ secret }) => secret),
-        stageConfiguration: { configuration: this.stageConfiguration },
+        stageConfiguration: { configuration: this.stageConfiguration, ...(readsChainEndpoints(definition) ? { chainEndpoints } : {}) },
         apiKeyRegistration: this.api.apiKeyRegistration,
       };
     };

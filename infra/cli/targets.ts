@@ -158,7 +158,18 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
   const store = new DynamoMerchantStore(documentClient(dynamo), { merchants: outputs.TableMerchants!, apiKeys: outputs.TableApiKeys! });
   /** The tables of the money's records: the books and the day totals work on them. */
   const ledgerTables = (): BalanceTables & TransactionTables => {
-    const tables = ['TableTransactions', 'TableInvoices', 'TableOutbox', 'TableUniques', 'TableBalances', 'TableBalanceEntries', 'TableDailyTotals', 'TableChain'] as const;
+    const tables = [
+      'TableTransactions',
+      'TableInvoices',
+      'TableOutbox',
+      'TableUniques',
+      'TableBalances',
+      'TableBalanceEntries',
+      'TableDailyTotals',
+      'TableChain',
+      'TableAuditLog',
+      'TableDashboardUsers',
+    ] as const;
     const lacking = tables.filter((name) => !outputs[name]);
     if (lacking.length > 0) throw new AdminError(`The stacks PaymentGateway-${stage}-* lack the outputs ${lacking.join(', ')}: deploy this version first`);
     return {
@@ -170,6 +181,8 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
       balanceEntries: outputs.TableBalanceEntries!,
       dailyTotals: outputs.TableDailyTotals!,
       chain: outputs.TableChain!,
+      auditLog: outputs.TableAuditLog!,
+      dashboardUsers: outputs.TableDashboardUsers!,
     };
   };
   const wallets = (): DynamoWalletStore => {

@@ -7,7 +7,7 @@
 import { GetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { AuditEntry, CodeUse } from '../domain/dashboard/index.js';
 import type { PayoutAddress, PayoutAddressStore } from '../domain/payouts/index.js';
-import { auditPut } from './audit-log.js';
+import { auditPut, codeUseUpdate } from './audit-log.js';
 import { commitTransaction, queryAll, type TransactItem } from './dynamo.js';
 
 const addressKeyOf = ({ network, address }: Pick<PayoutAddress, 'network' | 'address'>): string => `${network}#${address}`;
@@ -39,19 +39,7 @@ export class DynamoPayoutAddressStore implements PayoutAddressStore {
       { Put: { TableName: this.tables.payoutAddresses, Item: { ...address, addressKey: addressKeyOf(address) }, ConditionExpression: 'attribute_not_exists(merchantId)' } },
       auditPut(this.tables.auditLog, entry),
     ];
-    if (code) {
-      items.push({
-        Update: {
-          TableName: this.tables.dashboardUsers,
-          Key: { email: code.email },
-          UpdateExpression: 'SET #step = :step',
-          // A user of the address's merchant, who took no code of this step or a later one since it was read.
-          ConditionExpression: '#merchant = :merchant AND (attribute_not_exists(#step) OR #step < :step)',
-          ExpressionAttributeNames: { '#step': 'lastTotpStep', '#merchant': 'merchantId' },
-          ExpressionAttributeValues: { ':step': code.step, ':merchant': address.merchantId },
-        },
-      });
-    }
+    if (code) items.push(codeUseUpdate(this.tables.dashboardUsers, code, address.merchantId));
     const result = await commitTransaction(this.client, items);
     if (result === 'committed') return 'added';
     if (result === 'contended') throw new Error('The payout addresses or the user were being changed by another request');

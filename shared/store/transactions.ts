@@ -9,7 +9,8 @@ import { type BalancePosting, type CheckedTransaction, countsOfLedgerWrite, type
 import type { CallbackEntry } from '../domain/callbacks/index.js';
 import { type CommitResult, type Listing, listingFilters, type Page } from '../domain/kernel/index.js';
 import type { InvoiceUpdate } from '../domain/invoicing/index.js';
-import type { Ledger, PayoutRecords, TreasuryNonce, UniqueClaim } from '../domain/payments/index.js';
+import type { Ledger, PayoutRecords, PersonsDecision, TreasuryNonce, UniqueClaim } from '../domain/payments/index.js';
+import { auditPut, codeUseUpdate } from './audit-log.js';
 import { type CryptoPayoutTransaction, followedOnChain, type Transaction, type TransactionFilters, type TransactionProvider, type TransactionStatus } from '../domain/transactions/index.js';
 import { changedBetween, changeShardOf, commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { invoiceStatusKey } from './invoices.js';
@@ -22,6 +23,9 @@ export interface TransactionTables extends BalanceTables {
   transactions: string;
   /** The chain watchers' state, which also keeps each network's EVM treasury nonce (`treasury#{network}`). */
   chain: string;
+  /** Where a person's decision on a transaction (a payout's approval) is logged, and the user whose code confirmed it. */
+  auditLog: string;
+  dashboardUsers: string;
   invoices: string;
   outbox: string;
   uniques: string;
@@ -216,8 +220,9 @@ export class DynamoTransactionStore implements Ledger, PayoutRecords {
   async transition(
     next: Transaction,
     from: TransactionStatus,
-    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[] } = {},
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[]; decision?: PersonsDecision } = {},
   ): Promise<CommitResult> {
+    const { decision } = options;
     return commitTransaction(this.client, [
       {
         Put: {
@@ -233,6 +238,7 @@ export class DynamoTransactionStore implements Ledger, PayoutRecords {
       ...dailyTotalWrites(this.tables.dailyTotals, countsOfLedgerWrite(next, options.posting, options.invoice)),
       ...(options.callbacks ?? []).map((callback) => outboxPut(this.tables.outbox, callback)),
       ...(options.releaseClaims ?? []).map((id) => ({ Delete: { TableName: this.tables.uniques, Key: { id } } })),
+      ...(decision ? [auditPut(this.tables.auditLog, decision.entry), codeUseUpdate(this.tables.dashboardUsers, decision.code, next.merchantId)] : []),
     ]);
   }
 

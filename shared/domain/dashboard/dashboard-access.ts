@@ -86,7 +86,9 @@ export type AuditAction =
   | 'callback.resent'
   | 'report.requested'
   | 'payout_address.added'
-  | 'payout_address.removed';
+  | 'payout_address.removed'
+  | 'payout.approved'
+  | 'payout.rejected';
 
 export interface AuditEntry {
   merchantId: string;

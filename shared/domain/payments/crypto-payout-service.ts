@@ -6,13 +6,14 @@
  */
 import type { Stage } from '../../stage.js';
 import { type Chains, NATIVE_ASSETS, withdrawalOrderClaimId } from '../chains/index.js';
-import { AlreadyUsed, type CommitResult, Conflict, type CryptoNetwork, Decimal, decimalsOf, InsufficientBalance, Invalid, Unavailable } from '../kernel/index.js';
+import { AlreadyUsed, type CommitResult, Conflict, type CryptoNetwork, Decimal, decimalsOf, InsufficientBalance, Invalid, NotFound, Unavailable } from '../kernel/index.js';
+import type { AuditEntry, CodeUse } from '../dashboard/index.js';
 import { type BalanceReader, heldFor, payingMerchant, requireAvailable, writeWithEntries } from '../ledger/index.js';
 import type { MerchantProfiles } from '../merchants/index.js';
 import { checkedPayoutAddress, cryptoPayoutFees, cryptoPayoutProblem, type CryptoPayoutRequest, needsApproval, type PayoutAddress, payoutAddressStatus, type PayoutChain } from '../payouts/index.js';
 import { crossRate, type RateSource } from '../rates/index.js';
-import { type CryptoPayoutTransaction, cryptoPayoutTransaction, smallestUnits } from '../transactions/index.js';
-import type { Ledger, UniqueClaim } from './transaction-service.js';
+import { callbackEntry, type CryptoPayoutTransaction, cryptoPayoutTransaction, isCryptoPayout, smallestUnits } from '../transactions/index.js';
+import { type Ledger, ownedTransaction, type UniqueClaim } from './transaction-service.js';
 
 /** Where a payout goes once it may be sent: its network's sender, one payout at a time, in order. */
 export interface PayoutQueue {
@@ -41,6 +42,8 @@ export interface CryptoPayoutServiceDeps {
   configuration: () => PayoutConfiguration;
   rates: RateSource;
   queue: PayoutQueue;
+  /** Hands a rejected payout's callback to the sender at once (the outbox's sweep does it otherwise). */
+  callbacks: { publish(callbackIds: string[]): Promise<number> };
   log: { warn(message: string, details: Record<string, unknown>): void };
   stage: Stage;
   clock: () => Date;
@@ -103,6 +106,43 @@ export class CryptoPayoutService {
     }
     if (payout.status === 'processing') await this.handOver(payout);
     return payout;
+  }
+
+  /**
+   * An owner's decision on a payout waiting for approval, confirmed with a fresh TOTP code:
+   * approved, it is `processing` and goes to its network's sender; rejected, it is `failed`, its
+   * reserve released and the merchant called back. Written with its audit entry and the code's
+   * use, or not at all.
+   */
+  async decide(merchantId: string, transactionId: string, decision: 'approve' | 'reject', code: CodeUse): Promise<CryptoPayoutTransaction> {
+    const payout = await ownedTransaction(this.deps.ledger, merchantId, transactionId);
+    if (!isCryptoPayout(payout)) throw new NotFound('Transaction');
+    if (payout.status !== 'pending_approval') throw new Conflict(`The payout is ${payout.status}: only a payout waiting for approval is approved or rejected`);
+    const now = this.deps.clock();
+    const next: CryptoPayoutTransaction = {
+      ...payout,
+      status: decision === 'approve' ? 'processing' : 'failed',
+      updatedAt: now.toISOString(),
+      payout: { ...payout.payout, decidedBy: code.email },
+    };
+    const entry: AuditEntry = {
+      merchantId,
+      id: this.deps.newId(),
+      at: now.toISOString(),
+      actor: code.email,
+      action: decision === 'approve' ? 'payout.approved' : 'payout.rejected',
+      subject: `${payout.id}: ${payout.amount} ${payout.currency} on ${payout.network} to ${payout.address}`,
+    };
+    const callbacks = decision === 'reject' ? [callbackEntry(next, now)] : [];
+    const result = await writeWithEntries(this.deps.balances, payout, next, (posting) => this.deps.ledger.transition(next, 'pending_approval', { posting, callbacks, decision: { entry, code } }));
+    if (result !== 'committed') {
+      const now = await this.deps.ledger.get(transactionId);
+      if (now?.status !== 'pending_approval') throw new Conflict(`The payout is ${now?.status ?? 'gone'}: it was decided meanwhile`);
+      throw Invalid.of('code', 'code was used already: enter the next one');
+    }
+    if (callbacks.length > 0) await this.deps.callbacks.publish(callbacks.map((callback) => callback.id));
+    if (next.status === 'processing') await this.handOver(next);
+    return next;
   }
 
   /**

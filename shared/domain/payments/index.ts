@@ -12,7 +12,7 @@ export { ProviderRequests } from './provider-requests.js';
 export { ProviderSettlement, RECONCILIATION_POLICY } from './provider-settlement.js';
 export type { ProviderSettlementDeps, ReconciliationPolicy } from './provider-settlement.js';
 export { ownedTransaction, TransactionService } from './transaction-service.js';
-export type { Ledger, UniqueClaim } from './transaction-service.js';
+export type { Ledger, PersonsDecision, UniqueClaim } from './transaction-service.js';
 export { CryptoPayoutService } from './crypto-payout-service.js';
 export type { PayoutQueue, PayoutSendRequest } from './crypto-payout-service.js';
 export { PayoutSender, PayoutSettlement, PayoutWaits } from './payout-sending.js';

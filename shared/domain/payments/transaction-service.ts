@@ -6,6 +6,7 @@
  */
 import { writeWithEntries, type BalancePosting, type BalanceReader } from '../ledger/index.js';
 import type { CallbackEntry } from '../callbacks/index.js';
+import type { AuditEntry, CodeUse } from '../dashboard/index.js';
 import { callbackEntry, type ChainPosition, depositTransaction, type DepositValuation, isFinalStatus, type Transaction, type TransactionStatus, type TransactionView } from '../transactions/index.js';
 import {
   amountRuleProblem,
@@ -41,7 +42,20 @@ export interface Ledger {
   get(id: string): Promise<Transaction | undefined>;
   getClaim(id: string): Promise<UniqueClaim | undefined>;
   insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[] }): Promise<CommitResult>;
-  transition(next: Transaction, from: TransactionStatus, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[] }): Promise<CommitResult>;
+  transition(
+    next: Transaction,
+    from: TransactionStatus,
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[]; decision?: PersonsDecision },
+  ): Promise<CommitResult>;
+}
+
+/**
+ * A change a dashboard user made with a fresh TOTP code (approving a payout): its audit entry, and
+ * the code's use on the user, written with the change or not at all.
+ */
+export interface PersonsDecision {
+  entry: AuditEntry;
+  code: CodeUse;
 }
 
 export interface TransactionServiceDeps {

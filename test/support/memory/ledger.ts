@@ -11,7 +11,8 @@ import type { CheckedTransaction, RecordPosition } from '../../../shared/domain/
 import type { CallbackEntry } from '../../../shared/domain/callbacks/callbacks.js';
 import { countsOfLedgerWrite } from '../../../shared/domain/ledger/daily-totals.js';
 import type { InvoiceUpdate } from '../../../shared/domain/invoicing/payments.js';
-import type { Ledger, UniqueClaim } from '../../../shared/domain/payments/transaction-service.js';
+import type { Ledger, PersonsDecision, UniqueClaim } from '../../../shared/domain/payments/transaction-service.js';
+import type { AuditEntry } from '../../../shared/domain/dashboard/index.js';
 import type { CommitResult } from '../../../shared/domain/kernel/retry.js';
 import type { Transaction, TransactionProvider, TransactionStatus } from '../../../shared/domain/transactions/transactions.js';
 import { type CryptoPayoutTransaction, followedOnChain } from '../../../shared/domain/transactions/crypto-payouts.js';
@@ -58,10 +59,15 @@ export class MemoryLedger implements Ledger {
   async transition(
     next: Transaction,
     from: TransactionStatus,
-    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[] } = {},
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[]; decision?: PersonsDecision } = {},
   ): Promise<CommitResult> {
-    const { invoice, posting, callbacks = [], releaseClaims = [] } = options;
+    const { invoice, posting, callbacks = [], releaseClaims = [], decision } = options;
     if (this.transactions.get(next.id)?.status !== from || !this.writable(invoice, posting, callbacks)) return 'stale';
+    if (decision && (this.codeSteps.get(decision.code.email) ?? -1) >= decision.code.step) return 'stale';
+    if (decision) {
+      this.codeSteps.set(decision.code.email, decision.code.step);
+      this.auditEntries.push(structuredClone(decision.entry));
+    }
     this.transactions.set(next.id, structuredClone(next));
     for (const id of releaseClaims) this.claims.delete(id);
     this.commit(next, invoice, posting, callbacks);
@@ -80,6 +86,9 @@ export class MemoryLedger implements Ledger {
   }
 
   private readonly nonces = new Map<string, number>();
+  /** The last TOTP step each dashboard user took, and the audit entries of decisions, as the users' and audit tables keep them. */
+  readonly codeSteps = new Map<string, number>();
+  readonly auditEntries: AuditEntry[] = [];
 
   async recordAttempt(next: CryptoPayoutTransaction, attempts: number, nonce?: TreasuryNonce): Promise<boolean> {
     const current = this.transactions.get(next.id) as CryptoPayoutTransaction | undefined;
