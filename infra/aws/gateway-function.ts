@@ -221,7 +221,7 @@ export class GatewayFunction extends NodejsFunction {
       // Every table's name but those named only where granted (`namedWhereGranted`): the shared
       // config validates the others at cold start, and a name grants nothing.
       ...Object.fromEntries(TABLE_KEYS.filter((key) => namedEverywhere(key) || tableGrantsOf(definition).some(({ table }) => table === key)).map((key) => [tableEnvVar(key), tables[key].tableName])),
-      ...queueEnvironment(queues),
+      ...queueEnvironment(queues, definition),
       // Unlike the queues, only where it is used: the key and the bucket are what is protected.
       ...(vault ? { VAULT_KMS_KEY_ID: vault.key.keyArn } : {}),
       ...(vault && usesReceipts(definition) ? { RECEIPTS_BUCKET: vault.receipts.bucketName } : {}),
@@ -374,11 +374,13 @@ export class GatewayFunction extends NodejsFunction {
   }
 }
 
-/** `{urlVariable}` and `{deadLetterUrlVariable}` of every queue. */
-export function queueEnvironment(queues: StageQueues): Record<string, string> {
+/** `{urlVariable}` and `{deadLetterUrlVariable}` of every queue, but of one `namedWhereUsed` where the function neither sends to it nor consumes it. */
+export function queueEnvironment(queues: StageQueues, fn: FunctionDefinition): Record<string, string> {
+  const uses = (name: QueueName) => (fn.sendsTo ?? []).includes(name) || (fn.kind === 'queue' && fn.queue === name);
   return Object.fromEntries(
     (Object.entries(queues) as [QueueName, QueueWithDeadLetter][]).flatMap(([name, { queue, deadLetterQueue }]) => {
       const definition: QueueDefinition = QUEUES[name];
+      if (definition.namedWhereUsed && !uses(name)) return [];
       return [
         [definition.urlVariable, queue.queueUrl],
         [definition.deadLetterUrlVariable, deadLetterQueue.queueUrl],

@@ -26,6 +26,11 @@ export interface QueueDefinition {
    * name, and its dead-letter queue's, end in `.fifo`). Lambda takes no batching window from one.
    */
   fifo?: boolean;
+  /**
+   * Its URLs are in the environment of the functions that send to it or consume it alone (Lambda's
+   * environment holds 4 KB); the others' are everywhere, where the shared configuration reads them.
+   */
+  namedWhereUsed?: true;
 }
 
 /** Every queue, defined once for the AWS stacks and the local runtime. */
@@ -66,6 +71,7 @@ export const QUEUES = {
     // (decisions on crypto payouts): the group is the network, each message a payout to send or
     // a stuck transaction to replace, deduplicated by what it asks.
     fifo: true,
+    namedWhereUsed: true,
     // send-payout: 6 x 60 s. A payout the treasury cannot pay yet waits this long between tries,
     // holding its network's later payouts behind it, in order.
     visibilityTimeoutSeconds: 360,
