@@ -1,0 +1,291 @@
+/**
+ * Crypto payouts end to end on a real EVM node (Hardhat on loopback), through the functions as
+ * the runtime runs them: `POST /api/v2/payouts` reserving in DynamoDB Local and queueing on the
+ * local SQS FIFO queue, `send-payout` signing with the treasury's key file, `watch-chain` settling
+ * after the confirmations. ETH and the test USDT arrive to the wei; racing payouts never overspend;
+ * a stuck transaction is replaced; a reverted token transfer is released less its fee; a payout
+ * whose block is reorganised away is settled once; a sender stopped between signing and
+ * broadcast sends the same transaction when it resumes.
+ */
+import { randomUUID } from 'node:crypto';
+import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { createPublicClient, erc20Abi, http, parseEther, type Address, type Hex, type PublicClient } from 'viem';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compileTestToken, startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
+import { invoker } from '../../infra/local/functions.js';
+import { LOCAL_REGION } from '../../infra/local/environment.js';
+import { sqsRecord } from '../../infra/local/queue-consumer.js';
+import { config } from '../../shared/config.js';
+import { FUNCTIONS } from '../../shared/routes.js';
+import { BalanceService } from '../../shared/domain/ledger/index.js';
+import { Decimal } from '../../shared/domain/kernel/index.js';
+import { PayoutAddresses, treasuryAddress } from '../../shared/domain/payouts/index.js';
+import type { CryptoPayoutTransaction } from '../../shared/domain/transactions/index.js';
+import { sqsClient } from '../../shared/queue/sqs.js';
+import { KeyFileTreasurySigner } from '../../shared/signers/key-file-signer.js';
+import { DynamoBalanceStore } from '../../shared/store/balances.js';
+import { documentClient } from '../../shared/store/dynamo.js';
+import { DynamoPayoutAddressStore } from '../../shared/store/payout-addresses.js';
+import { DynamoTransactionStore } from '../../shared/store/transactions.js';
+import { invoke, loadFunction } from '../support/invoke.js';
+import { seedKey, seedMerchant, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
+import { RpcProxy } from '../support/rpc-proxy.js';
+
+const CONFIRMATIONS = 3;
+const STUCK_SECONDS = 2;
+const RECIPIENT: Address = '0x00000000000000000000000000000000BEef0101';
+const PAYOUT_ENV = ['GATEWAY_RPC_ETHEREUM', 'GATEWAY_TOKENS_ETHEREUM', 'GATEWAY_CONFIRMATIONS_ETHEREUM', 'GATEWAY_PAYOUT_STUCK_S'] as const;
+
+let chain: LocalChain;
+let client: PublicClient;
+let usdt: Address;
+let proxy: RpcProxy;
+/** Refuses the next broadcasts, as a sender stopped before it could send would leave them unsent. */
+let refuseBroadcasts = 0;
+let treasury: Address;
+let merchant: SeededMerchant;
+const savedEnv = new Map<string, string | undefined>();
+const ledger = () => new DynamoTransactionStore(documentClient, config().tables);
+const run = invoker(loadFunction);
+const definition = (name: string) => FUNCTIONS.find((fn) => fn.name === name)!;
+
+beforeAll(async () => {
+  const [started, compiled] = await Promise.allSettled([startLocalChain(), compileTestToken()]);
+  if (started.status === 'rejected') throw started.reason;
+  chain = started.value;
+  if (compiled.status === 'rejected') throw compiled.reason;
+  client = createPublicClient({ transport: http(chain.rpcUrl) });
+  usdt = await chain.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000' });
+  proxy = await RpcProxy.start(chain.rpcUrl);
+  proxy.fault = (calls) => {
+    if (refuseBroadcasts === 0 || !calls.some((call) => call.method === 'eth_sendRawTransaction')) return undefined;
+    refuseBroadcasts -= 1;
+    return 'refuse';
+  };
+  for (const name of PAYOUT_ENV) savedEnv.set(name, process.env[name]);
+  process.env.GATEWAY_RPC_ETHEREUM = proxy.url;
+  process.env.GATEWAY_TOKENS_ETHEREUM = JSON.stringify({ USDT: usdt });
+  process.env.GATEWAY_CONFIRMATIONS_ETHEREUM = String(CONFIRMATIONS);
+  process.env.GATEWAY_PAYOUT_STUCK_S = String(STUCK_SECONDS);
+
+  const signer = config().treasurySigner;
+  if (signer.kind !== 'local') throw new Error('The tests sign with key files');
+  treasury = treasuryAddress('evm', await new KeyFileTreasurySigner(signer.directory).publicKey('evm'), 'demo') as Address;
+  await chain.sendNative({ to: treasury, amount: '100' });
+  await chain.sendToken({ to: treasury, amount: '100000', token: usdt });
+
+  merchant = await seedMerchant();
+  const addresses = new PayoutAddresses({
+    addresses: new DynamoPayoutAddressStore(documentClient, config().tables),
+    merchants: testMerchantStore(),
+    stage: 'demo',
+    clock: () => new Date(),
+    newId: randomUUID,
+  });
+  await addresses.add(merchant.merchant.id, { network: 'ethereum', address: RECIPIENT }, 'operator');
+  await fund(merchant, 'USDT', '100000');
+  await fund(merchant, 'ETH', '50');
+}, 120_000);
+
+afterAll(async () => {
+  for (const [name, value] of savedEnv) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  await proxy?.stop();
+  await chain?.stop();
+});
+
+async function fund(owner: SeededMerchant, currency: string, amount: string): Promise<void> {
+  const service = new BalanceService({ balances: new DynamoBalanceStore(documentClient, config().tables), merchants: testMerchantStore(), clock: () => new Date(), newId: randomUUID });
+  await service.adjust(owner.merchant.id, { currency, amount: new Decimal(amount), reason: 'Funds for the payout tests' });
+}
+
+const pay = (fields: Record<string, unknown>, options: { apiKey?: string; key?: string | null } = {}) =>
+  invoke('create-payout', {
+    apiKey: options.apiKey ?? merchant.apiKey,
+    headers: options.key === null ? {} : { 'idempotency-key': options.key ?? randomUUID() },
+    body: { amount: '25', currency: 'USDT', network: 'ethereum', address: RECIPIENT, ...fields },
+  });
+
+/** What the payouts queue holds, handed to send-payout one message at a time, as the FIFO queue's one message group does; each outcome's failed ids. */
+async function sendQueued(): Promise<number> {
+  const queueUrl = config().payoutQueueUrl!;
+  let handled = 0;
+  for (;;) {
+    const { Messages = [] } = await sqsClient.send(
+      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, AttributeNames: ['All'], MessageSystemAttributeNames: ['All'] }),
+    );
+    const [message] = Messages;
+    if (!message) return handled;
+    const outcome = (await run(definition('send-payout'), { Records: [sqsRecord(message, { url: queueUrl, arn: 'arn:aws:sqs:local:000000000000:payouts.fifo' }, LOCAL_REGION)] })) as {
+      batchItemFailures: unknown[];
+    };
+    handled += 1;
+    // A failed record is delivered again, here at once rather than after the queue's visibility timeout; the test decides when.
+    if (outcome.batchItemFailures.length > 0) {
+      await sqsClient.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle!, VisibilityTimeout: 0 }));
+      return handled;
+    }
+    await sqsClient.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle! }));
+  }
+}
+
+const watch = () => run(definition('watch-chain'), { network: 'ethereum' });
+const stored = async (id: string) => (await ledger().get(id)) as CryptoPayoutTransaction;
+const tokenBalance = (owner: Address) => client.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
+const balanceOf = async (currency: string) =>
+  ((await invoke('list-balances', { apiKey: merchant.apiKey })).body.data.items as { currency: string; available: string; reserved: string }[]).find((item) => item.currency === currency)!;
+
+async function withoutAutomine<T>(work: () => Promise<T>): Promise<T> {
+  await client.request({ method: 'evm_setAutomine' as never, params: [false] as never });
+  try {
+    return await work();
+  } finally {
+    await client.request({ method: 'evm_setAutomine' as never, params: [true] as never });
+  }
+}
+
+describe('a crypto payout on the EVM node', () => {
+  it('pays USDT to the unit and ETH to the wei, settled with the withdraw callback once deep enough', async () => {
+    const tokensBefore = await tokenBalance(RECIPIENT);
+    const ethBefore = await client.getBalance({ address: RECIPIENT });
+    const token = await pay({ amount: '25.000001' });
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    expect(token.body.data).toMatchObject({ type: 'withdraw', status: 'processing', network: 'ethereum', address: RECIPIENT, transactionHash: null, amount: '25.000001' });
+    const ether = await pay({ amount: '1.234567890123456789', currency: 'ETH' });
+    expect(ether.status, JSON.stringify(ether.body)).toBe(200);
+
+    expect(await sendQueued()).toBe(2);
+    const [sentToken, sentEther] = [await stored(token.body.data.id), await stored(ether.body.data.id)];
+    expect(sentToken.payout.attempts).toHaveLength(1);
+    // Each mined in a block of its own as it was broadcast: the token's is 2 deep, the ether's 1.
+    await watch();
+    expect((await stored(token.body.data.id)).status).toBe('processing');
+    await chain.mine(1);
+    await watch();
+    expect((await stored(token.body.data.id)).status).toBe('confirmed');
+    expect((await stored(ether.body.data.id)).status).toBe('processing');
+    await chain.mine(1);
+    await watch();
+
+    expect(await stored(token.body.data.id)).toMatchObject({ status: 'confirmed', transactionHash: sentToken.transactionHash });
+    expect(await stored(ether.body.data.id)).toMatchObject({ status: 'confirmed', transactionHash: sentEther.transactionHash });
+    expect((await tokenBalance(RECIPIENT)) - tokensBefore).toBe(25_000_001n);
+    expect((await client.getBalance({ address: RECIPIENT })) - ethBefore).toBe(parseEther('1.234567890123456789'));
+    const callbacks = await invoke('list-transaction-callbacks', { apiKey: merchant.apiKey, pathParameters: { transactionId: token.body.data.id } });
+    expect(callbacks.body.data.map((delivery: { webhookId: string }) => delivery.webhookId)).toEqual([`${token.body.data.id}:confirmed`]);
+    const view = (await invoke('get-transaction', { apiKey: merchant.apiKey, pathParameters: { transactionId: token.body.data.id } })).body.data;
+    expect(view).toMatchObject({ type: 'withdraw', status: 'confirmed', network: 'ethereum', transactionHash: sentToken.transactionHash, address: RECIPIENT });
+  });
+
+  it('refuses a request without Idempotency-Key (400) or from a key without the payouts scope (403), reserving nothing', async () => {
+    const before = await balanceOf('USDT');
+    const unkeyed = await pay({}, { key: null });
+    expect(unkeyed.status).toBe(400);
+    expect(unkeyed.body.errors[0].code).toBe('bad_request');
+    const readOnly = await seedKey(merchant.merchant.id, { scopes: ['read', 'payments'] });
+    const forbidden = await pay({}, { apiKey: readOnly });
+    expect(forbidden.status).toBe(403);
+    expect(forbidden.body.errors[0].message).toBe('This API key lacks the scope payouts');
+    const elsewhere = await pay({ address: '0x00000000000000000000000000000000BeEf0202' });
+    expect(elsewhere.status).toBe(422);
+    expect(await balanceOf('USDT')).toEqual(before);
+    expect(await sendQueued()).toBe(0);
+  });
+
+  it('sends 20 racing payouts each once, in nonce order, never paying more than was reserved', async () => {
+    const nonceBefore = await client.getTransactionCount({ address: treasury });
+    const tokensBefore = await tokenBalance(RECIPIENT);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => pay({ amount: '10' })));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(20).fill(200));
+    expect(await sendQueued()).toBe(20);
+    await chain.mine(CONFIRMATIONS);
+    await watch();
+    const settled = await Promise.all(answers.map((answer) => stored(answer.body.data.id)));
+    expect(settled.every((payout) => payout.status === 'confirmed' && payout.payout.attempts.length === 1)).toBe(true);
+    expect(await client.getTransactionCount({ address: treasury })).toBe(nonceBefore + 20);
+    expect((await tokenBalance(RECIPIENT)) - tokensBefore).toBe(200_000_000n);
+  });
+
+  it('broadcasts, when the sender resumes, the transaction it signed before it stopped: one on chain', async () => {
+    const nonceBefore = await client.getTransactionCount({ address: treasury });
+    const payout = (await pay({ amount: '7' })).body.data;
+    refuseBroadcasts = 1;
+    expect(await sendQueued()).toBe(1);
+    const signed = await stored(payout.id);
+    expect(signed.payout.attempts).toHaveLength(1);
+    expect(await client.getTransactionCount({ address: treasury })).toBe(nonceBefore);
+    expect(await sendQueued()).toBe(1);
+    await chain.mine(CONFIRMATIONS);
+    await watch();
+    expect(await stored(payout.id)).toMatchObject({ status: 'confirmed', transactionHash: signed.transactionHash });
+    expect(await client.getTransactionCount({ address: treasury })).toBe(nonceBefore + 1);
+  });
+
+  it('replaces a transaction left unmined past GATEWAY_PAYOUT_STUCK_S with the same nonce and higher fees', async () => {
+    const tokensBefore = await tokenBalance(RECIPIENT);
+    const payout = (await pay({ amount: '9' })).body.data;
+    const first = await withoutAutomine(async () => {
+      await sendQueued();
+      const sent = await stored(payout.id);
+      await new Promise((resolve) => setTimeout(resolve, STUCK_SECONDS * 1000 + 100));
+      await watch();
+      expect(await sendQueued()).toBe(1);
+      return sent;
+    });
+    const replaced = await stored(payout.id);
+    expect(replaced.payout.attempts).toHaveLength(2);
+    expect(replaced.transactionHash).not.toBe(first.transactionHash);
+    await chain.mine(CONFIRMATIONS);
+    await watch();
+    expect(await stored(payout.id)).toMatchObject({ status: 'confirmed', transactionHash: replaced.transactionHash });
+    expect((await tokenBalance(RECIPIENT)) - tokensBefore).toBe(9_000_000n);
+  });
+
+  it('fails a token transfer that reverted, releasing its reserve less the network fee it burnt', async () => {
+    const held = await tokenBalance(treasury);
+    await fund(merchant, 'USDT', '150000');
+    const before = await balanceOf('USDT');
+    // Two payouts each within the treasury's tokens, together beyond them: the second reverts when both are mined.
+    const half = new Decimal(held.toString()).div(1e6).mul(0.6).toDecimalPlaces(0).toString();
+    const [paid, reverted] = [(await pay({ amount: half })).body.data, (await pay({ amount: half })).body.data];
+    expect([paid.status, reverted.status]).toEqual(['processing', 'processing']);
+    await withoutAutomine(async () => {
+      expect(await sendQueued()).toBe(2);
+      await chain.mine(1);
+    });
+    await chain.mine(CONFIRMATIONS);
+    await watch();
+    const failed = await stored(reverted.id);
+    expect((await stored(paid.id)).status).toBe('confirmed');
+    expect(failed).toMatchObject({ status: 'failed' });
+    const spent = new Decimal(failed.fees.networkSpent!);
+    expect(spent.greaterThan(0)).toBe(true);
+    expect(spent.lessThanOrEqualTo(failed.fees.technical!)).toBe(true);
+    const after = await balanceOf('USDT');
+    const paidOut = new Decimal(paid.amount).plus(paid.fees.processing).plus(paid.fees.technical);
+    expect(new Decimal(before.available).minus(after.available).toString()).toBe(paidOut.plus(spent).toString());
+    expect(after.reserved).toBe(before.reserved);
+    await chain.sendToken({ to: treasury, amount: '100000', token: usdt });
+  });
+
+  it('settles a payout whose block was reorganised away only once, after it is mined again', async () => {
+    const tokensBefore = await tokenBalance(RECIPIENT);
+    const payout = (await pay({ amount: '11' })).body.data;
+    const snapshot = await chain.snapshot();
+    await sendQueued();
+    await watch();
+    expect((await stored(payout.id)).status).toBe('processing');
+    await chain.reorg({ snapshot, length: 2 });
+    expect(await client.getTransactionReceipt({ hash: (await stored(payout.id)).transactionHash as Hex }).catch(() => null)).toBeNull();
+    await watch();
+    await chain.mine(CONFIRMATIONS);
+    await watch();
+    await watch();
+    expect((await stored(payout.id)).status).toBe('confirmed');
+    expect((await tokenBalance(RECIPIENT)) - tokensBefore).toBe(11_000_000n);
+    const entries = (await invoke('list-balance-entries', { apiKey: merchant.apiKey, query: { transactionId: payout.id } })).body.data.items as { type: string }[];
+    expect(entries.map((entry) => entry.type).sort()).toEqual(['fee', 'payout', 'payout_reserve']);
+  });
+});
