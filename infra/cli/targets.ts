@@ -11,7 +11,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { treasuryReaderOf } from '../../shared/chain/treasury-balances.js';
 import type { CryptoNetwork } from '../../shared/domain/kernel/index.js';
 import { BalanceService, DailyTotalsRecount } from '../../shared/domain/ledger/index.js';
-import type { QueuedPayouts, TreasurySources } from '../../shared/domain/payouts/index.js';
+import type { TreasurySources } from '../../shared/domain/payouts/index.js';
 import { KeyFileTreasurySigner, treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
 import type { Stage } from '../../shared/stage.js';
 import { DynamoBalanceStore, type BalanceTables } from '../../shared/store/balances.js';
@@ -95,9 +95,6 @@ const dailyTotalsOver = (client: DynamoDBDocumentClient, tables: BalanceTables &
     totals: new DynamoDailyTotalsStore(client, tables.dailyTotals),
   });
 
-/** Crypto payouts are not stored anywhere yet (there is no payouts table): none waits for the treasury. */
-const NO_PAYOUTS_STORED: QueuedPayouts = { queued: async () => [] };
-
 export async function localTarget(dataDir: string): Promise<Target> {
   const stack = await readRunningStack(dataDir);
   if (!stack) throw new AdminError(`No local gateway is running from ${dataDir}; start it with npm start (or set GATEWAY_DATA_DIR)`);
@@ -116,7 +113,7 @@ export async function localTarget(dataDir: string): Promise<Target> {
       stage: stack.stage,
       signer: new KeyFileTreasurySigner(treasuryKeyDirectory(dataDir)),
       readers: Object.fromEntries(Object.entries(stack.chains).map(([network, chain]) => [network, treasuryReaderOf(network as CryptoNetwork, chain)])),
-      payouts: NO_PAYOUTS_STORED,
+      payouts: new DynamoTransactionStore(documentClient(client), stack.tables),
     }),
     admin: new MerchantAdmin(store, localKeyRegistry, new CallbackSecretVault(new KeyFileDataKeySource(stack.vaultKeyFile)), new DynamoChainStore(documentClient(client), stack.tables.chain), stack.stage),
     callbacks: { redriveParked: () => outbox.requeue('parked', new Date()) },

@@ -7,11 +7,20 @@
 import { GetCommand, paginateQuery, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type BalancePosting, type CheckedTransaction, countsOfLedgerWrite, type RecordPosition, type ReportRange } from '../domain/ledger/index.js';
 import type { CallbackEntry } from '../domain/callbacks/index.js';
-import { type CommitResult, type Listing, listingFilters, type Page } from '../domain/kernel/index.js';
+import { type CommitResult, CRYPTO_NETWORKS, type CryptoAssetCode, type Listing, listingFilters, type Page } from '../domain/kernel/index.js';
+import type { QueuedPayout, QueuedPayouts } from '../domain/payouts/index.js';
 import type { InvoiceUpdate } from '../domain/invoicing/index.js';
 import type { Ledger, PayoutRecords, PersonsDecision, TreasuryNonce, UniqueClaim } from '../domain/payments/index.js';
 import { auditPut, codeUseUpdate } from './audit-log.js';
-import { type CryptoPayoutTransaction, followedOnChain, type Transaction, type TransactionFilters, type TransactionProvider, type TransactionStatus } from '../domain/transactions/index.js';
+import {
+  type CryptoPayoutTransaction,
+  followedOnChain,
+  isCryptoPayout,
+  type Transaction,
+  type TransactionFilters,
+  type TransactionProvider,
+  type TransactionStatus,
+} from '../domain/transactions/index.js';
 import { changedBetween, changeShardOf, commitTransaction, createdRangeQuery, isConditionFailure, queryItems, queryPartition, type TransactItem } from './dynamo.js';
 import { invoiceStatusKey } from './invoices.js';
 import { outboxPut } from './outbox.js';
@@ -67,7 +76,7 @@ function fromItem(item: Record<string, unknown>): Transaction {
   return { ...transaction, invoiceId: (item.invoiceId as string | undefined) ?? null } as Transaction;
 }
 
-export class DynamoTransactionStore implements Ledger, PayoutRecords {
+export class DynamoTransactionStore implements Ledger, PayoutRecords, QueuedPayouts {
   private readonly pager: IndexPager;
 
   constructor(
@@ -147,6 +156,16 @@ export class DynamoTransactionStore implements Ledger, PayoutRecords {
     return result === 'committed';
   }
 
+  /** The crypto payouts waiting to be sent, nothing signed for them yet: what they take of the treasury (the admin CLI's `treasury`). */
+  async queued(): Promise<QueuedPayout[]> {
+    const followed = await Promise.all(CRYPTO_NETWORKS.map((network) => this.pendingOnChain(network)));
+    return followed
+      .flat()
+      .filter(isCryptoPayout)
+      .filter((payout) => payout.payout.attempts.length === 0)
+      .map(({ network, currency, amount }) => ({ network, currency: currency as CryptoAssetCode, amount }));
+  }
+
   /** The EVM treasury's next nonce on the network, as the payout sender stored it. */
   async treasuryNonce(network: string): Promise<number | undefined> {
     const { Item } = await this.client.send(new GetCommand({ TableName: this.tables.chain, Key: { id: treasuryNonceId(network) }, ConsistentRead: true }));
@@ -197,9 +216,13 @@ export class DynamoTransactionStore implements Ledger, PayoutRecords {
   /**
    * A new transaction with the invoice change it brings, its balance entries and what they count
    * towards the day totals, its callbacks (its own when it is final, an invoice event), and the
-   * claims it takes.
+   * claims it takes; asked for by a person with a fresh code, its audit entry and the code's use.
    */
-  async insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
+  async insert(
+    transaction: Transaction,
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[]; decision?: PersonsDecision } = {},
+  ): Promise<CommitResult> {
+    const { decision } = options;
     return commitTransaction(this.client, [
       { Put: { TableName: this.tables.transactions, Item: transactionItem(transaction), ConditionExpression: 'attribute_not_exists(id)' } },
       ...(options.invoice ? [this.invoiceWrite(options.invoice, transaction)] : []),
@@ -213,6 +236,7 @@ export class DynamoTransactionStore implements Ledger, PayoutRecords {
           ConditionExpression: 'attribute_not_exists(id)',
         },
       })),
+      ...(decision ? [auditPut(this.tables.auditLog, decision.entry), codeUseUpdate(this.tables.dashboardUsers, decision.code, transaction.merchantId)] : []),
     ]);
   }
 

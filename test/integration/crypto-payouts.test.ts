@@ -211,10 +211,13 @@ describe('a crypto payout on the EVM node', () => {
   it('broadcasts, when the sender resumes, the transaction it signed before it stopped: one on chain', async () => {
     const nonceBefore = await client.getTransactionCount({ address: treasury });
     const payout = (await pay({ amount: '7' })).body.data;
+    // Waiting to be sent, it is what the treasury still owes (the admin CLI's `treasury`).
+    expect(await ledger().queued()).toEqual([{ network: 'ethereum', currency: 'USDT', amount: '7.000000' }]);
     refuseBroadcasts = 1;
     expect(await sendQueued()).toBe(1);
     const signed = await stored(payout.id);
     expect(signed.payout.attempts).toHaveLength(1);
+    expect(await ledger().queued()).toEqual([]);
     expect(await client.getTransactionCount({ address: treasury })).toBe(nonceBefore);
     expect(await sendQueued()).toBe(1);
     await chain.mine(CONFIRMATIONS);
