@@ -266,3 +266,51 @@ describe('approving a payout', () => {
     expect(queued).toHaveLength(1);
   });
 });
+
+describe('quoting a payout, and asking for one in the dashboard', () => {
+  const owner = (step: number) => ({ email: 'owner@shop.example', step });
+  const request = (fields: Record<string, unknown> = {}) => cryptoPayoutRequestSchema.parse({ amount: '100', currency: 'USDT', network: 'ethereum', address: DESTINATION, ...fields }) as never;
+
+  it('quotes the fees, what leaves the balance and what arrives, writing nothing', async () => {
+    const { gateway, merchant, payouts, queued, balance } = setup({ payoutApprovalAboveUsd: '150' });
+    await gateway.fund(merchant.id, 'USDT', '500');
+    const quote = await payouts.quote(merchant.id, request());
+    expect(quote).toEqual({
+      amount: '100.000000',
+      currency: 'USDT',
+      network: 'ethereum',
+      address: DESTINATION,
+      fees: { processing: '1.000000', technical: '0.067200' },
+      total: '101.067200',
+      arrives: '100.000000',
+      waitsForApproval: false,
+    });
+    expect((await payouts.quote(merchant.id, request({ amount: '150.01' }))).waitsForApproval).toBe(true);
+    expect(await balance('USDT')).toMatchObject({ available: '500.000000', reserved: '0.000000' });
+    expect(queued).toEqual([]);
+    expect(gateway.ledger.auditEntries).toEqual([]);
+  });
+
+  it('refuses to quote what create refuses: a pending address, a currency the network does not carry', async () => {
+    const { gateway, merchant, payouts } = setup();
+    await gateway.fund(merchant.id, 'USDT', '500');
+    expect(((await refusal(payouts.quote(merchant.id, request({ address: PENDING_DESTINATION })))) as Invalid).problems[0]!.field).toBe('address');
+    expect(((await refusal(payouts.quote(merchant.id, request({ currency: 'TRX' })))) as Invalid).problems[0]!.field).toBe('network');
+  });
+
+  it("writes an owner's payout with its audit entry and the code's use; the same code again is refused, asking for nothing twice", async () => {
+    const { gateway, merchant, payouts, queued, balance } = setup();
+    await gateway.fund(merchant.id, 'USDT', '500');
+    const payout = await payouts.create(merchant.id, request(), owner(200));
+    expect(payout.status).toBe('processing');
+    expect(gateway.ledger.auditEntries).toMatchObject([{ action: 'payout.requested', actor: 'owner@shop.example', merchantId: merchant.id, subject: expect.stringContaining(payout.id) }]);
+    expect(gateway.ledger.codeSteps.get('owner@shop.example')).toBe(200);
+
+    const again = (await refusal(payouts.create(merchant.id, request(), owner(200)))) as Invalid;
+    expect(again).toBeInstanceOf(Invalid);
+    expect(again.problems[0]!.field).toBe('code');
+    expect(await balance('USDT')).toMatchObject({ available: '398.932800', reserved: '101.067200' });
+    expect(queued).toHaveLength(1);
+    expect(gateway.ledger.auditEntries).toHaveLength(1);
+  });
+});

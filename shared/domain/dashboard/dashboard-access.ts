@@ -88,7 +88,8 @@ export type AuditAction =
   | 'payout_address.added'
   | 'payout_address.removed'
   | 'payout.approved'
-  | 'payout.rejected';
+  | 'payout.rejected'
+  | 'payout.requested';
 
 export interface AuditEntry {
   merchantId: string;

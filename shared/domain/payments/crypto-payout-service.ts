@@ -6,14 +6,29 @@
  */
 import type { Stage } from '../../stage.js';
 import { type Chains, NATIVE_ASSETS, withdrawalOrderClaimId } from '../chains/index.js';
-import { AlreadyUsed, type CommitResult, Conflict, type CryptoNetwork, Decimal, decimalsOf, InsufficientBalance, Invalid, NotFound, Unavailable } from '../kernel/index.js';
+import { AlreadyUsed, type CommitResult, Conflict, type CryptoNetwork, Decimal, decimalsOf, formatAmount, InsufficientBalance, Invalid, NotFound, Unavailable } from '../kernel/index.js';
 import type { AuditEntry, CodeUse } from '../dashboard/index.js';
 import { type BalanceReader, heldFor, payingMerchant, requireAvailable, writeWithEntries } from '../ledger/index.js';
 import type { MerchantProfiles } from '../merchants/index.js';
 import { checkedPayoutAddress, cryptoPayoutFees, cryptoPayoutProblem, type CryptoPayoutRequest, needsApproval, type PayoutAddress, payoutAddressStatus, type PayoutChain } from '../payouts/index.js';
 import { crossRate, type RateSource } from '../rates/index.js';
 import { callbackEntry, type CryptoPayoutTransaction, cryptoPayoutTransaction, isCryptoPayout, smallestUnits } from '../transactions/index.js';
-import { type Ledger, ownedTransaction, type UniqueClaim } from './transaction-service.js';
+import { type Ledger, ownedTransaction, type PersonsDecision, type UniqueClaim } from './transaction-service.js';
+
+/** A payout as it would be: what `quote` answers before a person confirms it. */
+export interface CryptoPayoutQuote {
+  amount: string;
+  currency: string;
+  network: CryptoNetwork;
+  address: string;
+  fees: { processing: string; technical: string | null };
+  /** The amount and both fees: what the payout takes from the available balance. */
+  total: string;
+  /** What reaches the address: the amount, the fees being on top. */
+  arrives: string;
+  /** Above the merchant's `payoutApprovalAboveUsd`: it would wait for an owner's approval. */
+  waitsForApproval: boolean;
+}
 
 /** Where a payout goes once it may be sent: its network's sender, one payout at a time, in order. */
 export interface PayoutQueue {
@@ -55,37 +70,44 @@ const payoutOrderTaken = () => new AlreadyUsed('A withdrawal with this orderId a
 export class CryptoPayoutService {
   constructor(private readonly deps: CryptoPayoutServiceDeps) {}
 
-  async create(merchantId: string, request: CryptoPayoutRequest): Promise<CryptoPayoutTransaction> {
-    const problem = cryptoPayoutProblem(request);
-    if (problem) throw problem;
-    const merchant = await payingMerchant(this.deps.merchants, merchantId);
-    const now = this.deps.clock();
-    const address = await this.activeAddress(merchantId, request, now);
-    const { chains, payoutFees } = this.deps.configuration();
-    const { token, unitDecimals } = assetOn(chains, request);
-    const fees = this.deps.feesOn(request.network);
-    if (!fees) throw new Unavailable(`No node of ${request.network} is configured, so its payouts cannot be quoted; nothing was recorded`);
-    const networkUnits = await fees.estimateFee({ network: request.network, token, to: address, amount: smallestUnits(request.amount, unitDecimals) }).catch((error: unknown) => {
-      throw new Unavailable(`The ${request.network} node did not quote the network fee (${error instanceof Error ? error.message : String(error)}); nothing was recorded, retry the request`);
-    });
-    const { prices } = await this.deps.rates.current();
-    const coin = NATIVE_ASSETS[request.network];
-    const networkFee = new Decimal(networkUnits.toString()).div(new Decimal(10).pow(decimalsOf(coin)));
-    const quoted = cryptoPayoutFees(request, { payoutFee: payoutFees[request.currency] ?? '0', networkFee, prices });
-    const usdRate = crossRate(prices, request.currency, 'USD');
-    if (!usdRate || !crossRate(prices, request.currency, 'EUR')) throw Invalid.of('currency', `No exchange rate for ${request.currency}`);
-    const payout = cryptoPayoutTransaction(request, {
-      id: this.deps.newId(),
-      merchantId,
-      address,
-      fees: quoted,
-      token,
-      unitDecimals,
-      prices,
-      waitsForApproval: needsApproval(request.amount.mul(usdRate), merchant.payoutApprovalAboveUsd ?? null),
-      now,
-    });
+  /**
+   * What a payout would be, written nowhere: its fees (the gateway's, the network's estimated now),
+   * what it takes from the balance, what arrives at the address, and whether it would wait for an
+   * owner's approval. The same checks as `create`: what it refuses, `create` refuses.
+   */
+  async quote(merchantId: string, request: CryptoPayoutRequest): Promise<CryptoPayoutQuote> {
+    const { payout } = await this.prepare(merchantId, request);
+    const decimals = decimalsOf(payout.currency);
+    return {
+      amount: payout.amount,
+      currency: payout.currency,
+      network: payout.network,
+      address: payout.address,
+      fees: { processing: payout.fees.processing, technical: payout.fees.technical },
+      total: formatAmount(heldFor(payout), decimals),
+      arrives: payout.amount,
+      waitsForApproval: payout.status === 'pending_approval',
+    };
+  }
 
+  /**
+   * A payout asked for by the API (no code) or by an owner in the dashboard, confirmed with a fresh
+   * TOTP code: then its audit entry and the code's use are written with it, or nothing is, so a
+   * second submission of the same code is refused and asks for nothing twice.
+   */
+  async create(merchantId: string, request: CryptoPayoutRequest, code?: CodeUse): Promise<CryptoPayoutTransaction> {
+    const { payout, now } = await this.prepare(merchantId, request);
+    const decision: PersonsDecision | undefined = code && {
+      code,
+      entry: {
+        merchantId,
+        id: this.deps.newId(),
+        at: now.toISOString(),
+        actor: code.email,
+        action: 'payout.requested',
+        subject: `${payout.id}: ${payout.amount} ${payout.currency} on ${payout.network} to ${payout.address}`,
+      },
+    };
     const claims: UniqueClaim[] = request.orderId ? [{ id: withdrawalOrderClaimId(merchantId, request.orderId), owner: { transactionId: payout.id, merchantId } }] : [];
     let result: CommitResult;
     try {
@@ -93,7 +115,7 @@ export class CryptoPayoutService {
         this.deps.balances,
         undefined,
         payout,
-        (posting) => this.deps.ledger.insert(payout, { posting, claims }),
+        (posting) => this.deps.ledger.insert(payout, { posting, claims, ...(decision && { decision }) }),
         (balance) => requireAvailable(balance, request.currency, heldFor(payout)),
       );
     } catch (refusal) {
@@ -102,6 +124,7 @@ export class CryptoPayoutService {
     }
     if (result !== 'committed') {
       if (await this.orderTaken(claims)) throw payoutOrderTaken();
+      if (code && (await this.deps.ledger.get(payout.id)) === undefined) throw Invalid.of('code', 'code was used already: enter the next one');
       throw new Conflict('The balance kept changing; retry the request');
     }
     if (payout.status === 'processing') await this.handOver(payout);
@@ -143,6 +166,40 @@ export class CryptoPayoutService {
     if (callbacks.length > 0) await this.deps.callbacks.publish(callbacks.map((callback) => callback.id));
     if (next.status === 'processing') await this.handOver(next);
     return next;
+  }
+
+  /** The payout a request makes, checked, quoted and valued, not yet written. */
+  private async prepare(merchantId: string, request: CryptoPayoutRequest): Promise<{ payout: CryptoPayoutTransaction; now: Date }> {
+    const problem = cryptoPayoutProblem(request);
+    if (problem) throw problem;
+    const merchant = await payingMerchant(this.deps.merchants, merchantId);
+    const now = this.deps.clock();
+    const address = await this.activeAddress(merchantId, request, now);
+    const { chains, payoutFees } = this.deps.configuration();
+    const { token, unitDecimals } = assetOn(chains, request);
+    const fees = this.deps.feesOn(request.network);
+    if (!fees) throw new Unavailable(`No node of ${request.network} is configured, so its payouts cannot be quoted; nothing was recorded`);
+    const networkUnits = await fees.estimateFee({ network: request.network, token, to: address, amount: smallestUnits(request.amount, unitDecimals) }).catch((error: unknown) => {
+      throw new Unavailable(`The ${request.network} node did not quote the network fee (${error instanceof Error ? error.message : String(error)}); nothing was recorded, retry the request`);
+    });
+    const { prices } = await this.deps.rates.current();
+    const coin = NATIVE_ASSETS[request.network];
+    const networkFee = new Decimal(networkUnits.toString()).div(new Decimal(10).pow(decimalsOf(coin)));
+    const quoted = cryptoPayoutFees(request, { payoutFee: payoutFees[request.currency] ?? '0', networkFee, prices });
+    const usdRate = crossRate(prices, request.currency, 'USD');
+    if (!usdRate || !crossRate(prices, request.currency, 'EUR')) throw Invalid.of('currency', `No exchange rate for ${request.currency}`);
+    const payout = cryptoPayoutTransaction(request, {
+      id: this.deps.newId(),
+      merchantId,
+      address,
+      fees: quoted,
+      token,
+      unitDecimals,
+      prices,
+      waitsForApproval: needsApproval(request.amount.mul(usdRate), merchant.payoutApprovalAboveUsd ?? null),
+      now,
+    });
+    return { payout, now };
   }
 
   /**

@@ -41,7 +41,7 @@ export interface UniqueClaim {
 export interface Ledger {
   get(id: string): Promise<Transaction | undefined>;
   getClaim(id: string): Promise<UniqueClaim | undefined>;
-  insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[] }): Promise<CommitResult>;
+  insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[]; decision?: PersonsDecision }): Promise<CommitResult>;
   transition(
     next: Transaction,
     from: TransactionStatus,
@@ -50,7 +50,7 @@ export interface Ledger {
 }
 
 /**
- * A change a dashboard user made with a fresh TOTP code (approving a payout): its audit entry, and
+ * A change a dashboard user made with a fresh TOTP code (asking for a payout, approving one): its audit entry, and
  * the code's use on the user, written with the change or not at all.
  */
 export interface PersonsDecision {

@@ -47,9 +47,13 @@ export class MemoryLedger implements Ledger {
     return claim && structuredClone(claim);
   }
 
-  async insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[] } = {}): Promise<CommitResult> {
-    const { invoice, posting, callbacks = [], claims = [] } = options;
+  async insert(
+    transaction: Transaction,
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[]; decision?: PersonsDecision } = {},
+  ): Promise<CommitResult> {
+    const { invoice, posting, callbacks = [], claims = [], decision } = options;
     if (this.transactions.has(transaction.id) || !this.writable(invoice, posting, callbacks) || claims.some((claim) => this.claims.has(claim.id))) return 'stale';
+    if (decision && !this.takeCode(decision)) return 'stale';
     this.transactions.set(transaction.id, structuredClone(transaction));
     for (const claim of claims) this.claims.set(claim.id, structuredClone(claim));
     this.commit(transaction, invoice, posting, callbacks);
@@ -63,11 +67,7 @@ export class MemoryLedger implements Ledger {
   ): Promise<CommitResult> {
     const { invoice, posting, callbacks = [], releaseClaims = [], decision } = options;
     if (this.transactions.get(next.id)?.status !== from || !this.writable(invoice, posting, callbacks)) return 'stale';
-    if (decision && (this.codeSteps.get(decision.code.email) ?? -1) >= decision.code.step) return 'stale';
-    if (decision) {
-      this.codeSteps.set(decision.code.email, decision.code.step);
-      this.auditEntries.push(structuredClone(decision.entry));
-    }
+    if (decision && !this.takeCode(decision)) return 'stale';
     this.transactions.set(next.id, structuredClone(next));
     for (const id of releaseClaims) this.claims.delete(id);
     this.commit(next, invoice, posting, callbacks);
@@ -83,6 +83,14 @@ export class MemoryLedger implements Ledger {
   /** On-chain deposits on `network` still short of their confirmations, and crypto payouts being sent, oldest first. */
   async pendingOnChain(network: string): Promise<Transaction[]> {
     return this.matching((transaction) => followedOnChain(transaction) && transaction.network === network);
+  }
+
+  /** Takes the decision's code and writes its audit entry, unless a code of its step or a later one was taken: then nothing. */
+  private takeCode({ code, entry }: PersonsDecision): boolean {
+    if ((this.codeSteps.get(code.email) ?? -1) >= code.step) return false;
+    this.codeSteps.set(code.email, code.step);
+    this.auditEntries.push(structuredClone(entry));
+    return true;
   }
 
   private readonly nonces = new Map<string, number>();
