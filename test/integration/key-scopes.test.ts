@@ -29,6 +29,7 @@ describe("a key's scopes", () => {
       'simulate-withdrawal': 'payments',
       'confirm-deposit': 'payments',
       'create-withdrawal': 'payouts',
+      'create-payout': 'payouts',
       'list-payout-addresses': 'read',
       'list-invoices': 'read',
       'list-transactions': 'read',
