@@ -5,9 +5,20 @@ import { apiKeyServiceWith } from './commons/api-keys.js';
 import { keyRegistry } from './commons/key-registry.js';
 import { dailyTotals } from './commons/daily-totals.js';
 import { dashboardRequest, dashboardWith, servePage } from './commons/dashboard.js';
+import { cryptoPayoutService } from './commons/payouts.js';
 import { reportQueue, reportService } from './commons/reports.js';
 
-const dashboard = dashboardWith({ reports: reportService({ queue: reportQueue() }), keys: apiKeyServiceWith(keyRegistry), totals: dailyTotals });
+const payouts = cryptoPayoutService();
+const dashboard = dashboardWith({
+  reports: reportService({ queue: reportQueue() }),
+  keys: apiKeyServiceWith(keyRegistry),
+  totals: dailyTotals,
+  payouts: {
+    quote: (merchantId, request) => payouts.quote(merchantId, request),
+    create: (merchantId, request, code) => payouts.create(merchantId, request, code),
+    decide: (merchantId, transactionId, decision, code) => payouts.decide(merchantId, transactionId, decision, code),
+  },
+});
 
 /** A dashboard form (docs/merchant-guide.md#dashboard): its fields as the browser sends them, judged by the page's own rules. */
 export const handler = httpHandler(routeByName('submit-dashboard-form'), { body: z.record(z.string(), z.string()), bodyFormat: 'form' }, async (request) =>

@@ -25,7 +25,14 @@ const { dataKeys, callbackSecrets } = requireVault();
 
 const dashboardAccess = dynamoDashboardAccess(documentClient, tables, dataKeys);
 
-export function dashboardWith(parts: { reports: ReportService; keys: DashboardServices['keys']; totals: DashboardServices['totals'] }): Dashboard {
+/** What the page function has of payouts: nothing, for it only reads them; asking for, quoting and deciding one are forms. */
+const READS_PAYOUTS_ONLY: DashboardServices['payouts'] = {
+  quote: () => Promise.reject(new Error('Payouts are quoted by the dashboard form function only')),
+  create: () => Promise.reject(new Error('Payouts are asked for by the dashboard form function only')),
+  decide: () => Promise.reject(new Error('Payouts are decided by the dashboard form function only')),
+};
+
+export function dashboardWith(parts: { reports: ReportService; keys: DashboardServices['keys']; totals: DashboardServices['totals']; payouts?: DashboardServices['payouts'] }): Dashboard {
   const invoices = invoiceServiceWith();
   const services: DashboardServices = {
     access: dashboardAccess as DashboardAccess<unknown>,
@@ -42,6 +49,7 @@ export function dashboardWith(parts: { reports: ReportService; keys: DashboardSe
     reports: parts.reports,
     totals: parts.totals,
     payoutAddresses,
+    payouts: parts.payouts ?? READS_PAYOUTS_ONLY,
     keys: parts.keys,
     clock: () => new Date(),
   };

@@ -16,6 +16,7 @@ import * as access from './pages/access.js';
 import * as account from './pages/account.js';
 import * as money from './pages/money.js';
 import * as payoutAddresses from './pages/payout-addresses.js';
+import * as payouts from './pages/payouts.js';
 
 export type DashboardMethod = 'GET' | 'POST';
 
@@ -41,7 +42,10 @@ const ROUTES: readonly DashboardRoute[] = [
   { method: 'GET', path: 'transactions', needs: 'read', handle: money.transactions },
   { method: 'GET', path: 'transactions/{transactionId}', needs: 'read', handle: money.transaction },
   { method: 'POST', path: 'transactions/{transactionId}/resend', needs: 'callbacks', handle: money.resendTransactionCallback },
-  { method: 'GET', path: 'payouts', needs: 'read', handle: money.payouts },
+  { method: 'GET', path: 'payouts', needs: 'read', handle: payouts.payouts },
+  { method: 'POST', path: 'payouts/quote', needs: 'payouts', handle: payouts.quotePayout },
+  { method: 'POST', path: 'payouts/new', needs: 'payouts', handle: payouts.createPayout },
+  { method: 'POST', path: 'payouts/{transactionId}/decision', needs: 'payouts', handle: payouts.decidePayout },
   { method: 'GET', path: 'payout-addresses', needs: 'read', handle: payoutAddresses.payoutAddresses },
   { method: 'POST', path: 'payout-addresses', needs: 'payouts', handle: payoutAddresses.addPayoutAddress },
   { method: 'POST', path: 'payout-addresses/{addressId}/remove', needs: 'payouts', handle: payoutAddresses.removePayoutAddress },

@@ -4,12 +4,13 @@
  */
 import type { RenderedPage } from '../checkout/document.js';
 import type { ApiKeyService, ApiKeyView, MerchantSettings, MerchantView, RotatedSecret } from '../domain/merchants/index.js';
-import type { DashboardAccess } from '../domain/dashboard/index.js';
+import type { CodeUse, DashboardAccess } from '../domain/dashboard/index.js';
+import type { CryptoPayoutQuote } from '../domain/payments/index.js';
 import type { BalanceView, CreateReportRequest, DailyTotals, ReportView } from '../domain/ledger/index.js';
 import type { CallbackDelivery } from '../domain/callbacks/index.js';
 import type { InvoiceView, ListInvoicesQuery } from '../domain/invoicing/index.js';
 import type { Page } from '../domain/kernel/index.js';
-import type { NewPayoutAddressRequest, PayoutAddressAuthority, PayoutAddressList, PayoutAddressView } from '../domain/payouts/index.js';
+import type { CryptoPayoutRequest, NewPayoutAddressRequest, PayoutAddressAuthority, PayoutAddressList, PayoutAddressView } from '../domain/payouts/index.js';
 import type { ListTransactionsQuery, TransactionView } from '../domain/transactions/index.js';
 import type { DashboardContext } from './document.js';
 
@@ -56,6 +57,12 @@ export interface DashboardServices {
     list(merchantId: string): Promise<PayoutAddressList>;
     add(merchantId: string, request: NewPayoutAddressRequest, by: PayoutAddressAuthority): Promise<PayoutAddressView>;
     remove(merchantId: string, id: string, actor: string): Promise<void>;
+  };
+  /** Crypto payouts: quoted, asked for and decided by an owner, each with a fresh TOTP code. */
+  payouts: {
+    quote(merchantId: string, request: CryptoPayoutRequest): Promise<CryptoPayoutQuote>;
+    create(merchantId: string, request: CryptoPayoutRequest, code: CodeUse): Promise<{ status: string }>;
+    decide(merchantId: string, transactionId: string, decision: 'approve' | 'reject', code: CodeUse): Promise<unknown>;
   };
   keys: {
     list(merchantId: string): Promise<ApiKeyView[]>;

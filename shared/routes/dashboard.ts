@@ -1,5 +1,5 @@
 /** The dashboard's functions: its pages and forms, for people (docs/merchant-guide.md#the-dashboard). */
-import { BOTH, type GatewayFunction } from './function-definition.js';
+import { BOTH, LIVE_PRICES, POSTS_TO_BALANCES, type GatewayFunction } from './function-definition.js';
 
 export const DASHBOARD_FUNCTIONS = [
   {
@@ -58,11 +58,14 @@ export const DASHBOARD_FUNCTIONS = [
     stages: BOTH,
     // Sign-in opens the user's sealed TOTP seed, joining seals one, and rotating the callback
     // secret seals the merchant's; keys are registered with the gateway's usage plan. Each change
-    // is written with its audit entry; a payout address added, also with its TOTP code's use on the user.
+    // is written with its audit entry; a payout address added, a payout asked for, approved or
+    // rejected, also with its TOTP code's use on the user. A payout is quoted by its network's node
+    // at the live rates and written with its reserve, as create-payout does (without an orderId).
     opensCallbackSecrets: true,
     sealsCallbackSecrets: true,
     managesApiKeys: true,
-    sendsTo: ['callbacks', 'reports'],
+    usesChainNodes: true,
+    sendsTo: ['callbacks', 'reports', 'payouts'],
     tables: {
       dashboardSessions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
       dashboardUsers: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],
@@ -71,12 +74,18 @@ export const DASHBOARD_FUNCTIONS = [
       merchants: ['GetItem', 'UpdateItem'],
       apiKeys: ['GetItem', 'PutItem', 'UpdateItem'],
       invoices: ['GetItem'],
-      transactions: ['GetItem'],
-      outbox: ['GetItem', 'BatchGetItem', 'UpdateItem'],
+      transactions: ['GetItem', 'PutItem'],
+      outbox: ['GetItem', 'BatchGetItem', 'UpdateItem', 'PutItem'],
       reports: ['PutItem', 'UpdateItem'],
       payoutAddresses: ['Query', 'GetItem', 'PutItem', 'DeleteItem'],
+      rates: LIVE_PRICES,
+      // A payout's reserve, released when it is rejected; the payouts page read again beside a refused form.
+      balances: ['GetItem', 'PutItem', 'BatchGetItem'],
+      balanceEntries: POSTS_TO_BALANCES.balanceEntries,
     },
     queries: {
+      // The payouts page, drawn again beside a refused payout form: the payouts, and those waiting for approval.
+      transactions: ['byMerchantType', 'byMerchantStatus'],
       dashboardSessions: ['byUser'],
       dashboardUsers: ['byMerchant'],
       auditLog: ['byMerchant'],

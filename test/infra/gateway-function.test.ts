@@ -252,8 +252,8 @@ describeEachStage((stage, v) => {
       const batchReading = definitions.flatMap(({ name }) => [...v().tableActionsOf(name)].filter(([, actions]) => actions.has('dynamodb:BatchGetItem')).map(([table]) => `${name} ${table}`));
       // And the live prices an amount is converted at.
       const priceReaders = definitions.filter(({ tables }) => tables.rates).map(({ name }) => `${name} rates`);
-      // The dashboard's pages show callbacks and balances as those routes do; its forms resend callbacks.
-      const dashboardBatches = ['get-dashboard-page outbox', 'get-dashboard-page balances', 'submit-dashboard-form outbox'];
+      // The dashboard's pages show callbacks and balances as those routes do; its forms resend callbacks and draw the payouts page again.
+      const dashboardBatches = ['get-dashboard-page outbox', 'get-dashboard-page balances', 'submit-dashboard-form outbox', 'submit-dashboard-form balances'];
       expect(sorted(batchReading)).toEqual(
         sorted([
           'watch-chain wallets',

@@ -1,5 +1,6 @@
-/** The money pages: the overview, invoices and transactions with their callbacks, payouts and reports. */
-import { Decimal, Invalid, type Page } from '../../domain/kernel/index.js';
+/** The money pages: the overview, invoices and transactions with their callbacks, and reports. */
+import { explorerTransactionUrl } from '../../domain/chains/index.js';
+import { Invalid, type Page } from '../../domain/kernel/index.js';
 import { can } from '../../domain/dashboard/index.js';
 import { INVOICE_STATUSES, type InvoiceView, listInvoicesQuerySchema } from '../../domain/invoicing/index.js';
 import { BALANCE_CURRENCIES, createReportRequestSchema, REPORT_TYPES } from '../../domain/ledger/index.js';
@@ -59,7 +60,7 @@ function filterForm(context: DashboardContext, pagePath: string, controls: Html[
   return html`<form class="inline" method="get" action="${dashboardUrl({ ...context, language: { ...context.language, explicit: false } }, pagePath)}" aria-label="${context.t.text('list.filter')}">${language}${controls}<button class="secondary" type="submit">${context.t.text('list.apply')}</button></form>`;
 }
 
-const nextLink = (context: DashboardContext, pagePath: string, query: Record<string, string>, result: Page<unknown>): Html =>
+export const nextLink = (context: DashboardContext, pagePath: string, query: Record<string, string>, result: Page<unknown>): Html =>
   result.nextCursor ? html`<p><a href="${dashboardUrl(context, pagePath, { ...query, cursor: result.nextCursor })}" rel="next">${context.t.text('list.next')}</a></p>` : html``;
 
 function invoiceRows(context: DashboardContext, invoices: Page<InvoiceView>): Html[] {
@@ -88,13 +89,33 @@ export const invoices: PageHandler = async (request) => {
   return page(context, t.text('nav.invoices'), main, { status: parsed.success ? 200 : 422, query: filters });
 };
 
-function transactionTable(context: DashboardContext, transactions: Page<TransactionView>): Html {
+/**
+ * A transaction's hash on chain, linked to its network's block explorer of the stage (shortened in
+ * a listing, named in full for those who hear it); nothing for fiat or a payout not yet signed.
+ */
+function chainLink(context: DashboardContext, { network, transactionHash }: Pick<TransactionView, 'network' | 'transactionHash'>, short = false): Html {
+  if (!network || !transactionHash) return html``;
+  const url = explorerTransactionUrl(context.stage, network, transactionHash);
+  const shown = short && transactionHash.length > 20 ? `${transactionHash.slice(0, 10)}…${transactionHash.slice(-6)}` : transactionHash;
+  if (!url) return html`<span class="mono">${shown}</span>`;
+  return html`<a class="mono" href="${url}" rel="noopener noreferrer" aria-label="${context.t.text('transaction.explorer', { hash: transactionHash })}">${shown}</a>`;
+}
+
+export function transactionTable(context: DashboardContext, transactions: Page<TransactionView>): Html {
   const { t } = context;
   const rows = transactions.items.map(
     (transaction) =>
-      html`<tr><td><a class="mono" href="${dashboardUrl(context, `transactions/${transaction.id}`)}" aria-label="${t.text('list.open', { id: transaction.id })}">${transaction.id.slice(0, 8)}</a></td><td><code>${transaction.type}</code></td><td><code>${transaction.status}</code></td><td class="num">${t.amount(transaction.amount, transaction.currency)}</td><td>${transaction.orderId ?? ''}</td><td>${t.dateTime(transaction.createdAt)}</td></tr>`,
+      html`<tr><td><a class="mono" href="${dashboardUrl(context, `transactions/${transaction.id}`)}" aria-label="${t.text('list.open', { id: transaction.id })}">${transaction.id.slice(0, 8)}</a></td><td><code>${transaction.type}</code></td><td><code>${transaction.status}</code></td><td class="num">${t.amount(transaction.amount, transaction.currency)}</td><td>${transaction.orderId ?? ''}</td><td>${chainLink(context, transaction, true)}</td><td>${t.dateTime(transaction.createdAt)}</td></tr>`,
   );
-  const headings = [th(t.text('list.id')), th(t.text('list.type')), th(t.text('list.status')), th(t.text('list.amount'), true), th(t.text('list.orderId')), th(t.text('list.created'))];
+  const headings = [
+    th(t.text('list.id')),
+    th(t.text('list.type')),
+    th(t.text('list.status')),
+    th(t.text('list.amount'), true),
+    th(t.text('list.orderId')),
+    th(t.text('transaction.txHash')),
+    th(t.text('list.created')),
+  ];
   return table(headings, rows, t.text('list.empty'));
 }
 
@@ -168,7 +189,10 @@ export const transaction: PageHandler = async (request) => {
     [t.text('list.amount'), t.amount(found.amount, found.currency)],
     ...(found.invoiceId ? [[t.text('list.invoiceId'), html`<a class="mono" href="${dashboardUrl(context, `invoices/${found.invoiceId}`)}">${found.invoiceId}</a>`] as [string, Html]] : []),
     ...(found.network ? [[t.text('transaction.network'), found.network] as [string, string]] : []),
-    ...(found.transactionHash ? [[t.text('transaction.txHash'), html`<span class="mono">${found.transactionHash}</span>`] as [string, Html]] : []),
+    ...(found.address ? [[t.text('transaction.address'), html`<span class="mono">${found.address}</span>`] as [string, Html]] : []),
+    ...(found.transactionHash ? [[t.text('transaction.txHash'), chainLink(context, found)] as [string, Html]] : []),
+    ...(found.address ? [[t.text('transaction.processingFee'), t.amount(found.fees.processing, found.currency)] as [string, string]] : []),
+    ...(found.address && found.fees.technical !== null ? [[t.text('transaction.networkFee'), t.amount(found.fees.technical, found.currency)] as [string, string]] : []),
     [t.text('list.orderId'), found.orderId ?? ''],
     [t.text('list.created'), t.dateTime(found.createdAt)],
   ])}</section>
@@ -190,21 +214,6 @@ const resend =
 
 export const resendInvoiceEvent = resend('invoices');
 export const resendTransactionCallback = resend('transactions');
-
-export const payouts: PageHandler = async (request) => {
-  const { context, services, query } = request;
-  const { t } = context;
-  const { user } = signedInUser(request);
-  const cursor = query.cursor;
-  const [result, balances] = await Promise.all([
-    services.transactions.list(user.merchantId, listTransactionsQuerySchema.parse({ type: 'withdraw', ...(cursor && { cursor }) })),
-    services.balances.view(user.merchantId),
-  ]);
-  const held = balances.items.filter(({ reserved }) => !new Decimal(reserved).isZero());
-  const main = html`<p>${t.text('payouts.intro')}</p>${held.length > 0 ? html`<section><div class="stats">${held.map(({ currency, reserved }) => html`<p class="stat">${t.text('overview.reserved')}<b>${t.amount(reserved, currency)}</b></p>`)}</div></section>` : ''}
-<section>${transactionTable(context, result)}${nextLink(context, 'payouts', {}, result)}</section>`;
-  return page(context, t.text('payouts.title'), main);
-};
 
 /**
  * A day of the form as the API's bound: its first instant, or with `end` its last, but no later

@@ -3,6 +3,7 @@ export { advance, depthOf, forkPoint } from './chain.js';
 export type { BlockRef, ChainCursor, ChainReader, EvmBlock, NetworkReader, ObservedTransfer, ScannedBlock, TokenTransferLog } from './chain.js';
 export { idempotentWriteClaimId, invoiceUtrClaimId, orderClaimId, providerPaymentClaimId, transferClaimId, utrClaimId, withdrawalOrderClaimId } from './claims.js';
 export { EvmNetworkReader } from './evm-transfers.js';
+export { explorerTransactionUrl } from './explorers.js';
 export { BITCOIN_ADDRESS_PREFIX, defaultChains, isEvmNetwork, NATIVE_ASSETS, offeredNetworks, watchedNetworks } from './networks.js';
 export type { Chains, EvmChain, EvmNetwork, NetworkChain, TokenContract } from './networks.js';
 export { walletHandoff } from './payment-uri.js';

@@ -14,6 +14,6 @@ export type { ProviderSettlementDeps, ReconciliationPolicy } from './provider-se
 export { ownedTransaction, TransactionService } from './transaction-service.js';
 export type { Ledger, PersonsDecision, UniqueClaim } from './transaction-service.js';
 export { CryptoPayoutService } from './crypto-payout-service.js';
-export type { PayoutQueue, PayoutSendRequest } from './crypto-payout-service.js';
+export type { CryptoPayoutQuote, PayoutQueue, PayoutSendRequest } from './crypto-payout-service.js';
 export { PayoutSender, PayoutSettlement, PayoutWaits } from './payout-sending.js';
 export type { PayoutChains, PayoutRecords, TreasuryNonce } from './payout-sending.js';
