@@ -19,16 +19,16 @@ import { config } from '../../shared/config.js';
 import { FUNCTIONS } from '../../shared/routes.js';
 import { BalanceService } from '../../shared/domain/ledger/index.js';
 import { Decimal } from '../../shared/domain/kernel/index.js';
-import { PayoutAddresses, treasuryAddress } from '../../shared/domain/payouts/index.js';
+import { treasuryAddress } from '../../shared/domain/payouts/index.js';
 import type { CryptoPayoutTransaction } from '../../shared/domain/transactions/index.js';
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { KeyFileTreasurySigner } from '../../shared/signers/key-file-signer.js';
 import { DynamoBalanceStore } from '../../shared/store/balances.js';
 import { documentClient } from '../../shared/store/dynamo.js';
-import { DynamoPayoutAddressStore } from '../../shared/store/payout-addresses.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 import { invoke, loadFunction } from '../support/invoke.js';
 import { seedKey, seedMerchant, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
+import { payoutAddresses } from '../support/payout-addresses.js';
 import { RpcProxy } from '../support/rpc-proxy.js';
 
 const CONFIRMATIONS = 3;
@@ -75,14 +75,7 @@ beforeAll(async () => {
   await chain.sendToken({ to: treasury, amount: '100000', token: usdt });
 
   merchant = await seedMerchant();
-  const addresses = new PayoutAddresses({
-    addresses: new DynamoPayoutAddressStore(documentClient, config().tables),
-    merchants: testMerchantStore(),
-    stage: 'demo',
-    clock: () => new Date(),
-    newId: randomUUID,
-  });
-  await addresses.add(merchant.merchant.id, { network: 'ethereum', address: RECIPIENT }, 'operator');
+  await payoutAddresses().add(merchant.merchant.id, { network: 'ethereum', address: RECIPIENT }, 'operator');
   await fund(merchant, 'USDT', '100000');
   await fund(merchant, 'ETH', '50');
 }, 120_000);

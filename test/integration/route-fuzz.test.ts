@@ -18,6 +18,12 @@ import { fuzzSettings } from '../support/fuzz/properties.js';
 // after reads must see only what these requests did. Set before any function module loads.
 const tables = Object.fromEntries(TABLE_KEYS.map((key) => [key, `fuzz-${randomUUID().slice(0, 8)}-${key}`])) as Record<TableKey, string>;
 for (const key of TABLE_KEYS) process.env[tableEnvVar(key)] = tables[key];
+// An EVM node, so that crypto payouts are quoted (their network fee) and some are accepted.
+const { startLocalChain } = await import('../../infra/chain/local-chain.js');
+const chain = await startLocalChain();
+process.env.GATEWAY_RPC_ETHEREUM = chain.rpcUrl;
+/** The fuzzed merchant's payout address, active at once as on the demo stage. */
+const PAYOUT_ADDRESS = '0x00000000000000000000000000000000BEef0101';
 
 const [
   { ensureTables },
@@ -34,6 +40,7 @@ const [
   { DynamoInvoiceStore },
   { signMessage },
   { configuredProvider },
+  { payoutAddresses },
 ] = await Promise.all([
   import('../../infra/local/dynamodb.js'),
   import('../support/invoke.js'),
@@ -49,6 +56,7 @@ const [
   import('../../shared/store/invoices.js'),
   import('../../shared/connectors/protocol/messages.js'),
   import('../support/providers.js'),
+  import('../support/payout-addresses.js'),
 ]);
 
 const settings = fuzzSettings(process.env);
@@ -78,6 +86,8 @@ async function call(method: string, target: string, apiKey: string, body?: unkno
   const route = routes.find((candidate) => candidate.method === method && candidate.path === target);
   if (route && body !== undefined) (examples[route.name] ??= []).push(body);
   const headers: Array<[string, string]> = [['x-api-key', apiKey], ...(body === undefined ? [] : [['content-type', 'application/json'] as [string, string]])];
+  // A key on every write: a crypto payout takes none without it.
+  if (method === 'POST') headers.push(['idempotency-key', randomUUID()]);
   const answer = await send(server.url, { method, target, headers, body: Buffer.from(body === undefined ? '' : JSON.stringify(body)) }, 'setup');
   if (answer.status !== 200 && answer.status !== 202) throw new Error(`${method} ${target}: ${answer.status} ${JSON.stringify(answer.headers)} ${answer.body.toString('utf8')}`);
   return JSON.parse(answer.body.toString('utf8')).data;
@@ -107,8 +117,10 @@ async function recordsOf(apiKey: string): Promise<string[]> {
   const [open, settled] = [await withdrawal(), await withdrawal()];
   await call('POST', '/api/v2/simulate/withdrawal', apiKey, { transactionId: settled.id, status: 'confirmed' });
   await call('POST', '/api/v2/gateway9/deposit/confirm', apiKey, { invoiceId: inr.id, utr: randomUUID().replace(/-/g, '').slice(0, 16) });
+  // A crypto payout from the partial USDT deposit above, to the merchant's payout address.
+  const payout = await call('POST', '/api/v2/payouts', apiKey, { amount: '5', currency: 'USDT', network: 'ethereum', address: PAYOUT_ADDRESS });
   const report = await call('POST', '/api/v2/reports', apiKey, { type: 'transactions', createdFrom: new Date(Date.now() - 86_400_000).toISOString(), createdTo: new Date().toISOString() });
-  return [crypto.id, inr.id, tryInvoice.id, atProvider.id, deposit.id, open.id, settled.id, report.id];
+  return [crypto.id, inr.id, tryInvoice.id, atProvider.id, deposit.id, open.id, settled.id, payout.id, report.id];
 }
 
 beforeAll(async () => {
@@ -133,6 +145,7 @@ beforeAll(async () => {
   receiver = await startCallbackReceiver();
   const [own, other, revoked] = await Promise.all([seedMerchant({ callbackUrl: receiver.url }), seedMerchant(), seedMerchant()]);
   await testMerchantStore().revokeKey(revoked.merchant.id, revoked.key.keyId, new Date());
+  for (const { merchant } of [own, other]) await payoutAddresses().add(merchant.id, { network: 'ethereum', address: PAYOUT_ADDRESS }, 'operator');
   // The merchant's own keys beyond their reach: the requests come from loopback, never from 192.0.2.0/24 (TEST-NET-1).
   const [readOnly, fenced] = await Promise.all([seedKey(own.merchant.id, { scopes: ['read'] }), seedKey(own.merchant.id, { allowedIps: ['192.0.2.0/24'] })]);
   // Each used once first, as the merchant's own key is by the records below: the authorizer records a key's first use (docs/merchant-guide.md#authentication), which is no change a refusal made.
@@ -163,6 +176,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.close();
   await receiver?.close();
+  await chain.stop();
 });
 
 describe('every route of the route table under generated requests', () => {
