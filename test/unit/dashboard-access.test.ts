@@ -20,7 +20,7 @@ import { totpCode, totpStep } from '../../shared/domain/dashboard/totp.js';
 // cost at 2^10 rather than 2^15 (dashboard-users.test.ts hashes at the real cost), and checked by
 // the real verifyPassword, which reads the cost from the hash. Each sign-in takes a millisecond
 // rather than a tenth of a second, seconds rather than tens of seconds for this file on a busy machine.
-vi.mock('../../shared/domain/dashboard-users.js', async (importOriginal) => {
+vi.mock('../../shared/domain/dashboard/dashboard-users.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../shared/domain/dashboard/dashboard-users.js')>();
   const { randomBytes, scrypt } = await import('node:crypto');
   const { promisify } = await import('node:util');
