@@ -42,6 +42,8 @@ function cdkSynth(outdir: string, ...context: string[]): Promise<Run> {
 
 /** The functions that store payment receipts (in S3, in AWS), and the one that reads them to send them again to a provider. */
 const RECEIPT_USERS = ['confirm-deposit', 'submit-checkout-utr', 'reconcile-provider-payments'];
+/** The functions that talk to EVM nodes with viem: the chain watcher, and those of EVM payouts (the fee's quote by the API and by the dashboard's form, the sending). */
+const VIEM_USERS = ['watch-chain', 'create-payout', 'send-payout', 'submit-dashboard-form'];
 /** A partner provider as the `providers` context gives it. */
 const PARTNER = { id: 'psp-one', url: 'https://psp-one.example/gw', priority: 1, methods: [{ currency: 'INR', method: 'p2p', min: '300', max: '49000' }] };
 const PROJECT_DIR_NAME = PROJECT_ROOT.replace(/\/+$/, '').split('/').at(-1)!;
@@ -183,7 +185,11 @@ describe.each(STAGES)('%s function bundles', (stage) => {
       // The wallet keys, the usage plan's id and the stage's configuration live in SSM; API Gateway is reached only to register merchants' keys.
       expect(packages.has('@aws-sdk/client-ssm'), definition.name).toBe(definition.readsWalletKeys === true || definition.managesApiKeys === true || readsStageConfiguration(definition));
       expect(packages.has('@aws-sdk/client-api-gateway'), definition.name).toBe(definition.managesApiKeys === true);
-      expect(packages.has('@aws-sdk/client-kms'), definition.name).toBe(usesVaultKey(definition));
+      // KMS for the vault key where secrets are sealed or opened, and for the treasury's keys where a payout's chain is
+      // wired (functions/commons/payouts.ts): to sign (send-payout), to follow payouts (the watcher), to quote one from
+      // the treasury's address (create-payout, the dashboard's payout form).
+      const usesTreasuryKeys = definition.signsPayouts === true || definition.followsPayouts === true || definition.usesChainNodes === true;
+      expect(packages.has('@aws-sdk/client-kms'), definition.name).toBe(usesVaultKey(definition) || usesTreasuryKeys);
       // The providers' secrets are read where providers are talked to, and nowhere else.
       expect(packages.has('@aws-sdk/client-secrets-manager'), definition.name).toBe(definition.usesProviders === true);
     }
@@ -213,7 +219,7 @@ describe.each(STAGES)('%s function bundles', (stage) => {
     }
   });
 
-  it("hold the page renderer only in the hosted checkout's functions, QR codes only there and in the dashboard's pages, the replay store only where Idempotency-Key is taken, S3 only where receipts or report files are stored or read, viem only in the chain watcher", () => {
+  it("hold the page renderer only in the hosted checkout's functions, QR codes only there and in the dashboard's pages, the replay store only where Idempotency-Key is taken, S3 only where receipts or report files are stored or read, viem only in the chain watcher and the functions that quote and send EVM payouts", () => {
     for (const { definition, packages, projectFiles } of contents()) {
       const checkout = definition.kind === 'http' && definition.path.startsWith('/checkout/');
       // The dashboard draws the QR code of a TOTP key when a person joins.
@@ -224,7 +230,9 @@ describe.each(STAGES)('%s function bundles', (stage) => {
       // The builder uploads report files, get-report signs links to them; asking for a report only queues it.
       expect(packages.has('@aws-sdk/client-s3'), definition.name).toBe(RECEIPT_USERS.includes(definition.name) || definition.reportFiles !== undefined);
       expect(packages.has('@aws-sdk/s3-request-presigner'), definition.name).toBe(definition.reportFiles === 'links');
-      expect(packages.has('viem'), definition.name).toBe(definition.name === 'watch-chain');
+      // The watcher reads EVM networks with it; create-payout and the dashboard's payout form quote an EVM payout's gas,
+      // and send-payout serializes and hashes the transaction it signs (shared/chain/evm-payouts.ts): those alone besides.
+      expect(packages.has('viem'), definition.name).toBe(VIEM_USERS.includes(definition.name));
     }
   });
 });

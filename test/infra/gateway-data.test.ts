@@ -12,7 +12,7 @@ import { REPORT_RETENTION_DAYS } from '../../shared/domain/ledger/reports.js';
 import { functionsForStage } from '../../shared/routes.js';
 import { TABLES, TABLE_KEYS, type TableDefinition } from '../../shared/store/tables.js';
 import { resolveText } from '../support/template.js';
-import { SQS_SEND, SQS_CONSUME, REPORT_WRITE, refersTo, actionsOf, sorted, describeEachStage, type Statement } from '../support/stage-view.js';
+import { SQS_SEND, SQS_CONSUME, REPORT_WRITE, refersTo, actionsOf, sorted, pascalCase, describeEachStage, type Statement } from '../support/stage-view.js';
 import { TREASURY_FAMILIES } from '../../shared/domain/payouts/index.js';
 
 /** AWS's key-administrator actions, less CreateGrant: managing the key, none of using it or lending its use. */
@@ -142,18 +142,38 @@ describeEachStage((stage, v) => {
       for (const [, key] of keys()) expect(key.DeletionPolicy).toBe(stage === 'prod' ? 'Retain' : 'Delete');
     });
 
-    it('let the account administer them and read their public keys, never sign; and sign for the functions that send payouts alone', () => {
+    it('let the account administer them and read their public keys, never sign; sign for the functions that send payouts alone, and let those that follow payouts read their public keys alone', () => {
+      // Each function named by its role's ARN, its statement named after it and what it may do.
+      const statementOf = (definition: (typeof definitions)[number], sid: string, actions: string[]) => {
+        const roleId = v().functionNamed(definition.name).Properties.Role['Fn::GetAtt'][0];
+        return `${pascalCase(definition.name)}${sid} ${actions.join(',')} arn:<AWS::Partition>:iam::<AWS::AccountId>:role/${resolveText(v().json.Resources[roleId]!.Properties.RoleName)}`;
+      };
       const signers = definitions.filter((definition) => definition.signsPayouts);
+      const followers = definitions.filter((definition) => definition.followsPayouts && !definition.signsPayouts);
+      expect(signers.map(({ name }) => name)).toContain('send-payout');
+      expect(followers.map(({ name }) => name)).toContain('watch-chain');
+      const expected = sorted([
+        ...signers.map((definition) => statementOf(definition, 'Signs', ['kms:GetPublicKey', 'kms:Sign'])),
+        ...followers.map((definition) => statementOf(definition, 'ReadsPublicKey', ['kms:GetPublicKey'])),
+      ]);
       for (const [, key] of keys()) {
         const statements = key.Properties.KeyPolicy.Statement as Statement[];
         const account = statements.filter((statement) => JSON.stringify(statement.Principal).includes(':root'));
         expect(sorted(new Set(account.flatMap(actionsOf)))).toEqual(sorted(KEY_ADMINISTRATION));
         const others = statements.filter((statement) => !account.includes(statement));
-        expect(others).toHaveLength(signers.length);
         for (const statement of others) {
-          expect(sorted(actionsOf(statement))).toEqual(['kms:GetPublicKey', 'kms:Sign']);
+          expect(statement.Effect).toBe('Allow');
+          expect(statement.Resource).toBe('*');
           expect(Object.keys(statement.Condition as object)).toEqual(['ArnEquals']);
+          expect(Object.keys((statement.Condition as { ArnEquals: object }).ArnEquals)).toEqual(['aws:PrincipalArn']);
         }
+        expect(
+          sorted(
+            others.map(
+              (statement) => `${statement.Sid} ${sorted(actionsOf(statement)).join(',')} ${resolveText((statement.Condition as { ArnEquals: Record<string, unknown> }).ArnEquals['aws:PrincipalArn'])}`,
+            ),
+          ),
+        ).toEqual(expected);
       }
     });
   });

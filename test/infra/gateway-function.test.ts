@@ -18,7 +18,7 @@ import { GatewayFunction as GatewayFunctionConstruct, usesVaultKey } from '../..
 import { CRYPTO_NETWORKS } from '../../shared/domain/kernel/currencies.js';
 import { CONCURRENCY, methodThrottleOf, reservedConcurrencyOf, TABLE_CAPACITY_BASIS } from '../../shared/platform.js';
 import { CALLBACK_QUEUE, QUEUES, type QueueDefinition, type QueueName } from '../../shared/queue/queues.js';
-import { FUNCTIONS, functionsForStage, readsStageConfiguration, replaysIdempotencyKey, type GatewayFunction, type HttpRoute, type QueueFunction } from '../../shared/routes.js';
+import { FUNCTIONS, functionsForStage, readsChainEndpoints, readsStageConfiguration, replaysIdempotencyKey, type GatewayFunction, type HttpRoute, type QueueFunction } from '../../shared/routes.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 import { namedEverywhere, TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 import { tableGrantsOf } from '../../shared/store/table-access.js';
@@ -89,9 +89,12 @@ describeEachStage((stage, v) => {
       // Every table's name, but a table named where granted only (Lambda's 4 KB) goes to its grantees alone.
       const granted = new Set(tableGrantsOf(definition).map(({ table }) => table));
       for (const key of TABLE_KEYS) expect(variables[tableEnvVar(key)], key).toEqual(namedEverywhere(key) || granted.has(key) ? { Ref: v().tableId(key) } : undefined);
-      // Every queue's URLs everywhere, whatever the grants: the config validates them at every cold start.
+      // Every queue's URLs everywhere, whatever the grants: the config validates them at every cold
+      // start. But a queue named where used only (Lambda's 4 KB, the payouts') goes to the functions
+      // that send to it or consume it alone.
+      const uses = (queueName: QueueName) => (definition.sendsTo ?? []).includes(queueName) || (definition.kind === 'queue' && definition.queue === queueName);
       for (const [queueName, queue] of Object.entries(QUEUES) as Array<[QueueName, QueueDefinition]>) {
-        if (queue.stages.includes(stage)) {
+        if (queue.stages.includes(stage) && (!queue.namedWhereUsed || uses(queueName))) {
           const { queue: queueId, deadLetter } = v().queueIds(queueName);
           expect(variables[queue.urlVariable]).toEqual({ Ref: queueId });
           expect(variables[queue.deadLetterUrlVariable]).toEqual({ Ref: deadLetter });
@@ -116,6 +119,8 @@ describeEachStage((stage, v) => {
       else expect(variables.REPORTS_BUCKET).toBeUndefined();
       // The stage's configuration by the name of its parameter, where it is read; the providers never in the environment.
       expect(variables.GATEWAY_STAGE_CONFIGURATION_PARAMETER).toBe(readsStageConfiguration(definition) ? `/payment-gateway/${stage}/configuration` : undefined);
+      // The networks' endpoints by the name of theirs, where the nodes are read: the watcher, and the payouts' quote and sending.
+      expect(variables.GATEWAY_CHAIN_ENDPOINTS_PARAMETER).toBe(readsChainEndpoints(definition) ? `/payment-gateway/${stage}/chain-endpoints` : undefined);
       expect(variables.GATEWAY_PROVIDERS).toBeUndefined();
     });
 

@@ -129,15 +129,15 @@ describe('stage differences', () => {
     for (const [bucketId] of stageViews().demo.resources('AWS::S3::Bucket')) stageViews().demo.template.hasResourceProperties('Custom::S3AutoDeleteObjects', { BucketName: { Ref: bucketId } });
   });
 
-  it("has the callbacks and reports queues, each with its dead-letter queue, in both stages, and the demo provider's queue and dead-letter queue in demo only", () => {
-    expect(Object.keys(QUEUES)).toEqual(['callbacks', 'reports']);
-    for (const stage of STAGES) expect(queuesOf(stage).map(([name]) => name)).toEqual(['callbacks', 'reports']);
+  it("has the callbacks, reports and payouts queues, each with its dead-letter queue, in both stages, and the demo provider's queue and dead-letter queue in demo only", () => {
+    expect(Object.keys(QUEUES)).toEqual(['callbacks', 'reports', 'payouts']);
+    for (const stage of STAGES) expect(queuesOf(stage).map(([name]) => name)).toEqual(['callbacks', 'reports', 'payouts']);
     const demoProviderQueues = stageViews()
       .demo.resources('AWS::SQS::Queue')
       .filter(([id]) => id.startsWith('DemoProvider'));
     expect(sorted(demoProviderQueues.map(([id]) => id))).toEqual([expect.stringMatching(/^DemoProviderDeadLetterQueue/), expect.stringMatching(/^DemoProviderQueue/)]);
-    stageViews().demo.template.resourceCountIs('AWS::SQS::Queue', 6);
-    stageViews().prod.template.resourceCountIs('AWS::SQS::Queue', 4);
+    stageViews().demo.template.resourceCountIs('AWS::SQS::Queue', 8);
+    stageViews().prod.template.resourceCountIs('AWS::SQS::Queue', 6);
     for (const view of [stageViews().demo, stageViews().prod]) expect(Object.keys(view.json.Outputs).filter((id) => id.startsWith('FiatDecision'))).toEqual([]);
     // What an operator redrives the demo provider's jobs with, under stable names.
     const [deadLetterId, queueId] = sorted(demoProviderQueues.map(([id]) => id));

@@ -53,10 +53,11 @@ describe('live exchange rates', () => {
     expect(ratesRules(liveDemo)).toHaveLength(1);
   });
 
-  it('are written by fetch-rates alone and read where invoices, deposits and withdrawals are priced', () => {
+  it('are written by fetch-rates alone and read where invoices, deposits, withdrawals and crypto payouts are priced', () => {
+    // create-payout and the dashboard's payout form value a payout, and its network fee, at the current rates.
     for (const [view, readers] of [
-      [views.prod, ['create-invoice', 'create-withdrawal', 'watch-chain']],
-      [views.demo, ['create-invoice', 'create-withdrawal', 'simulate-deposit', 'watch-chain']],
+      [views.prod, ['create-invoice', 'create-payout', 'create-withdrawal', 'submit-dashboard-form', 'watch-chain']],
+      [views.demo, ['create-invoice', 'create-payout', 'create-withdrawal', 'simulate-deposit', 'submit-dashboard-form', 'watch-chain']],
     ] as const) {
       expect([...view.tableActionsOf('fetch-rates').keys()]).toEqual(['rates']);
       expect([...view.tableActionsOf('fetch-rates').get('rates')!].sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:PutItem']);

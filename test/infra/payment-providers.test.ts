@@ -132,13 +132,21 @@ describe('payment providers', () => {
     }
   });
 
-  it('lets exactly the functions that read the stage configuration read its document, and the chain watcher alone its endpoints', () => {
+  it("lets exactly the functions that read the stage configuration read its document, and the chain watcher and the payouts' functions alone its endpoints", () => {
     for (const view of [views.demo, views.prod, watching]) {
+      // The watcher reads the nodes; create-payout and the dashboard's payout form quote a payout's network fee, send-payout sends it.
+      expect(
+        functionsForStage(view.stage)
+          .filter(readsChainEndpoints)
+          .map(({ name }) => name)
+          .sort(),
+      ).toEqual(['create-payout', 'send-payout', 'submit-dashboard-form', 'watch-chain']);
       for (const definition of functionsForStage(view.stage)) {
         const ssm = view.grantsOf(definition.name).filter((grant) => grant.startsWith('ssm:GetParameters ') && !Object.values(view.walletKeyParameterIds()).some((id) => grant.endsWith(` ${id}`)));
+        // The jobs stack's parameter, by its logical id there, or by its name's ARN from the API stack (chainEndpointsGrantKey).
         const expected = [
           ...(readsStageConfiguration(definition) ? [`ssm:GetParameters ${view.parameterNamed('configuration')}`] : []),
-          ...(readsChainEndpoints(definition) ? [`ssm:GetParameters ${view.parameterNamed('chain-endpoints')}`] : []),
+          ...(readsChainEndpoints(definition) ? [`ssm:GetParameters ${view.chainEndpointsGrantKey(definition)}`] : []),
         ];
         expect(ssm, `${view.stage} ${definition.name}`).toEqual(sorted(expected));
       }

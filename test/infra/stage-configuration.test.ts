@@ -1,7 +1,7 @@
 /**
  * A stage watching networks as synthesized (infra/aws/stage-configuration.ts): the chain
- * watcher's schedules and timeouts, the nodes' endpoints in a document only the watcher reads,
- * its alarms and reserved instances.
+ * watcher's schedules and timeouts, the nodes' endpoints in a document only the watcher and the
+ * payouts' functions read, its alarms and reserved instances.
  *
  * Bundling is skipped (it changes nothing these assertions read); cdk-app.test.ts bundles every
  * function through the real CLI. Each stage is read as one template (test/support/stage-view.ts).
@@ -12,7 +12,7 @@ import { parseChainsConfig } from '../../shared/config.js';
 import { DEFAULTS } from '../../shared/defaults.js';
 import { CHAIN_RUN_ALLOWANCE_SECONDS, CONCURRENCY, chainWatchSecondsOf } from '../../shared/platform.js';
 import { CHAIN_RPC_METRICS } from '../../shared/observability/catalogue.js';
-import { FUNCTIONS, functionsForStage } from '../../shared/routes.js';
+import { FUNCTIONS, functionsForStage, readsChainEndpoints } from '../../shared/routes.js';
 import type { Stage } from '../../shared/stage.js';
 import { type StackView, WATCHED_TOKEN, WATCHED_TRON_TOKEN, projectApp, stageViews, watchingView } from '../support/stage-view.js';
 
@@ -57,7 +57,15 @@ describe('a stage watching EVM networks, Bitcoin and Tron', () => {
     }
   });
 
-  it("takes each node's URL, and Tron's API key, as NoEcho parameters, into a document only the watcher reads", () => {
+  it("takes each node's URL, and Tron's API key, as NoEcho parameters, into a document only the watcher and the payouts' functions read", () => {
+    // The watcher reads the nodes; create-payout and the dashboard's payout form quote a payout's network fee, send-payout sends it.
+    const readers = ['create-payout', 'send-payout', 'submit-dashboard-form', watcher];
+    expect(
+      functionsForStage('demo')
+        .filter(readsChainEndpoints)
+        .map(({ name }) => name)
+        .sort(),
+    ).toEqual(readers);
     for (const id of ['ChainRpcEthereum', 'ChainRpcPolygon', 'ChainRpcBitcoin', 'ChainRpcTron', 'ChainApiKeyTron']) expect(watching.json.Parameters?.[id]).toMatchObject({ Type: 'String', NoEcho: true });
     expect(watching.json.Parameters?.ChainRpcBitcoin.Description).toContain('credentials');
     expect(watching.json.Parameters?.ChainApiKeyTron.Default).toBe('');
@@ -72,7 +80,7 @@ describe('a stage watching EVM networks, Bitcoin and Tron', () => {
         Object.keys(variables).filter((variable) => /^GATEWAY_(RPC|TOKENS|API_KEY)_/.test(variable)),
         name,
       ).toEqual([]);
-      expect(variables.GATEWAY_CHAIN_ENDPOINTS_PARAMETER, name).toBe(name === watcher ? '/payment-gateway/demo/chain-endpoints' : undefined);
+      expect(variables.GATEWAY_CHAIN_ENDPOINTS_PARAMETER, name).toBe(readers.includes(name) ? '/payment-gateway/demo/chain-endpoints' : undefined);
       // Which networks are watched reaches every function: invoices offer those networks.
       expect(variables.GATEWAY_WATCHED_NETWORKS).toBe('ethereum,polygon,bitcoin,tron');
     }

@@ -21,7 +21,7 @@ import { TABLE_KEYS, type TableKey } from '../../shared/store/tables.js';
 import { linkedStageTemplate, resolveText } from './template.js';
 
 export type Resource = { Type: string; Properties: Record<string, any>; DeletionPolicy?: string; UpdateReplacePolicy?: string };
-export type Statement = { Effect: string; Action: string | string[]; Resource: unknown; Principal?: unknown; Condition?: unknown };
+export type Statement = { Sid?: string; Effect: string; Action: string | string[]; Resource: unknown; Principal?: unknown; Condition?: unknown };
 
 export const CUSTOM_DOMAIN = { domainName: 'pay.example.com', certificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-4e5f-6789-abcd-ef0123456789' };
 export const EXPLICIT_BASE_URL = 'https://checkout.example.com';
@@ -269,12 +269,24 @@ export class StackView {
     }
     // Every provider's secret, read by the functions that talk to providers.
     if (definition.usesProviders) for (const id of this.providerSecretIds()) grant(SECRET_READ, id);
-    // The stage's configuration where it is read, the networks' endpoints beside it for the chain watcher.
+    // The stage's configuration where it is read, the networks' endpoints beside it for what talks to their nodes.
     if (readsStageConfiguration(definition)) {
       grant(['ssm:GetParameters'], this.parameterNamed('configuration'));
-      if (readsChainEndpoints(definition)) grant(['ssm:GetParameters'], this.parameterNamed('chain-endpoints'));
+      if (readsChainEndpoints(definition)) grant(['ssm:GetParameters'], this.chainEndpointsGrantKey(definition));
     }
     return sorted(new Set(pairs));
+  }
+
+  /**
+   * The chain-endpoints parameter as a grant to the function names it (`resourceKey`): the jobs
+   * stack makes it, and its functions (the watcher, the payouts' sender) refer to it by logical id;
+   * the API stack, deployed before the jobs stack, refers to it by the ARN of its name alone
+   * (`:parameter/payment-gateway/{stage}/chain-endpoints`), the name the parameter has.
+   */
+  chainEndpointsGrantKey(definition: GatewayFunction): string {
+    const id = this.parameterNamed('chain-endpoints');
+    const inJobsStack = definition.kind === 'schedule' || definition.kind === 'queue';
+    return inJobsStack ? id : `:parameter${resolveText(this.json.Resources[id]!.Properties.Name)}`;
   }
 
   /** The logical id of the stage's SSM parameter `/payment-gateway/{stage}/{name}`. */
