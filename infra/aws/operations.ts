@@ -1,9 +1,9 @@
 /**
  * What the stage's operators get besides the stack's own alarms: the alarm topic's email
  * subscription (the `AlarmEmail` stack parameter), every CloudWatch alarm of the stack sending to
- * the topic whoever created it, the alarms on stale live rates, on overdue provider transactions
- * and on differences in the books, and the business metrics (shared/platform.ts BUSINESS_METRICS)
- * on the dashboard.
+ * the topic whoever created it, the alarms on stale live rates, on overdue provider transactions,
+ * on differences in the books and on the treasury's shortfalls, and the business metrics
+ * (shared/observability/catalogue.ts BUSINESS_METRICS) on the dashboard.
  */
 import { Aspects, CfnParameter, Duration, type IAspect, type Stack } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, GraphWidget, MathExpression, Metric, Stats, TreatMissingData, type IWidget } from 'aws-cdk-lib/aws-cloudwatch';
@@ -12,6 +12,8 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type { IConstruct } from 'constructs';
 import { BUSINESS_METRICS, METRICS_NAMESPACE, SERVICE_NAME, type BusinessMetricDefinition } from '../../shared/observability/catalogue.js';
+import { QUEUES } from '../../shared/queue/queues.js';
+import { FUNCTIONS } from '../../shared/routes.js';
 import type { Stage } from '../../shared/stage.js';
 import type { LiveRates } from './live-rates.js';
 import { acknowledge } from './nag.js';
@@ -59,10 +61,14 @@ function businessMetric(stage: Stage, metric: BusinessMetricDefinition, statisti
   return new Metric({ namespace: METRICS_NAMESPACE, metricName: metric.name, dimensionsMap: { service: SERVICE_NAME, stage }, statistic, period, label });
 }
 
-/** One line per value of the metric's dimension (a payment method, a deposit source), as they appear. */
-function perDimensionValue(stage: Stage, metric: BusinessMetricDefinition & { dimension: string }): MathExpression {
+/**
+ * One line per value of the metric's dimension (a payment method, a deposit source, a treasury's
+ * asset), as they appear: counts summed over the period; an amount each report states whole (a
+ * shortfall) at its largest.
+ */
+function perDimensionValue(stage: Stage, metric: BusinessMetricDefinition & { dimension: string }, statistic: 'Sum' | 'Maximum' = 'Sum'): MathExpression {
   return new MathExpression({
-    expression: `SEARCH('{${METRICS_NAMESPACE},service,stage,${metric.dimension}} MetricName="${metric.name}" service="${SERVICE_NAME}" stage="${stage}"', 'Sum', ${PERIOD.toSeconds()})`,
+    expression: `SEARCH('{${METRICS_NAMESPACE},service,stage,${metric.dimension}} MetricName="${metric.name}" service="${SERVICE_NAME}" stage="${stage}"', '${statistic}', ${PERIOD.toSeconds()})`,
     label: '',
     period: PERIOD,
   });
@@ -120,16 +126,28 @@ export function booksDifferencesAlarm(stack: Stack, stage: Stage): Alarm {
 }
 
 /**
+ * The periods the shortfall alarm looks at: the sender tries a payout the treasury cannot pay again
+ * once the payouts queue's visibility timeout has passed (6 minutes, longer than a period), so two
+ * of its reports can be as far apart as that timeout and a run of the sender. Enough periods to
+ * hold that gap keep the alarm from clearing between two tries that still find the treasury short.
+ */
+export const TREASURY_SHORTFALL_PERIODS = Math.ceil(
+  (QUEUES.payouts.visibilityTimeoutSeconds + (FUNCTIONS.find((definition) => definition.name === 'send-payout')?.timeoutSeconds ?? 0)) / PERIOD.toSeconds(),
+);
+
+/**
  * A payout waiting for the treasury (decisions on crypto payouts): the sender found the treasury
  * short of an asset. Each attempt reports how much is missing; the dashboard's widget, by asset,
- * says which asset and how much. It clears once a period passes with every payout sent.
+ * says which asset and how much. It fires on any report of a shortfall, and clears once
+ * `TREASURY_SHORTFALL_PERIODS` pass with none: a try found the treasury funded, or none was short.
  */
 export function treasuryShortfallAlarm(stack: Stack, stage: Stage): Alarm {
   return new Alarm(stack, 'TreasuryShortfallAlarm', {
     metric: businessMetric(stage, BUSINESS_METRICS.treasuryShortfall, Stats.MAXIMUM),
     threshold: 0,
     comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-    evaluationPeriods: 1,
+    evaluationPeriods: TREASURY_SHORTFALL_PERIODS,
+    datapointsToAlarm: 1,
     treatMissingData: TreatMissingData.NOT_BREACHING,
     alarmDescription:
       'The treasury holds too little of an asset for a queued payout, which waits in processing until it is funded: ' +
@@ -190,6 +208,13 @@ export function businessMetricRows(stage: Stage, rates: LiveRates | undefined): 
         width: half,
         left: [businessMetric(stage, BUSINESS_METRICS.booksDifferences, Stats.MAXIMUM, 'Differences', BOOKS_CHECK_PERIOD)],
         leftAnnotations: [{ value: 1, label: 'Alarms from 1' }],
+      }),
+      // What the payouts' sender reports when the treasury cannot pay a payout (docs/operations.md#the-treasury):
+      // how much of which asset it lacks, on which network; any line above zero raises TreasuryShortfallAlarm.
+      new GraphWidget({
+        title: 'Treasury shortfall, by network and asset (in its units)',
+        width: half,
+        left: [perDimensionValue(stage, BUSINESS_METRICS.treasuryShortfall, Stats.MAXIMUM)],
       }),
     ],
   ];

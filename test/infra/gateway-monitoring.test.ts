@@ -9,6 +9,8 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { Alarm, Metric } from 'aws-cdk-lib/aws-cloudwatch';
 import { describe, expect, it } from 'vitest';
 import { GatewayStage } from '../../infra/aws/gateway-stage.js';
+import { TREASURY_SHORTFALL_PERIODS } from '../../infra/aws/operations.js';
+import { QUEUES } from '../../shared/queue/queues.js';
 import { BUSINESS_METRICS } from '../../shared/observability/catalogue.js';
 import { FUNCTIONS, functionsForStage } from '../../shared/routes.js';
 import { sorted, queuesOf, projectApp, type Resource, describeEachStage } from '../support/stage-view.js';
@@ -30,9 +32,20 @@ describeEachStage((stage, v) => {
         });
       }
       v().template.hasResourceProperties('AWS::CloudWatch::Alarm', { Namespace: 'AWS/ApiGateway', MetricName: '5XXError' });
+      // One per dead-letter queue of the stage, the payouts' FIFO one included.
+      for (const [name] of queuesOf(stage)) {
+        v().template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+          Namespace: 'AWS/SQS',
+          MetricName: 'ApproximateNumberOfMessagesVisible',
+          Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [v().queueIds(name).deadLetter, 'QueueName'] } }],
+          Threshold: 0,
+          ComparisonOperator: 'GreaterThanThreshold',
+        });
+      }
       // Plus the authorizer's throttles and latency, prod's stale-rates alarm (prod prices live), the overdue provider
-      // transactions', the books' differences, and in demo the demo provider's two functions' errors and its dead-letter queue's.
-      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2 + (stage === 'prod' ? 1 : 0) + 1 + 1 + (stage === 'demo' ? 3 : 0));
+      // transactions', the books' differences, the treasury's shortfall, and in demo the demo provider's two functions'
+      // errors and its dead-letter queue's.
+      v().template.resourceCountIs('AWS::CloudWatch::Alarm', definitions.length + 2 + queuesOf(stage).length + 2 + (stage === 'prod' ? 1 : 0) + 1 + 1 + 1 + (stage === 'demo' ? 3 : 0));
     });
 
     it('alarms when a provider transaction has been processing over a day, as the reconciliation counts them', () => {
@@ -91,6 +104,44 @@ describeEachStage((stage, v) => {
       });
     });
 
+    it('alarms when the treasury is short of an asset for a queued payout, as the sender reports it, and plots the shortfall by network and asset', () => {
+      const shortfall = v()
+        .resources('AWS::CloudWatch::Alarm')
+        .filter(([, alarm]) => alarm.Properties.MetricName === BUSINESS_METRICS.treasuryShortfall.name);
+      expect(shortfall.map(([id]) => id)).toEqual([expect.stringMatching(/^TreasuryShortfallAlarm/)]);
+      // The sender tries a short payout again once the queue's visibility timeout has passed: the alarm
+      // looks at enough periods to hold two of its tries, so that it stays up between them.
+      const sendPayout = FUNCTIONS.find((f) => f.name === 'send-payout')!;
+      expect(TREASURY_SHORTFALL_PERIODS).toBe(2);
+      expect(TREASURY_SHORTFALL_PERIODS * 300).toBeGreaterThanOrEqual(QUEUES.payouts.visibilityTimeoutSeconds + sendPayout.timeoutSeconds!);
+      // The metric without its asset: any shortfall, whichever the asset.
+      expect(shortfall[0]![1].Properties).toMatchObject({
+        Namespace: 'PaymentGateway',
+        MetricName: 'TreasuryShortfall',
+        Dimensions: [
+          { Name: 'service', Value: 'payment-gateway' },
+          { Name: 'stage', Value: stage },
+        ],
+        Statistic: 'Maximum',
+        Period: 300,
+        EvaluationPeriods: TREASURY_SHORTFALL_PERIODS,
+        DatapointsToAlarm: 1,
+        Threshold: 0,
+        ComparisonOperator: 'GreaterThanThreshold',
+        TreatMissingData: 'notBreaching',
+        AlarmActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
+        OKActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
+      });
+      expect(shortfall[0]![1].Properties.AlarmDescription).toContain('npm run merchant -- treasury');
+      const parts = v().resources('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody['Fn::Join'][1] as unknown[];
+      const body = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : '<ref>')).join('')) as { widgets: Array<{ properties: { title?: string; metrics?: unknown[][] } }> };
+      const widget = body.widgets.find(({ properties }) => JSON.stringify(properties.metrics ?? []).includes('TreasuryShortfall'))!;
+      expect(widget.properties.title).toBe('Treasury shortfall, by network and asset (in its units)');
+      expect(widget.properties.metrics).toEqual([
+        [{ expression: `SEARCH('{PaymentGateway,service,stage,asset} MetricName="TreasuryShortfall" service="payment-gateway" stage="${stage}"', 'Maximum', 300)` }],
+      ]);
+    });
+
     it("plots the books check's differences hourly, marked where they alarm", () => {
       const parts = v().resources('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody['Fn::Join'][1] as unknown[];
       const body = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : '<ref>')).join('')) as {
@@ -145,8 +196,9 @@ describeEachStage((stage, v) => {
       const body = parts.map((part) => (typeof part === 'string' ? part : '')).join('');
       for (const metric of Object.values(BUSINESS_METRICS)) {
         if ('dimension' in metric) {
-          // One line per method or source, whichever appear.
-          expect(body).toContain(`SEARCH('{PaymentGateway,service,stage,${metric.dimension}} MetricName=\\"${metric.name}\\" service=\\"payment-gateway\\" stage=\\"${stage}\\"', 'Sum', 300)`);
+          // One line per method, source or asset, whichever appear: counts summed, the shortfall (an amount each report states whole) at its largest.
+          const statistic = metric.name === BUSINESS_METRICS.treasuryShortfall.name ? 'Maximum' : 'Sum';
+          expect(body).toContain(`SEARCH('{PaymentGateway,service,stage,${metric.dimension}} MetricName=\\"${metric.name}\\" service=\\"payment-gateway\\" stage=\\"${stage}\\"', '${statistic}', 300)`);
         } else {
           expect(body).toContain(`["PaymentGateway","${metric.name}","service","payment-gateway","stage","${stage}"`);
         }
