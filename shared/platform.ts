@@ -60,7 +60,7 @@ export const CONCURRENCY = {
   ),
   scheduled: 1,
   stageBudget: 400,
-  roomForRoutes: 9,
+  roomForRoutes: 7,
 } as const;
 
 /**

@@ -16,12 +16,11 @@ export interface LiveStageConfiguration {
 /** Reads SSM parameters by name, answering each one's value by its name. */
 export type ParametersReader = (names: readonly string[]) => Promise<Record<string, string>>;
 
-/** Every parameter named, in one call; a missing one names itself. */
+/** Every parameter named, in one call; one that does not exist is left out of the answer. */
 export const ssmParametersReader =
   (ssm: Pick<SSMClient, 'send'>): ParametersReader =>
   async (names) => {
-    const { Parameters = [], InvalidParameters = [] } = await ssm.send(new GetParametersCommand({ Names: [...names] }));
-    if (InvalidParameters.length > 0) throw new Error(`Stage configuration parameters not found: ${InvalidParameters.join(', ')}`);
+    const { Parameters = [] } = await ssm.send(new GetParametersCommand({ Names: [...names] }));
     return Object.fromEntries(Parameters.map((parameter) => [parameter.Name!, parameter.Value ?? '']));
   };
 
@@ -37,6 +36,10 @@ export async function loadStageConfiguration(source: StageConfigurationSource, r
   let last: { texts: string; configuration: StageConfiguration } | undefined;
   const configuration = refreshed(async () => {
     const values = await readParameters(names);
+    // The configuration must exist. The networks' endpoints are the jobs stack's, deployed after
+    // the API's: until they exist, no network has a node (payouts are not quoted, 503).
+    const missing = parameterNames.configuration !== undefined && values[parameterNames.configuration] === undefined;
+    if (missing) throw new Error(`Stage configuration parameters not found: ${parameterNames.configuration}`);
     const texts = JSON.stringify(names.map((name) => values[name]));
     // Unchanged documents keep the configuration built from them, and whatever callers built on it.
     if (last?.texts !== texts) {

@@ -216,7 +216,7 @@ export class GatewayVault implements Vault {
 
 export interface GatewayTreasuryKeysProps {
   stage: Stage;
-  /** The stage's functions: those that send payouts (`signsPayouts`) or follow them (`followsPayouts`) are named in each key's policy. */
+  /** The stage's functions: those that send payouts (`signsPayouts`) or follow them (`readsTreasuryKeys`) are named in each key's policy. */
   functions: readonly FunctionDefinition[];
   removalPolicy: RemovalPolicy;
 }
@@ -238,7 +238,7 @@ export class GatewayTreasuryKeys {
     const users = functions.flatMap((definition) =>
       definition.signsPayouts
         ? [{ definition, sid: 'Signs', actions: TREASURY_SIGNER_ACTIONS }]
-        : definition.followsPayouts
+        : definition.readsTreasuryKeys
           ? [{ definition, sid: 'ReadsPublicKey', actions: TREASURY_READER_ACTIONS }]
           : [],
     );

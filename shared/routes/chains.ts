@@ -27,7 +27,7 @@ export const CHAINS_FUNCTIONS = [
     queries: { chain: ['held'], invoices: ['byCustomer'], transactions: ['pendingOnChain'], wallets: ['ownersByFamily'] },
     sendsTo: ['callbacks', 'payouts'],
     // The treasury's payouts on the network are followed too: its public keys name its addresses, and it never signs.
-    followsPayouts: true,
+    readsTreasuryKeys: true,
     // An invocation polls until one poll interval before the next (chainWatchSecondsOf: 55 s of its
     // minute); the timeout, no longer than the period, cuts off a last run that hangs before the next
     // invocation begins.

@@ -65,6 +65,8 @@ export const DASHBOARD_FUNCTIONS = [
     sealsCallbackSecrets: true,
     managesApiKeys: true,
     usesChainNodes: true,
+    // A new payout's quote: the fee of a transfer from the treasury is estimated from its address.
+    readsTreasuryKeys: true,
     sendsTo: ['callbacks', 'reports', 'payouts'],
     tables: {
       dashboardSessions: ['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem'],

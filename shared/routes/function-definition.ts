@@ -99,10 +99,11 @@ export interface FunctionDefinition {
    */
   signsPayouts?: boolean;
   /**
-   * Whether the function follows the treasury's payouts on chain (the watcher): it may read the
-   * treasury keys' public halves (`kms:GetPublicKey`), never sign.
+   * Whether the function reads the treasury's addresses without signing (the watcher following
+   * payouts, the routes that quote their network fee): it may read the treasury keys' public halves
+   * (`kms:GetPublicKey`), never sign.
    */
-  followsPayouts?: boolean;
+  readsTreasuryKeys?: boolean;
   /**
    * Whether the function talks to the networks' nodes beside the chain watcher (a payout's fee
    * quote, its sending): it reads their endpoints from the stage's configuration.

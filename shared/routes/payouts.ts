@@ -62,6 +62,8 @@ export const PAYOUTS_FUNCTIONS = [
       ...POSTS_TO_BALANCES,
     },
     usesChainNodes: true,
+    // The fee of a transfer from the treasury is estimated from its address.
+    readsTreasuryKeys: true,
     sendsTo: ['payouts'],
     // The node's fee quote: an RPC call or two, each bounded by its timeout.
     timeoutSeconds: 15,

@@ -188,7 +188,7 @@ describe.each(STAGES)('%s function bundles', (stage) => {
       // KMS for the vault key where secrets are sealed or opened, and for the treasury's keys where a payout's chain is
       // wired (functions/commons/payouts.ts): to sign (send-payout), to follow payouts (the watcher), to quote one from
       // the treasury's address (create-payout, the dashboard's payout form).
-      const usesTreasuryKeys = definition.signsPayouts === true || definition.followsPayouts === true || definition.usesChainNodes === true;
+      const usesTreasuryKeys = definition.signsPayouts === true || definition.readsTreasuryKeys === true || definition.usesChainNodes === true;
       expect(packages.has('@aws-sdk/client-kms'), definition.name).toBe(usesVaultKey(definition) || usesTreasuryKeys);
       // The providers' secrets are read where providers are talked to, and nowhere else.
       expect(packages.has('@aws-sdk/client-secrets-manager'), definition.name).toBe(definition.usesProviders === true);

@@ -149,7 +149,7 @@ describeEachStage((stage, v) => {
         return `${pascalCase(definition.name)}${sid} ${actions.join(',')} arn:<AWS::Partition>:iam::<AWS::AccountId>:role/${resolveText(v().json.Resources[roleId]!.Properties.RoleName)}`;
       };
       const signers = definitions.filter((definition) => definition.signsPayouts);
-      const followers = definitions.filter((definition) => definition.followsPayouts && !definition.signsPayouts);
+      const followers = definitions.filter((definition) => definition.readsTreasuryKeys && !definition.signsPayouts);
       expect(signers.map(({ name }) => name)).toContain('send-payout');
       expect(followers.map(({ name }) => name)).toContain('watch-chain');
       const expected = sorted([

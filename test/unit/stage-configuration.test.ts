@@ -148,6 +148,14 @@ describe('a function keeping the stage configuration', () => {
     await expect(load({ [CONFIGURATION]: '[]' })).rejects.toThrow('Invalid stage configuration: configuration');
   });
 
+  it("starts without the networks' endpoints while they do not exist yet (the jobs stack is deployed after the API's): no network has a node", async () => {
+    const ssm = fakeSsm({ [CONFIGURATION]: document() });
+    const withEndpoints = { kind: 'parameters' as const, parameterNames: { configuration: CONFIGURATION, chainEndpoints: CHAIN_ENDPOINTS }, base: base() };
+    const live = await loadStageConfiguration(withEndpoints, () => ssmParametersReader(ssm.client));
+    expect(ssm.state.requests).toEqual([[CONFIGURATION, CHAIN_ENDPOINTS]]);
+    expect(live.current().chains.ethereum.rpcUrl).toBeUndefined();
+  });
+
   it('is the environment itself on one machine, read from nowhere', async () => {
     const configuration = base();
     const live = await loadStageConfiguration({ kind: 'environment', configuration }, () => {
