@@ -16,6 +16,7 @@ import { merchantStore, outboxStore } from './commons/stores.js';
 import { requireVault } from './commons/vault.js';
 
 const { callbackGuard, callbackQueueUrl, callbackDlqUrl, retryScale } = config();
+if (!callbackDlqUrl) throw new Error('Invalid environment: CALLBACK_DLQ_URL is required: the sender parks callbacks there');
 
 const sender = new CallbackSender({
   outbox: outboxStore,

@@ -197,7 +197,8 @@ const envSchema = z.object({
    */
   GATEWAY_CALLBACK_TARGETS: z.enum(CALLBACK_TARGETS).default('public'),
   CALLBACK_QUEUE_URL: z.url(),
-  CALLBACK_DLQ_URL: z.url(),
+  /** Only the callback sender, which parks a callback there itself once its retries are spent. */
+  CALLBACK_DLQ_URL: z.url().optional(),
   /** The vault's master key: a KMS key in AWS, a key file on one machine. */
   VAULT_KMS_KEY_ID: z.string().min(1).optional(),
   GATEWAY_KEY_FILE: z.string().min(1).optional(),
@@ -474,7 +475,7 @@ export interface Config {
   /** Where receipts are stored; the functions that take them require it. */
   receipts?: ReceiptsConfig;
   callbackQueueUrl: string;
-  callbackDlqUrl: string;
+  callbackDlqUrl?: string;
   /** The report builder's queue; the function that asks for reports requires it. */
   reportQueueUrl?: string;
   payoutQueueUrl?: string;

@@ -374,17 +374,20 @@ export class GatewayFunction extends NodejsFunction {
   }
 }
 
-/** `{urlVariable}` and `{deadLetterUrlVariable}` of every queue, but of one `namedWhereUsed` where the function neither sends to it nor consumes it. */
+/**
+ * `{urlVariable}` of every queue, but of one `namedWhereUsed` where the function neither sends to
+ * it nor consumes it; `{deadLetterUrlVariable}` only where the queue's consumer parks messages
+ * itself (Lambda's environment holds 4 KB: each URL is some 140 bytes).
+ */
 export function queueEnvironment(queues: StageQueues, fn: FunctionDefinition): Record<string, string> {
-  const uses = (name: QueueName) => (fn.sendsTo ?? []).includes(name) || (fn.kind === 'queue' && fn.queue === name);
+  const consumes = (name: QueueName) => fn.kind === 'queue' && fn.queue === name;
+  const uses = (name: QueueName) => (fn.sendsTo ?? []).includes(name) || consumes(name);
   return Object.fromEntries(
     (Object.entries(queues) as [QueueName, QueueWithDeadLetter][]).flatMap(([name, { queue, deadLetterQueue }]) => {
       const definition: QueueDefinition = QUEUES[name];
       if (definition.namedWhereUsed && !uses(name)) return [];
-      return [
-        [definition.urlVariable, queue.queueUrl],
-        [definition.deadLetterUrlVariable, deadLetterQueue.queueUrl],
-      ];
+      const parks = consumes(name) && fn.kind === 'queue' && Boolean(fn.parksMessages);
+      return [[definition.urlVariable, queue.queueUrl], ...(parks ? [[definition.deadLetterUrlVariable, deadLetterQueue.queueUrl]] : [])];
     }),
   );
 }

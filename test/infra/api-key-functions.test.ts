@@ -87,6 +87,7 @@ describe('a route whose function manages API keys', () => {
   it("may create keys, add them to the stage's usage plan, find them by name, delete them and read the plan's id: nothing else of API Gateway or SSM", () => {
     const api = 'arn:<AWS::Partition>:apigateway:<AWS::Region>::';
     const parameter = ofType('AWS::SSM::Parameter').find(([, p]) => p.Properties.Name === PARAMETER_NAME)![0];
+    const stageConfigurationParameter = ofType('AWS::SSM::Parameter').find(([, p]) => p.Properties.Name === '/payment-gateway/demo/configuration')![0];
     expect(keyGrantsOf(FLAGGED)).toEqual(
       [
         `apigateway:DELETE ${api}/apikeys/*`,
@@ -95,6 +96,9 @@ describe('a route whose function manages API keys', () => {
         `apigateway:POST ${api}/usageplans/<${usagePlanId()}>/keys`,
         // The parameter's ARN (its name begins with a slash, which the ARN holds once).
         `ssm:GetParameter arn:<AWS::Partition>:ssm:<AWS::Region>:<AWS::AccountId>:parameter<${parameter}>`,
+        // Beside it, as every function that quotes payouts: the stage's configuration and its networks' endpoints, read in one call.
+        `ssm:GetParameters arn:<AWS::Partition>:ssm:<AWS::Region>:<AWS::AccountId>:parameter<${stageConfigurationParameter}>`,
+        'ssm:GetParameters arn:<AWS::Partition>:ssm:<AWS::Region>:<AWS::AccountId>:parameter/payment-gateway/demo/chain-endpoints',
       ].sort(),
     );
     for (const definition of functionsForStage('demo').filter((definition) => definition.name !== FLAGGED)) {

@@ -89,15 +89,18 @@ describeEachStage((stage, v) => {
       // Every table's name, but a table named where granted only (Lambda's 4 KB) goes to its grantees alone.
       const granted = new Set(tableGrantsOf(definition).map(({ table }) => table));
       for (const key of TABLE_KEYS) expect(variables[tableEnvVar(key)], key).toEqual(namedEverywhere(key) || granted.has(key) ? { Ref: v().tableId(key) } : undefined);
-      // Every queue's URLs everywhere, whatever the grants: the config validates them at every cold
+      // Every queue's URL everywhere, whatever the grants: the config validates them at every cold
       // start. But a queue named where used only (Lambda's 4 KB, the payouts') goes to the functions
-      // that send to it or consume it alone.
-      const uses = (queueName: QueueName) => (definition.sendsTo ?? []).includes(queueName) || (definition.kind === 'queue' && definition.queue === queueName);
+      // that send to it or consume it alone, and a dead-letter queue's to the consumer that parks
+      // messages there itself alone.
+      const consumes = (queueName: QueueName) => definition.kind === 'queue' && definition.queue === queueName;
+      const uses = (queueName: QueueName) => (definition.sendsTo ?? []).includes(queueName) || consumes(queueName);
       for (const [queueName, queue] of Object.entries(QUEUES) as Array<[QueueName, QueueDefinition]>) {
         if (queue.stages.includes(stage) && (!queue.namedWhereUsed || uses(queueName))) {
           const { queue: queueId, deadLetter } = v().queueIds(queueName);
           expect(variables[queue.urlVariable]).toEqual({ Ref: queueId });
-          expect(variables[queue.deadLetterUrlVariable]).toEqual({ Ref: deadLetter });
+          const parks = consumes(queueName) && definition.kind === 'queue' && definition.parksMessages === true;
+          expect(variables[queue.deadLetterUrlVariable]).toEqual(parks ? { Ref: deadLetter } : undefined);
         } else {
           expect(variables[queue.urlVariable]).toBeUndefined();
           expect(variables[queue.deadLetterUrlVariable]).toBeUndefined();
