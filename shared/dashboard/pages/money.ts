@@ -98,7 +98,7 @@ function chainLink(context: DashboardContext, { network, transactionHash }: Pick
   const url = explorerTransactionUrl(context.stage, network, transactionHash);
   const shown = short && transactionHash.length > 20 ? `${transactionHash.slice(0, 10)}…${transactionHash.slice(-6)}` : transactionHash;
   if (!url) return html`<span class="mono">${shown}</span>`;
-  return html`<a class="mono" href="${url}" rel="noopener noreferrer" aria-label="${context.t.text('transaction.explorer', { hash: transactionHash })}">${shown}</a>`;
+  return html`<a class="mono" href="${url}" rel="noopener noreferrer" title="${context.t.text('transaction.explorer', { hash: transactionHash })}">${shown}</a>`;
 }
 
 export function transactionTable(context: DashboardContext, transactions: Page<TransactionView>): Html {
