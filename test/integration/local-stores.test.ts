@@ -12,7 +12,7 @@ import { localCredentials, localStoreKeyFile, localTableNames, randomLocalCreden
 import { chainEndpointsOf, readRunningStack, removeRuntimeInfo, runtimeInfoFile, writeRuntimeInfo } from '../../infra/local/runtime-info.js';
 import { parseChainsConfig } from '../../shared/config.js';
 import { LOCAL_RECEIVE_COUNT_FACTOR } from '../../infra/local/sqs.js';
-import { QUEUES, type QueueDefinition } from '../../shared/queue/queues.js';
+import { deadLetterQueueNameOf, QUEUES, queueNameOf, type QueueDefinition } from '../../shared/queue/queues.js';
 import { retryDelaySeconds, windowClosed } from '../../shared/domain/callbacks/callbacks.js';
 import { digestApiKey, generateApiKeyText, generateCallbackSecret, isCallbackSecret } from '../../shared/domain/merchants/merchants.js';
 import { TABLE_KEYS, TABLES, type TableKey } from '../../shared/store/tables.js';
@@ -188,26 +188,28 @@ describe('the queues', () => {
   afterAll(() => sqs.destroy());
 
   it('are every queue of the demo stage, each in the environment with its dead-letter queue', () => {
-    expect(demoQueues.map((queue) => queue.name)).toEqual(['callbacks', 'reports']);
+    expect(demoQueues.map((queue) => queue.name)).toEqual(['callbacks', 'reports', 'payouts']);
     for (const queue of demoQueues) {
-      expect(process.env[queue.urlVariable]).toBe(`${process.env.AWS_ENDPOINT_URL_SQS}/000000000000/${queue.name}`);
-      expect(process.env[queue.deadLetterUrlVariable]).toBe(`${process.env.AWS_ENDPOINT_URL_SQS}/000000000000/${queue.name}-dlq`);
+      expect(process.env[queue.urlVariable]).toBe(`${process.env.AWS_ENDPOINT_URL_SQS}/000000000000/${queueNameOf(queue)}`);
+      expect(process.env[queue.deadLetterUrlVariable]).toBe(`${process.env.AWS_ENDPOINT_URL_SQS}/000000000000/${deadLetterQueueNameOf(queue)}`);
     }
+    // The payouts' queue is FIFO, and so its dead-letter queue: names ending in .fifo.
+    expect([queueNameOf(QUEUES.payouts), deadLetterQueueNameOf(QUEUES.payouts)]).toEqual(['payouts.fifo', 'payouts-dlq.fifo']);
   });
 
   it.each(demoQueues.map((queue) => [queue.name, queue] as const))(
     '%s: has the visibility timeout of the AWS stack and redrives to its dead-letter queue after twice its receive count',
-    async (name, queue) => {
+    async (_name, queue) => {
       const { Attributes } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: process.env[queue.urlVariable]!, AttributeNames: ['All'] }));
       // The local server counts each ChangeMessageVisibility as a receive (infra/local/sqs.ts).
       expect(LOCAL_RECEIVE_COUNT_FACTOR).toBe(2);
       expect(JSON.parse(Attributes!.RedrivePolicy!)).toEqual({
-        deadLetterTargetArn: `arn:aws:sqs:us-east-1:000000000000:${name}-dlq`,
+        deadLetterTargetArn: `arn:aws:sqs:us-east-1:000000000000:${deadLetterQueueNameOf(queue)}`,
         maxReceiveCount: queue.maxReceiveCount * 2,
       });
       expect(Attributes!.VisibilityTimeout).toBe(String(queue.visibilityTimeoutSeconds));
       const deadLetters = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: process.env[queue.deadLetterUrlVariable]!, AttributeNames: ['QueueArn'] }));
-      expect(deadLetters.Attributes?.QueueArn).toBe(`arn:aws:sqs:us-east-1:000000000000:${name}-dlq`);
+      expect(deadLetters.Attributes?.QueueArn).toBe(`arn:aws:sqs:us-east-1:000000000000:${deadLetterQueueNameOf(queue)}`);
     },
   );
 
