@@ -16,6 +16,8 @@ import { invoker } from '../../infra/local/functions.js';
 import { LOCAL_REGION } from '../../infra/local/environment.js';
 import { sqsRecord } from '../../infra/local/queue-consumer.js';
 import { config } from '../../shared/config.js';
+import { ensureTables } from '../../infra/local/dynamodb.js';
+import { tableEnvVar } from '../../shared/store/tables.js';
 import { FUNCTIONS } from '../../shared/routes.js';
 import { BalanceService } from '../../shared/domain/ledger/index.js';
 import { Decimal } from '../../shared/domain/kernel/index.js';
@@ -24,12 +26,15 @@ import type { CryptoPayoutTransaction } from '../../shared/domain/transactions/i
 import { sqsClient } from '../../shared/queue/sqs.js';
 import { KeyFileTreasurySigner } from '../../shared/signers/key-file-signer.js';
 import { DynamoBalanceStore } from '../../shared/store/balances.js';
-import { documentClient } from '../../shared/store/dynamo.js';
+import { documentClient, dynamoClient } from '../../shared/store/dynamo.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 import { invoke, loadFunction } from '../support/invoke.js';
 import { seedKey, seedMerchant, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
 import { payoutAddresses } from '../support/payout-addresses.js';
 import { RpcProxy } from '../support/rpc-proxy.js';
+
+// A chain table of this file's own: the watcher's cursor of ethereum there is this node's, not another file's.
+process.env[tableEnvVar('chain')] = `payouts-${randomUUID().slice(0, 8)}-chain`;
 
 const CONFIRMATIONS = 3;
 const STUCK_SECONDS = 2;
@@ -74,6 +79,7 @@ beforeAll(async () => {
   await chain.sendNative({ to: treasury, amount: '100' });
   await chain.sendToken({ to: treasury, amount: '100000', token: usdt });
 
+  await ensureTables(dynamoClient, config().tables);
   merchant = await seedMerchant();
   await payoutAddresses().add(merchant.merchant.id, { network: 'ethereum', address: RECIPIENT }, 'operator');
   await fund(merchant, 'USDT', '100000');
