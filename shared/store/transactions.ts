@@ -7,7 +7,7 @@
 import { GetCommand, paginateQuery, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { type BalancePosting, type CheckedTransaction, countsOfLedgerWrite, type RecordPosition, type ReportRange } from '../domain/ledger/index.js';
 import type { CallbackEntry } from '../domain/callbacks/index.js';
-import { type CommitResult, CRYPTO_NETWORKS, type CryptoAssetCode, type Listing, listingFilters, type Page } from '../domain/kernel/index.js';
+import { type CommitResult, CRYPTO_NETWORKS, type Listing, listingFilters, type Page } from '../domain/kernel/index.js';
 import type { QueuedPayout, QueuedPayouts } from '../domain/payouts/index.js';
 import type { InvoiceUpdate } from '../domain/invoicing/index.js';
 import type { Ledger, PayoutRecords, PersonsDecision, TreasuryNonce, UniqueClaim } from '../domain/payments/index.js';
@@ -163,7 +163,7 @@ export class DynamoTransactionStore implements Ledger, PayoutRecords, QueuedPayo
       .flat()
       .filter(isCryptoPayout)
       .filter((payout) => payout.payout.attempts.length === 0)
-      .map(({ network, currency, amount }) => ({ network, currency: currency as CryptoAssetCode, amount }));
+      .map(({ network, currency, amount }) => ({ network, currency, amount }));
   }
 
   /** The EVM treasury's next nonce on the network, as the payout sender stored it. */

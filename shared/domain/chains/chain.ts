@@ -114,6 +114,13 @@ export function assetAmount(value: bigint, contractDecimals: number, asset: Cryp
   return units.toDecimalPlaces(decimalsOf(asset), Decimal.ROUND_DOWN);
 }
 
+/** `amount` in the smallest unit of something with `decimals` places (a coin, a token contract); the amount must not be finer. */
+export function smallestUnits(amount: Decimal | string, decimals: number): bigint {
+  const units = new Decimal(amount).mul(new Decimal(10).pow(decimals));
+  if (!units.isInteger()) throw new RangeError(`${amount.toString()} has more than ${decimals} decimal places`);
+  return BigInt(units.toFixed(0));
+}
+
 /** How many blocks, its own included, stand on a block: 1 for the head. */
 export const depthOf = (blockNumber: number, head: number): number => head - blockNumber + 1;
 

@@ -1,5 +1,5 @@
 export { AddressSet } from './address-set.js';
-export { advance, depthOf, forkPoint } from './chain.js';
+export { advance, assetAmount, depthOf, forkPoint, smallestUnits } from './chain.js';
 export type { BlockRef, ChainCursor, ChainReader, EvmBlock, NetworkReader, ObservedTransfer, ScannedBlock, TokenTransferLog } from './chain.js';
 export { idempotentWriteClaimId, invoiceUtrClaimId, orderClaimId, providerPaymentClaimId, transferClaimId, utrClaimId, withdrawalOrderClaimId } from './claims.js';
 export { EvmNetworkReader } from './evm-transfers.js';

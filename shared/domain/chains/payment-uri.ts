@@ -10,6 +10,7 @@
  */
 import type { Stage } from '../../stage.js';
 import { type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf } from '../kernel/index.js';
+import { smallestUnits } from './chain.js';
 import { isEvmNetwork, NATIVE_ASSETS, type EvmChain, type EvmNetwork, type NetworkChain } from './networks.js';
 
 export interface PaymentRequest {
@@ -23,13 +24,6 @@ export interface PaymentRequest {
 
 /** What naming a payment takes of the configured networks (`Chains` satisfies it). */
 export type PaymentChains = Readonly<Record<EvmNetwork, Pick<EvmChain, 'chainId' | 'tokens'>>> & { readonly tron: Pick<NetworkChain, 'tokens'> };
-
-/** `amount` in the smallest unit of something with `decimals` places; the amount must not be finer. */
-function smallestUnits(amount: string, decimals: number): string {
-  const units = new Decimal(amount).mul(new Decimal(10).pow(decimals));
-  if (!units.isInteger()) throw new Error(`${amount} has more than ${decimals} decimal places`);
-  return units.toFixed(0);
-}
 
 /**
  * The standard URI of a payment, or undefined where none exists: Tron has none, and a token whose

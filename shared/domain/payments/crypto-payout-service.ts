@@ -5,15 +5,16 @@
  * same write as the payout, and handed to its network's sender unless a person must approve it.
  */
 import type { Stage } from '../../stage.js';
-import { type Chains, NATIVE_ASSETS, withdrawalOrderClaimId } from '../chains/index.js';
-import { AlreadyUsed, type CommitResult, Conflict, type CryptoNetwork, Decimal, decimalsOf, formatAmount, InsufficientBalance, Invalid, NotFound, Unavailable } from '../kernel/index.js';
-import type { AuditEntry, CodeUse } from '../dashboard/index.js';
-import { type BalanceReader, heldFor, payingMerchant, requireAvailable, writeWithEntries } from '../ledger/index.js';
+import { assetAmount, type Chains, NATIVE_ASSETS, smallestUnits } from '../chains/index.js';
+import { Conflict, type CryptoNetwork, decimalsOf, formatAmount, Invalid, NotFound, Unavailable } from '../kernel/index.js';
+import type { AuditAction, AuditEntry, CodeUse } from '../dashboard/index.js';
+import { type BalanceReader, heldFor, payingMerchant, writeWithEntries } from '../ledger/index.js';
 import type { MerchantProfiles } from '../merchants/index.js';
-import { checkedPayoutAddress, cryptoPayoutFees, cryptoPayoutProblem, type CryptoPayoutRequest, needsApproval, type PayoutAddress, payoutAddressStatus, type PayoutChain } from '../payouts/index.js';
-import { crossRate, type RateSource } from '../rates/index.js';
-import { callbackEntry, type CryptoPayoutTransaction, cryptoPayoutTransaction, isCryptoPayout, smallestUnits } from '../transactions/index.js';
-import { type Ledger, ownedTransaction, type PersonsDecision, type UniqueClaim } from './transaction-service.js';
+import { checkedPayoutAddress, cryptoPayoutFees, cryptoPayoutProblem, type CryptoPayoutRequest, type PayoutAddress, payoutAddressStatus, type PayoutChain } from '../payouts/index.js';
+import type { RateSource } from '../rates/index.js';
+import { callbackEntry, type CryptoPayoutTransaction, cryptoPayoutTransaction, isCryptoPayout } from '../transactions/index.js';
+import { type Ledger, ownedTransaction } from './transaction-service.js';
+import { reserveWithdrawal } from './withdrawal-reserve.js';
 
 /** A payout as it would be: what `quote` answers before a person confirms it. */
 export interface CryptoPayoutQuote {
@@ -65,8 +66,6 @@ export interface CryptoPayoutServiceDeps {
   newId: () => string;
 }
 
-const payoutOrderTaken = () => new AlreadyUsed('A withdrawal with this orderId already exists');
-
 export class CryptoPayoutService {
   constructor(private readonly deps: CryptoPayoutServiceDeps) {}
 
@@ -97,33 +96,8 @@ export class CryptoPayoutService {
    */
   async create(merchantId: string, request: CryptoPayoutRequest, code?: CodeUse): Promise<CryptoPayoutTransaction> {
     const { payout, now } = await this.prepare(merchantId, request);
-    const decision: PersonsDecision | undefined = code && {
-      code,
-      entry: {
-        merchantId,
-        id: this.deps.newId(),
-        at: now.toISOString(),
-        actor: code.email,
-        action: 'payout.requested',
-        subject: `${payout.id}: ${payout.amount} ${payout.currency} on ${payout.network} to ${payout.address}`,
-      },
-    };
-    const claims: UniqueClaim[] = request.orderId ? [{ id: withdrawalOrderClaimId(merchantId, request.orderId), owner: { transactionId: payout.id, merchantId } }] : [];
-    let result: CommitResult;
-    try {
-      result = await writeWithEntries(
-        this.deps.balances,
-        undefined,
-        payout,
-        (posting) => this.deps.ledger.insert(payout, { posting, claims, ...(decision && { decision }) }),
-        (balance) => requireAvailable(balance, request.currency, heldFor(payout)),
-      );
-    } catch (refusal) {
-      if (refusal instanceof InsufficientBalance && (await this.orderTaken(claims))) throw payoutOrderTaken();
-      throw refusal;
-    }
-    if (result !== 'committed') {
-      if (await this.orderTaken(claims)) throw payoutOrderTaken();
+    const decision = code && { code, entry: this.auditEntry(payout, code, 'payout.requested', now) };
+    if ((await reserveWithdrawal(this.deps, payout, decision)) !== 'committed') {
       if (code && (await this.deps.ledger.get(payout.id)) === undefined) throw Invalid.of('code', 'code was used already: enter the next one');
       throw new Conflict('The balance kept changing; retry the request');
     }
@@ -148,14 +122,7 @@ export class CryptoPayoutService {
       updatedAt: now.toISOString(),
       payout: { ...payout.payout, decidedBy: code.email },
     };
-    const entry: AuditEntry = {
-      merchantId,
-      id: this.deps.newId(),
-      at: now.toISOString(),
-      actor: code.email,
-      action: decision === 'approve' ? 'payout.approved' : 'payout.rejected',
-      subject: `${payout.id}: ${payout.amount} ${payout.currency} on ${payout.network} to ${payout.address}`,
-    };
+    const entry = this.auditEntry(payout, code, decision === 'approve' ? 'payout.approved' : 'payout.rejected', now);
     const callbacks = decision === 'reject' ? [callbackEntry(next, now)] : [];
     const result = await writeWithEntries(this.deps.balances, payout, next, (posting) => this.deps.ledger.transition(next, 'pending_approval', { posting, callbacks, decision: { entry, code } }));
     if (result !== 'committed') {
@@ -184,10 +151,7 @@ export class CryptoPayoutService {
     });
     const { prices } = await this.deps.rates.current();
     const coin = NATIVE_ASSETS[request.network];
-    const networkFee = new Decimal(networkUnits.toString()).div(new Decimal(10).pow(decimalsOf(coin)));
-    const quoted = cryptoPayoutFees(request, { payoutFee: payoutFees[request.currency] ?? '0', networkFee, prices });
-    const usdRate = crossRate(prices, request.currency, 'USD');
-    if (!usdRate || !crossRate(prices, request.currency, 'EUR')) throw Invalid.of('currency', `No exchange rate for ${request.currency}`);
+    const quoted = cryptoPayoutFees(request, { payoutFee: payoutFees[request.currency] ?? '0', networkFee: assetAmount(networkUnits, decimalsOf(coin), coin), prices });
     const payout = cryptoPayoutTransaction(request, {
       id: this.deps.newId(),
       merchantId,
@@ -196,7 +160,7 @@ export class CryptoPayoutService {
       token,
       unitDecimals,
       prices,
-      waitsForApproval: needsApproval(request.amount.mul(usdRate), merchant.payoutApprovalAboveUsd ?? null),
+      approvalAboveUsd: merchant.payoutApprovalAboveUsd ?? null,
       now,
     });
     return { payout, now };
@@ -206,7 +170,7 @@ export class CryptoPayoutService {
    * To its network's sender. A queue that does not take it now loses nothing: the payout is
    * recorded, and the network's watcher hands over every processing payout nothing was signed for.
    */
-  async handOver(payout: Pick<CryptoPayoutTransaction, 'id' | 'network'>): Promise<void> {
+  private async handOver(payout: Pick<CryptoPayoutTransaction, 'id' | 'network'>): Promise<void> {
     await this.deps.queue.enqueue({ kind: 'send', network: payout.network, transactionId: payout.id }).catch((error: unknown) => {
       this.deps.log.warn('The payout queue did not take the payout; the chain watcher hands it over again', {
         transactionId: payout.id,
@@ -224,8 +188,10 @@ export class CryptoPayoutService {
     return found.address;
   }
 
-  private async orderTaken(claims: UniqueClaim[]): Promise<boolean> {
-    return claims.length > 0 && (await this.deps.ledger.getClaim(claims[0]!.id)) !== undefined;
+  /** What an owner did to a payout, for the audit log. */
+  private auditEntry(payout: CryptoPayoutTransaction, code: CodeUse, action: AuditAction, now: Date): AuditEntry {
+    const subject = `${payout.id}: ${payout.amount} ${payout.currency} on ${payout.network} to ${payout.address}`;
+    return { merchantId: payout.merchantId, id: this.deps.newId(), at: now.toISOString(), actor: code.email, action, subject };
   }
 }
 

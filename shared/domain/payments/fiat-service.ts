@@ -4,13 +4,14 @@
  * the transaction, so the database, not a read before the write, decides who wins; then the
  * request goes to the payment provider (docs/provider-protocol.md#provider-to-gateway-events), whose decision comes back as an event.
  */
-import { type BalanceReader, heldFor, payingMerchant, requireAvailable, writeWithEntries } from '../ledger/index.js';
-import { invoiceUtrClaimId, providerPaymentClaimId, utrClaimId, withdrawalOrderClaimId } from '../chains/index.js';
+import { type BalanceReader, payingMerchant } from '../ledger/index.js';
+import { invoiceUtrClaimId, providerPaymentClaimId, utrClaimId } from '../chains/index.js';
 import { decodeReceipt, type DepositConfirmationRequest, invoiceAfterDeposit, isConfirmedByUtr, type Receipt } from '../invoicing/index.js';
-import { AlreadyUsed, type CommitResult, Conflict, Decimal, InsufficientBalance, Invalid, optimisticAttempts, type SealedSecret, Unavailable } from '../kernel/index.js';
+import { AlreadyUsed, Conflict, Decimal, Invalid, optimisticAttempts, type SealedSecret, Unavailable } from '../kernel/index.js';
 import { authenticatedMerchant, type MerchantProfiles } from '../merchants/index.js';
 import type { RateSource } from '../rates/index.js';
-import { refusal, type Ledger, type TransactionService, type UniqueClaim } from './transaction-service.js';
+import { refusal, type Ledger, type TransactionService } from './transaction-service.js';
+import { reserveWithdrawal } from './withdrawal-reserve.js';
 import { depositTransaction, payoutRecipient, type Transaction, withdrawalRecipient, type WithdrawalRequest, withdrawalVariant, withdrawTransaction } from '../transactions/index.js';
 import type { ProviderRequests } from './provider-requests.js';
 import { ProviderUnavailable, type ProviderRegistry, type ProviderRoute } from '../providers/index.js';
@@ -65,8 +66,6 @@ const payoutProvider = (providers: readonly ProviderRoute[], currency: string): 
   [...providers].sort((a, b) => a.priority - b.priority).find((provider) => provider.methods.some((method) => method.currency === currency));
 
 const anotherUtrUnderReview = () => new Conflict('Another UTR is already under review for this invoice');
-
-const withdrawalOrderTaken = () => new AlreadyUsed('A withdrawal with this orderId already exists');
 
 /** Whether a UTR was accepted for the invoice: from then on the customer waits for the provider's decision. */
 export async function hasSubmittedUtr(claims: Pick<Ledger, 'getClaim'>, invoiceId: string): Promise<boolean> {
@@ -178,31 +177,9 @@ export class FiatService {
     if (request.cardNumber) transaction.recipient.sealedCardNumber = await this.deps.vault.seal(request.cardNumber, id);
     transaction.provider = { id: provider.id };
 
-    const claims: UniqueClaim[] = request.orderId ? [{ id: withdrawalOrderClaimId(merchantId, request.orderId), owner: { transactionId: id, merchantId } }] : [];
-    let result: CommitResult;
-    try {
-      result = await writeWithEntries(
-        this.deps.balances,
-        undefined,
-        transaction,
-        (posting) => this.deps.ledger.insert(transaction, { posting, claims }),
-        (balance) => requireAvailable(balance, request.currency, heldFor(transaction)),
-      );
-    } catch (refusal) {
-      // A repeated orderId is told as such, also once its first withdrawal has taken the money.
-      if (refusal instanceof InsufficientBalance && (await this.orderTaken(claims))) throw withdrawalOrderTaken();
-      throw refusal;
-    }
-    if (result !== 'committed') {
-      if (await this.orderTaken(claims)) throw withdrawalOrderTaken();
-      throw new Conflict('The balance kept changing; retry the request');
-    }
+    if ((await reserveWithdrawal(this.deps, transaction)) !== 'committed') throw new Conflict('The balance kept changing; retry the request');
     await this.deps.requests.requestPayout(transaction, payoutRecipient(transaction, request.cardNumber)).catch(this.sentLater(id));
     return transaction;
-  }
-
-  private async orderTaken(claims: UniqueClaim[]): Promise<boolean> {
-    return claims.length > 0 && (await this.deps.ledger.getClaim(claims[0]!.id)) !== undefined;
   }
 
   /** For a provider that did not take a request now: the reconciliation sends it again with the same `webhook-id`. */

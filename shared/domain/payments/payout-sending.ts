@@ -7,10 +7,10 @@
  * or failed with the network fee it spent kept back), broadcasts again what the node forgot, asks
  * the sender to replace what is stuck, and hands over payouts nothing was signed for.
  */
-import { type BusinessMetrics, type CryptoNetwork, Decimal, decimalsOf } from '../kernel/index.js';
-import { NATIVE_ASSETS } from '../chains/index.js';
-import { decodeSignedPayout, encodeSignedPayout, type PayoutChain, type PayoutStatus, type SignedPayout, TreasuryShortfall, NotYetExpired } from '../payouts/index.js';
-import { crossRate, type RateSource } from '../rates/index.js';
+import { type BusinessMetrics, type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf } from '../kernel/index.js';
+import { assetAmount, NATIVE_ASSETS } from '../chains/index.js';
+import { decodeSignedPayout, encodeSignedPayout, networkFeeIn, type PayoutChain, type PayoutStatus, type SignedPayout, TreasuryShortfall, NotYetExpired } from '../payouts/index.js';
+import type { RateSource } from '../rates/index.js';
 import { type CryptoPayoutTransaction, isCryptoPayout, lastAttempt, payoutOrderOf, type Transaction, withAttempt } from '../transactions/index.js';
 import type { PayoutQueue, PayoutSendRequest } from './crypto-payout-service.js';
 import type { TransactionService } from './transaction-service.js';
@@ -105,7 +105,12 @@ export class PayoutSender {
   /** Stored first, broadcast after: a sender that stops in between leaves bytes the next broadcast sends as they are. */
   private async store(payout: CryptoPayoutTransaction, chain: PayoutChain, signed: SignedPayout, nonce: TreasuryNonce | undefined, outcome: SendOutcome): Promise<SendOutcome> {
     const next = withAttempt(payout, signed, encodeSignedPayout(signed), this.deps.clock());
-    if (!(await this.deps.records.recordAttempt(next, payout.payout.attempts.length, nonce))) return 'skipped';
+    if (!(await this.deps.records.recordAttempt(next, payout.payout.attempts.length, nonce))) {
+      // Another sender stored one first: it broadcasts it. Else the treasury's stored nonce moved: the message is tried again.
+      const now = await this.deps.records.get(payout.id);
+      if (now && isCryptoPayout(now) && now.payout.attempts.length > payout.payout.attempts.length) return 'skipped';
+      throw new Error(`Payout ${payout.id} was not stored with its transaction: the treasury's nonce or the payout moved meanwhile`);
+    }
     await chain.broadcast(signed.rawTransaction);
     return outcome;
   }
@@ -115,10 +120,9 @@ export class PayoutSender {
     if (!(error instanceof TreasuryShortfall)) return error;
     // Short of the network's coin (the payout's amount, or the fee of a token transfer), or of the token.
     const native = error.token === null;
-    const asset = native ? NATIVE_ASSETS[payout.network] : payout.currency;
+    const asset: CryptoAssetCode = native ? NATIVE_ASSETS[payout.network] : payout.currency;
     const places = native ? decimalsOf(asset) : payout.payout.unitDecimals;
-    const short = new Decimal((error.needed - error.available).toString()).div(new Decimal(10).pow(places));
-    this.deps.metrics.treasuryShortfall(payout.network, asset, short.toNumber());
+    this.deps.metrics.treasuryShortfall(payout.network, asset, assetAmount(error.needed - error.available, places, asset).toNumber());
     return new PayoutWaits(error.message);
   }
 
@@ -206,18 +210,13 @@ export class PayoutSettlement {
 
   /**
    * What the failed transaction cost in network fees, in the payout's currency at the live rate,
-   * rounded up and never more than the network fee the merchant was quoted.
+   * rounded up and never more than the network fee the merchant was quoted (all of it without a rate).
    */
   private async spentInCurrency(payout: CryptoPayoutTransaction, feePaid: bigint): Promise<string> {
     const coin = NATIVE_ASSETS[payout.network];
-    const decimals = decimalsOf(payout.currency);
-    const rate = crossRate((await this.deps.rates.current()).prices, coin, payout.currency);
+    const { currency } = payout;
     const quoted = new Decimal(payout.fees.technical ?? 0);
-    if (!rate) return quoted.toFixed(decimals);
-    const spent = new Decimal(feePaid.toString())
-      .div(new Decimal(10).pow(decimalsOf(coin)))
-      .mul(rate)
-      .toDecimalPlaces(decimals, Decimal.ROUND_UP);
-    return Decimal.min(spent, quoted).toFixed(decimals);
+    const spent = networkFeeIn(currency, payout.network, assetAmount(feePaid, decimalsOf(coin), coin), (await this.deps.rates.current()).prices) ?? quoted;
+    return Decimal.min(spent, quoted).toFixed(decimalsOf(currency));
   }
 }

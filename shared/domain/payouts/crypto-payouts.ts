@@ -66,16 +66,20 @@ export interface CryptoPayoutFees {
 }
 
 /**
- * A payout's fees in its own currency. The network fee, estimated in the network's coin, is
- * converted at the live rate and rounded up to the currency's decimals: the merchant pays at
- * least what the treasury spends, never a fraction less.
+ * A network fee, counted in the network's coin, in `currency` at the live rate, rounded up to the
+ * currency's decimals: the merchant pays at least what the treasury spends, never a fraction less.
+ * Undefined without a rate.
  */
+export function networkFeeIn(currency: CryptoAssetCode, network: CryptoNetwork, networkFee: Decimal, prices: UsdPrices): Decimal | undefined {
+  const rate = crossRate(prices, NATIVE_ASSETS[network], currency);
+  return rate && networkFee.mul(rate).toDecimalPlaces(CRYPTO_ASSETS[currency].decimals, Decimal.ROUND_UP);
+}
+
+/** A payout's fees in its own currency: the gateway's payout fee, and the network fee at the live rate (`networkFeeIn`). */
 export function cryptoPayoutFees(request: Pick<CryptoPayoutRequest, 'currency' | 'network'>, context: { payoutFee: string; networkFee: Decimal; prices: UsdPrices }): CryptoPayoutFees {
   const { decimals } = CRYPTO_ASSETS[request.currency];
-  const coin = NATIVE_ASSETS[request.network];
-  const rate = crossRate(context.prices, coin, request.currency);
-  if (!rate) throw Invalid.of('currency', `No exchange rate from ${coin} to ${request.currency}`);
-  const technical = context.networkFee.mul(rate).toDecimalPlaces(decimals, Decimal.ROUND_UP);
+  const technical = networkFeeIn(request.currency, request.network, context.networkFee, context.prices);
+  if (!technical) throw Invalid.of('currency', `No exchange rate from ${NATIVE_ASSETS[request.network]} to ${request.currency}`);
   return { processing: formatAmount(new Decimal(context.payoutFee), decimals), technical: formatAmount(technical, decimals) };
 }
 

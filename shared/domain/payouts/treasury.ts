@@ -5,7 +5,7 @@
  * decimal strings with the asset's decimals (the kernel's), never more than the chain holds.
  */
 import type { Stage } from '../../stage.js';
-import { isEvmNetwork } from '../chains/index.js';
+import { assetAmount, isEvmNetwork } from '../chains/index.js';
 import { CRYPTO_NETWORKS, type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf } from '../kernel/index.js';
 import { TREASURY_FAMILIES, type TreasuryFamily, type TreasurySigner } from './signer.js';
 import { treasuryAddress } from './treasury-addresses.js';
@@ -64,8 +64,7 @@ export const treasuryFamilyOf = (network: CryptoNetwork): TreasuryFamily => (isE
  * treasury is never shown more than it can send.
  */
 export function treasuryAmount(units: bigint, unitDecimals: number, asset: CryptoAssetCode): string {
-  const decimals = decimalsOf(asset);
-  return new Decimal(units.toString()).div(new Decimal(10).pow(unitDecimals)).toDecimalPlaces(decimals, Decimal.ROUND_DOWN).toFixed(decimals);
+  return assetAmount(units, unitDecimals, asset).toFixed(decimalsOf(asset));
 }
 
 const byNetworkThenAsset = (a: TreasuryAmount, b: TreasuryAmount): number => CRYPTO_NETWORKS.indexOf(a.network) - CRYPTO_NETWORKS.indexOf(b.network) || a.asset.localeCompare(b.asset);

@@ -4,10 +4,12 @@
  * and the network fee quoted in its own currency, and what sending it has done so far: each
  * signed transaction, stored before it is broadcast. Pure.
  */
-import { type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf, formatAmount, formatRate } from '../kernel/index.js';
-import type { CryptoPayoutFees, CryptoPayoutRequest, PayoutOrder, SignedPayout } from '../payouts/index.js';
-import { crossRate, type UsdPrices } from '../rates/index.js';
+import { smallestUnits } from '../chains/index.js';
+import { type CryptoAssetCode, type CryptoNetwork, Decimal } from '../kernel/index.js';
+import { type CryptoPayoutFees, type CryptoPayoutRequest, needsApproval, type PayoutOrder, type SignedPayout } from '../payouts/index.js';
+import type { UsdPrices } from '../rates/index.js';
 import type { Transaction } from './transactions.js';
+import { newWithdrawal } from './withdrawals.js';
 
 /** One signed transaction of a payout: the first, or one that replaced a stuck one. */
 export interface PayoutAttempt {
@@ -31,6 +33,7 @@ export interface PayoutSending {
 }
 
 export interface CryptoPayoutTransaction extends Transaction {
+  currency: CryptoAssetCode;
   network: CryptoNetwork;
   address: string;
   payout: PayoutSending;
@@ -55,62 +58,23 @@ export const payoutOrderOf = (payout: CryptoPayoutTransaction): PayoutOrder => (
 /** The last transaction signed for the payout, if any. */
 export const lastAttempt = (payout: CryptoPayoutTransaction): PayoutAttempt | undefined => payout.payout.attempts.at(-1);
 
-/** `amount` of `currency` in smallest units of a contract or coin with `unitDecimals` places: exact, as the amount keeps the asset's decimals. */
-export const smallestUnits = (amount: Decimal, unitDecimals: number): bigint => BigInt(amount.mul(new Decimal(10).pow(unitDecimals)).toFixed(0, Decimal.ROUND_DOWN));
-
 /**
- * A new crypto payout, `processing` or `pending_approval`, valued in USD and EUR at the current
- * rates. `address` is the payout address as the merchant stored it.
+ * A new crypto payout, valued in USD and EUR at the current rates: `pending_approval` when its `usd`
+ * is above the merchant's `approvalAboveUsd`, else `processing`. `address` is the payout address as
+ * the merchant stored it.
  */
 export function cryptoPayoutTransaction(
   request: CryptoPayoutRequest,
-  context: {
-    id: string;
-    merchantId: string;
-    address: string;
-    fees: CryptoPayoutFees;
-    token: string | null;
-    unitDecimals: number;
-    prices: UsdPrices;
-    waitsForApproval: boolean;
-    now: Date;
-  },
+  context: { id: string; merchantId: string; address: string; fees: CryptoPayoutFees; token: string | null; unitDecimals: number; prices: UsdPrices; approvalAboveUsd: string | null; now: Date },
 ): CryptoPayoutTransaction {
-  const currency: CryptoAssetCode = request.currency;
-  const decimals = decimalsOf(currency);
-  const written = formatAmount(request.amount, decimals);
-  const at = context.now.toISOString();
-  const valued = (target: 'USD' | 'EUR') => formatAmount(request.amount.mul(formatRate(crossRate(context.prices, currency, target) ?? new Decimal(0))), 2);
+  const withdrawal = newWithdrawal({ ...context, ...request, customerId: '', fees: { processing: context.fees.processing, technical: context.fees.technical } });
   return {
-    id: context.id,
-    merchantId: context.merchantId,
-    invoiceId: null,
-    type: 'withdraw',
-    status: context.waitsForApproval ? 'pending_approval' : 'processing',
-    amount: written,
-    currency,
+    ...withdrawal,
+    currency: request.currency,
+    status: needsApproval(new Decimal(withdrawal.usd), context.approvalAboveUsd) ? 'pending_approval' : 'processing',
     network: request.network,
-    transactionHash: null,
     address: context.address,
-    customerId: '',
-    orderId: request.orderId ?? null,
-    applicationId: request.applicationId ?? null,
-    createdAt: at,
-    updatedAt: at,
-    info: {
-      exchangeRate: '1',
-      referenceAmount: written,
-      referenceCurrency: currency,
-      referenceExchangeRate: '1',
-      transactionAmount: written,
-      transactionCurrency: currency,
-    },
-    fees: { processing: context.fees.processing, technical: context.fees.technical },
-    usd: valued('USD'),
-    eur: valued('EUR'),
-    senderDetails: { senderIban: '', senderAccountNumber: '', senderSortCode: '' },
     payout: { token: context.token, units: smallestUnits(request.amount, context.unitDecimals).toString(), unitDecimals: context.unitDecimals, attempts: [] },
-    booked: true,
   };
 }
 

@@ -4,5 +4,5 @@ export { callbackPayload, callbackPayloadSchema, depositTransaction, isFinalStat
 export type { CallbackPayload, ChainPosition, DepositValuation, ListTransactionsQuery, Transaction, TransactionFilters, TransactionProvider, TransactionStatus, TransactionView } from './transactions.js';
 export { payoutRecipient, withdrawalRecipient, withdrawalRequestSchema, withdrawalVariant, withdrawTransaction, withMaskedCard } from './withdrawals.js';
 export type { WithdrawalRequest, WithdrawTransaction } from './withdrawals.js';
-export { cryptoPayoutTransaction, followedOnChain, isCryptoPayout, lastAttempt, payoutOrderOf, smallestUnits, withAttempt } from './crypto-payouts.js';
+export { cryptoPayoutTransaction, followedOnChain, isCryptoPayout, lastAttempt, payoutOrderOf, withAttempt } from './crypto-payouts.js';
 export type { CryptoPayoutTransaction } from './crypto-payouts.js';

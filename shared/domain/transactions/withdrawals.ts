@@ -3,7 +3,7 @@
  * request with its three variants, card checks and masking, and the withdraw transaction. Pure.
  */
 import * as z from 'zod';
-import { amountRuleProblem, decimalsOf, decimalStringAmount, familyOf, formatAmount, formatRate, Invalid, type SealedSecret } from '../kernel/index.js';
+import { amountRuleProblem, type Decimal, decimalsOf, decimalStringAmount, familyOf, formatAmount, formatRate, Invalid, type SealedSecret } from '../kernel/index.js';
 import { processingFee, type Transaction } from './transactions.js';
 import { crossRate, type UsdPrices } from '../rates/index.js';
 import type { PayoutRequest } from '../providers/index.js';
@@ -121,52 +121,66 @@ export interface WithdrawTransaction extends Transaction {
   paymentSystem: string | null;
 }
 
+/**
+ * What every new withdrawal records, fiat or crypto: `processing`, in its own currency at rate 1,
+ * valued in USD and EUR at the current rates (a 422 on `currency` without them), its reserve to be
+ * written with it.
+ */
+export function newWithdrawal(fields: {
+  id: string;
+  merchantId: string;
+  amount: Decimal;
+  currency: string;
+  customerId: string;
+  orderId?: string;
+  applicationId?: string;
+  fees: Transaction['fees'];
+  prices: UsdPrices;
+  now: Date;
+}): Transaction {
+  const { amount, currency } = fields;
+  const usdRate = crossRate(fields.prices, currency, 'USD');
+  const eurRate = crossRate(fields.prices, currency, 'EUR');
+  if (!usdRate || !eurRate) throw Invalid.of('currency', `No exchange rate for ${currency}`);
+  const at = fields.now.toISOString();
+  const written = formatAmount(amount, decimalsOf(currency));
+  return {
+    id: fields.id,
+    merchantId: fields.merchantId,
+    invoiceId: null,
+    type: 'withdraw',
+    status: 'processing',
+    amount: written,
+    currency,
+    network: null,
+    transactionHash: null,
+    customerId: fields.customerId,
+    orderId: fields.orderId ?? null,
+    applicationId: fields.applicationId ?? null,
+    createdAt: at,
+    updatedAt: at,
+    info: { exchangeRate: '1', referenceAmount: written, referenceCurrency: currency, referenceExchangeRate: '1', transactionAmount: written, transactionCurrency: currency },
+    fees: fields.fees,
+    usd: formatAmount(amount.mul(formatRate(usdRate)), 2),
+    eur: formatAmount(amount.mul(formatRate(eurRate)), 2),
+    senderDetails: { senderIban: '', senderAccountNumber: '', senderSortCode: '' },
+    booked: true,
+  };
+}
+
 /** A new withdraw transaction, processing, valued at the current rates. */
 export function withdrawTransaction(
   request: WithdrawalRequest,
   recipient: WithdrawalRecipient,
   context: { id: string; merchantId: string; feePercent: string; prices: UsdPrices; now: Date },
 ): WithdrawTransaction {
-  const decimals = decimalsOf(request.currency);
-  const amount = request.amount;
-  const amountRule = amountRuleProblem(amount, request.currency);
+  const amountRule = amountRuleProblem(request.amount, request.currency);
   if (amountRule) throw Invalid.of('amount', amountRule);
-  const usdRate = crossRate(context.prices, request.currency, 'USD');
-  const eurRate = crossRate(context.prices, request.currency, 'EUR');
-  if (!usdRate || !eurRate) throw Invalid.of('currency', `No exchange rate for ${request.currency}`);
-  const at = context.now.toISOString();
-  const written = formatAmount(amount, decimals);
   return {
-    id: context.id,
-    merchantId: context.merchantId,
-    invoiceId: null,
-    type: 'withdraw',
-    status: 'processing',
-    amount: written,
-    currency: request.currency,
-    network: null,
-    transactionHash: null,
-    customerId: request.customerId,
-    orderId: request.orderId ?? null,
-    applicationId: request.applicationId ?? null,
-    createdAt: at,
-    updatedAt: at,
-    info: {
-      exchangeRate: '1',
-      referenceAmount: written,
-      referenceCurrency: request.currency,
-      referenceExchangeRate: '1',
-      transactionAmount: written,
-      transactionCurrency: request.currency,
-    },
-    fees: { processing: processingFee(amount, request.currency, context.feePercent), technical: null },
-    usd: formatAmount(amount.mul(formatRate(usdRate)), 2),
-    eur: formatAmount(amount.mul(formatRate(eurRate)), 2),
-    senderDetails: { senderIban: '', senderAccountNumber: '', senderSortCode: '' },
+    ...newWithdrawal({ ...context, ...request, fees: { processing: processingFee(request.amount, request.currency, context.feePercent), technical: null } }),
     recipient,
     comment: request.comment ?? null,
     paymentSystem: request.paymentSystem ?? null,
-    booked: true,
   };
 }
 
