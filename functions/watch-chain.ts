@@ -80,15 +80,25 @@ function watcherOf(network: CryptoNetwork): Pick<NetworkWatcher, 'run'> {
     // treasury's payouts are followed after the deposits, by the same node.
     watcher = {
       run: async () => {
-        const summary = await reader.observeRun(() => networkWatcher.run());
-        const followed = await payouts.run();
-        if (Object.values(followed).some((count) => count > 0)) logger.info('Payouts followed', { network, ...followed });
-        return summary;
+        // Beside the deposits' scan, not after it: a scan that fails (a node behind the cursor) holds no payout back, nor the other way.
+        const [scan] = await Promise.allSettled([reader.observeRun(() => networkWatcher.run()), followPayouts(network, payouts)]);
+        if (scan.status === 'rejected') throw scan.reason;
+        return scan.value;
       },
     };
     watchers.set(network, { chain, watcher });
   }
   return watcher;
+}
+
+/** One run of the network's payouts' settlement; a failure is logged, and the next run does it again. */
+async function followPayouts(network: CryptoNetwork, payouts: PayoutSettlement): Promise<void> {
+  try {
+    const followed = await payouts.run();
+    if (Object.values(followed).some((count) => count > 0)) logger.info('Payouts followed', { network, ...followed });
+  } catch (error) {
+    logger.error('Following the payouts failed; the next run follows them again', { network, reason: failureReason(error) });
+  }
 }
 
 /**

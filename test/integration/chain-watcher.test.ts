@@ -11,7 +11,7 @@ import { createPublicClient, http, serializeTransaction, type Address, type Hash
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { WatchResult } from '../../functions/watch-chain.js';
 import type { RunSummary } from '../../shared/domain/payments/chain-watcher.js';
-import { compileTestToken, startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
+import type { LocalChain } from '../../infra/chain/local-chain.js';
 import { invoker, lambdaContext } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
 import { localStageConfiguration } from '../support/stage-configuration.js';
@@ -28,6 +28,7 @@ import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { seedMerchant, testChainStore, type SeededMerchant } from '../support/merchants.js';
 import { RpcProxy, type RpcFault } from '../support/rpc-proxy.js';
 import { eventually } from '../support/wait.js';
+import { startChainWithTestToken } from '../support/test-chain.js';
 
 /** Few, so that tests mine little; the production defaults are in docs/merchant-guide.md#on-chain-deposits. */
 const CONFIRMATIONS = 3;
@@ -56,10 +57,7 @@ const FAULTS: Partial<Record<RpcMode, RpcFault>> = {
 };
 
 beforeAll(async () => {
-  const [started, compiled] = await Promise.allSettled([startLocalChain(), compileTestToken()]);
-  if (started.status === 'rejected') throw started.reason;
-  chain = started.value;
-  if (compiled.status === 'rejected') throw compiled.reason;
+  chain = await startChainWithTestToken();
   client = createPublicClient({ transport: http(chain.rpcUrl) });
   usdt = await chain.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000' });
   usdc = await chain.deployToken({ symbol: 'USDC', decimals: 6, supply: '1000000' });

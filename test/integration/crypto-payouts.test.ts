@@ -8,16 +8,18 @@
  * broadcast sends the same transaction when it resumes.
  */
 import { randomUUID } from 'node:crypto';
-import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { createPublicClient, erc20Abi, http, parseEther, type Address, type Hex, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileTestToken, startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
+import type { LocalChain } from '../../infra/chain/local-chain.js';
 import { invoker } from '../../infra/local/functions.js';
 import { LOCAL_REGION } from '../../infra/local/environment.js';
 import { sqsRecord } from '../../infra/local/queue-consumer.js';
 import { config } from '../../shared/config.js';
 import { ensureTables } from '../../infra/local/dynamodb.js';
-import { tableEnvVar } from '../../shared/store/tables.js';
+import { TABLE_KEYS, tableEnvVar } from '../../shared/store/tables.js';
+import { localQueueArn, localQueueUrl } from '../../infra/local/sqs.js';
+import { setEnvironment, watcherOf } from '../support/chain-watch.js';
 import { FUNCTIONS } from '../../shared/routes.js';
 import { BalanceService } from '../../shared/domain/ledger/index.js';
 import { Decimal } from '../../shared/domain/kernel/index.js';
@@ -32,14 +34,18 @@ import { invoke, loadFunction } from '../support/invoke.js';
 import { seedKey, seedMerchant, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
 import { payoutAddresses } from '../support/payout-addresses.js';
 import { RpcProxy } from '../support/rpc-proxy.js';
+import { startChainWithTestToken, withoutAutomine } from '../support/test-chain.js';
 
-// A chain table of this file's own: the watcher's cursor of ethereum there is this node's, not another file's.
-process.env[tableEnvVar('chain')] = `payouts-${randomUUID().slice(0, 8)}-chain`;
+// Tables and a payouts queue of this file's own, named before any module reads the configuration:
+// another file's watcher would follow these payouts on its own node, and its cursor stop this one's.
+const OWN = `payouts-${randomUUID().slice(0, 8)}`;
+for (const key of TABLE_KEYS) process.env[tableEnvVar(key)] = `${OWN}-${key}`;
+const PAYOUT_QUEUE = `${OWN}.fifo`;
+process.env.PAYOUT_QUEUE_URL = localQueueUrl(process.env.AWS_ENDPOINT_URL_SQS!, PAYOUT_QUEUE);
 
 const CONFIRMATIONS = 3;
 const STUCK_SECONDS = 2;
 const RECIPIENT: Address = '0x00000000000000000000000000000000BEef0101';
-const PAYOUT_ENV = ['GATEWAY_RPC_ETHEREUM', 'GATEWAY_TOKENS_ETHEREUM', 'GATEWAY_CONFIRMATIONS_ETHEREUM', 'GATEWAY_PAYOUT_STUCK_S'] as const;
 
 let chain: LocalChain;
 let client: PublicClient;
@@ -49,16 +55,13 @@ let proxy: RpcProxy;
 let refuseBroadcasts = 0;
 let treasury: Address;
 let merchant: SeededMerchant;
-const savedEnv = new Map<string, string | undefined>();
+let restoreEnvironment: () => void;
 const ledger = () => new DynamoTransactionStore(documentClient, config().tables);
 const run = invoker(loadFunction);
 const definition = (name: string) => FUNCTIONS.find((fn) => fn.name === name)!;
 
 beforeAll(async () => {
-  const [started, compiled] = await Promise.allSettled([startLocalChain(), compileTestToken()]);
-  if (started.status === 'rejected') throw started.reason;
-  chain = started.value;
-  if (compiled.status === 'rejected') throw compiled.reason;
+  chain = await startChainWithTestToken();
   client = createPublicClient({ transport: http(chain.rpcUrl) });
   usdt = await chain.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000' });
   proxy = await RpcProxy.start(chain.rpcUrl);
@@ -67,11 +70,13 @@ beforeAll(async () => {
     refuseBroadcasts -= 1;
     return 'refuse';
   };
-  for (const name of PAYOUT_ENV) savedEnv.set(name, process.env[name]);
-  process.env.GATEWAY_RPC_ETHEREUM = proxy.url;
-  process.env.GATEWAY_TOKENS_ETHEREUM = JSON.stringify({ USDT: usdt });
-  process.env.GATEWAY_CONFIRMATIONS_ETHEREUM = String(CONFIRMATIONS);
-  process.env.GATEWAY_PAYOUT_STUCK_S = String(STUCK_SECONDS);
+  restoreEnvironment = setEnvironment({
+    GATEWAY_RPC_ETHEREUM: proxy.url,
+    GATEWAY_TOKENS_ETHEREUM: JSON.stringify({ USDT: usdt }),
+    GATEWAY_CONFIRMATIONS_ETHEREUM: String(CONFIRMATIONS),
+    GATEWAY_PAYOUT_STUCK_S: String(STUCK_SECONDS),
+  });
+  await Promise.all([ensureTables(dynamoClient, config().tables), sqsClient.send(new CreateQueueCommand({ QueueName: PAYOUT_QUEUE, Attributes: { FifoQueue: 'true' } }))]);
 
   const signer = config().treasurySigner;
   if (signer.kind !== 'local') throw new Error('The tests sign with key files');
@@ -79,7 +84,6 @@ beforeAll(async () => {
   await chain.sendNative({ to: treasury, amount: '100' });
   await chain.sendToken({ to: treasury, amount: '100000', token: usdt });
 
-  await ensureTables(dynamoClient, config().tables);
   merchant = await seedMerchant();
   await payoutAddresses().add(merchant.merchant.id, { network: 'ethereum', address: RECIPIENT }, 'operator');
   await fund(merchant, 'USDT', '100000');
@@ -87,10 +91,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  for (const [name, value] of savedEnv) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
+  restoreEnvironment?.();
   await proxy?.stop();
   await chain?.stop();
 });
@@ -107,7 +108,7 @@ const pay = (fields: Record<string, unknown>, options: { apiKey?: string; key?: 
     body: { amount: '25', currency: 'USDT', network: 'ethereum', address: RECIPIENT, ...fields },
   });
 
-/** What the payouts queue holds, handed to send-payout one message at a time, as the FIFO queue's one message group does; each outcome's failed ids. */
+/** What the payouts queue holds, handed to send-payout one message at a time as the FIFO queue's one message group does, until one fails; how many were handed. */
 async function sendQueued(): Promise<number> {
   const queueUrl = config().payoutQueueUrl!;
   let handled = 0;
@@ -117,7 +118,7 @@ async function sendQueued(): Promise<number> {
     );
     const [message] = Messages;
     if (!message) return handled;
-    const outcome = (await run(definition('send-payout'), { Records: [sqsRecord(message, { url: queueUrl, arn: 'arn:aws:sqs:local:000000000000:payouts.fifo' }, LOCAL_REGION)] })) as {
+    const outcome = (await run(definition('send-payout'), { Records: [sqsRecord(message, { url: queueUrl, arn: localQueueArn(PAYOUT_QUEUE) }, LOCAL_REGION)] })) as {
       batchItemFailures: unknown[];
     };
     handled += 1;
@@ -130,20 +131,11 @@ async function sendQueued(): Promise<number> {
   }
 }
 
-const watch = () => run(definition('watch-chain'), { network: 'ethereum' });
+const watch = watcherOf('ethereum').once;
 const stored = async (id: string) => (await ledger().get(id)) as CryptoPayoutTransaction;
 const tokenBalance = (owner: Address) => client.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
 const balanceOf = async (currency: string) =>
   ((await invoke('list-balances', { apiKey: merchant.apiKey })).body.data.items as { currency: string; available: string; reserved: string }[]).find((item) => item.currency === currency)!;
-
-async function withoutAutomine<T>(work: () => Promise<T>): Promise<T> {
-  await client.request({ method: 'evm_setAutomine' as never, params: [false] as never });
-  try {
-    return await work();
-  } finally {
-    await client.request({ method: 'evm_setAutomine' as never, params: [true] as never });
-  }
-}
 
 describe('a crypto payout on the EVM node', () => {
   it('pays USDT to the unit and ETH to the wei, settled with the withdraw callback once deep enough', async () => {
@@ -228,7 +220,7 @@ describe('a crypto payout on the EVM node', () => {
   it('replaces a transaction left unmined past GATEWAY_PAYOUT_STUCK_S with the same nonce and higher fees', async () => {
     const tokensBefore = await tokenBalance(RECIPIENT);
     const payout = (await pay({ amount: '9' })).body.data;
-    const first = await withoutAutomine(async () => {
+    const first = await withoutAutomine(chain, async () => {
       await sendQueued();
       const sent = await stored(payout.id);
       await new Promise((resolve) => setTimeout(resolve, STUCK_SECONDS * 1000 + 100));
@@ -253,7 +245,7 @@ describe('a crypto payout on the EVM node', () => {
     const half = new Decimal(held.toString()).div(1e6).mul(0.6).toDecimalPlaces(0).toString();
     const [paid, reverted] = [(await pay({ amount: half })).body.data, (await pay({ amount: half })).body.data];
     expect([paid.status, reverted.status]).toEqual(['processing', 'processing']);
-    await withoutAutomine(async () => {
+    await withoutAutomine(chain, async () => {
       expect(await sendQueued()).toBe(2);
       await chain.mine(1);
     });

@@ -10,10 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createTestClient, encodeFunctionData, erc20Abi, http, parseEther, parseTransaction, publicActions, recoverTransactionAddress, type Address, type Hex } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compileTestToken, startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
+import type { LocalChain } from '../../infra/chain/local-chain.js';
 import { EvmPayoutChain } from '../../shared/chain/evm-payouts.js';
 import { TreasuryShortfall, type PayoutOrder, type SignedPayout } from '../../shared/domain/payouts/index.js';
 import { KeyFileTreasurySigner } from '../../shared/signers/key-file-signer.js';
+import { startChainWithTestToken, withoutAutomine } from '../support/test-chain.js';
 
 const RECIPIENT: Address = '0x00000000000000000000000000000000beef0001';
 const TOKEN_RECIPIENT: Address = '0x00000000000000000000000000000000beef0002';
@@ -28,10 +29,7 @@ let client: ReturnType<typeof testClient>;
 const testClient = (rpcUrl: string) => createTestClient({ mode: 'hardhat', transport: http(rpcUrl, { retryCount: 0 }) }).extend(publicActions);
 
 beforeAll(async () => {
-  const [started, compiled] = await Promise.allSettled([startLocalChain(), compileTestToken()]);
-  if (started.status === 'rejected') throw started.reason;
-  node = started.value;
-  if (compiled.status === 'rejected') throw compiled.reason;
+  node = await startChainWithTestToken();
   client = testClient(node.rpcUrl);
   usdt = await node.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000' });
   keyDirectory = await mkdtemp(join(tmpdir(), 'gateway-treasury-'));
@@ -51,15 +49,6 @@ const tokenBalance = (owner: Address) => client.readContract({ address: usdt, ab
 /** Prepares an order from the treasury's next nonce, as the node counts it. */
 async function prepare(order: Omit<PayoutOrder, 'network'>): Promise<SignedPayout> {
   return payouts.prepare({ network: 'ethereum', ...order }, await payouts.readTreasury());
-}
-
-async function withoutAutomine<T>(work: () => Promise<T>): Promise<T> {
-  await client.setAutomine(false);
-  try {
-    return await work();
-  } finally {
-    await client.setAutomine(true);
-  }
 }
 
 describe('EVM payouts', () => {
@@ -115,7 +104,7 @@ describe('EVM payouts', () => {
   it('replaces a transaction stuck in the pool: the same nonce, both fees 10% higher at least, mined once, the first dropped', async () => {
     const amount = parseEther('0.5');
     const before = await client.getBalance({ address: RECIPIENT });
-    const { stuck, replacement } = await withoutAutomine(async () => {
+    const { stuck, replacement } = await withoutAutomine(node, async () => {
       const stuck = await prepare({ token: null, to: RECIPIENT, amount });
       await payouts.broadcast(stuck.rawTransaction);
       expect(await payouts.status(stuck)).toEqual({ state: 'pending' });
@@ -140,7 +129,7 @@ describe('EVM payouts', () => {
     const held = await tokenBalance(treasury);
     const half = held / 2n + 1n;
     // Each fits what the treasury holds when it is prepared; once the first is mined, the second no longer does.
-    const [paid, reverted] = await withoutAutomine(async () => {
+    const [paid, reverted] = await withoutAutomine(node, async () => {
       const paid = await prepare({ token: usdt, to: TOKEN_RECIPIENT, amount: half });
       await payouts.broadcast(paid.rawTransaction);
       const reverted = await payouts.prepare({ network: 'ethereum', token: usdt, to: TOKEN_RECIPIENT, amount: half }, { family: 'evm', nonce: (paid.spend as { nonce: number }).nonce + 1 });

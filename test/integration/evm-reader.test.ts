@@ -9,11 +9,12 @@
  */
 import { createPublicClient, http, type Address, type PublicClient } from 'viem';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { compileTestToken, startLocalChain, type LocalChain } from '../../infra/chain/local-chain.js';
+import type { LocalChain } from '../../infra/chain/local-chain.js';
 import { EvmRpcReader, WrongChainError } from '../../shared/chain/evm-reader.js';
 import { JsonRpcError } from '../../shared/chain/json-rpc.js';
 import { networkReaderOf } from '../../shared/chain/network-readers.js';
 import { RpcProxy, type RpcCall } from '../support/rpc-proxy.js';
+import { startChainWithTestToken } from '../support/test-chain.js';
 
 const CUSTOMER: Address = '0x00000000000000000000000000000000c0ffee01';
 
@@ -25,10 +26,7 @@ let usdt: Address;
 let proxy: RpcProxy;
 
 beforeAll(async () => {
-  const [started, compiled] = await Promise.allSettled([startLocalChain(), compileTestToken()]);
-  if (started.status === 'rejected') throw started.reason;
-  chain = started.value;
-  if (compiled.status === 'rejected') throw compiled.reason;
+  chain = await startChainWithTestToken();
   client = createPublicClient({ transport: http(chain.rpcUrl) });
   usdt = await chain.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000' });
   proxy = await RpcProxy.start(chain.rpcUrl);

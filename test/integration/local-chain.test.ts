@@ -26,6 +26,7 @@ import { AmountError, compileTestToken, startLocalChain, toSmallestUnits, type L
 import { EVM_CHAIN_IDS } from '../../shared/domain/chains/networks.js';
 import { hardhatNodesOnPort, isRunning } from '../support/processes.js';
 import { eventually } from '../support/wait.js';
+import { startChainWithTestToken } from '../support/test-chain.js';
 
 const transferEvent = erc20Abi.find((item) => item.type === 'event' && item.name === 'Transfer')!;
 
@@ -35,12 +36,8 @@ let usdt: Address;
 let compiledAbi: Abi;
 
 beforeAll(async () => {
-  // Compiling blocks this process while the node starts in its own.
-  const [started, compiled] = await Promise.allSettled([startLocalChain(), compileTestToken()]);
-  if (started.status === 'rejected') throw started.reason;
-  chain = started.value;
-  if (compiled.status === 'rejected') throw compiled.reason;
-  compiledAbi = compiled.value.abi;
+  chain = await startChainWithTestToken();
+  compiledAbi = (await compileTestToken()).abi;
   client = createPublicClient({ transport: http(chain.rpcUrl) });
   usdt = await chain.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000' });
 });
