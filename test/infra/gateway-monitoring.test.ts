@@ -17,6 +17,30 @@ import { sorted, queuesOf, projectApp, type Resource, describeEachStage } from '
 
 describeEachStage((stage, v) => {
   const definitions = functionsForStage(stage);
+  const topic = () => [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }];
+
+  /** The one alarm on a business metric, its id beginning with `id`, with what every such alarm has: the metric of this stage, the topic. Its properties. */
+  const businessAlarm = (metric: { name: string }, id: string): Record<string, any> => {
+    const alarms = v()
+      .resources('AWS::CloudWatch::Alarm')
+      .filter(([, alarm]) => alarm.Properties.MetricName === metric.name);
+    expect(alarms.map(([alarmId]) => alarmId)).toEqual([expect.stringMatching(new RegExp(`^${id}`))]);
+    const { Properties } = alarms[0]![1];
+    expect(Properties).toMatchObject({
+      Namespace: 'PaymentGateway',
+      MetricName: metric.name,
+      Dimensions: [
+        { Name: 'service', Value: 'payment-gateway' },
+        { Name: 'stage', Value: stage },
+      ],
+      AlarmActions: topic(),
+    });
+    return Properties;
+  };
+
+  /** The dashboard's body, each reference in it written as `reference`. */
+  const dashboardBody = (reference: string): string =>
+    (v().resources('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody['Fn::Join'][1] as unknown[]).map((part) => (typeof part === 'string' ? part : reference)).join('');
 
   describe('monitoring', () => {
     it('alarms on errors of every function, on API 5XX, on each dead-letter queue and on the callbacks backlog', () => {
@@ -49,50 +73,29 @@ describeEachStage((stage, v) => {
     });
 
     it('alarms when a provider transaction has been processing over a day, as the reconciliation counts them', () => {
-      const overdue = v()
-        .resources('AWS::CloudWatch::Alarm')
-        .filter(([, alarm]) => alarm.Properties.MetricName === BUSINESS_METRICS.providerOverdue.name);
-      expect(overdue.map(([id]) => id)).toEqual([expect.stringMatching(/^ProviderTransactionsOverdueAlarm/)]);
-      expect(overdue[0]![1].Properties).toMatchObject({
-        Namespace: 'PaymentGateway',
-        MetricName: 'ProviderTransactionsOverdue',
-        Dimensions: [
-          { Name: 'service', Value: 'payment-gateway' },
-          { Name: 'stage', Value: stage },
-        ],
+      expect(businessAlarm(BUSINESS_METRICS.providerOverdue, 'ProviderTransactionsOverdueAlarm')).toMatchObject({
         Statistic: 'Maximum',
         Period: 300,
         EvaluationPeriods: 1,
         Threshold: 0,
         ComparisonOperator: 'GreaterThanThreshold',
-        AlarmActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
       });
     });
 
     it('alarms when an hourly books check finds a difference, and leaves a check that failed to the errors alarm of check-books', () => {
-      const differences = v()
-        .resources('AWS::CloudWatch::Alarm')
-        .filter(([, alarm]) => alarm.Properties.MetricName === BUSINESS_METRICS.booksDifferences.name);
-      expect(differences.map(([id]) => id)).toEqual([expect.stringMatching(/^BooksDifferencesAlarm/)]);
-      expect(differences[0]![1].Properties).toMatchObject({
-        Namespace: 'PaymentGateway',
-        MetricName: 'BooksDifferences',
-        Dimensions: [
-          { Name: 'service', Value: 'payment-gateway' },
-          { Name: 'stage', Value: stage },
-        ],
+      const differences = businessAlarm(BUSINESS_METRICS.booksDifferences, 'BooksDifferencesAlarm');
+      expect(differences).toMatchObject({
         Statistic: 'Maximum',
         Period: 3600,
         EvaluationPeriods: 1,
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
         TreatMissingData: 'notBreaching',
-        AlarmActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
-        OKActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
+        OKActions: topic(),
       });
       // Whoever gets the mail learns that payouts stay held after the alarm clears, and how to release them.
-      expect(differences[0]![1].Properties.AlarmDescription).toContain('payouts are held (withdrawals answer 423 locked) until an operator clears the hold, also once the alarm clears');
-      expect(differences[0]![1].Properties.AlarmDescription).toContain('npm run merchant -- clear-books-hold --merchant ID --reason TEXT');
+      expect(differences.AlarmDescription).toContain('payouts are held (withdrawals answer 423 locked) until an operator clears the hold, also once the alarm clears');
+      expect(differences.AlarmDescription).toContain('npm run merchant -- clear-books-hold --merchant ID --reason TEXT');
       // The check's period is the alarm's: one report per run.
       expect((FUNCTIONS.find((f) => f.name === 'check-books') as { everySeconds: number }).everySeconds).toBe(3600);
       v().template.hasResourceProperties('AWS::CloudWatch::Alarm', {
@@ -105,23 +108,14 @@ describeEachStage((stage, v) => {
     });
 
     it('alarms when the treasury is short of an asset for a queued payout, as the sender reports it, and plots the shortfall by network and asset', () => {
-      const shortfall = v()
-        .resources('AWS::CloudWatch::Alarm')
-        .filter(([, alarm]) => alarm.Properties.MetricName === BUSINESS_METRICS.treasuryShortfall.name);
-      expect(shortfall.map(([id]) => id)).toEqual([expect.stringMatching(/^TreasuryShortfallAlarm/)]);
+      const shortfall = businessAlarm(BUSINESS_METRICS.treasuryShortfall, 'TreasuryShortfallAlarm');
       // The sender tries a short payout again once the queue's visibility timeout has passed: the alarm
       // looks at enough periods to hold two of its tries, so that it stays up between them.
       const sendPayout = FUNCTIONS.find((f) => f.name === 'send-payout')!;
       expect(TREASURY_SHORTFALL_PERIODS).toBe(2);
       expect(TREASURY_SHORTFALL_PERIODS * 300).toBeGreaterThanOrEqual(QUEUES.payouts.visibilityTimeoutSeconds + sendPayout.timeoutSeconds!);
-      // The metric without its asset: any shortfall, whichever the asset.
-      expect(shortfall[0]![1].Properties).toMatchObject({
-        Namespace: 'PaymentGateway',
-        MetricName: 'TreasuryShortfall',
-        Dimensions: [
-          { Name: 'service', Value: 'payment-gateway' },
-          { Name: 'stage', Value: stage },
-        ],
+      // The metric without its asset (businessAlarm checks its dimensions): any shortfall, whichever the asset.
+      expect(shortfall).toMatchObject({
         Statistic: 'Maximum',
         Period: 300,
         EvaluationPeriods: TREASURY_SHORTFALL_PERIODS,
@@ -129,12 +123,10 @@ describeEachStage((stage, v) => {
         Threshold: 0,
         ComparisonOperator: 'GreaterThanThreshold',
         TreatMissingData: 'notBreaching',
-        AlarmActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
-        OKActions: [{ Ref: v().json.Outputs.AlarmTopicArn.Value.Ref }],
+        OKActions: topic(),
       });
-      expect(shortfall[0]![1].Properties.AlarmDescription).toContain('npm run merchant -- treasury');
-      const parts = v().resources('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody['Fn::Join'][1] as unknown[];
-      const body = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : '<ref>')).join('')) as { widgets: Array<{ properties: { title?: string; metrics?: unknown[][] } }> };
+      expect(shortfall.AlarmDescription).toContain('npm run merchant -- treasury');
+      const body = JSON.parse(dashboardBody('<ref>')) as { widgets: Array<{ properties: { title?: string; metrics?: unknown[][] } }> };
       const widget = body.widgets.find(({ properties }) => JSON.stringify(properties.metrics ?? []).includes('TreasuryShortfall'))!;
       expect(widget.properties.title).toBe('Treasury shortfall, by network and asset (in its units)');
       expect(widget.properties.metrics).toEqual([
@@ -143,8 +135,7 @@ describeEachStage((stage, v) => {
     });
 
     it("plots the books check's differences hourly, marked where they alarm", () => {
-      const parts = v().resources('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody['Fn::Join'][1] as unknown[];
-      const body = JSON.parse(parts.map((part) => (typeof part === 'string' ? part : '<ref>')).join('')) as {
+      const body = JSON.parse(dashboardBody('<ref>')) as {
         widgets: Array<{ properties: { title?: string; metrics?: unknown[][]; annotations?: { horizontal?: Array<{ value: number }> } } }>;
       };
       const widget = body.widgets.find(({ properties }) => properties.metrics?.some((line) => line.includes('BooksDifferences')))!;
@@ -192,8 +183,7 @@ describeEachStage((stage, v) => {
     });
 
     it('plots every business metric on the dashboard, for this stage', () => {
-      const parts = v().resources('AWS::CloudWatch::Dashboard')[0]![1].Properties.DashboardBody['Fn::Join'][1] as unknown[];
-      const body = parts.map((part) => (typeof part === 'string' ? part : '')).join('');
+      const body = dashboardBody('');
       for (const metric of Object.values(BUSINESS_METRICS)) {
         if ('dimension' in metric) {
           // One line per method, source or asset, whichever appear: counts summed, the shortfall (an amount each report states whole) at its largest.
