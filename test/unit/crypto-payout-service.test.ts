@@ -26,6 +26,11 @@ const USDT = defaultChains('demo').ethereum.tokens.USDT!.address;
 const CONFIRMATIONS = 3;
 const STUCK_SECONDS = 600;
 
+/** A payout request as the route's schema reads it: 100 USDT on ethereum to the active address unless `fields` say otherwise. */
+const request = (fields: Record<string, unknown> = {}) => cryptoPayoutRequestSchema.parse({ amount: '100', currency: 'USDT', network: 'ethereum', address: DESTINATION, ...fields }) as never;
+/** An owner's fresh TOTP code, of time step `step`. */
+const owner = (step: number) => ({ email: 'owner@shop.example', step });
+
 function setup(merchantFields: { payoutApprovalAboveUsd?: string | null } = {}) {
   const gateway = memoryGateway();
   const merchant = gateway.merchants.add(merchantFields);
@@ -71,8 +76,7 @@ function setup(merchantFields: { payoutApprovalAboveUsd?: string | null } = {}) 
     handOverSeconds: 120,
     clock: gateway.clock,
   });
-  const pay = (fields: Record<string, unknown>) =>
-    payouts.create(merchant.id, cryptoPayoutRequestSchema.parse({ amount: '100', currency: 'USDT', network: 'ethereum', address: DESTINATION, ...fields }) as never);
+  const pay = (fields: Record<string, unknown>) => payouts.create(merchant.id, request(fields));
   /** Hands every queued request to the sender, as the FIFO queue does, one after the other. */
   const drain = async () => {
     const outcomes: string[] = [];
@@ -233,8 +237,6 @@ describe('sending and settling a payout', () => {
 });
 
 describe('approving a payout', () => {
-  const owner = (step: number) => ({ email: 'owner@shop.example', step });
-
   it('sends an approved payout, written with its audit entry and the code it took', async () => {
     const { gateway, merchant, pay, payouts, queued } = setup({ payoutApprovalAboveUsd: '10' });
     await gateway.fund(merchant.id, 'USDT', '500');
@@ -268,9 +270,6 @@ describe('approving a payout', () => {
 });
 
 describe('quoting a payout, and asking for one in the dashboard', () => {
-  const owner = (step: number) => ({ email: 'owner@shop.example', step });
-  const request = (fields: Record<string, unknown> = {}) => cryptoPayoutRequestSchema.parse({ amount: '100', currency: 'USDT', network: 'ethereum', address: DESTINATION, ...fields }) as never;
-
   it('quotes the fees, what leaves the balance and what arrives, writing nothing', async () => {
     const { gateway, merchant, payouts, queued, balance } = setup({ payoutApprovalAboveUsd: '150' });
     await gateway.fund(merchant.id, 'USDT', '500');

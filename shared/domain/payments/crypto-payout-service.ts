@@ -126,8 +126,8 @@ export class CryptoPayoutService {
     const callbacks = decision === 'reject' ? [callbackEntry(next, now)] : [];
     const result = await writeWithEntries(this.deps.balances, payout, next, (posting) => this.deps.ledger.transition(next, 'pending_approval', { posting, callbacks, decision: { entry, code } }));
     if (result !== 'committed') {
-      const now = await this.deps.ledger.get(transactionId);
-      if (now?.status !== 'pending_approval') throw new Conflict(`The payout is ${now?.status ?? 'gone'}: it was decided meanwhile`);
+      const current = await this.deps.ledger.get(transactionId);
+      if (current?.status !== 'pending_approval') throw new Conflict(`The payout is ${current?.status ?? 'gone'}: it was decided meanwhile`);
       throw Invalid.of('code', 'code was used already: enter the next one');
     }
     if (callbacks.length > 0) await this.deps.callbacks.publish(callbacks.map((callback) => callback.id));
