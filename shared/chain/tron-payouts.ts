@@ -2,19 +2,22 @@
  * Payouts on Tron over a full node's HTTP API (or TronGrid's, with its key): the node builds the
  * transaction (`/wallet/createtransaction` for TRX, `/wallet/triggersmartcontract` for a TRC-20
  * `transfer` with a fee limit), the treasury reads its bytes back and signs them only if they say
- * what was asked (tron-transaction.ts), and `/wallet/broadcasthex` sends the very bytes signed.
- * `/wallet/broadcasttransaction` would rebuild them from the node's JSON, and any difference
- * would be another transaction than the one whose txID was signed. A Tron transaction cannot be
- * replaced while it can still be mined: a new one is built once the first expired.
+ * what was asked (tron-transaction.ts), and `/wallet/broadcasttransaction` sends the node's
+ * transaction with the signature. The node rebuilds the transaction from its JSON `raw_data`: if
+ * that said anything else than the bytes signed, its txID would differ and the signature would not
+ * recover to the treasury, so the node refuses it (`SIGERROR`); nothing else can be sent with it.
+ * A Tron transaction cannot be replaced while it can still be mined: a new one is built once the
+ * first expired.
  */
 import { bytesToHex, concatBytes, numberToBytesBE } from '@noble/curves/utils.js';
 import { createBase58check } from '@scure/base';
+import { parse, stringify } from 'lossless-json';
 import { sha256 } from '@noble/hashes/sha2.js';
 import * as z from 'zod';
 import { tronAddress } from '../domain/chains/index.js';
 import { NotYetExpired, type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, TreasuryShortfall, type TreasuryState, type TreasurySigner } from '../domain/payouts/index.js';
 import { integer, TronApiError, TronHttpApi } from './tron-reader.js';
-import { readRawTransaction, signedTransactionHex, type TronContract, tronTransactionId } from './tron-transaction.js';
+import { readRawTransaction, type TronContract, tronTransactionId } from './tron-transaction.js';
 
 const base58check = createBase58check(sha256);
 
@@ -34,7 +37,7 @@ const FALLBACK_TRANSFER_ENERGY = 130_000n;
 const RECOVERY_OFFSET = 27;
 
 const hash = z.string().regex(/^[0-9a-f]{64}$/);
-const builtSchema = z.object({ txID: hash, raw_data_hex: z.string() });
+const builtSchema = z.object({ txID: hash, raw_data: z.record(z.string(), z.unknown()), raw_data_hex: z.string() });
 const triggerSchema = z.object({ result: z.object({ result: z.boolean().optional(), message: z.string().optional() }), transaction: builtSchema.optional() });
 const constantSchema = z.object({ result: z.object({ result: z.boolean().optional() }), energy_used: integer.optional(), constant_result: z.array(z.string()).optional() });
 const parametersSchema = z.object({ chainParameter: z.array(z.object({ key: z.string(), value: integer.optional() })) });
@@ -115,7 +118,8 @@ export class TronPayoutChain implements PayoutChain {
     const signature = concatBytes(numberToBytesBE(r, 32), numberToBytesBE(s, 32), Uint8Array.of(RECOVERY_OFFSET + recovery));
     return {
       order,
-      rawTransaction: signedTransactionHex(built.raw_data_hex, signature),
+      // The signed transaction as `broadcasttransaction` takes it, the node's numbers kept as it wrote them.
+      rawTransaction: stringify({ visible: false, txID: built.txID, raw_data: built.raw_data, raw_data_hex: built.raw_data_hex, signature: [bytesToHex(signature)] })!,
       transactionHash: built.txID,
       maxFee,
       spend: { family: 'tron', expiresAt: raw.expiration, feeLimit },
@@ -123,9 +127,9 @@ export class TronPayoutChain implements PayoutChain {
   }
 
   async broadcast(rawTransaction: string): Promise<void> {
-    const answer = broadcastSchema.parse(await this.call('broadcasthex', { transaction: rawTransaction }));
+    const answer = broadcastSchema.parse(await this.call('broadcasttransaction', parse(rawTransaction) as Record<string, unknown>));
     if (answer.result === true || answer.code === 'DUP_TRANSACTION_ERROR') return;
-    throw new TronApiError(`broadcasthex: ${answer.code ?? 'refused'}: ${readable(answer.message ?? '')}`);
+    throw new TronApiError(`broadcasttransaction: ${answer.code ?? 'refused'}: ${readable(answer.message ?? '')}`);
   }
 
   async status(payout: SignedPayout): Promise<PayoutStatus> {

@@ -9,7 +9,7 @@
  */
 import { createBase58check } from '@scure/base';
 import { sha256 } from '@noble/hashes/sha2.js';
-import { isLosslessNumber, parse, type LosslessNumber } from 'lossless-json';
+import { isLosslessNumber, parse, stringify, type LosslessNumber } from 'lossless-json';
 import * as z from 'zod';
 
 const RPC_TIMEOUT_MS = 10_000;
@@ -116,7 +116,8 @@ export class TronHttpApi {
     const response = await fetch(`${this.base}/wallet/${endpoint}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', ...(this.apiKey ? { 'TRON-PRO-API-KEY': this.apiKey } : {}) },
-      body: JSON.stringify(body),
+      // Losslessly: a transaction the node built goes back with its numbers as the node wrote them.
+      body: stringify(body),
       signal: AbortSignal.timeout(RPC_TIMEOUT_MS),
     });
     const text = await response.text();

@@ -4,11 +4,10 @@
  * `TransferContract` or a `TriggerSmartContract`), its expiry and its fee limit. What the node
  * writes beside the bytes (`raw_data` as JSON, `txID`) is not what gets signed, so it is never
  * trusted: the txID signed is the SHA-256 of the bytes, and the bytes must say what was asked.
- * And the signed transaction (`Transaction`: the raw bytes, then the signature) as `broadcasthex`
- * takes it. Pure.
+ * Pure.
  */
 import { sha256 } from '@noble/hashes/sha2.js';
-import { bytesToHex, concatBytes, hexToBytes } from '@noble/hashes/utils.js';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 
 /** `Transaction.Contract.ContractType` values (java-tron's Tron.proto). */
 const TRANSFER_CONTRACT = 1;
@@ -127,17 +126,3 @@ export function readRawTransaction(rawDataHex: string): TronRawTransaction {
 
 /** The txID of a transaction: the SHA-256 of its raw bytes, what its signature signs. */
 export const tronTransactionId = (rawDataHex: string): Uint8Array => sha256(hexToBytes(rawDataHex));
-
-/** A length-delimited field's key and length, then its bytes. */
-function lengthDelimited(number: number, bytes: Uint8Array): Uint8Array {
-  const length: number[] = [];
-  let rest = bytes.length;
-  do {
-    length.push((rest & 0x7f) | (rest > 0x7f ? 0x80 : 0));
-    rest >>>= 7;
-  } while (rest > 0);
-  return concatBytes(Uint8Array.of((number << 3) | WIRE_LENGTH_DELIMITED, ...length), bytes);
-}
-
-/** The signed `Transaction` as `broadcasthex` takes it: `raw_data` (1) and one signature (2). */
-export const signedTransactionHex = (rawDataHex: string, signature: Uint8Array): string => bytesToHex(concatBytes(lengthDelimited(1, hexToBytes(rawDataHex)), lengthDelimited(2, signature)));

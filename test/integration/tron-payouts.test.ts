@@ -1,8 +1,8 @@
 /**
  * Tron payouts against the fixture node (test/support/tron-node.ts and tron-wallet.ts: no Tron
  * node runs here), from a treasury whose key is a key file: TRX and a TRC-20 token paid exactly,
- * the node checking the signature recovers to the treasury; the same bytes broadcast again; a
- * token transfer that reverts seen as failed with its fee; a transaction rebuilt only once the
+ * the node checking the signature recovers to the treasury; the same transaction broadcast again,
+ * and refused when its JSON says otherwise than the bytes signed; a token transfer that reverts seen as failed with its fee; a transaction rebuilt only once the
  * first expired; a node that builds other bytes than asked, or names another txID, gets nothing
  * signed; a treasury too short refused.
  */
@@ -132,6 +132,19 @@ describe('Tron payouts', () => {
     await expect(prepare(trx(2_000_000n))).rejects.toThrow(/another transaction than the one asked: to differs/);
     node.wallet.buildFault = 'other-txid';
     await expect(prepare(trx(2_000_000n))).rejects.toThrow(/answered txID (ab){32} for a transaction whose hash is/);
+  });
+
+  it("broadcasts the node's JSON with the signature; JSON that says otherwise than the bytes signed is refused, nothing sent", async () => {
+    const payout = await prepare(trx(3_000_000n));
+    const signed = JSON.parse(payout.rawTransaction) as { txID: string; raw_data: { expiration: number }; raw_data_hex: string; signature: string[]; visible: boolean };
+    expect(signed).toMatchObject({ visible: false, txID: payout.transactionHash, raw_data: { expiration: payout.spend.family === 'tron' && payout.spend.expiresAt } });
+    expect(signed.signature).toEqual([expect.stringMatching(/^[0-9a-f]{128}(1b|1c)$/)]);
+    const otherwise = JSON.stringify({ ...signed, raw_data: { ...signed.raw_data, expiration: signed.raw_data.expiration + 1 } });
+    await expect(payouts.broadcast(otherwise)).rejects.toThrow(/broadcasttransaction: SIGERROR: validate signature error/);
+    expect(await payouts.status(payout)).toEqual({ state: 'unknown' });
+    await payouts.broadcast(payout.rawTransaction);
+    expect(await payouts.status(payout)).toEqual({ state: 'pending' });
+    node.minePending();
   });
 
   it('refuses an order the treasury cannot pay, naming what it holds', async () => {

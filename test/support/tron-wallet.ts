@@ -2,9 +2,10 @@
  * The transaction side of the fixture Tron node (tron-node.ts): TRX and TRC-20 balances, the
  * transactions it builds (`createtransaction`, `triggersmartcontract`, as protobuf bytes the way
  * java-tron writes `Transaction.raw`, with a JSON `raw_data` beside them), what it prices
- * (`getchainparameters`, `triggerconstantcontract`), and what it takes (`broadcasthex`: the
- * signature must recover to the owner, an expired or known transaction is refused as java-tron
- * refuses it), holds pending, and executes when a block is mined: a token transfer of more than
+ * (`getchainparameters`, `triggerconstantcontract`), and what it takes (`broadcasttransaction`:
+ * the transaction rebuilt from its JSON `raw_data` as java-tron rebuilds it, so JSON that differs
+ * from what the node built is another transaction; the signature must recover to the owner, an
+ * expired or known transaction is refused as java-tron refuses it), holds pending, and executes when a block is mined: a token transfer of more than
  * the owner holds reverts and still burns its fee. The node can also be told to build other
  * bytes than asked for, or to answer a txID that is not theirs.
  */
@@ -62,6 +63,8 @@ function contractBytes(contract: Contract): Uint8Array {
 interface Built {
   txID: string;
   rawHex: string;
+  /** The JSON `raw_data` the node answered beside the bytes. */
+  rawData: unknown;
   contract: Contract;
   expiration: number;
   feeLimit: bigint;
@@ -128,8 +131,8 @@ export class TronWallet {
       }
       case 'triggerconstantcontract':
         return this.constant(body);
-      case 'broadcasthex':
-        return this.broadcast(String(body.transaction));
+      case 'broadcasttransaction':
+        return this.broadcast(body);
       case 'gettransactionfrompending': {
         const built = this.pending.get(String(body.value));
         return built ? { txID: built.txID, raw_data_hex: built.rawHex } : {};
@@ -185,8 +188,9 @@ export class TronWallet {
       ),
     );
     const txID = fault === 'other-txid' ? 'ab'.repeat(32) : bytesToHex(sha256(hexToBytes(rawHex)));
-    this.built.set(bytesToHex(sha256(hexToBytes(rawHex))), { txID: bytesToHex(sha256(hexToBytes(rawHex))), rawHex, contract, expiration, feeLimit });
-    return { visible: false, txID, raw_data: { contract: [{ type: contract.type }], expiration, timestamp: head.timestamp, ...(feeLimit ? { fee_limit: Number(feeLimit) } : {}) }, raw_data_hex: rawHex };
+    const rawData = { contract: [{ type: contract.type }], expiration, timestamp: head.timestamp, ...(feeLimit ? { fee_limit: Number(feeLimit) } : {}) };
+    this.built.set(bytesToHex(sha256(hexToBytes(rawHex))), { txID: bytesToHex(sha256(hexToBytes(rawHex))), rawHex, rawData, contract, expiration, feeLimit });
+    return { visible: false, txID, raw_data: rawData, raw_data_hex: rawHex };
   }
 
   private constant(body: Record<string, unknown>) {
@@ -198,16 +202,17 @@ export class TronWallet {
     return { result: { result: true }, energy_used: Number(TRANSFER_ENERGY), constant_result: [''.padStart(64, '0')] };
   }
 
-  private broadcast(transactionHex: string) {
-    // `Transaction`: raw_data (field 1, 0x0a) then one signature (field 2, 0x12) of 65 bytes.
-    const bytes = hexToBytes(transactionHex);
-    const rawLength = readLength(bytes, 1);
-    const raw = bytes.subarray(rawLength.start, rawLength.end);
-    const signature = bytes.subarray(rawLength.end + 2);
-    const txID = bytesToHex(sha256(raw));
+  private broadcast(body: Record<string, unknown>) {
+    const rawHex = String(body.raw_data_hex);
+    const txID = bytesToHex(sha256(hexToBytes(rawHex)));
     const built = this.built.get(txID);
-    if (!built || bytes[0] !== 0x0a || bytes[rawLength.end] !== 0x12 || signature.length !== 65)
-      return { result: false, code: 'OTHER_ERROR', txid: txID, message: hexOf('not a transaction this node built') };
+    const signatures = Array.isArray(body.signature) ? body.signature.map(String) : [];
+    if (!built) return { result: false, code: 'OTHER_ERROR', txid: txID, message: hexOf('not a transaction this node built') };
+    // java-tron signs nothing itself and rebuilds the transaction from raw_data: other JSON is another transaction, whose signature cannot recover to the owner.
+    if (JSON.stringify(body.raw_data) !== JSON.stringify(built.rawData) || signatures.length !== 1 || !/^[0-9a-f]{130}$/.test(signatures[0]!))
+      return { result: false, code: 'SIGERROR', txid: txID, message: hexOf('validate signature error') };
+    const signature = hexToBytes(signatures[0]!);
+    const raw = hexToBytes(rawHex);
     const recovered = new secp256k1.Signature(BigInt(`0x${bytesToHex(signature.subarray(0, 32))}`), BigInt(`0x${bytesToHex(signature.subarray(32, 64))}`), signature[64]! - 27)
       .recoverPublicKey(sha256(raw))
       .toBytes(true);
@@ -248,17 +253,3 @@ export class TronWallet {
 
 const selectorOf = (signature: string): string => (signature === 'transfer(address,uint256)' ? 'a9059cbb' : '00000000');
 const hexOf = (text: string): string => Buffer.from(text).toString('hex');
-
-/** A length-delimited field's bounds, its key at `offset - 1`. */
-function readLength(bytes: Uint8Array, offset: number): { start: number; end: number } {
-  let length = 0;
-  let shift = 0;
-  let at = offset;
-  for (;;) {
-    const byte = bytes[at++]!;
-    length |= (byte & 0x7f) << shift;
-    if ((byte & 0x80) === 0) break;
-    shift += 7;
-  }
-  return { start: at, end: at + length };
-}

@@ -3,9 +3,8 @@
  * as Tron's HTTP API documents one (its raw_data beside its raw_data_hex), a contract call with its
  * fee limit; and bytes carrying no contract, two, another kind, or cut short, refused.
  */
-import { bytesToHex } from '@noble/hashes/utils.js';
 import { describe, expect, it } from 'vitest';
-import { MalformedTronTransaction, readRawTransaction, signedTransactionHex, tronTransactionId } from '../../shared/chain/tron-transaction.js';
+import { MalformedTronTransaction, readRawTransaction, tronTransactionId } from '../../shared/chain/tron-transaction.js';
 
 // The broadcasttransaction example of the TRON HTTP API's documentation: its raw_data says amount
 // 1000, owner 41608f8d…, to 41e9d79c…, expiration 1591089627000.
@@ -44,13 +43,5 @@ describe('a Tron transaction read back', () => {
     // Type 2: a TransferAssetContract (a TRC-10 token).
     expect(() => readRawTransaction(DOCUMENTED.replace('5a660801', '5a660802'))).toThrow(/type 2/);
     expect(() => readRawTransaction(DOCUMENTED.slice(0, -4))).toThrow(MalformedTronTransaction);
-  });
-
-  it('puts the raw bytes and the signature in a Transaction, as broadcasthex takes it', () => {
-    const signature = new Uint8Array(65).fill(7);
-    const signed = signedTransactionHex(DOCUMENTED, signature);
-    // 132 bytes of raw data: a length of two varint bytes.
-    expect(DOCUMENTED.length / 2).toBe(132);
-    expect(signed).toBe(`0a8401${DOCUMENTED}1241${bytesToHex(signature)}`);
   });
 });
