@@ -7,41 +7,33 @@
  * whose block is reorganised away is settled once; a sender stopped between signing and
  * broadcast sends the same transaction when it resumes.
  */
-import { randomUUID } from 'node:crypto';
-import { ChangeMessageVisibilityCommand, CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { createPublicClient, erc20Abi, http, parseEther, type Address, type Hex, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalChain } from '../../infra/chain/local-chain.js';
-import { invoker } from '../../infra/local/functions.js';
-import { LOCAL_REGION } from '../../infra/local/environment.js';
-import { sqsRecord } from '../../infra/local/queue-consumer.js';
 import { config } from '../../shared/config.js';
-import { ensureTables } from '../../infra/local/dynamodb.js';
-import { TABLE_KEYS, tableEnvVar } from '../../shared/store/tables.js';
-import { localQueueArn, localQueueUrl } from '../../infra/local/sqs.js';
-import { setEnvironment, watcherOf } from '../support/chain-watch.js';
-import { FUNCTIONS } from '../../shared/routes.js';
-import { BalanceService } from '../../shared/domain/ledger/index.js';
 import { Decimal } from '../../shared/domain/kernel/index.js';
 import { treasuryAddress } from '../../shared/domain/payouts/index.js';
-import type { CryptoPayoutTransaction } from '../../shared/domain/transactions/index.js';
-import { sqsClient } from '../../shared/queue/sqs.js';
 import { KeyFileTreasurySigner } from '../../shared/signers/key-file-signer.js';
-import { DynamoBalanceStore } from '../../shared/store/balances.js';
-import { documentClient, dynamoClient } from '../../shared/store/dynamo.js';
-import { DynamoTransactionStore } from '../../shared/store/transactions.js';
-import { invoke, loadFunction } from '../support/invoke.js';
-import { seedKey, seedMerchant, testMerchantStore, type SeededMerchant } from '../support/merchants.js';
+import { setEnvironment, watcherOf } from '../support/chain-watch.js';
+import { invoke } from '../support/invoke.js';
+import { seedKey, seedMerchant, type SeededMerchant } from '../support/merchants.js';
 import { payoutAddresses } from '../support/payout-addresses.js';
+import {
+  balanceOf as merchantBalanceOf,
+  callbacksOf,
+  createPayoutStores,
+  entryTypesOf,
+  fund,
+  ownPayoutStores,
+  payoutLedger as ledger,
+  requestPayout,
+  sendQueued,
+  storedPayout as stored,
+} from '../support/payout-flow.js';
 import { RpcProxy } from '../support/rpc-proxy.js';
 import { startChainWithTestToken, withoutAutomine } from '../support/test-chain.js';
 
-// Tables and a payouts queue of this file's own, named before any module reads the configuration:
-// another file's watcher would follow these payouts on its own node, and its cursor stop this one's.
-const OWN = `payouts-${randomUUID().slice(0, 8)}`;
-for (const key of TABLE_KEYS) process.env[tableEnvVar(key)] = `${OWN}-${key}`;
-const PAYOUT_QUEUE = `${OWN}.fifo`;
-process.env.PAYOUT_QUEUE_URL = localQueueUrl(process.env.AWS_ENDPOINT_URL_SQS!, PAYOUT_QUEUE);
+const stores = ownPayoutStores();
 
 const CONFIRMATIONS = 3;
 const STUCK_SECONDS = 2;
@@ -56,9 +48,6 @@ let refuseBroadcasts = 0;
 let treasury: Address;
 let merchant: SeededMerchant;
 let restoreEnvironment: () => void;
-const ledger = () => new DynamoTransactionStore(documentClient, config().tables);
-const run = invoker(loadFunction);
-const definition = (name: string) => FUNCTIONS.find((fn) => fn.name === name)!;
 
 beforeAll(async () => {
   chain = await startChainWithTestToken();
@@ -76,7 +65,7 @@ beforeAll(async () => {
     GATEWAY_CONFIRMATIONS_ETHEREUM: String(CONFIRMATIONS),
     GATEWAY_PAYOUT_STUCK_S: String(STUCK_SECONDS),
   });
-  await Promise.all([ensureTables(dynamoClient, config().tables), sqsClient.send(new CreateQueueCommand({ QueueName: PAYOUT_QUEUE, Attributes: { FifoQueue: 'true' } }))]);
+  await createPayoutStores(stores);
 
   const signer = config().treasurySigner;
   if (signer.kind !== 'local') throw new Error('The tests sign with key files');
@@ -96,46 +85,12 @@ afterAll(async () => {
   await chain?.stop();
 });
 
-async function fund(owner: SeededMerchant, currency: string, amount: string): Promise<void> {
-  const service = new BalanceService({ balances: new DynamoBalanceStore(documentClient, config().tables), merchants: testMerchantStore(), clock: () => new Date(), newId: randomUUID });
-  await service.adjust(owner.merchant.id, { currency, amount: new Decimal(amount), reason: 'Funds for the payout tests' });
-}
-
 const pay = (fields: Record<string, unknown>, options: { apiKey?: string; key?: string | null } = {}) =>
-  invoke('create-payout', {
-    apiKey: options.apiKey ?? merchant.apiKey,
-    headers: options.key === null ? {} : { 'idempotency-key': options.key ?? randomUUID() },
-    body: { amount: '25', currency: 'USDT', network: 'ethereum', address: RECIPIENT, ...fields },
-  });
-
-/** What the payouts queue holds, handed to send-payout one message at a time as the FIFO queue's one message group does, until one fails; how many were handed. */
-async function sendQueued(): Promise<number> {
-  const queueUrl = config().payoutQueueUrl!;
-  let handled = 0;
-  for (;;) {
-    const { Messages = [] } = await sqsClient.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, AttributeNames: ['All'], MessageSystemAttributeNames: ['All'] }),
-    );
-    const [message] = Messages;
-    if (!message) return handled;
-    const outcome = (await run(definition('send-payout'), { Records: [sqsRecord(message, { url: queueUrl, arn: localQueueArn(PAYOUT_QUEUE) }, LOCAL_REGION)] })) as {
-      batchItemFailures: unknown[];
-    };
-    handled += 1;
-    // A failed record is delivered again, here at once rather than after the queue's visibility timeout; the test decides when.
-    if (outcome.batchItemFailures.length > 0) {
-      await sqsClient.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle!, VisibilityTimeout: 0 }));
-      return handled;
-    }
-    await sqsClient.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle! }));
-  }
-}
+  requestPayout(merchant, { amount: '25', currency: 'USDT', network: 'ethereum', address: RECIPIENT, ...fields }, options);
 
 const watch = watcherOf('ethereum').once;
-const stored = async (id: string) => (await ledger().get(id)) as CryptoPayoutTransaction;
 const tokenBalance = (owner: Address) => client.readContract({ address: usdt, abi: erc20Abi, functionName: 'balanceOf', args: [owner] });
-const balanceOf = async (currency: string) =>
-  ((await invoke('list-balances', { apiKey: merchant.apiKey })).body.data.items as { currency: string; available: string; reserved: string }[]).find((item) => item.currency === currency)!;
+const balanceOf = (currency: string) => merchantBalanceOf(merchant, currency);
 
 describe('a crypto payout on the EVM node', () => {
   it('pays USDT to the unit and ETH to the wei, settled with the withdraw callback once deep enough', async () => {
@@ -164,8 +119,7 @@ describe('a crypto payout on the EVM node', () => {
     expect(await stored(ether.body.data.id)).toMatchObject({ status: 'confirmed', transactionHash: sentEther.transactionHash });
     expect((await tokenBalance(RECIPIENT)) - tokensBefore).toBe(25_000_001n);
     expect((await client.getBalance({ address: RECIPIENT })) - ethBefore).toBe(parseEther('1.234567890123456789'));
-    const callbacks = await invoke('list-transaction-callbacks', { apiKey: merchant.apiKey, pathParameters: { transactionId: token.body.data.id } });
-    expect(callbacks.body.data.map((delivery: { webhookId: string }) => delivery.webhookId)).toEqual([`${token.body.data.id}:confirmed`]);
+    expect(await callbacksOf(merchant, token.body.data.id)).toEqual([`${token.body.data.id}:confirmed`]);
     const view = (await invoke('get-transaction', { apiKey: merchant.apiKey, pathParameters: { transactionId: token.body.data.id } })).body.data;
     expect(view).toMatchObject({ type: 'withdraw', status: 'confirmed', network: 'ethereum', transactionHash: sentToken.transactionHash, address: RECIPIENT });
   });
@@ -279,7 +233,6 @@ describe('a crypto payout on the EVM node', () => {
     await watch();
     expect((await stored(payout.id)).status).toBe('confirmed');
     expect((await tokenBalance(RECIPIENT)) - tokensBefore).toBe(11_000_000n);
-    const entries = (await invoke('list-balance-entries', { apiKey: merchant.apiKey, query: { transactionId: payout.id } })).body.data.items as { type: string }[];
-    expect(entries.map((entry) => entry.type).sort()).toEqual(['fee', 'payout', 'payout_reserve']);
+    expect(await entryTypesOf(merchant, payout.id)).toEqual(['fee', 'payout', 'payout_reserve']);
   });
 });
