@@ -44,13 +44,13 @@ import { ERROR_STATUS, UNAUTHORIZED_MESSAGE, type ErrorCode } from '../../shared
 import { AUTHORIZER_CACHE_SECONDS, GATEWAY_MESSAGES, PER_KEY_THROTTLE, PUBLIC_ROUTE_THROTTLE, STAGE_METHOD_THROTTLE, THROTTLED_RETRY_AFTER_SECONDS } from '../../shared/platform.js';
 import { functionsForStage, readsChainEndpoints, type GatewayFunction as FunctionDefinition, type HttpRoute } from '../../shared/routes.js';
 import type { Stage } from '../../shared/stage.js';
-import { pascalCase } from './construct-ids.js';
+import { chainEndpointsParameterName, pascalCase } from './construct-ids.js';
 import { DemoProvider } from './demo-provider.js';
 import type { GatewayDataStack } from './gateway-data.js';
 import { GatewayFunction, SERVICE_NAME, type ApiKeyRegistration, type GatewayFunctionProps } from './gateway-function.js';
 import { demoProviderRoute } from '../../shared/domain/providers/index.js';
 import type { ProviderWithSecret } from './payment-providers.js';
-import { chainEndpointsParameterName, stageConfigurationParameter, type WatchedNetworks } from './stage-configuration.js';
+import { stageConfigurationParameter, type WatchedNetworks } from './stage-configuration.js';
 import { removalPolicyOf, type StageSettings } from './stage-settings.js';
 import { acknowledge } from './nag.js';
 import { createStageWebAcl } from './web-acl.js';

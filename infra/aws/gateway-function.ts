@@ -26,7 +26,7 @@ import type { Stage } from '../../shared/stage.js';
 import { tableGrantsOf } from '../../shared/store/table-access.js';
 import { namedEverywhere, TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 import { acknowledge, acknowledgeWildcardResourcesOf } from './nag.js';
-import { chainEndpointsParameterName, stageConfigurationParameterName } from './stage-configuration.js';
+import { chainEndpointsParameterName, stageConfigurationParameterName } from './construct-ids.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 

@@ -13,9 +13,8 @@ import type { Construct } from 'constructs';
 import { stageConfigurationOf, type ChainEndpointsDocument, type StageDocument } from '../../shared/config.js';
 import type { CryptoNetwork } from '../../shared/domain/kernel/index.js';
 import { type AddressFamily, defaultChains, NETWORK_ADDRESS_FAMILY } from '../../shared/domain/chains/index.js';
-import { SERVICE_NAME } from '../../shared/observability/catalogue.js';
 import type { Stage } from '../../shared/stage.js';
-import { pascalCase } from './construct-ids.js';
+import { chainEndpointsParameterName, pascalCase, stageConfigurationParameterName } from './construct-ids.js';
 import type { ProviderWithSecret } from './payment-providers.js';
 
 /** SSM's advanced tier: the most a parameter's value holds, in bytes (4,096 in the standard tier). */
@@ -26,9 +25,6 @@ export type NetworkTokens = Partial<Record<'USDT' | 'USDC', string>>;
 
 /** The networks a stage watches, each with the token contracts replacing the stage's built-in ones, if given. */
 export type WatchedNetworks = Partial<Record<CryptoNetwork, { tokens?: NetworkTokens }>>;
-
-export const stageConfigurationParameterName = (stage: Stage): string => `/${SERVICE_NAME}/${stage}/configuration`;
-export const chainEndpointsParameterName = (stage: Stage): string => `/${SERVICE_NAME}/${stage}/chain-endpoints`;
 
 /**
  * What is known only at deployment, at the longest it comes to: a secret's ARN (region, account,

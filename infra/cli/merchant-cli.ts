@@ -582,7 +582,7 @@ async function run(command: Command, target: Target): Promise<string> {
       return `Read ${customers} customer wallet${customers === 1 ? '' : 's'} in ${description} and named the owner of ${written} address${written === 1 ? '' : 'es'} that had none.\n`;
     }
     case 'treasury': {
-      const report = await treasuryReport(target.treasury());
+      const report = await treasuryReport(await target.treasury());
       if (command.json) return json(report);
       return [
         `The treasury of ${description}:`,

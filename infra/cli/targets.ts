@@ -7,12 +7,16 @@ import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
+import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { treasuryReaderOf } from '../../shared/chain/treasury-balances.js';
-import type { CryptoNetwork } from '../../shared/domain/kernel/index.js';
+import { parseChainsConfig } from '../../shared/config.js';
+import { CRYPTO_NETWORKS, type CryptoNetwork } from '../../shared/domain/kernel/index.js';
 import { BalanceService, DailyTotalsRecount } from '../../shared/domain/ledger/index.js';
-import type { TreasurySources } from '../../shared/domain/payouts/index.js';
+import { DEFAULT_PAYOUT_FEES, TREASURY_FAMILIES, type TreasuryFamily, type TreasurySources } from '../../shared/domain/payouts/index.js';
 import { KeyFileTreasurySigner, treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
+import { KmsTreasurySigner } from '../../shared/signers/kms-signer.js';
+import { loadStageConfiguration, ssmParametersReader } from '../../shared/stage-configuration.js';
 import type { Stage } from '../../shared/stage.js';
 import { DynamoBalanceStore, type BalanceTables } from '../../shared/store/balances.js';
 import { DynamoBooksCheckStore } from '../../shared/store/books-check.js';
@@ -33,7 +37,7 @@ import { KeyFileDataKeySource, KmsDataKeySource } from '../../shared/vault/key-s
 import { localDynamoClient } from '../local/dynamodb.js';
 import { localCredentials } from '../local/environment.js';
 import { readRunningStack } from '../local/runtime-info.js';
-import { gatewayStackName, STACK_CONCERNS } from '../aws/construct-ids.js';
+import { chainEndpointsParameterName, gatewayStackName, pascalCase, STACK_CONCERNS, stageConfigurationParameterName } from '../aws/construct-ids.js';
 import { AdminError, MerchantAdmin } from './merchant-admin.js';
 
 export interface Target {
@@ -53,7 +57,7 @@ export interface Target {
   /** The merchants' payout addresses, each change written with its audit entry; a stack deployed before them has none. */
   payoutAddresses(): PayoutAddresses;
   /** The stage's treasury (docs/operations.md#the-treasury): its signer, a reader per network it has a node of, and the payouts waiting for it. */
-  treasury(): TreasurySources;
+  treasury(): Promise<TreasurySources>;
   /** The callback outbox's operator commands; the local gateway only (AWS redrives with SQS). */
   callbacks?: CallbackAdmin;
   /** Releases the SDK clients' connections. */
@@ -109,7 +113,7 @@ export async function localTarget(dataDir: string): Promise<Target> {
     wallets: () => new DynamoWalletStore(documentClient(client), stack.tables.wallets),
     dashboard: () => ({ access: dynamoDashboardAccess(documentClient(client), stack.tables, new KeyFileDataKeySource(stack.vaultKeyFile)), publicBaseUrl: stack.baseUrl }),
     payoutAddresses: () => payoutAddressesOver(documentClient(client), stack.tables, store, stack.stage),
-    treasury: () => ({
+    treasury: async () => ({
       stage: stack.stage,
       signer: new KeyFileTreasurySigner(treasuryKeyDirectory(dataDir)),
       readers: Object.fromEntries(Object.entries(stack.chains).map(([network, chain]) => [network, treasuryReaderOf(network as CryptoNetwork, chain)])),
@@ -151,6 +155,7 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
   const dynamo = new DynamoDBClient({ region });
   const apiGateway = new APIGatewayClient({ region });
   const kms = new KMSClient({ region });
+  const ssm = new SSMClient({ region });
   const secrets = new CallbackSecretVault(new KmsDataKeySource(kms, outputs.VaultKeyArn!));
   const store = new DynamoMerchantStore(documentClient(dynamo), { merchants: outputs.TableMerchants!, apiKeys: outputs.TableApiKeys! });
   /** The tables of the money's records: the books and the day totals work on them. */
@@ -203,6 +208,13 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
     if (lacking.length > 0) throw new AdminError(`The stacks PaymentGateway-${stage}-* lack the outputs ${lacking.join(', ')}: deploy this version first`);
     return payoutAddressesOver(documentClient(dynamo), { payoutAddresses: outputs.TablePayoutAddresses!, dashboardUsers: outputs.TableDashboardUsers!, auditLog: outputs.TableAuditLog! }, store, stage);
   };
+  /** The data stack's treasury keys, by family: the CLI reads their public keys, never signs. */
+  const treasuryKeys = (): Record<TreasuryFamily, string> => {
+    const named = TREASURY_FAMILIES.map((family) => [family, `Treasury${pascalCase(family)}KeyArn`] as const);
+    const lacking = named.filter(([, output]) => !outputs[output]).map(([, output]) => output);
+    if (lacking.length > 0) throw new AdminError(`The stacks PaymentGateway-${stage}-* lack the outputs ${lacking.join(', ')}: deploy this version first`);
+    return Object.fromEntries(named.map(([family, output]) => [family, outputs[output]!])) as Record<TreasuryFamily, string>;
+  };
   return {
     description: `the ${stage} stage in AWS${outputs.RestApiId ? ` (REST API ${outputs.RestApiId})` : ''}`,
     dashboard,
@@ -214,16 +226,30 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
       return new DynamoBooksCheckStore(documentClient(dynamo), outputs.TableBooksCheck);
     },
     wallets,
-    treasury: () => {
-      throw new AdminError(
-        `The ${stage} stage's treasury is read only from the local gateway for now: a deployed stage's keys are its data stack's Treasury<Family>KeyArn outputs, and its nodes are in its watcher's chain-endpoints parameter, neither of which this command reads yet`,
-      );
+    treasury: async () => {
+      const keys = treasuryKeys();
+      // The stage's networks as its functions read them: the stage's own, with the configuration's tokens and the watcher's node endpoints laid over.
+      const parameterNames = { configuration: stageConfigurationParameterName(stage), chainEndpoints: chainEndpointsParameterName(stage) };
+      const base = { providers: [], chains: parseChainsConfig(stage, {}), payoutFees: DEFAULT_PAYOUT_FEES };
+      const { chains } = (await loadStageConfiguration({ kind: 'parameters', parameterNames, base }, () => ssmParametersReader(ssm))).current();
+      return {
+        stage,
+        signer: new KmsTreasurySigner(kms, keys),
+        readers: Object.fromEntries(
+          CRYPTO_NETWORKS.flatMap((network) => {
+            const { rpcUrl } = chains[network];
+            return rpcUrl ? [[network, treasuryReaderOf(network, { ...chains[network], rpcUrl })]] : [];
+          }),
+        ),
+        payouts: new DynamoTransactionStore(documentClient(dynamo), ledgerTables()),
+      };
     },
     admin: new MerchantAdmin(store, new ApiGatewayKeyRegistry(apiGateway, outputs.UsagePlanId!), secrets, new DynamoChainStore(documentClient(dynamo), outputs.TableChain!), stage),
     close: () => {
       dynamo.destroy();
       apiGateway.destroy();
       kms.destroy();
+      ssm.destroy();
     },
   };
 }

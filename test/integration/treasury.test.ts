@@ -6,7 +6,8 @@
  * are listed, a node of another chain, a token address without a contract and a refused call are
  * refused, and a dead first endpoint is failed over. `npm run merchant -- treasury --json` prints
  * the shape docs/operations.md gives, from the key files of the local stack's data directory and the
- * nodes it is configured with; a deployed stage, which publishes no treasury keys yet, is refused.
+ * nodes it is configured with, and with `--aws` a deployed stage's from its KMS keys' public keys and
+ * its parameters' nodes and tokens.
  */
 import { createServer, type Server } from 'node:http';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
@@ -23,6 +24,7 @@ import { TronApiError, tronHex20 } from '../../shared/chain/tron-reader.js';
 import { treasuryAddress, treasuryAddresses, type TreasuryFamily } from '../../shared/domain/payouts/index.js';
 import { localTableNames } from '../../infra/local/environment.js';
 import { KeyFileTreasurySigner, treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
+import { chainEndpointsParameterName, stageConfigurationParameterName } from '../../infra/aws/construct-ids.js';
 import { startFakeAwsControlPlane } from '../support/fake-aws-control-plane.js';
 import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { RpcProxy } from '../support/rpc-proxy.js';
@@ -328,13 +330,39 @@ describe('npm run merchant -- treasury', () => {
     }
   });
 
-  it('refuses a deployed stage, whose stacks publish no treasury keys yet (exit 1)', async () => {
+  it("--aws reads a deployed stage's treasury: its KMS keys' public keys, its nodes and tokens from the stage's parameters", async () => {
     const aws = await startFakeAwsControlPlane('demo', localTableNames());
     try {
-      expect(await testCli.run(['treasury', '--json', '--aws', '--stage', 'demo', '--region', 'us-east-1'])).toEqual({
-        code: 1,
-        out: '',
-        err: "merchant: The demo stage's treasury is read only from the local gateway for now: a deployed stage's keys are its data stack's Treasury<Family>KeyArn outputs, and its nodes are in its watcher's chain-endpoints parameter, neither of which this command reads yet\n",
+      const run = () => testCli.run(['treasury', '--json', '--aws', '--stage', 'demo', '--region', 'us-east-1']);
+      // Before the stage's configuration exists, nothing is read.
+      expect(await run()).toMatchObject({ code: 1, err: expect.stringContaining('Stage configuration parameters not found: /payment-gateway/demo/configuration') });
+
+      aws.parameters.set(stageConfigurationParameterName('demo'), JSON.stringify({ providers: [], tokens: { ethereum: { USDT: usdt } } }));
+      aws.parameters.set(chainEndpointsParameterName('demo'), JSON.stringify({ rpc: { ethereum: chain.rpcUrl, bitcoin: bitcoin.rpcUrl }, tronApiKey: '' }));
+      const { evm, bitcoin: bitcoinTreasury } = aws.treasuryAddresses;
+      await chain.sendNative({ to: evm as Address, amount: '1.5' });
+      await chain.sendToken({ to: evm as Address, token: usdt, amount: '7' });
+      await bitcoin.send(bitcoinTreasury, '0.2');
+      await bitcoin.mine(1);
+
+      const { code, out, err } = await run();
+      expect(err).toBe('');
+      expect(code).toBe(0);
+      expect(JSON.parse(out)).toEqual({
+        families: [
+          {
+            family: 'evm',
+            address: evm,
+            balances: [
+              { network: 'ethereum', asset: 'ETH', amount: '1.500000000000000000' },
+              { network: 'ethereum', asset: 'USDT', amount: '7.000000' },
+            ],
+            needed: [],
+          },
+          // The stage has no Tron node: its treasury's address, no balance.
+          { family: 'tron', address: aws.treasuryAddresses.tron, balances: [], needed: [] },
+          { family: 'bitcoin', address: bitcoinTreasury, balances: [{ network: 'bitcoin', asset: 'BTC', amount: '0.20000000' }], needed: [] },
+        ],
       });
     } finally {
       await aws.close();

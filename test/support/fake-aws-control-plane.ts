@@ -1,15 +1,18 @@
 /**
  * The AWS services the merchant CLI's `--aws` mode reaches besides DynamoDB, answered on a local
  * port: the stage's stacks' outputs (CloudFormation DescribeStacks, a stack at a time: the data
- * stack names the tables and the vault key, the API stack the usage plan), the usage plan's keys (API Gateway)
- * and data keys (KMS). The outputs name the test run's tables, so the merchants land in its
- * DynamoDB Local. While it runs, the SDK clients find it through `AWS_ENDPOINT_URL_<SERVICE>`.
+ * stack names the tables, the vault key and the treasury's keys, the API stack the usage plan), the
+ * usage plan's keys (API Gateway), data keys and the treasury keys' public keys (KMS, each a
+ * secp256k1 key made here), and the stage's SSM parameters (GetParameters). The outputs name the
+ * test run's tables, so the merchants land in its DynamoDB Local. While it runs, the SDK clients
+ * find it through `AWS_ENDPOINT_URL_<SERVICE>`.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gatewayStackName, STACK_CONCERNS } from '../../infra/aws/construct-ids.js';
+import { gatewayStackName, pascalCase, STACK_CONCERNS } from '../../infra/aws/construct-ids.js';
+import { parseSecp256k1Spki, TREASURY_FAMILIES, treasuryAddress, type TreasuryFamily } from '../../shared/domain/payouts/index.js';
 import type { Stage } from '../../shared/stage.js';
 import type { TableKey } from '../../shared/store/tables.js';
 
@@ -23,10 +26,14 @@ export interface FakeApiGatewayKey {
 export interface FakeAwsControlPlane {
   /** The usage plan's keys as API Gateway holds them: created, added to the plan, not yet deleted. */
   readonly apiKeys: FakeApiGatewayKey[];
+  /** The treasury's address of each family, as the keys made here derive it on the stage. */
+  readonly treasuryAddresses: Record<TreasuryFamily, string>;
+  /** The SSM parameters by name; set one for GetParameters to answer it. */
+  readonly parameters: Map<string, string>;
   close(): Promise<void>;
 }
 
-const ENDPOINT_VARIABLES = ['AWS_ENDPOINT_URL_CLOUDFORMATION', 'AWS_ENDPOINT_URL_API_GATEWAY', 'AWS_ENDPOINT_URL_KMS'] as const;
+const ENDPOINT_VARIABLES = ['AWS_ENDPOINT_URL_CLOUDFORMATION', 'AWS_ENDPOINT_URL_API_GATEWAY', 'AWS_ENDPOINT_URL_KMS', 'AWS_ENDPOINT_URL_SSM'] as const;
 
 const USAGE_PLAN_ID = 'usage-plan-1';
 
@@ -48,12 +55,18 @@ function describeStacks(stackName: string, outputs: Record<string, string>): str
 
 export async function startFakeAwsControlPlane(stage: Stage, tables: Record<TableKey, string>): Promise<FakeAwsControlPlane> {
   const apiKeys: FakeApiGatewayKey[] = [];
+  const parameters = new Map<string, string>();
+  /** Each treasury key's ARN and its public key as KMS gives it (DER SubjectPublicKeyInfo). */
+  const treasuryKeys = TREASURY_FAMILIES.map((family) => ({
+    family,
+    arn: `arn:aws:kms:us-east-1:111122223333:key/treasury-${family}`,
+    spki: generateKeyPairSync('ec', { namedCurve: 'secp256k1' }).publicKey.export({ type: 'spki', format: 'der' }),
+  }));
   const data = {
     Stage: stage,
-    TableMerchants: tables.merchants,
-    TableApiKeys: tables.apiKeys,
-    TableChain: tables.chain,
+    ...Object.fromEntries(Object.entries(tables).map(([key, name]) => [`Table${pascalCase(key)}`, name])),
     VaultKeyArn: 'arn:aws:kms:us-east-1:111122223333:key/vault',
+    ...Object.fromEntries(treasuryKeys.map(({ family, arn }) => [`Treasury${pascalCase(family)}KeyArn`, arn])),
   };
   /** Each stack of the stage with its outputs. */
   const stacks = new Map<string, Record<string, string>>(STACK_CONCERNS.map((concern) => [gatewayStackName(stage, concern), {}]));
@@ -67,6 +80,20 @@ export async function startFakeAwsControlPlane(stage: Stage, tables: Record<Tabl
     const target = request.headers['x-amz-target'];
     if (target === 'TrentService.GenerateDataKey') {
       return json(response, 200, { KeyId: data.VaultKeyArn, Plaintext: randomBytes(32).toString('base64'), CiphertextBlob: randomBytes(64).toString('base64') });
+    }
+    if (target === 'TrentService.GetPublicKey') {
+      const { KeyId } = JSON.parse(body) as { KeyId: string };
+      const key = treasuryKeys.find(({ arn }) => arn === KeyId);
+      if (!key) return json(response, 400, { __type: 'NotFoundException', message: `Key '${KeyId}' does not exist` });
+      return json(response, 200, { KeyId, PublicKey: key.spki.toString('base64'), KeySpec: 'ECC_SECG_P256K1', KeyUsage: 'SIGN_VERIFY', SigningAlgorithms: ['ECDSA_SHA_256'] });
+    }
+    if (target === 'AmazonSSM.GetParameters') {
+      const { Names } = JSON.parse(body) as { Names: string[] };
+      const found = Names.filter((name) => parameters.has(name));
+      return json(response, 200, {
+        Parameters: found.map((name) => ({ Name: name, Type: 'String', Value: parameters.get(name), Version: 1 })),
+        InvalidParameters: Names.filter((name) => !parameters.has(name)),
+      });
     }
     const query = new URLSearchParams(body);
     if (query.get('Action') === 'DescribeStacks') {
@@ -112,6 +139,8 @@ export async function startFakeAwsControlPlane(stage: Stage, tables: Record<Tabl
   for (const name of ENDPOINT_VARIABLES) process.env[name] = endpoint;
   return {
     apiKeys,
+    treasuryAddresses: Object.fromEntries(treasuryKeys.map(({ family, spki }) => [family, treasuryAddress(family, parseSecp256k1Spki(spki), stage)])) as Record<TreasuryFamily, string>,
+    parameters,
     close: async () => {
       for (const [name, value] of previous) {
         if (value === undefined) delete process.env[name];
