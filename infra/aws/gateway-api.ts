@@ -51,6 +51,7 @@ import { GatewayFunction, SERVICE_NAME, type ApiKeyRegistration, type GatewayFun
 import { demoProviderRoute } from '../../shared/domain/providers/index.js';
 import type { ProviderWithSecret } from './payment-providers.js';
 import { stageConfigurationParameter, type WatchedNetworks } from './stage-configuration.js';
+import type { StageDocument } from '../../shared/config.js';
 import { removalPolicyOf, type StageSettings } from './stage-settings.js';
 import { acknowledge } from './nag.js';
 import { createStageWebAcl } from './web-acl.js';
@@ -412,6 +413,8 @@ export interface GatewayApiStackProps extends StackProps {
   customDomain?: CustomDomain;
   /** The networks the stage watches, whose token contracts its configuration names. */
   watchedNetworks: WatchedNetworks;
+  /** The gateway's payout fees that are not the default's, which its configuration names. */
+  payoutFees?: StageDocument['payoutFees'];
   /** What each of the stage's functions is made with but its public URL and its stage configuration, which this stack adds. */
   functionProps: (definition: FunctionDefinition) => Omit<GatewayFunctionProps, 'stageConfiguration' | 'apiKeyRegistration' | 'providerSecrets'>;
 }
@@ -430,7 +433,7 @@ export class GatewayApiStack extends Stack {
   readonly functions: GatewayFunction[];
   readonly demoProvider?: DemoProvider;
 
-  constructor(scope: Construct, id: string, { stage, settings, data, publicBaseUrl, customDomain, watchedNetworks, functionProps, ...stackProps }: GatewayApiStackProps) {
+  constructor(scope: Construct, id: string, { stage, settings, data, publicBaseUrl, customDomain, watchedNetworks, payoutFees, functionProps, ...stackProps }: GatewayApiStackProps) {
     super(scope, id, { description: `Payment gateway ${stage}: the API, its routes' functions and its configuration`, terminationProtection: settings.protectData, ...stackProps });
     const { logRetention } = settings;
     const removalPolicy = removalPolicyOf(settings);
@@ -450,7 +453,7 @@ export class GatewayApiStack extends Stack {
     this.demoProvider = stage === 'demo' ? new DemoProvider(this, 'DemoProvider', { api: this.api.restApi, publicBaseUrl: this.publicBaseUrl, logRetention, removalPolicy }) : undefined;
     const demo = this.demoProvider && { provider: { ...demoProviderRoute(), url: this.demoProvider.url }, secret: this.demoProvider.secret };
     this.providers = [...(demo ? [demo] : []), ...data.partnerSecrets.partners];
-    this.stageConfiguration = stageConfigurationParameter(this, 'StageConfigurationParameter', { stage, providers: this.providers, watchedNetworks });
+    this.stageConfiguration = stageConfigurationParameter(this, 'StageConfigurationParameter', { stage, providers: this.providers, watchedNetworks, payoutFees });
 
     // The networks' endpoints are the jobs stack's parameter (its operators' ChainRpc… parameters):
     // the routes that quote and hand over payouts read it by its name, which the stage fixes.

@@ -24,6 +24,7 @@ import { GatewayMonitoringStack } from './gateway-monitoring.js';
 import { liveRatesEnvironment, type LiveRates } from './live-rates.js';
 import type { ProviderDeployment } from './payment-providers.js';
 import type { WatchedNetworks } from './stage-configuration.js';
+import type { StageDocument } from '../../shared/config.js';
 import { removalPolicyOf, STAGE_SETTINGS } from './stage-settings.js';
 
 export interface GatewayStageProps {
@@ -51,6 +52,8 @@ export interface GatewayStageProps {
    * Manager; the demo stage has the demo provider beside them, first.
    */
   providers?: readonly ProviderDeployment[];
+  /** The gateway's payout fee per currency where it is not the default's (docs/operations.md#stage-configuration), in the stage's configuration document. */
+  payoutFees?: StageDocument['payoutFees'];
 }
 
 export class GatewayStage {
@@ -59,7 +62,7 @@ export class GatewayStage {
   readonly jobs: GatewayJobsStack;
   readonly monitoring: GatewayMonitoringStack;
 
-  constructor(scope: Construct, { stage, env, publicBaseUrl, customDomain, watchedNetworks = {}, liveRates = STAGE_SETTINGS[stage].liveRates, providers = [] }: GatewayStageProps) {
+  constructor(scope: Construct, { stage, env, publicBaseUrl, customDomain, watchedNetworks = {}, liveRates = STAGE_SETTINGS[stage].liveRates, providers = [], payoutFees }: GatewayStageProps) {
     const settings = STAGE_SETTINGS[stage];
     const networks = Object.keys(watchedNetworks) as CryptoNetwork[];
     const stackName = (concern: Parameters<typeof gatewayStackName>[1]) => gatewayStackName(stage, concern);
@@ -88,7 +91,7 @@ export class GatewayStage {
       removalPolicy: removalPolicyOf(settings),
       watchedNetworks: networks.length,
     });
-    this.api = new GatewayApiStack(scope, stackName('api'), { env, stage, settings, data: this.data, publicBaseUrl, customDomain, watchedNetworks, functionProps });
+    this.api = new GatewayApiStack(scope, stackName('api'), { env, stage, settings, data: this.data, publicBaseUrl, customDomain, watchedNetworks, payoutFees, functionProps });
     this.jobs = new GatewayJobsStack(scope, stackName('jobs'), {
       env,
       stage,

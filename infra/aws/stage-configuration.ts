@@ -39,6 +39,8 @@ export interface StageConfigurationParameterProps {
   /** The stage's providers, each with its secret; the demo provider first in demo. */
   providers: readonly ProviderWithSecret[];
   watchedNetworks: WatchedNetworks;
+  /** The gateway's payout fee per currency where it is not the default's. */
+  payoutFees?: StageDocument['payoutFees'];
 }
 
 /**
@@ -46,11 +48,12 @@ export interface StageConfigurationParameterProps {
  * with what is known only at deployment standing at its longest: a stage whose document would not
  * fit a parameter fails here, not halfway through its deployment.
  */
-export function stageConfigurationParameter(scope: Construct, id: string, { stage, providers, watchedNetworks }: StageConfigurationParameterProps): StringParameter {
+export function stageConfigurationParameter(scope: Construct, id: string, { stage, providers, watchedNetworks, payoutFees }: StageConfigurationParameterProps): StringParameter {
   const tokens = Object.fromEntries(Object.entries(watchedNetworks).flatMap(([network, { tokens: given } = {}]) => (given ? [[network, given]] : [])));
   const documentWith = (secretArn: (entry: ProviderWithSecret) => string, url: (entry: ProviderWithSecret) => string): StageDocument => ({
     providers: providers.map((entry) => ({ ...entry.provider, methods: [...entry.provider.methods], url: url(entry), secretArn: secretArn(entry) })),
     tokens,
+    ...(payoutFees ? { payoutFees } : {}),
   });
   const longest = JSON.stringify(
     documentWith(
@@ -68,7 +71,7 @@ export function stageConfigurationParameter(scope: Construct, id: string, { stag
   }
   return new StringParameter(scope, id, {
     parameterName: stageConfigurationParameterName(stage),
-    description: "The stage's payment providers and token contracts (docs/operations.md#stage-configuration)",
+    description: "The stage's payment providers, token contracts and payout fees (docs/operations.md#stage-configuration)",
     stringValue: Stack.of(scope).toJsonString(
       documentWith(
         ({ secret }) => secret.secretArn,

@@ -103,6 +103,19 @@ function providersFromContext(value: unknown, stages: readonly Stage[]): Gateway
   }
 }
 
+function payoutFeesFromContext(value: unknown, stages: readonly Stage[]): GatewayStageProps['payoutFees'] {
+  if (value === undefined) return undefined;
+  if (stages.length !== 1) throw new Error('Context "payoutFees" belongs to one deployment: pass "stage" with it');
+  try {
+    const fees = typeof value === 'string' ? JSON.parse(value) : value;
+    if (fees === null || typeof fees !== 'object' || Array.isArray(fees)) throw new Error('not an object');
+    // Each fee is checked as the functions check it, with the stage's configuration document.
+    return fees as GatewayStageProps['payoutFees'];
+  } catch (error) {
+    throw new Error(`Context "payoutFees" must be JSON such as {"USDT":"1.5","BTC":"0.0002"}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
 /** The stages the app's context asks for (every stage without `stage`), each as its stacks. */
 export function addStages(app: App): GatewayStage[] {
   const context = (key: string): unknown => app.node.tryGetContext(key);
@@ -112,5 +125,6 @@ export function addStages(app: App): GatewayStage[] {
   const watchedNetworks = watchedNetworksFromContext(context('watchNetworks'), context('watchTokens'), stages);
   const liveRates = liveRatesFromContext(context('ratesUrl'), context('ratePairs'), context('rateMaxAgeSeconds'), stages);
   const providers = providersFromContext(context('providers'), stages);
-  return stages.map((stage) => new GatewayStage(app, { stage, publicBaseUrl, customDomain, watchedNetworks, liveRates, providers }));
+  const payoutFees = payoutFeesFromContext(context('payoutFees'), stages);
+  return stages.map((stage) => new GatewayStage(app, { stage, publicBaseUrl, customDomain, watchedNetworks, liveRates, providers, payoutFees }));
 }

@@ -1,14 +1,19 @@
 /**
  * A stage watching networks as synthesized (infra/aws/stage-configuration.ts): the chain
  * watcher's schedules and timeouts, the nodes' endpoints in a document only the watcher and the
- * payouts' functions read, its alarms and reserved instances.
+ * payouts' functions read, its alarms and reserved instances; the payout fees a deployment gives,
+ * written into the stage's configuration document and checked as the functions check them.
  *
  * Bundling is skipped (it changes nothing these assertions read); cdk-app.test.ts bundles every
  * function through the real CLI. Each stage is read as one template (test/support/stage-view.ts).
  */
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GatewayStage } from '../../infra/aws/gateway-stage.js';
-import { parseChainsConfig } from '../../shared/config.js';
+import { stageConfigurationParameter } from '../../infra/aws/stage-configuration.js';
+import { parseChainsConfig, stageConfigurationOf } from '../../shared/config.js';
+import { DEFAULT_PAYOUT_FEES } from '../../shared/domain/payouts/index.js';
 import { DEFAULTS } from '../../shared/defaults.js';
 import { CHAIN_RUN_ALLOWANCE_SECONDS, CONCURRENCY, chainWatchSecondsOf } from '../../shared/platform.js';
 import { CHAIN_RPC_METRICS } from '../../shared/observability/catalogue.js';
@@ -170,5 +175,30 @@ describe('a stage watching EVM networks, Bitcoin and Tron', () => {
   it('has no watcher schedule where no network is watched', () => {
     const rules = views.demo.resources('AWS::Events::Rule').filter(([, rule]) => JSON.stringify(rule.Properties.Targets).includes(views.demo.functionIds().get(watcher)!));
     expect(rules).toEqual([]);
+  });
+});
+
+describe("the stage's payout fees", () => {
+  const documentOf = (payoutFees?: Record<string, string>) => {
+    const stack = new Stack(new App(), 'PayoutFees');
+    stageConfigurationParameter(stack, 'Configuration', { stage: 'prod', providers: [], watchedNetworks: {}, payoutFees });
+    const [parameter] = Object.values(Template.fromStack(stack).findResources('AWS::SSM::Parameter')) as Array<{ Properties: { Value: string } }>;
+    return JSON.parse(parameter!.Properties.Value);
+  };
+
+  it('writes the fees the deployment gives into the configuration document, which the functions lay over the defaults', () => {
+    expect(documentOf({ USDT: '1.5', BTC: '0.0002' }).payoutFees).toEqual({ USDT: '1.5', BTC: '0.0002' });
+    expect(
+      stageConfigurationOf({ providers: [], chains: parseChainsConfig('prod', {}), payoutFees: DEFAULT_PAYOUT_FEES }, { configuration: JSON.stringify(documentOf({ USDT: '1.5' })) }).payoutFees,
+    ).toEqual({
+      ...DEFAULT_PAYOUT_FEES,
+      USDT: '1.5',
+    });
+    expect(documentOf()).not.toHaveProperty('payoutFees');
+  });
+
+  it('refuses a fee the functions would refuse, at synthesis', () => {
+    expect(() => documentOf({ USDT: 'one' })).toThrow(/Invalid stage configuration: configuration\.payoutFees\.USDT: must be a decimal string/);
+    expect(() => documentOf({ EUR: '1' })).toThrow(/Invalid stage configuration: configuration\.payoutFees: Unrecognized key: "EUR"/);
   });
 });
