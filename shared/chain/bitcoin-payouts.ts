@@ -8,7 +8,7 @@
  */
 import * as z from 'zod';
 import { type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, type TreasuryOutput, TreasuryShortfall, type TreasuryState, type TreasurySigner } from '../domain/payouts/index.js';
-import { bitcoinJsonRpc, BitcoinRpcError, coins, numeric } from './bitcoin-reader.js';
+import { bitcoinJsonRpc, BitcoinRpcError, coins, numeric, SCAN_TIMEOUT_MS, unspentOutputsOf } from './bitcoin-reader.js';
 import {
   type BitcoinTransaction,
   hash160,
@@ -44,7 +44,6 @@ const txid = z.string().regex(/^[0-9a-f]{64}$/);
 const estimateSchema = z.object({ feerate: coins.optional() });
 const mempoolSchema = z.object({ mempoolminfee: coins });
 const networkSchema = z.object({ incrementalfee: coins });
-const scanSchema = z.object({ unspents: z.array(z.object({ txid, vout: numeric, amount: coins })) });
 const transactionSchema = z.object({ txid, blockhash: z.string().optional(), confirmations: numeric.optional() });
 
 export interface BitcoinPayoutChainOptions {
@@ -66,11 +65,14 @@ interface Treasury {
 export class BitcoinPayoutChain implements PayoutChain {
   readonly family = 'bitcoin';
   private readonly rpc: JsonRpcHttp;
+  /** The scan of the treasury's outputs waits longer than any other call. */
+  private readonly scanRpc: JsonRpcHttp;
   private treasuryKey: Promise<Treasury> | undefined;
   private indexChecked: Promise<void> | undefined;
 
   constructor(private readonly options: BitcoinPayoutChainOptions) {
     this.rpc = bitcoinJsonRpc(options.rpcUrl, RPC_TIMEOUT_MS);
+    this.scanRpc = bitcoinJsonRpc(options.rpcUrl, SCAN_TIMEOUT_MS);
   }
 
   /** The treasury's output script (P2WPKH of the signer's key), hex: what its outputs pay, and what the watcher knows it by. */
@@ -86,14 +88,14 @@ export class BitcoinPayoutChain implements PayoutChain {
   }
 
   /**
-   * The treasury's confirmed outputs that no transaction in the node's mempool spends yet. Found with
-   * `scantxoutset`, a scan of the whole UTXO set: seconds on mainnet; a caller that follows the
-   * treasury's outputs itself passes its own list to `prepare`.
+   * The treasury's confirmed outputs that no transaction in the node's mempool spends yet, found as
+   * the admin CLI's `treasury` finds them (`scantxoutset`, a scan of the whole UTXO set: minutes on
+   * mainnet); a caller that follows the treasury's outputs itself passes its own list to `prepare`.
    */
   async readTreasury(): Promise<TreasuryState> {
-    const scan = scanSchema.parse(await this.rpc.call('scantxoutset', ['start', [`raw(${await this.treasuryScript()})`]]));
-    const unspent = await this.rpc.batch(scan.unspents.map((output) => ({ method: 'gettxout', params: [output.txid, output.vout, true] })));
-    const outputs = scan.unspents.filter((_, i) => unspent[i] !== null).map((output) => ({ txid: output.txid, index: output.vout, satoshis: output.amount }));
+    const scanned = await unspentOutputsOf(this.scanRpc, await this.treasuryScript());
+    const unspent = await this.rpc.batch(scanned.map((output) => ({ method: 'gettxout', params: [output.txid, output.vout, true] })));
+    const outputs = scanned.filter((_, i) => unspent[i] !== null).map((output) => ({ txid: output.txid, index: output.vout, satoshis: output.amount }));
     return { family: 'bitcoin', outputs };
   }
 

@@ -91,6 +91,41 @@ export function bitcoinJsonRpc(rpcUrl: string, timeoutMs: number): JsonRpcHttp {
   });
 }
 
+/** `scantxoutset start` as Bitcoin Core answers it: every unspent output matching the descriptors, at the node's best block. */
+const scanSchema = z.object({
+  success: z.boolean(),
+  unspents: z.array(
+    z.object({
+      txid: z.string().regex(/^[0-9a-f]{64}$/),
+      vout: numeric.pipe(z.number().int().nonnegative()),
+      scriptPubKey: z.string().regex(/^([0-9a-f]{2})+$/),
+      amount: coins,
+      height: numeric.pipe(z.number().int().nonnegative()),
+    }),
+  ),
+});
+
+export type ScannedOutput = z.infer<typeof scanSchema>['unspents'][number];
+
+/**
+ * `scantxoutset` reads the node's whole set of unspent outputs: seconds on a test network, minutes
+ * on Bitcoin's main network, where only one scan runs at a time. A client that scans waits this long.
+ */
+export const SCAN_TIMEOUT_MS = 300_000;
+
+/**
+ * The confirmed outputs paying a script (hex), amounts in satoshis. The script is asked for
+ * (`raw(…)`) rather than an address (`addr(…)`): a node writes addresses with its own network's
+ * prefix (a regtest node's are not the gateway's `tb1…`), a script is the same on all.
+ */
+export async function unspentOutputsOf(rpc: JsonRpcHttp, script: string): Promise<ScannedOutput[]> {
+  const answer = scanSchema.parse(await rpc.call('scantxoutset', ['start', [`raw(${script})`]]));
+  if (!answer.success) throw new BitcoinRpcError(`scantxoutset of ${script}: the scan did not finish`);
+  const foreign = answer.unspents.find((output) => output.scriptPubKey !== script);
+  if (foreign) throw new BitcoinRpcError(`scantxoutset of ${script} answered output ${foreign.txid}:${foreign.vout} of another script`);
+  return answer.unspents;
+}
+
 export class BitcoinRpcReader {
   private readonly rpc: JsonRpcHttp;
 

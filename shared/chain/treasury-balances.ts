@@ -12,7 +12,7 @@ import * as z from 'zod';
 import { isEvmNetwork, NATIVE_ASSETS, type NetworkChain, ownerKey, type TokenContract } from '../domain/chains/index.js';
 import type { CryptoAssetCode, CryptoNetwork } from '../domain/kernel/index.js';
 import { treasuryAmount, type TreasuryAmount, type TreasuryBalanceReader, type HeldOutput, type TreasuryOutputReader } from '../domain/payouts/index.js';
-import { BitcoinRpcError, bitcoinJsonRpc, coins, numeric } from './bitcoin-reader.js';
+import { bitcoinJsonRpc, SCAN_TIMEOUT_MS, unspentOutputsOf } from './bitcoin-reader.js';
 import { evmJsonRpc, quantity, WrongChainError } from './evm-reader.js';
 import { EndpointFailover } from './failover-reader.js';
 import type { JsonRpcHttp } from './json-rpc.js';
@@ -70,26 +70,6 @@ export class EvmTreasuryReader implements TreasuryBalanceReader {
   }
 }
 
-/** `scantxoutset start` as Bitcoin Core answers it: every unspent output matching the descriptors, at the node's best block. */
-const scanSchema = z.object({
-  success: z.boolean(),
-  unspents: z.array(
-    z.object({
-      txid: z.string().regex(/^[0-9a-f]{64}$/),
-      vout: numeric.pipe(z.number().int().nonnegative()),
-      scriptPubKey: z.string().regex(/^([0-9a-f]{2})+$/),
-      amount: coins,
-      height: numeric.pipe(z.number().int().nonnegative()),
-    }),
-  ),
-});
-
-/**
- * `scantxoutset` reads the node's whole set of unspent outputs: seconds on a test network, minutes
- * on Bitcoin's main network, where only one scan runs at a time.
- */
-const SCAN_TIMEOUT_MS = 300_000;
-
 export class BitcoinTreasuryReader implements TreasuryOutputReader {
   private readonly rpc: JsonRpcHttp;
 
@@ -107,18 +87,8 @@ export class BitcoinTreasuryReader implements TreasuryOutputReader {
     return [{ network: 'bitcoin', asset: 'BTC', amount: treasuryAmount(satoshis, SATOSHI_DECIMALS, 'BTC') }];
   }
 
-  /**
-   * The confirmed outputs paying the address's script, amounts in satoshis. The script is asked
-   * for (`raw(…)`) rather than the address (`addr(…)`): a node writes addresses with its own
-   * network's prefix (a regtest node's are not the gateway's `tb1…`), a script is the same on all.
-   */
-  private async scan(address: string) {
-    const script = ownerKey('btc', address);
-    const answer = scanSchema.parse(await this.rpc.call('scantxoutset', ['start', [`raw(${script})`]]));
-    if (!answer.success) throw new BitcoinRpcError(`scantxoutset of ${address}: the scan did not finish`);
-    const foreign = answer.unspents.find((output) => output.scriptPubKey !== script);
-    if (foreign) throw new BitcoinRpcError(`scantxoutset of ${address} answered output ${foreign.txid}:${foreign.vout} of another script`);
-    return answer.unspents;
+  private scan(address: string) {
+    return unspentOutputsOf(this.rpc, ownerKey('btc', address));
   }
 }
 
