@@ -29,6 +29,8 @@ export interface RouteRequest<Body> {
   headers: Record<string, string>;
   /** The authenticated merchant; empty on routes without auth. */
   merchantId: string;
+  /** The scopes of the API key the request came with; none on routes without auth. */
+  scopes: readonly ApiKeyScope[];
   requestId: string;
 }
 
@@ -36,7 +38,7 @@ export type RouteResult = { status?: number; data: unknown; headers?: Headers } 
 
 /** What the middlewares learn about a request, kept on the event for the handler. */
 interface GatewayEvent extends APIGatewayProxyEvent {
-  gateway?: { requestId?: string; merchantId?: string; body?: unknown };
+  gateway?: { requestId?: string; merchantId?: string; scopes?: readonly ApiKeyScope[]; body?: unknown };
 }
 
 type Request = middy.Request<GatewayEvent, APIGatewayProxyResult, Error, Context>;
@@ -73,9 +75,10 @@ const merchantMiddleware = (scope: ApiKeyScope): Middleware => ({
     const authorizer = request.event.requestContext?.authorizer;
     const merchantId = authorizer?.merchantId;
     if (typeof merchantId !== 'string' || merchantId === '') throw new ApiError('unauthorized', UNAUTHORIZED_MESSAGE);
-    const refusal = keyRefusal(decodeKeyReach(authorizer ?? {}), scope, request.event.requestContext?.identity?.sourceIp);
+    const reach = decodeKeyReach(authorizer ?? {});
+    const refusal = keyRefusal(reach, scope, request.event.requestContext?.identity?.sourceIp);
     if (refusal) throw new ApiError('forbidden', refusal.message);
-    gatewayOf(request.event).merchantId = merchantId;
+    Object.assign(gatewayOf(request.event), { merchantId, scopes: reach.scopes });
   },
 });
 
@@ -203,6 +206,7 @@ export function httpHandler<S extends z.ZodType = z.ZodUndefined>(
           queryParameters: { ...(event.queryStringParameters as Record<string, string> | null) },
           headers,
           merchantId: gateway.merchantId ?? '',
+          scopes: gateway.scopes ?? [],
           requestId: requestIdOf(event),
         }),
       );

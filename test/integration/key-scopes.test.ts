@@ -2,7 +2,8 @@
  * API keys' scopes and allowed addresses through the local API Gateway emulation and the real
  * authorizer (docs/merchant-guide.md#key-scopes): every route of the merchant API refuses a key
  * without its scope with the 403 that names it, before anything is read, replayed or written, and a
- * key allowed only from other addresses is refused everywhere.
+ * key allowed only from other addresses is refused everywhere. The payouts' approval threshold is
+ * changed only by a key that may also pay out.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -105,6 +106,24 @@ describe("a key's scopes", () => {
 
     expect((await invoke('list-balances', { apiKey })).body.data).toEqual(balances);
     expect((await invoke('list-transactions', { apiKey, query: { type: 'withdraw' } })).body.data.items).toEqual([]);
+  });
+
+  it("changes the payouts' approval threshold only with a key that may pay out: a settings key alone is refused and changes nothing", async () => {
+    const { merchant } = await seedMerchant();
+    const settingsOnly = await seedKey(merchant.id, { scopes: ['read', 'settings'] });
+    const owners = await seedKey(merchant.id, { scopes: ['settings', 'payouts'] });
+    const threshold = async () => (await invoke('get-merchant', { apiKey: settingsOnly })).body.data.payoutApprovalAboveUsd;
+
+    expect((await invoke('update-merchant', { apiKey: owners, body: { payoutApprovalAboveUsd: '500' } })).status).toBe(200);
+    for (const payoutApprovalAboveUsd of [null, '100000', '1']) {
+      const refused = await invoke('update-merchant', { apiKey: settingsOnly, body: { payoutApprovalAboveUsd, returnUrl: 'https://shop.example/back' } });
+      expect([refused.status, refused.body.errors]).toEqual([403, [{ code: 'forbidden', message: 'This API key lacks the scope payouts' }]]);
+    }
+    expect(await threshold()).toBe('500.00');
+    expect((await invoke('get-merchant', { apiKey: settingsOnly })).body.data.returnUrl).toBeNull();
+    // The rest of the settings stay a settings key's.
+    const changed = await invoke('update-merchant', { apiKey: settingsOnly, body: { returnUrl: 'https://shop.example/back' } });
+    expect([changed.status, changed.body.data.returnUrl, changed.body.data.payoutApprovalAboveUsd]).toEqual([200, 'https://shop.example/back', '500.00']);
   });
 });
 
