@@ -7,7 +7,7 @@
  * part: it needs `-txindex`, so that a mined transaction can be found by its txid.
  */
 import * as z from 'zod';
-import { type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, type TreasuryOutput, TreasuryShortfall, type TreasuryState, type TreasurySigner } from '../domain/payouts/index.js';
+import { type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, type TreasuryOutput, TreasuryBusy, TreasuryShortfall, type TreasuryState, type TreasurySigner } from '../domain/payouts/index.js';
 import { bitcoinJsonRpc, BitcoinRpcError, coins, numeric, SCAN_TIMEOUT_MS, unspentOutputsOf } from './bitcoin-reader.js';
 import {
   type BitcoinTransaction,
@@ -96,7 +96,8 @@ export class BitcoinPayoutChain implements PayoutChain {
     const scanned = await unspentOutputsOf(this.scanRpc, await this.treasuryScript());
     const unspent = await this.rpc.batch(scanned.map((output) => ({ method: 'gettxout', params: [output.txid, output.vout, true] })));
     const outputs = scanned.filter((_, i) => unspent[i] !== null).map((output) => ({ txid: output.txid, index: output.vout, satoshis: output.amount }));
-    return { family: 'bitcoin', outputs };
+    const inFlight = scanned.filter((_, i) => unspent[i] === null).reduce((sum, output) => sum + output.amount, 0n);
+    return { family: 'bitcoin', outputs, inFlight };
   }
 
   async prepare(order: PayoutOrder, treasury: TreasuryState): Promise<SignedPayout> {
@@ -111,6 +112,8 @@ export class BitcoinPayoutChain implements PayoutChain {
       fee = feeFor(p2wpkhSpendVirtualSize(this.transaction(inputs, order, script, 1n)), rate);
       if (total(inputs) >= order.amount + fee) return this.sign(order, inputs, rate, fee);
     }
+    // What the treasury's own unmined transactions spend comes back as their change: then it waits, and is not short.
+    if (total(inputs) + (treasury.inFlight ?? 0n) >= order.amount + fee) throw new TreasuryBusy(order.network);
     throw new TreasuryShortfall(order.network, null, order.amount + fee, total(inputs));
   }
 

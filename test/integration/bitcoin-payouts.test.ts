@@ -3,7 +3,8 @@
  * whose scripts and signatures are Bitcoin's) from a treasury whose key is a key file: a spend of
  * the treasury's largest output to a testnet address with the change back to the treasury, the
  * fee at the rate asked; the same bytes broadcast again, in the mempool and mined; a payout
- * replaced by fee, the replacement mined and the first gone; a treasury too short refused.
+ * replaced by fee, the replacement mined and the first gone; a payout that the treasury's own
+ * unmined transactions hold back waits, one beyond what it holds is short.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -11,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BitcoinNode } from '../../infra/chain/bitcoin-node.js';
 import { BitcoinPayoutChain } from '../../shared/chain/bitcoin-payouts.js';
-import { treasuryAddress, TreasuryShortfall, type PayoutOrder, type TreasuryOutput } from '../../shared/domain/payouts/index.js';
+import { treasuryAddress, TreasuryBusy, TreasuryShortfall, type PayoutOrder, type TreasuryOutput } from '../../shared/domain/payouts/index.js';
 import { KeyFileTreasurySigner } from '../../shared/signers/key-file-signer.js';
 
 const RECIPIENT = 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx';
@@ -122,6 +123,20 @@ describe('Bitcoin payouts', () => {
 
     const paid = (await decoded(replacement.transactionHash)).vout.filter((output) => output.scriptPubKey.hex === RECIPIENT_SCRIPT);
     expect(paid.map((output) => satoshis(output.value))).toEqual([10_000_000n]);
+  });
+
+  it('waits, and is not short, for what its own transactions in the mempool spend; short beyond that', async () => {
+    const first = await payouts.prepare(order(1_000_000n), await payouts.readTreasury());
+    await payouts.broadcast(first.rawTransaction);
+    const state = await payouts.readTreasury();
+    const inFlight = (first.spend as { inputs: readonly TreasuryOutput[] }).inputs.reduce((sum, input) => sum + input.satoshis, 0n);
+    expect(state).toMatchObject({ family: 'bitcoin', inFlight });
+    const confirmed = (state as { outputs: readonly TreasuryOutput[] }).outputs.reduce((sum, output) => sum + output.satoshis, 0n);
+    // More than the confirmed outputs hold, less than they and the first's inputs do: it waits for the first's change.
+    await expect(payouts.prepare(order(confirmed + 1_000_000n), state)).rejects.toBeInstanceOf(TreasuryBusy);
+    await expect(payouts.prepare(order(confirmed + inFlight), state)).rejects.toBeInstanceOf(TreasuryShortfall);
+    await node.mine(1);
+    expect(await payouts.readTreasury()).toMatchObject({ inFlight: 0n });
   });
 
   it('refuses an order the treasury cannot pay, naming what it holds', async () => {

@@ -234,6 +234,18 @@ describe('sending and settling a payout', () => {
     chain.fund(USDT, 50n * 10n ** 6n);
     expect(await sender.handle(queued[0]!)).toBe('sent');
   });
+
+  it('waits, reporting no shortfall, while the treasury waits for its own transactions to be mined', async () => {
+    const { gateway, merchant, chain, pay, sender, queued, metrics, stored } = setup();
+    await gateway.fund(merchant.id, 'USDT', '500');
+    const payout = await pay({});
+    chain.busy = true;
+    await expect(sender.handle(queued[0]!)).rejects.toBeInstanceOf(PayoutWaits);
+    expect(metrics.treasuryShortfall).not.toHaveBeenCalled();
+    expect((await stored(payout.id)).payout.attempts).toEqual([]);
+    chain.busy = false;
+    expect(await sender.handle(queued[0]!)).toBe('sent');
+  });
 });
 
 describe('approving a payout', () => {

@@ -9,7 +9,7 @@
  */
 import { type BusinessMetrics, type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf } from '../kernel/index.js';
 import { assetAmount, NATIVE_ASSETS } from '../chains/index.js';
-import { decodeSignedPayout, encodeSignedPayout, networkFeeIn, type PayoutChain, type PayoutStatus, type SignedPayout, TreasuryShortfall, NotYetExpired } from '../payouts/index.js';
+import { decodeSignedPayout, encodeSignedPayout, networkFeeIn, type PayoutChain, type PayoutStatus, type SignedPayout, TreasuryBusy, TreasuryShortfall, NotYetExpired } from '../payouts/index.js';
 import type { RateSource } from '../rates/index.js';
 import { type CryptoPayoutTransaction, isCryptoPayout, lastAttempt, payoutOrderOf, type Transaction, withAttempt } from '../transactions/index.js';
 import type { PayoutQueue, PayoutSendRequest } from './crypto-payout-service.js';
@@ -115,8 +115,9 @@ export class PayoutSender {
     return outcome;
   }
 
-  /** A treasury too short for the payout is reported and waited out; anything else is the error it was. */
+  /** A treasury too short for the payout is reported and waited out, one busy with its own transactions only waited out; anything else is the error it was. */
   private shortfall(payout: CryptoPayoutTransaction, error: unknown): unknown {
+    if (error instanceof TreasuryBusy) return new PayoutWaits(error.message);
     if (!(error instanceof TreasuryShortfall)) return error;
     // Short of the network's coin (the payout's amount, or the fee of a token transfer), or of the token.
     const native = error.token === null;

@@ -26,7 +26,14 @@ export interface TreasuryOutput {
 }
 
 /** What a new transaction of the treasury may spend: the EVM nonce it takes, the Bitcoin outputs it may spend; Tron's node keeps no such state. */
-export type TreasuryState = { family: 'evm'; nonce: number } | { family: 'bitcoin'; outputs: readonly TreasuryOutput[] } | { family: 'tron' };
+export type TreasuryState =
+  | { family: 'evm'; nonce: number }
+  /**
+   * `outputs`: the confirmed outputs nothing spends yet; `inFlight`: satoshis of the treasury's
+   * outputs that its transactions waiting in the mempool spend, whose change returns once mined.
+   */
+  | { family: 'bitcoin'; outputs: readonly TreasuryOutput[]; inFlight?: bigint }
+  | { family: 'tron' };
 
 /** What a signed transaction spends and bids, all a replacement needs to take its place. */
 export type PayoutSpend =
@@ -79,6 +86,17 @@ export class TreasuryShortfall extends Error {
     readonly available: bigint,
   ) {
     super(`The ${network} treasury holds ${available} of ${token ?? 'its native coin'} in smallest units, and needs ${needed}`);
+    this.name = new.target.name;
+  }
+}
+
+/**
+ * The treasury could pay the payout with what its own unmined transactions spend: it waits for
+ * their change to confirm, and is not short (a Bitcoin payout sent right after another).
+ */
+export class TreasuryBusy extends Error {
+  constructor(readonly network: CryptoNetwork) {
+    super(`The ${network} treasury waits for its own transactions to be mined before it can pay this`);
     this.name = new.target.name;
   }
 }

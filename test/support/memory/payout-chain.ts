@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CryptoNetwork } from '../../../shared/domain/kernel/index.js';
-import { type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, type TreasuryState, TreasuryShortfall } from '../../../shared/domain/payouts/index.js';
+import { type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, type TreasuryState, TreasuryBusy, TreasuryShortfall } from '../../../shared/domain/payouts/index.js';
 
 /** 21,000 gas at 1 gwei: 0.000021 of the coin. */
 export const MEMORY_GAS_FEE = 21_000n * 1_000_000_000n;
@@ -33,6 +33,8 @@ export class MemoryPayoutChain implements PayoutChain {
   readonly reverting = new Set<string>();
   /** Broadcasts that fail before reaching the pool, as a node down would. */
   failBroadcasts = 0;
+  /** The treasury waits for its own transactions to be mined, as a Bitcoin one whose change is not yet confirmed does. */
+  busy = false;
 
   constructor(readonly network: CryptoNetwork = 'ethereum') {}
 
@@ -110,6 +112,7 @@ export class MemoryPayoutChain implements PayoutChain {
   }
 
   private sign(order: PayoutOrder, nonce: number, fee: bigint): SignedPayout {
+    if (this.busy) throw new TreasuryBusy(order.network);
     const native = this.holdings.get('native') ?? 0n;
     const needed = fee + (order.token === null ? order.amount : 0n);
     if (native < needed) throw new TreasuryShortfall(order.network, null, needed, native);
