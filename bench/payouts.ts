@@ -81,7 +81,9 @@ const RECIPIENTS: Record<PayoutNetwork, string> = {
 const AWS_POLL_SECONDS = 5;
 /** KMS's price per request, US dollars (docs/operations.md#what-a-stage-costs). */
 const KMS_REQUEST_USD = 0.03 / 10_000;
-/** The docs' cost estimate: an accepted withdrawal's reserve, as the books benchmark measured it. */
+/** The cost estimate's confirmed deposit with its callback entry, balance entries and balance (docs/operations.md#what-a-stage-costs): a payout's mirror. */
+const DEPOSIT_UNITS = { read: 2.5, write: 64 };
+/** What an accepted withdrawal's reserve adds there, as the books benchmark measured it. */
 const WITHDRAWAL_RESERVE = { read: 1, write: 12 };
 /** Each send-payout, and each network's whole run, is given up on after these. */
 const SEND_TIMEOUT_MS = 120_000;
@@ -479,6 +481,10 @@ async function onePayout(gateway: Gateway, node: PayoutNode): Promise<CapacityFi
   };
   const watch = () => step(() => gateway.watchOnce(network));
 
+  // The cursor remembers the hashes of the last 2 x depth + 16 blocks (NetworkWatcher's memory), and
+  // its item grows until it does: full before the runs are compared, it costs each run the same.
+  await node.mine(depth * 2 + 16);
+  await catchUp(() => gateway.watchOnce(network));
   await gateway.warmAuthorizer();
   const create = await step(() => gateway.pay(network, asset));
   const id = create.result;
@@ -596,13 +602,33 @@ function printSends(figures: readonly NetworkFigures[], options: Options): void 
   }
 }
 
+/** Each table's units, its indexes' writes beside its own: `transactions 2 R / 10 W + 60 W in 6 indexes`. */
+function byTableText(units: ReadWriteUnits, tableName: (name: string) => string): string {
+  const tables = new Map<string, { read: number; write: number; indexRead: number; indexWrite: number; indexes: number }>();
+  for (const [name, used] of Object.entries(units.byTable)) {
+    const [table, index] = tableName(name).split('/') as [string, string | undefined];
+    const entry = tables.get(table) ?? { read: 0, write: 0, indexRead: 0, indexWrite: 0, indexes: 0 };
+    if (index === undefined) Object.assign(entry, { read: entry.read + used.read, write: entry.write + used.write });
+    else Object.assign(entry, { indexRead: entry.indexRead + used.read, indexWrite: entry.indexWrite + used.write, indexes: entry.indexes + 1 });
+    tables.set(table, entry);
+  }
+  return [...tables]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([table, { read, write, indexRead, indexWrite, indexes }]) => {
+      const inIndexes = indexes === 0 ? '' : ` + ${indexRead > 0 ? `${rw({ read: indexRead, write: indexWrite })}` : `${grouped(indexWrite, 1)} W`} in ${indexes} ${indexes === 1 ? 'index' : 'indexes'}`;
+      return `${table} ${rw({ read, write })}${inIndexes}`;
+    })
+    .join(', ');
+}
+
 function printCapacity(figures: readonly NetworkFigures[], tableName: (name: string) => string): void {
   console.log(
     `capacity of one payout, request to settlement: read (R) and write (W) units as DynamoDB Local reports them; the authorizer's answer cached (30 s a key); ` +
       `settle: the watcher's runs that followed it less idle runs over as many blocks`,
   );
   console.log(
-    `  (DynamoDB Local bills a TransactWriteItems once where AWS bills it twice: AWS's writes are given beside); reference: an accepted withdrawal's reserve, ${rw(WITHDRAWAL_RESERVE)} (docs/operations.md's cost estimate)`,
+    `  (DynamoDB Local bills a TransactWriteItems once where AWS bills it twice: AWS's writes are given beside); reference: the cost estimate's confirmed deposit with its callback, ` +
+      `entries and balance, ${rw(DEPOSIT_UNITS)}, of which an accepted withdrawal's reserve adds ${rw(WITHDRAWAL_RESERVE)} (docs/operations.md)`,
   );
   for (const { node, capacity } of figures) {
     if (!capacity) continue;
@@ -612,8 +638,7 @@ function printCapacity(figures: readonly NetworkFigures[], tableName: (name: str
       `${node.network.padEnd(9)} ${capacity.currency}: create ${rw(capacity.create.units)}${aws(capacity.create.units)}; send ${rw(capacity.send.units)}${aws(capacity.send.units)}; ` +
         `settle ${rw(capacity.settle.units)}${aws(capacity.settle.units)}; in all ${rw(total)}${aws(total)}`,
     );
-    const tables = Object.entries(total.byTable).sort(([a], [b]) => a.localeCompare(b));
-    console.log(`          by table and index: ${tables.map(([name, units]) => `${tableName(name)} ${rw(units)}`).join(', ')}`);
+    console.log(`          by table: ${byTableText(total, tableName)}`);
     const runs = Math.ceil((DEFAULT_CONFIRMATIONS[node.network] * BLOCK_SECONDS[node.network]) / AWS_POLL_SECONDS);
     const extra = minus(capacity.waitingRun, capacity.idleRun);
     console.log(
