@@ -571,6 +571,8 @@ async function confirmationTimes(gateway: Gateway, node: PayoutNode, options: Op
 
 interface NetworkFigures {
   node: PayoutNode;
+  /** The signer's calls of the network's first payouts, one of each asset, asked for and sent before anything is timed. */
+  first?: SignerCalls;
   send?: SendFigures;
   capacity?: CapacityFigures;
   confirm?: ConfirmFigures;
@@ -586,7 +588,8 @@ const duration = (totalSeconds: number): string => (totalSeconds < 120 ? `${grou
 
 function printSends(figures: readonly NetworkFigures[], options: Options): void {
   console.log(
-    `sends: ${options.payouts} payouts a network, ${options.concurrency} requests at a time, one sender a network (the FIFO queue's message group); latency from create-payout's answer to send-payout's return, broadcast`,
+    `sends: ${options.payouts} payouts a network after one of each asset, ${options.concurrency} requests at a time, one sender a network (the FIFO queue's message group); ` +
+      `latency from create-payout's answer to send-payout's return, broadcast`,
   );
   for (const { node, send } of figures) {
     if (!send) continue;
@@ -653,17 +656,18 @@ function printKms(figures: readonly NetworkFigures[]): void {
     'KMS requests of one payout: the treasury signer port wrapped and its calls counted. In AWS a sign call is one KMS Sign request, a publicKey call one GetPublicKey request ' +
       "unless the container read that key before (the KMS signer keeps it for the container's life; its first sign reads it too)",
   );
-  for (const { node, capacity, send } of figures) {
-    if (!capacity) continue;
+  for (const { node, capacity, send, first } of figures) {
+    if (!capacity || !send || !first) continue;
     const { create, send: sent, settle } = capacity;
     const signs = create.signer.sign + sent.signer.sign + settle.signer.sign;
-    // Every function of this process shares one adapter a network, which reads its key once: in AWS each function's container has its own.
-    const firstUse = send
-      ? `; the ${send.payouts} payouts before it: ${signerText(send.signer)} (publicKey: the adapter's first use; in AWS once in each container of create-payout, send-payout and watch-chain)`
-      : '';
     console.log(
       `${node.network.padEnd(9)} ${capacity.currency}: create ${signerText(create.signer)}; send ${signerText(sent.signer)}; settle ${signerText(settle.signer)}: ` +
-        `${signs} Sign request(s) a payout, $${(signs * KMS_REQUEST_USD).toFixed(6)} at $0.03 per 10,000${firstUse}`,
+        `${signs} Sign request(s) a payout, $${(signs * KMS_REQUEST_USD).toFixed(6)} at $0.03 per 10,000`,
+    );
+    // Every function of this process shares one adapter a network, which reads the key once: in AWS each function's container has its own.
+    console.log(
+      `          the network's first ${ASSETS[node.network].length} payout(s), one of each asset: ${signerText(first)} (the adapter reads the key at its first use: in AWS once in each container ` +
+        `of create-payout, send-payout and watch-chain); the ${send.payouts} after them: ${signerText(send.signer)}`,
     );
   }
 }
@@ -705,16 +709,21 @@ export async function payoutsBenchmark(args: string[]): Promise<void> {
       stores.value,
       running.map((node) => node.network),
     );
-    // Each Bitcoin payout spends an output of its own: the run's payouts, the metered one and the timed ones.
-    for (const node of running) await node.fundTreasury(gateway.keys, options.payouts + options.confirmPayouts + 1);
+    // Each Bitcoin payout spends an output of its own: the first, the run's payouts, the metered one and the timed ones.
+    for (const node of running) await node.fundTreasury(gateway.keys, options.payouts + options.confirmPayouts + 2);
 
     const figures: NetworkFigures[] = [];
     for (const node of running) {
       const network: NetworkFigures = { node };
       figures.push(network);
       try {
-        // The watcher's cursor set, and the blocks that funded the treasury read, before anything is timed.
+        // The watcher's cursor set and the blocks that funded the treasury read, and one payout of each
+        // asset asked for and sent (the functions' modules loaded, the node's first answers), before anything is timed.
         await catchUp(() => gateway.watchOnce(node.network));
+        const before = { ...gateway.signerCalls };
+        for (const asset of ASSETS[node.network]) await gateway.pay(node.network, asset);
+        await gateway.sendQueued(ASSETS[node.network].length, new Map());
+        network.first = callsSince(gateway.signerCalls, before);
         network.send = await sendRate(gateway, node, options);
         network.capacity = await onePayout(gateway, node);
         network.confirm = await confirmationTimes(gateway, node, options);
