@@ -732,12 +732,14 @@ export async function payoutsBenchmark(args: string[]): Promise<void> {
       }
     }
 
-    console.log(`networks: ${running.map((node) => `${node.network} (${node.described})`).join('; ')}`);
+    console.log(`networks: ${running.map((node) => `${node.network} (${node.described})`).join('; ') || 'none started'}`);
     for (const [network, reason] of skipped) console.log(`${network.padEnd(9)} not measured: its node did not start (${reason})`);
-    printSends(figures, options);
-    printCapacity(figures, gateway.tableName);
-    printKms(figures);
-    printConfirmations(figures, options);
+    if (figures.some((network) => network.send)) printSends(figures, options);
+    if (figures.some((network) => network.capacity)) {
+      printCapacity(figures, gateway.tableName);
+      printKms(figures);
+    }
+    if (figures.some((network) => network.confirm)) printConfirmations(figures, options);
     for (const { node, error } of figures) if (error) console.log(`${node.network.padEnd(9)} stopped short: ${error}`);
   } finally {
     await stop();
