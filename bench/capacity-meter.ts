@@ -58,6 +58,33 @@ export interface MeteredCall {
   byTable: Record<string, number>;
 }
 
+/** The commands whose units are read units; every other command's are write units. */
+const READ_COMMANDS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand', 'TransactGetItemsCommand']);
+
+export interface ReadWriteUnits {
+  read: number;
+  write: number;
+  /** The write units of TransactWriteItems calls: AWS bills each item of one twice, DynamoDB Local once. */
+  transactional: number;
+  /** By table and by index (`table/index`), under the table names the calls used. */
+  byTable: Record<string, { read: number; write: number }>;
+}
+
+/** The calls' units, read and write apart, in all and by table. */
+export function readWriteUnits(calls: readonly MeteredCall[]): ReadWriteUnits {
+  const units: ReadWriteUnits = { read: 0, write: 0, transactional: 0, byTable: {} };
+  for (const call of calls) {
+    const kind = READ_COMMANDS.has(call.command) ? 'read' : 'write';
+    units[kind] += call.capacity;
+    if (call.command === 'TransactWriteItemsCommand') units.transactional += call.capacity;
+    for (const [name, used] of Object.entries(call.byTable)) {
+      units.byTable[name] ??= { read: 0, write: 0 };
+      units.byTable[name][kind] += used;
+    }
+  }
+  return units;
+}
+
 /**
  * Asks DynamoDB for the consumed capacity of every call made through the client inside `measure`,
  * and keeps those calls; calls inside `outside` (setup, or what a route's cost leaves out) are not.

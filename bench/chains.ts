@@ -34,7 +34,7 @@ type BenchNetwork = 'bitcoin' | 'tron' | 'ethereum';
 const NETWORKS: readonly BenchNetwork[] = ['bitcoin', 'tron', 'ethereum'];
 
 /** Seconds between blocks on each mainnet. */
-const BLOCK_SECONDS: Record<BenchNetwork, number> = { bitcoin: 600, tron: 3, ethereum: 12 };
+export const BLOCK_SECONDS: Record<BenchNetwork, number> = { bitcoin: 600, tron: 3, ethereum: 12 };
 
 /**
  * A reader keeps up with margin when it reads at least this many times as fast as its chain makes
