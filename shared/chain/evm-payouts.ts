@@ -8,7 +8,7 @@
 import { encodeFunctionData, erc20Abi, getAddress, keccak256, numberToHex, serializeTransaction, type Hex, type TransactionSerializableEIP1559 } from 'viem';
 import * as z from 'zod';
 import { evmAddress } from '../domain/chains/index.js';
-import { type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, TreasuryShortfall, type TreasuryState, type TreasurySigner } from '../domain/payouts/index.js';
+import { type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, assertTreasuryCovers, NOTHING_COMMITTED, type TreasuryState, type TreasurySigner } from '../domain/payouts/index.js';
 import { largest } from './bigints.js';
 import { evmJsonRpc } from './evm-reader.js';
 import { JsonRpcError, type JsonRpcHttp } from './json-rpc.js';
@@ -78,13 +78,13 @@ export class EvmPayoutChain implements PayoutChain {
     await this.checkNode();
     const from = await this.treasury();
     const [fees, tokenBalance] = await Promise.all([this.fees(), order.token === null ? undefined : this.tokenBalance(order.token, from)]);
+    const committed = treasury.committed ?? NOTHING_COMMITTED;
     // Checked before the gas is estimated: a transfer of more tokens than there are does not estimate.
-    if (tokenBalance !== undefined && tokenBalance < order.amount) throw new TreasuryShortfall(order.network, order.token, order.amount, tokenBalance);
+    if (order.token !== null) assertTreasuryCovers(order.network, order.token, order.amount, tokenBalance!, committed.tokens[order.token] ?? 0n);
     const gas = await this.gasFor(order);
     const maxFee = gas * fees.maxFeePerGas;
     const balance = quantity.parse(await this.rpc.call('eth_getBalance', [from, 'latest']));
-    const needed = maxFee + (order.token === null ? order.amount : 0n);
-    if (balance < needed) throw new TreasuryShortfall(order.network, null, needed, balance);
+    assertTreasuryCovers(order.network, null, maxFee + (order.token === null ? order.amount : 0n), balance, committed.native);
     return this.sign(order, { nonce: treasury.nonce, gasLimit: gas, ...fees });
   }
 

@@ -15,7 +15,7 @@ import { parse, stringify } from 'lossless-json';
 import { sha256 } from '@noble/hashes/sha2.js';
 import * as z from 'zod';
 import { tronAddress } from '../domain/chains/index.js';
-import { NotYetExpired, type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, TreasuryShortfall, type TreasuryState, type TreasurySigner } from '../domain/payouts/index.js';
+import { assertTreasuryCovers, NOTHING_COMMITTED, NotYetExpired, type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, type TreasuryState, type TreasurySigner } from '../domain/payouts/index.js';
 import { integer, TronApiError, TronHttpApi } from './tron-reader.js';
 import { readRawTransaction, type TronContract, tronTransactionId } from './tron-transaction.js';
 
@@ -97,12 +97,9 @@ export class TronPayoutChain implements PayoutChain {
     const [prices, trx, newAccount] = await Promise.all([this.prices(), this.trxBalance(owner), order.token === null ? this.accountExists(order.to).then((exists) => !exists) : false]);
     const feeLimit = order.token === null ? 0n : (this.options.feeLimit ?? DEFAULT_FEE_LIMIT);
     const maxFee = feeLimit + (order.token === null ? TRX_TRANSFER_BYTES : TOKEN_CALL_BYTES) * prices.byte + (newAccount ? prices.newAccount : 0n);
-    if (order.token !== null) {
-      const held = await this.tokenBalance(order.token, owner);
-      if (held < order.amount) throw new TreasuryShortfall(order.network, order.token, order.amount, held);
-    }
-    const trxNeeded = maxFee + (order.token === null ? order.amount : 0n);
-    if (trx < trxNeeded) throw new TreasuryShortfall(order.network, null, trxNeeded, trx);
+    const committed = treasury.committed ?? NOTHING_COMMITTED;
+    if (order.token !== null) assertTreasuryCovers(order.network, order.token, order.amount, await this.tokenBalance(order.token, owner), committed.tokens[order.token] ?? 0n);
+    assertTreasuryCovers(order.network, null, maxFee + (order.token === null ? order.amount : 0n), trx, committed.native);
 
     const built =
       order.token === null

@@ -75,8 +75,10 @@ export const PAYOUTS_FUNCTIONS = [
     queue: 'payouts',
     batchSize: 1,
     stages: BOTH,
-    // The payout, its signed transactions, and the EVM treasury's stored nonce beside the watchers' cursors.
+    // The payout, its signed transactions, and the EVM treasury's stored nonce beside the watchers' cursors;
+    // the network's other payouts in flight, whose amounts the treasury's balance does not show yet.
     tables: { transactions: ['GetItem', 'PutItem'], chain: ['GetItem', 'PutItem'] },
+    queries: { transactions: ['pendingOnChain'] },
     usesChainNodes: true,
     signsPayouts: true,
     // Reading the treasury, signing with KMS, storing, broadcasting: a few calls, each bounded.

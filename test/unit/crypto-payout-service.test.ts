@@ -235,6 +235,24 @@ describe('sending and settling a payout', () => {
     expect(await sender.handle(queued[0]!)).toBe('sent');
   });
 
+  it('never sends two payouts that each fit the treasury but not together: the second waits, then is short once the first is paid', async () => {
+    const { gateway, merchant, chain, pay, sender, settlement, queued, metrics, stored } = setup();
+    await gateway.fund(merchant.id, 'USDT', '20000');
+    const [first, second] = [await pay({ amount: '6000' }), await pay({ amount: '6000' })];
+    expect(await sender.handle(queued[0]!)).toBe('sent');
+    await expect(sender.handle(queued[1]!)).rejects.toBeInstanceOf(PayoutWaits);
+    expect(metrics.treasuryShortfall).not.toHaveBeenCalled();
+    expect((await stored(second.id)).payout.attempts).toEqual([]);
+
+    chain.mineBlocks(12);
+    await settlement.run();
+    expect((await stored(first.id)).status).toBe('confirmed');
+    await expect(sender.handle(queued[1]!)).rejects.toBeInstanceOf(PayoutWaits);
+    expect(metrics.treasuryShortfall).toHaveBeenCalledWith('ethereum', 'USDT', 2000);
+    chain.fund(USDT, 2000n * 10n ** 6n);
+    expect(await sender.handle(queued[1]!)).toBe('sent');
+  });
+
   it('waits, reporting no shortfall, while the treasury waits for its own transactions to be mined', async () => {
     const { gateway, merchant, chain, pay, sender, queued, metrics, stored } = setup();
     await gateway.fund(merchant.id, 'USDT', '500');

@@ -9,7 +9,7 @@
  */
 import { type BusinessMetrics, type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf } from '../kernel/index.js';
 import { assetAmount, NATIVE_ASSETS } from '../chains/index.js';
-import { decodeSignedPayout, encodeSignedPayout, networkFeeIn, type PayoutChain, type PayoutStatus, type SignedPayout, TreasuryBusy, TreasuryShortfall, NotYetExpired } from '../payouts/index.js';
+import { type Committed, committedBy, decodeSignedPayout, encodeSignedPayout, networkFeeIn, type PayoutChain, type PayoutStatus, type SignedPayout, TreasuryBusy, TreasuryShortfall, NotYetExpired } from '../payouts/index.js';
 import type { RateSource } from '../rates/index.js';
 import { type CryptoPayoutTransaction, isCryptoPayout, lastAttempt, payoutOrderOf, type Transaction, withAttempt } from '../transactions/index.js';
 import type { PayoutQueue, PayoutSendRequest } from './crypto-payout-service.js';
@@ -76,7 +76,12 @@ export class PayoutSender {
     const treasury = await chain.readTreasury();
     const stored = treasury.family === 'evm' ? await this.deps.records.treasuryNonce(payout.network) : undefined;
     // The stored nonce is ahead of the node's when a transaction signed here has not reached the node yet: it keeps its nonce.
-    const state = treasury.family === 'evm' ? { ...treasury, nonce: Math.max(treasury.nonce, stored ?? 0) } : treasury;
+    const state =
+      treasury.family === 'evm'
+        ? { ...treasury, nonce: Math.max(treasury.nonce, stored ?? 0), committed: await this.committed(payout) }
+        : treasury.family === 'tron'
+          ? { ...treasury, committed: await this.committed(payout) }
+          : treasury;
     let signed: SignedPayout;
     try {
       signed = await chain.prepare(payoutOrderOf(payout), state);
@@ -113,6 +118,19 @@ export class PayoutSender {
     }
     await chain.broadcast(signed.rawTransaction);
     return outcome;
+  }
+
+  /**
+   * What the network's other signed payouts not settled yet take of the treasury (those mined but
+   * short of their depth too: counted twice, they only make a payout near the treasury's end wait).
+   */
+  private async committed(payout: CryptoPayoutTransaction): Promise<Committed> {
+    const pending = await this.deps.records.pendingOnChain(payout.network);
+    const signed = pending.flatMap((other) => {
+      const last = isCryptoPayout(other) && other.id !== payout.id && other.status === 'processing' ? lastAttempt(other) : undefined;
+      return last ? [decodeSignedPayout(last.signed)] : [];
+    });
+    return committedBy(signed);
   }
 
   /** A treasury too short for the payout is reported and waited out, one busy with its own transactions only waited out; anything else is the error it was. */

@@ -26,14 +26,49 @@ export interface TreasuryOutput {
 }
 
 /** What a new transaction of the treasury may spend: the EVM nonce it takes, the Bitcoin outputs it may spend; Tron's node keeps no such state. */
+/**
+ * What the treasury's signed payouts of a network that are not settled yet will take of it, in
+ * smallest units: of the network's coin (their amounts and the most their fees burn) and of each
+ * token by its contract. A balance read from the node does not count them until they are mined.
+ */
+export interface Committed {
+  native: bigint;
+  tokens: Readonly<Record<string, bigint>>;
+}
+
+export const NOTHING_COMMITTED: Committed = { native: 0n, tokens: {} };
+
+/** What the signed payouts commit of the treasury, together. */
+export function committedBy(payouts: readonly SignedPayout[]): Committed {
+  const tokens: Record<string, bigint> = {};
+  let native = 0n;
+  for (const { order, maxFee } of payouts) {
+    native += maxFee + (order.token === null ? order.amount : 0n);
+    if (order.token !== null) tokens[order.token] = (tokens[order.token] ?? 0n) + order.amount;
+  }
+  return { native, tokens };
+}
+
+/**
+ * The treasury holds `needed` of an asset beside what its unsettled payouts commit of it, or the
+ * payout waits: short when the treasury does not hold it at all (`TreasuryShortfall`), busy when
+ * only its own payouts in flight stand in the way (`TreasuryBusy`), so that two payouts that each
+ * fit never both go out to have the second revert.
+ */
+export function assertTreasuryCovers(network: CryptoNetwork, token: string | null, needed: bigint, held: bigint, committed: bigint): void {
+  if (held < needed) throw new TreasuryShortfall(network, token, needed, held);
+  if (held - committed < needed) throw new TreasuryBusy(network);
+}
+
 export type TreasuryState =
-  | { family: 'evm'; nonce: number }
+  /** `committed`: what the network's signed, unsettled payouts will take, which the balances read do not show yet. */
+  | { family: 'evm'; nonce: number; committed?: Committed }
   /**
    * `outputs`: the confirmed outputs nothing spends yet; `inFlight`: satoshis of the treasury's
    * outputs that its transactions waiting in the mempool spend, whose change returns once mined.
    */
   | { family: 'bitcoin'; outputs: readonly TreasuryOutput[]; inFlight?: bigint }
-  | { family: 'tron' };
+  | { family: 'tron'; committed?: Committed };
 
 /** What a signed transaction spends and bids, all a replacement needs to take its place. */
 export type PayoutSpend =
@@ -91,8 +126,9 @@ export class TreasuryShortfall extends Error {
 }
 
 /**
- * The treasury could pay the payout with what its own unmined transactions spend: it waits for
- * their change to confirm, and is not short (a Bitcoin payout sent right after another).
+ * The treasury could pay the payout but for what its own unsettled transactions take: it waits for
+ * them (a Bitcoin payout sent right after another, for its change; an EVM or Tron one behind
+ * others that together take more than the treasury holds), and is not short.
  */
 export class TreasuryBusy extends Error {
   constructor(readonly network: CryptoNetwork) {

@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { CryptoNetwork } from '../../../shared/domain/kernel/index.js';
-import { type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, type TreasuryState, TreasuryBusy, TreasuryShortfall } from '../../../shared/domain/payouts/index.js';
+import { type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, type TreasuryState, assertTreasuryCovers, type Committed, NOTHING_COMMITTED, TreasuryBusy } from '../../../shared/domain/payouts/index.js';
 
 /** 21,000 gas at 1 gwei: 0.000021 of the coin. */
 export const MEMORY_GAS_FEE = 21_000n * 1_000_000_000n;
@@ -53,7 +53,7 @@ export class MemoryPayoutChain implements PayoutChain {
 
   async prepare(order: PayoutOrder, treasury: TreasuryState): Promise<SignedPayout> {
     if (treasury.family !== 'evm') throw new TypeError('an EVM treasury');
-    return this.sign(order, treasury.nonce, MEMORY_GAS_FEE);
+    return this.sign(order, treasury.nonce, MEMORY_GAS_FEE, treasury.committed);
   }
 
   async broadcast(rawTransaction: string): Promise<void> {
@@ -111,12 +111,10 @@ export class MemoryPayoutChain implements PayoutChain {
     this.holdings.set(key, (this.holdings.get(key) ?? 0n) - amount);
   }
 
-  private sign(order: PayoutOrder, nonce: number, fee: bigint): SignedPayout {
+  private sign(order: PayoutOrder, nonce: number, fee: bigint, committed: Committed = NOTHING_COMMITTED): SignedPayout {
     if (this.busy) throw new TreasuryBusy(order.network);
-    const native = this.holdings.get('native') ?? 0n;
-    const needed = fee + (order.token === null ? order.amount : 0n);
-    if (native < needed) throw new TreasuryShortfall(order.network, null, needed, native);
-    if (order.token !== null && (this.holdings.get(order.token) ?? 0n) < order.amount) throw new TreasuryShortfall(order.network, order.token, order.amount, this.holdings.get(order.token) ?? 0n);
+    assertTreasuryCovers(order.network, null, fee + (order.token === null ? order.amount : 0n), this.holdings.get('native') ?? 0n, committed.native);
+    if (order.token !== null) assertTreasuryCovers(order.network, order.token, order.amount, this.holdings.get(order.token) ?? 0n, committed.tokens[order.token] ?? 0n);
     this.signed += 1;
     const body = { order, nonce, fee };
     const text = JSON.stringify(body, (_key, value: unknown) => (typeof value === 'bigint' ? `${value}n` : value));
