@@ -7,7 +7,17 @@
  * part: it needs `-txindex`, so that a mined transaction can be found by its txid.
  */
 import * as z from 'zod';
-import { type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, type TreasuryOutput, TreasuryBusy, TreasuryShortfall, type TreasuryState, type TreasurySigner } from '../domain/payouts/index.js';
+import {
+  type PayoutChain,
+  type PayoutOrder,
+  type PayoutStatus,
+  type SignedPayout,
+  type TreasuryOutput,
+  TreasuryBusy,
+  TreasuryShortfall,
+  type TreasuryState,
+  type TreasurySigner,
+} from '../domain/payouts/index.js';
 import { bitcoinJsonRpc, BitcoinRpcError, coins, numeric, SCAN_TIMEOUT_MS, unspentOutputsOf } from './bitcoin-reader.js';
 import {
   type BitcoinTransaction,

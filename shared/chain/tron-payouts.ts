@@ -15,7 +15,17 @@ import { parse, stringify } from 'lossless-json';
 import { sha256 } from '@noble/hashes/sha2.js';
 import * as z from 'zod';
 import { tronAddress } from '../domain/chains/index.js';
-import { assertTreasuryCovers, NOTHING_COMMITTED, NotYetExpired, type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, type TreasuryState, type TreasurySigner } from '../domain/payouts/index.js';
+import {
+  assertTreasuryCovers,
+  NOTHING_COMMITTED,
+  NotYetExpired,
+  type PayoutChain,
+  type PayoutOrder,
+  type PayoutStatus,
+  type SignedPayout,
+  type TreasuryState,
+  type TreasurySigner,
+} from '../domain/payouts/index.js';
 import { integer, TronApiError, TronHttpApi } from './tron-reader.js';
 import { readRawTransaction, type TronContract, tronTransactionId } from './tron-transaction.js';
 

@@ -263,7 +263,11 @@ export const merchantSettingsRequestSchema = z.strictObject({
     .optional()
     .describe("Origins that may show the checkout in a frame, as CSP frame-ancestors sources (`https://shop.example`, `https://*.shop.example`, `*`, `'self'`, `'none'` alone)"),
   invoiceCallbacks: z.boolean().optional().describe('Whether the callback URL also receives invoice events (`invoice.paid`, `invoice.expired`, ...)'),
-  payoutApprovalAboveUsd: decimalStringAmount('Crypto payouts worth more USD than this wait for an owner to approve them in the dashboard; null: none waits. Changed only by a key with the payouts scope besides settings').nullable().optional(),
+  payoutApprovalAboveUsd: decimalStringAmount(
+    'Crypto payouts worth more USD than this wait for an owner to approve them in the dashboard; null: none waits. Changed only by a key with the payouts scope besides settings',
+  )
+    .nullable()
+    .optional(),
 });
 
 export type MerchantSettings = z.output<typeof merchantSettingsRequestSchema>;

@@ -9,7 +9,19 @@
  */
 import { type BusinessMetrics, type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf } from '../kernel/index.js';
 import { assetAmount, NATIVE_ASSETS } from '../chains/index.js';
-import { type Committed, committedBy, decodeSignedPayout, encodeSignedPayout, networkFeeIn, type PayoutChain, type PayoutStatus, type SignedPayout, TreasuryBusy, TreasuryShortfall, NotYetExpired } from '../payouts/index.js';
+import {
+  type Committed,
+  committedBy,
+  decodeSignedPayout,
+  encodeSignedPayout,
+  networkFeeIn,
+  type PayoutChain,
+  type PayoutStatus,
+  type SignedPayout,
+  TreasuryBusy,
+  TreasuryShortfall,
+  NotYetExpired,
+} from '../payouts/index.js';
 import type { RateSource } from '../rates/index.js';
 import { type CryptoPayoutTransaction, isCryptoPayout, lastAttempt, payoutOrderOf, type Transaction, withAttempt } from '../transactions/index.js';
 import type { PayoutQueue, PayoutSendRequest } from './crypto-payout-service.js';

@@ -6,7 +6,17 @@
  */
 import { createHash } from 'node:crypto';
 import type { CryptoNetwork } from '../../../shared/domain/kernel/index.js';
-import { type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, type TreasuryState, assertTreasuryCovers, type Committed, NOTHING_COMMITTED, TreasuryBusy } from '../../../shared/domain/payouts/index.js';
+import {
+  type PayoutChain,
+  type PayoutOrder,
+  type PayoutStatus,
+  type SignedPayout,
+  type TreasuryState,
+  assertTreasuryCovers,
+  type Committed,
+  NOTHING_COMMITTED,
+  TreasuryBusy,
+} from '../../../shared/domain/payouts/index.js';
 
 /** 21,000 gas at 1 gwei: 0.000021 of the coin. */
 export const MEMORY_GAS_FEE = 21_000n * 1_000_000_000n;
