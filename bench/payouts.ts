@@ -21,14 +21,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Address } from 'viem';
 import type { WatchResult } from '../functions/watch-chain.js';
 import { BitcoinNode } from '../infra/chain/bitcoin-node.js';
-import { LOCAL_REGION, LOCAL_STAGE } from '../infra/local/environment.js';
+import { LOCAL_STAGE } from '../infra/local/environment.js';
 import { invoker } from '../infra/local/functions.js';
-import { sqsRecord } from '../infra/local/queue-consumer.js';
-import { localQueueArn } from '../infra/local/sqs.js';
 import { DEFAULT_CONFIRMATIONS, TRON_TOKEN_CONTRACTS } from '../shared/domain/chains/networks.js';
 import { treasuryAddress, type TreasurySigner } from '../shared/domain/payouts/index.js';
 import { FUNCTIONS } from '../shared/routes.js';
@@ -260,11 +257,11 @@ const callsSince = (calls: SignerCalls, before: SignerCalls): SignerCalls => ({ 
  * watcher, the ledger, and the signer's calls and the capacity used, counted.
  */
 async function gatewayOver(stores: BenchStores, networks: readonly PayoutNetwork[]) {
-  const [{ config }, { dynamoClient, documentClient }, { sqsClient }, { DynamoTransactionStore }, { invoke, loadFunction }, { seedMerchant }, { payoutAddresses }, { fundBalance }, { treasury }] =
+  const [{ config }, { dynamoClient, documentClient }, { handNextQueued }, { DynamoTransactionStore }, { invoke, loadFunction }, { seedMerchant }, { payoutAddresses }, { fundBalance }, { treasury }] =
     await Promise.all([
       import('../shared/config.js'),
       import('../shared/store/dynamo.js'),
-      import('../shared/queue/sqs.js'),
+      import('../test/support/payout-flow.js'),
       import('../shared/store/transactions.js'),
       import('../test/support/invoke.js'),
       import('../test/support/merchants.js'),
@@ -279,8 +276,6 @@ async function gatewayOver(stores: BenchStores, networks: readonly PayoutNetwork
   const run = invoker(loadFunction);
   const definition = (name: string) => FUNCTIONS.find((fn) => fn.name === name)!;
   const ledger = new DynamoTransactionStore(documentClient, config().tables);
-  const queueUrl = config().payoutQueueUrl!;
-  const queue = { url: queueUrl, arn: localQueueArn(queueUrl.slice(queueUrl.lastIndexOf('/') + 1)) };
 
   const merchant = await seedMerchant({ name: 'Payouts bench merchant' });
   for (const network of networks) await payoutAddresses().add(merchant.merchant.id, { network, address: RECIPIENTS[network] }, 'operator');
@@ -325,23 +320,14 @@ async function gatewayOver(stores: BenchStores, networks: readonly PayoutNetwork
       const deadline = Date.now() + SEND_TIMEOUT_MS;
       while (durations.length < count && !stop()) {
         if (Date.now() > deadline) throw new Error(`send-payout sent ${durations.length} of ${count} payouts within ${SEND_TIMEOUT_MS / 1000} s`);
-        const { Messages = [] } = await sqsClient.send(
-          new ReceiveMessageCommand({ QueueUrl: queue.url, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, AttributeNames: ['All'], MessageSystemAttributeNames: ['All'] }),
-        );
-        const [message] = Messages;
-        if (!message) continue;
-        const { transactionId } = JSON.parse(message.Body ?? '{}') as { transactionId: string };
-        const started = performance.now();
-        const outcome = (await run(definition('send-payout'), { Records: [sqsRecord(message, queue, LOCAL_REGION)] })) as { batchItemFailures: unknown[] };
-        const returned = performance.now();
-        if (outcome.batchItemFailures.length > 0) {
+        const handed = await handNextQueued();
+        if (!handed) continue;
+        if (handed.failed) {
           if (++retries > SEND_RETRIES) throw new Error(`send-payout failed ${retries} times (its warnings above say why)`);
-          await sqsClient.send(new ChangeMessageVisibilityCommand({ QueueUrl: queue.url, ReceiptHandle: message.ReceiptHandle!, VisibilityTimeout: 0 }));
           continue;
         }
-        await sqsClient.send(new DeleteMessageCommand({ QueueUrl: queue.url, ReceiptHandle: message.ReceiptHandle! }));
-        durations.push(returned - started);
-        sent.set(transactionId, returned);
+        durations.push(handed.returned - handed.started);
+        sent.set(handed.transactionId, handed.returned);
       }
       return { durations, retries };
     },

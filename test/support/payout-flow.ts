@@ -54,28 +54,43 @@ export async function fund(owner: SeededMerchant, currency: string, amount: stri
 export const requestPayout = (merchant: SeededMerchant, body: Record<string, unknown>, options: { apiKey?: string; key?: string | null } = {}) =>
   invoke('create-payout', { apiKey: options.apiKey ?? merchant.apiKey, headers: options.key === null ? {} : { 'idempotency-key': options.key ?? randomUUID() }, body });
 
+/** A message of the payouts queue handed to send-payout: its payout, whether send-payout failed it, and when the invocation began and returned (`performance.now()`). */
+export interface HandedMessage {
+  transactionId: string;
+  failed: boolean;
+  started: number;
+  returned: number;
+}
+
 /**
- * What the payouts queue holds, handed to send-payout one message at a time as the FIFO queue's
- * one message group does, until one fails; how many were handed. A failed message is delivered
- * again at once on the next call rather than after the queue's visibility timeout: the test decides when.
+ * The payouts queue's next message handed to send-payout, as the FIFO queue's one message group
+ * hands it to one sender; undefined when the queue has none. A failed message is delivered again
+ * at once on the next call rather than after the queue's visibility timeout: the caller decides when.
  */
-export async function sendQueued(): Promise<number> {
+export async function handNextQueued(): Promise<HandedMessage | undefined> {
   const queueUrl = config().payoutQueueUrl!;
-  const queueArn = localQueueArn(queueUrl.slice(queueUrl.lastIndexOf('/') + 1));
-  let handled = 0;
-  for (;;) {
-    const { Messages = [] } = await sqsClient.send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, AttributeNames: ['All'], MessageSystemAttributeNames: ['All'] }),
-    );
-    const [message] = Messages;
-    if (!message) return handled;
-    const outcome = (await run(sendPayout, { Records: [sqsRecord(message, { url: queueUrl, arn: queueArn }, LOCAL_REGION)] })) as { batchItemFailures: unknown[] };
-    handled += 1;
-    if (outcome.batchItemFailures.length > 0) {
-      await sqsClient.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle!, VisibilityTimeout: 0 }));
-      return handled;
-    }
-    await sqsClient.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle! }));
+  const { Messages = [] } = await sqsClient.send(
+    new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 1, WaitTimeSeconds: 1, AttributeNames: ['All'], MessageSystemAttributeNames: ['All'] }),
+  );
+  const [message] = Messages;
+  if (!message) return undefined;
+  const { transactionId } = JSON.parse(message.Body ?? '{}') as { transactionId: string };
+  const queue = { url: queueUrl, arn: localQueueArn(queueUrl.slice(queueUrl.lastIndexOf('/') + 1)) };
+  const started = performance.now();
+  const outcome = (await run(sendPayout, { Records: [sqsRecord(message, queue, LOCAL_REGION)] })) as { batchItemFailures: unknown[] };
+  const returned = performance.now();
+  const failed = outcome.batchItemFailures.length > 0;
+  if (failed) await sqsClient.send(new ChangeMessageVisibilityCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle!, VisibilityTimeout: 0 }));
+  else await sqsClient.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.ReceiptHandle! }));
+  return { transactionId, failed, started, returned };
+}
+
+/** What the payouts queue holds, handed to send-payout one message at a time until one fails; how many were handed. */
+export async function sendQueued(): Promise<number> {
+  for (let handled = 1; ; handled++) {
+    const handed = await handNextQueued();
+    if (!handed) return handled - 1;
+    if (handed.failed) return handled;
   }
 }
 

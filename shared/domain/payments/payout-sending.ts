@@ -19,6 +19,7 @@ import {
   type PayoutStatus,
   type SignedPayout,
   TreasuryBusy,
+  type TreasuryState,
   TreasuryShortfall,
   NotYetExpired,
 } from '../payouts/index.js';
@@ -85,15 +86,7 @@ export class PayoutSender {
       await chain.broadcast(decodeSignedPayout(last.signed).rawTransaction);
       return 'rebroadcast';
     }
-    const treasury = await chain.readTreasury();
-    const stored = treasury.family === 'evm' ? await this.deps.records.treasuryNonce(payout.network) : undefined;
-    // The stored nonce is ahead of the node's when a transaction signed here has not reached the node yet: it keeps its nonce.
-    const state =
-      treasury.family === 'evm'
-        ? { ...treasury, nonce: Math.max(treasury.nonce, stored ?? 0), committed: await this.committed(payout) }
-        : treasury.family === 'tron'
-          ? { ...treasury, committed: await this.committed(payout) }
-          : treasury;
+    const { state, stored } = await this.treasuryState(chain, payout);
     let signed: SignedPayout;
     try {
       signed = await chain.prepare(payoutOrderOf(payout), state);
@@ -130,6 +123,20 @@ export class PayoutSender {
     }
     await chain.broadcast(signed.rawTransaction);
     return outcome;
+  }
+
+  /**
+   * The treasury as the payout is prepared against: as the node sees it, with what the network's
+   * other unsettled payouts take (Bitcoin's node says itself which outputs they spend), and on EVM
+   * the nonce stored here, ahead of the node's while a transaction signed here has not reached it.
+   */
+  private async treasuryState(chain: PayoutChain, payout: CryptoPayoutTransaction): Promise<{ state: TreasuryState; stored?: number }> {
+    const treasury = await chain.readTreasury();
+    if (treasury.family === 'bitcoin') return { state: treasury };
+    const committed = await this.committed(payout);
+    if (treasury.family === 'tron') return { state: { ...treasury, committed } };
+    const stored = await this.deps.records.treasuryNonce(payout.network);
+    return { state: { ...treasury, nonce: Math.max(treasury.nonce, stored ?? 0), committed }, stored };
   }
 
   /**
