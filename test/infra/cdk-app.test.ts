@@ -2,7 +2,9 @@
  * The CDK app through the real CLI, offline: `cdk synth` with no stage emits both stages, each as
  * its stacks (the API's with its routes' functions in a nested stack), bundling every function with
  * the local esbuild (the demo provider's too), a stage takes its partner providers from context,
- * and bad context fails before anything is built.
+ * and bad context fails before anything is built. The CLI runs three times (every full synthesis
+ * bundles some fifty functions: a minute and more on two cores); the rest of the context's rules
+ * are read by the app's own addStages in process, as `cdk synth` would run it.
  */
 import { spawn } from 'node:child_process';
 import { builtinModules } from 'node:module';
@@ -11,10 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addStages } from '../../infra/aws/stages.js';
 import { gatewayStackName, STACK_CONCERNS } from '../../infra/aws/construct-ids.js';
 import { FUNCTION_BUNDLING, usesVaultKey } from '../../infra/aws/gateway-function.js';
 import { FUNCTIONS, readsStageConfiguration, replaysIdempotencyKey, type GatewayFunction } from '../../shared/routes.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
+import { projectApp } from '../support/stage-view.js';
 
 const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STACK_NAMES = STAGES.flatMap((stage) => STACK_CONCERNS.map((concern) => gatewayStackName(stage, concern)));
@@ -25,8 +29,9 @@ interface Run {
   stderr: string;
 }
 
-function cdkSynth(outdir: string, ...context: string[]): Promise<Run> {
-  const args = ['cdk', 'synth', '--quiet', '--no-notices', '-o', outdir, ...context.flatMap((c) => ['-c', c])];
+/** `cdk synth` of `stacks` alone (every stack without), bundling only theirs: CDK passes the selection as `aws:cdk:bundling-stacks`. */
+function cdkSynth(outdir: string, context: string[], stacks: string[] = []): Promise<Run> {
+  const args = ['cdk', 'synth', ...stacks, ...(stacks.length > 0 ? ['--exclusively'] : []), '--quiet', '--no-notices', '-o', outdir, ...context.flatMap((c) => ['-c', c])];
   return new Promise((resolve, reject) => {
     const child = spawn('npx', args, {
       cwd: PROJECT_ROOT,
@@ -51,29 +56,16 @@ const PROJECT_DIR_NAME = PROJECT_ROOT.replace(/\/+$/, '').split('/').at(-1)!;
 let workdir: string;
 let synth: Run;
 let unknownStage: Run;
-let baseUrlWithoutStage: Run;
-let plainHttpBaseUrl: Run;
-let domainWithoutCertificate: Run;
-let badDomainName: Run;
 let withPartner: Run;
-let providersWithoutStage: Run;
-let providersNotAList: Run;
-let providerWithBadMethod: Run;
 
 beforeAll(async () => {
   workdir = mkdtempSync(join(tmpdir(), 'cdk-app-test-'));
-  // Concurrently: the full synth takes a while, the failures are over in seconds.
-  [synth, unknownStage, baseUrlWithoutStage, plainHttpBaseUrl, domainWithoutCertificate, badDomainName, withPartner, providersWithoutStage, providersNotAList, providerWithBadMethod] = await Promise.all([
-    cdkSynth(join(workdir, 'all')),
-    cdkSynth(join(workdir, 'unknown-stage'), 'stage=staging'),
-    cdkSynth(join(workdir, 'base-url'), 'publicBaseUrl=https://pay.example.com'),
-    cdkSynth(join(workdir, 'plain-http'), 'stage=demo', 'publicBaseUrl=http://pay.example.com'),
-    cdkSynth(join(workdir, 'domain-alone'), 'stage=prod', 'domainName=pay.example.com'),
-    cdkSynth(join(workdir, 'bad-domain'), 'stage=prod', 'domainName=https://pay.example.com', `certificateArn=${CERTIFICATE_ARN}`),
-    cdkSynth(join(workdir, 'partner'), 'stage=prod', `providers=${JSON.stringify([PARTNER])}`),
-    cdkSynth(join(workdir, 'providers-alone'), `providers=${JSON.stringify([PARTNER])}`),
-    cdkSynth(join(workdir, 'providers-not-a-list'), 'stage=prod', `providers=${JSON.stringify(PARTNER)}`),
-    cdkSynth(join(workdir, 'provider-bad-method'), 'stage=prod', `providers=${JSON.stringify([{ ...PARTNER, methods: [{ currency: 'TRY', method: 'p2p', min: '1', max: '2' }] }])}`),
+  // Concurrently: the full synth takes a while, the unknown stage is over in seconds, and the
+  // partner's synth reads templates only (its data stack bundles nothing).
+  [synth, unknownStage, withPartner] = await Promise.all([
+    cdkSynth(join(workdir, 'all'), []),
+    cdkSynth(join(workdir, 'unknown-stage'), ['stage=staging']),
+    cdkSynth(join(workdir, 'partner'), ['stage=prod', `providers=${JSON.stringify([PARTNER])}`], [gatewayStackName('prod', 'data')]),
   ]);
 }, 900_000);
 
@@ -295,44 +287,34 @@ describe('cdk synth with a partner provider', () => {
   });
 });
 
+/** What the app does with `context`, as `cdk synth -c key=value …` gives it (values as strings), bundling nothing. */
+const synthesizeInProcess = (context: Record<string, string>) => () => {
+  const app = projectApp();
+  for (const [key, value] of Object.entries(context)) app.node.setContext(key, value);
+  addStages(app);
+};
+
 describe('cdk synth with bad context', () => {
-  it('rejects an unknown stage, naming the valid ones', () => {
+  it('rejects an unknown stage, naming the valid ones, and exits non-zero before building anything', () => {
     expect(unknownStage.code).not.toBe(0);
     expect(unknownStage.stderr).toContain('Context "stage" must be one of prod, demo (got "staging")');
+    const outdir = join(workdir, 'unknown-stage');
+    expect(existsSync(outdir) ? readdirSync(outdir).filter((file) => file.endsWith('.template.json')) : []).toEqual([]);
   });
 
-  it('rejects publicBaseUrl without a stage, since it belongs to one deployment', () => {
-    expect(baseUrlWithoutStage.code).not.toBe(0);
-    expect(baseUrlWithoutStage.stderr).toContain('Context "publicBaseUrl" belongs to one deployment');
-  });
-
-  it('rejects a publicBaseUrl that is not https', () => {
-    expect(plainHttpBaseUrl.code).not.toBe(0);
-    expect(plainHttpBaseUrl.stderr).toContain('Context "publicBaseUrl" must be an https URL');
-  });
-
-  it('rejects a custom domain without its certificate', () => {
-    expect(domainWithoutCertificate.code).not.toBe(0);
-    expect(domainWithoutCertificate.stderr).toContain('Context "domainName" and "certificateArn" go together');
-  });
-
-  it('rejects a custom domain that is not a host name', () => {
-    expect(badDomainName.code).not.toBe(0);
-    expect(badDomainName.stderr).toContain('Context "domainName" must be a lower-case host name');
-  });
-
-  it('rejects providers without a stage, since they belong to one deployment', () => {
-    expect(providersWithoutStage.code).not.toBe(0);
-    expect(providersWithoutStage.stderr).toContain('Context "providers" belongs to one deployment');
-  });
-
-  it('rejects providers that are not a JSON list', () => {
-    expect(providersNotAList.code).not.toBe(0);
-    expect(providersNotAList.stderr).toContain('Context "providers" must be a JSON list');
-  });
-
-  it('rejects a provider the functions would refuse, naming what is wrong', () => {
-    expect(providerWithBadMethod.code).not.toBe(0);
-    expect(providerWithBadMethod.stderr).toContain('Invalid stage configuration: configuration.providers.0.methods.0.method: is not a method of its currency');
+  it.each([
+    ['publicBaseUrl without a stage, since it belongs to one deployment', { publicBaseUrl: 'https://pay.example.com' }, 'Context "publicBaseUrl" belongs to one deployment'],
+    ['a publicBaseUrl that is not https', { stage: 'demo', publicBaseUrl: 'http://pay.example.com' }, 'Context "publicBaseUrl" must be an https URL'],
+    ['a custom domain without its certificate', { stage: 'prod', domainName: 'pay.example.com' }, 'Context "domainName" and "certificateArn" go together'],
+    ['a custom domain that is not a host name', { stage: 'prod', domainName: 'https://pay.example.com', certificateArn: CERTIFICATE_ARN }, 'Context "domainName" must be a lower-case host name'],
+    ['providers without a stage, since they belong to one deployment', { providers: JSON.stringify([PARTNER]) }, 'Context "providers" belongs to one deployment'],
+    ['providers that are not a JSON list', { stage: 'prod', providers: JSON.stringify(PARTNER) }, 'Context "providers" must be a JSON list'],
+    [
+      'a provider the functions would refuse, naming what is wrong',
+      { stage: 'prod', providers: JSON.stringify([{ ...PARTNER, methods: [{ currency: 'TRY', method: 'p2p', min: '1', max: '2' }] }]) },
+      'Invalid stage configuration: configuration.providers.0.methods.0.method: is not a method of its currency',
+    ],
+  ])('rejects %s', (_, context, message) => {
+    expect(synthesizeInProcess(context)).toThrow(message);
   });
 });
