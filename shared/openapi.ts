@@ -13,6 +13,7 @@ import { MERCHANTS_DOCS } from './routes/merchants.docs.js';
 import { openApiDocument } from './routes/openapi-document.js';
 import { PAYMENTS_DOCS } from './routes/payments.docs.js';
 import { PAYOUTS_DOCS } from './routes/payouts.docs.js';
+import { REFUNDS_DOCS } from './routes/refunds.docs.js';
 import { PROVIDERS_DOCS } from './routes/providers.docs.js';
 import { REFERENCE_DOCS } from './routes/reference.docs.js';
 import { type HiddenRoute, hiddenRoutes, type RouteDoc } from './routes/route-doc.js';
@@ -27,6 +28,7 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
   ...TRANSACTIONS_DOCS,
   ...PAYMENTS_DOCS,
   ...PAYOUTS_DOCS,
+  ...REFUNDS_DOCS,
   ...PROVIDERS_DOCS,
   ...CALLBACKS_DOCS,
   ...LEDGER_DOCS,

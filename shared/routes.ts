@@ -15,6 +15,7 @@ import { LEDGER_FUNCTIONS } from './routes/ledger.js';
 import { MERCHANTS_FUNCTIONS } from './routes/merchants.js';
 import { PAYMENTS_FUNCTIONS } from './routes/payments.js';
 import { PAYOUTS_FUNCTIONS } from './routes/payouts.js';
+import { REFUNDS_FUNCTIONS } from './routes/refunds.js';
 import { PROVIDERS_FUNCTIONS } from './routes/providers.js';
 import { RATES_FUNCTIONS } from './routes/rates.js';
 import { REFERENCE_FUNCTIONS } from './routes/reference.js';
@@ -30,6 +31,7 @@ export const FUNCTIONS = [
   ...TRANSACTIONS_FUNCTIONS,
   ...PAYMENTS_FUNCTIONS,
   ...PAYOUTS_FUNCTIONS,
+  ...REFUNDS_FUNCTIONS,
   ...CHAINS_FUNCTIONS,
   ...RATES_FUNCTIONS,
   ...PROVIDERS_FUNCTIONS,

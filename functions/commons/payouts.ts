@@ -9,7 +9,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { payoutChainOf } from '../../shared/chain/payout-chains.js';
 import { config } from '../../shared/config.js';
 import type { CryptoNetwork } from '../../shared/domain/kernel/index.js';
-import { CryptoPayoutService, type PayoutChains, type PayoutQueue, PayoutSender } from '../../shared/domain/payments/index.js';
+import { CryptoPayoutService, type PayoutChains, type PayoutQueue, PayoutSender, RefundService } from '../../shared/domain/payments/index.js';
 import type { PayoutChain, TreasurySigner } from '../../shared/domain/payouts/index.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
 import { logger } from '../../shared/observability/logger.js';
@@ -53,21 +53,23 @@ export function payoutQueue(): PayoutQueue {
   };
 }
 
-export const cryptoPayoutService = (): CryptoPayoutService =>
-  new CryptoPayoutService({
-    ledger: transactionStore,
-    balances: balanceStore,
-    merchants: merchantStore,
-    addresses: new DynamoPayoutAddressStore(documentClient, tables),
-    feesOn: payoutChains,
-    configuration: () => stageConfiguration.current(),
-    rates: rateSource,
-    queue: payoutQueue(),
-    callbacks: callbackPublisher,
-    log: logger,
-    stage,
-    clock: () => new Date(),
-    newId: randomUUID,
-  });
+/** What paying out and refunding share: the stores, the networks' fee quotes, the rates and the payouts queue. */
+const payoutDeps = () => ({
+  ledger: transactionStore,
+  balances: balanceStore,
+  merchants: merchantStore,
+  feesOn: payoutChains,
+  configuration: () => stageConfiguration.current(),
+  rates: rateSource,
+  queue: payoutQueue(),
+  log: logger,
+  stage,
+  clock: () => new Date(),
+  newId: randomUUID,
+});
+
+export const cryptoPayoutService = (): CryptoPayoutService => new CryptoPayoutService({ ...payoutDeps(), addresses: new DynamoPayoutAddressStore(documentClient, tables), callbacks: callbackPublisher });
+
+export const refundService = (): RefundService => new RefundService(payoutDeps());
 
 export const payoutSender = (): PayoutSender => new PayoutSender({ records: transactionStore, chains: payoutChains, metrics: businessMetrics, clock: () => new Date() });

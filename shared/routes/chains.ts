@@ -16,7 +16,8 @@ export const CHAINS_FUNCTIONS = [
       chain: ['GetItem', 'PutItem', 'DeleteItem'],
       wallets: ['GetItem', 'BatchGetItem'],
       invoices: ['GetItem', 'UpdateItem', 'ConditionCheckItem'],
-      transactions: ['GetItem', 'PutItem'],
+      // A refund that fails gives back what it held of its deposit (an update of the deposit's item).
+      transactions: ['GetItem', 'PutItem', 'UpdateItem'],
       outbox: ['PutItem', 'UpdateItem'],
       uniques: ['GetItem', 'PutItem', 'DeleteItem'],
       merchants: ['GetItem'],

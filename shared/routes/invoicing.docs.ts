@@ -26,6 +26,7 @@ export const invoiceExample: InvoiceView = {
   expiresAt: '2025-06-01T10:15:00.000Z',
   createdAt: '2025-06-01T10:00:00.000Z',
   paidAmount: '0.000000',
+  refundedAmount: '0.000000',
   paymentStatus: 'unpaid',
   transactionIds: [],
   completedAt: null,

@@ -86,7 +86,7 @@ export const LEDGER_DOCS: RouteDocs<typeof LEDGER_FUNCTIONS> = {
       'The entries that moved the balances, newest first, a page at a time: follow `nextCursor` until it is null. Each is ' +
       'written in the same database transaction as the state of the transaction it accounts for, once: `deposit` and `fee` ' +
       'for a confirmed deposit; `payout_reserve` for an accepted withdrawal, then `payout` and `fee` when it is confirmed or ' +
-      '`payout_release` when it fails; `adjustment` for a correction by the operator. `amount` is signed; `availableAfter` and ' +
+      '`payout_release` when it fails; likewise `refund_reserve`, then `refund` or `refund_release`, for a refund; `adjustment` for a correction by the operator. `amount` is signed; `availableAfter` and ' +
       '`reservedAfter` are the balances right after the entry. Filters combine; each is read from an index of its own.',
     tag: 'Balances',
     schemaName: 'ListBalanceEntries',

@@ -36,8 +36,16 @@ export const PAYOUTS_FUNCTIONS = [
     scope: 'payments',
     stages: DEMO_ONLY,
     opensCallbackSecrets: true,
-    // The outcome pays the reserve out, or releases it.
-    tables: { transactions: ['GetItem', 'PutItem'], outbox: ['PutItem', 'UpdateItem'], merchants: ['GetItem'], idempotency: IDEMPOTENCY_RECORDS, ...POSTS_TO_BALANCES },
+    // The outcome pays the reserve out, or releases it; a refund's adds to its invoice's refunded
+    // amount, or gives back what it held of its deposit.
+    tables: {
+      transactions: ['GetItem', 'PutItem', 'UpdateItem'],
+      invoices: ['GetItem', 'UpdateItem'],
+      outbox: ['PutItem', 'UpdateItem'],
+      merchants: ['GetItem'],
+      idempotency: IDEMPOTENCY_RECORDS,
+      ...POSTS_TO_BALANCES,
+    },
     sendsTo: ['callbacks'],
   },
   {

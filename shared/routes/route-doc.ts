@@ -9,11 +9,12 @@ import type { GatewayFunction } from './function-definition.js';
 
 export const TAGS = {
   Invoices: 'Invoices and their hosted checkout',
-  Transactions: 'Money that moved: deposits and withdrawals',
+  Transactions: 'Money that moved: deposits, withdrawals and refunds',
   Callbacks: 'The callbacks a merchant receives: their delivery log, resending, a test',
   Merchant: "The merchant's own settings and callback secret",
   Deposits: 'Host-to-host deposit confirmation',
   Withdrawals: 'Payouts',
+  Refunds: 'Money of a confirmed deposit given back to the customer',
   Balances: "The merchant's money per currency, and the entries that moved it",
   Reports: "CSV files of the merchant's transactions or balance entries, built off the request path",
   Simulation: 'Demo only: moving money without a chain or a bank',
@@ -94,6 +95,7 @@ export const EXAMPLE_IDS = {
   transactionId: '8b2d4e6f-1a3c-4d5e-8f70-9a1b2c3d4e5f',
   withdrawalId: 'c7e8f9a0-b1c2-4d3e-8f4a-5b6c7d8e9f01',
   payoutId: '9d0e1f2a-3b4c-4d5e-9f6a-7b8c9d0e1f2a',
+  refundId: '1e2f3a4b-5c6d-4e7f-8a9b-0c1d2e3f4a5b',
   merchantId: '5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d',
   reportId: 'e4a1b2c3-d5e6-4f7a-8b9c-0d1e2f3a4b5c',
 } as const;

@@ -10,7 +10,7 @@ import type { CallbackEntry } from '../domain/callbacks/index.js';
 import { type CommitResult, CRYPTO_NETWORKS, type Listing, listingFilters, type Page } from '../domain/kernel/index.js';
 import type { QueuedPayout, QueuedPayouts } from '../domain/payouts/index.js';
 import type { InvoiceUpdate } from '../domain/invoicing/index.js';
-import type { Ledger, PayoutRecords, PersonsDecision, TreasuryNonce, UniqueClaim } from '../domain/payments/index.js';
+import type { Ledger, PayoutRecords, PersonsDecision, RefundHold, TreasuryNonce, UniqueClaim } from '../domain/payments/index.js';
 import { auditPut, codeUseUpdate } from './audit-log.js';
 import {
   type CryptoPayoutTransaction,
@@ -220,7 +220,7 @@ export class DynamoTransactionStore implements Ledger, PayoutRecords, QueuedPayo
    */
   async insert(
     transaction: Transaction,
-    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[]; decision?: PersonsDecision } = {},
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[]; decision?: PersonsDecision; refundHold?: RefundHold } = {},
   ): Promise<CommitResult> {
     const { decision } = options;
     return commitTransaction(this.client, [
@@ -237,6 +237,7 @@ export class DynamoTransactionStore implements Ledger, PayoutRecords, QueuedPayo
         },
       })),
       ...(decision ? [auditPut(this.tables.auditLog, decision.entry), codeUseUpdate(this.tables.dashboardUsers, decision.code, transaction.merchantId)] : []),
+      ...(options.refundHold ? [this.refundHoldWrite(options.refundHold)] : []),
     ]);
   }
 
@@ -244,7 +245,7 @@ export class DynamoTransactionStore implements Ledger, PayoutRecords, QueuedPayo
   async transition(
     next: Transaction,
     from: TransactionStatus,
-    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[]; decision?: PersonsDecision } = {},
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[]; decision?: PersonsDecision; refundHold?: RefundHold } = {},
   ): Promise<CommitResult> {
     const { decision } = options;
     return commitTransaction(this.client, [
@@ -263,7 +264,26 @@ export class DynamoTransactionStore implements Ledger, PayoutRecords, QueuedPayo
       ...(options.callbacks ?? []).map((callback) => outboxPut(this.tables.outbox, callback)),
       ...(options.releaseClaims ?? []).map((id) => ({ Delete: { TableName: this.tables.uniques, Key: { id } } })),
       ...(decision ? [auditPut(this.tables.auditLog, decision.entry), codeUseUpdate(this.tables.dashboardUsers, decision.code, next.merchantId)] : []),
+      ...(options.refundHold ? [this.refundHoldWrite(options.refundHold)] : []),
     ]);
+  }
+
+  /**
+   * The deposit's refunds held, set to what the refund makes them, if the deposit is still
+   * confirmed and holds what the refund was decided on. Its `updatedAt` stays: the books check's
+   * `changes` index follows money, and the deposit's own entries do not change.
+   */
+  private refundHoldWrite({ depositId, expected, next }: RefundHold): TransactItem {
+    return {
+      Update: {
+        TableName: this.tables.transactions,
+        Key: { id: depositId },
+        UpdateExpression: 'SET refundsHeld = :next',
+        ConditionExpression: `#status = :confirmed AND #type = :deposit AND ${expected === undefined ? 'attribute_not_exists(refundsHeld)' : 'refundsHeld = :expected'}`,
+        ExpressionAttributeNames: { '#status': 'status', '#type': 'type' },
+        ExpressionAttributeValues: { ':next': next, ':confirmed': 'confirmed', ':deposit': 'deposit', ...(expected === undefined ? {} : { ':expected': expected }) },
+      },
+    };
   }
 
   /**
@@ -337,7 +357,10 @@ export class DynamoTransactionStore implements Ledger, PayoutRecords, QueuedPayo
       '#status = :expectedStatus',
       '(paidAmount = :expectedPaid OR attribute_not_exists(paidAmount))',
       '(size(transactionIds) = :expectedCount OR attribute_not_exists(transactionIds))',
+      // Absent until the first refund is confirmed: the one that writes it first wins.
+      ...(expected.refundedAmount === undefined ? [] : ['(refundedAmount = :expectedRefunded OR attribute_not_exists(refundedAmount))']),
     ].join(' AND ');
+    if (expected.refundedAmount !== undefined) values[':expectedRefunded'] = expected.refundedAmount;
     if (fields.length === 0 && !appendTransactionId && !settlesProviderPayment) {
       return { ConditionCheck: { TableName: this.tables.invoices, Key: { id }, ConditionExpression: condition, ExpressionAttributeNames: names, ExpressionAttributeValues: values } };
     }

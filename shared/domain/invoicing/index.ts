@@ -15,6 +15,6 @@ export type { InvoiceView } from './invoice-views.js';
 export { INVOICE_STATUSES } from './invoice.js';
 export type { CancelReason, CustomerDetails, Invoice, InvoiceStatus, InvoiceWallet } from './invoice.js';
 export type { DirectOpenField } from './invoices.js';
-export { invoiceAfterDeposit, noPayments } from './payments.js';
+export { invoiceAfterDeposit, invoiceAfterRefund, noPayments } from './payments.js';
 export type { DepositRefusal, InvoiceUpdate } from './payments.js';
 export { simulatedChainHash, simulateDepositRequestSchema, simulatedSenderDetails, simulateWithdrawalRequestSchema } from './simulation.js';

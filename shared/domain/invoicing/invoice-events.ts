@@ -14,11 +14,12 @@ import type { InvoiceUpdate } from './payments.js';
 
 /**
  * The event a change of an invoice announces, if any: completed (paid, or paid late after it was
- * canceled), canceled (expired, or rejected by its provider), or a confirmed deposit that leaves it
- * partly paid. A deposit that changes nothing the merchant sees (another currency, a processing
+ * canceled), canceled (expired, or rejected by its provider), a confirmed deposit that leaves it
+ * partly paid, or a confirmed refund of one of its deposits. A deposit that changes nothing the merchant sees (another currency, a processing
  * one) announces nothing.
  */
 export function invoiceEventOf({ expected, set }: Pick<InvoiceUpdate, 'expected' | 'set'>): InvoiceEvent | undefined {
+  if (set.refundedAmount !== undefined) return 'invoice.refunded';
   if (set.status === 'completed') return set.paidLate ? 'invoice.paid_late' : 'invoice.paid';
   if (set.status === 'canceled') return set.cancelReason === 'expired' ? 'invoice.expired' : 'invoice.canceled';
   if (set.paymentStatus === 'partial' && set.paidAmount !== undefined && set.paidAmount !== expected.paidAmount) return 'invoice.partially_paid';

@@ -1,6 +1,6 @@
 /** What a merchant sees of an invoice: `POST /api/v2/invoices`, `GET /api/v2/invoices/{id}` and the listing. */
 import * as z from 'zod';
-import { FIAT_METHODS } from '../kernel/index.js';
+import { Decimal, decimalsOf, FIAT_METHODS, formatAmount } from '../kernel/index.js';
 import { type Invoice, INVOICE_STATUSES, invoiceWalletSchema, PAYMENT_STATUSES } from './invoice.js';
 
 const decimalString = (description: string) =>
@@ -22,6 +22,7 @@ export const invoiceViewSchema = z.object({
   paymentAmount: decimalString('amount x exchangeRate, rounded half-up to the payment currency precision'),
   exchangeRate: decimalString('Units of paymentCurrency per one unit of baseCurrency, fixed at creation'),
   paidAmount: decimalString('Sum of the confirmed deposits in paymentCurrency, at its precision'),
+  refundedAmount: decimalString('Sum of the confirmed refunds of its deposits in paymentCurrency, at its precision'),
   paymentStatus: z.enum(PAYMENT_STATUSES).describe('unpaid: nothing yet; partial: less than paymentAmount (the invoice stays open); paid: exactly; overpaid: more'),
   transactionIds: z.array(z.uuid()).describe('Every transaction recorded on the invoice, oldest first, including deposits in another currency'),
   completedAt: z.iso.datetime().nullable().describe('When the invoice was paid in full'),
@@ -53,6 +54,7 @@ export function invoiceView(invoice: Invoice, publicBaseUrl: string): InvoiceVie
     paymentAmount: invoice.paymentAmount,
     exchangeRate: invoice.exchangeRate,
     paidAmount: invoice.paidAmount,
+    refundedAmount: invoice.refundedAmount ?? formatAmount(new Decimal(0), decimalsOf(invoice.paymentCurrency)),
     paymentStatus: invoice.paymentStatus,
     transactionIds: invoice.transactionIds,
     completedAt: invoice.completedAt,

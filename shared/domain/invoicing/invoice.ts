@@ -24,9 +24,11 @@ export interface InvoicePayments {
   /** Every transaction recorded on the invoice, oldest first. */
   transactionIds: string[];
   completedAt: string | null;
+  /** Sum of the confirmed refunds of its deposits in the payment currency, at its precision; absent until the first. */
+  refundedAmount?: string;
 }
 
-export const INVOICE_EVENTS = ['invoice.partially_paid', 'invoice.paid', 'invoice.expired', 'invoice.canceled', 'invoice.paid_late'] as const;
+export const INVOICE_EVENTS = ['invoice.partially_paid', 'invoice.paid', 'invoice.expired', 'invoice.canceled', 'invoice.paid_late', 'invoice.refunded'] as const;
 
 export type InvoiceEvent = (typeof INVOICE_EVENTS)[number];
 

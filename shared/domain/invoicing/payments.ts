@@ -26,8 +26,10 @@ export const noPayments = (paymentCurrency: string): InvoicePayments => ({
  */
 export interface InvoiceUpdate {
   id: string;
-  expected: { status: InvoiceStatus; paidAmount: string; transactionCount: number };
+  /** `refundedAmount` as it was read, when the change adds a refund to it: two refunds never both add to the same sum. */
+  expected: { status: InvoiceStatus; paidAmount: string; transactionCount: number; refundedAmount?: string };
   set: {
+    refundedAmount?: string;
     status?: InvoiceStatus;
     cancelReason?: CancelReason;
     paidLate?: true;
@@ -91,4 +93,20 @@ export function invoiceAfterDeposit(invoice: InvoiceAccounting, deposit: Deposit
     update.set.cancelReason = 'rejected';
   }
   return { update };
+}
+
+/**
+ * How a refund of one of the invoice's deposits, once confirmed, moves its invoice: money in the
+ * payment currency is added to `refundedAmount` (as `paidAmount` counts deposits in it alone); its
+ * status and `paidAmount` stay what the deposits made them. Undefined for a refund in another currency.
+ */
+export function invoiceAfterRefund(invoice: InvoiceAccounting & Pick<Invoice, 'refundedAmount'>, refund: DepositOnInvoice): InvoiceUpdate | undefined {
+  if (refund.status !== 'confirmed' || refund.currency !== invoice.paymentCurrency) return undefined;
+  const decimals = decimalsOf(invoice.paymentCurrency);
+  const refunded = invoice.refundedAmount ?? formatAmount(new Decimal(0), decimals);
+  return {
+    id: invoice.id,
+    expected: { status: invoice.status, paidAmount: invoice.paidAmount, transactionCount: invoice.transactionIds.length, refundedAmount: refunded },
+    set: { refundedAmount: formatAmount(new Decimal(refunded).plus(refund.amount), decimals) },
+  };
 }

@@ -13,7 +13,7 @@ export const simulateDepositRequestSchema = z.strictObject({
 });
 
 export const simulateWithdrawalRequestSchema = z.strictObject({
-  transactionId: z.string().min(1).describe('A processing withdrawal of the merchant'),
+  transactionId: z.string().min(1).describe('A processing withdrawal or refund of the merchant'),
   status: z.enum(['confirmed', 'failed']),
 });
 

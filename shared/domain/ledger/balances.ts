@@ -22,7 +22,7 @@ import {
 } from '../kernel/index.js';
 import type { Transaction } from '../transactions/index.js';
 
-export const BALANCE_ENTRY_TYPES = ['deposit', 'fee', 'payout_reserve', 'payout', 'payout_release', 'adjustment'] as const;
+export const BALANCE_ENTRY_TYPES = ['deposit', 'fee', 'payout_reserve', 'payout', 'payout_release', 'refund_reserve', 'refund', 'refund_release', 'adjustment'] as const;
 export type BalanceEntryType = (typeof BALANCE_ENTRY_TYPES)[number];
 
 /** Every currency money can move in, and so every currency a merchant may hold a balance in. */
@@ -104,11 +104,17 @@ export const feeOf = (transaction: Pick<Transaction, 'fees'>): Decimal => new De
 /** What a withdrawal holds of the merchant's money until it settles: its amount and its fee. */
 export const heldFor = (withdrawal: Pick<Transaction, 'amount' | 'fees'>): Decimal => new Decimal(withdrawal.amount).plus(feeOf(withdrawal));
 
+/** The entries of money leaving: a withdrawal's, or a refund's, each reserved, then paid out or released. */
+const OUTGOING_ENTRIES = {
+  withdraw: { reserve: 'payout_reserve', out: 'payout', release: 'payout_release' },
+  refund: { reserve: 'refund_reserve', out: 'refund', release: 'refund_release' },
+} as const satisfies Record<Exclude<Transaction['type'], 'deposit'>, Record<string, BalanceEntryType>>;
+
 /**
  * Every entry a transaction in its current state has in the books: a confirmed deposit its amount
- * and its fee on `available`; a withdrawal its reserve from the moment it is accepted (a crypto
- * payout waiting for approval included), then its payout and fee out of `reserved` once
- * confirmed, or the release of the reserve once failed, less the network fee a crypto payout's
+ * and its fee on `available`; a withdrawal or a refund its reserve from the moment it is accepted
+ * (one waiting for approval included), then its amount and fee out of `reserved` once confirmed,
+ * or the release of the reserve once failed, less the network fee a crypto payout's or refund's
  * failed transaction spent all the same (`fees.networkSpent`), which is its fee. A fee of nothing is no entry.
  */
 export function movementsOf(transaction: Pick<Transaction, 'type' | 'status' | 'amount' | 'fees'>): Movement[] {
@@ -119,18 +125,19 @@ export function movementsOf(transaction: Pick<Transaction, 'type' | 'status' | '
   if (transaction.type === 'deposit') {
     return transaction.status === 'confirmed' ? [{ type: 'deposit', available: amount, reserved: ZERO }, ...feeMovement('available')] : [];
   }
+  const entries = OUTGOING_ENTRIES[transaction.type];
   const held = amount.plus(fee);
-  const reserve: Movement = { type: 'payout_reserve', available: held.neg(), reserved: held };
+  const reserve: Movement = { type: entries.reserve, available: held.neg(), reserved: held };
   switch (transaction.status) {
     case 'processing':
     case 'pending_approval':
       return [reserve];
     case 'confirmed':
-      return [reserve, { type: 'payout', available: ZERO, reserved: amount.neg() }, ...feeMovement('reserved')];
+      return [reserve, { type: entries.out, available: ZERO, reserved: amount.neg() }, ...feeMovement('reserved')];
     case 'failed': {
       const spent = new Decimal(transaction.fees.networkSpent ?? 0);
       const kept: Movement[] = spent.isZero() ? [] : [{ type: 'fee', available: ZERO, reserved: spent.neg() }];
-      return [reserve, ...kept, { type: 'payout_release', available: held.minus(spent), reserved: held.minus(spent).neg() }];
+      return [reserve, ...kept, { type: entries.release, available: held.minus(spent), reserved: held.minus(spent).neg() }];
     }
   }
 }

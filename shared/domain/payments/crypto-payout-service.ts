@@ -6,14 +6,23 @@
  */
 import type { Stage } from '../../stage.js';
 import { assetAmount, type Chains, NATIVE_ASSETS, smallestUnits } from '../chains/index.js';
-import { Conflict, type CryptoNetwork, decimalsOf, formatAmount, Invalid, NotFound, Unavailable } from '../kernel/index.js';
+import { Conflict, type CryptoAssetCode, type CryptoNetwork, type Decimal, decimalsOf, formatAmount, Invalid, NotFound, Unavailable } from '../kernel/index.js';
 import type { AuditAction, AuditEntry, CodeUse } from '../dashboard/index.js';
 import { type BalanceReader, heldFor, payingMerchant, writeWithEntries } from '../ledger/index.js';
 import type { MerchantProfiles } from '../merchants/index.js';
-import { checkedPayoutAddress, cryptoPayoutFees, cryptoPayoutProblem, type CryptoPayoutRequest, type PayoutAddress, payoutAddressStatus, type PayoutChain } from '../payouts/index.js';
-import type { RateSource } from '../rates/index.js';
-import { callbackEntry, type CryptoPayoutTransaction, cryptoPayoutTransaction, isCryptoPayout } from '../transactions/index.js';
-import { type Ledger, ownedTransaction } from './transaction-service.js';
+import {
+  checkedPayoutAddress,
+  type CryptoPayoutFees,
+  cryptoPayoutFees,
+  cryptoPayoutProblem,
+  type CryptoPayoutRequest,
+  type PayoutAddress,
+  payoutAddressStatus,
+  type PayoutChain,
+} from '../payouts/index.js';
+import type { RateSource, UsdPrices } from '../rates/index.js';
+import { callbackEntry, type CryptoPayoutTransaction, cryptoPayoutTransaction, isCryptoPayout, isRefund, type RefundTransaction } from '../transactions/index.js';
+import { type Ledger, ownedTransaction, refundHoldReleased } from './transaction-service.js';
 import { reserveWithdrawal } from './withdrawal-reserve.js';
 
 /** A payout as it would be: what `quote` answers before a person confirms it. */
@@ -101,7 +110,7 @@ export class CryptoPayoutService {
       if (code && (await this.deps.ledger.get(payout.id)) === undefined) throw Invalid.of('code', 'code was used already: enter the next one');
       throw new Conflict('The balance kept changing; retry the request');
     }
-    if (payout.status === 'processing') await this.handOver(payout);
+    if (payout.status === 'processing') await handOverPayout(this.deps, payout);
     return payout;
   }
 
@@ -111,27 +120,25 @@ export class CryptoPayoutService {
    * reserve released and the merchant called back. Written with its audit entry and the code's
    * use, or not at all.
    */
-  async decide(merchantId: string, transactionId: string, decision: 'approve' | 'reject', code: CodeUse): Promise<CryptoPayoutTransaction> {
+  async decide(merchantId: string, transactionId: string, decision: 'approve' | 'reject', code: CodeUse): Promise<CryptoPayoutTransaction | RefundTransaction> {
     const payout = await ownedTransaction(this.deps.ledger, merchantId, transactionId);
-    if (!isCryptoPayout(payout)) throw new NotFound('Transaction');
+    if (!isCryptoPayout(payout) && !isRefund(payout)) throw new NotFound('Transaction');
     if (payout.status !== 'pending_approval') throw new Conflict(`The payout is ${payout.status}: only a payout waiting for approval is approved or rejected`);
     const now = this.deps.clock();
-    const next: CryptoPayoutTransaction = {
-      ...payout,
-      status: decision === 'approve' ? 'processing' : 'failed',
-      updatedAt: now.toISOString(),
-      payout: { ...payout.payout, decidedBy: code.email },
-    };
+    const next = { ...payout, status: decision === 'approve' ? 'processing' : 'failed', updatedAt: now.toISOString(), decidedBy: code.email } as const;
     const entry = this.auditEntry(payout, code, decision === 'approve' ? 'payout.approved' : 'payout.rejected', now);
     const callbacks = decision === 'reject' ? [callbackEntry(next, now)] : [];
-    const result = await writeWithEntries(this.deps.balances, payout, next, (posting) => this.deps.ledger.transition(next, 'pending_approval', { posting, callbacks, decision: { entry, code } }));
+    const refundHold = await refundHoldReleased(this.deps.ledger, next);
+    const result = await writeWithEntries(this.deps.balances, payout, next, (posting) =>
+      this.deps.ledger.transition(next, 'pending_approval', { posting, callbacks, decision: { entry, code }, refundHold }),
+    );
     if (result !== 'committed') {
       const current = await this.deps.ledger.get(transactionId);
       if (current?.status !== 'pending_approval') throw new Conflict(`The payout is ${current?.status ?? 'gone'}: it was decided meanwhile`);
       throw Invalid.of('code', 'code was used already: enter the next one');
     }
     if (callbacks.length > 0) await this.deps.callbacks.publish(callbacks.map((callback) => callback.id));
-    if (next.status === 'processing') await this.handOver(next);
+    if (next.status === 'processing' && isCryptoPayout(next)) await handOverPayout(this.deps, next);
     return next;
   }
 
@@ -142,16 +149,8 @@ export class CryptoPayoutService {
     const merchant = await payingMerchant(this.deps.merchants, merchantId);
     const now = this.deps.clock();
     const address = await this.activeAddress(merchantId, request, now);
-    const { chains, payoutFees } = this.deps.configuration();
-    const { token, unitDecimals } = assetOn(chains, request);
-    const fees = this.deps.feesOn(request.network);
-    if (!fees) throw new Unavailable(`No node of ${request.network} is configured, so its payouts cannot be quoted; nothing was recorded`);
-    const networkUnits = await fees.estimateFee({ network: request.network, token, to: address, amount: smallestUnits(request.amount, unitDecimals) }).catch((error: unknown) => {
-      throw new Unavailable(`The ${request.network} node did not quote the network fee (${error instanceof Error ? error.message : String(error)}); nothing was recorded, retry the request`);
-    });
-    const { prices } = await this.deps.rates.current();
-    const coin = NATIVE_ASSETS[request.network];
-    const quoted = cryptoPayoutFees(request, { payoutFee: payoutFees[request.currency] ?? '0', networkFee: assetAmount(networkUnits, decimalsOf(coin), coin), prices });
+    const { payoutFees } = this.deps.configuration();
+    const { token, unitDecimals, fees: quoted, prices } = await quoteSending(this.deps, { ...request, to: address }, payoutFees[request.currency] ?? '0');
     const payout = cryptoPayoutTransaction(request, {
       id: this.deps.newId(),
       merchantId,
@@ -166,19 +165,6 @@ export class CryptoPayoutService {
     return { payout, now };
   }
 
-  /**
-   * To its network's sender. A queue that does not take it now loses nothing: the payout is
-   * recorded, and the network's watcher hands over every processing payout nothing was signed for.
-   */
-  private async handOver(payout: Pick<CryptoPayoutTransaction, 'id' | 'network'>): Promise<void> {
-    await this.deps.queue.enqueue({ kind: 'send', network: payout.network, transactionId: payout.id }).catch((error: unknown) => {
-      this.deps.log.warn('The payout queue did not take the payout; the chain watcher hands it over again', {
-        transactionId: payout.id,
-        reason: error instanceof Error ? error.message : String(error),
-      });
-    });
-  }
-
   /** The merchant's payout address the request names, in its stored form: on the request's network and active, else a 422 on `address`. */
   private async activeAddress(merchantId: string, request: CryptoPayoutRequest, now: Date): Promise<string> {
     const canonical = checkedPayoutAddress(request.network, request.address, this.deps.stage);
@@ -189,16 +175,50 @@ export class CryptoPayoutService {
   }
 
   /** What an owner did to a payout, for the audit log. */
-  private auditEntry(payout: CryptoPayoutTransaction, code: CodeUse, action: AuditAction, now: Date): AuditEntry {
+  private auditEntry(payout: CryptoPayoutTransaction | RefundTransaction, code: CodeUse, action: AuditAction, now: Date): AuditEntry {
     const subject = `${payout.id}: ${payout.amount} ${payout.currency} on ${payout.network} to ${payout.address}`;
     return { merchantId: payout.merchantId, id: this.deps.newId(), at: now.toISOString(), actor: code.email, action, subject };
   }
 }
 
-/** The payout's asset on its network: the network's own coin (no contract), or the token contract the stage configures there. */
-function assetOn(chains: Chains, request: CryptoPayoutRequest): { token: string | null; unitDecimals: number } {
-  if (NATIVE_ASSETS[request.network] === request.currency) return { token: null, unitDecimals: decimalsOf(request.currency) };
-  const contract = chains[request.network].tokens[request.currency];
-  if (!contract) throw Invalid.of('currency', `${request.currency} has no token contract configured on ${request.network} here`);
+/**
+ * What sending `amount` of `currency` on `network` to `to` takes, quoted now: the asset's contract
+ * there (none for the network's coin) and the places of its smallest unit, the gateway's fee
+ * (`payoutFee`) and the network fee the node estimates, at the live rate, and the prices used.
+ */
+export async function quoteSending(
+  deps: Pick<CryptoPayoutServiceDeps, 'configuration' | 'feesOn' | 'rates'>,
+  order: { network: CryptoNetwork; currency: CryptoAssetCode; to: string; amount: Decimal },
+  payoutFee: string,
+): Promise<{ token: string | null; unitDecimals: number; fees: CryptoPayoutFees; prices: UsdPrices }> {
+  const { token, unitDecimals } = assetOn(deps.configuration().chains, order);
+  const fees = deps.feesOn(order.network);
+  if (!fees) throw new Unavailable(`No node of ${order.network} is configured, so its payouts cannot be quoted; nothing was recorded`);
+  const networkUnits = await fees.estimateFee({ network: order.network, token, to: order.to, amount: smallestUnits(order.amount, unitDecimals) }).catch((error: unknown) => {
+    throw new Unavailable(`The ${order.network} node did not quote the network fee (${error instanceof Error ? error.message : String(error)}); nothing was recorded, retry the request`);
+  });
+  const { prices } = await deps.rates.current();
+  const coin = NATIVE_ASSETS[order.network];
+  return { token, unitDecimals, fees: cryptoPayoutFees(order, { payoutFee, networkFee: assetAmount(networkUnits, decimalsOf(coin), coin), prices }), prices };
+}
+
+/**
+ * To its network's sender. A queue that does not take it now loses nothing: the payout (or refund)
+ * is recorded, and the network's watcher hands over every processing one nothing was signed for.
+ */
+export async function handOverPayout(deps: Pick<CryptoPayoutServiceDeps, 'queue' | 'log'>, payout: Pick<CryptoPayoutTransaction, 'id' | 'network'>): Promise<void> {
+  await deps.queue.enqueue({ kind: 'send', network: payout.network, transactionId: payout.id }).catch((error: unknown) => {
+    deps.log.warn('The payout queue did not take the payout; the chain watcher hands it over again', {
+      transactionId: payout.id,
+      reason: error instanceof Error ? error.message : String(error),
+    });
+  });
+}
+
+/** The asset on its network: the network's own coin (no contract), or the token contract the stage configures there. */
+function assetOn(chains: Chains, order: { network: CryptoNetwork; currency: CryptoAssetCode }): { token: string | null; unitDecimals: number } {
+  if (NATIVE_ASSETS[order.network] === order.currency) return { token: null, unitDecimals: decimalsOf(order.currency) };
+  const contract = chains[order.network].tokens[order.currency];
+  if (!contract) throw Invalid.of('currency', `${order.currency} has no token contract configured on ${order.network} here`);
   return { token: contract.address, unitDecimals: contract.decimals };
 }

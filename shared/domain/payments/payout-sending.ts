@@ -238,11 +238,11 @@ export class PayoutSettlement {
   private async settleMined(payout: CryptoPayoutTransaction, signed: SignedPayout, status: Extract<PayoutStatus, { state: 'mined' }>): Promise<keyof PayoutSettlementSummary> {
     if (status.confirmations < this.deps.confirmations) return 'waiting';
     if (status.succeeded) {
-      await this.deps.transactions.settle(payout.merchantId, payout.id, 'confirmed', { expectedType: 'withdraw', details: { transactionHash: signed.transactionHash } });
+      await this.deps.transactions.settle(payout.merchantId, payout.id, 'confirmed', { expectedType: payout.type, details: { transactionHash: signed.transactionHash } });
       return 'confirmed';
     }
     const networkSpent = await this.spentInCurrency(payout, status.feePaid);
-    await this.deps.transactions.settle(payout.merchantId, payout.id, 'failed', { expectedType: 'withdraw', details: { transactionHash: signed.transactionHash, networkSpent } });
+    await this.deps.transactions.settle(payout.merchantId, payout.id, 'failed', { expectedType: payout.type, details: { transactionHash: signed.transactionHash, networkSpent } });
     return 'failed';
   }
 

@@ -7,7 +7,19 @@
 import { writeWithEntries, type BalancePosting, type BalanceReader } from '../ledger/index.js';
 import type { CallbackEntry } from '../callbacks/index.js';
 import type { AuditEntry, CodeUse } from '../dashboard/index.js';
-import { callbackEntry, type ChainPosition, depositTransaction, type DepositValuation, isFinalStatus, type Transaction, type TransactionStatus, type TransactionView } from '../transactions/index.js';
+import {
+  callbackEntry,
+  type ChainPosition,
+  depositTransaction,
+  type DepositValuation,
+  isFinalStatus,
+  isRefund,
+  refundsHeldAfter,
+  type Transaction,
+  type TransactionStatus,
+  type TransactionType,
+  type TransactionView,
+} from '../transactions/index.js';
 import {
   amountRuleProblem,
   type BusinessMetrics,
@@ -26,7 +38,7 @@ import {
   NotFound,
   optimisticAttempts,
 } from '../kernel/index.js';
-import { type DepositRefusal, type Invoice, invoiceAfterDeposit, type InvoiceUpdate, withInvoiceEvent } from '../invoicing/index.js';
+import { type DepositRefusal, type Invoice, invoiceAfterDeposit, invoiceAfterRefund, type InvoiceUpdate, withInvoiceEvent } from '../invoicing/index.js';
 import { authenticatedMerchant, type MerchantProfiles } from '../merchants/index.js';
 import { crossRate, type RateSource } from '../rates/index.js';
 
@@ -41,12 +53,25 @@ export interface UniqueClaim {
 export interface Ledger {
   get(id: string): Promise<Transaction | undefined>;
   getClaim(id: string): Promise<UniqueClaim | undefined>;
-  insert(transaction: Transaction, options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[]; decision?: PersonsDecision }): Promise<CommitResult>;
+  insert(
+    transaction: Transaction,
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[]; decision?: PersonsDecision; refundHold?: RefundHold },
+  ): Promise<CommitResult>;
   transition(
     next: Transaction,
     from: TransactionStatus,
-    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[]; decision?: PersonsDecision },
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[]; decision?: PersonsDecision; refundHold?: RefundHold },
   ): Promise<CommitResult>;
+}
+
+/**
+ * What a refund, new or failed, changes of its deposit's `refundsHeld`: written with it, only if
+ * the deposit is still confirmed and holds `expected` (undefined: nothing refunded yet).
+ */
+export interface RefundHold {
+  depositId: string;
+  expected: string | undefined;
+  next: string;
 }
 
 /**
@@ -103,6 +128,25 @@ export interface SettlementDetails {
   transactionHash?: string;
   /** A crypto payout that failed on chain: the network fee its transaction spent, in the payout's currency, kept back from the release. */
   networkSpent?: string;
+}
+
+/**
+ * How a transaction reaching its final state changes its invoice: a deposit as the invoice's
+ * payments count it (never refused: it was taken when it was recorded), a confirmed refund added to
+ * what the invoice refunded.
+ */
+function invoiceChangeOf(invoice: Invoice, next: Transaction, now: Date): InvoiceUpdate | undefined {
+  if (isRefund(next)) return invoiceAfterRefund(invoice, next);
+  const outcome = invoiceAfterDeposit(invoice, next, false, now);
+  return 'update' in outcome ? outcome.update : undefined;
+}
+
+/** A refund that failed gives its amount back to what its deposit may still refund, in the same write. */
+export async function refundHoldReleased(ledger: Pick<Ledger, 'get'>, next: Transaction): Promise<RefundHold | undefined> {
+  if (!isRefund(next) || next.status !== 'failed') return undefined;
+  const deposit = await ledger.get(next.refundOf);
+  if (!deposit) throw new Error(`Refund ${next.id} is of deposit ${next.refundOf}, which is not recorded`);
+  return { depositId: deposit.id, expected: deposit.refundsHeld, next: refundsHeldAfter(deposit, new Decimal(next.amount).neg()) };
 }
 
 /** The merchant's own transaction; anything else is as unknown as a missing one. */
@@ -177,29 +221,29 @@ export class TransactionService {
     merchantId: string,
     transactionId: string,
     status: 'confirmed' | 'failed',
-    options: { expectedType?: Transaction['type']; callback?: boolean; releaseClaim?: string; source?: DepositSource; details?: SettlementDetails } = {},
+    options: { expectedType?: TransactionType | readonly TransactionType[]; callback?: boolean; releaseClaim?: string; source?: DepositSource; details?: SettlementDetails } = {},
   ): Promise<Transaction> {
     const { expectedType, callback: withCallback = true, releaseClaim, source, details = {} } = options;
     // Its settings decide whether the invoice's change is announced too.
     const merchant = await authenticatedMerchant(this.deps.merchants, merchantId);
     for await (const _attempt of optimisticAttempts()) {
       const current = await this.owned(merchantId, transactionId);
-      if (expectedType && current.type !== expectedType) throw Invalid.of('transactionId', `Transaction is not a ${expectedType}`);
+      const expectedTypes = [expectedType ?? []].flat();
+      if (expectedTypes.length > 0 && !expectedTypes.includes(current.type)) throw Invalid.of('transactionId', `Transaction is not a ${expectedTypes.join(' or a ')}`);
       if (current.status === status) return current;
       if (current.status !== 'processing') throw new Conflict(`Transaction is already ${current.status}`);
 
       const now = this.deps.clock();
       const invoice = current.invoiceId ? await this.deps.invoices.get(current.invoiceId) : undefined;
       const next = await this.settled(current, status, invoice, details, now);
-      const outcome = invoice && invoiceAfterDeposit(invoice, next, false, now);
-      // A settlement is never refused: the deposit was taken when it was recorded.
-      const settled = outcome && 'update' in outcome ? outcome.update : undefined;
+      const settled = invoice && invoiceChangeOf(invoice, next, now);
       if (settled && details.settlesProviderPayment) settled.settlesProviderPayment = true;
       const { update, event } = invoice && settled ? withInvoiceEvent(merchant, invoice, settled, this.deps.publicBaseUrl, now) : { update: settled, event: undefined };
       const callbacks = [...(withCallback ? [callbackEntry(next, now)] : []), ...(event ? [event] : [])];
       const released = releaseClaim ? [releaseClaim] : [];
+      const refundHold = await refundHoldReleased(this.deps.ledger, next);
       const result = await writeWithEntries(this.deps.balances, current, next, (posting) =>
-        this.deps.ledger.transition(next, 'processing', { invoice: update, posting, callbacks, releaseClaims: released }),
+        this.deps.ledger.transition(next, 'processing', { invoice: update, posting, callbacks, releaseClaims: released, refundHold }),
       );
       if (result === 'committed') {
         if (next.type === 'deposit' && source) this.deps.metrics.depositSettled(source, status);

@@ -28,8 +28,6 @@ export interface PayoutSending {
   /** The places of that smallest unit: the coin's, or the token contract's own. */
   unitDecimals: number;
   attempts: PayoutAttempt[];
-  /** Who approved or rejected it in the dashboard, when it waited for approval. */
-  decidedBy?: string;
 }
 
 export interface CryptoPayoutTransaction extends Transaction {
@@ -39,11 +37,12 @@ export interface CryptoPayoutTransaction extends Transaction {
   payout: PayoutSending;
 }
 
-export const isCryptoPayout = (transaction: Transaction): transaction is CryptoPayoutTransaction => transaction.type === 'withdraw' && 'payout' in transaction;
+/** A crypto payout, or a crypto refund: money the treasury sends on chain. */
+export const isCryptoPayout = (transaction: Transaction): transaction is CryptoPayoutTransaction => transaction.type !== 'deposit' && 'payout' in transaction;
 
 /**
  * Whether the network's watcher follows the transaction: an on-chain deposit short of its
- * confirmations, or a crypto payout being sent, until each is settled.
+ * confirmations, or a crypto payout or refund being sent, until each is settled.
  */
 export const followedOnChain = (transaction: Transaction): boolean => transaction.status === 'processing' && (transaction.chain !== undefined || isCryptoPayout(transaction));
 

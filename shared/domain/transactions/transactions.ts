@@ -10,7 +10,9 @@ import type { Invoice } from '../invoicing/index.js';
 /** `pending_approval`: a crypto payout above the merchant's `payoutApprovalAboveUsd`, until an owner approves or rejects it. */
 export const TRANSACTION_STATUSES = ['processing', 'pending_approval', 'confirmed', 'failed'] as const;
 export type TransactionStatus = (typeof TRANSACTION_STATUSES)[number];
-export const TRANSACTION_TYPES = ['deposit', 'withdraw'] as const;
+/** `refund`: money of a confirmed deposit given back to the customer who paid it (decisions on refunds). */
+export const TRANSACTION_TYPES = ['deposit', 'withdraw', 'refund'] as const;
+export type TransactionType = (typeof TRANSACTION_TYPES)[number];
 
 /** States after which a transaction never changes, and the merchant is called back. */
 export const isFinalStatus = (status: TransactionStatus): status is 'confirmed' | 'failed' => status === 'confirmed' || status === 'failed';
@@ -19,14 +21,15 @@ const decimalString = z.string().regex(/^\d+(\.\d+)?$/);
 
 export const transactionViewSchema = z.object({
   id: z.uuid(),
-  invoiceId: z.uuid().nullable().describe('Null for withdrawals'),
+  invoiceId: z.uuid().nullable().describe("Null for withdrawals; a refund's is its deposit's"),
   type: z.enum(TRANSACTION_TYPES),
   status: z.enum(TRANSACTION_STATUSES),
   amount: decimalString,
   currency: z.string(),
   network: z.string().nullable().describe('Blockchain network; null for fiat'),
   transactionHash: z.string().nullable().describe('Blockchain transaction hash; null for fiat, and for a crypto payout not yet signed'),
-  address: z.string().optional().describe('A crypto payout only: the payout address it is sent to'),
+  address: z.string().optional().describe('A crypto payout or refund only: the address it is sent to'),
+  refundOf: z.uuid().optional().describe('A refund only: the id of the deposit it gives back'),
   customerId: z.string(),
   orderId: z.string().nullable(),
   applicationId: z.string().nullable(),
@@ -62,6 +65,15 @@ export interface Transaction extends Omit<TransactionView, 'hash' | 'fees'> {
   chain?: ChainPosition;
   /** A deposit confirmed by UTR, or a payout: the payment provider that decides it (docs/provider-protocol.md). */
   provider?: TransactionProvider;
+  /**
+   * A confirmed deposit that was refunded: what its refunds that are not `failed` hold of it, at
+   * its currency's precision. Written with each refund and with each refund's failure, on the
+   * condition that it is still what the refund was decided on, so that refunds racing on one
+   * deposit never give back more than it brought.
+   */
+  refundsHeld?: string;
+  /** A payout or refund that waited for approval: the dashboard user who approved or rejected it. */
+  decidedBy?: string;
   /**
    * Every balance entry of its current state is written (balances.ts): true of every transaction
    * recorded since the books exist; one recorded before lacks it until its next state change or

@@ -122,7 +122,12 @@ export class MemoryInvoiceStore implements InvoiceRepository, ExpiringInvoices {
   /** Whether the invoice is still as `update` was decided on: same status, amount paid and number of transactions. */
   holds({ id, expected }: InvoiceUpdate): boolean {
     const invoice = this.invoices.get(id);
-    return invoice?.status === expected.status && invoice.paidAmount === expected.paidAmount && invoice.transactionIds.length === expected.transactionCount;
+    return (
+      invoice?.status === expected.status &&
+      invoice.paidAmount === expected.paidAmount &&
+      invoice.transactionIds.length === expected.transactionCount &&
+      (expected.refundedAmount === undefined || invoice.refundedAmount === undefined || invoice.refundedAmount === expected.refundedAmount)
+    );
   }
 
   /** The invoice's part of a ledger write whose conditions all hold; `at` is the writing transaction's time. */

@@ -11,7 +11,7 @@ import type { CheckedTransaction, RecordPosition } from '../../../shared/domain/
 import type { CallbackEntry } from '../../../shared/domain/callbacks/callbacks.js';
 import { countsOfLedgerWrite } from '../../../shared/domain/ledger/daily-totals.js';
 import type { InvoiceUpdate } from '../../../shared/domain/invoicing/payments.js';
-import type { Ledger, PersonsDecision, UniqueClaim } from '../../../shared/domain/payments/transaction-service.js';
+import type { Ledger, PersonsDecision, RefundHold, UniqueClaim } from '../../../shared/domain/payments/transaction-service.js';
 import type { AuditEntry } from '../../../shared/domain/dashboard/index.js';
 import type { CommitResult } from '../../../shared/domain/kernel/retry.js';
 import type { Transaction, TransactionProvider, TransactionStatus } from '../../../shared/domain/transactions/transactions.js';
@@ -49,12 +49,13 @@ export class MemoryLedger implements Ledger {
 
   async insert(
     transaction: Transaction,
-    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[]; decision?: PersonsDecision } = {},
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; claims?: UniqueClaim[]; decision?: PersonsDecision; refundHold?: RefundHold } = {},
   ): Promise<CommitResult> {
-    const { invoice, posting, callbacks = [], claims = [], decision } = options;
-    if (this.transactions.has(transaction.id) || !this.writable(invoice, posting, callbacks) || claims.some((claim) => this.claims.has(claim.id))) return 'stale';
+    const { invoice, posting, callbacks = [], claims = [], decision, refundHold } = options;
+    if (this.transactions.has(transaction.id) || !this.writable(invoice, posting, callbacks, refundHold) || claims.some((claim) => this.claims.has(claim.id))) return 'stale';
     if (decision && !this.takeCode(decision)) return 'stale';
     this.transactions.set(transaction.id, structuredClone(transaction));
+    this.holdRefunds(refundHold);
     for (const claim of claims) this.claims.set(claim.id, structuredClone(claim));
     this.commit(transaction, invoice, posting, callbacks);
     return 'committed';
@@ -63,12 +64,13 @@ export class MemoryLedger implements Ledger {
   async transition(
     next: Transaction,
     from: TransactionStatus,
-    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[]; decision?: PersonsDecision } = {},
+    options: { invoice?: InvoiceUpdate; posting?: BalancePosting; callbacks?: CallbackEntry[]; releaseClaims?: string[]; decision?: PersonsDecision; refundHold?: RefundHold } = {},
   ): Promise<CommitResult> {
-    const { invoice, posting, callbacks = [], releaseClaims = [], decision } = options;
-    if (this.transactions.get(next.id)?.status !== from || !this.writable(invoice, posting, callbacks)) return 'stale';
+    const { invoice, posting, callbacks = [], releaseClaims = [], decision, refundHold } = options;
+    if (this.transactions.get(next.id)?.status !== from || !this.writable(invoice, posting, callbacks, refundHold)) return 'stale';
     if (decision && !this.takeCode(decision)) return 'stale';
     this.transactions.set(next.id, structuredClone(next));
+    this.holdRefunds(refundHold);
     for (const id of releaseClaims) this.claims.delete(id);
     this.commit(next, invoice, posting, callbacks);
     return 'committed';
@@ -148,8 +150,24 @@ export class MemoryLedger implements Ledger {
     return this.outbox.get(id);
   }
 
-  private writable(invoice: InvoiceUpdate | undefined, posting: BalancePosting | undefined, callbacks: readonly CallbackEntry[]): boolean {
-    return (invoice === undefined || this.invoices.holds(invoice)) && (posting === undefined || this.balances.holds(posting)) && callbacks.every((callback) => !this.outbox.has(callback.id));
+  private writable(invoice: InvoiceUpdate | undefined, posting: BalancePosting | undefined, callbacks: readonly CallbackEntry[], refundHold: RefundHold | undefined): boolean {
+    return (
+      (invoice === undefined || this.invoices.holds(invoice)) &&
+      (posting === undefined || this.balances.holds(posting)) &&
+      callbacks.every((callback) => !this.outbox.has(callback.id)) &&
+      (refundHold === undefined || this.holdsRefunds(refundHold))
+    );
+  }
+
+  /** Whether the refund's deposit is confirmed and holds what the refund was decided on. */
+  private holdsRefunds({ depositId, expected }: RefundHold): boolean {
+    const deposit = this.transactions.get(depositId);
+    return deposit?.type === 'deposit' && deposit.status === 'confirmed' && deposit.refundsHeld === expected;
+  }
+
+  private holdRefunds(refundHold: RefundHold | undefined): void {
+    const deposit = refundHold && this.transactions.get(refundHold.depositId);
+    if (deposit) deposit.refundsHeld = refundHold.next;
   }
 
   private commit(transaction: Transaction, invoice: InvoiceUpdate | undefined, posting: BalancePosting | undefined, callbacks: readonly CallbackEntry[]): void {
