@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProviderConfig } from '../../shared/config.js';
 import { CONNECTORS, type Connector } from '../../shared/connectors/kinds.js';
 import { providerRegistry } from '../../shared/connectors/registry.js';
-import { type CreatePaymentRequest, type PaymentProvider, ProviderUnavailable, type ProviderStatusAnswer } from '../../shared/domain/providers/index.js';
+import { type CreatePaymentRequest, type PaymentProvider, ProviderDoesNotRefund, ProviderUnavailable, type ProviderStatusAnswer } from '../../shared/domain/providers/index.js';
 
 const SECRET = randomBytes(32).toString('base64');
 
@@ -86,6 +86,11 @@ const partnerConnector: Connector = ({ id, url, secret }) => {
     forwardUtr: notOffered,
     requestPayout: notOffered,
     payoutStatus: notOffered,
+    // Its API refunds nothing: a refund of its payments is refused before anything is reserved.
+    requestRefund: async () => {
+      throw new ProviderDoesNotRefund(id);
+    },
+    refundStatus: notOffered,
     readEvent: async () => ({ refused: 'malformed', reason: 'this partner sends no events' }),
   };
   return provider;

@@ -13,11 +13,13 @@ import {
   type PaymentProvider,
   type PayoutRequest,
   type ProviderEvent,
+  ProviderDoesNotRefund,
   type ProviderMessage,
+  type ProviderRefundRequest,
   type ProviderStatusAnswer,
   ProviderUnavailable,
 } from '../../domain/providers/index.js';
-import { createdPaymentSchema, providerEventSchema, providerStatusSchema, requestedPayoutSchema, signMessage, verifiesMessage } from './messages.js';
+import { createdPaymentSchema, providerEventSchema, providerStatusSchema, requestedPayoutSchema, requestedRefundSchema, signMessage, verifiesMessage } from './messages.js';
 
 /** docs/provider-protocol.md: a provider that does not answer within 10 seconds is tried again later. */
 export const PROVIDER_TIMEOUT_MS = 10_000;
@@ -32,6 +34,17 @@ export interface ProtocolProviderSettings {
   secret: () => Promise<string>;
   timeoutMs?: number;
   clock?: () => Date;
+}
+
+/** A provider that answered a status outside 2xx: unavailable for now, unless the status says more (501 to a refund). */
+class ProviderAnswered extends ProviderUnavailable {
+  constructor(
+    providerId: string,
+    request: string,
+    readonly status: number,
+  ) {
+    super(providerId, `${request} answered ${status}`);
+  }
 }
 
 const describe = (error: unknown): string => (error instanceof Error ? (error.name === 'TimeoutError' ? 'no answer in time' : error.message) : String(error));
@@ -55,12 +68,25 @@ export class ProtocolProvider implements PaymentProvider {
     return this.send('POST', '/payouts', message, requestedPayoutSchema);
   }
 
+  async requestRefund(message: ProviderMessage<ProviderRefundRequest>): Promise<{ providerReference: string }> {
+    try {
+      return await this.send('POST', '/refunds', message, requestedRefundSchema);
+    } catch (error) {
+      if (error instanceof ProviderAnswered && error.status === 501) throw new ProviderDoesNotRefund(this.id);
+      throw error;
+    }
+  }
+
   paymentStatus(providerReference: string): Promise<ProviderStatusAnswer> {
     return this.send('GET', `/payments/${encodeURIComponent(providerReference)}`, { webhookId: `status:${randomUUID()}` }, providerStatusSchema);
   }
 
   payoutStatus(providerReference: string): Promise<ProviderStatusAnswer> {
     return this.send('GET', `/payouts/${encodeURIComponent(providerReference)}`, { webhookId: `status:${randomUUID()}` }, providerStatusSchema);
+  }
+
+  refundStatus(providerReference: string): Promise<ProviderStatusAnswer> {
+    return this.send('GET', `/refunds/${encodeURIComponent(providerReference)}`, { webhookId: `status:${randomUUID()}` }, providerStatusSchema);
   }
 
   async readEvent(headers: Record<string, string>, body: string): Promise<{ event: ProviderEvent } | { refused: 'unauthorized' | 'malformed'; reason: string }> {
@@ -95,7 +121,7 @@ export class ProtocolProvider implements PaymentProvider {
     } catch (error) {
       throw new ProviderUnavailable(id, `${method} ${path}: ${describe(error)}`);
     }
-    if (status < 200 || status > 299) throw new ProviderUnavailable(id, `${method} ${path} answered ${status}`);
+    if (status < 200 || status > 299) throw new ProviderAnswered(id, `${method} ${path}`, status);
     if (!answer) return undefined as Answer;
     if (Buffer.byteLength(text) > MAX_ANSWER_BYTES) throw new ProviderUnavailable(id, `${method} ${path} answered over ${MAX_ANSWER_BYTES} bytes`);
     let json: unknown;

@@ -18,6 +18,7 @@ import {
   type PayoutRequest,
   type ProviderCustomer,
   type ProviderEvent,
+  type ProviderRefundRequest,
   type ProviderStatusAnswer,
   type SenderDetails,
 } from '../../domain/providers/index.js';
@@ -83,6 +84,17 @@ export const payoutRequestSchema = z.object({
 }) satisfies z.ZodType<PayoutRequest>;
 
 export const requestedPayoutSchema = z.object({ providerReference });
+
+export const refundRequestSchema = z.object({
+  reference: z.uuid(),
+  paymentReference: providerReference,
+  amount: amountText,
+  currency: z.enum(LOCAL_FIAT_CURRENCIES),
+  reason: z.string().max(500).optional(),
+}) satisfies z.ZodType<ProviderRefundRequest>;
+
+/** A refund the provider took: its reference of it. */
+export const requestedRefundSchema = z.object({ providerReference });
 
 /** Who paid, as far as the provider knows; what it leaves out stays empty on the transaction. */
 export const senderDetailsSchema = z.object({

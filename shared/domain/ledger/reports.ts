@@ -30,7 +30,7 @@ const endOfLongestRange = (from: Date): Date => {
 
 export const createReportRequestSchema = z
   .strictObject({
-    type: z.enum(REPORT_TYPES).describe('`transactions`: deposits and withdrawals; `balance_entries`: the lines of the books'),
+    type: z.enum(REPORT_TYPES).describe('`transactions`: deposits, withdrawals and refunds; `balance_entries`: the lines of the books'),
     createdFrom: createdTime().describe('Records created at or after this time (ISO 8601 date-time with a time zone)'),
     createdTo: createdTime().describe('Records created at or before this time; at most one year after createdFrom, and not in the future'),
     currency: z.enum(BALANCE_CURRENCIES).optional().describe('Only records in this currency'),

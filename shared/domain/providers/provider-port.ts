@@ -65,6 +65,17 @@ export interface PayoutRequest {
   notifyUrl: string;
 }
 
+/** Money of a payment the provider took to give back to the customer who paid it (decisions on refunds). */
+export interface ProviderRefundRequest {
+  /** The refund's transaction id at the gateway. */
+  reference: string;
+  /** The provider's reference of the payment refunded. */
+  paymentReference: string;
+  amount: string;
+  currency: LocalFiatCurrency;
+  reason?: string;
+}
+
 /** Who paid, as far as the provider knows; what it leaves out stays empty on the transaction. */
 export interface SenderDetails {
   senderIban?: string;
@@ -83,13 +94,13 @@ export interface ProviderStatusAnswer {
   senderDetails?: SenderDetails;
 }
 
-export const PROVIDER_EVENT_TYPES = ['payment.confirmed', 'payment.failed', 'payout.confirmed', 'payout.failed'] as const;
+export const PROVIDER_EVENT_TYPES = ['payment.confirmed', 'payment.failed', 'payout.confirmed', 'payout.failed', 'refund.confirmed', 'refund.failed'] as const;
 export type ProviderEventType = (typeof PROVIDER_EVENT_TYPES)[number];
 
-/** A decision the provider reports: a payment or payout confirmed or failed. */
+/** A decision the provider reports: a payment, payout or refund confirmed or failed. */
 export interface ProviderEvent {
   type: ProviderEventType;
-  /** The invoice's or withdrawal's id the request carried. */
+  /** The invoice's, withdrawal's or refund's id the request carried. */
   reference: string;
   providerReference: string;
   amount: string;

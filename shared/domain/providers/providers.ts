@@ -2,7 +2,7 @@
  * Local payment providers (docs/provider-protocol.md): which provider serves a fiat payment, the limits
  * merchants see, and the port every provider is reached through. Pure.
  */
-import type { CreatedPayment, CreatePaymentRequest, ForwardUtrRequest, PaymentInstructions, PayoutRequest, ProviderEvent, ProviderStatusAnswer } from './provider-port.js';
+import type { CreatedPayment, CreatePaymentRequest, ForwardUtrRequest, PaymentInstructions, PayoutRequest, ProviderEvent, ProviderRefundRequest, ProviderStatusAnswer } from './provider-port.js';
 import {
   type AmountLimit,
   Decimal,
@@ -154,8 +154,11 @@ export interface PaymentProvider {
   createPayment(message: ProviderMessage<CreatePaymentRequest>): Promise<CreatedPayment>;
   forwardUtr(providerReference: string, message: ProviderMessage<ForwardUtrRequest>): Promise<void>;
   requestPayout(message: ProviderMessage<PayoutRequest>): Promise<{ providerReference: string }>;
+  /** Asks for part or all of a payment to be given back; `ProviderDoesNotRefund` when the provider says it refunds nothing. */
+  requestRefund(message: ProviderMessage<ProviderRefundRequest>): Promise<{ providerReference: string }>;
   paymentStatus(providerReference: string): Promise<ProviderStatusAnswer>;
   payoutStatus(providerReference: string): Promise<ProviderStatusAnswer>;
+  refundStatus(providerReference: string): Promise<ProviderStatusAnswer>;
   /** The event a request carries, once its signature is checked; `unauthorized` when it is not the provider's, `malformed` when it is no event. */
   readEvent(headers: Record<string, string>, body: string): Promise<{ event: ProviderEvent } | { refused: 'unauthorized' | 'malformed'; reason: string }>;
 }
@@ -165,6 +168,14 @@ export class ProviderUnavailable extends Error {
   constructor(providerId: string, reason: string) {
     super(`Provider ${providerId} did not answer as expected: ${reason}`);
     this.name = 'ProviderUnavailable';
+  }
+}
+
+/** A provider that answered it refunds nothing (the protocol's 501): asking again changes nothing. */
+export class ProviderDoesNotRefund extends Error {
+  constructor(readonly providerId: string) {
+    super(`Provider ${providerId} does not refund payments`);
+    this.name = 'ProviderDoesNotRefund';
   }
 }
 
