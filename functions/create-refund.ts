@@ -3,7 +3,7 @@ import { httpHandler } from '../shared/http/handler.js';
 import { idempotentByHeader } from '../shared/http/idempotency.js';
 import { logger } from '../shared/observability/logger.js';
 import { routeByName } from '../shared/routes.js';
-import { refundService } from './commons/payouts.js';
+import { refundService } from './commons/refunds.js';
 import { transactionViews } from './commons/transaction-views.js';
 
 const refunds = refundService();

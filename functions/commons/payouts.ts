@@ -9,7 +9,7 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { payoutChainOf } from '../../shared/chain/payout-chains.js';
 import { config } from '../../shared/config.js';
 import type { CryptoNetwork } from '../../shared/domain/kernel/index.js';
-import { CryptoPayoutService, type PayoutChains, type PayoutQueue, PayoutSender, RefundService } from '../../shared/domain/payments/index.js';
+import { CryptoPayoutService, type PayoutChains, type PayoutQueue, PayoutSender } from '../../shared/domain/payments/index.js';
 import type { PayoutChain, TreasurySigner } from '../../shared/domain/payouts/index.js';
 import { businessMetrics } from '../../shared/observability/metrics.js';
 import { logger } from '../../shared/observability/logger.js';
@@ -54,7 +54,7 @@ export function payoutQueue(): PayoutQueue {
 }
 
 /** What paying out and refunding share: the stores, the networks' fee quotes, the rates and the payouts queue. */
-const payoutDeps = () => ({
+export const payoutDeps = () => ({
   ledger: transactionStore,
   balances: balanceStore,
   merchants: merchantStore,
@@ -69,7 +69,5 @@ const payoutDeps = () => ({
 });
 
 export const cryptoPayoutService = (): CryptoPayoutService => new CryptoPayoutService({ ...payoutDeps(), addresses: new DynamoPayoutAddressStore(documentClient, tables), callbacks: callbackPublisher });
-
-export const refundService = (): RefundService => new RefundService(payoutDeps());
 
 export const payoutSender = (): PayoutSender => new PayoutSender({ records: transactionStore, chains: payoutChains, metrics: businessMetrics, clock: () => new Date() });

@@ -136,15 +136,17 @@ export const PAYOUTS_DOCS: RouteDocs<typeof PAYOUTS_FUNCTIONS> = {
     callbacks: true,
   },
   'simulate-withdrawal': {
-    summary: 'Simulate a withdrawal outcome (demo only)',
-    description: 'Moves a processing withdrawal of the merchant to `confirmed` or `failed`; the `withdraw` callback follows.',
+    summary: 'Simulate a withdrawal or refund outcome (demo only)',
+    description:
+      'Moves a processing withdrawal of the merchant to `confirmed` or `failed`, or a refund of a simulated deposit (one no chain or provider ' +
+      "took), which nothing else settles; the `withdraw` or `refund` callback follows, and a confirmed refund adds to its invoice's `refundedAmount`.",
     tag: 'Simulation',
     schemaName: 'SimulateWithdrawal',
     request: simulateWithdrawalRequestSchema,
     requestExample: simulateWithdrawalExample,
     response: transactionViewSchema,
     responseExample: { ...withdrawalExample, status: 'confirmed' },
-    success: 'The settled withdrawal',
+    success: 'The settled withdrawal or refund',
     errors: {
       ...BODY_ERRORS,
       404: 'No transaction of this merchant has this id',
@@ -153,6 +155,7 @@ export const PAYOUTS_DOCS: RouteDocs<typeof PAYOUTS_FUNCTIONS> = {
     },
     notFound: 'Transaction',
     callbacks: true,
+    invoiceEvents: true,
   },
   'list-payout-addresses': {
     summary: 'Payout addresses',

@@ -17,7 +17,8 @@ export const PROVIDERS_FUNCTIONS = [
     // settled payouts post to the merchant's balance.
     tables: {
       invoices: ['GetItem', 'UpdateItem', 'ConditionCheckItem'],
-      transactions: ['GetItem', 'PutItem'],
+      // A refund that fails gives back what it held of its deposit (an update of the deposit's item).
+      transactions: ['GetItem', 'PutItem', 'UpdateItem'],
       uniques: ['GetItem', 'PutItem', 'DeleteItem'],
       outbox: ['PutItem', 'UpdateItem'],
       merchants: ['GetItem'],

@@ -16,6 +16,8 @@ export const REFUNDS_FUNCTIONS = [
     // in one write; a crypto refund's network fee is quoted by the network's node at the live rate.
     tables: {
       transactions: ['GetItem', 'PutItem', 'UpdateItem'],
+      // A fiat deposit's invoice names the provider payment it was; a refund its provider will not make fails at once, without a callback.
+      invoices: ['GetItem'],
       merchants: ['GetItem'],
       idempotency: IDEMPOTENCY_RECORDS,
       rates: LIVE_PRICES,
@@ -25,7 +27,9 @@ export const REFUNDS_FUNCTIONS = [
     // The fee of a transfer from the treasury is estimated from its address.
     readsTreasuryKeys: true,
     sendsTo: ['payouts'],
-    // The node's fee quote: an RPC call or two, each bounded by its timeout.
+    // A fiat refund is asked of the provider that took the deposit's payment.
+    usesProviders: true,
+    // The node's fee quote, or the provider's answer: PROVIDER_TIMEOUT_MS at most.
     timeoutSeconds: 15,
   },
 ] as const satisfies readonly GatewayFunction[];

@@ -48,7 +48,7 @@ function cdkSynth(outdir: string, context: string[], stacks: string[] = []): Pro
 /** The functions that store payment receipts (in S3, in AWS), and the one that reads them to send them again to a provider. */
 const RECEIPT_USERS = ['confirm-deposit', 'submit-checkout-utr', 'reconcile-provider-payments'];
 /** The functions that talk to EVM nodes with viem: the chain watcher, and those of EVM payouts (the fee's quote by the API and by the dashboard's form, the sending). */
-const VIEM_USERS = ['watch-chain', 'create-payout', 'send-payout', 'submit-dashboard-form'];
+const VIEM_USERS = ['watch-chain', 'create-payout', 'create-refund', 'send-payout', 'submit-dashboard-form'];
 /** A partner provider as the `providers` context gives it. */
 const PARTNER = { id: 'psp-one', url: 'https://psp-one.example/gw', priority: 1, methods: [{ currency: 'INR', method: 'p2p', min: '300', max: '49000' }] };
 const PROJECT_DIR_NAME = PROJECT_ROOT.replace(/\/+$/, '').split('/').at(-1)!;

@@ -54,10 +54,10 @@ describe('live exchange rates', () => {
   });
 
   it('are written by fetch-rates alone and read where invoices, deposits, withdrawals and crypto payouts are priced', () => {
-    // create-payout and the dashboard's payout form value a payout, and its network fee, at the current rates.
+    // create-payout and the dashboard's payout form value a payout, and its network fee, at the current rates; create-refund a crypto refund's network fee.
     for (const [view, readers] of [
-      [views.prod, ['create-invoice', 'create-payout', 'create-withdrawal', 'submit-dashboard-form', 'watch-chain']],
-      [views.demo, ['create-invoice', 'create-payout', 'create-withdrawal', 'simulate-deposit', 'submit-dashboard-form', 'watch-chain']],
+      [views.prod, ['create-invoice', 'create-payout', 'create-refund', 'create-withdrawal', 'submit-dashboard-form', 'watch-chain']],
+      [views.demo, ['create-invoice', 'create-payout', 'create-refund', 'create-withdrawal', 'simulate-deposit', 'submit-dashboard-form', 'watch-chain']],
     ] as const) {
       expect([...view.tableActionsOf('fetch-rates').keys()]).toEqual(['rates']);
       expect([...view.tableActionsOf('fetch-rates').get('rates')!].sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:PutItem']);

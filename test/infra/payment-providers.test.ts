@@ -127,20 +127,20 @@ describe('payment providers', () => {
         if (secretGrants.length > 0) readers.push(definition.name);
       }
       expect(sorted(readers)).toEqual(
-        sorted(['create-invoice', 'confirm-deposit', 'create-withdrawal', 'receive-provider-event', 'reconcile-provider-payments', 'get-checkout-provider', 'submit-checkout-utr']),
+        sorted(['create-invoice', 'confirm-deposit', 'create-refund', 'create-withdrawal', 'receive-provider-event', 'reconcile-provider-payments', 'get-checkout-provider', 'submit-checkout-utr']),
       );
     }
   });
 
   it("lets exactly the functions that read the stage configuration read its document, and the chain watcher and the payouts' functions alone its endpoints", () => {
     for (const view of [views.demo, views.prod, watching]) {
-      // The watcher reads the nodes; create-payout and the dashboard's payout form quote a payout's network fee, send-payout sends it.
+      // The watcher reads the nodes; create-payout, create-refund and the dashboard's payout form quote a network fee, send-payout sends it.
       expect(
         functionsForStage(view.stage)
           .filter(readsChainEndpoints)
           .map(({ name }) => name)
           .sort(),
-      ).toEqual(['create-payout', 'send-payout', 'submit-dashboard-form', 'watch-chain']);
+      ).toEqual(['create-payout', 'create-refund', 'send-payout', 'submit-dashboard-form', 'watch-chain']);
       for (const definition of functionsForStage(view.stage)) {
         const ssm = view.grantsOf(definition.name).filter((grant) => grant.startsWith('ssm:GetParameters ') && !Object.values(view.walletKeyParameterIds()).some((id) => grant.endsWith(` ${id}`)));
         // The jobs stack's parameter, by its logical id there, or by its name's ARN from the API stack (chainEndpointsGrantKey).

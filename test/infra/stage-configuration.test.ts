@@ -63,8 +63,8 @@ describe('a stage watching EVM networks, Bitcoin and Tron', () => {
   });
 
   it("takes each node's URL, and Tron's API key, as NoEcho parameters, into a document only the watcher and the payouts' functions read", () => {
-    // The watcher reads the nodes; create-payout and the dashboard's payout form quote a payout's network fee, send-payout sends it.
-    const readers = ['create-payout', 'send-payout', 'submit-dashboard-form', watcher];
+    // The watcher reads the nodes; create-payout, create-refund and the dashboard's payout form quote a network fee, send-payout sends it.
+    const readers = ['create-payout', 'create-refund', 'send-payout', 'submit-dashboard-form', watcher];
     expect(
       functionsForStage('demo')
         .filter(readsChainEndpoints)

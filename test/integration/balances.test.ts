@@ -358,7 +358,7 @@ describe('GET /api/v2/balances and GET /api/v2/balance/entries', () => {
 
     it.each<[string, () => Record<string, string>, string]>([
       ['an unknown currency', () => ({ currency: 'XYZ' }), 'currency'],
-      ['an unknown type', () => ({ type: 'refund' }), 'type'],
+      ['an unknown type', () => ({ type: 'chargeback' }), 'type'],
       ['a transactionId that is no UUID', () => ({ transactionId: 'tx-1' }), 'transactionId'],
       ['limit 0', () => ({ limit: '0' }), 'limit'],
       ['limit 101', () => ({ limit: '101' }), 'limit'],

@@ -31,6 +31,7 @@ describe("a key's scopes", () => {
       'confirm-deposit': 'payments',
       'create-withdrawal': 'payouts',
       'create-payout': 'payouts',
+      'create-refund': 'payouts',
       'list-payout-addresses': 'read',
       'list-invoices': 'read',
       'list-transactions': 'read',

@@ -111,7 +111,7 @@ async function call(method: string, target: string, apiKey: string, body?: unkno
   return JSON.parse(answer.body.toString('utf8')).data;
 }
 
-/** A merchant's invoices of each family (one with an invoice event) and its transactions (a partial deposit, money to pay out, withdrawals open and settled, a UTR under review), and a report. */
+/** A merchant's invoices of each family (one with an invoice event) and its transactions (a partial deposit, money to pay out, withdrawals open and settled, a UTR under review, a payout, a refund), and a report. */
 async function recordsOf(apiKey: string): Promise<string[]> {
   // Invoice events on: the partial deposit below announces one, which the invoice's delivery log lists and resends.
   await call('PATCH', '/api/v2/merchant', apiKey, { invoiceCallbacks: true });
@@ -127,7 +127,7 @@ async function recordsOf(apiKey: string): Promise<string[]> {
     { type: 'payment.confirmed', reference: atProvider.id, providerReference, amount: '1000.00', currency: 'TRY' },
     { type: 'payment.failed', reference: atProvider.id, providerReference, amount: '1000.00', currency: 'TRY', reason: 'fuzz' },
   );
-  const deposit = await call('POST', '/api/v2/simulate/deposit', apiKey, { invoiceId: crypto.id, amount: '10' });
+  const deposit = await call('POST', '/api/v2/simulate/deposit', apiKey, { invoiceId: crypto.id, amount: '20' });
   // Money to pay withdrawals from, as a merchant of the demo gets it.
   const funds = await invoice({ baseCurrency: 'TRY', paymentMethod: 'iban', amount: 500 });
   await call('POST', '/api/v2/simulate/deposit', apiKey, { invoiceId: funds.id, amount: '1000000' });
@@ -137,8 +137,10 @@ async function recordsOf(apiKey: string): Promise<string[]> {
   await call('POST', '/api/v2/gateway9/deposit/confirm', apiKey, { invoiceId: inr.id, utr: randomUUID().replace(/-/g, '').slice(0, 16) });
   // A crypto payout from the partial USDT deposit above, to the merchant's payout address.
   const payout = await call('POST', '/api/v2/payouts', apiKey, { amount: '5', currency: 'USDT', network: 'ethereum', address: PAYOUT_ADDRESS });
+  // A refund of part of the same deposit, which the fuzz may refund further.
+  const refund = await call('POST', '/api/v2/refunds', apiKey, { transactionId: deposit.id, amount: '1', address: PAYOUT_ADDRESS });
   const report = await call('POST', '/api/v2/reports', apiKey, { type: 'transactions', createdFrom: new Date(Date.now() - 86_400_000).toISOString(), createdTo: new Date().toISOString() });
-  return [crypto.id, inr.id, tryInvoice.id, atProvider.id, deposit.id, open.id, settled.id, payout.id, report.id];
+  return [crypto.id, inr.id, tryInvoice.id, atProvider.id, deposit.id, open.id, settled.id, payout.id, refund.id, report.id];
 }
 
 beforeAll(async () => {

@@ -272,7 +272,7 @@ describe('approving a payout', () => {
     await gateway.fund(merchant.id, 'USDT', '500');
     const payout = await pay({});
     const approved = await payouts.decide(merchant.id, payout.id, 'approve', owner(100));
-    expect(approved).toMatchObject({ status: 'processing', payout: { decidedBy: 'owner@shop.example' } });
+    expect(approved).toMatchObject({ status: 'processing', decidedBy: 'owner@shop.example' });
     expect(queued).toEqual([{ kind: 'send', network: 'ethereum', transactionId: payout.id }]);
     expect(gateway.ledger.auditEntries).toMatchObject([{ action: 'payout.approved', actor: 'owner@shop.example', merchantId: merchant.id }]);
   });

@@ -150,7 +150,7 @@ describe.each(STAGES)('the %s document', (stage) => {
     const transactionCallback = { $ref: '#/components/callbacks/TransactionCallback' };
     const invoiceEvent = { $ref: '#/components/callbacks/InvoiceEvent' };
     for (const { op } of operations(doc).filter(({ op }) => op.callbacks)) {
-      const expected = ['createInvoice', 'resendInvoiceCallback'].includes(op.operationId) ? { invoiceEvent } : {};
+      const expected = ['createInvoice', 'resendInvoiceCallback', 'createRefund', 'simulateWithdrawal'].includes(op.operationId) ? { invoiceEvent } : {};
       expect(op.callbacks, op.operationId).toEqual(op.operationId === 'resendInvoiceCallback' ? expected : { transactionCallback, ...expected });
     }
   });

@@ -44,6 +44,9 @@ function setup(merchantFields: { payoutApprovalAboveUsd?: string | null; invoice
     stage: 'demo',
     clock: gateway.clock,
     newId: randomUUID,
+    invoices: gateway.invoices,
+    requests: gateway.requests,
+    transactions: gateway.transactionService,
   });
   const sender = new PayoutSender({ records: gateway.ledger, chains: (network) => (network === 'ethereum' ? chain : undefined), metrics: { treasuryShortfall: () => undefined }, clock: gateway.clock });
   const settlement = new PayoutSettlement({

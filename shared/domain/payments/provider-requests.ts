@@ -1,13 +1,13 @@
 /**
  * What the gateway asks of payment providers (docs/provider-protocol.md): a payment for an invoice, a UTR for
- * a payment, a payout. Each request has a `webhook-id` of its own that stays the same when it is
+ * a payment, a payout, a refund. Each request has a `webhook-id` of its own that stays the same when it is
  * sent again, so a provider never creates a payment or a payout twice; a provider that does not
  * answer leaves everything as it was (`ProviderUnavailable`), and the request is sent again: by
- * the customer's next visit for a payment, by the reconciliation for a UTR or a payout.
+ * the customer's next visit for a payment, by the reconciliation for a UTR, a payout or a refund.
  */
-import type { CreatePaymentRequest, ForwardUtrRequest, PaymentProvider, PayoutRequest, ProviderPayment, ProviderRegistry } from '../providers/index.js';
+import type { CreatePaymentRequest, ForwardUtrRequest, PaymentProvider, PayoutRequest, ProviderPayment, ProviderRefundRequest, ProviderRegistry } from '../providers/index.js';
 import { checkoutLink, type Invoice, type Receipt } from '../invoicing/index.js';
-import type { Transaction, TransactionProvider, WithdrawTransaction } from '../transactions/index.js';
+import type { RefundTransaction, Transaction, TransactionProvider, WithdrawTransaction } from '../transactions/index.js';
 import { Unavailable } from '../kernel/index.js';
 
 /** The `webhook-id` of each kind of request: one per invoice's payment, per UTR deposit, per payout. */
@@ -15,6 +15,7 @@ export const providerRequestIds = {
   payment: (invoiceId: string) => `payment:${invoiceId}`,
   utr: (transactionId: string) => `utr:${transactionId}`,
   payout: (transactionId: string) => `payout:${transactionId}`,
+  refund: (transactionId: string) => `refund:${transactionId}`,
 };
 
 /** Where a provider's events about payments and payouts go: the gateway's events route for it. */
@@ -92,6 +93,24 @@ export class ProviderRequests {
     };
     const { providerReference } = await this.provider(provider.id).requestPayout({ webhookId: providerRequestIds.payout(withdrawal.id), body });
     await this.deps.transactions.recordProviderRequest(withdrawal.id, { id: provider.id, reference: providerReference, requestedAt: this.deps.clock().toISOString() });
+  }
+
+  /**
+   * Asks the refund's provider to give the payment's money back, and records the provider's
+   * reference of the refund; `ProviderDoesNotRefund` when it refunds nothing.
+   */
+  async requestRefund(refund: RefundTransaction): Promise<void> {
+    const { provider } = refund;
+    if (!provider?.paymentReference) throw new Error(`Refund ${refund.id} has no provider payment to give back`);
+    const body: ProviderRefundRequest = {
+      reference: refund.id,
+      paymentReference: provider.paymentReference,
+      amount: refund.amount,
+      currency: refund.currency as ProviderRefundRequest['currency'],
+      ...(refund.reason === undefined ? {} : { reason: refund.reason }),
+    };
+    const { providerReference } = await this.provider(provider.id).requestRefund({ webhookId: providerRequestIds.refund(refund.id), body });
+    await this.deps.transactions.recordProviderRequest(refund.id, { ...provider, reference: providerReference, requestedAt: this.deps.clock().toISOString() });
   }
 
   private paymentRequest(invoice: Invoice, providerId: string): CreatePaymentRequest {

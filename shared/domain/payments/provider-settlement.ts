@@ -2,7 +2,7 @@
  * What payment providers decide (docs/provider-protocol.md#provider-to-gateway-events), however the decision arrives: an event on
  * `POST /api/v2/providers/{providerId}/events`, or the reconciliation asking about what an event
  * missed. A payment's outcome is its invoice's one deposit at that provider (a UTR deposit settles,
- * any other is recorded), a payout's its withdrawal's. Applying an outcome twice changes nothing;
+ * any other is recorded), a payout's its withdrawal's, a refund's its refund's. Applying an outcome twice changes nothing;
  * an outcome that contradicts a settled one is a conflict.
  */
 import { type ProviderEvent, type ProviderRegistry, type ProviderStatusAnswer, ProviderUnavailable, type SenderDetails } from '../providers/index.js';
@@ -11,12 +11,12 @@ import { Conflict, Decimal, DomainError, Invalid, isUuid, NotAuthentic, NotFound
 import type { Invoice } from '../invoicing/index.js';
 import type { ProviderRequests } from './provider-requests.js';
 import type { Ledger, TransactionService } from './transaction-service.js';
-import type { Transaction } from '../transactions/index.js';
+import { isRefund, type Transaction } from '../transactions/index.js';
 
-/** A provider's decision on one of its payments or payouts. */
+/** A provider's decision on one of its payments, payouts or refunds. */
 export interface ProviderOutcome {
-  kind: 'payment' | 'payout';
-  /** The invoice of a payment, the withdrawal of a payout. */
+  kind: 'payment' | 'payout' | 'refund';
+  /** The invoice of a payment, the withdrawal of a payout, the refund of a refund. */
   reference: string;
   providerReference: string;
   status: 'confirmed' | 'failed';
@@ -62,7 +62,7 @@ export interface ProviderSettlementDeps {
   };
   /** Sends again what a provider never took; the reconciliation's only. */
   resend?: {
-    requests: Pick<ProviderRequests, 'forwardUtr' | 'requestPayout'>;
+    requests: Pick<ProviderRequests, 'forwardUtr' | 'requestPayout' | 'requestRefund'>;
     /** A UTR deposit's receipt, as it was given, for the UTR's request. */
     receiptOf(transaction: Transaction): Promise<Parameters<ProviderRequests['forwardUtr']>[1]>;
     /** A withdrawal's recipient as the provider takes it, the card number opened. */
@@ -74,7 +74,7 @@ export interface ProviderSettlementDeps {
 }
 
 export const outcomeOfEvent = (event: ProviderEvent): ProviderOutcome => ({
-  kind: event.type.startsWith('payment.') ? 'payment' : 'payout',
+  kind: event.type.slice(0, event.type.indexOf('.')) as ProviderOutcome['kind'],
   reference: event.reference,
   providerReference: event.providerReference,
   status: event.type.endsWith('.confirmed') ? 'confirmed' : 'failed',
@@ -104,7 +104,7 @@ export class ProviderSettlement {
 
   async apply(providerId: string, outcome: ProviderOutcome): Promise<void> {
     if (outcome.kind === 'payment') await this.applyPayment(providerId, outcome);
-    else await this.applyPayout(providerId, outcome);
+    else await this.applyMoneyOut(providerId, outcome);
   }
 
   /**
@@ -164,13 +164,16 @@ export class ProviderSettlement {
     });
   }
 
-  private async applyPayout(providerId: string, outcome: ProviderOutcome): Promise<void> {
-    const withdrawal = isUuid(outcome.reference) ? await this.deps.ledger.get(outcome.reference) : undefined;
-    const provider = withdrawal?.type === 'withdraw' ? withdrawal.provider : undefined;
-    if (!withdrawal || provider?.id !== providerId || (provider.reference !== undefined && provider.reference !== outcome.providerReference)) throw new NotFound('Payout');
-    if (withdrawal.status === outcome.status) return;
-    if (withdrawal.status !== 'processing') throw new Conflict(`The payout is already ${withdrawal.status}`);
-    await this.deps.transactions.settle(withdrawal.merchantId, withdrawal.id, outcome.status, { expectedType: 'withdraw' });
+  /** A payout's outcome settles its withdrawal, a refund's its refund: each the provider's own, under the reference it gave. */
+  private async applyMoneyOut(providerId: string, outcome: ProviderOutcome): Promise<void> {
+    const type = outcome.kind === 'payout' ? 'withdraw' : 'refund';
+    const subject = outcome.kind === 'payout' ? 'Payout' : 'Refund';
+    const transaction = isUuid(outcome.reference) ? await this.deps.ledger.get(outcome.reference) : undefined;
+    const provider = transaction?.type === type ? transaction.provider : undefined;
+    if (!transaction || provider?.id !== providerId || (provider.reference !== undefined && provider.reference !== outcome.providerReference)) throw new NotFound(subject);
+    if (transaction.status === outcome.status) return;
+    if (transaction.status !== 'processing') throw new Conflict(`The ${outcome.kind} is already ${transaction.status}`);
+    await this.deps.transactions.settle(transaction.merchantId, transaction.id, outcome.status, { expectedType: type });
   }
 
   private async reconcileTransaction(providerId: string, transaction: Transaction, report: ReconciliationReport): Promise<void> {
@@ -183,15 +186,18 @@ export class ProviderSettlement {
         if (age < this.policy.resendAfterSeconds || !this.deps.resend) return;
         const { requests, receiptOf, recipientOf } = this.deps.resend;
         if (transaction.type === 'deposit') await requests.forwardUtr(transaction as Transaction & { utr: string }, await receiptOf(transaction));
+        else if (isRefund(transaction)) await requests.requestRefund(transaction);
         else await requests.requestPayout(transaction as Parameters<ProviderRequests['requestPayout']>[0], await recipientOf(transaction));
         report.resent++;
         return;
       }
-      // A UTR deposit is its invoice's payment, asked about with the invoice; a payout is asked about here.
-      if (transaction.type !== 'withdraw' || !provider.reference || ageSeconds(provider.requestedAt, now) < this.policy.askAfterSeconds) return;
+      // A UTR deposit is its invoice's payment, asked about with the invoice; a payout or a refund is asked about here.
+      if (transaction.type === 'deposit' || !provider.reference || ageSeconds(provider.requestedAt, now) < this.policy.askAfterSeconds) return;
       report.asked++;
-      const answer = await this.deps.registry.get(providerId)!.payoutStatus(provider.reference);
-      if (await this.settleFromAnswer(providerId, { kind: 'payout', reference: transaction.id, providerReference: provider.reference }, answer)) report.settled++;
+      const kind = transaction.type === 'refund' ? 'refund' : 'payout';
+      const provided = this.deps.registry.get(providerId)!;
+      const answer = kind === 'refund' ? await provided.refundStatus(provider.reference) : await provided.payoutStatus(provider.reference);
+      if (await this.settleFromAnswer(providerId, { kind, reference: transaction.id, providerReference: provider.reference }, answer)) report.settled++;
     });
   }
 

@@ -4,11 +4,11 @@
  * holds of its deposit are written together, only while the deposit still holds what the refund
  * was decided on, so that refunds racing on one deposit never give back more than it brought. A
  * crypto refund goes to its network's sender as a payout does (after approval, when it needs one);
- * a fiat one to the deposit's provider.
+ * a fiat one to the provider that took the deposit's payment.
  */
 import { checkedPayoutAddress } from '../payouts/index.js';
 import { heldFor, payingMerchant, requireAvailable, writeWithEntries } from '../ledger/index.js';
-import { amountRuleProblem, Conflict, type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf, formatAmount, Invalid, isCryptoAsset } from '../kernel/index.js';
+import { amountRuleProblem, Conflict, type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf, formatAmount, Invalid } from '../kernel/index.js';
 import type { Merchant } from '../merchants/index.js';
 import {
   isCryptoPayout,
@@ -23,9 +23,18 @@ import {
 } from '../transactions/index.js';
 import { optimisticAttempts } from '../kernel/index.js';
 import { type CryptoPayoutServiceDeps, handOverPayout, quoteSending } from './crypto-payout-service.js';
-import { ownedTransaction } from './transaction-service.js';
+import type { ProviderRequests } from './provider-requests.js';
+import { ownedTransaction, type TransactionService } from './transaction-service.js';
+import type { Invoice } from '../invoicing/index.js';
+import { ProviderDoesNotRefund, ProviderUnavailable } from '../providers/index.js';
 
-export type RefundServiceDeps = Pick<CryptoPayoutServiceDeps, 'ledger' | 'balances' | 'merchants' | 'feesOn' | 'configuration' | 'rates' | 'queue' | 'log' | 'stage' | 'clock' | 'newId'>;
+export interface RefundServiceDeps extends Pick<CryptoPayoutServiceDeps, 'ledger' | 'balances' | 'merchants' | 'feesOn' | 'configuration' | 'rates' | 'queue' | 'log' | 'stage' | 'clock' | 'newId'> {
+  invoices: { get(id: string): Promise<Invoice | undefined> };
+  /** Where a fiat refund goes: the provider that took the deposit's payment. */
+  requests: Pick<ProviderRequests, 'requestRefund'>;
+  /** Fails a refund its provider will not make. */
+  transactions: Pick<TransactionService, 'settle'>;
+}
 
 export class RefundService {
   constructor(private readonly deps: RefundServiceDeps) {}
@@ -48,30 +57,64 @@ export class RefundService {
       );
       if (result === 'committed') {
         if (refund.status === 'processing' && isCryptoPayout(refund)) await handOverPayout(this.deps, refund);
-        return refund;
+        return refund.provider ? this.requestAtProvider(refund) : refund;
       }
     }
     throw new Conflict("The deposit's refunds or the merchant's balance kept changing; retry the request");
   }
 
-  /** How the refund reaches the customer, and what that costs: the network fee of a crypto refund sent on chain, nothing otherwise. */
+  /**
+   * How the refund reaches the customer, and what that costs: the network fee of a crypto refund
+   * sent on chain, nothing otherwise. A fiat deposit is refunded by the provider its invoice's
+   * payment was at; one without any (simulated) and a crypto deposit never seen on a chain are
+   * settled by the simulation API, as they were.
+   */
   private async routeOf(deposit: Transaction, merchant: Merchant, request: RefundRequest, amount: Decimal): Promise<{ route: RefundRoute; fees: Transaction['fees'] }> {
-    const decimals = decimalsOf(deposit.currency);
-    const none = formatAmount(new Decimal(0), decimals);
+    const none = formatAmount(new Decimal(0), decimalsOf(deposit.currency));
+    const free = { processing: none, technical: null };
+    const approvalAboveUsd = merchant.payoutApprovalAboveUsd ?? null;
     const network = deposit.network as CryptoNetwork | null;
-    if (network === null || !isCryptoAsset(deposit.currency)) {
-      if (request.address !== undefined) throw Invalid.of('address', "address applies to crypto refunds only: the deposit's provider refunds a fiat deposit");
-      throw Invalid.of('transactionId', `Refunds of ${deposit.currency} deposits are not taken here yet`);
+    if (network === null) {
+      if (request.address !== undefined) throw Invalid.of('address', 'address applies to crypto refunds only: a fiat deposit is refunded by the provider that took it');
+      const payment = await this.paymentOf(deposit);
+      if (!payment) return { route: { kind: 'simulated', address: null, approvalAboveUsd }, fees: free };
+      return { route: { kind: 'provider', provider: { id: payment.providerId, paymentReference: payment.providerReference } }, fees: free };
     }
     if (request.address === undefined) throw Invalid.of('address', `address is required: the customer's address on ${network}`);
     const address = checkedPayoutAddress(network, request.address, this.deps.stage);
-    const approvalAboveUsd = merchant.payoutApprovalAboveUsd ?? null;
-    if (isSimulatedCryptoDeposit(deposit)) return { route: { kind: 'simulated', network, address, approvalAboveUsd }, fees: { processing: none, technical: none } };
+    if (isSimulatedCryptoDeposit(deposit)) return { route: { kind: 'simulated', address, approvalAboveUsd }, fees: { processing: none, technical: none } };
     const quoted = await quoteSending(this.deps, { network, currency: deposit.currency as CryptoAssetCode, to: address, amount }, '0');
     return {
       route: { kind: 'crypto', network, address, token: quoted.token, unitDecimals: quoted.unitDecimals, approvalAboveUsd },
       fees: { processing: none, technical: quoted.fees.technical },
     };
+  }
+
+  /** The provider's payment a fiat deposit was: its invoice's, or the one its UTR was sent to. */
+  private async paymentOf(deposit: Transaction): Promise<{ providerId: string; providerReference: string } | undefined> {
+    const invoice = deposit.invoiceId ? await this.deps.invoices.get(deposit.invoiceId) : undefined;
+    if (invoice?.providerPayment) return invoice.providerPayment;
+    return deposit.provider?.reference ? { providerId: deposit.provider.id, providerReference: deposit.provider.reference } : undefined;
+  }
+
+  /**
+   * Asks the provider for the refund. One that refunds nothing fails it at once, its reserve and
+   * hold given back and no callback owed (the merchant is answered the 422); one that does not
+   * answer now is asked again by the reconciliation, under the same `webhook-id`.
+   */
+  private async requestAtProvider(refund: RefundTransaction): Promise<RefundTransaction> {
+    try {
+      await this.deps.requests.requestRefund(refund);
+      return refund;
+    } catch (error) {
+      if (error instanceof ProviderDoesNotRefund) {
+        await this.deps.transactions.settle(refund.merchantId, refund.id, 'failed', { expectedType: 'refund', callback: false });
+        throw Invalid.of('transactionId', `The deposit's provider (${error.providerId}) does not refund payments; nothing was reserved: refund the customer another way`);
+      }
+      if (!(error instanceof ProviderUnavailable)) throw error;
+      this.deps.log.warn('The provider did not take the refund; the reconciliation sends it again', { transactionId: refund.id, reason: error.message });
+      return refund;
+    }
   }
 }
 

@@ -46,14 +46,14 @@ export const refundsHeldAfter = (deposit: Pick<Transaction, 'currency' | 'refund
   formatAmount(new Decimal(deposit.refundsHeld ?? 0).plus(change), decimalsOf(deposit.currency));
 
 /**
- * How a refund reaches the customer: sent on chain from the treasury (`crypto`); a refund of a
- * simulated crypto deposit, which never touched a chain, settled as that deposit was, by the
- * simulation API (`simulated`); or refunded by the deposit's provider (`provider`).
+ * How a refund reaches the customer: sent on chain from the treasury (`crypto`); refunded by the
+ * provider that took the deposit's payment (`provider`); or, for a simulated deposit, which never
+ * touched a chain or a provider, settled as that deposit was, by the simulation API (`simulated`).
  */
 export type RefundRoute =
   | { kind: 'crypto'; network: CryptoNetwork; address: string; token: string | null; unitDecimals: number; approvalAboveUsd: string | null }
-  | { kind: 'simulated'; network: CryptoNetwork; address: string; approvalAboveUsd: string | null }
-  | { kind: 'provider'; provider: TransactionProvider };
+  | { kind: 'simulated'; address: string | null; approvalAboveUsd: string | null }
+  | { kind: 'provider'; provider: Required<Pick<TransactionProvider, 'id' | 'paymentReference'>> };
 
 /**
  * A new refund of `deposit`: its amount valued as the deposit was (the same exchange rates, its
@@ -101,12 +101,16 @@ export function refundTransaction(
     booked: true,
   };
   const { route } = context;
-  if (route.kind === 'provider') return { ...refund, provider: { id: route.provider.id } };
-  const crypto = { ...refund, network: route.network, status: needsApproval(new Decimal(usd), route.approvalAboveUsd) ? 'pending_approval' : 'processing', address: route.address } as const;
+  if (route.kind === 'provider') return { ...refund, provider: { ...route.provider } };
+  if (route.address === null) return refund;
+  const crypto: RefundTransaction = { ...refund, status: needsApproval(new Decimal(usd), route.approvalAboveUsd) ? 'pending_approval' : 'processing', address: route.address };
   if (route.kind === 'simulated') return crypto;
-  return {
+  const sent: CryptoRefundTransaction = {
     ...crypto,
     currency: deposit.currency as CryptoAssetCode,
+    network: route.network,
+    address: route.address,
     payout: { token: route.token, units: smallestUnits(context.amount, route.unitDecimals).toString(), unitDecimals: route.unitDecimals, attempts: [] },
   };
+  return sent;
 }

@@ -84,10 +84,12 @@ export interface Transaction extends Omit<TransactionView, 'hash' | 'fees'> {
 
 export interface TransactionProvider {
   id: string;
-  /** The provider's reference: of the invoice's payment for a UTR deposit, of the payout for a withdrawal (once it answered). */
+  /** The provider's reference: of the invoice's payment for a UTR deposit, of the payout for a withdrawal, of the refund for a refund (once it answered). */
   reference?: string;
   /** When the provider took the UTR or the payout request; until then the reconciliation sends it again. */
   requestedAt?: string;
+  /** A refund: the provider's reference of the payment it gives back. */
+  paymentReference?: string;
 }
 
 export interface ChainPosition {

@@ -85,6 +85,7 @@ export function memoryGateway(options: { rates?: RateSource } = {}) {
     invoiceService,
     transactionService,
     fiatService,
+    requests,
     settlement,
     balanceService,
     /** The same services in another process, over the same stores: only the write conditions decide between the two. */
