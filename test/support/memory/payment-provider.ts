@@ -1,12 +1,13 @@
 /**
  * A payment provider in memory, as the provider protocol (docs/provider-protocol.md) has it answer the gateway's requests:
- * one payment per `webhook-id` however often it is asked, UTRs and payouts taken, and every call
- * failing with `ProviderUnavailable` while it is down. It records what it was sent.
+ * one payment per `webhook-id` however often it is asked, UTRs, payouts and refunds taken (or
+ * refunds refused, as a provider that refunds nothing answers 501), and every call failing with
+ * `ProviderUnavailable` while it is down. It records what it was sent.
  */
-import type { CreatedPayment, CreatePaymentRequest, ForwardUtrRequest, PayoutRequest } from '../../../shared/domain/providers/provider-port.js';
-import { ProviderUnavailable, type PaymentProvider, type ProviderMessage, type ProviderRegistry, type ProviderRoute } from '../../../shared/domain/providers/providers.js';
+import type { CreatedPayment, CreatePaymentRequest, ForwardUtrRequest, PayoutRequest, ProviderRefundRequest } from '../../../shared/domain/providers/provider-port.js';
+import { ProviderDoesNotRefund, ProviderUnavailable, type PaymentProvider, type ProviderMessage, type ProviderRegistry, type ProviderRoute } from '../../../shared/domain/providers/providers.js';
 
-type RequestSender = Pick<PaymentProvider, 'id' | 'createPayment' | 'forwardUtr' | 'requestPayout'>;
+type RequestSender = Pick<PaymentProvider, 'id' | 'createPayment' | 'forwardUtr' | 'requestPayout' | 'requestRefund'>;
 
 export class MemoryPaymentProvider implements RequestSender {
   /** While true, every request fails as a provider that does not answer. */
@@ -14,6 +15,9 @@ export class MemoryPaymentProvider implements RequestSender {
   readonly payments = new Map<string, { request: CreatePaymentRequest; created: CreatedPayment }>();
   readonly utrs: Array<{ providerReference: string } & ProviderMessage<ForwardUtrRequest>> = [];
   readonly payouts: Array<ProviderMessage<PayoutRequest>> = [];
+  readonly refunds: Array<ProviderMessage<ProviderRefundRequest>> = [];
+  /** False: it refunds nothing. */
+  refunding = true;
   private stalled?: Promise<void>;
 
   constructor(readonly route: ProviderRoute) {}
@@ -56,6 +60,15 @@ export class MemoryPaymentProvider implements RequestSender {
     this.answer();
     this.payouts.push(message);
     return { providerReference: `po-${this.payouts.length}` };
+  }
+
+  async requestRefund(message: ProviderMessage<ProviderRefundRequest>): Promise<{ providerReference: string }> {
+    this.answer();
+    if (!this.refunding) throw new ProviderDoesNotRefund(this.id);
+    const known = this.refunds.findIndex((refund) => refund.webhookId === message.webhookId);
+    if (known >= 0) return { providerReference: `rf-${known + 1}` };
+    this.refunds.push(message);
+    return { providerReference: `rf-${this.refunds.length}` };
   }
 
   private answer(): void {
