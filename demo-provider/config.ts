@@ -16,7 +16,7 @@ const withDefault = <S extends z.ZodType>(schema: S, fallback: z.input<S>) => z.
 const webAddress = z.url({ protocol: /^https?$/, error: 'must be an http or https URL' }).transform((url) => url.replace(/\/+$/, ''));
 
 const serviceSchema = z.object({
-  /** How long a UTR waits for its decision; the gateway's variable, so that both sides say the same. */
+  /** How long a UTR, or a refund, waits for its decision; the gateway's variable, so that both sides say the same. */
   GATEWAY_PROVIDER_DELAY_S: withDefault(z.coerce.number().min(0).max(3600), DEFAULTS.demoProviderDelaySeconds),
   /** Its DynamoDB table. */
   DEMO_PROVIDER_TABLE: withDefault(z.string().regex(/^[A-Za-z0-9_.-]{3,255}$/, 'must be a DynamoDB table name'), 'demo-provider'),

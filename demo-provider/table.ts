@@ -1,6 +1,6 @@
 /**
- * The demo provider's one DynamoDB table, apart from the gateway's: its payments and payouts by
- * provider reference. The CDK construct and the local process both create it from this.
+ * The demo provider's one DynamoDB table, apart from the gateway's: its payments, payouts and
+ * refunds by provider reference. The CDK construct and the local process both create it from this.
  */
 import type { TableDefinition } from '../shared/store/tables.js';
 

@@ -6,7 +6,7 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { DemoStore } from '../core/ports.js';
-import type { DemoRecord, Outcome, PaymentRecord } from '../core/records.js';
+import type { DemoRecord, Outcome, PaymentRecord, RefundOutcome } from '../core/records.js';
 import { DEMO_PROVIDER_TABLE, RECORD_RETENTION_DAYS } from '../table.js';
 
 const KEY = DEMO_PROVIDER_TABLE.partitionKey.name;
@@ -71,16 +71,51 @@ export class DynamoDemoStore implements DemoStore {
     }
   }
 
-  async recordOutcomeOnce(providerReference: string, outcome: Outcome): Promise<boolean> {
+  recordOutcomeOnce(providerReference: string, outcome: Outcome): Promise<boolean> {
+    return this.setOutcomeOnce(providerReference, 'payment', outcome);
+  }
+
+  async countRefundOnce(paymentReference: string, refundReference: string, refundedAmount: string, counted: string | undefined): Promise<boolean> {
+    try {
+      await this.documents.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [KEY]: paymentReference },
+          // The total and the list of what it counts change together, in one item: no refund is counted twice, none lost.
+          UpdateExpression: 'SET refundedAmount = :refunded, refundReferences = list_append(if_not_exists(refundReferences, :none), :counting)',
+          ConditionExpression: `attribute_exists(#key) AND kind = :payment AND NOT contains(refundReferences, :refund) AND ${counted === undefined ? 'attribute_not_exists(refundedAmount)' : 'refundedAmount = :counted'}`,
+          ExpressionAttributeNames: { '#key': KEY },
+          ExpressionAttributeValues: {
+            ':refunded': refundedAmount,
+            ':none': [],
+            ':counting': [refundReference],
+            ':refund': refundReference,
+            ':payment': 'payment',
+            ...(counted === undefined ? {} : { ':counted': counted }),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof ConditionalCheckFailedException) return false;
+      throw error;
+    }
+  }
+
+  recordRefundOutcomeOnce(providerReference: string, outcome: RefundOutcome): Promise<boolean> {
+    return this.setOutcomeOnce(providerReference, 'refund', outcome);
+  }
+
+  private async setOutcomeOnce(providerReference: string, kind: DemoRecord['kind'], outcome: Outcome | RefundOutcome): Promise<boolean> {
     try {
       await this.documents.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { [KEY]: providerReference },
           UpdateExpression: 'SET outcome = :outcome',
-          ConditionExpression: 'attribute_exists(#key) AND kind = :payment AND attribute_not_exists(outcome)',
+          ConditionExpression: 'attribute_exists(#key) AND kind = :kind AND attribute_not_exists(outcome)',
           ExpressionAttributeNames: { '#key': KEY },
-          ExpressionAttributeValues: { ':outcome': outcome, ':payment': 'payment' },
+          ExpressionAttributeValues: { ':outcome': outcome, ':kind': kind },
         }),
       );
       return true;

@@ -1,7 +1,7 @@
 /**
  * Waiting work on one machine: a timer per job, in the process. A restart loses the timers; what
- * they would have done is recovered by the status reads, which compute a due UTR decision from
- * its stored time, and the gateway's reconciliation, which reads them.
+ * they would have done is recovered by the status reads, which compute a due UTR or refund
+ * decision from its stored time, and the gateway's reconciliation, which reads them.
  */
 import type { DemoLog, Job, Scheduler } from '../core/ports.js';
 

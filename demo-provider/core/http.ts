@@ -9,7 +9,7 @@ import { UNAUTHORIZED_MESSAGE, type ErrorItem } from '../../shared/errors.js';
 import { errorResponse, JSON_CONTENT_TYPE } from '../../shared/http/envelope.js';
 import { apiErrorOf } from '../../shared/http/errors.js';
 import { parseOrThrow } from '../../shared/http/validation.js';
-import { createPaymentRequestSchema, forwardUtrRequestSchema, payoutRequestSchema } from '../../shared/connectors/protocol/messages.js';
+import { createPaymentRequestSchema, forwardUtrRequestSchema, payoutRequestSchema, refundRequestSchema } from '../../shared/connectors/protocol/messages.js';
 import { notFoundPage, paymentPage } from './page.js';
 import type { DemoLog } from './ports.js';
 import type { DemoProvider } from './service.js';
@@ -108,6 +108,18 @@ function routes(provider: DemoProvider): Route[] {
       pattern: path('/payouts/{ref}'),
       signed: true,
       handle: async ({ reference }) => json(200, await provider.payoutStatus(reference)),
+    },
+    {
+      method: 'POST',
+      pattern: path('/refunds'),
+      signed: true,
+      handle: async ({ request }) => json(202, await provider.requestRefund(parseOrThrow(refundRequestSchema, jsonBody(request.body)))),
+    },
+    {
+      method: 'GET',
+      pattern: path('/refunds/{ref}'),
+      signed: true,
+      handle: async ({ reference }) => json(200, await provider.refundStatus(reference)),
     },
     {
       method: 'GET',

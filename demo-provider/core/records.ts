@@ -1,10 +1,11 @@
 /**
- * What the demo provider keeps of each payment and payout, and its rules: which methods it
- * offers and how, how a UTR is decided, what a decision reports (status reads and events), and
- * how long a payout request waits. Pure: no clock, store or network of its own.
+ * What the demo provider keeps of each payment, payout and refund, and its rules: which methods it
+ * offers and how, how a UTR is decided, how much of a payment may be refunded, what a decision
+ * reports (status reads and events), and how long a payout request waits. Pure: no clock, store
+ * or network of its own.
  */
 import { createHash } from 'node:crypto';
-import type { FiatMethod, LocalFiatCurrency } from '../../shared/domain/kernel/index.js';
+import { type FiatMethod, formatAmount, type LocalFiatCurrency, toDecimal } from '../../shared/domain/kernel/index.js';
 import type { CreatedPayment, PaymentInstructions, ProviderEvent, ProviderStatusAnswer, SenderDetails } from '../../shared/domain/providers/index.js';
 
 /** How a customer pays: on the demo provider's own page, or by a transfer the checkout gives instructions for. */
@@ -25,13 +26,14 @@ export type PageMethod = 'wallet' | 'bankpay' | 'iban' | 'p2p';
 
 /**
  * The provider reference of a gateway reference: the same every time, so that a repeated request
- * finds the payment or payout the first one made, and the store's conditional write on this key
- * decides which of two racing requests makes it.
+ * finds the payment, payout or refund the first one made, and the store's conditional write on
+ * this key decides which of two racing requests makes it.
  */
-const derivedReference = (prefix: 'pay' | 'po', reference: string): string => `${prefix}_${createHash('sha256').update(`${prefix}:${reference}`).digest('hex').slice(0, 24)}`;
+const derivedReference = (prefix: 'pay' | 'po' | 'rf', reference: string): string => `${prefix}_${createHash('sha256').update(`${prefix}:${reference}`).digest('hex').slice(0, 24)}`;
 
 export const paymentReferenceOf = (reference: string): string => derivedReference('pay', reference);
 export const payoutReferenceOf = (reference: string): string => derivedReference('po', reference);
+export const refundReferenceOf = (reference: string): string => derivedReference('rf', reference);
 
 /** What a decided payment ended with; fixed once recorded. */
 export type Outcome = { status: 'confirmed'; decidedAt: string; amount: string; senderDetails: SenderDetails; utr?: string } | { status: 'failed'; decidedAt: string; reason: string; utr?: string };
@@ -53,6 +55,10 @@ export interface PaymentRecord {
   /** When the UTR's decision is due: the decision delay after it arrived. */
   utrDecidesAt?: string;
   outcome?: Outcome;
+  /** What its refunds add up to, decimal text; absent until the first refund. */
+  refundedAmount?: string;
+  /** The provider references of the refunds `refundedAmount` counts: a repeated refund request is counted once. */
+  refundReferences?: string[];
 }
 
 /** A payout as requested: the demo decides nothing about it (the gateway's simulation does), so no recipient is kept. */
@@ -66,7 +72,32 @@ export interface PayoutRecord {
   createdAt: string;
 }
 
-export type DemoRecord = PaymentRecord | PayoutRecord;
+/** The demo refunds every refund it takes: the decision only waits, as a real provider's would. */
+export interface RefundOutcome {
+  status: 'confirmed';
+  decidedAt: string;
+}
+
+/** A refund of a confirmed payment, counted in the payment's `refundedAmount`. */
+export interface RefundRecord {
+  kind: 'refund';
+  providerReference: string;
+  /** The gateway's refund transaction id. */
+  reference: string;
+  /** The provider reference of the payment refunded. */
+  paymentReference: string;
+  amount: string;
+  currency: LocalFiatCurrency;
+  reason?: string;
+  /** Where this refund's events go: its payment's, as the refund request carries none. */
+  notifyUrl: string;
+  createdAt: string;
+  /** When its decision is due: the decision delay after it was requested. */
+  decidesAt: string;
+  outcome?: RefundOutcome;
+}
+
+export type DemoRecord = PaymentRecord | PayoutRecord | RefundRecord;
 
 /** Whom an INR customer pays: a made-up UPI payee. */
 const DEMO_PAYEE = { payee: 'Demo Payments', upiId: 'demopayments@upi' } as const;
@@ -175,6 +206,28 @@ export function payoutStatusOf(payout: PayoutRecord, now: Date): ProviderStatusA
   return { status: expired ? 'failed' : 'pending' };
 }
 
+/**
+ * The payment's refunded total once `amount` more is refunded, as decimal text; undefined when
+ * that would exceed `paid`, what the payment took: its refunds together give back at most that.
+ */
+export function refundedTotalWith(payment: Pick<PaymentRecord, 'refundedAmount'>, paid: string, amount: string): string | undefined {
+  const total = toDecimal(payment.refundedAmount ?? '0').plus(amount);
+  return total.greaterThan(paid) ? undefined : formatAmount(total, 2);
+}
+
+/** The decision on a refund, due at `decidesAt`; the same however often it is computed. */
+export const refundOutcome = (refund: RefundRecord): RefundOutcome => ({ status: 'confirmed', decidedAt: refund.decidesAt });
+
+/** The refund's outcome as of `now`: the recorded one, else its decision once due, even if the job that makes it was lost. */
+export function refundOutcomeAt(refund: RefundRecord, now: Date): RefundOutcome | undefined {
+  if (refund.outcome) return refund.outcome;
+  return Date.parse(refund.decidesAt) <= now.getTime() ? refundOutcome(refund) : undefined;
+}
+
+export function refundStatusOf(refund: RefundRecord, now: Date): ProviderStatusAnswer {
+  return refundOutcomeAt(refund, now) ? { status: 'confirmed', amount: refund.amount } : { status: 'pending' };
+}
+
 /** The event announcing a payment's outcome: the same body for every attempt. */
 export function paymentEventOf(payment: PaymentRecord, outcome: Outcome): ProviderEvent {
   const { reference, providerReference, currency } = payment;
@@ -182,6 +235,24 @@ export function paymentEventOf(payment: PaymentRecord, outcome: Outcome): Provid
   return outcome.status === 'confirmed'
     ? { type: 'payment.confirmed', reference, providerReference, amount: outcome.amount, currency, ...utr, senderDetails: outcome.senderDetails }
     : { type: 'payment.failed', reference, providerReference, amount: payment.amount, currency, ...utr, reason: outcome.reason };
+}
+
+/** The event announcing a refund's outcome: the same body for every attempt. */
+export function refundEventOf(refund: RefundRecord): ProviderEvent {
+  const { reference, providerReference, amount, currency } = refund;
+  return { type: 'refund.confirmed', reference, providerReference, amount, currency };
+}
+
+/** A decided payment's or refund's event and where it goes; undefined while undecided, and for a payout (the demo sends none). */
+export function decisionEventOf(record: DemoRecord): { notifyUrl: string; event: ProviderEvent } | undefined {
+  switch (record.kind) {
+    case 'payment':
+      return record.outcome && { notifyUrl: record.notifyUrl, event: paymentEventOf(record, record.outcome) };
+    case 'refund':
+      return record.outcome && { notifyUrl: record.notifyUrl, event: refundEventOf(record) };
+    case 'payout':
+      return undefined;
+  }
 }
 
 /** One `webhook-id` per event, so that the gateway drops a retry of one it has applied. */

@@ -195,6 +195,29 @@ describe('the local demo provider', () => {
     expect((await signed('GET', '/payouts/po_000000000000000000000000')).status).toBe(404);
   });
 
+  it("takes a refund of a confirmed payment, once, within its amount, and announces it to the payment's notifyUrl after the delay", async () => {
+    const { request, answer } = await createPayment({ currency: 'PKR', method: 'wallet', amount: '900.00' });
+    const paymentReference = answer.providerReference as string;
+    expect((await choose(answer.redirectUrl, 'confirmed', 'ur')).status).toBe(303);
+    const refund = { reference: randomUUID(), paymentReference, amount: '600.00', currency: 'PKR' };
+    const requestedAt = Date.now();
+    const taken = await signed('POST', '/refunds', refund);
+    expect(taken).toMatchObject({ status: 202, body: { providerReference: expect.stringMatching(/^rf_/) } });
+    const providerReference = taken.body.providerReference as string;
+    // The same refund again is the same refund; another would give back more than was paid.
+    expect((await signed('POST', '/refunds', refund)).body).toEqual(taken.body);
+    expect((await signed('POST', '/refunds', { ...refund, reference: randomUUID(), amount: '300.01' })).status).toBe(422);
+    expect((await signed('GET', `/refunds/${providerReference}`)).body).toEqual({ status: 'pending' });
+
+    const event = await gateway.waitForDelivery((received) => received.json?.providerReference === providerReference);
+    expect(event.at - requestedAt).toBeGreaterThanOrEqual(DELAY_SECONDS * 1000 - 50);
+    expect(event).toMatchObject({ status: 200, webhookId: `${providerReference}:refund.confirmed`, path: new URL(request.notifyUrl).pathname });
+    expect(event.json).toEqual({ type: 'refund.confirmed', reference: refund.reference, providerReference, amount: '600.00', currency: 'PKR' });
+    expect((await signed('GET', `/refunds/${providerReference}`)).body).toEqual({ status: 'confirmed', amount: '600.00' });
+    expect((await signed('POST', '/refunds', { ...refund, reference: randomUUID(), amount: '300.00' })).status).toBe(202);
+    expect(eventsOf(providerReference)).toHaveLength(1);
+  });
+
   it('once restarted, reports a UTR decision its lost timer would have made, from the stored time', async () => {
     const delaySeconds = 2;
     const first = await startDemoProviderProcess({ ...providerEnv, GATEWAY_PROVIDER_DELAY_S: String(delaySeconds) });

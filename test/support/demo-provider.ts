@@ -9,7 +9,7 @@ import { signMessage } from '../../shared/connectors/protocol/messages.js';
 import type { CreatePaymentRequest, PayoutRequest } from '../../shared/domain/providers/provider-port.js';
 import { demoRequestHandler, type DemoRequest, type DemoResponse } from '../../demo-provider/core/http.js';
 import type { DemoLog, DemoStore, Job, LogDetails, Scheduler } from '../../demo-provider/core/ports.js';
-import type { DemoRecord, Outcome, PaymentRecord } from '../../demo-provider/core/records.js';
+import type { DemoRecord, Outcome, PaymentRecord, RefundOutcome } from '../../demo-provider/core/records.js';
 import { DemoProvider } from '../../demo-provider/core/service.js';
 
 export const newProviderSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
@@ -39,6 +39,21 @@ export class MemoryStore implements DemoStore {
     const payment = this.payment(providerReference);
     if (payment.outcome) return false;
     payment.outcome = structuredClone(outcome);
+    return true;
+  }
+
+  async countRefundOnce(paymentReference: string, refundReference: string, refundedAmount: string, counted: string | undefined): Promise<boolean> {
+    const payment = this.payment(paymentReference);
+    if (payment.refundReferences?.includes(refundReference) || payment.refundedAmount !== counted) return false;
+    Object.assign(payment, { refundedAmount, refundReferences: [...(payment.refundReferences ?? []), refundReference] });
+    return true;
+  }
+
+  async recordRefundOutcomeOnce(providerReference: string, outcome: RefundOutcome): Promise<boolean> {
+    const refund = this.records.get(providerReference);
+    if (refund?.kind !== 'refund') throw new Error(`No refund ${providerReference}`);
+    if (refund.outcome) return false;
+    refund.outcome = structuredClone(outcome);
     return true;
   }
 

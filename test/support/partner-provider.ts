@@ -1,9 +1,10 @@
 /**
  * A payment provider that is not the gateway's own, written from the provider protocol alone
  * (docs/provider-protocol.md; docs/provider-protocol.md): plain Node HTTP and HMAC, none of the gateway's code.
- * It serves payments by redirect (TRY, PKR, AZN) or by instructions (INR), takes UTRs and payouts,
- * answers status reads with what a test sets, sends signed events when a test says, and fails on
- * request: a 500, an answer outside the protocol, or silence.
+ * It serves payments by redirect (TRY, PKR, AZN) or by instructions (INR), takes UTRs, payouts and
+ * refunds (or refuses every refund with 501 when a test says it refunds nothing), answers status
+ * reads with what a test sets, sends signed events when a test says, and fails on request: a 500,
+ * an answer outside the protocol, or silence.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
@@ -39,13 +40,27 @@ export interface PartnerPayout {
   status: { status: 'pending' | 'confirmed' | 'failed' };
 }
 
+/** A refund as requested; it checks nothing of it (the payment refunded may be one it never made). */
+export interface PartnerRefund {
+  providerReference: string;
+  request: any;
+  webhookId: string;
+  /** What a status read answers; `pending` until a test decides. */
+  status: { status: 'pending' | 'confirmed' | 'failed'; amount?: string };
+}
+
+export interface PartnerOptions {
+  /** false: it refunds nothing, and answers every refund request 501 (the protocol's "does not refund"). True by default. */
+  refunds?: boolean;
+}
+
 export interface PartnerEventOptions {
   webhookId?: string;
   /** Unix seconds; now by default. */
   timestamp?: number;
   /** Another secret than the shared one: a forgery. */
   secret?: string;
-  /** Where to; the payment's or payout's `notifyUrl` by default. */
+  /** Where to; the payment's or payout's `notifyUrl` by default, the refunded payment's for a refund. */
   to?: string;
 }
 
@@ -55,10 +70,15 @@ export interface PartnerProvider {
   readonly requests: PartnerRequest[];
   readonly payments: Map<string, PartnerPayment>;
   readonly payouts: Map<string, PartnerPayout>;
-  /** The next `count` requests of this method and path fail so. */
+  readonly refunds: Map<string, PartnerRefund>;
+  /** The next `count` requests of this method and path fail so (before the signature is checked, or refunds refused). */
   failNext(method: string, path: string, failure: PartnerFailure, count?: number): void;
+  /** Whether it takes refunds from now on; false answers each refund request 501. */
+  offerRefunds(offered: boolean): void;
   /** The payment of an invoice. */
   paymentOf(invoiceId: string): PartnerPayment | undefined;
+  /** The refund of the gateway's refund transaction. */
+  refundOf(refundId: string): PartnerRefund | undefined;
   /** Posts a signed event to the gateway; resolves to its answer. */
   sendEvent(event: Record<string, unknown>, options?: PartnerEventOptions): Promise<{ status: number; body: any }>;
   close(): Promise<void>;
@@ -85,11 +105,13 @@ export function verifySignature(secret: string, headers: IncomingHttpHeaders | R
 
 const sendJson = (status: number, value: unknown) => ({ status, body: JSON.stringify(value) });
 
-export async function startPartnerProvider(): Promise<PartnerProvider> {
+export async function startPartnerProvider(options: PartnerOptions = {}): Promise<PartnerProvider> {
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const requests: PartnerRequest[] = [];
   const payments = new Map<string, PartnerPayment>();
   const payouts = new Map<string, PartnerPayout>();
+  const refunds = new Map<string, PartnerRefund>();
+  let refundsOffered = options.refunds ?? true;
   const failures: Array<{ method: string; path: string; failure: PartnerFailure }> = [];
   let sequence = 0;
   let url = '';
@@ -132,6 +154,14 @@ export async function startPartnerProvider(): Promise<PartnerProvider> {
       payouts.set(payout.providerReference, payout);
       return sendJson(202, { providerReference: payout.providerReference });
     }
+    if (request.method === 'POST' && request.path === '/refunds') {
+      if (!refundsOffered) return sendJson(501, { error: 'refunds are not offered' });
+      // The same reference again is the same refund, answered the same.
+      const existing = [...refunds.values()].find((refund) => refund.webhookId === webhookId || refund.request.reference === request.json.reference);
+      const refund = existing ?? { providerReference: `rf-${++sequence}`, request: request.json, webhookId, status: { status: 'pending' as const } };
+      refunds.set(refund.providerReference, refund);
+      return sendJson(202, { providerReference: refund.providerReference });
+    }
     if (request.method === 'GET' && collection === 'payments' && !action) {
       const payment = payments.get(reference!);
       return payment ? sendJson(200, payment.status) : sendJson(404, { error: 'no such payment' });
@@ -139,6 +169,10 @@ export async function startPartnerProvider(): Promise<PartnerProvider> {
     if (request.method === 'GET' && collection === 'payouts' && !action) {
       const payout = payouts.get(reference!);
       return payout ? sendJson(200, payout.status) : sendJson(404, { error: 'no such payout' });
+    }
+    if (request.method === 'GET' && collection === 'refunds' && !action) {
+      const refund = refunds.get(reference!);
+      return refund ? sendJson(200, refund.status) : sendJson(404, { error: 'no such refund' });
     }
     return sendJson(404, { error: 'no such route' });
   };
@@ -173,13 +207,20 @@ export async function startPartnerProvider(): Promise<PartnerProvider> {
     requests,
     payments,
     payouts,
+    refunds,
     failNext(method, path, failure, count = 1) {
       for (let i = 0; i < count; i++) failures.push({ method, path, failure });
     },
+    offerRefunds(offered) {
+      refundsOffered = offered;
+    },
     paymentOf: (invoiceId) => [...payments.values()].find((payment) => payment.request.reference === invoiceId),
+    refundOf: (refundId) => [...refunds.values()].find((refund) => refund.request.reference === refundId),
     async sendEvent(event, options = {}) {
       const subject = [...payments.values(), ...payouts.values()].find((candidate) => candidate.request.reference === event.reference);
-      const to = options.to ?? subject?.request.notifyUrl;
+      // A refund request carries no notifyUrl: its events go where its payment's do.
+      const refund = [...refunds.values()].find((candidate) => candidate.request.reference === event.reference);
+      const to = options.to ?? subject?.request.notifyUrl ?? (refund && payments.get(refund.request.paymentReference)?.request.notifyUrl);
       if (!to) throw new Error(`No notifyUrl for ${String(event.reference)}`);
       const body = JSON.stringify(event);
       const webhookId = options.webhookId ?? `evt-${++sequence}`;

@@ -158,6 +158,17 @@ describe('the SQS scheduler', () => {
     expect(ran).toEqual([job]);
   });
 
+  it("carries each of the core's jobs: a UTR's or a refund's decision, an event's next attempt", async () => {
+    const clock = new FakeClock();
+    const { sent, client } = fakeSqs();
+    const scheduler = new SqsScheduler(client, 'https://sqs.example/q', clock.read);
+    const jobs: Job[] = [job, { kind: 'decide-refund', providerReference: 'rf_1' }, { kind: 'deliver-event', providerReference: 'rf_1', attempt: 2, firstAttemptAt: clock.read().toISOString() }];
+    for (const each of jobs) await scheduler.schedule(each, clock.read());
+    const ran: Job[] = [];
+    for (const { MessageBody } of sent) await scheduler.receive(MessageBody!, async (j) => void ran.push(j));
+    expect(ran).toEqual(jobs);
+  });
+
   it('refuses a message that is not one of its jobs, so that it ends in the dead-letter queue', async () => {
     const { client } = fakeSqs();
     const scheduler = new SqsScheduler(client, 'https://sqs.example/q', () => new Date());

@@ -1,16 +1,24 @@
 /**
  * The demo provider's core over in-memory ports, through the same HTTP handler every runtime
  * uses: the provider protocol (docs/provider-protocol.md) as the gateway speaks it, its signatures,
- * the UTR decisions on a fake clock, the payment page and its choices, payouts, status reads and
- * event retries.
+ * the UTR decisions on a fake clock, the payment page and its choices, payouts, refunds, status
+ * reads and event retries.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { isValidIban } from '../../shared/domain/kernel/iban.js';
-import { createdPaymentSchema, providerEventSchema, providerStatusSchema, requestedPayoutSchema, signMessage } from '../../shared/connectors/protocol/messages.js';
-import type { CreatePaymentRequest } from '../../shared/domain/providers/provider-port.js';
-import { EVENT_DELIVERY_WINDOW_SECONDS, madeUpSenderDetails, paymentReferenceOf, PAYOUT_REQUEST_LIFETIME_SECONDS, UTR_REJECTION_REASON } from '../../demo-provider/core/records.js';
+import { createdPaymentSchema, providerEventSchema, providerStatusSchema, requestedPayoutSchema, requestedRefundSchema, signMessage } from '../../shared/connectors/protocol/messages.js';
+import type { CreatePaymentRequest, ProviderRefundRequest } from '../../shared/domain/providers/provider-port.js';
+import {
+  EVENT_DELIVERY_WINDOW_SECONDS,
+  madeUpSenderDetails,
+  paymentReferenceOf,
+  PAYOUT_REQUEST_LIFETIME_SECONDS,
+  refundedTotalWith,
+  refundReferenceOf,
+  UTR_REJECTION_REASON,
+} from '../../demo-provider/core/records.js';
 import { coreHarness, newProviderSecret, paymentRequest, payoutRequest, PUBLIC_URL, type CoreHarness } from '../support/demo-provider.js';
 
 let h: CoreHarness;
@@ -25,7 +33,7 @@ const createPayment = async (fields: Partial<CreatePaymentRequest> = {}) => {
   return { request, answer: JSON.parse(response.body) as any, providerReference: JSON.parse(response.body).providerReference as string };
 };
 
-const statusOf = async (providerReference: string, kind: 'payments' | 'payouts' = 'payments') => {
+const statusOf = async (providerReference: string, kind: 'payments' | 'payouts' | 'refunds' = 'payments') => {
   const response = await h.signed('GET', `/${kind}/${providerReference}`);
   expect(response.status, response.body).toBe(200);
   return providerStatusSchema.parse(JSON.parse(response.body));
@@ -124,6 +132,8 @@ describe('a request of the protocol', () => {
       ['POST', `/payments/${providerReference}/utr`, { utr: '412345678901' }],
       ['POST', '/payouts', payoutRequest()],
       ['GET', `/payouts/${providerReference}`, undefined],
+      ['POST', '/refunds', { reference: randomUUID(), paymentReference: providerReference, amount: '1.00', currency: 'INR' }],
+      ['GET', `/refunds/${refundReferenceOf(randomUUID())}`, undefined],
     ] as const;
 
   it.each([
@@ -174,7 +184,7 @@ describe('routes', () => {
   });
 
   it('answers an unknown provider reference with 404', async () => {
-    for (const target of ['/payments/pay_000000000000000000000000', '/payouts/po_000000000000000000000000']) {
+    for (const target of ['/payments/pay_000000000000000000000000', '/payouts/po_000000000000000000000000', '/refunds/rf_000000000000000000000000']) {
       const response = await h.signed('GET', target);
       expect(response.status, target).toBe(404);
       expect(errorsOf(response.body).errors[0]!.code).toBe('not_found');
@@ -449,6 +459,222 @@ describe('a payout', () => {
     const response = await h.signed('POST', '/payouts', { ...payoutRequest(), recipient: { variant: 'pigeon' } });
     expect(response.status).toBe(422);
     expect(errorsOf(response.body).errors[0]).toMatchObject({ field: 'recipient.variant' });
+  });
+});
+
+describe('a refund', () => {
+  /** A payment the customer paid on the page, its event sent and forgotten. */
+  const paidPayment = async (fields: Partial<CreatePaymentRequest> = {}) => {
+    const created = await createPayment({ currency: 'TRY', method: 'wallet', amount: '1500.00', ...fields });
+    expect((await choose(created.providerReference, 'confirmed')).status).toBe(303);
+    h.events.length = 0;
+    return created;
+  };
+  const refundRequest = (paymentReference: string, fields: Partial<ProviderRefundRequest> = {}): ProviderRefundRequest => ({
+    reference: randomUUID(),
+    paymentReference,
+    amount: '400.00',
+    currency: 'TRY',
+    ...fields,
+  });
+  const requestRefund = (request: ProviderRefundRequest | Record<string, unknown>) => h.signed('POST', '/refunds', request);
+  const refundOf = async (request: ProviderRefundRequest) => {
+    const response = await requestRefund(request);
+    expect(response.status, response.body).toBe(202);
+    return requestedRefundSchema.parse(JSON.parse(response.body)).providerReference;
+  };
+  const paymentRecord = (providerReference: string) => h.store.records.get(providerReference) as { refundedAmount?: string; refundReferences?: string[] };
+
+  it('is taken with 202 and its provider reference, once per reference: a repeated request answers the same refund, counted once', async () => {
+    const { providerReference: payment } = await paidPayment();
+    const request = refundRequest(payment, { reason: 'The customer returned the goods' });
+    const first = await requestRefund(request);
+    expect(first.status).toBe(202);
+    const answer = requestedRefundSchema.parse(JSON.parse(first.body));
+    expect(answer).toEqual({ providerReference: refundReferenceOf(request.reference) });
+    expect(answer.providerReference).toMatch(/^rf_[0-9a-f]{24}$/);
+    // The gateway's retry: the same body under the same webhook-id, or a new one.
+    const again = await requestRefund(request);
+    expect([again.status, JSON.parse(again.body)]).toEqual([202, answer]);
+    expect(h.store.records.size).toBe(2);
+    expect(paymentRecord(payment)).toMatchObject({ refundedAmount: '400.00', refundReferences: [answer.providerReference] });
+    expect(h.store.records.get(answer.providerReference)).toMatchObject({ kind: 'refund', reference: request.reference, paymentReference: payment, amount: '400.00', reason: request.reason });
+  });
+
+  it('of a payment that is not known is refused with 404, storing nothing', async () => {
+    for (const paymentReference of ['pay_000000000000000000000000', JSON.parse((await h.signed('POST', '/payouts', payoutRequest())).body).providerReference]) {
+      const response = await requestRefund(refundRequest(paymentReference));
+      expect(response.status, paymentReference).toBe(404);
+      expect(errorsOf(response.body).errors[0]!.code).toBe('not_found');
+    }
+    expect([...h.store.records.values()].map((record) => record.kind)).toEqual(['payout']);
+    expect(h.scheduler.held).toEqual([]);
+  });
+
+  it('of a payment that is not confirmed (pending, failed, its UTR not yet decided) is refused with 409', async () => {
+    const { providerReference: pending } = await createPayment({ currency: 'TRY', method: 'wallet' });
+    const { providerReference: failed } = await createPayment({ currency: 'TRY', method: 'wallet' });
+    await choose(failed, 'failed');
+    const { providerReference: utr } = await createPayment({ currency: 'INR', method: 'p2p' });
+    await submitUtr(utr, '412345678901');
+    h.scheduler.held.length = 0;
+    for (const [paymentReference, currency] of [
+      [pending, 'TRY'],
+      [failed, 'TRY'],
+      [utr, 'INR'],
+    ] as const) {
+      const response = await requestRefund(refundRequest(paymentReference, { currency }));
+      expect(response.status, paymentReference).toBe(409);
+      expect(errorsOf(response.body).errors[0]!.code).toBe('conflict');
+    }
+    expect([...h.store.records.values()].filter((record) => record.kind === 'refund')).toEqual([]);
+    expect(h.scheduler.held).toEqual([]);
+  });
+
+  it('of a payment whose UTR decision is due is taken, even when the decision has not run yet, as the status read reports it', async () => {
+    const { providerReference: payment } = await createPayment({ currency: 'INR', method: 'p2p', amount: '1500.00' });
+    await submitUtr(payment, '412345678901');
+    h.clock.advance(2);
+    expect((await statusOf(payment)).status).toBe('confirmed');
+    await refundOf(refundRequest(payment, { currency: 'INR' }));
+  });
+
+  it('is refused with 422 when the refunds of a payment together would exceed what it took', async () => {
+    const { providerReference: payment } = await paidPayment({ amount: '1500.00' });
+    const first = refundRequest(payment, { amount: '1000.00' });
+    await refundOf(first);
+    const over = await requestRefund(refundRequest(payment, { amount: '500.01' }));
+    expect(over.status).toBe(422);
+    expect(errorsOf(over.body).errors).toEqual([{ code: 'unprocessable_content', field: 'amount', message: expect.stringContaining('1500.00 TRY') }]);
+    await refundOf(refundRequest(payment, { amount: '500' }));
+    expect((await requestRefund(refundRequest(payment, { amount: '0.01' }))).status).toBe(422);
+    // A repeated request of a refund counted is answered all the same, the payment refunded whole.
+    expect((await requestRefund(first)).status).toBe(202);
+    expect(paymentRecord(payment)).toMatchObject({ refundedAmount: '1500.00', refundReferences: expect.any(Array) });
+    expect(paymentRecord(payment).refundReferences).toHaveLength(2);
+  });
+
+  it('racing another refund of the same payment is counted against the total the other left', async () => {
+    const { providerReference: payment } = await paidPayment({ amount: '1500.00' });
+    const answers = await Promise.all([requestRefund(refundRequest(payment, { amount: '1000.00' })), requestRefund(refundRequest(payment, { amount: '1000.00' }))]);
+    expect(answers.map((answer) => answer.status).sort()).toEqual([202, 422]);
+    const same = refundRequest(payment, { amount: '500.00' });
+    const repeated = await Promise.all([requestRefund(same), requestRefund(same)]);
+    expect(repeated.map((answer) => [answer.status, JSON.parse(answer.body)])).toEqual([
+      [202, { providerReference: refundReferenceOf(same.reference) }],
+      [202, { providerReference: refundReferenceOf(same.reference) }],
+    ]);
+    expect(paymentRecord(payment)).toMatchObject({ refundedAmount: '1500.00' });
+    expect(paymentRecord(payment).refundReferences).toHaveLength(2);
+  });
+
+  it('in another currency than its payment, of nothing, or malformed, is refused with 422', async () => {
+    const { providerReference: payment } = await paidPayment();
+    const otherCurrency = await requestRefund(refundRequest(payment, { currency: 'AZN' }));
+    expect([otherCurrency.status, errorsOf(otherCurrency.body).errors[0]!.field]).toEqual([422, 'currency']);
+    const nothing = await requestRefund(refundRequest(payment, { amount: '0.00' }));
+    expect([nothing.status, errorsOf(nothing.body).errors[0]!.field]).toEqual([422, 'amount']);
+    const { paymentReference: _paymentReference, ...withoutPayment } = refundRequest(payment);
+    const malformed = await requestRefund({ ...withoutPayment, reference: 'refund-1', amount: '1.001', reason: 'x'.repeat(501) });
+    expect(malformed.status).toBe(422);
+    expect(errorsOf(malformed.body).errors.map((error) => error.field)).toEqual(['reference', 'paymentReference', 'amount', 'reason']);
+    expect((await h.signed('POST', '/refunds', '{"reference":')).status).toBe(422);
+    expect(paymentRecord(payment).refundedAmount).toBeUndefined();
+  });
+
+  it("is decided after the delay: refund.confirmed, signed, sent to its payment's notifyUrl", async () => {
+    const { providerReference: payment, request: paymentRequest } = await paidPayment();
+    const request = refundRequest(payment, { amount: '250.50', reason: 'Returned' });
+    const providerReference = await refundOf(request);
+    expect(await statusOf(providerReference, 'refunds')).toEqual({ status: 'pending' });
+    expect(h.scheduler.held.map(({ job, at }) => [job, at.getTime() - h.clock.read().getTime()])).toEqual([[{ kind: 'decide-refund', providerReference }, 2000]]);
+
+    h.clock.advance(1.9);
+    expect(await h.runDue()).toBe(0);
+    expect(h.events).toEqual([]);
+    h.clock.advance(0.1);
+    expect(await h.runDue()).toBe(1);
+
+    expect(h.events).toHaveLength(1);
+    const event = h.events[0]!;
+    expect(event.url).toBe(paymentRequest.notifyUrl);
+    expect(event.headers['webhook-id']).toBe(`${providerReference}:refund.confirmed`);
+    expect(verified(h.secret, event)).toEqual(event.json);
+    expect(providerEventSchema.parse(event.json)).toEqual({ type: 'refund.confirmed', reference: request.reference, providerReference, amount: '250.50', currency: 'TRY' });
+    expect(await statusOf(providerReference, 'refunds')).toEqual({ status: 'confirmed', amount: '250.50' });
+    // A repeated request of a decided refund changes nothing and schedules nothing.
+    expect((await requestRefund(request)).status).toBe(202);
+    expect(h.scheduler.held).toEqual([]);
+  });
+
+  it('is decided and sent once, however often its request and its decision are repeated', async () => {
+    const { providerReference: payment } = await paidPayment();
+    const request = refundRequest(payment);
+    const providerReference = await refundOf(request);
+    h.clock.advance(1);
+    await refundOf(request);
+    // Scheduled again, at the time the first request said.
+    expect(h.scheduler.held).toHaveLength(2);
+    expect(new Set(h.scheduler.held.map(({ at }) => at.toISOString())).size).toBe(1);
+    h.clock.advance(1);
+    expect(await h.runDue()).toBe(2);
+    await h.provider.run({ kind: 'decide-refund', providerReference });
+    expect(h.events.map((event) => event.headers['webhook-id'])).toEqual([`${providerReference}:refund.confirmed`]);
+  });
+
+  it('is reported decided once due even when its decision never ran (a timer or message lost)', async () => {
+    const { providerReference: payment } = await paidPayment();
+    const providerReference = await refundOf(refundRequest(payment, { amount: '10.00' }));
+    h.scheduler.held.length = 0;
+    h.clock.advance(2);
+    expect(await statusOf(providerReference, 'refunds')).toEqual({ status: 'confirmed', amount: '10.00' });
+  });
+
+  it('waits as long as GATEWAY_PROVIDER_DELAY_S says', async () => {
+    h = coreHarness({ utrDecisionDelaySeconds: 30 });
+    const { providerReference: payment } = await paidPayment();
+    const providerReference = await refundOf(refundRequest(payment));
+    h.clock.advance(29);
+    expect((await statusOf(providerReference, 'refunds')).status).toBe('pending');
+    h.clock.advance(1);
+    expect((await statusOf(providerReference, 'refunds')).status).toBe('confirmed');
+  });
+
+  it('has its event retried as payment events are, with the same webhook-id and body', async () => {
+    const { providerReference: payment } = await paidPayment();
+    const providerReference = await refundOf(refundRequest(payment));
+    const answers: Array<number | null> = [null, 503, 200];
+    h.answer = () => answers.shift()!;
+    h.clock.advance(2);
+    await h.runDue();
+    expect(h.scheduler.held.map(({ job }) => job)).toEqual([{ kind: 'deliver-event', providerReference, attempt: 2, firstAttemptAt: h.clock.read().toISOString() }]);
+    h.clock.advance(1);
+    await h.runDue();
+    h.clock.advance(5);
+    await h.runDue();
+    expect(h.events.map((event) => [event.headers['webhook-id'], event.body, event.status])).toEqual([
+      [`${providerReference}:refund.confirmed`, h.events[0]!.body, null],
+      [`${providerReference}:refund.confirmed`, h.events[0]!.body, 503],
+      [`${providerReference}:refund.confirmed`, h.events[0]!.body, 200],
+    ]);
+    expect(h.scheduler.held).toEqual([]);
+  });
+
+  it('is read by its own reference only: a payment or payout reference is no refund', async () => {
+    const { providerReference: payment } = await paidPayment();
+    const refund = await refundOf(refundRequest(payment));
+    expect((await h.signed('GET', `/refunds/${payment}`)).status).toBe(404);
+    expect((await h.signed('GET', `/payments/${refund}`)).status).toBe(404);
+    expect((await h.signed('GET', `/payouts/${refund}`)).status).toBe(404);
+    expect((await requestRefund(refundRequest(refund))).status).toBe(404);
+    expect((await submitUtr(refund, '412345678901')).status).toBe(404);
+  });
+
+  it('counts refunds with exact decimals', () => {
+    expect(refundedTotalWith({}, '1500.00', '1500')).toBe('1500.00');
+    expect(refundedTotalWith({ refundedAmount: '0.10' }, '0.30', '0.20')).toBe('0.30');
+    expect(refundedTotalWith({ refundedAmount: '0.10' }, '0.30', '0.21')).toBeUndefined();
+    expect(refundedTotalWith({ refundedAmount: '999999999999999.98' }, '999999999999999.99', '0.01')).toBe('999999999999999.99');
   });
 });
 
