@@ -18,6 +18,8 @@ import { transactionView, type Transaction } from '../../shared/domain/transacti
 import { withdrawalRequestSchema } from '../../shared/domain/transactions/withdrawals.js';
 import { entryId } from '../../shared/domain/ledger/balances.js';
 import { memoryGateway, refusal } from '../support/memory/gateway.js';
+import { memoryProviderRegistry } from '../support/memory/payment-provider.js';
+import { ProviderSettlement } from '../../shared/domain/payments/provider-settlement.js';
 import { MemoryPayoutChain } from '../support/memory/payout-chain.js';
 
 const CUSTOMER = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed';
@@ -252,5 +254,104 @@ describe('refunds waiting for approval, and of simulated deposits', () => {
     await gateway.transactionService.settle(merchant.id, refunded.id, 'confirmed', { expectedType: ['withdraw', 'refund'] });
     expect(await balance()).toMatchObject({ available: '0.000000', reserved: '0.000000' });
     expect(await gateway.invoices.get(paid.invoiceId!)).toMatchObject({ refundedAmount: '25.000000' });
+  });
+});
+
+describe('refunds of fiat deposits', () => {
+  /** A TRY deposit of `amount` into an invoice of 1000 TRY paid at the demo provider, as its payment.confirmed event records it. */
+  const fiatDeposit = async (s: ReturnType<typeof setup>, amount = '1000.00') => {
+    const invoice = await s.gateway.createInvoice(s.merchant.id, { baseCurrency: 'TRY', paymentMethod: 'wallet', amount: 1000 });
+    const payment = await s.gateway.requests.paymentFor(invoice);
+    await s.gateway.settlement.apply(payment.providerId, { kind: 'payment', reference: invoice.id, providerReference: payment.providerReference, status: 'confirmed', amount, currency: 'TRY' });
+    const [deposit] = await s.gateway.ledger.listByInvoice(invoice.id);
+    return { invoice, payment, deposit: deposit! };
+  };
+  const fiatRefund = (s: ReturnType<typeof setup>, fields: Record<string, unknown>) => s.refunds.create(s.merchant.id, refundRequestSchema.parse(fields));
+  const tryBalance = (s: ReturnType<typeof setup>) => s.gateway.balances.get(s.merchant.id, 'TRY');
+
+  it('asks the provider that took the payment, with its reference of it, and settles on its refund.confirmed: the refund paid out, the invoice refunded', async () => {
+    const s = setup({ invoiceCallbacks: true });
+    const { invoice, payment, deposit } = await fiatDeposit(s);
+    const refunded = await fiatRefund(s, { transactionId: deposit.id, amount: '250.50', reason: 'Returned item' });
+    expect(s.gateway.provider.refunds).toEqual([
+      { webhookId: `refund:${refunded.id}`, body: { reference: refunded.id, paymentReference: payment.providerReference, amount: '250.50', currency: 'TRY', reason: 'Returned item' } },
+    ]);
+    expect(refunded).toMatchObject({ type: 'refund', status: 'processing', refundOf: deposit.id, network: null, fees: { processing: '0.00', technical: null } });
+    expect(refunded).not.toHaveProperty('address');
+    expect((await s.stored(refunded.id)).provider).toMatchObject({ id: payment.providerId, paymentReference: payment.providerReference, reference: 'rf-1' });
+    expect(await tryBalance(s)).toMatchObject({ available: '749.50', reserved: '250.50' });
+
+    await s.gateway.settlement.apply(payment.providerId, { kind: 'refund', reference: refunded.id, providerReference: 'rf-1', status: 'confirmed' });
+    expect(await s.stored(refunded.id)).toMatchObject({ status: 'confirmed' });
+    expect(await tryBalance(s)).toMatchObject({ available: '749.50', reserved: '0.00' });
+    expect(await s.gateway.invoices.get(invoice.id)).toMatchObject({ refundedAmount: '250.50' });
+    expect(s.gateway.ledger.callback(`${refunded.id}:confirmed`)?.payload).toContain('"type":"refund"');
+    // Applied again, it changes nothing; a refund of another provider's reference is unknown.
+    await s.gateway.settlement.apply(payment.providerId, { kind: 'refund', reference: refunded.id, providerReference: 'rf-1', status: 'confirmed' });
+    expect(await tryBalance(s)).toMatchObject({ available: '749.50', reserved: '0.00' });
+    await expect(s.gateway.settlement.apply(payment.providerId, { kind: 'refund', reference: refunded.id, providerReference: 'rf-9', status: 'failed' })).rejects.toBeInstanceOf(NotFound);
+  });
+
+  it('gives the amount back to the deposit and the balance when the provider fails the refund', async () => {
+    const s = setup();
+    const { payment, deposit } = await fiatDeposit(s);
+    const refunded = await fiatRefund(s, { transactionId: deposit.id });
+    expect(refunded.amount).toBe('1000.00');
+    await s.gateway.settlement.apply(payment.providerId, { kind: 'refund', reference: refunded.id, providerReference: 'rf-1', status: 'failed' });
+    expect(await s.stored(refunded.id)).toMatchObject({ status: 'failed' });
+    expect((await s.stored(deposit.id)).refundsHeld).toBe('0.00');
+    expect(await tryBalance(s)).toMatchObject({ available: '1000.00', reserved: '0.00' });
+    expect(s.gateway.ledger.callback(`${refunded.id}:failed`)).toBeDefined();
+  });
+
+  it('refuses on transactionId when the provider refunds nothing (501): the refund failed at once, nothing left reserved, no callback', async () => {
+    const s = setup();
+    const { deposit } = await fiatDeposit(s);
+    s.gateway.provider.refunding = false;
+    const error = (await refusal(fiatRefund(s, { transactionId: deposit.id, amount: '10' }))) as Invalid;
+    expect(error.problems[0]!.field).toBe('transactionId');
+    expect(error.message).toMatch(/does not refund payments/);
+    expect(await tryBalance(s)).toMatchObject({ available: '1000.00', reserved: '0.00' });
+    expect((await s.stored(deposit.id)).refundsHeld).toBe('0.00');
+    const [refund] = (await s.gateway.ledger.listByInvoice(deposit.invoiceId!)).filter((transaction) => transaction.type === 'refund');
+    expect(refund).toMatchObject({ status: 'failed' });
+    expect(s.gateway.ledger.callback(`${refund!.id}:failed`)).toBeUndefined();
+  });
+
+  it('keeps a refund the provider did not take for the reconciliation, which sends it again with the same webhook-id', async () => {
+    const s = setup();
+    const { deposit } = await fiatDeposit(s);
+    s.gateway.provider.down = true;
+    const refunded = await fiatRefund(s, { transactionId: deposit.id, amount: '100' });
+    expect(refunded.status).toBe('processing');
+    expect((await s.stored(refunded.id)).provider?.requestedAt).toBeUndefined();
+    s.gateway.provider.down = false;
+    s.gateway.advance(60);
+    const reconciliation = new ProviderSettlement({
+      registry: memoryProviderRegistry(s.gateway.provider),
+      transactions: s.gateway.transactionService,
+      ledger: s.gateway.ledger,
+      invoices: s.gateway.invoices,
+      resend: { requests: s.gateway.requests, receiptOf: async () => undefined, recipientOf: async () => ({ variant: 'card' }) },
+      log: s.gateway.log,
+      clock: s.gateway.clock,
+    });
+    expect(await reconciliation.reconcile()).toMatchObject({ resent: 1 });
+    expect(s.gateway.provider.refunds.map((refund) => refund.webhookId)).toEqual([`refund:${refunded.id}`]);
+    expect((await s.stored(refunded.id)).provider).toMatchObject({ reference: 'rf-1', requestedAt: expect.any(String) });
+  });
+
+  it('takes no address for a fiat deposit, and refunds one without a provider payment (simulated) as the simulation API settles it', async () => {
+    const s = setup();
+    const { deposit } = await fiatDeposit(s);
+    const error = (await refusal(fiatRefund(s, { transactionId: deposit.id, address: CUSTOMER }))) as Invalid;
+    expect(error.problems[0]!.field).toBe('address');
+    const invoice = await s.gateway.createInvoice(s.merchant.id, { baseCurrency: 'TRY', paymentMethod: 'iban', amount: 500 });
+    const simulated = await s.gateway.transactionService.recordDeposit(s.merchant.id, invoice.id, { source: 'simulated', status: 'confirmed' });
+    const refunded = await fiatRefund(s, { transactionId: simulated.id, amount: '100' });
+    expect(refunded).not.toHaveProperty('provider');
+    expect(s.gateway.provider.refunds).toEqual([]);
+    await s.gateway.transactionService.settle(s.merchant.id, refunded.id, 'confirmed', { expectedType: ['withdraw', 'refund'] });
+    expect(await s.gateway.invoices.get(invoice.id)).toMatchObject({ refundedAmount: '100.00' });
   });
 });
