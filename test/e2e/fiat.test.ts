@@ -156,7 +156,18 @@ describe('deposit confirmation by UTR', () => {
     const after = await api('GET', `/api/v2/invoices/${invoice.id}`);
     expect(after.body.data.status).toBe('completed');
     // Each UTR was decided once.
-    expect(receiver.received.filter((c) => c.json?.invoiceId === invoice.id)).toHaveLength(1);
+    expect(receiver.received.filter((c) => c.json?.invoiceId === invoice.id && c.json?.type === 'deposit')).toHaveLength(1);
+  });
+
+  it('refunds part of the confirmed deposit through the demo provider, which confirms it after GATEWAY_PROVIDER_DELAY_S: the refund callback, the invoice refunded', async () => {
+    const { invoice } = confirmations.confirmed!;
+    const deposit = await receiver.waitForDelivery((c) => c.json?.invoiceId === invoice.id && c.json?.type === 'deposit', 15_000);
+    const response = await api('POST', '/api/v2/refunds', { transactionId: deposit.json.id, amount: '250', reason: 'Order canceled' }, { 'idempotency-key': randomUUID() });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toMatchObject({ type: 'refund', status: 'processing', refundOf: deposit.json.id, amount: '250.00', currency: 'INR' });
+    const callback = await receiver.waitForDelivery((c) => c.json?.id === response.body.data.id, 15_000);
+    expect(callback.json).toMatchObject({ type: 'refund', status: 'confirmed', refundOf: deposit.json.id, amount: '250.00' });
+    expect((await api('GET', `/api/v2/invoices/${invoice.id}`)).body.data.refundedAmount).toBe('250.00');
   });
 
   it('keeps the receipt under the data directory sealed: no PNG in the clear', async () => {

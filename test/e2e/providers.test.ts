@@ -303,3 +303,49 @@ describe('the reconciliation', () => {
     expect(asked.every((request) => request.signed && verifySignature(partner.secret, request.headers, ''))).toBe(true);
   });
 });
+
+describe('a refund at the partner', () => {
+  /** A TRY payment of `amount` at the partner, confirmed by its event: the deposit. */
+  async function paidAtPartner(amount: number) {
+    const invoice = await createInvoice({ baseCurrency: 'TRY', amount, paymentMethod: 'wallet', customerFullName: 'Ada' });
+    const payment = await eventually(() => partner.paymentOf(invoice.id));
+    const total = amount.toFixed(2);
+    expect((await partner.sendEvent({ type: 'payment.confirmed', reference: invoice.id, providerReference: payment.providerReference, amount: total, currency: 'TRY' })).status).toBe(200);
+    const [depositId] = (await invoiceOf(invoice.id)).transactionIds as string[];
+    return { invoice, payment, depositId: depositId! };
+  }
+  const refund = (body: Record<string, unknown>) => callApi(gateway, 'POST', '/api/v2/refunds', body, { 'idempotency-key': randomUUID() });
+
+  it("is asked of the partner with its payment's reference, signed; its refund.confirmed settles it, counts it on the invoice and calls the merchant back", async () => {
+    const { invoice, payment, depositId } = await paidAtPartner(800);
+    const response = await refund({ transactionId: depositId, amount: '300', reason: 'Returned' });
+    expect(response.status, response.text).toBe(200);
+    const created = response.body.data;
+    expect(created).toMatchObject({ type: 'refund', status: 'processing', refundOf: depositId, amount: '300.00', currency: 'TRY', network: null });
+    const asked = partner.refundOf(created.id)!;
+    expect(asked.webhookId).toBe(`refund:${created.id}`);
+    expect(asked.request).toEqual({ reference: created.id, paymentReference: payment.providerReference, amount: '300.00', currency: 'TRY', reason: 'Returned' });
+    expect(partner.requests.find((request) => request.path === '/refunds' && request.json?.reference === created.id)?.signed).toBe(true);
+
+    expect((await partner.sendEvent({ type: 'refund.confirmed', reference: created.id, providerReference: asked.providerReference, amount: '300.00', currency: 'TRY' })).status).toBe(200);
+    expect((await api('GET', `/api/v2/transaction/${created.id}`)).body.data).toMatchObject({ type: 'refund', status: 'confirmed', refundOf: depositId });
+    expect(await invoiceOf(invoice.id)).toMatchObject({ refundedAmount: '300.00', paidAmount: '800.00' });
+    const callback = await receiver.waitForDelivery((c) => c.json?.id === created.id);
+    expect(callback.json).toMatchObject({ type: 'refund', status: 'confirmed', refundOf: depositId, callbackType: 'transaction' });
+  });
+
+  it('is a 422 on transactionId when the partner refunds nothing (501), and nothing stays reserved', async () => {
+    const { depositId } = await paidAtPartner(600);
+    const balance = async () => ((await api('GET', '/api/v2/balances')).body.data.items as Array<{ currency: string }>).find((item) => item.currency === 'TRY');
+    const before = await balance();
+    partner.offerRefunds(false);
+    try {
+      const response = await refund({ transactionId: depositId, amount: '100' });
+      expect(response.status, response.text).toBe(422);
+      expect(response.body.errors[0]).toMatchObject({ code: 'unprocessable_content', field: 'transactionId', message: expect.stringMatching(/does not refund payments/) });
+    } finally {
+      partner.offerRefunds(true);
+    }
+    expect(await balance()).toEqual(before);
+  });
+});
