@@ -6,9 +6,13 @@ import { keyRegistry } from './commons/key-registry.js';
 import { dailyTotals } from './commons/daily-totals.js';
 import { dashboardRequest, dashboardWith, servePage } from './commons/dashboard.js';
 import { cryptoPayoutService } from './commons/payouts.js';
+import { refundService } from './commons/refunds.js';
 import { reportQueue, reportService } from './commons/reports.js';
+import { transactionStore } from './commons/stores.js';
+import { stillRefundable } from '../shared/domain/payments/index.js';
 
 const payouts = cryptoPayoutService();
+const refunds = refundService();
 const dashboard = dashboardWith({
   reports: reportService({ queue: reportQueue() }),
   keys: apiKeyServiceWith(keyRegistry),
@@ -17,6 +21,10 @@ const dashboard = dashboardWith({
     quote: (merchantId, request) => payouts.quote(merchantId, request),
     create: (merchantId, request, code) => payouts.create(merchantId, request, code),
     decide: (merchantId, transactionId, decision, code) => payouts.decide(merchantId, transactionId, decision, code),
+  },
+  refunds: {
+    refundable: (merchantId, transactionId) => stillRefundable(transactionStore, merchantId, transactionId),
+    create: (merchantId, request, code) => refunds.create(merchantId, request, code),
   },
 });
 

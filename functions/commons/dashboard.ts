@@ -7,6 +7,7 @@ import { config } from '../../shared/config.js';
 import { Dashboard, type DashboardRequest } from '../../shared/dashboard/dashboard.js';
 import type { DashboardServices } from '../../shared/dashboard/page.js';
 import type { DashboardAccess } from '../../shared/domain/dashboard/index.js';
+import { stillRefundable } from '../../shared/domain/payments/index.js';
 import type { ReportService } from '../../shared/domain/ledger/index.js';
 import type { RouteRequest, RouteResult } from '../../shared/http/handler.js';
 import { dynamoDashboardAccess } from '../../shared/store/dashboard-access.js';
@@ -19,6 +20,7 @@ import { merchantAccount } from './merchant-account.js';
 import { payoutAddresses } from './payout-addresses.js';
 import { transactionViews } from './transaction-views.js';
 import { requireVault } from './vault.js';
+import { transactionStore } from './stores.js';
 
 const { tables, stage, publicBaseUrl, secretOverlapSeconds } = config();
 const { dataKeys, callbackSecrets } = requireVault();
@@ -32,7 +34,19 @@ const READS_PAYOUTS_ONLY: DashboardServices['payouts'] = {
   decide: () => Promise.reject(new Error('Payouts are decided by the dashboard form function only')),
 };
 
-export function dashboardWith(parts: { reports: ReportService; keys: DashboardServices['keys']; totals: DashboardServices['totals']; payouts?: DashboardServices['payouts'] }): Dashboard {
+/** What the page function has of refunds: the refundable amount it shows; asking for one is a form. */
+const READS_REFUNDS_ONLY = (refundable: DashboardServices['refunds']['refundable']): DashboardServices['refunds'] => ({
+  refundable,
+  create: () => Promise.reject(new Error('Refunds are asked for by the dashboard form function only')),
+});
+
+export function dashboardWith(parts: {
+  reports: ReportService;
+  keys: DashboardServices['keys'];
+  totals: DashboardServices['totals'];
+  payouts?: DashboardServices['payouts'];
+  refunds?: DashboardServices['refunds'];
+}): Dashboard {
   const invoices = invoiceServiceWith();
   const services: DashboardServices = {
     access: dashboardAccess as DashboardAccess<unknown>,
@@ -50,6 +64,7 @@ export function dashboardWith(parts: { reports: ReportService; keys: DashboardSe
     totals: parts.totals,
     payoutAddresses,
     payouts: parts.payouts ?? READS_PAYOUTS_ONLY,
+    refunds: parts.refunds ?? READS_REFUNDS_ONLY((merchantId, transactionId) => stillRefundable(transactionStore, merchantId, transactionId)),
     keys: parts.keys,
     clock: () => new Date(),
   };

@@ -17,6 +17,7 @@ import * as account from './pages/account.js';
 import * as money from './pages/money.js';
 import * as payoutAddresses from './pages/payout-addresses.js';
 import * as payouts from './pages/payouts.js';
+import * as refunds from './pages/refunds.js';
 
 export type DashboardMethod = 'GET' | 'POST';
 
@@ -42,6 +43,7 @@ const ROUTES: readonly DashboardRoute[] = [
   { method: 'GET', path: 'transactions', needs: 'read', handle: money.transactions },
   { method: 'GET', path: 'transactions/{transactionId}', needs: 'read', handle: money.transaction },
   { method: 'POST', path: 'transactions/{transactionId}/resend', needs: 'callbacks', handle: money.resendTransactionCallback },
+  { method: 'POST', path: 'transactions/{transactionId}/refund', needs: 'payouts', handle: refunds.refundDeposit },
   { method: 'GET', path: 'payouts', needs: 'read', handle: payouts.payouts },
   { method: 'POST', path: 'payouts/quote', needs: 'payouts', handle: payouts.quotePayout },
   { method: 'POST', path: 'payouts/new', needs: 'payouts', handle: payouts.createPayout },

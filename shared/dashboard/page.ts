@@ -9,9 +9,9 @@ import type { CryptoPayoutQuote } from '../domain/payments/index.js';
 import type { BalanceView, CreateReportRequest, DailyTotals, ReportView } from '../domain/ledger/index.js';
 import type { CallbackDelivery } from '../domain/callbacks/index.js';
 import type { InvoiceView, ListInvoicesQuery } from '../domain/invoicing/index.js';
-import type { Page } from '../domain/kernel/index.js';
+import type { Decimal, Page } from '../domain/kernel/index.js';
 import type { CryptoPayoutRequest, NewPayoutAddressRequest, PayoutAddressAuthority, PayoutAddressList, PayoutAddressView } from '../domain/payouts/index.js';
-import type { ListTransactionsQuery, TransactionView } from '../domain/transactions/index.js';
+import type { ListTransactionsQuery, RefundRequest, TransactionView } from '../domain/transactions/index.js';
 import type { DashboardContext } from './document.js';
 
 /** A report as the reports page lists it. */
@@ -63,6 +63,11 @@ export interface DashboardServices {
     quote(merchantId: string, request: CryptoPayoutRequest): Promise<CryptoPayoutQuote>;
     create(merchantId: string, request: CryptoPayoutRequest, code: CodeUse): Promise<{ status: string }>;
     decide(merchantId: string, transactionId: string, decision: 'approve' | 'reject', code: CodeUse): Promise<unknown>;
+  };
+  /** Refunds of the merchant's deposits: what is still refundable, and a refund asked for by an owner with a fresh TOTP code. */
+  refunds: {
+    refundable(merchantId: string, transactionId: string): Promise<Decimal | undefined>;
+    create(merchantId: string, request: RefundRequest, code: CodeUse): Promise<{ id: string }>;
   };
   keys: {
     list(merchantId: string): Promise<ApiKeyView[]>;

@@ -60,11 +60,14 @@ export const DASHBOARD_FUNCTIONS = [
     // secret seals the merchant's; keys are registered with the gateway's usage plan. Each change
     // is written with its audit entry; a payout address added, a payout asked for, approved or
     // rejected, also with its TOTP code's use on the user. A payout is quoted by its network's node
-    // at the live rates and written with its reserve, as create-payout does (without an orderId).
+    // at the live rates and written with its reserve, as create-payout does (without an orderId); a
+    // refund with its reserve and what it holds of its deposit, as create-refund does, a fiat one
+    // asked of the provider that took the payment.
     opensCallbackSecrets: true,
     sealsCallbackSecrets: true,
     managesApiKeys: true,
     usesChainNodes: true,
+    usesProviders: true,
     // A new payout's quote: the fee of a transfer from the treasury is estimated from its address.
     readsTreasuryKeys: true,
     sendsTo: ['callbacks', 'reports', 'payouts'],
@@ -76,7 +79,7 @@ export const DASHBOARD_FUNCTIONS = [
       merchants: ['GetItem', 'UpdateItem'],
       apiKeys: ['GetItem', 'PutItem', 'UpdateItem'],
       invoices: ['GetItem'],
-      transactions: ['GetItem', 'PutItem'],
+      transactions: ['GetItem', 'PutItem', 'UpdateItem'],
       outbox: ['GetItem', 'BatchGetItem', 'UpdateItem', 'PutItem'],
       reports: ['PutItem', 'UpdateItem'],
       payoutAddresses: ['Query', 'GetItem', 'PutItem', 'DeleteItem'],
@@ -86,8 +89,9 @@ export const DASHBOARD_FUNCTIONS = [
       balanceEntries: POSTS_TO_BALANCES.balanceEntries,
     },
     queries: {
-      // The payouts page, drawn again beside a refused payout form: the payouts, and those waiting for approval.
-      transactions: ['byMerchantType', 'byMerchantStatus'],
+      // The payouts page, drawn again beside a refused payout form: the payouts, and those waiting for
+      // approval; a deposit's page beside a refused refund form: its invoice's refunds.
+      transactions: ['byMerchantType', 'byMerchantStatus', 'byInvoice'],
       dashboardSessions: ['byUser'],
       dashboardUsers: ['byMerchant'],
       auditLog: ['byMerchant'],

@@ -384,3 +384,46 @@ describe('the payouts page', () => {
     expect(unexpected(ownerBrowser.errors)).toEqual([]);
   });
 });
+
+describe("a refund from a deposit's page", () => {
+  it('lets an owner refund a deposit with a fresh code, the refundable amount filled in; the refund is listed on the deposit and its invoice, and a developer sees no form', async () => {
+    const invoice = (await callApi(gateway, 'POST', '/api/v2/invoices', { orderId: randomUUID(), customerId: 'refund-customer', baseCurrency: 'USDT', amount: 8 })).body.data;
+    const deposit = (await callApi(gateway, 'POST', '/api/v2/simulate/deposit', { invoiceId: invoice.id, network: 'ethereum' })).body.data;
+    const { page } = ownerBrowser;
+    await page.goto(dashboard(`transactions/${deposit.id}`));
+    await page.getByRole('heading', { name: en['refunds.new'] }).waitFor();
+    expect(await page.getByText(en['refunds.none']).count()).toBe(1);
+    const amount = page.getByLabel(`${en['refunds.amount']} (USDT)`);
+    expect(await amount.inputValue()).toBe('8.000000');
+    expect(await accessibilityViolationsAtEveryWidth(page)).toEqual(NO_VIOLATIONS_AT_ANY_WIDTH);
+
+    // More than the deposit brought: refused beside the amount, nothing written.
+    await amount.fill('8.5');
+    await page.getByLabel(en['refunds.address'].replace('{network}', 'ethereum')).fill(TOKEN_RECIPIENT);
+    await page.getByLabel(en['payoutAddresses.code']).fill(await freshCode(owner));
+    await page.getByRole('button', { name: en['refunds.submit'], exact: true }).click();
+    await page.locator('#field-amount-problem').waitFor();
+    expect((await callApi(gateway, 'GET', `/api/v2/transactions?type=refund&invoiceId=${invoice.id}`)).body.data.items).toEqual([]);
+
+    await page.getByLabel(`${en['refunds.amount']} (USDT)`).fill('5');
+    await page.getByLabel(en['refunds.reason']).fill('Returned');
+    await page.getByLabel(en['payoutAddresses.code']).fill(await freshCode(owner));
+    await page.getByRole('button', { name: en['refunds.submit'], exact: true }).click();
+    await page.getByRole('status').getByText(en['refunds.requested']).waitFor();
+    const [refund] = (await callApi(gateway, 'GET', `/api/v2/transactions?type=refund&invoiceId=${invoice.id}`)).body.data.items;
+    expect(refund).toMatchObject({ type: 'refund', status: 'processing', refundOf: deposit.id, amount: '5.000000', address: TOKEN_RECIPIENT });
+    expect(await tableRows(page, en['refunds.title']).count()).toBe(1);
+    // What is left is filled in next.
+    expect(await page.getByLabel(`${en['refunds.amount']} (USDT)`).inputValue()).toBe('3.000000');
+
+    expect((await callApi(gateway, 'POST', '/api/v2/simulate/withdrawal', { transactionId: refund.id, status: 'confirmed' })).status).toBe(200);
+    await page.goto(dashboard(`invoices/${invoice.id}`));
+    expect(await tableRows(page, en['invoice.transactions']).count()).toBe(2);
+    await saveScreenshot(page, 'dashboard-en-invoice-refunded');
+
+    await developerBrowser.page.goto(dashboard(`transactions/${deposit.id}`));
+    await developerBrowser.page.getByRole('heading', { name: en['refunds.title'] }).waitFor();
+    expect(await developerBrowser.page.getByRole('heading', { name: en['refunds.new'] }).count()).toBe(0);
+    expect(unexpected(ownerBrowser.errors)).toEqual([]);
+  });
+});

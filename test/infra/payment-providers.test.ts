@@ -127,7 +127,17 @@ describe('payment providers', () => {
         if (secretGrants.length > 0) readers.push(definition.name);
       }
       expect(sorted(readers)).toEqual(
-        sorted(['create-invoice', 'confirm-deposit', 'create-refund', 'create-withdrawal', 'receive-provider-event', 'reconcile-provider-payments', 'get-checkout-provider', 'submit-checkout-utr']),
+        sorted([
+          'create-invoice',
+          'confirm-deposit',
+          'create-refund',
+          'create-withdrawal',
+          'receive-provider-event',
+          'reconcile-provider-payments',
+          'get-checkout-provider',
+          'submit-checkout-utr',
+          'submit-dashboard-form',
+        ]),
       );
     }
   });

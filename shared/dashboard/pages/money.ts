@@ -1,6 +1,6 @@
 /** The money pages: the overview, invoices and transactions with their callbacks, and reports. */
 import { explorerTransactionUrl } from '../../domain/chains/index.js';
-import { Invalid, type Page } from '../../domain/kernel/index.js';
+import { decimalsOf, formatAmount, Invalid, type Page } from '../../domain/kernel/index.js';
 import { can } from '../../domain/dashboard/index.js';
 import { INVOICE_STATUSES, type InvoiceView, listInvoicesQuerySchema } from '../../domain/invoicing/index.js';
 import { BALANCE_CURRENCIES, createReportRequestSchema, REPORT_TYPES } from '../../domain/ledger/index.js';
@@ -177,17 +177,37 @@ export const transactions: PageHandler = async (request) => {
   return page(context, t.text('nav.transactions'), main, { status: parsed.success ? 200 : 422, query: filters });
 };
 
-export const transaction: PageHandler = async (request) => {
+/** A refund form sent back to be put right: its problems beside their fields, and what was typed. */
+export interface RefundFormState {
+  problems: FormProblems;
+  values: Record<string, string>;
+}
+
+/**
+ * A transaction with its callbacks; a deposit also with its refunds and, for an owner while some of
+ * it is refundable, the refund form (the refundable amount filled in, an address on a crypto
+ * deposit's network, a fresh code of the authenticator app).
+ */
+export async function transactionPage(request: PageRequest, refundForm?: RefundFormState): Promise<DashboardAnswer> {
   const { context, services, params, query } = request;
   const { t } = context;
-  const { user } = signedInUser(request);
+  const { user, session } = signedInUser(request);
   const found = await services.transactions.view(user.merchantId, params.transactionId ?? '');
-  const deliveries = await services.callbacks.deliveries(user.merchantId, found.id);
-  const main = html`${resentNotice(context, query)}<section>${facts([
+  const isDeposit = found.type === 'deposit';
+  const [deliveries, refunds, refundable] = await Promise.all([
+    services.callbacks.deliveries(user.merchantId, found.id),
+    isDeposit && found.invoiceId
+      ? services.transactions.list(user.merchantId, listTransactionsQuerySchema.parse({ type: 'refund', invoiceId: found.invoiceId }))
+      : Promise.resolve({ items: [], nextCursor: null }),
+    isDeposit && can(session.role, 'payouts') ? services.refunds.refundable(user.merchantId, found.id) : Promise.resolve(undefined),
+  ]);
+  const ofDeposit = { items: refunds.items.filter((refund) => refund.refundOf === found.id), nextCursor: null };
+  const main = html`${resentNotice(context, query)}${query.done === 'refunded' ? notice(t.text('refunds.requested')) : ''}<section>${facts([
     [t.text('list.type'), html`<code>${found.type}</code>`],
     [t.text('list.status'), html`<code>${found.status}</code>`],
     [t.text('list.amount'), t.amount(found.amount, found.currency)],
     ...(found.invoiceId ? [[t.text('list.invoiceId'), html`<a class="mono" href="${dashboardUrl(context, `invoices/${found.invoiceId}`)}">${found.invoiceId}</a>`] as [string, Html]] : []),
+    ...(found.refundOf ? [[t.text('transaction.refundOf'), html`<a class="mono" href="${dashboardUrl(context, `transactions/${found.refundOf}`)}">${found.refundOf}</a>`] as [string, Html]] : []),
     ...(found.network ? [[t.text('transaction.network'), found.network] as [string, string]] : []),
     ...(found.address ? [[t.text('transaction.address'), html`<span class="mono">${found.address}</span>`] as [string, Html]] : []),
     ...(found.transactionHash ? [[t.text('transaction.txHash'), chainLink(context, found)] as [string, Html]] : []),
@@ -196,9 +216,25 @@ export const transaction: PageHandler = async (request) => {
     [t.text('list.orderId'), found.orderId ?? ''],
     [t.text('list.created'), t.dateTime(found.createdAt)],
   ])}</section>
+${isDeposit ? html`<section><h2>${t.text('refunds.title')}</h2>${ofDeposit.items.length > 0 ? transactionTable(context, ofDeposit) : html`<p>${t.text('refunds.none')}</p>`}</section>` : ''}
+${refundable?.greaterThan(0) ? refundFormOf(context, found, formatAmount(refundable, decimalsOf(found.currency)), refundForm) : ''}
 <section><h2>${t.text('callbacks.title')}</h2>${callbackTable(context, deliveries)}${resendForm(context, `transactions/${found.id}/resend`)}</section>`;
-  return page(context, t.text('transaction.title', { id: found.id }), main);
-};
+  return page(context, t.text('transaction.title', { id: found.id }), main, { status: (refundForm?.problems.size ?? 0) > 0 ? 422 : 200 });
+}
+
+/** The refund form of a deposit: the amount (what is refundable unless typed otherwise), the customer's address on a crypto deposit's network, a reason, the code. */
+function refundFormOf(context: DashboardContext, deposit: TransactionView, refundable: string, state: RefundFormState = { problems: NO_PROBLEMS, values: {} }): Html {
+  const { t } = context;
+  const { problems, values } = state;
+  return html`<section><h2>${t.text('refunds.new')}</h2>${problemSummary(t, problems)}<form class="stack" method="post" action="${dashboardUrl(context, `transactions/${deposit.id}/refund`)}">${csrfField(context)}
+${field(t, problems, { name: 'amount', label: `${t.text('refunds.amount')} (${deposit.currency})`, value: values.amount ?? refundable, required: true, inputmode: 'text' })}
+${deposit.network ? field(t, problems, { name: 'address', label: t.text('refunds.address', { network: deposit.network }), value: values.address, required: true }) : ''}
+${field(t, problems, { name: 'reason', label: t.text('refunds.reason'), value: values.reason })}
+${field(t, problems, { name: 'code', label: t.text('payoutAddresses.code'), required: true, autocomplete: 'one-time-code', inputmode: 'numeric' })}
+<button class="primary" type="submit">${t.text('refunds.submit')}</button></form></section>`;
+}
+
+export const transaction: PageHandler = async (request) => transactionPage(request);
 
 const resend =
   (kind: 'invoices' | 'transactions'): PageHandler =>

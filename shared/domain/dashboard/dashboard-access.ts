@@ -89,7 +89,8 @@ export type AuditAction =
   | 'payout_address.removed'
   | 'payout.approved'
   | 'payout.rejected'
-  | 'payout.requested';
+  | 'payout.requested'
+  | 'refund.requested';
 
 export interface AuditEntry {
   merchantId: string;

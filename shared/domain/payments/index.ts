@@ -14,7 +14,7 @@ export type { ProviderSettlementDeps, ReconciliationPolicy } from './provider-se
 export { ownedTransaction, TransactionService } from './transaction-service.js';
 export type { Ledger, PersonsDecision, RefundHold, UniqueClaim } from './transaction-service.js';
 export { CryptoPayoutService } from './crypto-payout-service.js';
-export { RefundService } from './refund-service.js';
+export { RefundService, stillRefundable } from './refund-service.js';
 export type { CryptoPayoutQuote, PayoutQueue, PayoutSendRequest } from './crypto-payout-service.js';
 export { PayoutSender, PayoutSettlement, PayoutWaits } from './payout-sending.js';
 export type { PayoutChains, PayoutRecords, TreasuryNonce } from './payout-sending.js';

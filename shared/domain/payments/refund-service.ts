@@ -10,6 +10,7 @@ import { checkedPayoutAddress } from '../payouts/index.js';
 import { heldFor, payingMerchant, requireAvailable, writeWithEntries } from '../ledger/index.js';
 import { amountRuleProblem, Conflict, type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf, formatAmount, Invalid } from '../kernel/index.js';
 import type { Merchant } from '../merchants/index.js';
+import type { AuditEntry, CodeUse } from '../dashboard/index.js';
 import {
   isCryptoPayout,
   isSimulatedCryptoDeposit,
@@ -24,7 +25,7 @@ import {
 import { optimisticAttempts } from '../kernel/index.js';
 import { type CryptoPayoutServiceDeps, handOverPayout, quoteSending } from './crypto-payout-service.js';
 import type { ProviderRequests } from './provider-requests.js';
-import { ownedTransaction, type TransactionService } from './transaction-service.js';
+import { type Ledger, ownedTransaction, type TransactionService } from './transaction-service.js';
 import type { Invoice } from '../invoicing/index.js';
 import { ProviderDoesNotRefund, ProviderUnavailable } from '../providers/index.js';
 
@@ -39,28 +40,44 @@ export interface RefundServiceDeps extends Pick<CryptoPayoutServiceDeps, 'ledger
 export class RefundService {
   constructor(private readonly deps: RefundServiceDeps) {}
 
-  async create(merchantId: string, request: RefundRequest): Promise<RefundTransaction> {
+  /**
+   * A refund asked for by the API (no code) or by an owner in the dashboard, confirmed with a fresh
+   * TOTP code: then its audit entry and the code's use are written with it, or nothing is, so the
+   * same code submitted again is refused and refunds nothing twice.
+   */
+  async create(merchantId: string, request: RefundRequest, code?: CodeUse): Promise<RefundTransaction> {
     const merchant = await payingMerchant(this.deps.merchants, merchantId);
     const id = this.deps.newId();
     for await (const _attempt of optimisticAttempts()) {
       const deposit = refundableDeposit(await ownedTransaction(this.deps.ledger, merchantId, request.transactionId));
       const amount = refundAmount(deposit, request.amount);
       const { route, fees } = await this.routeOf(deposit, merchant, request, amount);
-      const refund = refundTransaction(deposit, { id, amount, fees, route, reason: request.reason, now: this.deps.clock() });
+      const now = this.deps.clock();
+      const refund = refundTransaction(deposit, { id, amount, fees, route, reason: request.reason, now });
       const refundHold = { depositId: deposit.id, expected: deposit.refundsHeld, next: refundsHeldAfter(deposit, amount) };
+      const decision = code && { code, entry: this.auditEntry(refund, code, now) };
       const result = await writeWithEntries(
         this.deps.balances,
         undefined,
         refund,
-        (posting) => this.deps.ledger.insert(refund, { posting, refundHold }),
+        (posting) => this.deps.ledger.insert(refund, { posting, refundHold, ...(decision && { decision }) }),
         (balance) => requireAvailable(balance, refund.currency, heldFor(refund)),
       );
       if (result === 'committed') {
         if (refund.status === 'processing' && isCryptoPayout(refund)) await handOverPayout(this.deps, refund);
         return refund.provider ? this.requestAtProvider(refund) : refund;
       }
+      // The deposit's refunds moved, or the code was taken meanwhile: only the first is decided again.
+      if (code && (await this.deps.ledger.get(deposit.id))?.refundsHeld === deposit.refundsHeld) throw Invalid.of('code', 'code was used already: enter the next one');
     }
     throw new Conflict("The deposit's refunds or the merchant's balance kept changing; retry the request");
+  }
+
+  /** What an owner asked for, for the audit log. */
+  private auditEntry(refund: RefundTransaction, code: CodeUse, now: Date): AuditEntry {
+    const to = refund.address ? ` to ${refund.address}` : '';
+    const subject = `${refund.id}: ${refund.amount} ${refund.currency} of deposit ${refund.refundOf}${to}`;
+    return { merchantId: refund.merchantId, id: this.deps.newId(), at: now.toISOString(), actor: code.email, action: 'refund.requested', subject };
   }
 
   /**
@@ -116,6 +133,12 @@ export class RefundService {
       return refund;
     }
   }
+}
+
+/** What of the merchant's deposit may still be refunded; undefined for anything that is no confirmed deposit of the merchant's. */
+export async function stillRefundable(ledger: Pick<Ledger, 'get'>, merchantId: string, transactionId: string): Promise<Decimal | undefined> {
+  const deposit = await ownedTransaction(ledger, merchantId, transactionId).catch(() => undefined);
+  return deposit?.type === 'deposit' && deposit.status === 'confirmed' ? refundableOf(deposit) : undefined;
 }
 
 /** The transaction if it is a confirmed deposit; a withdrawal, a refund or a deposit not (yet) confirmed is a 422 on `transactionId`. */
