@@ -7,11 +7,16 @@
  * last, a balance's entries from where the last reading stopped; the full pass reads every
  * merchant's books whole, over as many runs as their budgets take.
  */
+import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { balancesFromEntries, entryId } from '../../shared/domain/ledger/balances.js';
 import { BooksCheck, FULL_PASS_EVERY_MS, type BooksCheckReport, type PassStep } from '../../shared/domain/ledger/books-check.js';
 import type { WorkBudget } from '../../shared/domain/kernel/work-budget.js';
 import { withdrawalRequestSchema } from '../../shared/domain/transactions/withdrawals.js';
+import { refundRequestSchema } from '../../shared/domain/transactions/refunds.js';
+import { RefundService } from '../../shared/domain/payments/refund-service.js';
+import { defaultChains } from '../../shared/domain/chains/index.js';
+import { DEMO_USD_PRICES, StaticRateSource } from '../../shared/domain/rates/rates.js';
 import { balanceKey } from '../support/memory/balances.js';
 import { MemoryBooksCheckState } from '../support/memory/books-check.js';
 import { memoryGateway, type MemoryGateway } from '../support/memory/gateway.js';
@@ -102,6 +107,36 @@ describe('the books check', () => {
       { kind: 'missing_entries', merchantId, transactionId: paid.id, type: 'withdraw', status: 'confirmed', missing: ['payout'] },
     ]);
     expect(differences.filter(({ kind }) => kind === 'balance')).toHaveLength(1);
+  });
+
+  it('checks refunds as any money out: a confirmed one finds nothing, one missing its refund entry is reported', async () => {
+    const gateway = memoryGateway();
+    const merchantId = gateway.merchants.add().id;
+    const deposit = await depositOf(gateway, merchantId);
+    const refunds = new RefundService({
+      ledger: gateway.ledger,
+      balances: gateway.balances,
+      merchants: gateway.merchants,
+      feesOn: () => undefined,
+      configuration: () => ({ chains: defaultChains('demo'), payoutFees: {} }),
+      rates: new StaticRateSource(DEMO_USD_PRICES),
+      queue: { enqueue: async () => undefined },
+      log: gateway.log,
+      stage: 'demo',
+      clock: gateway.clock,
+      newId: randomUUID,
+      invoices: gateway.invoices,
+      requests: gateway.requests,
+      transactions: gateway.transactionService,
+    });
+    const refund = await refunds.create(merchantId, refundRequestSchema.parse({ transactionId: deposit.id, amount: '300' }));
+    await gateway.transactionService.settle(merchantId, refund.id, 'confirmed', { expectedType: 'refund' });
+    expect((await checkOf(gateway).run(RUN, UNLIMITED)).differences).toEqual([]);
+    gateway.balances.entries.delete(entryId(refund.id, 'refund'));
+    const { differences } = await checkOf(gateway).run(RUN, UNLIMITED);
+    expect(differences.filter(({ kind }) => kind === 'missing_entries')).toEqual([
+      { kind: 'missing_entries', merchantId, transactionId: refund.id, type: 'refund', status: 'confirmed', missing: ['refund'] },
+    ]);
   });
 
   it('reports a balance behind its entries, as one restored from an older backup than they are', async () => {

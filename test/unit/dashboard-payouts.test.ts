@@ -61,7 +61,7 @@ function setup(role: DashboardRole, options: { code?: 'used' | 'wrong'; decideRe
     },
     account: { view: async () => ({ id: 'm-1', name: 'Shop', payoutAddressDelaySeconds: 0 }) },
     transactions: {
-      list: async (_merchantId: string, query: { status?: string }) => ({ items: query.status === 'pending_approval' ? [waiting] : [waiting, sent], nextCursor: null }),
+      list: vi.fn(async (_merchantId: string, query: { status?: string }) => ({ items: query.status === 'pending_approval' ? [waiting] : [waiting, sent], nextCursor: null })),
       view: async () => sent,
     },
     callbacks: { deliveries: async () => [] },
@@ -75,7 +75,7 @@ function setup(role: DashboardRole, options: { code?: 'used' | 'wrong'; decideRe
     const answer = await dashboard.serve({ method, page, query: {}, form: { csrf: CSRF, ...form }, headers: { cookie: `${SESSION_COOKIE}=token` }, language: { language: 'en', explicit: false } });
     return answer.kind === 'page' ? { status: answer.page.status, html: answer.page.html } : { status: 303, html: answer.location };
   };
-  return { serve, payouts, freshCode, waiting, sent };
+  return { serve, payouts, freshCode, waiting, sent, lists: services.transactions.list as ReturnType<typeof vi.fn> };
 }
 
 describe('the payouts waiting for approval', () => {
@@ -129,6 +129,17 @@ describe('the payouts waiting for approval', () => {
     const raced = setup('owner', { decideRefuses: true });
     const lost = await raced.serve('POST', `payouts/${raced.waiting.id}/decision`, { decision: 'approve', code: '123456' });
     expect([lost.status, lost.html.includes('This code was used already.')]).toEqual([422, true]);
+  });
+});
+
+describe('a refund waiting for approval', () => {
+  it('is listed with the payouts waiting: the list asks for every transaction pending approval, whatever its type', async () => {
+    const { serve, lists, waiting } = setup('owner');
+    const { html } = await serve('GET', 'payouts');
+    expect(lists).toHaveBeenCalledWith('m-1', expect.objectContaining({ status: 'pending_approval' }));
+    const waitingQuery = lists.mock.calls.map(([, query]) => query).find((query) => query.status === 'pending_approval');
+    expect(waitingQuery).not.toHaveProperty('type');
+    expect(html).toContain(`payouts/${waiting.id}/decision`);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * The payouts page (docs/merchant-guide.md#crypto-payouts): the latest payouts and the money they
- * hold, the payouts waiting for an owner's approval, and an owner's new payout: quoted first (both
+ * hold, the payouts and refunds waiting for an owner's approval, and an owner's new payout: quoted first (both
  * fees, what leaves the balance, what arrives), then confirmed with a fresh code of the owner's
  * authenticator app. Approving and rejecting take a fresh code too; each is written with its audit
  * entry and the code's use, by the service.
@@ -43,7 +43,8 @@ async function payoutsPage(request: PageRequest, options: PayoutsPageOptions = {
   const cursor = query.cursor;
   const [result, waiting, balances, addresses] = await Promise.all([
     services.transactions.list(user.merchantId, listTransactionsQuerySchema.parse({ type: 'withdraw', ...(cursor && { cursor }) })),
-    services.transactions.list(user.merchantId, listTransactionsQuerySchema.parse({ type: 'withdraw', status: 'pending_approval' })),
+    // Payouts and refunds alike wait for an owner's approval.
+    services.transactions.list(user.merchantId, listTransactionsQuerySchema.parse({ status: 'pending_approval' })),
     services.balances.view(user.merchantId),
     owns ? services.payoutAddresses.list(user.merchantId) : Promise.resolve({ items: [] }),
   ]);
