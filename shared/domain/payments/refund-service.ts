@@ -8,7 +8,7 @@
  */
 import { checkedPayoutAddress } from '../payouts/index.js';
 import { heldFor, payingMerchant, requireAvailable, writeWithEntries } from '../ledger/index.js';
-import { amountRuleProblem, Conflict, type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf, formatAmount, Invalid } from '../kernel/index.js';
+import { amountRuleProblem, Conflict, type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf, formatAmount, Invalid, optimisticAttempts } from '../kernel/index.js';
 import type { Merchant } from '../merchants/index.js';
 import type { AuditEntry, CodeUse } from '../dashboard/index.js';
 import {
@@ -22,7 +22,6 @@ import {
   refundTransaction,
   type Transaction,
 } from '../transactions/index.js';
-import { optimisticAttempts } from '../kernel/index.js';
 import { type CryptoPayoutServiceDeps, handOverPayout, quoteSending } from './crypto-payout-service.js';
 import type { ProviderRequests } from './provider-requests.js';
 import { type Ledger, ownedTransaction, type TransactionService } from './transaction-service.js';
