@@ -8,8 +8,6 @@ import { dashboardRequest, dashboardWith, servePage } from './commons/dashboard.
 import { cryptoPayoutService } from './commons/payouts.js';
 import { refundService } from './commons/refunds.js';
 import { reportQueue, reportService } from './commons/reports.js';
-import { transactionStore } from './commons/stores.js';
-import { stillRefundable } from '../shared/domain/payments/index.js';
 
 const payouts = cryptoPayoutService();
 const refunds = refundService();
@@ -22,10 +20,7 @@ const dashboard = dashboardWith({
     create: (merchantId, request, code) => payouts.create(merchantId, request, code),
     decide: (merchantId, transactionId, decision, code) => payouts.decide(merchantId, transactionId, decision, code),
   },
-  refunds: {
-    refundable: (merchantId, transactionId) => stillRefundable(transactionStore, merchantId, transactionId),
-    create: (merchantId, request, code) => refunds.create(merchantId, request, code),
-  },
+  createRefund: (merchantId, request, code) => refunds.create(merchantId, request, code),
 });
 
 /** A dashboard form (docs/merchant-guide.md#dashboard): its fields as the browser sends them, judged by the page's own rules. */

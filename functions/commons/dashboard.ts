@@ -34,18 +34,15 @@ const READS_PAYOUTS_ONLY: DashboardServices['payouts'] = {
   decide: () => Promise.reject(new Error('Payouts are decided by the dashboard form function only')),
 };
 
-/** What the page function has of refunds: the refundable amount it shows; asking for one is a form. */
-const READS_REFUNDS_ONLY = (refundable: DashboardServices['refunds']['refundable']): DashboardServices['refunds'] => ({
-  refundable,
-  create: () => Promise.reject(new Error('Refunds are asked for by the dashboard form function only')),
-});
+/** What the page function has of asking for a refund: nothing, for that is a form. */
+const ASKS_NO_REFUNDS: DashboardServices['refunds']['create'] = () => Promise.reject(new Error('Refunds are asked for by the dashboard form function only'));
 
 export function dashboardWith(parts: {
   reports: ReportService;
   keys: DashboardServices['keys'];
   totals: DashboardServices['totals'];
   payouts?: DashboardServices['payouts'];
-  refunds?: DashboardServices['refunds'];
+  createRefund?: DashboardServices['refunds']['create'];
 }): Dashboard {
   const invoices = invoiceServiceWith();
   const services: DashboardServices = {
@@ -64,7 +61,7 @@ export function dashboardWith(parts: {
     totals: parts.totals,
     payoutAddresses,
     payouts: parts.payouts ?? READS_PAYOUTS_ONLY,
-    refunds: parts.refunds ?? READS_REFUNDS_ONLY((merchantId, transactionId) => stillRefundable(transactionStore, merchantId, transactionId)),
+    refunds: { refundable: (merchantId, transactionId) => stillRefundable(transactionStore, merchantId, transactionId), create: parts.createRefund ?? ASKS_NO_REFUNDS },
     keys: parts.keys,
     clock: () => new Date(),
   };

@@ -12,6 +12,9 @@ export type FormProblems = ReadonlyMap<string, DashboardKey>;
 
 export const NO_PROBLEMS: FormProblems = new Map();
 
+/** Why a TOTP code given with a change was not taken, in the reader's words. */
+export const CODE_PROBLEMS = { missing: 'problem.code_required', wrong: 'problem.code_wrong', used: 'problem.code_used' } as const satisfies Record<string, DashboardKey>;
+
 /** What a zod issue means to a person, whatever the API's English message says. */
 function issueKey(issue: z.core.$ZodIssue): DashboardKey {
   switch (issue.code) {

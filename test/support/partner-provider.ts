@@ -49,11 +49,6 @@ export interface PartnerRefund {
   status: { status: 'pending' | 'confirmed' | 'failed'; amount?: string };
 }
 
-export interface PartnerOptions {
-  /** false: it refunds nothing, and answers every refund request 501 (the protocol's "does not refund"). True by default. */
-  refunds?: boolean;
-}
-
 export interface PartnerEventOptions {
   webhookId?: string;
   /** Unix seconds; now by default. */
@@ -105,13 +100,13 @@ export function verifySignature(secret: string, headers: IncomingHttpHeaders | R
 
 const sendJson = (status: number, value: unknown) => ({ status, body: JSON.stringify(value) });
 
-export async function startPartnerProvider(options: PartnerOptions = {}): Promise<PartnerProvider> {
+export async function startPartnerProvider(): Promise<PartnerProvider> {
   const secret = `whsec_${randomBytes(32).toString('base64')}`;
   const requests: PartnerRequest[] = [];
   const payments = new Map<string, PartnerPayment>();
   const payouts = new Map<string, PartnerPayout>();
   const refunds = new Map<string, PartnerRefund>();
-  let refundsOffered = options.refunds ?? true;
+  let refundsOffered = true;
   const failures: Array<{ method: string; path: string; failure: PartnerFailure }> = [];
   let sequence = 0;
   let url = '';

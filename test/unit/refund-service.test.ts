@@ -93,7 +93,7 @@ describe('asking for a refund', () => {
     const paid = await deposit('75');
     const refunded = await refund({ transactionId: paid.id, amount: '50', reason: 'Overpaid' });
 
-    // 65,000 gas of a token transfer at 1 gwei... as the memory chain quotes it: 0.000021 ETH, at 3,200 USDT an ETH.
+    // The memory chain quotes 21,000 gas at 1 gwei, 0.000021 ETH: at 3,200 USDT an ETH, 0.0672 USDT.
     expect(refunded).toMatchObject({ type: 'refund', status: 'processing', refundOf: paid.id, invoiceId: paid.invoiceId, amount: '50.000000', currency: 'USDT', network: 'ethereum' });
     expect(refunded).toMatchObject({ address: CUSTOMER, transactionHash: null, customerId: paid.customerId, reason: 'Overpaid' });
     expect(refunded.fees).toEqual({ processing: '0.000000', technical: '0.067200' });

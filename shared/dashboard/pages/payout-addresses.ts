@@ -8,7 +8,7 @@ import { CRYPTO_NETWORKS, Conflict, Invalid } from '../../domain/kernel/index.js
 import { newPayoutAddressRequestSchema } from '../../domain/payouts/index.js';
 import { html, raw, type Html } from '../../http/html.js';
 import { csrfField, dashboardUrl, type DashboardContext } from '../document.js';
-import { field, NO_PROBLEMS, problemSummary, zodProblems, type FormProblems } from '../forms.js';
+import { CODE_PROBLEMS, field, NO_PROBLEMS, problemSummary, zodProblems, type FormProblems } from '../forms.js';
 import type { DashboardKey } from '../language.js';
 import { notice, page, table, th } from '../parts.js';
 import { redirect, signedInUser, type DashboardAnswer, type PageHandler, type PageRequest } from '../page.js';
@@ -64,8 +64,6 @@ export const payoutAddresses: PageHandler = async (request) => {
   const done = request.query.done;
   return addressesPage(request, { top: done && Object.hasOwn(DONE, done) ? notice(request.context.t.text(DONE[done]!)) : undefined });
 };
-
-const CODE_PROBLEMS = { missing: 'problem.code_required', wrong: 'problem.code_wrong', used: 'problem.code_used' } as const;
 
 /**
  * The address is checked by the same rules as the operator's, and added only with a fresh code of

@@ -12,13 +12,11 @@ import { cryptoPayoutRequestSchema, type CryptoPayoutRequest, type PayoutAddress
 import { listTransactionsQuerySchema } from '../../domain/transactions/index.js';
 import { html, raw, type Html } from '../../http/html.js';
 import { csrfField, dashboardUrl } from '../document.js';
-import { field, NO_PROBLEMS, problemSummary, type FormProblems } from '../forms.js';
+import { CODE_PROBLEMS, field, NO_PROBLEMS, problemSummary, type FormProblems } from '../forms.js';
 import type { DashboardKey } from '../language.js';
 import { redirect, signedInUser, type DashboardAnswer, type PageHandler, type PageRequest } from '../page.js';
 import { facts, notice, page, table, th } from '../parts.js';
 import { nextLink, transactionTable } from './money.js';
-
-const CODE_PROBLEMS = { missing: 'problem.code_required', wrong: 'problem.code_wrong', used: 'problem.code_used' } as const;
 
 /** Every crypto currency with each network that carries it, as `USDT:ethereum`. */
 const ASSET_CHOICES: ReadonlyArray<{ value: string; currency: string; network: CryptoNetwork }> = BALANCE_CURRENCIES.filter(isCryptoAsset).flatMap((currency) =>

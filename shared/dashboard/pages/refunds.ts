@@ -7,13 +7,14 @@
 import { InsufficientBalance, Invalid } from '../../domain/kernel/index.js';
 import { refundRequestSchema } from '../../domain/transactions/index.js';
 import { dashboardUrl } from '../document.js';
-import type { FormProblems } from '../forms.js';
+import { CODE_PROBLEMS, type FormProblems, zodProblems } from '../forms.js';
 import type { DashboardKey } from '../language.js';
 import { redirect, signedInUser, type PageHandler } from '../page.js';
 import { transactionPage } from './money.js';
 
-const CODE_PROBLEMS = { missing: 'problem.code_required', wrong: 'problem.code_wrong', used: 'problem.code_used' } as const;
 const FORM_FIELDS = new Set(['amount', 'address', 'reason', 'code']);
+/** The form field of the API's field: the deposit's own problems (`transactionId`) are told beside the amount. */
+const formFieldOf = (name: string): string => (FORM_FIELDS.has(name) ? name : 'amount');
 
 /** The domain's refusal beside the field it names (the deposit's own problems beside the amount); a short balance beside the amount. */
 function refusedFields(error: unknown): FormProblems | undefined {
@@ -21,7 +22,7 @@ function refusedFields(error: unknown): FormProblems | undefined {
   if (!(error instanceof Invalid)) return undefined;
   const problems = new Map<string, DashboardKey>();
   for (const { field: name } of error.problems) {
-    const fieldName = FORM_FIELDS.has(name) ? name : 'amount';
+    const fieldName = formFieldOf(name);
     if (!problems.has(fieldName)) problems.set(fieldName, fieldName === 'code' ? 'problem.code_used' : 'problem.invalid');
   }
   return problems;
@@ -38,15 +39,7 @@ export const refundDeposit: PageHandler = async (request) => {
     ...(values.address.trim() && { address: values.address.trim() }),
     ...(values.reason.trim() && { reason: values.reason.trim() }),
   });
-  if (!parsed.success) {
-    const problems = new Map<string, DashboardKey>();
-    for (const issue of parsed.error.issues) {
-      const name = String(issue.path[0] ?? '');
-      const fieldName = FORM_FIELDS.has(name) ? name : 'amount';
-      if (!problems.has(fieldName)) problems.set(fieldName, fieldName === 'amount' && values.amount.trim() === '' ? 'problem.required' : 'problem.invalid');
-    }
-    return transactionPage(request, { problems, values });
-  }
+  if (!parsed.success) return transactionPage(request, { problems: zodProblems(parsed.error, formFieldOf), values });
   const typed = form.code?.trim() ?? '';
   const code = typed === '' ? 'missing' : await services.access.freshCode(signedIn, typed);
   if (typeof code === 'string') return transactionPage(request, { problems: new Map([['code', CODE_PROBLEMS[code]]]), values });
