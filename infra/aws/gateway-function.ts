@@ -10,7 +10,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Policy, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat, type BundlingOptions } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -52,6 +52,8 @@ export const FUNCTION_BUNDLING = {
   sourcesContent: false,
   // Ship the SDK version the code was tested with, not whichever one the runtime carries.
   bundleAwsSDK: true,
+  // esbuild's summary of each bundle is a screenful per stage; its warnings and errors still show.
+  logLevel: LogLevel.WARNING,
 } as const satisfies BundlingOptions;
 
 /** What sealing takes of the vault key: a data key per sealed value, and S3's data key for a receipt written under SSE-KMS. */

@@ -1,8 +1,8 @@
 /**
- * The CDK app through the real CLI, offline: `cdk synth` with no stage emits both stages, each as
+ * The CDK app through the real CLI as `npm run synth` runs it, offline: with no stage it emits both stages, each as
  * its stacks (the API's with its routes' functions in a nested stack), bundling every function with
  * the local esbuild (the demo provider's too), a stage takes its partner providers from context,
- * and bad context fails before anything is built. The CLI runs three times (every full synthesis
+ * and bad context fails before anything is built; what it prints is the stacks and their templates, not the bundling. The CLI runs three times (every full synthesis
  * bundles some fifty functions: a minute and more on two cores); the rest of the context's rules
  * are read by the app's own addStages in process, as `cdk synth` would run it.
  */
@@ -26,22 +26,25 @@ const CERTIFICATE_ARN = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d
 
 interface Run {
   code: number | null;
+  stdout: string;
   stderr: string;
 }
 
-/** `cdk synth` of `stacks` alone (every stack without), bundling only theirs: CDK passes the selection as `aws:cdk:bundling-stacks`. */
+/** `npm run synth` of `stacks` alone (every stack without), bundling only theirs: CDK passes the selection as `aws:cdk:bundling-stacks`. */
 function cdkSynth(outdir: string, context: string[], stacks: string[] = []): Promise<Run> {
-  const args = ['cdk', 'synth', ...stacks, ...(stacks.length > 0 ? ['--exclusively'] : []), '--quiet', '--no-notices', '-o', outdir, ...context.flatMap((c) => ['-c', c])];
+  const args = ['run', '-s', 'synth', '--', ...stacks, ...(stacks.length > 0 ? ['--exclusively'] : []), '-o', outdir, ...context.flatMap((c) => ['-c', c])];
   return new Promise((resolve, reject) => {
-    const child = spawn('npx', args, {
+    const child = spawn('npm', args, {
       cwd: PROJECT_ROOT,
       env: { ...process.env, CI: 'true', CDK_DISABLE_CLI_TELEMETRY: 'true' },
-      stdio: ['ignore', 'ignore', 'pipe'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stderr }));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
@@ -118,6 +121,12 @@ describe('cdk synth without a stage', () => {
   it("succeeds offline and emits both stages' stacks, each stage's in the order it deploys", () => {
     expect(synth.code, synth.stderr).toBe(0);
     for (const stackName of STACK_NAMES) expect(existsSync(join(workdir, 'all', `${stackName}.template.json`))).toBe(true);
+    // It says which stacks it made and where their templates are, and nothing of the fifty functions it bundled.
+    const width = Math.max(...STACK_NAMES.map((stackName) => stackName.length));
+    const [heading, ...stackLines] = synth.stdout.trimEnd().split('\n');
+    expect(heading).toBe(`Synthesized ${STACK_NAMES.length} stacks:`);
+    expect(stackLines.sort()).toEqual(STACK_NAMES.map((stackName) => `  ${stackName.padEnd(width)}  ${join(workdir, 'all', `${stackName}.template.json`)}`).sort());
+    expect(synth.stderr).not.toMatch(/Bundling asset|index\.mjs|Done in/);
     const manifest = JSON.parse(readFileSync(join(workdir, 'all', 'manifest.json'), 'utf8'));
     expect(Object.keys(manifest.artifacts)).toEqual(expect.arrayContaining(STACK_NAMES));
     // `cdk deploy --all` follows each stack's dependencies: data first, monitoring last.
@@ -297,6 +306,7 @@ const synthesizeInProcess = (context: Record<string, string>) => () => {
 describe('cdk synth with bad context', () => {
   it('rejects an unknown stage, naming the valid ones, and exits non-zero before building anything', () => {
     expect(unknownStage.code).not.toBe(0);
+    expect(unknownStage.stdout).not.toContain('Synthesized');
     expect(unknownStage.stderr).toContain('Context "stage" must be one of prod, demo (got "staging")');
     const outdir = join(workdir, 'unknown-stage');
     expect(existsSync(outdir) ? readdirSync(outdir).filter((file) => file.endsWith('.template.json')) : []).toEqual([]);
