@@ -7,6 +7,8 @@ import type { LocalGateway } from './runtime.js';
 process.umask(0o077);
 // Set before the SDK loads: it warns that Node 20 support ends; the functions run on Node 22 in AWS.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+// Before the runtime's modules load, which takes seconds on a busy machine; the runtime then says what it starts.
+console.log('Starting the payment gateway locally (demo stage)');
 const [{ parseLocalSettings }, { startLocalGateway }] = await Promise.all([import('./environment.js'), import('./runtime.js')]);
 
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

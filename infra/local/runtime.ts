@@ -138,6 +138,9 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
       throw new Error(`Could not listen on port ${options.port}: ${error instanceof Error ? error.message : String(error)}`);
     });
     const { dynamodbEndpoint, sqsEndpoint } = options;
+    // What it is starting, as it goes: Java and the functions' first load take a while on a busy machine.
+    log.info(dynamodbEndpoint ? `Using DynamoDB at ${dynamodbEndpoint}` : 'Starting DynamoDB Local');
+    log.info(sqsEndpoint ? `Using the queue server at ${sqsEndpoint}` : 'Starting the queue server');
     const [dynamo, sqs] = await Promise.allSettled([
       dynamodbEndpoint ? Promise.resolve({ endpoint: dynamodbEndpoint, pid: undefined, stop: async () => undefined }) : startDynamoDbLocal({ dataDir: dynamoDir, credentials: dynamodbCredentials }),
       sqsEndpoint ? connectLocalSqs(sqsEndpoint) : startLocalSqs(),
@@ -151,6 +154,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     if (sqs.status === 'rejected') throw sqs.reason;
 
     const baseUrl = `http://localhost:${port}`;
+    log.info(options.providers ? 'Using the payment providers GATEWAY_PROVIDERS names' : 'Starting the demo provider');
     // The demo provider, a service of its own (docs/operations.md#payment-providers), unless the operator names the providers.
     const demoProvider = options.providers
       ? undefined
@@ -204,7 +208,7 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     // are gone, so every one handed to it and not delivered since goes back to the outbox sweep.
     const outbox = new DynamoOutboxStore(documentClient, tables.outbox);
     const requeued = await outbox.requeue('inFlight', new Date());
-    log.info(`Undelivered callbacks handed to the queue again: ${requeued}`);
+    if (requeued > 0) log.info(`Undelivered callbacks handed to the queue again: ${requeued}`);
     // A queue server of someone else's can restart under the runtime, and lose them again.
     if (sqsEndpoint) {
       const watch = watchQueueRestarts({
@@ -218,14 +222,17 @@ export async function startLocalGateway(options: LocalGatewayOptions): Promise<L
     }
 
     const functions = functionsForStage(LOCAL_STAGE);
+    log.info(`Loading ${functions.length} functions`);
     const handlers = await loadHandlers(functions, log);
     const invoke = invoker(async (name) => handlers.get(name));
     const authorizer = functions.find((fn): fn is AuthorizerFunction => fn.kind === 'authorizer');
     if (!authorizer) throw new Error('The route table has no authorizer');
+    const routes = functions.filter((fn): fn is HttpRoute => fn.kind === 'http');
+    log.info(`Starting the API: ${routes.length} routes on ${baseUrl}`);
     gatewayReady(
       new ApiGateway({
         stage: LOCAL_STAGE,
-        routes: functions.filter((fn): fn is HttpRoute => fn.kind === 'http'),
+        routes,
         authorizer,
         invoke,
         log,

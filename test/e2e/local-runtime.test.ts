@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoMerchantFile } from '../../infra/local/demo-merchant.js';
 import { readRunningStack, runtimeInfoFile } from '../../infra/local/runtime-info.js';
 import { treasuryAddresses } from '../../shared/domain/payouts/index.js';
+import { functionsForStage } from '../../shared/routes.js';
 import { UNAUTHORIZED_MESSAGE } from '../../shared/errors.js';
 import { KeyFileTreasurySigner, treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
 import { dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
@@ -60,6 +61,26 @@ describe('npm start', () => {
     expect(gateway.callbackSecret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(gateway.output()).toContain(`Docs             ${gateway.baseUrl}/docs\n`);
     expect(gateway.output()).toContain(`OpenAPI          ${gateway.baseUrl}/api/v2/openapi.json\n`);
+  });
+
+  it('says what it starts, in order, in a handful of lines before it is ready', () => {
+    const output = gateway.output();
+    const ready = output.indexOf('Payment gateway running locally (demo stage)\n');
+    expect(ready).toBeGreaterThan(0);
+    const functions = functionsForStage('demo');
+    expect(
+      output
+        .slice(0, ready)
+        .split('\n')
+        .filter((line) => line !== ''),
+    ).toEqual([
+      'Starting the payment gateway locally (demo stage)',
+      'Starting DynamoDB Local',
+      'Starting the queue server',
+      'Starting the demo provider',
+      `Loading ${functions.length} functions`,
+      `Starting the API: ${functions.filter((fn) => fn.kind === 'http').length} routes on ${gateway.baseUrl}`,
+    ]);
   });
 
   it("makes the treasury's keys on its first start and prints the addresses they sign for", async () => {
