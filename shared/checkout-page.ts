@@ -86,6 +86,7 @@ export async function renderCheckoutPage(checkout: Checkout, page: CheckoutPage,
   return htmlDocument(t, context.stage, {
     status: hasProblems ? 422 : page.kind === 'unavailable' ? 503 : 200,
     title: t.text('page.title', { merchant: merchant.name }),
+    family: invoice.family,
     main: html`${summary(t, invoice, merchant.name, secondsLeft)}<section class="card"${watch}>${content}</section>`,
     refreshTo: page.kind === 'handoff' ? page.url : undefined,
     pageUrlIn: (language) => checkoutUrl({ ...context, language: { language, explicit: true } }, address.route, invoice.id, address.query),

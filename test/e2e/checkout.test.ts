@@ -15,6 +15,7 @@ import { newApiKey, newMerchant } from '../../shared/domain/merchants/merchants.
 import { areLoadedImages, collectPageErrors, DESKTOP_VIEWPORT, launchChromium, PHONE_VIEWPORT, saveScreenshot, startMerchantSite, type MerchantSite } from '../support/browser.js';
 import { startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { decodeQrPng } from '../support/qr.js';
+import { startPartnerProvider, type PartnerProvider } from '../support/partner-provider.js';
 import { openRuntimeStack } from '../support/runtime-stack.js';
 import { eventually } from '../support/wait.js';
 
@@ -45,8 +46,8 @@ afterAll(async () => {
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });
 
-async function createInvoice(fields: Record<string, unknown>, apiKey = gateway.apiKey) {
-  const response = await fetch(`${gateway.baseUrl}/api/v2/invoices`, {
+async function createInvoice(fields: Record<string, unknown>, apiKey = gateway.apiKey, at: Pick<GatewayProcess, 'baseUrl'> = gateway) {
+  const response = await fetch(`${at.baseUrl}/api/v2/invoices`, {
     method: 'POST',
     headers: { 'x-api-key': apiKey, 'content-type': 'application/json' },
     body: JSON.stringify({ orderId: randomUUID(), customerId: `c-${randomUUID()}`, ...fields }),
@@ -63,6 +64,15 @@ async function simulateDeposit(invoiceId: string): Promise<void> {
     body: JSON.stringify({ invoiceId }),
   });
   expect(response.status).toBe(200);
+}
+
+const FIAT_DEMO_NOTICE = "Demo: a test payment page with the demo provider, and no real money moves. To pay, choose the outcome on the provider's page, or enter any 12-digit UTR when asked for one.";
+
+/** The details an INR checkout asks for when the merchant sent none. */
+async function fillInrDetails(page: Page): Promise<void> {
+  await page.getByLabel('First name').fill('Asha');
+  await page.getByLabel('Last name').fill('Rao');
+  await page.getByLabel('Email').fill('asha@example.com');
 }
 
 async function openPage(viewport: { width: number; height: number }, permissions: string[] = []): Promise<{ page: Page; errors: string[] }> {
@@ -116,22 +126,21 @@ describe('the hosted checkout in a browser', () => {
     expect([...errors, ...desktop.errors]).toEqual([]);
   });
 
-  it("takes an INR customer from the link through the provider's choice, its instructions and the UTR back to the merchant", async () => {
+  it("takes an INR customer from the link straight to its one provider's instructions, and the UTR back to the merchant", async () => {
     const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, redirectUrl: site.returnUrl('inr') });
     const { page, errors } = await openPage(PHONE_VIEWPORT);
     await page.goto(invoice.link);
 
-    await page.getByLabel('First name').fill('Asha');
-    await page.getByLabel('Last name').fill('Rao');
-    await page.getByLabel('Email').fill('asha@example.com');
+    expect(await page.locator('.demo').textContent()).toBe(FIAT_DEMO_NOTICE);
+    await fillInrDetails(page);
     await saveScreenshot(page, 'checkout-inr-details-phone');
     await page.getByRole('button', { name: 'Continue to payment' }).click();
 
-    await page.getByRole('heading', { name: 'Choose a payment provider' }).waitFor();
-    await saveScreenshot(page, 'checkout-inr-providers-phone');
-    await page.getByRole('link', { name: 'Demo provider', exact: true }).click();
-
+    // The demo provider is the only one serving INR here: nothing to choose.
     await page.getByRole('heading', { name: 'Complete your payment' }).waitFor();
+    expect(page.url()).toBe(`${invoice.link}/provider`);
+    expect(await page.getByRole('heading', { name: 'Choose a payment provider' }).count()).toBe(0);
+    expect(await page.locator('.demo').textContent()).toBe(FIAT_DEMO_NOTICE);
     await page.getByText('demopayments@upi', { exact: true }).waitFor();
     await page.getByRole('heading', { name: 'Transaction information' }).waitFor();
     await page.getByLabel('UTR (12 to 22 letters or digits)').fill(`UPI${randomInt(100_000_000_000, 1_000_000_000_000)}`);
@@ -145,12 +154,27 @@ describe('the hosted checkout in a browser', () => {
     expect(errors).toEqual([]);
   });
 
+  it("takes an INR customer to the provider's instructions without script too", async () => {
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000 });
+    const context = await browser.newContext({ viewport: PHONE_VIEWPORT, javaScriptEnabled: false });
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(invoice.link);
+
+    await fillInrDetails(page);
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.getByRole('heading', { name: 'Complete your payment' }).waitFor();
+    expect(page.url()).toBe(`${invoice.link}/provider`);
+    await page.getByText('demopayments@upi', { exact: true }).waitFor();
+  });
+
   it('shows a BTC invoice without a network choice: its address, with its bitcoin: URI in the QR code and the wallet link', async () => {
     const invoice = await createInvoice({ baseCurrency: 'BTC', amount: 0.001 });
     const { page, errors } = await openPage(PHONE_VIEWPORT);
     await page.goto(invoice.link);
 
     await page.getByRole('heading', { name: 'Bitcoin' }).waitFor();
+    expect(await page.locator('.demo').textContent()).toBe('Demo: a test payment page. The addresses are on test networks: send test coins only, and no real money moves.');
     expect(await page.getByRole('list', { name: 'Choose a network' }).count()).toBe(0);
     expect(await page.locator('.address').allTextContents()).toEqual([invoice.wallet.address]);
     const uri = `bitcoin:${invoice.wallet.address}?amount=0.001`;
@@ -221,6 +245,52 @@ describe('the hosted checkout in a browser', () => {
     await page.getByText(`${name} Rao`, { exact: true }).waitFor();
     await saveScreenshot(page, 'checkout-inr-instructions-phone');
     expect(dialogs).toEqual([]);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe('the hosted checkout where two providers serve INR', () => {
+  let providersDataDir: string;
+  let partners: PartnerProvider[];
+  let twoProviders: GatewayProcess;
+  const NAMES = ['Partner Pay', 'Second Pay'];
+
+  beforeAll(async () => {
+    providersDataDir = await mkdtemp(join(tmpdir(), 'gateway-checkout-providers-'));
+    partners = await Promise.all([startPartnerProvider(), startPartnerProvider()]);
+    const methods = [{ currency: 'INR', method: 'p2p', min: '300', max: '49000' }];
+    const providers = partners.map(({ url, secret }, index) => ({ id: `partner-${index + 1}`, name: NAMES[index], url, secret, priority: index + 1, methods }));
+    twoProviders = await startGatewayProcess({ dataDir: providersDataDir, env: { GATEWAY_PROVIDERS: JSON.stringify(providers) } });
+  }, 180_000);
+
+  afterAll(async () => {
+    await twoProviders?.stop();
+    await Promise.all((partners ?? []).map((partner) => partner.close()));
+    if (providersDataDir) await rm(providersDataDir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['with script', true, 1],
+    ['without script', false, 0],
+  ])("asks the INR customer to choose the provider %s, then shows the chosen one's instructions", async (_, javaScriptEnabled, chosen) => {
+    const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000 }, twoProviders.apiKey, twoProviders);
+    const context = await browser.newContext({ viewport: PHONE_VIEWPORT, javaScriptEnabled });
+    contexts.push(context);
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    await page.goto(invoice.link);
+
+    await fillInrDetails(page);
+    await page.getByRole('button', { name: 'Continue to payment' }).click();
+    await page.getByRole('heading', { name: 'Choose a payment provider' }).waitFor();
+    expect(await page.locator('ul.choices').getByRole('link').allTextContents()).toEqual(NAMES);
+    if (javaScriptEnabled) await saveScreenshot(page, 'checkout-inr-providers-phone');
+    await page.getByRole('link', { name: NAMES[chosen], exact: true }).click();
+
+    await page.getByRole('heading', { name: 'Complete your payment' }).waitFor();
+    await page.getByText('partnerpay@upi', { exact: true }).waitFor();
+    // The payment was made at the provider chosen, and only there.
+    expect(partners.map((partner) => partner.paymentOf(invoice.id) !== undefined)).toEqual(NAMES.map((_, index) => index === chosen));
     expect(errors).toEqual([]);
   });
 });

@@ -422,14 +422,10 @@ describe('customer details', () => {
 });
 
 describe('INR at its provider: the instructions, then the UTR', () => {
-  it('lets the customer choose among the providers that can serve the invoice, then shows its instructions and asks for the UTR', async () => {
+  it('goes straight to the one provider that can serve the invoice, shows its instructions and asks for the UTR', async () => {
     const invoice = await createInvoice({ baseCurrency: 'INR', amount: 1000, ...INR_DETAILS });
-    const choices = expectHtmlPage(await open(invoice.id, '/provider'), 200);
-    expect(choices).toContain('Choose a payment provider');
-    expect(choices).toContain(`<a class="button secondary" href="${checkoutLink(invoice.id, '/provider')}?provider=demo">Demo provider</a>`);
-    expect((await invoices().get(invoice.id))!.providerPayment).toBeUndefined();
-
-    const form = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?provider=demo`), 200);
+    const form = expectHtmlPage(await open(invoice.id, '/provider'), 200);
+    expect(form).not.toContain('Choose a payment provider');
     expect(form).toContain('<dt>Payee</dt><dd><bdi>Demo Payments</bdi></dd>');
     expect(form).toContain('<dt>UPI ID</dt><dd><bdi>demopayments@upi</bdi>');
     expect(form).toContain('Transaction information');
@@ -440,8 +436,9 @@ describe('INR at its provider: the instructions, then the UTR', () => {
     expect(form).not.toContain('upi://pay');
     const { providerPayment } = (await invoices().get(invoice.id))!;
     expect(providerPayment).toMatchObject({ providerId: 'demo', providerReference: expect.stringMatching(/^pay_/), instructions: { payee: 'Demo Payments' } });
-    // The payment is made once: the same page again shows the same instructions.
+    // The payment is made once: the same page again, or with the provider named as a choice names it, shows the same instructions.
     expect(expectHtmlPage(await open(invoice.id, '/provider'), 200)).toContain(providerPayment!.instructions!.reference);
+    expect(expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?provider=demo`), 200)).toContain(providerPayment!.instructions!.reference);
   });
 
   it('takes the UTR to the provider, waits for its decision, then returns the customer to the merchant', async () => {
@@ -609,9 +606,7 @@ describe("the pages in the customer's language", () => {
       await postForm(invoice.id, '/details?lang=hi', { customerFirstName: 'Asha', customerLastName: 'Rao', customerEmail: 'asha@example.com' }),
       `${checkoutLink(invoice.id, '/provider')}?lang=hi`,
     );
-    const choices = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?lang=hi`), 200);
-    expect(choices).toContain(`href="${checkoutLink(invoice.id, '/provider')}?provider=demo&amp;lang=hi"`);
-    const utrForm = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?provider=demo&lang=hi`), 200);
+    const utrForm = expectHtmlPage(await request('GET', `${checkoutPath(invoice.id, '/provider')}?lang=hi`), 200);
     expect(utrForm).toContain(`action="${checkoutLink(invoice.id, '/utr')}?lang=hi"`);
     expect(utrForm).toContain('<label for="utr">UTR (12 से 22 अक्षर या अंक)</label>');
     expect(expectHtmlPage(await postForm(invoice.id, '/utr?lang=hi', { utr: 'short' }), 422)).toContain('<p class="error" id="utr-error">12 से 22 अक्षर या अंक होने चाहिए</p>');
@@ -703,18 +698,25 @@ describe('a partial payment', () => {
 });
 
 describe('every page of the demo', () => {
-  it('says that it is a demo', async () => {
+  it('says that it is a demo, and how paying works there: on test networks for crypto, at the demo provider for fiat', async () => {
     const cryptoInvoice = await crypto();
     const details = await createInvoice({ baseCurrency: 'TRY', amount: 1000 });
     const provider = await createInvoice({ baseCurrency: 'AZN', amount: 100, customerFullName: 'Aysel', paymentMethod: 'p2p' });
+    const instructions = await createInvoice({ baseCurrency: 'INR', amount: 1000, ...INR_DETAILS });
     const paid = await crypto();
     await simulateDeposit(paid.id);
     const expired = await crypto();
     await lapse(expired.id);
-    const pages = [await open(cryptoInvoice.id), await open(details.id), await open(provider.id, '/provider?from=provider'), await open(paid.id), await open(expired.id), await open(randomUUID())];
-    for (const page of pages) {
-      expect(page.body).toContain('<p class="demo">Demo: a test payment page. The addresses are test addresses and no real money moves.</p>');
+    const noticeOf = (page: GatewayResult) => /<p class="demo">([^<]*)<\/p>/.exec(page.body)?.[1];
+    for (const page of [await open(cryptoInvoice.id), await open(paid.id), await open(expired.id)]) {
+      expect(noticeOf(page)).toBe('Demo: a test payment page. The addresses are on test networks: send test coins only, and no real money moves.');
     }
+    for (const page of [await open(details.id), await open(provider.id, '/provider?from=provider'), await open(instructions.id, '/provider')]) {
+      expect(noticeOf(page)).toBe(
+        'Demo: a test payment page with the demo provider, and no real money moves. To pay, choose the outcome on the provider&#39;s page, or enter any 12-digit UTR when asked for one.',
+      );
+    }
+    expect(noticeOf(await open(randomUUID()))).toBe('Demo: a test payment page. No real money moves.');
   });
 });
 

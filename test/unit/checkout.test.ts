@@ -1,4 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { htmlDocument } from '../../shared/checkout/document.js';
+import { LANGUAGE_CODES, LANGUAGES, Translator, type Language } from '../../shared/checkout/language.js';
+import { escapeHtml, html } from '../../shared/http/html.js';
+import type { Stage } from '../../shared/stage.js';
 import { CRYPTO_NETWORKS } from '../../shared/domain/kernel/currencies.js';
 import { checkoutStep, parseCustomerDetails, paymentProgress, returnUrlOf } from '../../shared/domain/invoicing/checkout.js';
 import { buildInvoice } from '../../shared/domain/invoicing/invoices.js';
@@ -106,5 +110,31 @@ describe('what has been paid', () => {
   it('leaves nothing to pay once enough or more arrived', () => {
     expect(paymentProgress({ ...usdt, paidAmount: '25.000000' })).toEqual({ paid: '25.000000', remaining: '0.000000', partial: false });
     expect(paymentProgress({ ...usdt, paidAmount: '30' })).toEqual({ paid: '30.000000', remaining: '0.000000', partial: false });
+  });
+});
+
+describe('the demo notice', () => {
+  const noticeOf = (stage: Stage, language: Language, family?: Invoice['family']): string | undefined => {
+    const page = htmlDocument(new Translator(language), stage, { status: 200, title: 'Pay', family, main: html``, pageUrlIn: () => '', policy: { frameAncestors: [], formTargets: [] } });
+    return /<p class="demo">([^<]*)<\/p>/.exec(page.html)?.[1];
+  };
+
+  it.each(LANGUAGE_CODES)('speaks in %s of test networks on a crypto page, of the demo provider on a fiat page, and of no money moving elsewhere', (language) => {
+    const { catalogue } = LANGUAGES[language];
+    expect(noticeOf('demo', language, 'crypto')).toBe(escapeHtml(catalogue['demo.crypto']));
+    expect(noticeOf('demo', language, 'fiat')).toBe(escapeHtml(catalogue['demo.fiat']));
+    expect(noticeOf('demo', language)).toBe(escapeHtml(catalogue['demo.notice']));
+    expect(new Set([catalogue['demo.crypto'], catalogue['demo.fiat'], catalogue['demo.notice']]).size).toBe(3);
+  });
+
+  it('says in English what each family pays with in the demo', () => {
+    expect(noticeOf('demo', 'en', 'crypto')).toContain('The addresses are on test networks');
+    expect(noticeOf('demo', 'en', 'fiat')).toContain('enter any 12-digit UTR');
+    expect(noticeOf('demo', 'en', 'fiat')).not.toContain('address');
+  });
+
+  it('is absent from production pages', () => {
+    expect(noticeOf('prod', 'en', 'crypto')).toBeUndefined();
+    expect(noticeOf('prod', 'hi', 'fiat')).toBeUndefined();
   });
 });

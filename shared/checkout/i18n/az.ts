@@ -4,7 +4,10 @@ import type { Catalogue } from './en.js';
 export const az: Catalogue = {
   'page.title': 'Ödəniş: {merchant}',
   'page.languages': 'Dil',
-  'demo.notice': 'Demo: bu, test ödəniş səhifəsidir. Ünvanlar test ünvanlarıdır və real pul köçürülmür.',
+  'demo.notice': 'Demo: bu, test ödəniş səhifəsidir. Real pul köçürülmür.',
+  'demo.crypto': 'Demo: bu, test ödəniş səhifəsidir. Ünvanlar test şəbəkələrindədir: yalnız test koinləri göndərin; real pul köçürülmür.',
+  'demo.fiat':
+    'Demo: bu, demo provayderi ilə test ödəniş səhifəsidir; real pul köçürülmür. Ödəmək üçün provayderin səhifəsində nəticəni seçin və ya UTR istənildikdə istənilən 12 rəqəmli nömrə daxil edin.',
 
   'summary.order': 'Sifariş {orderId}',
   'summary.timeLeft': 'Qalan vaxt: {time}',

@@ -5,7 +5,9 @@
 export const en = {
   'page.title': 'Pay {merchant}',
   'page.languages': 'Language',
-  'demo.notice': 'Demo: a test payment page. The addresses are test addresses and no real money moves.',
+  'demo.notice': 'Demo: a test payment page. No real money moves.',
+  'demo.crypto': 'Demo: a test payment page. The addresses are on test networks: send test coins only, and no real money moves.',
+  'demo.fiat': "Demo: a test payment page with the demo provider, and no real money moves. To pay, choose the outcome on the provider's page, or enter any 12-digit UTR when asked for one.",
 
   'summary.order': 'Order {orderId}',
   'summary.timeLeft': 'Time left: {time}',

@@ -4,7 +4,10 @@ import type { Catalogue } from './en.js';
 export const tr: Catalogue = {
   'page.title': 'Ödeme: {merchant}',
   'page.languages': 'Dil',
-  'demo.notice': 'Demo: bu bir test ödeme sayfasıdır. Adresler test adresleridir ve gerçek para aktarılmaz.',
+  'demo.notice': 'Demo: bu bir test ödeme sayfasıdır. Gerçek para aktarılmaz.',
+  'demo.crypto': 'Demo: bu bir test ödeme sayfasıdır. Adresler test ağlarındadır: yalnızca test coinleri gönderin; gerçek para aktarılmaz.',
+  'demo.fiat':
+    'Demo: bu, demo sağlayıcısıyla bir test ödeme sayfasıdır; gerçek para aktarılmaz. Ödemek için sağlayıcının sayfasında sonucu seçin ya da UTR istendiğinde 12 haneli herhangi bir numara girin.',
 
   'summary.order': 'Sipariş {orderId}',
   'summary.timeLeft': 'Kalan süre: {time}',

@@ -32,7 +32,7 @@ export interface CheckoutServiceDeps {
 export type PaymentStep =
   /** The provider's own page. */
   | { kind: 'redirect'; url: string }
-  /** INR: a provider to choose among those that can serve the invoice. */
+  /** INR: a provider to choose among the two or more that can serve the invoice. */
   | { kind: 'providers'; providers: Array<{ id: string; name: string }> }
   /** P2P: the provider's instructions, then the UTR. */
   | { kind: 'instructions'; instructions: PaymentInstructions }
@@ -102,8 +102,9 @@ export class CheckoutService {
       const eligible = (invoice.providers ?? []).flatMap((id) => providers.routes.filter((route) => route.id === id).map(({ name }) => ({ id, name })));
       if (eligible.length === 0) return { kind: 'unavailable' };
       const chosen = eligible.find(({ id }) => id === options.chosen)?.id;
-      // docs/merchant-guide.md#the-hosted-checkout: INR customers choose the provider, unless the merchant sent them straight to it.
-      if (isConfirmedByUtr(invoice) && !invoice.directOpen && chosen === undefined) return { kind: 'providers', providers: eligible };
+      // docs/merchant-guide.md#the-hosted-checkout: INR customers choose among two or more providers, unless the merchant
+      // sent them straight to one; with one there is nothing to choose, and it is the one the payment goes to.
+      if (isConfirmedByUtr(invoice) && !invoice.directOpen && eligible.length > 1 && chosen === undefined) return { kind: 'providers', providers: eligible };
       try {
         payment = await providers.requests.paymentFor(invoice, chosen);
       } catch (error) {
