@@ -1,6 +1,6 @@
 /** Where data keys come from: KMS in AWS, a key file under the data directory locally. */
 import { hkdfSync, randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { DecryptCommand, GenerateDataKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { aesGcmDecrypt, aesGcmEncrypt, type DataKey, type DataKeySource } from './envelope.js';
@@ -38,11 +38,18 @@ export class KeyFileDataKeySource implements DataKeySource {
       if (error.code !== 'ENOENT') throw error;
       const key = randomBytes(32);
       await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-      // 'wx' so two processes racing to create it cannot both win; the loser reads the winner's.
-      await writeFile(this.path, key, { mode: 0o600, flag: 'wx' }).catch(async (raced: NodeJS.ErrnoException) => {
-        if (raced.code !== 'EEXIST') throw raced;
-      });
-      await chmod(this.path, 0o600);
+      // Written whole beside it, then linked into place: a process racing to read it sees no file
+      // or all of it, never a half-written key, and of two racing to create it only one wins (the
+      // link fails on EEXIST); the loser reads the winner's.
+      const draft = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}`;
+      await writeFile(draft, key, { mode: 0o600, flag: 'wx' });
+      try {
+        await link(draft, this.path).catch((raced: NodeJS.ErrnoException) => {
+          if (raced.code !== 'EEXIST') throw raced;
+        });
+      } finally {
+        await unlink(draft);
+      }
       return readFile(this.path);
     });
     return this.master;
