@@ -6,10 +6,10 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { demoProviderRoute, isProviderSecret } from '../../shared/domain/providers/index.js';
+import { readOrCreateSecretFile } from '../../shared/vault/secret-files.js';
 import { localCredentials } from './environment.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -92,12 +92,7 @@ export const demoProviderDir = (dataDir: string): string => join(dataDir, 'demo-
 /** The secret the gateway and its demo provider share: made once (0600), kept in the data directory. */
 export async function demoProviderSecret(dataDir: string): Promise<string> {
   const file = join(dataDir, 'keys', 'demo-provider-secret');
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  // 'wx': two starts racing to make it cannot both win; the loser reads the winner's.
-  await writeFile(file, `whsec_${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
-  });
-  const secret = (await readFile(file, 'utf8')).trim();
+  const secret = (await readOrCreateSecretFile(file, () => `whsec_${randomBytes(32).toString('base64')}\n`)).toString('utf8').trim();
   if (!isProviderSecret(secret)) throw new Error(`${file} does not hold a provider secret`);
   return secret;
 }

@@ -5,8 +5,7 @@
  */
 import { treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import * as z from 'zod';
 import { FIAT_METHODS, LOCAL_FIAT_CURRENCIES } from '../../shared/domain/kernel/index.js';
 import { isCallbackSecret, isWellFormedApiKey } from '../../shared/domain/merchants/index.js';
@@ -16,6 +15,7 @@ import type { Stage } from '../../shared/stage.js';
 import { TABLE_KEYS, tableEnvVar, type TableKey } from '../../shared/store/tables.js';
 import { DEFAULTS } from '../../shared/defaults.js';
 import { AUTHORIZER_CACHE_SECONDS } from '../../shared/platform.js';
+import { readOrCreateSecretFile } from '../../shared/vault/secret-files.js';
 
 /** The local stack runs the demo function set (docs/operations.md#local-configuration). */
 export const LOCAL_STAGE: Stage = 'demo';
@@ -51,12 +51,7 @@ export const localStoreKeyFile = (dataDir: string): string => join(dataDir, 'key
  */
 export async function localCredentials(dataDir: string, newAccessKeyId = randomAccessKeyId()): Promise<LocalCredentials> {
   const file = localStoreKeyFile(dataDir);
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  // 'wx' so two processes racing to create it cannot both win; the loser reads the winner's.
-  await writeFile(file, `${newAccessKeyId}\n`, { mode: 0o600, flag: 'wx' }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code !== 'EEXIST') throw error;
-  });
-  const accessKeyId = (await readFile(file, 'utf8')).trim();
+  const accessKeyId = (await readOrCreateSecretFile(file, () => `${newAccessKeyId}\n`)).toString('utf8').trim();
   if (!ACCESS_KEY_ID.test(accessKeyId)) throw new Error(`${file} does not hold an access key id (32 to 128 letters or digits)`);
   return credentialsFor(accessKeyId);
 }

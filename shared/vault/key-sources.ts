@@ -1,9 +1,8 @@
 /** Where data keys come from: KMS in AWS, a key file under the data directory locally. */
 import { hkdfSync, randomBytes } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { DecryptCommand, GenerateDataKeyCommand, type KMSClient } from '@aws-sdk/client-kms';
 import { aesGcmDecrypt, aesGcmEncrypt, type DataKey, type DataKeySource } from './envelope.js';
+import { readOrCreateSecretFile } from './secret-files.js';
 
 export class KmsDataKeySource implements DataKeySource {
   constructor(
@@ -34,24 +33,7 @@ export class KeyFileDataKeySource implements DataKeySource {
   constructor(private readonly path: string) {}
 
   private masterKey(): Promise<Buffer> {
-    this.master ??= readFile(this.path).catch(async (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ENOENT') throw error;
-      const key = randomBytes(32);
-      await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-      // Written whole beside it, then linked into place: a process racing to read it sees no file
-      // or all of it, never a half-written key, and of two racing to create it only one wins (the
-      // link fails on EEXIST); the loser reads the winner's.
-      const draft = `${this.path}.${process.pid}.${randomBytes(4).toString('hex')}`;
-      await writeFile(draft, key, { mode: 0o600, flag: 'wx' });
-      try {
-        await link(draft, this.path).catch((raced: NodeJS.ErrnoException) => {
-          if (raced.code !== 'EEXIST') throw raced;
-        });
-      } finally {
-        await unlink(draft);
-      }
-      return readFile(this.path);
-    });
+    this.master ??= readOrCreateSecretFile(this.path, () => randomBytes(32));
     return this.master;
   }
 
