@@ -15,6 +15,7 @@ import { redirect, type DashboardAnswer, type DashboardServices, type PageHandle
 import * as access from './pages/access.js';
 import * as account from './pages/account.js';
 import * as money from './pages/money.js';
+import * as overview from './pages/overview.js';
 import * as payoutAddresses from './pages/payout-addresses.js';
 import * as payouts from './pages/payouts.js';
 import * as refunds from './pages/refunds.js';
@@ -36,7 +37,7 @@ const ROUTES: readonly DashboardRoute[] = [
   { method: 'GET', path: 'join/{token}', needs: 'public', handle: access.showJoin },
   { method: 'POST', path: 'join/{token}', needs: 'public', handle: access.join },
   { method: 'POST', path: 'sign-out', needs: 'read', handle: access.signOut },
-  { method: 'GET', path: 'overview', needs: 'read', handle: money.overview },
+  { method: 'GET', path: 'overview', needs: 'read', handle: overview.overview },
   { method: 'GET', path: 'invoices', needs: 'read', handle: money.invoices },
   { method: 'GET', path: 'invoices/{invoiceId}', needs: 'read', handle: money.invoice },
   { method: 'POST', path: 'invoices/{invoiceId}/resend', needs: 'callbacks', handle: money.resendInvoiceEvent },

@@ -1,4 +1,4 @@
-/** The money pages: the overview, invoices and transactions with their callbacks, and reports. */
+/** The money pages: invoices and transactions with their callbacks, and reports. */
 import { explorerTransactionUrl } from '../../domain/chains/index.js';
 import { decimalsOf, formatAmount, Invalid, type Page } from '../../domain/kernel/index.js';
 import { can } from '../../domain/dashboard/index.js';
@@ -12,33 +12,6 @@ import { facts, notice, page, table, th } from '../parts.js';
 import { field, NO_PROBLEMS, problemSummary, ruleProblems, zodProblems, type FormProblems } from '../forms.js';
 import type { DashboardKey } from '../language.js';
 import { redirect, signedInUser, type DashboardAnswer, type PageHandler, type PageRequest } from '../page.js';
-import { chartDays, volumeChart } from '../volume-chart.js';
-
-export const overview: PageHandler = async (request) => {
-  const { context, services } = request;
-  const { t } = context;
-  const { user } = signedInUser(request);
-  const days = chartDays(services.clock());
-  const [balances, totals] = await Promise.all([services.balances.view(user.merchantId), services.totals.lastDays(user.merchantId, days)]);
-  const balanceRows = balances.items.map(
-    ({ currency, available, reserved }) => html`<tr><th scope="row">${currency}</th><td class="num">${t.amount(available, currency)}</td><td class="num">${t.amount(reserved, currency)}</td></tr>`,
-  );
-  const charts = [...totals.volumes].map(([currency, volumes]) =>
-    volumeChart({
-      id: `chart-${currency.toLowerCase()}`,
-      days,
-      volumes,
-      currency,
-      title: t.text('overview.chartTitle', { currency }),
-      description: (total, best) => [t.text('overview.chartDescription', { total }), best ? t.text('overview.chartBest', { day: best.day, amount: best.amount }) : ''].join(' ').trim(),
-    }),
-  );
-  const invoices = [...totals.invoices.values()].reduce((sum, day) => ({ created: sum.created + day.created, completed: sum.completed + day.completed }), { created: 0, completed: 0 });
-  const main = html`<section><h2>${t.text('overview.balances')}</h2>${table([th(t.text('reports.currency')), th(t.text('overview.available'), true), th(t.text('overview.reserved'), true)], balanceRows, t.text('overview.noBalances'))}</section>
-<section class="chart"><h2>${t.text('overview.volume')}</h2>${charts.length > 0 ? charts : html`<p>${t.text('overview.noVolume')}</p>`}</section>
-<section><h2>${t.text('overview.invoices')}</h2><div class="stats"><p class="stat">${t.text('overview.created')}<b>${t.number(invoices.created)}</b></p><p class="stat">${t.text('overview.completed')}<b>${t.number(invoices.completed)}</b></p></div></section>`;
-  return page(context, t.text('overview.title'), main);
-};
 
 /** A listing's query from the page's: empty fields are no filter. */
 const filtersOf = (query: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(query).filter(([, value]) => value.trim() !== ''));
