@@ -14,6 +14,8 @@ import { DashboardTranslator } from './language.js';
 import { redirect, type DashboardAnswer, type DashboardServices, type PageHandler } from './page.js';
 import * as access from './pages/access.js';
 import * as account from './pages/account.js';
+import * as balances from './pages/balances.js';
+import * as callbacks from './pages/callbacks.js';
 import * as money from './pages/money.js';
 import * as overview from './pages/overview.js';
 import * as payoutAddresses from './pages/payout-addresses.js';
@@ -45,6 +47,8 @@ const ROUTES: readonly DashboardRoute[] = [
   { method: 'GET', path: 'transactions/{transactionId}', needs: 'read', handle: money.transaction },
   { method: 'POST', path: 'transactions/{transactionId}/resend', needs: 'callbacks', handle: money.resendTransactionCallback },
   { method: 'POST', path: 'transactions/{transactionId}/refund', needs: 'payouts', handle: refunds.refundDeposit },
+  { method: 'GET', path: 'balances', needs: 'read', handle: balances.balances },
+  { method: 'GET', path: 'callbacks', needs: 'read', handle: callbacks.callbacks },
   { method: 'GET', path: 'payouts', needs: 'read', handle: payouts.payouts },
   { method: 'POST', path: 'payouts/quote', needs: 'payouts', handle: payouts.quotePayout },
   { method: 'POST', path: 'payouts/new', needs: 'payouts', handle: payouts.createPayout },
