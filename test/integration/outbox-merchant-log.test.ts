@@ -90,7 +90,11 @@ describe("the outbox's log of a merchant's callbacks", () => {
     }
     const theirs = await eventually(async () => (await outbox.forMerchant(other, everything, {}, 1)).nextCursor, { what: "the other merchant's cursor" });
     const ours = await eventually(async () => (await outbox.forMerchant(merchantId, everything, {}, 1)).nextCursor, { what: "the merchant's cursor" });
-    const refusal = (promise: Promise<unknown>) => promise.then(() => undefined, (error: unknown) => (error instanceof Invalid ? error.problems.map((problem) => problem.field) : error));
+    const refusal = (promise: Promise<unknown>) =>
+      promise.then(
+        () => undefined,
+        (error: unknown) => (error instanceof Invalid ? error.problems.map((problem) => problem.field) : error),
+      );
     expect(await refusal(outbox.forMerchant(merchantId, everything, {}, 1, theirs))).toEqual(['cursor']);
     expect(await refusal(outbox.forMerchant(merchantId, deliveryFailed, { failed: 'yes' }, 1, ours))).toEqual(['cursor']);
   });
