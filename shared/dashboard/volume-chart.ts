@@ -15,7 +15,8 @@ export const CHART_DAYS = 30;
 /** The drawing's own units: about as wide as a phone shows it, so that its text stays legible there. */
 const WIDTH = 380;
 const HEIGHT = 220;
-const PLOT = { left: 60, right: 8, top: 28, bottom: 28 };
+/** Room for the axis values on the left, half of today's label on the right, the unit above and the days below. */
+const PLOT = { left: 60, right: 28, top: 28, bottom: 28 };
 const PLOT_WIDTH = WIDTH - PLOT.left - PLOT.right;
 const PLOT_HEIGHT = HEIGHT - PLOT.top - PLOT.bottom;
 const GAP = 2;
