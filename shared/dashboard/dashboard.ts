@@ -14,7 +14,10 @@ import { DashboardTranslator } from './language.js';
 import { redirect, type DashboardAnswer, type DashboardServices, type PageHandler } from './page.js';
 import * as access from './pages/access.js';
 import * as account from './pages/account.js';
+import * as balances from './pages/balances.js';
+import * as callbacks from './pages/callbacks.js';
 import * as money from './pages/money.js';
+import * as overview from './pages/overview.js';
 import * as payoutAddresses from './pages/payout-addresses.js';
 import * as payouts from './pages/payouts.js';
 import * as refunds from './pages/refunds.js';
@@ -36,7 +39,7 @@ const ROUTES: readonly DashboardRoute[] = [
   { method: 'GET', path: 'join/{token}', needs: 'public', handle: access.showJoin },
   { method: 'POST', path: 'join/{token}', needs: 'public', handle: access.join },
   { method: 'POST', path: 'sign-out', needs: 'read', handle: access.signOut },
-  { method: 'GET', path: 'overview', needs: 'read', handle: money.overview },
+  { method: 'GET', path: 'overview', needs: 'read', handle: overview.overview },
   { method: 'GET', path: 'invoices', needs: 'read', handle: money.invoices },
   { method: 'GET', path: 'invoices/{invoiceId}', needs: 'read', handle: money.invoice },
   { method: 'POST', path: 'invoices/{invoiceId}/resend', needs: 'callbacks', handle: money.resendInvoiceEvent },
@@ -44,6 +47,8 @@ const ROUTES: readonly DashboardRoute[] = [
   { method: 'GET', path: 'transactions/{transactionId}', needs: 'read', handle: money.transaction },
   { method: 'POST', path: 'transactions/{transactionId}/resend', needs: 'callbacks', handle: money.resendTransactionCallback },
   { method: 'POST', path: 'transactions/{transactionId}/refund', needs: 'payouts', handle: refunds.refundDeposit },
+  { method: 'GET', path: 'balances', needs: 'read', handle: balances.balances },
+  { method: 'GET', path: 'callbacks', needs: 'read', handle: callbacks.callbacks },
   { method: 'GET', path: 'payouts', needs: 'read', handle: payouts.payouts },
   { method: 'POST', path: 'payouts/quote', needs: 'payouts', handle: payouts.quotePayout },
   { method: 'POST', path: 'payouts/new', needs: 'payouts', handle: payouts.createPayout },

@@ -36,8 +36,10 @@ export function dashboardUrl(context: Pick<DashboardContext, 'publicBaseUrl' | '
 /** The pages of the header, each with what its user needs. */
 const NAVIGATION: ReadonlyArray<{ page: string; key: DashboardKey; needs: Permission }> = [
   { page: 'overview', key: 'nav.overview', needs: 'read' },
+  { page: 'balances', key: 'nav.balances', needs: 'read' },
   { page: 'invoices', key: 'nav.invoices', needs: 'read' },
   { page: 'transactions', key: 'nav.transactions', needs: 'read' },
+  { page: 'callbacks', key: 'nav.callbacks', needs: 'read' },
   { page: 'payouts', key: 'nav.payouts', needs: 'read' },
   { page: 'payout-addresses', key: 'nav.payoutAddresses', needs: 'read' },
   { page: 'reports', key: 'nav.reports', needs: 'read' },

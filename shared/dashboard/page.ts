@@ -5,8 +5,8 @@
 import type { RenderedPage } from '../checkout/document.js';
 import type { ApiKeyService, ApiKeyView, MerchantSettings, MerchantView, RotatedSecret } from '../domain/merchants/index.js';
 import type { CodeUse, DashboardAccess } from '../domain/dashboard/index.js';
-import type { CryptoPayoutQuote } from '../domain/payments/index.js';
-import type { BalanceView, CreateReportRequest, DailyTotals, ReportView } from '../domain/ledger/index.js';
+import type { CryptoPayoutQuote, DeliveryLogQuery, LoggedDelivery } from '../domain/payments/index.js';
+import type { BalanceEntryView, BalanceView, CreateReportRequest, DailyTotals, ListBalanceEntriesQuery, ReportView } from '../domain/ledger/index.js';
 import type { CallbackDelivery } from '../domain/callbacks/index.js';
 import type { InvoiceView, ListInvoicesQuery } from '../domain/invoicing/index.js';
 import type { Decimal, Page } from '../domain/kernel/index.js';
@@ -45,8 +45,12 @@ export interface DashboardServices {
     invoiceDeliveries(merchantId: string, invoiceId: string): Promise<CallbackDelivery[]>;
     resend(merchantId: string, transactionId: string): Promise<{ webhookId: string }>;
     resendInvoiceEvent(merchantId: string, invoiceId: string): Promise<{ webhookId: string }>;
+    merchantLog(merchantId: string, query: DeliveryLogQuery): Promise<Page<LoggedDelivery>>;
   };
-  balances: { view(merchantId: string): Promise<{ items: BalanceView[] }> };
+  balances: {
+    view(merchantId: string): Promise<{ items: BalanceView[] }>;
+    entries(merchantId: string, query: ListBalanceEntriesQuery): Promise<Page<BalanceEntryView>>;
+  };
   reports: {
     create(merchantId: string, request: CreateReportRequest): Promise<{ id: string }>;
     view(merchantId: string, id: string): Promise<ReportView>;

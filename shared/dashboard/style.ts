@@ -56,6 +56,9 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .chart svg{width:100%;height:auto;display:block}
 .chart .bar{fill:#0b57a4}
 .chart .axis{stroke:#6b7380}
+.charts{display:grid;grid-template-columns:repeat(auto-fill,minmax(min(100%,360px),1fr));gap:16px}
+.volume h3{font-size:1rem;margin:0 0 .25rem}
+.volume summary{cursor:pointer;margin:.5rem 0}
 ol.codes{columns:2;font-family:ui-monospace,Menlo,Consolas,monospace}
 .qr{width:200px;height:200px;image-rendering:pixelated;background:#fff}
 @media (max-width:600px){main{padding:8px}dl.facts{grid-template-columns:1fr}ol.codes{columns:1}}

@@ -45,8 +45,10 @@ export const DASHBOARD_FUNCTIONS = [
       apiKeys: ['byMerchant'],
       invoices: ['byMerchant', 'byMerchantStatus', 'byCustomer'],
       transactions: ['byMerchant', 'byMerchantStatus', 'byMerchantType', 'byInvoice', 'byOrder'],
-      outbox: ['byTransaction', 'byInvoice'],
+      // The callbacks page: every delivery of the merchant's, newest first; an invoice's and a transaction's on their pages.
+      outbox: ['byTransaction', 'byInvoice', 'byMerchant'],
       reports: ['byMerchant'],
+      balanceEntries: ['byMerchant', 'byMerchantCurrency', 'byMerchantType'],
     },
   },
   {

@@ -6,7 +6,9 @@
 import { BatchGetCommand, GetCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { CallbackEntry, CallbackRecord, DeliveryAttempt } from '../domain/callbacks/index.js';
 import { OUTBOX_RETENTION_DAYS } from '../queue/queues.js';
+import type { Page } from '../domain/kernel/index.js';
 import { isConditionFailure, queryAll, queryPartition } from './dynamo.js';
+import { IndexPager, type ListingFilters } from './pages.js';
 import { TABLES } from './tables.js';
 
 /** Only entries not yet handed to the queue carry it (the sparse `unpublished` index). */
@@ -22,6 +24,12 @@ export interface OutboxItem extends CallbackRecord {
   /** Epoch seconds after which DynamoDB deletes the entry; set when it is delivered or skipped. */
   expiration?: number;
 }
+
+/**
+ * How many pages of keys one page of a merchant's log reads at most to find the callbacks it keeps:
+ * a log that keeps few (only the failed) still answers soon, with a cursor to go on.
+ */
+const MERCHANT_LOG_READS = 5;
 
 /** What a merchant's resend did: handed an ended callback to the queue again, or found it still being retried. */
 export type ResendOutcome = 'requeued' | 'inFlight';
@@ -56,11 +64,35 @@ export class DynamoOutboxStore {
     return this.listed('byInvoice', 'invoiceId', invoiceId);
   }
 
+  /**
+   * A page of the merchant's callbacks of every kind, newest first, those `keep` keeps; `filters`
+   * (what `keep` stands for) bind the cursor to this listing. The index holds keys only, so the
+   * entries are read by key a page of keys at a time, until `limit` are kept or
+   * MERCHANT_LOG_READS pages are read: a page may then hold fewer, and still have a next one.
+   */
+  async forMerchant(merchantId: string, keep: (item: CallbackRecord) => boolean, filters: ListingFilters, limit: number, cursor?: string): Promise<Page<OutboxItem>> {
+    const query = { table: 'outbox', tableName: this.tableName, index: 'byMerchant', partition: merchantId } as const;
+    const kept: OutboxItem[] = [];
+    const pager = new IndexPager(this.client);
+    let next = cursor;
+    for (let read = 0; read < MERCHANT_LOG_READS && kept.length < limit; read++) {
+      const keys = await pager.page(query, filters, limit - kept.length, next);
+      kept.push(...(await this.read(keys.items.map((item) => item.id as string))).filter(keep).reverse());
+      next = keys.nextCursor ?? undefined;
+      if (next === undefined) break;
+    }
+    return { items: kept, nextCursor: next ?? null };
+  }
+
   private async listed(index: string, key: string, value: string): Promise<OutboxItem[]> {
     const entries = await queryPartition(this.client, this.tableName, index, key, value);
-    const ids = entries.map((item) => item.id as string);
-    if (ids.length === 0) return [];
     // A transaction owes a callback per final state it reached, an invoice one per event: a handful, far below BatchGet's 100.
+    return this.read(entries.map((item) => item.id as string));
+  }
+
+  /** Entries by id (at most BatchGet's 100), oldest first. */
+  private async read(ids: string[]): Promise<OutboxItem[]> {
+    if (ids.length === 0) return [];
     const { Responses, UnprocessedKeys } = await this.client.send(new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: ids.map((id) => ({ id })), ConsistentRead: true } } }));
     const unread = UnprocessedKeys?.[this.tableName]?.Keys ?? [];
     const items = [...((Responses?.[this.tableName] ?? []) as OutboxItem[]), ...(await Promise.all(unread.map(({ id }) => this.get(id as string))))];

@@ -34,6 +34,8 @@ export interface StoredPage {
 
 const STORED_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** The ids of a table's items: UUIDs, but the outbox's, which are webhook ids (`{transactionId}:{status}`, `invoice:{invoiceId}:{event}:{n}`). */
+const ID_PATTERNS: Partial<Record<TableKey, RegExp>> = { outbox: /^(invoice:)?[0-9a-f-]{36}:[a-z_.]+(:\d+)?$/ };
 const MAX_KEY_VALUE_LENGTH = 1024;
 
 const cursorSchema = z.strictObject({
@@ -86,7 +88,7 @@ export function decodeCursor(text: string, query: IndexQuery, filters: ListingFi
     names.length === expected.size &&
     names.every((name) => expected.has(name)) &&
     position[keys.partition] === query.partition &&
-    UUID.test(position[keys.id] ?? '') &&
+    (ID_PATTERNS[query.table] ?? UUID).test(position[keys.id] ?? '') &&
     STORED_TIME.test(created) &&
     (query.from === undefined || created >= query.from) &&
     (query.to === undefined || created <= query.to);

@@ -285,6 +285,13 @@ export const TABLES = {
         sortKey: { name: 'createdAt', type: 'S' },
         projection: 'keys',
       },
+      {
+        // A merchant's callbacks of every kind, newest first, for the dashboard's delivery log.
+        name: 'byMerchant',
+        partitionKey: { name: 'merchantId', type: 'S' },
+        sortKey: { name: 'createdAt', type: 'S' },
+        projection: 'keys',
+      },
     ],
   },
   /**

@@ -57,11 +57,14 @@ const AMOUNT = '37.25';
 let invoice: { id: string; orderId: string };
 let transaction: { id: string };
 
+/** An order whose callbacks the receiver refuses with a 500: a delivery that keeps failing, for the callbacks page. */
+const FAILING_ORDER_ID = `order-failing-${randomUUID()}`;
+
 /** Another merchant, made with the admin CLI: its invoice and transaction, and its owner's invitation. */
 let other: { merchantId: string; apiKey: string; invoiceId: string; transactionId: string; joinLink: string };
 
 beforeAll(async () => {
-  receiver = await startCallbackReceiver();
+  receiver = await startCallbackReceiver((callback) => (callback.json?.orderId === FAILING_ORDER_ID ? 500 : 200));
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-dashboard-'));
   [browser, gateway] = await Promise.all([
     launchChromium(),
@@ -252,7 +255,7 @@ describe('the dashboard', () => {
     expect([...unexpected(developerBrowser.errors), ...unexpected(viewerBrowser.errors)]).toEqual([]);
   });
 
-  it("shows a simulated deposit on the overview: the balance, the day's bar and the chart's description with the exact amount, the invoices created and completed", async () => {
+  it("shows a simulated deposit on the overview: the balance, the USDT chart with its axis, days and the day's bar, its description and table with the exact amount, the invoices created and completed", async () => {
     const created = await demoApi('POST', '/api/v2/invoices', { orderId: ORDER_ID, customerId: 'customer-dashboard', baseCurrency: 'USDT', amount: Number(AMOUNT) });
     expect(created.status, created.text).toBe(200);
     invoice = created.body.data;
@@ -272,12 +275,28 @@ describe('the dashboard', () => {
     );
     const balances = page.locator('section', { has: page.getByRole('heading', { name: 'Balances' }) });
     expect(await balances.locator('thead th').allTextContents()).toEqual(['Currency', 'Available', 'Reserved']);
-    expect(await tableRows(page, 'Balances').first().locator('th, td').allTextContents()).toEqual(['USDT', `${AMOUNT} USDT`, '0 USDT']);
-    expect(await chart.locator('desc').textContent()).toBe(`${AMOUNT} USDT in 30 days. The best day was ${today}, with ${AMOUNT} USDT.`);
+    // Amounts at the currency's precision, as the API writes them.
+    expect(await tableRows(page, 'Balances').first().locator('th, td').allTextContents()).toEqual(['USDT', `${AMOUNT}0000 USDT`, '0.000000 USDT']);
+    expect(await chart.locator('desc').textContent()).toBe(`${AMOUNT}0000 USDT in 30 days. The best day was ${today}, with ${AMOUNT}0000 USDT.`);
+    // The currency named above its own chart, a y axis of round values in USDT from zero, a day named every week down to today.
+    const usdt = page.locator('.volume', { has: page.getByRole('heading', { name: 'USDT', level: 3 }) });
+    expect(await usdt.count()).toBe(1);
+    expect(await chart.locator('text.unit').textContent()).toBe('USDT');
+    expect(await chart.locator('text.tick').allTextContents()).toEqual(['0', '10', '20', '30', '40']);
+    const shortDay = (day: string) => new Intl.DateTimeFormat('en', { day: 'numeric', month: 'short', timeZone: 'UTC' }).format(new Date(`${day}T00:00:00Z`));
+    const days = await chart.locator('text.day').allTextContents();
+    expect(days).toHaveLength(5);
+    expect(days.at(-1)).toBe(shortDay(today));
     const bars = chart.locator('rect.bar');
     expect(await bars.count()).toBe(30);
-    expect(await bars.last().locator('title').textContent()).toBe(`${today}: ${AMOUNT} USDT`);
+    expect(await bars.last().locator('title').textContent()).toBe(`${shortDay(today)}: ${AMOUNT}0000 USDT`);
     expect(Number(await bars.last().getAttribute('height'))).toBeGreaterThan(0);
+    // The same days as a table, behind a summary that opens without script.
+    await usdt.getByText('USDT per day as a table').click();
+    const dayRows = usdt.locator('details tbody tr');
+    expect(await dayRows.count()).toBe(30);
+    expect(await dayRows.last().locator('th, td').allTextContents()).toEqual([shortDay(today), `${AMOUNT}0000 USDT`]);
+    expect(await dayRows.first().locator('td').textContent()).toBe('0.000000 USDT');
     expect(await page.locator('.stat', { hasText: 'Created' }).locator('b').textContent()).toBe('1');
     expect(unexpected(ownerBrowser.errors)).toEqual([]);
   });
@@ -532,10 +551,107 @@ describe('the dashboard', () => {
     expect(unexpected(ownerBrowser.errors)).toEqual([]);
   });
 
+  it('shows the balances and the statement at the currency precision, narrows the statement by type, currency and day, and asks for its CSV report', async () => {
+    const { page, context } = ownerBrowser;
+    const today = new Date().toISOString().slice(0, 10);
+    const yesterday = new Date(Date.now() - 86_400_000).toISOString().slice(0, 10);
+    await page.goto(dashboard('balances'));
+    await page.getByRole('heading', { name: 'Balances', level: 1 }).waitFor();
+    expect(await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Balances' }).getAttribute('aria-current')).toBe('page');
+    expect(await tableRows(page, 'Balances').first().locator('th, td').allTextContents()).toEqual(['USDT', `${AMOUNT}0000 USDT`, '0.000000 USDT']);
+    const statement = tableRows(page, 'Statement');
+    const entry = ['deposit', `${AMOUNT}0000 USDT`, `${AMOUNT}0000 USDT`, '0.000000 USDT', transaction.id.slice(0, 8)];
+    expect(await statement.count()).toBe(1);
+    expect((await statement.first().locator('td').allTextContents()).slice(1)).toEqual(entry);
+    expect(await statement.first().getByRole('link').getAttribute('href')).toBe(dashboard(`transactions/${transaction.id}`));
+
+    // Each filter narrows it, in the page's URL, as the API's query does.
+    const filtered = async (choose: () => Promise<unknown>, expected: Record<string, string>): Promise<string[][]> => {
+      await page.goto(dashboard('balances'));
+      await choose();
+      await page.getByRole('button', { name: 'Apply' }).click();
+      await page.waitForURL((url) => Object.entries(expected).every(([name, value]) => url.searchParams.get(name) === value));
+      return Promise.all((await statement.all()).map(async (row) => (await row.locator('td').allTextContents()).slice(1)));
+    };
+    expect(await filtered(() => page.getByLabel('Type').selectOption('fee'), { type: 'fee' })).toEqual([]);
+    expect(await page.getByText('Nothing matches.').count()).toBe(1);
+    expect(await filtered(() => page.getByLabel('Type').selectOption('deposit'), { type: 'deposit' })).toEqual([entry]);
+    expect(await filtered(() => page.getByLabel('Currency').selectOption('BTC'), { currency: 'BTC' })).toEqual([]);
+    expect(await filtered(() => page.getByLabel('To (UTC day, included)').fill(yesterday), { createdTo: yesterday })).toEqual([]);
+    expect(await filtered(() => page.getByLabel('From (UTC day)').fill(today), { createdFrom: today })).toEqual([entry]);
+
+    // The report of the entries shown: the statement's days and currency, as a CSV file on the reports page.
+    await page.goto(dashboard(`balances?currency=USDT&createdFrom=${today}`));
+    await page.getByRole('button', { name: 'Request these entries as a CSV report' }).click();
+    await page.getByRole('status').getByText(en['reports.requested']).waitFor();
+    const newest = tableRows(page, 'Your reports').first();
+    await eventually(
+      async () => {
+        await page.reload();
+        return (await newest.locator('td').nth(1).textContent()) === 'ready';
+      },
+      { what: 'the balance entries report to be ready' },
+    );
+    expect((await newest.locator('td').allTextContents()).slice(0, 3)).toEqual(['Balance entries', 'ready', '1']);
+    const file = await context.request.get((await newest.getByRole('link', { name: 'Download' }).getAttribute('href'))!);
+    expect(file.headers()['content-type']).toMatch(/^text\/csv/);
+    const lines = (await file.text()).trim().split('\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toContain(transaction.id);
+    expect(lines[1]).toContain(`,${AMOUNT}0000,`);
+    expect(unexpected(ownerBrowser.errors)).toEqual([]);
+  });
+
+  it('lists every callback delivery newest first on the callbacks page, only the failed ones when asked, and resends one from there', async () => {
+    const { page } = ownerBrowser;
+    // A second deposit, whose callback the receiver refuses: the newest delivery, and a failed one.
+    const created = await demoApi('POST', '/api/v2/invoices', { orderId: FAILING_ORDER_ID, customerId: 'customer-dashboard', baseCurrency: 'USDT', amount: 5 });
+    expect(created.status, created.text).toBe(200);
+    const failing = (await demoApi('POST', '/api/v2/simulate/deposit', { invoiceId: created.body.data.id })).body.data as { id: string };
+    const delivered = `${transaction.id}:confirmed`;
+    const refused = `${failing.id}:confirmed`;
+    await eventually(() => receiver.byWebhookId(refused).length > 0, { what: 'the refused callback at the receiver' });
+    const rows = tableRows(page);
+    const shown = async (): Promise<string[][]> => Promise.all((await rows.all()).map(async (row) => (await row.locator('td').allTextContents()).slice(1, 6)));
+    const listed = await eventually(
+      async () => {
+        await page.goto(dashboard('callbacks'));
+        const all = await shown();
+        return all.some(([, id, , attempts]) => id === refused && attempts !== '0') && all;
+      },
+      { what: 'the refused delivery on the callbacks page' },
+    );
+    const ids = listed.map(([, id]) => id);
+    expect(ids.indexOf(refused)).toBe(0);
+    expect(ids).toContain(delivered);
+    const [subject, , state, , lastAnswer] = listed[0]!;
+    expect(subject).toBe(`Transaction ${failing.id.slice(0, 8)}`);
+    // Retried, or parked once its attempts ran out: failed either way.
+    expect(['pending', 'parked']).toContain(state);
+    expect(lastAnswer).toMatch(/^500 · /);
+    expect(listed.find(([, id]) => id === delivered)!.slice(2, 3)).toEqual(['delivered']);
+    expect(await rows.first().getByRole('link').getAttribute('href')).toBe(dashboard(`transactions/${failing.id}`));
+
+    // Only the failed: the refused one, not the delivered.
+    await page.getByLabel('Deliveries').selectOption('failed');
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForURL((url) => url.searchParams.get('show') === 'failed');
+    expect((await shown()).map(([, id]) => id)).toEqual([refused]);
+
+    // Resent from the page: back on it with a notice, and the receiver gets the delivered callback again.
+    await page.goto(dashboard('callbacks'));
+    const before = receiver.received.length;
+    await rows.filter({ hasText: delivered }).getByRole('button', { name: 'Resend the callback' }).click();
+    await page.getByRole('status').getByText(en['callbacks.resent']).waitFor();
+    expect(new URL(page.url()).pathname).toBe('/dashboard/callbacks');
+    await receiver.waitForDelivery((callback) => receiver.received.indexOf(callback) >= before && callback.webhookId === delivered);
+    expect(unexpected(ownerBrowser.errors)).toEqual([]);
+  });
+
   it('shows a viewer no form for a change, and refuses the changes it posts with its own CSRF token: 403, and nothing changed', async () => {
     const { page } = viewerBrowser;
     const changeControls = page.locator('main form[method=post]').locator('button, input:not([type=hidden]), select, textarea').and(page.locator(':enabled'));
-    for (const path of ['overview', 'settings', 'keys', 'users', 'reports', 'payout-addresses', `invoices/${invoice.id}`, `transactions/${transaction.id}`]) {
+    for (const path of ['overview', 'balances', 'callbacks', 'settings', 'keys', 'users', 'reports', 'payout-addresses', `invoices/${invoice.id}`, `transactions/${transaction.id}`]) {
       await page.goto(dashboard(path));
       expect(await changeControls.count(), path).toBe(0);
     }
@@ -730,6 +846,8 @@ describe('the dashboard', () => {
       { name: 'sign-in', url: dashboard('sign-in'), signedIn: false },
       { name: 'join', url: other.joinLink, signedIn: false },
       { name: 'overview', url: dashboard('overview'), signedIn: true },
+      { name: 'balances', url: dashboard('balances'), signedIn: true },
+      { name: 'callbacks', url: dashboard('callbacks'), signedIn: true },
       { name: 'invoices', url: dashboard('invoices'), signedIn: true },
       { name: 'invoice', url: dashboard(`invoices/${invoice.id}`), signedIn: true },
       { name: 'transactions', url: dashboard('transactions'), signedIn: true },
@@ -744,7 +862,7 @@ describe('the dashboard', () => {
       { name: 'audit', url: dashboard('audit'), signedIn: true, ignore: 'main td:nth-child(2), main td:nth-child(4)' },
       { name: 'not-found', url: dashboard(`invoices/${randomUUID()}`), signedIn: true, status: 404 },
     ];
-    const screenshots = new Set(['overview', 'invoice', 'settings']);
+    const screenshots = new Set(['overview', 'balances', 'callbacks', 'invoice', 'settings']);
 
     const anonymous = await site.openPage();
     ownerBrowser.errors.splice(0);
@@ -773,5 +891,5 @@ describe('the dashboard', () => {
       }
     }
     await anonymous.context.close();
-  }, 300_000);
+  }, 600_000);
 });

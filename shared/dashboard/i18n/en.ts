@@ -265,6 +265,25 @@ export const en = {
   'error.conflict': 'The gateway said: {reason}',
   'error.unavailable': 'That cannot be done right now. Try again in a moment.',
   'error.back': 'Back to the overview',
+
+  'nav.balances': 'Balances',
+  'nav.callbacks': 'Callbacks',
+  'overview.chartTable': '{currency} per day as a table',
+  'overview.day': 'Day',
+  'pages.newest': 'Newest',
+  'balances.title': 'Balances',
+  'balances.entries': 'Statement',
+  'balances.availableAfter': 'Available after',
+  'balances.reservedAfter': 'Reserved after',
+  'balances.transaction': 'Transaction',
+  'balances.report': 'Request these entries as a CSV report',
+  'balances.reportHint': 'Every type of entry from {from} to {to} (UTC days); the file appears under Reports.',
+  'callbacksLog.show': 'Deliveries',
+  'callbacksLog.failedOnly': 'Failed only',
+  'callbacksLog.subject': 'For',
+  'callbacksLog.transaction': 'Transaction',
+  'callbacksLog.invoice': 'Invoice',
+  'callbacksLog.noFailures': 'No failed deliveries.',
 } as const;
 
 export type DashboardKey = keyof typeof en;

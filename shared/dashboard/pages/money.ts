@@ -1,4 +1,4 @@
-/** The money pages: the overview, invoices and transactions with their callbacks, and reports. */
+/** The money pages: invoices and transactions with their callbacks, and reports. */
 import { explorerTransactionUrl } from '../../domain/chains/index.js';
 import { decimalsOf, formatAmount, Invalid, type Page } from '../../domain/kernel/index.js';
 import { can } from '../../domain/dashboard/index.js';
@@ -12,50 +12,23 @@ import { facts, notice, page, table, th } from '../parts.js';
 import { field, NO_PROBLEMS, problemSummary, ruleProblems, zodProblems, type FormProblems } from '../forms.js';
 import type { DashboardKey } from '../language.js';
 import { redirect, signedInUser, type DashboardAnswer, type PageHandler, type PageRequest } from '../page.js';
-import { chartDays, volumeChart } from '../volume-chart.js';
-
-export const overview: PageHandler = async (request) => {
-  const { context, services } = request;
-  const { t } = context;
-  const { user } = signedInUser(request);
-  const days = chartDays(services.clock());
-  const [balances, totals] = await Promise.all([services.balances.view(user.merchantId), services.totals.lastDays(user.merchantId, days)]);
-  const balanceRows = balances.items.map(
-    ({ currency, available, reserved }) => html`<tr><th scope="row">${currency}</th><td class="num">${t.amount(available, currency)}</td><td class="num">${t.amount(reserved, currency)}</td></tr>`,
-  );
-  const charts = [...totals.volumes].map(([currency, volumes]) =>
-    volumeChart({
-      id: `chart-${currency.toLowerCase()}`,
-      days,
-      volumes,
-      currency,
-      title: t.text('overview.chartTitle', { currency }),
-      description: (total, best) => [t.text('overview.chartDescription', { total }), best ? t.text('overview.chartBest', { day: best.day, amount: best.amount }) : ''].join(' ').trim(),
-    }),
-  );
-  const invoices = [...totals.invoices.values()].reduce((sum, day) => ({ created: sum.created + day.created, completed: sum.completed + day.completed }), { created: 0, completed: 0 });
-  const main = html`<section><h2>${t.text('overview.balances')}</h2>${table([th(t.text('reports.currency')), th(t.text('overview.available'), true), th(t.text('overview.reserved'), true)], balanceRows, t.text('overview.noBalances'))}</section>
-<section class="chart"><h2>${t.text('overview.volume')}</h2>${charts.length > 0 ? charts : html`<p>${t.text('overview.noVolume')}</p>`}</section>
-<section><h2>${t.text('overview.invoices')}</h2><div class="stats"><p class="stat">${t.text('overview.created')}<b>${t.number(invoices.created)}</b></p><p class="stat">${t.text('overview.completed')}<b>${t.number(invoices.completed)}</b></p></div></section>`;
-  return page(context, t.text('overview.title'), main);
-};
 
 /** A listing's query from the page's: empty fields are no filter. */
-const filtersOf = (query: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(query).filter(([, value]) => value.trim() !== ''));
+export const filtersOf = (query: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(query).filter(([, value]) => value.trim() !== ''));
 
-function select(context: DashboardContext, name: string, label: string, options: readonly string[], value: string | undefined, labelOf: (option: string) => string = (option) => option): Html {
+export function select(context: DashboardContext, name: string, label: string, options: readonly string[], value: string | undefined, labelOf: (option: string) => string = (option) => option): Html {
   const choices = ['', ...options].map(
     (option) => html`<option value="${option}"${option === (value ?? '') ? raw(' selected') : ''}>${option === '' ? context.t.text('list.all') : labelOf(option)}</option>`,
   );
   return html`<label for="filter-${name}">${label}<select id="filter-${name}" name="${name}">${choices}</select></label>`;
 }
 
-function filterInput(context: DashboardContext, problems: FormProblems, name: string, label: string, value: string | undefined): Html {
+export function filterInput(context: DashboardContext, problems: FormProblems, name: string, label: string, value: string | undefined, type: 'text' | 'date' = 'text'): Html {
   const problem = problems.get(name);
-  return html`<label for="filter-${name}">${label}<input id="filter-${name}" name="${name}" value="${value ?? ''}"${problem ? raw(` aria-invalid="true" aria-describedby="filter-${name}-problem"`) : ''}>${problem ? html`<span class="error" id="filter-${name}-problem">${context.t.text(problem)}</span>` : ''}</label>`;
+  return html`<label for="filter-${name}">${label}<input id="filter-${name}" name="${name}" type="${type}" value="${value ?? ''}"${problem ? raw(` aria-invalid="true" aria-describedby="filter-${name}-problem"`) : ''}>${problem ? html`<span class="error" id="filter-${name}-problem">${context.t.text(problem)}</span>` : ''}</label>`;
 }
 
-function filterForm(context: DashboardContext, pagePath: string, controls: Html[]): Html {
+export function filterForm(context: DashboardContext, pagePath: string, controls: Html[]): Html {
   const language = context.language.explicit ? html`<input type="hidden" name="lang" value="${context.language.language}">` : '';
   return html`<form class="inline" method="get" action="${dashboardUrl({ ...context, language: { ...context.language, explicit: false } }, pagePath)}" aria-label="${context.t.text('list.filter')}">${language}${controls}<button class="secondary" type="submit">${context.t.text('list.apply')}</button></form>`;
 }
@@ -128,12 +101,13 @@ function callbackTable(context: DashboardContext, deliveries: CallbackDelivery[]
   return table([th(t.text('callbacks.event')), th(t.text('callbacks.status')), th(t.text('callbacks.attempts'), true), th(t.text('callbacks.lastAnswer'))], rows, t.text('callbacks.none'));
 }
 
-function resendForm(context: DashboardContext, action: string): Html {
+/** The resend button of a transaction's or an invoice's callbacks; from the callbacks page, back to that page. */
+export function resendForm(context: DashboardContext, action: string, fromLog = false): Html {
   if (!context.signedIn || !can(context.signedIn.session.role, 'callbacks')) return html``;
-  return html`<form method="post" action="${dashboardUrl(context, action)}">${csrfField(context)}<button class="secondary" type="submit">${context.t.text('callbacks.resend')}</button></form>`;
+  return html`<form method="post" action="${dashboardUrl(context, action)}">${csrfField(context)}${fromLog ? html`<input type="hidden" name="from" value="callbacks">` : ''}<button class="secondary" type="submit">${context.t.text('callbacks.resend')}</button></form>`;
 }
 
-const resentNotice = (context: DashboardContext, query: Record<string, string>): Html => (query.done === 'resent' ? notice(context.t.text('callbacks.resent')) : html``);
+export const resentNotice = (context: DashboardContext, query: Record<string, string>): Html => (query.done === 'resent' ? notice(context.t.text('callbacks.resent')) : html``);
 
 export const invoice: PageHandler = async (request) => {
   const { context, services, params, query } = request;
@@ -245,7 +219,8 @@ const resend =
     if (kind === 'invoices') await services.callbacks.resendInvoiceEvent(signedIn.user.merchantId, id);
     else await services.callbacks.resend(signedIn.user.merchantId, id);
     await services.access.record(signedIn, 'callback.resent', id);
-    return redirect(dashboardUrl(context, `${kind}/${id}`, { done: 'resent' }));
+    // From the callbacks page, back to it.
+    return redirect(dashboardUrl(context, request.form.from === 'callbacks' ? 'callbacks' : `${kind}/${id}`, { done: 'resent' }));
   };
 
 export const resendInvoiceEvent = resend('invoices');
@@ -255,7 +230,7 @@ export const resendTransactionCallback = resend('transactions');
  * A day of the form as the API's bound: its first instant, or with `end` its last, but no later
  * than `now`: the API refuses an end in the future, and a report up to today runs up to now.
  */
-function dayBound(day: string | undefined, end: boolean, now: Date): string | undefined {
+export function dayBound(day: string | undefined, end: boolean, now: Date): string | undefined {
   if (!day || !/^\d{4}-\d{2}-\d{2}$/.test(day)) return day || undefined;
   const bound = `${day}T${end ? '23:59:59.999' : '00:00:00.000'}Z`;
   return end && Date.parse(bound) > now.getTime() ? now.toISOString() : bound;

@@ -120,6 +120,10 @@ export type CallbackState = (typeof CALLBACK_STATES)[number];
 export const callbackState = (record: Pick<CallbackRecord, 'deliveredAt' | 'parkedAt' | 'skippedAt'>): CallbackState =>
   record.deliveredAt ? 'delivered' : record.parkedAt || record.skippedAt ? 'parked' : 'pending';
 
+/** A delivery that went wrong: no attempt will come on its own, or the last one failed and the next waits. */
+export const deliveryFailed = (record: Pick<CallbackRecord, 'deliveredAt' | 'parkedAt' | 'skippedAt' | 'attempts'>): boolean =>
+  callbackState(record) === 'parked' || (callbackState(record) === 'pending' && record.attempts.length > 0);
+
 const attemptSchema = z.object({
   at: z.iso.datetime(),
   status: z.int().nullable().describe("The receiver's HTTP status; null when no answer came (timeout, refused, URL guard)"),

@@ -14,6 +14,7 @@ export {
   callbackDelivery,
   callbackDeliverySchema,
   DELIVERY_TIMEOUT_MS,
+  deliveryFailed,
   retryDelaySeconds,
   signCallback,
   signingSecrets,

@@ -1,7 +1,17 @@
 export { BalanceService } from './balance-service.js';
 export type { AdjustmentRequest } from './balance-service.js';
-export { BALANCE_CURRENCIES, balanceEntryView, balanceEntryViewSchema, balancesViewSchema, heldFor, listBalanceEntriesQuerySchema, requireAvailable, writeWithEntries } from './balances.js';
-export type { Balance, BalanceEntry, BalanceEntryFilters, BalanceEntryView, BalancePosting, BalanceReader, BalanceView } from './balances.js';
+export {
+  BALANCE_CURRENCIES,
+  BALANCE_ENTRY_TYPES,
+  balanceEntryView,
+  balanceEntryViewSchema,
+  balancesViewSchema,
+  heldFor,
+  listBalanceEntriesQuerySchema,
+  requireAvailable,
+  writeWithEntries,
+} from './balances.js';
+export type { Balance, BalanceEntry, BalanceEntryFilters, BalanceEntryView, BalancePosting, BalanceReader, BalanceView, ListBalanceEntriesQuery } from './balances.js';
 export { BooksCheck } from './books-check.js';
 export type { BalanceKey, BooksCheckState, BooksCheckStore, CheckedTransaction, EntrySums, RecordPosition, SequencedEntry } from './books-check.js';
 export { payingMerchant } from './books-hold.js';

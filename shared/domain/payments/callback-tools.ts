@@ -3,10 +3,10 @@
  * callbacks or of an invoice's events, resending the latest one, and a signed sample sent at once. The same signing and the
  * same delivery (with production's URL guard) as every callback.
  */
-import { callbackDelivery, type CallbackDelivery, type CallbackRecord, type CallbackSecretOpener, type Deliver, pausedUntil, signCallback, signingSecrets } from '../callbacks/index.js';
+import { callbackDelivery, type CallbackDelivery, type CallbackRecord, type CallbackSecretOpener, type Deliver, deliveryFailed, pausedUntil, signCallback, signingSecrets } from '../callbacks/index.js';
 import { callbackPayload, testCallbackFields, testWebhookId, type Transaction } from '../transactions/index.js';
 import type { Merchant } from '../merchants/index.js';
-import { Conflict } from '../kernel/index.js';
+import { Conflict, type Page } from '../kernel/index.js';
 
 const NO_CALLBACK_URL = 'The merchant has no callback URL: set one with PATCH /api/v2/merchant';
 
@@ -19,12 +19,28 @@ export interface CallbackLogDeps {
     forTransaction(transactionId: string): Promise<CallbackRecord[]>;
     /** The invoice's events, oldest first. */
     forInvoice(invoiceId: string): Promise<CallbackRecord[]>;
+    /** A page of the merchant's callbacks of every kind, newest first, those `keep` keeps (`filters` name it, for the cursor). */
+    forMerchant(merchantId: string, keep: (record: CallbackRecord) => boolean, filters: Record<string, string>, limit: number, cursor?: string): Promise<Page<CallbackRecord>>;
     /** Delivers the callback again with a fresh window: `requeued` when it must be published. */
     resend(id: string, now: Date): Promise<'requeued' | 'inFlight'>;
   };
   merchants: { getMerchant(id: string): Promise<Merchant | undefined> };
   publisher: { publish(callbackIds: string[]): Promise<number> };
   clock: () => Date;
+}
+
+/** A callback in the merchant's log of every delivery: what it announces, and when it was written. */
+export interface LoggedDelivery extends CallbackDelivery {
+  transactionId: string | null;
+  invoiceId: string | null;
+  createdAt: string;
+}
+
+/** A page of the merchant's log: every callback, or only those whose delivery failed (`deliveryFailed`). */
+export interface DeliveryLogQuery {
+  failedOnly: boolean;
+  limit: number;
+  cursor?: string;
 }
 
 export class CallbackLog {
@@ -43,6 +59,16 @@ export class CallbackLog {
   async invoiceDeliveries(merchantId: string, invoiceId: string): Promise<CallbackDelivery[]> {
     const invoice = await this.deps.invoices.get(merchantId, invoiceId);
     return this.logOf(merchantId, await this.deps.outbox.forInvoice(invoice.id));
+  }
+
+  /** The merchant's callbacks of every kind (transactions' and invoices'), newest first, a page at a time. */
+  async merchantLog(merchantId: string, { failedOnly, limit, cursor }: DeliveryLogQuery): Promise<Page<LoggedDelivery>> {
+    const page = await this.deps.outbox.forMerchant(merchantId, failedOnly ? deliveryFailed : () => true, failedOnly ? { failed: 'yes' } : {}, limit, cursor);
+    const deliveries = await this.logOf(merchantId, page.items);
+    return {
+      items: page.items.map((record, i) => ({ ...deliveries[i]!, transactionId: record.transactionId ?? null, invoiceId: record.invoiceId ?? null, createdAt: record.createdAt })),
+      nextCursor: page.nextCursor,
+    };
   }
 
   /**

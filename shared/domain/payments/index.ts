@@ -1,5 +1,5 @@
 export { CallbackLog, sendTestCallback } from './callback-tools.js';
-export type { TestCallbackResult } from './callback-tools.js';
+export type { DeliveryLogQuery, LoggedDelivery, TestCallbackResult } from './callback-tools.js';
 export { pollUntilDeadline, sumRuns } from './chain-polling.js';
 export type { InvocationSummary } from './chain-polling.js';
 export { CHAIN_BLOCKS_PER_RUN, NetworkWatcher } from './chain-watcher.js';
