@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, errors, type JWTVerifyGetKey, jwtVerify } from 'jose';
+import { createLocalJWKSet, createRemoteJWKSet, decodeJwt, errors, type JSONWebKeySet, type JWTVerifyGetKey, jwtVerify } from 'jose';
 import { CRYPTO_NETWORKS } from '../../shared/domain/kernel/index.js';
 import { chainChecks } from './receipt-chains.js';
 import { type Check, chainClaimOf, check, isVerified, missingChecks, offChainChecks, type ReceiptPayload, receiptJwsOf, receiptPayloadSchema, renderReport } from './receipt-checks.js';
@@ -46,7 +46,7 @@ export interface VerifyOptions {
   /** The receipt file's text. */
   receipt: string;
   /** A JWKS URL, or a JWKS document already read; by default the issuer's. */
-  jwks?: URL | { keys: unknown[] };
+  jwks?: URL | JSONWebKeySet;
   /** A node's URL for each network. */
   rpc?: Readonly<Record<string, string>>;
 }
@@ -68,17 +68,20 @@ function signatureProblem(error: unknown): string {
   return firstLine(error);
 }
 
+/** Where the issuer the receipt names publishes its keys: what it claims, to be trusted only as far as the issuer is. */
+function issuerJwksUrl(jws: string): URL {
+  const { iss } = decodeJwt(jws);
+  if (!iss) throw new Error('the receipt names no issuer to fetch keys from: give --jwks');
+  // Appended, not resolved: a stage's base URL may carry a path (API Gateway's /prod).
+  return new URL(`${iss.replace(/\/+$/, '')}/.well-known/jwks.json`);
+}
+
 /** The receipt's signature and evidence checked; a receipt that cannot even be read throws. */
 export async function verifyReceipt(options: VerifyOptions): Promise<Verification> {
   const jws = receiptJwsOf(options.receipt);
-  let jwksUrl = options.jwks;
-  if (jwksUrl === undefined) {
-    const { iss } = decodeJwt(jws);
-    if (!iss) throw new Error('the receipt names no issuer to fetch keys from: give --jwks');
-    jwksUrl = new URL('/.well-known/jwks.json', iss);
-  }
-  const keys: JWTVerifyGetKey = jwksUrl instanceof URL ? createRemoteJWKSet(jwksUrl) : createLocalJWKSet(jwksUrl as Parameters<typeof createLocalJWKSet>[0]);
-  const source = jwksUrl instanceof URL ? jwksUrl.href : 'the JWKS file';
+  const jwks = options.jwks ?? issuerJwksUrl(jws);
+  const keys: JWTVerifyGetKey = jwks instanceof URL ? createRemoteJWKSet(jwks) : createLocalJWKSet(jwks);
+  const source = jwks instanceof URL ? jwks.href : 'the JWKS file';
   let verified: Awaited<ReturnType<typeof jwtVerify>>;
   try {
     verified = await jwtVerify(jws, keys, { algorithms: ['ES256'] });

@@ -35,7 +35,7 @@ let current: ReceiptKey;
 let retired: ReceiptKey;
 let directory: string;
 let jwksFile: string;
-/** Serves the JWKS at /.well-known/jwks.json, as the gateway does. */
+/** Serves the JWKS at /.well-known/jwks.json under the stage's path, as the gateway behind API Gateway does. */
 let issuerServer: Server;
 let issuer: string;
 
@@ -48,11 +48,11 @@ beforeAll(async () => {
   jwksFile = join(directory, 'jwks.json');
   await writeFile(jwksFile, JSON.stringify(jwksOf(current, retired)));
   issuerServer = createServer((request, response) => {
-    if (request.url !== '/.well-known/jwks.json') return void response.writeHead(404).end();
+    if (request.url !== '/prod/.well-known/jwks.json') return void response.writeHead(404).end();
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(jwksOf(current, retired)));
   });
   await new Promise<void>((resolveListen) => issuerServer.listen(0, '127.0.0.1', resolveListen));
-  issuer = `http://127.0.0.1:${(issuerServer.address() as { port: number }).port}`;
+  issuer = `http://127.0.0.1:${(issuerServer.address() as { port: number }).port}/prod`;
 }, 120_000);
 
 afterAll(async () => {
@@ -213,7 +213,7 @@ describe('the command', () => {
     expect(await run([valid, '--rpc', 'dogecoin=http://127.0.0.1:1'])).toMatchObject({ code: 2, err: expect.stringMatching(/^--rpc takes NETWORK=URL/) });
   });
 
-  it('runs as npm run verify-receipt, the keys fetched from the issuer, a Bitcoin receipt checked on its node', async () => {
+  it("runs as npm run verify-receipt, the keys fetched under the issuer's URL and its stage path, a Bitcoin receipt checked on its node", async () => {
     const file = join(directory, 'bitcoin.jws');
     await writeFile(file, await signReceipt(await bitcoinPayment('0.0005', issuer), current));
     const { stdout } = await promisify(execFile)('npm', ['run', '-s', 'verify-receipt', '--', file, '--rpc', `bitcoin=${node.rpcUrl}`], { cwd: ROOT });
