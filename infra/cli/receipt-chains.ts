@@ -9,7 +9,7 @@ import { BitcoinRpcError, BitcoinRpcReader } from '../../shared/chain/bitcoin-re
 import { evmJsonRpc, quantity } from '../../shared/chain/evm-reader.js';
 import { isEvmNetwork } from '../../shared/domain/chains/index.js';
 import { CRYPTO_NETWORKS, type CryptoNetwork } from '../../shared/domain/kernel/index.js';
-import { bitcoinChecks, type ChainClaim, type Check, check, type EvmFacts, type EvmLog, evmChecks } from './receipt-checks.js';
+import { type BitcoinFacts, bitcoinChecks, type ChainClaim, type Check, check, type EvmFacts, type EvmLog, evmChecks } from './receipt-checks.js';
 
 const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
@@ -40,6 +40,7 @@ async function evmFacts(rpcUrl: string, claim: ChainClaim): Promise<EvmFacts> {
   if (claim.blockNumber !== undefined) {
     const block = await rpc.call('eth_getBlockByNumber', [`0x${claim.blockNumber.toString(16)}`, false]);
     facts.canonicalHash = block === null ? null : blockSchema.parse(block).hash;
+    facts.head = count.parse(await rpc.call('eth_blockNumber', []));
   }
   const receipt = await rpc.call('eth_getTransactionReceipt', [claim.transactionHash]);
   if (receipt === null) return facts;
@@ -60,11 +61,13 @@ async function evmFacts(rpcUrl: string, claim: ChainClaim): Promise<EvmFacts> {
 /** Bitcoin Core's code for a height the chain does not reach. */
 const HEIGHT_OUT_OF_RANGE = -8;
 
-async function bitcoinBlock(rpcUrl: string, blockNumber: number) {
+async function bitcoinFacts(rpcUrl: string, blockNumber: number): Promise<BitcoinFacts> {
+  const reader = new BitcoinRpcReader(rpcUrl);
+  const head = await reader.headNumber();
   try {
-    return await new BitcoinRpcReader(rpcUrl).block(blockNumber);
+    return { block: await reader.block(blockNumber), head };
   } catch (error) {
-    if (error instanceof BitcoinRpcError && error.code === HEIGHT_OUT_OF_RANGE) return null;
+    if (error instanceof BitcoinRpcError && error.code === HEIGHT_OUT_OF_RANGE) return { block: null, head };
     throw error;
   }
 }
@@ -80,7 +83,7 @@ export async function chainChecks(claim: ChainClaim, rpcUrl: string | undefined)
   try {
     if (isEvmNetwork(network)) return evmChecks(claim, await evmFacts(rpcUrl, claim));
     if (claim.blockNumber === undefined) return [check('not checked', 'chain', 'the receipt does not establish the block to read')];
-    return bitcoinChecks(claim, { block: await bitcoinBlock(rpcUrl, claim.blockNumber) });
+    return bitcoinChecks(claim, await bitcoinFacts(rpcUrl, claim.blockNumber));
   } catch (error) {
     return [check('FAILED', 'chain', `could not read ${network} at ${new URL(rpcUrl).host}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`)];
   }

@@ -6,7 +6,7 @@
 import { bytesToHex } from '@noble/hashes/utils.js';
 import * as z from 'zod';
 import { outputScript } from '../../shared/chain/bitcoin-transaction.js';
-import { smallestUnits } from '../../shared/domain/chains/index.js';
+import { depthOf, smallestUnits } from '../../shared/domain/chains/index.js';
 
 /** `ok` and `FAILED` are verdicts; the rest say why no verdict was given. */
 export type Outcome = 'ok' | 'FAILED' | 'not checked' | 'not applicable' | 'not established';
@@ -102,6 +102,8 @@ export interface ChainClaim {
   outputIndex?: number;
   to?: string;
   contract?: string | null;
+  /** The confirmations the gateway counted when it credited the transfer. */
+  confirmations?: number;
   amount: string;
   currency: string;
 }
@@ -126,8 +128,8 @@ export function chainClaimOf(payload: ReceiptPayload, evidence: ChainEvidence): 
     checks.push(check('not checked', 'chain', 'the receipt establishes no network and transaction hash to look for'));
     return { checks };
   }
-  const { blockNumber, blockHash, logIndex, outputIndex, to, contract } = evidence;
-  return { claim: { network, transactionHash, blockNumber, blockHash, logIndex, outputIndex, to, contract, amount: transaction.amount, currency: transaction.currency }, checks };
+  const { blockNumber, blockHash, logIndex, outputIndex, to, contract, confirmations } = evidence;
+  return { claim: { network, transactionHash, blockNumber, blockHash, logIndex, outputIndex, to, contract, confirmations, amount: transaction.amount, currency: transaction.currency }, checks };
 }
 
 /** `amount` in units of `decimals` places, or the reason it cannot be. */
@@ -150,6 +152,15 @@ function canonicalCheck(claim: ChainClaim, canonicalHash: string | null | undefi
   return check('ok', what, `block ${claim.blockNumber} is ${claim.blockHash}`);
 }
 
+/** Whether the block, still on the chain, stands at least as deep now as when the gateway counted its confirmations. */
+function depthCheck(claim: ChainClaim, head: number | undefined): Check {
+  const what = 'confirmations';
+  if (claim.confirmations === undefined || claim.blockNumber === undefined || head === undefined) return check('not checked', what, 'the receipt does not establish the confirmations counted');
+  const depth = depthOf(claim.blockNumber, head);
+  if (depth < claim.confirmations) return check('FAILED', what, `the block is ${depth} deep now, fewer than the ${claim.confirmations} the receipt says were counted (or the node is behind)`);
+  return check('ok', what, `the block is ${depth} deep now (${claim.confirmations} counted when credited)`);
+}
+
 export interface EvmLog {
   address: string;
   logIndex: number;
@@ -161,6 +172,8 @@ export interface EvmLog {
 export interface EvmFacts {
   /** The hash of the block at the claim's height; null when the node has no block there. */
   canonicalHash?: string | null;
+  /** The node's newest block. */
+  head?: number;
   /** `eth_getTransactionReceipt`; null when the node knows no such transaction. */
   receipt: { succeeded: boolean; blockNumber: number; blockHash: string; logs: EvmLog[] } | null;
   /** `eth_getTransactionByHash`, for a native transfer. */
@@ -173,7 +186,8 @@ const NATIVE_DECIMALS = 18;
 
 /** The claim against an EVM node's answers: the block, the transaction and its transfer. */
 export function evmChecks(claim: ChainClaim, facts: EvmFacts): Check[] {
-  const checks = [canonicalCheck(claim, facts.canonicalHash)];
+  const canonical = canonicalCheck(claim, facts.canonicalHash);
+  const checks = canonical.outcome === 'ok' ? [canonical, depthCheck(claim, facts.head)] : [canonical];
   const { receipt } = facts;
   if (!receipt) {
     checks.push(check('FAILED', 'transaction mined', `the node knows no transaction ${claim.transactionHash}: reorganised away, or never mined`));
@@ -225,6 +239,8 @@ function nativeTransferCheck(claim: ChainClaim, transaction: EvmFacts['transacti
 export interface BitcoinFacts {
   /** The block at the claim's height with its outputs; null when the node has no block there. */
   block: { hash: string; outputs: ReadonlyArray<{ txid: string; index: number; script: string; satoshis: bigint }> } | null;
+  /** The node's newest block. */
+  head: number;
 }
 
 type BitcoinOutputs = NonNullable<BitcoinFacts['block']>['outputs'];
@@ -237,9 +253,10 @@ export function bitcoinChecks(claim: ChainClaim, facts: BitcoinFacts): Check[] {
   if (canonical.outcome !== 'ok' || !facts.block) {
     return [canonical, check('not checked', 'transaction in that block', canonical.outcome === 'FAILED' ? 'the block the receipt names is not on the chain' : 'the receipt does not establish the block')];
   }
+  const depth = depthCheck(claim, facts.head);
   const outputs = facts.block.outputs.filter((output) => output.txid === claim.transactionHash.toLowerCase());
-  if (outputs.length === 0) return [canonical, check('FAILED', 'transaction in that block', `block ${claim.blockNumber} holds no transaction ${claim.transactionHash}`)];
-  return [canonical, check('ok', 'transaction in that block', `block ${claim.blockNumber} holds ${claim.transactionHash}`), outputCheck(claim, outputs)];
+  if (outputs.length === 0) return [canonical, depth, check('FAILED', 'transaction in that block', `block ${claim.blockNumber} holds no transaction ${claim.transactionHash}`)];
+  return [canonical, depth, check('ok', 'transaction in that block', `block ${claim.blockNumber} holds ${claim.transactionHash}`), outputCheck(claim, outputs)];
 }
 
 /** The output script an address pays, hex, or why it is no Bitcoin address. */

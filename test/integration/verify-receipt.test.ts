@@ -73,7 +73,7 @@ const tokenPayload = (sent: SentTokenTransfer, change: { amount?: string; to?: s
       logIndex: sent.logIndex,
       to: change.to ?? CUSTOMER,
       contract: change.contract ?? usdt,
-      confirmations: 3,
+      confirmations: 1,
     },
   });
 
@@ -96,8 +96,9 @@ const nativePayload = (sent: SentTransaction, amount: string) =>
 /** Pays the Bitcoin customer `amount`, mined; the receipt's payload of it. */
 async function bitcoinPayment(amount: string, iss?: string) {
   const txid = await node.send(BITCOIN_CUSTOMER, amount);
-  const [blockHash] = await node.mine(1);
-  const blockNumber = await node.height();
+  // Two blocks: the one holding it, and the second confirmation the gateway counts.
+  const [blockHash] = await node.mine(2);
+  const blockNumber = (await node.height()) - 1;
   const block = await new BitcoinRpcReader(node.rpcUrl).block(blockNumber);
   const output = block.outputs.find((each) => each.txid === txid && each.script === '0014751e76e8199196d454941c45d1b3a323f1433bd6')!;
   return receiptPayload({
@@ -118,7 +119,7 @@ describe('on the EVM chain', () => {
     const sent = await chain.sendToken({ to: CUSTOMER, amount: '25', token: usdt });
     await chain.mine(3);
     const valid = await verify(tokenPayload(sent));
-    expect(outcomes(valid)).toEqual(['ok signature', 'ok block still on the chain', 'ok transaction mined', 'ok transaction in that block', 'ok token transfer']);
+    expect(outcomes(valid)).toEqual(['ok signature', 'ok block still on the chain', 'ok confirmations', 'ok transaction mined', 'ok transaction in that block', 'ok token transfer']);
     expect(valid.verified).toBe(true);
 
     const wrongAmount = await verify(tokenPayload(sent, { amount: '26.000000' }));
@@ -132,13 +133,18 @@ describe('on the EVM chain', () => {
     expect(failure(wrongContract)!.detail).toMatch(new RegExp(`emitted by ${usdt}, not the contract ${usdc}`, 'i'));
   });
 
-  it('verifies a native transfer in wei, and fails another amount', async () => {
+  it('verifies a native transfer in wei at the depth stated, and fails another amount and a greater depth', async () => {
     const sent = await chain.sendNative({ to: CUSTOMER, amount: '0.25' });
+    // The 12 confirmations the receipt says were counted.
+    await chain.mine(11);
     const valid = await verify(nativePayload(sent, '0.25'));
     expect(valid.verified).toBe(true);
     expect(valid.checks.at(-1)).toEqual({ outcome: 'ok', what: 'native transfer', detail: `0.25 ETH (250000000000000000 wei) to ${CUSTOMER}` });
     const wrongAmount = await verify(nativePayload(sent, '0.2500001'));
     expect(failure(wrongAmount)).toMatchObject({ what: 'native transfer', detail: 'the transaction sends 250000000000000000 wei, not 250000100000000000 (0.2500001 ETH)' });
+    const deeper = nativePayload(sent, '0.25');
+    const tooDeep = await verify({ ...deeper, evidence: { ...(deeper.evidence as object), confirmations: 13 } });
+    expect(failure(tooDeep)).toMatchObject({ what: 'confirmations', detail: 'the block is 12 deep now, fewer than the 13 the receipt says were counted (or the node is behind)' });
   });
 
   it('fails a transfer reorganised away', async () => {
@@ -166,7 +172,7 @@ describe('on the Bitcoin chain', () => {
   it('verifies an output paying the address exactly the amount, and fails another amount', async () => {
     const payload = await bitcoinPayment('0.00123457');
     const valid = await verify(payload);
-    expect(outcomes(valid)).toEqual(['ok signature', 'ok block still on the chain', 'ok transaction in that block', 'ok output paid']);
+    expect(outcomes(valid)).toEqual(['ok signature', 'ok block still on the chain', 'ok confirmations', 'ok transaction in that block', 'ok output paid']);
     expect(valid.verified).toBe(true);
 
     const wrong = await verify({ ...payload, transaction: { ...(payload.transaction as object), amount: '0.00123458' } });

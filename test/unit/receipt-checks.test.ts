@@ -123,12 +123,14 @@ const tokenClaim: ChainClaim = {
   logIndex: 1,
   to: TO,
   contract: TOKEN,
+  confirmations: 3,
   amount: '25.000000',
   currency: 'USDT',
 };
 
 const tokenFacts = (change: Partial<EvmFacts> = {}): EvmFacts => ({
   canonicalHash: BLOCK_HASH,
+  head: 20,
   receipt: {
     succeeded: true,
     blockNumber: 12,
@@ -146,6 +148,7 @@ describe('EVM evidence against the node', () => {
   it('passes a token transfer of exactly the amount from the contract to the address, in the block still on the chain', () => {
     expect(evmChecks(tokenClaim, tokenFacts())).toEqual([
       { outcome: 'ok', what: 'block still on the chain', detail: `block 12 is ${BLOCK_HASH}` },
+      { outcome: 'ok', what: 'confirmations', detail: 'the block is 9 deep now (3 counted when credited)' },
       { outcome: 'ok', what: 'transaction mined', detail: `${tokenClaim.transactionHash} succeeded` },
       { outcome: 'ok', what: 'transaction in that block', detail: 'mined in block 12' },
       { outcome: 'ok', what: 'token transfer', detail: `25.000000 USDT (25000000 units of ${TOKEN}) to ${TO}` },
@@ -171,8 +174,17 @@ describe('EVM evidence against the node', () => {
     ]);
     expect(evmChecks(tokenClaim, tokenFacts({ canonicalHash: null }))[0]!.detail).toMatch(/has no block 12: reorganised away, or the node is behind/);
     const facts = tokenFacts();
-    expect(evmChecks(tokenClaim, { ...facts, receipt: { ...facts.receipt!, succeeded: false } })[1]).toMatchObject({ outcome: 'FAILED', detail: expect.stringMatching(/reverted/) });
-    expect(evmChecks(tokenClaim, { ...facts, receipt: { ...facts.receipt!, blockNumber: 13 } })[2]).toMatchObject({ outcome: 'FAILED', what: 'transaction in that block' });
+    expect(evmChecks(tokenClaim, { ...facts, receipt: { ...facts.receipt!, succeeded: false } })[2]).toMatchObject({ outcome: 'FAILED', detail: expect.stringMatching(/reverted/) });
+    expect(evmChecks(tokenClaim, { ...facts, receipt: { ...facts.receipt!, blockNumber: 13 } })[3]).toMatchObject({ outcome: 'FAILED', what: 'transaction in that block' });
+  });
+
+  it('fails a block shallower now than the confirmations the receipt says were counted', () => {
+    expect(evmChecks({ ...tokenClaim, confirmations: 12 }, tokenFacts())[1]).toEqual({
+      outcome: 'FAILED',
+      what: 'confirmations',
+      detail: 'the block is 9 deep now, fewer than the 12 the receipt says were counted (or the node is behind)',
+    });
+    expect(evmChecks({ ...tokenClaim, confirmations: 9 }, tokenFacts())[1]).toMatchObject({ outcome: 'ok' });
   });
 
   it('checks a native transfer in wei, and leaves what the receipt does not establish unchecked', () => {
@@ -182,7 +194,7 @@ describe('EVM evidence against the node', () => {
     expect(evmChecks({ ...native, amount: '0.26' }, facts).at(-1)).toMatchObject({ outcome: 'FAILED', detail: expect.stringMatching(/sends 250000000000000000 wei, not 260000000000000000/) });
     expect(evmChecks(native, tokenFacts({ transaction: { to: null, value: 0n } })).at(-1)).toMatchObject({ outcome: 'FAILED', detail: expect.stringMatching(/creates a contract/) });
 
-    const unknownBlock = evmChecks({ ...native, blockHash: undefined, blockNumber: undefined, to: undefined }, facts);
+    const unknownBlock = evmChecks({ ...native, blockHash: undefined, blockNumber: undefined, to: undefined }, { ...facts, head: undefined });
     expect(outcomes(unknownBlock)).toEqual(['not checked block still on the chain', 'ok transaction mined', 'not checked transaction in that block', 'not checked native transfer']);
   });
 });
@@ -197,6 +209,7 @@ describe('Bitcoin evidence against the node', () => {
     blockHash: '55'.repeat(32),
     outputIndex: 1,
     to: 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx',
+    confirmations: 2,
     amount: '0.00123457',
     currency: 'BTC',
   };
@@ -210,8 +223,9 @@ describe('Bitcoin evidence against the node', () => {
   };
 
   it('passes the output paying the address exactly the amount, in the block still at its height', () => {
-    expect(bitcoinChecks(claim, { block })).toEqual([
+    expect(bitcoinChecks(claim, { block, head: 121 })).toEqual([
       { outcome: 'ok', what: 'block still on the chain', detail: `block 120 is ${'55'.repeat(32)}` },
+      { outcome: 'ok', what: 'confirmations', detail: 'the block is 2 deep now (2 counted when credited)' },
       { outcome: 'ok', what: 'transaction in that block', detail: `block 120 holds ${txid}` },
       { outcome: 'ok', what: 'output paid', detail: `output 1 pays 0.00123457 BTC (123457 satoshis) to ${claim.to}` },
     ]);
@@ -224,14 +238,14 @@ describe('Bitcoin evidence against the node', () => {
     ['another output', { outputIndex: 0 }, /output 0 pays the script 0014a+, not/],
     ['a missing output', { outputIndex: 4 }, /has no output 4/],
   ])('fails the output with %s', (_, change, reason) => {
-    expect(bitcoinChecks({ ...claim, ...change }, { block }).at(-1)).toMatchObject({ outcome: 'FAILED', what: 'output paid', detail: expect.stringMatching(reason) });
+    expect(bitcoinChecks({ ...claim, ...change }, { block, head: 121 }).at(-1)).toMatchObject({ outcome: 'FAILED', what: 'output paid', detail: expect.stringMatching(reason) });
   });
 
   it('fails a block reorganised away or out of the chain, and a transaction the block does not hold', () => {
-    expect(outcomes(bitcoinChecks(claim, { block: { ...block, hash: '66'.repeat(32) } }))).toEqual(['FAILED block still on the chain', 'not checked transaction in that block']);
-    expect(bitcoinChecks(claim, { block: { ...block, hash: '66'.repeat(32) } })[0]!.detail).toMatch(/reorganised away$/);
-    expect(bitcoinChecks(claim, { block: null })[0]!.detail).toMatch(/has no block 120/);
-    expect(bitcoinChecks({ ...claim, transactionHash: '77'.repeat(32) }, { block })[1]).toMatchObject({ outcome: 'FAILED', detail: expect.stringMatching(/holds no transaction/) });
+    expect(outcomes(bitcoinChecks(claim, { block: { ...block, hash: '66'.repeat(32) }, head: 121 }))).toEqual(['FAILED block still on the chain', 'not checked transaction in that block']);
+    expect(bitcoinChecks(claim, { block: { ...block, hash: '66'.repeat(32) }, head: 121 })[0]!.detail).toMatch(/reorganised away$/);
+    expect(bitcoinChecks(claim, { block: null, head: 119 })[0]!.detail).toMatch(/has no block 120/);
+    expect(bitcoinChecks({ ...claim, transactionHash: '77'.repeat(32) }, { block, head: 121 })[2]).toMatchObject({ outcome: 'FAILED', detail: expect.stringMatching(/holds no transaction/) });
   });
 });
 
