@@ -22,7 +22,8 @@ of the receipt's network, that the transfer it states is on the chain as stated.
                       issuer + /.well-known/jwks.json. Fetch them once from the gateway you know
                       and keep the file: keys taken from the issuer the receipt names prove only
                       that whoever runs that address signed it.
-  --rpc NETWORK=URL   a node of NETWORK (${CRYPTO_NETWORKS.join(', ')}) to check chain evidence on:
+  --rpc NETWORK=URL   a node to check chain evidence on, NETWORK one of
+                      ${CRYPTO_NETWORKS.join(', ')}:
                       an EVM JSON-RPC URL, or a Bitcoin Core-compatible RPC URL with its
                       credentials (http://user:password@host:port). Repeat for more networks.
                       Tron is not read: its evidence is printed as not checked.
@@ -34,12 +35,16 @@ logIndex was emitted by the contract and pays 'to' exactly the amount (by the co
 decimals()); for a native coin, the transaction pays 'to' exactly the amount in wei.
 Bitcoin evidence: the block at the height stated is the one stated (else "reorganised away"),
 holds the transaction, and its output outputIndex pays 'to' exactly the amount in satoshis.
+On either, the block stands at least as deep now as the confirmations the receipt says were
+counted when the transfer was credited.
 Provider and simulated evidence have no chain: the signature proves what the gateway states.
 Fields the receipt lists in "missing" are printed as not established.
 
-Each check prints a line: ok, FAILED, not checked or not applicable, with the reason.
+Each check prints a line: ok, FAILED, not checked, not applicable or not established, with
+the reason.
 Exit code 0: the signature verified and every check that ran passed; 1: it did not; 2: the
-command was used wrongly or the receipt or keys could not be read.
+command was used wrongly, or the receipt or the JWKS file could not be read (keys that could not
+be fetched from a URL fail the signature line).
 `;
 
 export interface VerifyOptions {
