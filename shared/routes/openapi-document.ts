@@ -244,7 +244,7 @@ export function openApiDocument(
   return {
     openapi: '3.0.3',
     info: { title: INFO[audience].title, version: '2', description: INFO[audience].description },
-    servers: [{ url: serverUrl, description: stage }],
+    servers: [{ url: serverUrl, description: audience === 'merchants' ? stage : 'The gateway, as the notifyUrl of its requests names it' }],
     tags: (Object.entries(TAGS) as [Tag, string][]).filter(([name]) => usedTags.has(name)).map(([name, description]) => ({ name, description })),
     components: {
       // A provider signs its events instead of sending a key, and receives no callbacks.
