@@ -110,7 +110,7 @@ module.exports = {
           '[.]d[.]ts$',
           // Entry points run by path: handlers, the CLIs and scripts, the Lambda of the demo provider, the chains' child scripts and configuration.
           HANDLER,
-          '^infra/(aws/app|aws/lint-templates|aws/synth|local/main|cli/merchant|cli/verify-receipt|chain/chain)[.]ts$',
+          '^infra/(aws/app|aws/lint-templates|aws/synth|local/main|cli/merchant|cli/verify-receipt|chain/chain|openapi/generate)[.]ts$',
           '^infra/chain/[^/]+[.]cjs$',
           '^demo-provider/(lambda|main)[.]ts$',
           '^bench/run[.]ts$',

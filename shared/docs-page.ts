@@ -1,8 +1,8 @@
 /**
  * The readable API reference served at `/docs`: one self-contained page (no scripts, fonts or
  * external styles) rendered from the OpenAPI document and the limit tables of the environment that
- * serves it: each operation under its tag with its examples, the callbacks a merchant receives,
- * and apart, the route of the payment providers. It reads from 320 px wide: on a narrow screen each
+ * serves it: each operation under its tag with its examples, and the callbacks a merchant
+ * receives. It reads from 320 px wide: on a narrow screen each
  * row of a field table becomes a block of its own, any other table too wide for it scrolls inside
  * its own box, and no column is ever squeezed below its words.
  */
@@ -66,8 +66,6 @@ interface CallbackTarget {
   post: Operation;
 }
 
-/** The tag of the route payment providers call: shown apart from the merchant API. */
-const PROVIDERS_TAG = 'Providers';
 /** The tag of the merchant's callback tools: the callbacks themselves are described at its head. */
 const CALLBACKS_TAG = 'Callbacks';
 
@@ -317,8 +315,6 @@ export function renderDocsPage(doc: OpenApiDocument, providers: readonly Provide
 <h2 id="${sectionId(name)}">${name}</h2>
 <p>${inlineMarkup(description)}</p>
 ${lead}${operations.filter(({ tag }) => tag === name).map(({ section }) => section)}`;
-  const merchantTags = doc.tags.filter(({ name }) => name !== PROVIDERS_TAG);
-  const providersTag = doc.tags.find(({ name }) => name === PROVIDERS_TAG);
   const cryptoRows = Object.entries(CRYPTO_ASSETS).flatMap(([asset, { networks }]) => Object.entries(networks).map(([network, min]) => html`<tr><td>${asset}</td><td>${network}</td><td>${min}</td></tr>`));
   const errorRows = Object.entries(ERROR_STATUS).map(([code, status]) => html`<tr><td><code>${code}</code></td><td>${status}</td></tr>`);
   return html`<!doctype html>
@@ -328,10 +324,8 @@ ${lead}${operations.filter(({ tag }) => tag === name).map(({ section }) => secti
 <h1>${doc.info.title}</h1>
 <p>${inlineMarkup(doc.info.description)}</p>
 <p class="note">Base URL: <code>${doc.servers[0]?.url}</code> · Machine-readable: <a href="${doc.servers[0]?.url}/api/v2/openapi.json">openapi.json</a></p>
-<nav aria-label="Contents">${merchantTags.map(({ name }) => html`<a href="#${sectionId(name)}">${name}</a>`)}<a href="#limits">Limits</a><a href="#errors">Errors</a>${
-    providersTag ? html`<a href="#${sectionId(providersTag.name)}">${providersTag.name}</a>` : ''
-  }</nav>
-${merchantTags.map((tag) => tagSection(tag, tag.name === CALLBACKS_TAG ? callbackSections(doc) : []))}
+<nav aria-label="Contents">${doc.tags.map(({ name }) => html`<a href="#${sectionId(name)}">${name}</a>`)}<a href="#limits">Limits</a><a href="#errors">Errors</a></nav>
+${doc.tags.map((tag) => tagSection(tag, tag.name === CALLBACKS_TAG ? callbackSections(doc) : []))}
 <h2 id="limits">Limits</h2>
 <p>Limits apply to the amount in the payment currency. Amounts travel as decimal strings; fiat has 2 places, crypto up to 18, rounded half-up.</p>
 ${scrollingTable('Local currency limits', html`<tr><th>Currency</th><th>Method</th><th>Min</th><th>Max</th><th>Multiple of</th><th>Provider</th></tr>${limitRows(providers)}`)}
@@ -339,6 +333,5 @@ ${scrollingTable('Crypto minimums', html`<tr><th>Asset</th><th>Network</th><th>M
 <h2 id="errors">Errors</h2>
 <p>Errors are <code>{ "success": false, "errors": [{ "code", "message", "field"? }] }</code>. A 422 item names the request field at fault.</p>
 ${scrollingTable('Error codes', html`<tr><th>Code</th><th>Status</th></tr>${errorRows}`)}
-${providersTag ? tagSection(providersTag) : ''}
 </main></body></html>`.text;
 }

@@ -1,8 +1,8 @@
 /**
- * The OpenAPI 3.0 document of the merchant API: every capability's description of its routes
- * (shared/routes/<capability>.docs.ts), gathered over the route table.
+ * The OpenAPI 3.0 documents of the gateway: the merchant API's and the payment providers' (docs/provider-openapi.json), from
+ * every capability's description of its routes (shared/routes/<capability>.docs.ts), gathered over the route table.
  */
-import type { CryptoNetwork } from './domain/kernel/index.js';
+import { CRYPTO_NETWORKS, type CryptoNetwork } from './domain/kernel/index.js';
 import { type HttpRouteName, HTTP_ROUTES } from './routes.js';
 import { CALLBACK_EVENTS, CALLBACKS_DOCS } from './routes/callbacks.docs.js';
 import { CHECKOUT_FUNCTIONS } from './routes/checkout.js';
@@ -15,7 +15,7 @@ import { PAYMENTS_DOCS } from './routes/payments.docs.js';
 import { PAYOUTS_DOCS } from './routes/payouts.docs.js';
 import { REFUNDS_DOCS } from './routes/refunds.docs.js';
 import { PROVIDERS_DOCS } from './routes/providers.docs.js';
-import { REFERENCE_DOCS } from './routes/reference.docs.js';
+import { REFERENCE_FUNCTIONS } from './routes/reference.js';
 import { type HiddenRoute, hiddenRoutes, type RouteDoc } from './routes/route-doc.js';
 import { TRANSACTIONS_DOCS } from './routes/transactions.docs.js';
 import type { Stage } from './stage.js';
@@ -33,10 +33,18 @@ const ROUTE_DOCS: Record<HttpRouteName, RouteDoc | HiddenRoute> = {
   ...CALLBACKS_DOCS,
   ...LEDGER_DOCS,
   ...hiddenRoutes(DASHBOARD_FUNCTIONS),
-  ...REFERENCE_DOCS,
+  // The document and its readable page describe the API; they are not operations of it.
+  ...hiddenRoutes(REFERENCE_FUNCTIONS),
 };
 
-/** The document of the stage's routes, its examples offering `offered` networks. */
+const DESCRIBED = { routes: HTTP_ROUTES, docs: ROUTE_DOCS, callbacks: CALLBACK_EVENTS };
+
+/** The merchant API's document of the stage's routes, its examples offering `offered` networks. */
 export function buildOpenApiDocument(serverUrl: string, stage: Stage, offered: readonly CryptoNetwork[]) {
-  return openApiDocument({ routes: HTTP_ROUTES, docs: ROUTE_DOCS, callbacks: CALLBACK_EVENTS }, serverUrl, stage, offered);
+  return openApiDocument(DESCRIBED, 'merchants', serverUrl, stage, offered);
+}
+
+/** The payment providers' document: the routes they call (docs/provider-protocol.md), on every stage alike. */
+export function buildProvidersOpenApiDocument(serverUrl: string) {
+  return openApiDocument(DESCRIBED, 'providers', serverUrl, 'prod', CRYPTO_NETWORKS);
 }

@@ -27,16 +27,19 @@ const errorEnvelopeSchema = z.strictObject({ success: z.literal(false), errors: 
 
 const successEnvelope = (data: z.ZodType) => z.strictObject({ success: z.literal(true), data });
 
-/** Models shared by several operations: each is one component, referred to wherever it appears. */
-const MODELS: ReadonlyArray<[z.ZodType, string]> = [
-  [invoiceViewSchema, 'Invoice'],
-  [transactionViewSchema, 'Transaction'],
-  [merchantViewSchema, 'Merchant'],
-  [callbackDeliverySchema, 'CallbackDelivery'],
-  [callbackPayloadSchema, 'CallbackPayload'],
-  [invoiceEventBodySchema, 'InvoiceEvent'],
-  [errorEnvelopeSchema, 'ErrorEnvelope'],
-];
+/** Models shared by several operations of each document: each is one component, referred to wherever it appears. */
+const MODELS: Record<Audience, ReadonlyArray<[z.ZodType, string]>> = {
+  merchants: [
+    [invoiceViewSchema, 'Invoice'],
+    [transactionViewSchema, 'Transaction'],
+    [merchantViewSchema, 'Merchant'],
+    [callbackDeliverySchema, 'CallbackDelivery'],
+    [callbackPayloadSchema, 'CallbackPayload'],
+    [invoiceEventBodySchema, 'InvoiceEvent'],
+    [errorEnvelopeSchema, 'ErrorEnvelope'],
+  ],
+  providers: [[errorEnvelopeSchema, 'ErrorEnvelope']],
+};
 
 const camelCase = (name: string): string => name.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
 
@@ -172,9 +175,9 @@ function operation(route: HttpRoute, doc: RouteDoc, offered: readonly CryptoNetw
 }
 
 /** Request schemas as clients send them (`io: 'input'`), responses as the gateway writes them. */
-function componentSchemas(docs: RouteDoc[]): Record<string, unknown> {
+function componentSchemas(docs: RouteDoc[], models: ReadonlyArray<[z.ZodType, string]>): Record<string, unknown> {
   const registry = z.registry<{ id: string }>();
-  for (const [schema, id] of MODELS) registry.add(schema, { id });
+  for (const [schema, id] of models) registry.add(schema, { id });
   for (const doc of docs) {
     if (doc.request) registry.add(doc.request, { id: `${doc.schemaName}Request` });
     if (doc.response) registry.add(successEnvelope(doc.response), { id: `${doc.schemaName}Response` });
@@ -197,9 +200,34 @@ function withOfferedNetworks<T>(example: T, offered: readonly CryptoNetwork[]): 
   return { ...narrowed, wallet: { address: addresses[0]!.address, networks: addresses.map(({ network }) => network), addresses } } as T;
 }
 
-/** The document of the stage's routes, each described by `docs`, its examples offering `offered` networks. */
+/**
+ * Whom a document is for: a merchant's developer, or a payment provider's (docs/provider-protocol.md). Each has a document of
+ * its own, so that a tool walking the merchant's document never meets a route that is not the merchant's.
+ */
+type Audience = 'merchants' | 'providers';
+
+const audienceOf = (route: HttpRoute): Audience => (route.calledByProviders ? 'providers' : 'merchants');
+
+const INFO: Record<Audience, { title: string; description: string }> = {
+  merchants: {
+    title: 'Payment Gateway Merchant API',
+    description:
+      'Invoices for crypto and local-fiat deposits, transactions, deposit confirmation and callbacks. Every response is an ' +
+      'envelope: `{ success: true, data }` or `{ success: false, errors: [{ code, message, field? }] }`, and carries an ' +
+      '`x-request-id` header. Authenticate with the `x-api-key` header; each operation names the scope its key needs.',
+  },
+  providers: {
+    title: 'Payment Gateway Provider Events',
+    description:
+      "What a payment provider sends the gateway: its decisions on the payments, payouts and refunds the gateway asked of it, signed with the provider's " +
+      'secret in the Standard Webhooks headers (docs/provider-protocol.md). Not for merchants: their API is the merchant document, `/api/v2/openapi.json`.',
+  },
+};
+
+/** The document for `audience` of the stage's routes, each described by `docs`, its examples offering `offered` networks. */
 export function openApiDocument(
   described: { routes: readonly HttpRoute[]; docs: Readonly<Record<string, RouteDoc | HiddenRoute>>; callbacks: Record<string, unknown> },
+  audience: Audience,
   serverUrl: string,
   stage: Stage,
   offered: readonly CryptoNetwork[],
@@ -207,7 +235,7 @@ export function openApiDocument(
   const routes = described.routes.flatMap((route) => {
     const doc = described.docs[route.name];
     if (!doc) throw new Error(`The route ${route.name} has no description`);
-    return (route.stages as readonly Stage[]).includes(stage) && isDocumented(doc) ? [{ route, doc }] : [];
+    return (route.stages as readonly Stage[]).includes(stage) && audienceOf(route) === audience && isDocumented(doc) ? [{ route, doc }] : [];
   });
   const paths: Record<string, Record<string, unknown>> = {};
   for (const { route, doc } of routes) (paths[route.path] ??= {})[route.method.toLowerCase()] = operation(route, doc, offered);
@@ -215,21 +243,18 @@ export function openApiDocument(
 
   return {
     openapi: '3.0.3',
-    info: {
-      title: 'Payment Gateway Merchant API',
-      version: '2',
-      description:
-        'Invoices for crypto and local-fiat deposits, transactions, deposit confirmation and callbacks. Every response is an ' +
-        'envelope: `{ success: true, data }` or `{ success: false, errors: [{ code, message, field? }] }`, and carries an ' +
-        '`x-request-id` header. Authenticate with the `x-api-key` header.',
-    },
-    servers: [{ url: serverUrl, description: stage }],
+    info: { title: INFO[audience].title, version: '2', description: INFO[audience].description },
+    servers: [{ url: serverUrl, description: audience === 'merchants' ? stage : 'The gateway, as the notifyUrl of its requests names it' }],
     tags: (Object.entries(TAGS) as [Tag, string][]).filter(([name]) => usedTags.has(name)).map(([name, description]) => ({ name, description })),
     components: {
-      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      // A provider signs its events instead of sending a key, and receives no callbacks.
+      securitySchemes: audience === 'merchants' ? { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } } : {},
       headers: HEADERS,
-      callbacks: described.callbacks,
-      schemas: componentSchemas(routes.map(({ doc }) => doc)),
+      callbacks: audience === 'merchants' ? described.callbacks : {},
+      schemas: componentSchemas(
+        routes.map(({ doc }) => doc),
+        MODELS[audience],
+      ),
     },
     paths,
   };

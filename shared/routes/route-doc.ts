@@ -18,8 +18,7 @@ export const TAGS = {
   Balances: "The merchant's money per currency, and the entries that moved it",
   Reports: "CSV files of the merchant's transactions or balance entries, built off the request path",
   Simulation: 'Demo only: moving money without a chain or a bank',
-  Providers: 'For payment providers, not merchants: their decisions on payments and payouts (the provider protocol, docs/provider-protocol.md)',
-  Reference: 'This description',
+  Providers: 'Their decisions on the payments, payouts and refunds the gateway asked of them (the provider protocol, docs/provider-protocol.md)',
 } as const;
 
 export type Tag = keyof typeof TAGS;
@@ -55,7 +54,7 @@ export interface RouteDoc {
   invoiceEvents?: boolean;
 }
 
-/** A route outside the merchant API (the customer-facing checkout, the dashboard's pages): left out of the document. */
+/** A route outside the API (the customer-facing checkout, the dashboard's pages, the documents themselves): left out of the documents. */
 export interface HiddenRoute {
   hidden: true;
 }

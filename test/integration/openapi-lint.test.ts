@@ -1,6 +1,6 @@
 /**
  * Redocly's recommended ruleset (the pinned @redocly/cli, run offline as a process of its own)
- * finding no error in either stage's OpenAPI document, and reporting an example its schema refuses.
+ * finding no error in either stage's OpenAPI document nor in the payment providers', and reporting an example its schema refuses.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CRYPTO_NETWORKS } from '../../shared/domain/kernel/currencies.js';
-import { buildOpenApiDocument } from '../../shared/openapi.js';
+import { buildOpenApiDocument, buildProvidersOpenApiDocument } from '../../shared/openapi.js';
 import { STAGES, type Stage } from '../../shared/stage.js';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -38,6 +38,13 @@ describe('Redocly lint, recommended ruleset', () => {
 
   it.each(STAGES)('finds no error in the %s document, and no example its schema refuses', async (stage) => {
     const { totals, problems } = await lint(stage, documents[stage]);
+    expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
+    expect(totals.errors).toBe(0);
+    expect(problems.filter((p) => p.ruleId.includes('example'))).toEqual([]);
+  });
+
+  it("finds no error in the payment providers' document, and no example its schema refuses", async () => {
+    const { totals, problems } = await lint('providers', buildProvidersOpenApiDocument('https://gateway.example'));
     expect(problems.filter((p) => p.severity === 'error')).toEqual([]);
     expect(totals.errors).toBe(0);
     expect(problems.filter((p) => p.ruleId.includes('example'))).toEqual([]);

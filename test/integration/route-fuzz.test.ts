@@ -31,7 +31,7 @@ const [
   { createTestGateway, loadFunction },
   { seedKey, seedMerchant, testMerchantStore },
   { dynamoClient, documentClient },
-  { buildOpenApiDocument },
+  { buildOpenApiDocument, buildProvidersOpenApiDocument },
   { WriteLog, readTables, send, startFuzzServer, FUZZ_TAG_HEADER },
   { fuzzRoute },
   { treeOf },
@@ -170,9 +170,10 @@ beforeAll(async () => {
   const [readOnly, fenced] = await Promise.all([seedKey(own.merchant.id, { scopes: ['read'] }), seedKey(own.merchant.id, { allowedIps: ['192.0.2.0/24'] })]);
   // Each used once first, as the merchant's own key is by the records below: the authorizer records a key's first use (docs/merchant-guide.md#authentication), which is no change a refusal made.
   for (const key of [readOnly, fenced]) await send(server.url, { method: 'GET', target: '/api/v2/merchant', headers: [['x-api-key', key]], body: Buffer.alloc(0) }, 'setup');
-  const openapi = buildOpenApiDocument(server.url.origin, LOCAL_STAGE, CRYPTO_NETWORKS);
+  // The merchant API's document and the payment providers': each route is in one of them, or in neither (pages, the documents).
+  const documents = [buildOpenApiDocument(server.url.origin, LOCAL_STAGE, CRYPTO_NETWORKS), buildProvidersOpenApiDocument(server.url.origin)];
   type Operation = { requestBody?: { content: Record<string, { schema?: JsonSchema }> }; responses: Record<string, { content?: Record<string, { schema?: JsonSchema }> }> };
-  const operationOf = (route: HttpRoute) => openapi.paths[route.path]?.[route.method.toLowerCase()] as Operation | undefined;
+  const operationOf = (route: HttpRoute) => documents.map((openapi) => openapi.paths[route.path]?.[route.method.toLowerCase()] as Operation | undefined).find(Boolean);
   world = {
     keys: { own: own.apiKey, other: other.apiKey, revoked: revoked.apiKey, readOnly, fenced },
     ownIds: await recordsOf(own.apiKey),
@@ -180,7 +181,7 @@ beforeAll(async () => {
     examples: Object.fromEntries(Object.entries(examples).map(([name, bodies]) => [name, bodies.map(treeOf)])),
     answersEnvelopes: Object.fromEntries(routes.map((route) => [route.name, operationOf(route)?.responses['200']?.content?.['application/json']?.schema !== undefined])),
     requestSchemas: Object.fromEntries(routes.map((route) => [route.name, operationOf(route)?.requestBody?.content['application/json']?.schema])),
-    components: openapi.components.schemas as Record<string, JsonSchema>,
+    components: Object.assign({}, ...documents.map((openapi) => openapi.components.schemas)) as Record<string, JsonSchema>,
     pathValues: {
       providerId: ['demo'],
       // The dashboard's pages and forms: without a session most go to the sign-in page.

@@ -19,7 +19,7 @@ import { simulateDepositRequestSchema, simulateWithdrawalRequestSchema } from '.
 import { callbackPayloadSchema, listTransactionsQuerySchema, transactionViewSchema } from '../../shared/domain/transactions/transactions.js';
 import { withdrawalRequestSchema } from '../../shared/domain/transactions/withdrawals.js';
 import { parseJsonBody } from '../../shared/http/json-body.js';
-import { buildOpenApiDocument } from '../../shared/openapi.js';
+import { buildOpenApiDocument, buildProvidersOpenApiDocument } from '../../shared/openapi.js';
 import * as callbackExamples from '../../shared/routes/callbacks.docs.js';
 import * as invoiceExamples from '../../shared/routes/invoicing.docs.js';
 import * as ledgerExamples from '../../shared/routes/ledger.docs.js';
@@ -67,9 +67,13 @@ describe.each(STAGES)('the %s document', (stage) => {
 
   it('documents each merchant route of the stage, the new ones included, and nothing else', () => {
     const documented = operations(doc).map(({ path, method }) => `${method.toUpperCase()} ${path}`);
-    // The customer's checkout pages and the merchant's people's dashboard are not the merchant API.
-    const served = HTTP_ROUTES.filter((route) => (route.stages as readonly Stage[]).includes(stage) && !/^\/(checkout|dashboard)(\/|$)/.test(route.path)).map((route) => `${route.method} ${route.path}`);
+    // The customer's checkout pages, the merchant's people's dashboard, the providers' route and the documents themselves are not the merchant API.
+    const served = HTTP_ROUTES.filter(
+      (route) => (route.stages as readonly Stage[]).includes(stage) && !route.calledByProviders && !/^\/(checkout|dashboard|docs)(\/|$)|^\/api\/v2\/openapi\.json$/.test(route.path),
+    ).map((route) => `${route.method} ${route.path}`);
     expect(documented.sort()).toEqual(served.sort());
+    expect(documented).not.toContain('POST /api/v2/providers/{providerId}/events');
+    expect(doc.tags.map(({ name }) => name)).not.toContain('Providers');
     expect(documented).toEqual(
       expect.arrayContaining([
         'GET /api/v2/invoices',
@@ -169,6 +173,27 @@ describe.each(STAGES)('the %s document', (stage) => {
       const sent = [op.requestBody, ...(op.parameters ?? [])];
       expect(keysWithin(doc, sent), `${method} ${path}`).not.toContain('default');
     }
+  });
+});
+
+describe("the payment providers' document", () => {
+  const doc = buildProvidersOpenApiDocument('https://gateway.example');
+
+  it("holds the routes providers call, and none of the merchant's", () => {
+    const providersRoutes = HTTP_ROUTES.filter((route) => route.calledByProviders).map((route) => `${route.method.toLowerCase()} ${route.path}`);
+    expect(providersRoutes).toEqual(['post /api/v2/providers/{providerId}/events']);
+    expect(operations(doc).map(({ method, path }) => `${method} ${path}`)).toEqual(providersRoutes);
+    expect(doc.tags.map(({ name }) => name)).toEqual(['Providers']);
+    expect(doc.info.description).toContain('docs/provider-protocol.md');
+  });
+
+  it('asks for no key and offers no callbacks: a provider signs its events', () => {
+    const { op } = operations(doc)[0]!;
+    expect(op.security).toEqual([]);
+    expect(op.responses['401'].description).toContain('webhook-signature');
+    expect(doc.components.securitySchemes).toEqual({});
+    expect(doc.components.callbacks).toEqual({});
+    expect(Object.keys(doc.components.schemas)).toEqual(expect.arrayContaining(['ProviderEventRequest', 'ProviderEventResponse', 'ErrorEnvelope']));
   });
 });
 

@@ -3,7 +3,7 @@
  * form) and the listing's filters. The rules that turn a request into an invoice are in invoices.ts.
  */
 import * as z from 'zod';
-import { createdRangeInOrder, FIAT_METHODS, isValidIban, jsonNumberAmount, pageParameters } from '../kernel/index.js';
+import { createdRangeInOrder, FIAT_METHODS, isValidIban, jsonNumberAmount, listedAs, PAYMENT_CURRENCIES, PRICED_CURRENCIES, pageParameters } from '../kernel/index.js';
 import { INVOICE_STATUSES } from './invoice.js';
 
 const currencyCode = z
@@ -16,9 +16,9 @@ const text = (max: number) => z.string().trim().min(1).max(max);
 
 export const createInvoiceRequestSchema = z.strictObject({
   amount: jsonNumberAmount('Amount in baseCurrency; method limits apply to the amount in the payment currency'),
-  baseCurrency: currencyCode.describe('Currency of the invoice: a crypto asset, a local currency, or USD/EUR with paymentCurrency'),
+  baseCurrency: listedAs(currencyCode, PRICED_CURRENCIES).describe('Currency of the invoice: a crypto asset, a local currency, or USD/EUR with paymentCurrency'),
   displayCurrencies: text(64).optional().describe('Currency shown at checkout'),
-  paymentCurrency: currencyCode.optional().describe('Currency the customer pays in; decides the deposit family'),
+  paymentCurrency: listedAs(currencyCode, PAYMENT_CURRENCIES).optional().describe('Currency the customer pays in; decides the deposit family'),
   customerId: text(128).describe("Merchant's identifier of the customer; crypto addresses are permanent per customer"),
   orderId: text(128).describe("Merchant's order identifier, unique per merchant"),
   applicationId: text(128).optional().describe('Application identifier when the merchant has several'),

@@ -1,6 +1,6 @@
 /** What a merchant sees of an invoice: `POST /api/v2/invoices`, `GET /api/v2/invoices/{id}` and the listing. */
 import * as z from 'zod';
-import { Decimal, decimalsOf, FIAT_METHODS, formatAmount } from '../kernel/index.js';
+import { Decimal, decimalsOf, FIAT_METHODS, formatAmount, listedAs, PAYMENT_CURRENCIES, PRICED_CURRENCIES } from '../kernel/index.js';
 import { type Invoice, INVOICE_STATUSES, invoiceWalletSchema, PAYMENT_STATUSES } from './invoice.js';
 
 const decimalString = (description: string) =>
@@ -17,8 +17,8 @@ export const invoiceViewSchema = z.object({
   cancelReason: z.enum(['expired', 'rejected']).optional(),
   paidLate: z.literal(true).optional().describe('A deposit arrived after the invoice was canceled and was credited'),
   amount: decimalString('Amount in baseCurrency'),
-  baseCurrency: z.string(),
-  paymentCurrency: z.string(),
+  baseCurrency: listedAs(z.string(), PRICED_CURRENCIES),
+  paymentCurrency: listedAs(z.string(), PAYMENT_CURRENCIES),
   paymentAmount: decimalString('amount x exchangeRate, rounded half-up to the payment currency precision'),
   exchangeRate: decimalString('Units of paymentCurrency per one unit of baseCurrency, fixed at creation'),
   paidAmount: decimalString('Sum of the confirmed deposits in paymentCurrency, at its precision'),

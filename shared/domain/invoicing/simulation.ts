@@ -1,13 +1,13 @@
 /** Requests of the demo simulation API (docs/merchant-guide.md#the-demo-environment-and-the-simulation-api). */
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
-import { CRYPTO_NETWORKS, type CryptoNetwork, numberOrStringAmount } from '../kernel/index.js';
+import { CRYPTO_NETWORKS, type CryptoNetwork, listedAs, numberOrStringAmount, PAYMENT_CURRENCIES } from '../kernel/index.js';
 import type { Invoice } from './invoice.js';
 
 export const simulateDepositRequestSchema = z.strictObject({
   invoiceId: z.string().min(1).describe("The merchant's own invoice"),
   amount: numberOrStringAmount("Defaults to the invoice's payment amount").optional(),
-  currency: z.string().trim().toUpperCase().optional().describe("Defaults to, and must be, the invoice's payment currency"),
+  currency: listedAs(z.string().trim().toUpperCase(), PAYMENT_CURRENCIES).optional().describe("Defaults to, and must be, the invoice's payment currency"),
   network: z.enum(CRYPTO_NETWORKS).optional().describe("Crypto only; defaults to the invoice's first network"),
   status: z.enum(['confirmed', 'failed']).optional().describe('Defaults to confirmed'),
 });

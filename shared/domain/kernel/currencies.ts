@@ -28,6 +28,9 @@ export type CryptoAssetCode = keyof typeof CRYPTO_ASSETS;
 export const LOCAL_FIAT_CURRENCIES = ['TRY', 'INR', 'PKR', 'AZN'] as const;
 export type LocalFiatCurrency = (typeof LOCAL_FIAT_CURRENCIES)[number];
 
+/** Currencies a customer pays in and a merchant holds: the local currencies and the crypto assets. */
+export const PAYMENT_CURRENCIES = [...LOCAL_FIAT_CURRENCIES, ...(Object.keys(CRYPTO_ASSETS) as CryptoAssetCode[])] as const;
+
 /** Currencies an invoice may be denominated in without being paid in them. */
 export const REFERENCE_CURRENCIES = ['USD', 'EUR'] as const;
 

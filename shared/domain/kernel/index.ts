@@ -1,4 +1,5 @@
 export { amountRuleProblem, decimalStringAmount, jsonNumberAmount, numberOrStringAmount } from './amounts.js';
+export { listedAs } from './codes.js';
 export { heights, mapLimited } from './concurrency.js';
 export {
   CRYPTO_ASSETS,
@@ -15,6 +16,7 @@ export {
   MAX_REQUEST_AMOUNTS,
   maxRequestAmount,
   networksOf,
+  PAYMENT_CURRENCIES,
   PRICED_CURRENCIES,
 } from './currencies.js';
 export type { AmountLimit, CryptoAssetCode, CryptoNetwork, DepositFamily, FiatMethod, LocalFiatCurrency, PaymentMethod, PricedCurrency } from './currencies.js';

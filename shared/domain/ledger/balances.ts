@@ -11,14 +11,14 @@ import {
   BALANCE_RETRY,
   type CommitResult,
   createdRangeInOrder,
-  CRYPTO_ASSETS,
   Decimal,
   decimalsOf,
   formatAmount,
   InsufficientBalance,
-  LOCAL_FIAT_CURRENCIES,
+  listedAs,
   optimisticAttempts,
   pageParameters,
+  PAYMENT_CURRENCIES,
 } from '../kernel/index.js';
 import type { Transaction } from '../transactions/index.js';
 
@@ -26,7 +26,7 @@ export const BALANCE_ENTRY_TYPES = ['deposit', 'fee', 'payout_reserve', 'payout'
 export type BalanceEntryType = (typeof BALANCE_ENTRY_TYPES)[number];
 
 /** Every currency money can move in, and so every currency a merchant may hold a balance in. */
-export const BALANCE_CURRENCIES = [...LOCAL_FIAT_CURRENCIES, ...(Object.keys(CRYPTO_ASSETS) as (keyof typeof CRYPTO_ASSETS)[])] as const;
+export const BALANCE_CURRENCIES = PAYMENT_CURRENCIES;
 
 /** A merchant's money in one currency, as stored. */
 export interface Balance {
@@ -316,7 +316,7 @@ export function balancesFromEntries(merchantId: string, entries: readonly Balanc
 const signedDecimalString = z.string().regex(/^-?\d+(\.\d+)?$/);
 
 export const balanceViewSchema = z.object({
-  currency: z.string(),
+  currency: listedAs(z.string(), BALANCE_CURRENCIES),
   available: signedDecimalString.describe('What withdrawals may take, their fees included'),
   reserved: signedDecimalString.describe('Held by withdrawals not yet settled'),
 });
@@ -329,7 +329,7 @@ export const balanceEntryViewSchema = z.object({
   id: z.uuid(),
   transactionId: z.uuid().nullable().describe('The deposit or withdrawal the entry accounts for; null for an adjustment'),
   type: z.enum(BALANCE_ENTRY_TYPES),
-  currency: z.string(),
+  currency: listedAs(z.string(), BALANCE_CURRENCIES),
   amount: signedDecimalString.describe('Signed: what the entry adds to or takes from `available`; a `payout`, and the `fee` of a withdrawal, take from `reserved`'),
   availableAfter: signedDecimalString,
   reservedAfter: signedDecimalString,

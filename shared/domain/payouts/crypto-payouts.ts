@@ -5,18 +5,33 @@
  */
 import * as z from 'zod';
 import { NATIVE_ASSETS } from '../chains/index.js';
-import { amountRuleProblem, CRYPTO_ASSETS, CRYPTO_NETWORKS, type CryptoAssetCode, type CryptoNetwork, Decimal, decimalStringAmount, formatAmount, Invalid, isCryptoAsset } from '../kernel/index.js';
+import {
+  amountRuleProblem,
+  CRYPTO_ASSETS,
+  CRYPTO_NETWORKS,
+  type CryptoAssetCode,
+  type CryptoNetwork,
+  Decimal,
+  decimalStringAmount,
+  formatAmount,
+  Invalid,
+  isCryptoAsset,
+  listedAs,
+} from '../kernel/index.js';
 import { crossRate, type UsdPrices } from '../rates/index.js';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 
 export const cryptoPayoutRequestSchema = z.strictObject({
   amount: decimalStringAmount('Amount to pay out, in `currency`, before fees'),
-  currency: z
-    .string()
-    .trim()
-    .toUpperCase()
-    .refine(isCryptoAsset, `must be a crypto asset (${Object.keys(CRYPTO_ASSETS).join(', ')})`),
+  currency: listedAs(
+    z
+      .string()
+      .trim()
+      .toUpperCase()
+      .refine(isCryptoAsset, `must be a crypto asset (${Object.keys(CRYPTO_ASSETS).join(', ')})`),
+    Object.keys(CRYPTO_ASSETS),
+  ),
   network: z.enum(CRYPTO_NETWORKS).describe('The network to pay out on; it must carry `currency`'),
   address: text(128).describe('An active payout address of the merchant on `network` (GET /api/v2/payout-addresses)'),
   orderId: text(128).optional().describe("Unique order id in the merchant's system"),

@@ -4,7 +4,19 @@
  */
 import { createHash } from 'node:crypto';
 import * as z from 'zod';
-import { createdRangeInOrder, type CryptoNetwork, Decimal, decimalsOf, formatAmount, formatRate, pageParameters } from '../kernel/index.js';
+import {
+  CRYPTO_NETWORKS,
+  createdRangeInOrder,
+  type CryptoNetwork,
+  Decimal,
+  decimalsOf,
+  formatAmount,
+  formatRate,
+  listedAs,
+  PAYMENT_CURRENCIES,
+  PRICED_CURRENCIES,
+  pageParameters,
+} from '../kernel/index.js';
 import type { Invoice } from '../invoicing/index.js';
 
 /** `pending_approval`: a crypto payout above the merchant's `payoutApprovalAboveUsd`, until an owner approves or rejects it. */
@@ -25,8 +37,8 @@ export const transactionViewSchema = z.object({
   type: z.enum(TRANSACTION_TYPES),
   status: z.enum(TRANSACTION_STATUSES),
   amount: decimalString,
-  currency: z.string(),
-  network: z.string().nullable().describe('Blockchain network; null for fiat'),
+  currency: listedAs(z.string(), PAYMENT_CURRENCIES),
+  network: listedAs(z.string().nullable(), [...CRYPTO_NETWORKS, null]).describe('Blockchain network; null for fiat'),
   transactionHash: z.string().nullable().describe('Blockchain transaction hash; null for fiat, and for a crypto payout not yet signed'),
   address: z.string().optional().describe('A crypto payout or refund only: the address it is sent to'),
   refundOf: z.uuid().optional().describe('A refund only: the id of the deposit it gives back'),
@@ -39,10 +51,10 @@ export const transactionViewSchema = z.object({
   info: z.object({
     exchangeRate: decimalString,
     referenceAmount: decimalString,
-    referenceCurrency: z.string(),
+    referenceCurrency: listedAs(z.string(), PRICED_CURRENCIES),
     referenceExchangeRate: decimalString,
     transactionAmount: decimalString,
-    transactionCurrency: z.string(),
+    transactionCurrency: listedAs(z.string(), PAYMENT_CURRENCIES),
   }),
   fees: z.object({ processing: decimalString, technical: decimalString.nullable() }),
   eur: decimalString,

@@ -3,7 +3,7 @@
  * request with its three variants, card checks and masking, and the withdraw transaction. Pure.
  */
 import * as z from 'zod';
-import { amountRuleProblem, type Decimal, decimalsOf, decimalStringAmount, familyOf, formatAmount, formatRate, Invalid, type SealedSecret } from '../kernel/index.js';
+import { amountRuleProblem, type Decimal, decimalsOf, decimalStringAmount, familyOf, formatAmount, formatRate, Invalid, listedAs, LOCAL_FIAT_CURRENCIES, type SealedSecret } from '../kernel/index.js';
 import { processingFee, type Transaction } from './transactions.js';
 import { crossRate, type UsdPrices } from '../rates/index.js';
 import type { PayoutRequest } from '../providers/index.js';
@@ -38,11 +38,14 @@ const text = (max: number) => z.string().trim().min(1).max(max);
 export const withdrawalRequestSchema = z.strictObject({
   customerId: text(128).describe('Unique id of the customer who initiated the withdrawal'),
   amount: decimalStringAmount('Amount to withdraw'),
-  currency: z
-    .string()
-    .trim()
-    .toUpperCase()
-    .refine((code) => familyOf(code) === 'fiat', 'must be a supported local currency (TRY, INR, PKR, AZN)'),
+  currency: listedAs(
+    z
+      .string()
+      .trim()
+      .toUpperCase()
+      .refine((code) => familyOf(code) === 'fiat', 'must be a supported local currency (TRY, INR, PKR, AZN)'),
+    LOCAL_FIAT_CURRENCIES,
+  ),
   orderId: text(128).optional().describe("Unique order id in the merchant's system"),
   applicationId: text(128).optional(),
   comment: z.string().max(255).optional(),
