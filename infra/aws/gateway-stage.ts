@@ -67,7 +67,10 @@ export class GatewayStage {
   readonly jobs: GatewayJobsStack;
   readonly monitoring: GatewayMonitoringStack;
 
-  constructor(scope: Construct, { stage, env, publicBaseUrl, customDomain, watchedNetworks = {}, liveRates = STAGE_SETTINGS[stage].liveRates, providers = [], payoutFees, receiptKeys }: GatewayStageProps) {
+  constructor(
+    scope: Construct,
+    { stage, env, publicBaseUrl, customDomain, watchedNetworks = {}, liveRates = STAGE_SETTINGS[stage].liveRates, providers = [], payoutFees, receiptKeys }: GatewayStageProps,
+  ) {
     const settings = STAGE_SETTINGS[stage];
     const networks = Object.keys(watchedNetworks) as CryptoNetwork[];
     const stackName = (concern: Parameters<typeof gatewayStackName>[1]) => gatewayStackName(stage, concern);
@@ -96,7 +99,18 @@ export class GatewayStage {
       removalPolicy: removalPolicyOf(settings),
       watchedNetworks: networks.length,
     });
-    this.api = new GatewayApiStack(scope, stackName('api'), { env, stage, settings, data: this.data, publicBaseUrl, customDomain, watchedNetworks, payoutFees, retiredReceiptKeys: receiptKeys?.retired, functionProps });
+    this.api = new GatewayApiStack(scope, stackName('api'), {
+      env,
+      stage,
+      settings,
+      data: this.data,
+      publicBaseUrl,
+      customDomain,
+      watchedNetworks,
+      payoutFees,
+      retiredReceiptKeys: receiptKeys?.retired,
+      functionProps,
+    });
     this.jobs = new GatewayJobsStack(scope, stackName('jobs'), {
       env,
       stage,

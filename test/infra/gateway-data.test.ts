@@ -186,7 +186,10 @@ describeEachStage((stage, v) => {
       expect(key().Properties.EnableKeyRotation).toBeFalsy();
       expect(key().DeletionPolicy).toBe('Retain');
       expect(key().UpdateReplacePolicy).toBe('Retain');
-      v().template.hasResourceProperties('AWS::KMS::Alias', { AliasName: `alias/payment-gateway-${stage}-receipts`, TargetKeyId: { 'Fn::GetAtt': [v().json.Outputs.ReceiptKeyArn.Value['Fn::GetAtt'][0], 'Arn'] } });
+      v().template.hasResourceProperties('AWS::KMS::Alias', {
+        AliasName: `alias/payment-gateway-${stage}-receipts`,
+        TargetKeyId: { 'Fn::GetAtt': [v().json.Outputs.ReceiptKeyArn.Value['Fn::GetAtt'][0], 'Arn'] },
+      });
     });
 
     it('lets get-transaction-receipt alone sign with it, get-jwks alone read its public key besides, and the account administer it', () => {
@@ -204,7 +207,9 @@ describeEachStage((stage, v) => {
         sorted([`GetTransactionReceiptSignsReceipts kms:GetPublicKey,kms:Sign ${roleOf('get-transaction-receipt')}`, `GetJwksReadsPublicKey kms:GetPublicKey ${roleOf('get-jwks')}`]),
       );
       // No other signing key of the stage (the treasury's) lets either function near it; the receipt function opens callback secrets with the vault's key alone.
-      for (const [, other] of v().resources('AWS::KMS::Key').filter(([, candidate]) => candidate !== key() && candidate.Properties.KeyUsage === 'SIGN_VERIFY')) {
+      for (const [, other] of v()
+        .resources('AWS::KMS::Key')
+        .filter(([, candidate]) => candidate !== key() && candidate.Properties.KeyUsage === 'SIGN_VERIFY')) {
         expect(JSON.stringify(other.Properties.KeyPolicy)).not.toMatch(/get-transaction-receipt|get-jwks/);
       }
     });
