@@ -291,7 +291,8 @@ export interface GatewayReceiptKeyProps {
 /**
  * The transaction receipts' signing key (docs/merchant-guide.md#receipts): a KMS P-256 key whose
  * private half never leaves KMS, aliased after the stage (the functions name it by the alias).
- * Only the function that signs receipts may sign with it; the JWKS function may read its public
+ * Only the functions that sign receipts (the receipt route, and the dashboard's page function for
+ * its download) may sign with it; the JWKS function may read its public
  * key. The account administers it and never signs. It is kept whatever the stage's data policy:
  * receipts it signed must verify for as long as merchants keep them, so a rotation leaves it in
  * the account, its policy as it was, and the stage's configuration lists it for the JWKS.

@@ -23,6 +23,8 @@ export const DASHBOARD_FUNCTIONS = [
     // session is checked and its idle limit moved on at each page, in the function.
     opensCallbackSecrets: true,
     reportFiles: 'links',
+    // A transaction's page offers its signed receipt as a file, signed here as the receipt route signs it.
+    signsReceipts: true,
     tables: {
       dashboardSessions: ['GetItem', 'UpdateItem'],
       dashboardUsers: ['GetItem'],
@@ -47,6 +49,7 @@ export const DASHBOARD_FUNCTIONS = [
       transactions: ['byMerchant', 'byMerchantStatus', 'byMerchantType', 'byInvoice', 'byOrder'],
       outbox: ['byTransaction', 'byInvoice'],
       reports: ['byMerchant'],
+      balanceEntries: ['byTransaction'],
     },
   },
   {

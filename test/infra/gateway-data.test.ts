@@ -192,7 +192,7 @@ describeEachStage((stage, v) => {
       });
     });
 
-    it('lets get-transaction-receipt alone sign with it, get-jwks alone read its public key besides, and the account administer it', () => {
+    it('lets the functions that sign receipts (the route and the dashboard page) alone sign with it, get-jwks alone read its public key besides, and the account administer it', () => {
       const statements = key().Properties.KeyPolicy.Statement as Statement[];
       const account = statements.filter((statement) => JSON.stringify(statement.Principal).includes(':root'));
       expect(sorted(new Set(account.flatMap(actionsOf)))).toEqual(sorted(KEY_ADMINISTRATION));
@@ -203,14 +203,16 @@ describeEachStage((stage, v) => {
       const others = statements
         .filter((statement) => !account.includes(statement))
         .map((statement) => `${statement.Sid} ${sorted(actionsOf(statement)).join(',')} ${resolveText((statement.Condition as { ArnEquals: Record<string, unknown> }).ArnEquals['aws:PrincipalArn'])}`);
+      const signers = definitions.filter((definition) => definition.signsReceipts).map(({ name }) => name);
+      expect(sorted(signers)).toEqual(['get-dashboard-page', 'get-transaction-receipt']);
       expect(sorted(others)).toEqual(
-        sorted([`GetTransactionReceiptSignsReceipts kms:GetPublicKey,kms:Sign ${roleOf('get-transaction-receipt')}`, `GetJwksReadsPublicKey kms:GetPublicKey ${roleOf('get-jwks')}`]),
+        sorted([...signers.map((name) => `${pascalCase(name)}SignsReceipts kms:GetPublicKey,kms:Sign ${roleOf(name)}`), `GetJwksReadsPublicKey kms:GetPublicKey ${roleOf('get-jwks')}`]),
       );
       // No other signing key of the stage (the treasury's) lets either function near it; the receipt function opens callback secrets with the vault's key alone.
       for (const [, other] of v()
         .resources('AWS::KMS::Key')
         .filter(([, candidate]) => candidate !== key() && candidate.Properties.KeyUsage === 'SIGN_VERIFY')) {
-        expect(JSON.stringify(other.Properties.KeyPolicy)).not.toMatch(/get-transaction-receipt|get-jwks/);
+        expect(JSON.stringify(other.Properties.KeyPolicy)).not.toMatch(/get-transaction-receipt|get-jwks|get-dashboard-page/);
       }
     });
   });

@@ -2,8 +2,8 @@
  * Transaction receipts (docs/merchant-guide.md#receipts) through the API Gateway emulation, over
  * the test run's tables: a USDT transfer on a Hardhat node credited by the chain watcher, its
  * receipt verified with `jose` against the key set the gateway serves and its evidence against the
- * node; a UTR deposit decided by the demo provider's signed event; and the refusals, which read
- * nothing of another merchant's.
+ * node; a UTR deposit decided by the demo provider's signed event; the dashboard's download of it;
+ * and the refusals, which read nothing of another merchant's.
  */
 import { randomUUID } from 'node:crypto';
 import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
@@ -13,7 +13,11 @@ import type { WatchResult } from '../../functions/watch-chain.js';
 import type { LocalChain } from '../../infra/chain/local-chain.js';
 import { invoker } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
+import { SESSION_COOKIE } from '../../shared/domain/dashboard/dashboard-sessions.js';
+import { totpCode, totpStep } from '../../shared/domain/dashboard/totp.js';
 import { FUNCTIONS } from '../../shared/routes.js';
+import { dynamoDashboardAccess } from '../../shared/store/dashboard-access.js';
+import { KeyFileDataKeySource } from '../../shared/vault/key-sources.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
@@ -186,5 +190,44 @@ describe('receipts refused', () => {
     const forbidden = await receiptOf(transactionId, paymentsOnly);
     expect(forbidden.status).toBe(403);
     expect(forbidden.body).toEqual({ success: false, errors: [{ code: 'forbidden', message: 'This API key lacks the scope read' }] });
+  });
+});
+
+describe("the dashboard's download of a receipt", () => {
+  const PASSWORD = 'plum-orbit-canvas-41';
+
+  /** A session of an owner of `owner`'s merchant, joined as the dashboard joins people. */
+  async function sessionOf(owner: SeededMerchant): Promise<string> {
+    const { vaultKeys, tables } = config();
+    if (vaultKeys?.kind !== 'local') throw new Error('The test environment has no local vault key file');
+    const access = dynamoDashboardAccess(documentClient, tables, new KeyFileDataKeySource(vaultKeys.keyFile));
+    const { token } = await access.invite(owner.merchant.id, { email: `owner-${randomUUID().slice(0, 8)}@shop.example`, role: 'owner' }, 'operator');
+    const secret = access.newTotpSecret();
+    const joined = await access.join(token, { password: PASSWORD, passwordAgain: PASSWORD, totpSecret: secret, code: totpCode(secret, totpStep(new Date())) });
+    if ('problems' in joined) throw new Error(joined.problems.join());
+    return `${SESSION_COOKIE}=${joined.sessionToken}`;
+  }
+
+  it("answers the signed-in user's receipt as receipt-{id}.jws, another merchant's as not found, and nothing without a session", async () => {
+    const invoice = await createInvoice({ baseCurrency: 'USDT', amount: 10 });
+    const simulated = await invoke('simulate-deposit', { apiKey: merchant.apiKey, body: { invoiceId: invoice.id }, headers: { 'idempotency-key': randomUUID() } });
+    const transactionId = simulated.body.data.id;
+    const cookie = await sessionOf(merchant);
+
+    const page = await request('GET', `/dashboard/transactions/${transactionId}`, { headers: { cookie } });
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(`href="${config().publicBaseUrl}/dashboard/transactions/${transactionId}/receipt" download="receipt-${transactionId}.jws"`);
+    const file = await request('GET', `/dashboard/transactions/${transactionId}/receipt`, { headers: { cookie } });
+    expect(file.status).toBe(200);
+    expect(file.headers['content-type']).toMatch(/^application\/jose/);
+    expect(file.headers['content-disposition']).toBe(`attachment; filename="receipt-${transactionId}.jws"`);
+    const payload = await verified(file.body);
+    expect(payload).toMatchObject({ sub: transactionId, evidence: { source: 'simulation' } });
+
+    const othersCookie = await sessionOf(other);
+    expect((await request('GET', `/dashboard/transactions/${transactionId}/receipt`, { headers: { cookie: othersCookie } })).status).toBe(404);
+    const anonymous = await request('GET', `/dashboard/transactions/${transactionId}/receipt`);
+    expect(anonymous.status).toBe(303);
+    expect(anonymous.headers.location).toMatch(/\/dashboard\/sign-in/);
   });
 });
