@@ -18,11 +18,13 @@ import { totpCode, totpStep } from '../../shared/domain/dashboard/totp.js';
 import { FUNCTIONS } from '../../shared/routes.js';
 import { dynamoDashboardAccess } from '../../shared/store/dashboard-access.js';
 import { KeyFileDataKeySource } from '../../shared/vault/key-sources.js';
+import { KeyFileReceiptSigner, receiptKeyDirectory } from '../../shared/signers/key-file-receipt-signer.js';
 import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 import { invoke, loadFunction, request } from '../support/invoke.js';
 import { seedKey, seedMerchant, type SeededMerchant } from '../support/merchants.js';
+import { testMerchantCli } from '../support/merchant-cli.js';
 import { sendProviderEvent } from '../support/providers.js';
 import { startChainWithTestToken } from '../support/test-chain.js';
 
@@ -229,5 +231,25 @@ describe("the dashboard's download of a receipt", () => {
     const anonymous = await request('GET', `/dashboard/transactions/${transactionId}/receipt`);
     expect(anonymous.status).toBe(303);
     expect(anonymous.headers.location).toMatch(/\/dashboard\/sign-in/);
+  });
+});
+
+describe('rotate-receipt-key', () => {
+  it('makes a new current key through the admin CLI and keeps the old ones listed', async () => {
+    const testCli = await testMerchantCli();
+    try {
+      const signer = new KeyFileReceiptSigner(receiptKeyDirectory(testCli.dataDir));
+      const before = await signer.currentKeyId();
+      const rotated = await testCli.run(['rotate-receipt-key', '--json']);
+      expect(rotated.code, rotated.err).toBe(0);
+      const { current, retired } = JSON.parse(rotated.out);
+      expect(current).not.toBe(before);
+      expect(retired).toEqual([before]);
+      expect((await signer.publicKeys()).map(({ kid }) => kid)).toEqual([current, before]);
+      const readable = await testCli.run(['rotate-receipt-key']);
+      expect(readable.out).toMatch(/signed with key \S+ from now on; the JWKS keeps 2 retired keys/);
+    } finally {
+      await testCli.remove();
+    }
   });
 });
