@@ -17,6 +17,7 @@
  *   npm run bench -- providers --payments 40 --events 200 --concurrency 10
  *   npm run bench -- books --deposits 200 --concurrency 1,8,32 --merchants 32 --samples 5
  *   npm run bench -- jobs --entries 1000000 --merchants 1 --changes 1000
+ *   npm run bench -- receipts --receipts 2000
  *   npm run bench -- payouts --payouts 20 --concurrency 4 --networks ethereum,tron,bitcoin --block-ms 250 --poll-ms 100 --confirm-payouts 3
  */
 
@@ -91,6 +92,10 @@ const BENCHMARKS: Record<string, () => Promise<Benchmark>> = {
   payouts: async () => {
     const { payoutsBenchmark, DESCRIPTION } = await import('./payouts.js');
     return { description: DESCRIPTION, run: payoutsBenchmark };
+  },
+  receipts: async () => {
+    const { receiptsBenchmark, DESCRIPTION } = await import('./receipts.js');
+    return { description: DESCRIPTION, run: receiptsBenchmark };
   },
 };
 

@@ -22,6 +22,7 @@ export const handler = httpHandler(route, { body: simulateDepositRequestSchema, 
       status: body.status ?? 'confirmed',
       transactionHash: network && invoice.family === 'crypto' ? simulatedChainHash(network) : null,
       senderDetails: simulatedSenderDetails(invoice),
+      evidence: { source: 'simulation' },
       // A retry with the key after a crash finds the deposit the first attempt recorded.
       uniqueId: headers[IDEMPOTENCY_HEADER] === undefined ? undefined : idempotentWriteClaimId(merchantId, route.name, headers[IDEMPOTENCY_HEADER]),
     },

@@ -6,5 +6,7 @@ import { transactionViews } from './commons/transaction-views.js';
 import { transactionService } from './commons/transactions.js';
 
 export const handler = httpHandler(routeByName('simulate-withdrawal'), { body: simulateWithdrawalRequestSchema, idempotency: idempotentByHeader }, async ({ body, merchantId }) => ({
-  data: await transactionViews.present(await transactionService.settle(merchantId, body.transactionId, body.status, { expectedType: ['withdraw', 'refund'] })),
+  data: await transactionViews.present(
+    await transactionService.settle(merchantId, body.transactionId, body.status, { expectedType: ['withdraw', 'refund'], details: { evidence: { source: 'simulation' } } }),
+  ),
 }));

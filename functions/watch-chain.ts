@@ -51,6 +51,7 @@ function watcherOf(network: CryptoNetwork): Pick<NetworkWatcher, 'run'> {
       network,
       family: NETWORK_ADDRESS_FAMILY[network],
       confirmations: chain.confirmations,
+      tokens: chain.tokens,
       reader,
       state: new DynamoChainStore(documentClient, tables.chain),
       owners,

@@ -157,6 +157,8 @@ const payoutFeesSchema = z.partialRecord(z.enum(Object.keys(DEFAULT_PAYOUT_FEES)
 const stageDocumentSchema = z.strictObject({
   providers: providerListSchema,
   payoutFees: payoutFeesSchema.optional(),
+  /** Receipt keys rotated out (KMS key ARNs), still listed in the JWKS for the receipts they signed (docs/operations.md#receipt-keys). */
+  retiredReceiptKeys: z.array(z.string().min(1)).optional(),
   tokens: z.strictObject(Object.fromEntries(TOKEN_NETWORKS.map((network) => [network, tokenContractsSchema(tokenAddressOf(network)).optional()]))),
 });
 
@@ -191,6 +193,8 @@ const envSchema = z.object({
   GATEWAY_PAYOUT_STUCK_S: positiveNumber(DEFAULTS.payoutStuckSeconds),
   /** One machine: the directory of the treasury's key files. In AWS the treasury's keys are the stage's KMS keys, by their aliases. */
   GATEWAY_TREASURY_DIR: z.string().min(1).optional(),
+  /** One machine: the directory of the transaction receipts' key files. In AWS the receipt key is the stage's KMS key, by its alias. */
+  GATEWAY_RECEIPT_KEY_DIR: z.string().min(1).optional(),
   /**
    * Which addresses callbacks may reach: `public` (the default, every deployed stage) or `any`,
    * which only the local runtime sets, so that a merchant's receiver on the same machine is reached.
@@ -343,6 +347,8 @@ export interface StageConfiguration {
   chains: Chains;
   /** The gateway's fee of a crypto payout, per currency. */
   payoutFees: Readonly<Record<CryptoAssetCode, string>>;
+  /** AWS: the receipt keys rotated out, which the JWKS still lists; none until a rotation (the key files' own directory keeps them locally). */
+  retiredReceiptKeys?: readonly string[];
 }
 
 /** The stage's configuration as the environment gives it (one machine), or the SSM parameters it is read from, laid over the environment's part (AWS). */
@@ -379,6 +385,7 @@ export function stageConfigurationOf(base: StageConfiguration, documents: { conf
     providers: document ? providerConfigsOf(document.providers) : base.providers,
     chains: layChains(base.chains, { tokens: document?.tokens ?? {}, rpc: endpoints?.rpc ?? {}, tronApiKey: endpoints?.tronApiKey }),
     payoutFees: { ...base.payoutFees, ...document?.payoutFees },
+    ...(document?.retiredReceiptKeys ? { retiredReceiptKeys: document.retiredReceiptKeys } : {}),
   };
 }
 
@@ -401,6 +408,12 @@ export type TreasurySignerConfig = { kind: 'aws'; keyIds: Record<TreasuryFamily,
 /** The aliases the stack gives the stage's treasury keys (infra/aws/gateway-data.ts), by which the functions name them. */
 export const treasuryKeyAliases = (stage: Stage): Record<TreasuryFamily, string> =>
   Object.fromEntries(TREASURY_FAMILIES.map((family) => [family, `alias/${SERVICE_NAME}-${stage}-treasury-${family}`])) as Record<TreasuryFamily, string>;
+
+/** Where the transaction receipts' key is: a KMS key by its alias in AWS (retired ones in the stage's configuration), key files on one machine. */
+export type ReceiptSignerConfig = { kind: 'aws'; keyId: string } | { kind: 'local'; directory: string };
+
+/** The alias the stack gives the stage's current receipt key (infra/aws/gateway-data.ts), by which the functions name it. */
+export const receiptKeyAlias = (stage: Stage): string => `alias/${SERVICE_NAME}-${stage}-receipts`;
 
 export type VaultKeyConfig = { kind: 'aws'; kmsKeyId: string } | { kind: 'local'; keyFile: string };
 export type ReceiptsConfig = { kind: 'aws'; bucket: string } | { kind: 'local'; directory: string };
@@ -468,6 +481,7 @@ export interface Config {
   payoutStuckSeconds: number;
   /** The treasury's signer: a directory of key files on one machine, the stage's KMS keys in AWS. */
   treasurySigner: TreasurySignerConfig;
+  receiptSigner: ReceiptSignerConfig;
   /** Where callbacks may go: https only in production, public addresses only in every deployed stage. */
   callbackGuard: DeliveryGuard;
   /** The master key of sealed secrets (card numbers, callback secrets); the functions that seal or open them require it. */
@@ -516,6 +530,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     secretOverlapSeconds: e.GATEWAY_SECRET_OVERLAP_S,
     chainPollSeconds: e.GATEWAY_CHAIN_POLL_S,
     payoutStuckSeconds: e.GATEWAY_PAYOUT_STUCK_S,
+    receiptSigner: e.GATEWAY_RECEIPT_KEY_DIR ? { kind: 'local', directory: e.GATEWAY_RECEIPT_KEY_DIR } : { kind: 'aws', keyId: receiptKeyAlias(e.STAGE) },
     treasurySigner: e.GATEWAY_TREASURY_DIR ? { kind: 'local', directory: e.GATEWAY_TREASURY_DIR } : { kind: 'aws', keyIds: treasuryKeyAliases(e.STAGE) },
     callbackGuard: { httpsOnly: e.STAGE === 'prod', targets: e.GATEWAY_CALLBACK_TARGETS },
     vaultKeys: vaultKeyConfig(e),

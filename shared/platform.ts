@@ -60,7 +60,7 @@ export const CONCURRENCY = {
   ),
   scheduled: 1,
   stageBudget: 400,
-  roomForRoutes: 6,
+  roomForRoutes: 5,
 } as const;
 
 /**

@@ -34,6 +34,9 @@ const READS_PAYOUTS_ONLY: DashboardServices['payouts'] = {
   decide: () => Promise.reject(new Error('Payouts are decided by the dashboard form function only')),
 };
 
+/** What the form function has of receipts: nothing, for only the page function signs them. */
+const SIGNS_NO_RECEIPTS: DashboardServices['receipts'] = { receipt: () => Promise.reject(new Error('Receipts are signed by the dashboard page function only')) };
+
 /** What the page function has of asking for a refund: nothing, for that is a form. */
 const ASKS_NO_REFUNDS: DashboardServices['refunds']['create'] = () => Promise.reject(new Error('Refunds are asked for by the dashboard form function only'));
 
@@ -43,6 +46,7 @@ export function dashboardWith(parts: {
   totals: DashboardServices['totals'];
   payouts?: DashboardServices['payouts'];
   createRefund?: DashboardServices['refunds']['create'];
+  receipts?: DashboardServices['receipts'];
 }): Dashboard {
   const invoices = invoiceServiceWith();
   const services: DashboardServices = {
@@ -55,6 +59,7 @@ export function dashboardWith(parts: {
     },
     invoices: { list: (merchantId, query) => invoices.list(merchantId, query), get: (merchantId, id) => invoices.get(merchantId, id) },
     transactions: transactionViews,
+    receipts: parts.receipts ?? SIGNS_NO_RECEIPTS,
     callbacks: callbackLog,
     balances: balanceService,
     reports: parts.reports,
@@ -80,9 +85,12 @@ export function dashboardRequest(method: DashboardRequest['method'], request: Ro
   };
 }
 
-/** The dashboard's answer as the gateway's: a page, or a 303 to the next one. */
+/** The dashboard's answer as the gateway's: a page, a 303 to the next one, or a file to keep. */
 export async function servePage(dashboard: Dashboard, request: DashboardRequest): Promise<RouteResult> {
   const answer = await dashboard.serve(request);
+  if (answer.kind === 'file') {
+    return { status: 200, raw: answer.body, contentType: answer.contentType, headers: { 'content-disposition': `attachment; filename="${answer.name}"`, 'cache-control': 'no-store' } };
+  }
   if (answer.kind === 'redirect') {
     return { status: 303, raw: '', contentType: 'text/plain; charset=utf-8', headers: { location: answer.location, 'cache-control': 'no-store', ...answer.headers } };
   }

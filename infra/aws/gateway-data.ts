@@ -8,8 +8,8 @@
  * Each part makes its resources in the stack itself, so that their logical ids are the stack's
  * and a part's refactoring never replaces a table, queue, key, bucket or secret.
  */
-import { treasuryKeyAliases } from '../../shared/config.js';
-import { CfnOutput, CfnParameter, Duration, Stack, type CfnOutputProps, type RemovalPolicy, type StackProps } from 'aws-cdk-lib';
+import { receiptKeyAlias, treasuryKeyAliases } from '../../shared/config.js';
+import { CfnOutput, CfnParameter, Duration, RemovalPolicy, Stack, type CfnOutputProps, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, type ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { AccountRootPrincipal, AnyPrincipal, PolicyDocument, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
@@ -64,6 +64,11 @@ const KEY_ADMINISTRATION_ACTIONS = [
 const TREASURY_SIGNER_ACTIONS = ['kms:Sign', 'kms:GetPublicKey'];
 /** What a function that follows payouts on chain does with it: read the public key its addresses come from. */
 const TREASURY_READER_ACTIONS = ['kms:GetPublicKey'];
+
+/** What the function that signs transaction receipts does with the receipt key: sign, and read the public key that names it (`kid`). */
+const RECEIPT_SIGNER_ACTIONS = ['kms:Sign', 'kms:GetPublicKey'];
+/** What the JWKS function does with it: read the public key, never sign. */
+const RECEIPT_LISTER_ACTIONS = ['kms:GetPublicKey'];
 
 /** Account-level extended public keys only: a private key (`xprv`) must never reach a parameter. */
 const XPUB_PATTERN = '^[xz]pub[1-9A-HJ-NP-Za-km-z]{107}$';
@@ -275,6 +280,62 @@ export class GatewayTreasuryKeys {
   }
 }
 
+export interface GatewayReceiptKeyProps {
+  stage: Stage;
+  /** The stage's functions: the one that signs receipts (`signsReceipts`) and the one that lists the keys (`listsReceiptKeys`) are named in the key's policy. */
+  functions: readonly FunctionDefinition[];
+  /** Which key of the stage's receipt keys this is: a rotation makes the next (docs/operations.md#receipt-keys). */
+  generation: number;
+}
+
+/**
+ * The transaction receipts' signing key (docs/merchant-guide.md#receipts): a KMS P-256 key whose
+ * private half never leaves KMS, aliased after the stage (the functions name it by the alias).
+ * Only the functions that sign receipts (the receipt route, and the dashboard's page function for
+ * its download) may sign with it; the JWKS function may read its public
+ * key. The account administers it and never signs. It is kept whatever the stage's data policy:
+ * receipts it signed must verify for as long as merchants keep them, so a rotation leaves it in
+ * the account, its policy as it was, and the stage's configuration lists it for the JWKS.
+ */
+export class GatewayReceiptKey {
+  readonly key: Key;
+  readonly outputs: Record<string, CfnOutputProps>;
+
+  constructor(stack: Stack, { stage, functions, generation }: GatewayReceiptKeyProps) {
+    const users = functions.flatMap((definition) =>
+      definition.signsReceipts
+        ? [{ definition, sid: 'SignsReceipts', actions: RECEIPT_SIGNER_ACTIONS }]
+        : definition.listsReceiptKeys
+          ? [{ definition, sid: 'ReadsPublicKey', actions: RECEIPT_LISTER_ACTIONS }]
+          : [],
+    );
+    // The first key keeps its id; each rotation's key is a new resource beside the one it retires.
+    this.key = new Key(stack, generation === 1 ? 'ReceiptKey' : `ReceiptKey${generation}`, {
+      description: `Payment gateway ${stage}: the transaction receipts' signing key (generation ${generation})`,
+      alias: receiptKeyAlias(stage),
+      keySpec: KeySpec.ECC_NIST_P256,
+      keyUsage: KeyUsage.SIGN_VERIFY,
+      policy: new PolicyDocument({
+        statements: [
+          new PolicyStatement({ sid: 'AccountAdministersKey', principals: [new AccountRootPrincipal()], actions: KEY_ADMINISTRATION_ACTIONS, resources: ['*'] }),
+          ...users.map(
+            ({ definition, sid, actions }) =>
+              new PolicyStatement({
+                sid: `${pascalCase(definition.name)}${sid}`,
+                principals: [new AnyPrincipal()],
+                actions,
+                resources: ['*'],
+                conditions: { ArnEquals: { 'aws:PrincipalArn': functionRoleArn(stage, definition.name) } },
+              }),
+          ),
+        ],
+      }),
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.outputs = { ReceiptKeyArn: { value: this.key.keyArn, description: "KMS key signing transaction receipts: on a rotation, its ARN goes to the stage's retiredReceiptKeys" } };
+  }
+}
+
 export interface GatewayReportFilesProps {
   /** The buckets keep their objects rather than being emptied with the stack. */
   protectData: boolean;
@@ -357,6 +418,8 @@ export interface GatewayDataStackProps extends StackProps {
   settings: StageSettings;
   /** The stage's partner providers (context `providers`), each given a secret here. */
   partners: readonly ProviderDeployment[];
+  /** Which receipt key signs (context `receiptKeyGeneration`, 1 until the first rotation). */
+  receiptKeyGeneration?: number;
 }
 
 /** A stage's stateful resources: what its functions keep and read, and the operators' outputs naming them. */
@@ -369,8 +432,9 @@ export class GatewayDataStack extends Stack {
   readonly reportFiles?: GatewayReportFiles;
   readonly partnerSecrets: PartnerSecrets;
   readonly treasuryKeys: GatewayTreasuryKeys;
+  readonly receiptKey: GatewayReceiptKey;
 
-  constructor(scope: Construct, id: string, { stage, settings, partners, ...stackProps }: GatewayDataStackProps) {
+  constructor(scope: Construct, id: string, { stage, settings, partners, receiptKeyGeneration = 1, ...stackProps }: GatewayDataStackProps) {
     super(scope, id, { description: `Payment gateway ${stage}: what the stage keeps`, terminationProtection: settings.protectData, ...stackProps });
     const { protectData, logRetention, testWalletKeys } = settings;
     const removalPolicy = removalPolicyOf(settings);
@@ -384,6 +448,7 @@ export class GatewayDataStack extends Stack {
     this.reportFiles = definitions.some((definition) => definition.reportFiles) ? new GatewayReportFiles(this, { protectData, removalPolicy, logRetention }) : undefined;
     this.partnerSecrets = new PartnerSecrets(this, 'PaymentProviders', { partners, removalPolicy });
     this.treasuryKeys = new GatewayTreasuryKeys(this, { stage, functions: definitions, removalPolicy });
+    this.receiptKey = new GatewayReceiptKey(this, { stage, functions: definitions, generation: receiptKeyGeneration });
 
     // What operators, the admin CLI and redrives read of the stage's data.
     const outputs = {
@@ -394,6 +459,7 @@ export class GatewayDataStack extends Stack {
       ...this.reportFiles?.outputs,
       ...this.partnerSecrets.outputs,
       ...this.treasuryKeys.outputs,
+      ...this.receiptKey.outputs,
     };
     for (const [outputId, props] of Object.entries(outputs)) new CfnOutput(this, outputId, props);
   }

@@ -54,6 +54,11 @@ export interface GatewayStageProps {
   providers?: readonly ProviderDeployment[];
   /** The gateway's payout fee per currency where it is not the default's (docs/operations.md#stage-configuration), in the stage's configuration document. */
   payoutFees?: StageDocument['payoutFees'];
+  /**
+   * The stage's receipt keys (docs/operations.md#receipt-keys): which one signs (1 until the first
+   * rotation) and the ARNs of those rotated out, which the JWKS keeps listing.
+   */
+  receiptKeys?: { generation: number; retired: readonly string[] };
 }
 
 export class GatewayStage {
@@ -62,11 +67,14 @@ export class GatewayStage {
   readonly jobs: GatewayJobsStack;
   readonly monitoring: GatewayMonitoringStack;
 
-  constructor(scope: Construct, { stage, env, publicBaseUrl, customDomain, watchedNetworks = {}, liveRates = STAGE_SETTINGS[stage].liveRates, providers = [], payoutFees }: GatewayStageProps) {
+  constructor(
+    scope: Construct,
+    { stage, env, publicBaseUrl, customDomain, watchedNetworks = {}, liveRates = STAGE_SETTINGS[stage].liveRates, providers = [], payoutFees, receiptKeys }: GatewayStageProps,
+  ) {
     const settings = STAGE_SETTINGS[stage];
     const networks = Object.keys(watchedNetworks) as CryptoNetwork[];
     const stackName = (concern: Parameters<typeof gatewayStackName>[1]) => gatewayStackName(stage, concern);
-    this.data = new GatewayDataStack(scope, stackName('data'), { env, stage, settings, partners: providers });
+    this.data = new GatewayDataStack(scope, stackName('data'), { env, stage, settings, partners: providers, receiptKeyGeneration: receiptKeys?.generation });
 
     // What every function is given but its public URL, which the API makes, and where the stage's configuration is.
     const environment: Record<string, string> = {
@@ -91,7 +99,18 @@ export class GatewayStage {
       removalPolicy: removalPolicyOf(settings),
       watchedNetworks: networks.length,
     });
-    this.api = new GatewayApiStack(scope, stackName('api'), { env, stage, settings, data: this.data, publicBaseUrl, customDomain, watchedNetworks, payoutFees, functionProps });
+    this.api = new GatewayApiStack(scope, stackName('api'), {
+      env,
+      stage,
+      settings,
+      data: this.data,
+      publicBaseUrl,
+      customDomain,
+      watchedNetworks,
+      payoutFees,
+      retiredReceiptKeys: receiptKeys?.retired,
+      functionProps,
+    });
     this.jobs = new GatewayJobsStack(scope, stackName('jobs'), {
       env,
       stage,

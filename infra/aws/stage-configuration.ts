@@ -41,6 +41,8 @@ export interface StageConfigurationParameterProps {
   watchedNetworks: WatchedNetworks;
   /** The gateway's payout fee per currency where it is not the default's. */
   payoutFees?: StageDocument['payoutFees'];
+  /** Receipt keys rotated out, by ARN: the JWKS lists them beside the current one. */
+  retiredReceiptKeys?: readonly string[];
 }
 
 /**
@@ -48,12 +50,13 @@ export interface StageConfigurationParameterProps {
  * with what is known only at deployment standing at its longest: a stage whose document would not
  * fit a parameter fails here, not halfway through its deployment.
  */
-export function stageConfigurationParameter(scope: Construct, id: string, { stage, providers, watchedNetworks, payoutFees }: StageConfigurationParameterProps): StringParameter {
+export function stageConfigurationParameter(scope: Construct, id: string, { stage, providers, watchedNetworks, payoutFees, retiredReceiptKeys }: StageConfigurationParameterProps): StringParameter {
   const tokens = Object.fromEntries(Object.entries(watchedNetworks).flatMap(([network, { tokens: given } = {}]) => (given ? [[network, given]] : [])));
   const documentWith = (secretArn: (entry: ProviderWithSecret) => string, url: (entry: ProviderWithSecret) => string): StageDocument => ({
     providers: providers.map((entry) => ({ ...entry.provider, methods: [...entry.provider.methods], url: url(entry), secretArn: secretArn(entry) })),
     tokens,
     ...(payoutFees ? { payoutFees } : {}),
+    ...(retiredReceiptKeys?.length ? { retiredReceiptKeys: [...retiredReceiptKeys] } : {}),
   });
   const longest = JSON.stringify(
     documentWith(
@@ -71,7 +74,7 @@ export function stageConfigurationParameter(scope: Construct, id: string, { stag
   }
   return new StringParameter(scope, id, {
     parameterName: stageConfigurationParameterName(stage),
-    description: "The stage's payment providers, token contracts and payout fees (docs/operations.md#stage-configuration)",
+    description: "The stage's payment providers, token contracts, payout fees and retired receipt keys (docs/operations.md#stage-configuration)",
     stringValue: Stack.of(scope).toJsonString(
       documentWith(
         ({ secret }) => secret.secretArn,

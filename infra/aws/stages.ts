@@ -116,6 +116,21 @@ function payoutFeesFromContext(value: unknown, stages: readonly Stage[]): Gatewa
   }
 }
 
+/** `receiptKeyGeneration` (a whole number from 1) and `retiredReceiptKeys` (KMS key ARNs, comma-separated): docs/operations.md#receipt-keys. */
+function receiptKeysFromContext(generation: unknown, retired: unknown, stages: readonly Stage[]): GatewayStageProps['receiptKeys'] {
+  if (generation === undefined && retired === undefined) return undefined;
+  if (stages.length !== 1) throw new Error('Contexts "receiptKeyGeneration" and "retiredReceiptKeys" belong to one deployment: pass "stage" with them');
+  const number = generation === undefined ? 1 : Number(generation);
+  if (!Number.isInteger(number) || number < 1) throw new Error(`Context "receiptKeyGeneration" must be a whole number from 1, not ${String(generation)}`);
+  const arns = String(retired ?? '')
+    .split(',')
+    .map((arn) => arn.trim())
+    .filter(Boolean);
+  const invalid = arns.find((arn) => !/^arn:aws[\w-]*:kms:[\w-]+:\d{12}:key\/[\w-]+$/.test(arn));
+  if (invalid) throw new Error(`Context "retiredReceiptKeys" lists KMS key ARNs (arn:aws:kms:region:account:key/id), not ${invalid}`);
+  return { generation: number, retired: arns };
+}
+
 /** The stages the app's context asks for (every stage without `stage`), each as its stacks. */
 export function addStages(app: App): GatewayStage[] {
   const context = (key: string): unknown => app.node.tryGetContext(key);
@@ -126,5 +141,6 @@ export function addStages(app: App): GatewayStage[] {
   const liveRates = liveRatesFromContext(context('ratesUrl'), context('ratePairs'), context('rateMaxAgeSeconds'), stages);
   const providers = providersFromContext(context('providers'), stages);
   const payoutFees = payoutFeesFromContext(context('payoutFees'), stages);
-  return stages.map((stage) => new GatewayStage(app, { stage, publicBaseUrl, customDomain, watchedNetworks, liveRates, providers, payoutFees }));
+  const receiptKeys = receiptKeysFromContext(context('receiptKeyGeneration'), context('retiredReceiptKeys'), stages);
+  return stages.map((stage) => new GatewayStage(app, { stage, publicBaseUrl, customDomain, watchedNetworks, liveRates, providers, payoutFees, receiptKeys }));
 }

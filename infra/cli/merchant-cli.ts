@@ -100,6 +100,10 @@ Commands:
       The treasury's account of each chain family (evm, tron, bitcoin): its address, what it holds
       of each asset on each network the environment has a node of, and what the payouts waiting
       to be sent need of it.
+  rotate-receipt-key [--json]
+      Makes a new transaction receipt key the one receipts are signed with; the keys before it stay
+      in GET /.well-known/jwks.json, so receipts they signed still verify. Local gateway only: in
+      AWS a rotation is a deployment (docs/operations.md#receipt-keys).
   redrive-callbacks [--json]
       Delivers again every callback parked after its 72-hour retry window, each with a new
       window. Local gateway only: its queues live in memory, so the callback outbox, which
@@ -168,6 +172,7 @@ const COMMAND_OPTIONS = {
   'recount-daily-totals': ['merchant', 'json'],
   'backfill-addresses': ['json'],
   treasury: ['json'],
+  'rotate-receipt-key': ['json'],
 } as const satisfies Record<string, readonly OptionName[]>;
 const TARGET_OPTIONS: readonly OptionName[] = ['aws', 'stage', 'region', 'help'];
 
@@ -193,6 +198,7 @@ type Command =
   | { name: 'recount-daily-totals'; merchantId: string; json: boolean }
   | { name: 'backfill-addresses'; json: boolean }
   | { name: 'treasury'; json: boolean }
+  | { name: 'rotate-receipt-key'; json: boolean }
   | { name: 'full-books-check'; json: boolean };
 
 type Where = { aws: false } | { aws: true; stage: Stage; region?: string };
@@ -303,6 +309,7 @@ function parseCommand(name: CommandName, values: Values, stage: Stage): Command 
     case 'backfill-addresses':
     case 'full-books-check':
     case 'treasury':
+    case 'rotate-receipt-key':
       return { name, json: values.json ?? false };
     case 'onchain-deposits':
       if (values.on === values.off) throw new UsageError('onchain-deposits needs exactly one of --on and --off');
@@ -593,6 +600,13 @@ async function run(command: Command, target: Target): Promise<string> {
         ]),
         '',
       ].join('\n');
+    }
+    case 'rotate-receipt-key': {
+      if (!target.receiptKeys) throw new Error(`rotate-receipt-key is not available for ${description}: in AWS a rotation is a deployment (docs/operations.md#receipt-keys)`);
+      const current = await target.receiptKeys.rotate();
+      const retired = (await target.receiptKeys.publicKeys()).map(({ kid }) => kid).filter((kid) => kid !== current);
+      if (command.json) return json({ current, retired });
+      return `Receipts of ${description} are signed with key ${current} from now on; the JWKS keeps ${retired.length} retired key${retired.length === 1 ? '' : 's'} for the receipts signed before: ${retired.join(', ')}\n`;
     }
     case 'redrive-callbacks': {
       if (!target.callbacks) throw new Error(`redrive-callbacks is not available for ${description}`);

@@ -16,6 +16,7 @@ import { BalanceService, DailyTotalsRecount } from '../../shared/domain/ledger/i
 import { DEFAULT_PAYOUT_FEES, TREASURY_FAMILIES, type TreasuryFamily, type TreasurySources } from '../../shared/domain/payouts/index.js';
 import { KeyFileTreasurySigner, treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
 import { KmsTreasurySigner } from '../../shared/signers/kms-signer.js';
+import { KeyFileReceiptSigner, receiptKeyDirectory } from '../../shared/signers/key-file-receipt-signer.js';
 import { loadStageConfiguration, ssmParametersReader } from '../../shared/stage-configuration.js';
 import type { Stage } from '../../shared/stage.js';
 import { DynamoBalanceStore, type BalanceTables } from '../../shared/store/balances.js';
@@ -60,6 +61,8 @@ export interface Target {
   treasury(): Promise<TreasurySources>;
   /** The callback outbox's operator commands; the local gateway only (AWS redrives with SQS). */
   callbacks?: CallbackAdmin;
+  /** The transaction receipts' key files; the local gateway only (AWS rotates by deploying a new KMS key). */
+  receiptKeys?: KeyFileReceiptSigner;
   /** Releases the SDK clients' connections. */
   close(): void;
 }
@@ -121,6 +124,7 @@ export async function localTarget(dataDir: string): Promise<Target> {
     }),
     admin: new MerchantAdmin(store, localKeyRegistry, new CallbackSecretVault(new KeyFileDataKeySource(stack.vaultKeyFile)), new DynamoChainStore(documentClient(client), stack.tables.chain), stack.stage),
     callbacks: { redriveParked: () => outbox.requeue('parked', new Date()) },
+    receiptKeys: new KeyFileReceiptSigner(receiptKeyDirectory(dataDir)),
     close: () => client.destroy(),
   };
 }

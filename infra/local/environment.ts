@@ -4,6 +4,7 @@
  * setup both build it here, so the two cannot drift apart.
  */
 import { treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
+import { receiptKeyDirectory } from '../../shared/signers/key-file-receipt-signer.js';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import * as z from 'zod';
@@ -119,6 +120,7 @@ export function handlerEnvironment(services: LocalServices, settings: FunctionSe
     ...(services.providers === undefined ? {} : { GATEWAY_PROVIDERS: services.providers }),
     GATEWAY_KEY_FILE: vault.keyFile,
     GATEWAY_TREASURY_DIR: treasuryKeyDirectory(services.dataDir),
+    GATEWAY_RECEIPT_KEY_DIR: receiptKeyDirectory(services.dataDir),
     GATEWAY_RECEIPTS_DIR: vault.receiptsDirectory,
     GATEWAY_REPORTS_DIR: vault.reportsDirectory,
     // The local gateway throttles by the digest the authorizer returns: new keys are registered nowhere.

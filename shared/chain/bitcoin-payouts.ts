@@ -152,7 +152,7 @@ export class BitcoinPayoutChain implements PayoutChain {
     if (!found.blockhash) return { state: 'pending' };
     const header = z.object({ height: numeric }).parse(await this.rpc.call('getblockheader', [found.blockhash]));
     // The fee is what the inputs hold beyond the outputs, known exactly since the treasury wrote both.
-    return { state: 'mined', blockNumber: header.height, confirmations: found.confirmations ?? 1, succeeded: true, feePaid: payout.maxFee };
+    return { state: 'mined', blockNumber: header.height, blockHash: found.blockhash, confirmations: found.confirmations ?? 1, succeeded: true, feePaid: payout.maxFee };
   }
 
   /**

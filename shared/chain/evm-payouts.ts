@@ -31,7 +31,7 @@ const quantity = z
 const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 
 const feeHistorySchema = z.object({ baseFeePerGas: z.array(quantity).min(1), reward: z.array(z.array(quantity)).optional() });
-const receiptSchema = z.object({ blockNumber: quantity, status: quantity, gasUsed: quantity, effectiveGasPrice: quantity });
+const receiptSchema = z.object({ blockNumber: quantity, blockHash: z.string(), status: quantity, gasUsed: quantity, effectiveGasPrice: quantity });
 
 interface Fees {
   maxFeePerGas: bigint;
@@ -105,8 +105,15 @@ export class EvmPayoutChain implements PayoutChain {
       { method: 'eth_blockNumber', params: [] },
     ]);
     if (receipt !== null) {
-      const { blockNumber, status, gasUsed, effectiveGasPrice } = receiptSchema.parse(receipt);
-      return { state: 'mined', blockNumber: Number(blockNumber), confirmations: Number(quantity.parse(head) - blockNumber + 1n), succeeded: status === 1n, feePaid: gasUsed * effectiveGasPrice };
+      const { blockNumber, blockHash, status, gasUsed, effectiveGasPrice } = receiptSchema.parse(receipt);
+      return {
+        state: 'mined',
+        blockNumber: Number(blockNumber),
+        blockHash,
+        confirmations: Number(quantity.parse(head) - blockNumber + 1n),
+        succeeded: status === 1n,
+        feePaid: gasUsed * effectiveGasPrice,
+      };
     }
     if ((await this.rpc.call('eth_getTransactionByHash', [payout.transactionHash])) !== null) return { state: 'pending' };
     const minedNonce = quantity.parse(await this.rpc.call('eth_getTransactionCount', [await this.treasury(), 'latest']));

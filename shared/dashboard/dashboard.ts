@@ -45,6 +45,7 @@ const ROUTES: readonly DashboardRoute[] = [
   { method: 'POST', path: 'invoices/{invoiceId}/resend', needs: 'callbacks', handle: money.resendInvoiceEvent },
   { method: 'GET', path: 'transactions', needs: 'read', handle: money.transactions },
   { method: 'GET', path: 'transactions/{transactionId}', needs: 'read', handle: money.transaction },
+  { method: 'GET', path: 'transactions/{transactionId}/receipt', needs: 'read', handle: money.transactionReceipt },
   { method: 'POST', path: 'transactions/{transactionId}/resend', needs: 'callbacks', handle: money.resendTransactionCallback },
   { method: 'POST', path: 'transactions/{transactionId}/refund', needs: 'payouts', handle: refunds.refundDeposit },
   { method: 'GET', path: 'balances', needs: 'read', handle: balances.balances },

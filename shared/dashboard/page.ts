@@ -40,6 +40,8 @@ export interface DashboardServices {
     list(merchantId: string, query: ListTransactionsQuery): Promise<Page<TransactionView>>;
     view(merchantId: string, id: string): Promise<TransactionView>;
   };
+  /** A transaction's signed receipt (docs/merchant-guide.md#receipts), a compact JWS. */
+  receipts: { receipt(merchantId: string, transactionId: string): Promise<string> };
   callbacks: {
     deliveries(merchantId: string, transactionId: string): Promise<CallbackDelivery[]>;
     invoiceDeliveries(merchantId: string, invoiceId: string): Promise<CallbackDelivery[]>;
@@ -92,7 +94,11 @@ export interface PageRequest {
   form: Record<string, string>;
 }
 
-export type DashboardAnswer = { kind: 'page'; page: RenderedPage } | { kind: 'redirect'; location: string; headers?: Record<string, string> };
+/** `file`: a download (a transaction's signed receipt), named `name`. */
+export type DashboardAnswer =
+  | { kind: 'page'; page: RenderedPage }
+  | { kind: 'redirect'; location: string; headers?: Record<string, string> }
+  | { kind: 'file'; name: string; contentType: string; body: string };
 
 export type PageHandler = (request: PageRequest) => Promise<DashboardAnswer>;
 

@@ -23,6 +23,8 @@ export const DASHBOARD_FUNCTIONS = [
     // session is checked and its idle limit moved on at each page, in the function.
     opensCallbackSecrets: true,
     reportFiles: 'links',
+    // A transaction's page offers its signed receipt as a file, signed here as the receipt route signs it.
+    signsReceipts: true,
     tables: {
       dashboardSessions: ['GetItem', 'UpdateItem'],
       dashboardUsers: ['GetItem'],
@@ -48,7 +50,7 @@ export const DASHBOARD_FUNCTIONS = [
       // The callbacks page: every delivery of the merchant's, newest first; an invoice's and a transaction's on their pages.
       outbox: ['byTransaction', 'byInvoice', 'byMerchant'],
       reports: ['byMerchant'],
-      balanceEntries: ['byMerchant', 'byMerchantCurrency', 'byMerchantType'],
+      balanceEntries: ['byMerchant', 'byMerchantCurrency', 'byMerchantType', 'byTransaction'],
     },
   },
   {

@@ -105,6 +105,16 @@ export interface FunctionDefinition {
    */
   readsTreasuryKeys?: boolean;
   /**
+   * Whether the function signs transaction receipts: it alone may sign with the stage's receipt key
+   * (`kms:Sign`, `kms:GetPublicKey` in AWS; the key files locally).
+   */
+  signsReceipts?: boolean;
+  /**
+   * Whether the function lists the receipt keys' public halves (the JWKS): `kms:GetPublicKey` on the
+   * current key and on the retired ones, which the stage's configuration names, never a signature.
+   */
+  listsReceiptKeys?: boolean;
+  /**
    * Whether the function talks to the networks' nodes beside the chain watcher (a payout's fee
    * quote, its sending): it reads their endpoints from the stage's configuration.
    */
@@ -118,10 +128,11 @@ export const readsProviders = (definition: GatewayFunction): boolean => Boolean(
 
 /**
  * Whether the function reads the stage's configuration (docs/operations.md#stage-configuration):
- * its providers, its tokens in the checkout's payment links, or, for the chain watcher, its
- * networks' endpoints. In AWS it reads its SSM parameter when its container loads.
+ * its providers, its tokens in the checkout's payment links, the retired receipt keys of the JWKS,
+ * or, for the chain watcher, its networks' endpoints. In AWS it reads its SSM parameter when its container loads.
  */
-export const readsStageConfiguration = (definition: GatewayFunction): boolean => readsProviders(definition) || Boolean(definition.drawsCheckoutPages) || readsChainEndpoints(definition);
+export const readsStageConfiguration = (definition: GatewayFunction): boolean =>
+  readsProviders(definition) || Boolean(definition.drawsCheckoutPages || definition.listsReceiptKeys) || readsChainEndpoints(definition);
 
 /** Whether the function is the chain watcher, run per watched network. */
 export const watchesChains = (definition: GatewayFunction): boolean => definition.kind === 'schedule' && Boolean(definition.perNetwork);

@@ -124,7 +124,7 @@ describeEachStage((stage, v) => {
     const keys = () =>
       v()
         .resources('AWS::KMS::Key')
-        .filter(([, key]) => key.Properties.KeyUsage === 'SIGN_VERIFY');
+        .filter(([, key]) => key.Properties.KeySpec === 'ECC_SECG_P256K1');
     const keyOf = (family: string) => v().json.Resources[v().json.Outputs[`Treasury${family[0]!.toUpperCase()}${family.slice(1)}KeyArn`].Value['Fn::GetAtt'][0]]!;
 
     it('are one secp256k1 signing key per family, aliased after the stage and the family, their ARNs exported for the admin CLI', () => {
@@ -178,14 +178,53 @@ describeEachStage((stage, v) => {
     });
   });
 
+  describe('receipt key', () => {
+    const key = () => v().json.Resources[v().json.Outputs.ReceiptKeyArn.Value['Fn::GetAtt'][0]]!;
+
+    it('is one P-256 signing key, aliased after the stage, kept whatever the stage keeps, its ARN exported for a rotation', () => {
+      expect(key().Properties).toMatchObject({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' });
+      expect(key().Properties.EnableKeyRotation).toBeFalsy();
+      expect(key().DeletionPolicy).toBe('Retain');
+      expect(key().UpdateReplacePolicy).toBe('Retain');
+      v().template.hasResourceProperties('AWS::KMS::Alias', {
+        AliasName: `alias/payment-gateway-${stage}-receipts`,
+        TargetKeyId: { 'Fn::GetAtt': [v().json.Outputs.ReceiptKeyArn.Value['Fn::GetAtt'][0], 'Arn'] },
+      });
+    });
+
+    it('lets the functions that sign receipts (the route and the dashboard page) alone sign with it, get-jwks alone read its public key besides, and the account administer it', () => {
+      const statements = key().Properties.KeyPolicy.Statement as Statement[];
+      const account = statements.filter((statement) => JSON.stringify(statement.Principal).includes(':root'));
+      expect(sorted(new Set(account.flatMap(actionsOf)))).toEqual(sorted(KEY_ADMINISTRATION));
+      const roleOf = (name: string) => {
+        const roleId = v().functionNamed(name).Properties.Role['Fn::GetAtt'][0];
+        return `arn:<AWS::Partition>:iam::<AWS::AccountId>:role/${resolveText(v().json.Resources[roleId]!.Properties.RoleName)}`;
+      };
+      const others = statements
+        .filter((statement) => !account.includes(statement))
+        .map((statement) => `${statement.Sid} ${sorted(actionsOf(statement)).join(',')} ${resolveText((statement.Condition as { ArnEquals: Record<string, unknown> }).ArnEquals['aws:PrincipalArn'])}`);
+      const signers = definitions.filter((definition) => definition.signsReceipts).map(({ name }) => name);
+      expect(sorted(signers)).toEqual(['get-dashboard-page', 'get-transaction-receipt']);
+      expect(sorted(others)).toEqual(
+        sorted([...signers.map((name) => `${pascalCase(name)}SignsReceipts kms:GetPublicKey,kms:Sign ${roleOf(name)}`), `GetJwksReadsPublicKey kms:GetPublicKey ${roleOf('get-jwks')}`]),
+      );
+      // No other signing key of the stage (the treasury's) lets either function near it; the receipt function opens callback secrets with the vault's key alone.
+      for (const [, other] of v()
+        .resources('AWS::KMS::Key')
+        .filter(([, candidate]) => candidate !== key() && candidate.Properties.KeyUsage === 'SIGN_VERIFY')) {
+        expect(JSON.stringify(other.Properties.KeyPolicy)).not.toMatch(/get-transaction-receipt|get-jwks|get-dashboard-page/);
+      }
+    });
+  });
+
   describe('vault', () => {
     const ids = () => v().vaultIds();
     const bucket = () => v().json.Resources[ids().bucket]!;
     const key = () => v().json.Resources[ids().key]!;
 
     it('is one customer-managed KMS key with rotation, aliased after the stage', () => {
-      // The treasury's signing keys besides (below).
-      v().template.resourceCountIs('AWS::KMS::Key', 1 + TREASURY_FAMILIES.length);
+      // The treasury's signing keys and the receipt key besides (below).
+      v().template.resourceCountIs('AWS::KMS::Key', 1 + TREASURY_FAMILIES.length + 1);
       expect(key().Properties.EnableKeyRotation).toBe(true);
       v().template.hasResourceProperties('AWS::KMS::Alias', { AliasName: `alias/payment-gateway-${stage}`, TargetKeyId: { 'Fn::GetAtt': [ids().key, 'Arn'] } });
     });

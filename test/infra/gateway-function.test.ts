@@ -266,6 +266,8 @@ describeEachStage((stage, v) => {
         sorted([
           'watch-chain wallets',
           'list-transaction-callbacks outbox',
+          // A receipt holds the transaction's callbacks as their log shows them.
+          'get-transaction-receipt outbox',
           'resend-transaction-callback outbox',
           'list-invoice-callbacks outbox',
           'resend-invoice-callback outbox',

@@ -35,6 +35,7 @@ describe("a key's scopes", () => {
       'list-payout-addresses': 'read',
       'list-invoices': 'read',
       'list-transactions': 'read',
+      'get-transaction-receipt': 'read',
       'list-balances': 'read',
       'list-balance-entries': 'read',
       'create-report': 'reports',

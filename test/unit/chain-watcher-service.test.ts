@@ -77,6 +77,9 @@ describe('deposits found on chain', () => {
     expect(await run()).toMatchObject({ head: 1, cursor: 1, recorded: 1, confirmed: 0 });
     const [pending] = await depositsOf(invoice);
     expect(pending).toMatchObject({ status: 'processing', amount: '0.500000000000000000', currency: 'ETH', network: 'ethereum', transactionHash: hash, chain: { blockNumber: 1, logIndex: null } });
+    const block = await chain.blockHash(1);
+    const evidence = { source: 'chain', network: 'ethereum', transactionHash: hash, blockNumber: 1, blockHash: block, logIndex: null, to: addressOf(invoice), contract: null };
+    expect(pending!.evidence).toEqual({ ...evidence, confirmations: 1 });
     expect(await stored(invoice)).toMatchObject({ status: 'created', paymentStatus: 'unpaid' });
     expect(gateway.callbacks.published).toEqual([]);
 
@@ -85,6 +88,8 @@ describe('deposits found on chain', () => {
     chain.mineEmpty(1);
     expect(await run()).toMatchObject({ confirmed: 1, recorded: 0 });
     expect(await stored(invoice)).toMatchObject({ status: 'completed', paymentStatus: 'paid' });
+    // The receipt's evidence states the depth it was confirmed at, written with the confirmation.
+    expect((await depositsOf(invoice))[0]!.evidence).toEqual({ ...evidence, confirmations: CONFIRMATIONS });
     expect(gateway.callbacks.published).toEqual([webhookId(pending!.id, 'confirmed')]);
     expect(gateway.metrics.depositSettled).toHaveBeenCalledExactlyOnceWith('chain', 'confirmed');
   });
@@ -108,7 +113,16 @@ describe('deposits found on chain', () => {
       { token: USDT_CONTRACT, to: addressOf(invoice), value: 25_000_000n },
     ).slice(-1);
     expect(await run()).toMatchObject({ recorded: 1, held: 0 });
-    expect(await depositsOf(invoice)).toMatchObject([{ status: 'confirmed', amount: '25.000000', currency: 'USDT', transactionHash: paid, chain: { logIndex: 2 } }]);
+    expect(await depositsOf(invoice)).toMatchObject([
+      {
+        status: 'confirmed',
+        amount: '25.000000',
+        currency: 'USDT',
+        transactionHash: paid,
+        chain: { logIndex: 2 },
+        evidence: { logIndex: 2, contract: USDT_CONTRACT, to: addressOf(invoice), confirmations: CONFIRMATIONS },
+      },
+    ]);
     expect(await stored(invoice)).toMatchObject({ status: 'completed', paymentStatus: 'paid' });
   });
 

@@ -73,6 +73,7 @@ function setup(role: DashboardRole, options: { code?: 'used' | 'wrong'; decideRe
   const dashboard = new Dashboard(services, { stage: 'demo', publicBaseUrl: 'https://pay.example' });
   const serve = async (method: 'GET' | 'POST', page: string, form: Record<string, string> = {}) => {
     const answer = await dashboard.serve({ method, page, query: {}, form: { csrf: CSRF, ...form }, headers: { cookie: `${SESSION_COOKIE}=token` }, language: { language: 'en', explicit: false } });
+    if (answer.kind === 'file') throw new Error(`The payouts pages answered a file, ${answer.name}`);
     return answer.kind === 'page' ? { status: answer.page.status, html: answer.page.html } : { status: 303, html: answer.location };
   };
   return { serve, payouts, freshCode, waiting, sent, lists: services.transactions.list as ReturnType<typeof vi.fn> };

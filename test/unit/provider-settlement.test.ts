@@ -111,7 +111,9 @@ describe('the reconciliation', () => {
     const { settlement, deps, asked } = setup({ transactions: [due, early], invoices: [], answers: { 'po-due': { status: 'confirmed' } }, down: [] });
     const report = await settlement.reconcile();
     expect(asked).toEqual(['psp po-due']);
-    expect(deps.transactions.settle).toHaveBeenCalledExactlyOnceWith('m-1', due.id, 'confirmed', { expectedType: 'withdraw' });
+    // Settled by reading its status: the evidence names no event.
+    const evidence = { source: 'provider', providerId: 'psp', providerReference: 'po-due', utr: null, webhookId: null, webhookTimestamp: null };
+    expect(deps.transactions.settle).toHaveBeenCalledExactlyOnceWith('m-1', due.id, 'confirmed', { expectedType: 'withdraw', details: { evidence } });
     expect(report).toEqual({ asked: 1, settled: 1, resent: 0, overdue: 0, failures: 0 });
   });
 
@@ -131,6 +133,7 @@ describe('the reconciliation', () => {
         amount: new Decimal('900.00'),
         currency: 'TRY',
         senderDetails: answers['pay-due']!.senderDetails,
+        evidence: { source: 'provider', providerId: 'psp', providerReference: 'pay-due', utr: null, webhookId: null, webhookTimestamp: null },
         uniqueId: providerPaymentClaimId('psp', 'pay-due'),
         reportedByProvider: true,
       },
@@ -182,7 +185,10 @@ describe('the reconciliation', () => {
     const { settlement, deps } = setup({ transactions: [atOther, atPsp], invoices: [atOtherInvoice], answers: { 'po-psp': { status: 'failed' } }, down: ['other'] });
     const report = await settlement.reconcile();
     expect(report).toEqual({ asked: 3, settled: 1, resent: 0, overdue: 0, failures: 2 });
-    expect(deps.transactions.settle).toHaveBeenCalledExactlyOnceWith('m-1', atPsp.id, 'failed', { expectedType: 'withdraw' });
+    expect(deps.transactions.settle).toHaveBeenCalledExactlyOnceWith('m-1', atPsp.id, 'failed', {
+      expectedType: 'withdraw',
+      details: { evidence: { source: 'provider', providerId: 'psp', providerReference: 'po-psp', utr: null, webhookId: null, webhookTimestamp: null } },
+    });
     expect(deps.log.warn).toHaveBeenCalledTimes(2);
     expect(deps.log.warn).toHaveBeenCalledWith('Reconciliation left an item for the next run', expect.objectContaining({ providerId: 'other', subject: atOther.id }));
   });

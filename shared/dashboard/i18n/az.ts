@@ -116,6 +116,7 @@ export const az: DashboardCatalogue = {
   'transaction.processingFee': 'Emal haqqı',
   'transaction.networkFee': 'Şəbəkə haqqı',
   'transaction.explorer': '{hash} əməliyyatı blok kəşfiyyatçısında',
+  'transaction.receipt': 'İmzalı qəbz',
   'transaction.refundOf': 'Geri qaytarılan əməliyyat',
   'refunds.title': 'Geri qaytarmalar',
   'refunds.none': 'Bu depozit üzrə geri qaytarma yoxdur.',

@@ -116,6 +116,7 @@ export const en = {
   'transaction.processingFee': 'Processing fee',
   'transaction.networkFee': 'Network fee',
   'transaction.explorer': 'Transaction {hash} on the block explorer',
+  'transaction.receipt': 'Signed receipt',
   'transaction.refundOf': 'Refund of',
   'refunds.title': 'Refunds',
   'refunds.none': 'No refunds of this deposit.',

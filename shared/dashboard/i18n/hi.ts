@@ -115,6 +115,7 @@ export const hi: DashboardCatalogue = {
   'transaction.processingFee': 'प्रोसेसिंग शुल्क',
   'transaction.networkFee': 'नेटवर्क शुल्क',
   'transaction.explorer': 'ब्लॉक एक्सप्लोरर पर लेन-देन {hash}',
+  'transaction.receipt': 'हस्ताक्षरित रसीद',
   'transaction.refundOf': 'किसका रिफ़ंड',
   'refunds.title': 'रिफ़ंड',
   'refunds.none': 'इस जमा का कोई रिफ़ंड नहीं।',

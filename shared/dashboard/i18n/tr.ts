@@ -116,6 +116,7 @@ export const tr: DashboardCatalogue = {
   'transaction.processingFee': 'İşlem ücreti',
   'transaction.networkFee': 'Ağ ücreti',
   'transaction.explorer': '{hash} işlemi blok gezgininde',
+  'transaction.receipt': 'İmzalı makbuz',
   'transaction.refundOf': 'İade edilen işlem',
   'refunds.title': 'İadeler',
   'refunds.none': 'Bu yatırımın iadesi yok.',

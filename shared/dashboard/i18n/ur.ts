@@ -115,6 +115,7 @@ export const ur: DashboardCatalogue = {
   'transaction.processingFee': 'پروسیسنگ فیس',
   'transaction.networkFee': 'نیٹ ورک فیس',
   'transaction.explorer': 'بلاک ایکسپلورر پر لین دین {hash}',
+  'transaction.receipt': 'دستخط شدہ رسید',
   'transaction.refundOf': 'کس کی واپسی',
   'refunds.title': 'واپسیاں',
   'refunds.none': 'اس جمع کی کوئی واپسی نہیں۔',

@@ -189,6 +189,7 @@ export async function transactionPage(request: PageRequest, refundForm?: RefundF
     ...(found.address && found.fees.technical !== null ? [[t.text('transaction.networkFee'), t.amount(found.fees.technical, found.currency)] as [string, string]] : []),
     [t.text('list.orderId'), found.orderId ?? ''],
     [t.text('list.created'), t.dateTime(found.createdAt)],
+    [t.text('transaction.receipt'), html`<a class="mono" href="${dashboardUrl(context, `transactions/${found.id}/receipt`)}" download="receipt-${found.id}.jws">receipt-${found.id}.jws</a>`],
   ])}</section>
 ${isDeposit ? html`<section><h2>${t.text('refunds.title')}</h2>${ofDeposit.items.length > 0 ? transactionTable(context, ofDeposit) : html`<p>${t.text('refunds.none')}</p>`}</section>` : ''}
 ${refundable?.greaterThan(0) ? refundFormOf(context, found, formatAmount(refundable, decimalsOf(found.currency)), refundForm) : ''}
@@ -209,6 +210,14 @@ ${field(t, problems, { name: 'code', label: t.text('payoutAddresses.code'), requ
 }
 
 export const transaction: PageHandler = async (request) => transactionPage(request);
+
+/** The transaction's signed receipt as a file, for the user's own merchant only (another's is a 404 page). */
+export const transactionReceipt: PageHandler = async (request) => {
+  const { user } = signedInUser(request);
+  const id = request.params.transactionId ?? '';
+  const receipt = await request.services.receipts.receipt(user.merchantId, id);
+  return { kind: 'file', name: `receipt-${id}.jws`, contentType: 'application/jose', body: receipt };
+};
 
 const resend =
   (kind: 'invoices' | 'transactions'): PageHandler =>

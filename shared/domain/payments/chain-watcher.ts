@@ -20,14 +20,16 @@ import {
   forkPoint,
   type NetworkReader,
   type ObservedTransfer,
+  ownerKey,
   type ScannedBlock,
+  type TokenContract,
   transferClaimId,
 } from '../chains/index.js';
 import { type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf, DomainError, formatAmount } from '../kernel/index.js';
 import type { Invoice } from '../invoicing/index.js';
 import { takesOnchainDeposits, type Merchant } from '../merchants/index.js';
 import type { TransactionService } from './transaction-service.js';
-import type { Transaction } from '../transactions/index.js';
+import type { ChainEvidence, Transaction } from '../transactions/index.js';
 
 /** Blocks one chain-watcher run reads at most; a network further behind catches up over several runs. */
 export const CHAIN_BLOCKS_PER_RUN = 200;
@@ -72,6 +74,8 @@ export interface NetworkWatcherDeps {
   /** Blocks, its own included, a transfer's block needs before the transfer counts. */
   confirmations: number;
   reader: NetworkReader;
+  /** The network's watched token contracts, named in a deposit's evidence. */
+  tokens: Partial<Record<CryptoAssetCode, TokenContract>>;
   state: ChainState;
   owners: { ownersOf(family: AddressFamily, keys: readonly string[]): Promise<Map<string, AddressOwner>> };
   invoices: { customerInvoices(merchantId: string, customerId: string, options?: { since?: string; paymentCurrency?: string }): AsyncIterable<Invoice> };
@@ -87,7 +91,7 @@ export interface NetworkWatcherDeps {
 }
 
 /** An EVM network's watcher: its node's port and its tokens. */
-export interface ChainWatcherDeps extends Omit<NetworkWatcherDeps, 'network' | 'family' | 'confirmations' | 'reader'> {
+export interface ChainWatcherDeps extends Omit<NetworkWatcherDeps, 'network' | 'family' | 'confirmations' | 'reader' | 'tokens'> {
   network: EvmNetwork;
   chain: Pick<EvmChain, 'confirmations' | 'tokens'>;
   reader: ChainReader;
@@ -220,6 +224,7 @@ export class NetworkWatcher {
    */
   private async credit(transfer: ObservedTransfer, owner: AddressOwner, head: number): Promise<Omit<HeldTransfer, 'seenAt'> | undefined> {
     const { confirmations } = this.deps;
+    const depth = depthOf(transfer.block.number, head);
     const heldAs = (reason: HeldTransfer['reason']): Omit<HeldTransfer, 'seenAt'> => ({
       id: transferClaimId(transfer),
       network: transfer.network,
@@ -248,14 +253,29 @@ export class NetworkWatcher {
         amount: transfer.amount,
         currency: transfer.asset,
         network: transfer.network,
-        status: depthOf(transfer.block.number, head) >= confirmations ? 'confirmed' : 'processing',
+        status: depth >= confirmations ? 'confirmed' : 'processing',
         transactionHash: transfer.transactionHash,
         chain: { blockNumber: transfer.block.number, blockHash: transfer.block.hash, logIndex: transfer.logIndex },
+        evidence: this.evidenceOf(transfer, invoice, depth),
         uniqueId: transferClaimId(transfer),
       },
       invoice,
     );
     return undefined;
+  }
+
+  /**
+   * The transfer as a receipt states it: the address paid as the customer was given it (the
+   * watcher reads it as its owner key: lower case, a Bitcoin output script), a Bitcoin output's
+   * place as its output index.
+   */
+  private evidenceOf(transfer: ObservedTransfer, invoice: Invoice, confirmations: number): ChainEvidence {
+    const { network, transactionHash, block, logIndex, asset } = transfer;
+    const { family } = this.deps;
+    const to = invoice.wallet?.addresses.find(({ address }) => ownerKey(family, address) === transfer.to)?.address ?? transfer.to;
+    const place = family === 'btc' ? { outputIndex: logIndex! } : { logIndex };
+    const contract = this.deps.tokens[asset]?.address ?? null;
+    return { source: 'chain', network, transactionHash, blockNumber: block.number, blockHash: block.hash, ...place, to, contract, confirmations };
   }
 
   /**
@@ -295,7 +315,9 @@ export class NetworkWatcher {
         this.deps.log.warn('An on-chain deposit left the chain before its confirmations', { network, transactionId: deposit.id, transactionHash: deposit.transactionHash });
         summary.failed++;
       } else if (depthOf(position.blockNumber, head) >= confirmations) {
-        await transactions.settle(deposit.merchantId, deposit.id, 'confirmed', { source: 'chain' });
+        // The evidence it was recorded with, at the depth it is confirmed at; a deposit recorded before evidence keeps none.
+        const evidence = deposit.evidence?.source === 'chain' ? { ...deposit.evidence, confirmations: depthOf(position.blockNumber, head) } : undefined;
+        await transactions.settle(deposit.merchantId, deposit.id, 'confirmed', { source: 'chain', details: { evidence } });
         summary.confirmed++;
       }
     }
@@ -337,6 +359,7 @@ export class ChainWatcher extends NetworkWatcher {
       network,
       family: 'evm',
       confirmations: chain.confirmations,
+      tokens: chain.tokens,
       reader: new EvmNetworkReader(reader, network, chain.tokens),
     });
   }

@@ -18,3 +18,5 @@ export { RefundService, stillRefundable } from './refund-service.js';
 export type { CryptoPayoutQuote, PayoutQueue, PayoutSendRequest } from './crypto-payout-service.js';
 export { PayoutSender, PayoutSettlement, PayoutWaits } from './payout-sending.js';
 export type { PayoutChains, PayoutRecords, TreasuryNonce } from './payout-sending.js';
+export { jwkThumbprint, receiptPublicKey, TransactionReceipts } from './transaction-receipts.js';
+export type { ReceiptPayload, ReceiptPublicKey, ReceiptSigner } from './transaction-receipts.js';

@@ -8,7 +8,7 @@
  * the sender to replace what is stuck, and hands over payouts nothing was signed for.
  */
 import { type BusinessMetrics, type CryptoAssetCode, type CryptoNetwork, Decimal, decimalsOf } from '../kernel/index.js';
-import { assetAmount, NATIVE_ASSETS } from '../chains/index.js';
+import { assetAmount, NATIVE_ASSETS, NETWORK_ADDRESS_FAMILY } from '../chains/index.js';
 import {
   type Committed,
   committedBy,
@@ -24,7 +24,7 @@ import {
   NotYetExpired,
 } from '../payouts/index.js';
 import type { RateSource } from '../rates/index.js';
-import { type CryptoPayoutTransaction, isCryptoPayout, lastAttempt, payoutOrderOf, type Transaction, withAttempt } from '../transactions/index.js';
+import { type ChainEvidence, type CryptoPayoutTransaction, isCryptoPayout, lastAttempt, payoutOrderOf, type Transaction, withAttempt } from '../transactions/index.js';
 import type { PayoutQueue, PayoutSendRequest } from './crypto-payout-service.js';
 import type { TransactionService } from './transaction-service.js';
 
@@ -238,7 +238,8 @@ export class PayoutSettlement {
   private async settleMined(payout: CryptoPayoutTransaction, signed: SignedPayout, status: Extract<PayoutStatus, { state: 'mined' }>): Promise<keyof PayoutSettlementSummary> {
     if (status.confirmations < this.deps.confirmations) return 'waiting';
     if (status.succeeded) {
-      await this.deps.transactions.settle(payout.merchantId, payout.id, 'confirmed', { expectedType: payout.type, details: { transactionHash: signed.transactionHash } });
+      const evidence = payoutEvidence(payout, signed, status);
+      await this.deps.transactions.settle(payout.merchantId, payout.id, 'confirmed', { expectedType: payout.type, details: { transactionHash: signed.transactionHash, evidence } });
       return 'confirmed';
     }
     const networkSpent = await this.spentInCurrency(payout, status.feePaid);
@@ -257,4 +258,23 @@ export class PayoutSettlement {
     const spent = networkFeeIn(currency, payout.network, assetAmount(feePaid, decimalsOf(coin), coin), (await this.deps.rates.current()).prices) ?? quoted;
     return Decimal.min(spent, quoted).toFixed(decimalsOf(currency));
   }
+}
+
+/**
+ * The mined payout as a receipt states it. The token transfer's log and the Bitcoin output are not
+ * read back from the chain, so a receipt lists them as missing; a native EVM or Tron transfer has no log.
+ */
+function payoutEvidence(payout: CryptoPayoutTransaction, signed: SignedPayout, status: Extract<PayoutStatus, { state: 'mined' }>): ChainEvidence {
+  const nativeOnAccountChain = payout.payout.token === null && NETWORK_ADDRESS_FAMILY[payout.network] !== 'btc';
+  return {
+    source: 'chain',
+    network: payout.network,
+    transactionHash: signed.transactionHash,
+    blockNumber: status.blockNumber,
+    ...(status.blockHash ? { blockHash: status.blockHash } : {}),
+    ...(nativeOnAccountChain ? { logIndex: null } : {}),
+    to: payout.address,
+    contract: payout.payout.token,
+    confirmations: status.confirmations,
+  };
 }

@@ -11,7 +11,7 @@ import { Conflict, Decimal, DomainError, Invalid, isUuid, NotAuthentic, NotFound
 import type { Invoice } from '../invoicing/index.js';
 import type { ProviderRequests } from './provider-requests.js';
 import type { Ledger, TransactionService } from './transaction-service.js';
-import { isRefund, type Transaction } from '../transactions/index.js';
+import { isRefund, type ProviderEventStamp, providerEvidence, type Transaction } from '../transactions/index.js';
 
 /** A provider's decision on one of its payments, payouts or refunds. */
 export interface ProviderOutcome {
@@ -24,6 +24,10 @@ export interface ProviderOutcome {
   amount?: string;
   currency?: string;
   senderDetails?: SenderDetails;
+  /** The UTR the provider names, if it does. */
+  utr?: string;
+  /** The event that told the outcome; absent when a status read did. */
+  event?: ProviderEventStamp;
 }
 
 /** What the reconciliation does with time (docs/operations.md#payment-providers): ask after 10 minutes, alarm after 24 hours. */
@@ -81,6 +85,13 @@ export const outcomeOfEvent = (event: ProviderEvent): ProviderOutcome => ({
   amount: event.amount,
   currency: event.currency,
   senderDetails: event.senderDetails,
+  utr: event.utr,
+});
+
+/** An authentic event's `webhook-id`, and its `webhook-timestamp` (seconds since the epoch) as an ISO 8601 time. */
+const eventStampOf = (headers: Record<string, string>): ProviderEventStamp => ({
+  webhookId: headers['webhook-id']!,
+  at: new Date(Number(headers['webhook-timestamp']) * 1000).toISOString(),
 });
 
 const isOpenAt = (invoice: Invoice, now: Date) => (invoice.status === 'created' || invoice.status === 'active') && Date.parse(invoice.expiresAt) > now.getTime();
@@ -99,7 +110,7 @@ export class ProviderSettlement {
       if (read.refused === 'unauthorized') throw new NotAuthentic('The event is not signed by this provider, or its timestamp is more than 5 minutes away');
       throw Invalid.of('body', `The body is not a provider event: ${read.reason}`);
     }
-    await this.apply(providerId, outcomeOfEvent(read.event));
+    await this.apply(providerId, { ...outcomeOfEvent(read.event), event: eventStampOf(headers) });
   }
 
   async apply(providerId: string, outcome: ProviderOutcome): Promise<void> {
@@ -145,7 +156,16 @@ export class ProviderSettlement {
       await this.deps.transactions.recordDeposit(
         invoice.merchantId,
         invoice.id,
-        { source: 'fiat', status: outcome.status, amount, currency: invoice.paymentCurrency, senderDetails: outcome.senderDetails, uniqueId: claimId, reportedByProvider: true },
+        {
+          source: 'fiat',
+          status: outcome.status,
+          amount,
+          currency: invoice.paymentCurrency,
+          senderDetails: outcome.senderDetails,
+          evidence: providerEvidence(providerId, outcome.providerReference, outcome.utr, outcome.event),
+          uniqueId: claimId,
+          reportedByProvider: true,
+        },
         invoice,
       );
       return;
@@ -160,7 +180,7 @@ export class ProviderSettlement {
       source: 'fiat',
       // A rejected UTR is free for the payment it really belongs to; the invoice keeps its own claim (docs/merchant-guide.md#confirming-a-deposit-by-utr).
       releaseClaim: outcome.status === 'failed' && utr ? utrClaimId(utr) : undefined,
-      details: { amount, senderDetails: outcome.senderDetails, settlesProviderPayment: true },
+      details: { amount, senderDetails: outcome.senderDetails, settlesProviderPayment: true, evidence: providerEvidence(providerId, outcome.providerReference, outcome.utr ?? utr, outcome.event) },
     });
   }
 
@@ -173,7 +193,10 @@ export class ProviderSettlement {
     if (!transaction || provider?.id !== providerId || (provider.reference !== undefined && provider.reference !== outcome.providerReference)) throw new NotFound(subject);
     if (transaction.status === outcome.status) return;
     if (transaction.status !== 'processing') throw new Conflict(`The ${outcome.kind} is already ${transaction.status}`);
-    await this.deps.transactions.settle(transaction.merchantId, transaction.id, outcome.status, { expectedType: type });
+    await this.deps.transactions.settle(transaction.merchantId, transaction.id, outcome.status, {
+      expectedType: type,
+      details: { evidence: providerEvidence(providerId, outcome.providerReference, undefined, outcome.event) },
+    });
   }
 
   private async reconcileTransaction(providerId: string, transaction: Transaction, report: ReconciliationReport): Promise<void> {

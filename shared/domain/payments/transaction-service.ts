@@ -17,6 +17,7 @@ import {
   refundsHeldAfter,
   type Transaction,
   type TransactionStatus,
+  type TransactionEvidence,
   type TransactionType,
   type TransactionView,
 } from '../transactions/index.js';
@@ -109,6 +110,8 @@ export interface DepositInput {
   senderDetails?: Partial<TransactionView['senderDetails']>;
   /** An on-chain deposit: where it was seen; its amount is what arrived, so no maximum applies. */
   chain?: ChainPosition;
+  /** What shows the deposit happened (a transfer on chain, a provider's word, a simulation), written with it. */
+  evidence?: TransactionEvidence;
   /** Claimed in the same write: what makes a deposit exist once (an on-chain transfer's id). Recording it again answers the first. */
   uniqueId?: string;
   /**
@@ -126,6 +129,8 @@ export interface SettlementDetails {
   settlesProviderPayment?: boolean;
   /** A crypto payout: the transaction that was mined. */
   transactionHash?: string;
+  /** What shows the transaction reached its final state, written with it; the transaction's earlier evidence stays otherwise. */
+  evidence?: TransactionEvidence;
   /** A crypto payout that failed on chain: the network fee its transaction spent, in the payout's currency, kept back from the release. */
   networkSpent?: string;
 }
@@ -259,6 +264,7 @@ export class TransactionService {
     const next: Transaction = { ...current, status, updatedAt: now.toISOString(), booked: true };
     if (details.senderDetails) next.senderDetails = { ...current.senderDetails, ...details.senderDetails };
     if (details.transactionHash) next.transactionHash = details.transactionHash;
+    if (details.evidence) next.evidence = details.evidence;
     if (details.networkSpent) next.fees = { ...current.fees, networkSpent: details.networkSpent };
     if (!details.amount || details.amount.equals(current.amount) || !invoice) return next;
     // Valued at the invoice's fixed rates: only a deposit in the invoice's own currency is revalued.
@@ -313,6 +319,7 @@ export class TransactionService {
       transactionHash: invoice.family === 'crypto' ? (input.transactionHash ?? null) : null,
       senderDetails: input.senderDetails,
       chain: input.chain,
+      evidence: input.evidence,
       valuation: currency === invoice.paymentCurrency ? undefined : await this.valuation(invoice, currency),
     };
   }

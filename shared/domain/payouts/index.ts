@@ -16,7 +16,7 @@ export {
   type TreasuryFamily,
   type TreasurySigner,
 } from './signer.js';
-export { parseDerSignature, parseSecp256k1Spki } from './der.js';
+export { P256_ORDER, parseDerSignature, parseP256Spki, parseSecp256k1Spki } from './der.js';
 export { treasuryAddress, treasuryAddresses, type TreasuryAddresses } from './treasury-addresses.js';
 export { assertTreasuryCovers, type Committed, committedBy, decodeSignedPayout, encodeSignedPayout, NOTHING_COMMITTED, NotYetExpired, TreasuryBusy, TreasuryShortfall } from './payout-chain.js';
 export type { PayoutChain, PayoutOrder, PayoutStatus, SignedPayout, TreasuryOutput, TreasuryState } from './payout-chain.js';

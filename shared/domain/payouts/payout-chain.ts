@@ -94,7 +94,12 @@ export interface SignedPayout {
  * what it spends (its nonce, its inputs: a replacement) or it expired (Tron). `unknown`: the node
  * does not know it, and it could still be mined (broadcast it again).
  */
-export type PayoutStatus = { state: 'pending' } | { state: 'mined'; blockNumber: number; confirmations: number; succeeded: boolean; feePaid: bigint } | { state: 'dropped' } | { state: 'unknown' };
+export type PayoutStatus =
+  | { state: 'pending' }
+  /** `blockHash`: the mining block's hash, where the node names it with the transaction (Tron's does not). */
+  | { state: 'mined'; blockNumber: number; blockHash?: string; confirmations: number; succeeded: boolean; feePaid: bigint }
+  | { state: 'dropped' }
+  | { state: 'unknown' };
 
 export interface PayoutChain {
   readonly family: TreasuryFamily;

@@ -19,3 +19,5 @@ export { cryptoPayoutTransaction, followedOnChain, isCryptoPayout, lastAttempt, 
 export type { CryptoPayoutTransaction } from './crypto-payouts.js';
 export { isRefund, isSimulatedCryptoDeposit, refundableOf, refundRequestSchema, refundsHeldAfter, refundTransaction } from './refunds.js';
 export type { RefundRequest, RefundRoute, RefundTransaction } from './refunds.js';
+export { providerEvidence } from './evidence.js';
+export type { ChainEvidence, ProviderEventStamp, TransactionEvidence } from './evidence.js';

@@ -18,6 +18,7 @@ import {
   pageParameters,
 } from '../kernel/index.js';
 import type { Invoice } from '../invoicing/index.js';
+import type { TransactionEvidence } from './evidence.js';
 
 /** `pending_approval`: a crypto payout above the merchant's `payoutApprovalAboveUsd`, until an owner approves or rejects it. */
 export const TRANSACTION_STATUSES = ['processing', 'pending_approval', 'confirmed', 'failed'] as const;
@@ -77,6 +78,8 @@ export interface Transaction extends Omit<TransactionView, 'hash' | 'fees'> {
   chain?: ChainPosition;
   /** A deposit confirmed by UTR, or a payout: the payment provider that decides it (docs/provider-protocol.md). */
   provider?: TransactionProvider;
+  /** What shows the money moved, written with the state change it justifies; absent on records written before receipts. */
+  evidence?: TransactionEvidence;
   /**
    * A confirmed deposit that was refunded: what its refunds that are not `failed` hold of it, at
    * its currency's precision. Written with each refund and with each refund's failure, on the
@@ -170,6 +173,7 @@ export interface DepositDetails {
   transactionHash: string | null;
   senderDetails?: Partial<TransactionView['senderDetails']>;
   chain?: ChainPosition;
+  evidence?: TransactionEvidence;
   /** Rates of a deposit in another currency than the invoice's, at the time it arrived. */
   valuation?: DepositValuation;
   now: Date;
@@ -212,6 +216,7 @@ export function depositTransaction(invoice: Invoice, deposit: DepositDetails, fe
     eur: formatAmount(deposit.amount.mul(valuation.eurRate), 2),
     senderDetails: { senderIban: '', senderAccountNumber: '', senderSortCode: '', ...deposit.senderDetails },
     ...(deposit.chain ? { chain: deposit.chain } : {}),
+    ...(deposit.evidence ? { evidence: deposit.evidence } : {}),
     booked: true,
   };
 }

@@ -8,7 +8,7 @@
  */
 import type { BalancePosting } from '../../../shared/domain/ledger/balances.js';
 import type { CheckedTransaction, RecordPosition } from '../../../shared/domain/ledger/books-check.js';
-import type { CallbackEntry } from '../../../shared/domain/callbacks/callbacks.js';
+import type { CallbackEntry, CallbackRecord } from '../../../shared/domain/callbacks/callbacks.js';
 import { countsOfLedgerWrite } from '../../../shared/domain/ledger/daily-totals.js';
 import type { InvoiceUpdate } from '../../../shared/domain/invoicing/payments.js';
 import type { Ledger, PersonsDecision, RefundHold, UniqueClaim } from '../../../shared/domain/payments/transaction-service.js';
@@ -148,6 +148,12 @@ export class MemoryLedger implements Ledger {
   /** The callback owed under this `webhook-id`, if any. */
   callback(id: string): CallbackEntry | undefined {
     return this.outbox.get(id);
+  }
+
+  /** A transaction's callbacks, oldest first, as the outbox keeps them before any delivery. */
+  async forTransaction(transactionId: string): Promise<CallbackRecord[]> {
+    const entries = [...this.outbox.values()].filter((entry) => entry.transactionId === transactionId).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+    return entries.map((entry) => ({ ...structuredClone(entry), attempts: [] }));
   }
 
   private writable(invoice: InvoiceUpdate | undefined, posting: BalancePosting | undefined, callbacks: readonly CallbackEntry[], refundHold: RefundHold | undefined): boolean {
