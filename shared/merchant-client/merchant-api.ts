@@ -144,6 +144,48 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v2/transaction/{transactionId}/receipt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A transaction's signed receipt
+         * @description The transaction as `GET /api/v2/transaction/{transactionId}` shows it (less `senderDetails`), what shows its money moved (the transfer on chain, the provider's decision, or a simulation), its balance entries and its callbacks, signed by the stage's receipt key: a compact JWS (ES256) that anyone can check against `GET /.well-known/jwks.json`, and, for a transfer on chain, against the chain itself (docs/merchant-guide.md#receipts). Another merchant's transaction, an unknown id or one that is not a UUID is a 404.
+         *
+         *     Scope: `read`.
+         */
+        get: operations["getTransactionReceipt"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/.well-known/jwks.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The receipt keys
+         * @description The public keys of the stage's receipt key (RFC 7517), each named by its RFC 7638 thumbprint, the receipts' `kid`: the current key and every key rotated out, kept so that older receipts still verify. No key needed; cache it a few minutes.
+         */
+        get: operations["getJwks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v2/gateway9/deposit/confirm": {
         parameters: {
             query?: never;
@@ -866,6 +908,14 @@ export interface components {
                 items: components["schemas"]["Transaction"][];
                 /** @description Pass as `cursor` for the next page; null on the last. A page may hold fewer than `limit` items when several filters are combined */
                 nextCursor: string | null;
+            };
+        };
+        GetTransactionReceiptResponse: {
+            /** @enum {boolean} */
+            success: true;
+            data: {
+                /** @description The compact JWS: header `{"alg":"ES256","kid":…,"typ":"JWT"}`, the receipt as its payload */
+                receipt: string;
             };
         };
         ConfirmDepositRequest: {
@@ -2760,6 +2810,183 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getTransactionReceipt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The transaction id (a UUID)
+                 * @example 8b2d4e6f-1a3c-4d5e-8f70-9a1b2c3d4e5f
+                 */
+                transactionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": true,
+                     *       "data": {
+                     *         "receipt": "eyJhbGciOiJFUzI1NiIsImtpZCI6Ikc5ejRaeF9BbHNyWU5aX2Q5UWM3czBnWF9Jb3pwR1p6ZHVqRV9wUHNSMlkiLCJ0eXAiOiJKV1QifQ.eyJpc3MiOiJodHRwczovL3BheS5leGFtcGxlLmNvbSIsInN1YiI6IjhiMmQ0ZTZmLTFhM2MtNGQ1ZS04ZjcwLTlhMWIyYzNkNGU1ZiIsImlhdCI6MTc0ODc3MjMwMCwidHJhbnNhY3Rpb24iOnsiaWQiOiI4YjJkNGU2Zi0xYTNjLTRkNWUtOGY3MC05YTFiMmMzZDRlNWYiLCJpbnZvaWNlSWQiOiIzZjFjOWE1Mi03ZDRlLTRiOGEtOWM2MS0yZTVmMGE3YjhkMTMiLCJ0eXBlIjoiZGVwb3NpdCIsInN0YXR1cyI6ImNvbmZpcm1lZCIsImFtb3VudCI6IjI1LjAwMDAwMCIsImN1cnJlbmN5IjoiVVNEVCIsIm5ldHdvcmsiOiJldGhlcmV1bSIsInRyYW5zYWN0aW9uSGFzaCI6IjB4NWM1MDRlZDQzMmNiNTExMzhiY2YwOWFhNWU4YTQxMGRkNGExZTIwNGVmODRiZmVkMWJlMTZkZmJhMWIyMjA2MCIsImN1c3RvbWVySWQiOiJjdXN0LTQyIiwib3JkZXJJZCI6IjEwMDEiLCJhcHBsaWNhdGlvbklkIjpudWxsLCJoYXNoIjoiWi9CTEs4U1I1Sm9UU2IzMHR0aG5ITDB6aitDTjZaZTZ5Q0d6L3gyVVQyY3BvWS9kZzlwRTNtQjNOZ3RKQWR6ZGU5VDRqbkdEbEppTE1xbnJpTG81Snc9PSIsImNyZWF0ZWRBdCI6IjIwMjUtMDYtMDFUMTA6MDQ6MTIuMDAwWiIsInVwZGF0ZWRBdCI6IjIwMjUtMDYtMDFUMTA6MDQ6MTIuMDAwWiIsImluZm8iOnsiZXhjaGFuZ2VSYXRlIjoiMSIsInJlZmVyZW5jZUFtb3VudCI6IjI1LjAwMDAwMCIsInJlZmVyZW5jZUN1cnJlbmN5IjoiVVNEVCIsInJlZmVyZW5jZUV4Y2hhbmdlUmF0ZSI6IjEiLCJ0cmFuc2FjdGlvbkFtb3VudCI6IjI1LjAwMDAwMCIsInRyYW5zYWN0aW9uQ3VycmVuY3kiOiJVU0RUIn0sImZlZXMiOnsicHJvY2Vzc2luZyI6IjAuNTAwMDAwIiwidGVjaG5pY2FsIjpudWxsfSwiZXVyIjoiMjMuMTUiLCJ1c2QiOiIyNS4wMCJ9LCJldmlkZW5jZSI6eyJzb3VyY2UiOiJjaGFpbiIsIm5ldHdvcmsiOiJldGhlcmV1bSIsInRyYW5zYWN0aW9uSGFzaCI6IjB4NWM1MDRlZDQzMmNiNTExMzhiY2YwOWFhNWU4YTQxMGRkNGExZTIwNGVmODRiZmVkMWJlMTZkZmJhMWIyMjA2MCIsImJsb2NrTnVtYmVyIjoyMjYxMTA5MywiYmxvY2tIYXNoIjoiMHg5ZTFiNGMwZjdkMmE2ZTViM2M4ZDFmMGEyYjRjNmQ4ZTBmMWEzYjVjN2Q5ZTFmMmE0YjZjOGQwZTJmNGE2YjhjIiwibG9nSW5kZXgiOjQxLCJ0byI6IjB4NmYxZDNjOGEyYjVlNGY3MDkxYTJiM2M0ZDVlNmY3MDgxOTJhM2I0YyIsImNvbnRyYWN0IjoiMHhkQUMxN0Y5NThEMmVlNTIzYTIyMDYyMDY5OTQ1OTdDMTNEODMxZWM3IiwiY29uZmlybWF0aW9ucyI6MTJ9LCJtaXNzaW5nIjpbXSwiZW50cmllcyI6W3siaWQiOiJhMWIyYzNkNC1lNWY2LTRhN2ItOGM5ZC0wZTFmMmEzYjRjNWQiLCJ0eXBlIjoiZGVwb3NpdCIsImFtb3VudCI6IjI0LjUwMDAwMCJ9XSwiY2FsbGJhY2tzIjpbeyJ3ZWJob29rSWQiOiI4YjJkNGU2Zi0xYTNjLTRkNWUtOGY3MC05YTFiMmMzZDRlNWY6Y29uZmlybWVkIiwic3RhdHVzIjoiZGVsaXZlcmVkIiwiYXR0ZW1wdHMiOjEsImxhc3RTdGF0dXNDb2RlIjoyMDB9XX0.MEUCIQDx7sQ2vJ3kLr9pT4wYb6nZ1aFc8uHd0eKg5iMj2oNlAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["GetTransactionReceiptResponse"];
+                };
+            };
+            /** @description The `x-api-key` header is missing, or names an unknown or revoked key */
+            401: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "errors": [
+                     *         {
+                     *           "code": "unauthorized",
+                     *           "message": "You do not have permission to access this resource"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The key lacks the scope `read` (`This API key lacks the scope read`), or is not allowed from the address the request came from */
+            403: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "errors": [
+                     *         {
+                     *           "code": "forbidden",
+                     *           "message": "This API key lacks the scope read"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No transaction of this merchant has this id */
+            404: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "errors": [
+                     *         {
+                     *           "code": "not_found",
+                     *           "message": "Transaction not found"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description More than 50 requests per second with this key (bursts of 100); retry after `Retry-After` seconds */
+            429: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "errors": [
+                     *         {
+                     *           "code": "too_many_requests",
+                     *           "message": "Too many requests"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Something failed on our side; the message carries the request id to quote to support */
+            500: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "success": false,
+                     *       "errors": [
+                     *         {
+                     *           "code": "internal_server_error",
+                     *           "message": "Internal server error (request id 2f6d1c1e-93b4-4d55-9c1a-0a4b6e3f7d21)"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    getJwks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key set */
+            200: {
+                headers: {
+                    "x-request-id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "EC",
+                     *           "crv": "P-256",
+                     *           "x": "EQ-omAh2sxT2sM0T4SXq2bFPq05aslzBC71DJrVSMcg",
+                     *           "y": "jpmLnXot1heBFUsNawfzR0vFBgdM5kc_kMmMH-lAIKU",
+                     *           "kid": "G9z4Zx_AlsrYNZ_d9Qc7s0gX_IozpGZzdujE_pPsR2Y",
+                     *           "alg": "ES256",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/jwk-set+json": unknown;
                 };
             };
         };
