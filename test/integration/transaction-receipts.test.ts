@@ -6,7 +6,7 @@
  * and the refusals, which read nothing of another merchant's.
  */
 import { randomUUID } from 'node:crypto';
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { createPublicClient, http, type Address, type Hash, type PublicClient } from 'viem';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WatchResult } from '../../functions/watch-chain.js';
@@ -26,7 +26,9 @@ import { invoke, loadFunction, request } from '../support/invoke.js';
 import { seedKey, seedMerchant, type SeededMerchant } from '../support/merchants.js';
 import { testMerchantCli } from '../support/merchant-cli.js';
 import { sendProviderEvent } from '../support/providers.js';
+import { withPayload } from '../support/receipt-signing.js';
 import { startChainWithTestToken } from '../support/test-chain.js';
+import { verifyReceipt } from '../../infra/cli/receipt-verifier.js';
 
 const CONFIRMATIONS = 2;
 const WATCHER_ENV = ['GATEWAY_RPC_ETHEREUM', 'GATEWAY_TOKENS_ETHEREUM', 'GATEWAY_CONFIRMATIONS_ETHEREUM'] as const;
@@ -145,6 +147,19 @@ describe('the receipt of a deposit on chain', () => {
     expect(log.address.toLowerCase()).toBe(usdt.toLowerCase());
     // Transfer(from, to, value): the log pays the address the receipt names.
     expect(`0x${log.topics[2]!.slice(26)}`).toBe(address.toLowerCase());
+  });
+
+  it("passes the merchant's verifier: the signature against the served keys, and the transfer on the node itself", async () => {
+    const jwks = (await request('GET', '/.well-known/jwks.json')).body;
+    const receipt = (await receiptOf(depositId)).body.data.receipt;
+
+    const verification = await verifyReceipt({ receipt, jwks, rpc: { ethereum: chain.rpcUrl } });
+
+    expect(verification.checks.filter((check) => check.outcome !== 'ok')).toEqual([]);
+    expect(verification.verified).toBe(true);
+    const payload = decodeJwt(receipt) as Record<string, any>;
+    const altered = withPayload(receipt, { ...payload, transaction: { ...payload.transaction, amount: '250.000000' } });
+    expect((await verifyReceipt({ receipt: altered, jwks, rpc: { ethereum: chain.rpcUrl } })).verified).toBe(false);
   });
 });
 
