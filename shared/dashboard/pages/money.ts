@@ -271,7 +271,7 @@ export async function transactionPage(request: PageRequest, refundForm?: RefundF
     ...(found.transactionHash ? [[t.text('transaction.txHash'), chainLink(context, found)] as [string, Html]] : []),
     ...(found.address || isDeposit ? [[t.text('transaction.processingFee'), t.amount(found.fees.processing, found.currency)] as [string, string]] : []),
     ...((found.address || isDeposit) && found.fees.technical !== null ? [[t.text('transaction.networkFee'), t.amount(found.fees.technical, found.currency)] as [string, string]] : []),
-    // What a deposit leaves in the balance once its fees are taken (decisions 19).
+    // What a deposit leaves in the balance once its fees are taken (docs/merchant-guide.md#balances).
     ...(isDeposit
       ? [
           [
