@@ -21,16 +21,24 @@ export const th = (text: string, numeric = false): Html => html`<th scope="col"$
 export interface Column {
   heading: string;
   numeric?: boolean;
+  /** Its values speak for themselves (an id, a state, a date): a phone's card shows them without the heading, side by side. */
+  brief?: boolean;
 }
+
+const cellClass = (column: Column | undefined): Html => {
+  const names = [column?.numeric ? 'num' : '', column?.brief ? 'brief' : ''].filter(Boolean).join(' ');
+  return raw(names ? ` class="${names}"` : '');
+};
 
 /**
  * A listing: a table on a wide screen; on a phone each row a card of its values, each under its
- * column's heading (the stylesheet shows a cell's `data-label`), an empty value left out.
+ * column's heading (the stylesheet shows a cell's `data-label`) but the brief ones, an empty
+ * value left out.
  */
 export function listing(columns: readonly Column[], rows: ReadonlyArray<ReadonlyArray<Html | string>>, empty: string): Html {
   if (rows.length === 0) return html`<p>${empty}</p>`;
   const headings = columns.map(({ heading, numeric }) => th(heading, numeric));
-  const body = rows.map((cells) => html`<tr>${cells.map((cell, index) => html`<td data-label="${columns[index]?.heading ?? ''}"${columns[index]?.numeric ? raw(' class="num"') : ''}>${cell}</td>`)}</tr>`);
+  const body = rows.map((cells) => html`<tr>${cells.map((cell, index) => html`<td data-label="${columns[index]?.heading ?? ''}"${cellClass(columns[index])}>${cell}</td>`)}</tr>`);
   return html`<div class="table-wrap cards" tabindex="0"><table><thead><tr>${headings}</tr></thead><tbody>${body}</tbody></table></div>`;
 }
 

@@ -45,7 +45,7 @@ td .mono{display:inline-block;min-width:min(16ch,100%)}
 .badge.none::before{content:"\\25CB" / ""}
 nav.pager ul{list-style:none;display:flex;gap:16px;margin:12px 0 0;padding:0}
 nav.pager a{display:inline-block;padding:6px 12px;border:1px solid #0b57a4;border-radius:4px;text-decoration:none}
-nav.pager a[rel=next]{margin-inline-start:auto}
+nav.pager li:has(a[rel=next]){margin-inline-start:auto}
 form.stack label{display:block;margin:.75rem 0 .25rem;font-weight:600}
 form.stack input:not([type=checkbox]),form.stack select,form.stack textarea{width:100%;max-width:32rem;padding:8px;border:1px solid #6b7380;border-radius:4px;font:inherit;background:#fff}
 fieldset.plain{border:0;padding:0;margin:0;min-width:0}
@@ -79,13 +79,13 @@ ol.codes{columns:2;font-family:ui-monospace,Menlo,Consolas,monospace}
 .cards{overflow:visible}
 .cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
 .cards table,.cards tbody{display:block}
-.cards tr{display:grid;grid-template-columns:repeat(2,minmax(0,1fr));gap:2px 12px;padding:8px 0;border-bottom:1px solid #d5dae1}
-.cards td{display:block;min-width:0;padding:0;border:0;text-align:start;overflow-wrap:anywhere}
-.cards td.num{text-align:start}
+.cards tr{display:flex;flex-wrap:wrap;align-items:baseline;gap:2px 12px;padding:8px 0;border-bottom:1px solid #d5dae1}
+.cards td{display:block;flex:1 1 calc(50% - 6px);min-width:0;padding:0;border:0;text-align:start;overflow-wrap:anywhere}
+.cards td.brief{flex:0 1 auto}
 .cards td:empty{display:none}
 .cards td::before{content:attr(data-label);display:block;font-size:.75rem;font-weight:600;color:#4a4f57}
-.cards td:first-child::before{content:none}
-.cards td:has(form),.cards td:has(.long){grid-column:1/-1}
+.cards td.brief::before{content:none}
+.cards td:has(form),.cards td:has(.long){flex-basis:100%}
 .cards .mono{display:inline;min-width:0}
 form.inline{align-items:stretch}
 }

@@ -271,7 +271,7 @@ describe('the dashboard', () => {
     );
     const balances = page.locator('section', { has: page.getByRole('heading', { name: 'Balances' }) });
     expect(await balances.locator('thead th').allTextContents()).toEqual(['Currency', 'Available', 'Reserved']);
-    expect(await tableRows(page, 'Balances').first().locator('th, td').allTextContents()).toEqual(['USDT', `${AMOUNT} USDT`, '0 USDT']);
+    expect(await tableRows(page, 'Balances').first().locator('th, td').allTextContents()).toEqual(['USDT', '37.250000 USDT', '0.000000 USDT']);
     expect(await chart.locator('desc').textContent()).toBe(`${AMOUNT} USDT in 30 days. The best day was ${today}, with ${AMOUNT} USDT.`);
     const bars = chart.locator('rect.bar');
     expect(await bars.count()).toBe(30);

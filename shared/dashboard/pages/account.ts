@@ -127,9 +127,16 @@ async function keysPage(request: PageRequest, options: { problems?: FormProblems
     ? html`<section><h2>${t.text('keys.create')}</h2>${problemSummary(t, problems)}<form class="stack" method="post" action="${dashboardUrl(context, 'keys')}">${csrfField(context)}${field(t, problems, { name: 'name', label: t.text('keys.name'), value: values.name, required: true })}${scopeChoices}${field(t, problems, { name: 'allowedIps', label: t.text('keys.allowedIps'), type: 'textarea', value: values.allowedIps })}<p class="hint">${t.text('keys.allowedIpsHint')}</p><button class="primary" type="submit">${t.text('keys.create')}</button></form></section>`
     : html``;
   const main = html`${options.top ?? ''}${create}<section>${listing(
-    [t.text('keys.name'), t.text('keys.hint'), t.text('keys.scopes'), t.text('keys.allowedIps'), t.text('keys.created'), t.text('keys.lastUsed'), t.text('list.status'), t.text('keys.revoke')].map(
-      (heading) => ({ heading }),
-    ),
+    [
+      { heading: t.text('keys.name'), brief: true },
+      { heading: t.text('keys.hint') },
+      { heading: t.text('keys.scopes') },
+      { heading: t.text('keys.allowedIps') },
+      { heading: t.text('keys.created') },
+      { heading: t.text('keys.lastUsed') },
+      { heading: t.text('list.status') },
+      { heading: t.text('keys.revoke') },
+    ],
     rows,
     t.text('keys.none'),
   )}</section>`;
@@ -190,7 +197,7 @@ async function usersPage(request: PageRequest, options: { problems?: FormProblem
 <button class="primary" type="submit">${t.text('users.inviteSubmit')}</button></form></section>`
     : html``;
   const main = html`${options.top ?? ''}${invite}<section>${listing(
-    [t.text('users.email'), t.text('users.role'), t.text('users.secondFactor'), t.text('users.since'), t.text('users.remove')].map((heading) => ({ heading })),
+    [t.text('users.email'), t.text('users.role'), t.text('users.secondFactor'), t.text('users.since'), t.text('users.remove')].map((heading, index) => ({ heading, brief: index === 0 })),
     rows,
     '',
   )}</section>`;
@@ -230,6 +237,6 @@ export const audit: PageHandler = async (request) => {
   const { user } = signedInUser(request);
   const entries = await services.access.auditLog(user.merchantId);
   const rows = entries.map((entry) => [t.dateTime(entry.at), entry.actor, html`<code>${entry.action}</code>`, entry.subject ?? '']);
-  const columns: Column[] = [t.text('audit.at'), t.text('audit.actor'), t.text('audit.action'), t.text('audit.subject')].map((heading) => ({ heading }));
+  const columns: Column[] = [t.text('audit.at'), t.text('audit.actor'), t.text('audit.action'), t.text('audit.subject')].map((heading, index) => ({ heading, brief: index === 0 }));
   return page(context, t.text('audit.title'), listing(columns, rows, t.text('audit.none')));
 };

@@ -90,14 +90,14 @@ export const invoices: PageHandler = async (request) => {
     filterInput(context, problems, 'customerId', t.text('list.customerId'), filters.customerId),
   ]);
   const columns: Column[] = [
-    { heading: t.text('list.id') },
-    { heading: t.text('list.status') },
-    { heading: t.text('list.payment') },
+    { heading: t.text('list.id'), brief: true },
+    { heading: t.text('list.status'), brief: true },
+    { heading: t.text('list.payment'), brief: true },
     { heading: t.text('list.orderId') },
     { heading: t.text('list.customerId') },
     { heading: t.text('list.amount'), numeric: true },
     { heading: t.text('invoice.paid'), numeric: true },
-    { heading: t.text('list.created') },
+    { heading: t.text('list.created'), brief: true },
   ];
   const main = html`${problemSummary(t, problems)}<section>${form}</section><section>${listing(columns, invoiceRows(context, result), t.text('list.empty'))}${pageLinks(context, 'invoices', listQuery, position, result.nextCursor)}</section>`;
   return page(context, t.text('nav.invoices'), main, { status: parsed.success ? 200 : 422, query: filters });
@@ -128,13 +128,13 @@ export function transactionTable(context: DashboardContext, transactions: Page<T
     t.dateTime(transaction.createdAt),
   ]);
   const columns: Column[] = [
-    { heading: t.text('list.id') },
-    { heading: t.text('list.type') },
-    { heading: t.text('list.status') },
+    { heading: t.text('list.id'), brief: true },
+    { heading: t.text('list.type'), brief: true },
+    { heading: t.text('list.status'), brief: true },
     { heading: t.text('list.amount'), numeric: true },
     { heading: t.text('list.orderId') },
     { heading: t.text('transaction.txHash') },
-    { heading: t.text('list.created') },
+    { heading: t.text('list.created'), brief: true },
   ];
   return listing(columns, rows, t.text('list.empty'));
 }
@@ -154,7 +154,7 @@ function callbackTable(context: DashboardContext, deliveries: CallbackDelivery[]
   });
   const columns: Column[] = [
     { heading: t.text('callbacks.event') },
-    { heading: t.text('callbacks.status') },
+    { heading: t.text('callbacks.status'), brief: true },
     { heading: t.text('callbacks.attempts'), numeric: true },
     { heading: t.text('callbacks.lastAnswer') },
   ];
@@ -357,10 +357,10 @@ ${field(t, problems, { name: 'createdTo', label: t.text('reports.to'), type: 'da
 <button class="primary" type="submit">${t.text('reports.submit')}</button></form></section>`
     : html``;
   const columns: Column[] = [
-    { heading: t.text('reports.type') },
-    { heading: t.text('list.status') },
+    { heading: t.text('reports.type'), brief: true },
+    { heading: t.text('list.status'), brief: true },
     { heading: t.text('reports.rows'), numeric: true },
-    { heading: t.text('list.created') },
+    { heading: t.text('list.created'), brief: true },
     { heading: t.text('reports.download') },
   ];
   const main = html`${told ? notice(t.text(told)) : ''}${form}<section><h2>${t.text('reports.recent')}</h2>${listing(columns, rows, t.text('reports.none'))}</section>`;

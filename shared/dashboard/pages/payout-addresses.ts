@@ -41,10 +41,10 @@ async function addressesPage(request: PageRequest, options: { problems?: FormPro
     return manages ? [...cells, remove] : cells;
   });
   const columns: Column[] = [
-    { heading: t.text('payoutAddresses.label') },
-    { heading: t.text('payoutAddresses.network') },
+    { heading: t.text('payoutAddresses.label'), brief: true },
+    { heading: t.text('payoutAddresses.network'), brief: true },
     { heading: t.text('payoutAddresses.address') },
-    { heading: t.text('list.status') },
+    { heading: t.text('list.status'), brief: true },
     { heading: t.text('payoutAddresses.activatesAt') },
     { heading: t.text('payoutAddresses.created') },
     ...(manages ? [{ heading: t.text('payoutAddresses.remove') }] : []),

@@ -63,11 +63,11 @@ async function payoutsPage(request: PageRequest, options: PayoutsPageOptions = {
     return decide ? [...cells, decide] : cells;
   });
   const waitingColumns: Column[] = [
-    { heading: t.text('list.id') },
+    { heading: t.text('list.id'), brief: true },
     { heading: t.text('list.amount'), numeric: true },
     { heading: t.text('payoutAddresses.network') },
     { heading: t.text('payoutAddresses.address') },
-    { heading: t.text('list.created') },
+    { heading: t.text('list.created'), brief: true },
     ...(owns ? [{ heading: t.text('payouts.decision') }] : []),
   ];
   const main = html`${options.top ?? ''}<p>${t.text('payouts.intro')}</p>${held.length > 0 ? html`<section><div class="stats">${held.map(({ currency, reserved }) => html`<p class="stat">${t.text('overview.reserved')}<b>${t.amount(reserved, currency)}</b></p>`)}</div></section>` : ''}
