@@ -85,6 +85,7 @@ ol.codes{columns:2;font-family:ui-monospace,Menlo,Consolas,monospace}
 .cards td:empty{display:none}
 .cards td::before{content:attr(data-label);display:block;font-size:.75rem;font-weight:600;color:#4a4f57}
 .cards td.brief::before{content:none}
+.cards td:not(.brief) code{white-space:normal;overflow-wrap:anywhere}
 .cards td:has(form),.cards td:has(.long){flex-basis:100%}
 .cards .mono{display:inline;min-width:0}
 form.inline{align-items:stretch}

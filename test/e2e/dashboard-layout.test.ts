@@ -102,10 +102,11 @@ const listedIds = async (page: Page): Promise<string[]> =>
   ).filter(Boolean);
 
 /**
- * For `page.evaluate`: the ids, states and codes of the page that take more than one line (an id
- * or a word broken across lines), each as its text and its height against its line's.
+ * For `page.evaluate`: the ids, states and short codes (a type, a network) of the page that take
+ * more than one line (an id or a word broken across lines), each as its text and its height
+ * against its line's.
  */
-const BROKEN_ACROSS_LINES = `(() => Array.from(document.querySelectorAll('main .badge, main a.id, main td code')).flatMap((element) => {
+const BROKEN_ACROSS_LINES = `(() => Array.from(document.querySelectorAll('main .badge, main a.id, main td.brief code')).flatMap((element) => {
   const style = getComputedStyle(element);
   const line = parseFloat(style.lineHeight) || parseFloat(style.fontSize) * 1.5;
   const boxes = element.getClientRects();
