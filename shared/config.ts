@@ -9,7 +9,7 @@ import { CRYPTO_NETWORKS, type CryptoAssetCode, type CryptoNetwork, Decimal, dec
 import { RECONCILIATION_POLICY, type ReconciliationPolicy } from './domain/payments/index.js';
 import { CURRENCY_METHODS, isProviderSecret, type ProviderRoute } from './domain/providers/index.js';
 import { isTickerPair, type RatePair } from './domain/rates/index.js';
-import { type AddressFamily, type Chains, defaultChains, type TokenContract, type WalletXpubs, watchedNetworks } from './domain/chains/index.js';
+import { type AddressFamily, type Chains, defaultChains, NETWORK_EXPLORERS, type NetworkExplorers, type TokenContract, type WalletXpubs, watchedNetworks } from './domain/chains/index.js';
 import { CALLBACK_TARGETS } from './outbound/address-guard.js';
 import type { DeliveryGuard } from './outbound/http-delivery.js';
 import { STAGES, type Stage } from './stage.js';
@@ -117,6 +117,9 @@ const rpcUrlListSchema = z.string().transform((text, ctx) => {
   return urls.join(',');
 });
 
+/** A block explorer's page of a transaction: an http(s) URL with `{hash}` where the transaction's hash goes. */
+const explorerPageSchema = z.string().refine((text) => text.includes('{hash}') && httpUrl.safeParse(text.replace('{hash}', 'hash')).success, { error: 'must be an http(s) URL with {hash} in it' });
+
 /**
  * Per network (docs/operations.md#watching-chains): its node's URL, or several to fail over between
  * (JSON-RPC, or Tron's HTTP API; a Bitcoin node's with its credentials), token contracts and
@@ -128,6 +131,7 @@ const chainEnvSchema = z.object({
       [`GATEWAY_RPC_${network.toUpperCase()}`, rpcUrlListSchema.optional()],
       ...(TOKEN_NETWORKS.includes(network) ? [[`GATEWAY_TOKENS_${network.toUpperCase()}`, json.pipe(tokenContractsSchema(tokenAddressOf(network))).optional()]] : []),
       [`GATEWAY_CONFIRMATIONS_${network.toUpperCase()}`, z.coerce.number().int().min(1).max(1000).optional()],
+      [`GATEWAY_EXPLORER_${network.toUpperCase()}`, explorerPageSchema.optional()],
     ]),
   ),
   GATEWAY_API_KEY_TRON: z.string().optional(),
@@ -309,6 +313,10 @@ function chainsOf(stage: Stage, e: ChainEnv): Chains {
   return layChains(chains, { tokens: ofNetworks('GATEWAY_TOKENS_'), rpc: ofNetworks('GATEWAY_RPC_'), tronApiKey: e.GATEWAY_API_KEY_TRON });
 }
 
+/** Each network's block explorer: the stage's, unless the deployment names another. */
+const explorersOf = (stage: Stage, e: ChainEnv): NetworkExplorers =>
+  Object.fromEntries(CRYPTO_NETWORKS.map((network) => [network, (e[`GATEWAY_EXPLORER_${network.toUpperCase()}`] as string | undefined) ?? NETWORK_EXPLORERS[stage][network]])) as NetworkExplorers;
+
 /** The networks' variables alone, as the functions read them. */
 export function parseChainsConfig(stage: Stage, env: Record<string, string | undefined>): Chains {
   const result = chainEnvSchema.safeParse(env);
@@ -471,6 +479,8 @@ export interface Config {
   stageConfiguration: StageConfigurationSource;
   /** The networks the deployment watches: only these are offered outside the demo stage. */
   watchedNetworks: CryptoNetwork[];
+  /** Where the dashboard links a transaction's hash, per network. */
+  explorers: NetworkExplorers;
   reconciliationPolicy: ReconciliationPolicy;
   retryScale: number;
   /** Seconds a rotated callback secret keeps signing beside its successor. */
@@ -521,6 +531,7 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     stageConfiguration:
       parameterNames.configuration || parameterNames.chainEndpoints ? { kind: 'parameters', parameterNames, base: fromEnvironment } : { kind: 'environment', configuration: fromEnvironment },
     watchedNetworks: watchedNetworks(chains),
+    explorers: explorersOf(e.STAGE, chainResult.data as ChainEnv),
     reconciliationPolicy: {
       ...RECONCILIATION_POLICY,
       askAfterSeconds: e.GATEWAY_RECONCILE_AFTER_S,

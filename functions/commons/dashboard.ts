@@ -22,7 +22,7 @@ import { transactionViews } from './transaction-views.js';
 import { requireVault } from './vault.js';
 import { transactionStore } from './stores.js';
 
-const { tables, stage, publicBaseUrl, secretOverlapSeconds } = config();
+const { tables, stage, publicBaseUrl, explorers, secretOverlapSeconds } = config();
 const { dataKeys, callbackSecrets } = requireVault();
 
 const dashboardAccess = dynamoDashboardAccess(documentClient, tables, dataKeys);
@@ -70,7 +70,7 @@ export function dashboardWith(parts: {
     keys: parts.keys,
     clock: () => new Date(),
   };
-  return new Dashboard(services, { stage, publicBaseUrl });
+  return new Dashboard(services, { stage, publicBaseUrl, explorers });
 }
 
 /** A request of the gateway's as the dashboard's: the path under `/dashboard/`, the form, the language. */

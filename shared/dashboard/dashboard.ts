@@ -5,6 +5,7 @@
  * the domain looks like as a page. Roles are checked here, on the server, for every page and form.
  */
 import type { LanguageChoice } from '../checkout/language.js';
+import type { NetworkExplorers } from '../domain/chains/index.js';
 import { can, clearedSessionCookie, cookieScopeOf, type Permission, sessionTokenOf, validCsrf } from '../domain/dashboard/index.js';
 import { Conflict, DomainError, Gone, NotFound, Unavailable } from '../domain/kernel/index.js';
 import { html } from '../http/html.js';
@@ -104,6 +105,7 @@ export interface DashboardRequest {
 export interface DashboardSettings {
   stage: Stage;
   publicBaseUrl: string;
+  explorers: NetworkExplorers;
 }
 
 /** A form posted from another site: a browser says so (`Sec-Fetch-Site`, `Origin`); SameSite cookies and the CSRF token are the rest of the defence. */

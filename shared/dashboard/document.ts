@@ -6,6 +6,7 @@
 import { type Language, LANGUAGE_CODES, type LanguageChoice, LANGUAGES } from '../checkout/language.js';
 import { newNonce } from '../checkout/content-security-policy.js';
 import type { RenderedPage } from '../checkout/document.js';
+import type { NetworkExplorers } from '../domain/chains/index.js';
 import { can, type Permission, type SignedIn } from '../domain/dashboard/index.js';
 import type { MerchantView } from '../domain/merchants/index.js';
 import { html, raw, type Html } from '../http/html.js';
@@ -19,6 +20,8 @@ export interface DashboardContext {
   language: LanguageChoice;
   stage: Stage;
   publicBaseUrl: string;
+  /** Where a transaction's hash is linked, per network. */
+  explorers: NetworkExplorers;
   /** The page's path under `/dashboard`, without its query. */
   page: string;
   /** The signed-in user, with its merchant's settings as read once for the request; absent on the sign-in and invitation pages. */

@@ -3,6 +3,7 @@
  * `Accept-Language`, else English), each with a catalogue of its own under ./i18n.
  */
 import { CatalogueTranslator, type Language } from '../checkout/language.js';
+import { Decimal, decimalsOf } from '../domain/kernel/index.js';
 import { az } from './i18n/az.js';
 import { en, type DashboardCatalogue, type DashboardKey } from './i18n/en.js';
 import { hi } from './i18n/hi.js';
@@ -17,5 +18,11 @@ export const DASHBOARD_CATALOGUES: Record<Language, DashboardCatalogue> = { en, 
 export class DashboardTranslator extends CatalogueTranslator<DashboardKey> {
   constructor(language: Language) {
     super(language, DASHBOARD_CATALOGUES[language]);
+  }
+
+  /** An amount at its currency's precision, as the API writes it ("25.000000 USDT", "100.00 INR"), digits grouped as the language groups them. */
+  override amount(value: string, currency: string): string {
+    const digits = decimalsOf(currency);
+    return `${this.number(new Decimal(value).toFixed(digits), digits)} ${currency}`;
   }
 }

@@ -28,7 +28,24 @@ table{border-collapse:collapse;width:100%;font-size:.95rem}
 th,td{text-align:start;padding:6px 8px;border-bottom:1px solid #e1e5ea;vertical-align:top}
 th{background:#f0f2f5}
 td.num,th.num{text-align:end;font-variant-numeric:tabular-nums}
-code,.mono{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}
+code,.mono,.id{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.9em;overflow-wrap:anywhere}
+td code,.id{overflow-wrap:normal;white-space:nowrap}
+td .mono{display:inline-block;min-width:min(16ch,100%)}
+.badge{display:inline-flex;align-items:center;gap:4px;white-space:nowrap;border:1px solid;border-radius:999px;padding:0 8px;margin:1px 4px 1px 0;font-size:.85rem;font-weight:600;line-height:1.5}
+.badge::before{font-weight:700}
+.badge.done{background:#e6f4ea;color:#1d5b28;border-color:#2e7d32}
+.badge.done::before{content:"\\2713" / ""}
+.badge.waiting{background:#e7f0fb;color:#0b4a8a;border-color:#0b57a4}
+.badge.waiting::before{content:"\\25F7" / ""}
+.badge.attention{background:#fff4ce;color:#5c4300;border-color:#8a6500}
+.badge.attention::before{content:"!" / ""}
+.badge.ended{background:#fdecea;color:#8a1010;border-color:#a11212}
+.badge.ended::before{content:"\\2715" / ""}
+.badge.none{background:#eef0f3;color:#3b4048;border-color:#6b7380}
+.badge.none::before{content:"\\25CB" / ""}
+nav.pager ul{list-style:none;display:flex;gap:16px;margin:12px 0 0;padding:0}
+nav.pager a{display:inline-block;padding:6px 12px;border:1px solid #0b57a4;border-radius:4px;text-decoration:none}
+nav.pager li:has(a[rel=next]){margin-inline-start:auto}
 form.stack label{display:block;margin:.75rem 0 .25rem;font-weight:600}
 form.stack input:not([type=checkbox]),form.stack select,form.stack textarea{width:100%;max-width:32rem;padding:8px;border:1px solid #6b7380;border-radius:4px;font:inherit;background:#fff}
 fieldset.plain{border:0;padding:0;margin:0;min-width:0}
@@ -61,5 +78,19 @@ dl.facts dd{margin:0;overflow-wrap:anywhere}
 .volume summary{cursor:pointer;margin:.5rem 0}
 ol.codes{columns:2;font-family:ui-monospace,Menlo,Consolas,monospace}
 .qr{width:200px;height:200px;image-rendering:pixelated;background:#fff}
-@media (max-width:600px){main{padding:8px}dl.facts{grid-template-columns:1fr}ol.codes{columns:1}}
+@media (max-width:600px){main{padding:8px}section,.card{padding:8px 10px}dl.facts{grid-template-columns:1fr}dl.facts dd{margin-bottom:4px}ol.codes{columns:1}
+.cards{overflow:visible}
+.cards thead{position:absolute;width:1px;height:1px;overflow:hidden;clip-path:inset(50%);white-space:nowrap}
+.cards table,.cards tbody{display:block}
+.cards tr{display:flex;flex-wrap:wrap;align-items:baseline;gap:2px 12px;padding:8px 0;border-bottom:1px solid #d5dae1}
+.cards td{display:block;flex:1 1 calc(50% - 6px);min-width:0;padding:0;border:0;text-align:start;overflow-wrap:anywhere}
+.cards td.brief{flex:0 1 auto}
+.cards td:empty{display:none}
+.cards td::before{content:attr(data-label);display:block;font-size:.75rem;font-weight:600;color:#4a4f57}
+.cards td.brief::before{content:none}
+.cards td:not(.brief) code{white-space:normal;overflow-wrap:anywhere}
+.cards td:has(form),.cards td:has(.long){flex-basis:100%}
+.cards .mono{display:inline;min-width:0}
+form.inline{align-items:stretch}
+}
 `;

@@ -17,12 +17,11 @@ import { createPublicClient, erc20Abi, getAddress, http, parseEther, parseUnits,
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalChain } from '../../infra/chain/local-chain.js';
 import { en } from '../../shared/dashboard/i18n/en.js';
-import { totpStep } from '../../shared/domain/dashboard/totp.js';
 import { Decimal } from '../../shared/domain/kernel/money.js';
 import { treasuryAddresses } from '../../shared/domain/payouts/index.js';
 import { KeyFileTreasurySigner, treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
 import { accessibilityViolationsAtEveryWidth, launchChromium, NO_VIOLATIONS_AT_ANY_WIDTH, saveScreenshot } from '../support/browser.js';
-import { acceptInvitation, csrfOf, DashboardBrowser, freshCode, type OpenPage, type Person, tableRows, unexpected } from '../support/dashboard-browser.js';
+import { acceptInvitation, csrfOf, DashboardBrowser, demoOwnerOf, freshCode, type OpenPage, type Person, tableRows, unexpected } from '../support/dashboard-browser.js';
 import { callApi, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 import { merchantCliForTheseTests } from '../support/merchant-cli.js';
 import { startChainWithTestToken } from '../support/test-chain.js';
@@ -70,8 +69,7 @@ beforeAll(async () => {
     },
   });
   site = new DashboardBrowser(browser, gateway.baseUrl);
-  // The demo owner enrolled before the runtime said it was ready: its code of this step is taken.
-  owner = { email: gateway.owner.email, password: gateway.owner.password, totpKey: gateway.owner.totpKey, lastStep: totpStep(new Date()), recoveryCodes: [] };
+  owner = demoOwnerOf(gateway);
 
   // The treasury whose keys the runtime made on its first start, funded on the node as `npm run chain -- node` funds it.
   const treasury = (await treasuryAddresses(new KeyFileTreasurySigner(treasuryKeyDirectory(dataDir)), 'demo')).evm as Address;
@@ -243,13 +241,13 @@ describe('the payouts page', () => {
     const networkFee = shownAmount(quoted[en['transaction.networkFee']]!, 'USDT');
     expect(networkFee.greaterThan(0)).toBe(true);
     expect(quoted).toEqual({
-      [en['payouts.amount']]: '25.5 USDT',
+      [en['payouts.amount']]: '25.500000 USDT',
       [en['payoutAddresses.network']]: 'ethereum',
       [en['payoutAddresses.address']]: TOKEN_RECIPIENT,
-      [en['transaction.processingFee']]: '1 USDT',
+      [en['transaction.processingFee']]: '1.000000 USDT',
       [en['transaction.networkFee']]: quoted[en['transaction.networkFee']],
       [en['payouts.total']]: quoted[en['payouts.total']],
-      [en['payouts.arrives']]: '25.5 USDT',
+      [en['payouts.arrives']]: '25.500000 USDT',
     });
     const total = shownAmount(quoted[en['payouts.total']]!, 'USDT');
     expect(total.toString()).toBe(new Decimal('26.5').plus(networkFee).toString());
@@ -262,7 +260,7 @@ describe('the payouts page', () => {
     await page.getByRole('button', { name: en['payouts.confirm'] }).click();
     await page.getByRole('status').getByText(en['payouts.requested']).waitFor();
     const id = await newestPayoutId(page);
-    expect(await shownPayout(page, id)).toEqual(['withdraw', 'processing', '25.5 USDT']);
+    expect(await shownPayout(page, id)).toEqual(['withdraw', 'processing', '25.500000 USDT']);
     // Charged as quoted, the amount and both fees held until it is settled.
     expect(await payoutOf(id)).toMatchObject({ type: 'withdraw', network: 'ethereum', address: TOKEN_RECIPIENT, amount: '25.500000', fees: { processing: '1.000000' } });
     expect(heldFor(await payoutOf(id)).toString()).toBe(total.toString());
@@ -289,15 +287,19 @@ describe('the payouts page', () => {
     // 0.0125 ETH, 40 USD at the demo's rate: it would wait, the quote says so.
     const etherBefore = await balanceOf('ETH');
     const quoted = await quote(page, { asset: 'ETH:ethereum', address: ETHER_RECIPIENT, amount: '0.0125' });
-    expect([quoted[en['payouts.amount']], quoted[en['transaction.processingFee']], quoted[en['payouts.arrives']]]).toEqual(['0.0125 ETH', '0.0003 ETH', '0.0125 ETH']);
+    expect([quoted[en['payouts.amount']], quoted[en['transaction.processingFee']], quoted[en['payouts.arrives']]]).toEqual([
+      '0.012500000000000000 ETH',
+      '0.000300000000000000 ETH',
+      '0.012500000000000000 ETH',
+    ]);
     const etherTotal = shownAmount(quoted[en['payouts.total']]!, 'ETH');
     await page.getByText(en['payouts.waitsNote']).waitFor();
     await page.getByLabel(en['payoutAddresses.code']).fill(await freshCode(owner));
     await page.getByRole('button', { name: en['payouts.confirm'] }).click();
     await page.getByRole('status').getByText(en['payouts.requestedWaiting']).waitFor();
     const approved = await newestPayoutId(page);
-    expect(await shownPayout(page, approved)).toEqual(['withdraw', 'pending_approval', '0.0125 ETH']);
-    expect((await waitingRow(page, approved).locator('td').allTextContents()).slice(1, 4)).toEqual(['0.0125 ETH', 'ethereum', ETHER_RECIPIENT]);
+    expect(await shownPayout(page, approved)).toEqual(['withdraw', 'awaiting approval', '0.012500000000000000 ETH']);
+    expect((await waitingRow(page, approved).locator('td').allTextContents()).slice(1, 4)).toEqual(['0.012500000000000000 ETH', 'ethereum', ETHER_RECIPIENT]);
     expect(await balanceOf('ETH')).toEqual(less(etherBefore, etherTotal, 'held'));
 
     // Another, through the API: it waits too, its money reserved.
@@ -322,14 +324,14 @@ describe('the payouts page', () => {
     const otherPage = secondOwnerBrowser.page;
     await otherPage.goto(dashboard('payouts'));
     const code = await freshCode(secondOwner);
-    await waitingRow(otherPage, approved).getByLabel(codeFor('0.0125 ETH')).fill(code);
+    await waitingRow(otherPage, approved).getByLabel(codeFor('0.012500000000000000 ETH')).fill(code);
     await waitingRow(otherPage, approved).getByRole('button', { name: en['payouts.approve'] }).click();
     await otherPage.getByRole('status').getByText(en['payouts.approved']).waitFor();
     expect(await waitingRow(otherPage, approved).count()).toBe(0);
     expect((await shownPayout(otherPage, approved))[1]).toBe('processing');
 
     // ...and cannot reject the other with the same code: refused, nothing changed.
-    await waitingRow(otherPage, rejected.id).getByLabel(codeFor('20 USDT')).fill(code);
+    await waitingRow(otherPage, rejected.id).getByLabel(codeFor('20.000000 USDT')).fill(code);
     const [refused] = await Promise.all([
       otherPage.waitForResponse((response) => response.request().method() === 'POST'),
       waitingRow(otherPage, rejected.id).getByRole('button', { name: en['payouts.reject'] }).click(),
@@ -341,11 +343,11 @@ describe('the payouts page', () => {
 
     // The next code rejects it: failed, its money available again.
     await waitingRow(otherPage, rejected.id)
-      .getByLabel(codeFor('20 USDT'))
+      .getByLabel(codeFor('20.000000 USDT'))
       .fill(await freshCode(secondOwner));
     await waitingRow(otherPage, rejected.id).getByRole('button', { name: en['payouts.reject'] }).click();
     await otherPage.getByRole('status').getByText(en['payouts.rejected']).waitFor();
-    expect(await shownPayout(otherPage, rejected.id)).toEqual(['withdraw', 'failed', '20 USDT']);
+    expect(await shownPayout(otherPage, rejected.id)).toEqual(['withdraw', 'failed', '20.000000 USDT']);
     expect(await tableRows(otherPage, en['payouts.waiting']).count()).toBe(0);
     expect((await payoutOf(rejected.id)).status).toBe('failed');
     expect(await balanceOf('USDT')).toEqual(tokensBefore);
@@ -418,7 +420,8 @@ describe("a refund from a deposit's page", () => {
 
     expect((await callApi(gateway, 'POST', '/api/v2/simulate/withdrawal', { transactionId: refund.id, status: 'confirmed' })).status).toBe(200);
     await page.goto(dashboard(`invoices/${invoice.id}`));
-    expect(await tableRows(page, en['invoice.transactions']).count()).toBe(2);
+    // The deposit among its transactions, the refund among its refunds.
+    expect([await tableRows(page, en['invoice.transactions']).count(), await tableRows(page, en['refunds.title']).count()]).toEqual([1, 1]);
     await saveScreenshot(page, 'dashboard-en-invoice-refunded');
 
     await developerBrowser.page.goto(dashboard(`transactions/${deposit.id}`));

@@ -26,7 +26,7 @@ import { totpCode, totpStep } from '../../shared/domain/dashboard/totp.js';
 import { accessibilityViolationsAtEveryWidth, AUDIT_VIEWPORTS, launchChromium, NO_VIOLATIONS_AT_ANY_WIDTH, saveScreenshot } from '../support/browser.js';
 import { startCallbackReceiver, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver.js';
 import { DASHBOARD_TEXT, DOCUMENT_LANGUAGE, readableText, untranslatedIn } from '../support/catalogues.js';
-import { acceptInvitation, csrfOf, DashboardBrowser, freshCode, type OpenPage, type Person, tableRows, unexpected } from '../support/dashboard-browser.js';
+import { acceptInvitation, csrfOf, DashboardBrowser, demoOwnerOf, freshCode, type OpenPage, type Person, tableRows, unexpected } from '../support/dashboard-browser.js';
 import { callApi, startGatewayProcess, type ApiResponse, type GatewayProcess } from '../support/gateway-process.js';
 import { merchantCliForTheseTests } from '../support/merchant-cli.js';
 import { decodeQrDataUri } from '../support/qr.js';
@@ -72,8 +72,7 @@ beforeAll(async () => {
     startGatewayProcess({ dataDir, env: { GATEWAY_DEMO_CALLBACK_URL: receiver.url, GATEWAY_AUTHORIZER_CACHE_S: '0' } }),
   ]);
   site = new DashboardBrowser(browser, gateway.baseUrl);
-  // The demo owner enrolled before the runtime said it was ready: its code of this step is taken.
-  owner = { email: gateway.owner.email, password: gateway.owner.password, totpKey: gateway.owner.totpKey, lastStep: totpStep(new Date()), recoveryCodes: [] };
+  owner = demoOwnerOf(gateway);
 });
 
 afterAll(async () => {

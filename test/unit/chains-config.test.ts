@@ -3,8 +3,10 @@
  * URLs, token contracts by family, confirmations, Tron's API key, and which networks are watched.
  */
 import { describe, expect, it } from 'vitest';
-import { parseChainsConfig, rpcUrlsOf } from '../../shared/config.js';
+import { parseChainsConfig, parseConfig, rpcUrlsOf } from '../../shared/config.js';
+import { explorerTransactionUrl } from '../../shared/domain/chains/explorers.js';
 import { offeredNetworks, watchedNetworks } from '../../shared/domain/chains/networks.js';
+import { offlineFunctionEnvironment } from '../support/function-environment.js';
 
 describe('the networks configuration', () => {
   it('watches nothing by default, with each stage built-in tokens and depths', () => {
@@ -69,5 +71,18 @@ describe('the networks configuration', () => {
     );
     // Bitcoin carries no tokens: a variable for them is not read.
     expect(parseChainsConfig('prod', { GATEWAY_TOKENS_BITCOIN: '{"USDT":"x"}' }).bitcoin.tokens).toEqual({});
+  });
+
+  it("links a transaction to its network's explorer: the stage's, or the one the deployment names for that network alone", () => {
+    const hash = `0x${'ab'.repeat(32)}`;
+    const { explorers } = parseConfig({ ...offlineFunctionEnvironment(), STAGE: 'prod', GATEWAY_EXPLORER_ETHEREUM: 'https://explorer.example/eth/tx/{hash}?view=full' });
+    expect(explorerTransactionUrl(explorers, 'ethereum', hash)).toBe(`https://explorer.example/eth/tx/${hash}?view=full`);
+    expect(explorerTransactionUrl(explorers, 'bsc', hash)).toBe(`https://bscscan.com/tx/${hash}`);
+    expect(explorerTransactionUrl(parseConfig({ ...offlineFunctionEnvironment(), STAGE: 'demo' }).explorers, 'ethereum', hash)).toBe(`https://sepolia.etherscan.io/tx/${hash}`);
+    expect(explorerTransactionUrl(explorers, 'solana', hash)).toBeUndefined();
+    expect(() => parseConfig({ ...offlineFunctionEnvironment(), GATEWAY_EXPLORER_TRON: 'https://tronscan.org/#/transaction/' })).toThrow(
+      /GATEWAY_EXPLORER_TRON: must be an http\(s\) URL with \{hash\} in it/,
+    );
+    expect(() => parseConfig({ ...offlineFunctionEnvironment(), GATEWAY_EXPLORER_TRON: 'javascript:alert({hash})' })).toThrow(/GATEWAY_EXPLORER_TRON/);
   });
 });

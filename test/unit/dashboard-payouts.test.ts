@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
 import { Dashboard } from '../../shared/dashboard/dashboard.js';
+import { NETWORK_EXPLORERS } from '../../shared/domain/chains/index.js';
 import type { DashboardServices } from '../../shared/dashboard/page.js';
 import { SESSION_COOKIE } from '../../shared/domain/dashboard/dashboard-sessions.js';
 import type { DashboardRole } from '../../shared/domain/dashboard/dashboard-users.js';
@@ -70,7 +71,7 @@ function setup(role: DashboardRole, options: { code?: 'used' | 'wrong'; decideRe
     payouts,
     clock: () => new Date('2026-11-29T12:00:00Z'),
   } as unknown as DashboardServices;
-  const dashboard = new Dashboard(services, { stage: 'demo', publicBaseUrl: 'https://pay.example' });
+  const dashboard = new Dashboard(services, { stage: 'demo', publicBaseUrl: 'https://pay.example', explorers: NETWORK_EXPLORERS.demo });
   const serve = async (method: 'GET' | 'POST', page: string, form: Record<string, string> = {}) => {
     const answer = await dashboard.serve({ method, page, query: {}, form: { csrf: CSRF, ...form }, headers: { cookie: `${SESSION_COOKIE}=token` }, language: { language: 'en', explicit: false } });
     if (answer.kind === 'file') throw new Error(`The payouts pages answered a file, ${answer.name}`);
@@ -85,7 +86,7 @@ describe('the payouts waiting for approval', () => {
     const { status, html } = await serve('GET', 'payouts');
     expect(status).toBe(200);
     expect(html).toContain(ADDRESS);
-    expect(html).toContain('<td class="num">2,500 USDT</td>');
+    expect(html).toContain('<td data-label="Amount" class="num">2,500.000000 USDT</td>');
     expect(html).not.toContain('value="approve"');
     expect(html).not.toContain('New payout');
     for (const [page, form] of [

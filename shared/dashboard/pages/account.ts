@@ -4,7 +4,7 @@ import { API_KEY_SCOPES, type IssuedApiKey, merchantSettingsRequestSchema, newAp
 import { Conflict, Invalid } from '../../domain/kernel/index.js';
 import { html, raw, type Html } from '../../http/html.js';
 import { csrfField, dashboardUrl } from '../document.js';
-import { notice, page, table, th } from '../parts.js';
+import { badge, type Column, listing, notice, page } from '../parts.js';
 import { field, NO_PROBLEMS, problemSummary, ruleProblems, zodProblems, type FormProblems } from '../forms.js';
 import { redirect, signedInUser, type DashboardAnswer, type PageHandler, type PageRequest } from '../page.js';
 
@@ -105,14 +105,19 @@ async function keysPage(request: PageRequest, options: { problems?: FormProblems
   // A new form offers every scope the role may give, checked.
   const values = options.values ?? Object.fromEntries(reach.map((scope) => [`scope-${scope}`, 'on']));
   const keys = await services.keys.list(user.merchantId);
-  const rows = keys.map(
-    (key) =>
-      html`<tr><td>${key.name ?? ''}</td><td class="mono">${key.hint}</td><td>${key.scopes.join(', ')}</td><td class="mono">${key.allowedIps.length === 0 ? t.text('keys.anyAddress') : key.allowedIps.join(', ')}</td><td>${t.dateTime(key.createdAt)}</td><td>${key.lastUsedAt ? t.dateTime(key.lastUsedAt) : t.text('keys.never')}</td><td>${key.status === 'active' ? t.text('keys.active') : t.text('keys.revoked', { date: key.revokedAt ? t.dateTime(key.revokedAt) : '' })}</td><td>${
-        manages && key.status === 'active'
-          ? html`<form method="post" action="${dashboardUrl(context, `keys/${key.id}/revoke`)}">${csrfField(context)}<button class="danger" type="submit" aria-label="${t.text('keys.revoke')} ${key.name ?? key.hint}">${t.text('keys.revoke')}</button></form>`
-          : ''
-      }</td></tr>`,
-  );
+  const rows = keys.map((key) => [
+    key.name ?? '',
+    html`<span class="mono">${key.hint}</span>`,
+    key.scopes.join(', '),
+    html`<span class="mono">${key.allowedIps.length === 0 ? t.text('keys.anyAddress') : key.allowedIps.join(', ')}</span>`,
+    t.dateTime(key.createdAt),
+    key.lastUsedAt ? t.dateTime(key.lastUsedAt) : t.text('keys.never'),
+    // A revoked key's state says when, too long for a badge.
+    key.status === 'active' ? badge(t.text('keys.active'), 'done') : t.text('keys.revoked', { date: key.revokedAt ? t.dateTime(key.revokedAt) : '' }),
+    manages && key.status === 'active'
+      ? html`<form method="post" action="${dashboardUrl(context, `keys/${key.id}/revoke`)}">${csrfField(context)}<button class="danger" type="submit" aria-label="${t.text('keys.revoke')} ${key.name ?? key.hint}">${t.text('keys.revoke')}</button></form>`
+      : '',
+  ]);
   const scopeProblem = problems.get('scopes');
   const scopeChoices = html`<fieldset class="plain"${scopeProblem ? raw(' aria-describedby="field-scopes-problem"') : ''}><legend>${t.text('keys.scopes')}</legend>${reach.map(
     (scope) =>
@@ -121,7 +126,20 @@ async function keysPage(request: PageRequest, options: { problems?: FormProblems
   const create = manages
     ? html`<section><h2>${t.text('keys.create')}</h2>${problemSummary(t, problems)}<form class="stack" method="post" action="${dashboardUrl(context, 'keys')}">${csrfField(context)}${field(t, problems, { name: 'name', label: t.text('keys.name'), value: values.name, required: true })}${scopeChoices}${field(t, problems, { name: 'allowedIps', label: t.text('keys.allowedIps'), type: 'textarea', value: values.allowedIps })}<p class="hint">${t.text('keys.allowedIpsHint')}</p><button class="primary" type="submit">${t.text('keys.create')}</button></form></section>`
     : html``;
-  const main = html`${options.top ?? ''}${create}<section>${table([th(t.text('keys.name')), th(t.text('keys.hint')), th(t.text('keys.scopes')), th(t.text('keys.allowedIps')), th(t.text('keys.created')), th(t.text('keys.lastUsed')), th(t.text('list.status')), th(t.text('keys.revoke'))], rows, t.text('keys.none'))}</section>`;
+  const main = html`${options.top ?? ''}${create}<section>${listing(
+    [
+      { heading: t.text('keys.name'), brief: true },
+      { heading: t.text('keys.hint') },
+      { heading: t.text('keys.scopes') },
+      { heading: t.text('keys.allowedIps') },
+      { heading: t.text('keys.created') },
+      { heading: t.text('keys.lastUsed') },
+      { heading: t.text('list.status') },
+      { heading: t.text('keys.revoke') },
+    ],
+    rows,
+    t.text('keys.none'),
+  )}</section>`;
   return page(context, t.text('keys.title'), main, { status: problems.size > 0 ? 422 : 200 });
 }
 
@@ -163,21 +181,26 @@ async function usersPage(request: PageRequest, options: { problems?: FormProblem
   const manages = can(session.role, 'users');
   const problems = options.problems ?? NO_PROBLEMS;
   const users = await services.access.users(user.merchantId);
-  const rows = users.map(
-    (each) =>
-      html`<tr><td>${each.email}</td><td>${t.text(`role.${each.role}`)}</td><td>${t.text(each.totpSecret === undefined ? 'users.no' : 'users.yes')}</td><td>${t.dateTime(each.createdAt)}</td><td>${
-        manages && each.email !== user.email
-          ? html`<form method="post" action="${dashboardUrl(context, `users/${encodeURIComponent(each.email)}/remove`)}">${csrfField(context)}<button class="danger" type="submit" aria-label="${t.text('users.remove')} ${each.email}">${t.text('users.remove')}</button></form>`
-          : ''
-      }</td></tr>`,
-  );
+  const rows = users.map((each) => [
+    each.email,
+    t.text(`role.${each.role}`),
+    t.text(each.totpSecret === undefined ? 'users.no' : 'users.yes'),
+    t.dateTime(each.createdAt),
+    manages && each.email !== user.email
+      ? html`<form method="post" action="${dashboardUrl(context, `users/${encodeURIComponent(each.email)}/remove`)}">${csrfField(context)}<button class="danger" type="submit" aria-label="${t.text('users.remove')} ${each.email}">${t.text('users.remove')}</button></form>`
+      : '',
+  ]);
   const values = options.values ?? {};
   const invite = manages
     ? html`<section><h2>${t.text('users.invite')}</h2>${problemSummary(t, problems)}<form class="stack" method="post" action="${dashboardUrl(context, 'users')}">${csrfField(context)}${field(t, problems, { name: 'email', label: t.text('users.email'), type: 'email', value: values.email, required: true })}
 <label for="field-role">${t.text('users.role')}</label><select id="field-role" name="role">${DASHBOARD_ROLES.map((role) => html`<option value="${role}"${(values.role ?? 'viewer') === role ? raw(' selected') : ''}>${t.text(`role.${role}`)}</option>`)}</select>
 <button class="primary" type="submit">${t.text('users.inviteSubmit')}</button></form></section>`
     : html``;
-  const main = html`${options.top ?? ''}${invite}<section>${table([th(t.text('users.email')), th(t.text('users.role')), th(t.text('users.secondFactor')), th(t.text('users.since')), th(t.text('users.remove'))], rows, '')}</section>`;
+  const main = html`${options.top ?? ''}${invite}<section>${listing(
+    [t.text('users.email'), t.text('users.role'), t.text('users.secondFactor'), t.text('users.since'), t.text('users.remove')].map((heading, index) => ({ heading, brief: index === 0 })),
+    rows,
+    '',
+  )}</section>`;
   return page(context, t.text('users.title'), main, { status: problems.size > 0 ? 422 : 200 });
 }
 
@@ -213,6 +236,7 @@ export const audit: PageHandler = async (request) => {
   const { t } = context;
   const { user } = signedInUser(request);
   const entries = await services.access.auditLog(user.merchantId);
-  const rows = entries.map((entry) => html`<tr><td>${t.dateTime(entry.at)}</td><td>${entry.actor}</td><td><code>${entry.action}</code></td><td>${entry.subject ?? ''}</td></tr>`);
-  return page(context, t.text('audit.title'), table([th(t.text('audit.at')), th(t.text('audit.actor')), th(t.text('audit.action')), th(t.text('audit.subject'))], rows, t.text('audit.none')));
+  const rows = entries.map((entry) => [t.dateTime(entry.at), entry.actor, html`<code>${entry.action}</code>`, entry.subject ?? '']);
+  const columns: Column[] = [t.text('audit.at'), t.text('audit.actor'), t.text('audit.action'), t.text('audit.subject')].map((heading, index) => ({ heading, brief: index === 0 }));
+  return page(context, t.text('audit.title'), listing(columns, rows, t.text('audit.none')));
 };

@@ -6,28 +6,27 @@
 import { can } from '../../domain/dashboard/index.js';
 import { BALANCE_CURRENCIES, BALANCE_ENTRY_TYPES, type BalanceEntryView, listBalanceEntriesQuerySchema } from '../../domain/ledger/index.js';
 import { html, type Html } from '../../http/html.js';
-import { amountAsWritten } from '../amounts.js';
 import { csrfField, dashboardUrl, type DashboardContext } from '../document.js';
 import { NO_PROBLEMS, problemSummary, zodProblems } from '../forms.js';
 import { signedInUser, type PageHandler } from '../page.js';
-import { page, table, th } from '../parts.js';
-import { dayBound, filterForm, filterInput, filtersOf, nextLink, select } from './money.js';
+import { type Column, idLink, listing, page, pageLinks, pagePosition, table, th } from '../parts.js';
+import { dayBound, filterForm, filterInput, filtersOf, select } from './money.js';
 
 /** A report covers at most a year: without a first day, the button asks for the year up to the last. */
 const REPORT_DAYS = 365;
 
 const dayBefore = (day: string, days: number): string => new Date(Date.parse(`${day}T00:00:00Z`) - days * 86_400_000).toISOString().slice(0, 10);
 
-function entryRows(context: DashboardContext, entries: BalanceEntryView[]): Html[] {
+function entryRows(context: DashboardContext, entries: BalanceEntryView[]): Array<Array<Html | string>> {
   const { t } = context;
-  return entries.map(
-    (entry) =>
-      html`<tr><td>${t.dateTime(entry.createdAt)}</td><td><code>${entry.type}</code></td><td class="num">${amountAsWritten(entry.amount, entry.currency)}</td><td class="num">${amountAsWritten(entry.availableAfter, entry.currency)}</td><td class="num">${amountAsWritten(entry.reservedAfter, entry.currency)}</td><td>${
-        entry.transactionId
-          ? html`<a class="mono" href="${dashboardUrl(context, `transactions/${entry.transactionId}`)}" aria-label="${t.text('list.open', { id: entry.transactionId })}">${entry.transactionId.slice(0, 8)}</a>`
-          : ''
-      }</td></tr>`,
-  );
+  return entries.map((entry) => [
+    t.dateTime(entry.createdAt),
+    html`<code>${entry.type}</code>`,
+    t.amount(entry.amount, entry.currency),
+    t.amount(entry.availableAfter, entry.currency),
+    t.amount(entry.reservedAfter, entry.currency),
+    entry.transactionId ? idLink(context, `transactions/${entry.transactionId}`, entry.transactionId) : '',
+  ]);
 }
 
 /** The button asking for the statement's entries as a CSV file: its days (a year up to today without them) and its currency; a report holds every type. */
@@ -45,9 +44,10 @@ export const balances: PageHandler = async (request) => {
   const { user, session } = signedInUser(request);
   const now = services.clock();
   const filters = filtersOf(query);
+  const { query: listQuery, position } = pagePosition(filters);
   // The form's days are the API's bounds: the first instant of the first, the last of the last.
   const parsed = listBalanceEntriesQuerySchema.safeParse({
-    ...filters,
+    ...listQuery,
     createdFrom: dayBound(filters.createdFrom, false, now),
     createdTo: dayBound(filters.createdTo, true, now),
   });
@@ -57,8 +57,7 @@ export const balances: PageHandler = async (request) => {
     parsed.success ? services.balances.entries(user.merchantId, parsed.data) : Promise.resolve({ items: [], nextCursor: null }),
   ]);
   const balanceRows = current.items.map(
-    ({ currency, available, reserved }) =>
-      html`<tr><th scope="row">${currency}</th><td class="num">${amountAsWritten(available, currency)}</td><td class="num">${amountAsWritten(reserved, currency)}</td></tr>`,
+    ({ currency, available, reserved }) => html`<tr><th scope="row">${currency}</th><td class="num">${t.amount(available, currency)}</td><td class="num">${t.amount(reserved, currency)}</td></tr>`,
   );
   const form = filterForm(context, 'balances', [
     select(context, 'currency', t.text('reports.currency'), BALANCE_CURRENCIES, filters.currency),
@@ -66,17 +65,15 @@ export const balances: PageHandler = async (request) => {
     filterInput(context, problems, 'createdFrom', t.text('reports.from'), filters.createdFrom, 'date'),
     filterInput(context, problems, 'createdTo', t.text('reports.to'), filters.createdTo, 'date'),
   ]);
-  const headings = [
-    th(t.text('list.created')),
-    th(t.text('list.type')),
-    th(t.text('list.amount'), true),
-    th(t.text('balances.availableAfter'), true),
-    th(t.text('balances.reservedAfter'), true),
-    th(t.text('balances.transaction')),
+  const columns: Column[] = [
+    { heading: t.text('list.created'), brief: true },
+    { heading: t.text('list.type'), brief: true },
+    { heading: t.text('list.amount'), numeric: true },
+    { heading: t.text('balances.availableAfter'), numeric: true },
+    { heading: t.text('balances.reservedAfter'), numeric: true },
+    { heading: t.text('balances.transaction'), brief: true },
   ];
-  const newest = filters.cursor ? html`<p><a href="${dashboardUrl(context, 'balances', { ...filters, cursor: undefined })}">${t.text('pages.newest')}</a></p>` : '';
-  const { cursor: _cursor, ...listing } = filters;
   const main = html`<section><h2>${t.text('overview.balances')}</h2>${table([th(t.text('reports.currency')), th(t.text('overview.available'), true), th(t.text('overview.reserved'), true)], balanceRows, t.text('overview.noBalances'))}</section>
-${problemSummary(t, problems)}<section><h2>${t.text('balances.entries')}</h2>${form}${can(session.role, 'reports') && parsed.success ? reportButton(context, filters, now.toISOString().slice(0, 10)) : ''}${table(headings, entryRows(context, entries.items), t.text('list.empty'))}${newest}${nextLink(context, 'balances', listing, entries)}</section>`;
+${problemSummary(t, problems)}<section><h2>${t.text('balances.entries')}</h2>${form}${can(session.role, 'reports') && parsed.success ? reportButton(context, filters, now.toISOString().slice(0, 10)) : ''}${listing(columns, entryRows(context, entries.items), t.text('list.empty'))}${pageLinks(context, 'balances', listQuery, position, entries.nextCursor)}</section>`;
   return page(context, t.text('balances.title'), main, { status: parsed.success ? 200 : 422, query: filters });
 };

@@ -1,6 +1,6 @@
 /** The money pages: invoices and transactions with their callbacks, and reports. */
 import { explorerTransactionUrl } from '../../domain/chains/index.js';
-import { decimalsOf, formatAmount, Invalid, type Page } from '../../domain/kernel/index.js';
+import { Decimal, decimalsOf, formatAmount, Invalid, MAX_PAGE_LIMIT, type Page } from '../../domain/kernel/index.js';
 import { can } from '../../domain/dashboard/index.js';
 import { INVOICE_STATUSES, type InvoiceView, listInvoicesQuerySchema } from '../../domain/invoicing/index.js';
 import { BALANCE_CURRENCIES, createReportRequestSchema, REPORT_TYPES } from '../../domain/ledger/index.js';
@@ -8,10 +8,11 @@ import { listTransactionsQuerySchema, TRANSACTION_STATUSES, TRANSACTION_TYPES, t
 import type { CallbackDelivery } from '../../domain/callbacks/index.js';
 import { html, raw, type Html } from '../../http/html.js';
 import { csrfField, dashboardUrl, type DashboardContext } from '../document.js';
-import { facts, notice, page, table, th } from '../parts.js';
+import { invoiceStatusBadge, paymentBadges, transactionStatusBadge } from '../badges.js';
+import { badge, type Column, facts, idLink, listing, notice, page, pageLinks, pagePosition, type Tone } from '../parts.js';
 import { field, NO_PROBLEMS, problemSummary, ruleProblems, zodProblems, type FormProblems } from '../forms.js';
 import type { DashboardKey } from '../language.js';
-import { redirect, signedInUser, type DashboardAnswer, type PageHandler, type PageRequest } from '../page.js';
+import { redirect, type ReportSummary, signedInUser, type DashboardAnswer, type PageHandler, type PageRequest } from '../page.js';
 
 /** A listing's query from the page's: empty fields are no filter. */
 export const filtersOf = (query: Record<string, string>): Record<string, string> => Object.fromEntries(Object.entries(query).filter(([, value]) => value.trim() !== ''));
@@ -33,15 +34,18 @@ export function filterForm(context: DashboardContext, pagePath: string, controls
   return html`<form class="inline" method="get" action="${dashboardUrl({ ...context, language: { ...context.language, explicit: false } }, pagePath)}" aria-label="${context.t.text('list.filter')}">${language}${controls}<button class="secondary" type="submit">${context.t.text('list.apply')}</button></form>`;
 }
 
-export const nextLink = (context: DashboardContext, pagePath: string, query: Record<string, string>, result: Page<unknown>): Html =>
-  result.nextCursor ? html`<p><a href="${dashboardUrl(context, pagePath, { ...query, cursor: result.nextCursor })}" rel="next">${context.t.text('list.next')}</a></p>` : html``;
-
-function invoiceRows(context: DashboardContext, invoices: Page<InvoiceView>): Html[] {
+function invoiceRows(context: DashboardContext, invoices: Page<InvoiceView>): Array<Array<Html | string>> {
   const { t } = context;
-  return invoices.items.map(
-    (invoice) =>
-      html`<tr><td><a class="mono" href="${dashboardUrl(context, `invoices/${invoice.id}`)}" aria-label="${t.text('list.open', { id: invoice.id })}">${invoice.id.slice(0, 8)}</a></td><td><code>${invoice.status}</code></td><td>${invoice.orderId}</td><td class="num">${t.amount(invoice.amount, invoice.baseCurrency)}</td><td class="num">${t.amount(invoice.paidAmount, invoice.paymentCurrency)}</td><td>${t.dateTime(invoice.createdAt)}</td></tr>`,
-  );
+  return invoices.items.map((invoice) => [
+    idLink(context, `invoices/${invoice.id}`, invoice.id),
+    invoiceStatusBadge(context, invoice),
+    paymentBadges(context, invoice),
+    invoice.orderId,
+    invoice.customerId,
+    t.amount(invoice.amount, invoice.baseCurrency),
+    t.amount(invoice.paidAmount, invoice.paymentCurrency),
+    t.dateTime(invoice.createdAt),
+  ]);
 }
 
 export const invoices: PageHandler = async (request) => {
@@ -49,7 +53,8 @@ export const invoices: PageHandler = async (request) => {
   const { t } = context;
   const { user } = signedInUser(request);
   const filters = filtersOf(query);
-  const parsed = listInvoicesQuerySchema.safeParse(filters);
+  const { query: listQuery, position } = pagePosition(filters);
+  const parsed = listInvoicesQuerySchema.safeParse(listQuery);
   const problems = parsed.success ? NO_PROBLEMS : zodProblems(parsed.error);
   const result = parsed.success ? await services.invoices.list(user.merchantId, parsed.data) : { items: [], nextCursor: null };
   const form = filterForm(context, 'invoices', [
@@ -57,48 +62,82 @@ export const invoices: PageHandler = async (request) => {
     filterInput(context, problems, 'orderId', t.text('list.orderId'), filters.orderId),
     filterInput(context, problems, 'customerId', t.text('list.customerId'), filters.customerId),
   ]);
-  const headings = [th(t.text('list.id')), th(t.text('list.status')), th(t.text('list.orderId')), th(t.text('list.amount'), true), th(t.text('invoice.paid'), true), th(t.text('list.created'))];
-  const main = html`${problemSummary(t, problems)}<section>${form}</section><section>${table(headings, invoiceRows(context, result), t.text('list.empty'))}${nextLink(context, 'invoices', filters, result)}</section>`;
+  const columns: Column[] = [
+    { heading: t.text('list.id'), brief: true },
+    { heading: t.text('list.status'), brief: true },
+    { heading: t.text('list.payment'), brief: true },
+    { heading: t.text('list.orderId') },
+    { heading: t.text('list.customerId') },
+    { heading: t.text('list.amount'), numeric: true },
+    { heading: t.text('invoice.paid'), numeric: true },
+    { heading: t.text('list.created'), brief: true },
+  ];
+  const main = html`${problemSummary(t, problems)}<section>${form}</section><section>${listing(columns, invoiceRows(context, result), t.text('list.empty'))}${pageLinks(context, 'invoices', listQuery, position, result.nextCursor)}</section>`;
   return page(context, t.text('nav.invoices'), main, { status: parsed.success ? 200 : 422, query: filters });
 };
 
 /**
- * A transaction's hash on chain, linked to its network's block explorer of the stage (shortened in
- * a listing, named in full for those who hear it); nothing for fiat or a payout not yet signed.
+ * A transaction's hash on chain, linked to its network's block explorer (shortened in a listing,
+ * named in full for those who hear it); nothing for fiat or a payout not yet signed.
  */
 function chainLink(context: DashboardContext, { network, transactionHash }: Pick<TransactionView, 'network' | 'transactionHash'>, short = false): Html {
   if (!network || !transactionHash) return html``;
-  const url = explorerTransactionUrl(context.stage, network, transactionHash);
+  const url = explorerTransactionUrl(context.explorers, network, transactionHash);
   const shown = short && transactionHash.length > 20 ? `${transactionHash.slice(0, 10)}…${transactionHash.slice(-6)}` : transactionHash;
-  if (!url) return html`<span class="mono">${shown}</span>`;
-  return html`<a class="mono" href="${url}" rel="noopener noreferrer" title="${context.t.text('transaction.explorer', { hash: transactionHash })}">${shown}</a>`;
+  const kind = short ? 'id' : 'mono';
+  if (!url) return html`<span class="${kind}">${shown}</span>`;
+  return html`<a class="${kind}" href="${url}" rel="noopener noreferrer" title="${context.t.text('transaction.explorer', { hash: transactionHash })}">${shown}</a>`;
 }
 
 export function transactionTable(context: DashboardContext, transactions: Page<TransactionView>): Html {
   const { t } = context;
-  const rows = transactions.items.map(
-    (transaction) =>
-      html`<tr><td><a class="mono" href="${dashboardUrl(context, `transactions/${transaction.id}`)}" aria-label="${t.text('list.open', { id: transaction.id })}">${transaction.id.slice(0, 8)}</a></td><td><code>${transaction.type}</code></td><td><code>${transaction.status}</code></td><td class="num">${t.amount(transaction.amount, transaction.currency)}</td><td>${transaction.orderId ?? ''}</td><td>${chainLink(context, transaction, true)}</td><td>${t.dateTime(transaction.createdAt)}</td></tr>`,
-  );
-  const headings = [
-    th(t.text('list.id')),
-    th(t.text('list.type')),
-    th(t.text('list.status')),
-    th(t.text('list.amount'), true),
-    th(t.text('list.orderId')),
-    th(t.text('transaction.txHash')),
-    th(t.text('list.created')),
+  const rows = transactions.items.map((transaction) => [
+    idLink(context, `transactions/${transaction.id}`, transaction.id),
+    html`<code>${transaction.type}</code>`,
+    transactionStatusBadge(context, transaction.status),
+    t.amount(transaction.amount, transaction.currency),
+    transaction.orderId ?? '',
+    chainLink(context, transaction, true),
+    t.dateTime(transaction.createdAt),
+  ]);
+  const columns: Column[] = [
+    { heading: t.text('list.id'), brief: true },
+    { heading: t.text('list.type'), brief: true },
+    { heading: t.text('list.status'), brief: true },
+    { heading: t.text('list.amount'), numeric: true },
+    { heading: t.text('list.orderId') },
+    { heading: t.text('transaction.txHash') },
+    { heading: t.text('list.created'), brief: true },
   ];
-  return table(headings, rows, t.text('list.empty'));
+  return listing(columns, rows, t.text('list.empty'));
 }
 
+const DELIVERY_TONES = { pending: 'waiting', delivered: 'done', parked: 'ended' } as const satisfies Record<CallbackDelivery['state'], Tone>;
+
+/** A callback delivery as a listing shows it: what it announced, its state, attempts and last answer. */
+export function deliveryCells({ t }: DashboardContext, delivery: CallbackDelivery): Array<Html | string> {
+  const last = delivery.attempts.at(-1);
+  return [
+    html`<span class="mono long">${delivery.webhookId}</span>`,
+    badge(t.text(`status.delivery.${delivery.state}`), DELIVERY_TONES[delivery.state]),
+    t.number(delivery.attempts.length),
+    last ? `${last.status ?? last.error ?? ''} · ${t.dateTime(last.at)}` : '',
+  ];
+}
+
+export const deliveryColumns = ({ t }: DashboardContext): Column[] => [
+  { heading: t.text('callbacks.event') },
+  { heading: t.text('callbacks.status'), brief: true },
+  { heading: t.text('callbacks.attempts'), numeric: true },
+  { heading: t.text('callbacks.lastAnswer') },
+];
+
 function callbackTable(context: DashboardContext, deliveries: CallbackDelivery[]): Html {
-  const { t } = context;
-  const rows = deliveries.map((delivery) => {
-    const last = delivery.attempts.at(-1);
-    return html`<tr><td class="mono">${delivery.webhookId}</td><td><code>${delivery.state}</code></td><td class="num">${t.number(delivery.attempts.length)}</td><td>${last ? `${last.status ?? last.error ?? ''} · ${t.dateTime(last.at)}` : ''}</td></tr>`;
-  });
-  return table([th(t.text('callbacks.event')), th(t.text('callbacks.status')), th(t.text('callbacks.attempts'), true), th(t.text('callbacks.lastAnswer'))], rows, t.text('callbacks.none'));
+  return listing(
+    deliveryColumns(context),
+    deliveries.map((delivery) => deliveryCells(context, delivery)),
+    context.t.text('callbacks.none'),
+  );
 }
 
 /** The resend button of a transaction's or an invoice's callbacks; from the callbacks page, back to that page. */
@@ -109,26 +148,50 @@ export function resendForm(context: DashboardContext, action: string, fromLog = 
 
 export const resentNotice = (context: DashboardContext, query: Record<string, string>): Html => (query.done === 'resent' ? notice(context.t.text('callbacks.resent')) : html``);
 
+/** The fees of the invoice's confirmed deposits in its payment currency, which its paid amount sums: what the merchant's balance got is the rest. */
+function invoiceFees(invoice: InvoiceView, transactions: TransactionView[]): Decimal {
+  return transactions
+    .filter(({ type, status, currency }) => type === 'deposit' && status === 'confirmed' && currency === invoice.paymentCurrency)
+    .reduce((sum, { fees }) => sum.plus(fees.processing).plus(fees.technical ?? 0), new Decimal(0));
+}
+
 export const invoice: PageHandler = async (request) => {
   const { context, services, params, query } = request;
   const { t } = context;
   const { user } = signedInUser(request);
   const found = await services.invoices.get(user.merchantId, params.invoiceId ?? '');
   const [transactions, events] = await Promise.all([
-    services.transactions.list(user.merchantId, listTransactionsQuerySchema.parse({ invoiceId: found.id })),
+    services.transactions.list(user.merchantId, listTransactionsQuerySchema.parse({ invoiceId: found.id, limit: MAX_PAGE_LIMIT })),
     services.callbacks.invoiceDeliveries(user.merchantId, found.id),
   ]);
+  const fees = invoiceFees(found, transactions.items);
+  const refunds = transactions.items.filter(({ type }) => type === 'refund');
+  const payments = transactions.items.filter(({ type }) => type !== 'refund');
+  const amountIn = (value: Decimal | string) => t.amount(value.toString(), found.paymentCurrency);
   const main = html`${resentNotice(context, query)}<section>${facts([
-    [t.text('list.status'), html`<code>${found.status}</code>`],
+    [t.text('list.status'), html`${invoiceStatusBadge(context, found)}${paymentBadges(context, found)}`],
     [t.text('list.amount'), t.amount(found.amount, found.baseCurrency)],
-    [t.text('invoice.paid'), t.amount(found.paidAmount, found.paymentCurrency)],
+    ...(found.paymentCurrency === found.baseCurrency ? [] : [[t.text('invoice.toPay'), amountIn(found.paymentAmount)] as [string, string]]),
+    [t.text('invoice.paid'), amountIn(found.paidAmount)],
+    [t.text('transaction.fee'), amountIn(fees)],
+    [t.text('transaction.net'), amountIn(new Decimal(found.paidAmount).minus(fees))],
+    [t.text('invoice.refunded'), amountIn(found.refundedAmount)],
+    [t.text('invoice.method'), html`<code>${found.paymentMethod}</code>`],
+    ...(found.wallet
+      ? [
+          [t.text('invoice.networks'), html`${found.wallet.networks.map((network) => html`<code>${network}</code> `)}`] as [string, Html],
+          [t.text('invoice.address'), html`<span class="mono">${found.wallet.address}</span>`] as [string, Html],
+        ]
+      : []),
     [t.text('list.orderId'), found.orderId],
     [t.text('list.customerId'), found.customerId],
     [t.text('list.created'), t.dateTime(found.createdAt)],
     [t.text('invoice.expires'), t.dateTime(found.expiresAt)],
-    [t.text('invoice.checkout'), html`<a href="${found.link}">${found.link}</a>`],
+    ...(found.completedAt ? [[t.text('invoice.completed'), t.dateTime(found.completedAt)] as [string, string]] : []),
+    [t.text('invoice.checkout'), html`<a class="mono" href="${found.link}">${found.link}</a>`],
   ])}</section>
-<section><h2>${t.text('invoice.transactions')}</h2>${transactionTable(context, transactions)}</section>
+<section><h2>${t.text('invoice.transactions')}</h2>${transactionTable(context, { items: payments, nextCursor: null })}</section>
+<section><h2>${t.text('refunds.title')}</h2>${refunds.length > 0 ? transactionTable(context, { items: refunds, nextCursor: null }) : html`<p>${t.text('invoice.noRefunds')}</p>`}</section>
 <section><h2>${t.text('invoice.events')}</h2>${callbackTable(context, events)}${events.length > 0 ? resendForm(context, `invoices/${found.id}/resend`) : ''}</section>`;
   return page(context, t.text('invoice.title', { id: found.id }), main);
 };
@@ -138,7 +201,8 @@ export const transactions: PageHandler = async (request) => {
   const { t } = context;
   const { user } = signedInUser(request);
   const filters = filtersOf(query);
-  const parsed = listTransactionsQuerySchema.safeParse(filters);
+  const { query: listQuery, position } = pagePosition(filters);
+  const parsed = listTransactionsQuerySchema.safeParse(listQuery);
   const problems = parsed.success ? NO_PROBLEMS : zodProblems(parsed.error);
   const result = parsed.success ? await services.transactions.list(user.merchantId, parsed.data) : { items: [], nextCursor: null };
   const form = filterForm(context, 'transactions', [
@@ -147,7 +211,7 @@ export const transactions: PageHandler = async (request) => {
     filterInput(context, problems, 'orderId', t.text('list.orderId'), filters.orderId),
     filterInput(context, problems, 'invoiceId', t.text('list.invoiceId'), filters.invoiceId),
   ]);
-  const main = html`${problemSummary(t, problems)}<section>${form}</section><section>${transactionTable(context, result)}${nextLink(context, 'transactions', filters, result)}</section>`;
+  const main = html`${problemSummary(t, problems)}<section>${form}</section><section>${transactionTable(context, result)}${pageLinks(context, 'transactions', listQuery, position, result.nextCursor)}</section>`;
   return page(context, t.text('nav.transactions'), main, { status: parsed.success ? 200 : 422, query: filters });
 };
 
@@ -178,15 +242,30 @@ export async function transactionPage(request: PageRequest, refundForm?: RefundF
   const ofDeposit = { items: refunds.items.filter((refund) => refund.refundOf === found.id), nextCursor: null };
   const main = html`${resentNotice(context, query)}${query.done === 'refunded' ? notice(t.text('refunds.requested')) : ''}<section>${facts([
     [t.text('list.type'), html`<code>${found.type}</code>`],
-    [t.text('list.status'), html`<code>${found.status}</code>`],
+    [t.text('list.status'), transactionStatusBadge(context, found.status)],
     [t.text('list.amount'), t.amount(found.amount, found.currency)],
     ...(found.invoiceId ? [[t.text('list.invoiceId'), html`<a class="mono" href="${dashboardUrl(context, `invoices/${found.invoiceId}`)}">${found.invoiceId}</a>`] as [string, Html]] : []),
     ...(found.refundOf ? [[t.text('transaction.refundOf'), html`<a class="mono" href="${dashboardUrl(context, `transactions/${found.refundOf}`)}">${found.refundOf}</a>`] as [string, Html]] : []),
     ...(found.network ? [[t.text('transaction.network'), found.network] as [string, string]] : []),
     ...(found.address ? [[t.text('transaction.address'), html`<span class="mono">${found.address}</span>`] as [string, Html]] : []),
     ...(found.transactionHash ? [[t.text('transaction.txHash'), chainLink(context, found)] as [string, Html]] : []),
-    ...(found.address ? [[t.text('transaction.processingFee'), t.amount(found.fees.processing, found.currency)] as [string, string]] : []),
-    ...(found.address && found.fees.technical !== null ? [[t.text('transaction.networkFee'), t.amount(found.fees.technical, found.currency)] as [string, string]] : []),
+    ...(found.address || isDeposit ? [[t.text('transaction.processingFee'), t.amount(found.fees.processing, found.currency)] as [string, string]] : []),
+    ...((found.address || isDeposit) && found.fees.technical !== null ? [[t.text('transaction.networkFee'), t.amount(found.fees.technical, found.currency)] as [string, string]] : []),
+    // What a deposit leaves in the balance once its fees are taken (docs/merchant-guide.md#balances).
+    ...(isDeposit
+      ? [
+          [
+            t.text('transaction.net'),
+            t.amount(
+              new Decimal(found.amount)
+                .minus(found.fees.processing)
+                .minus(found.fees.technical ?? 0)
+                .toString(),
+              found.currency,
+            ),
+          ] as [string, string],
+        ]
+      : []),
     [t.text('list.orderId'), found.orderId ?? ''],
     [t.text('list.created'), t.dateTime(found.createdAt)],
     [t.text('transaction.receipt'), html`<a class="mono" href="${dashboardUrl(context, `transactions/${found.id}/receipt`)}" download="receipt-${found.id}.jws">receipt-${found.id}.jws</a>`],
@@ -245,15 +324,20 @@ export function dayBound(day: string | undefined, end: boolean, now: Date): stri
   return end && Date.parse(bound) > now.getTime() ? now.toISOString() : bound;
 }
 
+const REPORT_TONES = { pending: 'waiting', ready: 'done', failed: 'ended' } as const satisfies Record<ReportSummary['status'], Tone>;
+
 async function reportsPage(request: PageRequest, problems: FormProblems, values: Record<string, string>, told?: DashboardKey): Promise<DashboardAnswer> {
   const { context, services } = request;
   const { t } = context;
   const { user, session } = signedInUser(request);
   const recent = await services.reports.recent(user.merchantId);
-  const rows = recent.map(
-    (report) =>
-      html`<tr><td>${t.text(`reports.type.${report.type}`)}</td><td><code>${report.status}</code></td><td class="num">${report.rows === null ? '' : t.number(report.rows)}</td><td>${t.dateTime(report.createdAt)}</td><td>${report.status === 'ready' ? html`<a href="${dashboardUrl(context, `reports/${report.id}/download`)}">${t.text('reports.download')}</a>` : ''}</td></tr>`,
-  );
+  const rows = recent.map((report) => [
+    t.text(`reports.type.${report.type}`),
+    badge(t.text(`status.report.${report.status}`), REPORT_TONES[report.status]),
+    report.rows === null ? '' : t.number(report.rows),
+    t.dateTime(report.createdAt),
+    report.status === 'ready' ? html`<a href="${dashboardUrl(context, `reports/${report.id}/download`)}">${t.text('reports.download')}</a>` : '',
+  ]);
   const form = can(session.role, 'reports')
     ? html`<section><h2>${t.text('reports.request')}</h2>${problemSummary(t, problems)}<form class="stack" method="post" action="${dashboardUrl(context, 'reports')}">${csrfField(context)}
 <label for="field-type">${t.text('reports.type')}</label><select id="field-type" name="type">${REPORT_TYPES.map((type) => html`<option value="${type}"${values.type === type ? raw(' selected') : ''}>${t.text(`reports.type.${type}`)}</option>`)}</select>
@@ -262,11 +346,14 @@ ${field(t, problems, { name: 'createdTo', label: t.text('reports.to'), type: 'da
 <label for="field-currency">${t.text('reports.currency')}</label><select id="field-currency" name="currency"><option value="">${t.text('list.all')}</option>${BALANCE_CURRENCIES.map((currency) => html`<option value="${currency}"${values.currency === currency ? raw(' selected') : ''}>${currency}</option>`)}</select>
 <button class="primary" type="submit">${t.text('reports.submit')}</button></form></section>`
     : html``;
-  const main = html`${told ? notice(t.text(told)) : ''}${form}<section><h2>${t.text('reports.recent')}</h2>${table(
-    [th(t.text('reports.type')), th(t.text('list.status')), th(t.text('reports.rows'), true), th(t.text('list.created')), th(t.text('reports.download'))],
-    rows,
-    t.text('reports.none'),
-  )}</section>`;
+  const columns: Column[] = [
+    { heading: t.text('reports.type'), brief: true },
+    { heading: t.text('list.status'), brief: true },
+    { heading: t.text('reports.rows'), numeric: true },
+    { heading: t.text('list.created'), brief: true },
+    { heading: t.text('reports.download') },
+  ];
+  const main = html`${told ? notice(t.text(told)) : ''}${form}<section><h2>${t.text('reports.recent')}</h2>${listing(columns, rows, t.text('reports.none'))}</section>`;
   return page(context, t.text('reports.title'), main, { status: problems.size > 0 ? 422 : 200 });
 }
 

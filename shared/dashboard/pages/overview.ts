@@ -1,6 +1,5 @@
 /** The overview: the merchant's balances, its confirmed deposits per day as a chart, and its invoices of the last 30 days. */
 import { html } from '../../http/html.js';
-import { amountAsWritten } from '../amounts.js';
 import { page, table, th } from '../parts.js';
 import { signedInUser, type PageHandler } from '../page.js';
 import { chartDays, volumeChart } from '../volume-chart.js';
@@ -12,8 +11,7 @@ export const overview: PageHandler = async (request) => {
   const days = chartDays(services.clock());
   const [balances, totals] = await Promise.all([services.balances.view(user.merchantId), services.totals.lastDays(user.merchantId, days)]);
   const balanceRows = balances.items.map(
-    ({ currency, available, reserved }) =>
-      html`<tr><th scope="row">${currency}</th><td class="num">${amountAsWritten(available, currency)}</td><td class="num">${amountAsWritten(reserved, currency)}</td></tr>`,
+    ({ currency, available, reserved }) => html`<tr><th scope="row">${currency}</th><td class="num">${t.amount(available, currency)}</td><td class="num">${t.amount(reserved, currency)}</td></tr>`,
   );
   const shortDay = new Intl.DateTimeFormat(t.language, { day: 'numeric', month: 'short', timeZone: 'UTC' });
   const charts = [...totals.volumes].map(([currency, volumes]) =>

@@ -10,7 +10,7 @@ import { html, raw, type Html } from '../../http/html.js';
 import { csrfField, dashboardUrl, type DashboardContext } from '../document.js';
 import { CODE_PROBLEMS, field, NO_PROBLEMS, problemSummary, zodProblems, type FormProblems } from '../forms.js';
 import type { DashboardKey } from '../language.js';
-import { notice, page, table, th } from '../parts.js';
+import { badge, type Column, listing, notice, page } from '../parts.js';
 import { redirect, signedInUser, type DashboardAnswer, type PageHandler, type PageRequest } from '../page.js';
 
 /** How long a new address waits, in words: none, whole hours, or seconds. */
@@ -28,22 +28,26 @@ async function addressesPage(request: PageRequest, options: { problems?: FormPro
   const problems = options.problems ?? NO_PROBLEMS;
   const values = options.values ?? {};
   const { items } = await services.payoutAddresses.list(user.merchantId);
-  const rows = items.map(
-    (address) =>
-      html`<tr><td>${address.label ?? ''}</td><td><code>${address.network}</code></td><td class="mono">${address.address}</td><td>${t.text(`payoutAddresses.status.${address.status}`)}</td><td>${t.dateTime(address.activatesAt)}</td><td>${t.dateTime(address.createdAt)}</td>${
-        manages
-          ? html`<td><form method="post" action="${dashboardUrl(context, `payout-addresses/${address.id}/remove`)}">${csrfField(context)}<button class="danger" type="submit" aria-label="${t.text('payoutAddresses.remove')} ${address.label ?? address.address}">${t.text('payoutAddresses.remove')}</button></form></td>`
-          : ''
-      }</tr>`,
-  );
-  const headings = [
-    th(t.text('payoutAddresses.label')),
-    th(t.text('payoutAddresses.network')),
-    th(t.text('payoutAddresses.address')),
-    th(t.text('list.status')),
-    th(t.text('payoutAddresses.activatesAt')),
-    th(t.text('payoutAddresses.created')),
-    ...(manages ? [th(t.text('payoutAddresses.remove'))] : []),
+  const rows = items.map((address) => {
+    const cells = [
+      address.label ?? '',
+      html`<code>${address.network}</code>`,
+      html`<span class="mono long">${address.address}</span>`,
+      badge(t.text(`payoutAddresses.status.${address.status}`), address.status === 'active' ? 'done' : 'waiting'),
+      t.dateTime(address.activatesAt),
+      t.dateTime(address.createdAt),
+    ];
+    const remove = html`<form method="post" action="${dashboardUrl(context, `payout-addresses/${address.id}/remove`)}">${csrfField(context)}<button class="danger" type="submit" aria-label="${t.text('payoutAddresses.remove')} ${address.label ?? address.address}">${t.text('payoutAddresses.remove')}</button></form>`;
+    return manages ? [...cells, remove] : cells;
+  });
+  const columns: Column[] = [
+    { heading: t.text('payoutAddresses.label'), brief: true },
+    { heading: t.text('payoutAddresses.network'), brief: true },
+    { heading: t.text('payoutAddresses.address') },
+    { heading: t.text('list.status'), brief: true },
+    { heading: t.text('payoutAddresses.activatesAt') },
+    { heading: t.text('payoutAddresses.created') },
+    ...(manages ? [{ heading: t.text('payoutAddresses.remove') }] : []),
   ];
   const networkProblem = problems.get('network');
   const add = manages
@@ -54,7 +58,7 @@ ${field(t, problems, { name: 'label', label: t.text('payoutAddresses.labelOption
 ${field(t, problems, { name: 'code', label: t.text('payoutAddresses.code'), required: true, autocomplete: 'one-time-code', inputmode: 'numeric' })}
 <button class="primary" type="submit">${t.text('payoutAddresses.submit')}</button></form></section>`
     : html``;
-  const main = html`${options.top ?? ''}<p>${t.text('payoutAddresses.intro')} ${delayText(context, merchant.payoutAddressDelaySeconds)}</p>${add}<section><h2>${t.text('payoutAddresses.list')}</h2>${table(headings, rows, t.text('payoutAddresses.none'))}</section>`;
+  const main = html`${options.top ?? ''}<p>${t.text('payoutAddresses.intro')} ${delayText(context, merchant.payoutAddressDelaySeconds)}</p>${add}<section><h2>${t.text('payoutAddresses.list')}</h2>${listing(columns, rows, t.text('payoutAddresses.none'))}</section>`;
   return page(context, t.text('payoutAddresses.title'), main, { status: options.status ?? (problems.size > 0 ? 422 : 200) });
 }
 

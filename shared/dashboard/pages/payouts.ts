@@ -15,8 +15,8 @@ import { csrfField, dashboardUrl } from '../document.js';
 import { CODE_PROBLEMS, field, NO_PROBLEMS, problemSummary, type FormProblems } from '../forms.js';
 import type { DashboardKey } from '../language.js';
 import { redirect, signedInUser, type DashboardAnswer, type PageHandler, type PageRequest } from '../page.js';
-import { facts, notice, page, table, th } from '../parts.js';
-import { nextLink, transactionTable } from './money.js';
+import { type Column, facts, idLink, listing, notice, page, pageLinks, pagePosition } from '../parts.js';
+import { transactionTable } from './money.js';
 
 /** Every crypto currency with each network that carries it, as `USDT:ethereum`. */
 const ASSET_CHOICES: ReadonlyArray<{ value: string; currency: string; network: CryptoNetwork }> = BALANCE_CURRENCIES.filter(isCryptoAsset).flatMap((currency) =>
@@ -38,7 +38,8 @@ async function payoutsPage(request: PageRequest, options: PayoutsPageOptions = {
   const { t } = context;
   const { user, session } = signedInUser(request);
   const owns = can(session.role, 'payouts');
-  const cursor = query.cursor;
+  const { position } = pagePosition(query);
+  const { cursor } = position;
   const [result, waiting, balances, addresses] = await Promise.all([
     services.transactions.list(user.merchantId, listTransactionsQuerySchema.parse({ type: 'withdraw', ...(cursor && { cursor }) })),
     // Payouts and refunds alike wait for an owner's approval.
@@ -50,22 +51,29 @@ async function payoutsPage(request: PageRequest, options: PayoutsPageOptions = {
   const waitingRows = waiting.items.map((payout) => {
     const amount = t.amount(payout.amount, payout.currency);
     const decide = owns
-      ? html`<td><form class="inline" method="post" action="${dashboardUrl(context, `payouts/${payout.id}/decision`)}">${csrfField(context)}<label for="code-${payout.id}">${t.text('payouts.codeFor', { amount })}</label><input id="code-${payout.id}" name="code" required autocomplete="one-time-code" inputmode="numeric"><button class="primary" type="submit" name="decision" value="approve">${t.text('payouts.approve')}</button><button class="danger" type="submit" name="decision" value="reject">${t.text('payouts.reject')}</button></form></td>`
-      : '';
-    return html`<tr><td><a class="mono" href="${dashboardUrl(context, `transactions/${payout.id}`)}" aria-label="${t.text('list.open', { id: payout.id })}">${payout.id.slice(0, 8)}</a></td><td class="num">${amount}</td><td><code>${payout.network ?? ''}</code></td><td class="mono">${payout.address ?? ''}</td><td>${t.dateTime(payout.createdAt)}</td>${decide}</tr>`;
+      ? html`<form class="inline" method="post" action="${dashboardUrl(context, `payouts/${payout.id}/decision`)}">${csrfField(context)}<label for="code-${payout.id}">${t.text('payouts.codeFor', { amount })}</label><input id="code-${payout.id}" name="code" required autocomplete="one-time-code" inputmode="numeric"><button class="primary" type="submit" name="decision" value="approve">${t.text('payouts.approve')}</button><button class="danger" type="submit" name="decision" value="reject">${t.text('payouts.reject')}</button></form>`
+      : undefined;
+    const cells = [
+      idLink(context, `transactions/${payout.id}`, payout.id),
+      amount,
+      html`<code>${payout.network ?? ''}</code>`,
+      html`<span class="mono long">${payout.address ?? ''}</span>`,
+      t.dateTime(payout.createdAt),
+    ];
+    return decide ? [...cells, decide] : cells;
   });
-  const waitingHeadings = [
-    th(t.text('list.id')),
-    th(t.text('list.amount'), true),
-    th(t.text('payoutAddresses.network')),
-    th(t.text('payoutAddresses.address')),
-    th(t.text('list.created')),
-    ...(owns ? [th(t.text('payouts.decision'))] : []),
+  const waitingColumns: Column[] = [
+    { heading: t.text('list.id'), brief: true },
+    { heading: t.text('list.amount'), numeric: true },
+    { heading: t.text('payoutAddresses.network') },
+    { heading: t.text('payoutAddresses.address') },
+    { heading: t.text('list.created'), brief: true },
+    ...(owns ? [{ heading: t.text('payouts.decision') }] : []),
   ];
   const main = html`${options.top ?? ''}<p>${t.text('payouts.intro')}</p>${held.length > 0 ? html`<section><div class="stats">${held.map(({ currency, reserved }) => html`<p class="stat">${t.text('overview.reserved')}<b>${t.amount(reserved, currency)}</b></p>`)}</div></section>` : ''}
-<section><h2>${t.text('payouts.waiting')}</h2>${table(waitingHeadings, waitingRows, t.text('payouts.waitingNone'))}</section>
+<section><h2>${t.text('payouts.waiting')}</h2>${listing(waitingColumns, waitingRows, t.text('payouts.waitingNone'))}</section>
 ${owns ? newPayoutForm(request, addresses.items, options.problems ?? NO_PROBLEMS, options.values ?? {}) : ''}
-<section><h2>${t.text('payouts.latest')}</h2>${transactionTable(context, result)}${nextLink(context, 'payouts', {}, result)}</section>`;
+<section><h2>${t.text('payouts.latest')}</h2>${transactionTable(context, result)}${pageLinks(context, 'payouts', {}, position, result.nextCursor)}</section>`;
   return page(context, t.text('payouts.title'), main, { status: options.status ?? ((options.problems?.size ?? 0) > 0 ? 422 : 200) });
 }
 

@@ -1,6 +1,7 @@
 /**
  * Where a person looks a network's transaction up, per stage: the main networks' block explorers
- * in production, their test networks' in demo (and locally). Pure data.
+ * in production, their test networks' in demo (and locally); a deployment may name others
+ * (`GATEWAY_EXPLORER_{NETWORK}`, docs/operations.md). Pure.
  */
 import type { Stage } from '../../stage.js';
 import type { CryptoNetwork } from '../kernel/index.js';
@@ -26,8 +27,11 @@ export const NETWORK_EXPLORERS = {
   },
 } as const satisfies Record<Stage, Record<CryptoNetwork, string>>;
 
-/** The explorer's page of a transaction on `network` in `stage`, or undefined for a network that is none of the crypto networks. */
-export function explorerTransactionUrl(stage: Stage, network: string, hash: string): string | undefined {
-  const pages: Readonly<Record<string, string>> = NETWORK_EXPLORERS[stage];
+/** Each network's explorer page of a transaction, `{hash}` standing for the hash. */
+export type NetworkExplorers = Readonly<Record<CryptoNetwork, string>>;
+
+/** The explorer's page of a transaction on `network`, or undefined for a network that is none of the crypto networks. */
+export function explorerTransactionUrl(explorers: NetworkExplorers, network: string, hash: string): string | undefined {
+  const pages: Readonly<Record<string, string>> = explorers;
   return Object.hasOwn(pages, network) ? pages[network]!.replace('{hash}', encodeURIComponent(hash)) : undefined;
 }

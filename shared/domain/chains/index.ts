@@ -3,7 +3,8 @@ export { advance, assetAmount, depthOf, forkPoint, smallestUnits } from './chain
 export type { BlockRef, ChainCursor, ChainReader, EvmBlock, NetworkReader, ObservedTransfer, ScannedBlock, TokenTransferLog } from './chain.js';
 export { idempotentWriteClaimId, invoiceUtrClaimId, orderClaimId, providerPaymentClaimId, transferClaimId, utrClaimId, withdrawalOrderClaimId } from './claims.js';
 export { EvmNetworkReader } from './evm-transfers.js';
-export { explorerTransactionUrl } from './explorers.js';
+export { explorerTransactionUrl, NETWORK_EXPLORERS } from './explorers.js';
+export type { NetworkExplorers } from './explorers.js';
 export { BITCOIN_ADDRESS_PREFIX, defaultChains, isEvmNetwork, NATIVE_ASSETS, offeredNetworks, watchedNetworks } from './networks.js';
 export type { Chains, EvmChain, EvmNetwork, NetworkChain, TokenContract } from './networks.js';
 export { walletHandoff } from './payment-uri.js';
