@@ -5,15 +5,15 @@
  * stay listed for verification. The first key is made on first use; `rotate` adds the next. The
  * directory is read on each use, so a rotation by the admin CLI takes effect in a running gateway.
  */
-import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, randomBytes, sign } from 'node:crypto';
-import { link, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import { createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject, sign } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { receiptPublicKey, type ReceiptPublicKey, type ReceiptSigner } from '../domain/payments/index.js';
+import { readOrCreateSecretFile } from '../vault/secret-files.js';
 
 /** Where the local receipt keys live under a data directory. */
 export const receiptKeyDirectory = (dataDir: string): string => join(dataDir, 'receipt-keys');
 
-const OWNER_ONLY = 0o600;
 const KEY_FILE = /^(\d+)\.pem$/;
 
 interface ReceiptKey {
@@ -86,29 +86,9 @@ export class KeyFileReceiptSigner implements ReceiptSigner {
     return key;
   }
 
-  /**
-   * Writes key `number` whole to a file of its own, then links it to its name, which fails if the
-   * name exists: two processes making the same key at once make one, and no one reads half a key.
-   */
+  /** Makes key `number`; of two processes making it at once, one wins and both read its key. */
   private async makeKey(number: number): Promise<void> {
-    await mkdir(this.directory, { recursive: true, mode: 0o700 });
-    const path = join(this.directory, `${number}.pem`);
-    const draft = `${path}.${randomBytes(8).toString('hex')}.new`;
-    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    try {
-      const file = await open(draft, 'wx', OWNER_ONLY);
-      try {
-        await file.writeFile(privateKey.export({ type: 'pkcs8', format: 'pem' }));
-        await file.sync();
-      } finally {
-        await file.close();
-      }
-      await link(draft, path).catch((error: NodeJS.ErrnoException) => {
-        if (error.code !== 'EEXIST') throw error;
-      });
-    } finally {
-      await rm(draft, { force: true });
-    }
+    await readOrCreateSecretFile(join(this.directory, `${number}.pem`), () => generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }));
   }
 }
 

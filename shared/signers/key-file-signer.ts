@@ -1,13 +1,7 @@
-/**
- * The treasury's signer on one machine: each family's private key is a file of 32 raw bytes,
- * `{directory}/{family}.key` (the directory is `treasury/` under the data directory), owner-only,
- * made on first use and never replaced. The key is never logged nor shown: not in errors, not
- * when the signer is inspected.
- */
-import { randomBytes } from 'node:crypto';
-import { chmod, link, mkdir, open, readFile, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { chmod, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { readOrCreateSecretFile } from '../vault/secret-files.js';
 import { assertDigest, SignerFault, TREASURY_FAMILIES, type RecoverableSignature, type TreasuryFamily, type TreasurySigner } from '../domain/payouts/index.js';
 
 /** Where the local treasury keys live under a data directory. */
@@ -60,43 +54,9 @@ export class KeyFileTreasurySigner implements TreasurySigner {
   }
 }
 
-/**
- * The key in `path`, made first if there is none. A new key is written whole to a file of its own
- * and then linked to `path`, which fails if `path` exists: two processes starting at once make one
- * key, the loser reads the winner's, and no one ever reads half a key.
- */
+/** The key in `path`, made first if there is none (one key of processes starting at once). */
 async function readOrMakeKey(path: string): Promise<Uint8Array> {
-  const existing = await readKey(path);
-  if (existing) return existing;
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const draft = `${path}.${randomBytes(8).toString('hex')}.new`;
-  try {
-    const file = await open(draft, 'wx', OWNER_ONLY);
-    try {
-      await file.writeFile(secp256k1.utils.randomSecretKey());
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await link(draft, path).catch((error: NodeJS.ErrnoException) => {
-      if (error.code !== 'EEXIST') throw error;
-    });
-  } finally {
-    await rm(draft, { force: true });
-  }
-  const made = await readKey(path);
-  if (!made) throw new Error(`Treasury key file ${path} vanished as it was made`);
-  return made;
-}
-
-async function readKey(path: string): Promise<Uint8Array | undefined> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
+  const bytes = await readOrCreateSecretFile(path, () => secp256k1.utils.randomSecretKey());
   const secretKey = new Uint8Array(bytes);
   bytes.fill(0);
   if (secretKey.length !== SECRET_KEY_LENGTH || !secp256k1.utils.isValidSecretKey(secretKey)) {
