@@ -60,6 +60,20 @@ const KEY_ADMINISTRATION_ACTIONS = [
   'kms:RotateKeyOnDemand',
 ];
 
+/** The statement of a key's policy by which the account administers the key (above). */
+const accountAdministersKey = (account: AccountRootPrincipal): PolicyStatement =>
+  new PolicyStatement({ sid: 'AccountAdministersKey', principals: [account], actions: KEY_ADMINISTRATION_ACTIONS, resources: ['*'] });
+
+/** The statement of a key's policy letting one function of the stage take `actions`: its role named in the condition, as the vault's comment says why. */
+const functionUsesKey = (stage: Stage, functionName: string, sid: string, actions: readonly string[]): PolicyStatement =>
+  new PolicyStatement({
+    sid: `${pascalCase(functionName)}${sid}`,
+    principals: [new AnyPrincipal()],
+    actions: [...actions],
+    resources: ['*'],
+    conditions: { ArnEquals: { 'aws:PrincipalArn': functionRoleArn(stage, functionName) } },
+  });
+
 /** What a function that sends payouts does with a treasury key: sign a digest, and read the public key it checks the signature against. */
 const TREASURY_SIGNER_ACTIONS = ['kms:Sign', 'kms:GetPublicKey'];
 /** What a function that follows payouts on chain does with it: read the public key its addresses come from. */
@@ -176,26 +190,13 @@ export class GatewayVault implements Vault {
 
   constructor(stack: Stack, { stage, functions, protectData, removalPolicy, logRetention }: GatewayVaultProps) {
     const account = new AccountRootPrincipal();
-    const users = functions.filter(usesVaultKey).map(
-      (definition) =>
-        new PolicyStatement({
-          sid: `${pascalCase(definition.name)}Uses`,
-          principals: [new AnyPrincipal()],
-          actions: vaultActionsOf(definition),
-          resources: ['*'],
-          conditions: { ArnEquals: { 'aws:PrincipalArn': functionRoleArn(stage, definition.name) } },
-        }),
-    );
+    const users = functions.filter(usesVaultKey).map((definition) => functionUsesKey(stage, definition.name, 'Uses', vaultActionsOf(definition)));
     this.key = new Key(stack, 'VaultKey', {
       description: `Payment gateway ${stage}: data keys of sealed card numbers and callback secrets, and the receipts bucket`,
       alias: `alias/${SERVICE_NAME}-${stage}`,
       enableKeyRotation: true,
       policy: new PolicyDocument({
-        statements: [
-          new PolicyStatement({ sid: 'AccountAdministersKey', principals: [account], actions: KEY_ADMINISTRATION_ACTIONS, resources: ['*'] }),
-          new PolicyStatement({ sid: 'AccountSealsWithAdminCli', principals: [account], actions: ['kms:GenerateDataKey'], resources: ['*'] }),
-          ...users,
-        ],
+        statements: [accountAdministersKey(account), new PolicyStatement({ sid: 'AccountSealsWithAdminCli', principals: [account], actions: ['kms:GenerateDataKey'], resources: ['*'] }), ...users],
       }),
       // Prod keeps it: deleting the key would make every sealed card number and receipt unreadable.
       removalPolicy,
@@ -254,19 +255,7 @@ export class GatewayTreasuryKeys {
         keySpec: KeySpec.ECC_SECG_P256K1,
         keyUsage: KeyUsage.SIGN_VERIFY,
         policy: new PolicyDocument({
-          statements: [
-            new PolicyStatement({ sid: 'AccountAdministersKey', principals: [account], actions: KEY_ADMINISTRATION_ACTIONS, resources: ['*'] }),
-            ...users.map(
-              ({ definition, sid, actions }) =>
-                new PolicyStatement({
-                  sid: `${pascalCase(definition.name)}${sid}`,
-                  principals: [new AnyPrincipal()],
-                  actions,
-                  resources: ['*'],
-                  conditions: { ArnEquals: { 'aws:PrincipalArn': functionRoleArn(stage, definition.name) } },
-                }),
-            ),
-          ],
+          statements: [accountAdministersKey(account), ...users.map(({ definition, sid, actions }) => functionUsesKey(stage, definition.name, sid, actions))],
         }),
         removalPolicy,
       });
@@ -316,19 +305,7 @@ export class GatewayReceiptKey {
       keySpec: KeySpec.ECC_NIST_P256,
       keyUsage: KeyUsage.SIGN_VERIFY,
       policy: new PolicyDocument({
-        statements: [
-          new PolicyStatement({ sid: 'AccountAdministersKey', principals: [new AccountRootPrincipal()], actions: KEY_ADMINISTRATION_ACTIONS, resources: ['*'] }),
-          ...users.map(
-            ({ definition, sid, actions }) =>
-              new PolicyStatement({
-                sid: `${pascalCase(definition.name)}${sid}`,
-                principals: [new AnyPrincipal()],
-                actions,
-                resources: ['*'],
-                conditions: { ArnEquals: { 'aws:PrincipalArn': functionRoleArn(stage, definition.name) } },
-              }),
-          ),
-        ],
+        statements: [accountAdministersKey(new AccountRootPrincipal()), ...users.map(({ definition, sid, actions }) => functionUsesKey(stage, definition.name, sid, actions))],
       }),
       removalPolicy: RemovalPolicy.RETAIN,
     });
