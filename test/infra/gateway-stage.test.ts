@@ -120,12 +120,15 @@ describe('stage differences', () => {
     for (const stack of stageViews().demo.gatewayStage.stacks) expect(stack.terminationProtection, stack.stackName).toBe(false);
   });
 
-  it('retains the prod vault key, buckets and queues (parked callbacks wait for an operator); demo empties and deletes them with its stack', () => {
+  it('retains the prod vault key, buckets and queues (parked callbacks wait for an operator); demo empties and deletes them with its stack, but its receipt key', () => {
     const kept = (view: StackView) => [...view.resources('AWS::KMS::Key'), ...view.resources('AWS::S3::Bucket'), ...view.resources('AWS::SQS::Queue')];
     expect(kept(stageViews().prod).map(([, resource]) => resource.Type)).toEqual(expect.arrayContaining(['AWS::KMS::Key', 'AWS::S3::Bucket', 'AWS::SQS::Queue']));
     for (const [id, resource] of kept(stageViews().prod)) expect(resource, id).toMatchObject({ DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
     stageViews().prod.template.resourceCountIs('Custom::S3AutoDeleteObjects', 0);
-    for (const [id, resource] of kept(stageViews().demo)) expect(resource, id).toMatchObject({ DeletionPolicy: 'Delete' });
+    // Every stage keeps a receipt key a rotation retires: the receipts it signed must still verify (infra/aws/gateway-data.ts GatewayReceiptKey).
+    const isReceiptKey = (id: string) => id.startsWith('ReceiptKey');
+    expect(kept(stageViews().demo).filter(([id]) => isReceiptKey(id))).toEqual([[expect.any(String), expect.objectContaining({ DeletionPolicy: 'Retain' })]]);
+    for (const [id, resource] of kept(stageViews().demo).filter(([id]) => !isReceiptKey(id))) expect(resource, id).toMatchObject({ DeletionPolicy: 'Delete' });
     for (const [bucketId] of stageViews().demo.resources('AWS::S3::Bucket')) stageViews().demo.template.hasResourceProperties('Custom::S3AutoDeleteObjects', { BucketName: { Ref: bucketId } });
   });
 
