@@ -192,7 +192,9 @@ describe.each(STAGES)('%s function bundles', (stage) => {
       // wired (functions/commons/payouts.ts): to sign (send-payout), to follow payouts (the watcher), to quote one from
       // the treasury's address (create-payout, the dashboard's payout form).
       const usesTreasuryKeys = definition.signsPayouts === true || definition.readsTreasuryKeys === true || definition.usesChainNodes === true;
-      expect(packages.has('@aws-sdk/client-kms'), definition.name).toBe(usesVaultKey(definition) || usesTreasuryKeys);
+      // And for the receipt key where receipts are signed or its public keys listed.
+      const usesReceiptKey = definition.signsReceipts === true || definition.listsReceiptKeys === true;
+      expect(packages.has('@aws-sdk/client-kms'), definition.name).toBe(usesVaultKey(definition) || usesTreasuryKeys || usesReceiptKey);
       // The providers' secrets are read where providers are talked to, and nowhere else.
       expect(packages.has('@aws-sdk/client-secrets-manager'), definition.name).toBe(definition.usesProviders === true);
     }
