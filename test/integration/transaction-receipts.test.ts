@@ -11,6 +11,7 @@ import { createPublicClient, http, type Address, type Hash, type PublicClient } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WatchResult } from '../../functions/watch-chain.js';
 import type { LocalChain } from '../../infra/chain/local-chain.js';
+import type { ChainCursor } from '../../shared/domain/chains/chain.js';
 import { invoker } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
 import { SESSION_COOKIE } from '../../shared/domain/dashboard/dashboard-sessions.js';
@@ -39,23 +40,27 @@ let usdt: Address;
 let merchant: SeededMerchant;
 let other: SeededMerchant;
 const savedEnv = new Map<string, string | undefined>();
+let cursorBefore: ChainCursor | undefined;
 
 beforeAll(async () => {
   chain = await startChainWithTestToken();
   client = createPublicClient({ transport: http(chain.rpcUrl) });
   usdt = await chain.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000' });
-  // The run's tables serve every file's node: a cursor another file's node moved past this one's head
-  // would hold the watcher back as behind, so this node is taken past it (the watcher then rewinds).
-  const stored = await testChainStore().cursor('ethereum');
-  if (stored) await chain.mine(stored.number + 1);
   for (const name of WATCHER_ENV) savedEnv.set(name, process.env[name]);
   process.env.GATEWAY_RPC_ETHEREUM = chain.rpcUrl;
   process.env.GATEWAY_TOKENS_ETHEREUM = JSON.stringify({ USDT: usdt });
   process.env.GATEWAY_CONFIRMATIONS_ETHEREUM = String(CONFIRMATIONS);
+  // After the environment names the node (the configuration is read once): the run's tables serve every
+  // file's node, and a cursor another file's node moved past this one's head would hold the watcher back
+  // as behind, so this node is taken past it (the watcher then rewinds).
+  cursorBefore = await testChainStore().cursor('ethereum');
+  if (cursorBefore) await chain.mine(cursorBefore.number + 1);
   [merchant, other] = await Promise.all([seedMerchant(), seedMerchant()]);
 });
 
 afterAll(async () => {
+  // The cursor as the files after this one would have found it, not one past their nodes' heads.
+  if (cursorBefore) await testChainStore().moveCursor('ethereum', cursorBefore, await testChainStore().cursor('ethereum'), new Date());
   for (const [name, value] of savedEnv) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
