@@ -8,7 +8,6 @@
  */
 import { Decimal } from '../domain/kernel/index.js';
 import { html, type Html } from '../http/html.js';
-import { amountAsWritten } from './amounts.js';
 import { table, th } from './parts.js';
 
 export const CHART_DAYS = 30;
@@ -66,6 +65,8 @@ export interface VolumeChartInput {
     table: string;
     dayHeading: string;
     amountHeading: string;
+    /** An amount as the rest of the page writes it (at the currency's precision). */
+    amount: (value: string, currency: string) => string;
   };
 }
 
@@ -77,7 +78,7 @@ export function volumeChart({ id, days, volumes, currency, text }: VolumeChartIn
   const total = amounts.reduce((sum, amount) => sum.plus(amount), new Decimal(0));
   const most = Decimal.max(0, ...amounts);
   const bestIndex = most.isZero() ? -1 : amounts.findIndex((amount) => amount.equals(most));
-  const best = bestIndex < 0 ? undefined : { day: days[bestIndex]!, amount: amountAsWritten(most, currency) };
+  const best = bestIndex < 0 ? undefined : { day: days[bestIndex]!, amount: text.amount(most.toFixed(), currency) };
   const ticks = axisTicks(most);
   const top = ticks.at(-1)!;
   const yOf = (value: Decimal): number => pixels(PLOT.top + PLOT_HEIGHT - (top.isZero() ? 0 : (value.toNumber() / top.toNumber()) * PLOT_HEIGHT));
@@ -90,14 +91,14 @@ export function volumeChart({ id, days, volumes, currency, text }: VolumeChartIn
   });
   const bars = days.map((day, i) => {
     const y = yOf(amounts[i]!);
-    return html`<rect class="bar" x="${xOf(i) + GAP / 2}" y="${y}" width="${pixels(Math.max(barWidth - GAP, 1))}" height="${pixels(PLOT.top + PLOT_HEIGHT - y)}" fill="#0b57a4"><title>${text.day(day)}: ${amountAsWritten(amounts[i]!, currency)}</title></rect>`;
+    return html`<rect class="bar" x="${xOf(i) + GAP / 2}" y="${y}" width="${pixels(Math.max(barWidth - GAP, 1))}" height="${pixels(PLOT.top + PLOT_HEIGHT - y)}" fill="#0b57a4"><title>${text.day(day)}: ${text.amount(amounts[i]!.toFixed(), currency)}</title></rect>`;
   });
   const labels = days.flatMap((day, i) =>
     (days.length - 1 - i) % LABEL_EVERY === 0 ? [html`<text class="day" x="${pixels(xOf(i) + barWidth / 2)}" y="${HEIGHT - 8}" text-anchor="middle">${text.day(day)}</text>`] : [],
   );
   const baseline = PLOT.top + PLOT_HEIGHT;
   // Drawn left to right (time runs that way) in a right-to-left page too, whose direction the text would otherwise take.
-  const svg = html`<svg class="volume-chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="${id}-title ${id}-description" direction="ltr" font-size="14" fill="#1a1a1a" xmlns="http://www.w3.org/2000/svg"><title id="${id}-title">${text.title}</title><desc id="${id}-description">${text.description(amountAsWritten(total, currency), best)}</desc><text class="unit" x="${PLOT.left - 6}" y="14" text-anchor="end" font-weight="700">${currency}</text>${grid}${bars}<line class="axis" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${baseline}" y2="${baseline}" stroke="#6b7380"/>${labels}</svg>`;
-  const rows = days.map((day, i) => html`<tr><th scope="row">${text.day(day)}</th><td class="num">${amountAsWritten(amounts[i]!, currency)}</td></tr>`);
+  const svg = html`<svg class="volume-chart" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="100%" role="img" aria-labelledby="${id}-title ${id}-description" direction="ltr" font-size="14" fill="#1a1a1a" xmlns="http://www.w3.org/2000/svg"><title id="${id}-title">${text.title}</title><desc id="${id}-description">${text.description(text.amount(total.toFixed(), currency), best)}</desc><text class="unit" x="${PLOT.left - 6}" y="14" text-anchor="end" font-weight="700">${currency}</text>${grid}${bars}<line class="axis" x1="${PLOT.left}" x2="${WIDTH - PLOT.right}" y1="${baseline}" y2="${baseline}" stroke="#6b7380"/>${labels}</svg>`;
+  const rows = days.map((day, i) => html`<tr><th scope="row">${text.day(day)}</th><td class="num">${text.amount(amounts[i]!.toFixed(), currency)}</td></tr>`);
   return html`<div class="volume"><h3>${currency}</h3>${svg}<details><summary>${text.table}</summary>${table([th(text.dayHeading), th(text.amountHeading, true)], rows, '')}</details></div>`;
 }

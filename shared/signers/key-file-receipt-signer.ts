@@ -10,6 +10,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { receiptPublicKey, type ReceiptPublicKey, type ReceiptSigner } from '../domain/payments/index.js';
 import { readOrCreateSecretFile } from '../vault/secret-files.js';
+import { KeyReads } from './key-reads.js';
 
 /** Where the local receipt keys live under a data directory. */
 export const receiptKeyDirectory = (dataDir: string): string => join(dataDir, 'receipt-keys');
@@ -23,7 +24,7 @@ interface ReceiptKey {
 
 export class KeyFileReceiptSigner implements ReceiptSigner {
   /** Keys read, by file name: a key file is never rewritten. */
-  readonly #keys = new Map<string, Promise<ReceiptKey>>();
+  readonly #keys = new KeyReads<string, ReceiptKey>();
 
   constructor(private readonly directory: string) {}
 
@@ -74,16 +75,7 @@ export class KeyFileReceiptSigner implements ReceiptSigner {
   }
 
   private keyOf(name: string): Promise<ReceiptKey> {
-    let key = this.#keys.get(name);
-    if (!key) {
-      const reading = readKey(join(this.directory, name));
-      reading.catch(() => {
-        if (this.#keys.get(name) === reading) this.#keys.delete(name);
-      });
-      this.#keys.set(name, reading);
-      key = reading;
-    }
-    return key;
+    return this.#keys.get(name, () => readKey(join(this.directory, name)));
   }
 
   /** Makes key `number`; of two processes making it at once, one wins and both read its key. */

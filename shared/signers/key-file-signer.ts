@@ -2,6 +2,7 @@ import { chmod, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { readOrCreateSecretFile } from '../vault/secret-files.js';
+import { KeyReads } from './key-reads.js';
 import { assertDigest, SignerFault, TREASURY_FAMILIES, type RecoverableSignature, type TreasuryFamily, type TreasurySigner } from '../domain/payouts/index.js';
 
 /** Where the local treasury keys live under a data directory. */
@@ -16,7 +17,7 @@ interface KeyPair {
 }
 
 export class KeyFileTreasurySigner implements TreasurySigner {
-  readonly #keys = new Map<TreasuryFamily, Promise<KeyPair>>();
+  readonly #keys = new KeyReads<TreasuryFamily, KeyPair>();
 
   constructor(private readonly directory: string) {}
 
@@ -41,16 +42,10 @@ export class KeyFileTreasurySigner implements TreasurySigner {
   }
 
   private keyPair(family: TreasuryFamily): Promise<KeyPair> {
-    let keyPair = this.#keys.get(family);
-    if (!keyPair) {
-      const reading = readOrMakeKey(this.keyFile(family)).then((secretKey) => ({ secretKey, publicKey: secp256k1.getPublicKey(secretKey, true) }));
-      reading.catch(() => {
-        if (this.#keys.get(family) === reading) this.#keys.delete(family);
-      });
-      this.#keys.set(family, reading);
-      keyPair = reading;
-    }
-    return keyPair;
+    return this.#keys.get(family, async () => {
+      const secretKey = await readOrMakeKey(this.keyFile(family));
+      return { secretKey, publicKey: secp256k1.getPublicKey(secretKey, true) };
+    });
   }
 }
 

@@ -7,13 +7,14 @@
  * the stage's configuration after a rotation, docs/operations.md#receipt-keys) are only listed.
  */
 import { createHash } from 'node:crypto';
-import { GetPublicKeyCommand, SignCommand, type KMSClient } from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { numberToBytesBE } from '@noble/curves/utils.js';
 import { receiptPublicKey, type ReceiptPublicKey, type ReceiptSigner } from '../domain/payments/index.js';
 import { P256_ORDER, parseDerSignature, parseP256Spki, SignerFault } from '../domain/payouts/index.js';
+import { KeyReads } from './key-reads.js';
+import { kmsPublicKey, kmsSignDigest } from './kms-keys.js';
 
 const KEY_SPEC = 'ECC_NIST_P256';
-const SIGNING_ALGORITHM = 'ECDSA_SHA_256';
 const SCALAR_BYTES = 32;
 
 export interface ReceiptKeyIds {
@@ -24,7 +25,7 @@ export interface ReceiptKeyIds {
 }
 
 export class KmsReceiptSigner implements ReceiptSigner {
-  readonly #publicKeys = new Map<string, Promise<ReceiptPublicKey>>();
+  readonly #publicKeys = new KeyReads<string, ReceiptPublicKey>();
 
   constructor(
     private readonly kms: Pick<KMSClient, 'send'>,
@@ -38,12 +39,7 @@ export class KmsReceiptSigner implements ReceiptSigner {
   async sign(kid: string, signingInput: Uint8Array): Promise<Uint8Array> {
     if (kid !== (await this.currentKeyId())) throw new SignerFault(`Receipts are signed with the current key, not ${kid}`);
     const digest = createHash('sha256').update(signingInput).digest();
-    const answer = await this.kms.send(new SignCommand({ KeyId: this.keyIds.current, Message: digest, MessageType: 'DIGEST', SigningAlgorithm: SIGNING_ALGORITHM }));
-    if (!answer.Signature) throw new SignerFault('KMS answered no signature for the receipt key');
-    if (answer.SigningAlgorithm !== undefined && answer.SigningAlgorithm !== SIGNING_ALGORITHM) {
-      throw new SignerFault(`KMS signed a receipt with ${answer.SigningAlgorithm}, not ${SIGNING_ALGORITHM}`);
-    }
-    const { r, s } = parseDerSignature(answer.Signature, P256_ORDER);
+    const { r, s } = parseDerSignature(await kmsSignDigest(this.kms, this.keyIds.current, digest, `receipt key ${this.keyIds.current}`), P256_ORDER);
     return Uint8Array.from([...numberToBytesBE(r, SCALAR_BYTES), ...numberToBytesBE(s, SCALAR_BYTES)]);
   }
 
@@ -52,25 +48,9 @@ export class KmsReceiptSigner implements ReceiptSigner {
   }
 
   private publicKeyOf(keyId: string): Promise<ReceiptPublicKey> {
-    let publicKey = this.#publicKeys.get(keyId);
-    if (!publicKey) {
-      const reading = this.readPublicKey(keyId);
-      // A failed read is not kept: the next call asks KMS again.
-      reading.catch(() => {
-        if (this.#publicKeys.get(keyId) === reading) this.#publicKeys.delete(keyId);
-      });
-      this.#publicKeys.set(keyId, reading);
-      publicKey = reading;
-    }
-    return publicKey;
-  }
-
-  private async readPublicKey(keyId: string): Promise<ReceiptPublicKey> {
-    const answer = await this.kms.send(new GetPublicKeyCommand({ KeyId: keyId }));
-    if (answer.KeySpec !== undefined && answer.KeySpec !== KEY_SPEC) throw new SignerFault(`Receipt key ${keyId} is ${answer.KeySpec}, not ${KEY_SPEC}`);
-    if (answer.KeyUsage !== undefined && answer.KeyUsage !== 'SIGN_VERIFY') throw new SignerFault(`Receipt key ${keyId} is for ${answer.KeyUsage}, not SIGN_VERIFY`);
-    if (!answer.PublicKey) throw new SignerFault(`KMS answered no public key for receipt key ${keyId}`);
-    const { x, y } = parseP256Spki(answer.PublicKey);
-    return receiptPublicKey(x, y);
+    return this.#publicKeys.get(keyId, async () => {
+      const { x, y } = parseP256Spki(await kmsPublicKey(this.kms, keyId, KEY_SPEC, `receipt key ${keyId}`));
+      return receiptPublicKey(x, y);
+    });
   }
 }

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Decimal } from '../../shared/domain/kernel/index.js';
+import { DashboardTranslator } from '../../shared/dashboard/language.js';
 import { axisTicks, chartDays, volumeChart, type VolumeChartInput } from '../../shared/dashboard/volume-chart.js';
 
 const text: VolumeChartInput['text'] = {
@@ -14,6 +15,7 @@ const text: VolumeChartInput['text'] = {
   table: 'As a table',
   dayHeading: 'Day',
   amountHeading: 'Amount',
+  amount: (value, currency) => new DashboardTranslator('en').amount(value, currency),
 };
 
 const ticksOf = (most: string): string[] => axisTicks(new Decimal(most)).map((tick) => tick.toFixed());
@@ -85,7 +87,7 @@ describe('the volume chart', () => {
   it('keeps fiat at its cents and Bitcoin at its satoshis', () => {
     const days = chartDays(new Date('2026-03-01T12:00:00.000Z'));
     const inr = volumeChart({ id: 'inr', days, volumes: new Map([[days[29]!, '1250']]), currency: 'INR', text }).text;
-    expect(inr).toContain('<td class="num">1250.00 INR</td>');
+    expect(inr).toContain('<td class="num">1,250.00 INR</td>');
     const btc = volumeChart({ id: 'btc', days, volumes: new Map([[days[29]!, '0.0003']]), currency: 'BTC', text }).text;
     expect(btc).toContain('<td class="num">0.00030000 BTC</td>');
     expect(btc).toContain('>0.0003</text>');

@@ -27,6 +27,7 @@ export const overview: PageHandler = async (request) => {
         table: t.text('overview.chartTable', { currency }),
         dayHeading: t.text('overview.day'),
         amountHeading: t.text('list.amount'),
+        amount: (value, of) => t.amount(value, of),
       },
     }),
   );

@@ -85,8 +85,7 @@ export function receiptEvidence(transaction: Transaction): ReceiptEvidence {
       to: transaction.address,
     });
   }
-  const { provider } = transaction;
-  const utr = (transaction as Transaction & { utr?: string }).utr;
+  const { provider, utr } = transaction;
   return complete('provider', PROVIDER_FIELDS, { providerId: provider?.id, providerReference: provider?.reference, utr });
 }
 

@@ -76,6 +76,8 @@ export interface Transaction extends Omit<TransactionView, 'hash' | 'fees'> {
   fees: TransactionView['fees'] & { networkSpent?: string };
   /** Where an on-chain deposit was seen: kept to follow it to its confirmations, or out of the chain. */
   chain?: ChainPosition;
+  /** A deposit confirmed by UTR: the UTR the merchant gave. */
+  utr?: string;
   /** A deposit confirmed by UTR, or a payout: the payment provider that decides it (docs/provider-protocol.md). */
   provider?: TransactionProvider;
   /** What shows the money moved, written with the state change it justifies; absent on records written before receipts. */
