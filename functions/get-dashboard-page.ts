@@ -7,14 +7,12 @@ import { apiKeyServiceWith } from './commons/api-keys.js';
 import { dailyTotals } from './commons/daily-totals.js';
 import { dashboardRequest, dashboardWith, servePage } from './commons/dashboard.js';
 import { reportFilesConfig, reportService } from './commons/reports.js';
-import { transactionReceipts } from './commons/transaction-receipts.js';
 
 const files = reportFilesConfig();
 const dashboard = dashboardWith({
   reports: reportService({ links: files.kind === 'aws' ? new S3ReportLinks(traced(new S3Client({})), files.bucket) : files.files }),
   keys: apiKeyServiceWith(),
   totals: dailyTotals,
-  receipts: transactionReceipts,
 });
 
 /** A dashboard page (docs/merchant-guide.md#dashboard). */

@@ -59,7 +59,7 @@ export const CONCURRENCY = {
     (TABLE_CAPACITY_BASIS.onDemandWriteUnitsPerSecond * TABLE_CAPACITY_BASIS.shareOfOneFunction) / (TABLE_CAPACITY_BASIS.writeUnitsPerRequest * TABLE_CAPACITY_BASIS.requestsPerInstancePerSecond),
   ),
   scheduled: 1,
-  stageBudget: 400,
+  stageBudget: 450,
   roomForRoutes: 5,
 } as const;
 

@@ -1,14 +1,14 @@
 /**
  * The dashboard of this container (docs/merchant-guide.md#dashboard): its access (users,
  * invitations, sessions, audit) and the API's own services it reads through, wired once at load.
- * Each of its two functions gives what only it does of reports: asking for them, or links to them.
+ * Each of its functions gives what only it does: the page function links to reports, the form
+ * function asks for reports, payouts and refunds, the receipt download signs receipts.
  */
 import { config } from '../../shared/config.js';
 import { Dashboard, type DashboardRequest } from '../../shared/dashboard/dashboard.js';
 import type { DashboardServices } from '../../shared/dashboard/page.js';
 import type { DashboardAccess } from '../../shared/domain/dashboard/index.js';
 import { stillRefundable } from '../../shared/domain/payments/index.js';
-import type { ReportService } from '../../shared/domain/ledger/index.js';
 import type { RouteRequest, RouteResult } from '../../shared/http/handler.js';
 import { dynamoDashboardAccess } from '../../shared/store/dashboard-access.js';
 import { documentClient } from '../../shared/store/dynamo.js';
@@ -27,27 +27,19 @@ const { dataKeys, callbackSecrets } = requireVault();
 
 const dashboardAccess = dynamoDashboardAccess(documentClient, tables, dataKeys);
 
-/** What the page function has of payouts: nothing, for it only reads them; asking for, quoting and deciding one are forms. */
-const READS_PAYOUTS_ONLY: DashboardServices['payouts'] = {
-  quote: () => Promise.reject(new Error('Payouts are quoted by the dashboard form function only')),
-  create: () => Promise.reject(new Error('Payouts are asked for by the dashboard form function only')),
-  decide: () => Promise.reject(new Error('Payouts are decided by the dashboard form function only')),
-};
+/**
+ * A service another of the dashboard's functions gives (asking for a payout or a refund is a form,
+ * signing a receipt is the receipt download's): here every call is refused, as this function's
+ * grants would refuse it.
+ */
+function servedElsewhere<T extends object>(what: string): T {
+  return new Proxy({} as T, {
+    get: (_target, name) => (name === 'then' ? undefined : () => Promise.reject(new Error(`${what} is served by another of the dashboard's functions`))),
+  });
+}
 
-/** What the form function has of receipts: nothing, for only the page function signs them. */
-const SIGNS_NO_RECEIPTS: DashboardServices['receipts'] = { receipt: () => Promise.reject(new Error('Receipts are signed by the dashboard page function only')) };
-
-/** What the page function has of asking for a refund: nothing, for that is a form. */
-const ASKS_NO_REFUNDS: DashboardServices['refunds']['create'] = () => Promise.reject(new Error('Refunds are asked for by the dashboard form function only'));
-
-export function dashboardWith(parts: {
-  reports: ReportService;
-  keys: DashboardServices['keys'];
-  totals: DashboardServices['totals'];
-  payouts?: DashboardServices['payouts'];
-  createRefund?: DashboardServices['refunds']['create'];
-  receipts?: DashboardServices['receipts'];
-}): Dashboard {
+/** The dashboard with what this function gives of its parts that only some functions do; the rest are refused. */
+export function dashboardWith(parts: Partial<Pick<DashboardServices, 'reports' | 'keys' | 'totals' | 'payouts' | 'receipts'>> & { createRefund?: DashboardServices['refunds']['create'] }): Dashboard {
   const invoices = invoiceServiceWith();
   const services: DashboardServices = {
     access: dashboardAccess as DashboardAccess<unknown>,
@@ -59,15 +51,18 @@ export function dashboardWith(parts: {
     },
     invoices: { list: (merchantId, query) => invoices.list(merchantId, query), get: (merchantId, id) => invoices.get(merchantId, id) },
     transactions: transactionViews,
-    receipts: parts.receipts ?? SIGNS_NO_RECEIPTS,
+    receipts: parts.receipts ?? servedElsewhere('Signing receipts'),
     callbacks: callbackLog,
     balances: balanceService,
-    reports: parts.reports,
-    totals: parts.totals,
+    reports: parts.reports ?? servedElsewhere('Reports'),
+    totals: parts.totals ?? servedElsewhere('Daily totals'),
     payoutAddresses,
-    payouts: parts.payouts ?? READS_PAYOUTS_ONLY,
-    refunds: { refundable: (merchantId, transactionId) => stillRefundable(transactionStore, merchantId, transactionId), create: parts.createRefund ?? ASKS_NO_REFUNDS },
-    keys: parts.keys,
+    payouts: parts.payouts ?? servedElsewhere('Asking for payouts'),
+    refunds: {
+      refundable: (merchantId, transactionId) => stillRefundable(transactionStore, merchantId, transactionId),
+      create: parts.createRefund ?? servedElsewhere<{ create: DashboardServices['refunds']['create'] }>('Asking for refunds').create,
+    },
+    keys: parts.keys ?? servedElsewhere('API keys'),
     clock: () => new Date(),
   };
   return new Dashboard(services, { stage, publicBaseUrl, explorers });

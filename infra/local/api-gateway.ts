@@ -88,6 +88,22 @@ function compileRoute(route: HttpRoute): CompiledRoute {
   return { route, pattern: new RegExp(`^${source}$`), parameterNames };
 }
 
+/**
+ * API Gateway's choice between paths that both match: segment by segment, a literal one before a
+ * `{parameter}`, and that before a greedy `{parameter+}`; so `/dashboard/receipts/{id}` is chosen
+ * over `/dashboard/{page+}` whatever the route table's order.
+ */
+function bySpecificity(a: CompiledRoute, b: CompiledRoute): number {
+  const rank = (segment: string | undefined): number => (segment === undefined ? 3 : segment.endsWith('+}') ? 2 : segment.startsWith('{') ? 1 : 0);
+  const left = a.route.path.split('/');
+  const right = b.route.path.split('/');
+  for (let i = 0; i < Math.max(left.length, right.length); i++) {
+    const difference = rank(left[i]) - rank(right[i]);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
 const decodeSegment = (segment: string): string => {
   try {
     return decodeURIComponent(segment);
@@ -177,7 +193,7 @@ export class ApiGateway {
   private readonly decisions = new Map<string, { result: APIGatewayAuthorizerResult; expiresAt: number }>();
 
   constructor(private readonly options: ApiGatewayOptions) {
-    this.routes = options.routes.map(compileRoute);
+    this.routes = options.routes.map(compileRoute).sort(bySpecificity);
     this.throttle = options.throttle ?? new TokenBucketThrottle();
   }
 

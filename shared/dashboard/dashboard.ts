@@ -1,6 +1,6 @@
 /**
- * The dashboard's pages and forms (docs/merchant-guide.md#dashboard), behind two routes of the
- * gateway (`GET` and `POST /dashboard/{page+}`): which page a path is, whether it needs a session
+ * The dashboard's pages and forms (docs/merchant-guide.md#dashboard), behind the gateway's routes
+ * `GET` and `POST /dashboard/{page+}` and `GET /dashboard/receipts/{transactionId}`: which page a path is, whether it needs a session
  * and which permission of its user's role, the CSRF token of every form, and what a refusal of
  * the domain looks like as a page. Roles are checked here, on the server, for every page and form.
  */
@@ -46,7 +46,7 @@ const ROUTES: readonly DashboardRoute[] = [
   { method: 'POST', path: 'invoices/{invoiceId}/resend', needs: 'callbacks', handle: money.resendInvoiceEvent },
   { method: 'GET', path: 'transactions', needs: 'read', handle: money.transactions },
   { method: 'GET', path: 'transactions/{transactionId}', needs: 'read', handle: money.transaction },
-  { method: 'GET', path: 'transactions/{transactionId}/receipt', needs: 'read', handle: money.transactionReceipt },
+  { method: 'GET', path: 'receipts/{transactionId}', needs: 'read', handle: money.transactionReceipt },
   { method: 'POST', path: 'transactions/{transactionId}/resend', needs: 'callbacks', handle: money.resendTransactionCallback },
   { method: 'POST', path: 'transactions/{transactionId}/refund', needs: 'payouts', handle: refunds.refundDeposit },
   { method: 'GET', path: 'balances', needs: 'read', handle: balances.balances },

@@ -23,8 +23,6 @@ export const DASHBOARD_FUNCTIONS = [
     // session is checked and its idle limit moved on at each page, in the function.
     opensCallbackSecrets: true,
     reportFiles: 'links',
-    // A transaction's page offers its signed receipt as a file, signed here as the receipt route signs it.
-    signsReceipts: true,
     tables: {
       dashboardSessions: ['GetItem', 'UpdateItem'],
       dashboardUsers: ['GetItem'],
@@ -52,6 +50,27 @@ export const DASHBOARD_FUNCTIONS = [
       reports: ['byMerchant'],
       balanceEntries: ['byMerchant', 'byMerchantCurrency', 'byMerchantType', 'byTransaction'],
     },
+  },
+  {
+    kind: 'http',
+    name: 'get-dashboard-receipt',
+    method: 'GET',
+    path: '/dashboard/receipts/{transactionId}',
+    auth: 'none',
+    stages: BOTH,
+    // A transaction's signed receipt, the file its page offers: signed as the receipt route signs it,
+    // by a function that does nothing else, so that the page function never holds the key. The
+    // session is checked and moved on as at any page.
+    opensCallbackSecrets: true,
+    signsReceipts: true,
+    tables: {
+      dashboardSessions: ['GetItem', 'UpdateItem'],
+      dashboardUsers: ['GetItem'],
+      merchants: ['GetItem'],
+      transactions: ['GetItem'],
+      outbox: ['BatchGetItem'],
+    },
+    queries: { outbox: ['byTransaction'], balanceEntries: ['byTransaction'] },
   },
   {
     kind: 'http',

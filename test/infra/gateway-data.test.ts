@@ -204,7 +204,7 @@ describeEachStage((stage, v) => {
         .filter((statement) => !account.includes(statement))
         .map((statement) => `${statement.Sid} ${sorted(actionsOf(statement)).join(',')} ${resolveText((statement.Condition as { ArnEquals: Record<string, unknown> }).ArnEquals['aws:PrincipalArn'])}`);
       const signers = definitions.filter((definition) => definition.signsReceipts).map(({ name }) => name);
-      expect(sorted(signers)).toEqual(['get-dashboard-page', 'get-transaction-receipt']);
+      expect(sorted(signers)).toEqual(['get-dashboard-receipt', 'get-transaction-receipt']);
       expect(sorted(others)).toEqual(
         sorted([...signers.map((name) => `${pascalCase(name)}SignsReceipts kms:GetPublicKey,kms:Sign ${roleOf(name)}`), `GetJwksReadsPublicKey kms:GetPublicKey ${roleOf('get-jwks')}`]),
       );
@@ -212,7 +212,7 @@ describeEachStage((stage, v) => {
       for (const [, other] of v()
         .resources('AWS::KMS::Key')
         .filter(([, candidate]) => candidate !== key() && candidate.Properties.KeyUsage === 'SIGN_VERIFY')) {
-        expect(JSON.stringify(other.Properties.KeyPolicy)).not.toMatch(/get-transaction-receipt|get-jwks|get-dashboard-page/);
+        expect(JSON.stringify(other.Properties.KeyPolicy)).not.toMatch(/get-transaction-receipt|get-jwks|get-dashboard-receipt/);
       }
     });
   });

@@ -266,8 +266,9 @@ describeEachStage((stage, v) => {
         sorted([
           'watch-chain wallets',
           'list-transaction-callbacks outbox',
-          // A receipt holds the transaction's callbacks as their log shows them.
+          // A receipt, the API's and the dashboard's file, holds the transaction's callbacks as their log shows them.
           'get-transaction-receipt outbox',
+          'get-dashboard-receipt outbox',
           'resend-transaction-callback outbox',
           'list-invoice-callbacks outbox',
           'resend-invoice-callback outbox',

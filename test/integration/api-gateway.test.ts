@@ -69,6 +69,19 @@ describe('routing', () => {
     expect(response.status).toBe(200);
     expect(calls.map((c) => c.fn.name)).toEqual(['get-openapi']);
   });
+
+  it("chooses the more specific path, as API Gateway does, whatever the route table's order: a literal segment before a parameter, a parameter before a greedy one", async () => {
+    const { gateway, calls } = stubbedGateway(ok);
+    expect(HTTP_ROUTES.findIndex((r) => r.name === 'get-dashboard-page')).toBeLessThan(HTTP_ROUTES.findIndex((r) => r.name === 'get-dashboard-receipt'));
+    for (const path of ['/dashboard/receipts/abc', '/dashboard/transactions/abc', '/dashboard/receipts/abc/more']) {
+      expect((await request('GET', path, { gateway })).status).toBe(200);
+    }
+    expect(calls.map((c) => [c.fn.name, (c.event as APIGatewayProxyEvent).pathParameters])).toEqual([
+      ['get-dashboard-receipt', { transactionId: 'abc' }],
+      ['get-dashboard-page', { page: 'transactions/abc' }],
+      ['get-dashboard-page', { page: 'receipts/abc/more' }],
+    ]);
+  });
 });
 
 describe('authentication', () => {

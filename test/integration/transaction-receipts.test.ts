@@ -242,8 +242,8 @@ describe("the dashboard's download of a receipt", () => {
 
     const page = await request('GET', `/dashboard/transactions/${transactionId}`, { headers: { cookie } });
     expect(page.status).toBe(200);
-    expect(page.body).toContain(`href="${config().publicBaseUrl}/dashboard/transactions/${transactionId}/receipt" download="receipt-${transactionId}.jws"`);
-    const file = await request('GET', `/dashboard/transactions/${transactionId}/receipt`, { headers: { cookie } });
+    expect(page.body).toContain(`href="${config().publicBaseUrl}/dashboard/receipts/${transactionId}" download="receipt-${transactionId}.jws"`);
+    const file = await request('GET', `/dashboard/receipts/${transactionId}`, { headers: { cookie } });
     expect(file.status).toBe(200);
     expect(file.headers['content-type']).toMatch(/^application\/jose/);
     expect(file.headers['content-disposition']).toBe(`attachment; filename="receipt-${transactionId}.jws"`);
@@ -251,8 +251,8 @@ describe("the dashboard's download of a receipt", () => {
     expect(payload).toMatchObject({ sub: transactionId, evidence: { source: 'simulation' } });
 
     const othersCookie = await sessionOf(other);
-    expect((await request('GET', `/dashboard/transactions/${transactionId}/receipt`, { headers: { cookie: othersCookie } })).status).toBe(404);
-    const anonymous = await request('GET', `/dashboard/transactions/${transactionId}/receipt`);
+    expect((await request('GET', `/dashboard/receipts/${transactionId}`, { headers: { cookie: othersCookie } })).status).toBe(404);
+    const anonymous = await request('GET', `/dashboard/receipts/${transactionId}`);
     expect(anonymous.status).toBe(303);
     expect(anonymous.headers.location).toMatch(/\/dashboard\/sign-in/);
   });

@@ -268,7 +268,7 @@ export async function transactionPage(request: PageRequest, refundForm?: RefundF
       : []),
     [t.text('list.orderId'), found.orderId ?? ''],
     [t.text('list.created'), t.dateTime(found.createdAt)],
-    [t.text('transaction.receipt'), html`<a class="mono" href="${dashboardUrl(context, `transactions/${found.id}/receipt`)}" download="receipt-${found.id}.jws">receipt-${found.id}.jws</a>`],
+    [t.text('transaction.receipt'), html`<a class="mono" href="${dashboardUrl(context, `receipts/${found.id}`)}" download="receipt-${found.id}.jws">receipt-${found.id}.jws</a>`],
   ])}</section>
 ${isDeposit ? html`<section><h2>${t.text('refunds.title')}</h2>${ofDeposit.items.length > 0 ? transactionTable(context, ofDeposit) : html`<p>${t.text('refunds.none')}</p>`}</section>` : ''}
 ${refundable?.greaterThan(0) ? refundFormOf(context, found, formatAmount(refundable, decimalsOf(found.currency)), refundForm) : ''}
