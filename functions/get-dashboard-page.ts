@@ -5,6 +5,7 @@ import { routeByName } from '../shared/routes.js';
 import { S3ReportLinks } from '../shared/store/s3-report-links.js';
 import { apiKeyServiceWith } from './commons/api-keys.js';
 import { dailyTotals } from './commons/daily-totals.js';
+import { stageConfiguration } from './commons/stage-configuration.js';
 import { dashboardRequest, dashboardWith, servePage } from './commons/dashboard.js';
 import { reportFilesConfig, reportService } from './commons/reports.js';
 
@@ -13,6 +14,7 @@ const dashboard = dashboardWith({
   reports: reportService({ links: files.kind === 'aws' ? new S3ReportLinks(traced(new S3Client({})), files.bucket) : files.files }),
   keys: apiKeyServiceWith(),
   totals: dailyTotals,
+  explorers: () => stageConfiguration.current().explorers,
 });
 
 /** A dashboard page (docs/merchant-guide.md#dashboard). */

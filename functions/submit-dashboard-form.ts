@@ -4,6 +4,7 @@ import { routeByName } from '../shared/routes.js';
 import { apiKeyServiceWith } from './commons/api-keys.js';
 import { keyRegistry } from './commons/key-registry.js';
 import { dailyTotals } from './commons/daily-totals.js';
+import { stageConfiguration } from './commons/stage-configuration.js';
 import { dashboardRequest, dashboardWith, servePage } from './commons/dashboard.js';
 import { cryptoPayoutService } from './commons/payouts.js';
 import { refundService } from './commons/refunds.js';
@@ -15,6 +16,7 @@ const dashboard = dashboardWith({
   reports: reportService({ queue: reportQueue() }),
   keys: apiKeyServiceWith(keyRegistry),
   totals: dailyTotals,
+  explorers: () => stageConfiguration.current().explorers,
   payouts: {
     quote: (merchantId, request) => payouts.quote(merchantId, request),
     create: (merchantId, request, code) => payouts.create(merchantId, request, code),

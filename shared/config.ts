@@ -151,16 +151,19 @@ const chainEnvSchema = z.object({
 /** The variables' values as chainEnvSchema reads them. */
 type ChainEnv = Record<string, unknown> & { GATEWAY_API_KEY_TRON?: string; GATEWAY_WATCHED_NETWORKS: readonly CryptoNetwork[] };
 
-/**
- * The stage's configuration document (docs/operations.md#stage-configuration): its providers,
- * each secret by its ARN, and the token contracts replacing a network's built-in ones.
- */
 /** The gateway's payout fee of each crypto currency the document sets; the others keep DEFAULT_PAYOUT_FEES. */
 const payoutFeesSchema = z.partialRecord(z.enum(Object.keys(DEFAULT_PAYOUT_FEES) as [CryptoAssetCode, ...CryptoAssetCode[]]), z.string().regex(/^\d+(\.\d+)?$/, 'must be a decimal string'));
 
+/**
+ * The stage's configuration document (docs/operations.md#stage-configuration): its providers,
+ * each secret by its ARN, the token contracts replacing a network's built-in ones, the payout
+ * fees and block explorers replacing the defaults, and the retired receipt keys.
+ */
 const stageDocumentSchema = z.strictObject({
   providers: providerListSchema,
   payoutFees: payoutFeesSchema.optional(),
+  /** The block explorers the dashboard links transactions to, per network, where they are not the stage's own. */
+  explorers: z.partialRecord(z.enum(CRYPTO_NETWORKS), explorerPageSchema).optional(),
   /** Receipt keys rotated out (KMS key ARNs), still listed in the JWKS for the receipts they signed (docs/operations.md#receipt-keys). */
   retiredReceiptKeys: z.array(z.string().min(1)).optional(),
   tokens: z.strictObject(Object.fromEntries(TOKEN_NETWORKS.map((network) => [network, tokenContractsSchema(tokenAddressOf(network)).optional()]))),
@@ -345,8 +348,9 @@ const providerConfigsOf = (providers: z.output<typeof providerListSchema>): Prov
   }));
 
 /**
- * What grows with a stage (docs/operations.md#stage-configuration): its payment providers, and its
- * networks with their tokens and, for the chain watcher, their node endpoints.
+ * What grows with a stage (docs/operations.md#stage-configuration): its payment providers, its
+ * networks with their tokens and, for the chain watcher, their node endpoints, its payout fees and
+ * the block explorers its dashboard links to.
  */
 export interface StageConfiguration {
   /** The stage's payment providers; none where no local-fiat method is offered. */
@@ -355,9 +359,19 @@ export interface StageConfiguration {
   chains: Chains;
   /** The gateway's fee of a crypto payout, per currency. */
   payoutFees: Readonly<Record<CryptoAssetCode, string>>;
+  /** Where the dashboard links a transaction's hash, per network. */
+  explorers: NetworkExplorers;
   /** AWS: the receipt keys rotated out, which the JWKS still lists; none until a rotation (the key files' own directory keeps them locally). */
   retiredReceiptKeys?: readonly string[];
 }
+
+/** A stage's configuration before any document or variable is laid over it: no providers, and the stage's own networks, payout fees and explorers. */
+export const defaultStageConfiguration = (stage: Stage): StageConfiguration => ({
+  providers: [],
+  chains: defaultChains(stage),
+  payoutFees: DEFAULT_PAYOUT_FEES,
+  explorers: NETWORK_EXPLORERS[stage],
+});
 
 /** The stage's configuration as the environment gives it (one machine), or the SSM parameters it is read from, laid over the environment's part (AWS). */
 export type StageConfigurationSource =
@@ -393,6 +407,7 @@ export function stageConfigurationOf(base: StageConfiguration, documents: { conf
     providers: document ? providerConfigsOf(document.providers) : base.providers,
     chains: layChains(base.chains, { tokens: document?.tokens ?? {}, rpc: endpoints?.rpc ?? {}, tronApiKey: endpoints?.tronApiKey }),
     payoutFees: { ...base.payoutFees, ...document?.payoutFees },
+    explorers: { ...base.explorers, ...document?.explorers },
     ...(document?.retiredReceiptKeys ? { retiredReceiptKeys: document.retiredReceiptKeys } : {}),
   };
 }
@@ -479,8 +494,6 @@ export interface Config {
   stageConfiguration: StageConfigurationSource;
   /** The networks the deployment watches: only these are offered outside the demo stage. */
   watchedNetworks: CryptoNetwork[];
-  /** Where the dashboard links a transaction's hash, per network. */
-  explorers: NetworkExplorers;
   reconciliationPolicy: ReconciliationPolicy;
   retryScale: number;
   /** Seconds a rotated callback secret keeps signing beside its successor. */
@@ -522,7 +535,12 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
   }
   const e = result.data as z.infer<typeof envSchema> & Record<string, string>;
   const chains = chainsOf(e.STAGE, chainResult.data as ChainEnv);
-  const fromEnvironment: StageConfiguration = { providers: providerConfigsOf(e.GATEWAY_PROVIDERS ?? []), chains, payoutFees: DEFAULT_PAYOUT_FEES };
+  const fromEnvironment: StageConfiguration = {
+    providers: providerConfigsOf(e.GATEWAY_PROVIDERS ?? []),
+    chains,
+    payoutFees: DEFAULT_PAYOUT_FEES,
+    explorers: explorersOf(e.STAGE, chainResult.data as ChainEnv),
+  };
   const parameterNames = { configuration: e.GATEWAY_STAGE_CONFIGURATION_PARAMETER, chainEndpoints: e.GATEWAY_CHAIN_ENDPOINTS_PARAMETER };
   return {
     stage: e.STAGE,
@@ -531,7 +549,6 @@ export function parseConfig(env: NodeJS.ProcessEnv): Config {
     stageConfiguration:
       parameterNames.configuration || parameterNames.chainEndpoints ? { kind: 'parameters', parameterNames, base: fromEnvironment } : { kind: 'environment', configuration: fromEnvironment },
     watchedNetworks: watchedNetworks(chains),
-    explorers: explorersOf(e.STAGE, chainResult.data as ChainEnv),
     reconciliationPolicy: {
       ...RECONCILIATION_POLICY,
       askAfterSeconds: e.GATEWAY_RECONCILE_AFTER_S,

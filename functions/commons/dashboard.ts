@@ -8,6 +8,7 @@ import { config } from '../../shared/config.js';
 import { Dashboard, type DashboardRequest } from '../../shared/dashboard/dashboard.js';
 import type { DashboardServices } from '../../shared/dashboard/page.js';
 import type { DashboardAccess } from '../../shared/domain/dashboard/index.js';
+import { NETWORK_EXPLORERS, type NetworkExplorers } from '../../shared/domain/chains/index.js';
 import { stillRefundable } from '../../shared/domain/payments/index.js';
 import type { RouteRequest, RouteResult } from '../../shared/http/handler.js';
 import { dynamoDashboardAccess } from '../../shared/store/dashboard-access.js';
@@ -22,7 +23,7 @@ import { transactionViews } from './transaction-views.js';
 import { requireVault } from './vault.js';
 import { transactionStore } from './stores.js';
 
-const { tables, stage, publicBaseUrl, explorers, secretOverlapSeconds } = config();
+const { tables, stage, publicBaseUrl, secretOverlapSeconds } = config();
 const { dataKeys, callbackSecrets } = requireVault();
 
 const dashboardAccess = dynamoDashboardAccess(documentClient, tables, dataKeys);
@@ -39,7 +40,13 @@ function servedElsewhere<T extends object>(what: string): T {
 }
 
 /** The dashboard with what this function gives of its parts that only some functions do; the rest are refused. */
-export function dashboardWith(parts: Partial<Pick<DashboardServices, 'reports' | 'keys' | 'totals' | 'payouts' | 'receipts'>> & { createRefund?: DashboardServices['refunds']['create'] }): Dashboard {
+export function dashboardWith(
+  parts: Partial<Pick<DashboardServices, 'reports' | 'keys' | 'totals' | 'payouts' | 'receipts'>> & {
+    createRefund?: DashboardServices['refunds']['create'];
+    /** The stage's block explorers, for the functions that draw pages (`drawsDashboardPages`); the receipt download draws none and keeps the stage's own. */
+    explorers?: () => NetworkExplorers;
+  },
+): Dashboard {
   const invoices = invoiceServiceWith();
   const services: DashboardServices = {
     access: dashboardAccess as DashboardAccess<unknown>,
@@ -65,7 +72,7 @@ export function dashboardWith(parts: Partial<Pick<DashboardServices, 'reports' |
     keys: parts.keys ?? servedElsewhere('API keys'),
     clock: () => new Date(),
   };
-  return new Dashboard(services, { stage, publicBaseUrl, explorers });
+  return new Dashboard(services, { stage, publicBaseUrl, explorers: parts.explorers ?? (() => NETWORK_EXPLORERS[stage]) });
 }
 
 /** A request of the gateway's as the dashboard's: the path under `/dashboard/`, the form, the language. */

@@ -415,6 +415,8 @@ export interface GatewayApiStackProps extends StackProps {
   watchedNetworks: WatchedNetworks;
   /** The gateway's payout fees that are not the default's, which its configuration names. */
   payoutFees?: StageDocument['payoutFees'];
+  /** The block explorers that are not the stage's own, which its configuration names. */
+  explorers?: StageDocument['explorers'];
   /** Receipt keys rotated out (docs/operations.md#receipt-keys), in the stage's configuration document. */
   retiredReceiptKeys?: readonly string[];
   /** What each of the stage's functions is made with but its public URL and its stage configuration, which this stack adds. */
@@ -435,7 +437,11 @@ export class GatewayApiStack extends Stack {
   readonly functions: GatewayFunction[];
   readonly demoProvider?: DemoProvider;
 
-  constructor(scope: Construct, id: string, { stage, settings, data, publicBaseUrl, customDomain, watchedNetworks, payoutFees, retiredReceiptKeys, functionProps, ...stackProps }: GatewayApiStackProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    { stage, settings, data, publicBaseUrl, customDomain, watchedNetworks, payoutFees, explorers, retiredReceiptKeys, functionProps, ...stackProps }: GatewayApiStackProps,
+  ) {
     super(scope, id, { description: `Payment gateway ${stage}: the API, its routes' functions and its configuration`, terminationProtection: settings.protectData, ...stackProps });
     const { logRetention } = settings;
     const removalPolicy = removalPolicyOf(settings);
@@ -455,7 +461,7 @@ export class GatewayApiStack extends Stack {
     this.demoProvider = stage === 'demo' ? new DemoProvider(this, 'DemoProvider', { api: this.api.restApi, publicBaseUrl: this.publicBaseUrl, logRetention, removalPolicy }) : undefined;
     const demo = this.demoProvider && { provider: { ...demoProviderRoute(), url: this.demoProvider.url }, secret: this.demoProvider.secret };
     this.providers = [...(demo ? [demo] : []), ...data.partnerSecrets.partners];
-    this.stageConfiguration = stageConfigurationParameter(this, 'StageConfigurationParameter', { stage, providers: this.providers, watchedNetworks, payoutFees, retiredReceiptKeys });
+    this.stageConfiguration = stageConfigurationParameter(this, 'StageConfigurationParameter', { stage, providers: this.providers, watchedNetworks, payoutFees, explorers, retiredReceiptKeys });
 
     // The networks' endpoints are the jobs stack's parameter (its operators' ChainRpc… parameters):
     // the routes that quote and hand over payouts read it by its name, which the stage fixes.

@@ -54,6 +54,8 @@ export interface GatewayStageProps {
   providers?: readonly ProviderDeployment[];
   /** The gateway's payout fee per currency where it is not the default's (docs/operations.md#stage-configuration), in the stage's configuration document. */
   payoutFees?: StageDocument['payoutFees'];
+  /** The block explorers the dashboard links to where they are not the stage's own (docs/operations.md#stage-configuration), in its configuration document. */
+  explorers?: StageDocument['explorers'];
   /**
    * The stage's receipt keys (docs/operations.md#receipt-keys): which one signs (1 until the first
    * rotation) and the ARNs of those rotated out, which the JWKS keeps listing.
@@ -69,7 +71,7 @@ export class GatewayStage {
 
   constructor(
     scope: Construct,
-    { stage, env, publicBaseUrl, customDomain, watchedNetworks = {}, liveRates = STAGE_SETTINGS[stage].liveRates, providers = [], payoutFees, receiptKeys }: GatewayStageProps,
+    { stage, env, publicBaseUrl, customDomain, watchedNetworks = {}, liveRates = STAGE_SETTINGS[stage].liveRates, providers = [], payoutFees, explorers, receiptKeys }: GatewayStageProps,
   ) {
     const settings = STAGE_SETTINGS[stage];
     const networks = Object.keys(watchedNetworks) as CryptoNetwork[];
@@ -108,6 +110,7 @@ export class GatewayStage {
       customDomain,
       watchedNetworks,
       payoutFees,
+      explorers,
       retiredReceiptKeys: receiptKeys?.retired,
       functionProps,
     });

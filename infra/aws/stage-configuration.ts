@@ -6,13 +6,12 @@
  * when their container loads and every few minutes after (shared/stage-configuration.ts). Lambda
  * holds 4 KB of environment a function; a parameter holds 8 KB.
  */
-import { DEFAULT_PAYOUT_FEES } from '../../shared/domain/payouts/index.js';
 import { CfnParameter, Stack, Token, type CfnParameterProps } from 'aws-cdk-lib';
 import { ParameterTier, StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
-import { stageConfigurationOf, type ChainEndpointsDocument, type StageDocument } from '../../shared/config.js';
+import { defaultStageConfiguration, stageConfigurationOf, type ChainEndpointsDocument, type StageDocument } from '../../shared/config.js';
 import type { CryptoNetwork } from '../../shared/domain/kernel/index.js';
-import { type AddressFamily, defaultChains, NETWORK_ADDRESS_FAMILY } from '../../shared/domain/chains/index.js';
+import { type AddressFamily, NETWORK_ADDRESS_FAMILY } from '../../shared/domain/chains/index.js';
 import type { Stage } from '../../shared/stage.js';
 import { chainEndpointsParameterName, pascalCase, stageConfigurationParameterName } from './construct-ids.js';
 import type { ProviderWithSecret } from './payment-providers.js';
@@ -41,6 +40,8 @@ export interface StageConfigurationParameterProps {
   watchedNetworks: WatchedNetworks;
   /** The gateway's payout fee per currency where it is not the default's. */
   payoutFees?: StageDocument['payoutFees'];
+  /** The block explorers the dashboard links to where they are not the stage's own. */
+  explorers?: StageDocument['explorers'];
   /** Receipt keys rotated out, by ARN: the JWKS lists them beside the current one. */
   retiredReceiptKeys?: readonly string[];
 }
@@ -50,12 +51,17 @@ export interface StageConfigurationParameterProps {
  * with what is known only at deployment standing at its longest: a stage whose document would not
  * fit a parameter fails here, not halfway through its deployment.
  */
-export function stageConfigurationParameter(scope: Construct, id: string, { stage, providers, watchedNetworks, payoutFees, retiredReceiptKeys }: StageConfigurationParameterProps): StringParameter {
+export function stageConfigurationParameter(
+  scope: Construct,
+  id: string,
+  { stage, providers, watchedNetworks, payoutFees, explorers, retiredReceiptKeys }: StageConfigurationParameterProps,
+): StringParameter {
   const tokens = Object.fromEntries(Object.entries(watchedNetworks).flatMap(([network, { tokens: given } = {}]) => (given ? [[network, given]] : [])));
   const documentWith = (secretArn: (entry: ProviderWithSecret) => string, url: (entry: ProviderWithSecret) => string): StageDocument => ({
     providers: providers.map((entry) => ({ ...entry.provider, methods: [...entry.provider.methods], url: url(entry), secretArn: secretArn(entry) })),
     tokens,
     ...(payoutFees ? { payoutFees } : {}),
+    ...(explorers ? { explorers } : {}),
     ...(retiredReceiptKeys?.length ? { retiredReceiptKeys: [...retiredReceiptKeys] } : {}),
   });
   const longest = JSON.stringify(
@@ -64,7 +70,7 @@ export function stageConfigurationParameter(scope: Construct, id: string, { stag
       ({ provider }) => (Token.isUnresolved(provider.url) ? LONGEST_URL : provider.url),
     ),
   );
-  stageConfigurationOf({ providers: [], chains: defaultChains(stage), payoutFees: DEFAULT_PAYOUT_FEES }, { configuration: longest });
+  stageConfigurationOf(defaultStageConfiguration(stage), { configuration: longest });
   const bytes = Buffer.byteLength(longest);
   if (bytes > PARAMETER_VALUE_BYTES) {
     throw new Error(
@@ -74,7 +80,7 @@ export function stageConfigurationParameter(scope: Construct, id: string, { stag
   }
   return new StringParameter(scope, id, {
     parameterName: stageConfigurationParameterName(stage),
-    description: "The stage's payment providers, token contracts, payout fees and retired receipt keys (docs/operations.md#stage-configuration)",
+    description: "The stage's payment providers, token contracts, payout fees, block explorers and retired receipt keys (docs/operations.md#stage-configuration)",
     stringValue: Stack.of(scope).toJsonString(
       documentWith(
         ({ secret }) => secret.secretArn,

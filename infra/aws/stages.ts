@@ -103,16 +103,17 @@ function providersFromContext(value: unknown, stages: readonly Stage[]): Gateway
   }
 }
 
-function payoutFeesFromContext(value: unknown, stages: readonly Stage[]): GatewayStageProps['payoutFees'] {
+/** A part of the stage's configuration document given whole as a JSON object (`payoutFees`, `explorers`), for one deployment. */
+function documentPartFromContext<Part>(name: string, example: string, value: unknown, stages: readonly Stage[]): Part | undefined {
   if (value === undefined) return undefined;
-  if (stages.length !== 1) throw new Error('Context "payoutFees" belongs to one deployment: pass "stage" with it');
+  if (stages.length !== 1) throw new Error(`Context "${name}" belongs to one deployment: pass "stage" with it`);
   try {
-    const fees = typeof value === 'string' ? JSON.parse(value) : value;
-    if (fees === null || typeof fees !== 'object' || Array.isArray(fees)) throw new Error('not an object');
-    // Each fee is checked as the functions check it, with the stage's configuration document.
-    return fees as GatewayStageProps['payoutFees'];
+    const part = typeof value === 'string' ? JSON.parse(value) : value;
+    if (part === null || typeof part !== 'object' || Array.isArray(part)) throw new Error('not an object');
+    // Each value is checked as the functions check it, with the stage's configuration document.
+    return part as Part;
   } catch (error) {
-    throw new Error(`Context "payoutFees" must be JSON such as {"USDT":"1.5","BTC":"0.0002"}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`Context "${name}" must be JSON such as ${example}: ${error instanceof Error ? error.message : String(error)}`);
   }
 }
 
@@ -140,7 +141,8 @@ export function addStages(app: App): GatewayStage[] {
   const watchedNetworks = watchedNetworksFromContext(context('watchNetworks'), context('watchTokens'), stages);
   const liveRates = liveRatesFromContext(context('ratesUrl'), context('ratePairs'), context('rateMaxAgeSeconds'), stages);
   const providers = providersFromContext(context('providers'), stages);
-  const payoutFees = payoutFeesFromContext(context('payoutFees'), stages);
+  const payoutFees = documentPartFromContext<GatewayStageProps['payoutFees']>('payoutFees', '{"USDT":"1.5","BTC":"0.0002"}', context('payoutFees'), stages);
+  const explorers = documentPartFromContext<GatewayStageProps['explorers']>('explorers', '{"ethereum":"https://etherscan.io/tx/{hash}"}', context('explorers'), stages);
   const receiptKeys = receiptKeysFromContext(context('receiptKeyGeneration'), context('retiredReceiptKeys'), stages);
-  return stages.map((stage) => new GatewayStage(app, { stage, publicBaseUrl, customDomain, watchedNetworks, liveRates, providers, payoutFees, receiptKeys }));
+  return stages.map((stage) => new GatewayStage(app, { stage, publicBaseUrl, customDomain, watchedNetworks, liveRates, providers, payoutFees, explorers, receiptKeys }));
 }

@@ -10,10 +10,10 @@ import { KMSClient } from '@aws-sdk/client-kms';
 import { SSMClient } from '@aws-sdk/client-ssm';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { treasuryReaderOf } from '../../shared/chain/treasury-balances.js';
-import { parseChainsConfig } from '../../shared/config.js';
+import { defaultStageConfiguration } from '../../shared/config.js';
 import { CRYPTO_NETWORKS, type CryptoNetwork } from '../../shared/domain/kernel/index.js';
 import { BalanceService, DailyTotalsRecount } from '../../shared/domain/ledger/index.js';
-import { DEFAULT_PAYOUT_FEES, TREASURY_FAMILIES, type TreasuryFamily, type TreasurySources } from '../../shared/domain/payouts/index.js';
+import { TREASURY_FAMILIES, type TreasuryFamily, type TreasurySources } from '../../shared/domain/payouts/index.js';
 import { KeyFileTreasurySigner, treasuryKeyDirectory } from '../../shared/signers/key-file-signer.js';
 import { KmsTreasurySigner } from '../../shared/signers/kms-signer.js';
 import { KeyFileReceiptSigner, receiptKeyDirectory } from '../../shared/signers/key-file-receipt-signer.js';
@@ -234,7 +234,7 @@ export async function awsTarget(stage: Stage, region: string | undefined): Promi
       const keys = treasuryKeys();
       // The stage's networks as its functions read them: the stage's own, with the configuration's tokens and the watcher's node endpoints laid over.
       const parameterNames = { configuration: stageConfigurationParameterName(stage), chainEndpoints: chainEndpointsParameterName(stage) };
-      const base = { providers: [], chains: parseChainsConfig(stage, {}), payoutFees: DEFAULT_PAYOUT_FEES };
+      const base = defaultStageConfiguration(stage);
       const { chains } = (await loadStageConfiguration({ kind: 'parameters', parameterNames, base }, () => ssmParametersReader(ssm))).current();
       return {
         stage,

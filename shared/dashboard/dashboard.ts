@@ -105,7 +105,8 @@ export interface DashboardRequest {
 export interface DashboardSettings {
   stage: Stage;
   publicBaseUrl: string;
-  explorers: NetworkExplorers;
+  /** The block explorers as the stage's configuration has them now (docs/operations.md#stage-configuration). */
+  explorers: () => NetworkExplorers;
 }
 
 /** A form posted from another site: a browser says so (`Sec-Fetch-Site`, `Origin`); SameSite cookies and the CSRF token are the rest of the defence. */
@@ -123,7 +124,8 @@ export class Dashboard {
   ) {}
 
   async serve(request: DashboardRequest): Promise<DashboardAnswer> {
-    const base: DashboardContext = { t: new DashboardTranslator(request.language.language), language: request.language, page: request.page, ...this.settings };
+    const { stage, publicBaseUrl, explorers } = this.settings;
+    const base: DashboardContext = { t: new DashboardTranslator(request.language.language), language: request.language, page: request.page, stage, publicBaseUrl, explorers: explorers() };
     const matched = matchRoute(request.method, request.page);
     if (!matched) return this.refusal(base, 404, 'error.notFound', 'error.notFoundBody');
     const { route, params } = matched;

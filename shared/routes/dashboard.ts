@@ -22,6 +22,7 @@ export const DASHBOARD_FUNCTIONS = [
     // Every page reads through the API's own services (docs/merchant-guide.md#dashboard); the
     // session is checked and its idle limit moved on at each page, in the function.
     opensCallbackSecrets: true,
+    drawsDashboardPages: true,
     reportFiles: 'links',
     tables: {
       dashboardSessions: ['GetItem', 'UpdateItem'],
@@ -88,6 +89,8 @@ export const DASHBOARD_FUNCTIONS = [
     // asked of the provider that took the payment.
     opensCallbackSecrets: true,
     sealsCallbackSecrets: true,
+    // A refused form draws its page again.
+    drawsDashboardPages: true,
     managesApiKeys: true,
     usesChainNodes: true,
     usesProviders: true,

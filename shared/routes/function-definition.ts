@@ -82,6 +82,8 @@ export interface FunctionDefinition {
   describesProviders?: boolean;
   /** Whether the function draws the hosted checkout's pages, whose payment links name the stage's token contracts. */
   drawsCheckoutPages?: boolean;
+  /** Whether the function draws the dashboard's pages, whose transaction hashes link to the stage's block explorers. */
+  drawsDashboardPages?: boolean;
   /**
    * Whether the function sends a provider again what it never took (the reconciliation): it opens
    * sealed card numbers and reads receipts, and nothing else of the vault.
@@ -128,11 +130,11 @@ export const readsProviders = (definition: GatewayFunction): boolean => Boolean(
 
 /**
  * Whether the function reads the stage's configuration (docs/operations.md#stage-configuration):
- * its providers, its tokens in the checkout's payment links, the retired receipt keys of the JWKS,
- * or, for the chain watcher, its networks' endpoints. In AWS it reads its SSM parameter when its container loads.
+ * its providers, its tokens in the checkout's payment links, its block explorers in the dashboard's
+ * pages, the retired receipt keys of the JWKS, or, for the chain watcher, its networks' endpoints. In AWS it reads its SSM parameter when its container loads.
  */
 export const readsStageConfiguration = (definition: GatewayFunction): boolean =>
-  readsProviders(definition) || Boolean(definition.drawsCheckoutPages || definition.listsReceiptKeys) || readsChainEndpoints(definition);
+  readsProviders(definition) || Boolean(definition.drawsCheckoutPages || definition.drawsDashboardPages || definition.listsReceiptKeys) || readsChainEndpoints(definition);
 
 /** Whether the function is the chain watcher, run per watched network. */
 export const watchesChains = (definition: GatewayFunction): boolean => definition.kind === 'schedule' && Boolean(definition.perNetwork);

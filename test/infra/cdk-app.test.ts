@@ -328,6 +328,13 @@ describe('cdk synth with bad context', () => {
       { stage: 'prod', providers: JSON.stringify([{ ...PARTNER, methods: [{ currency: 'TRY', method: 'p2p', min: '1', max: '2' }] }]) },
       'Invalid stage configuration: configuration.providers.0.methods.0.method: is not a method of its currency',
     ],
+    ['explorers without a stage, since they belong to one deployment', { explorers: '{"ethereum":"https://etherscan.io/tx/{hash}"}' }, 'Context "explorers" belongs to one deployment'],
+    ['explorers that are not a JSON object', { stage: 'prod', explorers: '["https://etherscan.io/tx/{hash}"]' }, 'Context "explorers" must be JSON such as {"ethereum":"https://etherscan.io/tx/{hash}"}'],
+    [
+      'an explorer the functions would refuse, naming what is wrong',
+      { stage: 'prod', explorers: '{"tron":"https://tronscan.org/#/transaction/"}' },
+      'Invalid stage configuration: configuration.explorers.tron: must be an http(s) URL with {hash} in it',
+    ],
   ])('rejects %s', (_, context, message) => {
     expect(synthesizeInProcess(context)).toThrow(message);
   });

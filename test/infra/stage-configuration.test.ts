@@ -12,12 +12,13 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GatewayStage } from '../../infra/aws/gateway-stage.js';
 import { stageConfigurationParameter } from '../../infra/aws/stage-configuration.js';
-import { parseChainsConfig, stageConfigurationOf } from '../../shared/config.js';
+import { defaultStageConfiguration, parseChainsConfig, stageConfigurationOf } from '../../shared/config.js';
 import { DEFAULT_PAYOUT_FEES } from '../../shared/domain/payouts/index.js';
 import { DEFAULTS } from '../../shared/defaults.js';
 import { CHAIN_RUN_ALLOWANCE_SECONDS, CONCURRENCY, chainWatchSecondsOf } from '../../shared/platform.js';
 import { CHAIN_RPC_METRICS } from '../../shared/observability/catalogue.js';
-import { FUNCTIONS, functionsForStage, readsChainEndpoints } from '../../shared/routes.js';
+import { FUNCTIONS, functionsForStage, readsChainEndpoints, readsStageConfiguration } from '../../shared/routes.js';
+import { NETWORK_EXPLORERS } from '../../shared/domain/chains/index.js';
 import type { Stage } from '../../shared/stage.js';
 import { type StackView, WATCHED_TOKEN, WATCHED_TRON_TOKEN, projectApp, stageViews, watchingView } from '../support/stage-view.js';
 
@@ -188,9 +189,7 @@ describe("the stage's payout fees", () => {
 
   it('writes the fees the deployment gives into the configuration document, which the functions lay over the defaults', () => {
     expect(documentOf({ USDT: '1.5', BTC: '0.0002' }).payoutFees).toEqual({ USDT: '1.5', BTC: '0.0002' });
-    expect(
-      stageConfigurationOf({ providers: [], chains: parseChainsConfig('prod', {}), payoutFees: DEFAULT_PAYOUT_FEES }, { configuration: JSON.stringify(documentOf({ USDT: '1.5' })) }).payoutFees,
-    ).toEqual({
+    expect(stageConfigurationOf(defaultStageConfiguration('prod'), { configuration: JSON.stringify(documentOf({ USDT: '1.5' })) }).payoutFees).toEqual({
       ...DEFAULT_PAYOUT_FEES,
       USDT: '1.5',
     });
@@ -200,5 +199,36 @@ describe("the stage's payout fees", () => {
   it('refuses a fee the functions would refuse, at synthesis', () => {
     expect(() => documentOf({ USDT: 'one' })).toThrow(/Invalid stage configuration: configuration\.payoutFees\.USDT: must be a decimal string/);
     expect(() => documentOf({ EUR: '1' })).toThrow(/Invalid stage configuration: configuration\.payoutFees: Unrecognized key: "EUR"/);
+  });
+});
+
+describe("the stage's block explorers", () => {
+  const documentOf = (explorers?: Record<string, string>) => {
+    const stack = new Stack(new App(), 'Explorers');
+    stageConfigurationParameter(stack, 'Configuration', { stage: 'prod', providers: [], watchedNetworks: {}, explorers });
+    const [parameter] = Object.values(Template.fromStack(stack).findResources('AWS::SSM::Parameter')) as Array<{ Properties: { Value: string } }>;
+    return JSON.parse(parameter!.Properties.Value);
+  };
+
+  it("writes the explorers the deployment gives into the configuration document, which the dashboard's functions lay over the stage's own", () => {
+    const explorers = { ethereum: 'https://explorer.example/eth/tx/{hash}' };
+    expect(documentOf(explorers).explorers).toEqual(explorers);
+    expect(stageConfigurationOf(defaultStageConfiguration('prod'), { configuration: JSON.stringify(documentOf(explorers)) }).explorers).toEqual({
+      ...NETWORK_EXPLORERS.prod,
+      ethereum: 'https://explorer.example/eth/tx/{hash}',
+    });
+    expect(documentOf()).not.toHaveProperty('explorers');
+  });
+
+  it('refuses an explorer the functions would refuse, at synthesis', () => {
+    expect(() => documentOf({ ethereum: 'javascript:alert({hash})' })).toThrow(/Invalid stage configuration: configuration\.explorers\.ethereum: must be an http\(s\) URL with \{hash\} in it/);
+    expect(() => documentOf({ solana: 'https://solscan.io/tx/{hash}' })).toThrow(/Invalid stage configuration: configuration\.explorers: Unrecognized key: "solana"/);
+  });
+
+  it("are read by the functions that draw the dashboard's pages, and not by the receipt download, which draws none", () => {
+    const byName = new Map(FUNCTIONS.map((definition) => [definition.name, definition]));
+    expect(readsStageConfiguration(byName.get('get-dashboard-page')!)).toBe(true);
+    expect(readsStageConfiguration(byName.get('submit-dashboard-form')!)).toBe(true);
+    expect(readsStageConfiguration(byName.get('get-dashboard-receipt')!)).toBe(false);
   });
 });

@@ -75,10 +75,15 @@ describe('the networks configuration', () => {
 
   it("links a transaction to its network's explorer: the stage's, or the one the deployment names for that network alone", () => {
     const hash = `0x${'ab'.repeat(32)}`;
-    const { explorers } = parseConfig({ ...offlineFunctionEnvironment(), STAGE: 'prod', GATEWAY_EXPLORER_ETHEREUM: 'https://explorer.example/eth/tx/{hash}?view=full' });
+    const explorersOf = (env: Record<string, string>) => {
+      const { stageConfiguration } = parseConfig({ ...offlineFunctionEnvironment(), ...env });
+      if (stageConfiguration.kind !== 'environment') throw new Error('expected the environment to configure the stage');
+      return stageConfiguration.configuration.explorers;
+    };
+    const explorers = explorersOf({ STAGE: 'prod', GATEWAY_EXPLORER_ETHEREUM: 'https://explorer.example/eth/tx/{hash}?view=full' });
     expect(explorerTransactionUrl(explorers, 'ethereum', hash)).toBe(`https://explorer.example/eth/tx/${hash}?view=full`);
     expect(explorerTransactionUrl(explorers, 'bsc', hash)).toBe(`https://bscscan.com/tx/${hash}`);
-    expect(explorerTransactionUrl(parseConfig({ ...offlineFunctionEnvironment(), STAGE: 'demo' }).explorers, 'ethereum', hash)).toBe(`https://sepolia.etherscan.io/tx/${hash}`);
+    expect(explorerTransactionUrl(explorersOf({ STAGE: 'demo' }), 'ethereum', hash)).toBe(`https://sepolia.etherscan.io/tx/${hash}`);
     expect(explorerTransactionUrl(explorers, 'solana', hash)).toBeUndefined();
     expect(() => parseConfig({ ...offlineFunctionEnvironment(), GATEWAY_EXPLORER_TRON: 'https://tronscan.org/#/transaction/' })).toThrow(
       /GATEWAY_EXPLORER_TRON: must be an http\(s\) URL with \{hash\} in it/,

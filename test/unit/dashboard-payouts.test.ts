@@ -71,7 +71,7 @@ function setup(role: DashboardRole, options: { code?: 'used' | 'wrong'; decideRe
     payouts,
     clock: () => new Date('2026-11-29T12:00:00Z'),
   } as unknown as DashboardServices;
-  const dashboard = new Dashboard(services, { stage: 'demo', publicBaseUrl: 'https://pay.example', explorers: NETWORK_EXPLORERS.demo });
+  const dashboard = new Dashboard(services, { stage: 'demo', publicBaseUrl: 'https://pay.example', explorers: () => NETWORK_EXPLORERS.demo });
   const serve = async (method: 'GET' | 'POST', page: string, form: Record<string, string> = {}) => {
     const answer = await dashboard.serve({ method, page, query: {}, form: { csrf: CSRF, ...form }, headers: { cookie: `${SESSION_COOKIE}=token` }, language: { language: 'en', explicit: false } });
     if (answer.kind === 'file') throw new Error(`The payouts pages answered a file, ${answer.name}`);

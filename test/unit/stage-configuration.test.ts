@@ -5,10 +5,9 @@
  * the background, the last kept when a read fails. SSM is the one part stood in for: a client
  * that answers GetParameters from a map.
  */
-import { DEFAULT_PAYOUT_FEES } from '../../shared/domain/payouts/index.js';
 import type { GetParametersCommand, GetParametersCommandOutput, SSMClient } from '@aws-sdk/client-ssm';
 import { describe, expect, it } from 'vitest';
-import { parseConfig, stageConfigurationOf, type StageConfiguration, type StageConfigurationSource } from '../../shared/config.js';
+import { defaultStageConfiguration, parseConfig, stageConfigurationOf, type StageConfiguration, type StageConfigurationSource } from '../../shared/config.js';
 import { defaultChains } from '../../shared/domain/chains/networks.js';
 import { STORED_VALUE_MAX_AGE_MS } from '../../shared/refreshed.js';
 import { loadStageConfiguration, ssmParametersReader } from '../../shared/stage-configuration.js';
@@ -21,9 +20,9 @@ const PSP_ONE = { id: 'psp-one', url: 'https://psp-one.example/gw/', priority: 1
 const USDT_ON_ETHEREUM = '0x1111111111111111111111111111111111111111';
 
 const base = (): StageConfiguration => {
-  const chains = defaultChains('prod');
-  chains.ethereum.watched = true;
-  return { providers: [], chains, payoutFees: DEFAULT_PAYOUT_FEES };
+  const configuration = defaultStageConfiguration('prod');
+  configuration.chains.ethereum.watched = true;
+  return configuration;
 };
 const document = (change: Record<string, unknown> = {}): string => JSON.stringify({ providers: [PSP_ONE], tokens: { ethereum: { USDT: USDT_ON_ETHEREUM } }, ...change });
 

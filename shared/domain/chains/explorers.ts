@@ -1,7 +1,7 @@
 /**
  * Where a person looks a network's transaction up, per stage: the main networks' block explorers
  * in production, their test networks' in demo (and locally); a deployment may name others
- * (`GATEWAY_EXPLORER_{NETWORK}`, docs/operations.md). Pure.
+ * (`GATEWAY_EXPLORER_{NETWORK}` on one machine, the `explorers` context in AWS: docs/operations.md). Pure.
  */
 import type { Stage } from '../../stage.js';
 import type { CryptoNetwork } from '../kernel/index.js';
