@@ -5,8 +5,8 @@
  * was paid as badges in words (an invoice paid 75 USDT of 25 is completed and overpaid), amounts at
  * their currency's precision as the API writes them, the invoice page its method, networks,
  * address, fees, net and deposits linked to the explorer the deployment names for the network;
- * "Newer" and "Older" walk a listing's pages both ways. A screenshot of every page at both widths
- * goes under test/artifacts/screenshots/.
+ * "Newer" and "Older" walk a listing's pages both ways. A screenshot of every page at both widths,
+ * the sign-in, invitation and refusal pages too, goes under test/artifacts/screenshots/.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,7 +18,7 @@ import { LANGUAGE_CODES } from '../../shared/checkout/language.js';
 import { en } from '../../shared/dashboard/i18n/en.js';
 import { Decimal } from '../../shared/domain/kernel/index.js';
 import { accessibilityViolationsAtEveryWidth, AUDIT_VIEWPORTS, launchChromium, NO_VIOLATIONS_AT_ANY_WIDTH, saveScreenshot } from '../support/browser.js';
-import { DashboardBrowser, demoOwnerOf, type OpenPage, tableRows, unexpected } from '../support/dashboard-browser.js';
+import { acceptInvitation, DashboardBrowser, demoOwnerOf, type OpenPage, tableRows, unexpected } from '../support/dashboard-browser.js';
 import { callApi, startGatewayProcess, type ApiResponse, type GatewayProcess } from '../support/gateway-process.js';
 
 /** The explorer this deployment names for Ethereum, in place of the stage's. */
@@ -113,6 +113,18 @@ const BROKEN_ACROSS_LINES = `(() => Array.from(document.querySelectorAll('main .
   const height = element.getBoundingClientRect().height;
   return boxes.length > 1 || height > line * 1.5 + 4 ? [element.textContent + ': ' + boxes.length + ' boxes, ' + height + ' px high for a line of ' + line + ' px'] : [];
 }))()`;
+
+/** The page as it is, at both widths: nothing scrolls sideways, no id or state breaks across lines; a screenshot of each. */
+async function fitsBothWidths(page: Page, name: string): Promise<void> {
+  for (const viewport of AUDIT_VIEWPORTS) {
+    const what = `${name} at ${viewport.width} px`;
+    await page.setViewportSize(viewport);
+    expect(await page.evaluate('document.documentElement.scrollWidth'), what).toBe(viewport.width);
+    expect(await page.evaluate(BROKEN_ACROSS_LINES), what).toEqual([]);
+    await saveScreenshot(page, `screenshots/dashboard-layout-${name}-${viewport.width}`);
+  }
+  await page.setViewportSize(AUDIT_VIEWPORTS[1]);
+}
 
 describe('the dashboard on a phone and a desktop', () => {
   it('shows the invoice paid 75 USDT of 25 as completed and overpaid, with its method, networks, address, fees, net, and its deposit linked to the configured explorer', async () => {
@@ -224,13 +236,7 @@ describe('the dashboard on a phone and a desktop', () => {
     ];
     for (const [name, path] of pages) {
       await page.goto(site.url(path));
-      for (const viewport of AUDIT_VIEWPORTS) {
-        const what = `${name} at ${viewport.width} px`;
-        await page.setViewportSize(viewport);
-        expect(await page.evaluate('document.documentElement.scrollWidth'), what).toBe(viewport.width);
-        expect(await page.evaluate(BROKEN_ACROSS_LINES), what).toEqual([]);
-        await saveScreenshot(page, `screenshots/dashboard-layout-${name}-${viewport.width}`);
-      }
+      await fitsBothWidths(page, name);
     }
     // The listing's twenty invoices, each a card on a phone.
     await page.goto(site.url('invoices'));
@@ -241,6 +247,47 @@ describe('the dashboard on a phone and a desktop', () => {
     expect(await tableRows(page).evaluateAll((rows) => Math.max(...rows.map((row) => row.getBoundingClientRect().height)))).toBeLessThan(170);
     expect(await page.evaluate('document.documentElement.scrollHeight')).toBeLessThan(3800);
     expect(unexpected(owner.errors)).toEqual([]);
+  });
+
+  it('fits the pages before a session and the refusals too: sign-in, a failed sign-in, an invitation, its recovery codes, a used invitation, not found and not allowed', async () => {
+    const email = `layout-${randomUUID().slice(0, 8)}@demo.example`;
+    await owner.page.goto(site.url('users'));
+    await owner.page.getByLabel('E-mail', { exact: true }).fill(email);
+    await owner.page.getByLabel('Role').selectOption('developer');
+    await owner.page.getByRole('button', { name: 'Invite', exact: true }).click();
+    const link = (await owner.page.getByRole('status').locator('code').textContent()) ?? '';
+    expect(link).toMatch(/\/dashboard\/join\/[\w-]{43}$/);
+
+    const visitor = await site.openPage();
+    const { page } = visitor;
+    await page.goto(site.url('sign-in'));
+    await fitsBothWidths(page, 'sign-in');
+    const refused = await site.submitSignIn(page, { email, password: 'not the password at all', code: '000000' });
+    expect(refused.status()).toBe(401);
+    await page.getByText(en['signIn.failed']).waitFor();
+    await fitsBothWidths(page, 'sign-in-failed');
+
+    await page.goto(link);
+    await page.getByRole('heading', { name: en['join.title'].replace('{merchant}', 'Demo merchant') }).waitFor();
+    await fitsBothWidths(page, 'join');
+    await acceptInvitation(page, email);
+    await fitsBothWidths(page, 'join-recovery-codes');
+
+    // A developer may not read the audit log; an invoice that is not there is not found.
+    expect((await page.goto(site.url('audit')))?.status()).toBe(403);
+    await page.getByRole('heading', { name: en['error.forbidden'], level: 1 }).waitFor();
+    await fitsBothWidths(page, 'error-forbidden');
+    expect((await page.goto(site.url(`invoices/${randomUUID()}`)))?.status()).toBe(404);
+    await page.getByRole('heading', { name: en['error.notFound'], level: 1 }).waitFor();
+    await fitsBothWidths(page, 'error-not-found');
+
+    const stranger = await site.openPage();
+    expect((await stranger.page.goto(link))?.status()).toBe(404);
+    await stranger.page.getByText(en['join.invalid']).waitFor();
+    await fitsBothWidths(stranger.page, 'join-used');
+    expect(unexpected(visitor.errors)).toEqual([]);
+    expect(unexpected(stranger.errors)).toEqual([]);
+    await Promise.all([visitor.context.close(), stranger.context.close()]);
   });
 
   it('passes axe-core on the listings and the invoice with every kind of badge, at both widths, in every language', async () => {
