@@ -6,6 +6,7 @@
  * Each input's BIP-143 digest is signed through the treasury signer. The node's wallet plays no
  * part: it needs `-txindex`, so that a mined transaction can be found by its txid.
  */
+import { bytesToHex } from '@noble/hashes/utils.js';
 import * as z from 'zod';
 import {
   type PayoutChain,
@@ -54,7 +55,12 @@ const txid = z.string().regex(/^[0-9a-f]{64}$/);
 const estimateSchema = z.object({ feerate: coins.optional() });
 const mempoolSchema = z.object({ mempoolminfee: coins });
 const networkSchema = z.object({ incrementalfee: coins });
-const transactionSchema = z.object({ txid, blockhash: z.string().optional(), confirmations: numeric.optional() });
+const transactionSchema = z.object({
+  txid,
+  blockhash: z.string().optional(),
+  confirmations: numeric.optional(),
+  vout: z.array(z.object({ n: numeric, value: coins, scriptPubKey: z.object({ hex: z.string() }) })),
+});
 
 export interface BitcoinPayoutChainOptions {
   /** The node's JSON-RPC URL with its credentials; the node runs with `-txindex`. */
@@ -152,7 +158,18 @@ export class BitcoinPayoutChain implements PayoutChain {
     if (!found.blockhash) return { state: 'pending' };
     const header = z.object({ height: numeric }).parse(await this.rpc.call('getblockheader', [found.blockhash]));
     // The fee is what the inputs hold beyond the outputs, known exactly since the treasury wrote both.
-    return { state: 'mined', blockNumber: header.height, blockHash: found.blockhash, confirmations: found.confirmations ?? 1, succeeded: true, feePaid: payout.maxFee };
+    // The order's output, as the node read the transaction: the treasury writes it first, and its script and amount say it is.
+    const script = bytesToHex(outputScript(payout.order.to));
+    const paying = found.vout.find((output) => output.scriptPubKey.hex === script && output.value === payout.order.amount);
+    return {
+      state: 'mined',
+      blockNumber: header.height,
+      blockHash: found.blockhash,
+      ...(paying ? { transfer: { outputIndex: Number(paying.n) } } : {}),
+      confirmations: found.confirmations ?? 1,
+      succeeded: true,
+      feePaid: payout.maxFee,
+    };
   }
 
   /**

@@ -8,9 +8,19 @@
 import { encodeFunctionData, erc20Abi, getAddress, keccak256, numberToHex, serializeTransaction, type Hex, type TransactionSerializableEIP1559 } from 'viem';
 import * as z from 'zod';
 import { evmAddress } from '../domain/chains/index.js';
-import { type PayoutChain, type PayoutOrder, type PayoutStatus, type SignedPayout, assertTreasuryCovers, NOTHING_COMMITTED, type TreasuryState, type TreasurySigner } from '../domain/payouts/index.js';
+import {
+  type PayoutChain,
+  type PayoutOrder,
+  type PayoutStatus,
+  type PayoutTransferPosition,
+  type SignedPayout,
+  assertTreasuryCovers,
+  NOTHING_COMMITTED,
+  type TreasuryState,
+  type TreasurySigner,
+} from '../domain/payouts/index.js';
 import { largest } from './bigints.js';
-import { evmJsonRpc } from './evm-reader.js';
+import { decodeTransfer, evmJsonRpc } from './evm-reader.js';
 import { JsonRpcError, type JsonRpcHttp } from './json-rpc.js';
 
 /** A plain transfer's gas, the least any transaction takes. */
@@ -31,7 +41,18 @@ const quantity = z
 const hash = z.string().regex(/^0x[0-9a-fA-F]{64}$/);
 
 const feeHistorySchema = z.object({ baseFeePerGas: z.array(quantity).min(1), reward: z.array(z.array(quantity)).optional() });
-const receiptSchema = z.object({ blockNumber: quantity, blockHash: z.string(), status: quantity, gasUsed: quantity, effectiveGasPrice: quantity });
+const logSchema = z.object({ address: z.string(), topics: z.array(z.string()), data: z.string(), logIndex: quantity });
+const receiptSchema = z.object({ blockNumber: quantity, blockHash: z.string(), status: quantity, gasUsed: quantity, effectiveGasPrice: quantity, logs: z.array(logSchema) });
+
+/** The log of a token payout's own `Transfer`: from the order's contract, to its address, of its amount. */
+function transferLogOf(order: PayoutOrder, logs: readonly z.infer<typeof logSchema>[]): PayoutTransferPosition | undefined {
+  if (order.token === null) return undefined;
+  const found = logs.find((log) => {
+    const transfer = getAddress(log.address) === getAddress(order.token!) ? decodeTransfer(log.topics, log.data as Hex) : undefined;
+    return transfer !== undefined && getAddress(transfer.to) === getAddress(order.to) && transfer.value === order.amount;
+  });
+  return found ? { logIndex: Number(found.logIndex) } : undefined;
+}
 
 interface Fees {
   maxFeePerGas: bigint;
@@ -105,11 +126,13 @@ export class EvmPayoutChain implements PayoutChain {
       { method: 'eth_blockNumber', params: [] },
     ]);
     if (receipt !== null) {
-      const { blockNumber, blockHash, status, gasUsed, effectiveGasPrice } = receiptSchema.parse(receipt);
+      const { blockNumber, blockHash, status, gasUsed, effectiveGasPrice, logs } = receiptSchema.parse(receipt);
+      const transfer = transferLogOf(payout.order, logs);
       return {
         state: 'mined',
         blockNumber: Number(blockNumber),
         blockHash,
+        ...(transfer ? { transfer } : {}),
         confirmations: Number(quantity.parse(head) - blockNumber + 1n),
         succeeded: status === 1n,
         feePaid: gasUsed * effectiveGasPrice,

@@ -194,7 +194,8 @@ const logsCall = ([first, last]: [number, number], tokens: readonly string[]): J
   params: [{ address: tokens, topics: TRANSFER_TOPICS, fromBlock: hexQuantity(first), toBlock: hexQuantity(last) }],
 });
 
-function decodeTransfer(topics: string[], data: Hex): { to: string; value: bigint } | undefined {
+/** An ERC-20 `Transfer` log's recipient and value, or undefined for any other log. */
+export function decodeTransfer(topics: string[], data: Hex): { to: string; value: bigint } | undefined {
   try {
     const { args } = decodeEventLog({ abi: [TRANSFER_EVENT], topics: topics as [Hex, ...Hex[]], data, strict: true });
     return { to: args.to, value: args.value };

@@ -22,11 +22,12 @@ import {
   type PayoutChain,
   type PayoutOrder,
   type PayoutStatus,
+  type PayoutTransferPosition,
   type SignedPayout,
   type TreasuryState,
   type TreasurySigner,
 } from '../domain/payouts/index.js';
-import { integer, TronApiError, TronHttpApi } from './tron-reader.js';
+import { integer, TronApiError, TronHttpApi, tronHex20, tronLogSchema, tronTransferOf } from './tron-reader.js';
 import { readRawTransaction, type TronContract, tronTransactionId } from './tron-transaction.js';
 
 const base58check = createBase58check(sha256);
@@ -52,7 +53,25 @@ const triggerSchema = z.object({ result: z.object({ result: z.boolean().optional
 const constantSchema = z.object({ result: z.object({ result: z.boolean().optional() }), energy_used: integer.optional(), constant_result: z.array(z.string()).optional() });
 const parametersSchema = z.object({ chainParameter: z.array(z.object({ key: z.string(), value: integer.optional() })) });
 const headSchema = z.object({ block_header: z.object({ raw_data: z.object({ number: integer, timestamp: integer }) }) });
-const infoSchema = z.object({ blockNumber: integer.optional(), fee: integer.optional(), result: z.string().optional(), receipt: z.object({ result: z.string().optional() }).optional() });
+const infoSchema = z.object({
+  blockNumber: integer.optional(),
+  fee: integer.optional(),
+  result: z.string().optional(),
+  receipt: z.object({ result: z.string().optional() }).optional(),
+  log: z.array(tronLogSchema).optional(),
+});
+const blockIdSchema = z.object({ blockID: hash, block_header: z.object({ raw_data: z.object({ number: integer }) }) });
+
+/** The log of a TRC-20 payout's own `Transfer`, by its place among the transaction's logs (as the watcher numbers a deposit's): from the order's contract, to its address, of its amount. */
+function transferLogOf(order: PayoutOrder, logs: readonly z.infer<typeof tronLogSchema>[]): PayoutTransferPosition | undefined {
+  if (order.token === null) return undefined;
+  const contract = tronHex20(order.token);
+  const logIndex = logs.findIndex((log) => {
+    const transfer = log.address === contract ? tronTransferOf(log) : undefined;
+    return transfer !== undefined && transfer.to === order.to && transfer.value === order.amount;
+  });
+  return logIndex >= 0 ? { logIndex } : undefined;
+}
 const broadcastSchema = z.object({ result: z.boolean().optional(), code: z.string().optional(), message: z.string().optional() });
 
 /** The chain's prices, in sun: a byte of bandwidth, a unit of energy, and what activating a new account burns. */
@@ -146,7 +165,19 @@ export class TronPayoutChain implements PayoutChain {
     const info = infoSchema.parse(await this.call('gettransactioninfobyid', { value: payout.transactionHash }));
     if (info.blockNumber !== undefined) {
       const succeeded = info.result !== 'FAILED' && (info.receipt?.result === undefined || info.receipt.result === 'SUCCESS');
-      return { state: 'mined', blockNumber: Number(info.blockNumber), confirmations: Number(head.number - info.blockNumber + 1n), succeeded, feePaid: info.fee ?? 0n };
+      // The transaction's info names its block by number only; the block names its hash.
+      const block = blockIdSchema.parse(await this.call('getblockbynum', { num: Number(info.blockNumber) }));
+      if (block.block_header.raw_data.number !== info.blockNumber) throw new TronApiError(`getblockbynum ${info.blockNumber} answered block ${block.block_header.raw_data.number}`);
+      const transfer = transferLogOf(payout.order, info.log ?? []);
+      return {
+        state: 'mined',
+        blockNumber: Number(info.blockNumber),
+        blockHash: block.blockID,
+        ...(transfer ? { transfer } : {}),
+        confirmations: Number(head.number - info.blockNumber + 1n),
+        succeeded,
+        feePaid: info.fee ?? 0n,
+      };
     }
     if (head.timestamp >= BigInt(spend.expiresAt)) return { state: 'dropped' };
     const pending = z.object({ txID: hash.optional() }).parse(await this.call('gettransactionfrompending', { value: payout.transactionHash }));

@@ -58,22 +58,28 @@ const blockSchema = headerSchema.extend({
 
 const transferValueSchema = z.object({ to_address: hexAddress, amount: integer });
 
+/** A log of a transaction's execution, as gettransactioninfobyid and gettransactioninfobyblocknum write it: the contract's address without its 41 prefix. */
+export const tronLogSchema = z.object({
+  address: z.string().regex(/^[0-9a-f]{40}$/),
+  topics: z.array(z.string().regex(/^[0-9a-f]{64}$/)).optional(),
+  data: z
+    .string()
+    .regex(/^[0-9a-f]*$/)
+    .optional(),
+});
+
+/** A TRC-20 `Transfer` log's recipient (T…) and value, or undefined for any other log. */
+export function tronTransferOf(log: z.infer<typeof tronLogSchema>): { to: string; value: bigint } | undefined {
+  const [topic, , to] = log.topics ?? [];
+  if (topic !== TRANSFER_TOPIC || !to || !log.data) return undefined;
+  return { to: tronAddress(`41${to.slice(24)}`), value: BigInt(`0x${log.data.slice(0, 64) || '0'}`) };
+}
+
 const infoSchema = z.array(
   z.object({
     id: hash,
     receipt: z.object({ result: z.string().optional() }).optional(),
-    log: z
-      .array(
-        z.object({
-          address: z.string().regex(/^[0-9a-f]{40}$/),
-          topics: z.array(z.string().regex(/^[0-9a-f]{64}$/)).optional(),
-          data: z
-            .string()
-            .regex(/^[0-9a-f]*$/)
-            .optional(),
-        }),
-      )
-      .optional(),
+    log: z.array(tronLogSchema).optional(),
   }),
 );
 
@@ -167,9 +173,8 @@ export class TronHttpReader {
         if (info.receipt?.result !== 'SUCCESS') continue;
         (info.log ?? []).forEach((log, logIndex) => {
           const token = watched.get(log.address);
-          const [topic, , to] = log.topics ?? [];
-          if (!token || topic !== TRANSFER_TOPIC || !to || !log.data) return;
-          transfers.push({ transactionHash: info.id, logIndex, to: tronAddress(`41${to.slice(24)}`), token, value: BigInt(`0x${log.data.slice(0, 64) || '0'}`) });
+          const transfer = token ? tronTransferOf(log) : undefined;
+          if (token && transfer) transfers.push({ transactionHash: info.id, logIndex, token, ...transfer });
         });
       }
     }

@@ -89,7 +89,8 @@ describe('Bitcoin payouts', () => {
 
     const [block] = await node.mine(1);
     const height = await node.height();
-    expect(await payouts.status(payout)).toEqual({ state: 'mined', blockNumber: height, blockHash: block, confirmations: 1, succeeded: true, feePaid: payout.maxFee });
+    // The destination's output is the first: the treasury writes it so, and the node's copy shows it.
+    expect(await payouts.status(payout)).toEqual({ state: 'mined', blockNumber: height, blockHash: block, transfer: { outputIndex: 0 }, confirmations: 1, succeeded: true, feePaid: payout.maxFee });
     expect((await node.rpc('getblock', [block, 1])).tx).toContain(payout.transactionHash);
     await payouts.broadcast(payout.rawTransaction);
 

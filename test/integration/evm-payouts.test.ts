@@ -72,6 +72,8 @@ describe('EVM payouts', () => {
 
     const status = await payouts.status(payout);
     expect(status).toMatchObject({ state: 'mined', confirmations: 1, succeeded: true });
+    // A plain transfer has no log.
+    expect(status).not.toHaveProperty('transfer');
     const feePaid = (status as { feePaid: bigint }).feePaid;
     const receipt = await client.getTransactionReceipt({ hash: payout.transactionHash as Hex });
     expect(feePaid).toBe(receipt.gasUsed * receipt.effectiveGasPrice);
@@ -95,7 +97,10 @@ describe('EVM payouts', () => {
     await payouts.broadcast(payout.rawTransaction);
 
     const status = await payouts.status(payout);
-    expect(status).toMatchObject({ state: 'mined', succeeded: true });
+    // Its block by hash, and the token's own Transfer log among the receipt's.
+    const receipt = await client.getTransactionReceipt({ hash: payout.transactionHash as Hex });
+    const [log] = receipt.logs.filter((each) => each.address === usdt.toLowerCase());
+    expect(status).toMatchObject({ state: 'mined', blockHash: receipt.blockHash, transfer: { logIndex: log!.logIndex }, succeeded: true });
     expect(await tokenBalance(TOKEN_RECIPIENT)).toBe(123_456_789n);
     expect(await tokenBalance(treasury)).toBe(tokensBefore - 123_456_789n);
     expect(await client.getBalance({ address: treasury })).toBe(ethBefore - (status as { feePaid: bigint }).feePaid);

@@ -62,7 +62,9 @@ describe('Tron payouts', () => {
 
     const block = node.minePending();
     const status = await payouts.status(payout);
-    expect(status).toMatchObject({ state: 'mined', blockNumber: block, confirmations: 1, succeeded: true });
+    // A TRX transfer has no log: its place in the transaction is the transaction.
+    expect(status).toMatchObject({ state: 'mined', blockNumber: block, blockHash: node.hashAt(block), confirmations: 1, succeeded: true });
+    expect(status).not.toHaveProperty('transfer');
     expect(feePaid(status)).toBeGreaterThan(0n);
     expect(feePaid(status)).toBeLessThanOrEqual(payout.maxFee);
     expect(node.wallet.trxBalance(RECIPIENT)).toBe(12_345_678n);
@@ -80,8 +82,9 @@ describe('Tron payouts', () => {
     expect(payout.maxFee).toBe(FEE_LIMIT + 400n * CHAIN_PARAMETERS.getTransactionFee);
     expect(payout.spend).toMatchObject({ feeLimit: FEE_LIMIT });
     await payouts.broadcast(payout.rawTransaction);
-    node.minePending();
-    expect(await payouts.status(payout)).toMatchObject({ state: 'mined', succeeded: true });
+    const block = node.minePending();
+    // Its block by hash, and its own Transfer log, as the node's transaction info lists them.
+    expect(await payouts.status(payout)).toMatchObject({ state: 'mined', blockHash: node.hashAt(block), transfer: { logIndex: 0 }, succeeded: true });
     expect(node.wallet.tokenBalance(USDT, TOKEN_RECIPIENT)).toBe(123_456_789n);
     expect(node.wallet.tokenBalance(USDT, treasury)).toBe(tokensBefore - 123_456_789n);
   });

@@ -14,6 +14,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex, concatBytes, hexToBytes } from '@noble/hashes/utils.js';
 import { createBase58check } from '@scure/base';
 import { tronAddress } from '../../shared/domain/chains/index.js';
+import { TRANSFER_TOPIC } from '../fixtures/tron.js';
 
 const base58check = createBase58check(sha256);
 
@@ -74,6 +75,8 @@ interface Mined {
   blockNumber: number;
   fee: bigint;
   result: 'SUCCESS' | 'REVERT' | null;
+  /** A token transfer's `Transfer` log, as gettransactioninfobyid.md shows it. */
+  log?: Array<{ address: string; topics: string[]; data: string }>;
 }
 
 export type BuildFault = 'other-destination' | 'other-txid' | undefined;
@@ -147,6 +150,7 @@ export class TronWallet {
           blockTimeStamp: this.head().timestamp,
           receipt: mined.result === null ? { net_fee: Number(mined.fee) } : { energy_fee: Number(TRANSFER_ENERGY * CHAIN_PARAMETERS.getEnergyFee), result: mined.result },
           ...(mined.result === 'REVERT' ? { result: 'FAILED', resMessage: '5452433230' } : {}),
+          ...(mined.log ? { log: mined.log } : {}),
         };
       }
       default:
@@ -247,7 +251,9 @@ export class TronWallet {
     if ((holders.get(contract.owner) ?? 0n) < amount) return { fee, result: 'REVERT' };
     move(holders, contract.owner, to, amount);
     this.tokens.set(contract.contract, holders);
-    return { fee, result: 'SUCCESS' };
+    const word = (hex: string) => hex.padStart(64, '0');
+    const log = { address: contract.contract.slice(2), topics: [TRANSFER_TOPIC, word(contract.owner.slice(2)), word(to.slice(2))], data: word(amount.toString(16)) };
+    return { fee, result: 'SUCCESS', log: [log] };
   }
 }
 

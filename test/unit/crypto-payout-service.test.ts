@@ -179,6 +179,18 @@ describe('sending and settling a payout', () => {
     expect(await settlement.run()).toMatchObject({ confirmed: 0, waiting: 0 });
     const settled = await stored(payout.id);
     expect(settled).toMatchObject({ status: 'confirmed', transactionHash: settled.payout.attempts[0]!.transactionHash });
+    // Its receipt's evidence, whole: the block by number and hash, the token's Transfer log, the depth it was settled at.
+    expect(settled.evidence).toEqual({
+      source: 'chain',
+      network: 'ethereum',
+      transactionHash: settled.transactionHash,
+      blockNumber: expect.any(Number),
+      blockHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      logIndex: 0,
+      to: DESTINATION,
+      contract: USDT,
+      confirmations: CONFIRMATIONS,
+    });
     expect(chain.received.get(`${DESTINATION}/${USDT}`)).toBe(100_000_000n);
     expect(await balance('USDT')).toMatchObject({ available: '398.932800', reserved: '0.000000' });
     expect(gateway.callbacks.published).toHaveLength(1);

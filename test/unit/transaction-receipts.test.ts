@@ -143,7 +143,7 @@ describe('a receipt of a deposit seen on chain', () => {
     expect(payload.missing).toEqual([]);
   });
 
-  it('lists what a payout settled on chain could not state (its block hash, its log) as missing, with null in its place', () => {
+  it('lists what a payout settled on chain before its block hash and log were recorded could not state as missing, with null in its place', () => {
     const evidence = { ...chainEvidence({ logIndex: undefined }), blockHash: undefined };
     expect(receiptEvidence({ network: 'ethereum', evidence } as Transaction)).toEqual({
       evidence: { ...chainEvidence(), blockHash: null, logIndex: null },

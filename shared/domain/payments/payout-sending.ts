@@ -261,8 +261,8 @@ export class PayoutSettlement {
 }
 
 /**
- * The mined payout as a receipt states it. The token transfer's log and the Bitcoin output are not
- * read back from the chain, so a receipt lists them as missing; a native EVM or Tron transfer has no log.
+ * The mined payout as a receipt states it: its block, and its transfer's place in the transaction
+ * as the node showed it (a token's log, a Bitcoin output); a native EVM or Tron transfer has no log.
  */
 function payoutEvidence(payout: CryptoPayoutTransaction, signed: SignedPayout, status: Extract<PayoutStatus, { state: 'mined' }>): ChainEvidence {
   const nativeOnAccountChain = payout.payout.token === null && NETWORK_ADDRESS_FAMILY[payout.network] !== 'btc';
@@ -271,8 +271,9 @@ function payoutEvidence(payout: CryptoPayoutTransaction, signed: SignedPayout, s
     network: payout.network,
     transactionHash: signed.transactionHash,
     blockNumber: status.blockNumber,
-    ...(status.blockHash ? { blockHash: status.blockHash } : {}),
+    blockHash: status.blockHash,
     ...(nativeOnAccountChain ? { logIndex: null } : {}),
+    ...status.transfer,
     to: payout.address,
     contract: payout.payout.token,
     confirmations: status.confirmations,

@@ -19,7 +19,7 @@ export {
 export { P256_ORDER, parseDerSignature, parseP256Spki, parseSecp256k1Spki } from './der.js';
 export { treasuryAddress, treasuryAddresses, type TreasuryAddresses } from './treasury-addresses.js';
 export { assertTreasuryCovers, type Committed, committedBy, decodeSignedPayout, encodeSignedPayout, NOTHING_COMMITTED, NotYetExpired, TreasuryBusy, TreasuryShortfall } from './payout-chain.js';
-export type { PayoutChain, PayoutOrder, PayoutStatus, SignedPayout, TreasuryOutput, TreasuryState } from './payout-chain.js';
+export type { PayoutChain, PayoutOrder, PayoutStatus, PayoutTransferPosition, SignedPayout, TreasuryOutput, TreasuryState } from './payout-chain.js';
 export { DEFAULT_PAYOUT_FEES, cryptoPayoutFees, networkFeeIn, cryptoPayoutHeld, cryptoPayoutProblem, cryptoPayoutRequestSchema, needsApproval } from './crypto-payouts.js';
 export type { CryptoPayoutFees, CryptoPayoutRequest } from './crypto-payouts.js';
 export {

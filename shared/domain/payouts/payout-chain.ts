@@ -96,10 +96,17 @@ export interface SignedPayout {
  */
 export type PayoutStatus =
   | { state: 'pending' }
-  /** `blockHash`: the mining block's hash, where the node names it with the transaction (Tron's does not). */
-  | { state: 'mined'; blockNumber: number; blockHash?: string; confirmations: number; succeeded: boolean; feePaid: bigint }
+  /**
+   * `blockHash`: the mining block's hash. `transfer`: where the order's own transfer is in the
+   * transaction, as the node shows it: a token's `Transfer` log, a Bitcoin output; absent for a
+   * native EVM or Tron transfer (there is none), and for a transaction that did not pay the order.
+   */
+  | { state: 'mined'; blockNumber: number; blockHash: string; transfer?: PayoutTransferPosition; confirmations: number; succeeded: boolean; feePaid: bigint }
   | { state: 'dropped' }
   | { state: 'unknown' };
+
+/** Where a payout's transfer is in its transaction: a token transfer's log, or a Bitcoin output. */
+export type PayoutTransferPosition = { logIndex: number } | { outputIndex: number };
 
 export interface PayoutChain {
   readonly family: TreasuryFamily;

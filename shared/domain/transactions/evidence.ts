@@ -10,9 +10,9 @@ export interface ChainEvidence {
   network: string;
   transactionHash: string;
   blockNumber: number;
-  /** Absent when the block's hash was not read (a payout's receipt from a node that names only the block's number). */
+  /** Absent only in a payout settled before its block's hash was recorded. */
   blockHash?: string;
-  /** An EVM or Tron token transfer's log index; null for a native transfer. Absent for a Bitcoin output. */
+  /** An EVM or Tron token transfer's log index; null for a native transfer. Absent for a Bitcoin output, and in a token payout settled before its log was recorded. */
   logIndex?: number | null;
   /** A Bitcoin output's index in its transaction. */
   outputIndex?: number;

@@ -78,7 +78,12 @@ export class MemoryPayoutChain implements PayoutChain {
 
   async status(payout: SignedPayout): Promise<PayoutStatus> {
     const mined = this.mined.get(payout.transactionHash);
-    if (mined) return { state: 'mined', blockNumber: mined.block, confirmations: this.height - mined.block + 1, succeeded: mined.succeeded, feePaid: mined.fee };
+    if (mined) {
+      // A block's hash is its number, written out; a token's transfer is the transaction's one log.
+      const blockHash = `0x${mined.block.toString(16).padStart(64, '0')}`;
+      const transfer = payout.order.token === null ? {} : { transfer: { logIndex: 0 } };
+      return { state: 'mined', blockNumber: mined.block, blockHash, ...transfer, confirmations: this.height - mined.block + 1, succeeded: mined.succeeded, feePaid: mined.fee };
+    }
     if (this.pool.has(payout.transactionHash)) return { state: 'pending' };
     return payout.spend.family === 'evm' && payout.spend.nonce < this.minedNonce ? { state: 'dropped' } : { state: 'unknown' };
   }
