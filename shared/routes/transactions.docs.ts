@@ -64,7 +64,7 @@ export const receiptPayloadExample: ReceiptPayload = {
   },
   missing: [],
   entries: [{ id: 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d', type: 'deposit', amount: '24.500000' }],
-  callbacks: [{ webhookId: `${EXAMPLE_IDS.transactionId}:confirmed`, status: 'delivered', attempts: 1, lastStatusCode: 200 }],
+  callbacks: [{ webhookId: `${EXAMPLE_IDS.transactionId}:confirmed`, state: 'delivered', attempts: 1, lastStatusCode: 200 }],
 };
 
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

@@ -134,7 +134,7 @@ describe('the receipt of a deposit on chain', () => {
     expect(payload.entries).toEqual(entries.map(({ id, type, amount }: Record<string, string>) => ({ id, type, amount })).reverse());
     const callbacks = (await invoke('list-transaction-callbacks', { apiKey: merchant.apiKey, pathParameters: { transactionId: depositId } })).body.data;
     expect(payload.callbacks).toEqual(
-      callbacks.map(({ webhookId, state, attempts }: { webhookId: string; state: string; attempts: unknown[] }) => ({ webhookId, status: state, attempts: attempts.length, lastStatusCode: null })),
+      callbacks.map(({ webhookId, state, attempts }: { webhookId: string; state: string; attempts: unknown[] }) => ({ webhookId, state, attempts: attempts.length, lastStatusCode: null })),
     );
   });
 

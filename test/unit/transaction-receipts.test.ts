@@ -110,7 +110,7 @@ describe('a receipt of a deposit seen on chain', () => {
         { id: expect.any(String), type: 'deposit', amount: '25.000000' },
         { id: expect.any(String), type: 'fee', amount: '-0.500000' },
       ],
-      callbacks: [{ webhookId: `${deposit.id}:confirmed`, status: 'pending', attempts: 0, lastStatusCode: null }],
+      callbacks: [{ webhookId: `${deposit.id}:confirmed`, state: 'pending', attempts: 0, lastStatusCode: null }],
     });
     expect(Object.keys(payload.evidence)).toEqual(['source', 'network', 'transactionHash', 'blockNumber', 'blockHash', 'logIndex', 'to', 'contract', 'confirmations']);
   });
@@ -245,11 +245,11 @@ describe("a receipt's callbacks", () => {
     const attempt = (status: number | null) => ({ at: '2026-06-01T12:00:01.000Z', status, latencyMs: 12 });
     expect(receiptCallback({ ...base, attempts: [attempt(500), attempt(200)], deliveredAt: '2026-06-01T12:00:01.000Z' })).toEqual({
       webhookId: 't-1:confirmed',
-      status: 'delivered',
+      state: 'delivered',
       attempts: 2,
       lastStatusCode: 200,
     });
-    expect(receiptCallback({ ...base, attempts: [attempt(null)], parkedAt: '2026-06-04T12:00:00.000Z' })).toEqual({ webhookId: 't-1:confirmed', status: 'parked', attempts: 1, lastStatusCode: null });
+    expect(receiptCallback({ ...base, attempts: [attempt(null)], parkedAt: '2026-06-04T12:00:00.000Z' })).toEqual({ webhookId: 't-1:confirmed', state: 'parked', attempts: 1, lastStatusCode: null });
   });
 });
 

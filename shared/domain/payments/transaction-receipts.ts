@@ -89,10 +89,10 @@ export function receiptEvidence(transaction: Transaction): ReceiptEvidence {
   return complete('provider', PROVIDER_FIELDS, { providerId: provider?.id, providerReference: provider?.reference, utr });
 }
 
-/** A callback as a receipt states it: its `webhook-id`, how its delivery stands, its attempts and the last HTTP status answered. */
-export function receiptCallback(record: CallbackRecord): { webhookId: string; status: string; attempts: number; lastStatusCode: number | null } {
+/** A callback as a receipt states it: its `webhook-id`, how its delivery stands (`state`, as its delivery log names it), its attempts and the last HTTP status answered. */
+export function receiptCallback(record: CallbackRecord): { webhookId: string; state: string; attempts: number; lastStatusCode: number | null } {
   const { webhookId, state, attempts } = callbackDelivery(record, null);
-  return { webhookId, status: state, attempts: attempts.length, lastStatusCode: attempts.at(-1)?.status ?? null };
+  return { webhookId, state, attempts: attempts.length, lastStatusCode: attempts.at(-1)?.status ?? null };
 }
 
 /** What a receipt signs (docs/merchant-guide.md#receipts). */
