@@ -20,9 +20,15 @@ export class DashboardTranslator extends CatalogueTranslator<DashboardKey> {
     super(language, DASHBOARD_CATALOGUES[language]);
   }
 
-  /** An amount at its currency's precision, as the API writes it ("25.000000 USDT", "100.00 INR"), digits grouped as the language groups them. */
+  /**
+   * An amount at its currency's precision, as the API writes it ("25.000000 USDT", "100.00 INR"),
+   * digits grouped as the language groups them. On a right-to-left page it is isolated (U+2066 …
+   * U+2069, Unicode's bidi isolates, as the checkout's `<bdi>`), so that it still reads "75.00 USDT"
+   * and not "USDT 75.00", in text and attributes alike.
+   */
   override amount(value: string, currency: string): string {
     const digits = decimalsOf(currency);
-    return `${this.number(new Decimal(value).toFixed(digits), digits)} ${currency}`;
+    const amount = `${this.number(new Decimal(value).toFixed(digits), digits)} ${currency}`;
+    return this.dir === 'rtl' ? `\u2066${amount}\u2069` : amount;
   }
 }

@@ -126,6 +126,19 @@ async function fitsBothWidths(page: Page, name: string): Promise<void> {
   await page.setViewportSize(AUDIT_VIEWPORTS[1]);
 }
 
+/** For `page.evaluate`: the first 25 USDT amount of the page, and whether its digits are drawn left of its code. */
+const AMOUNT_DRAWN_LEFT_TO_RIGHT = `(() => {
+  const walker = document.createTreeWalker(document.querySelector('main'), NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent;
+    const at = text.indexOf('25.000000 USDT');
+    if (at < 0) continue;
+    const leftOf = (index) => { const range = document.createRange(); range.setStart(node, index); range.setEnd(node, index + 1); return range.getBoundingClientRect().left; };
+    return { amount: text.slice(at, at + 14), digitsBeforeCode: leftOf(at) < leftOf(at + 10) };
+  }
+  return null;
+})()`;
+
 describe('the dashboard on a phone and a desktop', () => {
   it('shows the invoice paid 75 USDT of 25 as completed and overpaid, with its method, networks, address, fees, net, and its deposit linked to the configured explorer', async () => {
     const { page } = owner;
@@ -185,6 +198,9 @@ describe('the dashboard on a phone and a desktop', () => {
     // A state's badge says it in each language, not only in colour.
     await page.goto(site.url('invoices?lang=tr'));
     expect(await badgesIn(row(overpaid))).toEqual(['done:tamamlandı', 'attention:fazla ödendi']);
+    // On a right-to-left page an amount still reads left to right: its digits are drawn before its code.
+    await page.goto(site.url('invoices?lang=ur'));
+    expect(await page.evaluate(AMOUNT_DRAWN_LEFT_TO_RIGHT)).toEqual({ amount: '25.000000 USDT', digitsBeforeCode: true });
   });
 
   it('walks the invoices three pages older and back newer, each page the same both ways, the API order kept', async () => {
