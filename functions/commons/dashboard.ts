@@ -8,7 +8,7 @@ import { config } from '../../shared/config.js';
 import { Dashboard, type DashboardRequest } from '../../shared/dashboard/dashboard.js';
 import type { DashboardServices } from '../../shared/dashboard/page.js';
 import type { DashboardAccess } from '../../shared/domain/dashboard/index.js';
-import { NETWORK_EXPLORERS, type NetworkExplorers } from '../../shared/domain/chains/index.js';
+import type { NetworkExplorers } from '../../shared/domain/chains/index.js';
 import { stillRefundable } from '../../shared/domain/payments/index.js';
 import type { RouteRequest, RouteResult } from '../../shared/http/handler.js';
 import { dynamoDashboardAccess } from '../../shared/store/dashboard-access.js';
@@ -43,7 +43,7 @@ function servedElsewhere<T extends object>(what: string): T {
 export function dashboardWith(
   parts: Partial<Pick<DashboardServices, 'reports' | 'keys' | 'totals' | 'payouts' | 'receipts'>> & {
     createRefund?: DashboardServices['refunds']['create'];
-    /** The stage's block explorers, for the functions that draw pages (`drawsDashboardPages`); the receipt download draws none and keeps the stage's own. */
+    /** The stage's block explorers, for the functions that draw pages (`drawsDashboardPages`); the receipt download draws none. */
     explorers?: () => NetworkExplorers;
   },
 ): Dashboard {
@@ -72,7 +72,12 @@ export function dashboardWith(
     keys: parts.keys ?? servedElsewhere('API keys'),
     clock: () => new Date(),
   };
-  return new Dashboard(services, { stage, publicBaseUrl, explorers: parts.explorers ?? (() => NETWORK_EXPLORERS[stage]) });
+  const explorers =
+    parts.explorers ??
+    (() => {
+      throw new Error("Block explorers are read by the dashboard's functions that draw pages");
+    });
+  return new Dashboard(services, { stage, publicBaseUrl, explorers });
 }
 
 /** A request of the gateway's as the dashboard's: the path under `/dashboard/`, the form, the language. */

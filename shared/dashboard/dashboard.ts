@@ -105,7 +105,7 @@ export interface DashboardRequest {
 export interface DashboardSettings {
   stage: Stage;
   publicBaseUrl: string;
-  /** The block explorers as the stage's configuration has them now (docs/operations.md#stage-configuration). */
+  /** The block explorers as the stage's configuration has them now (docs/operations.md#stage-configuration), read where a page links a hash. */
   explorers: () => NetworkExplorers;
 }
 
@@ -124,8 +124,7 @@ export class Dashboard {
   ) {}
 
   async serve(request: DashboardRequest): Promise<DashboardAnswer> {
-    const { stage, publicBaseUrl, explorers } = this.settings;
-    const base: DashboardContext = { t: new DashboardTranslator(request.language.language), language: request.language, page: request.page, stage, publicBaseUrl, explorers: explorers() };
+    const base: DashboardContext = { t: new DashboardTranslator(request.language.language), language: request.language, page: request.page, ...this.settings };
     const matched = matchRoute(request.method, request.page);
     if (!matched) return this.refusal(base, 404, 'error.notFound', 'error.notFoundBody');
     const { route, params } = matched;

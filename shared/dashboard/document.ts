@@ -20,8 +20,8 @@ export interface DashboardContext {
   language: LanguageChoice;
   stage: Stage;
   publicBaseUrl: string;
-  /** Where a transaction's hash is linked, per network. */
-  explorers: NetworkExplorers;
+  /** Where a transaction's hash is linked, per network: read when a page links one. */
+  explorers: () => NetworkExplorers;
   /** The page's path under `/dashboard`, without its query. */
   page: string;
   /** The signed-in user, with its merchant's settings as read once for the request; absent on the sign-in and invitation pages. */

@@ -179,13 +179,16 @@ describe('a stage watching EVM networks, Bitcoin and Tron', () => {
   });
 });
 
+/** The configuration document a prod stage without providers writes, with the parts the deployment gives. */
+function configurationDocumentOf(parts: { payoutFees?: Record<string, string>; explorers?: Record<string, string> }) {
+  const stack = new Stack(new App(), 'Configuration');
+  stageConfigurationParameter(stack, 'Configuration', { stage: 'prod', providers: [], watchedNetworks: {}, ...parts });
+  const [parameter] = Object.values(Template.fromStack(stack).findResources('AWS::SSM::Parameter')) as Array<{ Properties: { Value: string } }>;
+  return JSON.parse(parameter!.Properties.Value);
+}
+
 describe("the stage's payout fees", () => {
-  const documentOf = (payoutFees?: Record<string, string>) => {
-    const stack = new Stack(new App(), 'PayoutFees');
-    stageConfigurationParameter(stack, 'Configuration', { stage: 'prod', providers: [], watchedNetworks: {}, payoutFees });
-    const [parameter] = Object.values(Template.fromStack(stack).findResources('AWS::SSM::Parameter')) as Array<{ Properties: { Value: string } }>;
-    return JSON.parse(parameter!.Properties.Value);
-  };
+  const documentOf = (payoutFees?: Record<string, string>) => configurationDocumentOf({ payoutFees });
 
   it('writes the fees the deployment gives into the configuration document, which the functions lay over the defaults', () => {
     expect(documentOf({ USDT: '1.5', BTC: '0.0002' }).payoutFees).toEqual({ USDT: '1.5', BTC: '0.0002' });
@@ -203,12 +206,7 @@ describe("the stage's payout fees", () => {
 });
 
 describe("the stage's block explorers", () => {
-  const documentOf = (explorers?: Record<string, string>) => {
-    const stack = new Stack(new App(), 'Explorers');
-    stageConfigurationParameter(stack, 'Configuration', { stage: 'prod', providers: [], watchedNetworks: {}, explorers });
-    const [parameter] = Object.values(Template.fromStack(stack).findResources('AWS::SSM::Parameter')) as Array<{ Properties: { Value: string } }>;
-    return JSON.parse(parameter!.Properties.Value);
-  };
+  const documentOf = (explorers?: Record<string, string>) => configurationDocumentOf({ explorers });
 
   it("writes the explorers the deployment gives into the configuration document, which the dashboard's functions lay over the stage's own", () => {
     const explorers = { ethereum: 'https://explorer.example/eth/tx/{hash}' };

@@ -82,7 +82,7 @@ export const invoices: PageHandler = async (request) => {
  */
 function chainLink(context: DashboardContext, { network, transactionHash }: Pick<TransactionView, 'network' | 'transactionHash'>, short = false): Html {
   if (!network || !transactionHash) return html``;
-  const url = explorerTransactionUrl(context.explorers, network, transactionHash);
+  const url = explorerTransactionUrl(context.explorers(), network, transactionHash);
   const shown = short && transactionHash.length > 20 ? `${transactionHash.slice(0, 10)}…${transactionHash.slice(-6)}` : transactionHash;
   const kind = short ? 'id' : 'mono';
   if (!url) return html`<span class="${kind}">${shown}</span>`;
