@@ -27,7 +27,7 @@ import {
   type TreasuryState,
   type TreasurySigner,
 } from '../domain/payouts/index.js';
-import { integer, TronApiError, TronHttpApi, tronHex20, tronLogSchema, tronTransferOf } from './tron-reader.js';
+import { integer, TronApiError, TronHttpApi, tronBlockHash, tronHex20, tronLogSchema, tronTransferOf } from './tron-reader.js';
 import { readRawTransaction, type TronContract, tronTransactionId } from './tron-transaction.js';
 
 const base58check = createBase58check(sha256);
@@ -60,7 +60,6 @@ const infoSchema = z.object({
   receipt: z.object({ result: z.string().optional() }).optional(),
   log: z.array(tronLogSchema).optional(),
 });
-const blockIdSchema = z.object({ blockID: hash, block_header: z.object({ raw_data: z.object({ number: integer }) }) });
 
 /** The log of a TRC-20 payout's own `Transfer`, by its place among the transaction's logs (as the watcher numbers a deposit's): from the order's contract, to its address, of its amount. */
 function transferLogOf(order: PayoutOrder, logs: readonly z.infer<typeof tronLogSchema>[]): PayoutTransferPosition | undefined {
@@ -165,14 +164,12 @@ export class TronPayoutChain implements PayoutChain {
     const info = infoSchema.parse(await this.call('gettransactioninfobyid', { value: payout.transactionHash }));
     if (info.blockNumber !== undefined) {
       const succeeded = info.result !== 'FAILED' && (info.receipt?.result === undefined || info.receipt.result === 'SUCCESS');
-      // The transaction's info names its block by number only; the block names its hash.
-      const block = blockIdSchema.parse(await this.call('getblockbynum', { num: Number(info.blockNumber) }));
-      if (block.block_header.raw_data.number !== info.blockNumber) throw new TronApiError(`getblockbynum ${info.blockNumber} answered block ${block.block_header.raw_data.number}`);
+      const blockHash = await tronBlockHash(this.api, Number(info.blockNumber));
       const transfer = transferLogOf(payout.order, info.log ?? []);
       return {
         state: 'mined',
         blockNumber: Number(info.blockNumber),
-        blockHash: block.blockID,
+        blockHash,
         ...(transfer ? { transfer } : {}),
         confirmations: Number(head.number - info.blockNumber + 1n),
         succeeded,

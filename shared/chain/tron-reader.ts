@@ -139,6 +139,16 @@ export class TronHttpApi {
   }
 }
 
+/** The block at `number` as `schema` reads it (its header, or with its transactions); a node answering another block is refused. */
+async function blockByNumber<Block extends z.infer<typeof headerSchema>>(api: TronHttpApi, number: number, schema: z.ZodType<Block>): Promise<Block> {
+  const block = schema.parse(await api.call('getblockbynum', { num: number }));
+  if (block.block_header.raw_data.number !== number) throw new TronApiError(`getblockbynum ${number} answered block ${block.block_header.raw_data.number}`);
+  return block;
+}
+
+/** The hash (`blockID`) of the block at `number`: a transaction's info names its block by number only. */
+export const tronBlockHash = async (api: TronHttpApi, number: number): Promise<string> => (await blockByNumber(api, number, headerSchema)).blockID;
+
 export class TronHttpReader {
   private readonly api: TronHttpApi;
 
@@ -150,14 +160,13 @@ export class TronHttpReader {
     return headerSchema.parse(await this.api.call('getnowblock', {})).block_header.raw_data.number;
   }
 
-  async blockHash(number: number): Promise<string> {
-    return this.header(number).then((block) => block.blockID);
+  blockHash(number: number): Promise<string> {
+    return tronBlockHash(this.api, number);
   }
 
   /** The block at a height with its TRX and TRC-20 transfers of successful transactions; `tokens` names the watched contracts (`T…`). */
   async block(number: number, tokens: readonly string[]): Promise<TronBlock> {
-    const block = blockSchema.parse(await this.api.call('getblockbynum', { num: number }));
-    if (block.block_header.raw_data.number !== number) throw new TronApiError(`getblockbynum ${number} answered block ${block.block_header.raw_data.number}`);
+    const block = await blockByNumber(this.api, number, blockSchema);
     const transfers: TronTransfer[] = [];
     for (const transaction of block.transactions ?? []) {
       const [contract] = transaction.raw_data.contract;
@@ -179,11 +188,5 @@ export class TronHttpReader {
       }
     }
     return { number, hash: block.blockID, parentHash: block.block_header.raw_data.parentHash, transfers };
-  }
-
-  private async header(number: number) {
-    const block = headerSchema.parse(await this.api.call('getblockbynum', { num: number }));
-    if (block.block_header.raw_data.number !== number) throw new TronApiError(`getblockbynum ${number} answered block ${block.block_header.raw_data.number}`);
-    return block;
   }
 }
