@@ -19,11 +19,10 @@ const withServices = {
 export default defineConfig({
   test: {
     testTimeout: 60_000,
-    // Most files wait on DynamoDB Local, queues, browsers, chain nodes and child processes rather
-    // than compute: two at a time even on two cores (vitest would run one), about 8 minutes instead
-    // of 11.5. Three were faster still (about 7) but starved the shared queue server under the
-    // route fuzz, and timing tests of the queue poller failed.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Most files wait on DynamoDB Local, queues, browsers, chain nodes, TOTP steps and child
+    // processes rather than compute: three at a time even on two cores, which keeps both busy (the
+    // suite took 596 s here with three, 754 s with two, and 605 s with four, the CPU then full).
+    maxWorkers: Math.max(3, availableParallelism() - 1),
     hookTimeout: 120_000,
     // The SDK warns once per worker that its Node 20 support ends; the Lambdas run on Node 22.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
