@@ -92,7 +92,12 @@ export async function startGatewayProcess(options: GatewayProcessOptions): Promi
     owner: { email: printed(output, 'Owner e-mail'), password: printed(output, 'Owner password'), totpKey: printed(output, 'Owner TOTP key') },
     output: () => output,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      if (child.exitCode !== null || child.signalCode !== null) return exited;
+      // To the runtime itself, as a terminal's Ctrl+C reaches it: tsx's launcher relays a signal but
+      // SIGKILLs its child when the child does not acknowledge within 30 ms, as a busy machine may not.
+      const runtime = await readRunningStack(options.dataDir);
+      if (runtime) process.kill(runtime.pid, 'SIGTERM');
+      else child.kill('SIGTERM');
       return exited;
     },
     crash: async () => {
