@@ -21,7 +21,7 @@ export default defineConfig({
     testTimeout: 60_000,
     // Most files wait on DynamoDB Local, queues, browsers, chain nodes, TOTP steps and child
     // processes rather than compute: three at a time even on two cores, which keeps both busy (the
-    // suite took 596 s here with three, 754 s with two, and 605 s with four, the CPU then full).
+    // suite took 596 s here with three, 669 s with two, and 605 s with four, the CPU then full).
     maxWorkers: Math.max(3, availableParallelism() - 1),
     hookTimeout: 120_000,
     // The SDK warns once per worker that its Node 20 support ends; the Lambdas run on Node 22.
