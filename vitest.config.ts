@@ -42,8 +42,11 @@ export default defineConfig({
         // stays its own; a unit test keeps no state in a module between files.
         test: { name: 'unit', include: ['test/unit/**/*.test.ts'], isolate: false },
       },
-      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...withServices } },
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...withServices } },
+      {
+        extends: true,
+        test: { name: 'integration', include: ['test/integration/**/*.test.ts'], ...withServices, isolate: false, setupFiles: ['test/support/fresh-modules.ts', ...withServices.setupFiles] },
+      },
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], ...withServices, isolate: false, setupFiles: ['test/support/fresh-modules.ts', ...withServices.setupFiles] } },
       {
         extends: true,
         // Shared modules here too: a worker synthesizes each stage the files read once

@@ -28,7 +28,7 @@ import { testMerchantCli, type TestCli } from '../support/merchant-cli.js';
 import { seedMerchant, testChainStore, type SeededMerchant } from '../support/merchants.js';
 import { RpcProxy, type RpcFault } from '../support/rpc-proxy.js';
 import { eventually } from '../support/wait.js';
-import { startChainWithTestToken } from '../support/test-chain.js';
+import { ownChainTable, startChainWithTestToken } from '../support/test-chain.js';
 
 /** Few, so that tests mine little; the production defaults are in docs/merchant-guide.md#on-chain-deposits. */
 const CONFIRMATIONS = 3;
@@ -57,6 +57,7 @@ const FAULTS: Partial<Record<RpcMode, RpcFault>> = {
 };
 
 beforeAll(async () => {
+  await ownChainTable();
   chain = await startChainWithTestToken();
   client = createPublicClient({ transport: http(chain.rpcUrl) });
   usdt = await chain.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000' });

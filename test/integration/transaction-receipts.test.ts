@@ -11,7 +11,6 @@ import { createPublicClient, http, type Address, type Hash, type PublicClient } 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WatchResult } from '../../functions/watch-chain.js';
 import type { LocalChain } from '../../infra/chain/local-chain.js';
-import type { ChainCursor } from '../../shared/domain/chains/chain.js';
 import { invoker } from '../../infra/local/functions.js';
 import { config } from '../../shared/config.js';
 import { SESSION_COOKIE } from '../../shared/domain/dashboard/dashboard-sessions.js';
@@ -24,11 +23,11 @@ import { documentClient } from '../../shared/store/dynamo.js';
 import { DynamoInvoiceStore } from '../../shared/store/invoices.js';
 import { DynamoTransactionStore } from '../../shared/store/transactions.js';
 import { invoke, loadFunction, request } from '../support/invoke.js';
-import { seedKey, seedMerchant, type SeededMerchant, testChainStore } from '../support/merchants.js';
+import { seedKey, seedMerchant, type SeededMerchant } from '../support/merchants.js';
 import { testMerchantCli } from '../support/merchant-cli.js';
 import { sendProviderEvent } from '../support/providers.js';
 import { withPayload } from '../support/receipt-signing.js';
-import { startChainWithTestToken } from '../support/test-chain.js';
+import { ownChainTable, startChainWithTestToken } from '../support/test-chain.js';
 import { verifyReceipt } from '../../infra/cli/receipt-verifier.js';
 
 const CONFIRMATIONS = 2;
@@ -40,9 +39,9 @@ let usdt: Address;
 let merchant: SeededMerchant;
 let other: SeededMerchant;
 const savedEnv = new Map<string, string | undefined>();
-let cursorBefore: ChainCursor | undefined;
 
 beforeAll(async () => {
+  await ownChainTable();
   chain = await startChainWithTestToken();
   client = createPublicClient({ transport: http(chain.rpcUrl) });
   usdt = await chain.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000' });
@@ -50,17 +49,10 @@ beforeAll(async () => {
   process.env.GATEWAY_RPC_ETHEREUM = chain.rpcUrl;
   process.env.GATEWAY_TOKENS_ETHEREUM = JSON.stringify({ USDT: usdt });
   process.env.GATEWAY_CONFIRMATIONS_ETHEREUM = String(CONFIRMATIONS);
-  // After the environment names the node (the configuration is read once): the run's tables serve every
-  // file's node, and a cursor another file's node moved past this one's head would hold the watcher back
-  // as behind, so this node is taken past it (the watcher then rewinds).
-  cursorBefore = await testChainStore().cursor('ethereum');
-  if (cursorBefore) await chain.mine(cursorBefore.number + 1);
   [merchant, other] = await Promise.all([seedMerchant(), seedMerchant()]);
 });
 
 afterAll(async () => {
-  // The cursor as the files after this one would have found it, not one past their nodes' heads.
-  if (cursorBefore) await testChainStore().moveCursor('ethereum', cursorBefore, await testChainStore().cursor('ethereum'), new Date());
   for (const [name, value] of savedEnv) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
