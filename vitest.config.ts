@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { LogFileReporter } from './test/support/log-file-reporter.js';
+import { LongestFirst } from './test/support/longest-first.js';
 
 /** Everything the last run printed, test by test (gitignored). */
 const TEST_LOG_FILE = fileURLToPath(new URL('.test-logs/last-run.log', import.meta.url));
@@ -27,6 +28,7 @@ export default defineConfig({
     // processes rather than compute: three at a time even on two cores, which keeps both busy (the
     // suite took 596 s here with three, 669 s with two, and 605 s with four, the CPU then full).
     maxWorkers: Math.max(3, availableParallelism() - 1),
+    sequence: { sequencer: LongestFirst },
     hookTimeout: 120_000,
     // The SDK warns once per worker that its Node 20 support ends; the Lambdas run on Node 22.
     env: { AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
