@@ -26,7 +26,7 @@ export default defineConfig({
     testTimeout: 60_000,
     // Most files wait on DynamoDB Local, queues, browsers, chain nodes, TOTP steps and child
     // processes rather than compute: three at a time even on two cores, which keeps both busy (the
-    // suite took 596 s here with three, 669 s with two, and 605 s with four, the CPU then full).
+    // suite took 543 s here with three and 574 s with four, the CPU then full).
     maxWorkers: Math.max(3, availableParallelism() - 1),
     sequence: { sequencer: LongestFirst },
     hookTimeout: 120_000,
