@@ -6,14 +6,13 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { demoProviderRoute, isProviderSecret } from '../../shared/domain/providers/index.js';
 import { readOrCreateSecretFile } from '../../shared/vault/secret-files.js';
 import { localCredentials } from './environment.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX_CLI = resolve(ROOT, 'node_modules/tsx/dist/cli.mjs');
 const READY_LINE = /^Demo provider listening on (http:\/\/127\.0\.0\.1:\d+)$/m;
 const START_TIMEOUT_MS = 30_000;
 
@@ -36,7 +35,9 @@ export interface DemoProviderProcess {
 export async function startDemoProviderProcess(env: Record<string, string>, options: { timeoutMs?: number; onLine?: (line: string) => void } = {}): Promise<DemoProviderProcess> {
   const { timeoutMs = START_TIMEOUT_MS, onLine } = options;
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('AWS_')));
-  const child = spawn(process.execPath, [TSX_CLI, 'demo-provider/main.ts'], {
+  // Under tsx's loader in this one process, not under its launcher: the launcher kills a child
+  // that is slow to acknowledge a relayed signal, which a busy machine turns a clean stop into.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'demo-provider/main.ts'], {
     cwd: ROOT,
     // PORT 0: a free port, never the gateway's own.
     env: { ...inherited, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', PORT: '0', ...env },
