@@ -33,7 +33,6 @@ let proxy: Server;
 let fault: NodeFault | undefined;
 let merchant: SeededMerchant;
 let testCli: TestCli;
-let restoreEnvironment: (() => void) | undefined;
 const watcher = watcherOf('bitcoin');
 
 /** The node as the watcher sees it, made to fail on demand; it forwards the watcher's credentials. */
@@ -88,15 +87,13 @@ beforeAll(async () => {
   const nodeUrl = new URL(node.rpcUrl);
   proxy = await startProxy(nodeUrl);
   const rpcUrl = `http://${nodeUrl.username}:${nodeUrl.password}@127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-  restoreEnvironment = setEnvironment({ GATEWAY_RPC_BITCOIN: rpcUrl, GATEWAY_CONFIRMATIONS_BITCOIN: String(CONFIRMATIONS) });
+  setEnvironment({ GATEWAY_RPC_BITCOIN: rpcUrl, GATEWAY_CONFIRMATIONS_BITCOIN: String(CONFIRMATIONS) });
   expect(localStageConfiguration().chains.bitcoin).toMatchObject({ rpcUrl, confirmations: CONFIRMATIONS });
   [merchant, testCli] = await Promise.all([seedMerchant(), testMerchantCli()]);
   await watcher.catchUp();
 }, 60_000);
 
 afterAll(async () => {
-  // Later test files in this worker see the environment they were given.
-  restoreEnvironment?.();
   proxy?.closeAllConnections();
   proxy?.close();
   await Promise.all([node?.stop(), testCli?.remove()]);

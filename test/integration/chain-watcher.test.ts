@@ -34,7 +34,6 @@ import { ownChainTable, startChainWithTestToken } from '../support/test-chain.js
 const CONFIRMATIONS = 3;
 /** How often an invocation that polls reads the chain: short, so that tests wait little. */
 const POLL_SECONDS = 1;
-const WATCHER_ENV = ['GATEWAY_RPC_ETHEREUM', 'GATEWAY_TOKENS_ETHEREUM', 'GATEWAY_CONFIRMATIONS_ETHEREUM', 'GATEWAY_CHAIN_POLL_S'] as const;
 
 type RpcMode = 'pass' | 'error-500' | 'not-json' | 'bad-hashes' | 'refused' | 'silent';
 
@@ -46,7 +45,6 @@ let proxy: RpcProxy;
 let rpcMode: RpcMode = 'pass';
 let merchant: SeededMerchant;
 let testCli: TestCli;
-const savedEnv = new Map<string, string | undefined>();
 
 /** What the node answers in each mode but `pass`, instead of what it would. */
 const FAULTS: Partial<Record<RpcMode, RpcFault>> = {
@@ -68,7 +66,6 @@ beforeAll(async () => {
   // Well-formed JSON-RPC whose block and transaction hashes are not hashes.
   proxy.rewrite = (text) => (rpcMode === 'bad-hashes' ? text.replace(/"0x[0-9a-f]{64}"/g, '"0x1234"') : text);
 
-  for (const name of WATCHER_ENV) savedEnv.set(name, process.env[name]);
   process.env.GATEWAY_RPC_ETHEREUM = proxy.url;
   process.env.GATEWAY_TOKENS_ETHEREUM = JSON.stringify({ USDT: usdt, USDC: usdc });
   process.env.GATEWAY_CONFIRMATIONS_ETHEREUM = String(CONFIRMATIONS);
@@ -80,11 +77,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  // Later test files in this worker see the environment they were given.
-  for (const [name, value] of savedEnv) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
   await proxy?.stop();
   await Promise.all([chain?.stop(), testCli?.remove()]);
 });

@@ -37,7 +37,6 @@ let tron: TronNode;
 let merchant: SeededMerchant;
 let bitcoinTreasury: string;
 let tronTreasury: string;
-let restoreEnvironment: () => void;
 
 interface NodeTransaction {
   vin: Array<{ txid: string; vout: string }>;
@@ -50,7 +49,7 @@ const pay = (fields: Record<string, unknown>) => requestPayout(merchant, fields)
 
 beforeAll(async () => {
   [bitcoin, tron] = await Promise.all([BitcoinNode.start(), TronNode.start()]);
-  restoreEnvironment = setEnvironment({
+  setEnvironment({
     GATEWAY_RPC_BITCOIN: bitcoin.rpcUrl,
     GATEWAY_CONFIRMATIONS_BITCOIN: String(BITCOIN_CONFIRMATIONS),
     GATEWAY_RPC_TRON: tron.url,
@@ -81,7 +80,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  restoreEnvironment?.();
   tron?.close();
   await bitcoin?.stop();
 });

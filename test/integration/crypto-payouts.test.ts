@@ -48,7 +48,6 @@ let proxy: RpcProxy;
 let refuseBroadcasts = 0;
 let treasury: Address;
 let merchant: SeededMerchant;
-let restoreEnvironment: () => void;
 
 beforeAll(async () => {
   chain = await startChainWithTestToken();
@@ -60,7 +59,7 @@ beforeAll(async () => {
     refuseBroadcasts -= 1;
     return 'refuse';
   };
-  restoreEnvironment = setEnvironment({
+  setEnvironment({
     GATEWAY_RPC_ETHEREUM: proxy.url,
     GATEWAY_TOKENS_ETHEREUM: JSON.stringify({ USDT: usdt }),
     GATEWAY_CONFIRMATIONS_ETHEREUM: String(CONFIRMATIONS),
@@ -81,7 +80,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  restoreEnvironment?.();
   await proxy?.stop();
   await chain?.stop();
 });

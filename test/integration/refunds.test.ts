@@ -29,13 +29,12 @@ let chain: LocalChain;
 let client: PublicClient;
 let usdt: Address;
 let merchant: SeededMerchant;
-let restoreEnvironment: () => void;
 
 beforeAll(async () => {
   chain = await startChainWithTestToken();
   client = createPublicClient({ transport: http(chain.rpcUrl) });
   usdt = await chain.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000' });
-  restoreEnvironment = setEnvironment({
+  setEnvironment({
     GATEWAY_RPC_ETHEREUM: chain.rpcUrl,
     GATEWAY_TOKENS_ETHEREUM: JSON.stringify({ USDT: usdt }),
     GATEWAY_CONFIRMATIONS_ETHEREUM: String(CONFIRMATIONS),
@@ -50,7 +49,6 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  restoreEnvironment?.();
   await chain?.stop();
 });
 

@@ -30,7 +30,6 @@ let first: RpcProxy;
 let second: RpcProxy;
 let merchant: SeededMerchant;
 let testCli: TestCli;
-let restoreEnvironment: (() => void) | undefined;
 const watcher = watcherOf('bahamut');
 
 beforeAll(async () => {
@@ -38,13 +37,12 @@ beforeAll(async () => {
   chain = await startLocalChain({ chainId: EVM_CHAIN_IDS.demo.bahamut });
   [first, second] = await Promise.all([RpcProxy.start(chain.rpcUrl, { closeConnections: true }), RpcProxy.start(chain.rpcUrl, { closeConnections: true })]);
   const rpcUrl = `${urlWithKey(first, 'first-key')}, ${urlWithKey(second, 'second-key')}`;
-  restoreEnvironment = setEnvironment({ GATEWAY_RPC_BAHAMUT: rpcUrl, GATEWAY_CONFIRMATIONS_BAHAMUT: String(CONFIRMATIONS) });
+  setEnvironment({ GATEWAY_RPC_BAHAMUT: rpcUrl, GATEWAY_CONFIRMATIONS_BAHAMUT: String(CONFIRMATIONS) });
   expect(rpcUrlsOf(localStageConfiguration().chains.bahamut.rpcUrl!)).toEqual([urlWithKey(first, 'first-key'), urlWithKey(second, 'second-key')]);
   [merchant, testCli] = await Promise.all([seedMerchant(), testMerchantCli()]);
 }, 60_000);
 
 afterAll(async () => {
-  restoreEnvironment?.();
   await Promise.all([first?.stop(), second?.stop()]);
   await Promise.all([chain?.stop(), testCli?.remove()]);
 });

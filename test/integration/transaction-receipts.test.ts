@@ -31,21 +31,18 @@ import { ownChainTable, startChainWithTestToken } from '../support/test-chain.js
 import { verifyReceipt } from '../../infra/cli/receipt-verifier.js';
 
 const CONFIRMATIONS = 2;
-const WATCHER_ENV = ['GATEWAY_RPC_ETHEREUM', 'GATEWAY_TOKENS_ETHEREUM', 'GATEWAY_CONFIRMATIONS_ETHEREUM'] as const;
 
 let chain: LocalChain;
 let client: PublicClient;
 let usdt: Address;
 let merchant: SeededMerchant;
 let other: SeededMerchant;
-const savedEnv = new Map<string, string | undefined>();
 
 beforeAll(async () => {
   await ownChainTable();
   chain = await startChainWithTestToken();
   client = createPublicClient({ transport: http(chain.rpcUrl) });
   usdt = await chain.deployToken({ symbol: 'USDT', decimals: 6, supply: '1000000' });
-  for (const name of WATCHER_ENV) savedEnv.set(name, process.env[name]);
   process.env.GATEWAY_RPC_ETHEREUM = chain.rpcUrl;
   process.env.GATEWAY_TOKENS_ETHEREUM = JSON.stringify({ USDT: usdt });
   process.env.GATEWAY_CONFIRMATIONS_ETHEREUM = String(CONFIRMATIONS);
@@ -53,10 +50,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  for (const [name, value] of savedEnv) {
-    if (value === undefined) delete process.env[name];
-    else process.env[name] = value;
-  }
   await chain?.stop();
 });
 

@@ -29,13 +29,12 @@ const STRANGER = tronAddress(`41${'c3'.repeat(20)}`);
 let node: TronNode;
 let merchant: SeededMerchant;
 let testCli: TestCli;
-let restoreEnvironment: (() => void) | undefined;
 const watcher = watcherOf('tron');
 
 beforeAll(async () => {
   node = await TronNode.start();
   node.mineEmpty(5);
-  restoreEnvironment = setEnvironment({
+  setEnvironment({
     GATEWAY_RPC_TRON: node.url,
     GATEWAY_TOKENS_TRON: JSON.stringify({ USDT }),
     GATEWAY_CONFIRMATIONS_TRON: String(CONFIRMATIONS),
@@ -46,8 +45,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  // Later test files in this worker see the environment they were given.
-  restoreEnvironment?.();
   node?.close();
   await testCli?.remove();
 });
