@@ -87,7 +87,8 @@ beforeAll(async () => {
     return 200;
   });
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-callbacks-'));
-  gateway = await startGatewayProcess({ dataDir, env: runtimeEnv() });
+  // Its own DynamoDB Local, which a crash of the runtime leaves behind (below).
+  gateway = await startGatewayProcess({ dataDir, ownStore: true, env: runtimeEnv() });
   stack = await openRuntimeStack(dataDir);
 });
 
@@ -550,7 +551,7 @@ describe('a crash of the whole runtime', () => {
     // DynamoDB Local outlives a killed runtime; the next start stops it before it starts its own.
     expect(dynamoDbLocalProcesses(dataDir)).toEqual([leftoverDynamo]);
     refusedOrders.delete(inQueueOrder);
-    gateway = await startGatewayProcess({ dataDir, env: runtimeEnv() });
+    gateway = await startGatewayProcess({ dataDir, ownStore: true, env: runtimeEnv() });
     stack = await openRuntimeStack(dataDir);
     expect(gateway.output()).toContain(`stopped the DynamoDB Local (pid ${leftoverDynamo}) it left running`);
     expect(dynamoDbLocalProcesses(dataDir)).toHaveLength(1);

@@ -260,7 +260,7 @@ describe('faults under load', { timeout: 240_000 }, () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'gateway-crash-'));
     const receiver = await startCallbackReceiver();
     const env = { GATEWAY_DEMO_CALLBACK_URL: receiver.url, GATEWAY_RETRY_SCALE: '0.001' };
-    let gateway = await startGatewayProcess({ dataDir, env });
+    let gateway = await startGatewayProcess({ dataDir, ownStore: true, env });
     cleanups.push(
       () => rm(dataDir, { recursive: true, force: true }),
       async () => {
@@ -284,7 +284,7 @@ describe('faults under load', { timeout: 240_000 }, () => {
     await sent;
     expect(burst.filter((operation) => operation.acknowledged).length).toBeLessThan(burst.length);
 
-    gateway = await startGatewayProcess({ dataDir, env });
+    gateway = await startGatewayProcess({ dataDir, ownStore: true, env });
     const unanswered = burst.filter((operation) => !operation.acknowledged);
     const retried: Answer[] = [];
     // As a merchant's client would: a few at a time, each until it is answered.

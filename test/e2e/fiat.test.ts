@@ -45,6 +45,8 @@ beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-fiat-'));
   gateway = await startGatewayProcess({
     dataDir,
+    // Its store's files are searched for card numbers.
+    ownStore: true,
     env: {
       GATEWAY_DEMO_CALLBACK_URL: receiver.url,
       GATEWAY_DEMO_CALLBACK_SECRET: CALLBACK_SECRET,

@@ -14,7 +14,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { invoiceEventBodySchema } from '../../shared/domain/invoicing/invoice-events.js';
 import { startCallbackReceiver, type CallbackReceiver, type ReceivedCallback } from '../support/callback-receiver.js';
-import { callApi, dynamoDbLocalProcesses, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
+import { callApi, startGatewayProcess, type GatewayProcess } from '../support/gateway-process.js';
 
 const CALLBACK_SECRET = `whsec_${Buffer.alloc(32, 9).toString('base64')}`;
 const INVOICE_LIFETIME_S = 4;
@@ -40,7 +40,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await gateway?.stop();
-  if (dataDir) for (const pid of dynamoDbLocalProcesses(dataDir)) process.kill(pid, 'SIGKILL');
   await receiver?.close();
   if (dataDir) await rm(dataDir, { recursive: true, force: true });
 });

@@ -23,7 +23,8 @@ let stack: RuntimeInfo;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-sockets-'));
-  gateway = await startGatewayProcess({ dataDir });
+  // Every process `npm start` runs, its own DynamoDB Local included.
+  gateway = await startGatewayProcess({ dataDir, ownStore: true });
   stack = (await readRunningStack(dataDir))!;
 });
 

@@ -30,7 +30,8 @@ const AUTHORIZER_CACHE_S = 2;
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-e2e-'));
-  gateway = await startGatewayProcess({ dataDir, env: { GATEWAY_AUTHORIZER_CACHE_S: String(AUTHORIZER_CACHE_S) } });
+  // `npm start` whole: its own DynamoDB Local, kept under the data directory across restarts.
+  gateway = await startGatewayProcess({ dataDir, ownStore: true, env: { GATEWAY_AUTHORIZER_CACHE_S: String(AUTHORIZER_CACHE_S) } });
 });
 
 afterAll(async () => {
@@ -106,7 +107,7 @@ describe('npm start', () => {
   });
 
   it('refuses to start a second time on the same data directory', async () => {
-    await expect(startGatewayProcess({ dataDir })).rejects.toThrow(/exited with 1[\s\S]*already serves from/);
+    await expect(startGatewayProcess({ dataDir, ownStore: true })).rejects.toThrow(/exited with 1[\s\S]*already serves from/);
     expect(dynamoDbLocalProcesses(dataDir)).toHaveLength(1);
   });
 
@@ -201,7 +202,7 @@ describe('restarting on the same data directory', () => {
 
   it('keeps the demo merchant, its key and secret, and the merchants created meanwhile', async () => {
     const before = { apiKey: gateway.apiKey, callbackSecret: gateway.callbackSecret };
-    gateway = await startGatewayProcess({ dataDir, env: { GATEWAY_DEMO_CALLBACK_URL: 'http://localhost:9/callbacks', GATEWAY_AUTHORIZER_CACHE_S: String(AUTHORIZER_CACHE_S) } });
+    gateway = await startGatewayProcess({ dataDir, ownStore: true, env: { GATEWAY_DEMO_CALLBACK_URL: 'http://localhost:9/callbacks', GATEWAY_AUTHORIZER_CACHE_S: String(AUTHORIZER_CACHE_S) } });
     expect({ apiKey: gateway.apiKey, callbackSecret: gateway.callbackSecret }).toEqual(before);
     expect(gateway.output()).toContain('Callback URL     http://localhost:9/callbacks\n');
     expect((await get(invoicePath(), { 'x-api-key': gateway.apiKey })).status).toBe(404);

@@ -107,7 +107,8 @@ const readsOnly = (shell: string): boolean => /\bcurl\b/.test(shell) && !/(^|\s)
 beforeAll(async () => {
   steps = tourSteps(await readFile(join(ROOT, 'README.md'), 'utf8'), TOUR_HEADING);
   dataDir = await mkdtemp(join(tmpdir(), 'gateway-readme-'));
-  [gateway, receiverPort] = await Promise.all([startGatewayProcess({ dataDir }), freePort()]);
+  // As the README's reader runs it, its own DynamoDB Local included.
+  [gateway, receiverPort] = await Promise.all([startGatewayProcess({ dataDir, ownStore: true }), freePort()]);
   shell = new Shell(ROOT);
 });
 
