@@ -34,13 +34,19 @@ const PORT_ATTEMPTS = 3;
 /** Enough of Java's output to explain a failed start. */
 const OUTPUT_TAIL_CHARS = 4_000;
 /**
- * A store on one machine serves one person or one test run, and most of its CPU went to the JIT's
- * optimizing compiler and parallel GC threads: with the client compiler alone and one GC thread it
- * starts and creates the tables in half the CPU (1.7 s instead of 3.3 s here) and takes 2,000
- * writes in 5.9 CPU-seconds instead of 11.4, and sooner. Options of the caller's own come after,
- * so they win.
+ * Java's options, by the load the store will take; options of the caller's own come after, so
+ * they win. A store on one machine serves one person or a few tests, and most of its CPU went to
+ * the JIT's optimizing compiler and parallel GC threads: with the client compiler alone and one GC
+ * thread it starts and creates the tables in half the CPU (1.7 s instead of 3.3 s here) and takes
+ * 2,000 writes in 5.9 CPU-seconds instead of 11.4, and sooner. The optimizing compiler pays for
+ * itself past about 50,000 requests: 8 clients' 44,000 writes, reads and queries took 22.7 CPU-s
+ * with the client compiler alone and 26.1 with both, 132,000 took 67.6 and 47.5.
  */
-const JAVA_OPTIONS = '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC';
+const JAVA_OPTIONS = {
+  light: '-XX:TieredStopAtLevel=1 -XX:+UseSerialGC',
+  heavy: '-XX:+UseSerialGC',
+} as const;
+type Load = keyof typeof JAVA_OPTIONS;
 
 export interface DynamoDbLocal {
   endpoint: string;
@@ -88,6 +94,8 @@ export interface DynamoDbLocalOptions {
   dataDir?: string;
   /** A restart where the last one listened; a free port without it. */
   port?: number;
+  /** `heavy` for a store that takes more than about 50,000 requests, such as a whole test run's (see JAVA_OPTIONS); `light` without. */
+  load?: Load;
 }
 
 /**
@@ -102,10 +110,11 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
   }
   // DynamoDB Local reports usage to AWS unless told not to; spawn() passes our environment on.
   process.env.DDB_LOCAL_TELEMETRY ??= '0';
-  if (options.port !== undefined) return startOnPort(options.port, path, options.credentials);
+  const javaOptions = JAVA_OPTIONS[options.load ?? 'light'];
+  if (options.port !== undefined) return startOnPort(options.port, path, options.credentials, javaOptions);
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOnPort(await freeLoopbackPort(), path, options.credentials);
+      return await startOnPort(await freeLoopbackPort(), path, options.credentials, javaOptions);
     } catch (error) {
       // Another process can take a free port before Java binds it; a new port settles that.
       if (!(error instanceof PortTakenError) || attempt === PORT_ATTEMPTS) throw error;
@@ -113,10 +122,10 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions): Promise
   }
 }
 
-/** The jar on `port`, Java started with JAVA_OPTIONS (the launcher reads JDK_JAVA_OPTIONS; the library passes our environment on). */
-function spawnJava(port: number, path: string | null): ChildProcess {
+/** The jar on `port`, Java started with `javaOptions` (the launcher reads JDK_JAVA_OPTIONS; the library passes our environment on). */
+function spawnJava(port: number, path: string | null, javaOptions: string): ChildProcess {
   const callers = process.env.JDK_JAVA_OPTIONS;
-  process.env.JDK_JAVA_OPTIONS = callers ? `${JAVA_OPTIONS} ${callers}` : JAVA_OPTIONS;
+  process.env.JDK_JAVA_OPTIONS = callers ? `${javaOptions} ${callers}` : javaOptions;
   try {
     // Without -sharedDb: a database per access key id is what keeps the gateway's to itself.
     return spawn({ port, path, sharedDb: false });
@@ -126,8 +135,8 @@ function spawnJava(port: number, path: string | null): ChildProcess {
   }
 }
 
-async function startOnPort(port: number, path: string | null, credentials: LocalCredentials): Promise<DynamoDbLocal> {
-  const java = spawnJava(port, path);
+async function startOnPort(port: number, path: string | null, credentials: LocalCredentials, javaOptions: string): Promise<DynamoDbLocal> {
+  const java = spawnJava(port, path, javaOptions);
   let output = '';
   const keepTail = (chunk: Buffer) => {
     output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);

@@ -62,8 +62,9 @@ async function startServices(): Promise<RunServices> {
   // An access key id of the run's own: no one else reaching the store's port sees its tables.
   const credentials = randomLocalCredentials();
   // The store in memory: nothing reads it after the run, and DynamoDB Local spends less there (2,000
-  // writes and 2,000 reads took it 2.6 CPU-s in memory, 3.6 in files).
-  const [dynamo, sqs] = await Promise.allSettled([startDynamoDbLocal({ credentials }), startLocalSqs()]);
+  // writes and 2,000 reads took it 2.6 CPU-s in memory, 3.6 in files). The run's files and the e2e
+  // runtimes send it hundreds of thousands of requests: a heavy load.
+  const [dynamo, sqs] = await Promise.allSettled([startDynamoDbLocal({ credentials, load: 'heavy' }), startLocalSqs()]);
   let demoProvider: Awaited<ReturnType<typeof startLocalDemoProvider>> | undefined;
   const teardown = async () => {
     await demoProvider?.process.stop();
