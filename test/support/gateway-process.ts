@@ -35,11 +35,12 @@ export interface GatewayProcessOptions {
   /** On top of this process's environment, PORT=0 (a free port) and GATEWAY_DATA_DIR. */
   env?: Record<string, string>;
   /**
-   * The runtime starts a DynamoDB Local of its own, as `npm start` does: for tests of that store's
-   * life (a restart, a crash, its sockets). Without it, the runtime keeps its tables in the test
-   * run's DynamoDB Local through AWS_ENDPOINT_URL_DYNAMODB (docs/operations.md), under its data
-   * directory's own access key id: a database no other runtime sees, without a Java process of its
-   * own to start and warm up (about 5 CPU-s per start here).
+   * The runtime starts a DynamoDB Local of its own, as `npm start` does, even within a test run:
+   * for tests of that store's life (a restart, a crash, its files, its sockets). Without it, within
+   * a test run the runtime keeps its tables in the run's DynamoDB Local through
+   * AWS_ENDPOINT_URL_DYNAMODB (docs/operations.md), under its data directory's own access key id:
+   * a database no other runtime sees, without a Java process of its own to start and warm up.
+   * Outside a test run (the benches) it starts its own.
    */
   ownStore?: boolean;
   timeoutMs?: number;
@@ -59,10 +60,9 @@ const printed = (output: string, label: string): string => {
 /** Starts `tsx infra/local/main.ts`; resolves once it prints that it serves, rejects if it exits first. */
 export async function startGatewayProcess(options: GatewayProcessOptions): Promise<GatewayProcess> {
   // The test worker's environment points the SDK at the test run's stores and names its providers;
-  // the runtime starts its own queues and demo provider unless told otherwise, and its own
-  // DynamoDB Local when asked to.
+  // the runtime starts its own queues and demo provider unless told otherwise, and shares the run's
+  // DynamoDB Local unless asked for its own (ownStore).
   const { AWS_ENDPOINT_URL_DYNAMODB: runStore, AWS_ENDPOINT_URL_SQS: _sqs, GATEWAY_PROVIDERS: _providers, GATEWAY_RECONCILE_AFTER_S: _reconcile, ...inherited } = process.env;
-  if (!options.ownStore && runStore === undefined) throw new Error('No DynamoDB Local of the test run to share: start the runtime with ownStore, or from a project with the run services');
   const store: Record<string, string> = options.ownStore || runStore === undefined ? {} : { AWS_ENDPOINT_URL_DYNAMODB: runStore };
   const launch = options.nodeArgs ? [...options.nodeArgs, '--import', 'tsx'] : [TSX_CLI];
   const child = spawn(process.execPath, [...launch, 'infra/local/main.ts'], {
