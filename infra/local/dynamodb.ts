@@ -39,7 +39,7 @@ const OUTPUT_TAIL_CHARS = 4_000;
  * the JIT's optimizing compiler and parallel GC threads: with the client compiler alone and one GC
  * thread it starts and creates the tables in half the CPU (1.7 s instead of 3.3 s here) and takes
  * 2,000 writes in 5.9 CPU-seconds instead of 11.4, and sooner. The optimizing compiler pays for
- * itself past about 50,000 requests: 8 clients' 44,000 writes, reads and queries took 22.7 CPU-s
+ * itself past about 60,000 requests: 8 clients' 44,000 writes, reads and queries took 22.7 CPU-s
  * with the client compiler alone and 26.1 with both, 132,000 took 67.6 and 47.5.
  */
 const JAVA_OPTIONS = {
@@ -94,7 +94,7 @@ export interface DynamoDbLocalOptions {
   dataDir?: string;
   /** A restart where the last one listened; a free port without it. */
   port?: number;
-  /** `heavy` for a store that takes more than about 50,000 requests, such as a whole test run's (see JAVA_OPTIONS); `light` without. */
+  /** `heavy` for a store that takes more than about 60,000 requests, such as a whole test run's (see JAVA_OPTIONS); `light` without. */
   load?: Load;
 }
 

@@ -63,7 +63,7 @@ async function startServices(): Promise<RunServices> {
   const credentials = randomLocalCredentials();
   // The store in memory: nothing reads it after the run, and DynamoDB Local spends less there (2,000
   // writes and 2,000 reads took it 2.6 CPU-s in memory, 3.6 in files). The run's files and the e2e
-  // runtimes send it hundreds of thousands of requests: a heavy load.
+  // runtimes send it far more requests than a person would: a heavy load (about 90 CPU-s of Java).
   const [dynamo, sqs] = await Promise.allSettled([startDynamoDbLocal({ credentials, load: 'heavy' }), startLocalSqs()]);
   let demoProvider: Awaited<ReturnType<typeof startLocalDemoProvider>> | undefined;
   const teardown = async () => {
