@@ -177,6 +177,30 @@ describe("the store's access key", () => {
     expect(await tablesSeen(credentials, { accessKeyId: 'intruder', secretAccessKey: 'any' })).toEqual([]);
     expect((await readdir(dir)).sort()).toEqual([`${credentials.accessKeyId}_us-east-1.db`, 'intruder_us-east-1.db'].sort());
   });
+
+  it("files the tables of each key id apart in the test run's store too, which keeps them in memory and which the e2e runtimes share", async () => {
+    const endpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB!;
+    const [mine, another] = [randomLocalCredentials(), randomLocalCredentials()];
+    const [mineClient, anotherClient] = [localDynamoClient(endpoint, mine), localDynamoClient(endpoint, another)];
+    const table = `it-${randomUUID().slice(0, 8)}`;
+    try {
+      await mineClient.send(
+        new CreateTableCommand({
+          TableName: table,
+          BillingMode: 'PAY_PER_REQUEST',
+          AttributeDefinitions: [{ AttributeName: 'id', AttributeType: 'S' }],
+          KeySchema: [{ AttributeName: 'id', KeyType: 'HASH' }],
+        }),
+      );
+      expect((await mineClient.send(new ListTablesCommand({}))).TableNames).toEqual([table]);
+      expect((await anotherClient.send(new ListTablesCommand({}))).TableNames).toEqual([]);
+      // Nor does the run's own key id, the functions' client's.
+      await expect(client.send(new DescribeTableCommand({ TableName: table }))).rejects.toThrow(/not found|non-existent/i);
+    } finally {
+      mineClient.destroy();
+      anotherClient.destroy();
+    }
+  });
 });
 
 describe('the queues', () => {
